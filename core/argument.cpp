@@ -5,6 +5,7 @@
 #include <cstring>
 #include <cstdlib>
 #include <algorithm>
+#include <charconv>
 
 namespace fxl {
 
@@ -48,13 +49,10 @@ std::string pythonFloatRepr(double v) {
     if (v == 0.0) return std::signbit(v) ? "-0.0" : "0.0";
     // Python's repr: the shortest digits that round-trip, shown in fixed notation when the
     // decimal exponent is in [-4, 16), otherwise as d.ddde+XX.
+    // to_chars gives the shortest round-trip digits and, unlike printf/strtod, ignores the locale.
     char buf[64];
-    int prec = 1;
-    for (; prec <= 17; ++prec) {
-        std::snprintf(buf, sizeof buf, "%.*e", prec - 1, v);
-        if (std::strtod(buf, nullptr) == v) break;
-    }
-    std::string s = buf;
+    auto res = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::scientific);
+    std::string s(buf, res.ptr);
     bool neg = s[0] == '-';
     if (neg) s.erase(0, 1);
     auto epos = s.find('e');

@@ -64,14 +64,6 @@ bool startsWithPythonRoot(std::string_view t) {
            (root == "torch" || root == "operator" || root == "_operator" || root == "math" || root == "builtins");
 }
 
-bool isPythonBuiltinFunction(std::string_view n) {
-    static const std::unordered_set<std::string_view> names = {
-        "getattr", "setattr", "hasattr", "len",   "isinstance", "int",   "float", "bool",  "str",
-        "abs",     "min",     "max",     "sum",   "range",      "tuple", "list",  "dict",  "round",
-        "divmod",  "pow",     "all",     "any",   "print",      "type",  "iter",  "next",  "zip",
-        "map",     "sorted",  "reversed", "enumerate", "id",   "hash",  "repr",  "slice", "set"};
-    return names.count(n) != 0;
-}
 
 std::optional<std::string_view> layoutName(std::string_view s) {
     static const char* const names[] = {"strided", "sparse_coo", "sparse_csr", "sparse_csc", "sparse_bsr",
@@ -1552,7 +1544,7 @@ void FxTextParser::parseRhs(Node& n) {
             // op overloads lose "torch.ops." unless their namespace looks like a Python root, which
             // the writer could not tell apart from a Python path ("operator.add")
             if (callee.rfind("torch.ops.", 0) == 0 && !startsWithPythonRoot(std::string_view(callee).substr(10))) callee.erase(0, 10);
-            else if (callee.find('.') == std::string::npos && isPythonBuiltinFunction(callee)) callee = "builtins." + callee;
+            else if (callee.find('.') == std::string::npos && isPythonBuiltinFunctionName(callee)) callee = "builtins." + callee;
             n.target = std::move(callee);
             parseCallArgs(n);
             return;

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "core/fx_text.hpp"
+#include "core/py_lexer.hpp"
 
 namespace fxl {
 
@@ -67,7 +68,8 @@ std::string formatTarget(std::string base, const std::string& target) {
 
 // Text of a call_function target as FX prints it: op overloads under torch.ops, Python paths as they are.
 std::string calleeText(const std::string& target) {
-    if (target.rfind("builtins.", 0) == 0 && target.find('.', 9) == std::string::npos) return target.substr(9);
+    if (target.rfind("builtins.", 0) == 0 && isPythonBuiltinFunctionName(std::string_view(target).substr(9)))
+        return target.substr(9);
     size_t dot = target.find('.');
     if (dot == std::string::npos) return target;
     std::string_view root = std::string_view(target).substr(0, dot);

@@ -745,6 +745,7 @@ private:
                                             child(nodesPtr, static_cast<size_t>(it->second)).str() + ")");
         }
         names_ = &ids;
+        g.reserveNodes(nodes.size());
         for (size_t i = 0; i < nodes.size(); ++i) g.addNode(readNode(nodes[i], child(nodesPtr, i), depth));
         names_ = nullptr;
 

@@ -1,6 +1,7 @@
 #include "core/py_lexer.hpp"
 
 #include <cstring>
+#include <unordered_set>
 
 namespace fxl {
 
@@ -424,6 +425,15 @@ StringParts stringParts(std::string_view tok) {
 }
 
 }  // namespace
+
+bool isPythonBuiltinFunctionName(std::string_view n) {
+    static const std::unordered_set<std::string_view> names = {
+        "getattr", "setattr", "hasattr", "len",   "isinstance", "int",   "float", "bool",  "str",
+        "abs",     "min",     "max",     "sum",   "range",      "tuple", "list",  "dict",  "round",
+        "divmod",  "pow",     "all",     "any",   "print",      "type",  "iter",  "next",  "zip",
+        "map",     "sorted",  "reversed", "enumerate", "id",   "hash",  "repr",  "slice", "set"};
+    return names.count(n) != 0;
+}
 
 std::string_view pyStringContent(std::string_view tok) {
     StringParts p = stringParts(tok);

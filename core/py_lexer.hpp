@@ -85,6 +85,10 @@ size_t findInvalidUtf8(std::string_view text);
 // processing escapes. Throws LexError (offset relative to the token) on bad escapes.
 std::string decodePyString(std::string_view tok);
 
+// Python builtin functions FX calls by their bare name ("getattr", "len", ...): the FX text
+// reader keeps them as "builtins.<name>" targets and the writer prints them bare again.
+bool isPythonBuiltinFunctionName(std::string_view name);
+
 // True when a string literal token has no escapes (its content can be used as a view).
 bool pyStringIsPlain(std::string_view tok);
 // The content between the quotes of a literal token (no escape processing).

@@ -8,6 +8,7 @@
 #include <QRegularExpression>
 #include <QtTest>
 
+#include <clocale>
 #include <cmath>
 #include <cstring>
 #include <ctime>
@@ -823,6 +824,68 @@ private slots:
         QVERIFY(printed.find("neg = -a") != std::string::npos);
         QVERIFY(printed.find("baz = torch.ops.test.baz(a)") != std::string::npos);
         checkRoundTrip(g);
+    }
+
+    // A call target under "builtins." that is not a builtin function keeps its prefix when printed
+    // (found by fuzz_fx_text: "builtins.frob" printed as "frob" and came back as "frob").
+    void builtinsPrefixRoundTrip() {
+        const std::string text =
+            "class GraphModule(torch.nn.Module):\n"
+            "    def forward(self, a: \"f32[4]\"):\n"
+            "        frob = builtins.frob(a)\n"
+            "        n = len(a)\n"
+            "        return [frob, n]\n";
+        Graph g = parseFxText(text, "builtins");
+        QVERIFY(byName(g, "frob").isOp("builtins.frob"));
+        QVERIFY(byName(g, "n").isOp("builtins.len"));
+        const std::string printed = printReadable(g);
+        QVERIFY2(printed.find("frob = builtins.frob(a)") != std::string::npos, printed.c_str());
+        QVERIFY2(printed.find("n = len(a)") != std::string::npos, printed.c_str());
+        checkRoundTrip(g);
+    }
+
+    // Floats print as Python's repr (shortest round-trip digits), whatever the C locale says;
+    // the expected strings were printed by python3's repr() for the same bit patterns.
+    void pythonFloatRepr_data() {
+        QTest::addColumn<quint64>("bits");
+        QTest::addColumn<QString>("repr");
+        QTest::newRow("0.1") << quint64(0x3fb999999999999aULL) << QStringLiteral("0.1");
+        QTest::newRow("1e+16") << quint64(0x4341c37937e08000ULL) << QStringLiteral("1e+16");
+        QTest::newRow("1000000000000000.0") << quint64(0x430c6bf526340000ULL) << QStringLiteral("1000000000000000.0");
+        QTest::newRow("1.2345678901234568e+17") << quint64(0x437b69b4ba630f35ULL) << QStringLiteral("1.2345678901234568e+17");
+        QTest::newRow("0.0001") << quint64(0x3f1a36e2eb1c432dULL) << QStringLiteral("0.0001");
+        QTest::newRow("1e-05") << quint64(0x3ee4f8b588e368f1ULL) << QStringLiteral("1e-05");
+        QTest::newRow("0.00012345") << quint64(0x3f202e4b6ce5dc68ULL) << QStringLiteral("0.00012345");
+        QTest::newRow("-2.5") << quint64(0xc004000000000000ULL) << QStringLiteral("-2.5");
+        QTest::newRow("1.0") << quint64(0x3ff0000000000000ULL) << QStringLiteral("1.0");
+        QTest::newRow("3e+300") << quint64(0x7e51eb2d66005835ULL) << QStringLiteral("3e+300");
+        QTest::newRow("5e-324") << quint64(0x0000000000000001ULL) << QStringLiteral("5e-324");
+        QTest::newRow("1.7976931348623157e+308") << quint64(0x7fefffffffffffffULL) << QStringLiteral("1.7976931348623157e+308");
+        QTest::newRow("0.3") << quint64(0x3fd3333333333333ULL) << QStringLiteral("0.3");
+        QTest::newRow("0.6666666666666666") << quint64(0x3fe5555555555555ULL) << QStringLiteral("0.6666666666666666");
+        QTest::newRow("-1e-07") << quint64(0xbe7ad7f29abcaf48ULL) << QStringLiteral("-1e-07");
+        QTest::newRow("100.0") << quint64(0x4059000000000000ULL) << QStringLiteral("100.0");
+        QTest::newRow("1e+22") << quint64(0x4480f0cf064dd592ULL) << QStringLiteral("1e+22");
+        QTest::newRow("12345.678") << quint64(0x40c81cd6c8b43958ULL) << QStringLiteral("12345.678");
+        QTest::newRow("-0.0") << quint64(0x8000000000000000ULL) << QStringLiteral("-0.0");
+        QTest::newRow("inf") << quint64(0x7ff0000000000000ULL) << QStringLiteral("inf");
+        QTest::newRow("-inf") << quint64(0xfff0000000000000ULL) << QStringLiteral("-inf");
+    }
+    void pythonFloatRepr() {
+        QFETCH(quint64, bits);
+        QFETCH(QString, repr);
+        double v;
+        std::memcpy(&v, &bits, sizeof v);
+        QCOMPARE(QString::fromStdString(fxl::pythonFloatRepr(v)), repr);
+        // a locale with a decimal comma must not change the text (when the machine has one)
+        const char* comma[] = {"de_DE.UTF-8", "de_DE.utf8", "fr_FR.UTF-8", "fr_FR.utf8"};
+        for (const char* name : comma) {
+            if (!std::setlocale(LC_NUMERIC, name)) continue;
+            const std::string underComma = fxl::pythonFloatRepr(v);
+            std::setlocale(LC_NUMERIC, "C");
+            QCOMPARE(QString::fromStdString(underComma), repr);
+            break;
+        }
     }
 
     // Argument values: exact ints and floats, strings, torch objects.

@@ -559,6 +559,12 @@ private slots:
         if (perRank) QCOMPARE(src->ranks, std::vector<int>({0, 1}));
         // loadTorchTrace on the folder dispatches to the same loader.
         QCOMPARE(loadTorchTrace(out.string())->artifacts.size(), src->artifacts.size());
+        // openSource (what the CLI and GUI call) recognises the folder, rank_<N>/ layout included.
+        {
+            auto opened = openSource(out.string());
+            QVERIFY(opened->format == SourceFormat::TlparseOutput);
+            QCOMPARE(opened->artifacts.size(), src->artifacts.size());
+        }
 
         // A listed file that is gone is a warning; broken JSON is an InputError with a line.
         fs::remove(fs::path(src->graphs().front()->file));
