@@ -1,5 +1,7 @@
 #include "core/graph.hpp"
 
+#include <algorithm>
+
 #include <cctype>
 #include <stdexcept>
 
@@ -98,6 +100,20 @@ void Graph::removeNode(NodeId id) {
     order_.erase(order_.begin() + static_cast<std::ptrdiff_t>(pos));
     byName_.erase(nodes_[static_cast<size_t>(id)].name);
     alive_[static_cast<size_t>(id)] = 0;
+    positionValid_ = false;
+}
+
+void Graph::removeNodes(const std::vector<NodeId>& ids) {
+    bool any = false;
+    for (NodeId id : ids) {
+        if (!alive(id)) continue;
+        byName_.erase(nodes_[static_cast<size_t>(id)].name);
+        alive_[static_cast<size_t>(id)] = 0;
+        any = true;
+    }
+    if (!any) return;
+    order_.erase(std::remove_if(order_.begin(), order_.end(), [&](NodeId id) { return !alive_[static_cast<size_t>(id)]; }),
+                 order_.end());
     positionValid_ = false;
 }
 

@@ -110,7 +110,10 @@ public:
     // Inserts before the node `before` in the order (kNoNode = append).
     NodeId insertNode(Node n, NodeId before);
     // Removes a node from the order (it must have no users). Ids are never reused.
+    // O(number of nodes): to remove many nodes use removeNodes.
     void removeNode(NodeId id);
+    // Removes several nodes in one O(number of nodes) sweep (ids not alive are ignored).
+    void removeNodes(const std::vector<NodeId>& ids);
 
     size_t size() const { return order_.size(); }
     // Capacity hint for loaders that know the node count in advance.

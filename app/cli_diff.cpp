@@ -1,0 +1,97 @@
+// fxlens diff: two graphs (typically one before and after a pass) node by node.
+#include <algorithm>
+#include <nlohmann/json.hpp>
+#include <ostream>
+#include <set>
+
+#include "app/cli.hpp"
+#include "app/cli_common.hpp"
+#include "core/graph_diff.hpp"
+#include "core/source.hpp"
+
+namespace fxl::cli {
+
+LoadedGraph loadGraph(const std::string& path, const std::string& id, Io& io) {
+    LoadedGraph lg;
+    lg.source = openSource(path);
+    const Artifact& a = selectGraph(*lg.source, id);
+    lg.id = a.id;
+    lg.diagnosticsFrom = lg.source->diagnostics.items.size();
+    lg.graph = lg.source->graph(a.id);
+    const auto& items = lg.source->diagnostics.items;
+    bool errors = false;
+    for (size_t i = lg.diagnosticsFrom; i < items.size(); ++i) {
+        io.err << items[i].format() << "\n";
+        errors = errors || items[i].severity == Severity::Error;
+    }
+    if (!lg.graph) throw InputError(lg.source->path, 0, 0, "graph '" + a.id + "' could not be read");
+    if (errors) throw InputError(lg.source->path, 0, 0, "graph '" + a.id + "' came with errors (above): not used");
+    return lg;
+}
+
+namespace {
+
+nlohmann::json sideJson(const LoadedGraph& lg) {
+    return {{"source", lg.source->path},
+            {"graph", lg.id},
+            {"nodes", lg.graph->size()},
+            {"diagnostics", diagnosticsJson(lg.source->diagnostics, lg.diagnosticsFrom)}};
+}
+
+nlohmann::json countsJson(const DiffCounts& c) {
+    return {{"added", c.added},       {"removed", c.removed},   {"changed", c.changed},
+            {"unchanged", c.unchanged}, {"renamed", c.renamed}, {"rewired", c.rewired}};
+}
+
+}  // namespace
+
+int runDiff(const Args& args, Io& io) {
+    const long long context = args.intValue("context", 3);
+    const LoadedGraph a = loadGraph(args.positional.at(0), args.value("graph-a"), io);
+    const LoadedGraph b = loadGraph(args.positional.at(1), args.value("graph-b"), io);
+
+    DiffOptions opts;
+    if (args.has("ignore")) {
+        // The fields diffGraphs compares (core/graph_diff.hpp): a typo must not silently
+        // ignore nothing.
+        static const std::set<std::string> known = {
+            "op",     "target",  "args", "kwargs",  "inputs", "val",   "module_path", "source", "recompute",
+            "ac_graph_id", "custom", "phase", "autograd_backward", "desc", "chunk", "default", "subgraph"};
+        for (const std::string& list : args.options.at("ignore")) {
+            size_t start = 0;
+            while (start <= list.size()) {
+                size_t comma = list.find(',', start);
+                if (comma == std::string::npos) comma = list.size();
+                const std::string f = list.substr(start, comma - start);
+                if (!known.count(f)) {
+                    std::string names;
+                    for (const auto& k : known) names += (names.empty() ? "" : ", ") + k;
+                    throw UsageError("--ignore: unknown field '" + f + "' (fields: " + names + ")");
+                }
+                opts.ignoreFields.insert(f);
+                start = comma + 1;
+            }
+        }
+    }
+    const GraphDiff d = diffGraphs(*a.graph, *b.graph, opts);
+
+    if (args.has("json")) {
+        nlohmann::json doc = {{"fxlens", "diff"}, {"a", sideJson(a)}, {"b", sideJson(b)}};
+        doc["identical"] = d.identical();
+        doc["total_counts"] = countsJson(d.totalCounts());
+        doc["diff"] = diffToJson(d, args.has("all"));
+        io.out << doc.dump(1) << "\n";
+        return kExitOk;
+    }
+    DiffTextOptions t;
+    auto label = [](const LoadedGraph& lg, const std::string& given) {
+        return given.empty() ? lg.source->path : lg.source->path + " (graph " + lg.id + ")";
+    };
+    t.aLabel = label(a, args.value("graph-a"));
+    t.bLabel = label(b, args.value("graph-b"));
+    t.context = args.has("all") ? -1 : static_cast<int>(std::min<long long>(context, 1'000'000));
+    io.out << diffToText(d, *a.graph, *b.graph, t);
+    return kExitOk;
+}
+
+}  // namespace fxl::cli

@@ -1,0 +1,71 @@
+// fxlens mem: the memory timeline of a graph run in node order (core/memory_timeline.hpp):
+// peak, who is live at it, activations saved across the forward/backward boundary.
+#include <algorithm>
+#include <nlohmann/json.hpp>
+#include <ostream>
+
+#include "app/cli.hpp"
+#include "app/cli_common.hpp"
+#include "core/graph.hpp"
+#include "core/memory_timeline.hpp"
+#include "core/source.hpp"
+
+namespace fxl::cli {
+
+namespace {
+constexpr size_t kLiveShown = 5;  // largest storages live at the peak, in the text form
+}
+
+int runMem(const Args& args, Io& io) {
+    const bool json = args.has("json");
+    const std::string csv = args.value("csv");
+    if (args.has("csv") && csv.empty()) throw UsageError("--csv needs a file name or '-' (stdout)");
+    if (json && csv == "-") throw UsageError("--csv - and --json both write to stdout: pick one");
+    MemoryOptions mo;
+    mo.countInputs = !args.has("no-inputs");
+    mo.usePhaseMeta = !args.has("no-phase");
+    if (args.has("forward-outputs")) mo.forwardOutputs = static_cast<size_t>(args.intValue("forward-outputs", 0));
+
+    const LoadedGraph lg = loadGraph(args.positional.front(), args.value("graph"), io);
+    const MemoryTimeline t = computeMemoryTimeline(*lg.graph, mo);
+    const std::string summary = timelineSummary(t);
+
+    if (args.has("csv")) {
+        const std::string text = timelineToCsv(t, *lg.graph);
+        if (csv == "-") {
+            io.out << text;
+            io.err << summary << "\n";  // stdout holds only the CSV
+            return kExitOk;
+        }
+        writeFileAtomic(csv, text, args.has("force"));
+    }
+    if (json) {
+        nlohmann::json doc = {{"fxlens", "mem"}, {"source", lg.source->path}, {"graph", lg.id},
+                              {"nodes", lg.graph->size()}, {"count_inputs", mo.countInputs}};
+        doc["diagnostics"] = diagnosticsJson(lg.source->diagnostics, lg.diagnosticsFrom);
+        if (args.has("csv")) doc["csv"] = csv;
+        doc["timeline"] = timelineToJson(t);
+        io.out << doc.dump(1) << "\n";
+        return kExitOk;
+    }
+    io.out << summary << "\n";
+    io.out << "  inputs " << formatByteSize(t.inputBytes) << (mo.countInputs ? "" : " (not counted)") << ", outputs "
+           << formatByteSize(t.outputBytes) << ", live at the end " << formatByteSize(t.finalBytes) << ", "
+           << t.saved.size() << " saved values\n";
+    if (!t.liveAtPeak.empty()) {
+        io.out << "  live at the peak (" << t.liveAtPeak.size() << " storages), largest:\n";
+        for (size_t i = 0; i < std::min(kLiveShown, t.liveAtPeak.size()); ++i) {
+            const int s = t.liveAtPeak[i];
+            io.out << "    " << formatByteSize(t.storages.at(static_cast<size_t>(s)).bytes) << "  " << t.storageName(s)
+                   << "\n";
+        }
+    }
+    if (!t.unknownSizes.empty())
+        io.out << "  " << t.unknownSizes.size() << " tensors of unknown size counted as 0 bytes (first: "
+               << t.unknownSizes.front() << ")\n";
+    for (const std::string& n : t.notes) io.out << "  note: " << n << "\n";
+    if (args.has("csv")) io.out << "  timeline written to " << csv << "\n";
+    return kExitOk;
+}
+
+}  // namespace fxl::cli

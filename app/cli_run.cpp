@@ -1,0 +1,582 @@
+// fxlens run / fxlens check: execute graphs on the CPU reference backend
+// (runtime/executor.hpp) and compare outputs bit for bit (runtime/equivalence.hpp).
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <iomanip>
+#include <limits>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <ostream>
+#include <set>
+#include <sstream>
+
+#include "app/cli.hpp"
+#include "app/cli_common.hpp"
+#include "core/graph.hpp"
+#include "core/memory_timeline.hpp"
+#include "core/safetensors.hpp"
+#include "core/source.hpp"
+#include "runtime/backend.hpp"
+#include "runtime/cpu/cpu_common.hpp"
+#include "runtime/equivalence.hpp"
+#include "runtime/executor.hpp"
+#include "runtime/kernel.hpp"
+
+namespace fxl::cli {
+
+namespace {
+
+using nlohmann::json;
+
+constexpr size_t kSlowestShown = 5;
+constexpr size_t kNamesShown = 8;
+
+bool endsWith(const std::string& s, const std::string& suffix) {
+    return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+std::string millis(double seconds) {
+    std::ostringstream s;
+    s << std::fixed << std::setprecision(3) << seconds * 1000.0 << " ms";
+    return s.str();
+}
+
+std::string number(double v) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.6g", v);
+    return buf;
+}
+
+std::string nameList(const std::vector<std::string>& names) {
+    std::string s;
+    for (size_t k = 0; k < names.size() && k < kNamesShown; ++k) s += (k ? ", " : "") + names[k];
+    if (names.size() > kNamesShown) s += ", ... (" + std::to_string(names.size()) + " in all)";
+    return s;
+}
+
+// A safetensors file picked for a run: given on the command line, or the graph file's
+// corpus sidecar (NAME.inputs.safetensors, FILE.constants.safetensors).
+struct TensorFile {
+    std::string path;  // "" = none
+    bool fromSidecar = false;
+    SafeTensorsFile file;
+    bool present() const { return !path.empty(); }
+};
+
+TensorFile chooseFile(const std::string& given, const std::string& sidecar) {
+    TensorFile f;
+    if (!given.empty()) f.path = given;
+    else if (!sidecar.empty()) {
+        f.path = sidecar;
+        f.fromSidecar = true;
+    }
+    if (f.present()) f.file = readSafetensors(f.path);  // InputError for a bad file
+    return f;
+}
+
+// How the placeholders of a graph are fed: names found in the inputs file, names generated,
+// and file entries no placeholder reads (a partition graph given the joint's inputs).
+struct InputMatch {
+    size_t placeholders = 0;
+    std::vector<std::string> generated, unused;
+};
+
+InputMatch matchInputs(const Graph& g, const SafeTensorsFile* inputs) {
+    InputMatch m;
+    std::vector<const SafeTensor*> used;
+    for (NodeId id : g.placeholders()) {
+        const Node& n = g.node(id);
+        ++m.placeholders;
+        const SafeTensor* st = inputs ? inputs->find(n.name) : nullptr;
+        if (!st && inputs && n.target != n.name) st = inputs->find(n.target);
+        if (st) used.push_back(st);
+        else if (n.val.kind != ValueMeta::Kind::SymInt) m.generated.push_back(n.name);
+    }
+    if (inputs)
+        for (const auto& t : inputs->tensors)
+            if (std::find(used.begin(), used.end(), &t) == used.end()) m.unused.push_back(t.name);
+    return m;
+}
+
+// The output node's items by position: the node names ("" for None or a constant).
+std::vector<std::string> outputNodeNames(const Graph& g) {
+    std::vector<std::string> names;
+    const NodeId out = g.outputNode();
+    if (out == kNoNode) return names;
+    const Node& n = g.node(out);
+    if (n.args.empty()) return names;
+    const Arg& a = n.args[0];
+    auto nameOf = [&](const Arg& x) { return x.kind == Arg::Kind::Node ? g.node(x.node).name : std::string(); };
+    if (a.kind == Arg::Kind::List || a.kind == Arg::Kind::Tuple)
+        for (const Arg& x : a.items) names.push_back(nameOf(x));
+    else names.push_back(nameOf(a));
+    return names;
+}
+
+// Outputs as a safetensors file the way tests/python/run_fx_graph.py writes PyTorch's:
+// out_K per position, Python numbers as 0-dim tensors (int -> i64, float -> f32 as
+// torch.tensor makes them, bool -> bool), None skipped (listed in metadata "skipped").
+SafeTensorsFile outputsFile(const ExecResult& r, Backend& backend) {
+    SafeTensorsFile f = outputsToSafetensors(r, backend);
+    f.metadata.erase("skipped");
+    std::string skipped;
+    std::vector<SafeTensor> ordered;
+    for (size_t k = 0; k < r.outputs.size(); ++k) {
+        const std::string name = "out_" + std::to_string(k);
+        const Value& v = r.outputs[k];
+        if (v.isTensor()) {
+            for (auto& t : f.tensors)
+                if (t.name == name) ordered.push_back(std::move(t));
+            continue;
+        }
+        SafeTensor st;
+        st.name = name;
+        if (v.kind == Value::Kind::Int) {
+            st.dtype = DType::I64;
+            st.data.resize(8);
+            std::memcpy(st.data.data(), &v.i, 8);  // little-endian host, as the file
+        } else if (v.kind == Value::Kind::Float) {
+            st.dtype = DType::F32;
+            st.data.resize(4);
+            cpu::storeFromDouble(st.data.data(), st.dtype, v.f);
+        } else if (v.kind == Value::Kind::Bool) {
+            st.dtype = DType::Bool;
+            st.data.assign(1, v.b ? 1 : 0);
+        } else {
+            skipped += (skipped.empty() ? "" : ",") + name;
+            continue;
+        }
+        ordered.push_back(std::move(st));
+    }
+    f.tensors = std::move(ordered);
+    if (!skipped.empty()) f.metadata["skipped"] = skipped;
+    return f;
+}
+
+// FNV-1a 64 of the raw little-endian bytes: equal checksums = (almost surely) equal bits.
+std::string checksum(const std::vector<uint8_t>& bytes) {
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (uint8_t b : bytes) {
+        h ^= b;
+        h *= 0x100000001b3ull;
+    }
+    char buf[24];
+    std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
+    return buf;
+}
+
+json tensorSummary(const SafeTensor& t, const std::string& node) {
+    json o = {{"name", t.name}, {"node", node}, {"dtype", std::string(dtypeAbbr(t.dtype))}, {"shape", t.shape},
+              {"checksum", checksum(t.data)}};
+    const int isz = dtypeItemSize(t.dtype);
+    const int64_t n = isz > 0 ? static_cast<int64_t>(t.data.size()) / isz : 0;
+    double lo = std::numeric_limits<double>::infinity(), hi = -lo, sum = 0;
+    int64_t nans = 0, infs = 0, counted = 0;
+    for (int64_t k = 0; k < n; ++k) {
+        const double v = cpu::loadAsDouble(t.data.data() + k * isz, t.dtype);
+        if (std::isnan(v)) {
+            ++nans;
+            continue;
+        }
+        if (std::isinf(v)) ++infs;
+        lo = std::min(lo, v);
+        hi = std::max(hi, v);
+        sum += v;  // in element order, in double
+        ++counted;
+    }
+    o["numel"] = n;
+    o["min"] = counted ? json(lo) : json(nullptr);
+    o["max"] = counted ? json(hi) : json(nullptr);
+    o["mean"] = counted ? json(sum / static_cast<double>(counted)) : json(nullptr);
+    o["nan"] = nans;
+    o["inf"] = infs;
+    return o;
+}
+
+std::string summaryText(const json& o) {
+    std::string s = o["name"].get<std::string>();
+    if (!o["node"].get<std::string>().empty()) s += " (" + o["node"].get<std::string>() + ")";
+    std::string shape = o["dtype"].get<std::string>() + "[";
+    bool first = true;
+    for (const auto& d : o["shape"]) {
+        shape += (first ? "" : ", ") + std::to_string(d.get<int64_t>());
+        first = false;
+    }
+    s += "  " + shape + "]  checksum " + o["checksum"].get<std::string>();
+    if (o["min"].is_null()) s += "  (no numbers)";
+    else
+        s += "  min " + number(o["min"].get<double>()) + "  max " + number(o["max"].get<double>()) + "  mean " +
+             number(o["mean"].get<double>());
+    if (o["nan"].get<int64_t>()) s += "  " + std::to_string(o["nan"].get<int64_t>()) + " NaN";
+    if (o["inf"].get<int64_t>()) s += "  " + std::to_string(o["inf"].get<int64_t>()) + " inf";
+    return s;
+}
+
+int threadsOption(const Args& args) {
+    const long long t = args.intValue("threads", 2);
+    if (t < 1 || t > 256) throw UsageError("--threads expects a number from 1 to 256");
+    return static_cast<int>(t);
+}
+
+uint64_t seedOption(const Args& args) { return static_cast<uint64_t>(args.intValue("seed", 0)); }
+
+// "ATOL,RTOL" (or one number for both), decimal or exponent form, non-negative.
+Tolerance parseTolerance(const std::string& text) {
+    auto parse = [&](std::string_view s) {
+        double v = 0;
+        const auto r = std::from_chars(s.data(), s.data() + s.size(), v);
+        if (s.empty() || r.ec != std::errc() || r.ptr != s.data() + s.size() || !(v >= 0) || !std::isfinite(v))
+            throw UsageError("--tolerance expects ATOL,RTOL (non-negative numbers, e.g. 1e-6,1e-5), got '" + text + "'");
+        return v;
+    };
+    const auto comma = text.find(',');
+    if (comma == std::string::npos) {
+        const double v = parse(text);
+        return {v, v};
+    }
+    return {parse(std::string_view(text).substr(0, comma)), parse(std::string_view(text).substr(comma + 1))};
+}
+
+json inputsJson(const TensorFile& f, const InputMatch& m, uint64_t seed) {
+    return {{"file", f.present() ? json(f.path) : json(nullptr)},
+            {"from_sidecar", f.fromSidecar},
+            {"placeholders", m.placeholders},
+            {"generated", m.generated},
+            {"unused_file_entries", m.unused},
+            {"seed", seed}};
+}
+
+void printInputs(const TensorFile& f, const InputMatch& m, uint64_t seed, const std::string& indent, std::ostream& out) {
+    const size_t fromFile = m.placeholders - m.generated.size();
+    if (f.present()) {
+        out << indent << "inputs: " << f.path << (f.fromSidecar ? " (the graph file's sidecar)" : "") << ": " << fromFile
+            << " of " << m.placeholders << " placeholders\n";
+        if (!m.generated.empty())
+            out << indent << "  generated (not in the file; seed " << seed << "): " << nameList(m.generated) << "\n";
+        if (!m.unused.empty()) out << indent << "  file entries no placeholder reads: " << nameList(m.unused) << "\n";
+    } else {
+        out << indent << "inputs: generated from the placeholders' meta (normal(0,1) floats, ints in [0, 16), seed "
+            << seed << ")\n";
+    }
+}
+
+json slowestJson(const ExecResult& r) {
+    json a = json::array();
+    for (const auto& t : r.slowest) a.push_back({{"node", t.node}, {"seconds", t.seconds}});
+    return a;
+}
+
+// ---------------------------------------------------------------- run
+
+}  // namespace
+
+int runExec(const Args& args, Io& io) {
+    const bool asJson = args.has("json");
+    const int threads = threadsOption(args);
+    const uint64_t seed = seedOption(args);
+    const std::string outPath = args.value("out");
+    if (args.has("out") && outPath.empty()) throw UsageError("--out needs a file name");
+    if (args.has("force") && !args.has("out")) throw UsageError("--force only applies to --out");
+
+    const LoadedGraph lg = loadGraph(args.positional.front(), args.value("graph"), io);
+    const Artifact& art = *lg.source->find(lg.id);
+    const TensorFile inputs = chooseFile(args.value("inputs"), art.inputsPath);
+    const TensorFile constants = chooseFile(args.value("constants"), art.constantsPath);
+    // Refuse before spending the run's time.
+    if (args.has("out") && !args.has("force")) {
+        std::error_code ec;
+        if (std::filesystem::exists(std::filesystem::symlink_status(outPath, ec)))
+            throw InputError(outPath, 0, 0, "output file exists (use --force to replace it)");
+    }
+
+    const Graph& g = *lg.graph;
+    const InputMatch match = matchInputs(g, inputs.present() ? &inputs.file : nullptr);
+    auto backend = makeCpuBackend(CpuBackendOptions{threads});
+    ExecOptions opts;
+    opts.backend = backend.get();
+    opts.threads = threads;
+    opts.inputs = inputs.present() ? &inputs.file : nullptr;
+    opts.constants = constants.present() ? &constants.file : nullptr;
+    opts.inputSeed = seed;
+    opts.rngSeed = seed;
+
+    json doc = {{"fxlens", "run"}, {"source", lg.source->path}, {"graph", lg.id}, {"nodes", g.size()},
+                {"threads", threads}};
+    doc["inputs"] = inputsJson(inputs, match, seed);
+    doc["constants"] = constants.present() ? json({{"file", constants.path}, {"from_sidecar", constants.fromSidecar}})
+                                           : json(nullptr);
+    ExecResult res;
+    try {
+        res = executeGraph(g, opts);
+    } catch (const KernelError& e) {
+        io.err << "fxlens run: error: " << lg.source->path << ": " << e.what() << "\n";
+        if (asJson) {
+            doc["error"] = e.what();
+            io.out << doc.dump(1) << "\n";
+        }
+        return kExitInputError;
+    }
+    const MemoryTimeline estimate = computeMemoryTimeline(g, MemoryOptions{});
+    const SafeTensorsFile outs = outputsFile(res, *backend);
+    const std::vector<std::string> nodeNames = outputNodeNames(g);
+
+    doc["seconds"] = res.seconds;
+    doc["peak_bytes"] = res.peakBytes;
+    doc["peak_node"] = res.peakNode;
+    doc["allocator_peak_bytes"] = backend->peakBytes();
+    doc["estimate"] = {{"peak_bytes", estimate.peakBytes},
+                       {"peak_node", estimate.peakNode()},
+                       {"unknown_sizes", estimate.unknownSizes.size()}};
+    doc["outputs"] = json::array();
+    for (const SafeTensor& t : outs.tensors) {
+        const size_t k = static_cast<size_t>(std::stoul(t.name.substr(4)));
+        doc["outputs"].push_back(tensorSummary(t, k < nodeNames.size() ? nodeNames[k] : std::string()));
+    }
+    doc["skipped_outputs"] = outs.metadata.count("skipped") ? outs.metadata.at("skipped") : std::string();
+    doc["slowest"] = slowestJson(res);
+
+    if (args.has("out")) {
+        SafeTensorsFile w = outs;
+        w.metadata["fxlens_source"] = lg.source->path;
+        w.metadata["fxlens_graph"] = lg.id;
+        const std::vector<uint8_t> bytes = serializeSafetensors(w, TensorOrder::AsGiven);
+        writeFileAtomic(outPath, std::string(bytes.begin(), bytes.end()), args.has("force"));
+        doc["out"] = outPath;
+    }
+    if (asJson) {
+        io.out << doc.dump(1) << "\n";
+        return kExitOk;
+    }
+    std::ostream& o = io.out;
+    o << lg.source->path << " graph " << lg.id << ": " << g.size() << " nodes, " << threads
+      << (threads == 1 ? " thread\n" : " threads\n");
+    printInputs(inputs, match, seed, "", o);
+    if (constants.present())
+        o << "constants: " << constants.path << (constants.fromSidecar ? " (the graph file's sidecar)" : "") << "\n";
+    o << "time: " << millis(res.seconds) << "\n";
+    o << "peak live bytes: " << formatByteSize(res.peakBytes) << " (" << res.peakBytes << ") at " << res.peakNode
+      << "; memory timeline estimate " << formatByteSize(estimate.peakBytes) << " (" << estimate.peakBytes << ") at "
+      << estimate.peakNode() << "; allocator high-water mark " << formatByteSize(backend->peakBytes()) << "\n";
+    if (!estimate.unknownSizes.empty())
+        o << "  (the estimate counts " << estimate.unknownSizes.size() << " tensors of unknown size as 0 bytes)\n";
+    o << "outputs (" << res.outputs.size() << "):\n";
+    for (const auto& s : doc["outputs"]) o << "  " << summaryText(s) << "\n";
+    if (outs.metadata.count("skipped")) o << "  None outputs (not written): " << outs.metadata.at("skipped") << "\n";
+    o << "slowest nodes:";
+    for (size_t k = 0; k < res.slowest.size() && k < kSlowestShown; ++k)
+        o << (k ? ", " : " ") << res.slowest[k].node << " " << millis(res.slowest[k].seconds);
+    o << "\n";
+    if (args.has("out")) o << "outputs written to " << outPath << "\n";
+    return kExitOk;
+}
+
+// ---------------------------------------------------------------- check
+
+namespace {
+
+struct RunSide {
+    LoadedGraph lg;
+    TensorFile constants;
+    InputMatch match;
+    std::unique_ptr<Backend> backend;
+    ExecResult res;
+    SafeTensorsFile outs;
+    std::vector<std::string> nodeNames;
+};
+
+std::string label(const std::string& name, const std::vector<std::string>& nodeNames) {
+    if (name.rfind("out_", 0) != 0) return name;
+    size_t k = 0;
+    const auto r = std::from_chars(name.data() + 4, name.data() + name.size(), k);
+    if (r.ec != std::errc() || r.ptr != name.data() + name.size() || k >= nodeNames.size() || nodeNames[k].empty())
+        return name;
+    return name + " (" + nodeNames[k] + ")";
+}
+
+// Which output of B each output of A is compared with (indices), by name when B's outputs
+// are a reordering or a subset of A's (or A's of B's) identified by unique output node
+// names; else by position.
+struct OutputPairs {
+    std::vector<std::pair<size_t, size_t>> pairs;
+    std::vector<size_t> onlyA, onlyB;
+    bool byName = false;
+};
+
+OutputPairs pairOutputs(const std::vector<std::string>& a, const std::vector<std::string>& b) {
+    OutputPairs p;
+    auto uniqueNamed = [](const std::vector<std::string>& v) {
+        std::set<std::string> s;
+        for (const auto& n : v)
+            if (n.empty() || !s.insert(n).second) return false;
+        return true;
+    };
+    auto indexIn = [](const std::vector<std::string>& v, const std::string& n) {
+        return static_cast<size_t>(std::find(v.begin(), v.end(), n) - v.begin());
+    };
+    auto contains = [&](const std::vector<std::string>& big, const std::vector<std::string>& small) {
+        for (const auto& n : small)
+            if (indexIn(big, n) == big.size()) return false;
+        return true;
+    };
+    const bool sameOrder = a == b;
+    if (!sameOrder && uniqueNamed(a) && uniqueNamed(b) && (contains(a, b) || contains(b, a))) {
+        p.byName = true;
+        for (size_t i = 0; i < a.size(); ++i) {
+            const size_t j = indexIn(b, a[i]);
+            if (j < b.size()) p.pairs.push_back({i, j});
+            else p.onlyA.push_back(i);
+        }
+        for (size_t j = 0; j < b.size(); ++j)
+            if (indexIn(a, b[j]) == a.size()) p.onlyB.push_back(j);
+        return p;
+    }
+    const size_t n = std::min(a.size(), b.size());
+    for (size_t i = 0; i < n; ++i) p.pairs.push_back({i, i});
+    for (size_t i = n; i < a.size(); ++i) p.onlyA.push_back(i);
+    for (size_t j = n; j < b.size(); ++j) p.onlyB.push_back(j);
+    return p;
+}
+
+json sideJson(const RunSide& s, bool withInputs, const TensorFile& inputs, uint64_t seed) {
+    json d = {{"source", s.lg.source->path}, {"graph", s.lg.id}, {"nodes", s.lg.graph->size()},
+              {"seconds", s.res.seconds}, {"peak_bytes", s.res.peakBytes}, {"outputs", s.res.outputs.size()}};
+    d["constants"] = s.constants.present() ? json(s.constants.path) : json(nullptr);
+    if (withInputs) d["inputs"] = inputsJson(inputs, s.match, seed);
+    else d["generated_inputs"] = s.match.generated;
+    return d;
+}
+
+}  // namespace
+
+int runCheck(const Args& args, Io& io) {
+    const bool asJson = args.has("json");
+    const int threads = threadsOption(args);
+    const uint64_t seed = seedOption(args);
+    std::optional<Tolerance> tol;
+    if (args.has("tolerance")) tol = parseTolerance(args.value("tolerance"));
+    const std::string pathA = args.positional.at(0), pathB = args.positional.at(1);
+    if (endsWith(pathA, ".safetensors"))
+        throw UsageError("A must be a graph (only B may be a .safetensors file of expected outputs)");
+    const bool bIsFile = endsWith(pathB, ".safetensors");
+    if (bIsFile && args.has("graph-b")) throw UsageError("--graph-b does not apply: B is a safetensors file");
+
+    RunSide a;
+    a.lg = loadGraph(pathA, args.value("graph-a"), io);
+    const Artifact& artA = *a.lg.source->find(a.lg.id);
+    const TensorFile inputs = chooseFile(args.value("inputs"), artA.inputsPath);
+    a.constants = chooseFile("", artA.constantsPath);
+    a.match = matchInputs(*a.lg.graph, inputs.present() ? &inputs.file : nullptr);
+    std::optional<SafeTensorsFile> expected;
+    RunSide b;
+    if (bIsFile) {
+        expected = readSafetensors(pathB);
+    } else {
+        b.lg = loadGraph(pathB, args.value("graph-b"), io);
+        b.constants = chooseFile("", b.lg.source->find(b.lg.id)->constantsPath);
+    }
+
+    json doc = {{"fxlens", "check"}, {"threads", threads}};
+    doc["tolerance"] = tol ? json({{"atol", tol->atol}, {"rtol", tol->rtol}}) : json(nullptr);
+    std::string stage = "A";
+    try {
+        ExecOptions opts;
+        opts.threads = threads;
+        opts.inputs = inputs.present() ? &inputs.file : nullptr;
+        opts.inputSeed = seed;
+        opts.rngSeed = seed;
+        // Both graphs get the very same tensors: A's inputs as used (file + generated).
+        a.backend = makeCpuBackend(CpuBackendOptions{threads});
+        opts.backend = a.backend.get();
+        const SafeTensorsFile resolved = resolveInputs(*a.lg.graph, opts);
+        opts.inputs = &resolved;
+        opts.constants = a.constants.present() ? &a.constants.file : nullptr;
+        a.res = executeGraph(*a.lg.graph, opts);
+        a.outs = outputsFile(a.res, *a.backend);
+        a.nodeNames = outputNodeNames(*a.lg.graph);
+        if (!bIsFile) {
+            stage = "B";
+            b.match = matchInputs(*b.lg.graph, &resolved);
+            b.backend = makeCpuBackend(CpuBackendOptions{threads});
+            opts.backend = b.backend.get();
+            opts.constants = b.constants.present() ? &b.constants.file : nullptr;
+            b.res = executeGraph(*b.lg.graph, opts);
+            b.outs = outputsFile(b.res, *b.backend);
+            b.nodeNames = outputNodeNames(*b.lg.graph);
+        }
+    } catch (const KernelError& e) {
+        const std::string& path = stage == "A" ? a.lg.source->path : b.lg.source->path;
+        io.err << "fxlens check: error: " << stage << ": " << path << ": " << e.what() << "\n";
+        if (asJson) {
+            doc["error"] = stage + ": " + e.what();
+            io.out << doc.dump(1) << "\n";
+        }
+        return kExitInputError;
+    }
+
+    EquivalenceReport report;
+    bool byName = false;
+    if (bIsFile) {
+        report = compareOutputs(a.outs, *expected, tol);
+        for (auto& d : report.outputs) d.name = label(d.name, a.nodeNames);
+        for (auto& n : report.onlyInA) n = label(n, a.nodeNames);
+    } else {
+        const OutputPairs p = pairOutputs(a.nodeNames.size() == a.res.outputs.size() ? a.nodeNames
+                                                                                     : std::vector<std::string>(a.res.outputs.size()),
+                                          b.nodeNames.size() == b.res.outputs.size() ? b.nodeNames
+                                                                                     : std::vector<std::string>(b.res.outputs.size()));
+        byName = p.byName;
+        auto key = [](size_t k) { return "out_" + std::to_string(k); };
+        for (const auto& [i, j] : p.pairs) {
+            const SafeTensor* ta = a.outs.find(key(i));
+            const SafeTensor* tb = b.outs.find(key(j));
+            const std::string la = label(key(i), a.nodeNames), lb = label(key(j), b.nodeNames);
+            if (p.byName && i != j) report.mapping.push_back({la, lb});
+            if (ta && tb) report.outputs.push_back(compareTensors(la, *ta, *tb, tol));
+            else if (ta) report.onlyInA.push_back(la + " (None in B)");
+            else if (tb) report.onlyInB.push_back(lb + " (None in A)");
+            // both None: nothing to compare
+        }
+        for (size_t i : p.onlyA) report.onlyInA.push_back(label(key(i), a.nodeNames));
+        for (size_t j : p.onlyB) report.onlyInB.push_back(label(key(j), b.nodeNames));
+    }
+    const bool bitwise = report.allBitwiseEqual();
+    const bool within = tol && report.allWithinTolerance();
+    const char* verdict = bitwise ? "bitwise_equal" : within ? "within_tolerance" : "different";
+
+    doc["a"] = sideJson(a, true, inputs, seed);
+    if (bIsFile) doc["b"] = {{"expected", pathB}, {"outputs", expected->tensors.size()}};
+    else doc["b"] = sideJson(b, false, inputs, seed);
+    doc["mapped_by"] = bIsFile ? "name" : byName ? "output node name" : "position";
+    doc["report"] = reportToJson(report);
+    doc["result"] = verdict;
+    const int rc = bitwise || within ? kExitOk : kExitInputError;
+    if (asJson) {
+        io.out << doc.dump(1) << "\n";
+        return rc;
+    }
+    std::ostream& o = io.out;
+    o << "A: " << a.lg.source->path << " graph " << a.lg.id << " (" << millis(a.res.seconds) << ")\n";
+    printInputs(inputs, a.match, seed, "  ", o);
+    if (bIsFile) {
+        o << "B: " << pathB << " (expected outputs, compared by name)\n";
+    } else {
+        o << "B: " << b.lg.source->path << " graph " << b.lg.id << " (" << millis(b.res.seconds) << "), on A's inputs\n";
+        if (!b.match.generated.empty())
+            o << "  placeholders of B not among A's inputs, generated (seed " << seed << "): " << nameList(b.match.generated)
+              << "\n";
+        o << "outputs compared by " << (byName ? "output node name" : "position") << "\n";
+    }
+    o << reportToText(report);
+    o << "result: "
+      << (bitwise ? "bitwise equal"
+                  : within ? "within tolerance (atol " + number(tol->atol) + ", rtol " + number(tol->rtol) + "), not bitwise equal"
+                           : std::string(tol ? "outside the tolerance" : "not bitwise equal (no --tolerance given)"))
+      << "\n";
+    return rc;
+}
+
+}  // namespace fxl::cli

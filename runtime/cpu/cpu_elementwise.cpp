@@ -1,0 +1,376 @@
+// CPU elementwise family: shared pieces (type promotion, output layouts, casts) and the copy
+// kernels (clone, _to_copy, copy). The arithmetic, activation and factory kernels live in
+// cpu_elementwise_{arith,act,factory}.cpp and register from registerElementwiseKernels.
+#include "runtime/cpu/cpu_elementwise.hpp"
+
+#include <algorithm>
+#include <numeric>
+
+namespace fxl::cpu {
+namespace ew {
+
+void unsupportedDType(const char* what, DType t) {
+    throw KernelError(std::string(what) + ": dtype " + std::string(dtypeAbbr(t)) + " is not supported");
+}
+
+bool isScalarValue(const Value& v) {
+    return v.kind == Value::Kind::Int || v.kind == Value::Kind::Float || v.kind == Value::Kind::Bool;
+}
+
+namespace {
+DType promoteSkipUndefined(DType a, DType b) {
+    if (a == DType::Undefined) return b;
+    if (b == DType::Undefined) return a;
+    return promoteTypes(a, b);
+}
+
+// c10 combine_categories: the lower-priority class wins only with a higher category.
+DType combineCategories(DType higher, DType lower) {
+    if (isComplex(higher)) return higher;
+    if (!isComplex(lower) && isFloatingPoint(higher)) return higher;
+    if (higher == DType::Bool || isFloatingPoint(lower) || isComplex(lower)) return promoteSkipUndefined(higher, lower);
+    if (higher != DType::Undefined) return higher;
+    return lower;
+}
+}  // namespace
+
+DType resultType(const std::vector<const Value*>& operands) {
+    DType dim = DType::Undefined, zero = DType::Undefined, wrapped = DType::Undefined;
+    for (const Value* v : operands) {
+        if (!v || v->isNone()) continue;
+        if (v->isTensor()) {
+            if (v->tensor.dim() > 0) dim = promoteSkipUndefined(dim, v->tensor.dtype());
+            else zero = promoteSkipUndefined(zero, v->tensor.dtype());
+        } else if (v->kind == Value::Kind::Int) {
+            wrapped = promoteSkipUndefined(wrapped, DType::I64);
+        } else if (v->kind == Value::Kind::Float) {
+            wrapped = promoteSkipUndefined(wrapped, DType::F32);  // the default dtype
+        } else if (v->kind == Value::Kind::Bool) {
+            wrapped = promoteSkipUndefined(wrapped, DType::Bool);
+        } else {
+            throw KernelError("expected a tensor or a number");
+        }
+    }
+    return combineCategories(dim, combineCategories(zero, wrapped));
+}
+
+bool canCast(DType from, DType to) {
+    if (isComplex(from) && !isComplex(to)) return false;
+    if (isFloatingPoint(from) && isIntegral(to, false)) return false;
+    if (from != DType::Bool && to == DType::Bool) return false;
+    return true;
+}
+
+const char* kindName(DType t) {
+    if (t == DType::Bool) return "bool";
+    if (isFloatingPoint(t)) return "floating point";
+    return "integral";
+}
+
+// ---- layouts (c10 TensorImpl and TensorIterator rules)
+
+bool isContiguousLayout(const std::vector<int64_t>& sizes, const std::vector<int64_t>& strides) {
+    int64_t numel = 1;
+    for (int64_t s : sizes) numel *= s;
+    if (numel == 0) return true;
+    int64_t z = 1;
+    for (size_t d = sizes.size(); d-- > 0;) {
+        if (sizes[d] == 1) continue;
+        if (strides[d] != z) return false;
+        z *= sizes[d];
+    }
+    return true;
+}
+
+bool isNonOverlappingAndDense(const std::vector<int64_t>& sizes, const std::vector<int64_t>& strides) {
+    const size_t dim = sizes.size();
+    if (dim == 0) return true;
+    if (dim == 1) return sizes[0] < 2 || strides[0] == 1;
+    std::vector<size_t> perm(dim);
+    std::iota(perm.begin(), perm.end(), 0);
+    std::sort(perm.begin(), perm.end(), [&](size_t a, size_t b) {
+        if (sizes[a] < 2) return false;
+        if (sizes[b] < 2) return true;
+        return strides[a] < strides[b];
+    });
+    int64_t require = 1;
+    for (size_t i = 0; i < dim; ++i) {
+        const int64_t s = sizes[perm[i]];
+        if (s < 2) return true;
+        if (strides[perm[i]] != require) return false;
+        require *= s;
+    }
+    return true;
+}
+
+bool isChannelsLastLayout(const std::vector<int64_t>& sizes, const std::vector<int64_t>& strides) {
+    if (sizes.size() != 4) return false;
+    int64_t expected = 1;
+    for (size_t d : {1u, 3u, 2u, 0u}) {
+        if (sizes[d] == 1) continue;
+        if (strides[d] != expected) return false;
+        expected *= sizes[d];
+    }
+    return true;
+}
+
+std::vector<int64_t> channelsLastStrides(const std::vector<int64_t>& sizes) {
+    if (sizes.size() != 4) throw KernelError("channels_last needs a 4-d tensor");
+    std::vector<int64_t> st(4);
+    st[1] = 1;
+    st[3] = std::max<int64_t>(sizes[1], 1);
+    st[2] = st[3] * std::max<int64_t>(sizes[3], 1);
+    st[0] = st[2] * std::max<int64_t>(sizes[2], 1);
+    return st;
+}
+
+namespace {
+// Insertion sort of dims, fastest first, the way TensorIterator::reorder_dimensions and
+// infer_dense_strides do it: a stride of 0 is "no opinion", equal strides put the smaller
+// size first. `strides` holds one stride vector per operand, consulted in order.
+std::vector<size_t> iteratorPerm(const std::vector<int64_t>& shape, const std::vector<std::vector<int64_t>>& strides) {
+    const size_t nd = shape.size();
+    std::vector<size_t> perm(nd);
+    for (size_t i = 0; i < nd; ++i) perm[i] = nd - 1 - i;
+    if (nd <= 1) return perm;
+    auto shouldSwap = [&](size_t d0, size_t d1) {
+        for (const auto& st : strides) {
+            const int64_t s0 = st[d0], s1 = st[d1];
+            if (s0 == 0 || s1 == 0) continue;
+            if (s0 < s1) return -1;
+            if (s0 > s1) return 1;
+            if (shape[d0] > shape[d1]) return 1;
+        }
+        return 0;
+    };
+    for (size_t i = 1; i < nd; ++i) {
+        size_t d1 = i;
+        for (size_t j = i; j-- > 0;) {
+            const int c = shouldSwap(perm[j], perm[d1]);
+            if (c > 0) {
+                std::swap(perm[j], perm[d1]);
+                d1 = j;
+            } else if (c < 0) {
+                break;
+            }
+        }
+    }
+    return perm;
+}
+}  // namespace
+
+std::vector<int64_t> preserveStrides(const Tensor& self) {
+    if (isNonOverlappingAndDense(self.sizes(), self.strides())) return self.strides();
+    const size_t nd = self.sizes().size();
+    if (nd == 0) return {};
+    if (nd == 1) return {1};
+    // infer_dense_strides: same order as TensorIterator with one operand, size <= 1 dims add nothing
+    const std::vector<size_t> perm = iteratorPerm(self.sizes(), {self.strides()});
+    std::vector<int64_t> out(nd);
+    int64_t cur = 1;
+    for (size_t i = 0; i < nd; ++i) {
+        out[perm[i]] = cur;
+        if (self.sizes()[perm[i]] > 1) cur *= self.sizes()[perm[i]];
+    }
+    return out;
+}
+
+std::vector<int64_t> memoryFormatStrides(const Value& mf, const Tensor& self) {
+    if (mf.isNone() || mf.s == "preserve_format" || mf.s == "torch.preserve_format") return preserveStrides(self);
+    if (mf.s == "contiguous_format" || mf.s == "torch.contiguous_format") return Tensor::contiguousStrides(self.sizes());
+    if (mf.s == "channels_last" || mf.s == "torch.channels_last") return channelsLastStrides(self.sizes());
+    throw KernelError("unsupported memory format '" + mf.s + "'");
+}
+
+std::vector<int64_t> iteratorStrides(const std::vector<int64_t>& shape, const std::vector<const Tensor*>& inputs,
+                                     int wrappedScalars) {
+    // fast setup: every operand of the same shape (a wrapped number is a 0-dim operand)
+    bool allSame = true, hasScalars = wrappedScalars > 0, hasTensors = false;
+    for (const Tensor* t : inputs) {
+        (t->dim() == 0 ? hasScalars : hasTensors) = true;
+        if (t->sizes() != inputs.front()->sizes()) allSame = false;
+    }
+    if (hasScalars && hasTensors) allSame = false;
+    if (allSame) {
+        bool contiguous = true, channelsLast = true, dense = true;
+        for (const Tensor* t : inputs) {
+            contiguous = contiguous && isContiguousLayout(t->sizes(), t->strides());
+            channelsLast = channelsLast && isChannelsLastLayout(t->sizes(), t->strides());
+            dense = dense && isNonOverlappingAndDense(t->sizes(), t->strides());
+        }
+        if (contiguous) return Tensor::contiguousStrides(shape);
+        if (channelsLast) return channelsLastStrides(shape);
+        if (dense) {
+            bool sameStrides = true;
+            for (const Tensor* t : inputs) sameStrides = sameStrides && t->strides() == inputs.front()->strides();
+            if (sameStrides) return inputs.back()->strides();
+        }
+    }
+    const size_t nd = shape.size();
+    if (nd == 0) return {};
+    std::vector<std::vector<int64_t>> st;
+    for (const Tensor* t : inputs) {
+        std::vector<int64_t> s(nd, 0);
+        const size_t off = nd - t->sizes().size();
+        for (size_t i = 0; i < t->sizes().size(); ++i)
+            s[off + i] = (t->sizes()[i] == 1 && shape[off + i] != 1) ? 0 : t->strides()[i];
+        st.push_back(std::move(s));
+    }
+    std::vector<size_t> perm(1, 0);
+    if (nd > 1) perm = iteratorPerm(shape, st);
+    bool inverted = true;
+    for (size_t j = 0; j < nd; ++j)
+        if (perm[j] != nd - 1 - j) inverted = false;
+    if (inverted) return Tensor::contiguousStrides(shape);
+    std::vector<int64_t> out(nd);
+    int64_t next = 1;
+    for (size_t i = 0; i < nd; ++i) {
+        out[perm[i]] = next;
+        next *= shape[perm[i]];
+    }
+    return out;
+}
+
+Tensor allocStrided(const KernelCall& call, const std::vector<int64_t>& sizes, const std::vector<int64_t>& strides,
+                    DType t) {
+    int64_t numel = 1;
+    for (int64_t s : sizes) numel *= s;
+    Tensor buf = call.newTensor({numel}, t);
+    return buf.asStrided(sizes, strides, 0);
+}
+
+// ---- casts and fills
+
+std::optional<DType> optDType(const KernelCall& call, const char* name) {
+    const int k = call.argIndex(name);
+    if (k < 0 || static_cast<size_t>(k) >= call.args.size()) return std::nullopt;
+    const Value& v = call.args[static_cast<size_t>(k)];
+    if (v.isNone()) return std::nullopt;
+    if (v.kind == Value::Kind::DType) return v.dtype;
+    if (v.kind == Value::Kind::Int) {  // ScalarType passed as its enum number
+        static const DType kByCode[] = {DType::U8, DType::I8, DType::I16, DType::I32, DType::I64, DType::F16,
+                                        DType::F32, DType::F64, DType::Undefined, DType::Undefined, DType::Undefined,
+                                        DType::Bool, DType::Undefined, DType::Undefined, DType::Undefined, DType::BF16};
+        if (v.i >= 0 && v.i < 16 && kByCode[v.i] != DType::Undefined) return kByCode[v.i];
+    }
+    throw KernelError(std::string("argument '") + name + "' is not a dtype");
+}
+
+void castInto(const KernelCall& call, const Tensor& dst, const Tensor& src) {
+    const Tensor s = src.sizes() == dst.sizes() ? src : expandTo(src, dst.sizes());
+    if (s.dtype() == dst.dtype()) {
+        dispatchBits(dst.dtype(), [&](auto tag) {
+            using U = typename decltype(tag)::type;
+            pointwise<U, U>(call.pool, dst, {s}, [](U x) { return x; });
+        });
+        return;
+    }
+    dispatch<Set::All>(s.dtype(), "cast", [&](auto st) {
+        using S = typename decltype(st)::type;
+        dispatch<Set::All>(dst.dtype(), "cast", [&](auto dt) {
+            using D = typename decltype(dt)::type;
+            pointwise<D, S>(call.pool, dst, {s}, [](S x) { return convert<D>(x); });
+        });
+    });
+}
+
+Tensor castTo(const KernelCall& call, const Tensor& t, DType to) {
+    if (t.dtype() == to) return t;
+    Tensor out = call.newTensor(t.sizes(), to);
+    castInto(call, out, t);
+    return out;
+}
+
+void fillWith(const KernelCall& call, const Tensor& dst, const Value& value) {
+    dispatch<Set::All>(dst.dtype(), "fill", [&](auto tag) {
+        using S = typename decltype(tag)::type;
+        using U = typename BitsOf<sizeof(S)>::type;
+        const S v = checkedScalarTo<S>(value, "fill");
+        U bits;
+        std::memcpy(&bits, &v, sizeof bits);
+        pointwise<U>(call.pool, dst, {}, [bits]() { return bits; });
+    });
+}
+
+namespace {
+
+const Value& optArg(const KernelCall& call, const char* name) {
+    static const Value kNone;
+    const int k = call.argIndex(name);
+    if (k < 0 || static_cast<size_t>(k) >= call.args.size()) return kNone;
+    return call.args[static_cast<size_t>(k)];
+}
+
+// clone(self, memory_format): a bit-exact copy laid out by the memory format.
+void cloneKernel(KernelCall& call) {
+    const Tensor& self = call.tensor("self");
+    Tensor out = allocStrided(call, self.sizes(), memoryFormatStrides(optArg(call, "memory_format"), self), self.dtype());
+    castInto(call, out, self);
+    call.result = Value::ofTensor(out);
+}
+
+// _to_copy(self, dtype, ..., memory_format): a new tensor of the dtype (values converted as
+// c10::convert does), laid out by the memory format (default preserve).
+void toCopyKernel(KernelCall& call) {
+    const Tensor& self = call.tensor("self");
+    const DType dt = optDType(call, "dtype").value_or(self.dtype());
+    Tensor out = allocStrided(call, self.sizes(), memoryFormatStrides(optArg(call, "memory_format"), self), dt);
+    castInto(call, out, self);
+    call.result = Value::ofTensor(out);
+}
+
+// to.dtype / to.dtype_layout: self itself when nothing changes and no copy is asked for.
+void toKernel(KernelCall& call) {
+    const Tensor& self = call.tensor("self");
+    const DType dt = optDType(call, "dtype").value_or(self.dtype());
+    const Value& mf = optArg(call, "memory_format");
+    const bool copy = optArg(call, "copy").kind == Value::Kind::Bool && optArg(call, "copy").b;
+    const bool keepsLayout = mf.isNone() || mf.s == "preserve_format" ||
+                             memoryFormatStrides(mf, self) == self.strides();
+    if (dt == self.dtype() && !copy && keepsLayout) {
+        call.result = Value::ofTensor(self);
+        return;
+    }
+    Tensor out = allocStrided(call, self.sizes(), memoryFormatStrides(mf, self), dt);
+    castInto(call, out, self);
+    call.result = Value::ofTensor(out);
+}
+
+// copy(self, src): a new contiguous tensor of self's sizes and dtype holding src (broadcast,
+// cast), as torch 1.13's functional copy gives.
+void copyKernel(KernelCall& call) {
+    const Tensor& self = call.tensor("self");
+    Tensor out = call.newTensor(self.sizes(), self.dtype());
+    castInto(call, out, call.tensor("src"));
+    call.result = Value::ofTensor(out);
+}
+
+// copy_(self, src): writes src into self (in place), returns self.
+void copyInplaceKernel(KernelCall& call) {
+    const Tensor& self = call.tensor("self");
+    castInto(call, self, call.tensor("src"));
+    call.result = Value::ofTensor(self);
+}
+
+}  // namespace
+
+void registerCopies(KernelRegistry& reg) {
+    reg.add("aten.clone.default", DeviceKind::Cpu, cloneKernel);
+    reg.add("aten.lift_fresh_copy.default", DeviceKind::Cpu, cloneKernel);
+    reg.add("aten._to_copy.default", DeviceKind::Cpu, toCopyKernel);
+    reg.add("aten.to.dtype", DeviceKind::Cpu, toKernel);
+    reg.add("aten.to.dtype_layout", DeviceKind::Cpu, toKernel);
+    reg.add("aten.copy.default", DeviceKind::Cpu, copyKernel);
+    reg.add("aten.copy_.default", DeviceKind::Cpu, copyInplaceKernel);
+}
+
+}  // namespace ew
+
+void registerElementwiseKernels(KernelRegistry& reg) {
+    ew::registerCopies(reg);
+    ew::registerArithmetic(reg);
+    ew::registerActivations(reg);
+    ew::registerFactories(reg);
+}
+
+}  // namespace fxl::cpu

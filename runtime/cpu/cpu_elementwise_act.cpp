@@ -1,0 +1,244 @@
+// Floating-point unary kernels and activation backward: rsqrt, sqrt, reciprocal, exp, log,
+// tanh, erf, sin, cos, sigmoid, silu, gelu (erf and tanh forms) and gelu / silu / sigmoid /
+// tanh backward. The formulas are PyTorch CPU's scalar ones (Activation.cpp,
+// UnaryOpsKernel.cpp), evaluated in f32 for f32/bf16/f16 (rounded once) and in f64 for f64,
+// with one libm call (erff/expf/tanhf or the double ones) per element on every path.
+#include <cmath>
+
+#include "runtime/cpu/cpu_elementwise.hpp"
+
+namespace fxl::cpu::ew {
+namespace {
+
+constexpr double kSqrt1_2 = 0.70710678118654752440;     // M_SQRT1_2
+constexpr double kSqrt2 = 1.41421356237309504880;       // M_SQRT2
+constexpr double k2SqrtPi = 1.12837916709551257390;     // M_2_SQRTPI
+
+template <class C> struct Gelu {
+    C operator()(C x) const {
+        const C kAlpha = static_cast<C>(kSqrt1_2);
+        return x * C(0.5) * (C(1) + std::erf(x * kAlpha));
+    }
+};
+
+template <class C> struct GeluTanh {
+    C operator()(C x) const {
+        const C kBeta = static_cast<C>(kSqrt2 * k2SqrtPi * 0.5);
+        const C kKappa = static_cast<C>(0.044715);
+        const C xCube = x * x * x;
+        const C inner = kBeta * (x + kKappa * xCube);
+        return C(0.5) * x * (C(1) + std::tanh(inner));
+    }
+};
+
+template <class C> struct GeluBackward {
+    C operator()(C dy, C x) const {
+        const C kAlpha = static_cast<C>(kSqrt1_2);
+        const C kBeta = static_cast<C>(k2SqrtPi * kSqrt1_2 * 0.5);
+        const C cdf = C(0.5) * (C(1) + std::erf(x * kAlpha));
+        const C pdf = kBeta * std::exp(x * x * C(-0.5));
+        return dy * (cdf + x * pdf);
+    }
+};
+
+template <class C> struct GeluTanhBackward {
+    C operator()(C dy, C x) const {
+        const C kBeta = static_cast<C>(kSqrt2 * k2SqrtPi * 0.5);
+        const C kKappa = static_cast<C>(0.044715);
+        const C xSq = x * x;
+        const C xCube = xSq * x;
+        const C inner = kBeta * (x + kKappa * xCube);
+        const C tanhInner = std::tanh(inner);
+        const C left = C(0.5) * x;
+        const C right = C(1) + tanhInner;
+        const C leftDerivative = C(0.5) * right;
+        const C tanhDerivative = C(1) - tanhInner * tanhInner;
+        const C innerDerivative = kBeta * (C(1) + C(3) * kKappa * xSq);
+        const C rightDerivative = left * tanhDerivative * innerDerivative;
+        return dy * (leftDerivative + rightDerivative);
+    }
+};
+
+template <class C> struct Sigmoid {
+    C operator()(C x) const { return C(1) / (C(1) + std::exp(-x)); }
+};
+template <class C> struct Silu {
+    C operator()(C x) const { return x / (C(1) + std::exp(-x)); }
+};
+template <class C> struct Rsqrt {
+    C operator()(C x) const { return C(1) / std::sqrt(x); }
+};
+template <class C> struct Sqrt {
+    C operator()(C x) const { return std::sqrt(x); }
+};
+template <class C> struct Reciprocal {
+    C operator()(C x) const { return C(1) / x; }
+};
+template <class C> struct Exp {
+    C operator()(C x) const { return std::exp(x); }
+};
+template <class C> struct Log {
+    C operator()(C x) const { return std::log(x); }
+};
+template <class C> struct Tanh {
+    C operator()(C x) const { return std::tanh(x); }
+};
+template <class C> struct Erf {
+    C operator()(C x) const { return std::erf(x); }
+};
+template <class C> struct Acos {
+    C operator()(C x) const { return std::acos(x); }
+};
+template <class C> struct Expm1 {
+    C operator()(C x) const { return std::expm1(x); }
+};
+template <class C> struct Log1p {
+    C operator()(C x) const { return std::log1p(x); }
+};
+template <class C> struct Sin {
+    C operator()(C x) const { return std::sin(x); }
+};
+template <class C> struct Cos {
+    C operator()(C x) const { return std::cos(x); }
+};
+
+// backward formulas (PyTorch CPU BinaryOpsKernel.cpp / Activation.cpp scalar paths)
+template <class C> struct SigmoidBackward {  // (grad_output, output)
+    C operator()(C dy, C y) const { return dy * (C(1) - y) * y; }
+};
+template <class C> struct TanhBackward {  // (grad_output, output)
+    C operator()(C dy, C y) const { return dy * (C(1) - y * y); }
+};
+template <class C> struct SiluBackward {  // (grad_output, self)
+    C operator()(C dy, C x) const {
+        const C sigmoid = C(1) / (C(1) + std::exp(-x));
+        return dy * sigmoid * (C(1) + x * (C(1) - sigmoid));
+    }
+};
+
+// out = F(self) for floating dtypes. Integer/bool inputs are computed in f32 when
+// `intToFloat` (PyTorch's unary float ops: rsqrt, sigmoid), rejected otherwise (gelu, silu).
+template <template <class> class F>
+void floatUnary(KernelCall& call, const char* name, bool intToFloat) {
+    const Tensor& self = call.tensor("self");
+    DType compute = self.dtype();
+    if (!isFloatingPoint(compute)) {
+        if (!intToFloat) throw KernelError(std::string(name) + ": expects a floating point tensor, got " + std::string(dtypeAbbr(compute)));
+        compute = DType::F32;
+    }
+    Tensor out = allocStrided(call, self.sizes(), iteratorStrides(self.sizes(), {&self}, 0), compute);
+    const Tensor in = castTo(call, self, compute);
+    dispatch<Set::Float>(compute, name, [&](auto tag) {
+        using S = typename decltype(tag)::type;
+        pointwise<S, S>(call.pool, out, {in}, lifted<S, S>(F<typename Num<S>::C>{}), kGrainMath);
+    });
+    call.result = Value::ofTensor(out);
+}
+
+// out = F(a, b) for two floating tensors promoted together and broadcast.
+template <template <class> class F>
+void floatBinary(KernelCall& call, const char* name, const char* aName, const char* bName) {
+    const Value& av = call.arg(aName);
+    const Value& bv = call.arg(bName);
+    if (!av.isTensor() || !bv.isTensor()) throw KernelError(std::string(name) + ": expects two tensors");
+    const DType common = resultType({&av, &bv});
+    if (!isFloatingPoint(common)) throw KernelError(std::string(name) + ": expects floating point tensors");
+    const std::vector<int64_t> shape = broadcastShapes(av.tensor.sizes(), bv.tensor.sizes());
+    Tensor out = allocStrided(call, shape, iteratorStrides(shape, {&av.tensor, &bv.tensor}, 0), common);
+    const Tensor a = expandTo(castTo(call, av.tensor, common), shape);
+    const Tensor b = expandTo(castTo(call, bv.tensor, common), shape);
+    dispatch<Set::Float>(common, name, [&](auto tag) {
+        using S = typename decltype(tag)::type;
+        pointwise<S, S, S>(call.pool, out, {a, b}, lifted<S, S, S>(F<typename Num<S>::C>{}), kGrainMath);
+    });
+    call.result = Value::ofTensor(out);
+}
+
+// elu(self, alpha, scale, input_scale): x <= 0 ? (exp(x * input_scale) - 1) * alpha * scale
+// : x * scale, the coefficients rounded to the tensor's precision first (as PyTorch).
+void eluKernel(KernelCall& call) {
+    const Tensor& self = call.tensor("self");
+    if (!isFloatingPoint(self.dtype())) throw KernelError("elu: expects a floating point tensor");
+    const Value alpha = call.arg("alpha"), scale = call.arg("scale"), inputScale = call.arg("input_scale");
+    Tensor out = allocStrided(call, self.sizes(), iteratorStrides(self.sizes(), {&self}, 0), self.dtype());
+    dispatch<Set::Float>(self.dtype(), "elu", [&](auto tag) {
+        using S = typename decltype(tag)::type;
+        using C = typename Num<S>::C;
+        // bf16/f16: PyTorch computes the coefficients in f32
+        auto coef = [](const Value& v) { return kIsReduced<S> ? static_cast<C>(v.toDouble()) : Num<S>::load(checkedScalarTo<S>(v, "elu")); };
+        const C negcoef = coef(alpha) * coef(scale), poscoef = coef(scale), negiptcoef = coef(inputScale);
+        pointwise<S, S>(call.pool, out, {self}, lifted<S, S>([=](C x) -> C {
+            return x <= C(0) ? (std::exp(x * negiptcoef) - C(1)) * negcoef : x * poscoef;
+        }), kGrainMath);
+    });
+    call.result = Value::ofTensor(out);
+}
+
+// softplus(self, beta, threshold): x * beta > threshold ? x : log1p(exp(x * beta)) / beta.
+void softplusKernel(KernelCall& call) {
+    const Tensor& self = call.tensor("self");
+    if (!isFloatingPoint(self.dtype())) throw KernelError("softplus: expects a floating point tensor");
+    const Value betaV = call.arg("beta"), thresholdV = call.arg("threshold");
+    Tensor out = allocStrided(call, self.sizes(), iteratorStrides(self.sizes(), {&self}, 0), self.dtype());
+    dispatch<Set::Float>(self.dtype(), "softplus", [&](auto tag) {
+        using S = typename decltype(tag)::type;
+        using C = typename Num<S>::C;
+        auto coef = [](const Value& v) { return kIsReduced<S> ? static_cast<C>(v.toDouble()) : Num<S>::load(checkedScalarTo<S>(v, "softplus")); };
+        const C beta = coef(betaV), threshold = coef(thresholdV);
+        pointwise<S, S>(call.pool, out, {self}, lifted<S, S>([=](C x) -> C {
+            return (x * beta) > threshold ? x : std::log1p(std::exp(x * beta)) / beta;
+        }), kGrainMath);
+    });
+    call.result = Value::ofTensor(out);
+}
+
+bool tanhApproximate(const KernelCall& call) {
+    const int k = call.argIndex("approximate");
+    if (k < 0 || static_cast<size_t>(k) >= call.args.size() || call.args[static_cast<size_t>(k)].isNone()) return false;
+    const std::string& s = call.args[static_cast<size_t>(k)].s;
+    if (s == "tanh") return true;
+    if (s == "none") return false;
+    throw KernelError("gelu: approximate must be 'none' or 'tanh', got '" + s + "'");
+}
+
+void geluKernel(KernelCall& call) {
+    if (tanhApproximate(call)) floatUnary<GeluTanh>(call, "gelu", false);
+    else floatUnary<Gelu>(call, "gelu", false);
+}
+
+void geluBackwardKernel(KernelCall& call) {
+    if (tanhApproximate(call)) floatBinary<GeluTanhBackward>(call, "gelu_backward", "grad_output", "self");
+    else floatBinary<GeluBackward>(call, "gelu_backward", "grad_output", "self");
+}
+
+}  // namespace
+
+void registerActivations(KernelRegistry& reg) {
+    const DeviceKind cpu = DeviceKind::Cpu;
+    reg.add("aten.rsqrt.default", cpu, [](KernelCall& c) { floatUnary<Rsqrt>(c, "rsqrt", true); });
+    reg.add("aten.sigmoid.default", cpu, [](KernelCall& c) { floatUnary<Sigmoid>(c, "sigmoid", true); });
+    reg.add("aten.silu.default", cpu, [](KernelCall& c) { floatUnary<Silu>(c, "silu", false); });
+    reg.add("aten.gelu.default", cpu, geluKernel);
+    reg.add("aten.sqrt.default", cpu, [](KernelCall& c) { floatUnary<Sqrt>(c, "sqrt", true); });
+    reg.add("aten.reciprocal.default", cpu, [](KernelCall& c) { floatUnary<Reciprocal>(c, "reciprocal", true); });
+    reg.add("aten.exp.default", cpu, [](KernelCall& c) { floatUnary<Exp>(c, "exp", true); });
+    reg.add("aten.log.default", cpu, [](KernelCall& c) { floatUnary<Log>(c, "log", true); });
+    reg.add("aten.tanh.default", cpu, [](KernelCall& c) { floatUnary<Tanh>(c, "tanh", true); });
+    reg.add("aten.erf.default", cpu, [](KernelCall& c) { floatUnary<Erf>(c, "erf", true); });
+    reg.add("aten.acos.default", cpu, [](KernelCall& c) { floatUnary<Acos>(c, "acos", true); });
+    reg.add("aten.expm1.default", cpu, [](KernelCall& c) { floatUnary<Expm1>(c, "expm1", true); });
+    reg.add("aten.log1p.default", cpu, [](KernelCall& c) { floatUnary<Log1p>(c, "log1p", true); });
+    reg.add("aten.elu.default", cpu, eluKernel);
+    reg.add("aten.softplus.default", cpu, softplusKernel);
+    reg.add("aten.sin.default", cpu, [](KernelCall& c) { floatUnary<Sin>(c, "sin", true); });
+    reg.add("aten.cos.default", cpu, [](KernelCall& c) { floatUnary<Cos>(c, "cos", true); });
+    reg.add("aten.sigmoid_backward.default", cpu,
+            [](KernelCall& c) { floatBinary<SigmoidBackward>(c, "sigmoid_backward", "grad_output", "output"); });
+    reg.add("aten.tanh_backward.default", cpu,
+            [](KernelCall& c) { floatBinary<TanhBackward>(c, "tanh_backward", "grad_output", "output"); });
+    reg.add("aten.silu_backward.default", cpu,
+            [](KernelCall& c) { floatBinary<SiluBackward>(c, "silu_backward", "grad_output", "self"); });
+    reg.add("aten.gelu_backward.default", cpu, geluBackwardKernel);
+}
+
+}  // namespace fxl::cpu::ew

@@ -1,0 +1,933 @@
+// Arithmetic, comparison and selection kernels: add/sub (alpha), mul, div (and rounding
+// modes), neg, abs, sign, relu, pow (three forms), comparisons, maximum/minimum, clamp,
+// logical_not, bitwise not/and/or, threshold_backward, masked_fill, where, in the dtype torch.result_type gives (Python numbers are
+// wrapped numbers: they do not raise a tensor's dtype within its category).
+#include <cmath>
+
+#include "runtime/cpu/cpu_elementwise.hpp"
+
+namespace fxl::cpu::ew {
+namespace {
+
+const Value& argOr(const KernelCall& call, const char* name, const Value& dflt) {
+    const int k = call.argIndex(name);
+    if (k < 0 || static_cast<size_t>(k) >= call.args.size() || call.args[static_cast<size_t>(k)].isNone()) return dflt;
+    return call.args[static_cast<size_t>(k)];
+}
+
+const Value& one() {
+    static const Value v = Value::ofInt(1);
+    return v;
+}
+
+std::vector<int64_t> broadcastOf(const std::vector<const Value*>& vals) {
+    std::vector<int64_t> shape;
+    bool first = true;
+    for (const Value* v : vals) {
+        if (!v->isTensor()) continue;
+        shape = first ? v->tensor.sizes() : broadcastShapes(shape, v->tensor.sizes());
+        first = false;
+    }
+    return shape;
+}
+
+std::vector<const Tensor*> tensorsOf(const std::vector<const Value*>& vals) {
+    std::vector<const Tensor*> out;
+    for (const Value* v : vals)
+        if (v->isTensor()) out.push_back(&v->tensor);
+    return out;
+}
+
+int scalarsOf(const std::vector<const Value*>& vals) {
+    int n = 0;
+    for (const Value* v : vals) n += isScalarValue(*v) ? 1 : 0;
+    return n;
+}
+
+void needOperand(const Value& v, const char* op, const char* name) {
+    if (!v.isTensor() && !isScalarValue(v))
+        throw KernelError(std::string(op) + ": argument '" + name + "' must be a tensor or a number");
+}
+
+Tensor binaryOutput(const KernelCall& call, const Value& a, const Value& b, DType t) {
+    const std::vector<const Value*> ops = {&a, &b};
+    const std::vector<int64_t> shape = broadcastOf(ops);
+    return allocStrided(call, shape, iteratorStrides(shape, tensorsOf(ops), scalarsOf(ops)), t);
+}
+
+// Integer arithmetic wraps (as PyTorch's does in practice); done on unsigned 64-bit to stay
+// clear of signed-overflow UB.
+template <class T> T wrapAdd(T a, T b) { return static_cast<T>(static_cast<uint64_t>(a) + static_cast<uint64_t>(b)); }
+template <class T> T wrapMul(T a, T b) { return static_cast<T>(static_cast<uint64_t>(a) * static_cast<uint64_t>(b)); }
+
+// self + alpha * other. alpha == 1 is exactly self + other; otherwise one fused multiply-add
+// (PyTorch's vectorised body is vec::fmadd(other, alpha, self)).
+template <class S>
+struct AddOp {
+    using C = typename Num<S>::C;
+    C alpha;
+    bool unit;
+    C operator()(C a, C b) const {
+        if constexpr (kIsBool<S>) return a || (alpha && b);
+        else if constexpr (kIsInt<S>) return wrapAdd<C>(a, wrapMul<C>(alpha, b));
+        else return unit ? a + b : std::fma(alpha, b, a);
+    }
+};
+
+// self - alpha * other; alpha == 1 is exactly self - other.
+template <class S>
+struct SubOp {
+    using C = typename Num<S>::C;
+    C alpha;
+    bool unit;
+    C operator()(C a, C b) const {
+        if constexpr (kIsInt<S>) return wrapAdd<C>(a, wrapMul<C>(static_cast<C>(0 - static_cast<uint64_t>(alpha)), b));
+        else return unit ? a - b : std::fma(-alpha, b, a);
+    }
+};
+
+template <class S>
+struct MulOp {
+    using C = typename Num<S>::C;
+    C operator()(C a, C b) const {
+        if constexpr (kIsBool<S>) return a && b;
+        else if constexpr (kIsInt<S>) return wrapMul<C>(a, b);
+        else return a * b;
+    }
+};
+
+template <class S>
+struct DivOp {
+    using C = typename Num<S>::C;
+    C operator()(C a, C b) const { return a / b; }
+};
+
+// out = f(a, b) with a, b tensors (cast to S, broadcast) or Python numbers (converted to S
+// once, the way TensorIterator casts a wrapped number to the common dtype). The output's
+// storage type is OutS (S, or B8 for comparisons).
+template <class S, class OutS = S, class F>
+void runBinary(const KernelCall& call, const Tensor& out, const Value& a, const Value& b, F f,
+               int64_t grain = kGrainCheap) {
+    using C = typename Num<S>::C;
+    using OutC = typename Num<OutS>::C;
+    constexpr DType dt = dtypeOf<S>();
+    auto prep = [&](const Value& v) { return expandTo(castTo(call, v.tensor, dt), out.sizes()); };
+    if (a.isTensor() && b.isTensor()) {
+        pointwise<OutS, S, S>(call.pool, out, {prep(a), prep(b)}, lifted<OutS, S, S>(f), grain);
+    } else if (a.isTensor()) {
+        const C cb = Num<S>::load(scalarTo<S>(b));
+        pointwise<OutS, S>(call.pool, out, {prep(a)}, lifted<OutS, S>([f, cb](C x) -> OutC { return f(x, cb); }), grain);
+    } else if (b.isTensor()) {
+        const C ca = Num<S>::load(scalarTo<S>(a));
+        pointwise<OutS, S>(call.pool, out, {prep(b)}, lifted<OutS, S>([f, ca](C y) -> OutC { return f(ca, y); }), grain);
+    } else {
+        const C ca = Num<S>::load(scalarTo<S>(a)), cb = Num<S>::load(scalarTo<S>(b));
+        pointwise<OutS>(call.pool, out, {}, [f, ca, cb]() { return Num<OutS>::store(f(ca, cb)); });
+    }
+}
+
+// A new output for a binary op of a and b (tensors or numbers): broadcast shape, laid out
+// as TensorIterator would.
+Tensor binaryOutput(const KernelCall& call, const Value& a, const Value& b, DType t);
+
+enum class Bin { Add, Sub, Mul, Div };
+
+const char* binName(Bin op) {
+    switch (op) {
+        case Bin::Add: return "add";
+        case Bin::Sub: return "sub";
+        case Bin::Mul: return "mul";
+        case Bin::Div: return "div";
+    }
+    return "?";
+}
+
+// add/sub/mul/div, functional (a new output laid out as TensorIterator would) or in place
+// (writes self; the result type must cast to self's dtype).
+void binaryKernel(KernelCall& call, Bin op, bool inplace, bool reversed = false) {
+    const char* name = binName(op);
+    const Value* a = &call.arg("self");
+    const Value* b = &call.arg("other");
+    if (reversed) std::swap(a, b);  // rsub: other - alpha * self
+    needOperand(*a, name, "self");
+    needOperand(*b, name, "other");
+    const bool hasAlpha = op == Bin::Add || op == Bin::Sub;
+    const Value& alpha = hasAlpha ? argOr(call, "alpha", one()) : one();
+    DType common = resultType({a, b});
+    if (op == Bin::Div && !isFloatingPoint(common)) common = DType::F32;  // true division of integers
+    auto isBool = [](const Value* v) {
+        return v->kind == Value::Kind::Bool || (v->isTensor() && v->tensor.dtype() == DType::Bool);
+    };
+    if (op == Bin::Sub && (isBool(a) || isBool(b)))
+        throw KernelError("sub: subtraction with a bool tensor is not supported (use logical_not / logical_xor)");
+    if (hasAlpha && alpha.kind == Value::Kind::Float && !isFloatingPoint(common))
+        throw KernelError(std::string(name) + ": for integral input tensors, argument alpha must not be a floating point number");
+    if (hasAlpha && alpha.kind == Value::Kind::Int && common == DType::Bool && alpha.i != 0 && alpha.i != 1)
+        throw KernelError(std::string(name) + ": boolean alpha only supports True/False");
+
+    Tensor out, self;
+    const std::vector<const Value*> ops = {a, b};
+    if (inplace) {
+        self = call.tensor("self");
+        if (broadcastOf(ops) != self.sizes())
+            throw KernelError(std::string(name) + "_: the result's shape differs from self's (in-place ops cannot broadcast self)");
+        if (!canCast(common, self.dtype()))
+            throw KernelError(std::string(name) + "_: result type " + std::string(dtypeAbbr(common)) +
+                              " can't be cast to the desired output type " + std::string(dtypeAbbr(self.dtype())));
+        out = self.dtype() == common ? self : call.newTensor(self.sizes(), common);
+    } else {
+        const std::vector<int64_t> shape = broadcastOf(ops);
+        out = allocStrided(call, shape, iteratorStrides(shape, tensorsOf(ops), scalarsOf(ops)), common);
+    }
+
+    auto run = [&](auto tag) {
+        using S = typename decltype(tag)::type;
+        using C = typename Num<S>::C;
+        const C al = Num<S>::load(checkedScalarTo<S>(alpha, name));
+        const bool unit = alpha.toDouble() == 1.0;
+        switch (op) {
+            case Bin::Add: runBinary<S>(call, out, *a, *b, AddOp<S>{al, unit}); break;
+            case Bin::Sub:
+                if constexpr (!kIsBool<S>) runBinary<S>(call, out, *a, *b, SubOp<S>{al, unit});
+                break;
+            case Bin::Mul: runBinary<S>(call, out, *a, *b, MulOp<S>{}); break;
+            case Bin::Div:
+                if constexpr (kIsFloat<S>) runBinary<S>(call, out, *a, *b, DivOp<S>{});
+                break;
+        }
+    };
+    if (op == Bin::Div) dispatch<Set::Float>(common, name, run);
+    else if (op == Bin::Sub) dispatch<Set::Numeric>(common, name, run);
+    else dispatch<Set::All>(common, name, run);
+
+    if (inplace) {
+        if (out.storage() != self.storage()) castInto(call, self, out);
+        call.result = Value::ofTensor(self);
+    } else {
+        call.result = Value::ofTensor(out);
+    }
+}
+
+// A unary op on self cast to `compute`, output laid out as TensorIterator would.
+template <Set set, class Make>
+void unaryKernel(KernelCall& call, const char* name, DType compute, Make make, int64_t grain = kGrainCheap,
+                 bool inplace = false) {
+    const Tensor& self = call.tensor("self");
+    Tensor out = inplace ? self : allocStrided(call, self.sizes(), iteratorStrides(self.sizes(), {&self}, 0), compute);
+    const Tensor in = castTo(call, self, compute);
+    dispatch<set>(compute, name, [&](auto tag) {
+        using S = typename decltype(tag)::type;
+        pointwise<S, S>(call.pool, out, {in}, lifted<S, S>(make(tag)), grain);
+    });
+    call.result = Value::ofTensor(out);
+}
+
+void negKernel(KernelCall& call) {
+    const Tensor& self = call.tensor("self");
+    if (self.dtype() == DType::Bool)
+        throw KernelError("neg: negation of a bool tensor is not supported (use logical_not)");
+    unaryKernel<Set::Numeric>(call, "neg", self.dtype(), [](auto tag) {
+        using S = typename decltype(tag)::type;
+        using C = typename Num<S>::C;
+        return [](C x) -> C {
+            if constexpr (kIsInt<S>) return static_cast<C>(0 - static_cast<uint64_t>(x));
+            else return -x;
+        };
+    });
+}
+
+void bitwiseNotKernel(KernelCall& call) {
+    const Tensor& self = call.tensor("self");
+    if (isFloatingPoint(self.dtype())) throw KernelError("bitwise_not: only integral and bool tensors are supported");
+    dispatch<Set::All>(self.dtype(), "bitwise_not", [&](auto tag) {
+        using S = typename decltype(tag)::type;
+        if constexpr (kIsFloat<S>) {
+            return;
+        } else {
+            Tensor out = allocStrided(call, self.sizes(), iteratorStrides(self.sizes(), {&self}, 0), self.dtype());
+            pointwise<S, S>(call.pool, out, {self}, [](S x) -> S {
+                if constexpr (kIsBool<S>) return B8{static_cast<uint8_t>(x.v ? 0 : 1)};
+                else return static_cast<S>(~x);
+            });
+            call.result = Value::ofTensor(out);
+        }
+    });
+}
+
+// Integer power by squaring (native::powi), wrapping.
+template <class T>
+T powi(T a, T b) {
+    if (b < 0) {
+        if (a == 1) return 1;
+        if (a == -1) return (b % 2) ? T(-1) : T(1);
+        return 0;
+    }
+    T result = 1;
+    while (b) {
+        if (b & 1) result = wrapMul<T>(result, a);
+        b = static_cast<T>(b / 2);
+        a = wrapMul<T>(a, a);
+    }
+    return result;
+}
+
+enum class PowKind : uint8_t { Sqrt, Rsqrt, Recip, Square, Cube, InvSquare, General };
+
+// pow(self, exponent) with PyTorch's special exponents: 0.5 sqrt, -0.5 rsqrt, -1 reciprocal,
+// 2 x*x, 3 x*x*x, -2 1/(x*x); otherwise libm pow (in double for f32, as PyTorch's scalar path).
+void powTensorScalarKernel(KernelCall& call) {
+    const Value& selfV = call.arg("self");
+    const Value& expV = call.arg("exponent");
+    if (!selfV.isTensor() || !isScalarValue(expV)) throw KernelError("pow: expects (Tensor, Scalar)");
+    const Tensor& self = selfV.tensor;
+    if (isIntegral(self.dtype(), true) && expV.kind != Value::Kind::Float && expV.toInt() < 0)
+        throw KernelError("pow: integers to negative integer powers are not allowed");
+    const DType common = resultType({&selfV, &expV});
+    const double e = expV.toDouble();
+    unaryKernel<Set::Numeric>(call, "pow", common, [&](auto tag) {
+        using S = typename decltype(tag)::type;
+        using C = typename Num<S>::C;
+        if constexpr (kIsInt<S>) {
+            const C ex = checkedScalarTo<S>(expV, "pow");
+            return [ex](C x) { return powi<C>(x, ex); };
+        } else {
+            // the exponent in the tensor's precision (bf16/f16 round it, as Scalar::to<scalar_t>)
+            const double ee = kIsReduced<S> ? static_cast<double>(Num<S>::load(checkedScalarTo<S>(expV, "pow"))) : e;
+            const PowKind k = ee == 0.5 ? PowKind::Sqrt : ee == -0.5 ? PowKind::Rsqrt : ee == -1.0 ? PowKind::Recip
+                            : ee == 2.0 ? PowKind::Square : ee == 3.0 ? PowKind::Cube : ee == -2.0 ? PowKind::InvSquare
+                            : PowKind::General;
+            return [k, ee](C x) -> C {
+                switch (k) {  // one branch for the whole tensor
+                    case PowKind::Sqrt: return std::sqrt(x);
+                    case PowKind::Rsqrt: return C(1) / std::sqrt(x);
+                    case PowKind::Recip: return C(1) / x;
+                    case PowKind::Square: return x * x;
+                    case PowKind::Cube: return x * x * x;
+                    case PowKind::InvSquare: return C(1) / (x * x);
+                    case PowKind::General: break;
+                }
+                if constexpr (kIsReduced<S>) return std::pow(x, static_cast<float>(ee));
+                else return static_cast<C>(std::pow(static_cast<double>(x), ee));
+            };
+        }
+    }, kGrainMath);
+}
+
+// masked_fill(self, mask, value): self broadcast with mask, value where mask is true; a new
+// contiguous tensor (PyTorch clones the expanded self with contiguous_format).
+void maskedFillKernel(KernelCall& call, bool inplace) {
+    const Tensor& self = call.tensor("self");
+    const Tensor& mask = call.tensor("mask");
+    if (mask.dtype() != DType::Bool && mask.dtype() != DType::U8)
+        throw KernelError("masked_fill: expected a bool mask, got " + std::string(dtypeAbbr(mask.dtype())));
+    Value value = call.arg("value");
+    if (value.isTensor()) {  // masked_fill.Tensor: a 0-dim value tensor, used as its item
+        if (value.tensor.dim() != 0) throw KernelError("masked_fill: only supports a 0-dimensional value tensor");
+        const double item = loadAsDouble(value.tensor.rawData(), value.tensor.dtype());
+        if (isFloatingPoint(value.tensor.dtype())) value = Value::ofFloat(item);
+        else if (value.tensor.dtype() == DType::Bool) value = Value::ofBool(item != 0);
+        else value = Value::ofInt(value.tensor.dtype() == DType::I64 ? *value.tensor.data<int64_t>() : static_cast<int64_t>(item));
+    }
+    if (!isScalarValue(value)) throw KernelError("masked_fill: value must be a number");
+    const std::vector<int64_t> shape = inplace ? self.sizes() : broadcastShapes(self.sizes(), mask.sizes());
+    if (inplace && broadcastShapes(self.sizes(), mask.sizes()) != self.sizes())
+        throw KernelError("masked_fill_: the mask must broadcast to self's shape");
+    Tensor out = inplace ? self : call.newTensor(shape, self.dtype());
+    dispatch<Set::All>(self.dtype(), "masked_fill", [&](auto tag) {
+        using S = typename decltype(tag)::type;
+        using U = typename BitsOf<sizeof(S)>::type;
+        const S v = checkedScalarTo<S>(value, "masked_fill");
+        U vb;
+        std::memcpy(&vb, &v, sizeof vb);
+        pointwise<U, U, uint8_t>(call.pool, out, {expandTo(self, shape), expandTo(mask, shape)},
+                                 [vb](U x, uint8_t m) { return m ? vb : x; });
+    });
+    call.result = Value::ofTensor(out);
+}
+
+// where(condition, self, other): self/other promoted to their result type, broadcast.
+void whereKernel(KernelCall& call) {
+    const Value& condV = call.arg("condition");
+    const Value& a = call.arg("self");
+    const Value& b = call.arg("other");
+    if (!condV.isTensor()) throw KernelError("where: condition must be a tensor");
+    needOperand(a, "where", "self");
+    needOperand(b, "where", "other");
+    const Tensor& cond = condV.tensor;
+    if (cond.dtype() != DType::Bool && cond.dtype() != DType::U8)
+        throw KernelError("where: expected a bool condition, got " + std::string(dtypeAbbr(cond.dtype())));
+    const DType common = resultType({&a, &b});
+    const std::vector<const Value*> ops = {&condV, &a, &b};
+    const std::vector<int64_t> shape = broadcastOf(ops);
+    Tensor out = allocStrided(call, shape, iteratorStrides(shape, tensorsOf(ops), scalarsOf(ops)), common);
+    dispatch<Set::All>(common, "where", [&](auto tag) {
+        using S = typename decltype(tag)::type;
+        using U = typename BitsOf<sizeof(S)>::type;
+        auto operand = [&](const Value& v) {
+            if (v.isTensor()) return expandTo(castTo(call, v.tensor, common), shape);
+            Tensor t = call.newTensor({}, common);
+            fillWith(call, t, v);
+            return expandTo(t, shape);
+        };
+        pointwise<U, uint8_t, U, U>(call.pool, out, {expandTo(cond, shape), operand(a), operand(b)},
+                                    [](uint8_t c, U x, U y) { return c ? x : y; });
+    });
+    call.result = Value::ofTensor(out);
+}
+
+
+// ---- comparisons, min/max, clamp, logical / bitwise, rounding division, more pow forms
+
+enum class Cmp { Eq, Ne, Lt, Le, Gt, Ge };
+
+// self <op> other in their result type; a bool tensor.
+void compareKernel(KernelCall& call, Cmp cmp, const char* name) {
+    const Value& a = call.arg("self");
+    const Value& b = call.arg("other");
+    needOperand(a, name, "self");
+    needOperand(b, name, "other");
+    const DType common = resultType({&a, &b});
+    Tensor out = binaryOutput(call, a, b, DType::Bool);
+    dispatch<Set::All>(common, name, [&](auto tag) {
+        using S = typename decltype(tag)::type;
+        using C = typename Num<S>::C;
+        runBinary<S, B8>(call, out, a, b, [cmp](C x, C y) -> bool {
+            switch (cmp) {
+                case Cmp::Eq: return x == y;
+                case Cmp::Ne: return x != y;
+                case Cmp::Lt: return x < y;
+                case Cmp::Le: return x <= y;
+                case Cmp::Gt: return x > y;
+                case Cmp::Ge: return x >= y;
+            }
+            return false;
+        });
+    });
+    call.result = Value::ofTensor(out);
+}
+
+// maximum / minimum: NaN wins (PyTorch propagates it), else the larger / smaller.
+void minMaxKernel(KernelCall& call, bool isMax) {
+    const Value& a = call.arg("self");
+    const Value& b = call.arg("other");
+    if (!a.isTensor() || !b.isTensor()) throw KernelError("maximum/minimum: expects two tensors");
+    const DType common = resultType({&a, &b});
+    Tensor out = binaryOutput(call, a, b, common);
+    dispatch<Set::All>(common, isMax ? "maximum" : "minimum", [&](auto tag) {
+        using S = typename decltype(tag)::type;
+        using C = typename Num<S>::C;
+        runBinary<S>(call, out, a, b, [isMax](C x, C y) -> C {
+            if constexpr (kIsFloat<S>) {
+                if (x != x) return x;
+                if (y != y) return y;
+            }
+            if constexpr (kIsBool<S>) return isMax ? (x || y) : (x && y);
+            else return isMax ? (x < y ? y : x) : (y < x ? y : x);
+        });
+    });
+    call.result = Value::ofTensor(out);
+}
+
+// clamp(self, min, max) = min(max(self, lo), hi) with std::max / std::min (NaN stays NaN);
+// integer tensors promote with float bounds (torch 1.13 clamp's manual promotion).
+void clampKernel(KernelCall& call, bool hasLo, bool hasHi, bool inplace = false) {
+    const Value& self = call.arg("self");
+    static const Value kNone;
+    const Value& lo = hasLo ? call.arg("min") : kNone;
+    const Value& hi = hasHi ? call.arg("max") : kNone;
+    if (!self.isTensor()) throw KernelError("clamp: self must be a tensor");
+    if (lo.isNone() && hi.isNone()) throw KernelError("clamp: at least one of 'min' or 'max' must not be None");
+    for (const Value* v : {&lo, &hi})
+        if (!v->isNone() && !isScalarValue(*v)) throw KernelError("clamp: bounds must be numbers");
+    const DType common = isFloatingPoint(self.tensor.dtype()) || inplace ? self.tensor.dtype() : resultType({&self, &lo, &hi});
+    if (common == DType::Bool) throw KernelError("clamp: bool tensors are not supported");
+    if (inplace && resultType({&self, &lo, &hi}) != common)
+        throw KernelError("clamp_: the bounds would promote self's dtype (in-place clamp cannot)");
+    unaryKernel<Set::Numeric>(call, "clamp", common, [&](auto tag) {
+        using S = typename decltype(tag)::type;
+        using C = typename Num<S>::C;
+        const bool useLo = !lo.isNone(), useHi = !hi.isNone();
+        const C l = useLo ? Num<S>::load(checkedScalarTo<S>(lo, "clamp")) : C(0);
+        const C h = useHi ? Num<S>::load(checkedScalarTo<S>(hi, "clamp")) : C(0);
+        return [=](C x) -> C {
+            if (useLo) x = x < l ? l : x;  // std::max(x, l)
+            if (useHi) x = h < x ? h : x;  // std::min(x, h)
+            return x;
+        };
+    }, kGrainCheap, inplace);
+}
+
+void logicalNotKernel(KernelCall& call) {
+    const Tensor& self = call.tensor("self");
+    Tensor out = allocStrided(call, self.sizes(), iteratorStrides(self.sizes(), {&self}, 0), DType::Bool);
+    dispatch<Set::All>(self.dtype(), "logical_not", [&](auto tag) {
+        using S = typename decltype(tag)::type;
+        using C = typename Num<S>::C;
+        pointwise<B8, S>(call.pool, out, {self}, lifted<B8, S>([](C x) -> bool { return !(x != C(0)); }));
+    });
+    call.result = Value::ofTensor(out);
+}
+
+void bitwiseBinaryKernel(KernelCall& call, bool isAnd) {
+    const char* name = isAnd ? "bitwise_and" : "bitwise_or";
+    const Value& a = call.arg("self");
+    const Value& b = call.arg("other");
+    needOperand(a, name, "self");
+    needOperand(b, name, "other");
+    const DType common = resultType({&a, &b});
+    if (isFloatingPoint(common)) throw KernelError(std::string(name) + ": only integral and bool tensors are supported");
+    Tensor out = binaryOutput(call, a, b, common);
+    dispatch<Set::All>(common, name, [&](auto tag) {
+        using S = typename decltype(tag)::type;
+        using C = typename Num<S>::C;
+        if constexpr (!kIsFloat<S>)
+            runBinary<S>(call, out, a, b, [isAnd](C x, C y) -> C {
+                if constexpr (kIsBool<S>) return isAnd ? (x && y) : (x || y);
+                else return isAnd ? static_cast<C>(x & y) : static_cast<C>(x | y);
+            });
+    });
+    call.result = Value::ofTensor(out);
+}
+
+void absKernel(KernelCall& call) {
+    const Tensor& self = call.tensor("self");
+    if (self.dtype() == DType::Bool) throw KernelError("abs: bool tensors are not supported");
+    unaryKernel<Set::Numeric>(call, "abs", self.dtype(), [](auto tag) {
+        using S = typename decltype(tag)::type;
+        using C = typename Num<S>::C;
+        return [](C x) -> C {
+            if constexpr (kIsInt<S>) return x < 0 ? static_cast<C>(0 - static_cast<uint64_t>(x)) : x;
+            else return std::fabs(x);
+        };
+    });
+}
+
+void signKernel(KernelCall& call) {
+    const Tensor& self = call.tensor("self");
+    unaryKernel<Set::All>(call, "sign", self.dtype(), [](auto tag) {
+        using S = typename decltype(tag)::type;
+        using C = typename Num<S>::C;
+        return [](C x) -> C {
+            if constexpr (kIsBool<S>) return x;
+            else return static_cast<C>((C(0) < x) - (x < C(0)));
+        };
+    });
+}
+
+// relu = clamp_min(self, 0): std::max(x, 0), so NaN and -0 pass through.
+void reluKernel(KernelCall& call) {
+    const Tensor& self = call.tensor("self");
+    if (self.dtype() == DType::Bool) throw KernelError("relu: bool tensors are not supported");
+    unaryKernel<Set::Numeric>(call, "relu", self.dtype(), [](auto tag) {
+        using S = typename decltype(tag)::type;
+        using C = typename Num<S>::C;
+        return [](C x) -> C { return x < C(0) ? C(0) : x; };
+    });
+}
+
+// threshold_backward(grad_output, self, threshold) = self <= threshold ? 0 : grad_output.
+void thresholdBackwardKernel(KernelCall& call) {
+    const Value& g = call.arg("grad_output");
+    const Value& x = call.arg("self");
+    const Value& th = call.arg("threshold");
+    if (!g.isTensor() || !x.isTensor() || !isScalarValue(th)) throw KernelError("threshold_backward: expects (Tensor, Tensor, Scalar)");
+    const DType common = resultType({&g, &x});
+    Tensor out = binaryOutput(call, x, g, common);
+    dispatch<Set::Numeric>(common, "threshold_backward", [&](auto tag) {
+        using S = typename decltype(tag)::type;
+        using C = typename Num<S>::C;
+        const C t = Num<S>::load(checkedScalarTo<S>(th, "threshold_backward"));
+        runBinary<S>(call, out, x, g, [t](C xv, C gv) -> C { return xv <= t ? C(0) : gv; });
+    });
+    call.result = Value::ofTensor(out);
+}
+
+template <class T>
+T floorDivInt(T a, T b) {
+    if (b == -1) return static_cast<T>(0 - static_cast<uint64_t>(a));  // INT_MIN / -1 wraps
+    const T q = static_cast<T>(a / b), r = static_cast<T>(a % b);
+    return (r != 0 && ((a < 0) != (b < 0))) ? static_cast<T>(q - 1) : q;
+}
+
+void divRoundingKernel(KernelCall& call, bool floorMode);
+
+// div(self, other, rounding_mode): None = true division; 'trunc' / 'floor' keep integer dtypes.
+void divModeKernel(KernelCall& call) {
+    const Value& mode = call.arg("rounding_mode");
+    if (mode.isNone()) {
+        binaryKernel(call, Bin::Div, false);
+        return;
+    }
+    const bool floorMode = mode.s == "floor";
+    if (!floorMode && mode.s != "trunc") throw KernelError("div: rounding_mode must be None, 'trunc' or 'floor', got '" + mode.s + "'");
+    divRoundingKernel(call, floorMode);
+}
+
+// div with rounding (also floor_divide): integer dtypes stay integral.
+void divRoundingKernel(KernelCall& call, bool floorMode) {
+    const Value& a = call.arg("self");
+    const Value& b = call.arg("other");
+    needOperand(a, "div", "self");
+    needOperand(b, "div", "other");
+    const DType common = resultType({&a, &b});
+    if (common == DType::Bool) throw KernelError("div: rounding division of bool tensors is not supported");
+    Tensor out = binaryOutput(call, a, b, common);
+    dispatch<Set::Numeric>(common, "div", [&](auto tag) {
+        using S = typename decltype(tag)::type;
+        using C = typename Num<S>::C;
+        runBinary<S>(call, out, a, b, [floorMode](C x, C y) -> C {
+            if constexpr (kIsInt<S>) {
+                if (y == 0) throw KernelError("div: integer division by zero");
+                if (floorMode) return floorDivInt<C>(x, y);
+                if (y == -1) return static_cast<C>(0 - static_cast<uint64_t>(x));
+                return static_cast<C>(x / y);
+            } else {
+                if (!floorMode) return std::trunc(x / y);
+                // PyTorch's div_floor_floating
+                if (y == 0) return x / y;
+                const C mod = std::fmod(x, y);
+                C div = (x - mod) / y;
+                if (mod != 0 && (y < 0) != (mod < 0)) div -= C(1);
+                if (div == 0) return std::copysign(C(0), x / y);
+                C fl = std::floor(div);
+                if (div - fl > C(0.5)) fl += C(1);
+                return fl;
+            }
+        });
+    });
+    call.result = Value::ofTensor(out);
+}
+
+// pow(Tensor, Tensor) and pow(Scalar, Tensor): libm pow in the result type (powf for f32,
+// f32 for bf16/f16), integer power by squaring for integers.
+void powBinaryKernel(KernelCall& call) {
+    const Value& a = call.arg("self");
+    const Value& b = call.arg("exponent");
+    needOperand(a, "pow", "self");
+    needOperand(b, "pow", "exponent");
+    DType common = resultType({&a, &b});
+    if (common == DType::Bool) common = DType::I64;
+    Tensor out = binaryOutput(call, a, b, common);
+    dispatch<Set::Numeric>(common, "pow", [&](auto tag) {
+        using S = typename decltype(tag)::type;
+        using C = typename Num<S>::C;
+        runBinary<S>(call, out, a, b, [](C x, C y) -> C {
+            if constexpr (kIsInt<S>) return powi<C>(x, y);
+            else return std::pow(x, y);
+        }, kGrainMath);
+    });
+    call.result = Value::ofTensor(out);
+}
+
+// ---- rounding, remainders, predicates, logical ops, hardtanh / leaky_relu, addcmul / addcdiv, lerp
+
+enum class Round { Floor, Ceil, Trunc, Nearest };
+
+// floor / ceil / trunc / round (half to even, std::nearbyint); integers are returned as copies.
+void roundKernel(KernelCall& call, Round mode, const char* name) {
+    const Tensor& self = call.tensor("self");
+    if (self.dtype() == DType::Bool) throw KernelError(std::string(name) + ": bool tensors are not supported");
+    unaryKernel<Set::Numeric>(call, name, self.dtype(), [mode](auto tag) {
+        using S = typename decltype(tag)::type;
+        using C = typename Num<S>::C;
+        return [mode](C x) -> C {
+            if constexpr (kIsInt<S>) {
+                return x;
+            } else {
+                switch (mode) {
+                    case Round::Floor: return std::floor(x);
+                    case Round::Ceil: return std::ceil(x);
+                    case Round::Trunc: return std::trunc(x);
+                    case Round::Nearest: return std::nearbyint(x);
+                }
+                return x;
+            }
+        };
+    });
+}
+
+// fmod (sign of the dividend) and remainder (sign of the divisor), in the result type.
+void modKernel(KernelCall& call, bool remainder) {
+    const char* name = remainder ? "remainder" : "fmod";
+    const Value& a = call.arg("self");
+    const Value& b = call.arg("other");
+    needOperand(a, name, "self");
+    needOperand(b, name, "other");
+    DType common = resultType({&a, &b});
+    if (common == DType::Bool) throw KernelError(std::string(name) + ": bool tensors are not supported");
+    Tensor out = binaryOutput(call, a, b, common);
+    dispatch<Set::Numeric>(common, name, [&](auto tag) {
+        using S = typename decltype(tag)::type;
+        using C = typename Num<S>::C;
+        runBinary<S>(call, out, a, b, [remainder](C x, C y) -> C {
+            if constexpr (kIsInt<S>) {
+                if (y == 0) throw KernelError("fmod/remainder: integer division by zero");
+                C r = y == -1 ? C(0) : static_cast<C>(x % y);
+                if (remainder && r != 0 && ((r < 0) != (y < 0))) r = wrapAdd<C>(r, y);
+                return r;
+            } else {
+                C m = std::fmod(x, y);
+                if (remainder && m != 0 && ((y < 0) != (m < 0))) m += y;
+                return m;
+            }
+        });
+    });
+    call.result = Value::ofTensor(out);
+}
+
+void isKernel(KernelCall& call, bool nan) {
+    const Tensor& self = call.tensor("self");
+    Tensor out = allocStrided(call, self.sizes(), iteratorStrides(self.sizes(), {&self}, 0), DType::Bool);
+    dispatch<Set::All>(self.dtype(), nan ? "isnan" : "isinf", [&](auto tag) {
+        using S = typename decltype(tag)::type;
+        using C = typename Num<S>::C;
+        pointwise<B8, S>(call.pool, out, {self}, lifted<B8, S>([nan](C x) -> bool {
+            if constexpr (kIsFloat<S>) return nan ? std::isnan(x) : std::isinf(x);
+            else return false;
+        }));
+    });
+    call.result = Value::ofTensor(out);
+}
+
+void logicalBinaryKernel(KernelCall& call, bool isAnd) {
+    const char* name = isAnd ? "logical_and" : "logical_or";
+    const Value& a = call.arg("self");
+    const Value& b = call.arg("other");
+    if (!a.isTensor() || !b.isTensor()) throw KernelError(std::string(name) + ": expects two tensors");
+    const DType common = resultType({&a, &b});
+    Tensor out = binaryOutput(call, a, b, DType::Bool);
+    dispatch<Set::All>(common, name, [&](auto tag) {
+        using S = typename decltype(tag)::type;
+        using C = typename Num<S>::C;
+        runBinary<S, B8>(call, out, a, b, [isAnd](C x, C y) -> bool {
+            const bool p = x != C(0), q = y != C(0);
+            return isAnd ? (p && q) : (p || q);
+        });
+    });
+    call.result = Value::ofTensor(out);
+}
+
+// clamp_min.Tensor / clamp_max.Tensor: maximum / minimum with the bound tensor (NaN wins).
+void clampTensorKernel(KernelCall& call, bool isMin) {
+    const Value& self = call.arg("self");
+    const Value& bound = call.arg(isMin ? "min" : "max");
+    if (!self.isTensor() || !bound.isTensor()) throw KernelError("clamp: expects tensors");
+    const DType common = resultType({&self, &bound});
+    Tensor out = binaryOutput(call, self, bound, common);
+    dispatch<Set::Numeric>(common, "clamp", [&](auto tag) {
+        using S = typename decltype(tag)::type;
+        using C = typename Num<S>::C;
+        runBinary<S>(call, out, self, bound, [isMin](C x, C y) -> C {
+            if constexpr (kIsFloat<S>) {
+                if (x != x) return x;
+                if (y != y) return y;
+            }
+            return isMin ? (x < y ? y : x) : (y < x ? y : x);
+        });
+    });
+    call.result = Value::ofTensor(out);
+}
+
+// hardtanh(self, min_val, max_val) = clamp(self, min_val, max_val) for floating tensors.
+void hardtanhKernel(KernelCall& call) {
+    const Tensor& self = call.tensor("self");
+    if (!isFloatingPoint(self.dtype())) throw KernelError("hardtanh: expects a floating point tensor");
+    const Value lo = call.arg("min_val"), hi = call.arg("max_val");
+    unaryKernel<Set::Float>(call, "hardtanh", self.dtype(), [&](auto tag) {
+        using S = typename decltype(tag)::type;
+        using C = typename Num<S>::C;
+        const C l = Num<S>::load(checkedScalarTo<S>(lo, "hardtanh")), h = Num<S>::load(checkedScalarTo<S>(hi, "hardtanh"));
+        return [l, h](C x) -> C {
+            x = x < l ? l : x;
+            return h < x ? h : x;
+        };
+    });
+}
+
+// Binary (grad_output, self) float ops with scalar parameters, in the result type.
+template <class Make>
+void gradSelfKernel(KernelCall& call, const char* name, Make make) {
+    const Value& g = call.arg("grad_output");
+    const Value& x = call.arg("self");
+    if (!g.isTensor() || !x.isTensor()) throw KernelError(std::string(name) + ": expects two tensors");
+    const DType common = resultType({&g, &x});
+    if (!isFloatingPoint(common)) throw KernelError(std::string(name) + ": expects floating point tensors");
+    Tensor out = binaryOutput(call, g, x, common);
+    dispatch<Set::Float>(common, name, [&](auto tag) { runBinary<typename decltype(tag)::type>(call, out, g, x, make(tag)); });
+    call.result = Value::ofTensor(out);
+}
+
+void hardtanhBackwardKernel(KernelCall& call) {
+    const Value lo = call.arg("min_val"), hi = call.arg("max_val");
+    gradSelfKernel(call, "hardtanh_backward", [&](auto tag) {
+        using S = typename decltype(tag)::type;
+        using C = typename Num<S>::C;
+        const C l = Num<S>::load(checkedScalarTo<S>(lo, "hardtanh_backward"));
+        const C h = Num<S>::load(checkedScalarTo<S>(hi, "hardtanh_backward"));
+        return [l, h](C dy, C x) -> C { return (x <= l || x >= h) ? C(0) : dy; };
+    });
+}
+
+void leakyReluKernel(KernelCall& call) {
+    const Tensor& self = call.tensor("self");
+    if (!isFloatingPoint(self.dtype())) throw KernelError("leaky_relu: expects a floating point tensor");
+    const Value slope = call.arg("negative_slope");
+    unaryKernel<Set::Float>(call, "leaky_relu", self.dtype(), [&](auto tag) {
+        using S = typename decltype(tag)::type;
+        using C = typename Num<S>::C;
+        // bf16/f16: the slope in f32 (PyTorch's reduced-precision path)
+        const C k = kIsReduced<S> ? static_cast<C>(slope.toDouble()) : Num<S>::load(checkedScalarTo<S>(slope, "leaky_relu"));
+        return [k](C x) -> C { return x > C(0) ? x : x * k; };
+    });
+}
+
+void leakyReluBackwardKernel(KernelCall& call) {
+    const Value slope = call.arg("negative_slope");
+    gradSelfKernel(call, "leaky_relu_backward", [&](auto tag) {
+        using S = typename decltype(tag)::type;
+        using C = typename Num<S>::C;
+        const C k = kIsReduced<S> ? static_cast<C>(slope.toDouble()) : Num<S>::load(checkedScalarTo<S>(slope, "leaky_relu_backward"));
+        return [k](C dy, C x) -> C { return x > C(0) ? dy : dy * k; };
+    });
+}
+
+// addcmul: self + value * t1 * t2; addcdiv: self + value * t1 / t2 (PyTorch's left-to-right
+// order, no fusion), all in the result type of the three tensors.
+void addcKernel(KernelCall& call, bool div) {
+    const char* name = div ? "addcdiv" : "addcmul";
+    const Value& s = call.arg("self");
+    const Value& t1 = call.arg("tensor1");
+    const Value& t2 = call.arg("tensor2");
+    const Value& value = call.arg("value");
+    if (!s.isTensor() || !t1.isTensor() || !t2.isTensor()) throw KernelError(std::string(name) + ": expects three tensors");
+    const std::vector<const Value*> ops = {&s, &t1, &t2};
+    const DType common = resultType(ops);
+    if (div && !isFloatingPoint(common)) throw KernelError("addcdiv: integer division is not supported");
+    if (common == DType::Bool) throw KernelError(std::string(name) + ": bool tensors are not supported");
+    const std::vector<int64_t> shape = broadcastOf(ops);
+    Tensor out = allocStrided(call, shape, iteratorStrides(shape, tensorsOf(ops), 0), common);
+    dispatch<Set::Numeric>(common, name, [&](auto tag) {
+        using S = typename decltype(tag)::type;
+        using C = typename Num<S>::C;
+        const C v = Num<S>::load(checkedScalarTo<S>(value, name));
+        auto prep = [&](const Value& x) { return expandTo(castTo(call, x.tensor, common), shape); };
+        pointwise<S, S, S, S>(call.pool, out, {prep(s), prep(t1), prep(t2)}, lifted<S, S, S, S>([v, div](C a, C b, C c) -> C {
+            if constexpr (kIsInt<S>) return wrapAdd<C>(a, wrapMul<C>(wrapMul<C>(v, b), c));
+            else return div ? a + v * b / c : a + v * b * c;
+        }));
+    });
+    call.result = Value::ofTensor(out);
+}
+
+// lerp(self, end, weight): PyTorch's two-sided formula (exact at both ends).
+void lerpKernel(KernelCall& call, bool tensorWeight) {
+    const Value& s = call.arg("self");
+    const Value& e = call.arg("end");
+    const Value& w = call.arg("weight");
+    if (!s.isTensor() || !e.isTensor()) throw KernelError("lerp: expects tensors");
+    std::vector<const Value*> ops = {&s, &e};
+    if (tensorWeight) ops.push_back(&w);
+    const DType common = resultType({&s, &e});
+    if (!isFloatingPoint(common)) throw KernelError("lerp: expects floating point tensors");
+    const std::vector<int64_t> shape = broadcastOf(ops);
+    Tensor out = allocStrided(call, shape, iteratorStrides(shape, tensorsOf(ops), 0), common);
+    dispatch<Set::Float>(common, "lerp", [&](auto tag) {
+        using S = typename decltype(tag)::type;
+        using C = typename Num<S>::C;
+        auto f = [](C a, C b, C wt) -> C {
+            return std::fabs(wt) < C(0.5) ? a + wt * (b - a) : b - (b - a) * (C(1) - wt);
+        };
+        auto prep = [&](const Value& x) { return expandTo(castTo(call, x.tensor, common), shape); };
+        if (tensorWeight) {
+            pointwise<S, S, S, S>(call.pool, out, {prep(s), prep(e), prep(w)}, lifted<S, S, S, S>(f));
+        } else {
+            const C wt = Num<S>::load(checkedScalarTo<S>(w, "lerp"));
+            pointwise<S, S, S>(call.pool, out, {prep(s), prep(e)}, lifted<S, S, S>([f, wt](C a, C b) { return f(a, b, wt); }));
+        }
+    });
+    call.result = Value::ofTensor(out);
+}
+
+}  // namespace
+
+void registerArithmetic(KernelRegistry& reg) {
+    const DeviceKind cpu = DeviceKind::Cpu;
+    reg.add("aten.add.Tensor", cpu, [](KernelCall& c) { binaryKernel(c, Bin::Add, false); });
+    reg.add("aten.add.Scalar", cpu, [](KernelCall& c) { binaryKernel(c, Bin::Add, false); });
+    reg.add("aten.add_.Tensor", cpu, [](KernelCall& c) { binaryKernel(c, Bin::Add, true); });
+    reg.add("aten.sub.Tensor", cpu, [](KernelCall& c) { binaryKernel(c, Bin::Sub, false); });
+    reg.add("aten.sub.Scalar", cpu, [](KernelCall& c) { binaryKernel(c, Bin::Sub, false); });
+    reg.add("aten.sub_.Tensor", cpu, [](KernelCall& c) { binaryKernel(c, Bin::Sub, true); });
+    reg.add("aten.rsub.Scalar", cpu, [](KernelCall& c) { binaryKernel(c, Bin::Sub, false, true); });
+    reg.add("aten.rsub.Tensor", cpu, [](KernelCall& c) { binaryKernel(c, Bin::Sub, false, true); });
+    reg.add("aten.mul.Tensor", cpu, [](KernelCall& c) { binaryKernel(c, Bin::Mul, false); });
+    reg.add("aten.mul.Scalar", cpu, [](KernelCall& c) { binaryKernel(c, Bin::Mul, false); });
+    reg.add("aten.mul_.Tensor", cpu, [](KernelCall& c) { binaryKernel(c, Bin::Mul, true); });
+    reg.add("aten.div.Tensor", cpu, [](KernelCall& c) { binaryKernel(c, Bin::Div, false); });
+    reg.add("aten.div.Scalar", cpu, [](KernelCall& c) { binaryKernel(c, Bin::Div, false); });
+    reg.add("aten.neg.default", cpu, negKernel);
+    reg.add("aten.pow.Tensor_Scalar", cpu, powTensorScalarKernel);
+    reg.add("aten.bitwise_not.default", cpu, bitwiseNotKernel);
+    reg.add("aten.masked_fill.Scalar", cpu, [](KernelCall& c) { maskedFillKernel(c, false); });
+    reg.add("aten.masked_fill.Tensor", cpu, [](KernelCall& c) { maskedFillKernel(c, false); });
+    reg.add("aten.masked_fill_.Scalar", cpu, [](KernelCall& c) { maskedFillKernel(c, true); });
+    reg.add("aten.where.self", cpu, whereKernel);
+    reg.add("aten.where.Scalar", cpu, whereKernel);
+    reg.add("aten.where.ScalarOther", cpu, whereKernel);
+    reg.add("aten.where.ScalarSelf", cpu, whereKernel);
+    reg.add("aten.div.Tensor_mode", cpu, divModeKernel);
+    reg.add("aten.pow.Tensor_Tensor", cpu, powBinaryKernel);
+    reg.add("aten.pow.Scalar", cpu, powBinaryKernel);
+    reg.add("aten.eq.Scalar", cpu, [](KernelCall& c) { compareKernel(c, Cmp::Eq, "eq"); });
+    reg.add("aten.ne.Scalar", cpu, [](KernelCall& c) { compareKernel(c, Cmp::Ne, "ne"); });
+    reg.add("aten.lt.Scalar", cpu, [](KernelCall& c) { compareKernel(c, Cmp::Lt, "lt"); });
+    reg.add("aten.le.Scalar", cpu, [](KernelCall& c) { compareKernel(c, Cmp::Le, "le"); });
+    reg.add("aten.gt.Scalar", cpu, [](KernelCall& c) { compareKernel(c, Cmp::Gt, "gt"); });
+    reg.add("aten.ge.Scalar", cpu, [](KernelCall& c) { compareKernel(c, Cmp::Ge, "ge"); });
+    reg.add("aten.eq.Tensor", cpu, [](KernelCall& c) { compareKernel(c, Cmp::Eq, "eq"); });
+    reg.add("aten.ne.Tensor", cpu, [](KernelCall& c) { compareKernel(c, Cmp::Ne, "ne"); });
+    reg.add("aten.lt.Tensor", cpu, [](KernelCall& c) { compareKernel(c, Cmp::Lt, "lt"); });
+    reg.add("aten.le.Tensor", cpu, [](KernelCall& c) { compareKernel(c, Cmp::Le, "le"); });
+    reg.add("aten.gt.Tensor", cpu, [](KernelCall& c) { compareKernel(c, Cmp::Gt, "gt"); });
+    reg.add("aten.ge.Tensor", cpu, [](KernelCall& c) { compareKernel(c, Cmp::Ge, "ge"); });
+    reg.add("aten.maximum.default", cpu, [](KernelCall& c) { minMaxKernel(c, true); });
+    reg.add("aten.minimum.default", cpu, [](KernelCall& c) { minMaxKernel(c, false); });
+    reg.add("aten.clamp.default", cpu, [](KernelCall& c) { clampKernel(c, true, true); });
+    reg.add("aten.clamp_min.default", cpu, [](KernelCall& c) { clampKernel(c, true, false); });
+    reg.add("aten.clamp_max.default", cpu, [](KernelCall& c) { clampKernel(c, false, true); });
+    reg.add("aten.logical_not.default", cpu, logicalNotKernel);
+    reg.add("aten.bitwise_and.Tensor", cpu, [](KernelCall& c) { bitwiseBinaryKernel(c, true); });
+    reg.add("aten.bitwise_or.Tensor", cpu, [](KernelCall& c) { bitwiseBinaryKernel(c, false); });
+    reg.add("aten.abs.default", cpu, absKernel);
+    reg.add("aten.sign.default", cpu, signKernel);
+    reg.add("aten.relu.default", cpu, reluKernel);
+    reg.add("aten.threshold_backward.default", cpu, thresholdBackwardKernel);
+    reg.add("aten.div_.Tensor", cpu, [](KernelCall& c) { binaryKernel(c, Bin::Div, true); });
+    reg.add("aten.clamp_.default", cpu, [](KernelCall& c) { clampKernel(c, true, true, true); });
+    reg.add("aten.clamp_min.Tensor", cpu, [](KernelCall& c) { clampTensorKernel(c, true); });
+    reg.add("aten.clamp_max.Tensor", cpu, [](KernelCall& c) { clampTensorKernel(c, false); });
+    reg.add("aten.floor.default", cpu, [](KernelCall& c) { roundKernel(c, Round::Floor, "floor"); });
+    reg.add("aten.ceil.default", cpu, [](KernelCall& c) { roundKernel(c, Round::Ceil, "ceil"); });
+    reg.add("aten.trunc.default", cpu, [](KernelCall& c) { roundKernel(c, Round::Trunc, "trunc"); });
+    reg.add("aten.round.default", cpu, [](KernelCall& c) { roundKernel(c, Round::Nearest, "round"); });
+    reg.add("aten.fmod.Tensor", cpu, [](KernelCall& c) { modKernel(c, false); });
+    reg.add("aten.fmod.Scalar", cpu, [](KernelCall& c) { modKernel(c, false); });
+    reg.add("aten.remainder.Tensor", cpu, [](KernelCall& c) { modKernel(c, true); });
+    reg.add("aten.remainder.Scalar", cpu, [](KernelCall& c) { modKernel(c, true); });
+    reg.add("aten.floor_divide.default", cpu, [](KernelCall& c) { divRoundingKernel(c, true); });
+    reg.add("aten.isnan.default", cpu, [](KernelCall& c) { isKernel(c, true); });
+    reg.add("aten.isinf.default", cpu, [](KernelCall& c) { isKernel(c, false); });
+    reg.add("aten.logical_and.default", cpu, [](KernelCall& c) { logicalBinaryKernel(c, true); });
+    reg.add("aten.logical_or.default", cpu, [](KernelCall& c) { logicalBinaryKernel(c, false); });
+    reg.add("aten.sgn.default", cpu, signKernel);
+    reg.add("aten.hardtanh.default", cpu, hardtanhKernel);
+    reg.add("aten.hardtanh_backward.default", cpu, hardtanhBackwardKernel);
+    reg.add("aten.leaky_relu.default", cpu, leakyReluKernel);
+    reg.add("aten.leaky_relu_backward.default", cpu, leakyReluBackwardKernel);
+    reg.add("aten.addcmul.default", cpu, [](KernelCall& c) { addcKernel(c, false); });
+    reg.add("aten.addcdiv.default", cpu, [](KernelCall& c) { addcKernel(c, true); });
+    reg.add("aten.lerp.Scalar", cpu, [](KernelCall& c) { lerpKernel(c, false); });
+    reg.add("aten.lerp.Tensor", cpu, [](KernelCall& c) { lerpKernel(c, true); });
+}
+
+}  // namespace fxl::cpu::ew

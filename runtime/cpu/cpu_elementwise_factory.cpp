@@ -1,0 +1,247 @@
+// Factories and fills: full, zeros, empty(_strided), arange, scalar_tensor, the *_like and
+// new_* forms, fill / fill_ / zero_, and triu. Factories are contiguous; *_like and fill
+// follow empty_like(preserve_format). "Empty" memory is zero-filled so that a graph reading
+// it stays deterministic.
+#include <cmath>
+
+#include "runtime/cpu/cpu_elementwise.hpp"
+
+namespace fxl::cpu::ew {
+namespace {
+
+const Value& optArg(const KernelCall& call, const char* name) {
+    static const Value kNone;
+    const int k = call.argIndex(name);
+    if (k < 0 || static_cast<size_t>(k) >= call.args.size()) return kNone;
+    return call.args[static_cast<size_t>(k)];
+}
+
+std::vector<int64_t> sizeArg(const KernelCall& call, const char* name) {
+    std::vector<int64_t> s;
+    try {
+        s = call.arg(name).toIntList();
+    } catch (const std::invalid_argument&) {
+        throw KernelError(std::string("argument '") + name + "' must be a list of integers");
+    }
+    for (int64_t v : s)
+        if (v < 0) throw KernelError("negative size " + std::to_string(v));
+    return s;
+}
+
+// full's dtype when none is given: inferred from the fill value as torch 1.13 does (a float
+// gives the default dtype f32; an int or a bool gives i64).
+DType inferredDType(const Value& v) {
+    return v.kind == Value::Kind::Float ? DType::F32 : DType::I64;
+}
+
+Tensor filled(KernelCall& call, const std::vector<int64_t>& sizes, const std::vector<int64_t>& strides, DType t,
+              const Value& value) {
+    Tensor out = allocStrided(call, sizes, strides, t);
+    fillWith(call, out, value);
+    return out;
+}
+
+const Value& zero() {
+    static const Value v = Value::ofInt(0);
+    return v;
+}
+const Value& oneV() {
+    static const Value v = Value::ofInt(1);
+    return v;
+}
+
+std::vector<int64_t> contiguousOrFormat(const KernelCall& call, const std::vector<int64_t>& sizes) {
+    const Value& mf = optArg(call, "memory_format");
+    if (mf.isNone() || mf.s == "contiguous_format" || mf.s == "preserve_format") return Tensor::contiguousStrides(sizes);
+    if (mf.s == "channels_last") return channelsLastStrides(sizes);
+    throw KernelError("unsupported memory format '" + mf.s + "'");
+}
+
+void fullKernel(KernelCall& call) {
+    const Value& v = call.arg("fill_value");
+    const auto sizes = sizeArg(call, "size");
+    const DType t = optDType(call, "dtype").value_or(inferredDType(v));
+    call.result = Value::ofTensor(filled(call, sizes, Tensor::contiguousStrides(sizes), t, v));
+}
+
+void constantKernel(KernelCall& call, const Value& v) {  // zeros / empty.memory_format
+    const auto sizes = sizeArg(call, "size");
+    const DType t = optDType(call, "dtype").value_or(DType::F32);
+    call.result = Value::ofTensor(filled(call, sizes, contiguousOrFormat(call, sizes), t, v));
+}
+
+void likeKernel(KernelCall& call, const Value& v) {  // zeros_like / ones_like / empty_like / full_like
+    const Tensor& self = call.tensor("self");
+    const DType t = optDType(call, "dtype").value_or(self.dtype());
+    call.result = Value::ofTensor(filled(call, self.sizes(), memoryFormatStrides(optArg(call, "memory_format"), self), t, v));
+}
+
+void newKernel(KernelCall& call, const Value& v) {  // new_zeros / new_ones / new_empty / new_full
+    const Tensor& self = call.tensor("self");
+    const auto sizes = sizeArg(call, "size");
+    const DType t = optDType(call, "dtype").value_or(self.dtype());
+    call.result = Value::ofTensor(filled(call, sizes, Tensor::contiguousStrides(sizes), t, v));
+}
+
+Tensor emptyStrided(KernelCall& call, DType t) {
+    const auto sizes = sizeArg(call, "size");
+    const auto strides = call.arg("stride").toIntList();
+    if (strides.size() != sizes.size()) throw KernelError("empty_strided: size and stride differ in length");
+    int64_t extent = 1;
+    bool empty = false;
+    for (size_t d = 0; d < sizes.size(); ++d) {
+        if (strides[d] < 0) throw KernelError("empty_strided: negative stride");
+        if (sizes[d] == 0) empty = true;
+        extent += (sizes[d] - 1) * strides[d];
+    }
+    Tensor buf = call.newTensor({empty ? 0 : extent}, t);
+    fillWith(call, buf, zero());
+    return buf.asStrided(sizes, strides, 0);
+}
+
+// arange: n = ceil((end - start) / step) values start + step * i, computed in double for
+// f32/f64 (PyTorch's CPU acc type), in f32 for bf16/f16 and in int64 for integers.
+void arangeKernel(KernelCall& call) {
+    const Value& startV = call.argIndex("start") >= 0 ? call.arg("start") : zero();
+    const Value& endV = call.arg("end");
+    const Value& stepV = call.argIndex("step") >= 0 ? call.arg("step") : oneV();
+    for (const Value* v : {&startV, &endV, &stepV})
+        if (!isScalarValue(*v)) throw KernelError("arange: start, end and step must be numbers");
+    const bool anyFloat = startV.kind == Value::Kind::Float || endV.kind == Value::Kind::Float ||
+                          stepV.kind == Value::Kind::Float;
+    const DType t = optDType(call, "dtype").value_or(anyFloat ? DType::F32 : DType::I64);
+    const bool intAcc = isIntegral(t, true);
+    double sizeD;
+    if (intAcc) {
+        const int64_t s = startV.kind == Value::Kind::Float ? static_cast<int64_t>(startV.f) : startV.toInt();
+        const int64_t e = endV.kind == Value::Kind::Float ? static_cast<int64_t>(endV.f) : endV.toInt();
+        const int64_t st = stepV.kind == Value::Kind::Float ? static_cast<int64_t>(stepV.f) : stepV.toInt();
+        if (st == 0) throw KernelError("arange: step must be nonzero");
+        sizeD = std::ceil(static_cast<double>(e - s) / static_cast<double>(st));
+    } else {
+        const double st = stepV.toDouble();
+        if (st == 0) throw KernelError("arange: step must be nonzero");
+        if (!std::isfinite(startV.toDouble()) || !std::isfinite(endV.toDouble()))
+            throw KernelError("arange: unsupported range");
+        sizeD = std::ceil((endV.toDouble() - startV.toDouble()) / st);
+    }
+    if (!(sizeD >= 0) || sizeD > 9.0e15)
+        throw KernelError("arange: upper bound and larger bound inconsistent with step sign");
+    const int64_t n = static_cast<int64_t>(sizeD);
+    Tensor out = call.newTensor({n}, t);
+    dispatch<Set::All>(t, "arange", [&](auto tag) {
+        using S = typename decltype(tag)::type;
+        S* p = out.data<S>();
+        if constexpr (kIsBool<S>) {
+            throw KernelError("arange: bool is not supported");
+        } else if constexpr (kIsInt<S>) {
+            const int64_t s = startV.kind == Value::Kind::Float ? static_cast<int64_t>(startV.f) : startV.toInt();
+            const int64_t st = stepV.kind == Value::Kind::Float ? static_cast<int64_t>(stepV.f) : stepV.toInt();
+            parallelFor(call, n, kGrainCheap, [&](int64_t b, int64_t e) {
+                for (int64_t i = b; i < e; ++i)
+                    p[i] = static_cast<S>(static_cast<int64_t>(static_cast<uint64_t>(s) + static_cast<uint64_t>(st) * static_cast<uint64_t>(i)));
+            });
+        } else if constexpr (kIsReduced<S>) {
+            const float s = static_cast<float>(startV.toDouble()), st = static_cast<float>(stepV.toDouble());
+            parallelFor(call, n, kGrainCheap, [&](int64_t b, int64_t e) {
+                for (int64_t i = b; i < e; ++i) p[i] = Num<S>::store(s + st * static_cast<float>(i));
+            });
+        } else {
+            const double s = startV.toDouble(), st = stepV.toDouble();
+            parallelFor(call, n, kGrainCheap, [&](int64_t b, int64_t e) {
+                for (int64_t i = b; i < e; ++i) p[i] = static_cast<S>(s + st * static_cast<double>(i));
+            });
+        }
+    });
+    call.result = Value::ofTensor(out);
+}
+
+void scalarTensorKernel(KernelCall& call) {
+    const Value& s = call.arg("s");
+    const DType t = optDType(call, "dtype").value_or(DType::F32);  // torch 1.13: default dtype for any number
+    call.result = Value::ofTensor(filled(call, {}, {}, t, s));
+}
+
+void fillKernel(KernelCall& call) {  // fill.Scalar: empty_like(self).fill_(value)
+    const Tensor& self = call.tensor("self");
+    call.result = Value::ofTensor(filled(call, self.sizes(), preserveStrides(self), self.dtype(), call.arg("value")));
+}
+
+void fillInplaceKernel(KernelCall& call) {
+    const Tensor& self = call.tensor("self");
+    fillWith(call, self, call.arg("value"));
+    call.result = Value::ofTensor(self);
+}
+
+void zeroInplaceKernel(KernelCall& call) {
+    const Tensor& self = call.tensor("self");
+    fillWith(call, self, zero());
+    call.result = Value::ofTensor(self);
+}
+
+// triu(self, diagonal): keeps element (.., i, j) when j - i >= diagonal, else 0; contiguous.
+void triuKernel(KernelCall& call) {
+    const Tensor& self = call.tensor("self");
+    if (self.dim() < 2) throw KernelError("triu: input tensor must have at least 2 dimensions");
+    const int64_t diagonal = optArg(call, "diagonal").isNone() ? 0 : optArg(call, "diagonal").toInt();
+    Tensor out = call.newTensor(self.sizes(), self.dtype());
+    const int64_t rows = self.size(-2), cols = self.size(-1);
+    // a (.., i, j) index tensor pair would be wasteful: walk with a flat position instead
+    dispatchBits(self.dtype(), [&](auto tag) {
+        using U = typename decltype(tag)::type;
+        auto body = [&](int64_t b, int64_t e) {  // over matrices * rows
+            const size_t nd = self.sizes().size();
+            std::vector<int64_t> idx(nd, 0);
+            for (int64_t r = b; r < e; ++r) {
+                int64_t rem = r;
+                for (size_t d = nd - 1; d-- > 0;) {
+                    idx[d] = rem % self.sizes()[d];
+                    rem /= self.sizes()[d];
+                }
+                idx[nd - 1] = 0;
+                const U* src = self.data<U>() + offsetOf(self, idx.data());
+                U* dst = out.data<U>() + r * cols;
+                const int64_t i = idx[nd - 2];
+                const int64_t cs = self.strides()[nd - 1];
+                for (int64_t j = 0; j < cols; ++j) dst[j] = (j - i >= diagonal) ? src[j * cs] : U(0);
+            }
+        };
+        int64_t nrows = rows;
+        for (size_t d = 0; d + 2 < self.sizes().size(); ++d) nrows *= self.sizes()[d];
+        if (cols > 0) parallelFor(call, nrows, std::max<int64_t>(1, kGrainCheap / std::max<int64_t>(cols, 1)), body);
+    });
+    call.result = Value::ofTensor(out);
+}
+
+}  // namespace
+
+void registerFactories(KernelRegistry& reg) {
+    const DeviceKind cpu = DeviceKind::Cpu;
+    reg.add("aten.full.default", cpu, fullKernel);
+    reg.add("aten.zeros.default", cpu, [](KernelCall& c) { constantKernel(c, zero()); });
+    reg.add("aten.empty.memory_format", cpu, [](KernelCall& c) { constantKernel(c, zero()); });
+    reg.add("aten.empty_strided.default", cpu, [](KernelCall& c) {
+        c.result = Value::ofTensor(emptyStrided(c, optDType(c, "dtype").value_or(DType::F32)));
+    });
+    reg.add("aten.new_empty_strided.default", cpu, [](KernelCall& c) {
+        c.result = Value::ofTensor(emptyStrided(c, optDType(c, "dtype").value_or(c.tensor("self").dtype())));
+    });
+    reg.add("aten.zeros_like.default", cpu, [](KernelCall& c) { likeKernel(c, zero()); });
+    reg.add("aten.ones_like.default", cpu, [](KernelCall& c) { likeKernel(c, oneV()); });
+    reg.add("aten.empty_like.default", cpu, [](KernelCall& c) { likeKernel(c, zero()); });
+    reg.add("aten.full_like.default", cpu, [](KernelCall& c) { likeKernel(c, c.arg("fill_value")); });
+    reg.add("aten.new_zeros.default", cpu, [](KernelCall& c) { newKernel(c, zero()); });
+    reg.add("aten.new_ones.default", cpu, [](KernelCall& c) { newKernel(c, oneV()); });
+    reg.add("aten.new_empty.default", cpu, [](KernelCall& c) { newKernel(c, zero()); });
+    reg.add("aten.new_full.default", cpu, [](KernelCall& c) { newKernel(c, c.arg("fill_value")); });
+    reg.add("aten.arange.default", cpu, arangeKernel);
+    reg.add("aten.arange.start", cpu, arangeKernel);
+    reg.add("aten.arange.start_step", cpu, arangeKernel);
+    reg.add("aten.scalar_tensor.default", cpu, scalarTensorKernel);
+    reg.add("aten.fill.Scalar", cpu, fillKernel);
+    reg.add("aten.fill_.Scalar", cpu, fillInplaceKernel);
+    reg.add("aten.zero_.default", cpu, zeroInplaceKernel);
+    reg.add("aten.triu.default", cpu, triuKernel);
+}
+
+}  // namespace fxl::cpu::ew

@@ -1,0 +1,400 @@
+// CPU kernels of the row-wise normalisations: _softmax, _log_softmax and their backward,
+// native_layer_norm and native_layer_norm_backward. Threads split rows only; each row is
+// reduced by one thread in the order of the numerics contract (runtime/cpu/cpu_reduction.hpp),
+// so a row's bits never depend on the other rows in the call, their number, offsets or strides.
+// Parameter gradients of layer norm (reductions over rows) are split over columns only.
+#include <cmath>
+#include <limits>
+
+#include "runtime/backend.hpp"
+#include "runtime/cpu/cpu_reduction.hpp"
+
+namespace fxl::cpu::red {
+namespace {
+
+// Max of a row with NaN propagation (any NaN gives NaN).
+template <class A>
+A rowMax(const A* v, int64_t n) {
+    A m = -std::numeric_limits<A>::infinity();
+    for (int64_t j = 0; j < n; ++j) {
+        if (std::isnan(v[j])) return v[j];
+        if (v[j] > m) m = v[j];
+    }
+    return m;
+}
+
+std::vector<int64_t> dimList(const Tensor& t, int64_t dim) {
+    return t.dim() == 0 ? std::vector<int64_t>{} : std::vector<int64_t>{dim};
+}
+
+// ---- _softmax / _log_softmax
+// softmax:     y_j = e_j / S(e),            e_j = exp(x_j - max)
+// log_softmax: y_j = (x_j - max) - log(S(e))
+// safe: rows whose inputs are all -inf give zeros instead of NaN (_safe_softmax).
+template <class T, class O>
+void softmaxRows(const Tensor& x, Tensor& out, int64_t dim, bool log, ThreadPool* pool, bool safe = false) {
+    using A = AccOf<T>;
+    const auto cd = dimList(x, dim);
+    const RowView rv(x, cd), ro(out, cd);
+    const T* p = x.data<T>();
+    O* o = out.data<O>();
+    const int64_t n = rv.cols;
+    parallelRows(pool, rv.rows, grainFor(n), [&](int64_t b, int64_t e) {
+        std::vector<A> buf(static_cast<size_t>(n));
+        for (int64_t r = b; r < e; ++r) {
+            const T* q = p + rv.rowOffset(r);
+            O* w = o + ro.rowOffset(r);
+            A* v = buf.data();
+            gatherRow(q, rv, v);
+            const A mx = rowMax(v, n);
+            if (safe && mx == -std::numeric_limits<A>::infinity()) {
+                for (int64_t j = 0; j < n; ++j) v[j] = A(0);
+            } else if (!log) {
+                for (int64_t j = 0; j < n; ++j) v[j] = std::exp(v[j] - mx);
+                const A s = sumOrdered<A>(n, [&](int64_t i) { return v[i]; });
+                for (int64_t j = 0; j < n; ++j) v[j] = v[j] / s;
+            } else {
+                const A s = sumOrdered<A>(n, [&](int64_t i) { return static_cast<A>(std::exp(v[i] - mx)); });
+                const A ls = std::log(s);
+                for (int64_t j = 0; j < n; ++j) v[j] = (v[j] - mx) - ls;
+            }
+            scatterRow(w, ro, v);
+        }
+    });
+}
+
+void softmaxFwd(KernelCall& call, bool log) {
+    const char* op = log ? "_log_softmax" : "_softmax";
+    const Tensor& x = call.tensor("self");
+    const int64_t dim = wrapDim(call.arg("dim").toInt(), x.dim(), op);
+    const bool halfToFloat = call.arg("half_to_float").toInt() != 0;
+    const bool half = x.dtype() == DType::BF16 || x.dtype() == DType::F16;
+    if (halfToFloat && !half) throw KernelError(std::string(op) + ": half_to_float needs a bf16/f16 input");
+    Tensor out = call.newTensor(x.sizes(), halfToFloat ? DType::F32 : x.dtype());
+    dispatchFloating(x.dtype(), op, [&](auto tag) {
+        using T = decltype(tag);
+        if constexpr (std::is_same_v<T, bf16_t> || std::is_same_v<T, f16_t>) {
+            if (halfToFloat) {
+                softmaxRows<T, float>(x, out, dim, log, call.pool);
+                return;
+            }
+        }
+        softmaxRows<T, T>(x, out, dim, log, call.pool);
+    });
+    call.result = Value::ofTensor(out);
+}
+
+// _safe_softmax(self, dim, dtype=None): softmax of self.to(dtype) with fully masked rows
+// (all -inf) set to 0, as torch's decomposition (softmax, then where(all(x == -inf), 0, .)).
+void safeSoftmax(KernelCall& call) {
+    const char* op = "_safe_softmax";
+    const Tensor& x0 = call.tensor("self");
+    const int64_t dim = wrapDim(call.arg("dim").toInt(), x0.dim(), op);
+    const std::optional<DType> kw = optDType(call.arg("dtype"));
+    Tensor x = x0;
+    if (kw && *kw != x0.dtype()) {
+        if (!isFloatingPoint(*kw)) throw KernelError(std::string(op) + ": dtype must be a floating dtype");
+        x = call.newTensor(x0.sizes(), *kw);
+        char* dst = static_cast<char*>(x.rawData());
+        const char* src = static_cast<const char*>(x0.rawData());
+        forEachIndex(x0.sizes(), [&](const int64_t* idx, int64_t flat) {
+            storeFromDouble(dst + flat * x.itemSize(), x.dtype(), loadAsDouble(src + offsetOf(x0, idx) * x0.itemSize(), x0.dtype()));
+        });
+    }
+    Tensor out = call.newTensor(x.sizes(), x.dtype());
+    dispatchFloating(x.dtype(), op, [&](auto tag) {
+        using T = decltype(tag);
+        softmaxRows<T, T>(x, out, dim, false, call.pool, true);
+    });
+    call.result = Value::ofTensor(out);
+}
+
+// ---- backward
+// softmax:     gi_j = y_j * (g_j - S(g * y))
+// log_softmax: gi_j = g_j - exp(y_j) * S(g)
+template <class T, class O>
+void softmaxBwdRows(const Tensor& g, const Tensor& y, Tensor& out, int64_t dim, bool log, ThreadPool* pool) {
+    using A = AccOf<T>;
+    const auto cd = dimList(g, dim);
+    const RowView rg(g, cd), ry(y, cd), ro(out, cd);
+    const T* gp = g.data<T>();
+    const T* yp = y.data<T>();
+    O* o = out.data<O>();
+    const int64_t n = rg.cols;
+    parallelRows(pool, rg.rows, grainFor(n), [&](int64_t b, int64_t e) {
+        std::vector<A> gb(static_cast<size_t>(n)), yb(static_cast<size_t>(n));
+        for (int64_t r = b; r < e; ++r) {
+            const T* gq = gp + rg.rowOffset(r);
+            const T* yq = yp + ry.rowOffset(r);
+            O* w = o + ro.rowOffset(r);
+            A* gv = gb.data();
+            A* yv = yb.data();
+            gatherRow(gq, rg, gv);
+            gatherRow(yq, ry, yv);
+            if (!log) {
+                const A s = sumOrdered<A>(n, [&](int64_t i) { return gv[i] * yv[i]; });
+                for (int64_t j = 0; j < n; ++j) gv[j] = yv[j] * (gv[j] - s);
+            } else {
+                const A s = sumOrdered<A>(n, [&](int64_t i) { return gv[i]; });
+                for (int64_t j = 0; j < n; ++j) gv[j] = gv[j] - std::exp(yv[j]) * s;
+            }
+            scatterRow(w, ro, gv);
+        }
+    });
+}
+
+void softmaxBwd(KernelCall& call, bool log) {
+    const char* op = log ? "_log_softmax_backward_data" : "_softmax_backward_data";
+    const Tensor& g = call.tensor("grad_output");
+    const Tensor& y = call.tensor("output");
+    if (g.sizes() != y.sizes()) throw KernelError(std::string(op) + ": grad_output and output sizes differ");
+    if (g.dtype() != y.dtype()) throw KernelError(std::string(op) + ": grad_output and output dtypes differ");
+    const int64_t dim = wrapDim(call.arg("dim").toInt(), g.dim(), op);
+    const std::optional<DType> inDt = optDType(call.arg("input_dtype"));
+    const DType outDt = inDt ? *inDt : g.dtype();
+    Tensor out = call.newTensor(g.sizes(), outDt);
+    dispatchFloating(g.dtype(), op, [&](auto tag) {
+        using T = decltype(tag);
+        dispatchFloating(outDt, op, [&](auto otag) {
+            using O = decltype(otag);
+            softmaxBwdRows<T, O>(g, y, out, dim, log, call.pool);
+        });
+    });
+    call.result = Value::ofTensor(out);
+}
+
+// ---- layer norm
+// Widened copy of an optional 1-row parameter (weight/bias) with `n` elements.
+template <class A>
+std::vector<A> widenParam(const Value& v, int64_t n, const char* op, const char* what) {
+    std::vector<A> out;
+    if (v.isNone()) return out;
+    const Tensor& t = v.tensor;
+    if (t.numel() != n)
+        throw KernelError(std::string(op) + ": " + what + " has " + std::to_string(t.numel()) + " elements, expected " +
+                          std::to_string(n));
+    out.resize(static_cast<size_t>(n));
+    const char* base = static_cast<const char*>(t.rawData());
+    forEachIndex(t.sizes(), [&](const int64_t* idx, int64_t flat) {
+        out[static_cast<size_t>(flat)] = static_cast<A>(loadAsDouble(base + offsetOf(t, idx) * t.itemSize(), t.dtype()));
+    });
+    return out;
+}
+
+// Leading dims of x before the normalized shape; checks the trailing sizes.
+int64_t normAxis(const Tensor& x, const std::vector<int64_t>& ns, const char* op) {
+    const int64_t nd = static_cast<int64_t>(ns.size());
+    if (nd == 0 || x.dim() < nd)
+        throw KernelError(std::string(op) + ": normalized_shape must be non-empty and fit the input's dims");
+    const int64_t axis = x.dim() - nd;
+    for (int64_t k = 0; k < nd; ++k)
+        if (x.sizes()[static_cast<size_t>(axis + k)] != ns[static_cast<size_t>(k)])
+            throw KernelError(std::string(op) + ": input's trailing sizes do not match normalized_shape");
+    return axis;
+}
+
+std::vector<int64_t> range(int64_t a, int64_t b) {
+    std::vector<int64_t> v;
+    for (int64_t k = a; k < b; ++k) v.push_back(k);
+    return v;
+}
+
+// m0 = S(x)/N; mean = m0 + S(x - m0)/N; var = S((x - mean)^2)/N; rstd = 1/sqrt(var + eps);
+// y_j = ((x_j - mean) * rstd) [* w_j] [+ b_j]
+void layerNorm(KernelCall& call) {
+    const char* op = "native_layer_norm";
+    const Tensor& x = call.tensor("input");
+    const std::vector<int64_t> ns = call.arg("normalized_shape").toIntList();
+    const int64_t axis = normAxis(x, ns, op);
+    const double eps = call.arg("eps").toDouble();
+    std::vector<int64_t> statShape(x.sizes().begin(), x.sizes().begin() + axis);
+    statShape.resize(static_cast<size_t>(x.dim()), 1);
+    Tensor out = call.newTensor(x.sizes(), x.dtype());
+    Tensor meanT = call.newTensor(statShape, x.dtype());
+    Tensor rstdT = call.newTensor(statShape, x.dtype());
+    const auto cd = range(axis, x.dim());
+    const RowView rv(x, cd), ro(out, cd);
+    const int64_t n = rv.cols;
+    dispatchFloating(x.dtype(), op, [&](auto tag) {
+        using T = decltype(tag);
+        using A = AccOf<T>;
+        const std::vector<A> w = widenParam<A>(call.arg("weight"), n, op, "weight");
+        const std::vector<A> bias = widenParam<A>(call.arg("bias"), n, op, "bias");
+        const T* p = x.template data<T>();
+        T* o = out.template data<T>();
+        T* mo = meanT.template data<T>();
+        T* so = rstdT.template data<T>();
+        const A nA = static_cast<A>(n), epsA = static_cast<A>(eps);
+        parallelRows(call.pool, rv.rows, grainFor(n), [&](int64_t b, int64_t e) {
+            std::vector<A> buf(static_cast<size_t>(n));
+            for (int64_t r = b; r < e; ++r) {
+                const T* q = p + rv.rowOffset(r);
+                T* wr = o + ro.rowOffset(r);
+                A* v = buf.data();
+                gatherRow(q, rv, v);
+                // mean refined once: m0 = S(x)/N, mean = m0 + S(x - m0)/N (removes the rounding
+                // error of S(x) when |mean| >> std)
+                const A m0 = sumOrdered<A>(n, [&](int64_t i) { return v[i]; }) / nA;
+                const A mean = m0 + sumOrdered<A>(n, [&](int64_t i) { return v[i] - m0; }) / nA;
+                const A var = sumOrdered<A>(n, [&](int64_t i) {
+                                  const A d = v[i] - mean;
+                                  return d * d;
+                              }) / nA;
+                const A rstd = A(1) / std::sqrt(var + epsA);
+                for (int64_t j = 0; j < n; ++j) v[j] = (v[j] - mean) * rstd;
+                if (!w.empty())
+                    for (int64_t j = 0; j < n; ++j) v[j] = v[j] * w[static_cast<size_t>(j)];
+                if (!bias.empty())
+                    for (int64_t j = 0; j < n; ++j) v[j] = v[j] + bias[static_cast<size_t>(j)];
+                scatterRow(wr, ro, v);
+                mo[r] = narrowTo<T>(mean);
+                so[r] = narrowTo<T>(rstd);
+            }
+        });
+    });
+    call.result = Value::ofList({Value::ofTensor(out), Value::ofTensor(meanT), Value::ofTensor(rstdT)});
+}
+
+// Per-row statistics (mean or rstd) widened, in row order.
+template <class A>
+std::vector<A> widenStats(const Tensor& t, int64_t rows, const char* op, const char* what) {
+    if (t.numel() != rows)
+        throw KernelError(std::string(op) + ": " + what + " has " + std::to_string(t.numel()) + " elements, expected " +
+                          std::to_string(rows));
+    std::vector<A> out(static_cast<size_t>(rows));
+    const char* base = static_cast<const char*>(t.rawData());
+    forEachIndex(t.sizes(), [&](const int64_t* idx, int64_t flat) {
+        out[static_cast<size_t>(flat)] = static_cast<A>(loadAsDouble(base + offsetOf(t, idx) * t.itemSize(), t.dtype()));
+    });
+    return out;
+}
+
+// xhat = (x - mean) * rstd, g = dy [* w]
+// dx_j     = (rstd / N) * ((N * g_j - S(g)) - xhat_j * S(g * xhat))   (per row)
+// dgamma_j = S_i(dy_ij * xhat_ij), dbeta_j = S_i(dy_ij)                 (over rows, per column)
+void layerNormBwd(KernelCall& call) {
+    const char* op = "native_layer_norm_backward";
+    const Tensor& dy = call.tensor("grad_out");
+    const Tensor& x = call.tensor("input");
+    if (dy.sizes() != x.sizes()) throw KernelError(std::string(op) + ": grad_out and input sizes differ");
+    if (dy.dtype() != x.dtype()) throw KernelError(std::string(op) + ": grad_out and input dtypes differ");
+    const std::vector<int64_t> ns = call.arg("normalized_shape").toIntList();
+    const int64_t axis = normAxis(x, ns, op);
+    std::vector<int64_t> mask = call.arg("output_mask").toIntList();
+    mask.resize(3, 0);
+    const Value& wv = call.arg("weight");
+    const Value& bv = call.arg("bias");
+    const auto cd = range(axis, x.dim());
+    const auto lead = range(0, axis);
+    const RowView rx(x, cd), rg(dy, cd);
+    const int64_t M = rx.rows, n = rx.cols;
+    Tensor dx, dw, db;
+    if (mask[0]) dx = call.newTensor(x.sizes(), x.dtype());
+    if (mask[1] && !wv.isNone()) dw = call.newTensor(wv.tensor.sizes(), wv.tensor.dtype());
+    if (mask[2] && !bv.isNone()) db = call.newTensor(bv.tensor.sizes(), bv.tensor.dtype());
+    dispatchFloating(x.dtype(), op, [&](auto tag) {
+        using T = decltype(tag);
+        using A = AccOf<T>;
+        const std::vector<A> w = widenParam<A>(wv, n, op, "weight");
+        const std::vector<A> mean = widenStats<A>(call.tensor("mean"), M, op, "mean");
+        const std::vector<A> rstd = widenStats<A>(call.tensor("rstd"), M, op, "rstd");
+        const T* xp = x.template data<T>();
+        const T* gp = dy.template data<T>();
+        const A nA = static_cast<A>(n);
+        if (dx.defined()) {
+            const RowView ro(dx, cd);
+            T* o = dx.template data<T>();
+            parallelRows(call.pool, M, grainFor(n), [&](int64_t b, int64_t e) {
+                std::vector<A> gb(static_cast<size_t>(n)), xh(static_cast<size_t>(n));
+                for (int64_t r = b; r < e; ++r) {
+                    const T* xq = xp + rx.rowOffset(r);
+                    const T* gq = gp + rg.rowOffset(r);
+                    T* wr = o + ro.rowOffset(r);
+                    const A m = mean[static_cast<size_t>(r)], rs = rstd[static_cast<size_t>(r)];
+                    A* xv = xh.data();
+                    A* gv = gb.data();
+                    gatherRow(xq, rx, xv);
+                    gatherRow(gq, rg, gv);
+                    for (int64_t j = 0; j < n; ++j) xv[j] = (xv[j] - m) * rs;
+                    if (!w.empty())
+                        for (int64_t j = 0; j < n; ++j) gv[j] = gv[j] * w[static_cast<size_t>(j)];
+                    const A sg = sumOrdered<A>(n, [&](int64_t i) { return gv[i]; });
+                    const A sgx = sumOrdered<A>(n, [&](int64_t i) { return gv[i] * xv[i]; });
+                    const A scale = rs / nA;
+                    for (int64_t j = 0; j < n; ++j) gv[j] = scale * ((nA * gv[j] - sg) - xv[j] * sgx);
+                    scatterRow(wr, ro, gv);
+                }
+            });
+        }
+        if (!dw.defined() && !db.defined()) return;
+        // column reductions over the M rows: columns split between threads, tiles of kTile
+        std::vector<int64_t> xb(static_cast<size_t>(M)), gbase(static_cast<size_t>(M));
+        for (int64_t i = 0; i < M; ++i) {
+            xb[static_cast<size_t>(i)] = rx.rowOffset(i);
+            gbase[static_cast<size_t>(i)] = rg.rowOffset(i);
+        }
+        std::vector<A> dwv(dw.defined() ? static_cast<size_t>(n) : 0), dbv(db.defined() ? static_cast<size_t>(n) : 0);
+        const bool contiguousCols = rx.colLinear && rx.colStride == 1 && rg.colLinear && rg.colStride == 1;
+        parallelRows(call.pool, n, std::max<int64_t>(16, grainFor(M)), [&](int64_t b, int64_t e) {
+            for (int64_t j0 = b; j0 < e; j0 += kTile) {
+                const int T_ = static_cast<int>(std::min<int64_t>(kTile, e - j0));
+                int64_t xo[kTile], go[kTile];
+                for (int t = 0; t < T_; ++t) {
+                    xo[t] = rx.colOffset(j0 + t);
+                    go[t] = rg.colOffset(j0 + t);
+                }
+                if (contiguousCols) {  // x[i, j0 + t], dy[i, j0 + t] adjacent in t: the tile loop vectorises
+                    if (!dwv.empty())
+                        sumOrderedTile<A>(
+                            M, T_,
+                            [&](int t, int64_t i) {
+                                const size_t ii = static_cast<size_t>(i);
+                                const A xh = (widenTo<A>(xp[xb[ii] + j0 + t]) - mean[ii]) * rstd[ii];
+                                return widenTo<A>(gp[gbase[ii] + j0 + t]) * xh;
+                            },
+                            dwv.data() + j0);
+                    if (!dbv.empty())
+                        sumOrderedTile<A>(
+                            M, T_, [&](int t, int64_t i) { return widenTo<A>(gp[gbase[static_cast<size_t>(i)] + j0 + t]); },
+                            dbv.data() + j0);
+                    continue;
+                }
+                if (!dwv.empty())
+                    sumOrderedTile<A>(
+                        M, T_,
+                        [&](int t, int64_t i) {
+                            const size_t ii = static_cast<size_t>(i);
+                            const A xh = (widenTo<A>(xp[xb[ii] + xo[t]]) - mean[ii]) * rstd[ii];
+                            return widenTo<A>(gp[gbase[ii] + go[t]]) * xh;
+                        },
+                        dwv.data() + j0);
+                if (!dbv.empty())
+                    sumOrderedTile<A>(
+                        M, T_, [&](int t, int64_t i) { return widenTo<A>(gp[gbase[static_cast<size_t>(i)] + go[t]]); },
+                        dbv.data() + j0);
+            }
+        });
+        auto store = [&](Tensor& t, const std::vector<A>& v) {
+            char* base = static_cast<char*>(t.rawData());
+            for (int64_t j = 0; j < n; ++j) storeFromDouble(base + j * t.itemSize(), t.dtype(), static_cast<double>(v[static_cast<size_t>(j)]));
+        };
+        if (dw.defined()) store(dw, dwv);
+        if (db.defined()) store(db, dbv);
+    });
+    auto val = [](const Tensor& t) { return t.defined() ? Value::ofTensor(t) : Value::none(); };
+    call.result = Value::ofList({val(dx), val(dw), val(db)});
+}
+
+}  // namespace
+
+void registerNormKernels(KernelRegistry& reg) {
+    reg.add("aten._softmax.default", DeviceKind::Cpu, [](KernelCall& c) { softmaxFwd(c, false); });
+    reg.add("aten._log_softmax.default", DeviceKind::Cpu, [](KernelCall& c) { softmaxFwd(c, true); });
+    reg.add("aten._safe_softmax.default", DeviceKind::Cpu, safeSoftmax);
+    reg.add("aten._softmax_backward_data.default", DeviceKind::Cpu, [](KernelCall& c) { softmaxBwd(c, false); });
+    reg.add("aten._log_softmax_backward_data.default", DeviceKind::Cpu, [](KernelCall& c) { softmaxBwd(c, true); });
+    reg.add("aten.native_layer_norm.default", DeviceKind::Cpu, layerNorm);
+    reg.add("aten.native_layer_norm_backward.default", DeviceKind::Cpu, layerNormBwd);
+}
+
+}  // namespace fxl::cpu::red

@@ -1,0 +1,72 @@
+// Runs a graph (nested graphs of higher-order ops too) on a backend: inputs from a
+// safetensors file or generated from the placeholders' meta with a seed, get_attr constants
+// from the graph's constants file; frees every value after its last use by the rules of the
+// memory timeline (core/memory_timeline.hpp R1-R9), so the measured peak can be compared
+// with the estimate; writes outputs to safetensors; cancellable, with progress callbacks.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/graph.hpp"
+#include "core/safetensors.hpp"
+#include "runtime/backend.hpp"
+#include "runtime/value.hpp"
+
+namespace fxl {
+
+struct ExecOptions {
+    Backend* backend = nullptr;                 // nullptr = a CPU backend made for the run
+    int threads = 2;                            // for the CPU backend made for the run
+    // Inputs by placeholder name (safetensors keys). Missing ones are generated (below)
+    // unless requireAllInputs.
+    const SafeTensorsFile* inputs = nullptr;
+    bool requireAllInputs = false;
+    uint64_t inputSeed = 0;                     // generated inputs: Philox normal(0,1) floats, ints in [0, 16)
+    // get_attr constants by attribute name ("_tensor_constant0").
+    const SafeTensorsFile* constants = nullptr;
+    uint64_t rngSeed = 0;                       // for random ops in the graph
+    std::atomic<bool>* cancel = nullptr;        // set to true to stop between nodes
+    std::function<void(size_t done, size_t total, const Node&)> progress;
+    bool countInputs = true;                    // as MemoryOptions::countInputs
+};
+
+struct NodeTiming {
+    std::string node;
+    double seconds = 0.0;
+};
+
+struct ExecResult {
+    // The backend made for the run when ExecOptions::backend was null: the outputs' storages
+    // are released through it, so it must outlive them (declared first: destroyed last).
+    std::shared_ptr<Backend> ownedBackend;
+    std::vector<Value> outputs;                 // the output node's items, flattened one level
+    std::vector<std::string> outputNames;       // "out_0", "out_1", ...
+    int64_t peakBytes = 0;                      // measured live bytes high-water mark
+    std::string peakNode;                       // node during which the peak was reached
+    std::vector<int64_t> liveBytesPerStep;      // after allocating each node's outputs (R7)
+    double seconds = 0.0;
+    std::vector<NodeTiming> slowest;            // top 20 nodes by time
+    bool cancelled = false;
+};
+
+// Throws KernelError (message names the node) or InputError (bad inputs file / shapes).
+ExecResult executeGraph(const Graph& g, const ExecOptions& opts = {});
+
+// The placeholder tensors a run with `opts` uses (from opts.inputs, else generated exactly as
+// executeGraph generates them), keyed by placeholder name, in placeholder order: feed the
+// result to another graph's run for identical inputs. SymInt placeholders without a file
+// entry are left out (both runs derive them from their hints). `generated` (optional)
+// receives the names of the generated ones. Throws as executeGraph does for bad inputs.
+SafeTensorsFile resolveInputs(const Graph& g, const ExecOptions& opts, std::vector<std::string>* generated = nullptr);
+
+// Output tensors as a safetensors file (names out_0, ...; None and non-tensor outputs skipped
+// and listed in metadata "skipped").
+SafeTensorsFile outputsToSafetensors(const ExecResult& r, Backend& backend);
+
+}  // namespace fxl

@@ -1,0 +1,73 @@
+// Kernels: one function per operator overload and device, found by the qualified target
+// ("aten.mm.default"). A kernel gets its arguments bound to the schema (defaults filled in)
+// and returns the node's value.
+//
+// Numerics contract (architecture.md, runtime.md 1.6): each output element is computed by one
+// thread with one reduction order that depends only on the reduced length; results never
+// depend on thread count, batch size, row offset, strides or SIMD path; -ffp-contract=off and
+// explicit std::fma where the order says so; bf16/f16 accumulate in f32 and round once (RNE).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "core/graph.hpp"
+#include "core/op_registry.hpp"
+#include "runtime/value.hpp"
+
+namespace fxl {
+
+class Backend;
+class ThreadPool;
+
+// A kernel could not run: unsupported dtype/shape/argument, or inputs that break the op's
+// rules (index out of range). The executor adds the node name.
+struct KernelError : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+// Philox4x32-10 state with PyTorch's functional (seed, offset) semantics.
+struct RngState {
+    uint64_t seed = 0;
+    uint64_t offset = 0;   // advanced by every random op by the number of 32-bit draws it used (rounded up to 4)
+};
+
+struct KernelCall {
+    const Node* node = nullptr;       // the node being run (for messages and its meta)
+    const OpInfo* op = nullptr;       // schema + traits
+    std::vector<Value> args;          // bound in schema order: args[i] is op->schema.args[i]
+    const ValueMeta* outMeta = nullptr;  // the node's recorded meta (sizes of factories, dtype); may be Unknown
+    Backend* backend = nullptr;
+    ThreadPool* pool = nullptr;
+    RngState* rng = nullptr;
+    Value result;                     // set by the kernel
+
+    const Value& arg(std::string_view name) const;      // throws std::out_of_range
+    int argIndex(std::string_view name) const;           // -1 when absent
+    const Tensor& tensor(std::string_view name) const;   // throws KernelError when not a tensor
+    Tensor newTensor(const std::vector<int64_t>& sizes, DType t) const;  // contiguous, from the backend
+};
+
+using KernelFn = std::function<void(KernelCall&)>;
+
+class KernelRegistry {
+public:
+    static KernelRegistry& instance();
+    void add(std::string target, DeviceKind device, KernelFn fn);
+    const KernelFn* find(std::string_view target, DeviceKind device) const;
+    std::vector<std::string> targets(DeviceKind device) const;  // sorted
+
+private:
+    std::unordered_map<std::string, KernelFn> cpu_, cuda_;
+};
+
+// Registration of the CPU kernels (one function per kernel family file, called once by
+// KernelRegistry::instance()).
+void registerCpuKernels(KernelRegistry& reg);
+
+}  // namespace fxl

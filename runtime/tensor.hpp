@@ -1,0 +1,90 @@
+// Tensors of the runtime: a storage (bytes owned by a backend) and a strided view of it
+// (sizes, strides and offset in elements), with the dtypes the corpus graphs use.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/dtype.hpp"
+
+namespace fxl {
+
+class Backend;
+
+enum class DeviceKind : uint8_t { Cpu, Cuda };
+
+// Bytes owned by a backend. Freed through the backend when the last Tensor referring to it
+// goes away (the executor drops its references after a value's last use).
+class Storage {
+public:
+    Storage(Backend* owner, void* data, int64_t nbytes, DeviceKind device, int deviceIndex = 0);
+    ~Storage();
+    Storage(const Storage&) = delete;
+    Storage& operator=(const Storage&) = delete;
+
+    void* data() const { return data_; }
+    int64_t nbytes() const { return nbytes_; }
+    DeviceKind device() const { return device_; }
+    int deviceIndex() const { return deviceIndex_; }
+    Backend* owner() const { return owner_; }
+
+private:
+    Backend* owner_;
+    void* data_;
+    int64_t nbytes_;
+    DeviceKind device_;
+    int deviceIndex_;
+};
+
+// Element types the runtime computes with (kernels may support a subset and say so).
+bool runtimeSupportsDType(DType t);  // f32, f64, bf16, f16, i64, i32, i16, i8, u8, bool
+
+class Tensor {
+public:
+    Tensor() = default;
+
+    DType dtype() const { return dtype_; }
+    const std::vector<int64_t>& sizes() const { return sizes_; }
+    const std::vector<int64_t>& strides() const { return strides_; }  // in elements
+    int64_t offset() const { return offset_; }                       // in elements
+    int64_t dim() const { return static_cast<int64_t>(sizes_.size()); }
+    int64_t size(int64_t d) const;     // negative d counts from the end
+    int64_t stride(int64_t d) const;
+    int64_t numel() const;
+    int64_t itemSize() const { return dtypeItemSize(dtype_); }
+    int64_t nbytes() const { return numel() * itemSize(); }  // of the view, not the storage
+    bool defined() const { return storage_ != nullptr; }
+    bool isContiguous() const;         // row-major with no gaps (size-1 dims ignored)
+    const std::shared_ptr<Storage>& storage() const { return storage_; }
+    DeviceKind device() const;
+
+    // Pointer to element [0, 0, ...] of the view (storage base + offset).
+    void* rawData() const;
+    template <class T>
+    T* data() const { return static_cast<T*>(rawData()); }
+
+    // A view sharing the storage (no checks beyond "fits in the storage": throws
+    // std::out_of_range when an element would fall outside).
+    Tensor asStrided(std::vector<int64_t> sizes, std::vector<int64_t> strides, int64_t offset) const;
+    // Same storage, a different dtype of the same item size (for bit-level comparisons).
+    Tensor reinterpret(DType t) const;
+
+    // Wraps an existing storage.
+    static Tensor fromStorage(std::shared_ptr<Storage> s, DType t, std::vector<int64_t> sizes,
+                              std::vector<int64_t> strides, int64_t offset = 0);
+
+    static std::vector<int64_t> contiguousStrides(const std::vector<int64_t>& sizes);
+
+private:
+    std::shared_ptr<Storage> storage_;
+    DType dtype_ = DType::F32;
+    std::vector<int64_t> sizes_, strides_;
+    int64_t offset_ = 0;
+};
+
+// "f32[2, 8] (strides [8, 1], offset 0)"
+std::string describe(const Tensor& t);
+
+}  // namespace fxl

@@ -1,0 +1,40 @@
+// Runtime values: what a node evaluates to and what kernels receive as arguments. Mirrors
+// the IR's argument tree (core/argument.hpp) with node references replaced by their values.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/dtype.hpp"
+#include "runtime/tensor.hpp"
+
+namespace fxl {
+
+struct Value {
+    enum class Kind : uint8_t { None, Tensor, Int, Float, Bool, Str, List, DType, Device, Layout, MemoryFormat, Op };
+    Kind kind = Kind::None;
+    fxl::Tensor tensor;          // Tensor
+    int64_t i = 0;               // Int (SymInt values too)
+    double f = 0.0;              // Float
+    bool b = false;              // Bool
+    std::string s;               // Str, Device, Layout, MemoryFormat, Op
+    fxl::DType dtype = fxl::DType::Undefined;
+    std::vector<Value> items;    // List / tuple (multi-output results)
+
+    static Value none() { return {}; }
+    static Value ofTensor(fxl::Tensor t);
+    static Value ofInt(int64_t v);
+    static Value ofFloat(double v);
+    static Value ofBool(bool v);
+    static Value ofList(std::vector<Value> v);
+
+    bool isNone() const { return kind == Kind::None; }
+    bool isTensor() const { return kind == Kind::Tensor; }
+    // Int, Float or Bool as a double / int (throws std::invalid_argument otherwise).
+    double toDouble() const;
+    int64_t toInt() const;
+    std::vector<int64_t> toIntList() const;  // List of Int (or a single Int)
+};
+
+}  // namespace fxl

@@ -1,0 +1,485 @@
+// fxlens run / fxlens check end to end: runs the built binary on corpus graphs and checks
+// what it wrote against PyTorch's outputs (corpus NAME.outputs.safetensors), its exit codes
+// against the comparison it printed, and its refusals (bad inputs, existing output files).
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <cmath>
+#include <cstring>
+
+#include "core/diagnostics.hpp"
+#include "core/graph.hpp"
+#include "core/safetensors.hpp"
+#include "core/source.hpp"
+
+namespace {
+
+const QString kBinary = QStringLiteral(FXLENS_BINARY_DIR "/app/fxlens");
+const QString kPytorch = QStringLiteral(FXLENS_CORPUS_DIR "/pytorch");
+
+struct Run {
+    int exitCode = -1;
+    bool crashed = false;
+    QByteArray out, err;
+};
+
+Run fxlens(const QStringList& args, int timeoutMs = 300000) {
+    QProcess p;
+    p.start(kBinary, args);
+    Run r;
+    if (!p.waitForStarted(10000)) {
+        r.err = "could not start " + kBinary.toUtf8();
+        return r;
+    }
+    if (!p.waitForFinished(timeoutMs)) {
+        p.kill();
+        p.waitForFinished();
+        r.err = "timed out";
+        r.crashed = true;
+        return r;
+    }
+    r.crashed = p.exitStatus() != QProcess::NormalExit;
+    r.exitCode = p.exitCode();
+    r.out = p.readAllStandardOutput();
+    r.err = p.readAllStandardError();
+    return r;
+}
+
+QByteArray readFile(const QString& path) {
+    QFile f(path);
+    if (!f.open(QIODevice::ReadOnly)) return {};
+    return f.readAll();
+}
+
+bool writeFile(const QString& path, const QByteArray& data) {
+    QFile f(path);
+    if (!f.open(QIODevice::WriteOnly | QIODevice::Truncate)) return false;
+    return f.write(data) == data.size();
+}
+
+QJsonObject parseJsonDoc(const QByteArray& out) {
+    QJsonParseError e;
+    const QJsonDocument d = QJsonDocument::fromJson(out, &e);
+    if (e.error != QJsonParseError::NoError) {
+        qWarning("JSON output does not parse: %s", qPrintable(e.errorString()));
+        return {};
+    }
+    return d.object();
+}
+
+QString corpus(const QString& file) { return kPytorch + QLatin1Char('/') + file; }
+
+bool haveCorpus() { return QFileInfo::exists(corpus(QStringLiteral("mlp_gelu.joint.code.py"))); }
+
+QString describe(const Run& r) {
+    return QStringLiteral("exit %1\nstdout:\n%2\nstderr:\n%3")
+        .arg(r.exitCode)
+        .arg(QString::fromUtf8(r.out.left(4000)), QString::fromUtf8(r.err.left(4000)));
+}
+
+uint64_t fnv1a(const std::vector<uint8_t>& bytes) {
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (uint8_t b : bytes) {
+        h ^= b;
+        h *= 0x100000001b3ull;
+    }
+    return h;
+}
+
+// |a - e| <= 1e-6 + 1e-5 |e| for every element of two float32 tensors; the worst ratio of
+// the bound goes to `worst`.
+bool allcloseF32(const fxl::SafeTensor& a, const fxl::SafeTensor& e, double& worst) {
+    if (a.dtype != fxl::DType::F32 || e.dtype != fxl::DType::F32 || a.shape != e.shape || a.data.size() != e.data.size())
+        return false;
+    const size_t n = a.data.size() / 4;
+    bool ok = true;
+    for (size_t k = 0; k < n; ++k) {
+        float x = 0, y = 0;
+        std::memcpy(&x, a.data.data() + 4 * k, 4);
+        std::memcpy(&y, e.data.data() + 4 * k, 4);
+        const double bound = 1e-6 + 1e-5 * std::fabs(static_cast<double>(y));
+        const double diff = std::fabs(static_cast<double>(x) - static_cast<double>(y));
+        worst = std::max(worst, diff / bound);
+        if (!(diff <= bound)) ok = false;
+    }
+    return ok;
+}
+
+}  // namespace
+
+class TestCliRun : public QObject {
+    Q_OBJECT
+
+private slots:
+    void initTestCase() {
+        QVERIFY2(QFileInfo(kBinary).isExecutable(), qPrintable("fxlens binary missing: " + kBinary));
+    }
+
+    // run on mlp_gelu picks the corpus inputs by itself, writes outputs equal to PyTorch's
+    // within the float32 allclose bound, and its JSON (checksums, peak) agrees with the file
+    // it wrote and with the memory timeline the peak is defined by.
+    void runMatchesPytorch() {
+        if (!haveCorpus()) QSKIP("corpus/pytorch is absent");
+        QTemporaryDir tmp;
+        const QString out = tmp.filePath(QStringLiteral("out.safetensors"));
+        const Run r = fxlens({QStringLiteral("run"), corpus(QStringLiteral("mlp_gelu.joint.code.py")), QStringLiteral("--out"),
+                              out, QStringLiteral("--json")});
+        QVERIFY2(!r.crashed && r.exitCode == 0, qPrintable(describe(r)));
+        const QJsonObject doc = parseJsonDoc(r.out);
+        const QJsonObject in = doc[QStringLiteral("inputs")].toObject();
+        QVERIFY2(in[QStringLiteral("from_sidecar")].toBool(), r.out.constData());
+        QVERIFY(in[QStringLiteral("file")].toString().endsWith(QStringLiteral("mlp_gelu.inputs.safetensors")));
+        QVERIFY(in[QStringLiteral("generated")].toArray().isEmpty());
+
+        const fxl::SafeTensorsFile got = fxl::readSafetensors(out.toStdString());
+        const fxl::SafeTensorsFile want =
+            fxl::readSafetensors(corpus(QStringLiteral("mlp_gelu.outputs.safetensors")).toStdString());
+        QCOMPARE(got.tensors.size(), want.tensors.size());
+        double worst = 0;
+        for (const auto& e : want.tensors) {
+            const fxl::SafeTensor* a = got.find(e.name);
+            QVERIFY2(a, e.name.c_str());
+            QVERIFY2(allcloseF32(*a, e, worst), e.name.c_str());
+        }
+        qInfo("mlp_gelu vs PyTorch: worst %.3f of the 1e-6 + 1e-5|e| bound", worst);
+
+        const QJsonArray outs = doc[QStringLiteral("outputs")].toArray();
+        QCOMPARE(static_cast<size_t>(outs.size()), got.tensors.size());
+        for (const auto& v : outs) {
+            const QJsonObject o = v.toObject();
+            const fxl::SafeTensor* t = got.find(o[QStringLiteral("name")].toString().toStdString());
+            QVERIFY(t);
+            QCOMPARE(o[QStringLiteral("checksum")].toString(),
+                     QStringLiteral("%1").arg(fnv1a(t->data), 16, 16, QLatin1Char('0')));
+            QVERIFY(!o[QStringLiteral("node")].toString().isEmpty());
+        }
+        QCOMPARE(outs[0].toObject()[QStringLiteral("node")].toString(), QStringLiteral("sum_1"));
+        // the executor frees by the memory timeline's rules: measured peak == estimate
+        const QJsonObject est = doc[QStringLiteral("estimate")].toObject();
+        QVERIFY(doc[QStringLiteral("peak_bytes")].toInteger() > 0);
+        QCOMPARE(doc[QStringLiteral("peak_bytes")].toInteger(), est[QStringLiteral("peak_bytes")].toInteger());
+
+        // the text form says where the inputs came from
+        const Run text = fxlens({QStringLiteral("run"), corpus(QStringLiteral("mlp_gelu.joint.code.py"))});
+        QVERIFY2(text.exitCode == 0, qPrintable(describe(text)));
+        QVERIFY2(text.out.contains("sidecar"), text.out.constData());
+        QVERIFY2(text.out.contains("out_0 (sum_1)"), text.out.constData());
+    }
+
+    // Every corpus train step against PyTorch's outputs, within the float32 allclose bound
+    // (the verb's own comparison; the exit code and the JSON verdict must agree).
+    void checkCorpusAgainstPytorch_data() {
+        QTest::addColumn<QString>("name");
+        for (const char* n : {"mlp_gelu", "linear_ce", "gpt2_tiny", "llama_tiny", "moe_tiny", "moe_dispatch", "checkpoint_mlp"})
+            QTest::newRow(n) << QString::fromLatin1(n);
+    }
+    void checkCorpusAgainstPytorch() {
+        if (!haveCorpus()) QSKIP("corpus/pytorch is absent");
+        QFETCH(QString, name);
+        const Run r = fxlens({QStringLiteral("check"), corpus(name + QStringLiteral(".joint.code.py")),
+                              corpus(name + QStringLiteral(".outputs.safetensors")), QStringLiteral("--tolerance"),
+                              QStringLiteral("1e-6,1e-5"), QStringLiteral("--json")});
+        QVERIFY2(!r.crashed && r.exitCode == 0, qPrintable(describe(r)));
+        const QJsonObject doc = parseJsonDoc(r.out);
+        QVERIFY(doc[QStringLiteral("result")].toString() != QStringLiteral("different"));
+        const QJsonObject rep = doc[QStringLiteral("report")].toObject();
+        QVERIFY(rep[QStringLiteral("only_in_a")].toArray().isEmpty());
+        QVERIFY(rep[QStringLiteral("only_in_b")].toArray().isEmpty());
+        double worst = 0;
+        int bitwise = 0;
+        const QJsonArray outs = rep[QStringLiteral("outputs")].toArray();
+        QVERIFY(!outs.isEmpty());
+        for (const auto& v : outs) {
+            const QJsonObject o = v.toObject();
+            worst = std::max(worst, o[QStringLiteral("worst_tolerance_ratio")].toDouble());
+            bitwise += o[QStringLiteral("bitwise_equal")].toBool() ? 1 : 0;
+        }
+        qInfo("%s: %d of %d outputs bitwise equal to PyTorch's, worst %.3f of the bound", qPrintable(name), bitwise,
+              static_cast<int>(outs.size()), worst);
+    }
+
+    // A partition's forward + backward, each run by `fxlens run` and chained through files
+    // the way AOT autograd chains them (forward outputs = user outputs, then the saved values
+    // the backward takes first; tangents = ones for the scalar loss), gives bitwise the
+    // joint graph's outputs: the same kernels on the same values. Checked with `fxlens check`.
+    void partitionMatchesJoint_data() {
+        QTest::addColumn<QString>("name");
+        QTest::addColumn<QString>("partitioner");
+        for (const char* n : {"mlp_gelu", "linear_ce", "gpt2_tiny", "llama_tiny"})
+            for (const char* p : {"mincut", "default"})
+                QTest::newRow(qPrintable(QStringLiteral("%1/%2").arg(QLatin1String(n), QLatin1String(p))))
+                    << QString::fromLatin1(n) << QString::fromLatin1(p);
+    }
+    void partitionMatchesJoint() {
+        if (!haveCorpus()) QSKIP("corpus/pytorch is absent");
+        QFETCH(QString, name);
+        QFETCH(QString, partitioner);
+        QTemporaryDir tmp;
+        const QString joint = corpus(name + QStringLiteral(".joint.code.py"));
+        const QString fw = corpus(name + QStringLiteral(".fw.") + partitioner + QStringLiteral(".code.py"));
+        const QString bw = corpus(name + QStringLiteral(".bw.") + partitioner + QStringLiteral(".code.py"));
+        auto placeholders = [](const QString& path) {
+            auto src = fxl::openSource(path.toStdString());
+            auto g = src->graph(src->graphs().front()->id);
+            std::vector<std::string> names;
+            for (fxl::NodeId id : g->placeholders()) names.push_back(g->node(id).name);
+            return names;
+        };
+        const std::vector<std::string> jointIn = placeholders(joint), fwIn = placeholders(fw), bwIn = placeholders(bw);
+        QCOMPARE(fwIn.size(), jointIn.size());
+
+        // forward: the joint's inputs by position (arg0_1 -> primals_1, ...)
+        const fxl::SafeTensorsFile in = fxl::readSafetensors(corpus(name + QStringLiteral(".inputs.safetensors")).toStdString());
+        fxl::SafeTensorsFile fwInputs;
+        for (size_t k = 0; k < jointIn.size(); ++k) {
+            const fxl::SafeTensor* t = in.find(jointIn[k]);
+            QVERIFY2(t, jointIn[k].c_str());
+            fxl::SafeTensor c = *t;
+            c.name = fwIn[k];
+            fwInputs.tensors.push_back(std::move(c));
+        }
+        const QString fwInPath = tmp.filePath(QStringLiteral("fw_in.safetensors"));
+        const QString fwOutPath = tmp.filePath(QStringLiteral("fw_out.safetensors"));
+        fxl::writeSafetensors(fwInPath.toStdString(), fwInputs);
+        const Run f = fxlens({QStringLiteral("run"), fw, QStringLiteral("--inputs"), fwInPath, QStringLiteral("--out"), fwOutPath});
+        QVERIFY2(f.exitCode == 0, qPrintable(describe(f)));
+        const fxl::SafeTensorsFile fwOut = fxl::readSafetensors(fwOutPath.toStdString());
+
+        // backward: saved values (forward outputs after the user outputs), then tangents
+        size_t tangents = 0;
+        for (const auto& n : bwIn) tangents += n.rfind("tangents_", 0) == 0 ? 1 : 0;
+        QCOMPARE(tangents, size_t{1});  // the loss
+        fxl::SafeTensorsFile bwInputs;
+        for (size_t k = 0; k < bwIn.size(); ++k) {
+            const bool tangent = bwIn[k].rfind("tangents_", 0) == 0;
+            const fxl::SafeTensor* src = fwOut.find("out_" + std::to_string(tangent ? 0 : tangents + k));
+            QVERIFY2(src, bwIn[k].c_str());
+            fxl::SafeTensor c = *src;
+            c.name = bwIn[k];
+            if (tangent) {
+                QCOMPARE(c.dtype, fxl::DType::F32);
+                for (size_t b = 0; b < c.data.size(); b += 4) {
+                    const float one = 1.0f;
+                    std::memcpy(c.data.data() + b, &one, 4);
+                }
+            }
+            bwInputs.tensors.push_back(std::move(c));
+        }
+        const QString bwInPath = tmp.filePath(QStringLiteral("bw_in.safetensors"));
+        const QString bwOutPath = tmp.filePath(QStringLiteral("bw_out.safetensors"));
+        fxl::writeSafetensors(bwInPath.toStdString(), bwInputs);
+        const Run b = fxlens({QStringLiteral("run"), bw, QStringLiteral("--inputs"), bwInPath, QStringLiteral("--out"), bwOutPath});
+        QVERIFY2(b.exitCode == 0, qPrintable(describe(b)));
+        const fxl::SafeTensorsFile bwOut = fxl::readSafetensors(bwOutPath.toStdString());
+
+        // the joint's outputs: loss from the forward, then the backward's gradients (its None
+        // outputs, for the data inputs, are not in the file) in order
+        fxl::SafeTensorsFile chained;
+        fxl::SafeTensor loss = *fwOut.find("out_0");
+        chained.tensors.push_back(loss);
+        for (const auto& t : bwOut.tensors) {
+            fxl::SafeTensor c = t;
+            c.name = "out_" + std::to_string(chained.tensors.size());
+            chained.tensors.push_back(std::move(c));
+        }
+        const QString chainedPath = tmp.filePath(QStringLiteral("chained.safetensors"));
+        fxl::writeSafetensors(chainedPath.toStdString(), chained);
+        const Run c = fxlens({QStringLiteral("check"), joint, chainedPath});
+        QVERIFY2(c.exitCode == 0, qPrintable(describe(c)));
+        QVERIFY(c.out.contains("result: bitwise equal"));
+    }
+
+    // Same graph twice: bitwise equal, exit 0 (also with different thread counts: results
+    // never depend on them).
+    void checkSameGraphBitwise() {
+        if (!haveCorpus()) QSKIP("corpus/pytorch is absent");
+        const QString g = corpus(QStringLiteral("mlp_gelu.joint.code.py"));
+        const Run r = fxlens({QStringLiteral("check"), g, g, QStringLiteral("--json")});
+        QVERIFY2(r.exitCode == 0, qPrintable(describe(r)));
+        const QJsonObject doc = parseJsonDoc(r.out);
+        QCOMPARE(doc[QStringLiteral("result")].toString(), QStringLiteral("bitwise_equal"));
+        QCOMPARE(doc[QStringLiteral("report")].toObject()[QStringLiteral("outputs")].toArray().size(), 3);
+        const Run text = fxlens({QStringLiteral("check"), g, g, QStringLiteral("--threads"), QStringLiteral("1")});
+        QVERIFY2(text.exitCode == 0, qPrintable(describe(text)));
+        QVERIFY(text.out.contains("bitwise equal"));
+    }
+
+    // Against PyTorch's outputs file: without --tolerance only bitwise equality passes (the
+    // exit code follows the per-output report); with the float32 allclose tolerance it passes.
+    void checkAgainstOutputsFile() {
+        if (!haveCorpus()) QSKIP("corpus/pytorch is absent");
+        const QString g = corpus(QStringLiteral("mlp_gelu.joint.code.py"));
+        const QString e = corpus(QStringLiteral("mlp_gelu.outputs.safetensors"));
+        const Run strict = fxlens({QStringLiteral("check"), g, e, QStringLiteral("--json")});
+        QVERIFY2(!strict.crashed, qPrintable(describe(strict)));
+        const QJsonObject doc = parseJsonDoc(strict.out);
+        const QJsonArray outs = doc[QStringLiteral("report")].toObject()[QStringLiteral("outputs")].toArray();
+        QCOMPARE(outs.size(), 3);
+        bool allBitwise = true;
+        for (const auto& o : outs) allBitwise = allBitwise && o.toObject()[QStringLiteral("bitwise_equal")].toBool();
+        qInfo("mlp_gelu vs PyTorch's outputs: %s", allBitwise ? "bitwise equal" : "not bitwise equal");
+        QCOMPARE(strict.exitCode, allBitwise ? 0 : 1);
+        QCOMPARE(doc[QStringLiteral("result")].toString(),
+                 allBitwise ? QStringLiteral("bitwise_equal") : QStringLiteral("different"));
+
+        const Run tol = fxlens({QStringLiteral("check"), g, e, QStringLiteral("--tolerance"), QStringLiteral("1e-6,1e-5")});
+        QVERIFY2(tol.exitCode == 0, qPrintable(describe(tol)));
+        QVERIFY(tol.out.contains(allBitwise ? "bitwise equal" : "within tolerance"));
+
+        // a tolerance of zero is a tolerance: passes only on equal values
+        const Run zero = fxlens({QStringLiteral("check"), g, e, QStringLiteral("--tolerance"), QStringLiteral("0,0")});
+        QCOMPARE(zero.exitCode, allBitwise ? 0 : 1);
+    }
+
+    // mlp_gelu vs checkpoint_mlp: the same math in a different graph (recomputed gelu,
+    // detaches). Outputs paired by position, one report line per output; the deterministic
+    // kernels make the recomputation bit-identical.
+    void checkMlpVsCheckpoint() {
+        if (!haveCorpus()) QSKIP("corpus/pytorch is absent");
+        const Run r = fxlens({QStringLiteral("check"), corpus(QStringLiteral("mlp_gelu.joint.code.py")),
+                              corpus(QStringLiteral("checkpoint_mlp.joint.code.py")), QStringLiteral("--json")});
+        QVERIFY2(!r.crashed, qPrintable(describe(r)));
+        const QJsonObject doc = parseJsonDoc(r.out);
+        QCOMPARE(doc[QStringLiteral("mapped_by")].toString(), QStringLiteral("position"));
+        const QJsonObject rep = doc[QStringLiteral("report")].toObject();
+        const QJsonArray outs = rep[QStringLiteral("outputs")].toArray();
+        QCOMPARE(outs.size(), 3);
+        QStringList names;
+        for (const auto& o : outs) names << o.toObject()[QStringLiteral("name")].toString();
+        QCOMPARE(names, QStringList({QStringLiteral("out_0 (sum_1)"), QStringLiteral("out_1 (mm_4)"), QStringLiteral("out_2 (mm_2)")}));
+        QVERIFY(rep[QStringLiteral("only_in_a")].toArray().isEmpty());
+        QVERIFY(rep[QStringLiteral("only_in_b")].toArray().isEmpty());
+        QVERIFY2(rep[QStringLiteral("bitwise_equal")].toBool(), r.out.constData());
+        QCOMPARE(r.exitCode, 0);
+        // text: one line per output
+        const Run text = fxlens({QStringLiteral("check"), corpus(QStringLiteral("mlp_gelu.joint.code.py")),
+                                 corpus(QStringLiteral("checkpoint_mlp.joint.code.py"))});
+        for (const char* n : {"out_0 (sum_1): ", "out_1 (mm_4): ", "out_2 (mm_2): "})
+            QVERIFY2(text.out.contains(n), text.out.constData());
+    }
+
+    // A reordered subset of the outputs is paired by output node name.
+    void checkMapsOutputsByName() {
+        if (!haveCorpus()) QSKIP("corpus/pytorch is absent");
+        QTemporaryDir tmp;
+        const QByteArray code = readFile(corpus(QStringLiteral("mlp_gelu.joint.code.py")));
+        QVERIFY(code.contains("return (sum_1, mm_4, mm_2)"));
+        QByteArray reordered = code;
+        reordered.replace("return (sum_1, mm_4, mm_2)", "return (mm_2, sum_1)");
+        // the same directory layout is not needed: inputs come from A
+        const QString b = tmp.filePath(QStringLiteral("reordered.code.py"));
+        QVERIFY(writeFile(b, reordered));
+        const Run r = fxlens({QStringLiteral("check"), corpus(QStringLiteral("mlp_gelu.joint.code.py")), b, QStringLiteral("--json")});
+        QVERIFY2(!r.crashed, qPrintable(describe(r)));
+        const QJsonObject doc = parseJsonDoc(r.out);
+        QCOMPARE(doc[QStringLiteral("mapped_by")].toString(), QStringLiteral("output node name"));
+        const QJsonObject rep = doc[QStringLiteral("report")].toObject();
+        QCOMPARE(rep[QStringLiteral("outputs")].toArray().size(), 2);
+        for (const auto& o : rep[QStringLiteral("outputs")].toArray()) QVERIFY(o.toObject()[QStringLiteral("bitwise_equal")].toBool());
+        QCOMPARE(rep[QStringLiteral("only_in_a")].toArray().size(), 1);
+        QCOMPARE(rep[QStringLiteral("only_in_a")].toArray()[0].toString(), QStringLiteral("out_1 (mm_4)"));
+        QCOMPARE(rep[QStringLiteral("mapping")].toArray().size(), 2);  // out_0 -> out_1, out_2 -> out_0
+        QCOMPARE(r.exitCode, 1);  // an output of A has no partner
+    }
+
+    // Bad inputs: an unreadable file and a file with a wrong shape fail with exit 1 and a
+    // message naming the file or the placeholder; an unknown operator names its node.
+    void badInputs() {
+        if (!haveCorpus()) QSKIP("corpus/pytorch is absent");
+        QTemporaryDir tmp;
+        const QString g = corpus(QStringLiteral("mlp_gelu.joint.code.py"));
+        const QString junk = tmp.filePath(QStringLiteral("junk.safetensors"));
+        QVERIFY(writeFile(junk, QByteArray("\x10\x00\x00\x00\x00\x00\x00\x00{not json}      ", 24)));
+        const Run r = fxlens({QStringLiteral("run"), g, QStringLiteral("--inputs"), junk});
+        QVERIFY2(!r.crashed && r.exitCode == 1, qPrintable(describe(r)));
+        QVERIFY2(r.err.contains("junk.safetensors"), r.err.constData());
+
+        fxl::SafeTensorsFile in = fxl::readSafetensors(corpus(QStringLiteral("mlp_gelu.inputs.safetensors")).toStdString());
+        QVERIFY(!in.tensors.empty());
+        fxl::SafeTensor& t = in.tensors.front();
+        const std::string name = t.name;
+        t.shape = {static_cast<int64_t>(t.data.size() / 4)};  // same bytes, flattened
+        const QString flat = tmp.filePath(QStringLiteral("flat.safetensors"));
+        fxl::writeSafetensors(flat.toStdString(), in);
+        const Run s = fxlens({QStringLiteral("run"), g, QStringLiteral("--inputs"), flat});
+        QVERIFY2(!s.crashed && s.exitCode == 1, qPrintable(describe(s)));
+        QVERIFY2(s.err.contains(("'" + name + "'").c_str()) && s.err.contains("shape"), s.err.constData());
+        const Run c = fxlens({QStringLiteral("check"), g, g, QStringLiteral("--inputs"), flat});
+        QVERIFY2(!c.crashed && c.exitCode == 1, qPrintable(describe(c)));
+
+        const QString bad = tmp.filePath(QStringLiteral("bad.code.py"));
+        QVERIFY(writeFile(bad, "def forward(self, x):\n    y = torch.ops.aten.no_such_op_here.default(x)\n    return (y,)\n"));
+        fxl::SafeTensorsFile x;
+        x.tensors.push_back({"x", fxl::DType::F32, {2}, std::vector<uint8_t>(8, 0), 0});
+        const QString xin = tmp.filePath(QStringLiteral("x.safetensors"));
+        fxl::writeSafetensors(xin.toStdString(), x);
+        const Run k = fxlens({QStringLiteral("run"), bad, QStringLiteral("--inputs"), xin});
+        QVERIFY2(!k.crashed && k.exitCode == 1, qPrintable(describe(k)));
+        QVERIFY2(k.err.contains("node 'y'"), k.err.constData());
+    }
+
+    // --out never replaces an existing file unless --force.
+    void existingOutRefused() {
+        if (!haveCorpus()) QSKIP("corpus/pytorch is absent");
+        QTemporaryDir tmp;
+        const QString out = tmp.filePath(QStringLiteral("out.safetensors"));
+        QVERIFY(writeFile(out, "keep me"));
+        const QString g = corpus(QStringLiteral("mlp_gelu.joint.code.py"));
+        const Run r = fxlens({QStringLiteral("run"), g, QStringLiteral("--out"), out});
+        QVERIFY2(!r.crashed && r.exitCode == 1, qPrintable(describe(r)));
+        QVERIFY2(r.err.contains("exists"), r.err.constData());
+        QCOMPARE(readFile(out), QByteArray("keep me"));
+        QCOMPARE(QDir(tmp.path()).entryList(QDir::Files | QDir::Hidden).size(), 1);  // no temporary left
+        const Run f = fxlens({QStringLiteral("run"), g, QStringLiteral("--out"), out, QStringLiteral("--force")});
+        QVERIFY2(f.exitCode == 0, qPrintable(describe(f)));
+        QCOMPARE(fxl::readSafetensors(out.toStdString()).tensors.size(), size_t{3});
+    }
+
+    // Generated inputs (no sidecar): a seed gives the same bits every time, another seed
+    // other bits; usage errors exit 2.
+    void generatedInputsAndUsage() {
+        if (!haveCorpus()) QSKIP("corpus/pytorch is absent");
+        QTemporaryDir tmp;
+        const QString copy = tmp.filePath(QStringLiteral("graph.code.py"));  // no sidecars here
+        QVERIFY(QFile::copy(corpus(QStringLiteral("mlp_gelu.joint.code.py")), copy));
+        // without meta.json the placeholders have no shapes: nothing to generate from
+        const Run noMeta = fxlens({QStringLiteral("run"), copy});
+        QVERIFY2(!noMeta.crashed && noMeta.exitCode == 1, qPrintable(describe(noMeta)));
+        QVERIFY2(noMeta.err.contains("arg0_1"), noMeta.err.constData());
+        // with meta.json: generated from the recorded shapes
+        QVERIFY(QFile::copy(corpus(QStringLiteral("mlp_gelu.meta.json")), tmp.filePath(QStringLiteral("graph.meta.json"))));
+        auto checksums = [&](const QString& seed) {
+            const Run r = fxlens({QStringLiteral("run"), copy, QStringLiteral("--seed"), seed, QStringLiteral("--json")});
+            QStringList sums;
+            if (r.exitCode != 0) qWarning("%s", qPrintable(describe(r)));
+            const QJsonObject doc = parseJsonDoc(r.out);
+            if (doc[QStringLiteral("inputs")].toObject()[QStringLiteral("generated")].toArray().size() != 3) return QStringList();
+            for (const auto& o : doc[QStringLiteral("outputs")].toArray()) sums << o.toObject()[QStringLiteral("checksum")].toString();
+            return sums;
+        };
+        const QStringList a = checksums(QStringLiteral("7")), b = checksums(QStringLiteral("7")), c = checksums(QStringLiteral("8"));
+        QCOMPARE(a.size(), 3);
+        QCOMPARE(a, b);
+        QVERIFY(a != c);
+
+        const QString g = corpus(QStringLiteral("mlp_gelu.joint.code.py"));
+        QCOMPARE(fxlens({QStringLiteral("check"), g, g, QStringLiteral("--tolerance"), QStringLiteral("1e-6;x")}).exitCode, 2);
+        QCOMPARE(fxlens({QStringLiteral("check"), corpus(QStringLiteral("mlp_gelu.outputs.safetensors")), g}).exitCode, 2);
+        QCOMPARE(fxlens({QStringLiteral("run"), g, QStringLiteral("--threads"), QStringLiteral("0")}).exitCode, 2);
+        QCOMPARE(fxlens({QStringLiteral("run"), g, g}).exitCode, 2);
+        QCOMPARE(fxlens({QStringLiteral("check"), g}).exitCode, 2);
+        const Run help = fxlens({QStringLiteral("run"), QStringLiteral("--help")});
+        QCOMPARE(help.exitCode, 0);
+        QVERIFY(help.out.contains("--inputs"));
+    }
+};
+
+QTEST_APPLESS_MAIN(TestCliRun)
+#include "test_cli_run.moc"

@@ -1,0 +1,223 @@
+// The graphs fxlens writes run in PyTorch: `fxlens passes run --out` writes every step as
+// print_readable text; tests/python/run_fx_graph.py execs that text in PyTorch on the corpus
+// inputs. The input graph must reproduce the corpus outputs bitwise (same PyTorch, same
+// graph, one thread) and the last step must reproduce the input's outputs bitwise (the passes
+// only drop, merge or recompute: the same kernels on the same values).
+#include <QCryptographicHash>
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+#include "core/diagnostics.hpp"
+#include "core/safetensors.hpp"
+
+namespace {
+
+const QString kBinary = QStringLiteral(FXLENS_BINARY_DIR "/app/fxlens");
+const QString kPytorch = QStringLiteral(FXLENS_CORPUS_DIR "/pytorch");
+const QString kHarness = QStringLiteral(FXLENS_TEST_DATA_DIR "/../python/run_fx_graph.py");
+
+struct Run {
+    int exitCode = -1;
+    bool crashed = false;
+    QByteArray out, err;
+};
+
+Run runProcess(const QString& program, const QStringList& args, int timeoutMs = 300000) {
+    QProcess p;
+    p.start(program, args);
+    Run r;
+    if (!p.waitForStarted(10000)) {
+        r.err = "could not start " + program.toUtf8();
+        return r;
+    }
+    if (!p.waitForFinished(timeoutMs)) {
+        p.kill();
+        p.waitForFinished();
+        r.err = "timed out";
+        r.crashed = true;
+        return r;
+    }
+    r.crashed = p.exitStatus() != QProcess::NormalExit;
+    r.exitCode = p.exitCode();
+    r.out = p.readAllStandardOutput();
+    r.err = p.readAllStandardError();
+    return r;
+}
+
+// A Python that can import torch: $FXLENS_PYTHON, python3 on PATH, then the system one
+// (Debian's python3-torch lives there; a pyenv python3 on PATH may lack it).
+QString findTorchPython() {
+    QStringList candidates;
+    const QString env = qEnvironmentVariable("FXLENS_PYTHON");
+    if (!env.isEmpty()) candidates << env;
+    candidates << QStringLiteral("python3") << QStringLiteral("/usr/bin/python3");
+    for (const QString& py : candidates) {
+        const Run r = runProcess(py, {QStringLiteral("-c"), QStringLiteral("import torch")}, 120000);
+        if (!r.crashed && r.exitCode == 0) return py;
+    }
+    return {};
+}
+
+// Tensor-by-tensor bitwise comparison; "" when equal, else what differs first.
+QString compareBitwise(const QString& expectedPath, const QString& actualPath) {
+    fxl::SafeTensorsFile e, a;
+    try {
+        e = fxl::readSafetensors(expectedPath.toStdString());
+        a = fxl::readSafetensors(actualPath.toStdString());
+    } catch (const fxl::InputError& err) {
+        return QString::fromStdString(err.diagnostic().format());
+    }
+    if (e.tensors.size() != a.tensors.size())
+        return QStringLiteral("%1 tensors expected, %2 written").arg(e.tensors.size()).arg(a.tensors.size());
+    for (const fxl::SafeTensor& t : e.tensors) {
+        const fxl::SafeTensor* u = a.find(t.name);
+        const QString name = QString::fromStdString(t.name);
+        if (!u) return name + QStringLiteral(" missing");
+        if (u->dtype != t.dtype) return name + QStringLiteral(": dtype differs");
+        if (u->shape != t.shape) return name + QStringLiteral(": shape differs");
+        if (u->data == t.data) continue;
+        QString msg = name + QStringLiteral(": bytes differ");
+        if (t.dtype == fxl::DType::F32 && t.data.size() == u->data.size()) {
+            double worst = 0;
+            size_t count = 0;
+            for (size_t i = 0; i + 4 <= t.data.size(); i += 4) {
+                float x, y;
+                std::memcpy(&x, t.data.data() + i, 4);
+                std::memcpy(&y, u->data.data() + i, 4);
+                if (std::memcmp(&x, &y, 4) != 0) ++count;
+                worst = std::max(worst, std::fabs(double(x) - double(y)));
+            }
+            msg += QStringLiteral(" (%1 of %2 floats, max |diff| %3)").arg(count).arg(t.data.size() / 4).arg(worst);
+        }
+        return msg;
+    }
+    return {};
+}
+
+QJsonObject parseJsonDoc(const QByteArray& out) {
+    QJsonParseError e;
+    const QJsonDocument d = QJsonDocument::fromJson(out, &e);
+    if (e.error != QJsonParseError::NoError) return {};
+    return d.object();
+}
+
+}  // namespace
+
+class TestPytorchExec : public QObject {
+    Q_OBJECT
+
+    QString python_;
+    QStringList passes_;
+    QTemporaryDir cache_;                    // outputs of input graphs already run
+    QMap<QByteArray, QString> inputOutputs_;  // md5 of 00_input.py -> its outputs file
+
+    // Runs the harness on one graph file; returns "" on success, else the error text.
+    QString execGraph(const QString& graph, const QString& name, const QString& out) {
+        QStringList args = {kHarness, graph, kPytorch + "/" + name + ".inputs.safetensors"};
+        const QString constants = kPytorch + "/" + name + ".joint.constants.safetensors";
+        if (QFileInfo::exists(constants)) args << QStringLiteral("--constants") << constants;
+        args << QStringLiteral("--out") << out;
+        const Run r = runProcess(python_, args);
+        if (r.crashed || r.exitCode != 0)
+            return QStringLiteral("%1 failed (exit %2): %3").arg(graph).arg(r.exitCode).arg(QString::fromUtf8(r.err));
+        return {};
+    }
+
+private slots:
+    void initTestCase() {
+        QVERIFY2(QFileInfo(kBinary).isExecutable(), qPrintable("fxlens binary missing: " + kBinary));
+        QVERIFY2(QFileInfo::exists(kHarness), qPrintable("harness missing: " + kHarness));
+        python_ = findTorchPython();
+        const Run r = runProcess(kBinary, {QStringLiteral("passes"), QStringLiteral("list"), QStringLiteral("--json")});
+        for (const auto& p : parseJsonDoc(r.out)[QStringLiteral("passes")].toArray())
+            passes_ << p[QStringLiteral("name")].toString();
+    }
+
+    void execSteps_data() {
+        QTest::addColumn<QString>("name");
+        QTest::addColumn<QString>("pipeline");
+        QTest::addColumn<bool>("mustChange");  // the pipeline is expected to rewrite this graph
+        for (const char* n : {"gpt2_tiny", "llama_tiny"}) {
+            for (const char* policy : {"save_list", "alternate_mm"}) {
+                const QString p = QStringLiteral("remove_detach,sac(policy=%1),remat,dce").arg(QLatin1String(policy));
+                QTest::newRow(qPrintable(QStringLiteral("%1 %2").arg(QLatin1String(n), p))) << QString::fromLatin1(n) << p << true;
+            }
+        }
+        // every corpus case through the cleanup passes: the printed text of each runs
+        for (const char* n : {"mlp_gelu", "linear_ce", "gpt2_tiny", "llama_tiny", "moe_tiny", "moe_dispatch", "checkpoint_mlp"})
+            QTest::newRow(qPrintable(QStringLiteral("%1 remove_detach,cse,dce").arg(QLatin1String(n))))
+                << QString::fromLatin1(n) << QStringLiteral("remove_detach,cse,dce") << false;
+    }
+    void execSteps() {
+        QFETCH(QString, name);
+        QFETCH(QString, pipeline);
+        QFETCH(bool, mustChange);
+        if (python_.isEmpty())
+            QSKIP("no Python with PyTorch ('import torch' fails for $FXLENS_PYTHON, python3 and /usr/bin/python3)");
+        const QString file = kPytorch + "/" + name + ".joint.code.py";
+        if (!QFileInfo::exists(file)) QSKIP(qPrintable("corpus graph not found: " + file));
+        for (QString stage : pipeline.split(',')) {
+            stage = stage.left(stage.indexOf('('));
+            if (!passes_.contains(stage))
+                QSKIP(qPrintable("pass '" + stage + "' is not registered yet ('fxlens passes list' lacks it)"));
+        }
+
+        QTemporaryDir tmp;
+        const QString out = tmp.filePath(QStringLiteral("steps"));
+        const Run r = runProcess(kBinary, {QStringLiteral("passes"), QStringLiteral("run"), file, QStringLiteral("--pipeline"),
+                                           pipeline, QStringLiteral("--out"), out, QStringLiteral("--json")});
+        QVERIFY(!r.crashed);
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        const QJsonArray steps = parseJsonDoc(r.out)[QStringLiteral("steps")].toArray();
+        QCOMPARE(steps.size(), pipeline.count(',') + 2);
+        const QJsonArray lastFiles = steps.last()[QStringLiteral("files")].toArray();
+        QVERIFY2(lastFiles.size() == 2, "the last step holds one graph (+ its change log)");
+        const QString last = out + "/" + lastFiles[0].toString();
+        QVERIFY(last.endsWith(QLatin1String(".py")));
+        if (mustChange) {
+            int changes = 0;
+            for (const auto& s : steps) {
+                const QJsonObject c = s[QStringLiteral("changes")].toObject();
+                changes += c[QStringLiteral("added")].toInt() + c[QStringLiteral("removed")].toInt() +
+                           c[QStringLiteral("rewired")].toInt();
+            }
+            QVERIFY2(changes > 0, "the pipeline changed nothing: the comparison would prove little");
+        }
+
+        // Every pipeline on a case writes the same 00_input.py: run each distinct text once.
+        const QString input = out + QStringLiteral("/00_input.py");
+        QFile f(input);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        const QByteArray key = QCryptographicHash::hash(f.readAll(), QCryptographicHash::Md5);
+        QString inOut = inputOutputs_.value(key);
+        QString err;
+        if (inOut.isEmpty()) {
+            inOut = cache_.filePath(QStringLiteral("input%1.out.safetensors").arg(inputOutputs_.size()));
+            err = execGraph(input, name, inOut);
+            QVERIFY2(err.isEmpty(), qPrintable(err));
+            err = compareBitwise(kPytorch + "/" + name + ".outputs.safetensors", inOut);
+            QVERIFY2(err.isEmpty(), qPrintable("00_input.py vs the corpus outputs: " + err));
+            inputOutputs_.insert(key, inOut);
+        }
+
+        const QString lastOut = tmp.filePath(QStringLiteral("last.out.safetensors"));
+        err = execGraph(last, name, lastOut);
+        QVERIFY2(err.isEmpty(), qPrintable(err));
+        err = compareBitwise(inOut, lastOut);
+        QVERIFY2(err.isEmpty(), qPrintable(lastFiles[0].toString() + " vs 00_input.py: " + err));
+    }
+};
+
+QTEST_APPLESS_MAIN(TestPytorchExec)
+#include "test_pytorch_exec.moc"

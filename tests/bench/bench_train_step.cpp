@@ -1,0 +1,184 @@
+// Whole train steps (the corpus joint graphs: forward + backward) run by executeGraph on the
+// CPU backend, best of N, on 2 and 1 threads; the reference is PyTorch's CPU eager on the
+// same graphs (tests/bench/torch_eager_step.py, whose --json output --torch reads to print
+// the ratio). Also checks the outputs against PyTorch's NAME.outputs.safetensors (allclose
+// 1e-6 + 1e-5|e|) so a fast wrong run cannot pass, and lists where the time goes: per
+// operator (summed over its nodes) and the slowest nodes of the best run.
+//
+//   bench_train_step [--reps N] [--threads 2,1] [--torch TORCH.json] [--top N] [CASE...]
+//   CASE: a corpus/pytorch name (default gpt2_tiny llama_tiny).
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <map>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/diagnostics.hpp"
+#include "core/safetensors.hpp"
+#include "core/source.hpp"
+#include "runtime/backend.hpp"
+#include "runtime/equivalence.hpp"
+#include "runtime/executor.hpp"
+#include "runtime/kernel.hpp"
+
+using namespace fxl;
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+struct Step {
+    double seconds = 1e30;
+    std::map<std::string, double> perOp;          // of the best run
+    std::vector<NodeTiming> slowest;              // of the best run
+    double worstRatio = 0;                        // vs PyTorch's outputs
+    bool outputsOk = false;
+};
+
+std::vector<int> parseList(const std::string& s) {
+    std::vector<int> v;
+    size_t p = 0;
+    while (p <= s.size()) {
+        const size_t c = s.find(',', p);
+        v.push_back(std::atoi(s.substr(p, c - p).c_str()));
+        if (c == std::string::npos) break;
+        p = c + 1;
+    }
+    return v;
+}
+
+double loadAverage() {
+    std::ifstream f("/proc/loadavg");
+    double l = -1;
+    f >> l;
+    return l;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    int reps = 20, top = 10;
+    std::vector<int> threads = {2, 1};
+    std::string torchJson;
+    std::vector<std::string> cases;
+    for (int i = 1; i < argc; ++i) {
+        const std::string a = argv[i];
+        auto next = [&]() -> std::string {
+            if (i + 1 >= argc) {
+                std::fprintf(stderr, "%s needs a value\n", a.c_str());
+                std::exit(2);
+            }
+            return argv[++i];
+        };
+        if (a == "--reps") reps = std::max(1, std::atoi(next().c_str()));
+        else if (a == "--threads") threads = parseList(next());
+        else if (a == "--torch") torchJson = next();
+        else if (a == "--top") top = std::atoi(next().c_str());
+        else if (!a.empty() && a[0] == '-') {
+            std::fprintf(stderr, "usage: bench_train_step [--reps N] [--threads 2,1] [--torch J] [--top N] [CASE...]\n");
+            return 2;
+        } else cases.push_back(a);
+    }
+    if (cases.empty()) cases = {"gpt2_tiny", "llama_tiny"};
+
+    // PyTorch's numbers: case -> threads -> best seconds
+    std::map<std::string, std::map<int, double>> torchBest;
+    if (!torchJson.empty()) {
+        std::ifstream f(torchJson);
+        const auto j = nlohmann::json::parse(f, nullptr, false);
+        if (j.is_discarded()) {
+            std::fprintf(stderr, "%s: not JSON\n", torchJson.c_str());
+            return 1;
+        }
+        for (const auto& r : j["results"]) torchBest[r["case"].get<std::string>()][r["threads"].get<int>()] = r["best_s"].get<double>();
+    }
+
+    const std::string dir = std::string(FXLENS_CORPUS_DIR) + "/pytorch/";
+    std::printf("bench_train_step: best of %d runs after 1 warm-up, load average %.2f at start\n", reps, loadAverage());
+    int rc = 0;
+    for (const std::string& name : cases) {
+        try {
+            auto src = openSource(dir + name + ".joint.code.py");
+            const Artifact& art = *src->graphs().front();
+            auto g = src->graph(art.id);
+            const SafeTensorsFile inputs = readSafetensors(art.inputsPath);
+            SafeTensorsFile constants;
+            if (!art.constantsPath.empty()) constants = readSafetensors(art.constantsPath);
+            const SafeTensorsFile expected = readSafetensors(dir + name + ".outputs.safetensors");
+            for (int t : threads) {
+                auto backend = makeCpuBackend(CpuBackendOptions{t});
+                ExecOptions opts;
+                opts.backend = backend.get();
+                opts.inputs = &inputs;
+                opts.requireAllInputs = true;
+                opts.constants = &constants;
+                // per-node wall time between progress callbacks, summed per operator
+                std::map<std::string, double> perOp;
+                Clock::time_point last;
+                opts.progress = [&](size_t, size_t, const Node& n) {
+                    const auto now = Clock::now();
+                    perOp[n.target] += std::chrono::duration<double>(now - last).count();
+                    last = now;
+                };
+                Step best;
+                for (int r = 0; r <= reps; ++r) {  // r == 0: warm-up
+                    perOp.clear();
+                    last = Clock::now();
+                    const auto w0 = Clock::now();
+                    ExecResult res = executeGraph(*g, opts);
+                    // the whole call: the executor's per-run planning (last uses, input index) included
+                    const double wall = std::chrono::duration<double>(Clock::now() - w0).count();
+                    if (r == 0) {
+                        const EquivalenceReport rep = compareOutputs(outputsToSafetensors(res, *backend), expected, Tolerance{1e-6, 1e-5});
+                        best.outputsOk = rep.allWithinTolerance();
+                        for (const auto& d : rep.outputs) best.worstRatio = std::max(best.worstRatio, d.worstToleranceRatio);
+                        continue;
+                    }
+                    if (wall < best.seconds) {
+                        best.seconds = wall;
+                        best.perOp = perOp;
+                        best.slowest = res.slowest;
+                    }
+                }
+                std::printf("\n%-12s %d thread%s  fxlens best %8.3f ms  (%zu nodes; outputs vs PyTorch: %s, worst %.3f of the bound)",
+                            name.c_str(), t, t == 1 ? " " : "s", best.seconds * 1e3, g->size(),
+                            best.outputsOk ? "allclose" : "NOT allclose", best.worstRatio);
+                auto tb = torchBest.find(name);
+                if (tb != torchBest.end() && tb->second.count(t)) {
+                    const double pt = tb->second.at(t);
+                    std::printf("\n%-12s            torch eager %8.3f ms  -> fxlens/torch = %.2f", "", pt * 1e3, best.seconds / pt);
+                }
+                std::printf("\n");
+                if (!best.outputsOk) rc = 1;
+                std::vector<std::pair<double, std::string>> ops;
+                double total = 0;
+                for (const auto& [op, s] : best.perOp) {
+                    ops.push_back({s, op});
+                    total += s;
+                }
+                std::sort(ops.rbegin(), ops.rend());
+                std::printf("  time by operator (best run):\n");
+                for (int k = 0; k < top && k < static_cast<int>(ops.size()); ++k)
+                    std::printf("    %8.3f ms %5.1f%%  %s\n", ops[k].first * 1e3, 100.0 * ops[k].first / total, ops[k].second.c_str());
+                std::printf("  slowest nodes:");
+                for (int k = 0; k < top && k < static_cast<int>(best.slowest.size()); ++k)
+                    std::printf("%s %s %.3f ms", k ? "," : "", best.slowest[k].node.c_str(), best.slowest[k].seconds * 1e3);
+                std::printf("\n");
+            }
+        } catch (const InputError& e) {
+            std::fprintf(stderr, "%s: %s\n", name.c_str(), e.diagnostic().format().c_str());
+            rc = 1;
+        } catch (const std::exception& e) {
+            std::fprintf(stderr, "%s: %s\n", name.c_str(), e.what());
+            rc = 1;
+        }
+    }
+    std::printf("\nload average %.2f at the end\n", loadAverage());
+    return rc;
+}

@@ -1,0 +1,252 @@
+#!/usr/bin/env python3
+"""Runs a graph that fxlens printed (print_readable form, or gm.code) in PyTorch.
+
+    run_fx_graph.py GRAPH.py INPUTS.safetensors [--constants C.safetensors] --out OUT.safetensors
+
+The module text is exec'd in the namespace FX's generated code expects (torch, device, inf,
+nan, ...), the top-level class is instantiated, get_attr constants are set from the
+constants file (keys are attribute names, dotted paths allowed), the placeholders are read
+from the inputs file by parameter name, and forward runs under torch.no_grad() on one
+thread. The outputs (flattened tuples/lists) are written as out_0, out_1, ...; an output
+that is None is skipped but keeps its index. Python numbers become 0-dim tensors.
+
+safetensors is read and written here with json + struct + torch.frombuffer: no packages
+beyond torch. Exit codes: 0 ok, 1 bad input or a failure while running, 2 usage.
+"""
+
+import argparse
+import builtins
+import inspect
+import json
+import math
+import operator
+import re
+import struct
+import sys
+
+try:
+    import torch
+except ImportError as e:  # the caller checks `import torch` first; be clear anyway
+    sys.stderr.write("run_fx_graph.py: PyTorch is not importable: %s\n" % e)
+    sys.exit(1)
+
+_DTYPES = {
+    "F64": torch.float64,
+    "F32": torch.float32,
+    "F16": torch.float16,
+    "BF16": torch.bfloat16,
+    "I64": torch.int64,
+    "I32": torch.int32,
+    "I16": torch.int16,
+    "I8": torch.int8,
+    "U8": torch.uint8,
+    "BOOL": torch.bool,
+}
+_NAMES = {v: k for k, v in _DTYPES.items()}
+
+
+class InputFailure(Exception):
+    pass
+
+
+def read_safetensors(path):
+    with open(path, "rb") as f:
+        data = f.read()
+    if len(data) < 8:
+        raise InputFailure("%s: too short for a safetensors file" % path)
+    (n,) = struct.unpack("<Q", data[:8])
+    if n > len(data) - 8:
+        raise InputFailure("%s: header length %d past the end of the file" % (path, n))
+    header = json.loads(data[8 : 8 + n].decode("utf-8"))
+    base = 8 + n
+    out = {}
+    for name, info in header.items():
+        if name == "__metadata__":
+            continue
+        dtype = _DTYPES.get(info["dtype"])
+        if dtype is None:
+            raise InputFailure("%s: tensor %s has unsupported dtype %s" % (path, name, info["dtype"]))
+        begin, end = info["data_offsets"]
+        shape = [int(s) for s in info["shape"]]
+        if end == begin:
+            out[name] = torch.empty(shape, dtype=dtype)
+            continue
+        buf = bytearray(data[base + begin : base + end])
+        t = torch.frombuffer(buf, dtype=dtype)
+        out[name] = t.reshape(shape).clone()
+    return out
+
+
+def tensor_bytes(t):
+    t = t.detach().contiguous().cpu()
+    if t.numel() == 0:
+        return b""
+    raw = t.reshape(-1).view(torch.uint8)
+    try:
+        return raw.numpy().tobytes()
+    except Exception:  # no numpy: slower, same bytes
+        return bytes(raw.tolist())
+
+
+def write_safetensors(path, tensors):
+    header = {}
+    chunks = []
+    offset = 0
+    def natural(name):  # out_2 before out_10
+        return [int(p) if p.isdigit() else p for p in re.split(r"(\d+)", name)]
+
+    for name in sorted(tensors, key=natural):
+        t = tensors[name]
+        if t.dtype not in _NAMES:
+            raise InputFailure("output %s has dtype %s, which safetensors cannot store" % (name, t.dtype))
+        b = tensor_bytes(t)
+        header[name] = {"dtype": _NAMES[t.dtype], "shape": list(t.shape), "data_offsets": [offset, offset + len(b)]}
+        chunks.append(b)
+        offset += len(b)
+    h = json.dumps(header, separators=(",", ":")).encode("utf-8")
+    h += b" " * ((8 - len(h) % 8) % 8)
+    tmp = path + ".tmp"
+    with open(tmp, "wb") as f:
+        f.write(struct.pack("<Q", len(h)))
+        f.write(h)
+        for c in chunks:
+            f.write(c)
+    import os
+
+    os.replace(tmp, path)
+
+
+def namespace():
+    """Globals FX's generated code refers to (torch.fx.graph._custom_builtins and friends)."""
+    ns = {
+        "__name__": "fxlens_graph",
+        "torch": torch,
+        "device": torch.device,
+        "inf": math.inf,
+        "nan": math.nan,
+        "NoneType": type(None),
+        "math": math,
+        "operator": operator,
+        "_operator": operator,
+        "builtins": builtins,
+    }
+    try:
+        import torch.fx._pytree as fx_pytree
+        import torch.utils._pytree as pytree
+
+        ns["fx_pytree"] = fx_pytree
+        ns["pytree"] = pytree
+    except ImportError:
+        pass
+    return ns
+
+
+def top_level_class(text):
+    m = re.search(r"^class\s+([A-Za-z_][A-Za-z0-9_]*)\s*\(", text, re.MULTILINE)
+    return m.group(1) if m else None
+
+
+def gm_code_module(text):
+    """gm.code text (a bare `def forward(self, ...)`) wrapped into a module class."""
+    body = "\n".join(("    " + line) if line.strip() else "" for line in text.splitlines())
+    return "class GraphModule(torch.nn.Module):\n" + body + "\n", "GraphModule"
+
+
+def instantiate(cls):
+    mod = cls()
+    # print_readable nests the classes of higher-order ops' subgraphs; FX's get_attr
+    # reads instances of them.
+    for name, value in list(vars(cls).items()):
+        if inspect.isclass(value) and issubclass(value, torch.nn.Module):
+            setattr(mod, name, instantiate(value))
+    return mod
+
+
+def set_constant(mod, dotted, tensor):
+    parts = dotted.split(".")
+    for p in parts[:-1]:
+        child = getattr(mod, p, None)
+        if child is None:
+            child = torch.nn.Module()
+            setattr(mod, p, child)
+        mod = child
+    setattr(mod, parts[-1], tensor)  # a plain attribute, as make_fx's _tensor_constantN are
+
+
+def flatten(value, out):
+    if isinstance(value, (tuple, list)):
+        for v in value:
+            flatten(v, out)
+    else:
+        out.append(value)
+
+
+def main(argv):
+    ap = argparse.ArgumentParser(description="Run an FX graph module text in PyTorch.")
+    ap.add_argument("graph")
+    ap.add_argument("inputs")
+    ap.add_argument("--constants")
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--threads", type=int, default=1)
+    args = ap.parse_args(argv)
+
+    torch.set_num_threads(args.threads)
+    try:
+        with open(args.graph, "r", encoding="utf-8") as f:
+            text = f.read()
+        cls_name = top_level_class(text)
+        if cls_name is None:
+            text, cls_name = gm_code_module(text)
+        ns = namespace()
+        try:
+            exec(compile(text, args.graph, "exec"), ns)
+        except SyntaxError as e:
+            raise InputFailure("%s:%s: not valid Python: %s" % (args.graph, e.lineno, e.msg))
+        mod = instantiate(ns[cls_name])
+
+        if args.constants:
+            for k, v in read_safetensors(args.constants).items():
+                set_constant(mod, k, v)
+
+        inputs = read_safetensors(args.inputs)
+        params = list(inspect.signature(mod.forward).parameters.values())
+        call = []
+        for p in params:
+            if p.kind not in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD):
+                raise InputFailure("forward parameter %s is not positional (pytree/boxed signatures are not supported)" % p.name)
+            if p.name in inputs:
+                call.append(inputs[p.name])
+            elif p.default is not inspect.Parameter.empty:
+                call.append(p.default)
+            else:
+                raise InputFailure("%s: no input named %s for the placeholder %s" % (args.inputs, p.name, p.name))
+
+        with torch.no_grad():
+            result = mod(*call)
+        flat = []
+        flatten(result, flat)
+        outs = {}
+        for i, v in enumerate(flat):
+            if v is None:
+                continue
+            if isinstance(v, torch.Tensor):
+                outs["out_%d" % i] = v
+            elif isinstance(v, (bool, int, float)):
+                outs["out_%d" % i] = torch.tensor(v)
+            else:
+                raise InputFailure("output %d has type %s" % (i, type(v).__name__))
+        write_safetensors(args.out, outs)
+    except InputFailure as e:
+        sys.stderr.write("run_fx_graph.py: error: %s\n" % e)
+        return 1
+    except Exception as e:  # a failure while running the graph: report it, exit 1
+        import traceback
+
+        traceback.print_exc()
+        sys.stderr.write("run_fx_graph.py: error: %s: %s\n" % (type(e).__name__, e))
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

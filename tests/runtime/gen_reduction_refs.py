@@ -1,0 +1,517 @@
+#!/usr/bin/python3
+"""Reference outputs of PyTorch (Debian's python3-torch 1.13, CPU) for the reduction-family
+kernels of the fxlens CPU runtime: sum/mean/var_mean/amax/max/argmax/cumsum/bincount,
+softmax/log_softmax (+ backward), native_layer_norm (+ backward), nll_loss (+ backward),
+mse_loss (+ backward), embedding_dense_backward.
+
+Writes tests/data/kernels/reduction.safetensors (inputs and outputs, keys "<case>/in<k>" and
+"<case>/out<k>") and tests/data/kernels/reduction.cases.json (per case: the op target, its
+arguments in schema order with defaults filled in, which keys are outputs).
+
+An argument is a JSON value: number/bool/null/list as is, {"dtype": "float32"} for a
+ScalarType, {"tensor": key} for a tensor; a non-contiguous input is stored as its contiguous
+base storage (1-d) plus "sizes", "strides", "offset" of the view over it.
+
+Run: /usr/bin/python3 tests/runtime/gen_reduction_refs.py   (from the repository root)
+"""
+import json
+import math
+import os
+import struct
+
+import torch
+
+A = torch.ops.aten
+torch.manual_seed(1234)
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+OUT_DIR = os.path.join(HERE, "..", "data", "kernels")
+
+ST_NAME = {
+    torch.float32: "F32", torch.float64: "F64", torch.bfloat16: "BF16", torch.float16: "F16",
+    torch.int64: "I64", torch.int32: "I32", torch.int16: "I16", torch.int8: "I8",
+    torch.uint8: "U8", torch.bool: "BOOL",
+}
+TORCH_NAME = {
+    torch.float32: "float32", torch.float64: "float64", torch.bfloat16: "bfloat16",
+    torch.float16: "float16", torch.int64: "int64", torch.int32: "int32",
+}
+
+tensors = {}   # key -> contiguous tensor
+cases = []
+counters = {}
+
+
+def tensor_bytes(t):
+    t = t.contiguous()
+    if t.dtype in (torch.bfloat16, torch.float16):
+        return t.view(torch.int16).numpy().tobytes()
+    if t.dtype == torch.bool:
+        return t.to(torch.uint8).numpy().tobytes()
+    return t.numpy().tobytes()
+
+
+def put(key, t):
+    assert key not in tensors
+    tensors[key] = t.detach().clone().contiguous()
+
+
+class View:
+    """A non-contiguous view of the values of `x`: 'T' = transposed storage of the last two
+    dims, 'gap' = every other element of a larger buffer, starting at offset 3."""
+
+    def __init__(self, x, kind):
+        self.kind = kind
+        if kind == "T":
+            base = x.transpose(-1, -2).contiguous().reshape(-1)
+            st = list(x.transpose(-1, -2).contiguous().transpose(-1, -2).stride())
+            v = torch.as_strided(base, x.shape, st, 0)
+            off = 0
+        elif kind == "gap":
+            n = x.numel()
+            base = torch.zeros(2 * n + 5, dtype=x.dtype)
+            if x.dtype.is_floating_point:
+                base.fill_(-7.25)
+            st = [2 * s for s in torch.empty(x.shape).stride()] if x.dim() else []
+            off = 3
+            v = torch.as_strided(base, x.shape, st, off)
+            v.copy_(x)
+        else:
+            raise ValueError(kind)
+        assert torch.equal(v, x) or (x.dtype.is_floating_point and torch.equal(torch.nan_to_num(v), torch.nan_to_num(x)))
+        self.base, self.view, self.strides, self.offset = base, v, st, off
+
+
+def arg_tensor(key, x):
+    """Stores x (a tensor or a View) and returns its JSON argument and the torch value."""
+    if isinstance(x, View):
+        put(key, x.base)
+        return {"tensor": key, "sizes": list(x.view.shape), "strides": list(x.strides), "offset": x.offset}, x.view
+    put(key, x)
+    return {"tensor": key}, x
+
+
+skipped = []
+
+
+def case(name, op, args, fn, note=""):
+    """args: list of python values / tensors / Views / ('dtype', torch.dtype). fn(*torch_args)
+    gives the reference (a tensor or a tuple; None entries allowed). Cases PyTorch's CPU
+    kernels do not implement for a dtype are skipped (listed in the JSON)."""
+    targs = []
+    for a in args:
+        if isinstance(a, View):
+            targs.append(a.view)
+        elif isinstance(a, tuple) and a and a[0] == "dtype":
+            targs.append(a[1])
+        else:
+            targs.append(a)
+    try:
+        res = fn(*targs)
+    except RuntimeError as e:
+        if "not implemented for" not in str(e):
+            raise
+        skipped.append({"op": op, "note": note, "why": str(e).splitlines()[0]})
+        return
+    k = counters.get(name, 0)
+    counters[name] = k + 1
+    cid = "%s/%03d" % (name, k)
+    jargs = []
+    nin = 0
+    for a in args:
+        if isinstance(a, (torch.Tensor, View)):
+            j, _ = arg_tensor("%s/in%d" % (cid, nin), a)
+            nin += 1
+        elif isinstance(a, tuple) and a and a[0] == "dtype":
+            j = {"dtype": TORCH_NAME[a[1]]}
+        else:
+            j = a
+        jargs.append(j)
+    if not isinstance(res, (tuple, list)):
+        res = (res,)
+    # bf16/f16 cases: PyTorch's CPU kernels round some intermediates to the 16-bit format, so
+    # their outputs are not the correctly rounded results; the same op run in float64 on the
+    # widened inputs gives those (stored as out<k>_f64, compared within 1 ulp after rounding).
+    half = any(isinstance(t, torch.Tensor) and t.dtype in (torch.bfloat16, torch.float16) for t in targs)
+    res64 = None
+    if half:
+        t64 = []
+        for t in targs:
+            if isinstance(t, torch.Tensor) and t.dtype.is_floating_point:
+                t64.append(t.double())
+            elif isinstance(t, torch.dtype) and t.is_floating_point:
+                t64.append(torch.float64)
+            else:
+                t64.append(t)
+        res64 = fn(*t64)
+        if not isinstance(res64, (tuple, list)):
+            res64 = (res64,)
+    outs, outs64 = [], []
+    for i, r in enumerate(res):
+        if r is None:
+            outs.append(None)
+            outs64.append(None)
+        else:
+            key = "%s/out%d" % (cid, i)
+            put(key, r)
+            outs.append(key)
+            if res64 is not None and r.dtype in (torch.bfloat16, torch.float16):
+                put(key + "_f64", res64[i])
+                outs64.append(key + "_f64")
+            else:
+                outs64.append(None)
+    entry = {"id": cid, "op": op, "args": jargs, "outputs": outs, "note": note}
+    if any(o is not None for o in outs64):
+        entry["outputs_f64"] = outs64
+    cases.append(entry)
+
+
+def rn(*shape, dtype=torch.float32, scale=1.0):
+    return (torch.randn(shape, dtype=torch.float64) * scale).to(dtype)
+
+
+def edge_rows(x):
+    """Puts 0, -0, inf, -inf, nan, large and denormal values into a float tensor."""
+    x = x.clone()
+    flat = x.view(-1)
+    # at most one huge value per row of a (4, 6) tensor: cancelling 1e30 - 1e30 inside a row
+    # would make the result depend on the summation order only
+    vals = [0.0, -0.0, 1e30, 1e-40, float("inf"), float("-inf"), float("nan"), -1e30]
+    for i, v in enumerate(vals):
+        if 3 * i + 1 < flat.numel():
+            flat[3 * i + 1] = v
+    return x
+
+
+# ---------------------------------------------------------------- sum / mean / var_mean
+def sum_dim(x, dim, keepdim=False, dtype=None, note=""):
+    case("sum_dim", "aten.sum.dim_IntList", [x, dim, keepdim, ("dtype", dtype) if dtype else None],
+         lambda t, d, k, dt: A.sum.dim_IntList(t, d, k, dtype=dt), note)
+
+
+for shape, dim, kd in [((5, 7), [0], True), ((5, 7), [1], False), ((5, 7), [0, 1], False), ((5, 7), [], False),
+                       ((5, 7), [-1], True), ((3, 4, 5), [0, 2], True), ((3, 4, 5), [1], False), ((3, 4, 5), [2], True),
+                       ((600, 3), [0], True), ((3, 1000), [1], False), ((2, 300, 5), [1], False),
+                       ((2, 3, 4, 5), [0, 1], True), ((2, 3, 4, 5), [0, 3], False), ((70, 130), [0], True)]:
+    sum_dim(rn(*shape), dim, kd)
+sum_dim(View(rn(7, 5), "T"), [0], True, note="transposed")
+sum_dim(View(rn(7, 5), "T"), [1], False, note="transposed")
+sum_dim(View(rn(4, 6), "gap"), [0, 1], False, note="strided")
+sum_dim(View(rn(3, 4, 5), "gap"), [1], True, note="strided")
+sum_dim(View(rn(300, 9), "T"), [0], True, note="transposed, many rows")
+sum_dim(edge_rows(rn(4, 6)), [1], False, note="edge values")
+sum_dim(rn(16, 40, dtype=torch.bfloat16), [0], True)
+sum_dim(rn(16, 40, dtype=torch.bfloat16), [1], False)
+sum_dim(rn(16, 40, dtype=torch.float16), [0], True)
+sum_dim(rn(16, 40, dtype=torch.float16), [1], False)
+sum_dim(rn(9, 300, dtype=torch.float64), [1], False)
+sum_dim(rn(9, 300, dtype=torch.float64), [0], True)
+sum_dim(rn(6, 7), [1], False, dtype=torch.float64, note="dtype=float64")
+sum_dim(rn(6, 7, dtype=torch.bfloat16), [0], False, dtype=torch.float32, note="dtype=float32")
+sum_dim(torch.randint(-50, 50, (5, 6)), [0], False)
+sum_dim(torch.randint(-50, 50, (5, 6), dtype=torch.int32), [1], True)
+sum_dim(torch.rand(7, 9) > 0.5, [1], False)
+sum_dim(torch.tensor(3.5), [], False, note="0-dim")
+sum_dim(torch.zeros(0, 4), [0], False, note="empty reduction")
+
+
+def sum_all(x, dtype=None, note=""):
+    case("sum", "aten.sum.default", [x, ("dtype", dtype) if dtype else None], lambda t, dt: A.sum.default(t, dtype=dt), note)
+
+
+sum_all(rn(37))
+sum_all(rn(300, 17))
+sum_all(View(rn(40, 30), "T"), note="transposed")
+sum_all(rn(20, 20, dtype=torch.bfloat16))
+sum_all(rn(20, 20, dtype=torch.float16, scale=0.1))
+sum_all(rn(500, dtype=torch.float64))
+sum_all(torch.randint(-9, 9, (11, 3)))
+sum_all(torch.rand(40) > 0.3)
+sum_all(rn(33), dtype=torch.float64, note="dtype=float64")
+
+
+def mean_dim(x, dim, keepdim=False, dtype=None, note=""):
+    case("mean_dim", "aten.mean.dim", [x, dim, keepdim, ("dtype", dtype) if dtype else None],
+         lambda t, d, k, dt: A.mean.dim(t, d, k, dtype=dt), note)
+
+
+mean_dim(rn(5, 7), [-1], True, note="RMSNorm")
+mean_dim(rn(3, 4, 5), [0, 2], False)
+mean_dim(rn(2, 3, 100), [-1], True)
+mean_dim(rn(130, 6), [0], False)
+mean_dim(rn(8, 24, dtype=torch.bfloat16), [-1], True)
+mean_dim(rn(8, 24, dtype=torch.float16), [0], False)
+mean_dim(rn(8, 24, dtype=torch.float64), [-1], True)
+mean_dim(View(rn(6, 9), "T"), [1], True, note="transposed")
+mean_dim(View(rn(6, 9), "gap"), [0], False, note="strided")
+mean_dim(torch.randint(0, 10, (4, 5)), [1], False, dtype=torch.float32, note="int with dtype")
+
+case("mean", "aten.mean.default", [rn(7, 11), None], lambda t, dt: A.mean.default(t, dtype=dt))
+case("mean", "aten.mean.default", [rn(9, 13, dtype=torch.bfloat16), None], lambda t, dt: A.mean.default(t, dtype=dt))
+case("mean", "aten.mean.default", [View(rn(9, 13), "T"), None], lambda t, dt: A.mean.default(t, dtype=dt))
+
+
+def var_mean(x, dim, correction=None, keepdim=False, note=""):
+    case("var_mean", "aten.var_mean.correction", [x, dim, correction, keepdim],
+         lambda t, d, c, k: A.var_mean.correction(t, d, correction=c, keepdim=k), note)
+
+
+var_mean(rn(6, 10), [1])
+var_mean(rn(6, 10), [0], 0, True)
+var_mean(rn(6, 10), None)
+var_mean(rn(3, 4, 200) + 3.0, [-1], 1, True)
+var_mean(rn(5, 12, dtype=torch.float64), [1], 2)
+var_mean(rn(5, 12, dtype=torch.bfloat16), [1])
+var_mean(View(rn(8, 5), "T"), [0], None, False, note="transposed")
+
+# ---------------------------------------------------------------- max family, cumsum, bincount
+ties = torch.tensor([[1.0, 3.0, 3.0, 2.0, -1.0], [5.0, 5.0, 5.0, 5.0, 5.0], [float("nan"), 1.0, 2.0, float("nan"), 0.0],
+                     [-float("inf"), -float("inf"), -2.0, -3.0, -4.0]])
+case("amax", "aten.amax.default", [rn(5, 7), [1], False], lambda t, d, k: A.amax(t, d, k))
+case("amax", "aten.amax.default", [rn(3, 4, 5), [0, 2], True], lambda t, d, k: A.amax(t, d, k))
+case("amax", "aten.amax.default", [ties, [], False], lambda t, d, k: A.amax(t, d, k))
+case("amax", "aten.amax.default", [ties, [1], True], lambda t, d, k: A.amax(t, d, k))
+case("amax", "aten.amax.default", [torch.randint(-100, 100, (4, 6)), [0], False], lambda t, d, k: A.amax(t, d, k))
+case("amax", "aten.amax.default", [rn(6, 10, dtype=torch.bfloat16), [-1], False], lambda t, d, k: A.amax(t, d, k))
+case("amax", "aten.amax.default", [View(rn(6, 10), "T"), [0], False], lambda t, d, k: A.amax(t, d, k))
+case("max", "aten.max.default", [rn(5, 7)], lambda t: A.max.default(t))
+case("max", "aten.max.default", [torch.randint(-100, 100, (4, 6), dtype=torch.int32)], lambda t: A.max.default(t))
+case("max", "aten.max.default", [ties], lambda t: A.max.default(t))
+case("max_dim", "aten.max.dim", [ties, 1, False], lambda t, d, k: A.max.dim(t, d, k))
+case("max_dim", "aten.max.dim", [rn(5, 7), 0, True], lambda t, d, k: A.max.dim(t, d, k))
+case("max_dim", "aten.max.dim", [View(rn(3, 4, 5), "gap"), -1, False], lambda t, d, k: A.max.dim(t, d, k))
+case("max_dim", "aten.max.dim", [torch.randint(-5, 5, (6, 8)), 1, False], lambda t, d, k: A.max.dim(t, d, k))
+case("argmax", "aten.argmax.default", [rn(5, 7), 1, False], lambda t, d, k: A.argmax(t, d, k))
+case("argmax", "aten.argmax.default", [rn(5, 7), None, False], lambda t, d, k: A.argmax(t, d, k))
+case("argmax", "aten.argmax.default", [rn(5, 7), None, True], lambda t, d, k: A.argmax(t, d, k))
+case("argmax", "aten.argmax.default", [ties, 1, True], lambda t, d, k: A.argmax(t, d, k))
+
+
+def cumsum(x, dim, dtype=None, note=""):
+    case("cumsum", "aten.cumsum.default", [x, dim, ("dtype", dtype) if dtype else None],
+         lambda t, d, dt: A.cumsum(t, d, dtype=dt), note)
+
+
+cumsum(rn(5, 7), 1)
+cumsum(rn(5, 7), 0)
+cumsum(View(rn(5, 7), "T"), 1, note="transposed")
+cumsum(torch.randint(-9, 9, (4, 9)), 1)
+cumsum(torch.rand(3, 8) > 0.5, -1)
+cumsum(rn(4, 50, dtype=torch.bfloat16), 1)
+cumsum(rn(4, 50, dtype=torch.float64), 1)
+cumsum(rn(6, 5), 1, dtype=torch.float64, note="dtype=float64")
+
+
+def bincount(x, w=None, minlength=0, note=""):
+    case("bincount", "aten.bincount.default", [x, w, minlength], lambda t, ww, m: A.bincount(t, ww, m), note)
+
+
+bincount(torch.randint(0, 4, (24,)), None, 4, note="moe_tiny form")
+bincount(torch.randint(0, 9, (50,)))
+bincount(torch.randint(0, 5, (40,)), rn(40))
+bincount(torch.randint(0, 5, (300,)), rn(300, dtype=torch.float64), 8)
+bincount(torch.tensor([], dtype=torch.int64), None, 3)
+
+# ---------------------------------------------------------------- softmax family
+special = rn(6, 9)
+special[0] = float("-inf")                      # fully masked row -> nan
+special[1, 3:] = float("-inf")                  # causal-mask style row
+special[2, 4] = float("nan")                    # nan row
+special[3] = torch.tensor([1e30, 1e30, 0, -1e30, 3, 4, 5, 6, 88.0])
+special[4, 2] = float("inf")                    # +inf -> nan row
+special[5] = 0.0                                # uniform
+
+
+def softmax(x, dim, log, note=""):
+    name, op = ("log_softmax", "aten._log_softmax.default") if log else ("softmax", "aten._softmax.default")
+    case(name, op, [x, dim, False], (lambda t, d, h: A._log_softmax(t, d, h)) if log else (lambda t, d, h: A._softmax(t, d, h)), note)
+
+
+def softmax_bwd(x, dim, log, gview=None, out_dtype=None, note=""):
+    xf = x.float() if x.dtype == torch.float16 else x  # no f16 softmax on CPU in 1.13
+    y = (A._log_softmax(xf, dim, False) if log else A._softmax(xf, dim, False)).to(x.dtype)
+    g = rn(*x.shape, dtype=x.dtype)
+    garg = View(g, gview) if gview else g
+    name = "log_softmax_bwd" if log else "softmax_bwd"
+    op = "aten._log_softmax_backward_data.default" if log else "aten._softmax_backward_data.default"
+    idt = out_dtype or x.dtype
+    fn = (lambda gg, yy, d, dt: A._log_softmax_backward_data(gg, yy, d, dt)) if log else \
+        (lambda gg, yy, d, dt: A._softmax_backward_data(gg, yy, d, dt))
+    case(name, op, [garg, y, dim, ("dtype", idt)], fn, note)
+
+
+for log in (False, True):
+    softmax(rn(4, 10), -1, log)
+    softmax(rn(4, 10), 0, log)
+    softmax(rn(2, 3, 5), 1, log)
+    softmax(View(rn(2, 3, 5), "T"), -1, log, note="transposed")
+    softmax(View(rn(4, 6), "gap"), 1, log, note="strided")
+    softmax(special, -1, log, note="-inf/nan/inf/large rows")
+    softmax(rn(3, 700, scale=3.0), -1, log, note="multi-block rows")
+    softmax(rn(4, 33, dtype=torch.bfloat16), -1, log)
+    softmax(rn(4, 33, dtype=torch.float16), -1, log)
+    softmax(rn(4, 33, dtype=torch.float64), -1, log)
+    softmax(torch.tensor(2.0), 0, log, note="0-dim")
+    softmax_bwd(rn(4, 10), -1, log)
+    softmax_bwd(rn(4, 10), 0, log)
+    softmax_bwd(rn(2, 3, 5), 1, log, gview="T", note="transposed grad")
+    softmax_bwd(rn(3, 300), 1, log)
+    softmax_bwd(rn(4, 33, dtype=torch.bfloat16), -1, log)
+    softmax_bwd(rn(4, 33, dtype=torch.float16), -1, log)
+    softmax_bwd(rn(4, 33, dtype=torch.float64), -1, log)
+    masked = rn(4, 12)
+    masked[:, 7:] = float("-inf")
+    softmax_bwd(masked, -1, log, note="masked (-inf) inputs")
+
+
+# ---------------------------------------------------------------- layer norm
+def layer_norm(x, ns, w, b, eps=1e-5, note=""):
+    case("layer_norm", "aten.native_layer_norm.default", [x, ns, w, b, eps],
+         lambda t, n, ww, bb, e: A.native_layer_norm(t, n, ww, bb, e), note)
+
+
+layer_norm(rn(4, 8), [8], rn(8), rn(8))
+layer_norm(rn(2, 3, 16), [16], None, None)
+layer_norm(rn(2, 3, 4), [3, 4], rn(3, 4), rn(3, 4))
+layer_norm(rn(5, 64), [64], rn(64), None)
+layer_norm(rn(5, 64), [64], None, rn(64))
+layer_norm(View(rn(6, 8), "T"), [8], rn(8), rn(8), note="transposed")
+layer_norm(View(rn(2, 3, 8), "gap"), [8], rn(8), rn(8), note="strided")
+layer_norm(rn(2, 1000), [1000], rn(1000), rn(1000), note="multi-block rows")
+layer_norm(rn(4, 32) + 30.0, [32], None, None, note="mean >> std")
+layer_norm(rn(6, 32, dtype=torch.bfloat16), [32], rn(32, dtype=torch.bfloat16), rn(32, dtype=torch.bfloat16))
+layer_norm(rn(6, 32, dtype=torch.float64), [32], rn(32, dtype=torch.float64), rn(32, dtype=torch.float64))
+layer_norm(rn(3, 8), [8], None, None, 0.1, note="eps=0.1")
+
+
+def layer_norm_bwd(x, ns, w, b, mask, gview=None, note=""):
+    _, mean, rstd = A.native_layer_norm(x, ns, w, b, 1e-5)
+    g = rn(*x.shape, dtype=x.dtype)
+    garg = View(g, gview) if gview else g
+    case("layer_norm_bwd", "aten.native_layer_norm_backward.default", [garg, x, ns, mean, rstd, w, b, mask],
+         lambda gg, t, n, m, r, ww, bb, mk: A.native_layer_norm_backward(gg, t, n, m, r, ww, bb, mk), note)
+
+
+layer_norm_bwd(rn(4, 8), [8], rn(8), rn(8), [True, True, True])
+layer_norm_bwd(rn(4, 8), [8], rn(8), rn(8), [True, False, False])
+layer_norm_bwd(rn(4, 8), [8], rn(8), rn(8), [False, True, True])
+layer_norm_bwd(rn(2, 3, 16), [16], None, None, [True, False, False])
+layer_norm_bwd(rn(2, 3, 4), [3, 4], rn(3, 4), rn(3, 4), [True, True, True])
+layer_norm_bwd(rn(300, 8), [8], rn(8), rn(8), [True, True, True], note="many rows (parameter grads)")
+layer_norm_bwd(rn(3, 130), [130], rn(130), rn(130), [True, True, True], note="columns beyond one tile")
+layer_norm_bwd(rn(5, 64), [64], rn(64), rn(64), [True, True, True], gview="T", note="transposed grad")
+layer_norm_bwd(rn(2, 500), [500], rn(500), rn(500), [True, True, True], note="multi-block rows")
+layer_norm_bwd(rn(6, 32, dtype=torch.bfloat16), [32], rn(32, dtype=torch.bfloat16), rn(32, dtype=torch.bfloat16),
+               [True, True, True])
+layer_norm_bwd(rn(6, 32, dtype=torch.float64), [32], rn(32, dtype=torch.float64), rn(32, dtype=torch.float64),
+               [True, True, True])
+
+
+# ---------------------------------------------------------------- nll / mse
+def nll(x, target, w, reduction, ignore=-100, note=""):
+    case("nll", "aten.nll_loss_forward.default", [x, target, w, reduction, ignore],
+         lambda t, tg, ww, r, ig: A.nll_loss_forward(t, tg, ww, r, ig), note)
+
+
+def nll_bwd(x, target, w, reduction, ignore=-100, note=""):
+    _, total = A.nll_loss_forward(x, target, w, reduction, ignore)
+    n = x.shape[0] if x.dim() == 2 else 1
+    g = rn(n, dtype=x.dtype) if (reduction == 0 and x.dim() == 2) else rn(dtype=x.dtype) + 1.5
+    case("nll_bwd", "aten.nll_loss_backward.default", [g, x, target, w, reduction, ignore, total],
+         lambda gg, t, tg, ww, r, ig, tw: A.nll_loss_backward(gg, t, tg, ww, r, ig, tw), note)
+
+
+lsm = A._log_softmax(rn(6, 5), 1, False)
+tg = torch.tensor([1, -100, 4, 0, 2, -100])
+for red in (0, 1, 2):
+    nll(lsm, tg, None, red)
+    nll(lsm, tg, rn(5).abs() + 0.1, red, note="weight")
+    nll(lsm, torch.tensor([1, 2, 4, 0, 2, 3]), None, red, 2, note="ignore_index=2")
+    nll_bwd(lsm, tg, None, red)
+    nll_bwd(lsm, tg, rn(5).abs() + 0.1, red, note="weight")
+    nll_bwd(lsm, torch.tensor([1, 2, 4, 0, 2, 3]), None, red, 2, note="ignore_index=2")
+    nll(lsm[2], torch.tensor(3), None, red, note="1-d input")
+    nll_bwd(lsm[2], torch.tensor(3), None, red, note="1-d input")
+nll(lsm[1], torch.tensor(2), rn(5).abs() + 0.1, 0, note="1-d input, weight")
+nll(lsm[1], torch.tensor(-100), None, 0, note="1-d input, ignored")
+nll(lsm[1], torch.tensor(-100), None, 1, note="1-d input, ignored: mean is nan")
+nll(lsm, torch.full((6,), -100), None, 1, note="all ignored: mean is nan")
+nll(lsm, torch.full((6,), -100), None, 2, note="all ignored")
+big = A._log_softmax(rn(300, 7), 1, False)
+bigt = torch.randint(0, 7, (300,))
+bigt[::13] = -100
+nll(big, bigt, None, 1, note="many rows")
+nll(big, bigt, None, 0)
+nll_bwd(big, bigt, None, 1)
+nll(View(lsm, "T"), tg, None, 1, note="transposed input")
+nll(A._log_softmax(rn(6, 5, dtype=torch.float64), 1, False), tg, None, 1)
+nll(A._log_softmax(rn(6, 5, dtype=torch.bfloat16), 1, False), tg, None, 1)
+nll_bwd(A._log_softmax(rn(6, 5, dtype=torch.float64), 1, False), tg, None, 1)
+
+
+def mse(x, t, reduction, note=""):
+    case("mse", "aten.mse_loss.default", [x, t, reduction], lambda a, b, r: A.mse_loss(a, b, r), note)
+
+
+def mse_bwd(x, t, reduction, note=""):
+    xv = x.view if isinstance(x, View) else x
+    g = rn(*xv.shape, dtype=xv.dtype) if reduction == 0 else rn(dtype=xv.dtype) + 1.0
+    case("mse_bwd", "aten.mse_loss_backward.default", [g, x, t, reduction],
+         lambda gg, a, b, r: A.mse_loss_backward(gg, a, b, r), note)
+
+
+for red in (0, 1, 2):
+    mse(rn(4, 5), rn(4, 5), red)
+    mse_bwd(rn(4, 5), rn(4, 5), red)
+    mse(View(rn(4, 5), "T"), View(rn(4, 5), "gap"), red, note="strided")
+    mse_bwd(View(rn(4, 5), "T"), rn(4, 5), red, note="strided")
+mse(rn(50, 40), rn(50, 40), 1, note="multi-block")
+mse(rn(8, 16, dtype=torch.bfloat16), rn(8, 16, dtype=torch.bfloat16), 1)
+mse(rn(8, 16, dtype=torch.float64), rn(8, 16, dtype=torch.float64), 2)
+mse_bwd(rn(8, 16, dtype=torch.bfloat16), rn(8, 16, dtype=torch.bfloat16), 1)
+mse_bwd(rn(8, 16, dtype=torch.float64), rn(8, 16, dtype=torch.float64), 1)
+
+
+# ---------------------------------------------------------------- embedding backward
+def emb_bwd(g, idx, V, pad=-1, freq=False, note=""):
+    case("embedding_bwd", "aten.embedding_dense_backward.default", [g, idx, V, pad, freq],
+         lambda gg, ii, v, p, f: A.embedding_dense_backward(gg, ii, v, p, f), note)
+
+
+ids = torch.tensor([[1, 3, 3, 0, 6], [3, 1, 2, 3, 5]])
+emb_bwd(rn(2, 5, 4), ids, 7)
+emb_bwd(rn(2, 5, 4), ids, 7, 3, note="padding_idx=3")
+emb_bwd(rn(2, 5, 4), ids, 7, -1, True, note="scale_grad_by_freq")
+emb_bwd(rn(2, 5, 4), ids.to(torch.int32), 7, note="int32 indices")
+emb_bwd(View(rn(2, 5, 4), "T"), ids, 7, note="transposed grad")
+emb_bwd(rn(300, 70), torch.randint(0, 5, (300,)), 5, note="many duplicates, tile + tail")
+emb_bwd(rn(2, 5, 8, dtype=torch.bfloat16), ids, 7)
+emb_bwd(rn(2, 5, 8, dtype=torch.float64), ids, 7)
+emb_bwd(rn(16, 8), torch.arange(16), 16, note="arange positions")
+
+
+# ---------------------------------------------------------------- write
+def write_safetensors(path, items):
+    header, blobs, off = {}, [], 0
+    for k in sorted(items):
+        t = items[k]
+        b = tensor_bytes(t)
+        header[k] = {"dtype": ST_NAME[t.dtype], "shape": list(t.shape), "data_offsets": [off, off + len(b)]}
+        blobs.append(b)
+        off += len(b)
+    h = json.dumps(header, separators=(",", ":")).encode()
+    h += b" " * ((8 - len(h) % 8) % 8)
+    with open(path, "wb") as f:
+        f.write(struct.pack("<Q", len(h)))
+        f.write(h)
+        for b in blobs:
+            f.write(b)
+
+
+os.makedirs(OUT_DIR, exist_ok=True)
+write_safetensors(os.path.join(OUT_DIR, "reduction.safetensors"), tensors)
+with open(os.path.join(OUT_DIR, "reduction.cases.json"), "w") as f:
+    json.dump({"family": "reduction", "generator": "tests/runtime/gen_reduction_refs.py",
+               "torch": torch.__version__, "cases": cases, "skipped": skipped}, f, indent=1)
+print("%d cases (%d skipped), %d tensors, %d bytes" % (len(cases), len(skipped), len(tensors),
+                                          os.path.getsize(os.path.join(OUT_DIR, "reduction.safetensors"))))

@@ -1,0 +1,623 @@
+// The shape kernel family (views, cat/stack/..., indexing, sort/topk):
+// - PyTorch 1.13 CPU references (tests/data/kernels/shape.*, made by gen_shape_refs.py): values
+//   bitwise equal (allclose for the ops that add floats: index_put accumulate, index_add,
+//   scatter_add/scatter_reduce), the same sizes, strides and storage offset as PyTorch, views
+//   sharing their input's storage exactly when PyTorch's do, and every input PyTorch rejects
+//   rejected with a KernelError;
+// - memory: a view allocates nothing, a copy allocates exactly its outputs (what the executor
+//   and the memory timeline count);
+// - determinism: 1 vs 2 vs 3 threads bitwise for every case and for large gathers/scatters;
+//   accumulations equal an independent sequential loop in index order, bitwise;
+// - every shape-family node of the corpus graphs runs on inputs laid out like the recorded
+//   meta and gives the recorded sizes and strides; its views share the input's storage.
+#include <QtTest>
+
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <random>
+#include <set>
+
+#include <nlohmann/json.hpp>
+
+#include "core/op_registry.hpp"
+#include "core/safetensors.hpp"
+#include "core/source.hpp"
+#include "runtime/backend.hpp"
+#include "runtime/cpu/cpu_common.hpp"
+#include "runtime/kernel.hpp"
+
+using namespace fxl;
+namespace fs = std::filesystem;
+
+Q_DECLARE_METATYPE(std::string)
+
+namespace {
+
+const fs::path kData = fs::path(FXLENS_TEST_DATA_DIR) / "kernels";
+const fs::path kCorpus = FXLENS_CORPUS_DIR;
+
+// The ops of this family.
+const std::set<std::string> kFamily = {
+    "aten.view.default", "aten._unsafe_view.default", "aten.view.dtype", "aten.reshape.default",
+    "aten._reshape_alias.default", "aten.as_strided.default", "aten.permute.default", "aten.t.default",
+    "aten.transpose.int", "aten.expand.default", "aten.unsqueeze.default", "aten.squeeze.dim", "aten.squeeze.dims",
+    "aten.squeeze.default", "aten.select.int", "aten.slice.Tensor", "aten.diagonal.default", "aten.unfold.default",
+    "aten.alias.default", "aten.detach.default", "aten.lift_fresh.default", "aten.split.Tensor",
+    "aten.split_with_sizes.default", "aten.unbind.int", "aten.chunk.default", "aten.cat.default",
+    "aten.stack.default", "aten.repeat.default", "aten.flip.default", "aten.slice_scatter.default",
+    "aten.select_scatter.default", "aten.as_strided_scatter.default", "aten.slice_backward.default",
+    "aten.select_backward.default", "aten.repeat_interleave.Tensor", "aten.one_hot.default",
+    "aten.embedding.default", "aten.index_select.default", "aten.index.Tensor", "aten._unsafe_index.Tensor",
+    "aten.index_put.default", "aten._unsafe_index_put.default", "aten.index_put_.default",
+    "aten.index_add.default", "aten.gather.default", "aten.scatter.src", "aten.scatter_add.default",
+    "aten.scatter_add_.default", "aten.scatter_reduce.two", "aten.nonzero.default", "aten.sort.default",
+    "aten.sort.stable", "aten.argsort.default", "aten.topk.default"};
+
+Value dtypeValue(DType t) {
+    Value v;
+    v.kind = Value::Kind::DType;
+    v.dtype = t;
+    return v;
+}
+Value strValue(const std::string& s) {
+    Value v;
+    v.kind = Value::Kind::Str;
+    v.s = s;
+    return v;
+}
+
+Value fromArg(const Arg& a) {
+    switch (a.kind) {
+        case Arg::Kind::None: return Value::none();
+        case Arg::Kind::Int: return Value::ofInt(a.i);
+        case Arg::Kind::Float: return Value::ofFloat(a.f);
+        case Arg::Kind::Bool: return Value::ofBool(a.b);
+        case Arg::Kind::DType: return dtypeValue(a.dtype);
+        case Arg::Kind::List:
+        case Arg::Kind::Tuple: {
+            std::vector<Value> items;
+            for (const Arg& x : a.items) items.push_back(fromArg(x));
+            return Value::ofList(std::move(items));
+        }
+        default: return strValue(a.s);
+    }
+}
+
+std::vector<Tensor> resultTensors(const Value& r) {
+    std::vector<Tensor> out;
+    if (r.kind == Value::Kind::List) {
+        for (const Value& v : r.items) out.push_back(v.isTensor() ? v.tensor : Tensor());
+    } else {
+        out.push_back(r.isTensor() ? r.tensor : Tensor());
+    }
+    return out;
+}
+
+std::vector<Tensor> runCall(Backend& be, const OpInfo* op, std::vector<Value> args) {
+    KernelCall call;
+    call.op = op;
+    // missing trailing arguments take their schema defaults
+    for (size_t k = args.size(); k < op->schema.args.size(); ++k) args.push_back(fromArg(parseDefaultValue(op->schema.args[k])));
+    call.args = std::move(args);
+    be.run(call);
+    return resultTensors(call.result);
+}
+
+Tensor fromSafe(Backend& be, const SafeTensor& s) {
+    Tensor t = be.empty(s.shape, s.dtype);
+    if (!s.data.empty()) be.upload(t, s.data.data(), static_cast<int64_t>(s.data.size()));
+    return t;
+}
+
+std::vector<uint8_t> bytesOf(Backend& be, const Tensor& t) {
+    std::vector<uint8_t> out(static_cast<size_t>(t.nbytes()));
+    be.download(out.data(), t, t.nbytes());
+    return out;
+}
+
+bool sameBits(Backend& be, const Tensor& a, const Tensor& b) {
+    if (a.defined() != b.defined()) return false;
+    if (!a.defined()) return true;
+    return a.sizes() == b.sizes() && a.dtype() == b.dtype() && bytesOf(be, a) == bytesOf(be, b);
+}
+
+Tensor randomTensor(Backend& be, const std::vector<int64_t>& sizes, DType dt, uint32_t seed) {
+    Tensor t = be.empty(sizes, dt);
+    std::mt19937 rng(seed);
+    std::normal_distribution<double> nd(0.0, 1.0);
+    char* p = static_cast<char*>(t.rawData());
+    for (int64_t k = 0; k < t.numel(); ++k) cpu::storeFromDouble(p + k * t.itemSize(), dt, nd(rng));
+    return t;
+}
+
+Tensor randomInts(Backend& be, const std::vector<int64_t>& sizes, int64_t lo, int64_t hi, uint32_t seed) {
+    Tensor t = be.empty(sizes, DType::I64);
+    std::mt19937 rng(seed);
+    std::uniform_int_distribution<int64_t> ud(lo, hi - 1);
+    for (int64_t k = 0; k < t.numel(); ++k) t.data<int64_t>()[k] = ud(rng);
+    return t;
+}
+
+std::string shapeText(const std::vector<int64_t>& v) {
+    std::string s = "[";
+    for (size_t k = 0; k < v.size(); ++k) s += (k ? ", " : "") + std::to_string(v[k]);
+    return s + "]";
+}
+
+int32_t ordered16(uint16_t h) { return (h & 0x8000u) ? -static_cast<int32_t>(h & 0x7fffu) : static_cast<int32_t>(h); }
+
+// Values of `a` against a reference: bitwise (exact) or allclose (f32 1e-6 + 1e-5|e|, f64
+// 1e-12 + 1e-10|e|, bf16/f16 within 1 ulp, integers exact). "" when they match.
+std::string compareValues(Backend& be, const Tensor& a, const SafeTensor& e, bool exact, double* worst) {
+    if (a.sizes() != e.shape) return "sizes " + shapeText(a.sizes()) + " vs " + shapeText(e.shape);
+    if (a.dtype() != e.dtype)
+        return std::string("dtype ") + std::string(dtypeAbbr(a.dtype())) + " vs " + std::string(dtypeAbbr(e.dtype));
+    const std::vector<uint8_t> ab = bytesOf(be, a);
+    if (ab.size() != e.data.size()) return "byte sizes differ";
+    const int64_t n = a.numel(), is = a.itemSize();
+    for (int64_t k = 0; k < n; ++k) {
+        const uint8_t* pa = ab.data() + k * is;
+        const uint8_t* pe = e.data.data() + k * is;
+        if (std::memcmp(pa, pe, static_cast<size_t>(is)) == 0) continue;
+        const double x = cpu::loadAsDouble(pa, a.dtype()), y = cpu::loadAsDouble(pe, a.dtype());
+        const std::string what = "element " + std::to_string(k) + ": " + QString::number(x, 'g', 9).toStdString() +
+                                 " vs " + QString::number(y, 'g', 9).toStdString();
+        if (exact || !isFloatingPoint(a.dtype())) return what + " (bits differ)";
+        if (std::isnan(x) && std::isnan(y)) continue;
+        if (std::isnan(x) || std::isnan(y) || std::isinf(x) || std::isinf(y)) return what;
+        if (a.dtype() == DType::BF16 || a.dtype() == DType::F16) {
+            uint16_t ha, he;
+            std::memcpy(&ha, pa, 2);
+            std::memcpy(&he, pe, 2);
+            if (std::abs(ordered16(ha) - ordered16(he)) > 1) return what + " (more than 1 ulp)";
+            continue;
+        }
+        const double atol = a.dtype() == DType::F64 ? 1e-12 : 1e-6, rtol = a.dtype() == DType::F64 ? 1e-10 : 1e-5;
+        const double r = std::abs(x - y) / (atol + rtol * std::abs(y));
+        if (worst) *worst = std::max(*worst, r);
+        if (r > 1.0) return what + " (ratio " + std::to_string(r) + ")";
+    }
+    return "";
+}
+
+// ---- the reference data
+struct Refs {
+    nlohmann::json doc;
+    SafeTensorsFile st;
+    std::map<std::string, const SafeTensor*> byKey;
+    std::map<std::string, const nlohmann::json*> byId;
+    bool loaded = false;
+};
+
+Refs& refs() {
+    static Refs r;
+    if (!r.loaded) {
+        r.loaded = true;
+        std::ifstream f(kData / "shape.cases.json");
+        if (!f) return r;
+        r.doc = nlohmann::json::parse(f);
+        r.st = readSafetensors((kData / "shape.safetensors").string());
+        for (const auto& t : r.st.tensors) r.byKey[t.name] = &t;
+        for (const auto& c : r.doc.at("cases")) r.byId[c.at("id").get<std::string>()] = &c;
+    }
+    return r;
+}
+
+// A case's argument as a Value; tensor inputs are appended to `inputs` in order.
+Value caseArg(Backend& be, const nlohmann::json& j, std::vector<Tensor>& inputs) {
+    if (j.is_null()) return Value::none();
+    if (j.is_boolean()) return Value::ofBool(j.get<bool>());
+    if (j.is_number_integer()) return Value::ofInt(j.get<int64_t>());
+    if (j.is_number_float()) return Value::ofFloat(j.get<double>());
+    if (j.is_string()) return strValue(j.get<std::string>());
+    if (j.is_array()) {
+        std::vector<Value> items;
+        for (const auto& x : j) items.push_back(caseArg(be, x, inputs));
+        return Value::ofList(std::move(items));
+    }
+    if (j.contains("dtype")) {
+        auto t = dtypeFromTorchName(j.at("dtype").get<std::string>());
+        if (!t) throw std::runtime_error("unknown dtype " + j.dump());
+        return dtypeValue(*t);
+    }
+    const SafeTensor* s = refs().byKey.at(j.at("tensor").get<std::string>());
+    Tensor t = fromSafe(be, *s);
+    if (j.contains("sizes"))
+        t = t.asStrided(j.at("sizes").get<std::vector<int64_t>>(), j.at("strides").get<std::vector<int64_t>>(),
+                        j.at("offset").get<int64_t>());
+    inputs.push_back(t);
+    return Value::ofTensor(t);
+}
+
+// Always a view (reshape and the other "view-or-copy" ops copy when no view is possible).
+bool isViewOp(const OpInfo* op) {
+    return (op->has(kTraitView) || op->has(kTraitViewList) || op->has(kTraitAliasNoAnnot)) && op->kind != "view-or-copy";
+}
+
+// A sequential reference for the accumulating ops: dst[index[i]] += src[i] along dim 0 of
+// 2-d f32 tensors, in index order.
+std::vector<float> indexAddReference(const std::vector<float>& self, int64_t cols, const std::vector<int64_t>& index,
+                                     const std::vector<float>& src) {
+    std::vector<float> out = self;
+    for (size_t i = 0; i < index.size(); ++i)
+        for (int64_t c = 0; c < cols; ++c)
+            out[static_cast<size_t>(index[i] * cols + c)] += src[i * static_cast<size_t>(cols) + static_cast<size_t>(c)];
+    return out;
+}
+
+std::vector<float> floatsOf(Backend& be, const Tensor& t) {
+    std::vector<uint8_t> b = bytesOf(be, t);
+    std::vector<float> f(static_cast<size_t>(t.numel()));
+    std::memcpy(f.data(), b.data(), b.size());
+    return f;
+}
+
+}  // namespace
+
+class TestShape : public QObject {
+    Q_OBJECT
+
+    std::unique_ptr<Backend> be1_, be2_, be3_;
+
+    // Runs a reference case on `be`; fills inputs and outputs; the live-byte delta of the
+    // call (outputs still held) goes to `allocated`.
+    std::vector<Tensor> runCase(Backend& be, const nlohmann::json& c, std::vector<Tensor>& inputs, int64_t& allocated) {
+        const OpInfo* op = OpRegistry::instance().find(c.at("op").get<std::string>());
+        if (!op) throw std::runtime_error("no op " + c.at("op").get<std::string>());
+        std::vector<Value> args;
+        for (const auto& a : c.at("args")) args.push_back(caseArg(be, a, inputs));
+        const int64_t before = be.liveBytes();
+        std::vector<Tensor> out = runCall(be, op, std::move(args));
+        allocated = be.liveBytes() - before;
+        return out;
+    }
+
+private slots:
+    void initTestCase() {
+        be1_ = makeCpuBackend(CpuBackendOptions{1});
+        be2_ = makeCpuBackend(CpuBackendOptions{2});
+        be3_ = makeCpuBackend(CpuBackendOptions{3});
+        if (refs().doc.is_null()) QFAIL("tests/data/kernels/shape.cases.json is missing (run tests/runtime/gen_shape_refs.py)");
+    }
+
+    // Every registered target of the family has a schema and a CPU kernel.
+    void registered() {
+        for (const std::string& t : kFamily) {
+            QVERIFY2(OpRegistry::instance().find(t), t.c_str());
+            QVERIFY2(KernelRegistry::instance().find(t, DeviceKind::Cpu), t.c_str());
+        }
+    }
+
+    // ---------------- PyTorch references
+    void reference_data() {
+        QTest::addColumn<std::string>("id");
+        for (const auto& c : refs().doc.at("cases")) {
+            const std::string id = c.at("id").get<std::string>();
+            QTest::newRow(id.c_str()) << id;
+        }
+    }
+    void reference() {
+        QFETCH(std::string, id);
+        const nlohmann::json& c = *refs().byId.at(id);
+        const std::string target = c.at("op").get<std::string>();
+        const OpInfo* op = OpRegistry::instance().find(target);
+        QVERIFY2(op, target.c_str());
+        std::vector<Tensor> in1, in2;
+        int64_t alloc1 = 0, alloc2 = 0;
+        if (c.contains("error")) {
+            bool threw = false;
+            try {
+                runCase(*be1_, c, in1, alloc1);
+            } catch (const KernelError& e) {
+                threw = true;
+                qInfo("%s: %s (PyTorch: %s)", id.c_str(), e.what(), c.at("error").get<std::string>().c_str());
+            }
+            QVERIFY2(threw, ("accepted an input PyTorch rejects: " + c.at("error").get<std::string>()).c_str());
+            return;
+        }
+        std::vector<Tensor> out1, out2;
+        try {
+            out1 = runCase(*be1_, c, in1, alloc1);
+            out2 = runCase(*be2_, c, in2, alloc2);
+        } catch (const std::exception& e) {
+            QFAIL(e.what());
+        }
+        const auto& outs = c.at("outputs");
+        const auto& meta = c.at("out_meta");
+        QCOMPARE(out1.size(), outs.size());
+        const bool exact = c.value("compare", "exact") == "exact";
+        const bool checkStrides = c.value("check_strides", true);
+        const bool view = isViewOp(op);
+        int64_t newBytes = 0;
+        std::set<const Storage*> counted;
+        for (size_t k = 0; k < outs.size(); ++k) {
+            const Tensor& t = out1[k];
+            QVERIFY(t.defined());
+            const SafeTensor* e = refs().byKey.at(outs[k].get<std::string>());
+            double worst = 0;
+            const std::string diff = compareValues(*be1_, t, *e, exact, &worst);
+            QVERIFY2(diff.empty(), ("output " + std::to_string(k) + ": " + diff).c_str());
+            const auto& m = meta[k];
+            if (checkStrides) {
+                const auto st = m.at("strides").get<std::vector<int64_t>>();
+                QVERIFY2(t.strides() == st || t.numel() == 0,
+                         ("output " + std::to_string(k) + ": strides " + shapeText(t.strides()) + " vs PyTorch " + shapeText(st)).c_str());
+                if (t.numel() > 0 && !m.at("alias").is_null())
+                    QVERIFY2(t.offset() == m.at("offset").get<int64_t>(),
+                             ("output " + std::to_string(k) + ": storage offset " + std::to_string(t.offset()) + " vs PyTorch " +
+                              std::to_string(m.at("offset").get<int64_t>())).c_str());
+            }
+            // storage sharing: exactly as PyTorch's (views of empty tensors still share here)
+            const Storage* s = t.storage().get();
+            if (!m.at("alias").is_null()) {
+                const size_t j = m.at("alias").get<size_t>();
+                QVERIFY2(j < in1.size() && in1[j].storage().get() == s, ("output " + std::to_string(k) + " must be a view of input " + std::to_string(j)).c_str());
+            } else if (t.numel() > 0 || !(op->has(kTraitView) || op->has(kTraitViewList) || op->has(kTraitAliasNoAnnot))) {
+                for (const Tensor& i : in1)
+                    QVERIFY2(i.storage().get() != s, ("output " + std::to_string(k) + " must not share an input's storage").c_str());
+            }
+            bool isInput = false;
+            for (const Tensor& i : in1) isInput = isInput || i.storage().get() == s;
+            if (!isInput && counted.insert(s).second) newBytes += s->nbytes();
+            QVERIFY2(sameBits(*be1_, t, out2[k]), ("output " + std::to_string(k) + ": 1 and 2 threads differ").c_str());
+            QCOMPARE(out2[k].strides(), t.strides());
+        }
+        // a view allocates nothing; a copy exactly its outputs' storages
+        QVERIFY2(alloc1 == newBytes, (std::to_string(alloc1) + " bytes allocated for outputs of " + std::to_string(newBytes)).c_str());
+        if (view) QCOMPARE(alloc1, int64_t(0));
+    }
+
+    // _unsafe_index / _unsafe_index_put / index_put_ give what index / index_put give.
+    void unsafeAndInplaceVariants() {
+        Backend& be = *be2_;
+        int checked = 0;
+        for (const auto& c : refs().doc.at("cases")) {
+            const std::string target = c.at("op").get<std::string>();
+            if (c.contains("error") || (target != "aten.index.Tensor" && target != "aten.index_put.default")) continue;
+            const std::vector<std::string> others = target == "aten.index.Tensor"
+                                                        ? std::vector<std::string>{"aten._unsafe_index.Tensor"}
+                                                        : std::vector<std::string>{"aten._unsafe_index_put.default", "aten.index_put_.default"};
+            std::vector<Tensor> in;
+            int64_t alloc = 0;
+            const Tensor want = runCase(be, c, in, alloc).at(0);
+            for (const std::string& o : others) {
+                nlohmann::json c2 = c;
+                c2["op"] = o;
+                std::vector<Tensor> in2;
+                const Tensor got = runCase(be, c2, in2, alloc).at(0);
+                QVERIFY2(sameBits(be, got, want), (o + " differs on " + c.at("id").get<std::string>()).c_str());
+                if (o == "aten.index_put_.default") {
+                    QVERIFY(got.storage() == in2.at(0).storage());  // written in place, self returned
+                    QCOMPARE(alloc, int64_t(0));
+                }
+                ++checked;
+            }
+        }
+        QVERIFY(checked >= 10);
+    }
+
+    // ---------------- determinism of the accumulating and gathering ops on large inputs
+    void accumulationOrder() {
+        const OpInfo* indexAdd = OpRegistry::instance().find("aten.index_add.default");
+        const OpInfo* indexPut = OpRegistry::instance().find("aten.index_put.default");
+        const OpInfo* scatterAdd = OpRegistry::instance().find("aten.scatter_add.default");
+        std::vector<Tensor> results[3];
+        Backend* bes[3] = {be1_.get(), be2_.get(), be3_.get()};
+        for (int b = 0; b < 3; ++b) {
+            Backend& be = *bes[b];
+            const int64_t rows = 64, cols = 257, n = 5000;
+            Tensor self = randomTensor(be, {rows, cols}, DType::F32, 1);
+            Tensor src = randomTensor(be, {n, cols}, DType::F32, 2);
+            Tensor idx = randomInts(be, {n}, 0, rows, 3);  // many duplicates
+            Tensor ia = runCall(be, indexAdd, {Value::ofTensor(self), Value::ofInt(0), Value::ofTensor(idx), Value::ofTensor(src), Value::ofInt(1)}).at(0);
+            Tensor ip = runCall(be, indexPut, {Value::ofTensor(self), Value::ofList({Value::ofTensor(idx)}), Value::ofTensor(src), Value::ofBool(true)}).at(0);
+            Tensor sidx = randomInts(be, {n, cols}, 0, rows, 4);
+            Tensor sa = runCall(be, scatterAdd, {Value::ofTensor(self), Value::ofInt(0), Value::ofTensor(sidx), Value::ofTensor(src)}).at(0);
+            // sequential references in index order
+            const std::vector<float> want = indexAddReference(floatsOf(be, self), cols,
+                                                              std::vector<int64_t>(idx.data<int64_t>(), idx.data<int64_t>() + n),
+                                                              floatsOf(be, src));
+            QVERIFY(floatsOf(be, ia) == want);
+            QVERIFY(floatsOf(be, ip) == want);
+            std::vector<float> ws = floatsOf(be, self);
+            const std::vector<float> sv = floatsOf(be, src);
+            for (int64_t i = 0; i < n; ++i)
+                for (int64_t c = 0; c < cols; ++c)
+                    ws[static_cast<size_t>(sidx.data<int64_t>()[i * cols + c] * cols + c)] += sv[static_cast<size_t>(i * cols + c)];
+            QVERIFY(floatsOf(be, sa) == ws);
+            results[b] = {ia, ip, sa};
+        }
+        for (int b = 1; b < 3; ++b)
+            for (size_t k = 0; k < results[0].size(); ++k) QVERIFY(sameBits(*be1_, results[0][k], results[b][k]));
+    }
+
+    // Gathers split between threads give the same bits as one thread, and as a naive loop.
+    void largeGathers() {
+        const OpInfo* index = OpRegistry::instance().find("aten.index.Tensor");
+        const OpInfo* gather = OpRegistry::instance().find("aten.gather.default");
+        const OpInfo* emb = OpRegistry::instance().find("aten.embedding.default");
+        const OpInfo* cat = OpRegistry::instance().find("aten.cat.default");
+        const OpInfo* sort = OpRegistry::instance().find("aten.sort.default");
+        const OpInfo* topk = OpRegistry::instance().find("aten.topk.default");
+        std::vector<Tensor> res[3];
+        Backend* bes[3] = {be1_.get(), be2_.get(), be3_.get()};
+        for (int b = 0; b < 3; ++b) {
+            Backend& be = *bes[b];
+            Tensor w = randomTensor(be, {500, 96}, DType::F32, 5);
+            Tensor ids = randomInts(be, {16, 300}, 0, 500, 6);
+            Tensor e = runCall(be, emb, {Value::ofTensor(w), Value::ofTensor(ids)}).at(0);
+            for (int64_t i = 0; i < ids.numel(); ++i)
+                QVERIFY(std::memcmp(e.data<float>() + i * 96, w.data<float>() + ids.data<int64_t>()[i] * 96, 96 * 4) == 0);
+            Tensor x = randomTensor(be, {40, 50, 30}, DType::F32, 7);
+            Tensor i1 = randomInts(be, {20, 1}, -40, 40, 8), i2 = randomInts(be, {1, 25}, 0, 30, 9);
+            Tensor ix = runCall(be, index, {Value::ofTensor(x), Value::ofList({Value::ofTensor(i1), Value::none(), Value::ofTensor(i2)})}).at(0);
+            QCOMPARE(ix.sizes(), (std::vector<int64_t>{20, 25, 50}));
+            Tensor gi = randomInts(be, {40, 50, 60}, 0, 30, 10);
+            Tensor g = runCall(be, gather, {Value::ofTensor(x), Value::ofInt(2), Value::ofTensor(gi)}).at(0);
+            for (int64_t a = 0; a < 40; a += 7)
+                for (int64_t c = 0; c < 60; c += 11)
+                    QCOMPARE(g.data<float>()[(a * 50 + 3) * 60 + c], x.data<float>()[(a * 50 + 3) * 30 + gi.data<int64_t>()[(a * 50 + 3) * 60 + c]]);
+            Tensor ct = runCall(be, cat, {Value::ofList({Value::ofTensor(x), Value::ofTensor(x)}), Value::ofInt(1)}).at(0);
+            Tensor y = randomTensor(be, {300, 200}, DType::F32, 11);
+            std::vector<Tensor> so = runCall(be, sort, {Value::ofTensor(y), Value::ofInt(0), Value::ofBool(true)});
+            std::vector<Tensor> tk = runCall(be, topk, {Value::ofTensor(y), Value::ofInt(7), Value::ofInt(1)});
+            res[b] = {e, ix, g, ct, so[0], so[1], tk[0], tk[1]};
+        }
+        for (int b = 1; b < 3; ++b)
+            for (size_t k = 0; k < res[0].size(); ++k)
+                QVERIFY2(sameBits(*be1_, res[0][k], res[b][k]), ("result " + std::to_string(k)).c_str());
+    }
+
+    // sort/topk ties: lower index first, independent of the row length or the k chosen.
+    void tiesLowerIndexFirst() {
+        Backend& be = *be2_;
+        const OpInfo* sort = OpRegistry::instance().find("aten.sort.default");
+        const OpInfo* topk = OpRegistry::instance().find("aten.topk.default");
+        for (int64_t n : {5, 16, 17, 48, 1000}) {
+            Tensor x = randomInts(be, {n}, 0, 3, static_cast<uint32_t>(n));
+            for (bool desc : {false, true}) {
+                std::vector<Tensor> s = runCall(be, sort, {Value::ofTensor(x), Value::ofInt(0), Value::ofBool(desc)});
+                const int64_t* v = s[0].data<int64_t>();
+                const int64_t* i = s[1].data<int64_t>();
+                for (int64_t k = 1; k < n; ++k) {
+                    QVERIFY(desc ? v[k - 1] >= v[k] : v[k - 1] <= v[k]);
+                    if (v[k - 1] == v[k]) QVERIFY(i[k - 1] < i[k]);
+                }
+                for (int64_t k : {int64_t(1), n / 2, n}) {
+                    std::vector<Tensor> t = runCall(be, topk, {Value::ofTensor(x), Value::ofInt(k), Value::ofInt(0), Value::ofBool(desc)});
+                    QVERIFY(std::memcmp(t[1].rawData(), s[1].rawData(), static_cast<size_t>(k * 8)) == 0);
+                }
+            }
+        }
+    }
+
+    // ---------------- the corpus graphs
+    void corpusOps_data() {
+        QTest::addColumn<std::string>("path");
+        if (!fs::exists(kCorpus / "pytorch")) QSKIP("corpus directory FXLENS_CORPUS_DIR/pytorch not found");
+        std::vector<std::string> files;
+        for (const fs::path& dir : {kCorpus / "pytorch", kCorpus / "pytorch" / "large"}) {
+            if (!fs::exists(dir)) continue;
+            for (const auto& e : fs::directory_iterator(dir))
+                if (e.path().string().ends_with(".code.py")) files.push_back(e.path().string());
+        }
+        std::sort(files.begin(), files.end());
+        for (const std::string& f : files) QTest::newRow(fs::path(f).filename().string().c_str()) << f;
+    }
+    void corpusOps() {
+        QFETCH(std::string, path);
+        auto src = openSource(path);
+        QVERIFY(src && !src->artifacts.empty());
+        auto g = src->graph(src->artifacts[0].id);
+        QVERIFY(g);
+        Backend& be = *be2_;
+        std::set<std::string> seen;
+        int ran = 0, skipped = 0;
+        uint32_t seed = 100;
+        std::string failure;
+        g->forEachNode([&](const Node& n) {
+            if (!failure.empty() || n.op != NodeOp::CallFunction || !kFamily.count(n.target)) return;
+            const OpInfo* op = OpRegistry::instance().find(n.target);
+            if (op->has(kTraitDynamicShape)) {  // sizes come from the data, not from meta
+                ++skipped;
+                return;
+            }
+            std::vector<Arg> bound;
+            if (auto err = OpRegistry::instance().bind(*op, n, bound)) {
+                failure = n.name + ": " + *err;
+                return;
+            }
+            std::string sig = n.target;
+            std::vector<Tensor> inputs;
+            bool ok = true;
+            // node args become tensors laid out like their meta (index-like ints are 0: valid everywhere)
+            std::function<Value(const Arg&)> conv = [&](const Arg& a) -> Value {
+                if (a.isNode()) {
+                    const ValueMeta& m = g->node(a.node).val;
+                    if (!m.isTensor()) {
+                        ok = false;
+                        return Value::none();
+                    }
+                    std::vector<int64_t> sizes, strides;
+                    for (const SymInt& s : m.tensor.sizes) sizes.push_back(s.maybeValue().value_or(1));
+                    for (const SymInt& s : m.tensor.strides) strides.push_back(s.maybeValue().value_or(1));
+                    if (strides.size() != sizes.size()) strides = Tensor::contiguousStrides(sizes);
+                    sig += "|" + std::string(dtypeAbbr(m.tensor.dtype)) + shapeText(sizes) + shapeText(strides);
+                    int64_t span = 1;
+                    for (size_t k = 0; k < sizes.size(); ++k) span += (sizes[k] - 1) * strides[k];
+                    bool empty = false;
+                    for (int64_t s : sizes) empty = empty || s == 0;
+                    Tensor store = isFloatingPoint(m.tensor.dtype) ? randomTensor(be, {empty ? 0 : span}, m.tensor.dtype, ++seed)
+                                                                   : be.empty({empty ? 0 : span}, m.tensor.dtype);
+                    if (!isFloatingPoint(m.tensor.dtype) && store.nbytes() > 0)
+                        std::memset(store.rawData(), 0, static_cast<size_t>(store.nbytes()));
+                    Tensor t = store.asStrided(sizes, strides, 0);
+                    inputs.push_back(t);
+                    return Value::ofTensor(t);
+                }
+                if (a.kind == Arg::Kind::List || a.kind == Arg::Kind::Tuple) {
+                    std::vector<Value> items;
+                    sig += "|[";
+                    for (const Arg& x : a.items) items.push_back(conv(x));
+                    sig += "]";
+                    return Value::ofList(std::move(items));
+                }
+                sig += "|" + (a.kind == Arg::Kind::Float ? std::to_string(a.f) : std::to_string(a.i)) + a.s;
+                return fromArg(a);
+            };
+            std::vector<Value> args;
+            for (const Arg& a : bound) args.push_back(conv(a));
+            if (!ok) {
+                ++skipped;
+                return;
+            }
+            if (!seen.insert(sig).second) return;
+            std::vector<Tensor> out;
+            try {
+                out = runCall(be, op, args);
+            } catch (const std::exception& e) {
+                failure = n.name + " (" + n.target + "): " + e.what();
+                return;
+            }
+            std::vector<const TensorMeta*> want;
+            if (n.val.isTensor()) want.push_back(&n.val.tensor);
+            else if (n.val.kind == ValueMeta::Kind::Tuple)
+                for (const auto& e : n.val.elems) want.push_back(e.isTensor() ? &e.tensor : nullptr);
+            if (want.empty()) {  // split etc. recorded without tuple meta: sizes of the getitems are not here
+                ++ran;
+                return;
+            }
+            if (want.size() != out.size()) {
+                failure = n.name + ": " + std::to_string(out.size()) + " outputs, meta has " + std::to_string(want.size());
+                return;
+            }
+            for (size_t k = 0; k < want.size(); ++k) {
+                if (!want[k]) continue;
+                std::vector<int64_t> sizes, strides;
+                for (const SymInt& s : want[k]->sizes) sizes.push_back(s.maybeValue().value_or(-1));
+                for (const SymInt& s : want[k]->strides) strides.push_back(s.maybeValue().value_or(-1));
+                if (out[k].sizes() != sizes || out[k].dtype() != want[k]->dtype) {
+                    failure = n.name + " (" + n.target + "): output " + describe(out[k]) + ", meta " + shapeText(sizes);
+                    return;
+                }
+                if (strides.size() == sizes.size() && out[k].numel() > 1 && out[k].strides() != strides) {
+                    failure = n.name + " (" + n.target + "): output strides " + shapeText(out[k].strides()) + ", meta " + shapeText(strides);
+                    return;
+                }
+                if (isViewOp(op) && out[k].storage() != inputs.at(0).storage()) {
+                    failure = n.name + " (" + n.target + "): a view must share its input's storage";
+                    return;
+                }
+            }
+            ++ran;
+        });
+        QVERIFY2(failure.empty(), failure.c_str());
+        qInfo("%s: %d distinct shape-family calls checked, %d skipped", fs::path(path).filename().string().c_str(), ran, skipped);
+    }
+};
+
+QTEST_APPLESS_MAIN(TestShape)
+#include "test_shape.moc"
