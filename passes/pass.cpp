@@ -136,7 +136,9 @@ std::string PassOptions::toString() const {
 
 PassOptions resolveOptions(const std::vector<PassOption>& decl, const std::map<std::string, std::string>& raw) {
     PassOptions out;
-    for (const auto& [name, value] : raw) {
+    for (const auto& entry : raw) {
+        const std::string& name = entry.first;  // a named copy: clang 14 cannot capture structured bindings
+        const std::string& value = entry.second;
         auto it = std::find_if(decl.begin(), decl.end(), [&](const PassOption& o) { return o.name == name; });
         if (it == decl.end()) {
             std::string known;

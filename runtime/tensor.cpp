@@ -41,6 +41,7 @@ int64_t Tensor::numel() const {
 }
 
 bool Tensor::isContiguous() const {
+    if (numel() == 0) return true;  // as PyTorch: an empty tensor is contiguous whatever its strides
     int64_t expected = 1;
     for (size_t k = sizes_.size(); k-- > 0;) {
         if (sizes_[k] == 1) continue;

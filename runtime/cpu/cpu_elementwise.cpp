@@ -61,12 +61,6 @@ bool canCast(DType from, DType to) {
     return true;
 }
 
-const char* kindName(DType t) {
-    if (t == DType::Bool) return "bool";
-    if (isFloatingPoint(t)) return "floating point";
-    return "integral";
-}
-
 // ---- layouts (c10 TensorImpl and TensorIterator rules)
 
 bool isContiguousLayout(const std::vector<int64_t>& sizes, const std::vector<int64_t>& strides) {

@@ -204,7 +204,6 @@ S checkedScalarTo(const Value& v, const char* what) {
 bool isScalarValue(const Value& v);  // Int, Float or Bool
 DType resultType(const std::vector<const Value*>& operands);
 bool canCast(DType from, DType to);  // torch.can_cast: no float -> integral, no non-bool -> bool
-const char* kindName(DType t);
 
 // ---- layouts
 bool isContiguousLayout(const std::vector<int64_t>& sizes, const std::vector<int64_t>& strides);

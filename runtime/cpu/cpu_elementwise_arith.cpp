@@ -111,18 +111,19 @@ void runBinary(const KernelCall& call, const Tensor& out, const Value& a, const 
     using C = typename Num<S>::C;
     using OutC = typename Num<OutS>::C;
     constexpr DType dt = dtypeOf<S>();
-    auto prep = [&](const Value& v) { return expandTo(castTo(call, v.tensor, dt), out.sizes()); };
-    if (a.isTensor() && b.isTensor()) {
-        pointwise<OutS, S, S>(call.pool, out, {prep(a), prep(b)}, lifted<OutS, S, S>(f), grain);
-    } else if (a.isTensor()) {
+    // a number becomes a 0-dim tensor of S (broadcast with stride 0), except the common
+    // tensor-number case, which gets its own loop (the number folded into the functor)
+    auto prep = [&](const Value& v) {
+        if (v.isTensor()) return expandTo(castTo(call, v.tensor, dt), out.sizes());
+        Tensor t = call.newTensor({}, dt);
+        *t.data<S>() = scalarTo<S>(v);
+        return expandTo(t, out.sizes());
+    };
+    if (a.isTensor() && !b.isTensor()) {
         const C cb = Num<S>::load(scalarTo<S>(b));
         pointwise<OutS, S>(call.pool, out, {prep(a)}, lifted<OutS, S>([f, cb](C x) -> OutC { return f(x, cb); }), grain);
-    } else if (b.isTensor()) {
-        const C ca = Num<S>::load(scalarTo<S>(a));
-        pointwise<OutS, S>(call.pool, out, {prep(b)}, lifted<OutS, S>([f, ca](C y) -> OutC { return f(ca, y); }), grain);
     } else {
-        const C ca = Num<S>::load(scalarTo<S>(a)), cb = Num<S>::load(scalarTo<S>(b));
-        pointwise<OutS>(call.pool, out, {}, [f, ca, cb]() { return Num<OutS>::store(f(ca, cb)); });
+        pointwise<OutS, S, S>(call.pool, out, {prep(a), prep(b)}, lifted<OutS, S, S>(f), grain);
     }
 }
 

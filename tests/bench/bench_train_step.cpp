@@ -3,7 +3,9 @@
 // same graphs (tests/bench/torch_eager_step.py, whose --json output --torch reads to print
 // the ratio). Also checks the outputs against PyTorch's NAME.outputs.safetensors (allclose
 // 1e-6 + 1e-5|e|) so a fast wrong run cannot pass, and lists where the time goes: per
-// operator (summed over its nodes) and the slowest nodes of the best run.
+// operator (summed over its nodes) and the slowest nodes of the best run. Times: wall time
+// of the whole executeGraph call (planning included) and process CPU time (all threads),
+// the steadier number on a loaded machine.
 //
 //   bench_train_step [--reps N] [--threads 2,1] [--torch TORCH.json] [--top N] [CASE...]
 //   CASE: a corpus/pytorch name (default gpt2_tiny llama_tiny).
@@ -12,6 +14,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <ctime>
 #include <fstream>
 #include <map>
 #include <string>
@@ -33,8 +36,15 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
+double processCpuSeconds() {
+    timespec ts{};
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
+}
+
 struct Step {
     double seconds = 1e30;
+    double cpuSeconds = 1e30;                     // best process CPU time of a run (all threads)
     std::map<std::string, double> perOp;          // of the best run
     std::vector<NodeTiming> slowest;              // of the best run
     double worstRatio = 0;                        // vs PyTorch's outputs
@@ -88,7 +98,7 @@ int main(int argc, char** argv) {
     if (cases.empty()) cases = {"gpt2_tiny", "llama_tiny"};
 
     // PyTorch's numbers: case -> threads -> best seconds
-    std::map<std::string, std::map<int, double>> torchBest;
+    std::map<std::string, std::map<int, std::pair<double, double>>> torchBest;  // wall, CPU
     if (!torchJson.empty()) {
         std::ifstream f(torchJson);
         const auto j = nlohmann::json::parse(f, nullptr, false);
@@ -96,7 +106,9 @@ int main(int argc, char** argv) {
             std::fprintf(stderr, "%s: not JSON\n", torchJson.c_str());
             return 1;
         }
-        for (const auto& r : j["results"]) torchBest[r["case"].get<std::string>()][r["threads"].get<int>()] = r["best_s"].get<double>();
+        for (const auto& r : j["results"])
+            torchBest[r["case"].get<std::string>()][r["threads"].get<int>()] = {r["best_s"].get<double>(),
+                                                                                 r.value("best_cpu_s", 0.0)};
     }
 
     const std::string dir = std::string(FXLENS_CORPUS_DIR) + "/pytorch/";
@@ -130,8 +142,10 @@ int main(int argc, char** argv) {
                 for (int r = 0; r <= reps; ++r) {  // r == 0: warm-up
                     perOp.clear();
                     last = Clock::now();
+                    const double c0 = processCpuSeconds();
                     const auto w0 = Clock::now();
                     ExecResult res = executeGraph(*g, opts);
+                    const double cpu = processCpuSeconds() - c0;
                     // the whole call: the executor's per-run planning (last uses, input index) included
                     const double wall = std::chrono::duration<double>(Clock::now() - w0).count();
                     if (r == 0) {
@@ -140,19 +154,21 @@ int main(int argc, char** argv) {
                         for (const auto& d : rep.outputs) best.worstRatio = std::max(best.worstRatio, d.worstToleranceRatio);
                         continue;
                     }
+                    best.cpuSeconds = std::min(best.cpuSeconds, cpu);
                     if (wall < best.seconds) {
                         best.seconds = wall;
                         best.perOp = perOp;
                         best.slowest = res.slowest;
                     }
                 }
-                std::printf("\n%-12s %d thread%s  fxlens best %8.3f ms  (%zu nodes; outputs vs PyTorch: %s, worst %.3f of the bound)",
-                            name.c_str(), t, t == 1 ? " " : "s", best.seconds * 1e3, g->size(),
+                std::printf("\n%-12s %d thread%s  fxlens best %8.3f ms, CPU %8.3f ms  (%zu nodes; outputs vs PyTorch: %s, worst %.3f of the bound)",
+                            name.c_str(), t, t == 1 ? " " : "s", best.seconds * 1e3, best.cpuSeconds * 1e3, g->size(),
                             best.outputsOk ? "allclose" : "NOT allclose", best.worstRatio);
                 auto tb = torchBest.find(name);
                 if (tb != torchBest.end() && tb->second.count(t)) {
-                    const double pt = tb->second.at(t);
-                    std::printf("\n%-12s            torch eager %8.3f ms  -> fxlens/torch = %.2f", "", pt * 1e3, best.seconds / pt);
+                    const auto& [pt, pc] = tb->second.at(t);
+                    std::printf("\n%-12s            torch eager %8.3f ms, CPU %8.3f ms  -> fxlens/torch = %.2f (CPU %.2f)", "",
+                                pt * 1e3, pc * 1e3, best.seconds / pt, best.cpuSeconds / pc);
                 }
                 std::printf("\n");
                 if (!best.outputsOk) rc = 1;

@@ -9,7 +9,8 @@ run exactly as tests/python/run_fx_graph.py runs a graph (the gm.code text exec'
 namespace, constants from NAME.joint.constants.safetensors, placeholders from
 NAME.inputs.safetensors, forward under torch.no_grad()), with torch.set_num_threads(T).
 One call = one whole train step (forward + backward of the joint graph). Reported: the
-best of N calls after 3 warm-up calls, and the median. --json writes the numbers for
+best of N calls after 3 warm-up calls, the median, and the best process CPU time of a call
+(all threads; on a loaded machine the 1-thread CPU time is the steadier number). --json writes the numbers for
 `bench_train_step --torch OUT` to print the ratio.
 
 Needs a python with torch (Debian's python3-torch 1.13: /usr/bin/python3).
@@ -55,12 +56,14 @@ def time_step(mod, call, reps):
     with torch.no_grad():
         for _ in range(3):
             mod(*call)
-        times = []
+        times, cpu = [], []
         for _ in range(reps):
+            c0 = time.process_time()
             t0 = time.perf_counter()
             mod(*call)
             times.append(time.perf_counter() - t0)
-    return min(times), statistics.median(times)
+            cpu.append(time.process_time() - c0)
+    return min(times), statistics.median(times), min(cpu)
 
 
 def main(argv):
@@ -79,10 +82,11 @@ def main(argv):
         mod, call = load_step(args.corpus, case)
         for t in [int(x) for x in args.threads.split(",")]:
             torch.set_num_threads(t)
-            best, med = time_step(mod, call, args.reps)
-            results.append({"case": case, "threads": t, "best_s": best, "median_s": med, "reps": args.reps})
-            print("%-12s %d thread%s  best %8.3f ms  median %8.3f ms  (of %d)" %
-                  (case, t, "" if t == 1 else "s", best * 1e3, med * 1e3, args.reps))
+            best, med, cpu = time_step(mod, call, args.reps)
+            results.append({"case": case, "threads": t, "best_s": best, "median_s": med, "best_cpu_s": cpu,
+                            "reps": args.reps})
+            print("%-12s %d thread%s  best %8.3f ms  median %8.3f ms  best CPU time %8.3f ms  (of %d)" %
+                  (case, t, "" if t == 1 else "s", best * 1e3, med * 1e3, cpu * 1e3, args.reps))
     if args.json:
         with open(args.json, "w") as f:
             json.dump({"torch": torch.__version__, "loadavg": os.getloadavg(), "results": results}, f, indent=1)
