@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <functional>
 #include <set>
+#include <string_view>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -64,8 +65,13 @@ private:
     struct Scope {
         const Graph& g;
         const std::string& path;
-        std::unordered_map<NodeId, size_t> pos;  // id -> position in order
-        std::unordered_map<std::string, size_t> firstByName;
+        // id -> 1 + position in order (0: not in the order); a vector, not a hash map:
+        // ids are dense and the verifier runs after every pass on 100k-node graphs
+        std::vector<size_t> pos;
+        std::unordered_map<std::string_view, size_t> firstByName;  // views of the graph's names
+        size_t posOf(NodeId id) const {
+            return id >= 0 && static_cast<size_t>(id) < pos.size() ? pos[static_cast<size_t>(id)] : 0;
+        }
     };
 
     void add(Severity sev, const std::string& path, const std::string& node, std::string msg) {
@@ -77,6 +83,10 @@ private:
         const Graph& g = s.g;
         const auto& order = g.order();
         size_t outputs = 0;
+        NodeId maxId = -1;
+        for (NodeId id : order) maxId = std::max(maxId, id);
+        s.pos.assign(static_cast<size_t>(maxId + 1), 0);
+        s.firstByName.reserve(order.size());
         bool seenNonPlaceholder = false;
         std::string firstNonPlaceholder;
         for (size_t k = 0; k < order.size(); ++k) {
@@ -86,7 +96,7 @@ private:
                 continue;
             }
             const Node& n = g.node(id);
-            s.pos[id] = k;
+            s.pos[static_cast<size_t>(id)] = k + 1;
             if (n.name.empty()) {
                 add(Severity::Error, s.path, "", "node #" + std::to_string(k) + " has no name");
             } else {
@@ -115,20 +125,21 @@ private:
 
     void node(Scope& s, const Node& n) {
         const Graph& g = s.g;
-        size_t here = s.pos.count(n.id) ? s.pos.at(n.id) : 0;
-        // definition before use
-        std::set<NodeId> reported;
+        const size_t here = s.posOf(n.id);
+        // definition before use (each referenced node reported once; nodes have few inputs)
+        std::vector<NodeId> reported;
         auto checkRef = [&](NodeId r) {
-            if (!reported.insert(r).second) return;
+            if (std::find(reported.begin(), reported.end(), r) != reported.end()) return;
+            reported.push_back(r);
             if (!g.alive(r)) {
                 add(Severity::Error, s.path, n.name, "uses a removed or unknown node (id " + std::to_string(r) + ")");
                 return;
             }
             const Node& def = g.node(r);
-            auto it = s.pos.find(r);
+            const size_t at = s.posOf(r);
             if (r == n.id) {
                 add(Severity::Error, s.path, n.name, "uses itself");
-            } else if (it == s.pos.end() || it->second > here) {
+            } else if (at == 0 || at > here) {
                 add(Severity::Error, s.path, n.name, "uses " + quoteName(def.name) + " before it is defined");
             }
             if (def.op == NodeOp::Output) add(Severity::Error, s.path, n.name, "uses the output node " + quoteName(def.name));
