@@ -7,34 +7,19 @@
 #include <QSet>
 #include <QtTest>
 
+#include "cli_test_util.hpp"
+
+using clitest::Run;
+using clitest::fxlens;
+using clitest::runProcess;
+using clitest::readFile;
+using clitest::writeFile;
+using clitest::parseJsonDoc;
+
 namespace {
 
-const QString kBinary = QStringLiteral(FXLENS_BINARY_DIR "/app/fxlens");
+const QString kBinary = clitest::kFxlensBinary;
 const QString kBad = QStringLiteral(FXLENS_TEST_DATA_DIR "/bad");
-
-struct Run {
-    int exitCode = -1;
-    bool crashed = false;
-    QByteArray out, err;
-};
-
-Run fxlens(const QStringList& args) {
-    QProcess p;
-    p.start(kBinary, args);
-    Run r;
-    if (!p.waitForStarted(10000) || !p.waitForFinished(60000)) {
-        p.kill();
-        p.waitForFinished();
-        r.crashed = true;
-        r.err = "did not start or timed out";
-        return r;
-    }
-    r.crashed = p.exitStatus() != QProcess::NormalExit;  // killed by a signal
-    r.exitCode = p.exitCode();
-    r.out = p.readAllStandardOutput();
-    r.err = p.readAllStandardError();
-    return r;
-}
 
 struct Case {
     const char* file;     // in tests/data/bad

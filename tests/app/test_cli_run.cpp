@@ -19,60 +19,19 @@
 #include "core/safetensors.hpp"
 #include "core/source.hpp"
 
+#include "cli_test_util.hpp"
+
+using clitest::Run;
+using clitest::fxlens;
+using clitest::runProcess;
+using clitest::readFile;
+using clitest::writeFile;
+using clitest::parseJsonDoc;
+
 namespace {
 
-const QString kBinary = QStringLiteral(FXLENS_BINARY_DIR "/app/fxlens");
+const QString kBinary = clitest::kFxlensBinary;
 const QString kPytorch = QStringLiteral(FXLENS_CORPUS_DIR "/pytorch");
-
-struct Run {
-    int exitCode = -1;
-    bool crashed = false;
-    QByteArray out, err;
-};
-
-Run fxlens(const QStringList& args, int timeoutMs = 300000) {
-    QProcess p;
-    p.start(kBinary, args);
-    Run r;
-    if (!p.waitForStarted(10000)) {
-        r.err = "could not start " + kBinary.toUtf8();
-        return r;
-    }
-    if (!p.waitForFinished(timeoutMs)) {
-        p.kill();
-        p.waitForFinished();
-        r.err = "timed out";
-        r.crashed = true;
-        return r;
-    }
-    r.crashed = p.exitStatus() != QProcess::NormalExit;
-    r.exitCode = p.exitCode();
-    r.out = p.readAllStandardOutput();
-    r.err = p.readAllStandardError();
-    return r;
-}
-
-QByteArray readFile(const QString& path) {
-    QFile f(path);
-    if (!f.open(QIODevice::ReadOnly)) return {};
-    return f.readAll();
-}
-
-bool writeFile(const QString& path, const QByteArray& data) {
-    QFile f(path);
-    if (!f.open(QIODevice::WriteOnly | QIODevice::Truncate)) return false;
-    return f.write(data) == data.size();
-}
-
-QJsonObject parseJsonDoc(const QByteArray& out) {
-    QJsonParseError e;
-    const QJsonDocument d = QJsonDocument::fromJson(out, &e);
-    if (e.error != QJsonParseError::NoError) {
-        qWarning("JSON output does not parse: %s", qPrintable(e.errorString()));
-        return {};
-    }
-    return d.object();
-}
 
 QString corpus(const QString& file) { return kPytorch + QLatin1Char('/') + file; }
 

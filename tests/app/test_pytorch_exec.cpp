@@ -21,39 +21,20 @@
 #include "core/diagnostics.hpp"
 #include "core/safetensors.hpp"
 
+#include "cli_test_util.hpp"
+
+using clitest::Run;
+using clitest::fxlens;
+using clitest::runProcess;
+using clitest::readFile;
+using clitest::writeFile;
+using clitest::parseJsonDoc;
+
 namespace {
 
-const QString kBinary = QStringLiteral(FXLENS_BINARY_DIR "/app/fxlens");
+const QString kBinary = clitest::kFxlensBinary;
 const QString kPytorch = QStringLiteral(FXLENS_CORPUS_DIR "/pytorch");
 const QString kHarness = QStringLiteral(FXLENS_TEST_DATA_DIR "/../python/run_fx_graph.py");
-
-struct Run {
-    int exitCode = -1;
-    bool crashed = false;
-    QByteArray out, err;
-};
-
-Run runProcess(const QString& program, const QStringList& args, int timeoutMs = 300000) {
-    QProcess p;
-    p.start(program, args);
-    Run r;
-    if (!p.waitForStarted(10000)) {
-        r.err = "could not start " + program.toUtf8();
-        return r;
-    }
-    if (!p.waitForFinished(timeoutMs)) {
-        p.kill();
-        p.waitForFinished();
-        r.err = "timed out";
-        r.crashed = true;
-        return r;
-    }
-    r.crashed = p.exitStatus() != QProcess::NormalExit;
-    r.exitCode = p.exitCode();
-    r.out = p.readAllStandardOutput();
-    r.err = p.readAllStandardError();
-    return r;
-}
 
 // A Python that can import torch: $FXLENS_PYTHON, python3 on PATH, then the system one
 // (Debian's python3-torch lives there; a pyenv python3 on PATH may lack it).
@@ -103,13 +84,6 @@ QString compareBitwise(const QString& expectedPath, const QString& actualPath) {
         return msg;
     }
     return {};
-}
-
-QJsonObject parseJsonDoc(const QByteArray& out) {
-    QJsonParseError e;
-    const QJsonDocument d = QJsonDocument::fromJson(out, &e);
-    if (e.error != QJsonParseError::NoError) return {};
-    return d.object();
 }
 
 }  // namespace

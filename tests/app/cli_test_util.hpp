@@ -1,0 +1,73 @@
+// What the CLI tests share: running the built fxlens binary (or another program) and reading
+// what it wrote. Header-only; each test executable includes it once.
+#pragma once
+
+#include <QByteArray>
+#include <QFile>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QJsonParseError>
+#include <QProcess>
+#include <QString>
+#include <QStringList>
+#include <QtGlobal>
+
+namespace clitest {
+
+inline const QString kFxlensBinary = QStringLiteral(FXLENS_BINARY_DIR "/app/fxlens");
+
+struct Run {
+    int exitCode = -1;
+    bool crashed = false;  // killed by a signal, or timed out
+    QByteArray out, err;
+};
+
+inline Run runProcess(const QString& program, const QStringList& args, int timeoutMs = 300000) {
+    QProcess p;
+    p.start(program, args);
+    Run r;
+    if (!p.waitForStarted(10000)) {
+        r.err = "could not start " + program.toUtf8();
+        r.crashed = true;
+        return r;
+    }
+    if (!p.waitForFinished(timeoutMs)) {
+        p.kill();
+        p.waitForFinished();
+        r.err = "timed out";
+        r.crashed = true;
+        return r;
+    }
+    r.crashed = p.exitStatus() != QProcess::NormalExit;
+    r.exitCode = p.exitCode();
+    r.out = p.readAllStandardOutput();
+    r.err = p.readAllStandardError();
+    return r;
+}
+
+inline Run fxlens(const QStringList& args, int timeoutMs = 300000) { return runProcess(kFxlensBinary, args, timeoutMs); }
+
+inline QByteArray readFile(const QString& path) {
+    QFile f(path);
+    if (!f.open(QIODevice::ReadOnly)) return {};
+    return f.readAll();
+}
+
+inline bool writeFile(const QString& path, const QByteArray& data) {
+    QFile f(path);
+    if (!f.open(QIODevice::WriteOnly | QIODevice::Truncate)) return false;
+    return f.write(data) == data.size();
+}
+
+// The JSON object a --json run printed ({} with a warning when it does not parse).
+inline QJsonObject parseJsonDoc(const QByteArray& out) {
+    QJsonParseError e;
+    const QJsonDocument d = QJsonDocument::fromJson(out, &e);
+    if (e.error != QJsonParseError::NoError) {
+        qWarning("JSON output does not parse: %s", qPrintable(e.errorString()));
+        return {};
+    }
+    return d.object();
+}
+
+}  // namespace clitest
