@@ -1,4 +1,5 @@
 #include "runtime/cpu/cpu_common.hpp"
+#include "runtime/cpu/cpu_random.hpp"
 
 namespace fxl {
 
@@ -7,6 +8,7 @@ void registerCpuKernels(KernelRegistry& reg) {
     cpu::registerElementwiseKernels(reg);
     cpu::registerReductionKernels(reg);
     cpu::registerShapeKernels(reg);
+    cpu::registerRandomKernels(reg);
 }
 
 }  // namespace fxl
