@@ -17,12 +17,7 @@
 
 #include "cli_test_util.hpp"
 
-using clitest::Run;
-using clitest::fxlens;
-using clitest::runProcess;
-using clitest::readFile;
-using clitest::writeFile;
-using clitest::parseJsonDoc;
+using namespace clitest;
 
 namespace {
 
