@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <limits>
+#include <memory>
 #include <string_view>
 #include <unordered_map>
 
@@ -112,22 +113,282 @@ Value generateInput(const Node& n, uint64_t seed, uint64_t index, Backend& b) {
     return Value::ofTensor(t);
 }
 
+// Higher-order operators the executor runs by entering their nested graphs.
+enum class Hop : uint8_t {
+    None,
+    InvokeSubgraph,     // invoke_subgraph(body, identifier, *operands)
+    Checkpoint,         // tag_activation_checkpoint(body, *operands, **checkpoint_kwargs)
+    SetGradEnabled,     // wrap_with_set_grad_enabled(enable_grad, body, *operands)
+    Autocast,           // wrap_with_autocast(device_type, dtype, enabled, cache_enabled, body, *operands)
+    Cond,               // cond(pred, true_fn, false_fn, operands)
+    WhileLoop,          // while_loop(cond_fn, body_fn, carried_inputs, additional_inputs)
+    Map,                // map_impl(f, xs, pos_args)
+    Unsupported,        // another higher_order.* target
+};
+
+Hop hopOf(std::string_view t) {
+    if (t.rfind("higher_order.", 0) != 0) return Hop::None;
+    t.remove_prefix(13);
+    if (t == "invoke_subgraph") return Hop::InvokeSubgraph;
+    if (t == "tag_activation_checkpoint") return Hop::Checkpoint;
+    if (t == "wrap_with_set_grad_enabled") return Hop::SetGradEnabled;
+    if (t == "wrap_with_autocast") return Hop::Autocast;
+    if (t == "cond") return Hop::Cond;
+    if (t == "while_loop") return Hop::WhileLoop;
+    if (t == "map_impl") return Hop::Map;
+    return Hop::Unsupported;
+}
+
+// How the arguments of a node map onto its op's schema: per schema argument, one of the
+// node's positional arguments, one of its keyword arguments, or the default. Shared by every
+// node with the same op and argument shape (most nodes of a training graph), so the defaults
+// are parsed and converted once rather than by OpRegistry::bind for every node.
+struct BindRecipe {
+    enum class From : uint8_t { Positional, Keyword, Default };
+    struct Source {
+        From from = From::Default;
+        uint32_t index = 0;  // into n.args / n.kwargs
+    };
+    std::vector<Source> sources;    // by schema argument
+    std::vector<Arg> defaults;      // by schema argument (None where not a default)
+    std::vector<Value> defaultValues;
+    std::vector<uint8_t> defaultOk;  // converted without error (else converted, and thrown, when run)
+};
+
+// What running one node needs, worked out once per graph (not once per execution of a node:
+// a body may run many times, and the binding of a node's arguments to the schema costs more
+// than many of the kernels of a training graph with tiny tensors).
+struct NodePlan {
+    enum class Kind : uint8_t { Placeholder, GetAttr, Builtin, Op, Hop, Output, Unsupported };
+    Kind kind = Kind::Unsupported;
+    Hop hop = Hop::None;
+    const OpInfo* op = nullptr;
+    const BindRecipe* bind = nullptr;  // Op
+    std::string error;            // Op: why the node cannot run (thrown when it is reached)
+};
+
+struct GraphPlan {
+    const Graph* g = nullptr;
+    std::vector<NodePlan> nodes;  // by position in g->order()
+    size_t maxId = 0;
+    size_t placeholders = 0;
+    // the nodes dying after each step, as one flat array with per-step offsets (a vector per
+    // step costs an allocation per node on 100k-node graphs)
+    std::vector<size_t> dyingStart;
+    std::vector<NodeId> dying;
+};
+
+Value argToValue(const Arg& a);
+
+// Recipes by (op, positional count, keyword names); the key's text is only built for nodes
+// with keyword arguments.
+class RecipeCache {
+public:
+    // nullptr with `error` set when the node's arguments do not fit the schema.
+    const BindRecipe* get(const OpRegistry& reg, const OpInfo& op, const Node& n, std::string& error) {
+        std::string key;
+        for (const auto& kv : n.kwargs) key += kv.first + ",";
+        auto& slot = cache_[Key{&op, n.args.size(), std::move(key)}];
+        if (slot.first) return slot.first.get();
+        if (!slot.second.empty()) {
+            error = slot.second;
+            return nullptr;
+        }
+        auto r = build(op, n);
+        if (!r) {
+            std::vector<Arg> bound;  // the registry's own message
+            auto err = reg.bind(op, n, bound);
+            slot.second = err ? *err : op.qualifiedName + "(): arguments do not fit the schema";
+            error = slot.second;
+            return nullptr;
+        }
+        slot.first = std::move(r);
+        return slot.first.get();
+    }
+
+private:
+    struct Key {
+        const OpInfo* op;
+        size_t nargs;
+        std::string kwargs;
+        bool operator==(const Key& o) const { return op == o.op && nargs == o.nargs && kwargs == o.kwargs; }
+    };
+    struct KeyHash {
+        size_t operator()(const Key& k) const {
+            return std::hash<const void*>()(k.op) ^ (k.nargs * 0x9E3779B97F4A7C15ull) ^ std::hash<std::string>()(k.kwargs);
+        }
+    };
+    std::unordered_map<Key, std::pair<std::unique_ptr<BindRecipe>, std::string>, KeyHash> cache_;
+
+    // The rules of OpRegistry::bind; nullptr where bind reports an error.
+    static std::unique_ptr<BindRecipe> build(const OpInfo& op, const Node& n) {
+        const Schema& s = op.schema;
+        auto r = std::make_unique<BindRecipe>();
+        r->sources.resize(s.args.size());
+        r->defaults.assign(s.args.size(), Arg::none());
+        r->defaultValues.resize(s.args.size());
+        r->defaultOk.assign(s.args.size(), 0);
+        std::vector<uint8_t> given(s.args.size(), 0);
+        std::vector<size_t> positional;
+        for (size_t i = 0; i < s.args.size(); ++i)
+            if (!s.args[i].kwargOnly) positional.push_back(i);
+        if (n.args.size() > positional.size() && !s.varargs) return nullptr;
+        for (size_t k = 0; k < n.args.size() && k < positional.size(); ++k) {
+            r->sources[positional[k]] = {BindRecipe::From::Positional, static_cast<uint32_t>(k)};
+            given[positional[k]] = 1;
+        }
+        for (size_t j = 0; j < n.kwargs.size(); ++j) {
+            const int idx = s.argIndex(n.kwargs[j].first);
+            if (idx < 0) {
+                if (s.varargs) continue;
+                return nullptr;
+            }
+            if (given[static_cast<size_t>(idx)]) return nullptr;
+            r->sources[static_cast<size_t>(idx)] = {BindRecipe::From::Keyword, static_cast<uint32_t>(j)};
+            given[static_cast<size_t>(idx)] = 1;
+        }
+        for (size_t i = 0; i < s.args.size(); ++i) {
+            if (given[i]) continue;
+            if (s.args[i].defaultText) r->defaults[i] = parseDefaultValue(s.args[i]);
+            else if (!(s.informal && s.varargs)) return nullptr;
+            try {
+                r->defaultValues[i] = argToValue(r->defaults[i]);
+                r->defaultOk[i] = 1;
+            } catch (const KernelError&) {
+            }
+        }
+        return r;
+    }
+};
+
+std::unique_ptr<GraphPlan> makePlan(const Graph& g, const OpRegistry& reg, RecipeCache& recipes) {
+    auto p = std::make_unique<GraphPlan>();
+    p->g = &g;
+    const auto& order = g.order();
+    for (NodeId id : order) p->maxId = std::max(p->maxId, static_cast<size_t>(id) + 1);
+    p->nodes.resize(order.size());
+    std::unordered_map<std::string_view, const OpInfo*> opByTarget;
+    for (size_t k = 0; k < order.size(); ++k) {
+        const Node& n = g.node(order[k]);
+        NodePlan& np = p->nodes[k];
+        switch (n.op) {
+            case NodeOp::Placeholder: np.kind = NodePlan::Kind::Placeholder; ++p->placeholders; break;
+            case NodeOp::GetAttr: np.kind = NodePlan::Kind::GetAttr; break;
+            case NodeOp::Output: np.kind = NodePlan::Kind::Output; break;
+            case NodeOp::CallFunction: {
+                if (n.target.rfind("operator.", 0) == 0 || n.target.rfind("builtins.", 0) == 0) {
+                    np.kind = NodePlan::Kind::Builtin;
+                    break;
+                }
+                // one registry lookup per distinct target (it normalises, allocating, each time)
+                auto [it, fresh] = opByTarget.try_emplace(n.target, nullptr);
+                if (fresh) it->second = reg.find(n.target);
+                const OpInfo* op = it->second;
+                np.hop = hopOf(op ? std::string_view(op->qualifiedName) : std::string_view(n.target));
+                if (np.hop != Hop::None) {
+                    np.kind = NodePlan::Kind::Hop;
+                    break;
+                }
+                np.kind = NodePlan::Kind::Op;
+                np.op = op;
+                if (!np.op) np.error = "unknown operator " + n.target;
+                else if (np.op->has(kTraitHigherOrder)) np.error = "higher-order operator " + n.target + " is not supported by the executor";
+                else np.bind = recipes.get(reg, *np.op, n, np.error);
+                break;
+            }
+            default: np.kind = NodePlan::Kind::Unsupported; break;
+        }
+    }
+
+    // last step that reads each node; outputs and inputs never die (R4, R6)
+    std::vector<size_t> lastUse(p->maxId, kNever);
+    std::vector<uint8_t> pinned(p->maxId, 0);
+    for (size_t k = 0; k < order.size(); ++k) {
+        const Node& n = g.node(order[k]);
+        lastUse[static_cast<size_t>(n.id)] = k;  // a value nothing reads dies after its own step (R5)
+        if (n.op == NodeOp::Placeholder || n.op == NodeOp::GetAttr) pinned[static_cast<size_t>(n.id)] = 1;
+        auto use = [&](NodeId id) {
+            if (n.op == NodeOp::Output) pinned[static_cast<size_t>(id)] = 1;
+            else lastUse[static_cast<size_t>(id)] = k;
+        };
+        for (const auto& a : n.args) a.forEachNode(use);
+        for (const auto& kv : n.kwargs) kv.second.forEachNode(use);
+    }
+    p->dyingStart.assign(order.size() + 1, 0);
+    for (NodeId id : order) {
+        const size_t i = static_cast<size_t>(id);
+        if (!pinned[i] && lastUse[i] != kNever) ++p->dyingStart[lastUse[i] + 1];
+    }
+    for (size_t k = 0; k < order.size(); ++k) p->dyingStart[k + 1] += p->dyingStart[k];
+    p->dying.resize(p->dyingStart.back());
+    std::vector<size_t> fill(p->dyingStart.begin(), p->dyingStart.end() - 1);
+    for (NodeId id : order) {
+        const size_t i = static_cast<size_t>(id);
+        if (!pinned[i] && lastUse[i] != kNever) p->dying[fill[lastUse[i]]++] = id;
+    }
+    return p;
+}
+
+// A constant argument (no node references) as a value.
+Value argToValue(const Arg& a) {
+    switch (a.kind) {
+        case Arg::Kind::None: return Value::none();
+        case Arg::Kind::Int: return Value::ofInt(a.i);
+        case Arg::Kind::Float: return Value::ofFloat(a.f);
+        case Arg::Kind::Bool: return Value::ofBool(a.b);
+        case Arg::Kind::List:
+        case Arg::Kind::Tuple: {
+            std::vector<Value> items;
+            items.reserve(a.items.size());
+            for (const auto& x : a.items) items.push_back(argToValue(x));
+            return Value::ofList(std::move(items));
+        }
+        case Arg::Kind::Str: { Value v; v.kind = Value::Kind::Str; v.s = a.s; return v; }
+        case Arg::Kind::DType: { Value v; v.kind = Value::Kind::DType; v.dtype = a.dtype; return v; }
+        case Arg::Kind::Device: { Value v; v.kind = Value::Kind::Device; v.s = a.s; return v; }
+        case Arg::Kind::Layout: { Value v; v.kind = Value::Kind::Layout; v.s = a.s; return v; }
+        case Arg::Kind::MemoryFormat: { Value v; v.kind = Value::Kind::MemoryFormat; v.s = a.s; return v; }
+        case Arg::Kind::Op: { Value v; v.kind = Value::Kind::Op; v.s = a.s; return v; }
+        case Arg::Kind::Node: throw KernelError("a node reference where a constant was expected");
+        default: throw KernelError("argument form not supported by the runtime (slice, ellipsis, dict or raw text)");
+    }
+}
+
+// Thrown from inside a nested graph when the run is cancelled (the top level catches it).
+struct Cancelled {};
+
+// Values of one run of one graph, by node id.
+struct Frame {
+    const GraphPlan& plan;
+    std::vector<Value> env;
+    std::vector<uint8_t> have;
+    explicit Frame(const GraphPlan& p) : plan(p), env(p.maxId), have(p.maxId, 0) {}
+};
+
 struct Runner {
-    const Graph& g;
     const ExecOptions& opts;
     Backend& backend;
     const OpRegistry& reg = OpRegistry::instance();
-    std::vector<Value> env;        // by node id
-    std::vector<uint8_t> have;
     RngState rng;
+    std::unordered_map<const Graph*, std::unique_ptr<GraphPlan>> plans;
+    RecipeCache recipes;
+    KernelCall call;  // reused by every kernel call (its argument vector keeps its capacity)
+    int depth = 0;  // nesting of bodies being run
+    const TensorIndex* inputs = nullptr;     // top-level placeholders
+    const TensorIndex* constants = nullptr;  // get_attr tensors (top level and bodies)
 
-    // live-byte accounting by the memory timeline's rules (distinct storages of live values)
+    // live-byte accounting of the top-level graph by the memory timeline's rules (distinct
+    // storages of live values)
     std::unordered_map<const Storage*, int> refs;
     std::unordered_map<const Storage*, uint8_t> resident;  // input storages (countInputs=false: 0 bytes)
     int64_t live = 0;
 
-    Runner(const Graph& graph, const ExecOptions& o, Backend& b) : g(graph), opts(o), backend(b) {
-        rng.seed = o.rngSeed;
+    Runner(const ExecOptions& o, Backend& b) : opts(o), backend(b) { rng.seed = o.rngSeed; }
+
+    const GraphPlan& planOf(const Graph& g) {
+        auto& p = plans[&g];
+        if (!p) p = makePlan(g, reg, recipes);
+        return *p;
     }
 
     template <class F>
@@ -158,50 +419,47 @@ struct Runner {
         });
     }
 
-    Value toValue(const Arg& a) const {
+    static const Value& ref(const Frame& f, NodeId node) {
+        const size_t id = static_cast<size_t>(node);
+        if (id >= f.have.size() || !f.have[id])
+            throw KernelError("the value of '" + f.plan.g->node(node).name + "' is not available (not computed yet or already freed)");
+        return f.env[id];
+    }
+
+    static Value toValue(const Frame& f, const Arg& a) {
         switch (a.kind) {
-            case Arg::Kind::None: return Value::none();
-            case Arg::Kind::Node: {
-                const size_t id = static_cast<size_t>(a.node);
-                if (id >= have.size() || !have[id])
-                    throw KernelError("the value of '" + g.node(a.node).name + "' is not available (not computed yet or already freed)");
-                return env[id];
-            }
-            case Arg::Kind::Int: return Value::ofInt(a.i);
-            case Arg::Kind::Float: return Value::ofFloat(a.f);
-            case Arg::Kind::Bool: return Value::ofBool(a.b);
+            case Arg::Kind::Node: return ref(f, a.node);
             case Arg::Kind::List:
             case Arg::Kind::Tuple: {
                 std::vector<Value> items;
                 items.reserve(a.items.size());
-                for (const auto& x : a.items) items.push_back(toValue(x));
+                for (const auto& x : a.items) items.push_back(toValue(f, x));
                 return Value::ofList(std::move(items));
             }
-            case Arg::Kind::Str: { Value v; v.kind = Value::Kind::Str; v.s = a.s; return v; }
-            case Arg::Kind::DType: { Value v; v.kind = Value::Kind::DType; v.dtype = a.dtype; return v; }
-            case Arg::Kind::Device: { Value v; v.kind = Value::Kind::Device; v.s = a.s; return v; }
-            case Arg::Kind::Layout: { Value v; v.kind = Value::Kind::Layout; v.s = a.s; return v; }
-            case Arg::Kind::MemoryFormat: { Value v; v.kind = Value::Kind::MemoryFormat; v.s = a.s; return v; }
-            case Arg::Kind::Op: { Value v; v.kind = Value::Kind::Op; v.s = a.s; return v; }
-            default: throw KernelError("argument form not supported by the runtime (slice, ellipsis, dict or raw text)");
+            default: return argToValue(a);
         }
     }
 
-    Value callBuiltin(const Node& n) {
+    Value callBuiltin(const Frame& f, const Node& n) {
         const std::string& t = n.target;
-        auto argv = [&](size_t k) { return toValue(n.args.at(k)); };
+        auto argv = [&](size_t k) { return toValue(f, n.args.at(k)); };
         if (t == "operator.getitem") {
-            Value c = argv(0);
+            // by reference: copying the whole tuple of a multi-output op to take one item
+            const Value* c = nullptr;
+            Value tmp;
+            if (n.args.size() != 2) throw KernelError("getitem: expects (container, index)");
+            if (n.args[0].isNode()) c = &ref(f, n.args[0].node);
+            else c = &(tmp = toValue(f, n.args[0]));
             const Value i = argv(1);
-            if (c.kind != Value::Kind::List || i.kind != Value::Kind::Int)
+            if (c->kind != Value::Kind::List || i.kind != Value::Kind::Int)
                 throw KernelError("getitem: only tuple/list indexing by an int is supported");
-            int64_t k = i.i < 0 ? i.i + static_cast<int64_t>(c.items.size()) : i.i;
-            if (k < 0 || k >= static_cast<int64_t>(c.items.size())) throw KernelError("getitem: index out of range");
-            return c.items[static_cast<size_t>(k)];
+            int64_t k = i.i < 0 ? i.i + static_cast<int64_t>(c->items.size()) : i.i;
+            if (k < 0 || k >= static_cast<int64_t>(c->items.size())) throw KernelError("getitem: index out of range");
+            return c->items[static_cast<size_t>(k)];
         }
-        auto intOp = [&](auto f) {
+        auto intOp = [&](auto fn) {
             Value a = argv(0), b = argv(1);
-            if (a.kind == Value::Kind::Int && b.kind == Value::Kind::Int) return Value::ofInt(f(a.i, b.i));
+            if (a.kind == Value::Kind::Int && b.kind == Value::Kind::Int) return Value::ofInt(fn(a.i, b.i));
             throw KernelError(t + ": only integer operands are supported outside tensors");
         };
         if (t == "operator.add") return intOp([](int64_t a, int64_t b) { return a + b; });
@@ -217,22 +475,328 @@ struct Runner {
         throw KernelError("call target '" + t + "' is not supported by the runtime");
     }
 
-    Value callOp(const Node& n) {
-        const OpInfo* op = reg.find(OpRegistry::normalizeTarget(n.target));
-        if (!op) throw KernelError("unknown operator " + n.target);
-        if (op->has(kTraitHigherOrder)) throw KernelError("higher-order operator " + n.target + " is not supported by the executor yet");
-        std::vector<Arg> bound;
-        if (auto err = reg.bind(*op, n, bound)) throw KernelError(*err);
-        KernelCall call;
+    Value callOp(const Frame& f, const Node& n, const NodePlan& np) {
+        if (!np.error.empty()) throw KernelError(np.error);
+        const BindRecipe& b = *np.bind;
+        call.args.clear();
+        call.result = Value();
         call.node = &n;
-        call.op = op;
-        call.args.reserve(bound.size());
-        for (const auto& a : bound) call.args.push_back(toValue(a));
+        call.op = np.op;
+        for (size_t i = 0; i < b.sources.size(); ++i) {
+            const BindRecipe::Source& src = b.sources[i];
+            switch (src.from) {
+                case BindRecipe::From::Positional: call.args.push_back(toValue(f, n.args[src.index])); break;
+                case BindRecipe::From::Keyword: call.args.push_back(toValue(f, n.kwargs[src.index].second)); break;
+                case BindRecipe::From::Default:
+                    if (b.defaultOk[i]) call.args.push_back(b.defaultValues[i]);
+                    else call.args.push_back(argToValue(b.defaults[i]));
+                    break;
+            }
+        }
         call.outMeta = &n.val;
         call.backend = &backend;
         call.rng = &rng;
         backend.run(call);
+        call.args.clear();  // the arguments' storages are not held past the call
         return std::move(call.result);
+    }
+
+    // ---- higher-order operators
+
+    // The nested graph an argument names (a get_attr node whose target is a subgraph).
+    static const Graph& bodyArg(const Frame& f, const Node& n, size_t k, const char* role) {
+        if (k >= n.args.size() || !n.args[k].isNode())
+            throw KernelError("expects a nested graph as " + std::string(role) + " (argument " + std::to_string(k) + ")");
+        const Graph& g = *f.plan.g;
+        const Node& a = g.node(n.args[k].node);
+        const Graph* body = a.op == NodeOp::GetAttr ? g.subgraph(a.target) : nullptr;
+        if (!body)
+            throw KernelError("argument " + std::to_string(k) + " ('" + a.name + "') is not a nested graph of this graph (" +
+                              role + ")");
+        return *body;
+    }
+    // Positional operands args[from..] as values.
+    static std::vector<Value> operandsFrom(const Frame& f, const Node& n, size_t from) {
+        std::vector<Value> out;
+        for (size_t k = from; k < n.args.size(); ++k) out.push_back(toValue(f, n.args[k]));
+        return out;
+    }
+    // A tuple/list argument (cond's operands, while_loop's carried/additional inputs).
+    static std::vector<Value> tupleArg(const Frame& f, const Node& n, size_t k, const char* role, bool optional = false) {
+        if (k >= n.args.size()) {
+            if (optional) return {};
+            throw KernelError("missing " + std::string(role) + " (argument " + std::to_string(k) + ")");
+        }
+        Value v = toValue(f, n.args[k]);
+        if (v.kind != Value::Kind::List)
+            throw KernelError(std::string(role) + " (argument " + std::to_string(k) + ") must be a tuple or list");
+        return std::move(v.items);
+    }
+    static std::string bodyName(const Frame& f, const Node& n, size_t k) { return f.plan.g->node(n.args[k].node).target; }
+
+    // Truth value of a predicate: a bool/int, or a tensor with one element (cond's pred,
+    // while_loop's cond_fn result).
+    bool truth(const Value& v, const char* what) {
+        if (v.kind == Value::Kind::Bool) return v.b;
+        if (v.kind == Value::Kind::Int) return v.i != 0;
+        const Value* t = &v;
+        if (v.kind == Value::Kind::List && v.items.size() == 1) t = &v.items[0];
+        if (t->isTensor()) {
+            if (t->tensor.numel() != 1)
+                throw KernelError(std::string(what) + " must have one element, got " + describe(t->tensor));
+            alignas(8) unsigned char host[8] = {};
+            Tensor one = t->tensor.asStrided({}, {}, t->tensor.offset());
+            backend.download(host, one, one.itemSize());
+            return cpu::loadAsDouble(host, one.dtype()) != 0.0;
+        }
+        throw KernelError(std::string(what) + " must be a bool or a one-element tensor");
+    }
+
+    // Runs a nested graph on `operands` (bound to its placeholders in order) and returns the
+    // value its output node returns (a tuple: a List value).
+    Value runBody(const Graph& body, const std::string& name, std::vector<Value> operands) {
+        const GraphPlan& plan = planOf(body);
+        if (plan.placeholders != operands.size())
+            throw KernelError("nested graph '" + name + "' takes " + std::to_string(plan.placeholders) + " input(s), got " +
+                              std::to_string(operands.size()));
+        if (depth >= 64) throw KernelError("nested graphs deeper than 64 levels");
+        struct Enter {
+            int& d;
+            explicit Enter(int& x) : d(x) { ++d; }
+            ~Enter() { --d; }
+        } enter(depth);
+        try {
+            return runGraph(plan, &operands, nullptr);
+        } catch (const KernelError& e) {
+            throw KernelError("in nested graph '" + name + "': " + e.what());
+        }
+    }
+    static std::vector<Value> itemsOf(Value v) {
+        if (v.kind == Value::Kind::List) return std::move(v.items);
+        std::vector<Value> one;
+        one.push_back(std::move(v));
+        return one;
+    }
+
+    Value callHop(const Frame& f, const Node& n, Hop hop) {
+        switch (hop) {
+            case Hop::InvokeSubgraph:
+                return runBody(bodyArg(f, n, 0, "subgraph"), bodyName(f, n, 0), operandsFrom(f, n, 2));
+            case Hop::Checkpoint:
+                // the checkpoint only decides what autograd saves: forward, it is the body
+                return runBody(bodyArg(f, n, 0, "body"), bodyName(f, n, 0), operandsFrom(f, n, 1));
+            case Hop::SetGradEnabled:
+                // no autograd here: grad mode changes nothing the body computes
+                return runBody(bodyArg(f, n, 1, "body"), bodyName(f, n, 1), operandsFrom(f, n, 2));
+            case Hop::Autocast: {
+                const Graph& body = bodyArg(f, n, 4, "body");
+                const Value enabled = toValue(f, n.args.at(2));
+                if (enabled.kind != Value::Kind::Bool) throw KernelError("autocast: 'enabled' (argument 2) must be a bool");
+                std::vector<Value> ops = operandsFrom(f, n, 5);
+                if (enabled.b) {
+                    // Autocast recasts the inputs of many ops to a lower precision; the body's
+                    // ops do not carry those casts, so running it would compute in the wrong
+                    // dtype. Only a no-op autocast (f32 with f32 operands) is run.
+                    const Value dt = toValue(f, n.args.at(1));
+                    bool noop = dt.kind == Value::Kind::DType && dt.dtype == DType::F32;
+                    for (const auto& v : ops)
+                        forEachTensor(v, [&](const Tensor& t) {
+                            if (isFloatingPoint(t.dtype()) && t.dtype() != DType::F32) noop = false;
+                        });
+                    if (!noop)
+                        throw KernelError("autocast enabled with dtype " +
+                                          std::string(dt.kind == Value::Kind::DType ? dtypeAbbr(dt.dtype) : "default") +
+                                          " is not supported (it would change the dtypes the body computes in)");
+                }
+                return runBody(body, bodyName(f, n, 4), std::move(ops));
+            }
+            case Hop::Cond: {
+                const Graph& tb = bodyArg(f, n, 1, "true_fn");
+                const Graph& fb = bodyArg(f, n, 2, "false_fn");
+                std::vector<Value> ops = tupleArg(f, n, 3, "operands");
+                if (n.args.size() > 4) throw KernelError("cond expects (pred, true_fn, false_fn, operands)");
+                const bool p = truth(toValue(f, n.args.at(0)), "cond's predicate");
+                return p ? runBody(tb, bodyName(f, n, 1), std::move(ops)) : runBody(fb, bodyName(f, n, 2), std::move(ops));
+            }
+            case Hop::WhileLoop: return whileLoop(f, n);
+            case Hop::Map: return mapImpl(f, n);
+            default: throw KernelError("higher-order operator " + n.target + " is not supported by the executor");
+        }
+    }
+
+    Value whileLoop(const Frame& f, const Node& n) {
+        const Graph& condFn = bodyArg(f, n, 0, "cond_fn");
+        const Graph& bodyFn = bodyArg(f, n, 1, "body_fn");
+        const std::string condName = bodyName(f, n, 0), bodyNameS = bodyName(f, n, 1);
+        std::vector<Value> carried = tupleArg(f, n, 2, "carried_inputs");
+        const std::vector<Value> extra = tupleArg(f, n, 3, "additional_inputs", true);
+        if (n.args.size() > 4) throw KernelError("while_loop expects (cond_fn, body_fn, carried_inputs, additional_inputs)");
+        auto withExtra = [&]() {
+            std::vector<Value> in = carried;
+            in.insert(in.end(), extra.begin(), extra.end());
+            return in;
+        };
+        int64_t iterations = 0;
+        for (;;) {
+            if (!truth(runBody(condFn, condName, withExtra()), "while_loop's cond_fn result")) break;
+            if (iterations >= opts.maxLoopIterations)
+                throw KernelError("while_loop ran " + std::to_string(iterations) +
+                                  " iterations without its condition turning false (ExecOptions::maxLoopIterations)");
+            std::vector<Value> next = itemsOf(runBody(bodyFn, bodyNameS, withExtra()));
+            if (next.size() != carried.size())
+                throw KernelError("while_loop's body_fn '" + bodyNameS + "' returned " + std::to_string(next.size()) +
+                                  " value(s) for " + std::to_string(carried.size()) + " carried input(s)");
+            carried = std::move(next);
+            ++iterations;
+        }
+        // As PyTorch: with no iteration the outputs are copies of the carried inputs (a HOP's
+        // outputs never alias its operands).
+        if (iterations == 0)
+            for (auto& v : carried)
+                if (v.isTensor()) {
+                    Tensor c = backend.empty(v.tensor.sizes(), v.tensor.dtype());
+                    backend.copy(c, v.tensor);
+                    v = Value::ofTensor(std::move(c));
+                }
+        return Value::ofList(std::move(carried));
+    }
+
+    // map_impl(f, xs, pos_args): f(*[x[i] for x in xs], *pos_args) for every i of dim 0,
+    // the outputs stacked along a new dim 0.
+    Value mapImpl(const Frame& f, const Node& n) {
+        const Graph& body = bodyArg(f, n, 0, "f");
+        const std::string name = bodyName(f, n, 0);
+        const std::vector<Value> xs = tupleArg(f, n, 1, "xs");
+        const std::vector<Value> pos = tupleArg(f, n, 2, "pos_args", true);
+        if (n.args.size() > 3) throw KernelError("map_impl expects (f, xs, pos_args)");
+        if (xs.empty()) throw KernelError("map_impl: xs is empty");
+        int64_t count = -1;
+        for (const auto& x : xs) {
+            if (!x.isTensor() || x.tensor.dim() == 0) throw KernelError("map_impl: every xs item must be a tensor with a dim 0");
+            if (count >= 0 && x.tensor.size(0) != count) throw KernelError("map_impl: xs items differ in size along dim 0");
+            count = x.tensor.size(0);
+        }
+        if (count == 0) throw KernelError("map_impl over an empty dim 0 is not supported (output shapes unknown)");
+        std::vector<Tensor> stacked;
+        for (int64_t i = 0; i < count; ++i) {
+            std::vector<Value> in;
+            for (const auto& x : xs) {
+                const Tensor& t = x.tensor;
+                std::vector<int64_t> sz(t.sizes().begin() + 1, t.sizes().end()), st(t.strides().begin() + 1, t.strides().end());
+                in.push_back(Value::ofTensor(t.asStrided(std::move(sz), std::move(st), t.offset() + i * t.stride(0))));
+            }
+            in.insert(in.end(), pos.begin(), pos.end());
+            std::vector<Value> out = itemsOf(runBody(body, name, std::move(in)));
+            if (i == 0) {
+                for (const auto& o : out) {
+                    if (!o.isTensor()) throw KernelError("map_impl: the body must return tensors");
+                    std::vector<int64_t> sz{count};
+                    sz.insert(sz.end(), o.tensor.sizes().begin(), o.tensor.sizes().end());
+                    stacked.push_back(backend.empty(sz, o.tensor.dtype()));
+                }
+            }
+            if (out.size() != stacked.size()) throw KernelError("map_impl: the body returned a different number of outputs");
+            for (size_t j = 0; j < out.size(); ++j) {
+                const Tensor& dst = stacked[j];
+                if (!out[j].isTensor() || out[j].tensor.dtype() != dst.dtype() ||
+                    !std::equal(out[j].tensor.sizes().begin(), out[j].tensor.sizes().end(), dst.sizes().begin() + 1, dst.sizes().end()) ||
+                    out[j].tensor.dim() + 1 != dst.dim())
+                    throw KernelError("map_impl: the body's output " + std::to_string(j) + " changes shape or dtype across slices");
+                std::vector<int64_t> sz(dst.sizes().begin() + 1, dst.sizes().end()), st(dst.strides().begin() + 1, dst.strides().end());
+                backend.copy(dst.asStrided(std::move(sz), std::move(st), dst.offset() + i * dst.stride(0)), out[j].tensor);
+            }
+        }
+        std::vector<Value> items;
+        for (auto& t : stacked) items.push_back(Value::ofTensor(std::move(t)));
+        return Value::ofList(std::move(items));
+    }
+
+    // ---- the node loop
+
+    // Runs one graph. Top level (operands == nullptr): placeholders from the inputs file or
+    // generated, live bytes accounted into `res`. Nested: placeholders bound to `operands` in
+    // order; values are freed after their last use within the body (so its temporaries do not
+    // outlive the HOP's step) and are not accounted (see executor.hpp).
+    Value runGraph(const GraphPlan& plan, std::vector<Value>* operands, ExecResult* res,
+                   std::vector<double>* stepSeconds = nullptr) {
+        const Graph& g = *plan.g;
+        const auto& order = g.order();
+        const bool top = operands == nullptr;
+        Frame f(plan);
+        Value result;
+        size_t placeholderIndex = 0;
+        // one clock read per step: a step's time runs from the end of the previous one
+        auto last = top ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
+        for (size_t k = 0; k < order.size(); ++k) {
+            const Node& n = g.node(order[k]);
+            const NodePlan& np = plan.nodes[k];
+            if (opts.cancel && opts.cancel->load()) throw Cancelled{};
+            Value v;
+            bool isInput = false;
+            try {
+                switch (np.kind) {
+                    case NodePlan::Kind::Placeholder: {
+                        isInput = true;
+                        const uint64_t index = placeholderIndex++;
+                        if (!top) {
+                            v = std::move((*operands)[index]);
+                            break;
+                        }
+                        const SafeTensor* st = findInput(n, *inputs);
+                        if (st) {
+                            checkInputAgainstMeta(n, *st);
+                            v = Value::ofTensor(uploadSafeTensor(*st, backend, "input '" + n.name + "'"));
+                        } else if (opts.requireAllInputs) throw KernelError("input '" + n.name + "' is missing from the inputs file");
+                        else v = generateInput(n, opts.inputSeed, index, backend);
+                        break;
+                    }
+                    case NodePlan::Kind::GetAttr: {
+                        isInput = true;
+                        if (g.subgraph(n.target)) break;  // a nested graph: read by the HOP that names it, no storage
+                        const SafeTensor* st = constants->find(n.target);
+                        if (!st) throw KernelError("constant '" + n.target + "' is not in the constants file");
+                        v = Value::ofTensor(uploadSafeTensor(*st, backend, "constant '" + n.target + "'"));
+                        break;
+                    }
+                    case NodePlan::Kind::Builtin: v = callBuiltin(f, n); break;
+                    case NodePlan::Kind::Op: v = callOp(f, n, np); break;
+                    case NodePlan::Kind::Hop: v = callHop(f, n, np.hop); break;
+                    case NodePlan::Kind::Output:
+                        if (!n.args.empty()) result = toValue(f, n.args[0]);
+                        break;
+                    default:
+                        throw KernelError(std::string(nodeOpName(n.op)) + " nodes are not supported by the runtime");
+                }
+            } catch (const KernelError& e) {
+                throw KernelError("node '" + n.name + "' (" + n.target + "): " + e.what());
+            }
+            if (np.kind != NodePlan::Kind::Output) {
+                if (top) acquire(v, isInput);
+                f.env[static_cast<size_t>(n.id)] = std::move(v);
+                f.have[static_cast<size_t>(n.id)] = 1;
+            }
+            if (top) {
+                res->liveBytesPerStep.push_back(live);
+                if (live > res->peakBytes) {
+                    res->peakBytes = live;
+                    res->peakNode = n.name;
+                }
+            }
+            for (size_t j = plan.dyingStart[k]; j < plan.dyingStart[k + 1]; ++j) {
+                const size_t i = static_cast<size_t>(plan.dying[j]);
+                if (!f.have[i]) continue;
+                if (top) releaseValue(f.env[i]);
+                f.env[i] = Value::none();
+                f.have[i] = 0;
+            }
+            if (top) {
+                const auto now = std::chrono::steady_clock::now();
+                stepSeconds->push_back(std::chrono::duration<double>(now - last).count());
+                last = now;
+                if (opts.progress) opts.progress(k + 1, order.size(), n);
+            }
+        }
+        return result;
     }
 };
 
@@ -245,122 +809,28 @@ ExecResult executeGraph(const Graph& g, const ExecOptions& opts) {
         own = makeCpuBackend(CpuBackendOptions{opts.threads});
         backend = own.get();
     }
-    Runner r(g, opts, *backend);
-    const auto& order = g.order();
-    size_t maxId = 0;
-    for (NodeId id : order) maxId = std::max(maxId, static_cast<size_t>(id) + 1);
-    r.env.assign(maxId, Value::none());
-    r.have.assign(maxId, 0);
-
-    // last step that reads each node; outputs and inputs never die (R4, R6)
-    std::vector<size_t> lastUse(maxId, kNever);
-    std::vector<uint8_t> pinned(maxId, 0);
-    for (size_t k = 0; k < order.size(); ++k) {
-        const Node& n = g.node(order[k]);
-        lastUse[static_cast<size_t>(n.id)] = k;  // a value nothing reads dies after its own step (R5)
-        if (n.op == NodeOp::Placeholder || n.op == NodeOp::GetAttr) pinned[static_cast<size_t>(n.id)] = 1;
-        auto use = [&](NodeId id) {
-            if (n.op == NodeOp::Output) pinned[static_cast<size_t>(id)] = 1;
-            else lastUse[static_cast<size_t>(id)] = k;
-        };
-        for (const auto& a : n.args) a.forEachNode(use);
-        for (const auto& kv : n.kwargs) kv.second.forEachNode(use);
-    }
-    // the nodes dying after each step, as one flat array with per-step offsets (a vector per
-    // step costs an allocation per node on 100k-node graphs)
-    std::vector<size_t> dyingStart(order.size() + 1, 0);
-    for (NodeId id : order) {
-        const size_t i = static_cast<size_t>(id);
-        if (!pinned[i] && lastUse[i] != kNever) ++dyingStart[lastUse[i] + 1];
-    }
-    for (size_t k = 0; k < order.size(); ++k) dyingStart[k + 1] += dyingStart[k];
-    std::vector<NodeId> dying(dyingStart.back());
-    {
-        std::vector<size_t> fill(dyingStart.begin(), dyingStart.end() - 1);
-        for (NodeId id : order) {
-            const size_t i = static_cast<size_t>(id);
-            if (!pinned[i] && lastUse[i] != kNever) dying[fill[lastUse[i]]++] = id;
-        }
-    }
+    Runner r(opts, *backend);
+    const GraphPlan& plan = r.planOf(g);
     const TensorIndex inputs(opts.inputs), constants(opts.constants);
-    r.refs.reserve(order.size());
+    r.inputs = &inputs;
+    r.constants = &constants;
+    r.refs.reserve(g.order().size());
 
     ExecResult res;
     res.ownedBackend = own;
-    res.liveBytesPerStep.reserve(order.size());
+    res.liveBytesPerStep.reserve(g.order().size());
     std::vector<double> stepSeconds;
-    stepSeconds.reserve(order.size());
+    stepSeconds.reserve(g.order().size());
     const auto t0 = std::chrono::steady_clock::now();
-    uint64_t inputIndex = 0;
-    for (size_t k = 0; k < order.size(); ++k) {
-        const Node& n = g.node(order[k]);
-        if (opts.cancel && opts.cancel->load()) {
-            res.cancelled = true;
-            break;
-        }
-        const auto n0 = std::chrono::steady_clock::now();
-        Value v;
-        bool isInput = false;
-        try {
-            switch (n.op) {
-                case NodeOp::Placeholder: {
-                    isInput = true;
-                    const SafeTensor* st = findInput(n, inputs);
-                    if (st) {
-                        checkInputAgainstMeta(n, *st);
-                        v = Value::ofTensor(uploadSafeTensor(*st, *backend, "input '" + n.name + "'"));
-                    } else if (opts.requireAllInputs) throw KernelError("input '" + n.name + "' is missing from the inputs file");
-                    else v = generateInput(n, opts.inputSeed, inputIndex, *backend);
-                    ++inputIndex;
-                    break;
-                }
-                case NodeOp::GetAttr: {
-                    isInput = true;
-                    const SafeTensor* st = constants.find(n.target);
-                    if (!st) throw KernelError("constant '" + n.target + "' is not in the constants file");
-                    v = Value::ofTensor(uploadSafeTensor(*st, *backend, "constant '" + n.target + "'"));
-                    break;
-                }
-                case NodeOp::CallFunction:
-                    if (n.target.rfind("operator.", 0) == 0 || n.target.rfind("builtins.", 0) == 0) v = r.callBuiltin(n);
-                    else v = r.callOp(n);
-                    break;
-                case NodeOp::Output: {
-                    if (!n.args.empty()) {
-                        Value out = r.toValue(n.args[0]);
-                        if (out.kind == Value::Kind::List) res.outputs = out.items;
-                        else res.outputs.push_back(out);
-                    }
-                    break;
-                }
-                default:
-                    throw KernelError(std::string(nodeOpName(n.op)) + " nodes are not supported by the runtime");
-            }
-        } catch (const KernelError& e) {
-            throw KernelError("node '" + n.name + "' (" + n.target + "): " + e.what());
-        }
-        if (n.op != NodeOp::Output) {
-            r.acquire(v, isInput);
-            r.env[static_cast<size_t>(n.id)] = std::move(v);
-            r.have[static_cast<size_t>(n.id)] = 1;
-        }
-        res.liveBytesPerStep.push_back(r.live);
-        if (r.live > res.peakBytes) {
-            res.peakBytes = r.live;
-            res.peakNode = n.name;
-        }
-        for (size_t j = dyingStart[k]; j < dyingStart[k + 1]; ++j) {
-            const size_t i = static_cast<size_t>(dying[j]);
-            if (!r.have[i]) continue;
-            r.releaseValue(r.env[i]);
-            r.env[i] = Value::none();
-            r.have[i] = 0;
-        }
-        const double dt = std::chrono::duration<double>(std::chrono::steady_clock::now() - n0).count();
-        stepSeconds.push_back(dt);
-        if (opts.progress) opts.progress(k + 1, order.size(), n);
+    try {
+        Value out = r.runGraph(plan, nullptr, &res, &stepSeconds);
+        if (out.kind == Value::Kind::List) res.outputs = std::move(out.items);
+        else if (g.outputNode() != kNoNode && !g.node(g.outputNode()).args.empty()) res.outputs.push_back(std::move(out));
+    } catch (const Cancelled&) {
+        res.cancelled = true;
     }
     res.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    const auto& order = g.order();
     std::vector<size_t> steps(stepSeconds.size());
     for (size_t k = 0; k < steps.size(); ++k) steps[k] = k;
     const size_t top = std::min<size_t>(20, steps.size());

@@ -3,6 +3,16 @@
 // from the graph's constants file; frees every value after its last use by the rules of the
 // memory timeline (core/memory_timeline.hpp R1-R9), so the measured peak can be compared
 // with the estimate; writes outputs to safetensors; cancellable, with progress callbacks.
+//
+// Higher-order ops (invoke_subgraph, tag_activation_checkpoint, wrap_with_set_grad_enabled,
+// wrap_with_autocast (no-op casts only), cond, while_loop, map_impl) run their nested graphs:
+// a body's placeholders bind to the operands in order and the HOP's value is what the body's
+// output node returns (a tuple). Accounting, as the timeline (which does not enter bodies): a
+// HOP node counts its outputs like a multi-output op (distinct storages, R2/R3); a body's
+// temporaries are freed after their last use inside the body and are not in liveBytesPerStep
+// or peakBytes (Backend::peakBytes sees them). When a body returns one of its operands (an
+// alias the timeline counts as a new allocation), the measured bytes are lower than the
+// timeline's by that storage's bytes for as long as the timeline keeps it live.
 #pragma once
 
 #include <atomic>
@@ -34,6 +44,9 @@ struct ExecOptions {
     std::atomic<bool>* cancel = nullptr;        // set to true to stop between nodes
     std::function<void(size_t done, size_t total, const Node&)> progress;
     bool countInputs = true;                    // as MemoryOptions::countInputs
+    // while_loop guard: a loop whose condition is still true after this many iterations
+    // throws KernelError naming the node.
+    int64_t maxLoopIterations = 1000000;
 };
 
 struct NodeTiming {

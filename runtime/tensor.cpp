@@ -31,22 +31,29 @@ int64_t wrapDim(int64_t d, int64_t n) {
 }
 }  // namespace
 
-int64_t Tensor::size(int64_t d) const { return sizes_[static_cast<size_t>(wrapDim(d, dim()))]; }
-int64_t Tensor::stride(int64_t d) const { return strides_[static_cast<size_t>(wrapDim(d, dim()))]; }
+const std::vector<int64_t>& Tensor::noDims() {
+    static const std::vector<int64_t> none;
+    return none;
+}
+
+int64_t Tensor::size(int64_t d) const { return sizes()[static_cast<size_t>(wrapDim(d, dim()))]; }
+int64_t Tensor::stride(int64_t d) const { return strides()[static_cast<size_t>(wrapDim(d, dim()))]; }
 
 int64_t Tensor::numel() const {
     int64_t n = 1;
-    for (int64_t s : sizes_) n *= s;
+    for (int64_t s : sizes()) n *= s;
     return n;
 }
 
 bool Tensor::isContiguous() const {
     if (numel() == 0) return true;  // as PyTorch: an empty tensor is contiguous whatever its strides
+    const auto& sz = sizes();
+    const auto& st = strides();
     int64_t expected = 1;
-    for (size_t k = sizes_.size(); k-- > 0;) {
-        if (sizes_[k] == 1) continue;
-        if (strides_[k] != expected) return false;
-        expected *= sizes_[k];
+    for (size_t k = sz.size(); k-- > 0;) {
+        if (sz[k] == 1) continue;
+        if (st[k] != expected) return false;
+        expected *= sz[k];
     }
     return true;
 }
@@ -73,8 +80,8 @@ Tensor Tensor::fromStorage(std::shared_ptr<Storage> s, DType t, std::vector<int6
     Tensor r;
     r.storage_ = std::move(s);
     r.dtype_ = t;
-    r.sizes_ = std::move(sizes);
-    r.strides_ = strides.empty() && !r.sizes_.empty() ? contiguousStrides(r.sizes_) : std::move(strides);
+    if (strides.empty() && !sizes.empty()) strides = contiguousStrides(sizes);
+    if (!sizes.empty() || !strides.empty()) r.layout_ = std::make_shared<const Layout>(Layout{std::move(sizes), std::move(strides)});
     r.offset_ = offset;
     return r;
 }
@@ -92,8 +99,8 @@ Tensor Tensor::asStrided(std::vector<int64_t> sizes, std::vector<int64_t> stride
     const int64_t cap = storage_ ? storage_->nbytes() / itemSize() : 0;
     if (!empty && (lo < 0 || hi >= cap)) throw std::out_of_range("asStrided: view falls outside its storage");
     Tensor r = *this;
-    r.sizes_ = std::move(sizes);
-    r.strides_ = std::move(strides);
+    if (sizes.empty()) r.layout_.reset();
+    else r.layout_ = std::make_shared<const Layout>(Layout{std::move(sizes), std::move(strides)});
     r.offset_ = offset;
     return r;
 }

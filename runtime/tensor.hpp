@@ -46,10 +46,10 @@ public:
     Tensor() = default;
 
     DType dtype() const { return dtype_; }
-    const std::vector<int64_t>& sizes() const { return sizes_; }
-    const std::vector<int64_t>& strides() const { return strides_; }  // in elements
+    const std::vector<int64_t>& sizes() const { return layout_ ? layout_->sizes : noDims(); }
+    const std::vector<int64_t>& strides() const { return layout_ ? layout_->strides : noDims(); }  // in elements
     int64_t offset() const { return offset_; }                       // in elements
-    int64_t dim() const { return static_cast<int64_t>(sizes_.size()); }
+    int64_t dim() const { return static_cast<int64_t>(sizes().size()); }
     int64_t size(int64_t d) const;     // negative d counts from the end
     int64_t stride(int64_t d) const;
     int64_t numel() const;
@@ -78,9 +78,15 @@ public:
     static std::vector<int64_t> contiguousStrides(const std::vector<int64_t>& sizes);
 
 private:
+    // Sizes and strides never change after a tensor is made, so copies share them: copying a
+    // Tensor (every argument of every kernel call) then allocates nothing.
+    struct Layout {
+        std::vector<int64_t> sizes, strides;
+    };
+    static const std::vector<int64_t>& noDims();
     std::shared_ptr<Storage> storage_;
+    std::shared_ptr<const Layout> layout_;  // null: 0-dim
     DType dtype_ = DType::F32;
-    std::vector<int64_t> sizes_, strides_;
     int64_t offset_ = 0;
 };
 
