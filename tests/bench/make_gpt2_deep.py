@@ -23,13 +23,15 @@ import argparse
 import json
 import math
 import os
-import struct
 import sys
 
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
 from torch.fx.experimental.proxy_tensor import make_fx
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "runtime"))
+from st_util import write_safetensors  # noqa: E402  (tests/runtime/st_util.py)
 
 D, HEADS, T, V, BATCH = 8, 2, 4, 32, 2
 
@@ -191,30 +193,6 @@ class BackwardPathMode(torch.overrides.TorchFunctionMode):
 
 
 # ---------------------------------------------------------------- writers
-
-ST_DTYPES = {
-    torch.float32: "F32", torch.float64: "F64", torch.float16: "F16", torch.bfloat16: "BF16",
-    torch.int64: "I64", torch.int32: "I32", torch.int16: "I16", torch.int8: "I8",
-    torch.uint8: "U8", torch.bool: "BOOL",
-}
-
-
-def write_safetensors(path, tensors):
-    """tensors: list of (name, tensor) in order. The header is padded to 8 bytes."""
-    header, blobs, off = {}, [], 0
-    for name, t in tensors:
-        t = t.detach().contiguous().cpu()
-        data = t.numpy().tobytes() if t.dtype != torch.bfloat16 else t.view(torch.int16).numpy().tobytes()
-        header[name] = {"dtype": ST_DTYPES[t.dtype], "shape": list(t.shape), "data_offsets": [off, off + len(data)]}
-        blobs.append(data)
-        off += len(data)
-    h = json.dumps(header, separators=(",", ":")).encode()
-    h += b" " * ((8 - len(h) % 8) % 8)
-    with open(path, "wb") as f:
-        f.write(struct.pack("<Q", len(h)))
-        f.write(h)
-        for b in blobs:
-            f.write(b)
 
 
 def tensor_meta_json(tm):

@@ -13,24 +13,16 @@ The output is deterministic (fixed seeds).
 import json
 import math
 import os
-import struct
 import sys
 
 import torch
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from st_util import TORCH_NAME, write_safetensors  # noqa: E402
+
 OUT_DIR = os.path.join(HERE, "..", "data", "kernels")
 
-ST_NAME = {
-    torch.float32: "F32", torch.float64: "F64", torch.bfloat16: "BF16", torch.float16: "F16",
-    torch.int64: "I64", torch.int32: "I32", torch.int16: "I16", torch.int8: "I8",
-    torch.uint8: "U8", torch.bool: "BOOL",
-}
-TORCH_NAME = {
-    torch.float32: "float32", torch.float64: "float64", torch.bfloat16: "bfloat16", torch.float16: "float16",
-    torch.int64: "int64", torch.int32: "int32", torch.int16: "int16", torch.int8: "int8",
-    torch.uint8: "uint8", torch.bool: "bool",
-}
 F32, F64, BF16, F16 = torch.float32, torch.float64, torch.bfloat16, torch.float16
 I64, I32, I16, I8, U8, BOOL = torch.int64, torch.int32, torch.int16, torch.int8, torch.uint8, torch.bool
 FLOATS = (F32, F64, BF16, F16)
@@ -708,27 +700,6 @@ def extra_cases2():
     case("new_full.default", "i64 3 from f32", True, lambda t: {"self": t([3]), "size": [2, 5], "fill_value": 3, "dtype": I64})
     case("new_empty.default", "f32", True, lambda t: {"self": t([3]), "size": [4]}, check_values=False)
 
-def write_safetensors(path, tdict):
-    header, blobs, off = {}, [], 0
-    for k in sorted(tdict):
-        t = tdict[k].contiguous()
-        if t.dtype == torch.bfloat16:
-            raw = t.view(torch.int16).numpy().tobytes()
-        else:
-            raw = t.numpy().tobytes()
-        header[k] = {"dtype": ST_NAME[t.dtype], "shape": list(t.shape), "data_offsets": [off, off + len(raw)]}
-        blobs.append(raw)
-        off += len(raw)
-    header["__metadata__"] = {"generator": "tests/runtime/gen_elementwise_refs.py", "torch": torch.__version__}
-    hb = json.dumps(header, separators=(",", ":"), sort_keys=True).encode()
-    hb += b" " * ((8 - len(hb) % 8) % 8)
-    with open(path, "wb") as f:
-        f.write(struct.pack("<Q", len(hb)))
-        f.write(hb)
-        for b in blobs:
-            f.write(b)
-
-
 def main():
     torch.set_num_threads(1)
     binary_cases()
@@ -740,7 +711,9 @@ def main():
     extra_cases()
     extra_cases2()
     os.makedirs(OUT_DIR, exist_ok=True)
-    write_safetensors(os.path.join(OUT_DIR, "elementwise.safetensors"), tensors)
+    write_safetensors(os.path.join(OUT_DIR, "elementwise.safetensors"), sorted(tensors.items()),
+                      metadata={"generator": "tests/runtime/gen_elementwise_refs.py", "torch": torch.__version__},
+                      sort_keys=True)
     with open(os.path.join(OUT_DIR, "elementwise.cases.json"), "w") as f:
         json.dump({"torch": torch.__version__, "cases": cases}, f, indent=1, sort_keys=True)
         f.write("\n")

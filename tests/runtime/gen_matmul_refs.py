@@ -10,46 +10,20 @@ Run: /usr/bin/python3 tests/runtime/gen_matmul_refs.py   (no arguments; determin
 """
 import json
 import os
-import struct
+import sys
 
 import torch
 
 torch.manual_seed(1234)
 HERE = os.path.dirname(os.path.abspath(__file__))
-OUT_DIR = os.path.join(HERE, "..", "data", "kernels")
+sys.path.insert(0, HERE)
+from st_util import write_safetensors  # noqa: E402
 
-ST_NAME = {torch.float32: "F32", torch.float64: "F64", torch.bfloat16: "BF16", torch.float16: "F16",
-           torch.int64: "I64", torch.int32: "I32", torch.int16: "I16", torch.int8: "I8", torch.uint8: "U8"}
+OUT_DIR = os.path.join(HERE, "..", "data", "kernels")
 
 tensors = {}  # key -> contiguous tensor
 cases = []
 counters = {}
-
-
-def tensor_bytes(t):
-    t = t.contiguous()
-    if t.dtype in (torch.bfloat16, torch.float16):
-        return t.view(torch.int16).numpy().tobytes()
-    return t.numpy().tobytes()
-
-
-def write_safetensors(path, items):
-    header = {}
-    blobs = []
-    off = 0
-    for name in sorted(items):
-        t = items[name]
-        b = tensor_bytes(t)
-        header[name] = {"dtype": ST_NAME[t.dtype], "shape": list(t.shape), "data_offsets": [off, off + len(b)]}
-        blobs.append(b)
-        off += len(b)
-    h = json.dumps(header, separators=(",", ":")).encode()
-    h += b" " * ((8 - len(h) % 8) % 8)
-    with open(path, "wb") as f:
-        f.write(struct.pack("<Q", len(h)))
-        f.write(h)
-        for b in blobs:
-            f.write(b)
 
 
 def view_of(base, spec):
@@ -191,7 +165,7 @@ add_case("aten.baddbmm.default", baddbmm, [("self", rand(1, 4, 1), None), ("batc
 add_case("aten.baddbmm.default", baddbmm, [("self", rand(4, 7, dtype=torch.bfloat16), None), ("batch1", rand(2, 4, 10, dtype=torch.bfloat16), None), ("batch2", rand(2, 10, 7, dtype=torch.bfloat16), None)], note="bf16")
 
 os.makedirs(OUT_DIR, exist_ok=True)
-write_safetensors(os.path.join(OUT_DIR, "matmul.safetensors"), tensors)
+write_safetensors(os.path.join(OUT_DIR, "matmul.safetensors"), sorted(tensors.items()))
 with open(os.path.join(OUT_DIR, "matmul.cases.json"), "w") as f:
     json.dump({"generator": "tests/runtime/gen_matmul_refs.py", "torch": torch.__version__, "cases": cases}, f, indent=1)
     f.write("\n")

@@ -17,7 +17,7 @@ Run: /usr/bin/python3 tests/runtime/gen_reduction_refs.py   (from the repository
 import json
 import math
 import os
-import struct
+import sys
 
 import torch
 
@@ -25,30 +25,14 @@ A = torch.ops.aten
 torch.manual_seed(1234)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-OUT_DIR = os.path.join(HERE, "..", "data", "kernels")
+sys.path.insert(0, HERE)
+from st_util import TORCH_NAME, write_safetensors  # noqa: E402
 
-ST_NAME = {
-    torch.float32: "F32", torch.float64: "F64", torch.bfloat16: "BF16", torch.float16: "F16",
-    torch.int64: "I64", torch.int32: "I32", torch.int16: "I16", torch.int8: "I8",
-    torch.uint8: "U8", torch.bool: "BOOL",
-}
-TORCH_NAME = {
-    torch.float32: "float32", torch.float64: "float64", torch.bfloat16: "bfloat16",
-    torch.float16: "float16", torch.int64: "int64", torch.int32: "int32",
-}
+OUT_DIR = os.path.join(HERE, "..", "data", "kernels")
 
 tensors = {}   # key -> contiguous tensor
 cases = []
 counters = {}
-
-
-def tensor_bytes(t):
-    t = t.contiguous()
-    if t.dtype in (torch.bfloat16, torch.float16):
-        return t.view(torch.int16).numpy().tobytes()
-    if t.dtype == torch.bool:
-        return t.to(torch.uint8).numpy().tobytes()
-    return t.numpy().tobytes()
 
 
 def put(key, t):
@@ -490,26 +474,8 @@ emb_bwd(rn(2, 5, 8, dtype=torch.float64), ids, 7)
 emb_bwd(rn(16, 8), torch.arange(16), 16, note="arange positions")
 
 
-# ---------------------------------------------------------------- write
-def write_safetensors(path, items):
-    header, blobs, off = {}, [], 0
-    for k in sorted(items):
-        t = items[k]
-        b = tensor_bytes(t)
-        header[k] = {"dtype": ST_NAME[t.dtype], "shape": list(t.shape), "data_offsets": [off, off + len(b)]}
-        blobs.append(b)
-        off += len(b)
-    h = json.dumps(header, separators=(",", ":")).encode()
-    h += b" " * ((8 - len(h) % 8) % 8)
-    with open(path, "wb") as f:
-        f.write(struct.pack("<Q", len(h)))
-        f.write(h)
-        for b in blobs:
-            f.write(b)
-
-
 os.makedirs(OUT_DIR, exist_ok=True)
-write_safetensors(os.path.join(OUT_DIR, "reduction.safetensors"), tensors)
+write_safetensors(os.path.join(OUT_DIR, "reduction.safetensors"), sorted(tensors.items()))
 with open(os.path.join(OUT_DIR, "reduction.cases.json"), "w") as f:
     json.dump({"family": "reduction", "generator": "tests/runtime/gen_reduction_refs.py",
                "torch": torch.__version__, "cases": cases, "skipped": skipped}, f, indent=1)

@@ -26,7 +26,7 @@ Run: /usr/bin/python3 tests/runtime/gen_shape_refs.py   (from the repository roo
 """
 import json
 import os
-import struct
+import sys
 
 import torch
 
@@ -34,33 +34,16 @@ A = torch.ops.aten
 torch.manual_seed(4321)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from st_util import TORCH_NAME, write_safetensors  # noqa: E402
+
 OUT_DIR = os.path.join(HERE, "..", "data", "kernels")
 INT64_MAX = 9223372036854775807
-
-ST_NAME = {
-    torch.float32: "F32", torch.float64: "F64", torch.bfloat16: "BF16", torch.float16: "F16",
-    torch.int64: "I64", torch.int32: "I32", torch.int16: "I16", torch.int8: "I8",
-    torch.uint8: "U8", torch.bool: "BOOL",
-}
-TORCH_NAME = {
-    torch.float32: "float32", torch.float64: "float64", torch.bfloat16: "bfloat16",
-    torch.float16: "float16", torch.int64: "int64", torch.int32: "int32", torch.int16: "int16",
-    torch.int8: "int8", torch.uint8: "uint8", torch.bool: "bool",
-}
 
 tensors = {}
 cases = []
 counters = {}
 skipped = []
-
-
-def tensor_bytes(t):
-    t = t.contiguous()
-    if t.dtype in (torch.bfloat16, torch.float16):
-        return t.view(torch.int16).numpy().tobytes()
-    if t.dtype == torch.bool:
-        return t.view(torch.uint8).numpy().tobytes()  # raw bytes (a bool view of u8 may hold 5)
-    return t.numpy().tobytes()
 
 
 def put(key, t):
@@ -865,26 +848,8 @@ error_case("slice_backward", "aten.slice_backward.default", [rn(3, 4), [6, 4], 0
 error_case("one_hot", "aten.one_hot.default", [torch.tensor([3, 0]), 3], lambda a, b: A.one_hot(a, b), note="class too large")
 
 
-# ================================================================ write
-def write_safetensors(path, items):
-    header, blobs, off = {}, [], 0
-    for k in sorted(items):
-        t = items[k]
-        b = tensor_bytes(t)
-        header[k] = {"dtype": ST_NAME[t.dtype], "shape": list(t.shape), "data_offsets": [off, off + len(b)]}
-        blobs.append(b)
-        off += len(b)
-    h = json.dumps(header, separators=(",", ":")).encode()
-    h += b" " * ((8 - len(h) % 8) % 8)
-    with open(path, "wb") as f:
-        f.write(struct.pack("<Q", len(h)))
-        f.write(h)
-        for b in blobs:
-            f.write(b)
-
-
 os.makedirs(OUT_DIR, exist_ok=True)
-write_safetensors(os.path.join(OUT_DIR, "shape.safetensors"), tensors)
+write_safetensors(os.path.join(OUT_DIR, "shape.safetensors"), sorted(tensors.items()))
 with open(os.path.join(OUT_DIR, "shape.cases.json"), "w") as f:
     json.dump({"family": "shape", "generator": "tests/runtime/gen_shape_refs.py",
                "torch": torch.__version__, "cases": cases, "skipped": skipped}, f, indent=1)

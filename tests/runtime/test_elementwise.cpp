@@ -23,8 +23,17 @@
 #include "runtime/backend.hpp"
 #include "runtime/cpu/cpu_common.hpp"
 #include "runtime/kernel.hpp"
+#include "kernel_test_util.hpp"
 
 using namespace fxl;
+using kerneltest::argToValue;
+using kerneltest::bytesOf;
+using kerneltest::corpusCodeFiles;
+using kerneltest::dtypeValue;
+using kerneltest::makeCall;
+using kerneltest::sizesValue;
+using kerneltest::strValue;
+using kerneltest::upload;
 namespace fs = std::filesystem;
 using json = nlohmann::json;
 
@@ -35,59 +44,11 @@ namespace {
 const fs::path kData = fs::path(FXLENS_TEST_DATA_DIR) / "kernels";
 const fs::path kCorpus = FXLENS_CORPUS_DIR;
 
-Value argToValue(const Arg& a) {
-    Value v;
-    switch (a.kind) {
-        case Arg::Kind::None: return Value::none();
-        case Arg::Kind::Int: return Value::ofInt(a.i);
-        case Arg::Kind::Float: return Value::ofFloat(a.f);
-        case Arg::Kind::Bool: return Value::ofBool(a.b);
-        case Arg::Kind::Str: v.kind = Value::Kind::Str; v.s = a.s; return v;
-        case Arg::Kind::DType: v.kind = Value::Kind::DType; v.dtype = a.dtype; return v;
-        case Arg::Kind::Device: v.kind = Value::Kind::Device; v.s = a.s; return v;
-        case Arg::Kind::Layout: v.kind = Value::Kind::Layout; v.s = a.s; return v;
-        case Arg::Kind::MemoryFormat: v.kind = Value::Kind::MemoryFormat; v.s = a.s; return v;
-        case Arg::Kind::List:
-        case Arg::Kind::Tuple: {
-            std::vector<Value> items;
-            for (const Arg& x : a.items) items.push_back(argToValue(x));
-            return Value::ofList(std::move(items));
-        }
-        default: throw std::runtime_error("argument kind not convertible to a runtime value");
-    }
-}
-
-Value dtypeValue(DType t) {
-    Value v;
-    v.kind = Value::Kind::DType;
-    v.dtype = t;
-    return v;
-}
-
 // Runs one op: `given` by schema name, the rest from the schema's defaults.
 Value runOp(Backend& be, const std::string& target, const std::map<std::string, Value>& given) {
-    const OpInfo* op = OpRegistry::instance().find(target);
-    if (!op) throw std::runtime_error("no operator " + target);
-    KernelCall call;
-    call.op = op;
-    for (const SchemaArg& a : op->schema.args) {
-        auto it = given.find(a.name);
-        call.args.push_back(it != given.end() ? it->second : argToValue(parseDefaultValue(a)));
-    }
+    KernelCall call = makeCall(target, given);
     be.run(call);
     return call.result;
-}
-
-Tensor upload(Backend& be, DType t, const std::vector<int64_t>& sizes, const void* bytes) {
-    Tensor x = be.empty(sizes, t);
-    be.upload(x, bytes, x.nbytes());
-    return x;
-}
-
-std::vector<uint8_t> download(Backend& be, const Tensor& t) {
-    std::vector<uint8_t> out(static_cast<size_t>(t.nbytes()));
-    be.download(out.data(), t, t.nbytes());
-    return out;
 }
 
 bool isNanBits(const uint8_t* p, DType t) {
@@ -216,15 +177,15 @@ Value caseArg(Backend& be, const json& a) {
         }
         return Value::ofFloat(a["float"].get<double>());
     }
-    Value v;
-    if (a.contains("str")) { v.kind = Value::Kind::Str; v.s = a["str"]; return v; }
+    if (a.contains("str")) return strValue(a["str"].get<std::string>());
     if (a.contains("dtype")) return dtypeValue(*dtypeFromTorchName(a["dtype"].get<std::string>()));
-    if (a.contains("memory_format")) { v.kind = Value::Kind::MemoryFormat; v.s = a["memory_format"]; return v; }
-    if (a.contains("ints")) {
-        std::vector<Value> items;
-        for (int64_t x : a["ints"].get<std::vector<int64_t>>()) items.push_back(Value::ofInt(x));
-        return Value::ofList(std::move(items));
+    if (a.contains("memory_format")) {
+        Value v;
+        v.kind = Value::Kind::MemoryFormat;
+        v.s = a["memory_format"];
+        return v;
     }
+    if (a.contains("ints")) return sizesValue(a["ints"].get<std::vector<int64_t>>());
     throw std::runtime_error("unknown argument encoding " + a.dump());
 }
 
@@ -318,7 +279,7 @@ std::vector<SelfOp> selfOps() {
 // Logical values (row-major) of a result as bytes.
 std::vector<uint8_t> logicalBytes(Backend& be, const Value& v) {
     if (!v.isTensor()) throw std::runtime_error("result is not a tensor");
-    return download(be, v.tensor);
+    return bytesOf(be, v.tensor);
 }
 
 const std::set<std::string>& familyTargets() {
@@ -421,7 +382,7 @@ private slots:
             const bool exact = c["exact"].get<bool>();
             exactCases += exact ? 1 : 0;
             const SafeTensor* e64 = c["out_f64"].is_string() ? refs().st.find(c["out_f64"].get<std::string>()) : nullptr;
-            const Compare cmp = compareValues(download(*be, out), e->data, want, exact, e64);
+            const Compare cmp = compareValues(bytesOf(*be, out), e->data, want, exact, e64);
             viaF64 += cmp.viaF64;
             QVERIFY2(cmp.mismatches == 0, (id + (exact ? ": not bit-identical to PyTorch, " : ": outside tolerance, ") +
                                            std::to_string(cmp.mismatches) + " elements; first " + cmp.firstText).c_str());
@@ -516,15 +477,7 @@ private slots:
     void corpusLayouts_data() {
         QTest::addColumn<std::string>("file");
         if (!fs::exists(kCorpus / "pytorch")) QSKIP("corpus directory FXLENS_CORPUS_DIR/pytorch not found");
-        std::vector<std::string> files;
-        for (const auto& dir : {kCorpus / "pytorch", kCorpus / "pytorch" / "large"}) {
-            if (!fs::exists(dir)) continue;
-            for (const auto& e : fs::directory_iterator(dir)) {
-                const std::string n = e.path().filename().string();
-                if (n.size() > 8 && n.substr(n.size() - 8) == ".code.py") files.push_back(e.path().string());
-            }
-        }
-        std::sort(files.begin(), files.end());
+        const std::vector<std::string> files = corpusCodeFiles(kCorpus);
         for (const auto& f : files)
             QTest::newRow(fs::relative(f, kCorpus / "pytorch").string().c_str()) << f;
     }

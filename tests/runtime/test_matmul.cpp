@@ -23,8 +23,14 @@
 #include "runtime/cpu/gemm.hpp"
 #include "runtime/kernel.hpp"
 #include "runtime/thread_pool.hpp"
+#include "kernel_test_util.hpp"
 
 using namespace fxl;
+using kerneltest::bytesOf;
+using kerneltest::fromSafe;
+using kerneltest::makeCall;
+using kerneltest::NamedArgs;
+using kerneltest::ordered16;
 namespace fs = std::filesystem;
 
 Q_DECLARE_METATYPE(std::string)
@@ -35,31 +41,8 @@ const fs::path kData = fs::path(FXLENS_TEST_DATA_DIR) / "kernels";
 
 // ---- running one op by hand (no executor)
 
-struct NamedArg {
-    std::string name;
-    Value value;
-};
-
-Value defaultValue(const SchemaArg& a) {
-    if (!a.defaultText) return Value::none();
-    const std::string& d = *a.defaultText;
-    if (d == "None") return Value::none();
-    if (d == "True" || d == "False") return Value::ofBool(d == "True");
-    if (d.find_first_of(".e") != std::string::npos) return Value::ofFloat(std::stod(d));
-    return Value::ofInt(std::stoll(d));
-}
-
-Tensor runOp(Backend& be, const std::string& target, const std::vector<NamedArg>& given) {
-    const OpInfo* op = OpRegistry::instance().find(target);
-    if (!op) throw std::runtime_error("no op " + target);
-    KernelCall call;
-    call.op = op;
-    for (const SchemaArg& sa : op->schema.args) {
-        Value v = defaultValue(sa);
-        for (const NamedArg& g : given)
-            if (g.name == sa.name) v = g.value;
-        call.args.push_back(v);
-    }
+Tensor runOp(Backend& be, const std::string& target, const NamedArgs& given) {
+    KernelCall call = makeCall(target, given);
     be.run(call);
     if (!call.result.isTensor()) throw std::runtime_error(target + " returned no tensor");
     return call.result.tensor;
@@ -78,18 +61,8 @@ Tensor addmm(Backend& be, const Tensor& bias, const Tensor& a, const Tensor& b) 
 
 // ---- tensors
 
-Tensor fromSafe(Backend& be, const SafeTensor& s) {
-    Tensor t = be.empty(s.shape, s.dtype);
-    if (t.numel() > 0) be.upload(t, s.data.data(), static_cast<int64_t>(s.data.size()));
-    return t;
-}
-
-std::vector<uint8_t> bytesOf(Backend& be, const Tensor& t) {
-    std::vector<uint8_t> out(static_cast<size_t>(t.nbytes()));
-    be.download(out.data(), t, t.nbytes());
-    return out;
-}
-
+// normal(0, 1) drawn in float (kerneltest::randomTensor draws in double): the inputs these
+// tests were written against.
 Tensor randomTensor(Backend& be, const std::vector<int64_t>& sizes, DType dt, uint32_t seed) {
     Tensor t = be.empty(sizes, dt);
     std::mt19937 rng(seed);
@@ -155,8 +128,6 @@ std::vector<float> asFloats(Backend& be, const Tensor& t) {
     return out;
 }
 
-// Ordered integer of a bf16 / f16 bit pattern (for ulp distances).
-int32_t ordered16(uint16_t h) { return (h & 0x8000u) ? -static_cast<int32_t>(h & 0x7fffu) : static_cast<int32_t>(h); }
 
 struct RefCase {
     std::string id, op, note;
@@ -212,7 +183,7 @@ private slots:
             if (c.id == id) rc = &c;
         QVERIFY(rc);
         Backend& be = *be2_;
-        std::vector<NamedArg> args;
+        NamedArgs args;
         for (const auto& in : rc->j.at("inputs")) {
             const SafeTensor* st = refs_.find(in.at("key").get<std::string>());
             QVERIFY2(st, in.at("key").get<std::string>().c_str());
@@ -222,10 +193,10 @@ private slots:
                 t = t.asStrided(v.at("sizes").get<std::vector<int64_t>>(), v.at("strides").get<std::vector<int64_t>>(),
                                 v.at("offset").get<int64_t>());
             }
-            args.push_back({in.at("arg").get<std::string>(), Value::ofTensor(t)});
+            args[in.at("arg").get<std::string>()] = Value::ofTensor(t);
         }
         for (const auto& [name, v] : rc->j.at("scalars").items())
-            args.push_back({name, v.is_number_integer() ? Value::ofInt(v.get<int64_t>()) : Value::ofFloat(v.get<double>())});
+            args[name] = v.is_number_integer() ? Value::ofInt(v.get<int64_t>()) : Value::ofFloat(v.get<double>());
         const SafeTensor* exp = refs_.find(rc->j.at("out").get<std::string>());
         QVERIFY(exp);
 

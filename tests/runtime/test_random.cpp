@@ -18,85 +18,29 @@
 #include "runtime/cpu/cpu_common.hpp"
 #include "runtime/executor.hpp"
 #include "runtime/philox.hpp"
+#include "kernel_test_util.hpp"
 
 using namespace fxl;
+using kerneltest::bytesOf;
+using kerneltest::dtypeValue;
+using kerneltest::makeCall;
+using kerneltest::sizesValue;
+using kerneltest::strValue;
+using kerneltest::upload;
 
 Q_DECLARE_METATYPE(std::string)
 
 namespace {
 
-Value argToValue(const Arg& a) {
-    Value v;
-    switch (a.kind) {
-        case Arg::Kind::None: return Value::none();
-        case Arg::Kind::Int: return Value::ofInt(a.i);
-        case Arg::Kind::Float: return Value::ofFloat(a.f);
-        case Arg::Kind::Bool: return Value::ofBool(a.b);
-        case Arg::Kind::Str: v.kind = Value::Kind::Str; v.s = a.s; return v;
-        case Arg::Kind::DType: v.kind = Value::Kind::DType; v.dtype = a.dtype; return v;
-        case Arg::Kind::Device: v.kind = Value::Kind::Device; v.s = a.s; return v;
-        case Arg::Kind::Layout: v.kind = Value::Kind::Layout; v.s = a.s; return v;
-        case Arg::Kind::MemoryFormat: v.kind = Value::Kind::MemoryFormat; v.s = a.s; return v;
-        case Arg::Kind::List:
-        case Arg::Kind::Tuple: {
-            std::vector<Value> items;
-            for (const Arg& x : a.items) items.push_back(argToValue(x));
-            return Value::ofList(std::move(items));
-        }
-        default: throw std::runtime_error("argument kind not convertible to a runtime value");
-    }
-}
-
-Value dtypeValue(DType t) {
-    Value v;
-    v.kind = Value::Kind::DType;
-    v.dtype = t;
-    return v;
-}
-
-Value sizesValue(const std::vector<int64_t>& s) {
-    std::vector<Value> items;
-    for (int64_t x : s) items.push_back(Value::ofInt(x));
-    return Value::ofList(std::move(items));
-}
-
-Value strValue(const std::string& s) {
-    Value v;
-    v.kind = Value::Kind::Str;
-    v.s = s;
-    return v;
-}
-
 // Runs one op with the given arguments (by schema name; the rest from the defaults).
 Value runOp(Backend& be, const std::string& target, const std::map<std::string, Value>& given, RngState* rng) {
-    const OpInfo* op = OpRegistry::instance().find(target);
-    if (!op) throw std::runtime_error("no operator " + target);
-    KernelCall call;
-    call.op = op;
+    KernelCall call = makeCall(target, given);
     call.rng = rng;
-    for (const SchemaArg& a : op->schema.args) {
-        auto it = given.find(a.name);
-        call.args.push_back(it != given.end() ? it->second : argToValue(parseDefaultValue(a)));
-    }
     be.run(call);
     return call.result;
 }
 
-Tensor upload(Backend& be, DType t, const std::vector<int64_t>& sizes, const void* bytes) {
-    Tensor x = be.empty(sizes, t);
-    be.upload(x, bytes, x.nbytes());
-    return x;
-}
-
 Tensor scalarI64(Backend& be, int64_t v) { return upload(be, DType::I64, {}, &v); }
-
-// Logical-order bytes of a tensor (contiguous copy first).
-std::vector<uint8_t> bytesOf(Backend& be, const Tensor& t) {
-    const Tensor c = cpu::contiguous(t, be);
-    std::vector<uint8_t> out(static_cast<size_t>(c.nbytes()));
-    be.download(out.data(), c, c.nbytes());
-    return out;
-}
 
 std::vector<double> valuesOf(Backend& be, const Tensor& t) {
     const auto b = bytesOf(be, t);

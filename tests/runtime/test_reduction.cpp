@@ -32,8 +32,10 @@
 #include "runtime/cpu/cpu_common.hpp"
 #include "runtime/cpu/cpu_reduction.hpp"
 #include "runtime/kernel.hpp"
+#include "kernel_test_util.hpp"
 
 using namespace fxl;
+using namespace kerneltest;
 namespace fs = std::filesystem;
 
 Q_DECLARE_METATYPE(std::string)
@@ -54,131 +56,27 @@ const std::set<std::string> kFamily = {
     "aten.embedding_dense_backward.default"};
 
 // ---- values
-Value dtypeValue(DType t) {
-    Value v;
-    v.kind = Value::Kind::DType;
-    v.dtype = t;
-    return v;
-}
 Value tv(const Tensor& t) { return Value::ofTensor(t); }
 Value iv(int64_t i) { return Value::ofInt(i); }
 Value bv(bool b) { return Value::ofBool(b); }
 Value fv(double f) { return Value::ofFloat(f); }
-Value ints(std::vector<int64_t> v) {
-    std::vector<Value> items;
-    for (int64_t x : v) items.push_back(Value::ofInt(x));
-    return Value::ofList(std::move(items));
-}
 Value bools(std::vector<bool> v) {
     std::vector<Value> items;
     for (bool x : v) items.push_back(Value::ofBool(x));
     return Value::ofList(std::move(items));
 }
 
-// A constant argument (no node refs) as a Value.
-Value fromArg(const Arg& a) {
-    switch (a.kind) {
-        case Arg::Kind::None: return Value::none();
-        case Arg::Kind::Int: return Value::ofInt(a.i);
-        case Arg::Kind::Float: return Value::ofFloat(a.f);
-        case Arg::Kind::Bool: return Value::ofBool(a.b);
-        case Arg::Kind::DType: return dtypeValue(a.dtype);
-        case Arg::Kind::List:
-        case Arg::Kind::Tuple: {
-            std::vector<Value> items;
-            for (const Arg& x : a.items) items.push_back(fromArg(x));
-            return Value::ofList(std::move(items));
-        }
-        default: {
-            Value v;
-            v.kind = Value::Kind::Str;
-            v.s = a.s;
-            return v;
-        }
-    }
-}
-
-struct NamedArg {
-    std::string name;
-    Value value;
-};
-
-// Runs an op with named arguments (the others take their schema defaults); returns the
-// outputs (one for a tensor result, the items of a tuple; undefined tensors for None).
-std::vector<Tensor> runOp(Backend& be, const std::string& target, const std::vector<NamedArg>& given) {
-    const OpInfo* op = OpRegistry::instance().find(target);
-    if (!op) throw std::runtime_error("no op " + target);
-    KernelCall call;
-    call.op = op;
-    for (const SchemaArg& sa : op->schema.args) {
-        Value v = fromArg(parseDefaultValue(sa));
-        bool found = false;
-        for (const NamedArg& g : given)
-            if (g.name == sa.name) {
-                v = g.value;
-                found = true;
-            }
-        if (!found && !sa.defaultText) throw std::runtime_error(target + ": argument " + sa.name + " not given");
-        call.args.push_back(v);
-    }
+// Runs an op with named arguments (the others take their schema defaults; one without a
+// default must be given); returns the outputs (one for a tensor result, the items of a
+// tuple; undefined tensors for None).
+std::vector<Tensor> runOp(Backend& be, const std::string& target, const NamedArgs& given) {
+    KernelCall call = makeCall(target, given, /*requireAll=*/true);
     be.run(call);
-    std::vector<Tensor> out;
-    if (call.result.kind == Value::Kind::List) {
-        for (const Value& v : call.result.items) out.push_back(v.isTensor() ? v.tensor : Tensor());
-    } else if (call.result.isTensor()) {
-        out.push_back(call.result.tensor);
-    } else {
-        throw std::runtime_error(target + " returned no tensor");
-    }
-    return out;
-}
-
-std::vector<Tensor> runCall(Backend& be, const OpInfo* op, std::vector<Value> args) {
-    KernelCall call;
-    call.op = op;
-    call.args = std::move(args);
-    be.run(call);
-    std::vector<Tensor> out;
-    if (call.result.kind == Value::Kind::List) {
-        for (const Value& v : call.result.items) out.push_back(v.isTensor() ? v.tensor : Tensor());
-    } else {
-        out.push_back(call.result.isTensor() ? call.result.tensor : Tensor());
-    }
-    return out;
+    if (call.result.kind != Value::Kind::List && !call.result.isTensor()) throw std::runtime_error(target + " returned no tensor");
+    return resultTensors(call.result);
 }
 
 // ---- tensors
-Tensor fromSafe(Backend& be, const SafeTensor& s) {
-    Tensor t = be.empty(s.shape, s.dtype);
-    be.upload(t, s.data.data(), static_cast<int64_t>(s.data.size()));
-    return t;
-}
-
-std::vector<uint8_t> bytesOf(Backend& be, const Tensor& t) {
-    std::vector<uint8_t> out(static_cast<size_t>(t.nbytes()));
-    be.download(out.data(), t, t.nbytes());
-    return out;
-}
-
-Tensor randomTensor(Backend& be, const std::vector<int64_t>& sizes, DType dt, uint32_t seed, double scale = 1.0) {
-    Tensor t = be.empty(sizes, dt);
-    std::mt19937 rng(seed);
-    std::normal_distribution<double> nd(0.0, scale);
-    char* p = static_cast<char*>(t.rawData());
-    for (int64_t k = 0; k < t.numel(); ++k) cpu::storeFromDouble(p + k * t.itemSize(), dt, nd(rng));
-    return t;
-}
-
-Tensor randomInts(Backend& be, const std::vector<int64_t>& sizes, int64_t lo, int64_t hi, uint32_t seed,
-                  DType dt = DType::I64) {
-    Tensor t = be.empty(sizes, dt);
-    std::mt19937 rng(seed);
-    std::uniform_int_distribution<int64_t> ud(lo, hi - 1);
-    char* p = static_cast<char*>(t.rawData());
-    for (int64_t k = 0; k < t.numel(); ++k) cpu::storeFromDouble(p + k * t.itemSize(), dt, static_cast<double>(ud(rng)));
-    return t;
-}
-
 // Entries [o, o+n) of dimension d as a view.
 Tensor chunk(const Tensor& t, int64_t d, int64_t o, int64_t n) {
     std::vector<int64_t> sz = t.sizes();
@@ -207,7 +105,6 @@ Tensor gappedCopy(Backend& be, const Tensor& t) {
 }
 
 // ---- comparisons
-int32_t ordered16(uint16_t h) { return (h & 0x8000u) ? -static_cast<int32_t>(h & 0x7fffu) : static_cast<int32_t>(h); }
 
 struct Verdict {
     bool ok = true;
@@ -270,56 +167,14 @@ Verdict compareToRef(Backend& be, const Tensor& a, const SafeTensor& e) {
     return v;
 }
 
-bool sameBits(Backend& be, const Tensor& a, const Tensor& b) {
-    if (a.defined() != b.defined()) return false;
-    if (!a.defined()) return true;
-    return a.sizes() == b.sizes() && a.dtype() == b.dtype() && bytesOf(be, a) == bytesOf(be, b);
-}
-
 // ---- the reference data
-struct Refs {
-    nlohmann::json doc;
-    SafeTensorsFile st;
-    std::map<std::string, const SafeTensor*> byKey;
-    bool loaded = false;
-};
-
-Refs& refs() {
-    static Refs r;
-    if (!r.loaded) {
-        r.loaded = true;
-        std::ifstream f(kData / "reduction.cases.json");
-        if (!f) return r;
-        r.doc = nlohmann::json::parse(f);
-        r.st = readSafetensors((kData / "reduction.safetensors").string());
-        for (const auto& t : r.st.tensors) r.byKey[t.name] = &t;
-    }
+const RefFile& refs() {
+    static const RefFile r = [] {
+        RefFile f;
+        f.load(kData, "reduction");
+        return f;
+    }();
     return r;
-}
-
-Value caseArg(Backend& be, const nlohmann::json& j) {
-    if (j.is_null()) return Value::none();
-    if (j.is_boolean()) return Value::ofBool(j.get<bool>());
-    if (j.is_number_integer()) return Value::ofInt(j.get<int64_t>());
-    if (j.is_number_float()) return Value::ofFloat(j.get<double>());
-    if (j.is_array()) {
-        std::vector<Value> items;
-        for (const auto& x : j) items.push_back(caseArg(be, x));
-        return Value::ofList(std::move(items));
-    }
-    if (j.contains("dtype")) {
-        auto t = dtypeFromTorchName(j.at("dtype").get<std::string>());
-        if (!t) throw std::runtime_error("unknown dtype " + j.dump());
-        return dtypeValue(*t);
-    }
-    const std::string key = j.at("tensor").get<std::string>();
-    const SafeTensor* s = refs().byKey.at(key);
-    Tensor t = fromSafe(be, *s);
-    if (j.contains("sizes")) {
-        t = t.asStrided(j.at("sizes").get<std::vector<int64_t>>(), j.at("strides").get<std::vector<int64_t>>(),
-                        j.at("offset").get<int64_t>());
-    }
-    return Value::ofTensor(t);
 }
 
 // ---- an independent implementation of the documented summation order: blocks of 128, 8
@@ -370,7 +225,7 @@ struct RowOp {
     std::string target;
     std::vector<Tensor> inputs;
     std::vector<int64_t> dims;
-    std::function<std::vector<NamedArg>(const std::vector<Tensor>&)> args;
+    std::function<NamedArgs(const std::vector<Tensor>&)> args;
     std::vector<int64_t> outDims;
 };
 
@@ -446,7 +301,7 @@ private slots:
     // ---------------- PyTorch references
     void pytorchRefs_data() {
         QTest::addColumn<int>("index");
-        Refs& r = refs();
+        const RefFile& r = refs();
         if (!r.doc.is_object()) QSKIP("tests/data/kernels/reduction.cases.json missing: run tests/runtime/gen_reduction_refs.py");
         const auto& cs = r.doc.at("cases");
         for (size_t k = 0; k < cs.size(); ++k) {
@@ -464,7 +319,7 @@ private slots:
         std::vector<std::vector<Tensor>> results;
         for (Backend* be : {be1_.get(), be2_.get(), be3_.get()}) {
             std::vector<Value> args;
-            for (const auto& a : c.at("args")) args.push_back(caseArg(*be, a));
+            for (const auto& a : c.at("args")) args.push_back(caseArg(*be, refs(), a));
             try {
                 results.push_back(runCall(*be, op, args));
             } catch (const KernelError& e) {
@@ -541,11 +396,11 @@ private slots:
                 Tensor x = randomTensor(be, {R, C}, dt, static_cast<uint32_t>(R * C));
                 Tensor xt = be.empty({C, R}, dt);
                 be.copy(xt.asStrided({R, C}, {1, R}, 0), x);  // xt = x^T, contiguous
-                const Tensor a = runOp(be, "aten.sum.dim_IntList", {{"self", tv(x)}, {"dim", ints({0})}})[0];
-                const Tensor b = runOp(be, "aten.sum.dim_IntList", {{"self", tv(xt)}, {"dim", ints({1})}})[0];
+                const Tensor a = runOp(be, "aten.sum.dim_IntList", {{"self", tv(x)}, {"dim", sizesValue({0})}})[0];
+                const Tensor b = runOp(be, "aten.sum.dim_IntList", {{"self", tv(xt)}, {"dim", sizesValue({1})}})[0];
                 QVERIFY2(sameBits(be, a, b), qPrintable(QString("sum over rows %1x%2").arg(R).arg(C)));
-                const Tensor m1 = runOp(be, "aten.mean.dim", {{"self", tv(x)}, {"dim", ints({0})}})[0];
-                const Tensor m2 = runOp(be, "aten.mean.dim", {{"self", tv(xt)}, {"dim", ints({1})}})[0];
+                const Tensor m1 = runOp(be, "aten.mean.dim", {{"self", tv(x)}, {"dim", sizesValue({0})}})[0];
+                const Tensor m2 = runOp(be, "aten.mean.dim", {{"self", tv(xt)}, {"dim", sizesValue({1})}})[0];
                 QVERIFY(sameBits(be, m1, m2));
                 // and the single-output full sum has the same order as a row
                 const Tensor col = chunk(x, 1, 0, 1);  // [R, 1] strided column
@@ -575,7 +430,7 @@ private slots:
             const bool log = name == "log_softmax";
             if (name == "softmax_bf16") x = randomTensor(be, {R, C}, DType::BF16, 13, 2.0);
             op = {log ? "aten._log_softmax.default" : "aten._softmax.default", {x}, {0},
-                  [](const std::vector<Tensor>& in) { return std::vector<NamedArg>{{"self", tv(in[0])}, {"dim", iv(-1)}, {"half_to_float", bv(false)}}; },
+                  [](const std::vector<Tensor>& in) { return NamedArgs{{"self", tv(in[0])}, {"dim", iv(-1)}, {"half_to_float", bv(false)}}; },
                   {0}};
         } else if (name == "softmax_bwd" || name == "log_softmax_bwd") {
             const bool log = name == "log_softmax_bwd";
@@ -583,14 +438,14 @@ private slots:
                                    {{"self", tv(x)}, {"dim", iv(1)}, {"half_to_float", bv(false)}})[0];
             op = {log ? "aten._log_softmax_backward_data.default" : "aten._softmax_backward_data.default", {g, y}, {0, 0},
                   [](const std::vector<Tensor>& in) {
-                      return std::vector<NamedArg>{{"grad_output", tv(in[0])}, {"output", tv(in[1])}, {"dim", iv(1)},
+                      return NamedArgs{{"grad_output", tv(in[0])}, {"output", tv(in[1])}, {"dim", iv(1)},
                                                    {"input_dtype", dtypeValue(DType::F32)}};
                   },
                   {0}};
         } else if (name == "softmax_seq") {  // [B, T, T] scores chunked along the query dim
             Tensor s = randomTensor(be, {3, R, 40}, DType::F32, 14, 3.0);
             op = {"aten._softmax.default", {s}, {1},
-                  [](const std::vector<Tensor>& in) { return std::vector<NamedArg>{{"self", tv(in[0])}, {"dim", iv(-1)}, {"half_to_float", bv(false)}}; },
+                  [](const std::vector<Tensor>& in) { return NamedArgs{{"self", tv(in[0])}, {"dim", iv(-1)}, {"half_to_float", bv(false)}}; },
                   {1}};
         } else if (name == "layer_norm" || name == "layer_norm_seq") {
             const bool seq = name == "layer_norm_seq";
@@ -599,7 +454,7 @@ private slots:
             Tensor w = randomTensor(be, {n}, DType::F32, 16), b = randomTensor(be, {n}, DType::F32, 17);
             op = {"aten.native_layer_norm.default", {in, w, b}, {seq ? 1 : 0, -1, -1},
                   [n](const std::vector<Tensor>& v) {
-                      return std::vector<NamedArg>{{"input", tv(v[0])}, {"normalized_shape", ints({n})}, {"weight", tv(v[1])},
+                      return NamedArgs{{"input", tv(v[0])}, {"normalized_shape", sizesValue({n})}, {"weight", tv(v[1])},
                                                    {"bias", tv(v[2])}, {"eps", fv(1e-5)}};
                   },
                   {seq ? 1 : 0, seq ? 1 : 0, seq ? 1 : 0}};
@@ -608,10 +463,10 @@ private slots:
             Tensor xi = randomTensor(be, {R, C}, dt, 18), gi = randomTensor(be, {R, C}, dt, 19);
             Tensor w = randomTensor(be, {C}, dt, 20), b = randomTensor(be, {C}, dt, 21);
             const auto f = runOp(be, "aten.native_layer_norm.default",
-                                 {{"input", tv(xi)}, {"normalized_shape", ints({C})}, {"weight", tv(w)}, {"bias", tv(b)}, {"eps", fv(1e-5)}});
+                                 {{"input", tv(xi)}, {"normalized_shape", sizesValue({C})}, {"weight", tv(w)}, {"bias", tv(b)}, {"eps", fv(1e-5)}});
             op = {"aten.native_layer_norm_backward.default", {gi, xi, f[1], f[2], w, b}, {0, 0, 0, 0, -1, -1},
                   [C](const std::vector<Tensor>& v) {
-                      return std::vector<NamedArg>{{"grad_out", tv(v[0])}, {"input", tv(v[1])}, {"normalized_shape", ints({C})},
+                      return NamedArgs{{"grad_out", tv(v[0])}, {"input", tv(v[1])}, {"normalized_shape", sizesValue({C})},
                                                    {"mean", tv(v[2])}, {"rstd", tv(v[3])}, {"weight", tv(v[4])}, {"bias", tv(v[5])},
                                                    {"output_mask", bools({true, true, true})}};
                   },
@@ -624,26 +479,26 @@ private slots:
             Tensor w = randomTensor(be, {C}, DType::F32, 23);
             op = {"aten.nll_loss_forward.default", {lsm, t, w}, {0, 0, -1},
                   [](const std::vector<Tensor>& v) {
-                      return std::vector<NamedArg>{{"self", tv(v[0])}, {"target", tv(v[1])}, {"weight", tv(v[2])},
+                      return NamedArgs{{"self", tv(v[0])}, {"target", tv(v[1])}, {"weight", tv(v[2])},
                                                    {"reduction", iv(0)}, {"ignore_index", iv(-100)}};
                   },
                   {0}};
         } else if (name == "sum_lastdim" || name == "mean_lastdim") {
             op = {name == "sum_lastdim" ? "aten.sum.dim_IntList" : "aten.mean.dim", {x}, {0},
-                  [](const std::vector<Tensor>& v) { return std::vector<NamedArg>{{"self", tv(v[0])}, {"dim", ints({-1})}, {"keepdim", bv(true)}}; },
+                  [](const std::vector<Tensor>& v) { return NamedArgs{{"self", tv(v[0])}, {"dim", sizesValue({-1})}, {"keepdim", bv(true)}}; },
                   {0}};
         } else if (name == "amax_lastdim") {
             op = {"aten.max.dim", {x}, {0},
-                  [](const std::vector<Tensor>& v) { return std::vector<NamedArg>{{"self", tv(v[0])}, {"dim", iv(1)}}; }, {0, 0}};
+                  [](const std::vector<Tensor>& v) { return NamedArgs{{"self", tv(v[0])}, {"dim", iv(1)}}; }, {0, 0}};
         } else if (name == "var_mean_lastdim") {
             op = {"aten.var_mean.correction", {x}, {0},
-                  [](const std::vector<Tensor>& v) { return std::vector<NamedArg>{{"self", tv(v[0])}, {"dim", ints({1})}}; }, {0, 0}};
+                  [](const std::vector<Tensor>& v) { return NamedArgs{{"self", tv(v[0])}, {"dim", sizesValue({1})}}; }, {0, 0}};
         } else if (name == "cumsum_lastdim") {
             op = {"aten.cumsum.default", {x}, {0},
-                  [](const std::vector<Tensor>& v) { return std::vector<NamedArg>{{"self", tv(v[0])}, {"dim", iv(1)}}; }, {0}};
+                  [](const std::vector<Tensor>& v) { return NamedArgs{{"self", tv(v[0])}, {"dim", iv(1)}}; }, {0}};
         } else if (name == "mse_none") {
             op = {"aten.mse_loss.default", {x, g}, {0, 0},
-                  [](const std::vector<Tensor>& v) { return std::vector<NamedArg>{{"self", tv(v[0])}, {"target", tv(v[1])}, {"reduction", iv(0)}}; },
+                  [](const std::vector<Tensor>& v) { return NamedArgs{{"self", tv(v[0])}, {"target", tv(v[1])}, {"reduction", iv(0)}}; },
                   {0}};
         } else {
             QFAIL("unknown row op");
@@ -671,13 +526,13 @@ private slots:
         for (size_t k = 0; k < bes.size(); ++k) {
             Backend& be = *bes[k];
             std::vector<Tensor> out;
-            if (name == "sum_rows") out = runOp(be, "aten.sum.dim_IntList", {{"self", tv(x)}, {"dim", ints({0})}, {"keepdim", bv(true)}});
-            else if (name == "sum_cols") out = runOp(be, "aten.sum.dim_IntList", {{"self", tv(x)}, {"dim", ints({1})}});
-            else if (name == "sum_3d") out = runOp(be, "aten.sum.dim_IntList", {{"self", tv(x.asStrided({27, 19, 300}, {5700, 300, 1}, 0))}, {"dim", ints({0, 1})}});
+            if (name == "sum_rows") out = runOp(be, "aten.sum.dim_IntList", {{"self", tv(x)}, {"dim", sizesValue({0})}, {"keepdim", bv(true)}});
+            else if (name == "sum_cols") out = runOp(be, "aten.sum.dim_IntList", {{"self", tv(x)}, {"dim", sizesValue({1})}});
+            else if (name == "sum_3d") out = runOp(be, "aten.sum.dim_IntList", {{"self", tv(x.asStrided({27, 19, 300}, {5700, 300, 1}, 0))}, {"dim", sizesValue({0, 1})}});
             else if (name == "sum_all") out = runOp(be, "aten.sum.default", {{"self", tv(x)}});
-            else if (name == "mean") out = runOp(be, "aten.mean.dim", {{"self", tv(x)}, {"dim", ints({-1})}, {"keepdim", bv(true)}});
-            else if (name == "var_mean") out = runOp(be, "aten.var_mean.correction", {{"self", tv(x)}, {"dim", ints({0})}});
-            else if (name == "amax") out = runOp(be, "aten.amax.default", {{"self", tv(x)}, {"dim", ints({0})}});
+            else if (name == "mean") out = runOp(be, "aten.mean.dim", {{"self", tv(x)}, {"dim", sizesValue({-1})}, {"keepdim", bv(true)}});
+            else if (name == "var_mean") out = runOp(be, "aten.var_mean.correction", {{"self", tv(x)}, {"dim", sizesValue({0})}});
+            else if (name == "amax") out = runOp(be, "aten.amax.default", {{"self", tv(x)}, {"dim", sizesValue({0})}});
             else if (name == "argmax") out = runOp(be, "aten.argmax.default", {{"self", tv(x)}, {"dim", iv(1)}});
             else if (name == "cumsum") out = runOp(be, "aten.cumsum.default", {{"self", tv(x)}, {"dim", iv(0)}});
             else if (name == "bincount") {
@@ -690,10 +545,10 @@ private slots:
             else if (name == "layer_norm" || name == "layer_norm_bwd") {
                 Tensor w = randomTensor(be, {300}, DType::F32, 35), b = randomTensor(be, {300}, DType::F32, 36);
                 out = runOp(be, "aten.native_layer_norm.default",
-                            {{"input", tv(x)}, {"normalized_shape", ints({300})}, {"weight", tv(w)}, {"bias", tv(b)}, {"eps", fv(1e-5)}});
+                            {{"input", tv(x)}, {"normalized_shape", sizesValue({300})}, {"weight", tv(w)}, {"bias", tv(b)}, {"eps", fv(1e-5)}});
                 if (name == "layer_norm_bwd")
                     out = runOp(be, "aten.native_layer_norm_backward.default",
-                                {{"grad_out", tv(y)}, {"input", tv(x)}, {"normalized_shape", ints({300})}, {"mean", tv(out[1])},
+                                {{"grad_out", tv(y)}, {"input", tv(x)}, {"normalized_shape", sizesValue({300})}, {"mean", tv(out[1])},
                                  {"rstd", tv(out[2])}, {"weight", tv(w)}, {"bias", tv(b)}, {"output_mask", bools({true, true, true})}});
             } else if (name == "nll_mean" || name == "nll_none" || name == "nll_bwd") {
                 Tensor t = randomInts(be, {513}, 0, 300, 37);
@@ -787,9 +642,9 @@ private slots:
         Backend& be = *be1_;
         Tensor x = randomTensor(be, {4, 8}, DType::F32, 43), g = randomTensor(be, {4, 8}, DType::F32, 44);
         const auto f = runOp(be, "aten.native_layer_norm.default",
-                             {{"input", tv(x)}, {"normalized_shape", ints({8})}, {"weight", Value::none()}, {"bias", Value::none()}, {"eps", fv(1e-5)}});
+                             {{"input", tv(x)}, {"normalized_shape", sizesValue({8})}, {"weight", Value::none()}, {"bias", Value::none()}, {"eps", fv(1e-5)}});
         const auto r = runOp(be, "aten.native_layer_norm_backward.default",
-                             {{"grad_out", tv(g)}, {"input", tv(x)}, {"normalized_shape", ints({8})}, {"mean", tv(f[1])}, {"rstd", tv(f[2])},
+                             {{"grad_out", tv(g)}, {"input", tv(x)}, {"normalized_shape", sizesValue({8})}, {"mean", tv(f[1])}, {"rstd", tv(f[2])},
                               {"weight", Value::none()}, {"bias", Value::none()}, {"output_mask", bools({true, true, true})}});
         QCOMPARE(r.size(), size_t(3));
         QVERIFY(r[0].defined());
@@ -810,14 +665,14 @@ private slots:
                                                     {{"grad_output", tv(x)}, {"indices", tv(ids)}, {"num_weights", iv(3)}, {"padding_idx", iv(-1)},
                                                      {"scale_grad_by_freq", bv(false)}}));
         QVERIFY_THROWS_EXCEPTION(KernelError, runOp(be, "aten.native_layer_norm.default",
-                                                    {{"input", tv(x)}, {"normalized_shape", ints({4})}, {"weight", Value::none()}, {"bias", Value::none()}, {"eps", fv(1e-5)}}));
-        QVERIFY_THROWS_EXCEPTION(KernelError, runOp(be, "aten.sum.dim_IntList", {{"self", tv(x)}, {"dim", ints({2})}}));
-        QVERIFY_THROWS_EXCEPTION(KernelError, runOp(be, "aten.sum.dim_IntList", {{"self", tv(x)}, {"dim", ints({1, -1})}}));
+                                                    {{"input", tv(x)}, {"normalized_shape", sizesValue({4})}, {"weight", Value::none()}, {"bias", Value::none()}, {"eps", fv(1e-5)}}));
+        QVERIFY_THROWS_EXCEPTION(KernelError, runOp(be, "aten.sum.dim_IntList", {{"self", tv(x)}, {"dim", sizesValue({2})}}));
+        QVERIFY_THROWS_EXCEPTION(KernelError, runOp(be, "aten.sum.dim_IntList", {{"self", tv(x)}, {"dim", sizesValue({1, -1})}}));
         Tensor neg = randomInts(be, {4}, -2, 0, 48);
         QVERIFY_THROWS_EXCEPTION(KernelError, runOp(be, "aten.bincount.default", {{"self", tv(neg)}}));
         Tensor empty = be.empty({0, 3}, DType::F32);
-        QVERIFY_THROWS_EXCEPTION(KernelError, runOp(be, "aten.amax.default", {{"self", tv(empty)}, {"dim", ints({0})}}));
-        QVERIFY_THROWS_EXCEPTION(KernelError, runOp(be, "aten.mean.dim", {{"self", tv(t)}, {"dim", ints({0})}}));
+        QVERIFY_THROWS_EXCEPTION(KernelError, runOp(be, "aten.amax.default", {{"self", tv(empty)}, {"dim", sizesValue({0})}}));
+        QVERIFY_THROWS_EXCEPTION(KernelError, runOp(be, "aten.mean.dim", {{"self", tv(t)}, {"dim", sizesValue({0})}}));
     }
 
     // ---------------- the corpus graphs: every reduction-family node runs on inputs shaped
@@ -825,14 +680,7 @@ private slots:
     void corpusOps_data() {
         QTest::addColumn<std::string>("path");
         if (!fs::exists(kCorpus / "pytorch")) QSKIP("corpus directory FXLENS_CORPUS_DIR/pytorch not found");
-        std::vector<std::string> files;
-        for (const fs::path& dir : {kCorpus / "pytorch", kCorpus / "pytorch" / "large"}) {
-            if (!fs::exists(dir)) continue;
-            for (const auto& e : fs::directory_iterator(dir))
-                if (e.path().string().size() > 8 && e.path().string().ends_with(".code.py")) files.push_back(e.path().string());
-        }
-        std::sort(files.begin(), files.end());
-        for (const std::string& f : files) QTest::newRow(fs::path(f).filename().string().c_str()) << f;
+        for (const std::string& f : corpusCodeFiles(kCorpus)) QTest::newRow(fs::path(f).filename().string().c_str()) << f;
     }
     void corpusOps() {
         QFETCH(std::string, path);
@@ -863,9 +711,7 @@ private slots:
                         ++skipped;
                         return;
                     }
-                    std::vector<int64_t> sizes, strides;
-                    for (const SymInt& s : m.tensor.sizes) sizes.push_back(s.maybeValue().value_or(1));
-                    for (const SymInt& s : m.tensor.strides) strides.push_back(s.maybeValue().value_or(1));
+                    const std::vector<int64_t> sizes = concrete(m.tensor.sizes, 1), strides = concrete(m.tensor.strides, 1);
                     sig += "|" + std::string(dtypeAbbr(m.tensor.dtype));
                     for (int64_t s : sizes) sig += "," + std::to_string(s);
                     sig += "/";
@@ -888,7 +734,7 @@ private slots:
                     }
                     args.push_back(Value::ofTensor(t));
                 } else {
-                    Value v = fromArg(a);
+                    Value v = argToValue(a);
                     sig += "|" + (a.kind == Arg::Kind::Float ? std::to_string(a.f) : std::to_string(a.i)) + std::to_string(a.items.size());
                     for (const Arg& x : a.items) sig += "," + std::to_string(x.i) + (x.b ? "t" : "f");
                     args.push_back(v);
@@ -902,10 +748,7 @@ private slots:
                 failure = n.name + " (" + n.target + "): " + e.what();
                 return;
             }
-            std::vector<const TensorMeta*> want;
-            if (n.val.isTensor()) want.push_back(&n.val.tensor);
-            else if (n.val.kind == ValueMeta::Kind::Tuple)
-                for (const auto& e : n.val.elems) want.push_back(e.isTensor() ? &e.tensor : nullptr);
+            const std::vector<const TensorMeta*> want = outputMetas(n);
             if (want.size() != out.size()) {
                 failure = n.name + ": " + std::to_string(out.size()) + " outputs, meta has " + std::to_string(want.size());
                 return;
@@ -915,8 +758,7 @@ private slots:
                     if (out[k].defined()) failure = n.name + ": output " + std::to_string(k) + " should be None";
                     continue;
                 }
-                std::vector<int64_t> ws;
-                for (const SymInt& s : want[k]->sizes) ws.push_back(s.maybeValue().value_or(-1));
+                const std::vector<int64_t> ws = concrete(want[k]->sizes, -1);
                 bool sizesOk = out[k].defined() && out[k].sizes().size() == ws.size();
                 for (size_t d = 0; sizesOk && d < ws.size(); ++d) sizesOk = ws[d] < 0 || ws[d] == out[k].sizes()[d];
                 if (!sizesOk || out[k].dtype() != want[k]->dtype) {

@@ -28,8 +28,10 @@
 #include "runtime/backend.hpp"
 #include "runtime/cpu/cpu_common.hpp"
 #include "runtime/kernel.hpp"
+#include "kernel_test_util.hpp"
 
 using namespace fxl;
+using namespace kerneltest;
 namespace fs = std::filesystem;
 
 Q_DECLARE_METATYPE(std::string)
@@ -56,98 +58,11 @@ const std::set<std::string> kFamily = {
     "aten.scatter_add_.default", "aten.scatter_reduce.two", "aten.nonzero.default", "aten.sort.default",
     "aten.sort.stable", "aten.argsort.default", "aten.topk.default"};
 
-Value dtypeValue(DType t) {
-    Value v;
-    v.kind = Value::Kind::DType;
-    v.dtype = t;
-    return v;
-}
-Value strValue(const std::string& s) {
-    Value v;
-    v.kind = Value::Kind::Str;
-    v.s = s;
-    return v;
-}
-
-Value fromArg(const Arg& a) {
-    switch (a.kind) {
-        case Arg::Kind::None: return Value::none();
-        case Arg::Kind::Int: return Value::ofInt(a.i);
-        case Arg::Kind::Float: return Value::ofFloat(a.f);
-        case Arg::Kind::Bool: return Value::ofBool(a.b);
-        case Arg::Kind::DType: return dtypeValue(a.dtype);
-        case Arg::Kind::List:
-        case Arg::Kind::Tuple: {
-            std::vector<Value> items;
-            for (const Arg& x : a.items) items.push_back(fromArg(x));
-            return Value::ofList(std::move(items));
-        }
-        default: return strValue(a.s);
-    }
-}
-
-std::vector<Tensor> resultTensors(const Value& r) {
-    std::vector<Tensor> out;
-    if (r.kind == Value::Kind::List) {
-        for (const Value& v : r.items) out.push_back(v.isTensor() ? v.tensor : Tensor());
-    } else {
-        out.push_back(r.isTensor() ? r.tensor : Tensor());
-    }
-    return out;
-}
-
-std::vector<Tensor> runCall(Backend& be, const OpInfo* op, std::vector<Value> args) {
-    KernelCall call;
-    call.op = op;
-    // missing trailing arguments take their schema defaults
-    for (size_t k = args.size(); k < op->schema.args.size(); ++k) args.push_back(fromArg(parseDefaultValue(op->schema.args[k])));
-    call.args = std::move(args);
-    be.run(call);
-    return resultTensors(call.result);
-}
-
-Tensor fromSafe(Backend& be, const SafeTensor& s) {
-    Tensor t = be.empty(s.shape, s.dtype);
-    if (!s.data.empty()) be.upload(t, s.data.data(), static_cast<int64_t>(s.data.size()));
-    return t;
-}
-
-std::vector<uint8_t> bytesOf(Backend& be, const Tensor& t) {
-    std::vector<uint8_t> out(static_cast<size_t>(t.nbytes()));
-    be.download(out.data(), t, t.nbytes());
-    return out;
-}
-
-bool sameBits(Backend& be, const Tensor& a, const Tensor& b) {
-    if (a.defined() != b.defined()) return false;
-    if (!a.defined()) return true;
-    return a.sizes() == b.sizes() && a.dtype() == b.dtype() && bytesOf(be, a) == bytesOf(be, b);
-}
-
-Tensor randomTensor(Backend& be, const std::vector<int64_t>& sizes, DType dt, uint32_t seed) {
-    Tensor t = be.empty(sizes, dt);
-    std::mt19937 rng(seed);
-    std::normal_distribution<double> nd(0.0, 1.0);
-    char* p = static_cast<char*>(t.rawData());
-    for (int64_t k = 0; k < t.numel(); ++k) cpu::storeFromDouble(p + k * t.itemSize(), dt, nd(rng));
-    return t;
-}
-
-Tensor randomInts(Backend& be, const std::vector<int64_t>& sizes, int64_t lo, int64_t hi, uint32_t seed) {
-    Tensor t = be.empty(sizes, DType::I64);
-    std::mt19937 rng(seed);
-    std::uniform_int_distribution<int64_t> ud(lo, hi - 1);
-    for (int64_t k = 0; k < t.numel(); ++k) t.data<int64_t>()[k] = ud(rng);
-    return t;
-}
-
 std::string shapeText(const std::vector<int64_t>& v) {
     std::string s = "[";
     for (size_t k = 0; k < v.size(); ++k) s += (k ? ", " : "") + std::to_string(v[k]);
     return s + "]";
 }
-
-int32_t ordered16(uint16_t h) { return (h & 0x8000u) ? -static_cast<int32_t>(h & 0x7fffu) : static_cast<int32_t>(h); }
 
 // Values of `a` against a reference: bitwise (exact) or allclose (f32 1e-6 + 1e-5|e|, f64
 // 1e-12 + 1e-10|e|, bf16/f16 within 1 ulp, integers exact). "" when they match.
@@ -184,52 +99,13 @@ std::string compareValues(Backend& be, const Tensor& a, const SafeTensor& e, boo
 }
 
 // ---- the reference data
-struct Refs {
-    nlohmann::json doc;
-    SafeTensorsFile st;
-    std::map<std::string, const SafeTensor*> byKey;
-    std::map<std::string, const nlohmann::json*> byId;
-    bool loaded = false;
-};
-
-Refs& refs() {
-    static Refs r;
-    if (!r.loaded) {
-        r.loaded = true;
-        std::ifstream f(kData / "shape.cases.json");
-        if (!f) return r;
-        r.doc = nlohmann::json::parse(f);
-        r.st = readSafetensors((kData / "shape.safetensors").string());
-        for (const auto& t : r.st.tensors) r.byKey[t.name] = &t;
-        for (const auto& c : r.doc.at("cases")) r.byId[c.at("id").get<std::string>()] = &c;
-    }
+const RefFile& refs() {
+    static const RefFile r = [] {
+        RefFile f;
+        f.load(kData, "shape");
+        return f;
+    }();
     return r;
-}
-
-// A case's argument as a Value; tensor inputs are appended to `inputs` in order.
-Value caseArg(Backend& be, const nlohmann::json& j, std::vector<Tensor>& inputs) {
-    if (j.is_null()) return Value::none();
-    if (j.is_boolean()) return Value::ofBool(j.get<bool>());
-    if (j.is_number_integer()) return Value::ofInt(j.get<int64_t>());
-    if (j.is_number_float()) return Value::ofFloat(j.get<double>());
-    if (j.is_string()) return strValue(j.get<std::string>());
-    if (j.is_array()) {
-        std::vector<Value> items;
-        for (const auto& x : j) items.push_back(caseArg(be, x, inputs));
-        return Value::ofList(std::move(items));
-    }
-    if (j.contains("dtype")) {
-        auto t = dtypeFromTorchName(j.at("dtype").get<std::string>());
-        if (!t) throw std::runtime_error("unknown dtype " + j.dump());
-        return dtypeValue(*t);
-    }
-    const SafeTensor* s = refs().byKey.at(j.at("tensor").get<std::string>());
-    Tensor t = fromSafe(be, *s);
-    if (j.contains("sizes"))
-        t = t.asStrided(j.at("sizes").get<std::vector<int64_t>>(), j.at("strides").get<std::vector<int64_t>>(),
-                        j.at("offset").get<int64_t>());
-    inputs.push_back(t);
-    return Value::ofTensor(t);
 }
 
 // Always a view (reshape and the other "view-or-copy" ops copy when no view is possible).
@@ -268,7 +144,7 @@ class TestShape : public QObject {
         const OpInfo* op = OpRegistry::instance().find(c.at("op").get<std::string>());
         if (!op) throw std::runtime_error("no op " + c.at("op").get<std::string>());
         std::vector<Value> args;
-        for (const auto& a : c.at("args")) args.push_back(caseArg(be, a, inputs));
+        for (const auto& a : c.at("args")) args.push_back(caseArg(be, refs(), a, &inputs));
         const int64_t before = be.liveBytes();
         std::vector<Tensor> out = runCall(be, op, std::move(args));
         allocated = be.liveBytes() - before;
@@ -498,14 +374,7 @@ private slots:
     void corpusOps_data() {
         QTest::addColumn<std::string>("path");
         if (!fs::exists(kCorpus / "pytorch")) QSKIP("corpus directory FXLENS_CORPUS_DIR/pytorch not found");
-        std::vector<std::string> files;
-        for (const fs::path& dir : {kCorpus / "pytorch", kCorpus / "pytorch" / "large"}) {
-            if (!fs::exists(dir)) continue;
-            for (const auto& e : fs::directory_iterator(dir))
-                if (e.path().string().ends_with(".code.py")) files.push_back(e.path().string());
-        }
-        std::sort(files.begin(), files.end());
-        for (const std::string& f : files) QTest::newRow(fs::path(f).filename().string().c_str()) << f;
+        for (const std::string& f : corpusCodeFiles(kCorpus)) QTest::newRow(fs::path(f).filename().string().c_str()) << f;
     }
     void corpusOps() {
         QFETCH(std::string, path);
@@ -541,9 +410,8 @@ private slots:
                         ok = false;
                         return Value::none();
                     }
-                    std::vector<int64_t> sizes, strides;
-                    for (const SymInt& s : m.tensor.sizes) sizes.push_back(s.maybeValue().value_or(1));
-                    for (const SymInt& s : m.tensor.strides) strides.push_back(s.maybeValue().value_or(1));
+                    const std::vector<int64_t> sizes = concrete(m.tensor.sizes, 1);
+                    std::vector<int64_t> strides = concrete(m.tensor.strides, 1);
                     if (strides.size() != sizes.size()) strides = Tensor::contiguousStrides(sizes);
                     sig += "|" + std::string(dtypeAbbr(m.tensor.dtype)) + shapeText(sizes) + shapeText(strides);
                     int64_t span = 1;
@@ -566,7 +434,7 @@ private slots:
                     return Value::ofList(std::move(items));
                 }
                 sig += "|" + (a.kind == Arg::Kind::Float ? std::to_string(a.f) : std::to_string(a.i)) + a.s;
-                return fromArg(a);
+                return argToValue(a);
             };
             std::vector<Value> args;
             for (const Arg& a : bound) args.push_back(conv(a));
@@ -582,10 +450,7 @@ private slots:
                 failure = n.name + " (" + n.target + "): " + e.what();
                 return;
             }
-            std::vector<const TensorMeta*> want;
-            if (n.val.isTensor()) want.push_back(&n.val.tensor);
-            else if (n.val.kind == ValueMeta::Kind::Tuple)
-                for (const auto& e : n.val.elems) want.push_back(e.isTensor() ? &e.tensor : nullptr);
+            const std::vector<const TensorMeta*> want = outputMetas(n);
             if (want.empty()) {  // split etc. recorded without tuple meta: sizes of the getitems are not here
                 ++ran;
                 return;
@@ -596,9 +461,7 @@ private slots:
             }
             for (size_t k = 0; k < want.size(); ++k) {
                 if (!want[k]) continue;
-                std::vector<int64_t> sizes, strides;
-                for (const SymInt& s : want[k]->sizes) sizes.push_back(s.maybeValue().value_or(-1));
-                for (const SymInt& s : want[k]->strides) strides.push_back(s.maybeValue().value_or(-1));
+                const std::vector<int64_t> sizes = concrete(want[k]->sizes, -1), strides = concrete(want[k]->strides, -1);
                 if (out[k].sizes() != sizes || out[k].dtype() != want[k]->dtype) {
                     failure = n.name + " (" + n.target + "): output " + describe(out[k]) + ", meta " + shapeText(sizes);
                     return;

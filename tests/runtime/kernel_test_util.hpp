@@ -1,0 +1,246 @@
+// Helpers shared by the runtime kernel tests (test_elementwise, test_reduction, test_shape,
+// test_matmul, test_random): runtime Values from constants and schema defaults, one op run by
+// hand (no executor), tensors from reference files and seeded random data, bitwise
+// comparisons, the PyTorch reference files and the corpus graphs the tests iterate.
+#pragma once
+
+#include <algorithm>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <random>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/graph.hpp"
+#include "core/op_registry.hpp"
+#include "core/safetensors.hpp"
+#include "runtime/backend.hpp"
+#include "runtime/cpu/cpu_common.hpp"
+#include "runtime/kernel.hpp"
+
+namespace kerneltest {
+
+using namespace fxl;
+
+// ---- values
+
+inline Value dtypeValue(DType t) {
+    Value v;
+    v.kind = Value::Kind::DType;
+    v.dtype = t;
+    return v;
+}
+
+inline Value strValue(const std::string& s) {
+    Value v;
+    v.kind = Value::Kind::Str;
+    v.s = s;
+    return v;
+}
+
+// An int[] argument.
+inline Value sizesValue(const std::vector<int64_t>& s) {
+    std::vector<Value> items;
+    for (int64_t x : s) items.push_back(Value::ofInt(x));
+    return Value::ofList(std::move(items));
+}
+
+// A constant argument (no node refs) as a runtime Value.
+inline Value argToValue(const Arg& a) {
+    Value v;
+    switch (a.kind) {
+        case Arg::Kind::None: return Value::none();
+        case Arg::Kind::Int: return Value::ofInt(a.i);
+        case Arg::Kind::Float: return Value::ofFloat(a.f);
+        case Arg::Kind::Bool: return Value::ofBool(a.b);
+        case Arg::Kind::Str: return strValue(a.s);
+        case Arg::Kind::DType: return dtypeValue(a.dtype);
+        case Arg::Kind::Device: v.kind = Value::Kind::Device; v.s = a.s; return v;
+        case Arg::Kind::Layout: v.kind = Value::Kind::Layout; v.s = a.s; return v;
+        case Arg::Kind::MemoryFormat: v.kind = Value::Kind::MemoryFormat; v.s = a.s; return v;
+        case Arg::Kind::List:
+        case Arg::Kind::Tuple: {
+            std::vector<Value> items;
+            for (const Arg& x : a.items) items.push_back(argToValue(x));
+            return Value::ofList(std::move(items));
+        }
+        default: throw std::runtime_error("argument kind not convertible to a runtime value");
+    }
+}
+
+// ---- running one op by hand
+
+using NamedArgs = std::map<std::string, Value>;
+
+// A call of `target` with the `given` arguments by schema name and the others' schema
+// defaults. requireAll: an argument with no default must be given (catches misspelt names).
+inline KernelCall makeCall(const std::string& target, const NamedArgs& given, bool requireAll = false) {
+    const OpInfo* op = OpRegistry::instance().find(target);
+    if (!op) throw std::runtime_error("no operator " + target);
+    KernelCall call;
+    call.op = op;
+    for (const SchemaArg& a : op->schema.args) {
+        auto it = given.find(a.name);
+        if (it == given.end() && requireAll && !a.defaultText)
+            throw std::runtime_error(target + ": argument " + a.name + " not given");
+        call.args.push_back(it != given.end() ? it->second : argToValue(parseDefaultValue(a)));
+    }
+    return call;
+}
+
+// A result's tensors: one for a tensor, the items of a list (undefined tensors for None).
+inline std::vector<Tensor> resultTensors(const Value& r) {
+    std::vector<Tensor> out;
+    if (r.kind == Value::Kind::List) {
+        for (const Value& v : r.items) out.push_back(v.isTensor() ? v.tensor : Tensor());
+    } else {
+        out.push_back(r.isTensor() ? r.tensor : Tensor());
+    }
+    return out;
+}
+
+// Runs `op` on positional arguments; missing trailing ones take their schema defaults.
+inline std::vector<Tensor> runCall(Backend& be, const OpInfo* op, std::vector<Value> args) {
+    KernelCall call;
+    call.op = op;
+    for (size_t k = args.size(); k < op->schema.args.size(); ++k) args.push_back(argToValue(parseDefaultValue(op->schema.args[k])));
+    call.args = std::move(args);
+    be.run(call);
+    return resultTensors(call.result);
+}
+
+// ---- tensors
+
+inline Tensor upload(Backend& be, DType t, const std::vector<int64_t>& sizes, const void* bytes) {
+    Tensor x = be.empty(sizes, t);
+    be.upload(x, bytes, x.nbytes());
+    return x;
+}
+
+inline Tensor fromSafe(Backend& be, const SafeTensor& s) {
+    Tensor t = be.empty(s.shape, s.dtype);
+    if (!s.data.empty()) be.upload(t, s.data.data(), static_cast<int64_t>(s.data.size()));
+    return t;
+}
+
+// The elements' bytes in logical (row-major) order, whatever the strides.
+inline std::vector<uint8_t> bytesOf(Backend& be, const Tensor& t) {
+    std::vector<uint8_t> out(static_cast<size_t>(t.nbytes()));
+    be.download(out.data(), t, t.nbytes());
+    return out;
+}
+
+inline bool sameBits(Backend& be, const Tensor& a, const Tensor& b) {
+    if (a.defined() != b.defined()) return false;
+    if (!a.defined()) return true;
+    return a.sizes() == b.sizes() && a.dtype() == b.dtype() && bytesOf(be, a) == bytesOf(be, b);
+}
+
+// Seeded normal(0, scale) values (drawn in double) of any dtype.
+inline Tensor randomTensor(Backend& be, const std::vector<int64_t>& sizes, DType dt, uint32_t seed, double scale = 1.0) {
+    Tensor t = be.empty(sizes, dt);
+    std::mt19937 rng(seed);
+    std::normal_distribution<double> nd(0.0, scale);
+    char* p = static_cast<char*>(t.rawData());
+    for (int64_t k = 0; k < t.numel(); ++k) cpu::storeFromDouble(p + k * t.itemSize(), dt, nd(rng));
+    return t;
+}
+
+// Seeded uniform integers in [lo, hi).
+inline Tensor randomInts(Backend& be, const std::vector<int64_t>& sizes, int64_t lo, int64_t hi, uint32_t seed,
+                         DType dt = DType::I64) {
+    Tensor t = be.empty(sizes, dt);
+    std::mt19937 rng(seed);
+    std::uniform_int_distribution<int64_t> ud(lo, hi - 1);
+    char* p = static_cast<char*>(t.rawData());
+    for (int64_t k = 0; k < t.numel(); ++k) cpu::storeFromDouble(p + k * t.itemSize(), dt, static_cast<double>(ud(rng)));
+    return t;
+}
+
+// Ordered integer of a bf16 / f16 bit pattern (adjacent values differ by 1: ulp distances).
+inline int32_t ordered16(uint16_t h) { return (h & 0x8000u) ? -static_cast<int32_t>(h & 0x7fffu) : static_cast<int32_t>(h); }
+
+// ---- PyTorch reference files: tests/data/kernels/<family>.cases.json + .safetensors
+
+struct RefFile {
+    nlohmann::json doc;  // null when the files are missing
+    SafeTensorsFile st;
+    std::map<std::string, const SafeTensor*> byKey;
+    std::map<std::string, const nlohmann::json*> byId;  // cases by "id"
+
+    void load(const std::filesystem::path& dir, const std::string& family) {
+        std::ifstream f(dir / (family + ".cases.json"));
+        if (!f) return;
+        doc = nlohmann::json::parse(f);
+        st = readSafetensors((dir / (family + ".safetensors")).string());
+        for (const auto& t : st.tensors) byKey[t.name] = &t;
+        for (const auto& c : doc.at("cases")) byId[c.at("id").get<std::string>()] = &c;
+    }
+};
+
+// A case's argument as a Value: number/bool/null/string/list as is, {"dtype": name},
+// {"tensor": key} with an optional strided view ("sizes", "strides", "offset") over the
+// stored base. Tensor inputs are appended to `inputs` (when given) in order.
+inline Value caseArg(Backend& be, const RefFile& refs, const nlohmann::json& j, std::vector<Tensor>* inputs = nullptr) {
+    if (j.is_null()) return Value::none();
+    if (j.is_boolean()) return Value::ofBool(j.get<bool>());
+    if (j.is_number_integer()) return Value::ofInt(j.get<int64_t>());
+    if (j.is_number_float()) return Value::ofFloat(j.get<double>());
+    if (j.is_string()) return strValue(j.get<std::string>());
+    if (j.is_array()) {
+        std::vector<Value> items;
+        for (const auto& x : j) items.push_back(caseArg(be, refs, x, inputs));
+        return Value::ofList(std::move(items));
+    }
+    if (j.contains("dtype")) {
+        auto t = dtypeFromTorchName(j.at("dtype").get<std::string>());
+        if (!t) throw std::runtime_error("unknown dtype " + j.dump());
+        return dtypeValue(*t);
+    }
+    Tensor t = fromSafe(be, *refs.byKey.at(j.at("tensor").get<std::string>()));
+    if (j.contains("sizes"))
+        t = t.asStrided(j.at("sizes").get<std::vector<int64_t>>(), j.at("strides").get<std::vector<int64_t>>(),
+                        j.at("offset").get<int64_t>());
+    if (inputs) inputs->push_back(t);
+    return Value::ofTensor(t);
+}
+
+// ---- the corpus graphs
+
+// The traced graphs of corpus/pytorch and corpus/pytorch/large (*.code.py), sorted.
+inline std::vector<std::string> corpusCodeFiles(const std::filesystem::path& corpus) {
+    std::vector<std::string> files;
+    for (const std::filesystem::path& dir : {corpus / "pytorch", corpus / "pytorch" / "large"}) {
+        if (!std::filesystem::exists(dir)) continue;
+        for (const auto& e : std::filesystem::directory_iterator(dir)) {
+            const std::string n = e.path().filename().string();
+            if (n.size() > 8 && n.ends_with(".code.py")) files.push_back(e.path().string());
+        }
+    }
+    std::sort(files.begin(), files.end());
+    return files;
+}
+
+// The recorded metas of a node's outputs: one for a tensor, one per tuple element (nullptr
+// for a non-tensor element), none otherwise.
+inline std::vector<const TensorMeta*> outputMetas(const Node& n) {
+    std::vector<const TensorMeta*> want;
+    if (n.val.isTensor()) want.push_back(&n.val.tensor);
+    else if (n.val.kind == ValueMeta::Kind::Tuple)
+        for (const auto& e : n.val.elems) want.push_back(e.isTensor() ? &e.tensor : nullptr);
+    return want;
+}
+
+// Concrete values of symbolic sizes / strides (`unknown` where a symbol has none).
+inline std::vector<int64_t> concrete(const std::vector<SymInt>& v, int64_t unknown) {
+    std::vector<int64_t> out;
+    for (const SymInt& s : v) out.push_back(s.maybeValue().value_or(unknown));
+    return out;
+}
+
+}  // namespace kerneltest
