@@ -211,7 +211,44 @@ private:
         return out;
     }
 
+    // Output elements of a single-body higher-order op that are operands passed through (R3):
+    // element index -> the operand's storages. Empty for any other node.
+    std::map<int64_t, StorageList> hopPassThrough(const Node& n) const {
+        std::map<int64_t, StorageList> out;
+        if (n.op != NodeOp::CallFunction || n.target.rfind("higher_order.", 0) != 0) return out;
+        const std::string_view hop = std::string_view(n.target).substr(13);
+        size_t bodyArg, firstOperand;
+        if (hop == "invoke_subgraph") bodyArg = 0, firstOperand = 2;
+        else if (hop == "tag_activation_checkpoint") bodyArg = 0, firstOperand = 1;
+        else if (hop == "wrap_with_set_grad_enabled") bodyArg = 1, firstOperand = 2;
+        else if (hop == "wrap_with_autocast") bodyArg = 4, firstOperand = 5;
+        else return out;
+        if (n.args.size() <= bodyArg || !n.args[bodyArg].isNode() || !valid(n.args[bodyArg].node)) return out;
+        const Node& attr = g_.node(n.args[bodyArg].node);
+        const Graph* body = attr.op == NodeOp::GetAttr ? g_.subgraph(attr.target) : nullptr;
+        if (!body || body->outputNode() == kNoNode) return out;
+        std::vector<NodeId> params = body->placeholders();
+        const Node& bout = body->node(body->outputNode());
+        const std::vector<Arg>* items = &bout.args;
+        if (bout.args.size() == 1 && bout.args[0].isSequence()) items = &bout.args[0].items;
+        for (size_t k = 0; k < items->size(); ++k) {
+            const Arg& it = (*items)[k];
+            if (!it.isNode()) continue;
+            auto pos = std::find(params.begin(), params.end(), it.node);
+            if (pos == params.end()) continue;
+            const size_t operand = firstOperand + static_cast<size_t>(pos - params.begin());
+            if (operand < n.args.size() && n.args[operand].isNode())
+                out[static_cast<int64_t>(k)] = valueOf(n.args[operand].node);
+        }
+        return out;
+    }
+
     void allocateValue(NodeId id, const Node& n, bool input, int step) {
+        const std::map<int64_t, StorageList> passed = input ? std::map<int64_t, StorageList>{} : hopPassThrough(n);
+        if (!passed.empty()) {
+            allocateHopValue(id, n, step, passed);
+            return;
+        }
         auto& vs = values_[static_cast<size_t>(id)];
         if (n.val.kind == ValueMeta::Kind::Unknown) {
             // a multi-output node recorded without its tuple meta: the getitems tell (R2)
@@ -236,6 +273,28 @@ private:
             StorageList sl = allocate(id, n.val.elems[k], input, step, static_cast<int>(k));
             appendUnique(vs, sl);
             es.push_back(std::move(sl));
+        }
+    }
+
+    // allocateValue for a higher-order op that passes some operands through: those elements
+    // share the operands' storages, the others allocate.
+    void allocateHopValue(NodeId id, const Node& n, int step, const std::map<int64_t, StorageList>& passed) {
+        auto& vs = values_[static_cast<size_t>(id)];
+        auto& es = elems_[static_cast<size_t>(id)];
+        std::vector<const ValueMeta*> metas;  // by element (nullptr: not known)
+        if (n.val.kind == ValueMeta::Kind::Tuple) {
+            for (const auto& e : n.val.elems) metas.push_back(&e);
+        } else if (auto it = extracted_.find(id); it != extracted_.end()) {
+            metas.assign(static_cast<size_t>(it->second.rbegin()->first) + 1, nullptr);
+            for (const auto& [index, meta] : it->second) metas[static_cast<size_t>(index)] = meta;
+        }
+        const size_t count = std::max(metas.size(), passed.empty() ? size_t(0) : static_cast<size_t>(passed.rbegin()->first) + 1);
+        es.assign(count, StorageList{});
+        for (size_t k = 0; k < count; ++k) {
+            auto p = passed.find(static_cast<int64_t>(k));
+            if (p != passed.end()) es[k] = p->second;
+            else if (k < metas.size() && metas[k]) es[k] = allocate(id, *metas[k], false, step, static_cast<int>(k));
+            appendUnique(vs, es[k]);
         }
     }
 

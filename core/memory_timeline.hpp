@@ -25,6 +25,11 @@
 //       (Tensor(a!)), also out= arguments; wait_tensor shares its input's storages;
 //     - operator.getitem(x, i) shares the storages of element i of x (all of x's storages
 //       when x has no per-element storages).
+//     - a higher-order op with one body (invoke_subgraph, tag_activation_checkpoint,
+//       wrap_with_set_grad_enabled, wrap_with_autocast) whose body returns one of its own
+//       placeholders as output element k: element k shares the storages of the operand bound
+//       to that placeholder; its other elements allocate (R2). Bodies are not entered: their
+//       temporaries are not counted (the executor frees them inside the body).
 //  R4 Inputs. Placeholder and get_attr tensors are resident: allocated at their step, never
 //     freed. MemoryOptions::countInputs = false counts them as 0 bytes everywhere.
 //  R5 Frees. A storage is freed right after the last step that uses (reads as an argument,

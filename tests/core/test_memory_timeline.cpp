@@ -261,6 +261,44 @@ private slots:
         QCOMPARE(j["summary"].get<std::string>(), timelineSummary(t));
     }
 
+    // A higher-order op whose body returns one of its operands: that output element shares
+    // the operand's storage (R3); the body's own temporaries are not counted.
+    void hopPassThrough() {
+        const char* text =
+            "class GraphModule(torch.nn.Module):\n"
+            "    def forward(self, x: \"f32[4, 8]\", w: \"f32[8, 8]\"):\n"
+            "        body = self.body\n"
+            "        invoke_subgraph = torch.ops.higher_order.invoke_subgraph(body, 'subgraph_0', x, w);  body = x = None\n"
+            "        getitem: \"f32[4, 8]\" = invoke_subgraph[0]\n"
+            "        getitem_1: \"f32[8, 8]\" = invoke_subgraph[1];  invoke_subgraph = None\n"
+            "        mul: \"f32[4, 8]\" = torch.ops.aten.mul.Tensor(getitem, 2);  getitem = None\n"
+            "        return (mul, getitem_1)\n"
+            "\n"
+            "    class body(torch.nn.Module):\n"
+            "        def forward(self, arg0_1: \"f32[4, 8]\", arg1_1: \"f32[8, 8]\"):\n"
+            "            mm: \"f32[4, 8]\" = torch.ops.aten.mm.default(arg0_1, arg1_1);  arg0_1 = None\n"
+            "            tanh: \"f32[4, 8]\" = torch.ops.aten.tanh.default(mm);  mm = None\n"
+            "            return (tanh, arg1_1)\n";
+        Graph g = parseFxText(text, "hop.py");
+        QVERIFY(g.subgraph("body"));
+        MemoryTimeline t = computeMemoryTimeline(g);
+        // x 128, w 256; the HOP allocates only element 0 (tanh, 128): element 1 is w itself;
+        // getitem_1 shares w; mul 128; element 0 dies after mul.
+        // steps: x, w, body, invoke_subgraph, getitem, getitem_1, mul, output
+        QCOMPARE(live(t), (std::vector<int64_t>{128, 384, 384, 512, 512, 512, 640, 512}));
+        QCOMPARE(t.peakBytes, int64_t(640));
+        int hopStorages = 0;
+        for (const auto& s : t.storages)
+            if (g.node(s.node).name == "invoke_subgraph") {
+                ++hopStorages;
+                QCOMPARE(s.element, 0);
+                QCOMPARE(s.bytes, int64_t(128));
+            }
+        QCOMPARE(hopStorages, 1);
+        // the returned getitem_1 keeps w's storage (an input: resident anyway)
+        QCOMPARE(t.outputBytes, int64_t(128));
+    }
+
     void viewListAndReshape() {
         Graph g = parseFxText(kSplitReshape, "split.py");
         g.node(g.findByName("split")).val =
