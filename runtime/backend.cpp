@@ -112,11 +112,13 @@ private:
 
 std::unique_ptr<Backend> makeCpuBackend(const CpuBackendOptions& opts) { return std::make_unique<CpuBackend>(opts); }
 
-#if !defined(FXLENS_HAVE_CUDA)
 std::unique_ptr<Backend> makeCudaBackend(int, std::string* why) {
+#if defined(FXLENS_HAVE_CUDA)
+    if (why) *why = "the CUDA backend is not implemented yet (the CUDA Toolkit was found at configure time)";
+#else
     if (why) *why = "this fxlens was built without CUDA (the CUDA Toolkit was not found at configure time)";
+#endif
     return nullptr;
 }
-#endif
 
 }  // namespace fxl

@@ -165,6 +165,14 @@ private slots:
         }
     }
 
+    // No CUDA backend yet: asking for one says why instead of failing later.
+    void cudaBackendSaysWhy() {
+        std::string why;
+        auto b = makeCudaBackend(0, &why);
+        QVERIFY(!b);
+        QVERIFY2(why.find("CUDA") != std::string::npos, why.c_str());
+    }
+
     void missingConstant() {
         Graph g = parseFxText(
             "class G(torch.nn.Module):\n"
