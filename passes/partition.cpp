@@ -372,8 +372,9 @@ namespace {
 
 class Partitioner {
 public:
-    Partitioner(const Graph& joint, const PartitionOptions& o, PassContext* ctx)
-        : g_(joint.clone()), o_(o), reg_(o.registry ? *o.registry : OpRegistry::instance()), ops_(reg_), ctx_(ctx) {}
+    // Takes its own copy of the joint (moved in when the caller has one to spare).
+    Partitioner(Graph joint, const PartitionOptions& o, PassContext* ctx)
+        : g_(std::move(joint)), o_(o), reg_(o.registry ? *o.registry : OpRegistry::instance()), ops_(reg_), ctx_(ctx) {}
 
     PartitionResult run();
 
@@ -899,6 +900,7 @@ PartitionResult Partitioner::run() {
     Graph& fw = r.forward;
     Graph& bw = r.backward;
     for (Graph* out : {&fw, &bw}) {
+        out->reserveNodes(g_.size() + 16);  // each holds at most the joint's nodes (+ seeds): no regrowth
         out->className = "GraphModule";
         out->signature = SignatureStyle::Flat;
         out->outputIsList = g_.outputIsList;
@@ -1084,7 +1086,9 @@ public:
         o.forceSaveCollectives = opts.getBool("force_save_collectives");
         o.reorderBackward = opts.getBool("reorder_backward");
         o.registry = &ctx.registry;
-        PartitionResult r = partitionJointGraph(graphs[0].graph, o, &ctx);
+        // runAll owns its input: the partitioner works on it directly, no copy
+        Partitioner p(std::move(graphs[0].graph), o, &ctx);
+        PartitionResult r = p.run();
         std::vector<RoleGraph> out(2);
         out[0].role = "forward";
         out[0].graph = std::move(r.forward);
@@ -1097,7 +1101,7 @@ public:
 }  // namespace
 
 PartitionResult partitionJointGraph(const Graph& joint, const PartitionOptions& opts, PassContext* ctx) {
-    Partitioner p(joint, opts, ctx);
+    Partitioner p(joint.clone(), opts, ctx);
     return p.run();
 }
 

@@ -323,7 +323,11 @@ private:
         for (const auto& kv : target) claimed.push_back(kv.first);
         std::sort(claimed.begin(), claimed.end(), [&](NodeId a, NodeId b) { return g.positionOf(a) < g.positionOf(b); });
 
-        // 2. duplicates, in original order, args through the duplicates made so far
+        // 2. duplicates, in original order, args through the duplicates made so far (room made
+        // first: ~30k appends to a 100k-node graph otherwise regrow its node vector repeatedly)
+        size_t span = 0;
+        for (NodeId id : g.order()) span = std::max(span, static_cast<size_t>(id) + 1);
+        g.reserveNodes(span + claimed.size());
         std::map<NodeId, NodeId> dup;
         for (NodeId d : claimed) {
             Node c = g.node(d);
