@@ -123,6 +123,8 @@ enum class Hop : uint8_t {
     Cond,               // cond(pred, true_fn, false_fn, operands)
     WhileLoop,          // while_loop(cond_fn, body_fn, carried_inputs, additional_inputs)
     Map,                // map_impl(f, xs, pos_args)
+    RunAndSaveRng,      // run_and_save_rng_state(op, *args, **kwargs) -> (rng_state, op(...))
+    RunWithRng,         // run_with_rng_state(rng_state, op, *args, **kwargs) -> op(...)
     Unsupported,        // another higher_order.* target
 };
 
@@ -136,6 +138,8 @@ Hop hopOf(std::string_view t) {
     if (t == "cond") return Hop::Cond;
     if (t == "while_loop") return Hop::WhileLoop;
     if (t == "map_impl") return Hop::Map;
+    if (t == "run_and_save_rng_state") return Hop::RunAndSaveRng;
+    if (t == "run_with_rng_state") return Hop::RunWithRng;
     return Hop::Unsupported;
 }
 
@@ -163,8 +167,12 @@ struct NodePlan {
     Kind kind = Kind::Unsupported;
     Hop hop = Hop::None;
     const OpInfo* op = nullptr;
-    const BindRecipe* bind = nullptr;  // Op
-    std::string error;            // Op: why the node cannot run (thrown when it is reached)
+    const BindRecipe* bind = nullptr;  // Op, and the op wrapped by an RNG-state HOP
+    std::string error;            // Op / RNG-state HOP: why the node cannot run (thrown when it is reached)
+    // run_and_save_rng_state / run_with_rng_state: the wrapped op as a node of its own (the
+    // HOP's arguments after the op, its kwargs, the op's part of the meta), so it binds and
+    // runs exactly as the same op written as a node
+    const Node* inner = nullptr;
 };
 
 struct GraphPlan {
@@ -176,6 +184,7 @@ struct GraphPlan {
     // step costs an allocation per node on 100k-node graphs)
     std::vector<size_t> dyingStart;
     std::vector<NodeId> dying;
+    std::vector<std::unique_ptr<Node>> innerNodes;  // NodePlan::inner
 };
 
 Value argToValue(const Arg& a);
@@ -261,6 +270,57 @@ private:
     }
 };
 
+// run_and_save_rng_state(op, *args, **kwargs) / run_with_rng_state(rng_state, op, *args,
+// **kwargs) (torch/_prims/rng_prims.py; AOT's functionalize_rng_ops wraps a recomputed random
+// node's target and arguments so): the op is an op overload printed inline
+// (torch.ops.aten.rand.default). PyTorch never passes a nested graph there.
+void planRngHop(GraphPlan& p, NodePlan& np, const Node& n, const OpRegistry& reg, RecipeCache& recipes) {
+    const bool save = np.hop == Hop::RunAndSaveRng;
+    const size_t k = save ? 0 : 1;
+    const std::string hop = save ? "run_and_save_rng_state" : "run_with_rng_state";
+    if (n.args.size() <= k) {
+        np.error = hop + " expects " + (save ? "(op, *args, **kwargs)" : "(rng_state, op, *args, **kwargs)");
+        return;
+    }
+    const Arg& a = n.args[k];
+    if (a.isNode()) {
+        const Node& an = p.g->node(a.node);
+        if (an.op == NodeOp::GetAttr && p.g->subgraph(an.target)) {
+            np.error = hop + " with a nested graph ('" + an.target +
+                       "') as its op is not supported (PyTorch passes an op overload, torch.ops.aten.*)";
+            return;
+        }
+    }
+    if (a.kind != Arg::Kind::Op) {
+        np.error = hop + ": argument " + std::to_string(k) + " must be an op overload (torch.ops.aten.rand.default, ...)";
+        return;
+    }
+    const OpInfo* op = reg.find(a.s);
+    if (!op) {
+        np.error = hop + ": unknown operator " + a.s;
+        return;
+    }
+    if (op->has(kTraitHigherOrder)) {
+        np.error = hop + ": the wrapped op " + a.s + " is a higher-order operator (not supported)";
+        return;
+    }
+    auto inner = std::make_unique<Node>();
+    inner->id = n.id;
+    inner->name = n.name;
+    inner->op = NodeOp::CallFunction;
+    inner->target = op->qualifiedName;
+    inner->args.assign(n.args.begin() + static_cast<std::ptrdiff_t>(k + 1), n.args.end());
+    inner->kwargs = n.kwargs;
+    if (!save) inner->val = n.val;
+    else if (n.val.kind == ValueMeta::Kind::Tuple && n.val.elems.size() == 2) inner->val = n.val.elems[1];
+    inner->meta = n.meta;
+    np.op = op;
+    np.bind = recipes.get(reg, *op, *inner, np.error);
+    if (!np.bind) np.error = hop + ": " + np.error;
+    np.inner = inner.get();
+    p.innerNodes.push_back(std::move(inner));
+}
+
 std::unique_ptr<GraphPlan> makePlan(const Graph& g, const OpRegistry& reg, RecipeCache& recipes) {
     auto p = std::make_unique<GraphPlan>();
     p->g = &g;
@@ -287,6 +347,7 @@ std::unique_ptr<GraphPlan> makePlan(const Graph& g, const OpRegistry& reg, Recip
                 np.hop = hopOf(op ? std::string_view(op->qualifiedName) : std::string_view(n.target));
                 if (np.hop != Hop::None) {
                     np.kind = NodePlan::Kind::Hop;
+                    if (np.hop == Hop::RunAndSaveRng || np.hop == Hop::RunWithRng) planRngHop(*p, np, n, reg, recipes);
                     break;
                 }
                 np.kind = NodePlan::Kind::Op;
@@ -578,8 +639,8 @@ struct Runner {
         return one;
     }
 
-    Value callHop(const Frame& f, const Node& n, Hop hop) {
-        switch (hop) {
+    Value callHop(const Frame& f, const Node& n, const NodePlan& np) {
+        switch (np.hop) {
             case Hop::InvokeSubgraph:
                 return runBody(bodyArg(f, n, 0, "subgraph"), bodyName(f, n, 0), operandsFrom(f, n, 2));
             case Hop::Checkpoint:
@@ -620,8 +681,64 @@ struct Runner {
             }
             case Hop::WhileLoop: return whileLoop(f, n);
             case Hop::Map: return mapImpl(f, n);
+            case Hop::RunAndSaveRng: {
+                // (state before the op, the op's value); the op advances the generator as usual
+                if (!np.error.empty()) throw KernelError(np.error);
+                const RngState before = rng;
+                Value out = callOp(f, *np.inner, np);
+                std::vector<Value> items;
+                items.push_back(Value::ofTensor(rngStateTensor(before)));
+                items.push_back(std::move(out));
+                return Value::ofList(std::move(items));
+            }
+            case Hop::RunWithRng: {
+                // As PyTorch: the op runs at the given state, then the generator goes back to
+                // the state it had before (what the op drew does not advance the run's stream).
+                if (!np.error.empty()) throw KernelError(np.error);
+                const RngState given = rngStateOf(toValue(f, n.args[0]));
+                const RngState outer = rng;
+                rng = given;
+                try {
+                    Value out = callOp(f, *np.inner, np);
+                    rng = outer;
+                    return out;
+                } catch (...) {
+                    rng = outer;
+                    throw;
+                }
+            }
             default: throw KernelError("higher-order operator " + n.target + " is not supported by the executor");
         }
+    }
+
+    // The runtime value of an RNG state (run_and_save_rng_state's first output): an int64
+    // tensor [2] = {seed, offset} (bit patterns of the uint64s). Its 16 bytes are also the layout
+    // of PyTorch's CUDA Philox state (torch.cuda.get_rng_state(): uint8[16], seed then offset,
+    // little-endian), which run_with_rng_state accepts too; CPU PyTorch's mt19937 state
+    // (uint8[5056]) has no Philox equivalent and is rejected.
+    Tensor rngStateTensor(const RngState& s) {
+        Tensor t = backend.empty({2}, DType::I64);
+        const uint64_t host[2] = {s.seed, s.offset};
+        backend.upload(t, host, sizeof host);
+        return t;
+    }
+    RngState rngStateOf(const Value& v) {
+        if (!v.isTensor())
+            throw KernelError("run_with_rng_state: rng_state (argument 0) must be a tensor (an int64 [2] {seed, offset})");
+        const Tensor& t = v.tensor;
+        const bool i64 = t.dtype() == DType::I64 && t.dim() == 1 && t.size(0) == 2;
+        const bool u8 = t.dtype() == DType::U8 && t.dim() == 1 && t.size(0) == 16;
+        if (!i64 && !u8)
+            throw KernelError("run_with_rng_state: rng_state must be an int64 tensor [2] {seed, offset} (as run_and_save_rng_state "
+                              "returns) or a uint8 tensor [16] (CUDA's Philox state), got " + describe(t));
+        Tensor c = t;
+        if (!t.isContiguous()) {
+            c = backend.empty(t.sizes(), t.dtype());
+            backend.copy(c, t);
+        }
+        uint64_t host[2] = {0, 0};
+        backend.download(host, c, sizeof host);
+        return RngState{host[0], host[1]};
     }
 
     Value whileLoop(const Frame& f, const Node& n) {
@@ -760,7 +877,7 @@ struct Runner {
                     }
                     case NodePlan::Kind::Builtin: v = callBuiltin(f, n); break;
                     case NodePlan::Kind::Op: v = callOp(f, n, np); break;
-                    case NodePlan::Kind::Hop: v = callHop(f, n, np.hop); break;
+                    case NodePlan::Kind::Hop: v = callHop(f, n, np); break;
                     case NodePlan::Kind::Output:
                         if (!n.args.empty()) result = toValue(f, n.args[0]);
                         break;

@@ -5,14 +5,19 @@
 // with the estimate; writes outputs to safetensors; cancellable, with progress callbacks.
 //
 // Higher-order ops (invoke_subgraph, tag_activation_checkpoint, wrap_with_set_grad_enabled,
-// wrap_with_autocast (no-op casts only), cond, while_loop, map_impl) run their nested graphs:
+// wrap_with_autocast (no-op casts only), cond, while_loop, map_impl) run their nested graphs;
+// run_and_save_rng_state / run_with_rng_state run the op they wrap with the run's Philox
+// generator state (an i64[2] {seed, offset} tensor; PyTorch's CUDA uint8[16] layout is
+// accepted; run_with_rng_state restores the generator afterwards, as PyTorch does). Bodies:
 // a body's placeholders bind to the operands in order and the HOP's value is what the body's
 // output node returns (a tuple). Accounting, as the timeline (which does not enter bodies): a
 // HOP node counts its outputs like a multi-output op (distinct storages, R2/R3); a body's
 // temporaries are freed after their last use inside the body and are not in liveBytesPerStep
-// or peakBytes (Backend::peakBytes sees them). When a body returns one of its operands (an
-// alias the timeline counts as a new allocation), the measured bytes are lower than the
-// timeline's by that storage's bytes for as long as the timeline keeps it live.
+// or peakBytes (Backend::peakBytes sees them). A body that returns one of its operands
+// passes that storage through (no new allocation), as timeline rule R3 says for single-body
+// HOPs. Known gap: the timeline does not follow getitem into a nested tuple element (a
+// wrapped op's (out, mask) inside run_and_save_rng_state's (state, (out, mask))), so it keeps
+// an unextracted element live longer than the executor does.
 #pragma once
 
 #include <atomic>
