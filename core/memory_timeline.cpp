@@ -298,6 +298,30 @@ private:
         }
     }
 
+    static size_t tensorCount(const ValueMeta& v) {
+        if (v.kind == ValueMeta::Kind::Tensor) return 1;
+        size_t c = 0;
+        if (v.kind == ValueMeta::Kind::Tuple)
+            for (const auto& e : v.elems) c += tensorCount(e);
+        return c;
+    }
+
+    // A getitem whose value is itself a tuple (an element of a nested tuple): its own
+    // elements are consecutive runs of its storages, in the order allocate() flattened them,
+    // so that a further getitem shares only its element's storages (R3).
+    void splitNestedTuple(NodeId id, const Node& n) {
+        const StorageList& vs = values_[static_cast<size_t>(id)];
+        if (n.val.kind != ValueMeta::Kind::Tuple || vs.size() != tensorCount(n.val)) return;
+        auto& es = elems_[static_cast<size_t>(id)];
+        es.clear();
+        size_t at = 0;
+        for (const auto& e : n.val.elems) {
+            const size_t c = tensorCount(e);
+            es.emplace_back(vs.begin() + static_cast<std::ptrdiff_t>(at), vs.begin() + static_cast<std::ptrdiff_t>(at + c));
+            at += c;
+        }
+    }
+
     // Storages of the node an alias reads, by schema (R3).
     StorageList aliasSources(const Node& n, const OpInfo& op) const {
         StorageList out;
@@ -369,6 +393,7 @@ private:
                 else
                     vs = valueOf(n.args[0].node);
             }
+            splitNestedTuple(id, n);
             return;
         }
         const OpInfo* op = reg_.find(n.target);

@@ -24,7 +24,8 @@
 //     - in-place ops (kTraitInplace) share the storages of every argument they write
 //       (Tensor(a!)), also out= arguments; wait_tensor shares its input's storages;
 //     - operator.getitem(x, i) shares the storages of element i of x (all of x's storages
-//       when x has no per-element storages).
+//       when x has no per-element storages); when element i is itself a tuple, its elements
+//       are known too (a getitem of that getitem shares only its element's storages).
 //     - a higher-order op with one body (invoke_subgraph, tag_activation_checkpoint,
 //       wrap_with_set_grad_enabled, wrap_with_autocast) whose body returns one of its own
 //       placeholders as output element k: element k shares the storages of the operand bound

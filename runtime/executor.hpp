@@ -15,9 +15,8 @@
 // temporaries are freed after their last use inside the body and are not in liveBytesPerStep
 // or peakBytes (Backend::peakBytes sees them). A body that returns one of its operands
 // passes that storage through (no new allocation), as timeline rule R3 says for single-body
-// HOPs. Known gap: the timeline does not follow getitem into a nested tuple element (a
-// wrapped op's (out, mask) inside run_and_save_rng_state's (state, (out, mask))), so it keeps
-// an unextracted element live longer than the executor does.
+// HOPs; getitem follows nested tuples (run_and_save_rng_state's (state, (out, mask))) on both
+// sides.
 #pragma once
 
 #include <atomic>

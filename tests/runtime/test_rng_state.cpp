@@ -485,27 +485,28 @@ private slots:
 
     // The recomputation pattern: the forward extracts only the dropout's output from the
     // HOP's nested (out, mask) tuple. The executor frees the mask once the nested tuple dies
-    // (after getitem_2); the timeline cannot: getitem_2 = getitem_1[0] of an alias without
-    // per-element storages shares both (R3), so it keeps the mask until getitem_2's last use
-    // (relu). Measured = timeline - the mask's bytes over exactly those steps.
-    void liveBytesNestedTupleGap() {
+    // (after getitem_2); the timeline follows getitem into the nested tuple's elements (R3),
+    // so getitem_2 shares only the output's storage and the two agree at every step.
+    void liveBytesNestedTuple() {
         Graph g = parse(kRecomputed, kXT);
         fillTupleMeta(g, "getitem_1", {"getitem_2", "getitem_3"});
         fillTupleMeta(g, "run_with_rng_state", {"getitem_2", "getitem_3"});  // its output is extracted by nothing
         const MemoryTimeline t = computeMemoryTimeline(g);
         QVERIFY2(t.unknownSizes.empty(), t.unknownSizes.empty() ? "" : t.unknownSizes[0].c_str());
-        std::vector<int64_t> gap(t.steps.size(), 0);
-        size_t from = 0, to = 0;
-        for (size_t k = 0; k < t.steps.size(); ++k) {
-            if (g.node(t.steps[k].node).name == "getitem_2") from = k + 1;
-            if (g.node(t.steps[k].node).name == "relu") to = k;
-        }
-        QVERIFY(from > 0 && to >= from);
-        for (size_t k = from; k <= to; ++k) gap[k] = 8 * 16;  // b8[8, 16]
+        // the mask (b8[8, 16]) dies right after getitem_2, not at relu
+        int maskFree = -1;
+        for (const auto& st : t.storages)
+            if (st.bytes == 8 * 16 && g.node(st.node).isOp("higher_order.run_and_save_rng_state")) maskFree = st.freeStep;
+        int getitem2 = -1;
+        for (size_t k = 0; k < t.steps.size(); ++k)
+            if (g.node(t.steps[k].node).name == "getitem_2") getitem2 = static_cast<int>(k);
+        QVERIFY(getitem2 >= 0);
+        QCOMPARE(maskFree, getitem2);
         auto be = makeCpuBackend();
         {
             ExecResult r = run(g, *be, 5);
-            checkSteps(g, t, r, gap);
+            checkSteps(g, t, r, std::vector<int64_t>(t.steps.size(), 0));
+            QCOMPARE(r.peakBytes, t.peakBytes);
         }
         QCOMPARE(be->liveBytes(), int64_t(0));
     }
