@@ -12,6 +12,7 @@
 #include "runtime/cpu/cpu_common.hpp"
 #include "runtime/kernel.hpp"
 #include "runtime/philox.hpp"
+#include "runtime/torch_level.hpp"
 
 namespace fxl {
 
@@ -163,7 +164,7 @@ struct BindRecipe {
 // a body may run many times, and the binding of a node's arguments to the schema costs more
 // than many of the kernels of a training graph with tiny tensors).
 struct NodePlan {
-    enum class Kind : uint8_t { Placeholder, GetAttr, Builtin, Op, Hop, Output, Unsupported };
+    enum class Kind : uint8_t { Placeholder, GetAttr, Builtin, Op, Hop, Torch, Output, Unsupported };
     Kind kind = Kind::Unsupported;
     Hop hop = Hop::None;
     const OpInfo* op = nullptr;
@@ -173,6 +174,9 @@ struct NodePlan {
     // HOP's arguments after the op, its kwargs, the op's part of the meta), so it binds and
     // runs exactly as the same op written as a node
     const Node* inner = nullptr;
+    // Torch: the Dynamo-level node translated to aten kernels (runtime/torch_level.hpp); also
+    // set on operator.getitem builtins, for getitem on a tensor
+    std::unique_ptr<TorchLowering> torch;
 };
 
 struct GraphPlan {
@@ -321,7 +325,7 @@ void planRngHop(GraphPlan& p, NodePlan& np, const Node& n, const OpRegistry& reg
     p.innerNodes.push_back(std::move(inner));
 }
 
-std::unique_ptr<GraphPlan> makePlan(const Graph& g, const OpRegistry& reg, RecipeCache& recipes) {
+std::unique_ptr<GraphPlan> makePlan(const Graph& g, const OpRegistry& reg, RecipeCache& recipes, DeviceKind device) {
     auto p = std::make_unique<GraphPlan>();
     p->g = &g;
     const auto& order = g.order();
@@ -336,7 +340,20 @@ std::unique_ptr<GraphPlan> makePlan(const Graph& g, const OpRegistry& reg, Recip
             case NodeOp::GetAttr: np.kind = NodePlan::Kind::GetAttr; break;
             case NodeOp::Output: np.kind = NodePlan::Kind::Output; break;
             case NodeOp::CallFunction: {
-                if (n.target.rfind("operator.", 0) == 0 || n.target.rfind("builtins.", 0) == 0) {
+                const bool isOperator = n.target.rfind("operator.", 0) == 0 || n.target.rfind("_operator.", 0) == 0;
+                if (isOperator && (n.target == "operator.getitem" || n.target == "_operator.getitem")) {
+                    // tuples by int stay a builtin (by reference); tensors take the lowering
+                    np.kind = NodePlan::Kind::Builtin;
+                    std::string ignored;
+                    np.torch = planTorchLevel(n, ignored);
+                    break;
+                }
+                if (isOperator && hasTorchLevelLowering(n)) {
+                    np.kind = NodePlan::Kind::Torch;
+                    np.torch = planTorchLevel(n, np.error);
+                    break;
+                }
+                if (isOperator || n.target.rfind("builtins.", 0) == 0) {
                     np.kind = NodePlan::Kind::Builtin;
                     break;
                 }
@@ -344,6 +361,13 @@ std::unique_ptr<GraphPlan> makePlan(const Graph& g, const OpRegistry& reg, Recip
                 auto [it, fresh] = opByTarget.try_emplace(n.target, nullptr);
                 if (fresh) it->second = reg.find(n.target);
                 const OpInfo* op = it->second;
+                // torch-level targets (torch.mul, torch.nn.functional.gelu, ...) run through their
+                // lowering to aten ops unless a kernel is registered for the target itself
+                if (hasTorchLevelLowering(n) && !(op && KernelRegistry::instance().find(op->qualifiedName, device))) {
+                    np.kind = NodePlan::Kind::Torch;
+                    np.torch = planTorchLevel(n, np.error);
+                    break;
+                }
                 np.hop = hopOf(op ? std::string_view(op->qualifiedName) : std::string_view(n.target));
                 if (np.hop != Hop::None) {
                     np.kind = NodePlan::Kind::Hop;
@@ -357,6 +381,16 @@ std::unique_ptr<GraphPlan> makePlan(const Graph& g, const OpRegistry& reg, Recip
                 else np.bind = recipes.get(reg, *np.op, n, np.error);
                 break;
             }
+            case NodeOp::CallMethod:
+                np.kind = NodePlan::Kind::Torch;
+                np.torch = planTorchLevel(n, np.error);
+                break;
+            case NodeOp::CallModule:
+                np.kind = NodePlan::Kind::Unsupported;
+                np.error = "call_module nodes cannot run: the module '" + n.target +
+                           "' (its code and parameters) is not part of the graph; run a graph with the module inlined "
+                           "(Dynamo's output graph, AOT graphs)";
+                break;
             default: np.kind = NodePlan::Kind::Unsupported; break;
         }
     }
@@ -448,7 +482,7 @@ struct Runner {
 
     const GraphPlan& planOf(const Graph& g) {
         auto& p = plans[&g];
-        if (!p) p = makePlan(g, reg, recipes);
+        if (!p) p = makePlan(g, reg, recipes, backend.device());
         return *p;
     }
 
@@ -501,10 +535,39 @@ struct Runner {
         }
     }
 
-    Value callBuiltin(const Frame& f, const Node& n) {
+    // A Dynamo-level node through its lowering: the aten kernels it picks run as callOp runs
+    // a node's kernel (the node's name in messages; intermediate values are temporaries).
+    struct TorchCtx final : TorchLevelContext {
+        Runner& r;
+        const Frame& f;
+        const Node& n;
+        TorchCtx(Runner& run, const Frame& fr, const Node& node) : r(run), f(fr), n(node) {}
+        Value resolve(const Arg& a) override { return toValue(f, a); }
+        Value callAten(const OpInfo& op, std::vector<Value> args) override {
+            static const ValueMeta kUnknown;
+            KernelCall kc;
+            kc.node = &n;
+            kc.op = &op;
+            kc.args = std::move(args);
+            kc.outMeta = &kUnknown;
+            kc.backend = &r.backend;
+            kc.rng = &r.rng;
+            r.backend.run(kc);
+            return std::move(kc.result);
+        }
+        Backend& backend() override { return r.backend; }
+    };
+    Value callTorch(const Frame& f, const Node& n, const NodePlan& np) {
+        if (!np.torch) throw KernelError(np.error);
+        TorchCtx ctx(*this, f, n);
+        return np.torch->run(ctx, n);
+    }
+
+    Value callBuiltin(const Frame& f, const Node& n, const NodePlan& np) {
         const std::string& t = n.target;
         auto argv = [&](size_t k) { return toValue(f, n.args.at(k)); };
-        if (t == "operator.getitem") {
+        if (t == "operator.getitem" || t == "_operator.getitem") {
+            if (np.torch && n.args.size() == 2 && n.args[0].isNode() && ref(f, n.args[0].node).isTensor()) return callTorch(f, n, np);
             // by reference: copying the whole tuple of a multi-output op to take one item
             const Value* c = nullptr;
             Value tmp;
@@ -875,13 +938,15 @@ struct Runner {
                         v = Value::ofTensor(uploadSafeTensor(*st, backend, "constant '" + n.target + "'"));
                         break;
                     }
-                    case NodePlan::Kind::Builtin: v = callBuiltin(f, n); break;
+                    case NodePlan::Kind::Builtin: v = callBuiltin(f, n, np); break;
+                    case NodePlan::Kind::Torch: v = callTorch(f, n, np); break;
                     case NodePlan::Kind::Op: v = callOp(f, n, np); break;
                     case NodePlan::Kind::Hop: v = callHop(f, n, np); break;
                     case NodePlan::Kind::Output:
                         if (!n.args.empty()) result = toValue(f, n.args[0]);
                         break;
                     default:
+                        if (!np.error.empty()) throw KernelError(np.error);
                         throw KernelError(std::string(nodeOpName(n.op)) + " nodes are not supported by the runtime");
                 }
             } catch (const KernelError& e) {

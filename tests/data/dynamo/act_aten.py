@@ -1,0 +1,16 @@
+class GraphModule(torch.nn.Module):
+    def forward(self, L_x_: "f32[4, 8]"):
+        a: "f32[4, 8]" = torch.ops.aten.sin.default(L_x_)
+        b: "f32[4, 8]" = torch.ops.aten.cos.default(L_x_)
+        c: "f32[4, 8]" = torch.ops.aten.exp.default(L_x_)
+        ab: "f32[4, 8]" = torch.ops.aten.abs.default(L_x_)
+        d: "f32[4, 8]" = torch.ops.aten.log.default(ab)
+        e: "f32[4, 8]" = torch.ops.aten.tanh.default(L_x_)
+        f: "f32[4, 8]" = torch.ops.aten.sigmoid.default(L_x_)
+        g: "f32[4, 8]" = torch.ops.aten.relu.default(L_x_)
+        h: "f32[4, 8]" = torch.ops.aten.gelu.default(L_x_, approximate = 'tanh')
+        i: "f32[4, 8]" = torch.ops.aten.gelu.default(L_x_)
+        j: "f32[4, 8]" = torch.ops.aten.silu.default(L_x_)
+        k: "f32[4, 8]" = torch.ops.aten.relu.default(L_x_)
+        m: "f32[4, 8]" = torch.ops.aten.clone.default(L_x_)
+        return (a, b, c, d, e, f, g, h, i, j, k, m)

@@ -1,0 +1,285 @@
+// Dynamo-level graphs (call_method, torch functions, Python operators on tensors) run
+// through runtime/torch_level: (a) each hand-written Dynamo graph in tests/data/dynamo gives
+// bitwise the outputs of its aten-level twin (*_aten.py) on the same inputs, and the measured
+// live bytes follow the memory timeline where the timeline classifies the nodes as the
+// executor runs them; (b) the corpus Dynamo graphs run or fail with the expected message;
+// (c) misuse is a KernelError naming the node and the target.
+#include <QtTest>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "core/fx_text.hpp"
+#include "core/memory_timeline.hpp"
+#include "core/source.hpp"
+#include "runtime/equivalence.hpp"
+#include "runtime/executor.hpp"
+#include "runtime/kernel.hpp"
+#include "runtime/torch_level.hpp"
+
+using namespace fxl;
+namespace fs = std::filesystem;
+
+Q_DECLARE_METATYPE(std::string)
+
+namespace {
+const fs::path kData = fs::path(FXLENS_TEST_DATA_DIR) / "dynamo";
+const fs::path kCorpusFx = fs::path(FXLENS_CORPUS_DIR) / "fx";
+
+std::string readText(const fs::path& p) {
+    std::ifstream in(p, std::ios::binary);
+    if (!in) throw std::runtime_error("cannot read " + p.string());
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+}
+
+struct Run {
+    ExecResult result;
+    SafeTensorsFile outputs;
+};
+
+Run run(const Graph& g, const SafeTensorsFile& inputs, Backend& b) {
+    ExecOptions o;
+    o.backend = &b;
+    o.inputs = &inputs;
+    o.requireAllInputs = true;
+    Run r;
+    r.result = executeGraph(g, o);
+    r.outputs = outputsToSafetensors(r.result, b);
+    return r;
+}
+
+// The message of the KernelError running `g` throws ("" when it runs).
+std::string failure(const Graph& g) {
+    try {
+        ExecOptions o;
+        o.inputSeed = 1;
+        executeGraph(g, o);
+    } catch (const KernelError& e) {
+        return e.what();
+    }
+    return {};
+}
+
+std::string dynamoGraph(const std::string& body) {
+    return "class GraphModule(torch.nn.Module):\n    def forward(self, L_x_: \"f32[4, 8]\"):\n" + body;
+}
+
+// `in` (placeholder order of another graph) renamed to `g`'s placeholders, in order: the
+// Dynamo graphs name their inputs l_x_ (L_x_ aliased), the aten twins L_x_.
+SafeTensorsFile renamedFor(const Graph& g, const SafeTensorsFile& in) {
+    SafeTensorsFile out = in;
+    size_t k = 0;
+    for (NodeId id : g.order())
+        if (g.node(id).op == NodeOp::Placeholder && k < out.tensors.size()) out.tensors[k++].name = g.node(id).name;
+    return out;
+}
+
+void verifyBitwise(const SafeTensorsFile& a, const SafeTensorsFile& b) {
+    const EquivalenceReport rep = compareOutputs(a, b);
+    QVERIFY2(rep.allBitwiseEqual(), reportToText(rep).c_str());
+    QVERIFY(!a.tensors.empty());
+    QCOMPARE(a.tensors.size(), b.tensors.size());
+}
+}  // namespace
+
+class TestTorchLevel : public QObject {
+    Q_OBJECT
+
+private slots:
+    void matchesAten_data() {
+        QTest::addColumn<std::string>("name");
+        QTest::addColumn<bool>("timelineAgrees");
+        // views / in-place / no-op methods: the timeline counts call_method nodes as new
+        // allocations, the executor shares the storage (see torch_level.hpp)
+        for (const char* n : {"arith", "act", "matmul", "norm"}) QTest::newRow(n) << std::string(n) << true;
+        for (const char* n : {"views", "inplace"}) QTest::newRow(n) << std::string(n) << false;
+    }
+    void matchesAten() {
+        QFETCH(std::string, name);
+        QFETCH(bool, timelineAgrees);
+        const Graph dyn = parseFxText(readText(kData / (name + ".py")), name + ".py");
+        const Graph at = parseFxText(readText(kData / (name + "_aten.py")), name + "_aten.py");
+        ExecOptions gen;
+        gen.inputSeed = 11;
+        const SafeTensorsFile in = resolveInputs(dyn, gen);
+        auto backend = makeCpuBackend();
+        Run a, b;
+        try {
+            a = run(dyn, in, *backend);
+            b = run(at, renamedFor(at, in), *backend);
+        } catch (const KernelError& e) {
+            QFAIL(e.what());
+        }
+        verifyBitwise(a.outputs, b.outputs);
+        // the recorded meta agrees with what ran (shape and dtype of every output)
+        const Node& out = dyn.node(dyn.outputNode());
+        QCOMPARE(out.args.at(0).items.size(), a.outputs.tensors.size());
+        for (size_t k = 0; k < a.outputs.tensors.size(); ++k) {
+            const ValueMeta& m = dyn.node(out.args[0].items[k].node).val;
+            QVERIFY(m.isTensor());
+            QCOMPARE(a.outputs.tensors[k].dtype, m.tensor.dtype);
+            QCOMPARE(a.outputs.tensors[k].shape.size(), m.tensor.sizes.size());
+        }
+        const MemoryTimeline t = computeMemoryTimeline(dyn);
+        QCOMPARE(a.result.liveBytesPerStep.size(), t.steps.size());
+        if (timelineAgrees) {
+            for (size_t k = 0; k < t.steps.size(); ++k)
+                if (a.result.liveBytesPerStep[k] != t.steps[k].liveBytes)
+                    QFAIL(qPrintable(QStringLiteral("step %1 (%2): executor %3 bytes, timeline %4")
+                                         .arg(k)
+                                         .arg(QString::fromStdString(dyn.node(t.steps[k].node).name))
+                                         .arg(a.result.liveBytesPerStep[k])
+                                         .arg(t.steps[k].liveBytes)));
+            QCOMPARE(a.result.peakBytes, t.peakBytes);
+        } else {
+            // shared storages are never more than the timeline's separate allocations
+            QVERIFY(a.result.peakBytes <= t.peakBytes);
+            qInfo("%s: executor peak %lld, timeline %lld (call_method views/in-place counted as allocations there)",
+                  name.c_str(), static_cast<long long>(a.result.peakBytes), static_cast<long long>(t.peakBytes));
+        }
+    }
+
+    // a view method shares the input's storage; an in-place method writes into it
+    void viewsAlias() {
+        const Graph g = parseFxText(dynamoGraph("        v: \"f32[32]\" = L_x_.view(32)\n"
+                                                "        w: \"f32[8, 4]\" = L_x_.transpose(0, 1)\n"
+                                                "        c: \"f32[4, 8]\" = L_x_.clone()\n"
+                                                "        a: \"f32[4, 8]\" = c.add_(1)\n"
+                                                "        return (v, w, c, a)\n"),
+                                    "views");
+        ExecOptions o;
+        ExecResult r = executeGraph(g, o);
+        QCOMPARE(r.outputs.size(), size_t(4));
+        QVERIFY(r.outputs[0].tensor.storage() == r.outputs[1].tensor.storage());
+        QVERIFY(r.outputs[2].tensor.storage() == r.outputs[3].tensor.storage());
+        QVERIFY(r.outputs[0].tensor.storage() != r.outputs[2].tensor.storage());
+        QCOMPARE(r.outputs[1].tensor.strides(), (std::vector<int64_t>{1, 8}));
+    }
+
+    // size() gives ints that feed a view; getitem by a node int
+    void sizeAndSymbolicArithmetic() {
+        const Graph g = parseFxText(dynamoGraph("        s = L_x_.size()\n"
+                                                "        n = s[1]\n"
+                                                "        m = n * 2\n"
+                                                "        h = m // 4\n"
+                                                "        v: \"f32[8, 4]\" = L_x_.view(h, -1)\n"
+                                                "        d = L_x_.size(-2)\n"
+                                                "        e = d - 1\n"
+                                                "        k: \"f32[8]\" = L_x_[e]\n"
+                                                "        return (v, k)\n"),
+                                    "size");
+        ExecOptions o;
+        ExecResult r;
+        try {
+            r = executeGraph(g, o);
+        } catch (const KernelError& e) {
+            QFAIL(e.what());
+        }
+        QCOMPARE(r.outputs.at(0).tensor.sizes(), (std::vector<int64_t>{4, 8}));
+        QCOMPARE(r.outputs.at(1).tensor.sizes(), (std::vector<int64_t>{8}));
+        QCOMPARE(r.outputs.at(1).tensor.offset(), int64_t(24));
+    }
+
+    void torchLevelKeysListed() {
+        const auto keys = torchLevelKeys();
+        for (const char* k : {"method:view", "method:add_", "operator.add", "operator.getitem", "torch._C._nn.linear", "torch.matmul",
+                              "torch.nn.functional.layer_norm", "method:to", "method:size"})
+            QVERIFY2(std::find(keys.begin(), keys.end(), k) != keys.end(), k);
+    }
+
+    // (b) corpus Dynamo graphs
+    void corpus_data() {
+        QTest::addColumn<std::string>("file");
+        QTest::addColumn<std::string>("expectedError");  // empty: runs
+        QTest::newRow("invoke_subgraph") << std::string("pytorch_test_invoke_subgraph_dynamo_graph.txt") << std::string();
+        QTest::newRow("mlp") << std::string("tlparse_v2.9dev_mlp_dynamo_output_graph.txt") << std::string();
+        QTest::newRow("getattr") << std::string("tlparse_v2.4dev_getattr_dynamo_output_graph.txt")
+                                 << std::string("constant 'L__self___param' is not in the constants file");
+        QTest::newRow("gelu_dropout") << std::string("tlparse_v2.6dev_gelu_dropout_dynamo_output_graph.txt")
+                                      << std::string("node 'out_1' (test.baz): unknown operator test.baz");
+        QTest::newRow("collectives") << std::string("tlparse_v2.9dev_collectives_dynamo_output_graph.txt")
+                                     << std::string("node 'all_reduce_default' (_c10d_functional.all_reduce.default): no CPU kernel for "
+                                                    "_c10d_functional.all_reduce.default");
+    }
+    void corpus() {
+        QFETCH(std::string, file);
+        QFETCH(std::string, expectedError);
+        const fs::path p = kCorpusFx / file;
+        if (!fs::exists(p)) QSKIP(qPrintable(QString::fromStdString("FXLENS_CORPUS_DIR/fx/" + file + " not found")));
+        auto src = openSource(p.string());
+        std::shared_ptr<Graph> g = src->graph(src->artifacts.at(0).id);
+        const std::string msg = failure(*g);
+        qInfo("%s: %s", file.c_str(), msg.empty() ? "ran" : msg.c_str());
+        if (expectedError.empty()) QVERIFY2(msg.empty(), msg.c_str());
+        else QVERIFY2(msg.find(expectedError) != std::string::npos, msg.c_str());
+    }
+
+    // the MLP graph gives bitwise what the same computation written in aten ops gives
+    void corpusMlpMatchesAten() {
+        const fs::path p = kCorpusFx / "tlparse_v2.9dev_mlp_dynamo_output_graph.txt";
+        if (!fs::exists(p)) QSKIP("FXLENS_CORPUS_DIR/fx/tlparse_v2.9dev_mlp_dynamo_output_graph.txt not found");
+        auto src = openSource(p.string());
+        std::shared_ptr<Graph> g = src->graph(src->artifacts.at(0).id);
+        ExecOptions gen;
+        gen.inputSeed = 5;
+        const SafeTensorsFile in = resolveInputs(*g, gen);
+        const Graph at = parseFxText(
+            "class GraphModule(torch.nn.Module):\n"
+            "    def forward(self, L_self_modules_fc1_parameters_weight_: \"f32[16, 10]\", L_self_modules_fc1_parameters_bias_: "
+            "\"f32[16]\", L_x_: \"f32[8, 10]\", L_a_: \"f32[10, 20]\", L_c_: \"f32[10, 30]\", L_b_: \"f32[20, 30]\"):\n"
+            "        wt: \"f32[10, 16]\" = torch.ops.aten.t.default(L_self_modules_fc1_parameters_weight_)\n"
+            "        x: \"f32[8, 16]\" = torch.ops.aten.addmm.default(L_self_modules_fc1_parameters_bias_, L_x_, wt)\n"
+            "        x_1: \"f32[8, 16]\" = torch.ops.aten.relu.default(x)\n"
+            "        x_2: \"f32[8, 16]\" = torch.ops.aten.sigmoid.default(x_1)\n"
+            "        d: \"f32[10, 20]\" = torch.ops.aten.mul.Scalar(L_a_, 3.14)\n"
+            "        y: \"f32[10, 30]\" = torch.ops.aten.addmm.default(L_c_, d, L_b_)\n"
+            "        z: \"f32[10, 30]\" = torch.ops.aten.gelu.default(y)\n"
+            "        return (x_2, z)\n",
+            "mlp_aten");
+        auto backend = makeCpuBackend();
+        verifyBitwise(run(*g, in, *backend).outputs, run(at, renamedFor(at, in), *backend).outputs);
+    }
+
+    // (c) errors name the node and the target
+    void errors_data() {
+        QTest::addColumn<std::string>("body");
+        QTest::addColumn<std::string>("expected");
+        QTest::newRow("unknown method") << std::string("        f: \"f32[4, 8]\" = L_x_.frobnicate(2)\n        return (f,)\n")
+                                        << std::string("node 'f' (frobnicate): call_method 'frobnicate' has no lowering to aten kernels");
+        QTest::newRow("unknown torch function")
+            << std::string("        f: \"f32[4, 8]\" = torch.special.frob(L_x_)\n        return (f,)\n")
+            << std::string("node 'f' (torch.special.frob): unknown operator torch.special.frob");
+        QTest::newRow("call_module") << std::string("        f: \"f32[4, 8]\" = self.fc1(L_x_)\n        return (f,)\n")
+                                     << std::string("node 'f' (fc1): call_module nodes cannot run: the module 'fc1'");
+        QTest::newRow("bad keyword") << std::string("        f: \"f32[32]\" = L_x_.view(32, foo = 1)\n        return (f,)\n")
+                                     << std::string("node 'f' (view): call_method 'view': unexpected keyword argument 'foo'");
+        QTest::newRow("missing argument") << std::string("        f: \"f32[8, 4]\" = L_x_.transpose(0)\n        return (f,)\n")
+                                          << std::string("node 'f' (transpose): call_method 'transpose': missing argument 'dim1'");
+        QTest::newRow("too many positionals") << std::string("        f: \"f32[8, 4]\" = L_x_.t(0)\n        return (f,)\n")
+                                              << std::string("node 'f' (t): call_method 't': 2 positional arguments");
+        QTest::newRow("inplace relu")
+            << std::string("        f: \"f32[4, 8]\" = torch.nn.functional.relu(L_x_, inplace = True)\n        return (f,)\n")
+            << std::string("node 'f' (torch.nn.functional.relu): inplace=True is not supported");
+        QTest::newRow("matmul sizes") << std::string("        f = torch.matmul(L_x_, L_x_)\n        return (f,)\n")
+                                      << std::string("node 'f' (torch.matmul): ");
+        QTest::newRow("softmax without dim")
+            << std::string("        f: \"f32[4, 8]\" = torch.nn.functional.softmax(L_x_)\n        return (f,)\n")
+            << std::string("node 'f' (torch.nn.functional.softmax): softmax without dim");
+        QTest::newRow("tensor index mixed")
+            << std::string("        i = L_x_ > 0\n        f = L_x_[(i, 0)]\n        return (f,)\n")
+            << std::string("node 'f' (operator.getitem): getitem: a tensor index together with other indices");
+    }
+    void errors() {
+        QFETCH(std::string, body);
+        QFETCH(std::string, expected);
+        const Graph g = parseFxText(dynamoGraph(body), "errors");
+        const std::string msg = failure(g);
+        QVERIFY2(msg.rfind(expected, 0) == 0, msg.c_str());
+    }
+};
+
+QTEST_APPLESS_MAIN(TestTorchLevel)
+#include "test_torch_level.moc"
