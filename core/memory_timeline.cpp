@@ -363,6 +363,52 @@ private:
         return isContiguous(in.tensor);
     }
 
+    // Tensor methods of Dynamo-level graphs (x.view(...), x.add_(y)) alias as the aten op they
+    // stand for (R3): views share self's storages, view-or-copy methods share them when they
+    // would not copy, in-place methods (name ending in '_') share self's. False: allocate.
+    // Also for torch.X functions of the same names (torch.transpose(x, 0, 1)).
+    bool methodAliases(NodeId id, const Node& n, std::string_view m) {
+        if (n.args.empty() || !n.args[0].isNode()) return false;
+        auto& vs = values_[static_cast<size_t>(id)];
+        if (m.size() > 1 && m.back() == '_' && m.front() != '_') {  // add_, copy_, mul_, ...
+            vs = valueOf(n.args[0].node);
+            return true;
+        }
+        static const std::unordered_map<std::string_view, std::string_view> kAsOp = {
+            {"view", "aten.view.default"},         {"view_as", "aten.view_as.default"},
+            {"transpose", "aten.transpose.int"},   {"permute", "aten.permute.default"},
+            {"t", "aten.t.default"},               {"unsqueeze", "aten.unsqueeze.default"},
+            {"squeeze", "aten.squeeze.default"},   {"expand", "aten.expand.default"},
+            {"expand_as", "aten.expand_as.default"}, {"detach", "aten.detach.default"},
+            {"narrow", "aten.narrow.default"},     {"select", "aten.select.int"},
+            {"reshape", "aten.reshape.default"},   {"reshape_as", "aten.reshape.default"},
+            {"flatten", "aten.reshape.default"},   {"contiguous", "aten.contiguous.default"},
+            {"to", "aten.to.dtype"},               {"type_as", "aten.to.dtype"},
+            {"float", "aten.to.dtype"},            {"half", "aten.to.dtype"},
+            {"double", "aten.to.dtype"},           {"bfloat16", "aten.to.dtype"},
+            {"int", "aten.to.dtype"},              {"long", "aten.to.dtype"},
+            {"bool", "aten.to.dtype"},
+        };
+        auto it = kAsOp.find(m);
+        if (it == kAsOp.end()) return false;
+        const OpInfo* op = reg_.find(it->second);
+        if (!op) return false;
+        const bool viewOrCopy = op->kind.find("view-or-copy") != std::string::npos;
+        if (viewOrCopy && !viewOrCopyAliases(n, *op)) return false;
+        vs = valueOf(n.args[0].node);
+        return true;
+    }
+
+    static bool isInplaceOperator(std::string_view t) {
+        if (t.rfind("operator.", 0) == 0) t.remove_prefix(9);
+        else if (t.rfind("_operator.", 0) == 0) t.remove_prefix(10);
+        else return false;
+        static const std::unordered_set<std::string_view> kInplace = {
+            "iadd", "isub", "imul", "itruediv", "ifloordiv", "imod", "ipow", "imatmul",
+            "iand", "ior", "ixor", "ilshift", "irshift"};
+        return kInplace.count(t) > 0;
+    }
+
     void define(NodeId id, int step) {
         const Node& n = g_.node(id);
         TimelineStep& st = t_.steps[static_cast<size_t>(step)];
@@ -381,7 +427,10 @@ private:
                 return;
             case NodeOp::CallFunction:
                 break;
-            default:  // call_method / call_module: opaque, allocate
+            case NodeOp::CallMethod:
+                if (!methodAliases(id, n, n.target)) allocateValue(id, n, false, step);
+                return;
+            default:  // call_module: opaque, allocate
                 allocateValue(id, n, false, step);
                 return;
         }
@@ -396,7 +445,12 @@ private:
             splitNestedTuple(id, n);
             return;
         }
+        if (isInplaceOperator(n.target) && !n.args.empty() && n.args[0].isNode()) {  // x += y on tensors
+            vs = valueOf(n.args[0].node);
+            return;
+        }
         const OpInfo* op = reg_.find(n.target);
+        if (!op && n.target.rfind("torch.", 0) == 0 && methodAliases(id, n, std::string_view(n.target).substr(6))) return;
         if (!op) {
             if (unknownOps_.insert(n.target).second)
                 t_.notes.push_back("unknown operator " + n.target + ": its outputs count as new allocations");

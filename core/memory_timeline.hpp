@@ -26,6 +26,12 @@
 //     - operator.getitem(x, i) shares the storages of element i of x (all of x's storages
 //       when x has no per-element storages); when element i is itself a tuple, its elements
 //       are known too (a getitem of that getitem shares only its element's storages).
+//     - tensor methods (call_method of Dynamo-level graphs) alias as the aten op they stand
+//       for: view / transpose / permute / t / unsqueeze / squeeze / expand / detach / narrow /
+//       select share self's storages; reshape / flatten / contiguous / to / float / half ...
+//       as the view-or-copy ops above; in-place methods (name ending in '_') and the
+//       augmented-assignment operators (operator.iadd, imul, ...) share self's; any other
+//       method allocates (R2);
 //     - a higher-order op with one body (invoke_subgraph, tag_activation_checkpoint,
 //       wrap_with_set_grad_enabled, wrap_with_autocast) whose body returns one of its own
 //       placeholders as output element k: element k shares the storages of the operand bound

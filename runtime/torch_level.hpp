@@ -9,9 +9,9 @@
 //
 // Values: views (view, transpose, getitem with ints/slices/None, ...) share the input's
 // storage, in-place methods return their self, contiguous()/to() return self when nothing has
-// to change (as PyTorch). Known accounting gap: the memory timeline treats every call_method
-// node as a new allocation, so graphs with view/in-place/no-op methods count more bytes
-// there than the executor measures.
+// to change (as PyTorch); the memory timeline classifies tensor methods, augmented-assignment
+// operators and torch.X views the same way (core/memory_timeline.hpp R3). Known gap: a getitem
+// with a tensor index copies (index.Tensor) where the timeline counts getitem as an alias.
 #pragma once
 
 #include <memory>

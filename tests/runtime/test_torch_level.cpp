@@ -91,15 +91,11 @@ class TestTorchLevel : public QObject {
 private slots:
     void matchesAten_data() {
         QTest::addColumn<std::string>("name");
-        QTest::addColumn<bool>("timelineAgrees");
-        // views / in-place / no-op methods: the timeline counts call_method nodes as new
-        // allocations, the executor shares the storage (see torch_level.hpp)
-        for (const char* n : {"arith", "act", "matmul", "norm"}) QTest::newRow(n) << std::string(n) << true;
-        for (const char* n : {"views", "inplace"}) QTest::newRow(n) << std::string(n) << false;
+        // views / in-place / no-op methods share storages on both sides (timeline R3)
+        for (const char* n : {"arith", "act", "matmul", "norm", "views", "inplace"}) QTest::newRow(n) << std::string(n);
     }
     void matchesAten() {
         QFETCH(std::string, name);
-        QFETCH(bool, timelineAgrees);
         const Graph dyn = parseFxText(readText(kData / (name + ".py")), name + ".py");
         const Graph at = parseFxText(readText(kData / (name + "_aten.py")), name + "_aten.py");
         ExecOptions gen;
@@ -125,21 +121,14 @@ private slots:
         }
         const MemoryTimeline t = computeMemoryTimeline(dyn);
         QCOMPARE(a.result.liveBytesPerStep.size(), t.steps.size());
-        if (timelineAgrees) {
-            for (size_t k = 0; k < t.steps.size(); ++k)
-                if (a.result.liveBytesPerStep[k] != t.steps[k].liveBytes)
-                    QFAIL(qPrintable(QStringLiteral("step %1 (%2): executor %3 bytes, timeline %4")
-                                         .arg(k)
-                                         .arg(QString::fromStdString(dyn.node(t.steps[k].node).name))
-                                         .arg(a.result.liveBytesPerStep[k])
-                                         .arg(t.steps[k].liveBytes)));
-            QCOMPARE(a.result.peakBytes, t.peakBytes);
-        } else {
-            // shared storages are never more than the timeline's separate allocations
-            QVERIFY(a.result.peakBytes <= t.peakBytes);
-            qInfo("%s: executor peak %lld, timeline %lld (call_method views/in-place counted as allocations there)",
-                  name.c_str(), static_cast<long long>(a.result.peakBytes), static_cast<long long>(t.peakBytes));
-        }
+        for (size_t k = 0; k < t.steps.size(); ++k)
+            if (a.result.liveBytesPerStep[k] != t.steps[k].liveBytes)
+                QFAIL(qPrintable(QStringLiteral("step %1 (%2): executor %3 bytes, timeline %4")
+                                     .arg(k)
+                                     .arg(QString::fromStdString(dyn.node(t.steps[k].node).name))
+                                     .arg(a.result.liveBytesPerStep[k])
+                                     .arg(t.steps[k].liveBytes)));
+        QCOMPARE(a.result.peakBytes, t.peakBytes);
     }
 
     // a view method shares the input's storage; an in-place method writes into it

@@ -5,7 +5,7 @@ class GraphModule(torch.nn.Module):
         a: "f32[2, 16]" = l_x_.view(2, 16)
         b: "f32[32]" = l_x_.view(-1)
         c: "f32[8, 4]" = l_x_.reshape((s, 4))
-        tr: "f32[8, 4]" = l_x_.transpose(0, 1)
+        tr: "f32[8, 4][1, 8]" = l_x_.transpose(0, 1)
         d: "f32[8, 4]" = tr.contiguous()
         e: "f32[8, 4]" = l_x_.permute(1, 0)
         f: "f32[8, 4]" = l_x_.t()
