@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <fstream>
 #include <sstream>
 
@@ -297,6 +298,36 @@ private slots:
         QCOMPARE(hopStorages, 1);
         // the returned getitem_1 keeps w's storage (an input: resident anyway)
         QCOMPARE(t.outputBytes, int64_t(128));
+    }
+
+    // Dynamo-level nodes: tensor methods, augmented assignment and torch.X views alias as
+    // their aten ops (R3); other methods allocate.
+    void torchLevelAliases() {
+        const char* text =
+            "class GraphModule(torch.nn.Module):\n"
+            "    def forward(self, L_x_: \"f32[4, 8]\", L_y_: \"f32[4, 8]\"):\n"
+            "        v: \"f32[32]\" = L_x_.view(32)\n"
+            "        tr: \"f32[8, 4][1, 8]\" = torch.transpose(L_x_, 0, 1)\n"
+            "        c: \"f32[8, 4]\" = tr.contiguous()\n"
+            "        f: \"f32[32]\" = L_y_.flatten()\n"
+            "        s: \"f32[4, 8]\" = L_x_.sin()\n"
+            "        a: \"f32[4, 8]\" = s.add_(1)\n"
+            "        i: \"f32[4, 8]\" = operator.iadd(s, L_y_)\n"
+            "        return (v, c, f, a, i)\n";
+        Graph g = parseFxText(text, "dyn.py");
+        MemoryTimeline t = computeMemoryTimeline(g);
+        // inputs 128 + 128; view, transpose, flatten (contiguous input), add_, iadd: 0;
+        // contiguous of the transposed view copies (128); sin allocates (128)
+        std::map<std::string, int64_t> allocated;
+        for (size_t k = 0; k < t.steps.size(); ++k) allocated[t.names[k]] = t.steps[k].allocatedBytes;
+        QCOMPARE(allocated["v"], int64_t(0));
+        QCOMPARE(allocated["tr"], int64_t(0));
+        QCOMPARE(allocated["c"], int64_t(128));
+        QCOMPARE(allocated["f"], int64_t(0));
+        QCOMPARE(allocated["s"], int64_t(128));
+        QCOMPARE(allocated["a"], int64_t(0));
+        QCOMPARE(allocated["i"], int64_t(0));
+        QCOMPARE(t.peakBytes, int64_t(512));
     }
 
     void viewListAndReshape() {
