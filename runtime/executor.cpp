@@ -425,27 +425,13 @@ std::unique_ptr<GraphPlan> makePlan(const Graph& g, const OpRegistry& reg, Recip
 }
 
 // A constant argument (no node references) as a value.
+// Constant arguments as runtime values; what has none is an error of the node.
 Value argToValue(const Arg& a) {
-    switch (a.kind) {
-        case Arg::Kind::None: return Value::none();
-        case Arg::Kind::Int: return Value::ofInt(a.i);
-        case Arg::Kind::Float: return Value::ofFloat(a.f);
-        case Arg::Kind::Bool: return Value::ofBool(a.b);
-        case Arg::Kind::List:
-        case Arg::Kind::Tuple: {
-            std::vector<Value> items;
-            items.reserve(a.items.size());
-            for (const auto& x : a.items) items.push_back(argToValue(x));
-            return Value::ofList(std::move(items));
-        }
-        case Arg::Kind::Str: { Value v; v.kind = Value::Kind::Str; v.s = a.s; return v; }
-        case Arg::Kind::DType: { Value v; v.kind = Value::Kind::DType; v.dtype = a.dtype; return v; }
-        case Arg::Kind::Device: { Value v; v.kind = Value::Kind::Device; v.s = a.s; return v; }
-        case Arg::Kind::Layout: { Value v; v.kind = Value::Kind::Layout; v.s = a.s; return v; }
-        case Arg::Kind::MemoryFormat: { Value v; v.kind = Value::Kind::MemoryFormat; v.s = a.s; return v; }
-        case Arg::Kind::Op: { Value v; v.kind = Value::Kind::Op; v.s = a.s; return v; }
-        case Arg::Kind::Node: throw KernelError("a node reference where a constant was expected");
-        default: throw KernelError("argument form not supported by the runtime (slice, ellipsis, dict or raw text)");
+    try {
+        return Value::ofConstant(a);
+    } catch (const std::invalid_argument& e) {
+        if (a.kind == Arg::Kind::Node) throw KernelError("a node reference where a constant was expected");
+        throw KernelError(std::string(e.what()) + ": not supported by the runtime");
     }
 }
 

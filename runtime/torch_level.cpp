@@ -21,23 +21,12 @@ struct Aten {
     std::vector<Value> defaults;  // by schema argument (None where none)
 };
 
+// A schema default as a value (None for a form without one).
 Value defaultValue(const Arg& a) {
-    switch (a.kind) {
-        case Arg::Kind::Int: return Value::ofInt(a.i);
-        case Arg::Kind::Float: return Value::ofFloat(a.f);
-        case Arg::Kind::Bool: return Value::ofBool(a.b);
-        case Arg::Kind::List:
-        case Arg::Kind::Tuple: {
-            std::vector<Value> items;
-            for (const auto& x : a.items) items.push_back(defaultValue(x));
-            return Value::ofList(std::move(items));
-        }
-        case Arg::Kind::Str: { Value v; v.kind = Value::Kind::Str; v.s = a.s; return v; }
-        case Arg::Kind::DType: { Value v; v.kind = Value::Kind::DType; v.dtype = a.dtype; return v; }
-        case Arg::Kind::Device: { Value v; v.kind = Value::Kind::Device; v.s = a.s; return v; }
-        case Arg::Kind::Layout: { Value v; v.kind = Value::Kind::Layout; v.s = a.s; return v; }
-        case Arg::Kind::MemoryFormat: { Value v; v.kind = Value::Kind::MemoryFormat; v.s = a.s; return v; }
-        default: return Value::none();
+    try {
+        return Value::ofConstant(a);
+    } catch (const std::invalid_argument&) {
+        return Value::none();
     }
 }
 

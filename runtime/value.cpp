@@ -36,4 +36,29 @@ std::vector<int64_t> Value::toIntList() const {
     return out;
 }
 
+Value Value::ofConstant(const Arg& a) {
+    Value v;
+    switch (a.kind) {
+        case Arg::Kind::None: return v;
+        case Arg::Kind::Int: return ofInt(a.i);
+        case Arg::Kind::Float: return ofFloat(a.f);
+        case Arg::Kind::Bool: return ofBool(a.b);
+        case Arg::Kind::List:
+        case Arg::Kind::Tuple: {
+            std::vector<Value> items;
+            items.reserve(a.items.size());
+            for (const auto& x : a.items) items.push_back(ofConstant(x));
+            return ofList(std::move(items));
+        }
+        case Arg::Kind::Str: v.kind = Kind::Str; v.s = a.s; return v;
+        case Arg::Kind::DType: v.kind = Kind::DType; v.dtype = a.dtype; return v;
+        case Arg::Kind::Device: v.kind = Kind::Device; v.s = a.s; return v;
+        case Arg::Kind::Layout: v.kind = Kind::Layout; v.s = a.s; return v;
+        case Arg::Kind::MemoryFormat: v.kind = Kind::MemoryFormat; v.s = a.s; return v;
+        case Arg::Kind::Op: v.kind = Kind::Op; v.s = a.s; return v;
+        case Arg::Kind::Node: throw std::invalid_argument("node reference");
+        default: throw std::invalid_argument("argument form without a constant value (slice, ellipsis, dict or raw text)");
+    }
+}
+
 }  // namespace fxl

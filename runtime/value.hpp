@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "core/argument.hpp"
 #include "core/dtype.hpp"
 #include "runtime/tensor.hpp"
 
@@ -35,6 +36,11 @@ struct Value {
     double toDouble() const;
     int64_t toInt() const;
     std::vector<int64_t> toIntList() const;  // List of Int (or a single Int)
+
+    // The value of a constant argument of the IR (numbers, strings, dtypes, devices, op
+    // overloads, lists of those). Throws std::invalid_argument for what has no constant value:
+    // a node reference (message "node reference"), a slice, an ellipsis, a dict, raw text.
+    static Value ofConstant(const Arg& a);
 };
 
 }  // namespace fxl
