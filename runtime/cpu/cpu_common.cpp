@@ -1,6 +1,8 @@
 #include "runtime/cpu/cpu_common.hpp"
 
 #include <limits>
+#include <stdexcept>
+#include <string>
 
 #include "runtime/backend.hpp"
 
@@ -149,6 +151,25 @@ Tensor contiguous(const Tensor& t, Backend& b) {
     Tensor out = b.empty(t.sizes(), t.dtype());
     b.copy(out, t);
     return out;
+}
+
+const Value& optArg(const KernelCall& call, const char* name) {
+    static const Value kNone;
+    const int k = call.argIndex(name);
+    if (k < 0 || static_cast<size_t>(k) >= call.args.size()) return kNone;
+    return call.args[static_cast<size_t>(k)];
+}
+
+std::vector<int64_t> sizeArg(const KernelCall& call, const char* name) {
+    std::vector<int64_t> s;
+    try {
+        s = call.arg(name).toIntList();
+    } catch (const std::invalid_argument&) {
+        throw KernelError(std::string("argument '") + name + "' must be a list of integers");
+    }
+    for (int64_t v : s)
+        if (v < 0) throw KernelError("negative size " + std::to_string(v));
+    return s;
 }
 
 }  // namespace fxl::cpu

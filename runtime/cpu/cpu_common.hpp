@@ -69,6 +69,12 @@ Tensor expandTo(const Tensor& t, const std::vector<int64_t>& sizes);
 Tensor contiguous(const Tensor& t, Backend& b);
 
 // Registration of each kernel family (one file each).
+// ---- kernel arguments
+// The argument `name` of the call's schema, or None when the schema has no such argument.
+const Value& optArg(const KernelCall& call, const char* name);
+// A size list argument (SymInt[]): integers, none negative (KernelError otherwise).
+std::vector<int64_t> sizeArg(const KernelCall& call, const char* name);
+
 void registerMatmulKernels(KernelRegistry& reg);       // cpu_matmul.cpp
 void registerElementwiseKernels(KernelRegistry& reg);  // cpu_elementwise.cpp
 void registerReductionKernels(KernelRegistry& reg);    // cpu_reduction.cpp

@@ -288,13 +288,6 @@ void fillWith(const KernelCall& call, const Tensor& dst, const Value& value) {
 
 namespace {
 
-const Value& optArg(const KernelCall& call, const char* name) {
-    static const Value kNone;
-    const int k = call.argIndex(name);
-    if (k < 0 || static_cast<size_t>(k) >= call.args.size()) return kNone;
-    return call.args[static_cast<size_t>(k)];
-}
-
 // clone(self, memory_format): a bit-exact copy laid out by the memory format.
 void cloneKernel(KernelCall& call) {
     const Tensor& self = call.tensor("self");

@@ -9,25 +9,6 @@
 namespace fxl::cpu::ew {
 namespace {
 
-const Value& optArg(const KernelCall& call, const char* name) {
-    static const Value kNone;
-    const int k = call.argIndex(name);
-    if (k < 0 || static_cast<size_t>(k) >= call.args.size()) return kNone;
-    return call.args[static_cast<size_t>(k)];
-}
-
-std::vector<int64_t> sizeArg(const KernelCall& call, const char* name) {
-    std::vector<int64_t> s;
-    try {
-        s = call.arg(name).toIntList();
-    } catch (const std::invalid_argument&) {
-        throw KernelError(std::string("argument '") + name + "' must be a list of integers");
-    }
-    for (int64_t v : s)
-        if (v < 0) throw KernelError("negative size " + std::to_string(v));
-    return s;
-}
-
 // full's dtype when none is given: inferred from the fill value as torch 1.13 does (a float
 // gives the default dtype f32; an int or a bool gives i64).
 DType inferredDType(const Value& v) {

@@ -17,13 +17,6 @@ namespace {
 
 constexpr int64_t kGrain = 1 << 14;
 
-const Value& optArg(const KernelCall& call, const char* name) {
-    static const Value kNone;
-    const int k = call.argIndex(name);
-    if (k < 0 || static_cast<size_t>(k) >= call.args.size()) return kNone;
-    return call.args[static_cast<size_t>(k)];
-}
-
 RngState& generator(const KernelCall& call) {
     if (!call.rng) throw KernelError("random operator called without an RNG state (KernelCall::rng)");
     return *call.rng;
@@ -48,18 +41,6 @@ float roundTo(float v, DType t) {
     if (t == DType::BF16) return bf16ToF32(f32ToBf16(v));
     if (t == DType::F16) return f16ToF32(f32ToF16(v));
     return v;
-}
-
-std::vector<int64_t> sizeArg(const KernelCall& call, const char* name) {
-    std::vector<int64_t> s;
-    try {
-        s = call.arg(name).toIntList();
-    } catch (const std::invalid_argument&) {
-        throw KernelError(std::string("argument '") + name + "' must be a list of integers");
-    }
-    for (int64_t v : s)
-        if (v < 0) throw KernelError("negative size " + std::to_string(v));
-    return s;
 }
 
 DType floatDType(const KernelCall& call, DType dflt, const char* op) {

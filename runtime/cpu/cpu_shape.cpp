@@ -16,13 +16,6 @@ namespace fxl::cpu::shape {
 
 // ---------------------------------------------------------------- helpers
 
-const Value& optArg(const KernelCall& call, const char* name) {
-    static const Value kNone;
-    const int k = call.argIndex(name);
-    if (k < 0 || static_cast<size_t>(k) >= call.args.size()) return kNone;
-    return call.args[static_cast<size_t>(k)];
-}
-
 int64_t intArg(const KernelCall& call, const char* name) {
     const Value& v = optArg(call, name);
     if (v.kind != Value::Kind::Int && v.kind != Value::Kind::Bool)

@@ -27,7 +27,6 @@ std::vector<int64_t> intListArg(const KernelCall& call, const char* name);
 std::vector<Tensor> tensorListArg(const KernelCall& call, const char* name);
 // Tensor?[]: undefined tensors for None entries.
 std::vector<Tensor> optTensorListArg(const KernelCall& call, const char* name);
-const Value& optArg(const KernelCall& call, const char* name);  // None when absent
 
 // ---- geometry (PyTorch's rules)
 // maybe_wrap_dim: a 0-dim tensor accepts dims -1 and 0.
