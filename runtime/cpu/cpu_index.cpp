@@ -419,6 +419,29 @@ void indexPutInplaceKernel(KernelCall& call) {
 // A 0-d tensor acts as 1-d of size 1 for the dim-wise ops.
 Tensor atLeast1d(const Tensor& t) { return t.dim() == 0 ? t.asStrided({1}, {1}, t.offset()) : t; }
 
+
+// index_select / index_add geometry: iteration over `shape`; base restrided with stride 0 on
+// dim d; the 1-d index `ix` runs along d (position p[d] picks index ix[p[d]]).
+Plan vectorIndexPlan(const Tensor& base, const Tensor& ix, std::vector<int64_t> shape, int64_t d, const char* op) {
+    Plan plan;
+    plan.op = op;
+    plan.shape = std::move(shape);
+    std::vector<int64_t> bs = base.strides();
+    bs[static_cast<size_t>(d)] = 0;
+    plan.base = baseOperand(base, bs);
+    IndexOperand io;
+    io.op.base = static_cast<char*>(ix.rawData());
+    io.op.itemSize = ix.itemSize();
+    io.op.dtype = ix.dtype();
+    io.op.strides.assign(plan.shape.size(), 0);
+    io.op.strides[static_cast<size_t>(d)] = ix.strides()[0];
+    io.size = base.sizes()[static_cast<size_t>(d)];
+    io.stride = base.strides()[static_cast<size_t>(d)];
+    io.dim = d;
+    plan.idx.push_back(io);
+    return plan;
+}
+
 void indexSelectKernel(KernelCall& call) {
     const Tensor& self = call.tensor("self");
     const Tensor& index = call.tensor("index");
@@ -429,23 +452,9 @@ void indexSelectKernel(KernelCall& call) {
     if (self.dim() == 0 && n != 1)
         throw KernelError("index_select(): Index to scalar can have only 1 value, got " + std::to_string(n) + " value(s)");
     const Tensor s = atLeast1d(self), ix = atLeast1d(index);
-    Plan plan;
-    plan.op = "index_select";
-    plan.shape = s.sizes();
-    plan.shape[static_cast<size_t>(d)] = n;
-    std::vector<int64_t> bs = s.strides();
-    bs[static_cast<size_t>(d)] = 0;
-    plan.base = baseOperand(s, bs);
-    IndexOperand io;
-    io.op.base = static_cast<char*>(ix.rawData());
-    io.op.itemSize = ix.itemSize();
-    io.op.dtype = ix.dtype();
-    io.op.strides.assign(plan.shape.size(), 0);
-    io.op.strides[static_cast<size_t>(d)] = ix.strides()[0];
-    io.size = s.sizes()[static_cast<size_t>(d)];
-    io.stride = s.strides()[static_cast<size_t>(d)];
-    io.dim = d;
-    plan.idx.push_back(io);
+    std::vector<int64_t> shape = s.sizes();
+    shape[static_cast<size_t>(d)] = n;
+    Plan plan = vectorIndexPlan(s, ix, std::move(shape), d, "index_select");
     Tensor out = call.newTensor(self.dim() == 0 ? std::vector<int64_t>{} : plan.shape, self.dtype());
     runGather(call, plan, self.dim() == 0 ? atLeast1d(out) : out);
     call.result = Value::ofTensor(out);
@@ -678,22 +687,7 @@ void indexAddKernel(KernelCall& call) {
     }
     Tensor out = contiguousCopy(call, self);
     Tensor o1 = atLeast1d(out);
-    Plan plan;
-    plan.op = "index_add";
-    plan.shape = src1.sizes();
-    std::vector<int64_t> bs = o1.strides();
-    bs[static_cast<size_t>(d)] = 0;
-    plan.base = baseOperand(o1, bs);
-    IndexOperand io;
-    io.op.base = static_cast<char*>(ix.rawData());
-    io.op.itemSize = ix.itemSize();
-    io.op.dtype = ix.dtype();
-    io.op.strides.assign(plan.shape.size(), 0);
-    io.op.strides[static_cast<size_t>(d)] = ix.strides()[0];
-    io.size = o1.sizes()[static_cast<size_t>(d)];
-    io.stride = o1.strides()[static_cast<size_t>(d)];
-    io.dim = d;
-    plan.idx.push_back(io);
+    Plan plan = vectorIndexPlan(o1, ix, src1.sizes(), d, "index_add");
     const Value& alpha = optArg(call, "alpha");
     const bool unitAlpha = alpha.isNone() || (alpha.kind == Value::Kind::Int && alpha.i == 1) ||
                            (alpha.kind == Value::Kind::Float && alpha.f == 1.0);
