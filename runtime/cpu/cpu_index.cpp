@@ -419,7 +419,6 @@ void indexPutInplaceKernel(KernelCall& call) {
 // A 0-d tensor acts as 1-d of size 1 for the dim-wise ops.
 Tensor atLeast1d(const Tensor& t) { return t.dim() == 0 ? t.asStrided({1}, {1}, t.offset()) : t; }
 
-
 // index_select / index_add geometry: iteration over `shape`; base restrided with stride 0 on
 // dim d; the 1-d index `ix` runs along d (position p[d] picks index ix[p[d]]).
 Plan vectorIndexPlan(const Tensor& base, const Tensor& ix, std::vector<int64_t> shape, int64_t d, const char* op) {
