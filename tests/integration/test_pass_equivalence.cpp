@@ -119,6 +119,17 @@ constexpr bool kWithLarge = true;
 #else
 constexpr bool kWithLarge = true;
 #endif
+
+// Rows: every corpus case with every spec, and the large graph with `largeSpec` (release only).
+void addRows(std::initializer_list<const char*> specs, const char* largeSpec) {
+    QTest::addColumn<std::string>("name");
+    QTest::addColumn<std::string>("spec");
+    for (const char* n : kCases)
+        for (const char* spec : specs) QTest::newRow((std::string(n) + " | " + spec).c_str()) << std::string(n) << std::string(spec);
+    if (kWithLarge)
+        QTest::newRow((std::string("large/gpt2_deep640 | ") + largeSpec).c_str())
+            << std::string("large/gpt2_deep640") << std::string(largeSpec);
+}
 }  // namespace
 
 class TestPassEquivalence : public QObject {
@@ -131,17 +142,9 @@ private slots:
 
     // Single-graph pipelines: the last step's graph against the input graph.
     void singleGraph_data() {
-        QTest::addColumn<std::string>("name");
-        QTest::addColumn<std::string>("spec");
-        for (const char* n : kCases)
-            for (const char* spec : {"dce", "cse", "remove_detach", "remove_detach,dce,cse",
-                                     "remove_detach,sac(policy=save_list),remat,dce",
-                                     "remove_detach,sac(policy=alternate_mm),remat,dce",
-                                     "remove_detach,sac(policy=recompute_all),remat,dce"})
-                QTest::newRow((std::string(n) + " | " + spec).c_str()) << std::string(n) << std::string(spec);
-        if (kWithLarge)
-            QTest::newRow("large/gpt2_deep640 | remove_detach,sac(policy=alternate_mm),remat,dce")
-                << std::string("large/gpt2_deep640") << std::string("remove_detach,sac(policy=alternate_mm),remat,dce");
+        addRows({"dce", "cse", "remove_detach", "remove_detach,dce,cse", "remove_detach,sac(policy=save_list),remat,dce",
+                 "remove_detach,sac(policy=alternate_mm),remat,dce", "remove_detach,sac(policy=recompute_all),remat,dce"},
+                "remove_detach,sac(policy=alternate_mm),remat,dce");
     }
     void singleGraph() {
         QFETCH(std::string, name);
@@ -165,15 +168,9 @@ private slots:
 
     // Partition modes: forward, then backward, against the joint.
     void partition_data() {
-        QTest::addColumn<std::string>("name");
-        QTest::addColumn<std::string>("spec");
-        for (const char* n : kCases)
-            for (const char* spec : {"partition(mode=save_all)", "partition(mode=tagged)", "partition(mode=mincut)",
-                                     "remove_detach,sac(policy=save_list),partition(mode=tagged)"})
-                QTest::newRow((std::string(n) + " | " + spec).c_str()) << std::string(n) << std::string(spec);
-        if (kWithLarge)
-            QTest::newRow("large/gpt2_deep640 | partition(mode=mincut)")
-                << std::string("large/gpt2_deep640") << std::string("partition(mode=mincut)");
+        addRows({"partition(mode=save_all)", "partition(mode=tagged)", "partition(mode=mincut)",
+                 "remove_detach,sac(policy=save_list),partition(mode=tagged)"},
+                "partition(mode=mincut)");
     }
     void partition() {
         QFETCH(std::string, name);
