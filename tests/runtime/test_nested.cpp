@@ -18,7 +18,10 @@
 #include "runtime/executor.hpp"
 #include "runtime/kernel.hpp"
 
+#include "graph_test_util.hpp"
+
 using namespace fxl;
+using namespace graphtest;
 namespace fs = std::filesystem;
 
 Q_DECLARE_METATYPE(std::string)
@@ -26,14 +29,6 @@ Q_DECLARE_METATYPE(std::string)
 namespace {
 const fs::path kData = fs::path(FXLENS_TEST_DATA_DIR) / "nested";
 const fs::path kCorpusFx = fs::path(FXLENS_CORPUS_DIR) / "fx";
-
-std::string readText(const fs::path& p) {
-    std::ifstream in(p, std::ios::binary);
-    if (!in) throw std::runtime_error("cannot read " + p.string());
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-}
 
 // A test graph, with `from` replaced by `to` in its text (once; the text must contain it).
 Graph loadNested(const std::string& file, const std::string& from = {}, const std::string& to = {}) {
@@ -60,22 +55,6 @@ void setScalar(SafeTensorsFile& f, const std::string& name, DType t, int64_t v) 
     throw std::runtime_error("no input " + name);
 }
 
-struct Run {
-    ExecResult result;
-    SafeTensorsFile outputs;
-};
-
-Run runGraph(const Graph& g, const SafeTensorsFile& inputs, Backend& backend, int64_t maxIterations = 1000000) {
-    ExecOptions opts;
-    opts.backend = &backend;
-    opts.inputs = &inputs;
-    opts.requireAllInputs = true;
-    opts.maxLoopIterations = maxIterations;
-    Run r;
-    r.result = executeGraph(g, opts);
-    r.outputs = outputsToSafetensors(r.result, backend);
-    return r;
-}
 
 // The inputs a HOP graph case runs on: generated from the graph's meta (seed 7), with the
 // scalars that steer control flow set by the case.

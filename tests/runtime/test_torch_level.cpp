@@ -18,7 +18,10 @@
 #include "runtime/kernel.hpp"
 #include "runtime/torch_level.hpp"
 
+#include "graph_test_util.hpp"
+
 using namespace fxl;
+using namespace graphtest;
 namespace fs = std::filesystem;
 
 Q_DECLARE_METATYPE(std::string)
@@ -27,29 +30,7 @@ namespace {
 const fs::path kData = fs::path(FXLENS_TEST_DATA_DIR) / "dynamo";
 const fs::path kCorpusFx = fs::path(FXLENS_CORPUS_DIR) / "fx";
 
-std::string readText(const fs::path& p) {
-    std::ifstream in(p, std::ios::binary);
-    if (!in) throw std::runtime_error("cannot read " + p.string());
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-}
-
-struct Run {
-    ExecResult result;
-    SafeTensorsFile outputs;
-};
-
-Run run(const Graph& g, const SafeTensorsFile& inputs, Backend& b) {
-    ExecOptions o;
-    o.backend = &b;
-    o.inputs = &inputs;
-    o.requireAllInputs = true;
-    Run r;
-    r.result = executeGraph(g, o);
-    r.outputs = outputsToSafetensors(r.result, b);
-    return r;
-}
+Run run(const Graph& g, const SafeTensorsFile& inputs, Backend& b) { return runGraph(g, inputs, b); }
 
 // The message of the KernelError running `g` throws ("" when it runs).
 std::string failure(const Graph& g) {

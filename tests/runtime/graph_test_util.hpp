@@ -1,0 +1,44 @@
+// What the executor tests share: reading a test graph's text and running a graph on given
+// inputs with its outputs downloaded. Header-only; each test executable includes it once.
+#pragma once
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+
+#include "core/graph.hpp"
+#include "core/safetensors.hpp"
+#include "runtime/executor.hpp"
+
+namespace graphtest {
+
+inline std::string readText(const std::filesystem::path& p) {
+    std::ifstream in(p, std::ios::binary);
+    if (!in) throw std::runtime_error("cannot read " + p.string());
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+}
+
+struct Run {
+    fxl::ExecResult result;
+    fxl::SafeTensorsFile outputs;
+};
+
+// Every placeholder from `inputs` (requireAllInputs); outputs as out_0, out_1, ...
+inline Run runGraph(const fxl::Graph& g, const fxl::SafeTensorsFile& inputs, fxl::Backend& backend,
+                    int64_t maxLoopIterations = 1000000) {
+    fxl::ExecOptions opts;
+    opts.backend = &backend;
+    opts.inputs = &inputs;
+    opts.requireAllInputs = true;
+    opts.maxLoopIterations = maxLoopIterations;
+    Run r;
+    r.result = fxl::executeGraph(g, opts);
+    r.outputs = fxl::outputsToSafetensors(r.result, backend);
+    return r;
+}
+
+}  // namespace graphtest
