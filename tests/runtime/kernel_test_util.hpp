@@ -51,27 +51,7 @@ inline Value sizesValue(const std::vector<int64_t>& s) {
 }
 
 // A constant argument (no node refs) as a runtime Value.
-inline Value argToValue(const Arg& a) {
-    Value v;
-    switch (a.kind) {
-        case Arg::Kind::None: return Value::none();
-        case Arg::Kind::Int: return Value::ofInt(a.i);
-        case Arg::Kind::Float: return Value::ofFloat(a.f);
-        case Arg::Kind::Bool: return Value::ofBool(a.b);
-        case Arg::Kind::Str: return strValue(a.s);
-        case Arg::Kind::DType: return dtypeValue(a.dtype);
-        case Arg::Kind::Device: v.kind = Value::Kind::Device; v.s = a.s; return v;
-        case Arg::Kind::Layout: v.kind = Value::Kind::Layout; v.s = a.s; return v;
-        case Arg::Kind::MemoryFormat: v.kind = Value::Kind::MemoryFormat; v.s = a.s; return v;
-        case Arg::Kind::List:
-        case Arg::Kind::Tuple: {
-            std::vector<Value> items;
-            for (const Arg& x : a.items) items.push_back(argToValue(x));
-            return Value::ofList(std::move(items));
-        }
-        default: throw std::runtime_error("argument kind not convertible to a runtime value");
-    }
-}
+inline Value argToValue(const Arg& a) { return Value::ofConstant(a); }
 
 // ---- running one op by hand
 
