@@ -78,6 +78,27 @@ void checkTarget(int64_t t, int64_t C, const char* op) {
     if (t < 0 || t >= C) throw KernelError(std::string(op) + ": target " + std::to_string(t) + " is out of bounds");
 }
 
+// What both nll_loss kernels read, checked in PyTorch's order: reduction, ignore_index, the
+// shapes, then every target not ignored in [0, C).
+struct NllArgs {
+    NllShape s;
+    int64_t reduction = 0, ignore = 0;
+    std::vector<int64_t> tg;
+    bool perRow = false;  // reduction none with a batch: one loss per row
+};
+
+NllArgs nllArgs(KernelCall& call, const Tensor& x, const Tensor& target, const Value& wv, const char* op) {
+    NllArgs a;
+    a.reduction = reductionOf(call, op);
+    a.ignore = call.arg("ignore_index").toInt();
+    a.s = nllShape(x, target, wv, op);
+    a.tg = indexValues(target, op);
+    for (int64_t t : a.tg)
+        if (t != a.ignore) checkTarget(t, a.s.C, op);
+    a.perRow = a.reduction == kNone && a.s.batched;
+    return a;
+}
+
 // loss_i = -(x[i, t_i] [* w[t_i]]) or +0 for ignored rows; w_i = w[t_i] (1 without weight)
 // or 0 for ignored rows. none: (loss_i, total = w_0 for 1-d input, 0 otherwise);
 // sum: (S(loss), S(w)); mean: (S(loss) / S(w), S(w)).
@@ -86,13 +107,11 @@ void nllForward(KernelCall& call) {
     const Tensor& x = call.tensor("self");
     const Tensor& target = call.tensor("target");
     const Value& wv = call.arg("weight");
-    const int64_t reduction = reductionOf(call, op);
-    const int64_t ignore = call.arg("ignore_index").toInt();
-    const NllShape s = nllShape(x, target, wv, op);
-    const std::vector<int64_t> tg = indexValues(target, op);
-    for (int64_t t : tg)
-        if (t != ignore) checkTarget(t, s.C, op);
-    const bool perRow = reduction == kNone && s.batched;
+    const NllArgs na = nllArgs(call, x, target, wv, op);
+    const NllShape& s = na.s;
+    const int64_t reduction = na.reduction, ignore = na.ignore;
+    const std::vector<int64_t>& tg = na.tg;
+    const bool perRow = na.perRow;
     Tensor out = call.newTensor(perRow ? std::vector<int64_t>{s.N} : std::vector<int64_t>{}, x.dtype());
     Tensor total = call.newTensor({}, x.dtype());
     dispatchFloating(x.dtype(), op, [&](auto tag) {
@@ -146,13 +165,11 @@ void nllBackward(KernelCall& call) {
     const Tensor& x = call.tensor("self");
     const Tensor& target = call.tensor("target");
     const Value& wv = call.arg("weight");
-    const int64_t reduction = reductionOf(call, op);
-    const int64_t ignore = call.arg("ignore_index").toInt();
-    const NllShape s = nllShape(x, target, wv, op);
-    const std::vector<int64_t> tg = indexValues(target, op);
-    for (int64_t t : tg)
-        if (t != ignore) checkTarget(t, s.C, op);
-    const bool perRow = reduction == kNone && s.batched;
+    const NllArgs na = nllArgs(call, x, target, wv, op);
+    const NllShape& s = na.s;
+    const int64_t reduction = na.reduction, ignore = na.ignore;
+    const std::vector<int64_t>& tg = na.tg;
+    const bool perRow = na.perRow;
     if (perRow ? (g.dim() != 1 || g.size(0) != s.N) : g.numel() != 1)
         throw KernelError(std::string(op) + ": grad_output has the wrong shape for the reduction");
     Tensor out = call.newTensor(x.sizes(), x.dtype());
