@@ -339,27 +339,39 @@ const KernelSet<T>& kernelsFor(GemmIsa isa);
 
 template <>
 const KernelSet<float>& kernelsFor<float>(GemmIsa isa) {
-    static const KernelSet<float> scalar = scalarSet<float, 4, 16>(std::make_index_sequence<4>());
+    // Each set is built only when its ISA is asked for: vecSet is compiled for that ISA and
+    // may use its instructions even to fill the table (SIGILL on a CPU without them).
 #if FXL_GEMM_X86
-    static const KernelSet<float> a2 = avx2::vecSet<avx2::F32, 6, 2>(std::make_index_sequence<6>());
-    static const KernelSet<float> a512 = avx512::vecSet<avx512::F32, 12, 2>(std::make_index_sequence<12>());
-    if (isa == GemmIsa::Avx512) return a512;
-    if (isa == GemmIsa::Avx2) return a2;
+    if (isa == GemmIsa::Avx512) {
+        static const KernelSet<float> a512 = avx512::vecSet<avx512::F32, 12, 2>(std::make_index_sequence<12>());
+        return a512;
+    }
+    if (isa == GemmIsa::Avx2) {
+        static const KernelSet<float> a2 = avx2::vecSet<avx2::F32, 6, 2>(std::make_index_sequence<6>());
+        return a2;
+    }
 #endif
     (void)isa;
+    static const KernelSet<float> scalar = scalarSet<float, 4, 16>(std::make_index_sequence<4>());
     return scalar;
 }
 
 template <>
 const KernelSet<double>& kernelsFor<double>(GemmIsa isa) {
-    static const KernelSet<double> scalar = scalarSet<double, 4, 8>(std::make_index_sequence<4>());
+    // Each set is built only when its ISA is asked for: vecSet is compiled for that ISA and
+    // may use its instructions even to fill the table (SIGILL on a CPU without them).
 #if FXL_GEMM_X86
-    static const KernelSet<double> a2 = avx2::vecSet<avx2::F64, 6, 2>(std::make_index_sequence<6>());
-    static const KernelSet<double> a512 = avx512::vecSet<avx512::F64, 12, 2>(std::make_index_sequence<12>());
-    if (isa == GemmIsa::Avx512) return a512;
-    if (isa == GemmIsa::Avx2) return a2;
+    if (isa == GemmIsa::Avx512) {
+        static const KernelSet<double> a512 = avx512::vecSet<avx512::F64, 12, 2>(std::make_index_sequence<12>());
+        return a512;
+    }
+    if (isa == GemmIsa::Avx2) {
+        static const KernelSet<double> a2 = avx2::vecSet<avx2::F64, 6, 2>(std::make_index_sequence<6>());
+        return a2;
+    }
 #endif
     (void)isa;
+    static const KernelSet<double> scalar = scalarSet<double, 4, 8>(std::make_index_sequence<4>());
     return scalar;
 }
 
