@@ -6,7 +6,13 @@
 #include <ostream>
 #include <sstream>
 
-#include "core/diagnostics.hpp"
+#include "app/cli_convert.hpp"
+#include "app/cli_diff.hpp"
+#include "app/cli_info.hpp"
+#include "app/cli_mem.hpp"
+#include "app/cli_passes.hpp"
+#include "app/cli_run.hpp"
+#include "core/ir/diagnostics.hpp"
 
 #ifndef FXLENS_VERSION
 #define FXLENS_VERSION "0.1.0"
@@ -160,7 +166,7 @@ const std::vector<Verb>& verbTable() {
          "storages live at it, and the bytes of forward values kept for the backward. Sizes come\n"
          "from tensor meta (a .meta.json beside a corpus file, annotations in print_readable\n"
          "text); tensors of unknown size count 0 bytes and are reported. The rules are listed in\n"
-         "core/memory_timeline.hpp. The first output line is the summary.",
+         "core/analysis/memory_timeline.hpp. The first output line is the summary.",
          {
              {"graph", 'g', "ID", "the graph to analyze (artifact id, see fxlens info)"},
              {"csv", 0, "OUT", "write the per-node timeline as CSV to OUT ('-' = stdout, summary to stderr)"},

@@ -1,5 +1,5 @@
 // The headless command line: a table of verbs, each with its options, help text and entry
-// point. Adding a verb = one row in verbTable() (cli.cpp) and one cli_<verb>.cpp.
+// point. Adding a verb = one row in verbTable() (cli.cpp) and one cli_<verb>.cpp / .hpp.
 #pragma once
 
 #include <iosfwd>
@@ -76,29 +76,6 @@ void printVerbHelp(const Verb& verb, std::ostream& out);
 
 // Entry point of the CLI (argv without the program name). Never throws.
 int runCli(const std::vector<std::string>& argv, Io& io);
-
-// The verbs.
-int runInfo(const Args& args, Io& io);
-int runConvert(const Args& args, Io& io);
-int runPasses(const Args& args, Io& io);  // passes list | passes run (cli_passes.cpp)
-int runDiff(const Args& args, Io& io);    // cli_diff.cpp
-int runMem(const Args& args, Io& io);     // cli_mem.cpp
-int runExec(const Args& args, Io& io);    // fxlens run (cli_run.cpp)
-int runCheck(const Args& args, Io& io);   // cli_run.cpp
-
-// One graph of a file, loaded for a verb that works on a single graph (diff, mem, passes).
-struct LoadedGraph {
-    std::shared_ptr<Source> source;
-    std::string id;                  // artifact id
-    std::shared_ptr<Graph> graph;
-    size_t diagnosticsFrom = 0;      // source->diagnostics items from here on came with this graph
-};
-// Opens `path`, picks the graph `id` (selectGraph's rules: "" = the only graph), parses it
-// and prints the load diagnostics to io.err. Throws InputError when the graph cannot be read
-// or came with an error-level diagnostic (a broken meta.json: results would silently lack
-// what the input meant to give), UsageError when the file has several graphs and no id.
-// Defined in cli_diff.cpp.
-LoadedGraph loadGraph(const std::string& path, const std::string& id, Io& io);
 
 // Human-readable byte count: "1.5 MiB" (exact bytes below 1 KiB).
 std::string formatBytes(long long bytes);

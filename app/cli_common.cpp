@@ -126,4 +126,22 @@ void writeFileAtomic(const std::string& path, const std::string& content, bool f
     if (::rename(tmpl.c_str(), path.c_str()) != 0) fail("cannot rename the temporary file");
 }
 
+LoadedGraph loadGraph(const std::string& path, const std::string& id, Io& io) {
+    LoadedGraph lg;
+    lg.source = openSource(path);
+    const Artifact& a = selectGraph(*lg.source, id);
+    lg.id = a.id;
+    lg.diagnosticsFrom = lg.source->diagnostics.items.size();
+    lg.graph = lg.source->graph(a.id);
+    const auto& items = lg.source->diagnostics.items;
+    bool errors = false;
+    for (size_t i = lg.diagnosticsFrom; i < items.size(); ++i) {
+        io.err << items[i].format() << "\n";
+        errors = errors || items[i].severity == Severity::Error;
+    }
+    if (!lg.graph) throw InputError(lg.source->path, 0, 0, "graph '" + a.id + "' could not be read");
+    if (errors) throw InputError(lg.source->path, 0, 0, "graph '" + a.id + "' came with errors (above): not used");
+    return lg;
+}
+
 }  // namespace fxl::cli

@@ -1,11 +1,14 @@
-// Helpers shared by the verbs: diagnostics as JSON, graph selection, atomic output files.
+// Helpers shared by the verbs: diagnostics as JSON, graph selection and loading, atomic output
+// files.
 #pragma once
 
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "core/diagnostics.hpp"
-#include "core/source.hpp"
+#include "core/ir/diagnostics.hpp"
+#include "core/formats/source.hpp"
+#include "app/cli.hpp"
 
 namespace fxl::cli {
 
@@ -29,5 +32,18 @@ const Artifact& selectGraph(const Source& src, const std::string& id);
 // `force` an existing file is never replaced, even one created while writing.
 // Throws InputError(path, 0, 0, reason) on failure; leaves no temporary file behind.
 void writeFileAtomic(const std::string& path, const std::string& content, bool force);
+
+// One graph of a file, loaded for a verb that works on a single graph (diff, mem, passes).
+struct LoadedGraph {
+    std::shared_ptr<Source> source;
+    std::string id;                  // artifact id
+    std::shared_ptr<Graph> graph;
+    size_t diagnosticsFrom = 0;      // source->diagnostics items from here on came with this graph
+};
+// Opens `path`, picks the graph `id` (selectGraph's rules: "" = the only graph), parses it
+// and prints the load diagnostics to io.err. Throws InputError when the graph cannot be read
+// or came with an error-level diagnostic (a broken meta.json: results would silently lack
+// what the input meant to give), UsageError when the file has several graphs and no id.
+LoadedGraph loadGraph(const std::string& path, const std::string& id, Io& io);
 
 }  // namespace fxl::cli

@@ -2,11 +2,11 @@
 #include <nlohmann/json.hpp>
 #include <ostream>
 
-#include "app/cli.hpp"
+#include "app/cli_convert.hpp"
 #include "app/cli_common.hpp"
-#include "core/fx_text.hpp"
-#include "core/json_io.hpp"
-#include "core/source.hpp"
+#include "core/formats/fx/fx_text_writer.hpp"
+#include "core/formats/json_io.hpp"
+#include "core/formats/source.hpp"
 
 namespace fxl::cli {
 

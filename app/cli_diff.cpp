@@ -4,30 +4,12 @@
 #include <ostream>
 #include <set>
 
-#include "app/cli.hpp"
+#include "app/cli_diff.hpp"
 #include "app/cli_common.hpp"
-#include "core/graph_diff.hpp"
-#include "core/source.hpp"
+#include "core/analysis/graph_diff.hpp"
+#include "core/formats/source.hpp"
 
 namespace fxl::cli {
-
-LoadedGraph loadGraph(const std::string& path, const std::string& id, Io& io) {
-    LoadedGraph lg;
-    lg.source = openSource(path);
-    const Artifact& a = selectGraph(*lg.source, id);
-    lg.id = a.id;
-    lg.diagnosticsFrom = lg.source->diagnostics.items.size();
-    lg.graph = lg.source->graph(a.id);
-    const auto& items = lg.source->diagnostics.items;
-    bool errors = false;
-    for (size_t i = lg.diagnosticsFrom; i < items.size(); ++i) {
-        io.err << items[i].format() << "\n";
-        errors = errors || items[i].severity == Severity::Error;
-    }
-    if (!lg.graph) throw InputError(lg.source->path, 0, 0, "graph '" + a.id + "' could not be read");
-    if (errors) throw InputError(lg.source->path, 0, 0, "graph '" + a.id + "' came with errors (above): not used");
-    return lg;
-}
 
 namespace {
 
@@ -52,7 +34,7 @@ int runDiff(const Args& args, Io& io) {
 
     DiffOptions opts;
     if (args.has("ignore")) {
-        // The fields diffGraphs compares (core/graph_diff.hpp): a typo must not silently
+        // The fields diffGraphs compares (core/analysis/graph_diff.hpp): a typo must not silently
         // ignore nothing.
         static const std::set<std::string> known = {
             "op",     "target",  "args", "kwargs",  "inputs", "val",   "module_path", "source", "recompute",

@@ -6,12 +6,12 @@
 #include <ostream>
 #include <set>
 
-#include "app/cli.hpp"
+#include "app/cli_info.hpp"
 #include "app/cli_common.hpp"
-#include "core/graph_stats.hpp"
-#include "core/source.hpp"
+#include "core/analysis/graph_stats.hpp"
+#include "core/formats/source.hpp"
 
-#include "core/verify.hpp"
+#include "core/analysis/verify.hpp"
 
 namespace fxl::cli {
 

@@ -1,14 +1,14 @@
-// fxlens mem: the memory timeline of a graph run in node order (core/memory_timeline.hpp):
+// fxlens mem: the memory timeline of a graph run in node order (core/analysis/memory_timeline.hpp):
 // peak, who is live at it, activations saved across the forward/backward boundary.
 #include <algorithm>
 #include <nlohmann/json.hpp>
 #include <ostream>
 
-#include "app/cli.hpp"
+#include "app/cli_mem.hpp"
 #include "app/cli_common.hpp"
-#include "core/graph.hpp"
-#include "core/memory_timeline.hpp"
-#include "core/source.hpp"
+#include "core/ir/graph.hpp"
+#include "core/analysis/memory_timeline.hpp"
+#include "core/formats/source.hpp"
 
 namespace fxl::cli {
 

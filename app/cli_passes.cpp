@@ -8,10 +8,10 @@
 #include <ostream>
 #include <sstream>
 
-#include "app/cli.hpp"
+#include "app/cli_passes.hpp"
 #include "app/cli_common.hpp"
-#include "core/fx_text.hpp"
-#include "core/source.hpp"
+#include "core/formats/fx/fx_text_writer.hpp"
+#include "core/formats/source.hpp"
 #include "passes/pass.hpp"
 
 namespace fxl::cli {

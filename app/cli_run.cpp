@@ -14,12 +14,12 @@
 #include <set>
 #include <sstream>
 
-#include "app/cli.hpp"
+#include "app/cli_run.hpp"
 #include "app/cli_common.hpp"
-#include "core/graph.hpp"
-#include "core/memory_timeline.hpp"
-#include "core/safetensors.hpp"
-#include "core/source.hpp"
+#include "core/ir/graph.hpp"
+#include "core/analysis/memory_timeline.hpp"
+#include "core/formats/safetensors.hpp"
+#include "core/formats/source.hpp"
 #include "runtime/backend.hpp"
 #include "runtime/cpu/cpu_common.hpp"
 #include "runtime/equivalence.hpp"

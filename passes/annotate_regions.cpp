@@ -3,7 +3,7 @@
 #include <map>
 #include <regex>
 
-#include "passes/builtin_passes.hpp"
+#include "passes/annotate_regions.hpp"
 #include "passes/pass.hpp"
 #include "passes/phases.hpp"
 #include "passes/sac.hpp"

@@ -9,7 +9,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
-#include "passes/builtin_passes.hpp"
+#include "passes/cse.hpp"
 #include "passes/graph_edit.hpp"
 
 namespace fxl {

@@ -1,6 +1,6 @@
 // dce: removes unused nodes that have no effect, keeping mutations, side effects,
 // collectives and random ops (each removable by option where that is safe to ask for).
-#include "passes/builtin_passes.hpp"
+#include "passes/dce.hpp"
 #include "passes/graph_edit.hpp"
 
 namespace fxl {

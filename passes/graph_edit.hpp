@@ -9,8 +9,8 @@
 #include <string_view>
 #include <vector>
 
-#include "core/graph.hpp"
-#include "core/op_registry.hpp"
+#include "core/ir/graph.hpp"
+#include "core/ops/op_registry.hpp"
 #include "passes/pass.hpp"
 
 namespace fxl {

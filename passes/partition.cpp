@@ -106,7 +106,6 @@ public:
     static std::string_view base(const Node& n) { return splitTarget(n.target).second; }
     static std::string_view ns(const Node& n) { return splitTarget(n.target).first; }
 
-    bool isGetitem(const Node& n) const { return n.op == NodeOp::CallFunction && ns(n) == "operator" && base(n) == "getitem"; }
     bool isView(const Node& n) const {
         return n.op == NodeOp::CallFunction && (ns(n) == "aten" || ns(n) == "prims") && viewOps().count(base(n));
     }
@@ -345,7 +344,7 @@ std::vector<std::string> cleanupRecomputeTags(Graph& g, bool defaultPartitionMod
             if (!feeds) continue;
             // a getitem whose parent belongs to a region is part of that region
             bool exempt = false;
-            if (n.op == NodeOp::CallFunction && splitTarget(n.target).second == "getitem" && !n.args.empty() && n.args[0].isNode() && g.node(n.args[0].node).meta.acGraphId)
+            if (n.isGetitem() && !n.args.empty() && n.args[0].isNode() && g.node(n.args[0].node).meta.acGraphId)
                 exempt = true;
             if (!exempt) setSave(n);  // (c) a region input
         }
@@ -415,7 +414,7 @@ bool Partitioner::isMultiOutput(const Node& n) const {
     if (n.val.kind == ValueMeta::Kind::Tuple) return true;
     if (n.val.kind != ValueMeta::Kind::Unknown || n.users.empty()) return false;
     for (NodeId u : n.users)
-        if (!ops_.isGetitem(N(u))) return false;
+        if (!N(u).isGetitem()) return false;
     return true;
 }
 
@@ -451,7 +450,7 @@ void Partitioner::chooseSaveAll() {
         if (isSym(n.val)) savedSym_.push_back(id);
         else if (isMultiOutput(n)) {
             for (NodeId u : n.users)
-                if (ops_.isGetitem(N(u))) saved_.push_back(u);
+                if (N(u).isGetitem()) saved_.push_back(u);
         } else saved_.push_back(id);
     }
 }
@@ -482,7 +481,7 @@ void Partitioner::chooseTagged() {
             }
             for (NodeId u : n.users) {
                 const Node& gi = N(u);
-                if (!ops_.isGetitem(gi)) continue;
+                if (!gi.isGetitem()) continue;
                 if (!all && !(gi.args.size() > 1 && gi.args[1].kind == Arg::Kind::Int && indices.count(gi.args[1].i))) continue;
                 saved_.push_back(u);
             }
@@ -551,7 +550,7 @@ void Partitioner::chooseMinCut() {
     auto shouldBan = [&](NodeId id) {
         const Node& n = N(id);
         if (n.op != NodeOp::CallFunction) return false;
-        if (ops_.isGetitem(n)) return false;
+        if (n.isGetitem()) return false;
         if (n.meta.recompute == Recompute::MustSave) return true;
         if (o_.recomputeViews && ops_.isView(n)) return false;
         const std::string_view b = OpSets::base(n);

@@ -35,8 +35,8 @@
 #include <string>
 #include <vector>
 
-#include "core/graph.hpp"
-#include "core/op_registry.hpp"
+#include "core/ir/graph.hpp"
+#include "core/ops/op_registry.hpp"
 #include "passes/pass.hpp"
 
 namespace fxl {
@@ -104,6 +104,9 @@ struct PartitionResult {
 PartitionResult partitionJointGraph(const Graph& joint, const PartitionOptions& opts, PassContext* ctx = nullptr);
 
 // The registered pass ("partition", options: mode, num_fwd_outputs, aggressive, ...).
+std::unique_ptr<Pass> makePartitionPass();
+
+// The partition pass (joint graph -> forward + backward graphs).
 std::unique_ptr<Pass> makePartitionPass();
 
 }  // namespace fxl

@@ -1,6 +1,8 @@
 // The pass framework: option typing, change logs, the registry, pipeline specs and runs.
 #include "passes/pass.hpp"
 
+#include "passes/builtin_passes.hpp"
+
 #include <algorithm>
 #include <cctype>
 #include <charconv>
@@ -9,7 +11,8 @@
 #include <cstdlib>
 #include <sstream>
 
-#include "core/diagnostics.hpp"
+#include "core/ir/diagnostics.hpp"
+#include "core/util/strings.hpp"
 
 namespace fxl {
 
@@ -29,12 +32,6 @@ std::string_view optionTypeName(OptionType t) {
 
 namespace {
 
-std::string trim(std::string_view s) {
-    size_t b = 0, e = s.size();
-    while (b < e && std::isspace(static_cast<unsigned char>(s[b]))) ++b;
-    while (e > b && std::isspace(static_cast<unsigned char>(s[e - 1]))) --e;
-    return std::string(s.substr(b, e - b));
-}
 
 std::string lower(std::string s) {
     for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
@@ -42,14 +39,14 @@ std::string lower(std::string s) {
 }
 
 std::optional<bool> parseBool(const std::string& text) {
-    const std::string t = lower(trim(text));
+    const std::string t = lower(std::string(trim(text)));
     if (t == "true" || t == "1") return true;
     if (t == "false" || t == "0") return false;
     return std::nullopt;
 }
 
 std::optional<int64_t> parseInt(const std::string& text) {
-    const std::string t = trim(text);
+    const std::string t(trim(text));
     if (t.empty()) return std::nullopt;
     const char* b = t.data();
     const char* e = t.data() + t.size();
@@ -61,7 +58,7 @@ std::optional<int64_t> parseInt(const std::string& text) {
 }
 
 std::optional<double> parseFloat(const std::string& text) {
-    const std::string t = trim(text);
+    const std::string t(trim(text));
     if (t.empty()) return std::nullopt;
     // strtod accepts "inf"/"nan" and hex floats; from_chars for double is not everywhere.
     char* end = nullptr;
@@ -77,7 +74,7 @@ std::vector<std::string> splitList(const std::string& text) {
     size_t start = 0;
     for (;;) {
         const size_t p = text.find(';', start);
-        std::string item = trim(std::string_view(text).substr(start, p == std::string::npos ? std::string::npos : p - start));
+        std::string item = std::string(trim(std::string_view(text).substr(start, p == std::string::npos ? std::string::npos : p - start)));
         if (!item.empty()) out.push_back(std::move(item));
         if (p == std::string::npos) break;
         start = p + 1;
@@ -138,7 +135,6 @@ PassOptions resolveOptions(const std::vector<PassOption>& decl, const std::map<s
     PassOptions out;
     for (const auto& entry : raw) {
         const std::string& name = entry.first;  // a named copy: clang 14 cannot capture structured bindings
-        const std::string& value = entry.second;
         auto it = std::find_if(decl.begin(), decl.end(), [&](const PassOption& o) { return o.name == name; });
         if (it == decl.end()) {
             std::string known;
@@ -151,7 +147,7 @@ PassOptions resolveOptions(const std::vector<PassOption>& decl, const std::map<s
     for (const auto& o : decl) {
         auto it = raw.find(o.name);
         const bool given = it != raw.end();
-        std::string v = given ? trim(it->second) : o.defaultValue;
+        std::string v = given ? std::string(trim(it->second)) : o.defaultValue;
         const std::string what = "option '" + o.name + "'";
         switch (o.type) {
             case OptionType::Bool: {
@@ -399,7 +395,7 @@ std::vector<PipelineStage> parsePipelineSpec(std::string_view spec, const PassRe
                         ++i;
                     }
                     if (i == n) specError(i, "expected ')' to close the options of '" + name + "'");
-                    const std::string value = trim(spec.substr(valStart, i - valStart));
+                    const std::string value = std::string(trim(spec.substr(valStart, i - valStart)));
                     if (st.raw.count(key)) specError(keyStart, "option '" + key + "' given twice");
                     st.raw[key] = value;
                     optColumn[key] = keyStart;
@@ -412,7 +408,7 @@ std::vector<PipelineStage> parsePipelineSpec(std::string_view spec, const PassRe
                 }
             }
         }
-        st.text = trim(spec.substr(stageStart, i - stageStart));
+        st.text = std::string(trim(spec.substr(stageStart, i - stageStart)));
         try {
             (void)resolveOptions(pass->options(), st.raw);
         } catch (const std::invalid_argument& e) {

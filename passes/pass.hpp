@@ -19,9 +19,9 @@
 #include <utility>
 #include <vector>
 
-#include "core/graph.hpp"
-#include "core/op_registry.hpp"
-#include "core/verify.hpp"
+#include "core/ir/graph.hpp"
+#include "core/ops/op_registry.hpp"
+#include "core/analysis/verify.hpp"
 
 namespace fxl {
 
@@ -154,9 +154,6 @@ public:
 private:
     std::vector<std::unique_ptr<Pass>> passes_;
 };
-
-// Registers every built-in pass (passes/builtin_passes.cpp).
-void registerBuiltinPasses(PassRegistry& reg);
 
 // ---------------------------------------------------------------- pipelines
 

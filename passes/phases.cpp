@@ -3,7 +3,7 @@
 
 #include <algorithm>
 
-#include "core/op_registry.hpp"
+#include "core/ops/op_registry.hpp"
 
 namespace fxl {
 
@@ -62,7 +62,7 @@ bool isLossSeed(const Graph& g, const Node& n) {
 // Alias-like single-input steps the loss may be read through: getitem, views, detach.
 bool isPassThrough(const Node& n) {
     if (n.op != NodeOp::CallFunction || n.args.empty() || !n.args[0].isNode()) return false;
-    if (n.target == "operator.getitem" || n.target == "_operator.getitem") return true;
+    if (n.isGetitem()) return true;
     const OpInfo* op = OpRegistry::instance().find(n.target);
     return op && (op->has(kTraitView) || op->has(kTraitAliasNoAnnot));
 }

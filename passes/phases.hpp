@@ -33,7 +33,7 @@
 #include <string>
 #include <vector>
 
-#include "core/graph.hpp"
+#include "core/ir/graph.hpp"
 
 namespace fxl {
 

@@ -6,7 +6,7 @@
 #include <map>
 #include <set>
 
-#include "passes/builtin_passes.hpp"
+#include "passes/remat.hpp"
 #include "passes/pass.hpp"
 #include "passes/phases.hpp"
 #include "passes/sac.hpp"
@@ -236,7 +236,7 @@ private:
             } else if (!n.meta.acGraphId && n.meta.recompute != Recompute::MustSave) {
                 bool feeds = false;
                 for (NodeId u : n.users) feeds = feeds || (fwdCall(u) && isRecomputeTag(g.node(u).meta.recompute));
-                bool getitemOfRegion = isGetitemNode(n) && !n.args.empty() && n.args[0].isNode() &&
+                bool getitemOfRegion = n.isGetitem() && !n.args.empty() && n.args[0].isNode() &&
                                        g.node(n.args[0].node).meta.acGraphId;
                 if (feeds && !getitemOfRegion) {
                     setTag(g, id, Recompute::MustSave, ctx);

@@ -6,7 +6,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
-#include "passes/builtin_passes.hpp"
+#include "passes/remove_detach.hpp"
 #include "passes/graph_edit.hpp"
 
 namespace fxl {

@@ -6,7 +6,6 @@
 #include <map>
 #include <set>
 
-#include "passes/builtin_passes.hpp"
 #include "passes/pass.hpp"
 #include "passes/phases.hpp"
 
@@ -71,13 +70,9 @@ bool targetMatches(std::string_view target, std::string_view pattern) {
     return !o.overload.empty() && pattern == o.name + "." + o.overload;
 }
 
-bool isGetitemNode(const Node& n) {
-    return n.op == NodeOp::CallFunction && (n.target == "operator.getitem" || n.target == "_operator.getitem");
-}
-
 bool inheritsTag(const Node& n) {
     if (n.op != NodeOp::CallFunction || n.args.empty() || !n.args[0].isNode()) return false;
-    if (isGetitemNode(n)) return true;
+    if (n.isGetitem()) return true;
     std::string p = opPacket(n.target);
     return p == "_c10d_functional.wait_tensor" || p == "c10d_functional.wait_tensor" || p == "aten.detach" ||
            p == "aten.alias";

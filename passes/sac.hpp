@@ -2,12 +2,14 @@
 // recompute tags, AC region ids, op classes (SAVE_OPS, RNG, getitem / wait), target matching.
 #pragma once
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
 
-#include "core/graph.hpp"
-#include "core/op_registry.hpp"
+#include "core/ir/graph.hpp"
+#include "core/ops/op_registry.hpp"
+#include "passes/pass.hpp"
 
 namespace fxl {
 
@@ -28,7 +30,6 @@ std::string opBaseName(std::string_view target);
 // ("aten.mm"), the name with overload ("mm.default") or the bare name ("mm").
 bool targetMatches(std::string_view target, std::string_view pattern);
 
-bool isGetitemNode(const Node& n);
 // getitem and wait_tensor: never decided on their own, they inherit their producer's tag.
 // detach / alias too (passes.md 3.4), so a policy that saves "everything else" does not stop
 // the recompute walk at an alias of a recomputable value.
@@ -41,5 +42,8 @@ bool isRngNode(const Node& n, const OpRegistry& reg = OpRegistry::instance());
 bool isSaveOp(const Node& n);
 // The node's value is a symbolic scalar (SymInt / SymFloat / SymBool) or its op is a sym op.
 bool isSymNode(const Node& n, const OpRegistry& reg = OpRegistry::instance());
+
+// The sac pass (per-op selective activation-checkpoint tagging).
+std::unique_ptr<Pass> makeSacPass();
 
 }  // namespace fxl

@@ -8,8 +8,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/graph.hpp"
-#include "core/safetensors.hpp"
+#include "core/ir/graph.hpp"
+#include "core/formats/safetensors.hpp"
 #include "runtime/tensor.hpp"
 
 namespace fxl {

@@ -7,8 +7,8 @@
 #include <string_view>
 #include <unordered_map>
 
-#include "core/diagnostics.hpp"
-#include "core/op_registry.hpp"
+#include "core/ir/diagnostics.hpp"
+#include "core/ops/op_registry.hpp"
 #include "runtime/cpu/cpu_common.hpp"
 #include "runtime/kernel.hpp"
 #include "runtime/philox.hpp"
@@ -341,7 +341,7 @@ std::unique_ptr<GraphPlan> makePlan(const Graph& g, const OpRegistry& reg, Recip
             case NodeOp::Output: np.kind = NodePlan::Kind::Output; break;
             case NodeOp::CallFunction: {
                 const bool isOperator = n.target.rfind("operator.", 0) == 0 || n.target.rfind("_operator.", 0) == 0;
-                if (isOperator && (n.target == "operator.getitem" || n.target == "_operator.getitem")) {
+                if (n.isGetitem()) {
                     // tuples by int stay a builtin (by reference); tensors take the lowering
                     np.kind = NodePlan::Kind::Builtin;
                     std::string ignored;
@@ -552,7 +552,7 @@ struct Runner {
     Value callBuiltin(const Frame& f, const Node& n, const NodePlan& np) {
         const std::string& t = n.target;
         auto argv = [&](size_t k) { return toValue(f, n.args.at(k)); };
-        if (t == "operator.getitem" || t == "_operator.getitem") {
+        if (n.isGetitem()) {
             if (np.torch && n.args.size() == 2 && n.args[0].isNode() && ref(f, n.args[0].node).isTensor()) return callTorch(f, n, np);
             // by reference: copying the whole tuple of a multi-output op to take one item
             const Value* c = nullptr;

@@ -1,7 +1,7 @@
 // Runs a graph (nested graphs of higher-order ops too) on a backend: inputs from a
 // safetensors file or generated from the placeholders' meta with a seed, get_attr constants
 // from the graph's constants file; frees every value after its last use by the rules of the
-// memory timeline (core/memory_timeline.hpp R1-R9), so the measured peak can be compared
+// memory timeline (core/analysis/memory_timeline.hpp R1-R9), so the measured peak can be compared
 // with the estimate; writes outputs to safetensors; cancellable, with progress callbacks.
 //
 // Higher-order ops (invoke_subgraph, tag_activation_checkpoint, wrap_with_set_grad_enabled,
@@ -27,8 +27,8 @@
 #include <string>
 #include <vector>
 
-#include "core/graph.hpp"
-#include "core/safetensors.hpp"
+#include "core/ir/graph.hpp"
+#include "core/formats/safetensors.hpp"
 #include "runtime/backend.hpp"
 #include "runtime/value.hpp"
 

@@ -4,6 +4,7 @@
 #include <mutex>
 
 #include "runtime/backend.hpp"
+#include "runtime/cpu/cpu_kernels.hpp"
 
 namespace fxl {
 

@@ -16,8 +16,8 @@
 #include <unordered_map>
 #include <vector>
 
-#include "core/graph.hpp"
-#include "core/op_registry.hpp"
+#include "core/ir/graph.hpp"
+#include "core/ops/op_registry.hpp"
 #include "runtime/value.hpp"
 
 namespace fxl {
@@ -65,9 +65,5 @@ public:
 private:
     std::unordered_map<std::string, KernelFn> cpu_, cuda_;
 };
-
-// Registration of the CPU kernels (one function per kernel family file, called once by
-// KernelRegistry::instance()).
-void registerCpuKernels(KernelRegistry& reg);
 
 }  // namespace fxl

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "core/dtype.hpp"
+#include "core/ir/dtype.hpp"
 
 namespace fxl {
 

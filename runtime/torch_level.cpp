@@ -7,7 +7,7 @@
 #include <mutex>
 #include <optional>
 
-#include "core/op_registry.hpp"
+#include "core/ops/op_registry.hpp"
 #include "runtime/kernel.hpp"
 
 namespace fxl {

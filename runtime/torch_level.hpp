@@ -10,7 +10,7 @@
 // Values: views (view, transpose, getitem with ints/slices/None, ...) share the input's
 // storage, in-place methods return their self, contiguous()/to() return self when nothing has
 // to change (as PyTorch); the memory timeline classifies tensor methods, augmented-assignment
-// operators and torch.X views the same way (core/memory_timeline.hpp R3). Known gap: a getitem
+// operators and torch.X views the same way (core/analysis/memory_timeline.hpp R3). Known gap: a getitem
 // with a tensor index copies (index.Tensor) where the timeline counts getitem as an alias.
 #pragma once
 
@@ -18,7 +18,7 @@
 #include <string>
 #include <vector>
 
-#include "core/graph.hpp"
+#include "core/ir/graph.hpp"
 #include "runtime/backend.hpp"
 #include "runtime/value.hpp"
 

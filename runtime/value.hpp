@@ -1,13 +1,13 @@
 // Runtime values: what a node evaluates to and what kernels receive as arguments. Mirrors
-// the IR's argument tree (core/argument.hpp) with node references replaced by their values.
+// the IR's argument tree (core/ir/argument.hpp) with node references replaced by their values.
 #pragma once
 
 #include <cstdint>
 #include <string>
 #include <vector>
 
-#include "core/argument.hpp"
-#include "core/dtype.hpp"
+#include "core/ir/argument.hpp"
+#include "core/ir/dtype.hpp"
 #include "runtime/tensor.hpp"
 
 namespace fxl {

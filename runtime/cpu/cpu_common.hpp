@@ -1,6 +1,6 @@
 // Helpers shared by the CPU kernels: exact dtype conversions (bf16/f16 round to nearest even,
 // one NaN policy), element access through strides, and an n-d index walker. Kernel families
-// live in one file each (cpu_<family>.cpp) and register through registerCpuKernels.
+// live in one file each (cpu_<family>.cpp) and register through registerCpuKernels (cpu_kernels.hpp).
 #pragma once
 
 #include <cmath>
@@ -68,16 +68,10 @@ Tensor expandTo(const Tensor& t, const std::vector<int64_t>& sizes);
 // A contiguous copy when t is not contiguous (t itself otherwise).
 Tensor contiguous(const Tensor& t, Backend& b);
 
-// Registration of each kernel family (one file each).
 // ---- kernel arguments
 // The argument `name` of the call's schema, or None when the schema has no such argument.
 const Value& optArg(const KernelCall& call, const char* name);
 // A size list argument (SymInt[]): integers, none negative (KernelError otherwise).
 std::vector<int64_t> sizeArg(const KernelCall& call, const char* name);
-
-void registerMatmulKernels(KernelRegistry& reg);       // cpu_matmul.cpp
-void registerElementwiseKernels(KernelRegistry& reg);  // cpu_elementwise.cpp
-void registerReductionKernels(KernelRegistry& reg);    // cpu_reduction.cpp
-void registerShapeKernels(KernelRegistry& reg);        // cpu_shape.cpp (views, cat/split, index ops, sort/topk)
 
 }  // namespace fxl::cpu

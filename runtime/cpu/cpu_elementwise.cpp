@@ -2,6 +2,9 @@
 // kernels (clone, _to_copy, copy). The arithmetic, activation and factory kernels live in
 // cpu_elementwise_{arith,act,factory}.cpp and register from registerElementwiseKernels.
 #include "runtime/cpu/cpu_elementwise.hpp"
+#include "runtime/cpu/cpu_elementwise_act.hpp"
+#include "runtime/cpu/cpu_elementwise_arith.hpp"
+#include "runtime/cpu/cpu_elementwise_factory.hpp"
 
 #include <algorithm>
 #include <numeric>

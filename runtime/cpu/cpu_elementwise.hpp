@@ -371,9 +371,13 @@ void castInto(const KernelCall& call, const Tensor& dst, const Tensor& src);
 // dst (any strides) = value converted to dst's dtype.
 void fillWith(const KernelCall& call, const Tensor& dst, const Value& value);
 
-void registerArithmetic(KernelRegistry& reg);   // cpu_elementwise_arith.cpp
-void registerActivations(KernelRegistry& reg);  // cpu_elementwise_act.cpp
-void registerFactories(KernelRegistry& reg);    // cpu_elementwise_factory.cpp
 void registerCopies(KernelRegistry& reg);       // cpu_elementwise.cpp (clone, casts)
 
 }  // namespace fxl::cpu::ew
+
+namespace fxl::cpu {
+
+// The whole family, registered by registerCpuKernels.
+void registerElementwiseKernels(KernelRegistry& reg);
+
+}  // namespace fxl::cpu

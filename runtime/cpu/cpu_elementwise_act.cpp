@@ -3,6 +3,8 @@
 // tanh backward. The formulas are PyTorch CPU's scalar ones (Activation.cpp,
 // UnaryOpsKernel.cpp), evaluated in f32 for f32/bf16/f16 (rounded once) and in f64 for f64,
 // with one libm call (erff/expf/tanhf or the double ones) per element on every path.
+#include "runtime/cpu/cpu_elementwise_act.hpp"
+
 #include <cmath>
 
 #include "runtime/cpu/cpu_elementwise.hpp"

@@ -2,6 +2,8 @@
 // modes), neg, abs, sign, relu, pow (three forms), comparisons, maximum/minimum, clamp,
 // logical_not, bitwise not/and/or, threshold_backward, masked_fill, where, in the dtype torch.result_type gives (Python numbers are
 // wrapped numbers: they do not raise a tensor's dtype within its category).
+#include "runtime/cpu/cpu_elementwise_arith.hpp"
+
 #include <cmath>
 
 #include "runtime/cpu/cpu_elementwise.hpp"

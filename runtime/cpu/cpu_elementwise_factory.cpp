@@ -2,6 +2,8 @@
 // new_* forms, fill / fill_ / zero_, and triu. Factories are contiguous; *_like and fill
 // follow empty_like(preserve_format). "Empty" memory is zero-filled so that a graph reading
 // it stays deterministic.
+#include "runtime/cpu/cpu_elementwise_factory.hpp"
+
 #include <cmath>
 
 #include "runtime/cpu/cpu_elementwise.hpp"

@@ -10,6 +10,8 @@
 // writer wins) and accumulations (index_put accumulate, index_add, scatter_add,
 // scatter_reduce) run on one thread in row-major order of the iteration, i.e. in index order
 // for every destination element, so the result never depends on the thread count.
+#include "runtime/cpu/cpu_index.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstring>

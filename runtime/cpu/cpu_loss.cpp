@@ -3,6 +3,8 @@
 // contract of runtime/cpu/cpu_reduction.hpp: losses sum their per-element terms in row-major
 // order (ignored nll rows contribute +0 at their position), embedding backward sums each
 // vocabulary row's gradient rows in token order (flattened indices, row-major).
+#include "runtime/cpu/cpu_loss.hpp"
+
 #include <cmath>
 
 #include "runtime/backend.hpp"

@@ -6,6 +6,8 @@
 // propagate), alpha == 0 skips the product (NaN/inf in the matrices do not propagate).
 // bf16/f16 run the f32 chain and round once after the epilogue; f64 runs the chain in double;
 // integers accumulate with wrap-around (exact whatever the order).
+#include "runtime/cpu/cpu_matmul.hpp"
+
 #include <algorithm>
 #include <string>
 #include <vector>

@@ -3,6 +3,8 @@
 // reduced by one thread in the order of the numerics contract (runtime/cpu/cpu_reduction.hpp),
 // so a row's bits never depend on the other rows in the call, their number, offsets or strides.
 // Parameter gradients of layer norm (reductions over rows) are split over columns only.
+#include "runtime/cpu/cpu_norm.hpp"
+
 #include <cmath>
 #include <limits>
 

@@ -6,6 +6,8 @@
 // a fixed lane tree, a binary-counter cascade over blocks; the order depends on the reduced
 // length only).
 #include "runtime/cpu/cpu_reduction.hpp"
+#include "runtime/cpu/cpu_loss.hpp"
+#include "runtime/cpu/cpu_norm.hpp"
 
 #include <cmath>
 #include <limits>

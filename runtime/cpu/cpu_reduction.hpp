@@ -314,8 +314,12 @@ std::optional<DType> optDType(const Value& v);
 // 1-d parameters are read through this (contiguous copy when strided).
 Tensor contiguousOf(const KernelCall& call, const Tensor& t);
 
-// Registration of the files of this family (called from registerReductionKernels).
-void registerNormKernels(KernelRegistry& reg);  // cpu_norm.cpp: softmax family, layer norm
-void registerLossKernels(KernelRegistry& reg);  // cpu_loss.cpp: nll, mse, embedding backward
 
 }  // namespace fxl::cpu::red
+
+namespace fxl::cpu {
+
+// The whole family, registered by registerCpuKernels.
+void registerReductionKernels(KernelRegistry& reg);
+
+}  // namespace fxl::cpu

@@ -4,6 +4,9 @@
 // at::detail::computeStride). reshape copies only when no view is possible, as PyTorch does.
 // Also the family's shared helpers (cpu_shape.hpp) and its registration.
 #include "runtime/cpu/cpu_shape.hpp"
+#include "runtime/cpu/cpu_index.hpp"
+#include "runtime/cpu/cpu_shape_copy.hpp"
+#include "runtime/cpu/cpu_sort.hpp"
 
 #include <algorithm>
 #include <cstring>

@@ -57,10 +57,13 @@ Tensor clonePreserve(const KernelCall& call, const Tensor& t);
 std::vector<int64_t> indexValues(const Tensor& idx, const char* op);
 bool isIndexDType(DType t);  // i64 or i32
 
-// Registration per file.
-void registerViewKernels(KernelRegistry& reg);   // cpu_shape.cpp
-void registerCopyKernels(KernelRegistry& reg);   // cpu_shape_copy.cpp
-void registerIndexKernels(KernelRegistry& reg);  // cpu_index.cpp
-void registerSortKernels(KernelRegistry& reg);   // cpu_sort.cpp
+void registerViewKernels(KernelRegistry& reg);  // the views of this file
 
 }  // namespace fxl::cpu::shape
+
+namespace fxl::cpu {
+
+// The whole family, registered by registerCpuKernels.
+void registerShapeKernels(KernelRegistry& reg);
+
+}  // namespace fxl::cpu

@@ -3,6 +3,8 @@
 // cat's dtype promotion, which converts like PyTorch's copy_. Each op allocates only its
 // output, laid out as PyTorch lays it out (contiguous, or clone(preserve_format) for the
 // *_scatter ops and flip).
+#include "runtime/cpu/cpu_shape_copy.hpp"
+
 #include <algorithm>
 #include <cstring>
 

@@ -4,6 +4,8 @@
 // leave ties in libstdc++'s introsort / nth_element order; sort(stable=True) matches ours).
 // Values are copied bit for bit from the input. Rows (all positions but `dim`) are
 // independent and split between threads.
+#include "runtime/cpu/cpu_sort.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstring>

@@ -13,7 +13,7 @@
 #include <cstdint>
 #include <optional>
 
-#include "core/dtype.hpp"
+#include "core/ir/dtype.hpp"
 
 namespace fxl {
 class ThreadPool;

@@ -12,8 +12,8 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
-#include "core/fx_text.hpp"
-#include "core/source.hpp"
+#include "core/formats/fx/fx_text_parser.hpp"
+#include "core/formats/source.hpp"
 
 #include "cli_test_util.hpp"
 

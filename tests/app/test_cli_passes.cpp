@@ -11,10 +11,10 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
-#include "core/fx_text.hpp"
-#include "core/graph_diff.hpp"
-#include "core/memory_timeline.hpp"
-#include "core/source.hpp"
+#include "core/formats/fx/fx_text_parser.hpp"
+#include "core/analysis/graph_diff.hpp"
+#include "core/analysis/memory_timeline.hpp"
+#include "core/formats/source.hpp"
 
 #include "cli_test_util.hpp"
 

@@ -14,10 +14,10 @@
 #include <cmath>
 #include <cstring>
 
-#include "core/diagnostics.hpp"
-#include "core/graph.hpp"
-#include "core/safetensors.hpp"
-#include "core/source.hpp"
+#include "core/ir/diagnostics.hpp"
+#include "core/ir/graph.hpp"
+#include "core/formats/safetensors.hpp"
+#include "core/formats/source.hpp"
 
 #include "cli_test_util.hpp"
 

@@ -18,8 +18,8 @@
 #include <cmath>
 #include <cstring>
 
-#include "core/diagnostics.hpp"
-#include "core/safetensors.hpp"
+#include "core/ir/diagnostics.hpp"
+#include "core/formats/safetensors.hpp"
 
 #include "cli_test_util.hpp"
 

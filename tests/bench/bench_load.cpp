@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
-#include "core/fx_text.hpp"
-#include "core/shape_prop.hpp"
-#include "core/sidecar.hpp"
+#include "core/formats/fx/fx_text_parser.hpp"
+#include "core/ops/shape_prop.hpp"
+#include "core/formats/sidecar.hpp"
 
 namespace {
 

@@ -18,11 +18,11 @@
 #include <string>
 #include <vector>
 
-#include "core/diagnostics.hpp"
-#include "core/graph_diff.hpp"
-#include "core/memory_timeline.hpp"
-#include "core/source.hpp"
-#include "core/verify.hpp"
+#include "core/ir/diagnostics.hpp"
+#include "core/analysis/graph_diff.hpp"
+#include "core/analysis/memory_timeline.hpp"
+#include "core/formats/source.hpp"
+#include "core/analysis/verify.hpp"
 #include "passes/pass.hpp"
 
 namespace {

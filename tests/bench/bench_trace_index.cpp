@@ -13,9 +13,9 @@
 #include <string>
 #include <vector>
 
-#include "core/diagnostics.hpp"
-#include "core/source.hpp"
-#include "core/torch_trace.hpp"
+#include "core/ir/diagnostics.hpp"
+#include "core/formats/source.hpp"
+#include "core/formats/torch_trace/torch_trace.hpp"
 
 namespace fs = std::filesystem;
 

@@ -22,9 +22,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/diagnostics.hpp"
-#include "core/safetensors.hpp"
-#include "core/source.hpp"
+#include "core/ir/diagnostics.hpp"
+#include "core/formats/safetensors.hpp"
+#include "core/formats/source.hpp"
 #include "runtime/backend.hpp"
 #include "runtime/equivalence.hpp"
 #include "runtime/executor.hpp"

@@ -6,9 +6,9 @@
 #include <string>
 #include <string_view>
 
-#include "core/diagnostics.hpp"
-#include "core/symexpr.hpp"
-#include "core/tensor_meta.hpp"
+#include "core/ir/diagnostics.hpp"
+#include "core/ir/symexpr.hpp"
+#include "core/ir/tensor_meta.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     std::string_view text(reinterpret_cast<const char*>(data), size);

@@ -3,8 +3,8 @@
 #include <cstdint>
 #include <string_view>
 
-#include "core/diagnostics.hpp"
-#include "core/graph_listing.hpp"
+#include "core/ir/diagnostics.hpp"
+#include "core/formats/fx/graph_listing.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     std::string_view text(reinterpret_cast<const char*>(data), size);

@@ -6,9 +6,9 @@
 #include <cstdio>
 #include <string>
 
-#include "core/diagnostics.hpp"
-#include "core/graph_stats.hpp"
-#include "core/source.hpp"
+#include "core/ir/diagnostics.hpp"
+#include "core/analysis/graph_stats.hpp"
+#include "core/formats/source.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     // openSource reads a path: the bytes go to a private temporary file.

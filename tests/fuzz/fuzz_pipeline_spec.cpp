@@ -6,7 +6,7 @@
 #include <string>
 #include <string_view>
 
-#include "core/diagnostics.hpp"
+#include "core/ir/diagnostics.hpp"
 #include "passes/pass.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

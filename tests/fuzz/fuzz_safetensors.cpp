@@ -3,8 +3,8 @@
 #include <cstdint>
 #include <cstdlib>
 
-#include "core/diagnostics.hpp"
-#include "core/safetensors.hpp"
+#include "core/ir/diagnostics.hpp"
+#include "core/formats/safetensors.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     fxl::SafeTensorsFile f;

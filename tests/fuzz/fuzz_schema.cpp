@@ -6,8 +6,8 @@
 #include <string>
 #include <string_view>
 
-#include "core/diagnostics.hpp"
-#include "core/op_registry.hpp"
+#include "core/ir/diagnostics.hpp"
+#include "core/ops/op_registry.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     std::string_view text(reinterpret_cast<const char*>(data), size);

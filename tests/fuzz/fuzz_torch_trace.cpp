@@ -4,8 +4,8 @@
 #include <cstdint>
 #include <string_view>
 
-#include "core/diagnostics.hpp"
-#include "core/torch_trace.hpp"
+#include "core/ir/diagnostics.hpp"
+#include "core/formats/torch_trace/torch_trace.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     std::string_view text(reinterpret_cast<const char*>(data), size);

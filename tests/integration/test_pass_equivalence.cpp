@@ -10,8 +10,8 @@
 
 #include <filesystem>
 
-#include "core/safetensors.hpp"
-#include "core/source.hpp"
+#include "core/formats/safetensors.hpp"
+#include "core/formats/source.hpp"
 #include "passes/pass.hpp"
 #include "runtime/equivalence.hpp"
 #include "runtime/executor.hpp"

@@ -7,8 +7,8 @@
 #include <algorithm>
 #include <filesystem>
 
-#include "core/fx_text.hpp"
-#include "core/source.hpp"
+#include "core/formats/fx/fx_text_writer.hpp"
+#include "core/formats/source.hpp"
 #include "passes/pass.hpp"
 
 using namespace fxl;

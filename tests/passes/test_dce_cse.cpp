@@ -8,8 +8,8 @@
 #include <set>
 #include <sstream>
 
-#include "core/fx_text.hpp"
-#include "core/source.hpp"
+#include "core/formats/fx/fx_text_parser.hpp"
+#include "core/formats/source.hpp"
 #include "passes/graph_edit.hpp"
 #include "passes/pass.hpp"
 

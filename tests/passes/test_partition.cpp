@@ -9,12 +9,13 @@
 #include <set>
 #include <sstream>
 
-#include "core/fx_text.hpp"
-#include "core/graph.hpp"
-#include "core/memory_timeline.hpp"
-#include "core/op_registry.hpp"
-#include "core/source.hpp"
-#include "core/verify.hpp"
+#include "core/formats/fx/fx_text_parser.hpp"
+#include "core/formats/fx/fx_text_writer.hpp"
+#include "core/ir/graph.hpp"
+#include "core/analysis/memory_timeline.hpp"
+#include "core/ops/op_registry.hpp"
+#include "core/formats/source.hpp"
+#include "core/analysis/verify.hpp"
 #include "passes/partition.hpp"
 #include "passes/pass.hpp"
 

@@ -6,10 +6,13 @@
 #include <fstream>
 #include <sstream>
 
-#include "core/diagnostics.hpp"
-#include "core/fx_text.hpp"
-#include "core/source.hpp"
-#include "passes/builtin_passes.hpp"
+#include "core/ir/diagnostics.hpp"
+#include "core/formats/fx/fx_text_parser.hpp"
+#include "core/formats/fx/fx_text_writer.hpp"
+#include "core/formats/source.hpp"
+#include "passes/cse.hpp"
+#include "passes/dce.hpp"
+#include "passes/remove_detach.hpp"
 #include "passes/graph_edit.hpp"
 #include "passes/pass.hpp"
 

@@ -8,12 +8,11 @@
 #include <filesystem>
 #include <set>
 
-#include "core/fx_text.hpp"
-#include "core/graph_diff.hpp"
-#include "core/memory_timeline.hpp"
-#include "core/source.hpp"
-#include "core/verify.hpp"
-#include "passes/builtin_passes.hpp"
+#include "core/formats/fx/fx_text_parser.hpp"
+#include "core/analysis/graph_diff.hpp"
+#include "core/analysis/memory_timeline.hpp"
+#include "core/formats/source.hpp"
+#include "core/analysis/verify.hpp"
 #include "passes/pass.hpp"
 #include "passes/phases.hpp"
 #include "passes/sac.hpp"

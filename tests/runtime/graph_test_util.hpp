@@ -8,8 +8,8 @@
 #include <stdexcept>
 #include <string>
 
-#include "core/graph.hpp"
-#include "core/safetensors.hpp"
+#include "core/ir/graph.hpp"
+#include "core/formats/safetensors.hpp"
 #include "runtime/executor.hpp"
 
 namespace graphtest {

@@ -16,9 +16,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/graph.hpp"
-#include "core/op_registry.hpp"
-#include "core/safetensors.hpp"
+#include "core/ir/graph.hpp"
+#include "core/ops/op_registry.hpp"
+#include "core/formats/safetensors.hpp"
 #include "runtime/backend.hpp"
 #include "runtime/cpu/cpu_common.hpp"
 #include "runtime/kernel.hpp"

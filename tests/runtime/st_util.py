@@ -15,7 +15,7 @@ ST_NAME = {
     torch.int64: "I64", torch.int32: "I32", torch.int16: "I16", torch.int8: "I8",
     torch.uint8: "U8", torch.bool: "BOOL",
 }
-# torch dtype names as the cases files and dtypeFromTorchName (core/dtype.hpp) spell them
+# torch dtype names as the cases files and dtypeFromTorchName (core/ir/dtype.hpp) spell them
 TORCH_NAME = {
     torch.float32: "float32", torch.float64: "float64", torch.bfloat16: "bfloat16",
     torch.float16: "float16", torch.int64: "int64", torch.int32: "int32", torch.int16: "int16",

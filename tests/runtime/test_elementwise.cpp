@@ -17,9 +17,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/op_registry.hpp"
-#include "core/safetensors.hpp"
-#include "core/source.hpp"
+#include "core/ops/op_registry.hpp"
+#include "core/formats/safetensors.hpp"
+#include "core/formats/source.hpp"
 #include "runtime/backend.hpp"
 #include "runtime/cpu/cpu_common.hpp"
 #include "runtime/kernel.hpp"

@@ -5,9 +5,9 @@
 
 #include <filesystem>
 
-#include "core/memory_timeline.hpp"
-#include "core/safetensors.hpp"
-#include "core/source.hpp"
+#include "core/analysis/memory_timeline.hpp"
+#include "core/formats/safetensors.hpp"
+#include "core/formats/source.hpp"
 #include "runtime/equivalence.hpp"
 #include "runtime/executor.hpp"
 

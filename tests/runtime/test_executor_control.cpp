@@ -5,7 +5,7 @@
 #include <atomic>
 #include <cstring>
 
-#include "core/fx_text.hpp"
+#include "core/formats/fx/fx_text_parser.hpp"
 #include "runtime/executor.hpp"
 #include "runtime/kernel.hpp"
 

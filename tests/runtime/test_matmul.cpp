@@ -16,8 +16,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/op_registry.hpp"
-#include "core/safetensors.hpp"
+#include "core/ops/op_registry.hpp"
+#include "core/formats/safetensors.hpp"
 #include "runtime/backend.hpp"
 #include "runtime/cpu/cpu_common.hpp"
 #include "runtime/cpu/gemm.hpp"

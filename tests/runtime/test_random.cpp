@@ -12,8 +12,8 @@
 #include <cstring>
 #include <map>
 
-#include "core/fx_text.hpp"
-#include "core/op_registry.hpp"
+#include "core/formats/fx/fx_text_parser.hpp"
+#include "core/ops/op_registry.hpp"
 #include "runtime/backend.hpp"
 #include "runtime/cpu/cpu_common.hpp"
 #include "runtime/executor.hpp"

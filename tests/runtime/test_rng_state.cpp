@@ -11,9 +11,9 @@
 #include <string>
 #include <vector>
 
-#include "core/fx_text.hpp"
-#include "core/memory_timeline.hpp"
-#include "core/safetensors.hpp"
+#include "core/formats/fx/fx_text_parser.hpp"
+#include "core/analysis/memory_timeline.hpp"
+#include "core/formats/safetensors.hpp"
 #include "runtime/executor.hpp"
 #include "runtime/kernel.hpp"
 #include "runtime/philox.hpp"

@@ -10,9 +10,9 @@
 #include <fstream>
 #include <sstream>
 
-#include "core/fx_text.hpp"
-#include "core/memory_timeline.hpp"
-#include "core/source.hpp"
+#include "core/formats/fx/fx_text_parser.hpp"
+#include "core/analysis/memory_timeline.hpp"
+#include "core/formats/source.hpp"
 #include "runtime/equivalence.hpp"
 #include "runtime/executor.hpp"
 #include "runtime/kernel.hpp"

@@ -1,0 +1,13 @@
+// The `run` verbs of the command line.
+#pragma once
+
+#include "app/cli.hpp"
+
+namespace fxl::cli {
+
+// fxlens run: executes a graph on the CPU.
+int runExec(const Args& args, Io& io);
+// fxlens check: two graphs (or a graph and expected outputs) on the same inputs.
+int runCheck(const Args& args, Io& io);
+
+}  // namespace fxl::cli

@@ -1,0 +1,471 @@
+// Meta functions of matmuls, normalizations, softmax, losses, embedding, attention,
+// dropout and convolution.
+#include "core/ops/op_meta_nn.hpp"
+
+namespace fxl::meta {
+namespace {
+
+void checkDim(const TensorMeta& t, size_t n, const char* op, const char* what) {
+    if (t.sizes.size() != n)
+        throw MetaError(std::string(op) + ": " + what + " must be a " + std::to_string(n) + "D tensor (got " +
+                        std::to_string(t.sizes.size()) + "D)");
+}
+
+void checkSame(const SymInt& a, const SymInt& b, const char* op) {
+    if (!guardEq(a, b)) throw MetaError(std::string(op) + ": shapes cannot be multiplied (" + a.str() + " vs " + b.str() + ")");
+}
+
+void checkDtypes(const TensorMeta& a, const TensorMeta& b, const char* op) {
+    if (a.dtype != b.dtype)
+        throw MetaError(std::string(op) + ": expected both operands to have the same dtype, but got " +
+                        std::string(dtypeTorchName(a.dtype)) + " != " + std::string(dtypeTorchName(b.dtype)));
+}
+
+ValueMeta mmImpl(const TensorMeta& a, const TensorMeta& b, const char* op, std::optional<DType> out = std::nullopt) {
+    checkDim(a, 2, op, "self");
+    checkDim(b, 2, op, "mat2");
+    checkSame(a.sizes[1], b.sizes[0], op);
+    if (!out) checkDtypes(a, b, op);
+    return tensorValue(makeContiguous(out ? *out : a.dtype, {a.sizes[0], b.sizes[1]}, a.device));
+}
+
+ValueMeta bmmImpl(const TensorMeta& a, const TensorMeta& b, const char* op) {
+    checkDim(a, 3, op, "batch1");
+    checkDim(b, 3, op, "batch2");
+    if (!guardEq(a.sizes[0], b.sizes[0])) throw MetaError(std::string(op) + ": batch sizes differ");
+    checkSame(a.sizes[2], b.sizes[1], op);
+    checkDtypes(a, b, op);
+    return tensorValue(makeContiguous(a.dtype, {a.sizes[0], a.sizes[1], b.sizes[2]}, a.device));
+}
+
+// matmul: torch.matmul's shape rules (1-d promotion, batch broadcasting)
+ValueMeta matmulImpl(const TensorMeta& a, const TensorMeta& b) {
+    size_t da = a.sizes.size(), db = b.sizes.size();
+    if (da == 0 || db == 0) throw MetaError("matmul: both arguments need at least 1 dimension");
+    if (da == 1 && db == 1) {
+        checkSame(a.sizes[0], b.sizes[0], "matmul");
+        return tensorValue(makeContiguous(a.dtype, {}, a.device));
+    }
+    Sizes sa = a.sizes, sb = b.sizes;
+    bool va = da == 1, vb = db == 1;
+    if (va) sa.insert(sa.begin(), SymInt(1));
+    if (vb) sb.push_back(1);
+    checkSame(sa.back(), sb[sb.size() - 2], "matmul");
+    Sizes ba(sa.begin(), sa.end() - 2), bb(sb.begin(), sb.end() - 2);
+    Sizes out = broadcastShapes({&ba, &bb});
+    if (!va) out.push_back(sa[sa.size() - 2]);
+    if (!vb) out.push_back(sb.back());
+    return tensorValue(makeContiguous(a.dtype, std::move(out), a.device));
+}
+
+Sizes statShape(const TensorMeta& input, size_t normDims, bool keepOnes = true) {
+    Sizes s;
+    size_t axis = input.sizes.size() - normDims;
+    for (size_t i = 0; i < input.sizes.size(); ++i) {
+        if (i < axis) s.push_back(input.sizes[i]);
+        else if (keepOnes) s.push_back(1);
+    }
+    return s;
+}
+
+size_t checkNormalizedShape(const TensorMeta& input, const Sizes& ns, const char* op) {
+    if (ns.empty()) throw MetaError(std::string(op) + ": normalized_shape must have at least one element");
+    if (ns.size() > input.sizes.size()) throw MetaError(std::string(op) + ": input has fewer dims than normalized_shape");
+    size_t off = input.sizes.size() - ns.size();
+    for (size_t i = 0; i < ns.size(); ++i)
+        if (!guardEq(input.sizes[off + i], ns[i]))
+            throw MetaError(std::string(op) + ": normalized_shape does not match the input's trailing dims");
+    return ns.size();
+}
+
+bool isLowPrecision(DType t) { return t == DType::F16 || t == DType::BF16; }
+bool onCpu(const TensorMeta& t) { return t.device.empty() || t.device == "cpu"; }
+
+ValueMeta noneOr(bool present, TensorMeta t) {
+    if (!present) {
+        ValueMeta v;
+        v.kind = ValueMeta::Kind::None;
+        return v;
+    }
+    return tensorValue(std::move(t));
+}
+
+std::vector<bool> maskOf(const MetaCall& c, const char* name, size_t n) {
+    std::vector<bool> m(n, true);
+    const Arg& a = c.arg(name);
+    if (a.isSequence())
+        for (size_t i = 0; i < n && i < a.items.size(); ++i) m[i] = toBool(a.items[i], name);
+    return m;
+}
+
+ValueMeta softmaxImpl(const MetaCall& c) {
+    const TensorMeta& self = tensorOf(c, "self");
+    wrapDim(intArg(c, "dim"), static_cast<int64_t>(self.sizes.size()));
+    bool halfToFloat = toBool(c.arg("half_to_float"), "half_to_float");
+    DType dt = halfToFloat ? DType::F32 : self.dtype;
+    if (!isFloatingPoint(dt) && !isComplex(dt)) throw MetaError("softmax: expected a floating point input");
+    return tensorValue(makeContiguous(dt, self.sizes, self.device));
+}
+
+ValueMeta softmaxBackwardImpl(const MetaCall& c) {
+    const TensorMeta& grad = tensorOf(c, "grad_output");
+    const TensorMeta& out = tensorOf(c, "output");
+    if (grad.sizes.size() != out.sizes.size()) throw MetaError("softmax backward: grad and output differ in rank");
+    wrapDim(intArg(c, "dim"), static_cast<int64_t>(grad.sizes.size()));
+    auto inDt = toOptDType(c.arg("input_dtype"));
+    DType dt = grad.dtype;
+    if (inDt && grad.dtype == DType::F32 && isLowPrecision(*inDt)) dt = *inDt;
+    return tensorValue(makeContiguous(dt, grad.sizes, grad.device));
+}
+
+// Convolution output size per spatial dim.
+Sizes convOutput(const TensorMeta& in, const TensorMeta& w, const std::vector<int64_t>& stride,
+                 const std::vector<int64_t>& pad, const std::vector<int64_t>& dil, bool transposed,
+                 const std::vector<int64_t>& outPad, int64_t groups) {
+    size_t nsp = in.sizes.size() - 2;
+    auto at = [](const std::vector<int64_t>& v, size_t i, int64_t dflt) {
+        return v.empty() ? dflt : v.size() == 1 ? v[0] : i < v.size() ? v[i] : dflt;
+    };
+    Sizes out{in.sizes[0], transposed ? mul(w.sizes[1], groups) : w.sizes[0]};
+    for (size_t i = 0; i < nsp; ++i) {
+        const SymInt& x = in.sizes[i + 2];
+        const SymInt& k = w.sizes[i + 2];
+        int64_t s = at(stride, i, 1), p = at(pad, i, 0), d = at(dil, i, 1), op = at(outPad, i, 0);
+        if (transposed) {
+            out.push_back(add(add(sub(mul(sub(x, 1), s), 2 * p), mul(d, sub(k, 1))), op + 1));
+        } else {
+            SymInt num = sub(sub(add(x, 2 * p), mul(d, sub(k, 1))), 1);
+            out.push_back(add(floorDiv(num, s), 1));
+        }
+    }
+    return out;
+}
+
+}  // namespace
+
+void registerNn(MetaTable& t) {
+    t["aten.mm.default"] = [](const MetaCall& c) { return mmImpl(tensorOf(c, "self"), tensorOf(c, "mat2"), "mm"); };
+    t["aten.mm.dtype"] = [](const MetaCall& c) {
+        return mmImpl(tensorOf(c, "self"), tensorOf(c, "mat2"), "mm", toOptDType(c.arg("out_dtype")));
+    };
+    t["aten._int_mm.default"] = [](const MetaCall& c) {
+        return mmImpl(tensorOf(c, "self"), tensorOf(c, "mat2"), "_int_mm", DType::I32);
+    };
+    t["aten.addmm.default"] = [](const MetaCall& c) {
+        ValueMeta r = mmImpl(tensorOf(c, "mat1"), tensorOf(c, "mat2"), "addmm");
+        const TensorMeta& self = tensorOf(c, "self");
+        broadcastShapes({&self.sizes, &r.tensor.sizes});
+        return r;
+    };
+    t["aten.bmm.default"] = [](const MetaCall& c) { return bmmImpl(tensorOf(c, "self"), tensorOf(c, "mat2"), "bmm"); };
+    t["aten.baddbmm.default"] = [](const MetaCall& c) {
+        ValueMeta r = bmmImpl(tensorOf(c, "batch1"), tensorOf(c, "batch2"), "baddbmm");
+        const TensorMeta& self = tensorOf(c, "self");
+        broadcastShapes({&self.sizes, &r.tensor.sizes});
+        return r;
+    };
+    t["aten.matmul.default"] = [](const MetaCall& c) { return matmulImpl(tensorOf(c, "self"), tensorOf(c, "other")); };
+    t["aten.linear.default"] = [](const MetaCall& c) {
+        const TensorMeta& in = tensorOf(c, "input");
+        const TensorMeta& w = tensorOf(c, "weight");
+        if (in.sizes.empty() || w.sizes.empty() || w.sizes.size() > 2) throw MetaError("linear: bad ranks");
+        checkSame(in.sizes.back(), w.sizes.back(), "linear");
+        Sizes out(in.sizes.begin(), in.sizes.end() - 1);
+        if (w.sizes.size() == 2) out.push_back(w.sizes[0]);
+        return tensorValue(makeContiguous(in.dtype, std::move(out), in.device));
+    };
+    t["aten._scaled_mm.default"] = [](const MetaCall& c) {
+        auto od = toOptDType(c.arg("out_dtype"));
+        const TensorMeta& a = tensorOf(c, "self");
+        return mmImpl(a, tensorOf(c, "mat2"), "_scaled_mm", od ? *od : a.dtype);
+    };
+    auto grouped = [](const MetaCall& c) {
+        const TensorMeta& a = tensorOf(c, "self");
+        const TensorMeta& b = tensorOf(c, "mat2");
+        auto od = toOptDType(c.arg("out_dtype"));
+        DType dt = od ? *od : a.dtype;
+        bool a2 = a.sizes.size() == 2, b2 = b.sizes.size() == 2;
+        Sizes out;
+        if (a2 && b2) {
+            const TensorMeta* offs = optTensorOf(c, "offs");
+            if (!offs || offs->sizes.empty()) throw MetaError("_grouped_mm: 2d x 2d needs offs");
+            out = {offs->sizes[0], a.sizes[0], b.sizes[1]};
+        } else if (a2) {
+            out = {a.sizes[0], b.sizes.back()};
+        } else if (b2) {
+            out = {a.sizes[1], b.sizes[1]};
+        } else {
+            out = {a.sizes[0], a.sizes[1], b.sizes.back()};
+        }
+        // rows padded to 16 bytes as the kernels allocate them
+        int64_t align = std::max(1, 16 / std::max(1, dtypeItemSize(dt)));
+        Sizes st(out.size());
+        st.back() = 1;
+        SymInt n = out.back();
+        SymInt padded = n.isConcrete() ? SymInt(((*n.maybeValue() + align - 1) / align) * align) : n;
+        st[out.size() - 2] = padded;
+        if (out.size() == 3) st[0] = mul(padded, out[1]);
+        return tensorValue(makeTensor(dt, std::move(out), std::move(st), a.device));
+    };
+    t["aten._grouped_mm.default"] = grouped;
+    t["aten._scaled_grouped_mm.default"] = grouped;
+
+    t["aten._softmax.default"] = softmaxImpl;
+    t["aten._log_softmax.default"] = softmaxImpl;
+    t["aten._softmax_backward_data.default"] = softmaxBackwardImpl;
+    t["aten._log_softmax_backward_data.default"] = softmaxBackwardImpl;
+    t["aten._safe_softmax.default"] = [](const MetaCall& c) {
+        const TensorMeta& self = tensorOf(c, "self");
+        auto dt = toOptDType(c.arg("dtype"));
+        return tensorValue(makeContiguous(dt ? *dt : self.dtype, self.sizes, self.device));
+    };
+
+    t["aten.native_layer_norm.default"] = [](const MetaCall& c) {
+        const TensorMeta& in = tensorOf(c, "input");
+        Sizes ns = symListArg(c, "normalized_shape");
+        size_t nd = checkNormalizedShape(in, ns, "native_layer_norm");
+        // stats stay in the accumulation type on accelerators; CPU casts them back
+        DType statDt = (!onCpu(in) && isLowPrecision(in.dtype)) ? DType::F32 : in.dtype;
+        Sizes st = statShape(in, nd);
+        return ValueMeta::ofTuple({tensorValue(makeContiguous(in.dtype, in.sizes, in.device)),
+                                   tensorValue(makeContiguous(statDt, st, in.device)),
+                                   tensorValue(makeContiguous(statDt, st, in.device))});
+    };
+    t["aten.native_layer_norm_backward.default"] = [](const MetaCall& c) {
+        const TensorMeta& in = tensorOf(c, "input");
+        tensorOf(c, "grad_out");
+        checkNormalizedShape(in, symListArg(c, "normalized_shape"), "native_layer_norm_backward");
+        auto m = maskOf(c, "output_mask", 3);
+        const TensorMeta* w = optTensorOf(c, "weight");
+        const TensorMeta* b = optTensorOf(c, "bias");
+        return ValueMeta::ofTuple({noneOr(m[0], makeContiguous(in.dtype, in.sizes, in.device)),
+                                   noneOr(m[1] && w, w ? makeContiguous(w->dtype, w->sizes, w->device) : TensorMeta{}),
+                                   noneOr(m[2] && b, b ? makeContiguous(b->dtype, b->sizes, b->device) : TensorMeta{})});
+    };
+    t["aten._fused_rms_norm.default"] = [](const MetaCall& c) {
+        const TensorMeta& in = tensorOf(c, "input");
+        size_t nd = checkNormalizedShape(in, symListArg(c, "normalized_shape"), "_fused_rms_norm");
+        DType statDt = isLowPrecision(in.dtype) ? DType::F32 : in.dtype;
+        return ValueMeta::ofTuple({tensorValue(makeContiguous(in.dtype, in.sizes, in.device)),
+                                   tensorValue(makeContiguous(statDt, statShape(in, nd), in.device))});
+    };
+    t["aten._fused_rms_norm_backward.default"] = [](const MetaCall& c) {
+        const TensorMeta& in = tensorOf(c, "input");
+        auto m = maskOf(c, "output_mask", 2);
+        const TensorMeta* w = optTensorOf(c, "weight");
+        return ValueMeta::ofTuple({noneOr(m[0], makeContiguous(in.dtype, in.sizes, in.device)),
+                                   noneOr(m[1] && w, w ? makeContiguous(w->dtype, w->sizes, w->device) : TensorMeta{})});
+    };
+    t["aten.rms_norm.default"] = [](const MetaCall& c) {
+        const TensorMeta& in = tensorOf(c, "input");
+        checkNormalizedShape(in, symListArg(c, "normalized_shape"), "rms_norm");
+        return tensorValue(makeContiguous(in.dtype, in.sizes, in.device));
+    };
+    t["aten.native_group_norm.default"] = [](const MetaCall& c) {
+        const TensorMeta& in = tensorOf(c, "input");
+        SymInt n = symArg(c, "N");
+        SymInt g = intArg(c, "group");
+        DType statDt = in.dtype;
+        return ValueMeta::ofTuple({tensorValue(makeTensor(in.dtype, in.sizes, stridesLike(in, ""), in.device)),
+                                   tensorValue(makeContiguous(statDt, {n, g}, in.device)),
+                                   tensorValue(makeContiguous(statDt, {n, g}, in.device))});
+    };
+    t["aten._native_batch_norm_legit_functional.default"] = [](const MetaCall& c) {
+        const TensorMeta& in = tensorOf(c, "input");
+        if (in.sizes.size() < 2) throw MetaError("batch_norm: input must have at least 2 dims");
+        bool training = toBool(c.arg("training"), "training");
+        SymInt ch = in.sizes[1];
+        DType statDt = isLowPrecision(in.dtype) ? DType::F32 : in.dtype;
+        Sizes saveShape = training ? Sizes{ch} : Sizes{SymInt(0)};
+        const TensorMeta& rm = tensorOf(c, "running_mean");
+        const TensorMeta& rv = tensorOf(c, "running_var");
+        return ValueMeta::ofTuple({tensorValue(makeTensor(in.dtype, in.sizes, stridesLike(in, ""), in.device)),
+                                   tensorValue(makeContiguous(statDt, saveShape, in.device)),
+                                   tensorValue(makeContiguous(statDt, saveShape, in.device)),
+                                   tensorValue(makeContiguous(rm.dtype, rm.sizes, rm.device)),
+                                   tensorValue(makeContiguous(rv.dtype, rv.sizes, rv.device))});
+    };
+
+    t["aten.embedding.default"] = [](const MetaCall& c) {
+        const TensorMeta& w = tensorOf(c, "weight");
+        const TensorMeta& idx = tensorOf(c, "indices");
+        checkDim(w, 2, "embedding", "weight");
+        if (!isIntegral(idx.dtype, false)) throw MetaError("embedding: indices must be an integer tensor");
+        Sizes out = idx.sizes;
+        out.push_back(w.sizes[1]);
+        return tensorValue(makeContiguous(w.dtype, std::move(out), w.device));
+    };
+    t["aten.embedding_dense_backward.default"] = [](const MetaCall& c) {
+        const TensorMeta& g = tensorOf(c, "grad_output");
+        tensorOf(c, "indices");
+        if (g.sizes.empty()) throw MetaError("embedding_dense_backward: grad must have at least 1 dim");
+        return tensorValue(makeContiguous(g.dtype, {symArg(c, "num_weights"), g.sizes.back()}, g.device));
+    };
+
+    t["aten.nll_loss_forward.default"] = [](const MetaCall& c) {
+        const TensorMeta& self = tensorOf(c, "self");
+        const TensorMeta& target = tensorOf(c, "target");
+        if (self.sizes.empty() || self.sizes.size() > 2) throw MetaError("nll_loss: input tensor should be 1D or 2D");
+        if (target.sizes.size() > 1) throw MetaError("nll_loss: 0D or 1D target tensor expected, multi-target not supported");
+        bool batched = self.sizes.size() == 2;
+        if (batched && (target.sizes.empty() || !guardEq(self.sizes[0], target.sizes[0])))
+            throw MetaError("nll_loss: size mismatch between input and target batch");
+        int64_t reduction = intArg(c, "reduction");
+        Sizes outShape;
+        if (reduction == 0 && batched) outShape = {self.sizes[0]};
+        return ValueMeta::ofTuple({tensorValue(makeContiguous(self.dtype, outShape, self.device)),
+                                   tensorValue(makeContiguous(self.dtype, {}, self.device))});
+    };
+    t["aten.nll_loss_backward.default"] = [](const MetaCall& c) {
+        const TensorMeta& self = tensorOf(c, "self");
+        tensorOf(c, "grad_output");
+        return tensorValue(makeContiguous(self.dtype, self.sizes, self.device));
+    };
+    t["aten.mse_loss.default"] = [](const MetaCall& c) {
+        const TensorMeta& self = tensorOf(c, "self");
+        const TensorMeta& target = tensorOf(c, "target");
+        Sizes shape = broadcastShapes({&self.sizes, &target.sizes});
+        DType dt = promoteTypes(self.dtype, target.dtype);
+        if (intArg(c, "reduction") == 0) {
+            Sizes st = iteratorStrides(shape, {&self, &target});
+            return tensorValue(makeTensor(dt, std::move(shape), std::move(st), self.device));
+        }
+        return tensorValue(makeContiguous(dt, {}, self.device));
+    };
+    t["aten.mse_loss_backward.default"] = [](const MetaCall& c) {
+        const TensorMeta& self = tensorOf(c, "self");
+        tensorOf(c, "grad_output");
+        tensorOf(c, "target");
+        return tensorValue(makeContiguous(self.dtype, self.sizes, self.device));
+    };
+
+    // attention
+    auto flashLike = [](const MetaCall& c) {
+        const TensorMeta& q = tensorOf(c, "query");
+        const TensorMeta& k = tensorOf(c, "key");
+        const TensorMeta& v = tensorOf(c, "value");
+        checkDim(q, 4, "scaled_dot_product_attention", "query");
+        Sizes outSize{q.sizes[0], q.sizes[1], q.sizes[2], v.sizes[3]};
+        // empty_like(query.transpose(1, 2)).transpose(1, 2)
+        TensorMeta qt = q;
+        std::swap(qt.sizes[1], qt.sizes[2]);
+        if (qt.strides.size() == 4) std::swap(qt.strides[1], qt.strides[2]);
+        std::swap(outSize[1], outSize[2]);
+        Sizes st = guardEq(q.sizes[3], v.sizes[3]) ? stridesLike(qt, "") : contiguous(outSize);
+        std::swap(outSize[1], outSize[2]);
+        std::swap(st[1], st[2]);
+        TensorMeta out = makeTensor(q.dtype, outSize, st, q.device);
+        TensorMeta lse = makeContiguous(DType::F32, {q.sizes[0], q.sizes[1], q.sizes[2]}, q.device);
+        bool debug = hasArg(c, "return_debug_mask") && toBool(c.arg("return_debug_mask"), "return_debug_mask");
+        TensorMeta dbg = debug ? makeContiguous(q.dtype, {q.sizes[0], q.sizes[1], q.sizes[2], k.sizes[2]}, q.device)
+                               : makeContiguous(q.dtype, {SymInt(0)}, q.device);
+        ValueMeta none;
+        none.kind = ValueMeta::Kind::None;
+        ValueMeta maxQ, maxK;
+        maxQ.kind = maxK.kind = ValueMeta::Kind::SymInt;
+        maxQ.sym = q.sizes[2].expr();
+        maxQ.symHint = q.sizes[2].maybeValue();
+        maxK.sym = k.sizes[2].expr();
+        maxK.symHint = k.sizes[2].maybeValue();
+        TensorMeta seed = makeContiguous(DType::I64, {}, q.device);
+        std::vector<ValueMeta> r{tensorValue(out), tensorValue(lse), none, none, maxQ, maxK,
+                                 tensorValue(seed), tensorValue(seed), tensorValue(dbg)};
+        return ValueMeta::ofTuple(std::move(r));
+    };
+    t["aten._scaled_dot_product_flash_attention.default"] = flashLike;
+    t["aten._scaled_dot_product_cudnn_attention.default"] = flashLike;
+    auto gradsLikeQkv = [](const MetaCall& c) {
+        const TensorMeta& q = tensorOf(c, "query");
+        const TensorMeta& k = tensorOf(c, "key");
+        const TensorMeta& v = tensorOf(c, "value");
+        return ValueMeta::ofTuple({tensorValue(makeTensor(q.dtype, q.sizes, stridesLike(q, ""), q.device)),
+                                   tensorValue(makeTensor(k.dtype, k.sizes, stridesLike(k, ""), k.device)),
+                                   tensorValue(makeTensor(v.dtype, v.sizes, stridesLike(v, ""), v.device))});
+    };
+    t["aten._scaled_dot_product_flash_attention_backward.default"] = gradsLikeQkv;
+    t["aten._scaled_dot_product_cudnn_attention_backward.default"] = gradsLikeQkv;
+    t["aten._scaled_dot_product_flash_attention_for_cpu_backward.default"] = gradsLikeQkv;
+    t["aten._scaled_dot_product_flash_attention_for_cpu.default"] = [](const MetaCall& c) {
+        const TensorMeta& q = tensorOf(c, "query");
+        const TensorMeta& v = tensorOf(c, "value");
+        checkDim(q, 4, "scaled_dot_product_attention", "query");
+        // (B, L, H, E) contiguous, transposed to (B, H, L, E)
+        Sizes blhe{q.sizes[0], q.sizes[2], q.sizes[1], v.sizes[3]};
+        Sizes st = contiguous(blhe);
+        TensorMeta out = makeTensor(q.dtype, {q.sizes[0], q.sizes[1], q.sizes[2], v.sizes[3]},
+                                    {st[0], st[2], st[1], st[3]}, q.device);
+        Sizes blh{q.sizes[0], q.sizes[2], q.sizes[1]};
+        Sizes ls = contiguous(blh);
+        TensorMeta lse = makeTensor(DType::F32, {q.sizes[0], q.sizes[1], q.sizes[2]}, {ls[0], ls[2], ls[1]}, q.device);
+        return ValueMeta::ofTuple({tensorValue(std::move(out)), tensorValue(std::move(lse))});
+    };
+    t["aten._scaled_dot_product_efficient_attention.default"] = [](const MetaCall& c) {
+        const TensorMeta& q = tensorOf(c, "query");
+        const TensorMeta& v = tensorOf(c, "value");
+        checkDim(q, 4, "scaled_dot_product_attention", "query");
+        Sizes bmhk{q.sizes[0], q.sizes[2], q.sizes[1], v.sizes[3]};
+        Sizes st = contiguous(bmhk);
+        TensorMeta out = makeTensor(q.dtype, {q.sizes[0], q.sizes[1], q.sizes[2], v.sizes[3]},
+                                    {st[0], st[2], st[1], st[3]}, q.device);
+        bool lse = toBool(c.arg("compute_log_sumexp"), "compute_log_sumexp");
+        SymInt lseLen = lse ? mul(ceilDiv(q.sizes[2], 32), 32) : SymInt(0);
+        TensorMeta l = makeContiguous(DType::F32, {q.sizes[0], q.sizes[1], lseLen}, q.device);
+        TensorMeta seed = makeContiguous(DType::I64, {}, q.device);
+        return ValueMeta::ofTuple({tensorValue(std::move(out)), tensorValue(std::move(l)), tensorValue(seed),
+                                   tensorValue(seed)});
+    };
+    t["aten._scaled_dot_product_efficient_attention_backward.default"] = [](const MetaCall& c) {
+        const TensorMeta& q = tensorOf(c, "query");
+        const TensorMeta& k = tensorOf(c, "key");
+        const TensorMeta& v = tensorOf(c, "value");
+        auto m = maskOf(c, "grad_input_mask", 4);
+        const TensorMeta* bias = optTensorOf(c, "attn_bias");
+        return ValueMeta::ofTuple({tensorValue(makeTensor(q.dtype, q.sizes, stridesLike(q, ""), q.device)),
+                                   tensorValue(makeTensor(k.dtype, k.sizes, stridesLike(k, ""), k.device)),
+                                   tensorValue(makeTensor(v.dtype, v.sizes, stridesLike(v, ""), v.device)),
+                                   noneOr(m[3] && bias, bias ? makeContiguous(bias->dtype, bias->sizes, bias->device)
+                                                             : TensorMeta{})});
+    };
+    t["aten.scaled_dot_product_attention.default"] = [](const MetaCall& c) {
+        const TensorMeta& q = tensorOf(c, "query");
+        const TensorMeta& v = tensorOf(c, "value");
+        if (q.sizes.empty() || v.sizes.empty()) throw MetaError("scaled_dot_product_attention: bad ranks");
+        Sizes out = q.sizes;
+        out.back() = v.sizes.back();
+        return tensorValue(makeContiguous(q.dtype, std::move(out), q.device));
+    };
+
+    t["aten.native_dropout.default"] = [](const MetaCall& c) {
+        const TensorMeta& in = tensorOf(c, "input");
+        Sizes st = stridesLike(in, "");
+        return ValueMeta::ofTuple({tensorValue(makeTensor(in.dtype, in.sizes, st, in.device)),
+                                   tensorValue(makeTensor(DType::Bool, in.sizes, st, in.device))});
+    };
+    t["aten.bernoulli.p"] = [](const MetaCall& c) {
+        const TensorMeta& self = tensorOf(c, "self");
+        return tensorValue(makeTensor(self.dtype, self.sizes, stridesLike(self, ""), self.device));
+    };
+
+    t["aten.convolution.default"] = [](const MetaCall& c) {
+        const TensorMeta& in = tensorOf(c, "input");
+        const TensorMeta& w = tensorOf(c, "weight");
+        if (in.sizes.size() < 3 || w.sizes.size() != in.sizes.size()) throw MetaError("convolution: bad ranks");
+        bool transposed = toBool(c.arg("transposed"), "transposed");
+        Sizes out = convOutput(in, w, intListArg(c, "stride"), intListArg(c, "padding"), intListArg(c, "dilation"),
+                               transposed, intListArg(c, "output_padding"), intArg(c, "groups"));
+        bool cl = isChannelsLastStrides(in) || isChannelsLastStrides(w);
+        Sizes st = cl ? stridesFor(out, out.size() == 4 ? "channels_last" : "channels_last_3d") : contiguous(out);
+        return tensorValue(makeTensor(in.dtype, std::move(out), std::move(st), in.device));
+    };
+    t["aten.convolution_backward.default"] = [](const MetaCall& c) {
+        const TensorMeta& in = tensorOf(c, "input");
+        const TensorMeta& w = tensorOf(c, "weight");
+        auto m = maskOf(c, "output_mask", 3);
+        Sizes bias = symListArg(c, "bias_sizes");
+        return ValueMeta::ofTuple({noneOr(m[0], makeTensor(in.dtype, in.sizes, stridesLike(in, ""), in.device)),
+                                   noneOr(m[1], makeTensor(w.dtype, w.sizes, stridesLike(w, ""), w.device)),
+                                   noneOr(m[2], makeContiguous(w.dtype, bias.empty() ? Sizes{w.sizes[0]} : bias, w.device))});
+    };
+}
+
+}  // namespace fxl::meta

@@ -1,0 +1,38 @@
+// Shape propagation: runs every call_function node's meta function in topological
+// order and stores the result in node.val (dtype, sizes, strides, device; tuples for
+// multi-output ops), the way FakeTensorProp does in PyTorch.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "core/ir/graph.hpp"
+#include "core/ir/tensor_meta.hpp"
+
+namespace fxl {
+
+struct ShapePropOptions {
+    // Metas of the graph inputs by placeholder name (target accepted too). A placeholder
+    // with no entry keeps the val it has (e.g. from its annotation).
+    std::map<std::string, TensorMeta> inputs;
+    // Metas of get_attr tensors by attribute name ("_tensor_constant0").
+    std::map<std::string, TensorMeta> constants;
+    // A graph with the recorded metas (same node names): the hints of data-dependent
+    // sizes (bincount, nonzero, boolean-mask indexing, repeat_interleave) come from it.
+    const Graph* recorded = nullptr;
+    // false: nodes that already have a val keep it and are not recomputed.
+    bool overwrite = true;
+};
+
+struct ShapePropResult {
+    int nodesComputed = 0;                // call_function nodes whose val was computed
+    std::vector<std::string> problems;    // "node 'x' (aten.foo.default): why", one per root cause
+    std::vector<std::string> unbacked;    // new unbacked symbols: "u0 (bincount, hint 4)"
+};
+
+// Never throws for bad graphs: unknown ops, missing metas and meta errors become problems;
+// nodes depending on a failed node are skipped (counted in one summary problem).
+ShapePropResult propagateShapes(Graph& g, const ShapePropOptions& opts);
+
+}  // namespace fxl

@@ -1,0 +1,10 @@
+// Floating-point unary kernels and activation backward.
+#pragma once
+
+#include "runtime/kernel.hpp"
+
+namespace fxl::cpu::ew {
+
+void registerActivations(KernelRegistry& reg);
+
+}  // namespace fxl::cpu::ew

@@ -1,0 +1,10 @@
+// Arithmetic, comparison and selection kernels.
+#pragma once
+
+#include "runtime/kernel.hpp"
+
+namespace fxl::cpu::ew {
+
+void registerArithmetic(KernelRegistry& reg);
+
+}  // namespace fxl::cpu::ew

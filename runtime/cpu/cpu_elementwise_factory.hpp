@@ -1,0 +1,10 @@
+// Factories and fills.
+#pragma once
+
+#include "runtime/kernel.hpp"
+
+namespace fxl::cpu::ew {
+
+void registerFactories(KernelRegistry& reg);
+
+}  // namespace fxl::cpu::ew

@@ -1,0 +1,10 @@
+// CPU kernels of the losses and of embedding backward.
+#pragma once
+
+#include "runtime/kernel.hpp"
+
+namespace fxl::cpu::red {
+
+void registerLossKernels(KernelRegistry& reg);
+
+}  // namespace fxl::cpu::red

@@ -1,0 +1,10 @@
+// CPU kernels of the row-wise normalisations (softmax family, layer norm).
+#pragma once
+
+#include "runtime/kernel.hpp"
+
+namespace fxl::cpu::red {
+
+void registerNormKernels(KernelRegistry& reg);
+
+}  // namespace fxl::cpu::red

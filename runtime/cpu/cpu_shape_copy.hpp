@@ -1,0 +1,10 @@
+// The shape family's copies (cat, stack, repeat, flip, scatters into views, ...).
+#pragma once
+
+#include "runtime/kernel.hpp"
+
+namespace fxl::cpu::shape {
+
+void registerCopyKernels(KernelRegistry& reg);
+
+}  // namespace fxl::cpu::shape
