@@ -23,7 +23,8 @@ namespace fxl::cli {
 namespace {
 
 // Options every verb understands.
-const std::vector<OptionSpec>& commonOptions() {
+const std::vector<OptionSpec>& commonOptions()
+{
     static const std::vector<OptionSpec> opts = {
         {"json", 0, "", "machine output: one JSON document on stdout"},
         {"help", 'h', "", "show this help"},
@@ -31,7 +32,8 @@ const std::vector<OptionSpec>& commonOptions() {
     return opts;
 }
 
-const OptionSpec* findOption(const Verb& v, const std::string& longName, char shortName) {
+const OptionSpec* findOption(const Verb& v, const std::string& longName, char shortName)
+{
     auto match = [&](const OptionSpec& o) {
         return longName.empty() ? (shortName != 0 && o.shortName == shortName) : o.name == longName;
     };
@@ -42,7 +44,8 @@ const OptionSpec* findOption(const Verb& v, const std::string& longName, char sh
     return nullptr;
 }
 
-void printOptionList(const std::vector<OptionSpec>& opts, std::ostream& out) {
+void printOptionList(const std::vector<OptionSpec>& opts, std::ostream& out)
+{
     for (const auto& o : opts) {
         std::string left = "  ";
         left += o.shortName ? std::string("-") + o.shortName + ", " : "    ";
@@ -56,13 +59,15 @@ void printOptionList(const std::vector<OptionSpec>& opts, std::ostream& out) {
 
 }  // namespace
 
-std::string Args::value(const std::string& name, const std::string& fallback) const {
+std::string Args::value(const std::string& name, const std::string& fallback) const
+{
     auto it = options.find(name);
     if (it == options.end() || it->second.empty()) return fallback;
     return it->second.back();
 }
 
-long long Args::intValue(const std::string& name, long long fallback) const {
+long long Args::intValue(const std::string& name, long long fallback) const
+{
     if (!has(name)) return fallback;
     const std::string v = value(name);
     size_t pos = 0;
@@ -77,7 +82,8 @@ long long Args::intValue(const std::string& name, long long fallback) const {
     return n;
 }
 
-std::string formatBytes(long long bytes) {
+std::string formatBytes(long long bytes)
+{
     if (bytes < 1024) return std::to_string(bytes) + " B";
     static const char* units[] = {"KiB", "MiB", "GiB", "TiB", "PiB"};
     double v = static_cast<double>(bytes);
@@ -91,9 +97,11 @@ std::string formatBytes(long long bytes) {
     return buf;
 }
 
-const std::vector<Verb>& verbTable() {
+const std::vector<Verb>& verbTable()
+{
     static const std::vector<Verb> verbs = {
-        {"info", "summarize graphs and logs: origin, node counts, ops, parameter and activation bytes",
+        {"info",
+         "summarize graphs and logs: origin, node counts, ops, parameter and activation bytes",
          "fxlens info [options] FILE...",
          "For every FILE (FX code, graph listing, fxlens JSON, TORCH_TRACE log or directory of\n"
          "logs, tlparse output folder) print its format and, for logs, ranks, compile ids,\n"
@@ -106,8 +114,11 @@ const std::vector<Verb>& verbTable() {
              {"top", 0, "N", "operators shown in the histogram (default 10)"},
              {"all-ops", 0, "", "show every operator in the histogram"},
          },
-         1, -1, &runInfo},
-        {"convert", "write a graph as fxlens JSON or as print_readable() Python text",
+         1,
+         -1,
+         &runInfo},
+        {"convert",
+         "write a graph as fxlens JSON or as print_readable() Python text",
          "fxlens convert [options] FILE --to json|py [-o OUT]",
          "Convert one graph of FILE. A file with several graphs needs --graph ID. Output goes to\n"
          "stdout unless -o is given; -o writes atomically and never replaces an existing file\n"
@@ -118,8 +129,11 @@ const std::vector<Verb>& verbTable() {
              {"output", 'o', "OUT", "write to OUT instead of stdout"},
              {"force", 'f', "", "replace OUT if it exists"},
          },
-         1, 1, &runConvert},
-        {"passes", "list the graph passes, or run a pipeline of them and write every step",
+         1,
+         1,
+         &runConvert},
+        {"passes",
+         "list the graph passes, or run a pipeline of them and write every step",
          "fxlens passes list [--json]\n"
          "       fxlens passes run [options] FILE --pipeline SPEC [--out DIR]",
          "'passes list' shows every registered pass with its options (name, type, default,\n"
@@ -141,8 +155,11 @@ const std::vector<Verb>& verbTable() {
              {"out", 'o', "DIR", "write every step's files into DIR"},
              {"force", 'f', "", "write into a non-empty DIR, replacing files of the same names"},
          },
-         0, 2, &runPasses},
-        {"diff", "compare two graphs node by node (added, removed, changed, rewired)",
+         0,
+         2,
+         &runPasses},
+        {"diff",
+         "compare two graphs node by node (added, removed, changed, rewired)",
          "fxlens diff [options] A B",
          "Diff graph B against graph A (typically one graph before and after a pass, e.g. two\n"
          "files written by 'fxlens passes run --out'). Nodes are matched by provenance, then by\n"
@@ -158,8 +175,11 @@ const std::vector<Verb>& verbTable() {
              {"ignore", 0, "FIELDS",
               "leave fields out of the comparison, comma-separated: val, module_path, source, ...", true},
          },
-         2, 2, &runDiff},
-        {"mem", "memory timeline: peak live bytes, the node at the peak, activations saved for backward",
+         2,
+         2,
+         &runDiff},
+        {"mem",
+         "memory timeline: peak live bytes, the node at the peak, activations saved for backward",
          "fxlens mem [options] FILE",
          "Estimate the memory of running one graph of FILE in its node order: every tensor's\n"
          "allocation and free (views share their base's storage), the peak of live bytes and the\n"
@@ -176,8 +196,11 @@ const std::vector<Verb>& verbTable() {
              {"forward-outputs", 0, "N",
               "the graph is a forward partition returning N user outputs; the rest are saved values"},
          },
-         1, 1, &runMem},
-        {"run", "execute a graph on the CPU reference backend: outputs, checksums, peak memory, time",
+         1,
+         1,
+         &runMem},
+        {"run",
+         "execute a graph on the CPU reference backend: outputs, checksums, peak memory, time",
          "fxlens run [options] FILE",
          "Run one graph of FILE with the deterministic CPU backend. Placeholders are read from\n"
          "--inputs by name; without it from the graph file's corpus sidecar NAME.inputs.safetensors\n"
@@ -199,8 +222,11 @@ const std::vector<Verb>& verbTable() {
              {"out", 'o', "Y", "write the outputs to the safetensors file Y"},
              {"force", 'f', "", "replace Y if it exists"},
          },
-         1, 1, &runExec},
-        {"check", "run two graphs on identical inputs (or one against expected outputs) and compare bitwise",
+         1,
+         1,
+         &runExec},
+        {"check",
+         "run two graphs on identical inputs (or one against expected outputs) and compare bitwise",
          "fxlens check [options] A B",
          "Run graph A and either graph B on the very same input tensors (A's inputs: --inputs,\n"
          "else A's sidecar, else generated with --seed; B's placeholders are matched by name,\n"
@@ -223,18 +249,22 @@ const std::vector<Verb>& verbTable() {
              {"seed", 0, "N", "seed of generated inputs and random ops (default 0)"},
              {"threads", 'j', "N", "worker threads (default 2; results never depend on it)"},
          },
-         2, 2, &runCheck},
+         2,
+         2,
+         &runCheck},
     };
     return verbs;
 }
 
-const Verb* findVerb(const std::string& name) {
+const Verb* findVerb(const std::string& name)
+{
     for (const auto& v : verbTable())
         if (v.name == name) return &v;
     return nullptr;
 }
 
-Args parseArgs(const Verb& verb, const std::vector<std::string>& argv) {
+Args parseArgs(const Verb& verb, const std::vector<std::string>& argv)
+{
     Args a;
     bool onlyPositional = false;
     for (size_t i = 0; i < argv.size(); ++i) {
@@ -280,8 +310,7 @@ Args parseArgs(const Verb& verb, const std::vector<std::string>& argv) {
             value = argv[++i];
         }
         auto& values = a.options[o->name];
-        if (!values.empty() && !o->repeatable)
-            throw UsageError("option --" + o->name + " given more than once");
+        if (!values.empty() && !o->repeatable) throw UsageError("option --" + o->name + " given more than once");
         values.push_back(value);
     }
     if (a.has("help")) return a;  // --help wins over missing arguments
@@ -290,11 +319,13 @@ Args parseArgs(const Verb& verb, const std::vector<std::string>& argv) {
         throw UsageError(verb.minPositional == 1 && verb.maxPositional == 1 ? "missing FILE argument"
                                                                             : "missing FILE arguments");
     if (verb.maxPositional >= 0 && n > verb.maxPositional)
-        throw UsageError("too many arguments (unexpected '" + a.positional[static_cast<size_t>(verb.maxPositional)] + "')");
+        throw UsageError("too many arguments (unexpected '" + a.positional[static_cast<size_t>(verb.maxPositional)]
+                         + "')");
     return a;
 }
 
-void printGlobalHelp(std::ostream& out) {
+void printGlobalHelp(std::ostream& out)
+{
     out << "fxlens " << FXLENS_VERSION << ": inspect and transform PyTorch FX training graphs\n\n"
         << "Usage: fxlens <verb> [options] [FILE...]\n"
         << "       fxlens --version | --help\n\n"
@@ -305,13 +336,15 @@ void printGlobalHelp(std::ostream& out) {
         << "Run 'fxlens <verb> --help' for the options of a verb.\n";
 }
 
-void printVerbHelp(const Verb& verb, std::ostream& out) {
+void printVerbHelp(const Verb& verb, std::ostream& out)
+{
     out << "Usage: " << verb.usage << "\n\n" << verb.description << "\n\nOptions:\n";
     printOptionList(verb.options, out);
     printOptionList(commonOptions(), out);
 }
 
-int runCli(const std::vector<std::string>& argv, Io& io) {
+int runCli(const std::vector<std::string>& argv, Io& io)
+{
     try {
         if (argv.empty()) {
             // No verb: the GUI will open here; until then, the help.

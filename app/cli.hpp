@@ -16,23 +16,26 @@ class Source;
 
 namespace fxl::cli {
 
-enum ExitCode : int {
+enum ExitCode : int
+{
     kExitOk = 0,
-    kExitInputError = 1,   // unreadable / malformed input, or output that cannot be written
-    kExitUsage = 2,        // unknown verb or option, missing or bad argument
-    kExitInternal = 3,     // a bug in fxlens (unexpected exception): reported, never a crash
+    kExitInputError = 1,  // unreadable / malformed input, or output that cannot be written
+    kExitUsage = 2,  // unknown verb or option, missing or bad argument
+    kExitInternal = 3,  // a bug in fxlens (unexpected exception): reported, never a crash
 };
 
-struct OptionSpec {
-    std::string name;       // long name without dashes: "graph"
-    char shortName = 0;     // 'o' for -o, 0 = none
+struct OptionSpec
+{
+    std::string name;  // long name without dashes: "graph"
+    char shortName = 0;  // 'o' for -o, 0 = none
     std::string valueName;  // "ID" when the option takes a value, "" for a flag
     std::string help;
     bool repeatable = false;
 };
 
 // Options and positional arguments of one verb invocation, after parsing.
-struct Args {
+struct Args
+{
     std::map<std::string, std::vector<std::string>> options;  // flags map to {""}
     std::vector<std::string> positional;
 
@@ -44,24 +47,27 @@ struct Args {
 };
 
 // Bad command line: printed with the verb's usage, exit code 2.
-struct UsageError : std::runtime_error {
+struct UsageError : std::runtime_error
+{
     using std::runtime_error::runtime_error;
 };
 
 // Where a verb writes: normal output and diagnostics.
-struct Io {
+struct Io
+{
     std::ostream& out;
     std::ostream& err;
 };
 
-struct Verb {
+struct Verb
+{
     std::string name;
-    std::string summary;               // one line for the global help
-    std::string usage;                 // "fxlens info [options] FILE..."
-    std::string description;           // paragraph(s) for --help
-    std::vector<OptionSpec> options;   // verb-specific (--json and --help are added for all)
+    std::string summary;  // one line for the global help
+    std::string usage;  // "fxlens info [options] FILE..."
+    std::string description;  // paragraph(s) for --help
+    std::vector<OptionSpec> options;  // verb-specific (--json and --help are added for all)
     int minPositional = 0;
-    int maxPositional = -1;            // -1 = unlimited
+    int maxPositional = -1;  // -1 = unlimited
     int (*run)(const Args&, Io&) = nullptr;
 };
 

@@ -14,33 +14,37 @@ namespace fxl::cli {
 
 namespace fs = std::filesystem;
 
-nlohmann::json diagnosticJson(const Diagnostic& d) {
+nlohmann::json diagnosticJson(const Diagnostic& d)
+{
     const char* sev = d.severity == Severity::Error ? "error" : d.severity == Severity::Warning ? "warning" : "note";
-    return {{"severity", sev}, {"file", d.file},         {"line", d.line},
+    return {{"severity", sev},    {"file", d.file},       {"line", d.line},
             {"column", d.column}, {"message", d.message}, {"text", d.format()}};
 }
 
-nlohmann::json diagnosticsJson(const DiagnosticList& list, size_t from) {
+nlohmann::json diagnosticsJson(const DiagnosticList& list, size_t from)
+{
     nlohmann::json a = nlohmann::json::array();
     for (size_t i = from; i < list.items.size(); ++i) a.push_back(diagnosticJson(list.items[i]));
     return a;
 }
 
-std::string formatDescription(SourceFormat f) {
+std::string formatDescription(SourceFormat f)
+{
     switch (f) {
-        case SourceFormat::FxCode: return "FX code (print_readable / gm.code)";
-        case SourceFormat::GraphListing: return "FX graph listing (print(gm.graph))";
-        case SourceFormat::TorchTrace: return "TORCH_TRACE log";
-        case SourceFormat::TorchTraceDir: return "directory of TORCH_TRACE logs";
-        case SourceFormat::TlparseOutput: return "tlparse output folder";
-        case SourceFormat::Json: return "fxlens JSON graph";
-        case SourceFormat::Pt2: return "torch.export .pt2 archive";
+    case SourceFormat::FxCode: return "FX code (print_readable / gm.code)";
+    case SourceFormat::GraphListing: return "FX graph listing (print(gm.graph))";
+    case SourceFormat::TorchTrace: return "TORCH_TRACE log";
+    case SourceFormat::TorchTraceDir: return "directory of TORCH_TRACE logs";
+    case SourceFormat::TlparseOutput: return "tlparse output folder";
+    case SourceFormat::Json: return "fxlens JSON graph";
+    case SourceFormat::Pt2: return "torch.export .pt2 archive";
     }
     return "unknown";
 }
 
 namespace {
-std::string graphIdList(const Source& src) {
+std::string graphIdList(const Source& src)
+{
     std::string ids;
     size_t n = 0;
     for (const Artifact* a : src.graphs()) {
@@ -54,13 +58,15 @@ std::string graphIdList(const Source& src) {
 }
 }  // namespace
 
-std::string noSuchGraphMessage(const Source& src, const std::string& id) {
+std::string noSuchGraphMessage(const Source& src, const std::string& id)
+{
     return Diagnostic{Severity::Error, src.path, 0, 0,
                       "no graph with id '" + id + "' (graphs: " + graphIdList(src) + ")"}
         .format();
 }
 
-const Artifact& selectGraph(const Source& src, const std::string& id) {
+const Artifact& selectGraph(const Source& src, const std::string& id)
+{
     if (!id.empty()) {
         const Artifact* a = src.find(id);
         if (!a || !a->isGraph)
@@ -70,12 +76,13 @@ const Artifact& selectGraph(const Source& src, const std::string& id) {
     const auto graphs = src.graphs();
     if (graphs.empty()) throw InputError(src.path, 0, 0, "the file holds no graph");
     if (graphs.size() > 1)
-        throw UsageError(src.path + " holds " + std::to_string(graphs.size()) +
-                         " graphs: pick one with --graph ID (graphs: " + graphIdList(src) + ")");
+        throw UsageError(src.path + " holds " + std::to_string(graphs.size())
+                         + " graphs: pick one with --graph ID (graphs: " + graphIdList(src) + ")");
     return *graphs.front();
 }
 
-void writeFileAtomic(const std::string& path, const std::string& content, bool force) {
+void writeFileAtomic(const std::string& path, const std::string& content, bool force)
+{
     std::error_code ec;
     const fs::path target(path);
     if (fs::is_directory(target, ec)) throw InputError(path, 0, 0, "is a directory");
@@ -126,7 +133,8 @@ void writeFileAtomic(const std::string& path, const std::string& content, bool f
     if (::rename(tmpl.c_str(), path.c_str()) != 0) fail("cannot rename the temporary file");
 }
 
-LoadedGraph loadGraph(const std::string& path, const std::string& id, Io& io) {
+LoadedGraph loadGraph(const std::string& path, const std::string& id, Io& io)
+{
     LoadedGraph lg;
     lg.source = openSource(path);
     const Artifact& a = selectGraph(*lg.source, id);

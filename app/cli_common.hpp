@@ -6,9 +6,9 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "core/ir/diagnostics.hpp"
-#include "core/formats/source.hpp"
 #include "app/cli.hpp"
+#include "core/formats/source.hpp"
+#include "core/ir/diagnostics.hpp"
 
 namespace fxl::cli {
 
@@ -34,11 +34,12 @@ const Artifact& selectGraph(const Source& src, const std::string& id);
 void writeFileAtomic(const std::string& path, const std::string& content, bool force);
 
 // One graph of a file, loaded for a verb that works on a single graph (diff, mem, passes).
-struct LoadedGraph {
+struct LoadedGraph
+{
     std::shared_ptr<Source> source;
-    std::string id;                  // artifact id
+    std::string id;  // artifact id
     std::shared_ptr<Graph> graph;
-    size_t diagnosticsFrom = 0;      // source->diagnostics items from here on came with this graph
+    size_t diagnosticsFrom = 0;  // source->diagnostics items from here on came with this graph
 };
 // Opens `path`, picks the graph `id` (selectGraph's rules: "" = the only graph), parses it
 // and prints the load diagnostics to io.err. Throws InputError when the graph cannot be read

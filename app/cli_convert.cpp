@@ -2,15 +2,16 @@
 #include <nlohmann/json.hpp>
 #include <ostream>
 
-#include "app/cli_convert.hpp"
 #include "app/cli_common.hpp"
+#include "app/cli_convert.hpp"
 #include "core/formats/fx/fx_text_writer.hpp"
 #include "core/formats/json_io.hpp"
 #include "core/formats/source.hpp"
 
 namespace fxl::cli {
 
-int runConvert(const Args& args, Io& io) {
+int runConvert(const Args& args, Io& io)
+{
     if (!args.has("to")) throw UsageError("missing --to json|py");
     const std::string to = args.value("to");
     if (to != "json" && to != "py") throw UsageError("--to expects json or py, got '" + to + "'");
@@ -33,8 +34,8 @@ int runConvert(const Args& args, Io& io) {
     }
 
     const std::string content = to == "json" ? formatGraphJson(*g) : printReadable(*g);
-    nlohmann::json doc = {{"fxlens", "convert"}, {"source", src->path}, {"graph", a.id},
-                          {"to", to},            {"nodes", g->size()}};
+    nlohmann::json doc = {
+        {"fxlens", "convert"}, {"source", src->path}, {"graph", a.id}, {"to", to}, {"nodes", g->size()}};
     doc["diagnostics"] = diagnosticsJson(src->diagnostics, diagsBefore);
     if (!outPath.empty()) {
         writeFileAtomic(outPath, content, args.has("force"));

@@ -4,8 +4,8 @@
 #include <ostream>
 #include <set>
 
-#include "app/cli_diff.hpp"
 #include "app/cli_common.hpp"
+#include "app/cli_diff.hpp"
 #include "core/analysis/graph_diff.hpp"
 #include "core/formats/source.hpp"
 
@@ -13,21 +13,24 @@ namespace fxl::cli {
 
 namespace {
 
-nlohmann::json sideJson(const LoadedGraph& lg) {
+nlohmann::json sideJson(const LoadedGraph& lg)
+{
     return {{"source", lg.source->path},
             {"graph", lg.id},
             {"nodes", lg.graph->size()},
             {"diagnostics", diagnosticsJson(lg.source->diagnostics, lg.diagnosticsFrom)}};
 }
 
-nlohmann::json countsJson(const DiffCounts& c) {
-    return {{"added", c.added},       {"removed", c.removed},   {"changed", c.changed},
+nlohmann::json countsJson(const DiffCounts& c)
+{
+    return {{"added", c.added},         {"removed", c.removed}, {"changed", c.changed},
             {"unchanged", c.unchanged}, {"renamed", c.renamed}, {"rewired", c.rewired}};
 }
 
 }  // namespace
 
-int runDiff(const Args& args, Io& io) {
+int runDiff(const Args& args, Io& io)
+{
     const long long context = args.intValue("context", 3);
     const LoadedGraph a = loadGraph(args.positional.at(0), args.value("graph-a"), io);
     const LoadedGraph b = loadGraph(args.positional.at(1), args.value("graph-b"), io);
@@ -36,9 +39,23 @@ int runDiff(const Args& args, Io& io) {
     if (args.has("ignore")) {
         // The fields diffGraphs compares (core/analysis/graph_diff.hpp): a typo must not silently
         // ignore nothing.
-        static const std::set<std::string> known = {
-            "op",     "target",  "args", "kwargs",  "inputs", "val",   "module_path", "source", "recompute",
-            "ac_graph_id", "custom", "phase", "autograd_backward", "desc", "chunk", "default", "subgraph"};
+        static const std::set<std::string> known = {"op",
+                                                    "target",
+                                                    "args",
+                                                    "kwargs",
+                                                    "inputs",
+                                                    "val",
+                                                    "module_path",
+                                                    "source",
+                                                    "recompute",
+                                                    "ac_graph_id",
+                                                    "custom",
+                                                    "phase",
+                                                    "autograd_backward",
+                                                    "desc",
+                                                    "chunk",
+                                                    "default",
+                                                    "subgraph"};
         for (const std::string& list : args.options.at("ignore")) {
             size_t start = 0;
             while (start <= list.size()) {

@@ -6,8 +6,8 @@
 #include <ostream>
 #include <set>
 
-#include "app/cli_info.hpp"
 #include "app/cli_common.hpp"
+#include "app/cli_info.hpp"
 #include "core/analysis/graph_stats.hpp"
 #include "core/formats/source.hpp"
 
@@ -21,13 +21,15 @@ using nlohmann::json;
 
 constexpr size_t kProblemsShown = 5;
 
-struct GraphReport {
+struct GraphReport
+{
     json doc;
     bool inputError = false;
 };
 
 // Unknown operators and verifier problems.
-void checkGraph(const Graph& g, json& doc) {
+void checkGraph(const Graph& g, json& doc)
+{
     json unknown = json::array();
     for (const auto& name : unknownOperators(g)) unknown.push_back(name);
     doc["unknown_operators"] = unknown;
@@ -46,7 +48,8 @@ void checkGraph(const Graph& g, json& doc) {
     doc["verifier_first"] = first;
 }
 
-GraphReport graphReport(Source& src, const Artifact& a, const Args& args, Io& io) {
+GraphReport graphReport(Source& src, const Artifact& a, const Args& args, Io& io)
+{
     GraphReport r;
     json& d = r.doc;
     d["id"] = a.id;
@@ -111,13 +114,15 @@ GraphReport graphReport(Source& src, const Artifact& a, const Args& args, Io& io
     d["activations"] = {{"tensors", s.activationTensors},
                         {"bytes", s.activationBytes},
                         {"without_meta", s.activationsWithoutMeta},
-                        {"rule", "tensor outputs of call_function nodes; views, aliases, in-place "
-                                 "results, waits and getitem excluded; nested graphs not counted"}};
+                        {"rule",
+                         "tensor outputs of call_function nodes; views, aliases, in-place "
+                         "results, waits and getitem excluded; nested graphs not counted"}};
     checkGraph(*g, d);
     return r;
 }
 
-void printGraphText(const json& d, std::ostream& out) {
+void printGraphText(const json& d, std::ostream& out)
+{
     out << "  graph " << d["id"].get<std::string>() << " (" << d["kind"].get<std::string>() << ")";
     out << "  " << d["file"].get<std::string>() << ":" << d["line"].get<int64_t>();
     if (!d["rank"].is_null()) out << "  rank " << d["rank"].get<int>();
@@ -176,7 +181,8 @@ void printGraphText(const json& d, std::ostream& out) {
     for (const auto& v : d["verifier_first"]) out << "      " << v.get<std::string>() << "\n";
 }
 
-void printSourceText(const json& s, std::ostream& out) {
+void printSourceText(const json& s, std::ostream& out)
+{
     out << s["path"].get<std::string>() << ": " << s["format_description"].get<std::string>() << "\n";
     if (s.contains("ranks") && !s["ranks"].empty()) {
         out << "  ranks:";
@@ -200,11 +206,11 @@ void printSourceText(const json& s, std::ostream& out) {
 
 }  // namespace
 
-int runInfo(const Args& args, Io& io) {
+int runInfo(const Args& args, Io& io)
+{
     const bool asJson = args.has("json");
     (void)args.intValue("top", 10);  // validate before any work
-    const std::vector<std::string> wanted =
-        args.has("graph") ? args.options.at("graph") : std::vector<std::string>{};
+    const std::vector<std::string> wanted = args.has("graph") ? args.options.at("graph") : std::vector<std::string>{};
     int rc = kExitOk;
     json doc = {{"fxlens", "info"}, {"sources", json::array()}, {"errors", json::array()}};
 
@@ -222,8 +228,8 @@ int runInfo(const Args& args, Io& io) {
         s["path"] = src->path;
         s["format"] = std::string(sourceFormatName(src->format));
         s["format_description"] = formatDescription(src->format);
-        const bool isLog = src->format == SourceFormat::TorchTrace || src->format == SourceFormat::TorchTraceDir ||
-                           src->format == SourceFormat::TlparseOutput;
+        const bool isLog = src->format == SourceFormat::TorchTrace || src->format == SourceFormat::TorchTraceDir
+            || src->format == SourceFormat::TlparseOutput;
         std::map<std::string, size_t> kinds;
         std::vector<std::string> compileIds;
         std::set<std::string> seenIds;

@@ -4,11 +4,11 @@
 #include <nlohmann/json.hpp>
 #include <ostream>
 
-#include "app/cli_mem.hpp"
 #include "app/cli_common.hpp"
-#include "core/ir/graph.hpp"
+#include "app/cli_mem.hpp"
 #include "core/analysis/memory_timeline.hpp"
 #include "core/formats/source.hpp"
+#include "core/ir/graph.hpp"
 
 namespace fxl::cli {
 
@@ -16,7 +16,8 @@ namespace {
 constexpr size_t kLiveShown = 5;  // largest storages live at the peak, in the text form
 }
 
-int runMem(const Args& args, Io& io) {
+int runMem(const Args& args, Io& io)
+{
     const bool json = args.has("json");
     const std::string csv = args.value("csv");
     if (args.has("csv") && csv.empty()) throw UsageError("--csv needs a file name or '-' (stdout)");
@@ -40,8 +41,11 @@ int runMem(const Args& args, Io& io) {
         writeFileAtomic(csv, text, args.has("force"));
     }
     if (json) {
-        nlohmann::json doc = {{"fxlens", "mem"}, {"source", lg.source->path}, {"graph", lg.id},
-                              {"nodes", lg.graph->size()}, {"count_inputs", mo.countInputs}};
+        nlohmann::json doc = {{"fxlens", "mem"},
+                              {"source", lg.source->path},
+                              {"graph", lg.id},
+                              {"nodes", lg.graph->size()},
+                              {"count_inputs", mo.countInputs}};
         doc["diagnostics"] = diagnosticsJson(lg.source->diagnostics, lg.diagnosticsFrom);
         if (args.has("csv")) doc["csv"] = csv;
         doc["timeline"] = timelineToJson(t);
@@ -61,8 +65,8 @@ int runMem(const Args& args, Io& io) {
         }
     }
     if (!t.unknownSizes.empty())
-        io.out << "  " << t.unknownSizes.size() << " tensors of unknown size counted as 0 bytes (first: "
-               << t.unknownSizes.front() << ")\n";
+        io.out << "  " << t.unknownSizes.size()
+               << " tensors of unknown size counted as 0 bytes (first: " << t.unknownSizes.front() << ")\n";
     for (const std::string& n : t.notes) io.out << "  note: " << n << "\n";
     if (args.has("csv")) io.out << "  timeline written to " << csv << "\n";
     return kExitOk;

@@ -8,8 +8,8 @@
 #include <ostream>
 #include <sstream>
 
-#include "app/cli_passes.hpp"
 #include "app/cli_common.hpp"
+#include "app/cli_passes.hpp"
 #include "core/formats/fx/fx_text_writer.hpp"
 #include "core/formats/source.hpp"
 #include "passes/pass.hpp"
@@ -21,12 +21,13 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-constexpr size_t kProblemsShown = 5;     // per step, in the text form
+constexpr size_t kProblemsShown = 5;  // per step, in the text form
 constexpr size_t kProblemsInJson = 100;  // per step, in the JSON form (counts are exact)
 
 // ---------------------------------------------------------------- passes list
 
-json passJson(const Pass& p) {
+json passJson(const Pass& p)
+{
     json opts = json::array();
     for (const PassOption& o : p.options()) {
         opts.push_back({{"name", o.name},
@@ -38,7 +39,8 @@ json passJson(const Pass& p) {
     return {{"name", p.name()}, {"summary", p.summary()}, {"description", p.description()}, {"options", opts}};
 }
 
-int runList(const Args& args, Io& io) {
+int runList(const Args& args, Io& io)
+{
     const PassRegistry& reg = PassRegistry::instance();
     if (args.has("json")) {
         json passes = json::array();
@@ -65,18 +67,21 @@ int runList(const Args& args, Io& io) {
 
 // ---------------------------------------------------------------- passes run
 
-struct ProblemCounts {
+struct ProblemCounts
+{
     size_t errors = 0, warnings = 0, notes = 0;
 };
 
-ProblemCounts countProblems(const std::vector<Problem>& ps) {
+ProblemCounts countProblems(const std::vector<Problem>& ps)
+{
     ProblemCounts c;
     for (const Problem& p : ps)
         (p.severity == Severity::Error ? c.errors : p.severity == Severity::Warning ? c.warnings : c.notes)++;
     return c;
 }
 
-std::string verifierText(const ProblemCounts& c) {
+std::string verifierText(const ProblemCounts& c)
+{
     if (c.errors == 0 && c.warnings == 0) return "ok";
     std::string s;
     if (c.errors) s = std::to_string(c.errors) + (c.errors == 1 ? " error" : " errors");
@@ -85,33 +90,38 @@ std::string verifierText(const ProblemCounts& c) {
     return s;
 }
 
-std::string millis(double seconds) {
+std::string millis(double seconds)
+{
     std::ostringstream s;
     s << std::fixed << std::setprecision(3) << seconds * 1000.0 << " ms";
     return s.str();
 }
 
 // A pass name as a file name part (registered names are identifiers; be safe anyway).
-std::string fileSafe(const std::string& s) {
+std::string fileSafe(const std::string& s)
+{
     std::string r;
     for (char c : s) r += (std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-') ? c : '_';
     return r.empty() ? "step" : r;
 }
 
-std::string stepPrefix(const Step& s, size_t stepCount) {
+std::string stepPrefix(const Step& s, size_t stepCount)
+{
     const size_t width = std::max<size_t>(2, std::to_string(stepCount - 1).size());
     std::string n = std::to_string(s.index);
     n.insert(0, width - std::min(width, n.size()), '0');
     return n + "_" + (s.index == 0 ? std::string("input") : fileSafe(s.pass));
 }
 
-size_t stepNodes(const Step& s) {
+size_t stepNodes(const Step& s)
+{
     size_t n = 0;
     for (const auto& g : s.graphs) n += g->graph.size();
     return n;
 }
 
-json stepJson(const Step& s) {
+json stepJson(const Step& s)
+{
     json d;
     d["index"] = s.index;
     d["pass"] = s.index == 0 ? json(nullptr) : json(s.pass);
@@ -141,16 +151,19 @@ json stepJson(const Step& s) {
     return d;
 }
 
-void printStepsText(const PipelineRun& run, std::ostream& out) {
+void printStepsText(const PipelineRun& run, std::ostream& out)
+{
     out << " step  " << std::left << std::setw(16) << "pass" << std::right << std::setw(12) << "time" << std::setw(9)
-        << "nodes" << "  " << std::left << std::setw(24) << "changes" << "verifier\n";
+        << "nodes"
+        << "  " << std::left << std::setw(24) << "changes"
+        << "verifier\n";
     for (const Step& s : run.steps) {
         std::string nodes;
         for (const auto& g : s.graphs) nodes += (nodes.empty() ? "" : "+") + std::to_string(g->graph.size());
         std::string changes;
         if (s.index > 0)
-            changes = "+" + std::to_string(s.log.added.size()) + " -" + std::to_string(s.log.removed.size()) + " ~" +
-                      std::to_string(s.log.rewired.size()) + " tags " + std::to_string(s.log.tags.size());
+            changes = "+" + std::to_string(s.log.added.size()) + " -" + std::to_string(s.log.removed.size()) + " ~"
+                + std::to_string(s.log.rewired.size()) + " tags " + std::to_string(s.log.tags.size());
         out << std::right << std::setw(5) << s.index << "  " << std::left << std::setw(16)
             << (s.index == 0 ? std::string("(input)") : s.pass) << std::right << std::setw(12)
             << (s.index == 0 ? std::string() : millis(s.wallSeconds)) << std::setw(9) << nodes << "  " << std::left
@@ -170,7 +183,8 @@ void printStepsText(const PipelineRun& run, std::ostream& out) {
 }
 
 // Refuses to write into a directory that holds anything unless --force; creates it.
-void prepareOutDir(const std::string& dir, bool force) {
+void prepareOutDir(const std::string& dir, bool force)
+{
     std::error_code ec;
     const fs::path p(dir);
     const fs::file_status st = fs::status(p, ec);
@@ -186,7 +200,8 @@ void prepareOutDir(const std::string& dir, bool force) {
 }
 
 // Writes the step files; returns their names (relative to dir), in order.
-std::vector<std::string> writeSteps(const PipelineRun& run, const std::string& dir, bool force, json& doc) {
+std::vector<std::string> writeSteps(const PipelineRun& run, const std::string& dir, bool force, json& doc)
+{
     std::vector<std::string> files;
     const fs::path base(dir);
     auto write = [&](const std::string& name, const std::string& content) {
@@ -214,10 +229,12 @@ std::vector<std::string> writeSteps(const PipelineRun& run, const std::string& d
     return files;
 }
 
-int runRun(const Args& args, Io& io) {
+int runRun(const Args& args, Io& io)
+{
     if (args.positional.size() != 2)
-        throw UsageError(args.positional.size() < 2 ? "passes run: missing FILE argument"
-                                                    : "passes run: takes one FILE (unexpected '" + args.positional[2] + "')");
+        throw UsageError(args.positional.size() < 2
+                             ? "passes run: missing FILE argument"
+                             : "passes run: takes one FILE (unexpected '" + args.positional[2] + "')");
     if (!args.has("pipeline")) throw UsageError("passes run: missing --pipeline SPEC (see 'fxlens passes list')");
     const std::string spec = args.value("pipeline");
     const bool json = args.has("json");
@@ -235,7 +252,9 @@ int runRun(const Args& args, Io& io) {
         if (d.column >= 1) io.err << "  " << std::string(static_cast<size_t>(d.column - 1), ' ') << "^\n";
         io.err << "Run 'fxlens passes list' for the passes and their options.\n";
         if (json)
-            io.out << nlohmann::json{{"fxlens", "passes run"}, {"ok", false}, {"pipeline", spec},
+            io.out << nlohmann::json{{"fxlens", "passes run"},
+                                     {"ok", false},
+                                     {"pipeline", spec},
                                      {"error", diagnosticJson(d)}}
                           .dump(1)
                    << "\n";
@@ -247,8 +266,8 @@ int runRun(const Args& args, Io& io) {
     input.push_back(RoleGraph{"", lg.graph->clone()});
     const PipelineRun run = runPipeline(std::move(input), stages);
 
-    nlohmann::json doc = {{"fxlens", "passes run"}, {"source", lg.source->path}, {"graph", lg.id},
-                          {"pipeline", spec},       {"ok", run.ok},             {"error", run.error}};
+    nlohmann::json doc = {{"fxlens", "passes run"}, {"source", lg.source->path}, {"graph", lg.id}, {"pipeline", spec},
+                          {"ok", run.ok},           {"error", run.error}};
     doc["failed_stage"] = run.failedStage;
     doc["diagnostics"] = diagnosticsJson(lg.source->diagnostics, lg.diagnosticsFrom);
     doc["steps"] = nlohmann::json::array();
@@ -289,7 +308,8 @@ int runRun(const Args& args, Io& io) {
 
 }  // namespace
 
-int runPasses(const Args& args, Io& io) {
+int runPasses(const Args& args, Io& io)
+{
     if (args.positional.empty()) throw UsageError("missing subcommand: list or run");
     const std::string& sub = args.positional.front();
     if (sub == "list") {

@@ -14,12 +14,12 @@
 #include <set>
 #include <sstream>
 
-#include "app/cli_run.hpp"
 #include "app/cli_common.hpp"
-#include "core/ir/graph.hpp"
+#include "app/cli_run.hpp"
 #include "core/analysis/memory_timeline.hpp"
 #include "core/formats/safetensors.hpp"
 #include "core/formats/source.hpp"
+#include "core/ir/graph.hpp"
 #include "runtime/backend.hpp"
 #include "runtime/cpu/cpu_common.hpp"
 #include "runtime/equivalence.hpp"
@@ -35,23 +35,27 @@ using nlohmann::json;
 constexpr size_t kSlowestShown = 5;
 constexpr size_t kNamesShown = 8;
 
-bool endsWith(const std::string& s, const std::string& suffix) {
+bool endsWith(const std::string& s, const std::string& suffix)
+{
     return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
-std::string millis(double seconds) {
+std::string millis(double seconds)
+{
     std::ostringstream s;
     s << std::fixed << std::setprecision(3) << seconds * 1000.0 << " ms";
     return s.str();
 }
 
-std::string number(double v) {
+std::string number(double v)
+{
     char buf[64];
     std::snprintf(buf, sizeof buf, "%.6g", v);
     return buf;
 }
 
-std::string nameList(const std::vector<std::string>& names) {
+std::string nameList(const std::vector<std::string>& names)
+{
     std::string s;
     for (size_t k = 0; k < names.size() && k < kNamesShown; ++k) s += (k ? ", " : "") + names[k];
     if (names.size() > kNamesShown) s += ", ... (" + std::to_string(names.size()) + " in all)";
@@ -60,16 +64,19 @@ std::string nameList(const std::vector<std::string>& names) {
 
 // A safetensors file picked for a run: given on the command line, or the graph file's
 // corpus sidecar (NAME.inputs.safetensors, FILE.constants.safetensors).
-struct TensorFile {
+struct TensorFile
+{
     std::string path;  // "" = none
     bool fromSidecar = false;
     SafeTensorsFile file;
     bool present() const { return !path.empty(); }
 };
 
-TensorFile chooseFile(const std::string& given, const std::string& sidecar) {
+TensorFile chooseFile(const std::string& given, const std::string& sidecar)
+{
     TensorFile f;
-    if (!given.empty()) f.path = given;
+    if (!given.empty())
+        f.path = given;
     else if (!sidecar.empty()) {
         f.path = sidecar;
         f.fromSidecar = true;
@@ -80,12 +87,14 @@ TensorFile chooseFile(const std::string& given, const std::string& sidecar) {
 
 // How the placeholders of a graph are fed: names found in the inputs file, names generated,
 // and file entries no placeholder reads (a partition graph given the joint's inputs).
-struct InputMatch {
+struct InputMatch
+{
     size_t placeholders = 0;
     std::vector<std::string> generated, unused;
 };
 
-InputMatch matchInputs(const Graph& g, const SafeTensorsFile* inputs) {
+InputMatch matchInputs(const Graph& g, const SafeTensorsFile* inputs)
+{
     InputMatch m;
     std::vector<const SafeTensor*> used;
     for (NodeId id : g.placeholders()) {
@@ -93,8 +102,10 @@ InputMatch matchInputs(const Graph& g, const SafeTensorsFile* inputs) {
         ++m.placeholders;
         const SafeTensor* st = inputs ? inputs->find(n.name) : nullptr;
         if (!st && inputs && n.target != n.name) st = inputs->find(n.target);
-        if (st) used.push_back(st);
-        else if (n.val.kind != ValueMeta::Kind::SymInt) m.generated.push_back(n.name);
+        if (st)
+            used.push_back(st);
+        else if (n.val.kind != ValueMeta::Kind::SymInt)
+            m.generated.push_back(n.name);
     }
     if (inputs)
         for (const auto& t : inputs->tensors)
@@ -103,7 +114,8 @@ InputMatch matchInputs(const Graph& g, const SafeTensorsFile* inputs) {
 }
 
 // The output node's items by position: the node names ("" for None or a constant).
-std::vector<std::string> outputNodeNames(const Graph& g) {
+std::vector<std::string> outputNodeNames(const Graph& g)
+{
     std::vector<std::string> names;
     const NodeId out = g.outputNode();
     if (out == kNoNode) return names;
@@ -113,14 +125,16 @@ std::vector<std::string> outputNodeNames(const Graph& g) {
     auto nameOf = [&](const Arg& x) { return x.kind == Arg::Kind::Node ? g.node(x.node).name : std::string(); };
     if (a.kind == Arg::Kind::List || a.kind == Arg::Kind::Tuple)
         for (const Arg& x : a.items) names.push_back(nameOf(x));
-    else names.push_back(nameOf(a));
+    else
+        names.push_back(nameOf(a));
     return names;
 }
 
 // Outputs as a safetensors file the way tests/python/run_fx_graph.py writes PyTorch's:
 // out_K per position, Python numbers as 0-dim tensors (int -> i64, float -> f32 as
 // torch.tensor makes them, bool -> bool), None skipped (listed in metadata "skipped").
-SafeTensorsFile outputsFile(const ExecResult& r, Backend& backend) {
+SafeTensorsFile outputsFile(const ExecResult& r, Backend& backend)
+{
     SafeTensorsFile f = outputsToSafetensors(r, backend);
     f.metadata.erase("skipped");
     std::string skipped;
@@ -158,7 +172,8 @@ SafeTensorsFile outputsFile(const ExecResult& r, Backend& backend) {
 }
 
 // FNV-1a 64 of the raw little-endian bytes: equal checksums = (almost surely) equal bits.
-std::string checksum(const std::vector<uint8_t>& bytes) {
+std::string checksum(const std::vector<uint8_t>& bytes)
+{
     uint64_t h = 0xcbf29ce484222325ull;
     for (uint8_t b : bytes) {
         h ^= b;
@@ -169,8 +184,12 @@ std::string checksum(const std::vector<uint8_t>& bytes) {
     return buf;
 }
 
-json tensorSummary(const SafeTensor& t, const std::string& node) {
-    json o = {{"name", t.name}, {"node", node}, {"dtype", std::string(dtypeAbbr(t.dtype))}, {"shape", t.shape},
+json tensorSummary(const SafeTensor& t, const std::string& node)
+{
+    json o = {{"name", t.name},
+              {"node", node},
+              {"dtype", std::string(dtypeAbbr(t.dtype))},
+              {"shape", t.shape},
               {"checksum", checksum(t.data)}};
     const int isz = dtypeItemSize(t.dtype);
     const int64_t n = isz > 0 ? static_cast<int64_t>(t.data.size()) / isz : 0;
@@ -197,7 +216,8 @@ json tensorSummary(const SafeTensor& t, const std::string& node) {
     return o;
 }
 
-std::string summaryText(const json& o) {
+std::string summaryText(const json& o)
+{
     std::string s = o["name"].get<std::string>();
     if (!o["node"].get<std::string>().empty()) s += " (" + o["node"].get<std::string>() + ")";
     std::string shape = o["dtype"].get<std::string>() + "[";
@@ -207,16 +227,18 @@ std::string summaryText(const json& o) {
         first = false;
     }
     s += "  " + shape + "]  checksum " + o["checksum"].get<std::string>();
-    if (o["min"].is_null()) s += "  (no numbers)";
+    if (o["min"].is_null())
+        s += "  (no numbers)";
     else
-        s += "  min " + number(o["min"].get<double>()) + "  max " + number(o["max"].get<double>()) + "  mean " +
-             number(o["mean"].get<double>());
+        s += "  min " + number(o["min"].get<double>()) + "  max " + number(o["max"].get<double>()) + "  mean "
+            + number(o["mean"].get<double>());
     if (o["nan"].get<int64_t>()) s += "  " + std::to_string(o["nan"].get<int64_t>()) + " NaN";
     if (o["inf"].get<int64_t>()) s += "  " + std::to_string(o["inf"].get<int64_t>()) + " inf";
     return s;
 }
 
-int threadsOption(const Args& args) {
+int threadsOption(const Args& args)
+{
     const long long t = args.intValue("threads", 2);
     if (t < 1 || t > 256) throw UsageError("--threads expects a number from 1 to 256");
     return static_cast<int>(t);
@@ -225,12 +247,14 @@ int threadsOption(const Args& args) {
 uint64_t seedOption(const Args& args) { return static_cast<uint64_t>(args.intValue("seed", 0)); }
 
 // "ATOL,RTOL" (or one number for both), decimal or exponent form, non-negative.
-Tolerance parseTolerance(const std::string& text) {
+Tolerance parseTolerance(const std::string& text)
+{
     auto parse = [&](std::string_view s) {
         double v = 0;
         const auto r = std::from_chars(s.data(), s.data() + s.size(), v);
         if (s.empty() || r.ec != std::errc() || r.ptr != s.data() + s.size() || !(v >= 0) || !std::isfinite(v))
-            throw UsageError("--tolerance expects ATOL,RTOL (non-negative numbers, e.g. 1e-6,1e-5), got '" + text + "'");
+            throw UsageError("--tolerance expects ATOL,RTOL (non-negative numbers, e.g. 1e-6,1e-5), got '" + text
+                             + "'");
         return v;
     };
     const auto comma = text.find(',');
@@ -241,7 +265,8 @@ Tolerance parseTolerance(const std::string& text) {
     return {parse(std::string_view(text).substr(0, comma)), parse(std::string_view(text).substr(comma + 1))};
 }
 
-json inputsJson(const TensorFile& f, const InputMatch& m, uint64_t seed) {
+json inputsJson(const TensorFile& f, const InputMatch& m, uint64_t seed)
+{
     return {{"file", f.present() ? json(f.path) : json(nullptr)},
             {"from_sidecar", f.fromSidecar},
             {"placeholders", m.placeholders},
@@ -250,11 +275,12 @@ json inputsJson(const TensorFile& f, const InputMatch& m, uint64_t seed) {
             {"seed", seed}};
 }
 
-void printInputs(const TensorFile& f, const InputMatch& m, uint64_t seed, const std::string& indent, std::ostream& out) {
+void printInputs(const TensorFile& f, const InputMatch& m, uint64_t seed, const std::string& indent, std::ostream& out)
+{
     const size_t fromFile = m.placeholders - m.generated.size();
     if (f.present()) {
-        out << indent << "inputs: " << f.path << (f.fromSidecar ? " (the graph file's sidecar)" : "") << ": " << fromFile
-            << " of " << m.placeholders << " placeholders\n";
+        out << indent << "inputs: " << f.path << (f.fromSidecar ? " (the graph file's sidecar)" : "") << ": "
+            << fromFile << " of " << m.placeholders << " placeholders\n";
         if (!m.generated.empty())
             out << indent << "  generated (not in the file; seed " << seed << "): " << nameList(m.generated) << "\n";
         if (!m.unused.empty()) out << indent << "  file entries no placeholder reads: " << nameList(m.unused) << "\n";
@@ -264,7 +290,8 @@ void printInputs(const TensorFile& f, const InputMatch& m, uint64_t seed, const 
     }
 }
 
-json slowestJson(const ExecResult& r) {
+json slowestJson(const ExecResult& r)
+{
     json a = json::array();
     for (const auto& t : r.slowest) a.push_back({{"node", t.node}, {"seconds", t.seconds}});
     return a;
@@ -274,7 +301,8 @@ json slowestJson(const ExecResult& r) {
 
 }  // namespace
 
-int runExec(const Args& args, Io& io) {
+int runExec(const Args& args, Io& io)
+{
     const bool asJson = args.has("json");
     const int threads = threadsOption(args);
     const uint64_t seed = seedOption(args);
@@ -304,11 +332,11 @@ int runExec(const Args& args, Io& io) {
     opts.inputSeed = seed;
     opts.rngSeed = seed;
 
-    json doc = {{"fxlens", "run"}, {"source", lg.source->path}, {"graph", lg.id}, {"nodes", g.size()},
-                {"threads", threads}};
+    json doc = {
+        {"fxlens", "run"}, {"source", lg.source->path}, {"graph", lg.id}, {"nodes", g.size()}, {"threads", threads}};
     doc["inputs"] = inputsJson(inputs, match, seed);
-    doc["constants"] = constants.present() ? json({{"file", constants.path}, {"from_sidecar", constants.fromSidecar}})
-                                           : json(nullptr);
+    doc["constants"] =
+        constants.present() ? json({{"file", constants.path}, {"from_sidecar", constants.fromSidecar}}) : json(nullptr);
     ExecResult res;
     try {
         res = executeGraph(g, opts);
@@ -378,7 +406,8 @@ int runExec(const Args& args, Io& io) {
 
 namespace {
 
-struct RunSide {
+struct RunSide
+{
     LoadedGraph lg;
     TensorFile constants;
     InputMatch match;
@@ -388,7 +417,8 @@ struct RunSide {
     std::vector<std::string> nodeNames;
 };
 
-std::string label(const std::string& name, const std::vector<std::string>& nodeNames) {
+std::string label(const std::string& name, const std::vector<std::string>& nodeNames)
+{
     if (name.rfind("out_", 0) != 0) return name;
     size_t k = 0;
     const auto r = std::from_chars(name.data() + 4, name.data() + name.size(), k);
@@ -400,13 +430,15 @@ std::string label(const std::string& name, const std::vector<std::string>& nodeN
 // Which output of B each output of A is compared with (indices), by name when B's outputs
 // are a reordering or a subset of A's (or A's of B's) identified by unique output node
 // names; else by position.
-struct OutputPairs {
+struct OutputPairs
+{
     std::vector<std::pair<size_t, size_t>> pairs;
     std::vector<size_t> onlyA, onlyB;
     bool byName = false;
 };
 
-OutputPairs pairOutputs(const std::vector<std::string>& a, const std::vector<std::string>& b) {
+OutputPairs pairOutputs(const std::vector<std::string>& a, const std::vector<std::string>& b)
+{
     OutputPairs p;
     auto uniqueNamed = [](const std::vector<std::string>& v) {
         std::set<std::string> s;
@@ -427,8 +459,10 @@ OutputPairs pairOutputs(const std::vector<std::string>& a, const std::vector<std
         p.byName = true;
         for (size_t i = 0; i < a.size(); ++i) {
             const size_t j = indexIn(b, a[i]);
-            if (j < b.size()) p.pairs.push_back({i, j});
-            else p.onlyA.push_back(i);
+            if (j < b.size())
+                p.pairs.push_back({i, j});
+            else
+                p.onlyA.push_back(i);
         }
         for (size_t j = 0; j < b.size(); ++j)
             if (indexIn(a, b[j]) == a.size()) p.onlyB.push_back(j);
@@ -441,18 +475,23 @@ OutputPairs pairOutputs(const std::vector<std::string>& a, const std::vector<std
     return p;
 }
 
-json sideJson(const RunSide& s, bool withInputs, const TensorFile& inputs, uint64_t seed) {
-    json d = {{"source", s.lg.source->path}, {"graph", s.lg.id}, {"nodes", s.lg.graph->size()},
-              {"seconds", s.res.seconds}, {"peak_bytes", s.res.peakBytes}, {"outputs", s.res.outputs.size()}};
+json sideJson(const RunSide& s, bool withInputs, const TensorFile& inputs, uint64_t seed)
+{
+    json d = {{"source", s.lg.source->path},   {"graph", s.lg.id},
+              {"nodes", s.lg.graph->size()},   {"seconds", s.res.seconds},
+              {"peak_bytes", s.res.peakBytes}, {"outputs", s.res.outputs.size()}};
     d["constants"] = s.constants.present() ? json(s.constants.path) : json(nullptr);
-    if (withInputs) d["inputs"] = inputsJson(inputs, s.match, seed);
-    else d["generated_inputs"] = s.match.generated;
+    if (withInputs)
+        d["inputs"] = inputsJson(inputs, s.match, seed);
+    else
+        d["generated_inputs"] = s.match.generated;
     return d;
 }
 
 }  // namespace
 
-int runCheck(const Args& args, Io& io) {
+int runCheck(const Args& args, Io& io)
+{
     const bool asJson = args.has("json");
     const int threads = threadsOption(args);
     const uint64_t seed = seedOption(args);
@@ -524,10 +563,9 @@ int runCheck(const Args& args, Io& io) {
         for (auto& d : report.outputs) d.name = label(d.name, a.nodeNames);
         for (auto& n : report.onlyInA) n = label(n, a.nodeNames);
     } else {
-        const OutputPairs p = pairOutputs(a.nodeNames.size() == a.res.outputs.size() ? a.nodeNames
-                                                                                     : std::vector<std::string>(a.res.outputs.size()),
-                                          b.nodeNames.size() == b.res.outputs.size() ? b.nodeNames
-                                                                                     : std::vector<std::string>(b.res.outputs.size()));
+        const OutputPairs p = pairOutputs(
+            a.nodeNames.size() == a.res.outputs.size() ? a.nodeNames : std::vector<std::string>(a.res.outputs.size()),
+            b.nodeNames.size() == b.res.outputs.size() ? b.nodeNames : std::vector<std::string>(b.res.outputs.size()));
         byName = p.byName;
         auto key = [](size_t k) { return "out_" + std::to_string(k); };
         for (const auto& [i, j] : p.pairs) {
@@ -535,9 +573,12 @@ int runCheck(const Args& args, Io& io) {
             const SafeTensor* tb = b.outs.find(key(j));
             const std::string la = label(key(i), a.nodeNames), lb = label(key(j), b.nodeNames);
             if (p.byName && i != j) report.mapping.push_back({la, lb});
-            if (ta && tb) report.outputs.push_back(compareTensors(la, *ta, *tb, tol));
-            else if (ta) report.onlyInA.push_back(la + " (None in B)");
-            else if (tb) report.onlyInB.push_back(lb + " (None in A)");
+            if (ta && tb)
+                report.outputs.push_back(compareTensors(la, *ta, *tb, tol));
+            else if (ta)
+                report.onlyInA.push_back(la + " (None in B)");
+            else if (tb)
+                report.onlyInB.push_back(lb + " (None in A)");
             // both None: nothing to compare
         }
         for (size_t i : p.onlyA) report.onlyInA.push_back(label(key(i), a.nodeNames));
@@ -548,8 +589,10 @@ int runCheck(const Args& args, Io& io) {
     const char* verdict = bitwise ? "bitwise_equal" : within ? "within_tolerance" : "different";
 
     doc["a"] = sideJson(a, true, inputs, seed);
-    if (bIsFile) doc["b"] = {{"expected", pathB}, {"outputs", expected->tensors.size()}};
-    else doc["b"] = sideJson(b, false, inputs, seed);
+    if (bIsFile)
+        doc["b"] = {{"expected", pathB}, {"outputs", expected->tensors.size()}};
+    else
+        doc["b"] = sideJson(b, false, inputs, seed);
     doc["mapped_by"] = bIsFile ? "name" : byName ? "output node name" : "position";
     doc["report"] = reportToJson(report);
     doc["result"] = verdict;
@@ -564,17 +607,19 @@ int runCheck(const Args& args, Io& io) {
     if (bIsFile) {
         o << "B: " << pathB << " (expected outputs, compared by name)\n";
     } else {
-        o << "B: " << b.lg.source->path << " graph " << b.lg.id << " (" << millis(b.res.seconds) << "), on A's inputs\n";
+        o << "B: " << b.lg.source->path << " graph " << b.lg.id << " (" << millis(b.res.seconds)
+          << "), on A's inputs\n";
         if (!b.match.generated.empty())
-            o << "  placeholders of B not among A's inputs, generated (seed " << seed << "): " << nameList(b.match.generated)
-              << "\n";
+            o << "  placeholders of B not among A's inputs, generated (seed " << seed
+              << "): " << nameList(b.match.generated) << "\n";
         o << "outputs compared by " << (byName ? "output node name" : "position") << "\n";
     }
     o << reportToText(report);
     o << "result: "
       << (bitwise ? "bitwise equal"
-                  : within ? "within tolerance (atol " + number(tol->atol) + ", rtol " + number(tol->rtol) + "), not bitwise equal"
-                           : std::string(tol ? "outside the tolerance" : "not bitwise equal (no --tolerance given)"))
+              : within
+              ? "within tolerance (atol " + number(tol->atol) + ", rtol " + number(tol->rtol) + "), not bitwise equal"
+              : std::string(tol ? "outside the tolerance" : "not bitwise equal (no --tolerance given)"))
       << "\n";
     return rc;
 }

@@ -5,7 +5,8 @@
 
 #include "app/cli.hpp"
 
-int main(int argc, char** argv) {
+int main(int argc, char** argv)
+{
     std::ios::sync_with_stdio(false);
     std::vector<std::string> args(argv + (argc > 0 ? 1 : 0), argv + argc);
     fxl::cli::Io io{std::cout, std::cerr};

@@ -12,7 +12,8 @@ namespace fxl {
 
 namespace {
 
-std::vector<std::string> splitDots(const std::string& s) {
+std::vector<std::string> splitDots(const std::string& s)
+{
     std::vector<std::string> out;
     size_t start = 0;
     for (;;) {
@@ -24,7 +25,8 @@ std::vector<std::string> splitDots(const std::string& s) {
     return out;
 }
 
-bool allDigits(const std::string& s) {
+bool allDigits(const std::string& s)
+{
     if (s.empty() || s.size() > 9) return false;
     for (char c : s)
         if (c < '0' || c > '9') return false;
@@ -32,7 +34,8 @@ bool allDigits(const std::string& s) {
 }
 
 // `<prefix>.<k>` anywhere in a dotted module path, leftmost first, the longest prefix on a tie.
-std::optional<int> regionFromPath(const std::string& path, const std::vector<std::vector<std::string>>& prefixes) {
+std::optional<int> regionFromPath(const std::string& path, const std::vector<std::vector<std::string>>& prefixes)
+{
     if (path.empty()) return std::nullopt;
     std::vector<std::string> comps = splitDots(path);
     for (size_t i = 0; i < comps.size(); ++i) {
@@ -52,7 +55,8 @@ std::optional<int> regionFromPath(const std::string& path, const std::vector<std
     return std::nullopt;
 }
 
-std::string regexEscape(const std::string& s) {
+std::string regexEscape(const std::string& s)
+{
     static const std::string special = R"(\^$.|?*+()[]{})";
     std::string out;
     for (char c : s) {
@@ -62,7 +66,8 @@ std::string regexEscape(const std::string& s) {
     return out;
 }
 
-std::optional<int> regionFromRegex(const std::string& text, const std::regex& re) {
+std::optional<int> regionFromRegex(const std::string& text, const std::regex& re)
+{
     std::smatch m;
     if (text.empty() || !std::regex_search(text, m, re)) return std::nullopt;
     for (size_t k = 1; k < m.size(); ++k)
@@ -70,14 +75,17 @@ std::optional<int> regionFromRegex(const std::string& text, const std::regex& re
     return std::nullopt;
 }
 
-class AnnotateRegionsPass : public Pass {
+class AnnotateRegionsPass : public Pass
+{
 public:
     std::string name() const override { return "annotate_regions"; }
-    std::string summary() const override {
+    std::string summary() const override
+    {
         return "AC region ids (custom.ac_region_id = k) for the nodes of block k, from module paths, source lines "
                "or names";
     }
-    std::string description() const override {
+    std::string description() const override
+    {
         return "Stamps custom.ac_region_id = k on every node that belongs to transformer block k, the annotation "
                "torchtitan's annotate_ac_regions puts in place before tracing (passes.md 2.2). The block is found, "
                "in this order (option `from`=auto): the module path (meta or custom.module_fqn) containing "
@@ -87,27 +95,37 @@ public:
                "path too (the tracer's metadata preservation gives them their forward module). The loss / lm_head "
                "epilogue (phases.hpp) gets no id. Existing ids are kept unless overwrite=true.";
     }
-    std::vector<PassOption> options() const override {
+    std::vector<PassOption> options() const override
+    {
         return {
-            {"prefix", OptionType::StringList, "layers;blocks;h;model.layers", {},
+            {"prefix",
+             OptionType::StringList,
+             "layers;blocks;h;model.layers",
+             {},
              "module path components naming the block list"},
-            {"from", OptionType::Enum, "auto", {"auto", "module", "source", "name"},
+            {"from",
+             OptionType::Enum,
+             "auto",
+             {"auto", "module", "source", "name"},
              "where to read the block from (auto: module path, then source line, then name_pattern)"},
-            {"name_pattern", OptionType::String, "", {},
+            {"name_pattern",
+             OptionType::String,
+             "",
+             {},
              "regular expression over node names whose first all-digit group is the block (\"\" = off)"},
             {"overwrite", OptionType::Bool, "false", {}, "replace ids already present"},
         };
     }
 
-    void run(Graph& g, const PassOptions& opts, PassContext& ctx) const override {
+    void run(Graph& g, const PassOptions& opts, PassContext& ctx) const override
+    {
         std::vector<std::string> prefixes = opts.getList("prefix");
         const std::string from = opts.getString("from");
         const std::string namePattern = opts.getString("name_pattern");
         const bool overwrite = opts.getBool("overwrite");
         if (prefixes.empty() && namePattern.empty())
             throw PassError("annotate_regions: no prefix and no name_pattern: nothing to match");
-        if (from == "name" && namePattern.empty())
-            throw PassError("annotate_regions: from=name needs name_pattern");
+        if (from == "name" && namePattern.empty()) throw PassError("annotate_regions: from=name needs name_pattern");
 
         std::vector<std::vector<std::string>> prefixComps;
         std::string alt;
@@ -189,10 +207,10 @@ public:
         ctx.log.stats["epilogue"] = epilogue;
         ctx.log.stats["unannotated_forward"] = unannotatedFw;
         ctx.log.stats["unannotated_backward"] = unannotatedBw;
-        ctx.note("annotate_regions: " + std::to_string(perRegion.size()) + " region(s), " + std::to_string(total) +
-                 " nodes annotated; " + std::to_string(epilogue) + " loss/epilogue nodes left out; " +
-                 std::to_string(unannotatedFw) + " forward and " + std::to_string(unannotatedBw) +
-                 " backward nodes outside any block");
+        ctx.note("annotate_regions: " + std::to_string(perRegion.size()) + " region(s), " + std::to_string(total)
+                 + " nodes annotated; " + std::to_string(epilogue) + " loss/epilogue nodes left out; "
+                 + std::to_string(unannotatedFw) + " forward and " + std::to_string(unannotatedBw)
+                 + " backward nodes outside any block");
         for (const auto& [k, c] : perRegion)
             ctx.note("region " + std::to_string(k) + ": " + std::to_string(c) + " nodes");
     }

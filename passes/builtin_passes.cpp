@@ -10,7 +10,8 @@
 
 namespace fxl {
 
-void registerBuiltinPasses(PassRegistry& reg) {
+void registerBuiltinPasses(PassRegistry& reg)
+{
     reg.add(makeRemoveDetachPass());
     reg.add(makeDcePass());
     reg.add(makeCsePass());

@@ -16,57 +16,59 @@ namespace fxl {
 namespace {
 
 // A canonical text of an argument with node refs replaced by their representative.
-void argKey(const Arg& a, const std::vector<NodeId>& rep, std::string& out) {
+void argKey(const Arg& a, const std::vector<NodeId>& rep, std::string& out)
+{
     auto node = [&](NodeId id) {
         const size_t i = static_cast<size_t>(id);
         return (id >= 0 && i < rep.size()) ? rep[i] : id;
     };
     switch (a.kind) {
-        case Arg::Kind::None: out += 'N'; return;
-        case Arg::Kind::Node: out += '#' + std::to_string(node(a.node)); return;
-        case Arg::Kind::Int: out += 'i' + std::to_string(a.i); return;
-        case Arg::Kind::Float: {
-            uint64_t bits = 0;
-            std::memcpy(&bits, &a.f, sizeof bits);  // bitwise: 0.0 and -0.0 differ, nan == nan
-            out += 'f' + std::to_string(bits);
-            return;
+    case Arg::Kind::None: out += 'N'; return;
+    case Arg::Kind::Node: out += '#' + std::to_string(node(a.node)); return;
+    case Arg::Kind::Int: out += 'i' + std::to_string(a.i); return;
+    case Arg::Kind::Float: {
+        uint64_t bits = 0;
+        std::memcpy(&bits, &a.f, sizeof bits);  // bitwise: 0.0 and -0.0 differ, nan == nan
+        out += 'f' + std::to_string(bits);
+        return;
+    }
+    case Arg::Kind::Bool: out += a.b ? "T" : "F"; return;
+    case Arg::Kind::DType: out += 'd' + std::to_string(static_cast<int>(a.dtype)); return;
+    case Arg::Kind::Ellipsis: out += "..."; return;
+    case Arg::Kind::Str:
+    case Arg::Kind::Device:
+    case Arg::Kind::Layout:
+    case Arg::Kind::MemoryFormat:
+    case Arg::Kind::Op:
+    case Arg::Kind::Raw:
+        out += 'k' + std::to_string(static_cast<int>(a.kind)) + ':' + std::to_string(a.s.size()) + ':' + a.s;
+        return;
+    case Arg::Kind::List:
+    case Arg::Kind::Tuple:
+    case Arg::Kind::Slice:
+        out += 'k' + std::to_string(static_cast<int>(a.kind)) + '[';
+        for (const auto& x : a.items) {
+            argKey(x, rep, out);
+            out += ',';
         }
-        case Arg::Kind::Bool: out += a.b ? "T" : "F"; return;
-        case Arg::Kind::DType: out += 'd' + std::to_string(static_cast<int>(a.dtype)); return;
-        case Arg::Kind::Ellipsis: out += "..."; return;
-        case Arg::Kind::Str:
-        case Arg::Kind::Device:
-        case Arg::Kind::Layout:
-        case Arg::Kind::MemoryFormat:
-        case Arg::Kind::Op:
-        case Arg::Kind::Raw:
-            out += 'k' + std::to_string(static_cast<int>(a.kind)) + ':' + std::to_string(a.s.size()) + ':' + a.s;
-            return;
-        case Arg::Kind::List:
-        case Arg::Kind::Tuple:
-        case Arg::Kind::Slice:
-            out += 'k' + std::to_string(static_cast<int>(a.kind)) + '[';
-            for (const auto& x : a.items) {
-                argKey(x, rep, out);
-                out += ',';
-            }
-            out += ']';
-            return;
-        case Arg::Kind::Dict:
-            out += '{';
-            for (const auto& kv : a.dict) {
-                argKey(kv.first, rep, out);
-                out += ':';
-                argKey(kv.second, rep, out);
-                out += ',';
-            }
-            out += '}';
-            return;
+        out += ']';
+        return;
+    case Arg::Kind::Dict:
+        out += '{';
+        for (const auto& kv : a.dict) {
+            argKey(kv.first, rep, out);
+            out += ':';
+            argKey(kv.second, rep, out);
+            out += ',';
+        }
+        out += '}';
+        return;
     }
 }
 
 // The tags that keep otherwise equal nodes apart: recompute policy, AC region, phase.
-std::string tagKey(const Node& n) {
+std::string tagKey(const Node& n)
+{
     std::string k = "|r" + std::to_string(static_cast<int>(n.meta.recompute));
     k += "|g" + (n.meta.acGraphId ? std::to_string(*n.meta.acGraphId) : std::string("-"));
     k += "|p" + std::to_string(static_cast<int>(n.meta.phase));
@@ -74,7 +76,8 @@ std::string tagKey(const Node& n) {
     return k;
 }
 
-std::string nodeKey(const Node& n, const std::vector<NodeId>& rep, bool ignoreTags) {
+std::string nodeKey(const Node& n, const std::vector<NodeId>& rep, bool ignoreTags)
+{
     std::string k = n.target;
     k += '(';
     for (const auto& a : n.args) {
@@ -95,32 +98,42 @@ std::string nodeKey(const Node& n, const std::vector<NodeId>& rep, bool ignoreTa
     return k;
 }
 
-bool isUninitFactory(const OpInfo& op) {
+bool isUninitFactory(const OpInfo& op)
+{
     const std::string& s = op.schema.name;
-    return s == "empty" || s == "empty_like" || s == "empty_strided" || s == "new_empty" ||
-           s == "new_empty_strided" || s == "empty_permuted";
+    return s == "empty" || s == "empty_like" || s == "empty_strided" || s == "new_empty" || s == "new_empty_strided"
+        || s == "empty_permuted";
 }
 
-bool isAliasing(const OpInfo& op) {
-    return op.has(kTraitView) || op.has(kTraitViewList) || op.has(kTraitAliasNoAnnot) || op.has(kTraitBuiltin) ||
-           op.has(kTraitWait);
+bool isAliasing(const OpInfo& op)
+{
+    return op.has(kTraitView) || op.has(kTraitViewList) || op.has(kTraitAliasNoAnnot) || op.has(kTraitBuiltin)
+        || op.has(kTraitWait);
 }
 
-struct UnionFind {
+struct UnionFind
+{
     std::vector<size_t> parent;
-    explicit UnionFind(size_t n) : parent(n) { std::iota(parent.begin(), parent.end(), size_t{0}); }
-    size_t find(size_t x) {
+    explicit UnionFind(size_t n)
+        : parent(n)
+    {
+        std::iota(parent.begin(), parent.end(), size_t{0});
+    }
+    size_t find(size_t x)
+    {
         while (parent[x] != x) x = parent[x] = parent[parent[x]];
         return x;
     }
     void unite(size_t a, size_t b) { parent[find(a)] = find(b); }
 };
 
-class CsePass : public Pass {
+class CsePass : public Pass
+{
 public:
     std::string name() const override { return "cse"; }
     std::string summary() const override { return "merge nodes that compute the same value"; }
-    std::string description() const override {
+    std::string description() const override
+    {
         return "Common-subexpression elimination: call nodes with the same target, the same arguments (after "
                "earlier merges) and the same kwargs are merged into the first occurrence; its users are "
                "rewired and the duplicates removed. Only pure operators take part (not random, in-place, "
@@ -128,12 +141,17 @@ public:
                "A collective merges only together with its wait_tensor, as a chain. Nodes with different "
                "recompute tags, ac_graph_id or phase are kept apart unless ignore_tags=true.";
     }
-    std::vector<PassOption> options() const override {
-        return {{"ignore_tags", OptionType::Bool, "false", {},
+    std::vector<PassOption> options() const override
+    {
+        return {{"ignore_tags",
+                 OptionType::Bool,
+                 "false",
+                 {},
                  "merge nodes even when their recompute tag, ac_graph_id or phase differ"}};
     }
 
-    void run(Graph& g, const PassOptions& opts, PassContext& ctx) const override {
+    void run(Graph& g, const PassOptions& opts, PassContext& ctx) const override
+    {
         const bool ignoreTags = opts.getBool("ignore_tags");
         const OpRegistry& reg = ctx.registry;
         g.rebuildUsers();
@@ -144,7 +162,8 @@ public:
         std::vector<const OpInfo*> info(maxId, nullptr);
         for (NodeId id : order) {
             const Node& n = g.node(id);
-            if (n.op == NodeOp::CallFunction) info[static_cast<size_t>(id)] = reg.find(OpRegistry::normalizeTarget(n.target));
+            if (n.op == NodeOp::CallFunction)
+                info[static_cast<size_t>(id)] = reg.find(OpRegistry::normalizeTarget(n.target));
         }
 
         // Tensors that may be mutated (directly or through an alias): nothing reading them
@@ -158,8 +177,8 @@ public:
                 const Node& n = g.node(id);
                 const OpInfo* op = info[static_cast<size_t>(id)];
                 // Unknown ops and submodules may write their inputs: treat them as mutations.
-                const bool mutates = impureReason(n, reg, DceOptions{}) == ImpureReason::Inplace ||
-                                     n.op == NodeOp::CallModule || (n.op == NodeOp::CallFunction && !op);
+                const bool mutates = impureReason(n, reg, DceOptions{}) == ImpureReason::Inplace
+                    || n.op == NodeOp::CallModule || (n.op == NodeOp::CallFunction && !op);
                 auto visit = [&](NodeId p) {
                     if (p < 0 || static_cast<size_t>(p) >= maxId) return;
                     if (mutates) mutatedArgs.push_back(p);
@@ -188,10 +207,10 @@ public:
 
         std::vector<NodeId> rep(maxId);
         std::iota(rep.begin(), rep.end(), NodeId{0});
-        std::unordered_map<std::string, NodeId> seen;      // pure ops
+        std::unordered_map<std::string, NodeId> seen;  // pure ops
         std::unordered_map<std::string, NodeId> seenColl;  // collectives (with their wait)
-        std::vector<NodeId> waitOf(maxId, kNoNode);        // collective -> its only user, a wait
-        std::vector<NodeId> dups;                          // in graph order
+        std::vector<NodeId> waitOf(maxId, kNoNode);  // collective -> its only user, a wait
+        std::vector<NodeId> dups;  // in graph order
         size_t chains = 0;
 
         auto isWaitOp = [&](NodeId id) {
@@ -228,8 +247,8 @@ public:
                 continue;
             }
             if (impureReason(n, reg, DceOptions{}) != ImpureReason::None) continue;
-            if (op->has(kTraitWait) || op->has(kTraitCommunication) || op->has(kTraitHigherOrder) ||
-                op->has(kTraitDynamicShape) || isUninitFactory(*op))
+            if (op->has(kTraitWait) || op->has(kTraitCommunication) || op->has(kTraitHigherOrder)
+                || op->has(kTraitDynamicShape) || isUninitFactory(*op))
                 continue;
             const std::string key = nodeKey(n, rep, ignoreTags);
             auto [it, inserted] = seen.emplace(key, id);
@@ -252,8 +271,9 @@ public:
         eraseNodes(g, dups, &ctx);
 
         const std::string prefix = ctx.graphRole.empty() ? "" : ctx.graphRole + ": ";
-        ctx.note(prefix + "merged " + std::to_string(dups.size()) + " duplicate node" + (dups.size() == 1 ? "" : "s") +
-                 (chains ? " (" + std::to_string(chains) + " collective chain" + (chains == 1 ? "" : "s") + ")" : ""));
+        ctx.note(
+            prefix + "merged " + std::to_string(dups.size()) + " duplicate node" + (dups.size() == 1 ? "" : "s")
+            + (chains ? " (" + std::to_string(chains) + " collective chain" + (chains == 1 ? "" : "s") + ")" : ""));
         ctx.log.stats["merged"] = ctx.log.stats.value("merged", size_t{0}) + dups.size();
         ctx.log.stats["collective_chains"] = ctx.log.stats.value("collective_chains", size_t{0}) + chains;
     }

@@ -6,11 +6,13 @@
 namespace fxl {
 namespace {
 
-class DcePass : public Pass {
+class DcePass : public Pass
+{
 public:
     std::string name() const override { return "dce"; }
     std::string summary() const override { return "remove unused nodes that have no side effect"; }
-    std::string description() const override {
+    std::string description() const override
+    {
         return "Dead-code elimination: removes call nodes whose value nobody uses, newest first, so whole dead "
                "chains go. Never removes the output, in-place / mutating ops (kind inplace or a '!' in the "
                "schema), ops with side effects, or operators the registry does not know. Collectives and "
@@ -18,14 +20,24 @@ public:
                "random_pure=true, because removing one shifts the RNG stream of every later random op. "
                "Unused graph inputs are kept unless remove_unused_inputs=true.";
     }
-    std::vector<PassOption> options() const override {
+    std::vector<PassOption> options() const override
+    {
         return {
-            {"collectives_pure", OptionType::Bool, "false", {}, "treat unused collectives and wait_tensor as removable"},
-            {"random_pure", OptionType::Bool, "false", {}, "treat unused random ops as removable (shifts the RNG stream)"},
+            {"collectives_pure",
+             OptionType::Bool,
+             "false",
+             {},
+             "treat unused collectives and wait_tensor as removable"},
+            {"random_pure",
+             OptionType::Bool,
+             "false",
+             {},
+             "treat unused random ops as removable (shifts the RNG stream)"},
             {"remove_unused_inputs", OptionType::Bool, "false", {}, "also remove placeholders nobody uses"},
         };
     }
-    void run(Graph& g, const PassOptions& opts, PassContext& ctx) const override {
+    void run(Graph& g, const PassOptions& opts, PassContext& ctx) const override
+    {
         DceOptions o;
         o.collectivesPure = opts.getBool("collectives_pure");
         o.randomPure = opts.getBool("random_pure");
@@ -36,8 +48,8 @@ public:
         ctx.log.stats[key] = ctx.log.stats.value(key, size_t{0}) + removed;
         // The summary goes before the per-reason "kept" notes eliminateDeadCode wrote.
         ctx.log.notes.insert(ctx.log.notes.begin() + static_cast<std::ptrdiff_t>(firstNote),
-                             (ctx.graphRole.empty() ? "" : ctx.graphRole + ": ") + "removed " +
-                                 std::to_string(removed) + " dead node" + (removed == 1 ? "" : "s"));
+                             (ctx.graphRole.empty() ? "" : ctx.graphRole + ": ") + "removed " + std::to_string(removed)
+                                 + " dead node" + (removed == 1 ? "" : "s"));
     }
 };
 

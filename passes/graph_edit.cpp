@@ -7,35 +7,36 @@
 
 namespace fxl {
 
-std::string_view impureReasonName(ImpureReason r) {
+std::string_view impureReasonName(ImpureReason r)
+{
     switch (r) {
-        case ImpureReason::None: return "pure";
-        case ImpureReason::Placeholder: return "placeholder";
-        case ImpureReason::Output: return "output";
-        case ImpureReason::Inplace: return "in-place";
-        case ImpureReason::SideEffect: return "side effect";
-        case ImpureReason::Collective: return "collective";
-        case ImpureReason::Random: return "random";
-        case ImpureReason::Unknown: return "unknown op";
+    case ImpureReason::None: return "pure";
+    case ImpureReason::Placeholder: return "placeholder";
+    case ImpureReason::Output: return "output";
+    case ImpureReason::Inplace: return "in-place";
+    case ImpureReason::SideEffect: return "side effect";
+    case ImpureReason::Collective: return "collective";
+    case ImpureReason::Random: return "random";
+    case ImpureReason::Unknown: return "unknown op";
     }
     return "pure";
 }
 
 std::string recomputeText(Recompute r) { return std::string(recomputeName(r)); }
 
-ImpureReason impureReason(const Node& n, const OpRegistry& reg, const DceOptions& opts) {
+ImpureReason impureReason(const Node& n, const OpRegistry& reg, const DceOptions& opts)
+{
     switch (n.op) {
-        case NodeOp::Placeholder: return opts.removeUnusedInputs ? ImpureReason::None : ImpureReason::Placeholder;
-        case NodeOp::Output: return ImpureReason::Output;
-        case NodeOp::GetAttr: return ImpureReason::None;
-        // A submodule may do anything.
-        case NodeOp::CallModule: return ImpureReason::SideEffect;
-        case NodeOp::CallMethod:
-            // Tensor methods ending in '_' mutate self (add_, copy_, ...); others are pure.
-            return (!n.target.empty() && n.target.back() == '_' && n.target.substr(0, 2) != "__")
-                       ? ImpureReason::Inplace
-                       : ImpureReason::None;
-        case NodeOp::CallFunction: break;
+    case NodeOp::Placeholder: return opts.removeUnusedInputs ? ImpureReason::None : ImpureReason::Placeholder;
+    case NodeOp::Output: return ImpureReason::Output;
+    case NodeOp::GetAttr: return ImpureReason::None;
+    // A submodule may do anything.
+    case NodeOp::CallModule: return ImpureReason::SideEffect;
+    case NodeOp::CallMethod:
+        // Tensor methods ending in '_' mutate self (add_, copy_, ...); others are pure.
+        return (!n.target.empty() && n.target.back() == '_' && n.target.substr(0, 2) != "__") ? ImpureReason::Inplace
+                                                                                              : ImpureReason::None;
+    case NodeOp::CallFunction: break;
     }
     const OpInfo* op = reg.find(OpRegistry::normalizeTarget(n.target));
     if (!op) return ImpureReason::Unknown;
@@ -56,7 +57,8 @@ ImpureReason impureReason(const Node& n, const OpRegistry& reg, const DceOptions
     return ImpureReason::None;
 }
 
-size_t eraseNodes(Graph& g, std::vector<NodeId> ids, PassContext* ctx) {
+size_t eraseNodes(Graph& g, std::vector<NodeId> ids, PassContext* ctx)
+{
     ids.erase(std::remove_if(ids.begin(), ids.end(), [&](NodeId id) { return !g.alive(id); }), ids.end());
     std::sort(ids.begin(), ids.end());
     ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
@@ -72,7 +74,8 @@ size_t eraseNodes(Graph& g, std::vector<NodeId> ids, PassContext* ctx) {
     return byPos.size();
 }
 
-size_t eliminateDeadCode(Graph& g, const DceOptions& opts, PassContext* ctx) {
+size_t eliminateDeadCode(Graph& g, const DceOptions& opts, PassContext* ctx)
+{
     g.rebuildUsers();
     const OpRegistry& reg = ctx ? ctx->registry : OpRegistry::instance();
     const std::vector<NodeId> order = g.order();
@@ -103,8 +106,8 @@ size_t eliminateDeadCode(Graph& g, const DceOptions& opts, PassContext* ctx) {
         std::vector<NodeId> inOrder(dead.rbegin(), dead.rend());
         for (NodeId id : inOrder) ctx->removed(g.node(id).name);
         for (const auto& [why, count] : keptDead) {
-            ctx->note("kept " + std::to_string(count) + " unused node" + (count == 1 ? "" : "s") + ": " +
-                      std::string(impureReasonName(why)));
+            ctx->note("kept " + std::to_string(count) + " unused node" + (count == 1 ? "" : "s") + ": "
+                      + std::string(impureReasonName(why)));
             const std::string key = "kept_" + std::string(impureReasonName(why));
             ctx->log.stats[key] = ctx->log.stats.value(key, size_t{0}) + count;
         }
@@ -115,7 +118,8 @@ size_t eliminateDeadCode(Graph& g, const DceOptions& opts, PassContext* ctx) {
 }
 
 NodeId copyNodeBefore(Graph& g, const Node& src, const std::function<NodeId(NodeId)>& remap, NodeId before,
-                      std::string_view nameHint, PassContext* ctx) {
+                      std::string_view nameHint, PassContext* ctx)
+{
     // `src` may live in `g`: inserting can move it, so take what we need first.
     Node n = src;
     const std::string srcName = src.name;
@@ -135,7 +139,8 @@ NodeId copyNodeBefore(Graph& g, const Node& src, const std::function<NodeId(Node
 namespace {
 
 // Rewrites refs to `from` inside `a`, recording one position string per rewrite.
-void rewire(Arg& a, NodeId from, NodeId to, const std::string& where, std::vector<std::string>& hits) {
+void rewire(Arg& a, NodeId from, NodeId to, const std::string& where, std::vector<std::string>& hits)
+{
     if (a.kind == Arg::Kind::Node) {
         if (a.node == from) {
             a.node = to;
@@ -154,7 +159,8 @@ void rewire(Arg& a, NodeId from, NodeId to, const std::string& where, std::vecto
 
 }  // namespace
 
-size_t replaceAllUsesLogged(Graph& g, NodeId from, NodeId to, PassContext* ctx) {
+size_t replaceAllUsesLogged(Graph& g, NodeId from, NodeId to, PassContext* ctx)
+{
     if (from == to) return 0;
     const std::string fromName = g.node(from).name;
     const std::string toName = g.node(to).name;
@@ -162,7 +168,8 @@ size_t replaceAllUsesLogged(Graph& g, NodeId from, NodeId to, PassContext* ctx) 
     std::vector<NodeId> consumers = g.node(from).users;
     // `to` reading `from` (a node inserted after it) keeps reading it: no self-reference.
     consumers.erase(std::remove(consumers.begin(), consumers.end(), to), consumers.end());
-    std::sort(consumers.begin(), consumers.end(), [&](NodeId a, NodeId b) { return g.positionOf(a) < g.positionOf(b); });
+    std::sort(consumers.begin(), consumers.end(),
+              [&](NodeId a, NodeId b) { return g.positionOf(a) < g.positionOf(b); });
     size_t count = 0;
     for (NodeId id : consumers) {
         Node& n = g.node(id);
@@ -179,11 +186,13 @@ size_t replaceAllUsesLogged(Graph& g, NodeId from, NodeId to, PassContext* ctx) 
     for (NodeId c : consumers)
         if (have.insert(c).second) toUsers.push_back(c);
     std::vector<NodeId>& fromUsers = g.node(from).users;
-    fromUsers.erase(std::remove_if(fromUsers.begin(), fromUsers.end(), [&](NodeId u) { return u != to; }), fromUsers.end());
+    fromUsers.erase(std::remove_if(fromUsers.begin(), fromUsers.end(), [&](NodeId u) { return u != to; }),
+                    fromUsers.end());
     return count;
 }
 
-bool isTopologicallyOrdered(const Graph& g, std::string* why) {
+bool isTopologicallyOrdered(const Graph& g, std::string* why)
+{
     std::unordered_set<NodeId> defined;
     std::unordered_set<std::string> names;
     const auto& order = g.order();

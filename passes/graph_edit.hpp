@@ -15,27 +15,30 @@
 
 namespace fxl {
 
-struct DceOptions {
-    bool collectivesPure = false;     // collectives and wait_tensor may be removed when unused
-    bool randomPure = false;          // random ops may be removed (shifts the RNG stream)
+struct DceOptions
+{
+    bool collectivesPure = false;  // collectives and wait_tensor may be removed when unused
+    bool randomPure = false;  // random ops may be removed (shifts the RNG stream)
     bool removeUnusedInputs = false;  // unused placeholders are removed too
 };
 
 // Why a node is never dead-code eliminated; None when it is pure.
-enum class ImpureReason : uint8_t {
+enum class ImpureReason : uint8_t
+{
     None,
     Placeholder,  // graph input (unless removeUnusedInputs)
     Output,
-    Inplace,      // mutates an argument (in-place op, `!` in the schema, method ending in '_')
-    SideEffect,   // kTraitSideEffect, effect-token HOPs, call_module
-    Collective,   // collectives and wait_tensor (unless collectivesPure)
-    Random,       // consumes RNG state (unless randomPure)
-    Unknown,      // call_function target the registry does not know
+    Inplace,  // mutates an argument (in-place op, `!` in the schema, method ending in '_')
+    SideEffect,  // kTraitSideEffect, effect-token HOPs, call_module
+    Collective,  // collectives and wait_tensor (unless collectivesPure)
+    Random,  // consumes RNG state (unless randomPure)
+    Unknown,  // call_function target the registry does not know
 };
 std::string_view impureReasonName(ImpureReason r);  // "placeholder", "in-place", ...
 
 ImpureReason impureReason(const Node& n, const OpRegistry& reg, const DceOptions& opts);
-inline bool isImpure(const Node& n, const OpRegistry& reg, const DceOptions& opts) {
+inline bool isImpure(const Node& n, const OpRegistry& reg, const DceOptions& opts)
+{
     return impureReason(n, reg, opts) != ImpureReason::None;
 }
 

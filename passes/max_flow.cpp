@@ -7,14 +7,16 @@
 
 namespace fxl {
 
-template <class Cap>
-int MaxFlow<Cap>::addVertex() {
+template<class Cap>
+int MaxFlow<Cap>::addVertex()
+{
     adj_.emplace_back();
     return static_cast<int>(adj_.size()) - 1;
 }
 
-template <class Cap>
-int MaxFlow<Cap>::addEdge(int from, int to, Cap capacity) {
+template<class Cap>
+int MaxFlow<Cap>::addEdge(int from, int to, Cap capacity)
+{
     const int need = std::max(from, to) + 1;
     if (need > numVertices()) adj_.resize(static_cast<size_t>(need));
     if (!(capacity > 0)) capacity = 0;  // also maps a double NaN to 0
@@ -26,13 +28,15 @@ int MaxFlow<Cap>::addEdge(int from, int to, Cap capacity) {
     return e;
 }
 
-template <class Cap>
-bool MaxFlow<Cap>::positive(Cap c) const {
+template<class Cap>
+bool MaxFlow<Cap>::positive(Cap c) const
+{
     return c > eps_;
 }
 
-template <class Cap>
-bool MaxFlow<Cap>::bfs(int source, int sink) {
+template<class Cap>
+bool MaxFlow<Cap>::bfs(int source, int sink)
+{
     level_.assign(adj_.size(), -1);
     std::deque<int> q;
     level_[static_cast<size_t>(source)] = 0;
@@ -52,8 +56,9 @@ bool MaxFlow<Cap>::bfs(int source, int sink) {
 
 // One blocking flow on the level graph, found path by path with current-arc pointers
 // (iterative: graphs of 100k nodes give paths far deeper than the call stack allows).
-template <class Cap>
-Cap MaxFlow<Cap>::augment(int source, int sink) {
+template<class Cap>
+Cap MaxFlow<Cap>::augment(int source, int sink)
+{
     next_.assign(adj_.size(), 0);
     Cap total = 0;
     std::vector<int> path;
@@ -94,8 +99,9 @@ Cap MaxFlow<Cap>::augment(int source, int sink) {
     }
 }
 
-template <class Cap>
-void MaxFlow<Cap>::markReachable(int source) {
+template<class Cap>
+void MaxFlow<Cap>::markReachable(int source)
+{
     reach_.assign(adj_.size(), 0);
     std::vector<int> stack{source};
     reach_[static_cast<size_t>(source)] = 1;
@@ -111,8 +117,9 @@ void MaxFlow<Cap>::markReachable(int source) {
     }
 }
 
-template <class Cap>
-Cap MaxFlow<Cap>::solve(int source, int sink) {
+template<class Cap>
+Cap MaxFlow<Cap>::solve(int source, int sink)
+{
     const int need = std::max(source, sink) + 1;
     if (need > numVertices()) adj_.resize(static_cast<size_t>(need));
     for (auto& e : edges_) e.flow = 0;
@@ -161,16 +168,18 @@ Cap MaxFlow<Cap>::solve(int source, int sink) {
     return total;
 }
 
-template <class Cap>
-std::vector<int> MaxFlow<Cap>::sourceSide() const {
+template<class Cap>
+std::vector<int> MaxFlow<Cap>::sourceSide() const
+{
     std::vector<int> out;
     for (size_t v = 0; v < reach_.size(); ++v)
         if (reach_[v]) out.push_back(static_cast<int>(v));
     return out;
 }
 
-template <class Cap>
-std::vector<int> MaxFlow<Cap>::cutEdges() const {
+template<class Cap>
+std::vector<int> MaxFlow<Cap>::cutEdges() const
+{
     std::vector<int> out;
     if (reach_.empty()) return out;
     for (size_t i = 0; i < edges_.size(); i += 2) {

@@ -13,14 +13,17 @@
 
 namespace fxl {
 
-template <class Cap>
-class MaxFlow {
+template<class Cap>
+class MaxFlow
+{
 public:
     // int64_t: INT64_MAX; double: +infinity. An edge with this capacity is never saturated.
-    static constexpr Cap kInfinite = std::numeric_limits<Cap>::has_infinity ? std::numeric_limits<Cap>::infinity()
-                                                                            : std::numeric_limits<Cap>::max();
+    static constexpr Cap kInfinite =
+        std::numeric_limits<Cap>::has_infinity ? std::numeric_limits<Cap>::infinity() : std::numeric_limits<Cap>::max();
 
-    explicit MaxFlow(int numVertices = 0) : adj_(static_cast<size_t>(numVertices)) {}
+    explicit MaxFlow(int numVertices = 0)
+        : adj_(static_cast<size_t>(numVertices))
+    { }
 
     int addVertex();
     int numVertices() const { return static_cast<int>(adj_.size()); }
@@ -34,7 +37,10 @@ public:
     Cap solve(int source, int sink);
 
     // After solve(): vertex reachable from the source in the residual graph.
-    bool onSourceSide(int v) const { return v >= 0 && static_cast<size_t>(v) < reach_.size() && reach_[static_cast<size_t>(v)]; }
+    bool onSourceSide(int v) const
+    {
+        return v >= 0 && static_cast<size_t>(v) < reach_.size() && reach_[static_cast<size_t>(v)];
+    }
     std::vector<int> sourceSide() const;
     // After solve(): ids of the edges that go from the source side to the sink side, in id order.
     std::vector<int> cutEdges() const;
@@ -45,17 +51,18 @@ public:
     Cap flow(int e) const { return edges_[static_cast<size_t>(2 * e)].flow; }
 
 private:
-    struct Half {
+    struct Half
+    {
         int to = 0;
-        Cap cap = 0;   // capacity of this half (0 for the reverse half)
+        Cap cap = 0;  // capacity of this half (0 for the reverse half)
         Cap flow = 0;  // flow on this half (the reverse half holds -flow)
     };
     std::vector<std::vector<int>> adj_;  // vertex -> half-edge indices
-    std::vector<Half> edges_;            // 2e: forward half, 2e+1: reverse half
+    std::vector<Half> edges_;  // 2e: forward half, 2e+1: reverse half
     std::vector<int> level_;
-    std::vector<size_t> next_;           // current-arc pointer per vertex
+    std::vector<size_t> next_;  // current-arc pointer per vertex
     std::vector<char> reach_;
-    Cap eps_ = 0;                        // double: residuals at or below this count as zero
+    Cap eps_ = 0;  // double: residuals at or below this count as zero
 
     static bool isInf(Cap c) { return c == kInfinite; }
     Cap residual(const Half& h) const { return isInf(h.cap) ? kInfinite : h.cap - h.flow; }

@@ -20,7 +20,8 @@ namespace {
 // ------------------------------------------------------------------ op sets (passes.md 6.6)
 
 // "aten.mm.default" -> ("aten", "mm"); "operator.getitem" -> ("operator", "getitem").
-std::pair<std::string_view, std::string_view> splitTarget(std::string_view t) {
+std::pair<std::string_view, std::string_view> splitTarget(std::string_view t)
+{
     if (t.substr(0, 10) == "torch.ops.") t.remove_prefix(10);
     const size_t d1 = t.find('.');
     if (d1 == std::string_view::npos) return {"", t};
@@ -34,31 +35,31 @@ std::pair<std::string_view, std::string_view> splitTarget(std::string_view t) {
 // Older traces (torch 1.13, the corpus) spell some of these differently where newer AOT graphs
 // decompose to the listed ops: _reshape_alias (a view with explicit strides, now view /
 // as_strided), transpose (now permute) and detach (now alias). They count as what they became.
-const std::set<std::string_view>& viewOps() {
-    static const std::set<std::string_view> s = {"squeeze", "unsqueeze", "alias",  "view",    "slice", "t",
-                                                 "broadcast_in_dim", "expand", "as_strided", "permute", "select",
-                                                 "_reshape_alias", "transpose", "detach"};
+const std::set<std::string_view>& viewOps()
+{
+    static const std::set<std::string_view> s = {"squeeze", "unsqueeze",        "alias",     "view",       "slice",
+                                                 "t",       "broadcast_in_dim", "expand",    "as_strided", "permute",
+                                                 "select",  "_reshape_alias",   "transpose", "detach"};
     return s;
 }
 
-const std::set<std::string_view>& recomputableNames() {
+const std::set<std::string_view>& recomputableNames()
+{
     static const std::set<std::string_view> s = {
         // pointwise arithmetic / comparison / logic / activations / math
-        "add", "sub", "div", "atan2", "mul", "max", "min", "pow", "remainder", "fmod", "__and__", "__or__",
-        "__xor__", "__lshift__", "__rshift__", "eq", "ne", "ge", "gt", "le", "lt", "abs", "bitwise_not",
-        "ceil", "floor", "frac", "neg", "relu", "round", "silu", "trunc", "log", "log10", "log1p", "log2",
-        "lgamma", "exp", "expm1", "erf", "erfc", "cos", "acos", "cosh", "sin", "asin", "sinh", "tan", "atan",
-        "tanh", "atanh", "sqrt", "rsqrt", "reciprocal", "sigmoid", "softplus", "threshold",
-        "threshold_backward", "clamp", "where", "lerp", "addcmul", "gelu", "gelu_backward", "rsub",
-        "maximum", "isinf", "any",
+        "add", "sub", "div", "atan2", "mul", "max", "min", "pow", "remainder", "fmod", "__and__", "__or__", "__xor__",
+        "__lshift__", "__rshift__", "eq", "ne", "ge", "gt", "le", "lt", "abs", "bitwise_not", "ceil", "floor", "frac",
+        "neg", "relu", "round", "silu", "trunc", "log", "log10", "log1p", "log2", "lgamma", "exp", "expm1", "erf",
+        "erfc", "cos", "acos", "cosh", "sin", "asin", "sinh", "tan", "atan", "tanh", "atanh", "sqrt", "rsqrt",
+        "reciprocal", "sigmoid", "softplus", "threshold", "threshold_backward", "clamp", "where", "lerp", "addcmul",
+        "gelu", "gelu_backward", "rsub", "maximum", "isinf", "any",
         // reductions
         "sum", "mean", "_grad_sum_to_size", "sum_to_size", "amax", "var", "var_mean", "std", "argmax",
         // casts
         "to", "type_as", "_to_copy", "convert_element_type",
         // views and shape ops
-        "view", "reshape", "_unsafe_view", "expand", "slice", "select", "squeeze", "unsqueeze", "t",
-        "permute", "as_strided", "alias", "broadcast_in_dim", "broadcast_tensors", "_reshape_alias", "transpose",
-        "detach",
+        "view", "reshape", "_unsafe_view", "expand", "slice", "select", "squeeze", "unsqueeze", "t", "permute",
+        "as_strided", "alias", "broadcast_in_dim", "broadcast_tensors", "_reshape_alias", "transpose", "detach",
         // factories
         "full", "full_like", "zeros", "ones", "new_zeros", "empty", "empty_like", "zeros_like", "ones_like",
         "scalar_tensor", "arange", "iota", "triu", "lift_fresh_copy",
@@ -67,12 +68,14 @@ const std::set<std::string_view>& recomputableNames() {
     return s;
 }
 
-const std::set<std::string_view>& randomNames() {
+const std::set<std::string_view>& randomNames()
+{
     static const std::set<std::string_view> s = {"native_dropout", "rand_like", "randn_like"};
     return s;
 }
 
-const std::set<std::string_view>& computeIntensiveNames() {
+const std::set<std::string_view>& computeIntensiveNames()
+{
     static const std::set<std::string_view> s = {"mm",
                                                  "convolution",
                                                  "convolution_backward",
@@ -87,11 +90,15 @@ const std::set<std::string_view>& computeIntensiveNames() {
     return s;
 }
 
-class OpSets {
+class OpSets
+{
 public:
-    explicit OpSets(const OpRegistry& r) : reg_(r) {}
+    explicit OpSets(const OpRegistry& r)
+        : reg_(r)
+    { }
 
-    const OpInfo* info(const Node& n) const {
+    const OpInfo* info(const Node& n) const
+    {
         if (n.op != NodeOp::CallFunction) return nullptr;
         auto it = cache_.find(n.target);
         if (it != cache_.end()) return it->second;
@@ -99,31 +106,37 @@ public:
         cache_.emplace(n.target, oi);
         return oi;
     }
-    bool has(const Node& n, OpTrait t) const {
+    bool has(const Node& n, OpTrait t) const
+    {
         const OpInfo* oi = info(n);
         return oi && oi->has(t);
     }
     static std::string_view base(const Node& n) { return splitTarget(n.target).second; }
     static std::string_view ns(const Node& n) { return splitTarget(n.target).first; }
 
-    bool isView(const Node& n) const {
+    bool isView(const Node& n) const
+    {
         return n.op == NodeOp::CallFunction && (ns(n) == "aten" || ns(n) == "prims") && viewOps().count(base(n));
     }
-    bool isRandom(const Node& n) const {
+    bool isRandom(const Node& n) const
+    {
         if (n.op != NodeOp::CallFunction) return false;
         return has(n, kTraitRandom) || (ns(n) == "aten" && randomNames().count(base(n)));
     }
-    bool isComputeIntensive(const Node& n) const {
+    bool isComputeIntensive(const Node& n) const
+    {
         if (n.op != NodeOp::CallFunction) return false;
         return (ns(n) == "aten" && computeIntensiveNames().count(base(n))) || has(n, kTraitMatmul);
     }
-    bool isCollective(const Node& n) const {
+    bool isCollective(const Node& n) const
+    {
         if (n.op != NodeOp::CallFunction) return false;
         const std::string_view s = ns(n);
-        return s == "_c10d_functional" || s == "_c10d_functional_autograd" || s == "c10d_functional" ||
-               has(n, kTraitCollective) || has(n, kTraitWait);
+        return s == "_c10d_functional" || s == "_c10d_functional_autograd" || s == "c10d_functional"
+            || has(n, kTraitCollective) || has(n, kTraitWait);
     }
-    bool isRecomputable(const Node& n) const {
+    bool isRecomputable(const Node& n) const
+    {
         if (n.op != NodeOp::CallFunction || isRandom(n)) return false;
         const std::string_view s = ns(n), b = base(n);
         if (s == "operator") return true;  // getitem and the symbolic-int magic methods
@@ -141,33 +154,36 @@ private:
 
 // ------------------------------------------------------------------ small helpers
 
-bool mustRecompute(const Node& n) {
+bool mustRecompute(const Node& n)
+{
     return n.meta.recompute == Recompute::MustRecompute || n.meta.recompute == Recompute::PreferRecompute;
 }
 
-bool customFlag(const Node& n, const char* key) {
+bool customFlag(const Node& n, const char* key)
+{
     if (!n.meta.custom.is_object()) return false;
     auto it = n.meta.custom.find(key);
     return it != n.meta.custom.end() && it->is_boolean() && it->get<bool>();
 }
 
-bool isSym(const ValueMeta& v) {
-    return v.kind == ValueMeta::Kind::SymInt || v.kind == ValueMeta::Kind::SymFloat || v.kind == ValueMeta::Kind::SymBool;
+bool isSym(const ValueMeta& v)
+{
+    return v.kind == ValueMeta::Kind::SymInt || v.kind == ValueMeta::Kind::SymFloat
+        || v.kind == ValueMeta::Kind::SymBool;
 }
 
 bool isTangentName(const std::string& name) { return name.find("tangent") != std::string::npos; }
 
-int64_t valueBytes(const ValueMeta& v) {
+int64_t valueBytes(const ValueMeta& v)
+{
     switch (v.kind) {
-        case ValueMeta::Kind::Tensor:
-            return std::max<int64_t>(0, v.tensor.bytesHint());
-        case ValueMeta::Kind::Tuple: {
-            int64_t s = 0;
-            for (const auto& e : v.elems) s += valueBytes(e);
-            return s;
-        }
-        default:
-            return 0;
+    case ValueMeta::Kind::Tensor: return std::max<int64_t>(0, v.tensor.bytesHint());
+    case ValueMeta::Kind::Tuple: {
+        int64_t s = 0;
+        for (const auto& e : v.elems) s += valueBytes(e);
+        return s;
+    }
+    default: return 0;
     }
 }
 
@@ -175,30 +191,34 @@ int64_t valueBytes(const ValueMeta& v) {
 int64_t sizeOf(const Node& n) { return isSym(n.val) ? 1 : valueBytes(n.val); }
 
 // Node references inside a node's args and kwargs, first occurrence order.
-template <class F>
-void forEachInput(const Node& n, F&& fn) {
+template<class F>
+void forEachInput(const Node& n, F&& fn)
+{
     for (const auto& a : n.args) a.forEachNode(fn);
     for (const auto& kv : n.kwargs) kv.second.forEachNode(fn);
 }
 
-std::string joinNames(const std::vector<std::string>& v, size_t max = 8) {
+std::string joinNames(const std::vector<std::string>& v, size_t max = 8)
+{
     std::string s;
     for (size_t i = 0; i < v.size() && i < max; ++i) s += (i ? ", " : "") + v[i];
     if (v.size() > max) s += ", ... (" + std::to_string(v.size()) + ")";
     return s;
 }
 
-const char* modeName(PartitionMode m) {
+const char* modeName(PartitionMode m)
+{
     switch (m) {
-        case PartitionMode::SaveAll: return "save_all";
-        case PartitionMode::Tagged: return "tagged";
-        case PartitionMode::MinCut: return "mincut";
+    case PartitionMode::SaveAll: return "save_all";
+    case PartitionMode::Tagged: return "tagged";
+    case PartitionMode::MinCut: return "mincut";
     }
     return "?";
 }
 
 // The output items of a graph (the returned tuple/list flattened one level).
-std::vector<Arg> outputItems(const Graph& g) {
+std::vector<Arg> outputItems(const Graph& g)
+{
     const NodeId out = g.outputNode();
     if (out == kNoNode) return {};
     const Node& o = g.node(out);
@@ -213,7 +233,8 @@ std::vector<Arg> outputItems(const Graph& g) {
 
 // ------------------------------------------------------------------ seeds and classification
 
-bool isLossSeed(const Graph& g, const Node& n) {
+bool isLossSeed(const Graph& g, const Node& n)
+{
     if (!n.isOp("aten.ones_like.default") || n.args.empty() || !n.args[0].isNode()) return false;
     const NodeId in = n.args[0].node;
     for (const Arg& it : outputItems(g))
@@ -223,7 +244,8 @@ bool isLossSeed(const Graph& g, const Node& n) {
     return v.kind == ValueMeta::Kind::Unknown || (v.isTensor() && v.tensor.sizes.empty());
 }
 
-NodeClassification classifyNodes(const Graph& g, int numFwdOutputs) {
+NodeClassification classifyNodes(const Graph& g, int numFwdOutputs)
+{
     NodeClassification c;
     size_t cap = 0;
     for (NodeId id : g.order()) cap = std::max(cap, static_cast<size_t>(id) + 1);
@@ -249,8 +271,8 @@ NodeClassification classifyNodes(const Graph& g, int numFwdOutputs) {
         } else if (!aot && isLossSeed(g, n)) {
             c.tangents.push_back(id);
             seedOrTangent[static_cast<size_t>(id)] = 1;
-            c.notes.push_back("loss seed '" + n.name + "' (ones_like of '" + g.node(n.args[0].node).name +
-                              "') becomes a backward placeholder");
+            c.notes.push_back("loss seed '" + n.name + "' (ones_like of '" + g.node(n.args[0].node).name
+                              + "') becomes a backward placeholder");
         }
     }
     // required_bw: seeds and their transitive users, in graph order.
@@ -272,8 +294,8 @@ NodeClassification classifyNodes(const Graph& g, int numFwdOutputs) {
     } else {
         for (size_t i = 0; i < items.size(); ++i) {
             const Arg& a = items[i];
-            const bool grad = a.isNone() ||
-                              (a.isNode() && (c.isRequiredBw(a.node) || g.node(a.node).meta.phase == Phase::Backward));
+            const bool grad =
+                a.isNone() || (a.isNode() && (c.isRequiredBw(a.node) || g.node(a.node).meta.phase == Phase::Backward));
             if (grad) {
                 nf = i;
                 break;
@@ -308,15 +330,18 @@ NodeClassification classifyNodes(const Graph& g, int numFwdOutputs) {
     for (NodeId id : g.order()) {
         const Node& n = g.node(id);
         const size_t i = static_cast<size_t>(id);
-        if (c.requiredFw[i]) c.fwOrder[i] = k++;
-        else if (!c.requiredBw[i] && n.op != NodeOp::Output) c.unclaimed[i] = 1;
+        if (c.requiredFw[i])
+            c.fwOrder[i] = k++;
+        else if (!c.requiredBw[i] && n.op != NodeOp::Output)
+            c.unclaimed[i] = 1;
     }
     return c;
 }
 
 // ------------------------------------------------------------------ tag normalisation (6.3)
 
-std::vector<std::string> cleanupRecomputeTags(Graph& g, bool defaultPartitionMode, PassContext* ctx) {
+std::vector<std::string> cleanupRecomputeTags(Graph& g, bool defaultPartitionMode, PassContext* ctx)
+{
     g.rebuildUsers();
     std::vector<std::string> tagged;
     auto setSave = [&](Node& n) {
@@ -335,8 +360,10 @@ std::vector<std::string> cleanupRecomputeTags(Graph& g, bool defaultPartitionMod
                 anyRecomputableUser = true;
                 if (un.meta.acGraphId && n.meta.acGraphId && *un.meta.acGraphId > *n.meta.acGraphId) boundary = true;
             }
-            if (boundary) setSave(n);  // (a) the boundary between two AC regions
-            else if (customFlag(n, "has_backward_hook") && !anyRecomputableUser) setSave(n);  // (b) FSDP2 + AC
+            if (boundary)
+                setSave(n);  // (a) the boundary between two AC regions
+            else if (customFlag(n, "has_backward_hook") && !anyRecomputableUser)
+                setSave(n);  // (b) FSDP2 + AC
         } else if (defaultPartitionMode && !n.meta.acGraphId && n.op != NodeOp::Output) {
             bool feeds = false;
             for (NodeId u : n.users)
@@ -354,7 +381,8 @@ std::vector<std::string> cleanupRecomputeTags(Graph& g, bool defaultPartitionMod
 
 // ------------------------------------------------------------------ the partitioner
 
-nlohmann::json PartitionResult::stats() const {
+nlohmann::json PartitionResult::stats() const
+{
     nlohmann::json j = nlohmann::json::object();
     j["saved"] = saved;
     j["saved_bytes"] = savedBytes;
@@ -369,11 +397,17 @@ nlohmann::json PartitionResult::stats() const {
 
 namespace {
 
-class Partitioner {
+class Partitioner
+{
 public:
     // Takes its own copy of the joint (moved in when the caller has one to spare).
     Partitioner(Graph joint, const PartitionOptions& o, PassContext* ctx)
-        : g_(std::move(joint)), o_(o), reg_(o.registry ? *o.registry : OpRegistry::instance()), ops_(reg_), ctx_(ctx) {}
+        : g_(std::move(joint))
+        , o_(o)
+        , reg_(o.registry ? *o.registry : OpRegistry::instance())
+        , ops_(reg_)
+        , ctx_(ctx)
+    { }
 
     PartitionResult run();
 
@@ -385,8 +419,8 @@ private:
     PassContext* ctx_;
     NodeClassification c_;
     size_t cap_ = 0;
-    std::vector<char> isTangent_;                 // tangent placeholders and seeds
-    std::vector<std::vector<NodeId>> users_;      // users without seeds (a seed reads only its input's shape)
+    std::vector<char> isTangent_;  // tangent placeholders and seeds
+    std::vector<std::vector<NodeId>> users_;  // users without seeds (a seed reads only its input's shape)
     std::vector<NodeId> saved_, savedSym_;
     std::vector<std::string> banned_;
     std::vector<std::string> notes_;
@@ -409,7 +443,8 @@ private:
     Node copyOf(const Node& src, const std::vector<NodeId>& env) const;
 };
 
-bool Partitioner::isMultiOutput(const Node& n) const {
+bool Partitioner::isMultiOutput(const Node& n) const
+{
     if (n.op != NodeOp::CallFunction) return false;
     if (n.val.kind == ValueMeta::Kind::Tuple) return true;
     if (n.val.kind != ValueMeta::Kind::Unknown || n.users.empty()) return false;
@@ -418,7 +453,8 @@ bool Partitioner::isMultiOutput(const Node& n) const {
     return true;
 }
 
-void Partitioner::prepareTags() {
+void Partitioner::prepareTags()
+{
     bool anyTags = false;
     g_.forEachNode([&](const Node& n) {
         if (n.meta.recompute != Recompute::None) anyTags = true;
@@ -443,20 +479,24 @@ void Partitioner::prepareTags() {
 
 // default_partition: every required_fw value (the getitems of a multi-output node); the ones
 // the backward does not read are dropped after extraction.
-void Partitioner::chooseSaveAll() {
+void Partitioner::chooseSaveAll()
+{
     for (NodeId id : g_.order()) {
         if (!c_.isRequiredFw(id)) continue;
         const Node& n = N(id);
-        if (isSym(n.val)) savedSym_.push_back(id);
+        if (isSym(n.val))
+            savedSym_.push_back(id);
         else if (isMultiOutput(n)) {
             for (NodeId u : n.users)
                 if (N(u).isGetitem()) saved_.push_back(u);
-        } else saved_.push_back(id);
+        } else
+            saved_.push_back(id);
     }
 }
 
 // _ReplaySavesPartitioner (5.4, landed semantics).
-void Partitioner::chooseTagged() {
+void Partitioner::chooseTagged()
+{
     auto maybeSave = [&](NodeId id) {
         const Node& n = N(id);
         if (n.meta.recompute == Recompute::MustRecompute) return;
@@ -474,7 +514,8 @@ void Partitioner::chooseTagged() {
             bool all = mustSave;
             if (!all) {
                 auto it = n.meta.custom.find("ap_must_save_getitem_indices");
-                if (it == n.meta.custom.end() || !it->is_array()) all = true;
+                if (it == n.meta.custom.end() || !it->is_array())
+                    all = true;
                 else
                     for (const auto& v : *it)
                         if (v.is_number_integer()) indices.insert(v.get<int64_t>());
@@ -482,7 +523,8 @@ void Partitioner::chooseTagged() {
             for (NodeId u : n.users) {
                 const Node& gi = N(u);
                 if (!gi.isGetitem()) continue;
-                if (!all && !(gi.args.size() > 1 && gi.args[1].kind == Arg::Kind::Int && indices.count(gi.args[1].i))) continue;
+                if (!all && !(gi.args.size() > 1 && gi.args[1].kind == Arg::Kind::Int && indices.count(gi.args[1].i)))
+                    continue;
                 saved_.push_back(u);
             }
             return;
@@ -491,8 +533,10 @@ void Partitioner::chooseTagged() {
             saved_.push_back(id);
             return;
         }
-        if (n.op == NodeOp::Placeholder) saved_.push_back(id);
-        else if (customFlag(n, "ap_must_save") || n.meta.recompute == Recompute::MustSave) saved_.push_back(id);
+        if (n.op == NodeOp::Placeholder)
+            saved_.push_back(id);
+        else if (customFlag(n, "ap_must_save") || n.meta.recompute == Recompute::MustSave)
+            saved_.push_back(id);
     };
     for (NodeId id : g_.order())
         if (c_.isRequiredFw(id)) maybeSave(id);
@@ -501,7 +545,8 @@ void Partitioner::chooseTagged() {
 }
 
 // min_cut_rematerialization_partition's choose_saved_values_set with budget 1.0 (6.4).
-void Partitioner::chooseMinCut() {
+void Partitioner::chooseMinCut()
+{
     using Flow = MaxFlow<int64_t>;
     constexpr int64_t INF = Flow::kInfinite;
     const bool aggressive = o_.aggressive;
@@ -518,15 +563,19 @@ void Partitioner::chooseMinCut() {
     for (auto it = order.rbegin(); it != order.rend(); ++it) {
         const NodeId id = *it;
         const Node& n = N(id);
-        if (n.op == NodeOp::Output) dist[ix(id)] = kFar;
-        else if (!c_.isRequiredFw(id)) dist[ix(id)] = 0;
+        if (n.op == NodeOp::Output)
+            dist[ix(id)] = kFar;
+        else if (!c_.isRequiredFw(id))
+            dist[ix(id)] = 0;
         else {
             int64_t d = kFar;
             for (NodeId u : users_[ix(id)]) d = std::min(d, dist[ix(u)] + 1);
             dist[ix(id)] = d;
         }
     }
-    auto isFusible = [&](const Node& a, const Node& b) { return ops_.isCat(b) || (ops_.isFusibleOp(a) && ops_.isFusibleOp(b)); };
+    auto isFusible = [&](const Node& a, const Node& b) {
+        return ops_.isCat(b) || (ops_.isFusibleOp(a) && ops_.isFusibleOp(b));
+    };
     auto isMaterializedBackwards = [&](NodeId id) {
         if (ops_.isView(N(id))) return false;
         std::vector<NodeId> cur{id};
@@ -625,7 +674,8 @@ void Partitioner::chooseMinCut() {
         weightEdge[ix(id)] = f.addEdge(vin(id), vout(id), w);
         for (NodeId u : users_[ix(id)]) f.addEdge(vout(id), vin(u), INF);
     }
-    if (unknownSizes) notes_.push_back(std::to_string(unknownSizes) + " node(s) without tensor meta count 0 bytes in the cut");
+    if (unknownSizes)
+        notes_.push_back(std::to_string(unknownSizes) + " node(s) without tensor meta count 0 bytes in the cut");
 
     // heuristic bans
     if (banFar) {
@@ -682,7 +732,8 @@ void Partitioner::chooseMinCut() {
                     break;
                 }
                 for (NodeId u : users_[ix(cur)])
-                    if (c_.isRequiredFw(u) && isFusible(N(cur), N(u)) && !banned[ix(u)]) heap.push({c_.fwOrder[ix(u)], u});
+                    if (c_.isRequiredFw(u) && isFusible(N(cur), N(u)) && !banned[ix(u)])
+                        heap.push({c_.fwOrder[ix(u)], u});
             }
         }
     }
@@ -695,25 +746,29 @@ void Partitioner::chooseMinCut() {
                 who = N(id).name;
                 break;
             }
-        throw PassError("partition(mincut): no finite cut: a value that can be neither saved nor recomputed is needed by the backward" +
-                        (who.empty() ? std::string() : " (e.g. '" + who + "')"));
+        throw PassError("partition(mincut): no finite cut: a value that can be neither saved nor recomputed is needed "
+                        "by the backward"
+                        + (who.empty() ? std::string() : " (e.g. '" + who + "')"));
     }
     for (NodeId id : order) {
         if (banned[ix(id)]) banned_.push_back(N(id).name);
         const int e = weightEdge[ix(id)];
         if (e < 0) continue;
         if (f.onSourceSide(f.edgeFrom(e)) && !f.onSourceSide(f.edgeTo(e))) {
-            if (isSym(N(id).val)) savedSym_.push_back(id);
-            else saved_.push_back(id);
+            if (isSym(N(id).val))
+                savedSym_.push_back(id);
+            else
+                saved_.push_back(id);
         }
     }
     std::ostringstream os;
-    os << "min cut: " << saved_.size() + savedSym_.size() << " value(s) cross, cut value " << value << ", " << banned_.size()
-       << " banned";
+    os << "min cut: " << saved_.size() + savedSym_.size() << " value(s) cross, cut value " << value << ", "
+       << banned_.size() << " banned";
     notes_.push_back(os.str());
 }
 
-std::vector<char> Partitioner::backwardNeeds(std::vector<NodeId>* missing) const {
+std::vector<char> Partitioner::backwardNeeds(std::vector<NodeId>* missing) const
+{
     std::vector<char> stop(cap_, 0), need(cap_, 0);
     for (NodeId id : saved_) stop[ix(id)] = 1;
     for (NodeId id : savedSym_) stop[ix(id)] = 1;
@@ -743,7 +798,8 @@ std::vector<char> Partitioner::backwardNeeds(std::vector<NodeId>* missing) const
     return need;
 }
 
-std::vector<char> Partitioner::forwardNeeds(const std::vector<char>& bwNeed) const {
+std::vector<char> Partitioner::forwardNeeds(const std::vector<char>& bwNeed) const
+{
     std::vector<char> need(cap_, 0);
     std::vector<NodeId> stack;
     auto visit = [&](NodeId id) {
@@ -758,7 +814,8 @@ std::vector<char> Partitioner::forwardNeeds(const std::vector<char>& bwNeed) con
     for (NodeId id : savedSym_) visit(id);
     // a side effect nobody reads stays in the forward (one the backward reads runs there)
     for (NodeId id : g_.order())
-        if (!c_.isRequiredBw(id) && !bwNeed[ix(id)] && N(id).op != NodeOp::Output && ops_.isSideEffect(N(id))) visit(id);
+        if (!c_.isRequiredBw(id) && !bwNeed[ix(id)] && N(id).op != NodeOp::Output && ops_.isSideEffect(N(id)))
+            visit(id);
     while (!stack.empty()) {
         const NodeId id = stack.back();
         stack.pop_back();
@@ -769,7 +826,8 @@ std::vector<char> Partitioner::forwardNeeds(const std::vector<char>& bwNeed) con
 
 // reordering_to_mimic_autograd_engine: from the first user of a tangent on, each node is
 // preceded by just the not yet emitted (recomputed) nodes it needs.
-std::vector<NodeId> Partitioner::reorderBackward(const std::vector<NodeId>& seq) const {
+std::vector<NodeId> Partitioner::reorderBackward(const std::vector<NodeId>& seq) const
+{
     std::unordered_map<NodeId, size_t> pos;
     for (size_t i = 0; i < seq.size(); ++i) pos[seq[i]] = i;
     size_t first = seq.size();
@@ -808,13 +866,15 @@ std::vector<NodeId> Partitioner::reorderBackward(const std::vector<NodeId>& seq)
     return out;
 }
 
-Node Partitioner::copyOf(const Node& src, const std::vector<NodeId>& env) const {
+Node Partitioner::copyOf(const Node& src, const std::vector<NodeId>& env) const
+{
     Node n = src;
     n.users.clear();
     auto remap = [&](NodeId& r) {
         const NodeId to = r >= 0 && ix(r) < env.size() ? env[ix(r)] : kNoNode;
         if (to == kNoNode)
-            throw PassError("partition: internal error: '" + src.name + "' reads '" + N(r).name + "', which is not in its graph");
+            throw PassError("partition: internal error: '" + src.name + "' reads '" + N(r).name
+                            + "', which is not in its graph");
         r = to;
     };
     for (auto& a : n.args) a.forEachNodeMut(remap);
@@ -823,7 +883,8 @@ Node Partitioner::copyOf(const Node& src, const std::vector<NodeId>& env) const 
     return n;
 }
 
-PartitionResult Partitioner::run() {
+PartitionResult Partitioner::run()
+{
     g_.rebuildUsers();
     for (NodeId id : g_.order()) cap_ = std::max(cap_, ix(id) + 1);
     const PartitionMode requested = o_.mode;
@@ -841,14 +902,15 @@ PartitionResult Partitioner::run() {
     PartitionResult r;
     r.numFwdOutputs = c_.fwdOutputs.size();
     if (c_.tangents.empty()) {
-        notes_.push_back("no backward: the graph has no tangent placeholder and no ones_like(loss) seed; default partition "
-                         "(everything in the forward, empty backward)");
+        notes_.push_back(
+            "no backward: the graph has no tangent placeholder and no ones_like(loss) seed; default partition "
+            "(everything in the forward, empty backward)");
         o_.mode = PartitionMode::SaveAll;
     }
     switch (o_.mode) {
-        case PartitionMode::SaveAll: chooseSaveAll(); break;
-        case PartitionMode::Tagged: chooseTagged(); break;
-        case PartitionMode::MinCut: chooseMinCut(); break;
+    case PartitionMode::SaveAll: chooseSaveAll(); break;
+    case PartitionMode::Tagged: chooseTagged(); break;
+    case PartitionMode::MinCut: chooseMinCut(); break;
     }
     // dedupe, keep graph order
     auto normalise = [&](std::vector<NodeId>& v) {
@@ -884,12 +946,15 @@ PartitionResult Partitioner::run() {
     {
         std::vector<char> used(cap_, 0);
         for (NodeId id : g_.order())
-            if (bwNeed[ix(id)]) forEachInput(N(id), [&](NodeId in) {
+            if (bwNeed[ix(id)])
+                forEachInput(N(id), [&](NodeId in) {
                     if (in >= 0 && ix(in) < cap_) used[ix(in)] = 1;
                 });
         for (NodeId id : c_.bwdOutputs)
             if (id != kNoNode) used[ix(id)] = 1;
-        auto keepUsed = [&](std::vector<NodeId>& v) { v.erase(std::remove_if(v.begin(), v.end(), [&](NodeId id) { return !used[ix(id)]; }), v.end()); };
+        auto keepUsed = [&](std::vector<NodeId>& v) {
+            v.erase(std::remove_if(v.begin(), v.end(), [&](NodeId id) { return !used[ix(id)]; }), v.end());
+        };
         keepUsed(saved_);
         keepUsed(savedSym_);
     }
@@ -909,7 +974,8 @@ PartitionResult Partitioner::run() {
     for (NodeId id : g_.order()) {
         const Node& n = N(id);
         if (n.op == NodeOp::Output) continue;
-        if (n.op == NodeOp::Placeholder ? !isTangent_[ix(id)] : fwNeed[ix(id)] != 0) fenv[ix(id)] = fw.addNode(copyOf(n, fenv));
+        if (n.op == NodeOp::Placeholder ? !isTangent_[ix(id)] : fwNeed[ix(id)] != 0)
+            fenv[ix(id)] = fw.addNode(copyOf(n, fenv));
     }
     {
         std::vector<Arg> outs;
@@ -1026,13 +1092,16 @@ PartitionResult Partitioner::run() {
 
 // ------------------------------------------------------------------ the pass
 
-class PartitionPass : public Pass {
+class PartitionPass : public Pass
+{
 public:
     std::string name() const override { return "partition"; }
-    std::string summary() const override {
+    std::string summary() const override
+    {
         return "split a joint graph into forward and backward graphs (save_all, tagged or mincut saves)";
     }
-    std::string description() const override {
+    std::string description() const override
+    {
         return "Splits one joint training graph (AOT primals/tangents, or fwd+loss+bwd seeded by ones_like(loss)) into "
                "a 'forward' graph (inputs -> forward outputs + saved values) and a 'backward' graph (saved values + "
                "tangents -> gradients). The ones_like(loss) seed becomes the backward placeholder tangents_1. "
@@ -1042,37 +1111,84 @@ public:
                "memory sizes with PyTorch's bans (min_cut_rematerialization_partition, budget 1.0). A graph without "
                "a backward gets the default partition (empty backward) and a note.";
     }
-    std::vector<PassOption> options() const override {
+    std::vector<PassOption> options() const override
+    {
         return {
             {"mode", OptionType::Enum, "save_all", {"save_all", "tagged", "mincut"}, "how the saved values are chosen"},
-            {"num_fwd_outputs", OptionType::Int, "-1", {}, "forward outputs among the joint outputs (-1: the items before the first gradient)"},
-            {"aggressive", OptionType::Bool, "false", {}, "mincut: turn off the used-far-apart, long-chain, materialized-backward and allowlist bans"},
-            {"ban_used_far_apart", OptionType::Bool, "true", {}, "mincut: ban fusible users far after an unfusible one"},
-            {"ban_long_fusible_chains", OptionType::Bool, "true", {}, "mincut: ban the end of fusible chains longer than 100 nodes"},
-            {"ban_materialized_backward", OptionType::Bool, "true", {}, "mincut: ban values the backward materializes anyway"},
-            {"ban_not_in_allowlist", OptionType::Bool, "true", {}, "mincut: ban ops outside the recomputable list (false: ban only random and compute-intensive ops)"},
-            {"ban_reduction", OptionType::Bool, "true", {}, "mincut: ban reductions (output 4x smaller than the inputs)"},
+            {"num_fwd_outputs",
+             OptionType::Int,
+             "-1",
+             {},
+             "forward outputs among the joint outputs (-1: the items before the first gradient)"},
+            {"aggressive",
+             OptionType::Bool,
+             "false",
+             {},
+             "mincut: turn off the used-far-apart, long-chain, materialized-backward and allowlist bans"},
+            {"ban_used_far_apart",
+             OptionType::Bool,
+             "true",
+             {},
+             "mincut: ban fusible users far after an unfusible one"},
+            {"ban_long_fusible_chains",
+             OptionType::Bool,
+             "true",
+             {},
+             "mincut: ban the end of fusible chains longer than 100 nodes"},
+            {"ban_materialized_backward",
+             OptionType::Bool,
+             "true",
+             {},
+             "mincut: ban values the backward materializes anyway"},
+            {"ban_not_in_allowlist",
+             OptionType::Bool,
+             "true",
+             {},
+             "mincut: ban ops outside the recomputable list (false: ban only random and compute-intensive ops)"},
+            {"ban_reduction",
+             OptionType::Bool,
+             "true",
+             {},
+             "mincut: ban reductions (output 4x smaller than the inputs)"},
             {"recompute_views", OptionType::Bool, "false", {}, "mincut: never save views (always recompute them)"},
-            {"cleanup_tags", OptionType::Bool, "true", {}, "tagged/mincut: cleanup_recompute_tags first (AC region boundaries -> MUST_SAVE)"},
-            {"force_save_collectives", OptionType::Bool, "true", {}, "tagged/mincut: untagged collectives -> MUST_SAVE"},
-            {"reorder_backward", OptionType::Bool, "true", {}, "place recomputation right before its first use in the backward"},
+            {"cleanup_tags",
+             OptionType::Bool,
+             "true",
+             {},
+             "tagged/mincut: cleanup_recompute_tags first (AC region boundaries -> MUST_SAVE)"},
+            {"force_save_collectives",
+             OptionType::Bool,
+             "true",
+             {},
+             "tagged/mincut: untagged collectives -> MUST_SAVE"},
+            {"reorder_backward",
+             OptionType::Bool,
+             "true",
+             {},
+             "place recomputation right before its first use in the backward"},
         };
     }
 
-    void run(Graph&, const PassOptions&, PassContext&) const override {
-        throw PassError("partition turns one joint graph into a forward and a backward graph: it runs on a whole step (runAll)");
+    void run(Graph&, const PassOptions&, PassContext&) const override
+    {
+        throw PassError(
+            "partition turns one joint graph into a forward and a backward graph: it runs on a whole step (runAll)");
     }
 
-    std::vector<RoleGraph> runAll(std::vector<RoleGraph> graphs, const PassOptions& opts, PassContext& ctx) const override {
+    std::vector<RoleGraph> runAll(std::vector<RoleGraph> graphs, const PassOptions& opts,
+                                  PassContext& ctx) const override
+    {
         if (graphs.size() != 1 || (graphs[0].role != "" && graphs[0].role != "joint")) {
             std::string roles;
             for (const auto& g : graphs) roles += (roles.empty() ? "'" : ", '") + g.role + "'";
-            throw PassError("partition needs exactly one joint graph (role '' or 'joint'); this step has " +
-                            std::to_string(graphs.size()) + " graph(s)" + (roles.empty() ? "" : ": " + roles));
+            throw PassError("partition needs exactly one joint graph (role '' or 'joint'); this step has "
+                            + std::to_string(graphs.size()) + " graph(s)" + (roles.empty() ? "" : ": " + roles));
         }
         PartitionOptions o;
         const std::string& mode = opts.getString("mode");
-        o.mode = mode == "tagged" ? PartitionMode::Tagged : mode == "mincut" ? PartitionMode::MinCut : PartitionMode::SaveAll;
+        o.mode = mode == "tagged" ? PartitionMode::Tagged
+            : mode == "mincut"    ? PartitionMode::MinCut
+                                  : PartitionMode::SaveAll;
         o.numFwdOutputs = static_cast<int>(opts.getInt("num_fwd_outputs"));
         o.aggressive = opts.getBool("aggressive");
         o.banUsedFarApart = opts.getBool("ban_used_far_apart");
@@ -1099,7 +1215,8 @@ public:
 
 }  // namespace
 
-PartitionResult partitionJointGraph(const Graph& joint, const PartitionOptions& opts, PassContext* ctx) {
+PartitionResult partitionJointGraph(const Graph& joint, const PartitionOptions& opts, PassContext* ctx)
+{
     Partitioner p(joint.clone(), opts, ctx);
     return p.run();
 }

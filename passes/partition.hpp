@@ -41,37 +41,53 @@
 
 namespace fxl {
 
-enum class PartitionMode : uint8_t { SaveAll, Tagged, MinCut };
+enum class PartitionMode : uint8_t
+{
+    SaveAll,
+    Tagged,
+    MinCut
+};
 
-struct PartitionOptions {
+struct PartitionOptions
+{
     PartitionMode mode = PartitionMode::SaveAll;
-    int numFwdOutputs = -1;            // -1: the output items before the first gradient (dataflow / phase)
+    int numFwdOutputs = -1;  // -1: the output items before the first gradient (dataflow / phase)
     // min-cut bans (6.4); `aggressive` turns off the first four, like aggressive_recomputation.
     bool aggressive = false;
     bool banUsedFarApart = true;
     bool banLongFusibleChains = true;
     bool banMaterializedBackward = true;
-    bool banNotInAllowlist = true;     // false: denylist mode (ban only random / compute-intensive ops)
+    bool banNotInAllowlist = true;  // false: denylist mode (ban only random / compute-intensive ops)
     bool banReduction = true;
-    bool recomputeViews = false;       // views never saved (infinite cost) and never banned
-    bool cleanupTags = true;           // cleanup_recompute_tags (6.3) before choosing saves
+    bool recomputeViews = false;  // views never saved (infinite cost) and never banned
+    bool cleanupTags = true;  // cleanup_recompute_tags (6.3) before choosing saves
     bool forceSaveCollectives = true;  // untagged collectives -> MUST_SAVE (tagged and mincut modes)
-    bool reorderBackward = true;       // recomputation right before first use (reordering_to_mimic_autograd_engine)
+    bool reorderBackward = true;  // recomputation right before first use (reordering_to_mimic_autograd_engine)
     const OpRegistry* registry = nullptr;  // nullptr: OpRegistry::instance()
 };
 
 // classify_nodes (6.2), indexed by NodeId of the classified graph.
-struct NodeClassification {
-    std::vector<NodeId> primals;        // non-tangent placeholders, in order
-    std::vector<NodeId> tangents;       // tangent placeholders and ones_like loss seeds, in order
-    std::vector<NodeId> fwdOutputs;     // output items [0, numFwdOutputs) (kNoNode for a non-node item)
-    std::vector<NodeId> bwdOutputs;     // the rest (gradients; kNoNode for None)
+struct NodeClassification
+{
+    std::vector<NodeId> primals;  // non-tangent placeholders, in order
+    std::vector<NodeId> tangents;  // tangent placeholders and ones_like loss seeds, in order
+    std::vector<NodeId> fwdOutputs;  // output items [0, numFwdOutputs) (kNoNode for a non-node item)
+    std::vector<NodeId> bwdOutputs;  // the rest (gradients; kNoNode for None)
     std::vector<char> requiredFw, requiredBw, unclaimed;
-    std::vector<int> fwOrder;           // index among required_fw nodes, -1 elsewhere
-    std::vector<std::string> notes;     // how the seed / the forward outputs were found
-    bool isRequiredFw(NodeId n) const { return n >= 0 && static_cast<size_t>(n) < requiredFw.size() && requiredFw[static_cast<size_t>(n)]; }
-    bool isRequiredBw(NodeId n) const { return n >= 0 && static_cast<size_t>(n) < requiredBw.size() && requiredBw[static_cast<size_t>(n)]; }
-    bool isUnclaimed(NodeId n) const { return n >= 0 && static_cast<size_t>(n) < unclaimed.size() && unclaimed[static_cast<size_t>(n)]; }
+    std::vector<int> fwOrder;  // index among required_fw nodes, -1 elsewhere
+    std::vector<std::string> notes;  // how the seed / the forward outputs were found
+    bool isRequiredFw(NodeId n) const
+    {
+        return n >= 0 && static_cast<size_t>(n) < requiredFw.size() && requiredFw[static_cast<size_t>(n)];
+    }
+    bool isRequiredBw(NodeId n) const
+    {
+        return n >= 0 && static_cast<size_t>(n) < requiredBw.size() && requiredBw[static_cast<size_t>(n)];
+    }
+    bool isUnclaimed(NodeId n) const
+    {
+        return n >= 0 && static_cast<size_t>(n) < unclaimed.size() && unclaimed[static_cast<size_t>(n)];
+    }
 };
 
 // Needs users (Graph::rebuildUsers()). numFwdOutputs -1: automatic.
@@ -86,14 +102,15 @@ bool isLossSeed(const Graph& g, const Node& n);
 // MUST_SAVE it sets on ctx (when given). Returns the names it tagged.
 std::vector<std::string> cleanupRecomputeTags(Graph& g, bool defaultPartitionMode, PassContext* ctx = nullptr);
 
-struct PartitionResult {
+struct PartitionResult
+{
     Graph forward, backward;
     size_t numFwdOutputs = 0;
-    std::vector<std::string> saved;         // joint names, in joint order (tensors / opaque values)
+    std::vector<std::string> saved;  // joint names, in joint order (tensors / opaque values)
     std::vector<std::string> savedSymbols;  // joint names of saved symbolic scalars
-    std::vector<std::string> recomputed;    // joint call nodes computed in both graphs
-    std::vector<std::string> banned;        // mincut: nodes with SOURCE -> v_in
-    int64_t savedBytes = 0;                 // numel * itemsize of each saved tensor (hints)
+    std::vector<std::string> recomputed;  // joint call nodes computed in both graphs
+    std::vector<std::string> banned;  // mincut: nodes with SOURCE -> v_in
+    int64_t savedBytes = 0;  // numel * itemsize of each saved tensor (hints)
     std::vector<std::string> notes;
     // {"saved", "saved_bytes", "saved_symbols", "forward_nodes", "backward_nodes", "recomputed", "mode", ...}
     nlohmann::json stats() const;

@@ -18,34 +18,37 @@ namespace fxl {
 
 // ---------------------------------------------------------------- options
 
-std::string_view optionTypeName(OptionType t) {
+std::string_view optionTypeName(OptionType t)
+{
     switch (t) {
-        case OptionType::Bool: return "bool";
-        case OptionType::Int: return "int";
-        case OptionType::Float: return "float";
-        case OptionType::String: return "string";
-        case OptionType::Enum: return "enum";
-        case OptionType::StringList: return "list";
+    case OptionType::Bool: return "bool";
+    case OptionType::Int: return "int";
+    case OptionType::Float: return "float";
+    case OptionType::String: return "string";
+    case OptionType::Enum: return "enum";
+    case OptionType::StringList: return "list";
     }
     return "string";
 }
 
 namespace {
 
-
-std::string lower(std::string s) {
+std::string lower(std::string s)
+{
     for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
     return s;
 }
 
-std::optional<bool> parseBool(const std::string& text) {
+std::optional<bool> parseBool(const std::string& text)
+{
     const std::string t = lower(std::string(trim(text)));
     if (t == "true" || t == "1") return true;
     if (t == "false" || t == "0") return false;
     return std::nullopt;
 }
 
-std::optional<int64_t> parseInt(const std::string& text) {
+std::optional<int64_t> parseInt(const std::string& text)
+{
     const std::string t(trim(text));
     if (t.empty()) return std::nullopt;
     const char* b = t.data();
@@ -57,7 +60,8 @@ std::optional<int64_t> parseInt(const std::string& text) {
     return v;
 }
 
-std::optional<double> parseFloat(const std::string& text) {
+std::optional<double> parseFloat(const std::string& text)
+{
     const std::string t(trim(text));
     if (t.empty()) return std::nullopt;
     // strtod accepts "inf"/"nan" and hex floats; from_chars for double is not everywhere.
@@ -68,13 +72,15 @@ std::optional<double> parseFloat(const std::string& text) {
     return v;
 }
 
-std::vector<std::string> splitList(const std::string& text) {
+std::vector<std::string> splitList(const std::string& text)
+{
     std::vector<std::string> out;
     if (trim(text).empty()) return out;
     size_t start = 0;
     for (;;) {
         const size_t p = text.find(';', start);
-        std::string item = std::string(trim(std::string_view(text).substr(start, p == std::string::npos ? std::string::npos : p - start)));
+        std::string item = std::string(
+            trim(std::string_view(text).substr(start, p == std::string::npos ? std::string::npos : p - start)));
         if (!item.empty()) out.push_back(std::move(item));
         if (p == std::string::npos) break;
         start = p + 1;
@@ -82,7 +88,8 @@ std::vector<std::string> splitList(const std::string& text) {
     return out;
 }
 
-std::string joinChoices(const std::vector<std::string>& c) {
+std::string joinChoices(const std::vector<std::string>& c)
+{
     std::string s;
     for (size_t i = 0; i < c.size(); ++i) {
         if (i) s += ", ";
@@ -93,35 +100,38 @@ std::string joinChoices(const std::vector<std::string>& c) {
 
 }  // namespace
 
-bool PassOptions::getBool(std::string_view name) const {
+bool PassOptions::getBool(std::string_view name) const
+{
     auto v = parseBool(getString(name));
     if (!v) throw std::invalid_argument("option '" + std::string(name) + "' is not a bool");
     return *v;
 }
 
-int64_t PassOptions::getInt(std::string_view name) const {
+int64_t PassOptions::getInt(std::string_view name) const
+{
     auto v = parseInt(getString(name));
     if (!v) throw std::invalid_argument("option '" + std::string(name) + "' is not an int");
     return *v;
 }
 
-double PassOptions::getFloat(std::string_view name) const {
+double PassOptions::getFloat(std::string_view name) const
+{
     auto v = parseFloat(getString(name));
     if (!v) throw std::invalid_argument("option '" + std::string(name) + "' is not a float");
     return *v;
 }
 
-const std::string& PassOptions::getString(std::string_view name) const {
+const std::string& PassOptions::getString(std::string_view name) const
+{
     auto it = values.find(std::string(name));
     if (it == values.end()) throw std::out_of_range("no option '" + std::string(name) + "'");
     return it->second;
 }
 
-std::vector<std::string> PassOptions::getList(std::string_view name) const {
-    return splitList(getString(name));
-}
+std::vector<std::string> PassOptions::getList(std::string_view name) const { return splitList(getString(name)); }
 
-std::string PassOptions::toString() const {
+std::string PassOptions::toString() const
+{
     std::string s;
     for (const auto& [k, v] : values) {
         if (!given.count(k)) continue;
@@ -131,7 +141,8 @@ std::string PassOptions::toString() const {
     return s;
 }
 
-PassOptions resolveOptions(const std::vector<PassOption>& decl, const std::map<std::string, std::string>& raw) {
+PassOptions resolveOptions(const std::vector<PassOption>& decl, const std::map<std::string, std::string>& raw)
+{
     PassOptions out;
     for (const auto& entry : raw) {
         const std::string& name = entry.first;  // a named copy: clang 14 cannot capture structured bindings
@@ -139,9 +150,9 @@ PassOptions resolveOptions(const std::vector<PassOption>& decl, const std::map<s
         if (it == decl.end()) {
             std::string known;
             for (const auto& o : decl) known += (known.empty() ? "" : ", ") + o.name;
-            throw std::invalid_argument("unknown option '" + name + "'" +
-                                        (known.empty() ? std::string(" (this pass has no options)")
-                                                       : " (expected one of: " + known + ")"));
+            throw std::invalid_argument(
+                "unknown option '" + name + "'"
+                + (known.empty() ? std::string(" (this pass has no options)") : " (expected one of: " + known + ")"));
         }
     }
     for (const auto& o : decl) {
@@ -150,31 +161,31 @@ PassOptions resolveOptions(const std::vector<PassOption>& decl, const std::map<s
         std::string v = given ? std::string(trim(it->second)) : o.defaultValue;
         const std::string what = "option '" + o.name + "'";
         switch (o.type) {
-            case OptionType::Bool: {
-                auto b = parseBool(v);
-                if (!b) throw std::invalid_argument(what + ": expected a bool (true/false/1/0), got '" + v + "'");
-                v = *b ? "true" : "false";
-                break;
-            }
-            case OptionType::Int:
-                if (!parseInt(v)) throw std::invalid_argument(what + ": expected an int, got '" + v + "'");
-                v = std::to_string(*parseInt(v));
-                break;
-            case OptionType::Float:
-                if (!parseFloat(v)) throw std::invalid_argument(what + ": expected a float, got '" + v + "'");
-                break;
-            case OptionType::Enum:
-                if (std::find(o.choices.begin(), o.choices.end(), v) == o.choices.end())
-                    throw std::invalid_argument(what + ": expected one of " + joinChoices(o.choices) + ", got '" + v + "'");
-                break;
-            case OptionType::StringList: {
-                // Normalised so equal lists print equally.
-                auto items = splitList(v);
-                v.clear();
-                for (size_t i = 0; i < items.size(); ++i) v += (i ? ";" : "") + items[i];
-                break;
-            }
-            case OptionType::String: break;
+        case OptionType::Bool: {
+            auto b = parseBool(v);
+            if (!b) throw std::invalid_argument(what + ": expected a bool (true/false/1/0), got '" + v + "'");
+            v = *b ? "true" : "false";
+            break;
+        }
+        case OptionType::Int:
+            if (!parseInt(v)) throw std::invalid_argument(what + ": expected an int, got '" + v + "'");
+            v = std::to_string(*parseInt(v));
+            break;
+        case OptionType::Float:
+            if (!parseFloat(v)) throw std::invalid_argument(what + ": expected a float, got '" + v + "'");
+            break;
+        case OptionType::Enum:
+            if (std::find(o.choices.begin(), o.choices.end(), v) == o.choices.end())
+                throw std::invalid_argument(what + ": expected one of " + joinChoices(o.choices) + ", got '" + v + "'");
+            break;
+        case OptionType::StringList: {
+            // Normalised so equal lists print equally.
+            auto items = splitList(v);
+            v.clear();
+            for (size_t i = 0; i < items.size(); ++i) v += (i ? ";" : "") + items[i];
+            break;
+        }
+        case OptionType::String: break;
         }
         out.values[o.name] = v;
         if (given) out.given.insert(o.name);
@@ -184,7 +195,8 @@ PassOptions resolveOptions(const std::vector<PassOption>& decl, const std::map<s
 
 // ---------------------------------------------------------------- change log
 
-void ChangeLog::append(const ChangeLog& o) {
+void ChangeLog::append(const ChangeLog& o)
+{
     added.insert(added.end(), o.added.begin(), o.added.end());
     removed.insert(removed.end(), o.removed.begin(), o.removed.end());
     rewired.insert(rewired.end(), o.rewired.begin(), o.rewired.end());
@@ -203,7 +215,8 @@ void ChangeLog::append(const ChangeLog& o) {
     }
 }
 
-nlohmann::json ChangeLog::toJson() const {
+nlohmann::json ChangeLog::toJson() const
+{
     using nlohmann::json;
     json j = json::object();
     json a = json::array();
@@ -234,7 +247,8 @@ nlohmann::json ChangeLog::toJson() const {
     return j;
 }
 
-std::string ChangeLog::toText(size_t maxEntries) const {
+std::string ChangeLog::toText(size_t maxEntries) const
+{
     std::ostringstream os;
     os << "+" << added.size() << " added, -" << removed.size() << " removed, " << rewired.size() << " rewired, "
        << tags.size() << " tags set\n";
@@ -245,7 +259,8 @@ std::string ChangeLog::toText(size_t maxEntries) const {
     auto room = [&]() { return shown < maxEntries; };
     for (const auto& x : added) {
         if (!room()) break;
-        os << "  + " << x.node << (x.copiedFrom.empty() ? "" : " (copy of " + x.copiedFrom + ")") << in(x.graph) << "\n";
+        os << "  + " << x.node << (x.copiedFrom.empty() ? "" : " (copy of " + x.copiedFrom + ")") << in(x.graph)
+           << "\n";
         ++shown;
     }
     for (const auto& x : removed) {
@@ -270,20 +285,24 @@ std::string ChangeLog::toText(size_t maxEntries) const {
 
 // ---------------------------------------------------------------- context, passes, registry
 
-void PassContext::added(const std::string& node, const std::string& copiedFrom) {
+void PassContext::added(const std::string& node, const std::string& copiedFrom)
+{
     log.added.push_back({node, copiedFrom, graphRole});
 }
 void PassContext::removed(const std::string& node) { log.removed.push_back(node); }
 void PassContext::rewired(const std::string& consumer, const std::string& where, const std::string& from,
-                          const std::string& to) {
+                          const std::string& to)
+{
     log.rewired.push_back({consumer, where, from, to, graphRole});
 }
 void PassContext::tagSet(const std::string& node, const std::string& field, const std::string& before,
-                         const std::string& after) {
+                         const std::string& after)
+{
     log.tags.push_back({node, field, before, after, graphRole});
 }
 
-std::vector<RoleGraph> Pass::runAll(std::vector<RoleGraph> graphs, const PassOptions& opts, PassContext& ctx) const {
+std::vector<RoleGraph> Pass::runAll(std::vector<RoleGraph> graphs, const PassOptions& opts, PassContext& ctx) const
+{
     const std::string saved = ctx.graphRole;
     for (auto& rg : graphs) {
         ctx.graphRole = rg.role;
@@ -293,7 +312,8 @@ std::vector<RoleGraph> Pass::runAll(std::vector<RoleGraph> graphs, const PassOpt
     return graphs;
 }
 
-const PassRegistry& PassRegistry::instance() {
+const PassRegistry& PassRegistry::instance()
+{
     static const PassRegistry reg = [] {
         PassRegistry r;
         registerBuiltinPasses(r);
@@ -302,7 +322,8 @@ const PassRegistry& PassRegistry::instance() {
     return reg;
 }
 
-void PassRegistry::add(std::unique_ptr<Pass> p) {
+void PassRegistry::add(std::unique_ptr<Pass> p)
+{
     if (!p) return;
     const std::string n = p->name();
     for (auto& q : passes_) {
@@ -314,7 +335,8 @@ void PassRegistry::add(std::unique_ptr<Pass> p) {
     passes_.push_back(std::move(p));
 }
 
-const Pass* PassRegistry::find(std::string_view name) const {
+const Pass* PassRegistry::find(std::string_view name) const
+{
     for (const auto& p : passes_)
         if (p->name() == name) return p.get();
     return nullptr;
@@ -324,13 +346,15 @@ const Pass* PassRegistry::find(std::string_view name) const {
 
 namespace {
 
-[[noreturn]] void specError(size_t pos0, const std::string& msg) {
+[[noreturn]] void specError(size_t pos0, const std::string& msg)
+{
     throw InputError("<pipeline>", 1, static_cast<int>(pos0) + 1, msg);
 }
 
 bool isNameChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '.'; }
 
-std::string knownPasses(const PassRegistry& reg) {
+std::string knownPasses(const PassRegistry& reg)
+{
     std::string s;
     for (const auto& p : reg.all()) s += (s.empty() ? "" : ", ") + p->name();
     return s.empty() ? "(none registered)" : s;
@@ -338,7 +362,8 @@ std::string knownPasses(const PassRegistry& reg) {
 
 }  // namespace
 
-std::vector<PipelineStage> parsePipelineSpec(std::string_view spec, const PassRegistry& reg) {
+std::vector<PipelineStage> parsePipelineSpec(std::string_view spec, const PassRegistry& reg)
+{
     std::vector<PipelineStage> stages;
     size_t i = 0;
     const size_t n = spec.size();
@@ -380,18 +405,22 @@ std::vector<PipelineStage> parsePipelineSpec(std::string_view spec, const PassRe
                     }
                     skipWs();
                     if (i == n || spec[i] != '=')
-                        specError(i, "expected '=' after option '" + key + "'" +
-                                         (i == n ? std::string(", got end of pipeline") : ", got '" + std::string(1, spec[i]) + "'"));
+                        specError(i,
+                                  "expected '=' after option '" + key + "'"
+                                      + (i == n ? std::string(", got end of pipeline")
+                                                : ", got '" + std::string(1, spec[i]) + "'"));
                     ++i;
                     const size_t valStart = i;
                     int depth = 0;
                     while (i < n) {
                         const char c = spec[i];
-                        if (c == '(') ++depth;
+                        if (c == '(')
+                            ++depth;
                         else if (c == ')') {
                             if (depth == 0) break;
                             --depth;
-                        } else if (c == ',' && depth == 0) break;
+                        } else if (c == ',' && depth == 0)
+                            break;
                         ++i;
                     }
                     if (i == n) specError(i, "expected ')' to close the options of '" + name + "'");
@@ -433,7 +462,8 @@ std::vector<PipelineStage> parsePipelineSpec(std::string_view spec, const PassRe
 
 // ---------------------------------------------------------------- pipeline runs
 
-const Graph& Step::graph(std::string_view role) const {
+const Graph& Step::graph(std::string_view role) const
+{
     if (graphs.empty()) throw std::out_of_range("step " + std::to_string(index) + " has no graph");
     if (role.empty()) return graphs.front()->graph;
     for (const auto& g : graphs)
@@ -445,7 +475,8 @@ bool Step::verifierClean() const { return !hasErrors(problems); }
 
 namespace {
 
-std::vector<Problem> verifyAll(const std::vector<std::shared_ptr<const RoleGraph>>& graphs, const OpRegistry& reg) {
+std::vector<Problem> verifyAll(const std::vector<std::shared_ptr<const RoleGraph>>& graphs, const OpRegistry& reg)
+{
     std::vector<Problem> out;
     for (const auto& rg : graphs) {
         for (Problem p : verifyGraph(rg->graph, reg)) {
@@ -459,7 +490,8 @@ std::vector<Problem> verifyAll(const std::vector<std::shared_ptr<const RoleGraph
 // Clears the provenance of nodes of `out` that carry the same name and provenance as the
 // node with the same id in `in` (the pass neither made them nor set it). Copies made by the
 // pass have fresh ids and keep theirs.
-void clearStaleProvenance(const Graph& in, Graph& out) {
+void clearStaleProvenance(const Graph& in, Graph& out)
+{
     for (NodeId id : out.order()) {
         Node& n = out.node(id);
         if (n.meta.provenance.empty() || !in.alive(id)) continue;
@@ -470,7 +502,8 @@ void clearStaleProvenance(const Graph& in, Graph& out) {
 
 }  // namespace
 
-PipelineRun runPipeline(const Graph& input, std::string_view spec, const PipelineOptions& opts) {
+PipelineRun runPipeline(const Graph& input, std::string_view spec, const PipelineOptions& opts)
+{
     const PassRegistry& reg = opts.registry ? *opts.registry : PassRegistry::instance();
     auto stages = parsePipelineSpec(spec, reg);
     std::vector<RoleGraph> in;
@@ -479,7 +512,8 @@ PipelineRun runPipeline(const Graph& input, std::string_view spec, const Pipelin
 }
 
 PipelineRun runPipeline(std::vector<RoleGraph> input, const std::vector<PipelineStage>& stages,
-                        const PipelineOptions& opts) {
+                        const PipelineOptions& opts)
+{
     const PassRegistry& reg = opts.registry ? *opts.registry : PassRegistry::instance();
     const OpRegistry& ops = OpRegistry::instance();
     PipelineRun run;

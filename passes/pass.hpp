@@ -19,21 +19,30 @@
 #include <utility>
 #include <vector>
 
+#include "core/analysis/verify.hpp"
 #include "core/ir/graph.hpp"
 #include "core/ops/op_registry.hpp"
-#include "core/analysis/verify.hpp"
 
 namespace fxl {
 
 // ---------------------------------------------------------------- options
 
-enum class OptionType : uint8_t { Bool, Int, Float, String, Enum, StringList };
+enum class OptionType : uint8_t
+{
+    Bool,
+    Int,
+    Float,
+    String,
+    Enum,
+    StringList
+};
 std::string_view optionTypeName(OptionType t);  // "bool", "int", "float", "string", "enum", "list"
 
-struct PassOption {
+struct PassOption
+{
     std::string name;
     OptionType type = OptionType::String;
-    std::string defaultValue;          // as text; "" for an empty string / empty list
+    std::string defaultValue;  // as text; "" for an empty string / empty list
     std::vector<std::string> choices;  // Enum only
     std::string help;
 };
@@ -41,10 +50,11 @@ struct PassOption {
 // Option values after validation against a pass's PassOption list. Every declared option
 // has a value (its default unless given). Lists are written "a;b;c" in a spec (',' separates
 // options), "a,b,c" is accepted on the CLI side by the caller splitting it.
-class PassOptions {
+class PassOptions
+{
 public:
     std::map<std::string, std::string> values;  // name -> text
-    std::set<std::string> given;                // names set explicitly in the spec
+    std::set<std::string> given;  // names set explicitly in the spec
 
     bool has(std::string_view name) const { return values.count(std::string(name)) != 0; }
     bool isGiven(std::string_view name) const { return given.count(std::string(name)) != 0; }
@@ -64,29 +74,33 @@ PassOptions resolveOptions(const std::vector<PassOption>& decl, const std::map<s
 
 // ---------------------------------------------------------------- change log
 
-struct ChangeLog {
-    struct Added {
-        std::string node;        // name in the result graph
+struct ChangeLog
+{
+    struct Added
+    {
+        std::string node;  // name in the result graph
         std::string copiedFrom;  // name of the node it copies ("" for a brand-new node)
-        std::string graph;       // role of the graph it is in ("" when the step has one graph)
+        std::string graph;  // role of the graph it is in ("" when the step has one graph)
     };
-    struct Rewired {
-        std::string consumer;    // name in the result
-        std::string where;       // "arg 1", "arg 0[2]", "kwarg other"
-        std::string from, to;    // producer before / after
+    struct Rewired
+    {
+        std::string consumer;  // name in the result
+        std::string where;  // "arg 1", "arg 0[2]", "kwarg other"
+        std::string from, to;  // producer before / after
         std::string graph;
     };
-    struct TagSet {
+    struct TagSet
+    {
         std::string node;
-        std::string field;       // "recompute", "ac_graph_id", "custom.ac_region_id", "phase", ...
+        std::string field;  // "recompute", "ac_graph_id", "custom.ac_region_id", "phase", ...
         std::string before, after;  // text forms ("" when unset)
         std::string graph;
     };
     std::vector<Added> added;
-    std::vector<std::string> removed;   // names in the input graph
+    std::vector<std::string> removed;  // names in the input graph
     std::vector<Rewired> rewired;
     std::vector<TagSet> tags;
-    std::vector<std::string> notes;     // one-line human summaries ("layers.0: 3 saved, 5 recompute")
+    std::vector<std::string> notes;  // one-line human summaries ("layers.0: 3 saved, 5 recompute")
     nlohmann::json stats = nlohmann::json::object();  // pass-specific numbers, for --json and tests
 
     bool empty() const { return added.empty() && removed.empty() && rewired.empty() && tags.empty(); }
@@ -99,13 +113,17 @@ struct ChangeLog {
 // ---------------------------------------------------------------- passes
 
 // Preconditions unmet or a guardrail fired. The message says what and where (node names).
-struct PassError : std::runtime_error {
+struct PassError : std::runtime_error
+{
     using std::runtime_error::runtime_error;
 };
 
-class PassContext {
+class PassContext
+{
 public:
-    explicit PassContext(const OpRegistry& reg = OpRegistry::instance()) : registry(reg) {}
+    explicit PassContext(const OpRegistry& reg = OpRegistry::instance())
+        : registry(reg)
+    { }
     const OpRegistry& registry;
     ChangeLog log;
     std::string graphRole;  // role of the graph being transformed ("" when the step has one graph)
@@ -120,16 +138,18 @@ public:
 
 // A graph held by a step, with its role: "" for the single graph of most steps, "forward" and
 // "backward" after partition.
-struct RoleGraph {
+struct RoleGraph
+{
     std::string role;
     Graph graph;
 };
 
-class Pass {
+class Pass
+{
 public:
     virtual ~Pass() = default;
     virtual std::string name() const = 0;
-    virtual std::string summary() const = 0;        // one line for `fxlens passes list`
+    virtual std::string summary() const = 0;  // one line for `fxlens passes list`
     virtual std::string description() const { return summary(); }  // paragraph(s) for help
     virtual std::vector<PassOption> options() const { return {}; }
 
@@ -142,7 +162,8 @@ public:
                                           PassContext& ctx) const;
 };
 
-class PassRegistry {
+class PassRegistry
+{
 public:
     // The built-in passes (registered on first use, in a fixed order).
     static const PassRegistry& instance();
@@ -157,43 +178,46 @@ private:
 
 // ---------------------------------------------------------------- pipelines
 
-struct PipelineStage {
-    std::string pass;                          // "sac"
-    std::map<std::string, std::string> raw;    // option text as written
-    std::string text;                          // "sac(policy=alternate_mm)"
-    int column = 1;                            // 1-based column of the stage in the spec
+struct PipelineStage
+{
+    std::string pass;  // "sac"
+    std::map<std::string, std::string> raw;  // option text as written
+    std::string text;  // "sac(policy=alternate_mm)"
+    int column = 1;  // 1-based column of the stage in the spec
 };
 
 // Parses "remove_detach,sac(policy=alternate_mm,save=mm;bmm),remat,dce". Whitespace around
 // names and values is ignored. Throws InputError (file "<pipeline>", line 1, column) for a
 // syntax error, an unknown pass (listing the known ones) or a bad option.
-std::vector<PipelineStage> parsePipelineSpec(std::string_view spec,
-                                             const PassRegistry& reg = PassRegistry::instance());
+std::vector<PipelineStage> parsePipelineSpec(std::string_view spec, const PassRegistry& reg = PassRegistry::instance());
 
-struct Step {
-    int index = 0;                   // 0 = the input
-    std::string pass;                // "" for the input step
-    std::string spec;                // "sac(policy=alternate_mm)" as written
+struct Step
+{
+    int index = 0;  // 0 = the input
+    std::string pass;  // "" for the input step
+    std::string spec;  // "sac(policy=alternate_mm)" as written
     PassOptions options;
     std::vector<std::shared_ptr<const RoleGraph>> graphs;  // immutable snapshots, shared between steps when untouched
     ChangeLog log;
-    std::vector<Problem> problems;   // verifier findings on every graph (Problem::graph prefixed by the role)
-    double wallSeconds = 0.0;        // the pass alone, without the verifier
+    std::vector<Problem> problems;  // verifier findings on every graph (Problem::graph prefixed by the role)
+    double wallSeconds = 0.0;  // the pass alone, without the verifier
 
     const Graph& graph(std::string_view role = "") const;  // first graph when role is ""; throws std::out_of_range
-    bool verifierClean() const;      // no Error among problems
+    bool verifierClean() const;  // no Error among problems
 };
 
-struct PipelineOptions {
-    bool verify = true;              // run the verifier after every step
+struct PipelineOptions
+{
+    bool verify = true;  // run the verifier after every step
     const PassRegistry* registry = nullptr;  // nullptr = PassRegistry::instance()
 };
 
-struct PipelineRun {
-    std::vector<Step> steps;         // steps[0] is the input
+struct PipelineRun
+{
+    std::vector<Step> steps;  // steps[0] is the input
     bool ok = true;
-    std::string error;               // "stage 3 (remat): ..." when a pass failed
-    int failedStage = -1;            // index into the parsed stages
+    std::string error;  // "stage 3 (remat): ..." when a pass failed
+    int failedStage = -1;  // index into the parsed stages
 };
 
 // Runs a pipeline on a graph. A pass that throws PassError stops the run: `ok` is false, the

@@ -7,24 +7,27 @@
 
 namespace fxl {
 
-std::string_view nodePhaseName(NodePhase p) {
+std::string_view nodePhaseName(NodePhase p)
+{
     switch (p) {
-        case NodePhase::Input: return "input";
-        case NodePhase::Forward: return "forward";
-        case NodePhase::Backward: return "backward";
-        case NodePhase::Output: return "output";
+    case NodePhase::Input: return "input";
+    case NodePhase::Forward: return "forward";
+    case NodePhase::Backward: return "backward";
+    case NodePhase::Output: return "output";
     }
     return "";
 }
 
-std::string PhaseInfo::method() const {
+std::string PhaseInfo::method() const
+{
     if (userAnnotated) return "custom.phase";
     if (fromMeta && fromDataflow) return "meta+dataflow";
     if (fromMeta) return "meta";
     return "dataflow";
 }
 
-std::string nodeModulePath(const Node& n) {
+std::string nodeModulePath(const Node& n)
+{
     if (!n.meta.modulePath.empty()) return n.meta.modulePath;
     if (n.meta.custom.is_object()) {
         auto it = n.meta.custom.find("module_fqn");
@@ -35,23 +38,27 @@ std::string nodeModulePath(const Node& n) {
 
 namespace {
 
-bool customPhaseBackward(const Node& n) {
+bool customPhaseBackward(const Node& n)
+{
     if (!n.meta.custom.is_object()) return false;
     auto it = n.meta.custom.find("phase");
     return it != n.meta.custom.end() && it->is_string() && it->get<std::string>() == "backward";
 }
 
-bool isCallNode(const Node& n) {
+bool isCallNode(const Node& n)
+{
     return n.op == NodeOp::CallFunction || n.op == NodeOp::CallMethod || n.op == NodeOp::CallModule;
 }
 
-bool isTangent(const Node& n) {
-    return n.op == NodeOp::Placeholder &&
-           (n.name.find("tangent") != std::string::npos || n.target.find("tangent") != std::string::npos);
+bool isTangent(const Node& n)
+{
+    return n.op == NodeOp::Placeholder
+        && (n.name.find("tangent") != std::string::npos || n.target.find("tangent") != std::string::npos);
 }
 
 // ones_like of a 0-dim tensor (or of a value whose shape is unknown): the loss seed.
-bool isLossSeed(const Graph& g, const Node& n) {
+bool isLossSeed(const Graph& g, const Node& n)
+{
     if (n.op != NodeOp::CallFunction || n.target.rfind("aten.ones_like", 0) != 0) return false;
     if (n.args.empty() || !n.args[0].isNode()) return false;
     const ValueMeta& v = g.node(n.args[0].node).val;
@@ -60,14 +67,16 @@ bool isLossSeed(const Graph& g, const Node& n) {
 }
 
 // Alias-like single-input steps the loss may be read through: getitem, views, detach.
-bool isPassThrough(const Node& n) {
+bool isPassThrough(const Node& n)
+{
     if (n.op != NodeOp::CallFunction || n.args.empty() || !n.args[0].isNode()) return false;
     if (n.isGetitem()) return true;
     const OpInfo* op = OpRegistry::instance().find(n.target);
     return op && (op->has(kTraitView) || op->has(kTraitAliasNoAnnot));
 }
 
-bool firstComponentMatches(const std::string& path, const std::vector<std::string>& prefixes) {
+bool firstComponentMatches(const std::string& path, const std::vector<std::string>& prefixes)
+{
     std::string first = path.substr(0, path.find('.'));
     for (const auto& p : prefixes)
         if (!p.empty() && first.rfind(p, 0) == 0) return true;
@@ -76,7 +85,8 @@ bool firstComponentMatches(const std::string& path, const std::vector<std::strin
 
 }  // namespace
 
-int metaBackwardFlag(const Node& n, bool userAnnotated) {
+int metaBackwardFlag(const Node& n, bool userAnnotated)
+{
     if (userAnnotated) return customPhaseBackward(n) ? 1 : 0;
     if (n.meta.phase == Phase::Backward) return 1;
     if (n.meta.phase == Phase::Forward || n.meta.phase == Phase::Loss) return 0;
@@ -85,7 +95,8 @@ int metaBackwardFlag(const Node& n, bool userAnnotated) {
     return -1;
 }
 
-PhaseInfo classifyPhases(const Graph& g, const PhaseOptions& opts) {
+PhaseInfo classifyPhases(const Graph& g, const PhaseOptions& opts)
+{
     PhaseInfo info;
     const auto& order = g.order();
     size_t cap = 0;
@@ -95,13 +106,17 @@ PhaseInfo classifyPhases(const Graph& g, const PhaseOptions& opts) {
 
     if (opts.useMeta)
         for (NodeId id : order)
-            if (isCallNode(g.node(id)) && customPhaseBackward(g.node(id))) { info.userAnnotated = true; break; }
+            if (isCallNode(g.node(id)) && customPhaseBackward(g.node(id))) {
+                info.userAnnotated = true;
+                break;
+            }
 
     // meta flags per node (-1 = none)
     std::vector<int> flag(cap, -1);
     if (opts.useMeta)
         for (NodeId id : order)
-            if (isCallNode(g.node(id))) flag[static_cast<size_t>(id)] = metaBackwardFlag(g.node(id), info.userAnnotated);
+            if (isCallNode(g.node(id)))
+                flag[static_cast<size_t>(id)] = metaBackwardFlag(g.node(id), info.userAnnotated);
 
     // --- dataflow: required_bw
     std::vector<uint8_t> bw(cap, 0);
@@ -136,7 +151,9 @@ PhaseInfo classifyPhases(const Graph& g, const PhaseOptions& opts) {
         if (n.op == NodeOp::Output || bw[static_cast<size_t>(id)]) continue;
         if (flag[static_cast<size_t>(id)] == 0) continue;  // meta says forward: it stays forward
         bool any = false;
-        auto see = [&](NodeId r) { if (r >= 0 && static_cast<size_t>(r) < cap && bw[static_cast<size_t>(r)]) any = true; };
+        auto see = [&](NodeId r) {
+            if (r >= 0 && static_cast<size_t>(r) < cap && bw[static_cast<size_t>(r)]) any = true;
+        };
         for (const auto& a : n.args) a.forEachNode(see);
         for (const auto& kv : n.kwargs) kv.second.forEachNode(see);
         if (any && n.op != NodeOp::Placeholder && n.op != NodeOp::GetAttr) bw[static_cast<size_t>(id)] = 1;
@@ -153,7 +170,9 @@ PhaseInfo classifyPhases(const Graph& g, const PhaseOptions& opts) {
         if (fw[static_cast<size_t>(id)]) continue;
         fw[static_cast<size_t>(id)] = 1;
         const Node& n = g.node(id);
-        auto push = [&](NodeId r) { if (r >= 0 && static_cast<size_t>(r) < cap && !fw[static_cast<size_t>(r)]) stack.push_back(r); };
+        auto push = [&](NodeId r) {
+            if (r >= 0 && static_cast<size_t>(r) < cap && !fw[static_cast<size_t>(r)]) stack.push_back(r);
+        };
         for (const auto& a : n.args) a.forEachNode(push);
         for (const auto& kv : n.kwargs) kv.second.forEachNode(push);
     }
@@ -161,13 +180,22 @@ PhaseInfo classifyPhases(const Graph& g, const PhaseOptions& opts) {
     // --- final classification
     size_t firstBwPos = order.size();
     for (size_t p = 0; p < order.size(); ++p)
-        if (bw[static_cast<size_t>(order[p])] && isCallNode(g.node(order[p]))) { firstBwPos = p; break; }
+        if (bw[static_cast<size_t>(order[p])] && isCallNode(g.node(order[p]))) {
+            firstBwPos = p;
+            break;
+        }
     for (size_t p = 0; p < order.size(); ++p) {
         NodeId id = order[p];
         const Node& n = g.node(id);
         auto& ph = info.phase[static_cast<size_t>(id)];
-        if (n.op == NodeOp::Placeholder || n.op == NodeOp::GetAttr) { ph = NodePhase::Input; continue; }
-        if (n.op == NodeOp::Output) { ph = NodePhase::Output; continue; }
+        if (n.op == NodeOp::Placeholder || n.op == NodeOp::GetAttr) {
+            ph = NodePhase::Input;
+            continue;
+        }
+        if (n.op == NodeOp::Output) {
+            ph = NodePhase::Output;
+            continue;
+        }
         int f = flag[static_cast<size_t>(id)];
         if (info.userAnnotated || f >= 0) {
             ph = f == 1 ? NodePhase::Backward : NodePhase::Forward;
@@ -175,15 +203,23 @@ PhaseInfo classifyPhases(const Graph& g, const PhaseOptions& opts) {
             continue;
         }
         ++info.fromDataflow;
-        if (bw[static_cast<size_t>(id)]) ph = NodePhase::Backward;
-        else if (fw[static_cast<size_t>(id)]) ph = NodePhase::Forward;
-        else ph = p > firstBwPos ? NodePhase::Backward : NodePhase::Forward;  // unclaimed
+        if (bw[static_cast<size_t>(id)])
+            ph = NodePhase::Backward;
+        else if (fw[static_cast<size_t>(id)])
+            ph = NodePhase::Forward;
+        else
+            ph = p > firstBwPos ? NodePhase::Backward : NodePhase::Forward;  // unclaimed
     }
     for (NodeId id : order)
-        if (info.phase[static_cast<size_t>(id)] == NodePhase::Backward) { info.firstBackward = id; break; }
+        if (info.phase[static_cast<size_t>(id)] == NodePhase::Backward) {
+            info.firstBackward = id;
+            break;
+        }
 
     // --- loss / epilogue
-    auto mark = [&](NodeId id) { if (info.isForward(id)) info.epilogue[static_cast<size_t>(id)] = 1; };
+    auto mark = [&](NodeId id) {
+        if (info.isForward(id)) info.epilogue[static_cast<size_t>(id)] = 1;
+    };
     if (!hasTangents && !outItems.empty() && info.isForward(outItems.front())) {
         info.loss = outItems.front();
         NodeId cur = info.loss;
@@ -206,8 +242,10 @@ PhaseInfo classifyPhases(const Graph& g, const PhaseOptions& opts) {
             std::string mp = nodeModulePath(n);
             if (mp.empty()) continue;
             info.hasModulePaths = true;
-            if (firstComponentMatches(mp, opts.epiloguePrefixes)) mark(id);
-            else lastAttributed = static_cast<ptrdiff_t>(p);
+            if (firstComponentMatches(mp, opts.epiloguePrefixes))
+                mark(id);
+            else
+                lastAttributed = static_cast<ptrdiff_t>(p);
         }
         if (info.hasModulePaths && lastAttributed >= 0)
             for (size_t p = static_cast<size_t>(lastAttributed) + 1; p < order.size(); ++p) {
@@ -218,7 +256,8 @@ PhaseInfo classifyPhases(const Graph& g, const PhaseOptions& opts) {
     return info;
 }
 
-std::vector<BackwardRegion> backwardRegions(const Graph& g, const PhaseInfo& info) {
+std::vector<BackwardRegion> backwardRegions(const Graph& g, const PhaseInfo& info)
+{
     std::vector<BackwardRegion> out;
     const auto& order = g.order();
     bool open = false;

@@ -37,36 +37,47 @@
 
 namespace fxl {
 
-enum class NodePhase : uint8_t { Input, Forward, Backward, Output };
+enum class NodePhase : uint8_t
+{
+    Input,
+    Forward,
+    Backward,
+    Output
+};
 std::string_view nodePhaseName(NodePhase p);  // "input", "forward", "backward", "output"
 
-struct PhaseOptions {
+struct PhaseOptions
+{
     bool useMeta = true;  // false: dataflow only (rule 3 for every node)
     std::vector<std::string> epiloguePrefixes = {"loss", "lm_head"};
 };
 
 // A maximal run of backward nodes in graph order (Input nodes inside do not break a run).
-struct BackwardRegion {
-    size_t first = 0, last = 0;      // positions in g.order(), inclusive
-    std::vector<NodeId> nodes;       // the backward nodes, in order
+struct BackwardRegion
+{
+    size_t first = 0, last = 0;  // positions in g.order(), inclusive
+    std::vector<NodeId> nodes;  // the backward nodes, in order
 };
 
-struct PhaseInfo {
-    std::vector<NodePhase> phase;    // indexed by NodeId (removed ids: Input)
-    std::vector<uint8_t> epilogue;   // indexed by NodeId: 1 = loss / epilogue (forward only)
-    NodeId loss = kNoNode;           // the loss value (first output) when there is one
-    std::vector<NodeId> seeds;       // tangent placeholders or the ones_like seed(s)
+struct PhaseInfo
+{
+    std::vector<NodePhase> phase;  // indexed by NodeId (removed ids: Input)
+    std::vector<uint8_t> epilogue;  // indexed by NodeId: 1 = loss / epilogue (forward only)
+    NodeId loss = kNoNode;  // the loss value (first output) when there is one
+    std::vector<NodeId> seeds;  // tangent placeholders or the ones_like seed(s)
     NodeId firstBackward = kNoNode;  // first backward node in order
-    bool userAnnotated = false;      // rule 1 applied
+    bool userAnnotated = false;  // rule 1 applied
     size_t fromMeta = 0, fromDataflow = 0;  // call nodes classified by rule 2 / rule 3
     bool hasModulePaths = false;
 
-    NodePhase of(NodeId id) const {
+    NodePhase of(NodeId id) const
+    {
         return id >= 0 && static_cast<size_t>(id) < phase.size() ? phase[static_cast<size_t>(id)] : NodePhase::Input;
     }
     bool isBackward(NodeId id) const { return of(id) == NodePhase::Backward; }
     bool isForward(NodeId id) const { return of(id) == NodePhase::Forward; }
-    bool isEpilogue(NodeId id) const {
+    bool isEpilogue(NodeId id) const
+    {
         return id >= 0 && static_cast<size_t>(id) < epilogue.size() && epilogue[static_cast<size_t>(id)] != 0;
     }
     // "meta", "dataflow", "meta+dataflow", "custom.phase"

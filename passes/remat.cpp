@@ -6,27 +6,30 @@
 #include <map>
 #include <set>
 
-#include "passes/remat.hpp"
 #include "passes/pass.hpp"
 #include "passes/phases.hpp"
+#include "passes/remat.hpp"
 #include "passes/sac.hpp"
 
 namespace fxl {
 
 namespace {
 
-bool isCall(const Node& n) {
+bool isCall(const Node& n)
+{
     return n.op == NodeOp::CallFunction || n.op == NodeOp::CallMethod || n.op == NodeOp::CallModule;
 }
 
-template <class F>
-void forEachInput(const Node& n, F&& fn) {
+template<class F>
+void forEachInput(const Node& n, F&& fn)
+{
     for (const auto& a : n.args) a.forEachNode(fn);
     for (const auto& kv : n.kwargs) kv.second.forEachNode(fn);
 }
 
 // Replaces references to `from` inside `a` by `to`, reporting each place ("arg 1", "arg 0[2]").
-void rewireArg(Arg& a, NodeId from, NodeId to, const std::string& where, std::vector<std::string>& places) {
+void rewireArg(Arg& a, NodeId from, NodeId to, const std::string& where, std::vector<std::string>& places)
+{
     if (a.kind == Arg::Kind::Node) {
         if (a.node == from) {
             a.node = to;
@@ -42,7 +45,8 @@ void rewireArg(Arg& a, NodeId from, NodeId to, const std::string& where, std::ve
     }
 }
 
-std::vector<std::string> rewireNode(Node& n, NodeId from, NodeId to) {
+std::vector<std::string> rewireNode(Node& n, NodeId from, NodeId to)
+{
     std::vector<std::string> places;
     for (size_t k = 0; k < n.args.size(); ++k) rewireArg(n.args[k], from, to, "arg " + std::to_string(k), places);
     for (auto& kv : n.kwargs) rewireArg(kv.second, from, to, "kwarg " + kv.first, places);
@@ -51,7 +55,8 @@ std::vector<std::string> rewireNode(Node& n, NodeId from, NodeId to) {
 
 // A graph with the same header and the nodes of `order` (ids of g), in that order. The nodes are
 // moved out of g (one O(n) rebuild instead of an O(n) order edit per inserted or erased node).
-Graph rebuild(Graph& g, const std::vector<NodeId>& order) {
+Graph rebuild(Graph& g, const std::vector<NodeId>& order)
+{
     Graph out;
     out.className = g.className;
     out.signature = g.signature;
@@ -65,7 +70,9 @@ Graph rebuild(Graph& g, const std::vector<NodeId>& order) {
     for (NodeId id : order) cap = std::max(cap, static_cast<size_t>(id) + 1);
     std::vector<NodeId> newId(cap, kNoNode);
     for (size_t k = 0; k < order.size(); ++k) newId[static_cast<size_t>(order[k])] = static_cast<NodeId>(k);
-    auto remap = [&](NodeId& r) { r = (r >= 0 && static_cast<size_t>(r) < cap) ? newId[static_cast<size_t>(r)] : kNoNode; };
+    auto remap = [&](NodeId& r) {
+        r = (r >= 0 && static_cast<size_t>(r) < cap) ? newId[static_cast<size_t>(r)] : kNoNode;
+    };
     for (NodeId id : order) {
         Node n = std::move(g.node(id));
         for (auto& a : n.args) a.forEachNodeMut(remap);
@@ -76,20 +83,24 @@ Graph rebuild(Graph& g, const std::vector<NodeId>& order) {
     return out;
 }
 
-std::string joinNames(const Graph& g, const std::vector<NodeId>& ids, size_t max = 8) {
+std::string joinNames(const Graph& g, const std::vector<NodeId>& ids, size_t max = 8)
+{
     std::string s;
     for (size_t k = 0; k < ids.size() && k < max; ++k) s += (k ? ", " : "") + g.node(ids[k]).name;
     if (ids.size() > max) s += ", ... (" + std::to_string(ids.size()) + " in all)";
     return s;
 }
 
-class RematPass : public Pass {
+class RematPass : public Pass
+{
 public:
     std::string name() const override { return "remat"; }
-    std::string summary() const override {
+    std::string summary() const override
+    {
         return "recompute tagged forward values right before their first backward use (fwd+loss+bwd graph)";
     }
-    std::string description() const override {
+    std::string description() const override
+    {
         return "torchtitan's in-place remat_using_tags_for_fwd_loss_bwd_graph (passes.md 2.4). Tags are first "
                "normalised (passes.md 6.3, default-partition mode): a recomputable node with a recomputable user in "
                "a later AC region (larger ac_graph_id) is saved; a node without ac_graph_id feeding a recomputable "
@@ -103,19 +114,27 @@ public:
                "Errors: RNG ops tagged for recompute (the graph cannot replay RNG state), more than one disjoint "
                "backward region needing recomputation.";
     }
-    std::vector<PassOption> options() const override {
+    std::vector<PassOption> options() const override
+    {
         return {
-            {"backward", OptionType::Enum, "auto", {"auto", "dataflow", "remat_pass_tag"},
+            {"backward",
+             OptionType::Enum,
+             "auto",
+             {"auto", "dataflow", "remat_pass_tag"},
              "how backward nodes are found: auto (custom.phase / phase / autograd_backward meta, else dataflow: "
              "phases.hpp), dataflow only, or from the first custom.remat_pass_tag == \"is_backward\" to the end"},
-            {"skip_loss_regions", OptionType::Bool, "true", {},
+            {"skip_loss_regions",
+             OptionType::Bool,
+             "true",
+             {},
              "ignore backward nodes up to the last node whose module path starts with loss / lm_head (chunked-loss "
              "backward runs are not remat regions)"},
             {"cleanup", OptionType::Bool, "true", {}, "normalise tags first (passes.md 6.3)"},
         };
     }
 
-    void run(Graph& g, const PassOptions& opts, PassContext& ctx) const override {
+    void run(Graph& g, const PassOptions& opts, PassContext& ctx) const override
+    {
         PhaseInfo ph = phases(g, opts.getString("backward"));
         g.rebuildUsers();
         ctx.log.stats["phases"] = ph.method();
@@ -148,12 +167,12 @@ public:
             if (!needs[r].empty()) needing.push_back(r);
         }
         if (needing.size() > 1) {
-            std::string msg = "Detected " + std::to_string(needing.size()) +
-                              " disjoint backward regions that require recomputation: ";
+            std::string msg = "Detected " + std::to_string(needing.size())
+                + " disjoint backward regions that require recomputation: ";
             for (size_t k = 0; k < needing.size(); ++k) {
                 const auto& reg = regions[needing[k]];
-                msg += (k ? "; " : "") + std::string("[") + g.node(reg.nodes.front()).name + " .. " +
-                       g.node(reg.nodes.back()).name + "] reads " + joinNames(g, needs[needing[k]], 4);
+                msg += (k ? "; " : "") + std::string("[") + g.node(reg.nodes.front()).name + " .. "
+                    + g.node(reg.nodes.back()).name + "] reads " + joinNames(g, needs[needing[k]], 4);
             }
             msg += ". Only one contiguous backward region can be rematerialized in a forward-loss-backward graph";
             throw PassError(msg);
@@ -168,15 +187,17 @@ public:
             if (fwdRecompute(id) && isRngNode(g.node(id), ctx.registry)) rng.push_back(id);
         if (!rng.empty())
             throw PassError("rematerialization in a forward-loss-backward graph does not support RNG ops in "
-                            "recompute regions: " + joinNames(g, rng) +
-                            ". Save them (MUST_SAVE) or use the joint-graph partitioner, which replays RNG state");
+                            "recompute regions: "
+                            + joinNames(g, rng)
+                            + ". Save them (MUST_SAVE) or use the joint-graph partitioner, which replays RNG state");
 
         const BackwardRegion& region = regions[needing.front()];
         realise(g, ph, region, ctx);
     }
 
 private:
-    static PhaseInfo phases(const Graph& g, const std::string& mode) {
+    static PhaseInfo phases(const Graph& g, const std::string& mode)
+    {
         if (mode == "dataflow") {
             PhaseOptions o;
             o.useMeta = false;
@@ -201,7 +222,8 @@ private:
         return ph;
     }
 
-    static void setTag(Graph& g, NodeId id, Recompute r, PassContext& ctx) {
+    static void setTag(Graph& g, NodeId id, Recompute r, PassContext& ctx)
+    {
         Node& n = g.node(id);
         if (n.meta.recompute == r) return;
         ctx.tagSet(n.name, "recompute", std::string(recomputeName(n.meta.recompute)), std::string(recomputeName(r)));
@@ -209,7 +231,8 @@ private:
     }
 
     // passes.md 6.3, default-partition mode, over forward call nodes.
-    static void cleanupTags(Graph& g, const PhaseInfo& ph, PassContext& ctx) {
+    static void cleanupTags(Graph& g, const PhaseInfo& ph, PassContext& ctx)
+    {
         int64_t boundary = 0, regionInput = 0, inplace = 0, mutationSrc = 0;
         auto fwdCall = [&](NodeId id) { return isCall(g.node(id)) && ph.isForward(id); };
         for (NodeId id : g.order()) {
@@ -225,8 +248,8 @@ private:
                 bool later = false;
                 for (NodeId u : n.users) {
                     const Node& un = g.node(u);
-                    if (fwdCall(u) && isRecomputeTag(un.meta.recompute) && un.meta.acGraphId && n.meta.acGraphId &&
-                        *un.meta.acGraphId > *n.meta.acGraphId)
+                    if (fwdCall(u) && isRecomputeTag(un.meta.recompute) && un.meta.acGraphId && n.meta.acGraphId
+                        && *un.meta.acGraphId > *n.meta.acGraphId)
                         later = true;
                 }
                 if (later) {
@@ -236,8 +259,8 @@ private:
             } else if (!n.meta.acGraphId && n.meta.recompute != Recompute::MustSave) {
                 bool feeds = false;
                 for (NodeId u : n.users) feeds = feeds || (fwdCall(u) && isRecomputeTag(g.node(u).meta.recompute));
-                bool getitemOfRegion = n.isGetitem() && !n.args.empty() && n.args[0].isNode() &&
-                                       g.node(n.args[0].node).meta.acGraphId;
+                bool getitemOfRegion =
+                    n.isGetitem() && !n.args.empty() && n.args[0].isNode() && g.node(n.args[0].node).meta.acGraphId;
                 if (feeds && !getitemOfRegion) {
                     setTag(g, id, Recompute::MustSave, ctx);
                     ++regionInput;
@@ -249,11 +272,13 @@ private:
         std::set<NodeId> bwMutated;
         for (NodeId id : g.order()) {
             const Node& n = g.node(id);
-            if (n.op != NodeOp::CallFunction || opPacket(n.target) != "aten.copy_" || n.args.size() < 2 ||
-                !n.args[0].isNode() || g.node(n.args[0].node).op != NodeOp::Placeholder)
+            if (n.op != NodeOp::CallFunction || opPacket(n.target) != "aten.copy_" || n.args.size() < 2
+                || !n.args[0].isNode() || g.node(n.args[0].node).op != NodeOp::Placeholder)
                 continue;
-            if (ph.isBackward(id)) bwMutated.insert(n.args[0].node);
-            else if (ph.isForward(id)) fwdCopies[n.args[0].node].push_back(id);
+            if (ph.isBackward(id))
+                bwMutated.insert(n.args[0].node);
+            else if (ph.isForward(id))
+                fwdCopies[n.args[0].node].push_back(id);
         }
         for (const auto& [dst, copies] : fwdCopies) {
             if (!bwMutated.count(dst)) continue;
@@ -270,14 +295,15 @@ private:
                                     {"inplace_saves", inplace},
                                     {"bw_mutation_src_saves", mutationSrc}};
         if (boundary + regionInput + inplace + mutationSrc)
-            ctx.note("remat: tag cleanup saved " + std::to_string(boundary) + " region-boundary, " +
-                     std::to_string(regionInput) + " region-input, " + std::to_string(inplace) + " in-place and " +
-                     std::to_string(mutationSrc) + " mutation-source value(s)");
+            ctx.note("remat: tag cleanup saved " + std::to_string(boundary) + " region-boundary, "
+                     + std::to_string(regionInput) + " region-input, " + std::to_string(inplace) + " in-place and "
+                     + std::to_string(mutationSrc) + " mutation-source value(s)");
     }
 
     // torchtitan's local port: backward runs up to the last loss / lm_head node are not remat
     // regions (chunked-loss backward).
-    static void skipLossRegions(const Graph& g, std::vector<BackwardRegion>& regions) {
+    static void skipLossRegions(const Graph& g, std::vector<BackwardRegion>& regions)
+    {
         const auto& order = g.order();
         std::optional<size_t> last;
         for (size_t p = 0; p < order.size(); ++p) {
@@ -301,7 +327,8 @@ private:
         regions = std::move(kept);
     }
 
-    static void realise(Graph& g, const PhaseInfo& ph, const BackwardRegion& region, PassContext& ctx) {
+    static void realise(Graph& g, const PhaseInfo& ph, const BackwardRegion& region, PassContext& ctx)
+    {
         auto fwdRecompute = [&](NodeId id) {
             const Node& n = g.node(id);
             return isCall(n) && ph.isForward(id) && isRecomputeTag(n.meta.recompute);
@@ -310,18 +337,23 @@ private:
         std::map<NodeId, NodeId> target;  // original -> backward node it goes before
         std::vector<NodeId> stack;
         for (NodeId b : region.nodes) {
-            forEachInput(g.node(b), [&](NodeId in) { if (fwdRecompute(in)) stack.push_back(in); });
+            forEachInput(g.node(b), [&](NodeId in) {
+                if (fwdRecompute(in)) stack.push_back(in);
+            });
             while (!stack.empty()) {
                 NodeId d = stack.back();
                 stack.pop_back();
                 if (target.count(d)) continue;
                 target[d] = b;
-                forEachInput(g.node(d), [&](NodeId in) { if (fwdRecompute(in) && !target.count(in)) stack.push_back(in); });
+                forEachInput(g.node(d), [&](NodeId in) {
+                    if (fwdRecompute(in) && !target.count(in)) stack.push_back(in);
+                });
             }
         }
         std::vector<NodeId> claimed;
         for (const auto& kv : target) claimed.push_back(kv.first);
-        std::sort(claimed.begin(), claimed.end(), [&](NodeId a, NodeId b) { return g.positionOf(a) < g.positionOf(b); });
+        std::sort(claimed.begin(), claimed.end(),
+                  [&](NodeId a, NodeId b) { return g.positionOf(a) < g.positionOf(b); });
 
         // 2. duplicates, in original order, args through the duplicates made so far (room made
         // first: ~30k appends to a 100k-node graph otherwise regrow its node vector repeatedly)
@@ -403,10 +435,10 @@ private:
             }
             ctx.note("before " + g.node(b).name + ": " + joinNames(g, dups, 12));
         }
-        ctx.note("remat: " + std::to_string(claimed.size()) + " node(s) recomputed before " +
-                 std::to_string(before.size()) + " backward consumer(s), " + std::to_string(rewired) +
-                 " input(s) rewired, " + std::to_string(erased.size()) + " original(s) erased; region " +
-                 g.node(region.nodes.front()).name + " .. " + g.node(region.nodes.back()).name);
+        ctx.note("remat: " + std::to_string(claimed.size()) + " node(s) recomputed before "
+                 + std::to_string(before.size()) + " backward consumer(s), " + std::to_string(rewired)
+                 + " input(s) rewired, " + std::to_string(erased.size()) + " original(s) erased; region "
+                 + g.node(region.nodes.front()).name + " .. " + g.node(region.nodes.back()).name);
         ctx.log.stats["recomputed"] = claimed.size();
         ctx.log.stats["consumers"] = before.size();
         ctx.log.stats["rewired"] = rewired;

@@ -6,27 +6,36 @@
 #include <unordered_map>
 #include <unordered_set>
 
-#include "passes/remove_detach.hpp"
 #include "passes/graph_edit.hpp"
+#include "passes/remove_detach.hpp"
 
 namespace fxl {
 namespace {
 
-enum class Kind { Keep, Detach, Alias, IdentityView, IdentitySlice };
+enum class Kind
+{
+    Keep,
+    Detach,
+    Alias,
+    IdentityView,
+    IdentitySlice
+};
 
-const char* kindStat(Kind k) {
+const char* kindStat(Kind k)
+{
     switch (k) {
-        case Kind::Detach: return "detach";
-        case Kind::Alias: return "alias";
-        case Kind::IdentityView: return "identity_view";
-        case Kind::IdentitySlice: return "identity_slice";
-        case Kind::Keep: break;
+    case Kind::Detach: return "detach";
+    case Kind::Alias: return "alias";
+    case Kind::IdentityView: return "identity_view";
+    case Kind::IdentitySlice: return "identity_slice";
+    case Kind::Keep: break;
     }
     return "kept";
 }
 
 // Same sizes (and strides and offset where both are known): the view is the input itself.
-bool sameLayout(const ValueMeta& a, const ValueMeta& b) {
+bool sameLayout(const ValueMeta& a, const ValueMeta& b)
+{
     if (!a.isTensor() || !b.isTensor()) return false;
     const TensorMeta& x = a.tensor;
     const TensorMeta& y = b.tensor;
@@ -36,7 +45,8 @@ bool sameLayout(const ValueMeta& a, const ValueMeta& b) {
 }
 
 // The size list of a view/reshape equals the input's concrete sizes (used when the node has no meta).
-bool sizeArgMatches(const Arg& size, const ValueMeta& in) {
+bool sizeArgMatches(const Arg& size, const ValueMeta& in)
+{
     if (!in.isTensor() || !size.isSequence() || size.items.size() != in.tensor.sizes.size()) return false;
     for (size_t d = 0; d < size.items.size(); ++d) {
         const auto v = in.tensor.sizes[d].maybeValue();
@@ -45,11 +55,13 @@ bool sizeArgMatches(const Arg& size, const ValueMeta& in) {
     return true;
 }
 
-class RemoveDetachPass : public Pass {
+class RemoveDetachPass : public Pass
+{
 public:
     std::string name() const override { return "remove_detach"; }
     std::string summary() const override { return "remove detach, identity views and identity slices"; }
-    std::string description() const override {
+    std::string description() const override
+    {
         return "Removes aten.detach.default nodes (and aten.alias.default with include_alias=true), whole chains "
                "of them, rewiring every user (graph outputs included) to the producer. With identity_views=true "
                "(default) also removes aten.view / aten.reshape / aten._unsafe_view to the input's own sizes and "
@@ -57,14 +69,20 @@ public:
                "stops the remat walk. A removed node's recompute tag (and ac_graph_id) moves to its producer when "
                "the producer has none.";
     }
-    std::vector<PassOption> options() const override {
+    std::vector<PassOption> options() const override
+    {
         return {
             {"include_alias", OptionType::Bool, "false", {}, "also remove aten.alias.default"},
-            {"identity_views", OptionType::Bool, "true", {}, "also remove identity view/reshape/_unsafe_view and full slices"},
+            {"identity_views",
+             OptionType::Bool,
+             "true",
+             {},
+             "also remove identity view/reshape/_unsafe_view and full slices"},
         };
     }
 
-    Kind classify(const Graph& g, const Node& n, const PassOptions& opts, const OpRegistry& reg) const {
+    Kind classify(const Graph& g, const Node& n, const PassOptions& opts, const OpRegistry& reg) const
+    {
         if (n.op != NodeOp::CallFunction || n.args.empty() || !n.args[0].isNode()) return Kind::Keep;
         const OpInfo* op = reg.find(OpRegistry::normalizeTarget(n.target));
         if (!op) return Kind::Keep;
@@ -96,7 +114,8 @@ public:
         return (bound[3].kind == Arg::Kind::Int && size && bound[3].i >= *size) ? Kind::IdentitySlice : Kind::Keep;
     }
 
-    void run(Graph& g, const PassOptions& opts, PassContext& ctx) const override {
+    void run(Graph& g, const PassOptions& opts, PassContext& ctx) const override
+    {
         g.rebuildUsers();
         const std::vector<NodeId> order = g.order();
         std::unordered_map<NodeId, Kind> removable;
@@ -127,8 +146,8 @@ public:
             }
 
             Node& p = g.node(producer);
-            if (n.meta.recompute != Recompute::None && p.meta.recompute == Recompute::None &&
-                p.op != NodeOp::Placeholder && p.op != NodeOp::GetAttr) {
+            if (n.meta.recompute != Recompute::None && p.meta.recompute == Recompute::None
+                && p.op != NodeOp::Placeholder && p.op != NodeOp::GetAttr) {
                 ctx.tagSet(p.name, "recompute", "", recomputeText(n.meta.recompute));
                 p.meta.recompute = n.meta.recompute;
                 if (n.meta.acGraphId && !p.meta.acGraphId) {
@@ -140,8 +159,8 @@ public:
         g.rebuildUsers();
         eraseNodes(g, removed, &ctx);
         for (const auto& [k, c] : counts) ctx.log.stats[k] = ctx.log.stats.value(k, size_t{0}) + c;
-        std::string line = (ctx.graphRole.empty() ? "" : ctx.graphRole + ": ") + "removed " +
-                           std::to_string(removed.size()) + " node" + (removed.size() == 1 ? "" : "s");
+        std::string line = (ctx.graphRole.empty() ? "" : ctx.graphRole + ": ") + "removed "
+            + std::to_string(removed.size()) + " node" + (removed.size() == 1 ? "" : "s");
         if (!counts.empty()) {
             line += " (";
             bool first = true;

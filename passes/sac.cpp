@@ -13,7 +13,8 @@ namespace fxl {
 
 // ---------------------------------------------------------------- helpers
 
-std::optional<int> acRegionId(const Node& n) {
+std::optional<int> acRegionId(const Node& n)
+{
     if (!n.meta.custom.is_object()) return std::nullopt;
     auto it = n.meta.custom.find("ac_region_id");
     if (it == n.meta.custom.end() || !it->is_number_integer()) return std::nullopt;
@@ -22,18 +23,21 @@ std::optional<int> acRegionId(const Node& n) {
     return static_cast<int>(v);
 }
 
-void setAcRegionId(Node& n, int id) {
+void setAcRegionId(Node& n, int id)
+{
     if (!n.meta.custom.is_object()) n.meta.custom = nlohmann::json::object();
     n.meta.custom["ac_region_id"] = id;
 }
 
 namespace {
 
-struct OpName {
+struct OpName
+{
     std::string ns, name, overload;
 };
 
-OpName splitTarget(std::string_view target) {
+OpName splitTarget(std::string_view target)
+{
     if (const OpInfo* op = OpRegistry::instance().find(target))
         return {op->schema.ns, op->schema.name, op->schema.overload};
     std::string t(target);
@@ -42,8 +46,8 @@ OpName splitTarget(std::string_view target) {
     if (last == std::string::npos) return {"", t, ""};
     auto prev = t.rfind('.', last - 1);
     // "ns.name.overload" only for the op namespaces; else "module.path.function"
-    static const std::set<std::string> kOpNs = {"aten", "prims", "higher_order", "_c10d_functional",
-                                                "c10d_functional", "_c10d", "quantized", "_quantized"};
+    static const std::set<std::string> kOpNs = {
+        "aten", "prims", "higher_order", "_c10d_functional", "c10d_functional", "_c10d", "quantized", "_quantized"};
     if (prev != std::string::npos && prev != 0) {
         std::string ns = t.substr(0, prev);
         if (kOpNs.count(ns) || t.rfind("aten.", 0) == 0)
@@ -54,14 +58,16 @@ OpName splitTarget(std::string_view target) {
 
 }  // namespace
 
-std::string opPacket(std::string_view target) {
+std::string opPacket(std::string_view target)
+{
     OpName o = splitTarget(target);
     return o.ns.empty() ? o.name : o.ns + "." + o.name;
 }
 
 std::string opBaseName(std::string_view target) { return splitTarget(target).name; }
 
-bool targetMatches(std::string_view target, std::string_view pattern) {
+bool targetMatches(std::string_view target, std::string_view pattern)
+{
     if (pattern.empty()) return false;
     if (target == pattern) return true;
     OpName o = splitTarget(target);
@@ -70,50 +76,91 @@ bool targetMatches(std::string_view target, std::string_view pattern) {
     return !o.overload.empty() && pattern == o.name + "." + o.overload;
 }
 
-bool inheritsTag(const Node& n) {
+bool inheritsTag(const Node& n)
+{
     if (n.op != NodeOp::CallFunction || n.args.empty() || !n.args[0].isNode()) return false;
     if (n.isGetitem()) return true;
     std::string p = opPacket(n.target);
-    return p == "_c10d_functional.wait_tensor" || p == "c10d_functional.wait_tensor" || p == "aten.detach" ||
-           p == "aten.alias";
+    return p == "_c10d_functional.wait_tensor" || p == "c10d_functional.wait_tensor" || p == "aten.detach"
+        || p == "aten.alias";
 }
 
-bool isRngNode(const Node& n, const OpRegistry& reg) {
+bool isRngNode(const Node& n, const OpRegistry& reg)
+{
     if (n.op != NodeOp::CallFunction) return false;
     if (const OpInfo* op = reg.find(n.target); op && op->has(kTraitRandom)) return true;
-    static const std::set<std::string> kRandom = {
-        "rand", "randn", "rand_like", "randn_like", "randint", "randint_like", "randperm", "bernoulli",
-        "bernoulli_", "native_dropout", "dropout", "feature_dropout", "alpha_dropout", "normal", "normal_",
-        "uniform", "uniform_", "multinomial", "exponential_", "geometric_", "cauchy_", "log_normal_", "random_",
-        "poisson", "rrelu_with_noise", "inductor_random", "inductor_randint", "inductor_seeds", "philox_rand",
-        "run_and_save_rng_state", "run_with_rng_state"};
+    static const std::set<std::string> kRandom = {"rand",
+                                                  "randn",
+                                                  "rand_like",
+                                                  "randn_like",
+                                                  "randint",
+                                                  "randint_like",
+                                                  "randperm",
+                                                  "bernoulli",
+                                                  "bernoulli_",
+                                                  "native_dropout",
+                                                  "dropout",
+                                                  "feature_dropout",
+                                                  "alpha_dropout",
+                                                  "normal",
+                                                  "normal_",
+                                                  "uniform",
+                                                  "uniform_",
+                                                  "multinomial",
+                                                  "exponential_",
+                                                  "geometric_",
+                                                  "cauchy_",
+                                                  "log_normal_",
+                                                  "random_",
+                                                  "poisson",
+                                                  "rrelu_with_noise",
+                                                  "inductor_random",
+                                                  "inductor_randint",
+                                                  "inductor_seeds",
+                                                  "philox_rand",
+                                                  "run_and_save_rng_state",
+                                                  "run_with_rng_state"};
     return kRandom.count(opBaseName(n.target)) != 0;
 }
 
-bool isSaveOp(const Node& n) {
+bool isSaveOp(const Node& n)
+{
     if (n.op != NodeOp::CallFunction) return false;
-    static const std::set<std::string> kSave = {
-        "aten.mm", "aten.addmm", "aten.bmm", "aten.convolution", "aten.convolution_backward",
-        "aten._scaled_dot_product_flash_attention", "aten._scaled_dot_product_flash_attention_for_cpu",
-        "aten._scaled_dot_product_efficient_attention", "aten._flash_attention_forward",
-        "aten._efficient_attention_forward", "aten.upsample_bilinear2d", "aten._scaled_mm",
-        "aten._scaled_dot_product_cudnn_attention", "aten._scaled_dot_product_attention_math",
-        "aten._scaled_dot_product_fused_attention_overrideable", "aten.linear", "higher_order.flex_attention",
-        "higher_order.inductor_compiled_code", "_c10d_functional.reduce_scatter_tensor",
-        "_c10d_functional.all_to_all_single", "c10d_functional.reduce_scatter_tensor",
-        "c10d_functional.all_to_all_single"};
+    static const std::set<std::string> kSave = {"aten.mm",
+                                                "aten.addmm",
+                                                "aten.bmm",
+                                                "aten.convolution",
+                                                "aten.convolution_backward",
+                                                "aten._scaled_dot_product_flash_attention",
+                                                "aten._scaled_dot_product_flash_attention_for_cpu",
+                                                "aten._scaled_dot_product_efficient_attention",
+                                                "aten._flash_attention_forward",
+                                                "aten._efficient_attention_forward",
+                                                "aten.upsample_bilinear2d",
+                                                "aten._scaled_mm",
+                                                "aten._scaled_dot_product_cudnn_attention",
+                                                "aten._scaled_dot_product_attention_math",
+                                                "aten._scaled_dot_product_fused_attention_overrideable",
+                                                "aten.linear",
+                                                "higher_order.flex_attention",
+                                                "higher_order.inductor_compiled_code",
+                                                "_c10d_functional.reduce_scatter_tensor",
+                                                "_c10d_functional.all_to_all_single",
+                                                "c10d_functional.reduce_scatter_tensor",
+                                                "c10d_functional.all_to_all_single"};
     OpName o = splitTarget(n.target);
     std::string packet = o.ns.empty() ? o.name : o.ns + "." + o.name;
     if (kSave.count(packet)) return true;
     if (packet == "aten.max" && (o.overload == "default" || o.overload.empty())) return true;  // amax for fp8 scaling
     if (o.name.find("varlen_attn") != std::string::npos) return true;
-    if ((o.ns == "deepep" || o.ns == "hybridep") && (o.name.find("dispatch") != std::string::npos ||
-                                                       o.name.find("combine") != std::string::npos))
+    if ((o.ns == "deepep" || o.ns == "hybridep")
+        && (o.name.find("dispatch") != std::string::npos || o.name.find("combine") != std::string::npos))
         return true;
     return false;
 }
 
-bool isSymNode(const Node& n, const OpRegistry& reg) {
+bool isSymNode(const Node& n, const OpRegistry& reg)
+{
     auto k = n.val.kind;
     if (k == ValueMeta::Kind::SymInt || k == ValueMeta::Kind::SymFloat || k == ValueMeta::Kind::SymBool) return true;
     if (n.op != NodeOp::CallFunction) return false;
@@ -127,13 +174,16 @@ namespace {
 
 std::string idText(const std::optional<int>& v) { return v ? std::to_string(*v) : std::string(); }
 
-class SacPass : public Pass {
+class SacPass : public Pass
+{
 public:
     std::string name() const override { return "sac"; }
-    std::string summary() const override {
+    std::string summary() const override
+    {
         return "selective activation checkpointing: tag forward ops MUST_SAVE / PREFER_RECOMPUTE by a policy";
     }
-    std::string description() const override {
+    std::string description() const override
+    {
         return "Tags every forward call node of a fwd+loss+bwd graph with meta.recompute and meta.ac_graph_id "
                "(= custom.ac_region_id, default 0), as torchtitan's apply_sac_pass does; remat then realises "
                "the tags.\n"
@@ -149,20 +199,31 @@ public:
                "MUST_SAVE so ones_like(loss) never drags the forward back in; symbolic scalars are MUST_SAVE; RNG "
                "ops are MUST_SAVE unless save_rng=false (remat cannot replay RNG state).";
     }
-    std::vector<PassOption> options() const override {
+    std::vector<PassOption> options() const override
+    {
         return {
-            {"policy", OptionType::Enum, "alternate_mm",
-             {"save_list", "alternate_mm", "issue178935", "recompute_all", "user"}, "the tagging policy"},
-            {"reset_per_layer", OptionType::Bool, "true", {},
+            {"policy",
+             OptionType::Enum,
+             "alternate_mm",
+             {"save_list", "alternate_mm", "issue178935", "recompute_all", "user"},
+             "the tagging policy"},
+            {"reset_per_layer",
+             OptionType::Bool,
+             "true",
+             {},
              "alternate_mm: restart the mm count in every AC region (torchtitan #3397); false counts over the "
              "whole graph (#2766)"},
-            {"save", OptionType::StringList, "", {},
+            {"save",
+             OptionType::StringList,
+             "",
+             {},
              "user policy: ops saved (\"mm;aten.bmm.default;addmm\"), the rest recomputed"},
             {"save_rng", OptionType::Bool, "true", {}, "tag RNG ops MUST_SAVE whatever the policy"},
         };
     }
 
-    void run(Graph& g, const PassOptions& opts, PassContext& ctx) const override {
+    void run(Graph& g, const PassOptions& opts, PassContext& ctx) const override
+    {
         const std::string policy = opts.getString("policy");
         const bool resetPerLayer = opts.getBool("reset_per_layer");
         const bool saveRng = opts.getBool("save_rng");
@@ -173,10 +234,16 @@ public:
         PhaseInfo ph = classifyPhases(g);
         bool hasRegions = false;
         for (NodeId id : g.order())
-            if (acRegionId(g.node(id))) { hasRegions = true; break; }
+            if (acRegionId(g.node(id))) {
+                hasRegions = true;
+                break;
+            }
 
         std::map<int, int> mmCount;  // region key -> mms seen
-        struct Counts { int64_t save = 0, recompute = 0; };
+        struct Counts
+        {
+            int64_t save = 0, recompute = 0;
+        };
         std::map<int, Counts> byRegion;
         std::map<std::string, Counts> byOp;
         std::map<std::string, int64_t> reasons;
@@ -225,8 +292,13 @@ public:
             }
             Counts& r = byRegion[gid];
             Counts& o = byOp[n.target];
-            if (isRecomputeTag(tag)) { ++r.recompute; ++o.recompute; }
-            else { ++r.save; ++o.save; }
+            if (isRecomputeTag(tag)) {
+                ++r.recompute;
+                ++o.recompute;
+            } else {
+                ++r.save;
+                ++o.save;
+            }
         }
 
         nlohmann::json regions = nlohmann::json::object(), ops = nlohmann::json::object();
@@ -244,20 +316,19 @@ public:
         ctx.log.stats["regions"] = regions;
         ctx.log.stats["ops"] = ops;
         ctx.log.stats["reasons"] = reasons;
-        ctx.note("sac(policy=" + policy + "): " + std::to_string(save) + " saved, " + std::to_string(recompute) +
-                 " recompute over " + std::to_string(byRegion.size()) + " AC region(s); phases from " +
-                 ph.method());
+        ctx.note("sac(policy=" + policy + "): " + std::to_string(save) + " saved, " + std::to_string(recompute)
+                 + " recompute over " + std::to_string(byRegion.size()) + " AC region(s); phases from " + ph.method());
         for (const auto& [k, c] : byRegion)
-            ctx.note("region " + std::to_string(k) + ": " + std::to_string(c.save) + " saved, " +
-                     std::to_string(c.recompute) + " recompute");
+            ctx.note("region " + std::to_string(k) + ": " + std::to_string(c.save) + " saved, "
+                     + std::to_string(c.recompute) + " recompute");
         if (ph.firstBackward == kNoNode)
             ctx.note("no backward nodes found (no tangent inputs, no ones_like loss seed, no backward meta)");
     }
 
 private:
     static Recompute decide(const std::string& policy, const Node& n, std::optional<int> region, bool hasRegions,
-                            bool resetPerLayer, const std::vector<std::string>& saveList,
-                            std::map<int, int>& mmCount) {
+                            bool resetPerLayer, const std::vector<std::string>& saveList, std::map<int, int>& mmCount)
+    {
         const bool isMm = opPacket(n.target) == "aten.mm";
         if (policy == "save_list") return isSaveOp(n) ? Recompute::MustSave : Recompute::PreferRecompute;
         if (policy == "alternate_mm") {
@@ -269,8 +340,7 @@ private:
             return isSaveOp(n) ? Recompute::MustSave : Recompute::PreferRecompute;
         }
         if (policy == "issue178935") return isMm ? Recompute::PreferRecompute : Recompute::MustSave;
-        if (policy == "recompute_all")
-            return hasRegions && !region ? Recompute::MustSave : Recompute::PreferRecompute;
+        if (policy == "recompute_all") return hasRegions && !region ? Recompute::MustSave : Recompute::PreferRecompute;
         // user
         for (const auto& s : saveList)
             if (targetMatches(n.target, s)) return Recompute::MustSave;

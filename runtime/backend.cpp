@@ -9,11 +9,11 @@
 
 namespace fxl {
 
-void Backend::noteAlloc(int64_t n) {
+void Backend::noteAlloc(int64_t n)
+{
     const int64_t now = live_.fetch_add(n) + n;
     int64_t p = peak_.load();
-    while (now > p && !peak_.compare_exchange_weak(p, now)) {
-    }
+    while (now > p && !peak_.compare_exchange_weak(p, now)) { }
 }
 
 void Backend::noteFree(int64_t n) { live_.fetch_sub(n); }
@@ -22,7 +22,8 @@ namespace {
 
 // Copies element by element in the logical (row-major) order of the view; bytes only, so
 // it is exact for every dtype.
-void stridedCopyBytes(const Tensor& dst, const Tensor& src) {
+void stridedCopyBytes(const Tensor& dst, const Tensor& src)
+{
     const int64_t n = dst.numel();
     if (n == 0) return;
     const int64_t isz = dst.itemSize();
@@ -48,13 +49,17 @@ void stridedCopyBytes(const Tensor& dst, const Tensor& src) {
     }
 }
 
-class CpuBackend final : public Backend {
+class CpuBackend final : public Backend
+{
 public:
-    explicit CpuBackend(const CpuBackendOptions& o) : pool_(o.threads) {}
+    explicit CpuBackend(const CpuBackendOptions& o)
+        : pool_(o.threads)
+    { }
     std::string name() const override { return "cpu"; }
     DeviceKind device() const override { return DeviceKind::Cpu; }
 
-    Tensor empty(const std::vector<int64_t>& sizes, DType t) override {
+    Tensor empty(const std::vector<int64_t>& sizes, DType t) override
+    {
         if (!runtimeSupportsDType(t)) throw KernelError("the CPU backend has no dtype " + std::string(dtypeAbbr(t)));
         int64_t n = 1;
         for (int64_t s : sizes) {
@@ -70,20 +75,24 @@ public:
         auto st = std::make_shared<Storage>(this, p, nbytes, DeviceKind::Cpu);
         return Tensor::fromStorage(std::move(st), t, sizes, Tensor::contiguousStrides(sizes), 0);
     }
-    void release(void* data, int64_t nbytes) override {
+    void release(void* data, int64_t nbytes) override
+    {
         std::free(data);
         noteFree(nbytes);
     }
-    void copy(const Tensor& dst, const Tensor& src) override {
+    void copy(const Tensor& dst, const Tensor& src) override
+    {
         if (dst.sizes() != src.sizes()) throw KernelError("copy: sizes differ");
         if (dst.dtype() != src.dtype()) throw KernelError("copy: dtypes differ (use a cast kernel)");
         stridedCopyBytes(dst, src);
     }
-    void upload(const Tensor& dst, const void* host, int64_t nbytes) override {
+    void upload(const Tensor& dst, const void* host, int64_t nbytes) override
+    {
         if (!dst.isContiguous() || nbytes != dst.nbytes()) throw KernelError("upload: size mismatch");
         if (nbytes) std::memcpy(dst.rawData(), host, static_cast<size_t>(nbytes));
     }
-    void download(void* host, const Tensor& src, int64_t nbytes) override {
+    void download(void* host, const Tensor& src, int64_t nbytes) override
+    {
         if (nbytes != src.nbytes()) throw KernelError("download: size mismatch");
         if (src.isContiguous()) {
             if (nbytes) std::memcpy(host, src.rawData(), static_cast<size_t>(nbytes));
@@ -94,7 +103,8 @@ public:
         Tensor dst = Tensor::fromStorage(tmp, src.dtype(), src.sizes(), Tensor::contiguousStrides(src.sizes()), 0);
         stridedCopyBytes(dst, src);
     }
-    void run(KernelCall& call) override {
+    void run(KernelCall& call) override
+    {
         const std::string& target = call.op ? call.op->qualifiedName : call.node->target;
         const KernelFn* fn = KernelRegistry::instance().find(target, DeviceKind::Cpu);
         if (!fn) throw KernelError("no CPU kernel for " + target);
@@ -112,7 +122,8 @@ private:
 
 std::unique_ptr<Backend> makeCpuBackend(const CpuBackendOptions& opts) { return std::make_unique<CpuBackend>(opts); }
 
-std::unique_ptr<Backend> makeCudaBackend(int, std::string* why) {
+std::unique_ptr<Backend> makeCudaBackend(int, std::string* why)
+{
 #if defined(FXLENS_HAVE_CUDA)
     if (why) *why = "the CUDA backend is not implemented yet (the CUDA Toolkit was found at configure time)";
 #else

@@ -15,10 +15,11 @@ namespace fxl {
 
 struct KernelCall;
 
-class Backend {
+class Backend
+{
 public:
     virtual ~Backend() = default;
-    virtual std::string name() const = 0;          // "cpu", "cuda:0"
+    virtual std::string name() const = 0;  // "cpu", "cuda:0"
     virtual DeviceKind device() const = 0;
 
     // Allocates a contiguous tensor (uninitialised contents).
@@ -32,7 +33,7 @@ public:
     virtual void download(void* host, const Tensor& src, int64_t nbytes) = 0;
     // Runs one operator (kernel looked up by the call's target). Throws KernelError.
     virtual void run(KernelCall& call) = 0;
-    virtual void synchronize() {}
+    virtual void synchronize() { }
 
     // Live bytes of this backend's allocations (all storages not yet released) and the
     // high-water mark since the last resetPeak().
@@ -48,8 +49,9 @@ private:
     std::atomic<int64_t> live_{0}, peak_{0};
 };
 
-struct CpuBackendOptions {
-    int threads = 2;            // worker threads (results never depend on it)
+struct CpuBackendOptions
+{
+    int threads = 2;  // worker threads (results never depend on it)
 };
 
 std::unique_ptr<Backend> makeCpuBackend(const CpuBackendOptions& opts = {});

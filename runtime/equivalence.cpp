@@ -13,39 +13,45 @@ namespace fxl {
 
 namespace {
 
-struct FloatFormat {
+struct FloatFormat
+{
     int bytes = 4;
-    int mantissaBits = 23;   // explicit mantissa bits
-    int minExp = -126;       // exponent of the smallest normal
+    int mantissaBits = 23;  // explicit mantissa bits
+    int minExp = -126;  // exponent of the smallest normal
 };
 
-FloatFormat formatOf(DType t) {
+FloatFormat formatOf(DType t)
+{
     switch (t) {
-        case DType::F64: return {8, 52, -1022};
-        case DType::BF16: return {2, 7, -126};
-        case DType::F16: return {2, 10, -14};
-        default: return {4, 23, -126};
+    case DType::F64: return {8, 52, -1022};
+    case DType::BF16: return {2, 7, -126};
+    case DType::F16: return {2, 10, -14};
+    default: return {4, 23, -126};
     }
 }
 
-uint64_t rawBits(const uint8_t* p, int bytes) {
+uint64_t rawBits(const uint8_t* p, int bytes)
+{
     uint64_t v = 0;
     std::memcpy(&v, p, static_cast<size_t>(bytes));
     return v;
 }
 
 // Bits mapped to an integer that orders like the float values (negative floats mirrored).
-int64_t orderedBits(uint64_t bits, int bytes) {
+int64_t orderedBits(uint64_t bits, int bytes)
+{
     const uint64_t sign = uint64_t{1} << (bytes * 8 - 1);
     const int64_t mag = static_cast<int64_t>(bits & (sign - 1));
     return (bits & sign) ? -mag : mag;
 }
 
 // Size of one unit in the last place at |x| in the format.
-double ulpAt(double x, const FloatFormat& f) {
+double ulpAt(double x, const FloatFormat& f)
+{
     x = std::fabs(x);
     int e = 0;
-    if (x == 0.0 || !std::isfinite(x)) e = f.minExp;
+    if (x == 0.0 || !std::isfinite(x))
+        e = f.minExp;
     else {
         std::frexp(x, &e);
         e -= 1;  // x = m * 2^e with m in [1, 2)
@@ -54,13 +60,15 @@ double ulpAt(double x, const FloatFormat& f) {
     return std::ldexp(1.0, e - f.mantissaBits);
 }
 
-std::string hexOf(uint64_t bits, int bytes) {
+std::string hexOf(uint64_t bits, int bytes)
+{
     char buf[32];
     std::snprintf(buf, sizeof buf, "0x%0*llx", bytes * 2, static_cast<unsigned long long>(bits));
     return buf;
 }
 
-std::vector<int64_t> unflatten(int64_t flat, const std::vector<int64_t>& shape) {
+std::vector<int64_t> unflatten(int64_t flat, const std::vector<int64_t>& shape)
+{
     std::vector<int64_t> idx(shape.size(), 0);
     for (size_t k = shape.size(); k-- > 0;) {
         if (shape[k] > 0) {
@@ -73,7 +81,9 @@ std::vector<int64_t> unflatten(int64_t flat, const std::vector<int64_t>& shape) 
 
 }  // namespace
 
-TensorDiff compareTensors(const std::string& name, const SafeTensor& a, const SafeTensor& b, std::optional<Tolerance> tol) {
+TensorDiff compareTensors(const std::string& name, const SafeTensor& a, const SafeTensor& b,
+                          std::optional<Tolerance> tol)
+{
     TensorDiff d;
     d.name = name;
     d.numel = a.numel();
@@ -138,21 +148,24 @@ TensorDiff compareTensors(const std::string& name, const SafeTensor& a, const Sa
     return d;
 }
 
-bool EquivalenceReport::allBitwiseEqual() const {
+bool EquivalenceReport::allBitwiseEqual() const
+{
     if (!onlyInA.empty() || !onlyInB.empty()) return false;
     for (const auto& o : outputs)
         if (!o.bitwiseEqual) return false;
     return true;
 }
 
-bool EquivalenceReport::allWithinTolerance() const {
+bool EquivalenceReport::allWithinTolerance() const
+{
     if (!onlyInA.empty() || !onlyInB.empty()) return false;
     for (const auto& o : outputs)
         if (!o.bitwiseEqual && !o.withinTolerance) return false;
     return true;
 }
 
-EquivalenceReport compareOutputs(const SafeTensorsFile& a, const SafeTensorsFile& b, std::optional<Tolerance> tol) {
+EquivalenceReport compareOutputs(const SafeTensorsFile& a, const SafeTensorsFile& b, std::optional<Tolerance> tol)
+{
     EquivalenceReport r;
     for (const auto& ta : a.tensors) {
         const SafeTensor* tb = b.find(ta.name);
@@ -167,16 +180,20 @@ EquivalenceReport compareOutputs(const SafeTensorsFile& a, const SafeTensorsFile
     return r;
 }
 
-std::string reportToText(const EquivalenceReport& r) {
+std::string reportToText(const EquivalenceReport& r)
+{
     std::ostringstream o;
     for (const auto& d : r.outputs) {
         o << d.name << ": ";
-        if (d.dtypeMismatch) o << "dtype differs";
-        else if (d.shapeMismatch) o << "shape differs";
-        else if (d.bitwiseEqual) o << "bitwise equal";
+        if (d.dtypeMismatch)
+            o << "dtype differs";
+        else if (d.shapeMismatch)
+            o << "shape differs";
+        else if (d.bitwiseEqual)
+            o << "bitwise equal";
         else {
-            o << d.differing << " of " << d.numel << " elements differ; max abs " << d.maxAbs << ", max rel " << d.maxRel
-              << ", max ulp " << d.maxUlp;
+            o << d.differing << " of " << d.numel << " elements differ; max abs " << d.maxAbs << ", max rel "
+              << d.maxRel << ", max ulp " << d.maxUlp;
             if (d.signFlips) o << ", " << d.signFlips << " sign flips";
             if (d.nanMismatch) o << ", " << d.nanMismatch << " NaN mismatches";
             if (d.zeroSignOnly) o << ", " << d.zeroSignOnly << " differ only in the sign of zero";
@@ -196,21 +213,33 @@ std::string reportToText(const EquivalenceReport& r) {
     return o.str();
 }
 
-nlohmann::json reportToJson(const EquivalenceReport& r) {
+nlohmann::json reportToJson(const EquivalenceReport& r)
+{
     nlohmann::json j;
     j["bitwise_equal"] = r.allBitwiseEqual();
     j["outputs"] = nlohmann::json::array();
     for (const auto& d : r.outputs) {
-        nlohmann::json o = {{"name", d.name},           {"bitwise_equal", d.bitwiseEqual},
-                            {"dtype_mismatch", d.dtypeMismatch}, {"shape_mismatch", d.shapeMismatch},
-                            {"numel", d.numel},         {"differing", d.differing},
-                            {"max_abs", d.maxAbs},      {"max_rel", d.maxRel},
-                            {"max_ulp", d.maxUlp},      {"max_ulp_of_larger", d.maxUlpOfLarger},
-                            {"sign_flips", d.signFlips}, {"nan_mismatch", d.nanMismatch},
-                            {"zero_sign_only", d.zeroSignOnly}, {"within_tolerance", d.withinTolerance},
+        nlohmann::json o = {{"name", d.name},
+                            {"bitwise_equal", d.bitwiseEqual},
+                            {"dtype_mismatch", d.dtypeMismatch},
+                            {"shape_mismatch", d.shapeMismatch},
+                            {"numel", d.numel},
+                            {"differing", d.differing},
+                            {"max_abs", d.maxAbs},
+                            {"max_rel", d.maxRel},
+                            {"max_ulp", d.maxUlp},
+                            {"max_ulp_of_larger", d.maxUlpOfLarger},
+                            {"sign_flips", d.signFlips},
+                            {"nan_mismatch", d.nanMismatch},
+                            {"zero_sign_only", d.zeroSignOnly},
+                            {"within_tolerance", d.withinTolerance},
                             {"worst_tolerance_ratio", d.worstToleranceRatio}};
         if (d.firstIndex >= 0)
-            o["first"] = {{"index", d.firstIndexNd}, {"a", d.firstA}, {"b", d.firstB}, {"a_hex", d.firstAHex}, {"b_hex", d.firstBHex}};
+            o["first"] = {{"index", d.firstIndexNd},
+                          {"a", d.firstA},
+                          {"b", d.firstB},
+                          {"a_hex", d.firstAHex},
+                          {"b_hex", d.firstBHex}};
         j["outputs"].push_back(std::move(o));
     }
     j["mapping"] = nlohmann::json::array();

@@ -8,32 +8,34 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/ir/graph.hpp"
 #include "core/formats/safetensors.hpp"
+#include "core/ir/graph.hpp"
 #include "runtime/tensor.hpp"
 
 namespace fxl {
 
-struct TensorDiff {
+struct TensorDiff
+{
     std::string name;
     bool bitwiseEqual = false;
     bool shapeMismatch = false, dtypeMismatch = false;
     int64_t numel = 0;
-    int64_t differing = 0;                    // elements whose bits differ
-    int64_t firstIndex = -1;                  // flat index of the first differing element
-    std::vector<int64_t> firstIndexNd;        // the same in the logical shape
-    double firstA = 0, firstB = 0;            // values there
-    std::string firstAHex, firstBHex;         // bit patterns
-    double maxAbs = 0, maxRel = 0;            // rel = |a-b| / max(|b|, 1e-30)
-    uint64_t maxUlp = 0;                      // in the tensor's own format
-    double maxUlpOfLarger = 0;                // |a-b| / ulp(max(|a|,|b|))
+    int64_t differing = 0;  // elements whose bits differ
+    int64_t firstIndex = -1;  // flat index of the first differing element
+    std::vector<int64_t> firstIndexNd;  // the same in the logical shape
+    double firstA = 0, firstB = 0;  // values there
+    std::string firstAHex, firstBHex;  // bit patterns
+    double maxAbs = 0, maxRel = 0;  // rel = |a-b| / max(|b|, 1e-30)
+    uint64_t maxUlp = 0;  // in the tensor's own format
+    double maxUlpOfLarger = 0;  // |a-b| / ulp(max(|a|,|b|))
     int64_t signFlips = 0;
     int64_t nanMismatch = 0, zeroSignOnly = 0;
-    bool withinTolerance = false;             // when a tolerance was given: |a-e| <= atol + rtol |e|
-    double worstToleranceRatio = 0;           // max |a-e| / (atol + rtol |e|)
+    bool withinTolerance = false;  // when a tolerance was given: |a-e| <= atol + rtol |e|
+    double worstToleranceRatio = 0;  // max |a-e| / (atol + rtol |e|)
 };
 
-struct Tolerance {
+struct Tolerance
+{
     double atol = 0, rtol = 0;
 };
 
@@ -41,9 +43,10 @@ struct Tolerance {
 TensorDiff compareTensors(const std::string& name, const SafeTensor& a, const SafeTensor& b,
                           std::optional<Tolerance> tol = std::nullopt);
 
-struct EquivalenceReport {
+struct EquivalenceReport
+{
     std::vector<TensorDiff> outputs;
-    std::vector<std::string> onlyInA, onlyInB;   // unmatched outputs
+    std::vector<std::string> onlyInA, onlyInB;  // unmatched outputs
     std::vector<std::pair<std::string, std::string>> mapping;  // a name -> b name when outputs were remapped
     bool allBitwiseEqual() const;
     bool allWithinTolerance() const;

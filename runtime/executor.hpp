@@ -27,48 +27,51 @@
 #include <string>
 #include <vector>
 
-#include "core/ir/graph.hpp"
 #include "core/formats/safetensors.hpp"
+#include "core/ir/graph.hpp"
 #include "runtime/backend.hpp"
 #include "runtime/value.hpp"
 
 namespace fxl {
 
-struct ExecOptions {
-    Backend* backend = nullptr;                 // nullptr = a CPU backend made for the run
-    int threads = 2;                            // for the CPU backend made for the run
+struct ExecOptions
+{
+    Backend* backend = nullptr;  // nullptr = a CPU backend made for the run
+    int threads = 2;  // for the CPU backend made for the run
     // Inputs by placeholder name (safetensors keys). Missing ones are generated (below)
     // unless requireAllInputs.
     const SafeTensorsFile* inputs = nullptr;
     bool requireAllInputs = false;
-    uint64_t inputSeed = 0;                     // generated inputs: Philox normal(0,1) floats, ints in [0, 16)
+    uint64_t inputSeed = 0;  // generated inputs: Philox normal(0,1) floats, ints in [0, 16)
     // get_attr constants by attribute name ("_tensor_constant0").
     const SafeTensorsFile* constants = nullptr;
-    uint64_t rngSeed = 0;                       // for random ops in the graph
-    std::atomic<bool>* cancel = nullptr;        // set to true to stop between nodes
+    uint64_t rngSeed = 0;  // for random ops in the graph
+    std::atomic<bool>* cancel = nullptr;  // set to true to stop between nodes
     std::function<void(size_t done, size_t total, const Node&)> progress;
-    bool countInputs = true;                    // as MemoryOptions::countInputs
+    bool countInputs = true;  // as MemoryOptions::countInputs
     // while_loop guard: a loop whose condition is still true after this many iterations
     // throws KernelError naming the node.
     int64_t maxLoopIterations = 1000000;
 };
 
-struct NodeTiming {
+struct NodeTiming
+{
     std::string node;
     double seconds = 0.0;
 };
 
-struct ExecResult {
+struct ExecResult
+{
     // The backend made for the run when ExecOptions::backend was null: the outputs' storages
     // are released through it, so it must outlive them (declared first: destroyed last).
     std::shared_ptr<Backend> ownedBackend;
-    std::vector<Value> outputs;                 // the output node's items, flattened one level
-    std::vector<std::string> outputNames;       // "out_0", "out_1", ...
-    int64_t peakBytes = 0;                      // measured live bytes high-water mark
-    std::string peakNode;                       // node during which the peak was reached
-    std::vector<int64_t> liveBytesPerStep;      // after allocating each node's outputs (R7)
+    std::vector<Value> outputs;  // the output node's items, flattened one level
+    std::vector<std::string> outputNames;  // "out_0", "out_1", ...
+    int64_t peakBytes = 0;  // measured live bytes high-water mark
+    std::string peakNode;  // node during which the peak was reached
+    std::vector<int64_t> liveBytesPerStep;  // after allocating each node's outputs (R7)
     double seconds = 0.0;
-    std::vector<NodeTiming> slowest;            // top 20 nodes by time
+    std::vector<NodeTiming> slowest;  // top 20 nodes by time
     bool cancelled = false;
 };
 

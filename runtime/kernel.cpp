@@ -8,7 +8,8 @@
 
 namespace fxl {
 
-int KernelCall::argIndex(std::string_view name) const {
+int KernelCall::argIndex(std::string_view name) const
+{
     if (!op) return -1;
     const auto& a = op->schema.args;
     for (size_t k = 0; k < a.size(); ++k)
@@ -16,42 +17,49 @@ int KernelCall::argIndex(std::string_view name) const {
     return -1;
 }
 
-const Value& KernelCall::arg(std::string_view name) const {
+const Value& KernelCall::arg(std::string_view name) const
+{
     const int k = argIndex(name);
     if (k < 0 || static_cast<size_t>(k) >= args.size())
         throw std::out_of_range(std::string("no argument '") + std::string(name) + "'");
     return args[static_cast<size_t>(k)];
 }
 
-const Tensor& KernelCall::tensor(std::string_view name) const {
+const Tensor& KernelCall::tensor(std::string_view name) const
+{
     const Value& v = arg(name);
     if (!v.isTensor()) throw KernelError(std::string("argument '") + std::string(name) + "' is not a tensor");
     return v.tensor;
 }
 
-Tensor KernelCall::newTensor(const std::vector<int64_t>& sizes, DType t) const {
+Tensor KernelCall::newTensor(const std::vector<int64_t>& sizes, DType t) const
+{
     if (!backend) throw KernelError("no backend");
     return backend->empty(sizes, t);
 }
 
-KernelRegistry& KernelRegistry::instance() {
+KernelRegistry& KernelRegistry::instance()
+{
     static KernelRegistry reg;
     static std::once_flag once;
     std::call_once(once, [] { registerCpuKernels(reg); });
     return reg;
 }
 
-void KernelRegistry::add(std::string target, DeviceKind device, KernelFn fn) {
+void KernelRegistry::add(std::string target, DeviceKind device, KernelFn fn)
+{
     (device == DeviceKind::Cpu ? cpu_ : cuda_)[std::move(target)] = std::move(fn);
 }
 
-const KernelFn* KernelRegistry::find(std::string_view target, DeviceKind device) const {
+const KernelFn* KernelRegistry::find(std::string_view target, DeviceKind device) const
+{
     const auto& m = device == DeviceKind::Cpu ? cpu_ : cuda_;
     auto it = m.find(std::string(target));
     return it == m.end() ? nullptr : &it->second;
 }
 
-std::vector<std::string> KernelRegistry::targets(DeviceKind device) const {
+std::vector<std::string> KernelRegistry::targets(DeviceKind device) const
+{
     const auto& m = device == DeviceKind::Cpu ? cpu_ : cuda_;
     std::vector<std::string> out;
     out.reserve(m.size());

@@ -27,35 +27,39 @@ class ThreadPool;
 
 // A kernel could not run: unsupported dtype/shape/argument, or inputs that break the op's
 // rules (index out of range). The executor adds the node name.
-struct KernelError : std::runtime_error {
+struct KernelError : std::runtime_error
+{
     using std::runtime_error::runtime_error;
 };
 
 // Philox4x32-10 state with PyTorch's functional (seed, offset) semantics.
-struct RngState {
+struct RngState
+{
     uint64_t seed = 0;
-    uint64_t offset = 0;   // advanced by every random op by the number of 32-bit draws it used (rounded up to 4)
+    uint64_t offset = 0;  // advanced by every random op by the number of 32-bit draws it used (rounded up to 4)
 };
 
-struct KernelCall {
-    const Node* node = nullptr;       // the node being run (for messages and its meta)
-    const OpInfo* op = nullptr;       // schema + traits
-    std::vector<Value> args;          // bound in schema order: args[i] is op->schema.args[i]
+struct KernelCall
+{
+    const Node* node = nullptr;  // the node being run (for messages and its meta)
+    const OpInfo* op = nullptr;  // schema + traits
+    std::vector<Value> args;  // bound in schema order: args[i] is op->schema.args[i]
     const ValueMeta* outMeta = nullptr;  // the node's recorded meta (sizes of factories, dtype); may be Unknown
     Backend* backend = nullptr;
     ThreadPool* pool = nullptr;
     RngState* rng = nullptr;
-    Value result;                     // set by the kernel
+    Value result;  // set by the kernel
 
-    const Value& arg(std::string_view name) const;      // throws std::out_of_range
-    int argIndex(std::string_view name) const;           // -1 when absent
-    const Tensor& tensor(std::string_view name) const;   // throws KernelError when not a tensor
+    const Value& arg(std::string_view name) const;  // throws std::out_of_range
+    int argIndex(std::string_view name) const;  // -1 when absent
+    const Tensor& tensor(std::string_view name) const;  // throws KernelError when not a tensor
     Tensor newTensor(const std::vector<int64_t>& sizes, DType t) const;  // contiguous, from the backend
 };
 
 using KernelFn = std::function<void(KernelCall&)>;
 
-class KernelRegistry {
+class KernelRegistry
+{
 public:
     static KernelRegistry& instance();
     void add(std::string target, DeviceKind device, KernelFn fn);

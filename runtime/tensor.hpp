@@ -13,11 +13,16 @@ namespace fxl {
 
 class Backend;
 
-enum class DeviceKind : uint8_t { Cpu, Cuda };
+enum class DeviceKind : uint8_t
+{
+    Cpu,
+    Cuda
+};
 
 // Bytes owned by a backend. Freed through the backend when the last Tensor referring to it
 // goes away (the executor drops its references after a value's last use).
-class Storage {
+class Storage
+{
 public:
     Storage(Backend* owner, void* data, int64_t nbytes, DeviceKind device, int deviceIndex = 0);
     ~Storage();
@@ -41,29 +46,33 @@ private:
 // Element types the runtime computes with (kernels may support a subset and say so).
 bool runtimeSupportsDType(DType t);  // f32, f64, bf16, f16, i64, i32, i16, i8, u8, bool
 
-class Tensor {
+class Tensor
+{
 public:
     Tensor() = default;
 
     DType dtype() const { return dtype_; }
     const std::vector<int64_t>& sizes() const { return layout_ ? layout_->sizes : noDims(); }
     const std::vector<int64_t>& strides() const { return layout_ ? layout_->strides : noDims(); }  // in elements
-    int64_t offset() const { return offset_; }                       // in elements
+    int64_t offset() const { return offset_; }  // in elements
     int64_t dim() const { return static_cast<int64_t>(sizes().size()); }
-    int64_t size(int64_t d) const;     // negative d counts from the end
+    int64_t size(int64_t d) const;  // negative d counts from the end
     int64_t stride(int64_t d) const;
     int64_t numel() const;
     int64_t itemSize() const { return dtypeItemSize(dtype_); }
     int64_t nbytes() const { return numel() * itemSize(); }  // of the view, not the storage
     bool defined() const { return storage_ != nullptr; }
-    bool isContiguous() const;         // row-major with no gaps (size-1 dims ignored)
+    bool isContiguous() const;  // row-major with no gaps (size-1 dims ignored)
     const std::shared_ptr<Storage>& storage() const { return storage_; }
     DeviceKind device() const;
 
     // Pointer to element [0, 0, ...] of the view (storage base + offset).
     void* rawData() const;
-    template <class T>
-    T* data() const { return static_cast<T*>(rawData()); }
+    template<class T>
+    T* data() const
+    {
+        return static_cast<T*>(rawData());
+    }
 
     // A view sharing the storage (no checks beyond "fits in the storage": throws
     // std::out_of_range when an element would fall outside).
@@ -80,7 +89,8 @@ public:
 private:
     // Sizes and strides never change after a tensor is made, so copies share them: copying a
     // Tensor (every argument of every kernel call) then allocates nothing.
-    struct Layout {
+    struct Layout
+    {
         std::vector<int64_t> sizes, strides;
     };
     static const std::vector<int64_t>& noDims();

@@ -18,17 +18,19 @@ namespace fxl {
 namespace {
 // Denormals are kept (no flush-to-zero, no denormals-are-zero) on every thread that computes,
 // so that a result never depends on which thread produced it.
-void setIeeeDenormals() {
+void setIeeeDenormals()
+{
 #if defined(__x86_64__) || defined(__i386__)
     unsigned csr = _mm_getcsr();
     csr &= ~(1u << 15);  // FTZ
-    csr &= ~(1u << 6);   // DAZ
+    csr &= ~(1u << 6);  // DAZ
     _mm_setcsr(csr);
     if ((_mm_getcsr() & ((1u << 15) | (1u << 6))) != 0) throw std::runtime_error("cannot clear FTZ/DAZ");
 #endif
 }
 
-inline void cpuRelax() {
+inline void cpuRelax()
+{
 #if defined(__x86_64__) || defined(__i386__)
     _mm_pause();
 #else
@@ -43,7 +45,8 @@ inline void cpuRelax() {
 constexpr int kSpinIterations = 1 << 14;
 }  // namespace
 
-struct ThreadPool::Impl {
+struct ThreadPool::Impl
+{
     int threads = 1;
     std::vector<std::thread> workers;
     std::mutex m;
@@ -58,7 +61,8 @@ struct ThreadPool::Impl {
     std::vector<std::pair<int64_t, int64_t>> ranges;
     std::exception_ptr error;
 
-    void runRange(size_t k) {
+    void runRange(size_t k)
+    {
         try {
             if (k < ranges.size() && ranges[k].first < ranges[k].second) (*fn)(ranges[k].first, ranges[k].second);
         } catch (...) {
@@ -67,7 +71,8 @@ struct ThreadPool::Impl {
         }
     }
 
-    void workerLoop(size_t index) {
+    void workerLoop(size_t index)
+    {
         setIeeeDenormals();
         uint64_t seen = 0;
         for (;;) {
@@ -97,14 +102,18 @@ struct ThreadPool::Impl {
     }
 };
 
-ThreadPool::ThreadPool(int threads) : impl_(new Impl) {
+ThreadPool::ThreadPool(int threads)
+    : impl_(new Impl)
+{
     if (threads < 1) threads = 1;
     impl_->threads = threads;
     setIeeeDenormals();
-    for (int k = 1; k < threads; ++k) impl_->workers.emplace_back([this, k] { impl_->workerLoop(static_cast<size_t>(k - 1)); });
+    for (int k = 1; k < threads; ++k)
+        impl_->workers.emplace_back([this, k] { impl_->workerLoop(static_cast<size_t>(k - 1)); });
 }
 
-ThreadPool::~ThreadPool() {
+ThreadPool::~ThreadPool()
+{
     {
         std::lock_guard<std::mutex> g(impl_->m);
         impl_->stop = true;
@@ -117,7 +126,8 @@ ThreadPool::~ThreadPool() {
 
 int ThreadPool::threads() const { return impl_->threads; }
 
-void ThreadPool::parallelFor(int64_t n, int64_t grain, const std::function<void(int64_t, int64_t)>& fn) {
+void ThreadPool::parallelFor(int64_t n, int64_t grain, const std::function<void(int64_t, int64_t)>& fn)
+{
     if (n <= 0) return;
     if (grain < 1) grain = 1;
     int64_t parts = std::min<int64_t>(impl_->threads, (n + grain - 1) / grain);

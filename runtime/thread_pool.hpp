@@ -8,7 +8,8 @@
 
 namespace fxl {
 
-class ThreadPool {
+class ThreadPool
+{
 public:
     explicit ThreadPool(int threads);  // threads >= 1 (1 = run on the caller)
     ~ThreadPool();

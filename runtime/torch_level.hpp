@@ -27,7 +27,8 @@ namespace fxl {
 struct OpInfo;
 
 // What a lowering needs from the executor while it runs.
-class TorchLevelContext {
+class TorchLevelContext
+{
 public:
     virtual ~TorchLevelContext() = default;
     // The value of a node argument (lists and tuples resolved element by element; slices and
@@ -39,7 +40,8 @@ public:
 };
 
 // A node translated at plan time.
-class TorchLowering {
+class TorchLowering
+{
 public:
     virtual ~TorchLowering() = default;
     virtual Value run(TorchLevelContext& c, const Node& n) const = 0;

@@ -12,16 +12,31 @@
 
 namespace fxl {
 
-struct Value {
-    enum class Kind : uint8_t { None, Tensor, Int, Float, Bool, Str, List, DType, Device, Layout, MemoryFormat, Op };
+struct Value
+{
+    enum class Kind : uint8_t
+    {
+        None,
+        Tensor,
+        Int,
+        Float,
+        Bool,
+        Str,
+        List,
+        DType,
+        Device,
+        Layout,
+        MemoryFormat,
+        Op
+    };
     Kind kind = Kind::None;
-    fxl::Tensor tensor;          // Tensor
-    int64_t i = 0;               // Int (SymInt values too)
-    double f = 0.0;              // Float
-    bool b = false;              // Bool
-    std::string s;               // Str, Device, Layout, MemoryFormat, Op
+    fxl::Tensor tensor;  // Tensor
+    int64_t i = 0;  // Int (SymInt values too)
+    double f = 0.0;  // Float
+    bool b = false;  // Bool
+    std::string s;  // Str, Device, Layout, MemoryFormat, Op
     fxl::DType dtype = fxl::DType::Undefined;
-    std::vector<Value> items;    // List / tuple (multi-output results)
+    std::vector<Value> items;  // List / tuple (multi-output results)
 
     static Value none() { return {}; }
     static Value ofTensor(fxl::Tensor t);

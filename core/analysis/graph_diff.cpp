@@ -9,28 +9,31 @@
 
 namespace fxl {
 
-std::string_view diffClassName(DiffClass c) {
+std::string_view diffClassName(DiffClass c)
+{
     switch (c) {
-        case DiffClass::Unchanged: return "unchanged";
-        case DiffClass::Changed: return "changed";
-        case DiffClass::Added: return "added";
-        case DiffClass::Removed: return "removed";
+    case DiffClass::Unchanged: return "unchanged";
+    case DiffClass::Changed: return "changed";
+    case DiffClass::Added: return "added";
+    case DiffClass::Removed: return "removed";
     }
     return "";
 }
 
-std::string_view matchKindName(MatchKind m) {
+std::string_view matchKindName(MatchKind m)
+{
     switch (m) {
-        case MatchKind::None: return "";
-        case MatchKind::Provenance: return "provenance";
-        case MatchKind::Name: return "name";
-        case MatchKind::Structure: return "structure";
-        case MatchKind::NameOnly: return "name_only";
+    case MatchKind::None: return "";
+    case MatchKind::Provenance: return "provenance";
+    case MatchKind::Name: return "name";
+    case MatchKind::Structure: return "structure";
+    case MatchKind::NameOnly: return "name_only";
     }
     return "";
 }
 
-DiffCounts& DiffCounts::operator+=(const DiffCounts& o) {
+DiffCounts& DiffCounts::operator+=(const DiffCounts& o)
+{
     added += o.added;
     removed += o.removed;
     changed += o.changed;
@@ -44,7 +47,8 @@ DiffCounts& DiffCounts::operator+=(const DiffCounts& o) {
     return *this;
 }
 
-bool GraphDiff::identical() const {
+bool GraphDiff::identical() const
+{
     if (counts.added || counts.removed || counts.changed || !addedSubgraphs.empty() || !removedSubgraphs.empty())
         return false;
     for (const auto& [k, d] : subgraphs)
@@ -52,18 +56,21 @@ bool GraphDiff::identical() const {
     return true;
 }
 
-DiffCounts GraphDiff::totalCounts() const {
+DiffCounts GraphDiff::totalCounts() const
+{
     DiffCounts c = counts;
     for (const auto& [k, d] : subgraphs)
         if (d) c += d->totalCounts();
     return c;
 }
 
-NodeId GraphDiff::matchOfA(NodeId a) const {
+NodeId GraphDiff::matchOfA(NodeId a) const
+{
     return a >= 0 && static_cast<size_t>(a) < matchA.size() ? matchA[static_cast<size_t>(a)] : kNoNode;
 }
 
-NodeId GraphDiff::matchOfB(NodeId b) const {
+NodeId GraphDiff::matchOfB(NodeId b) const
+{
     return b >= 0 && static_cast<size_t>(b) < matchB.size() ? matchB[static_cast<size_t>(b)] : kNoNode;
 }
 
@@ -73,7 +80,8 @@ namespace {
 
 constexpr uint64_t kSeed = 0x9e3779b97f4a7c15ull;
 
-uint64_t mix(uint64_t h, uint64_t v) {
+uint64_t mix(uint64_t h, uint64_t v)
+{
     // boost::hash_combine widened to 64 bits, with a final avalanche of v (splitmix64)
     v += kSeed;
     v = (v ^ (v >> 30)) * 0xbf58476d1ce4e5b9ull;
@@ -82,7 +90,8 @@ uint64_t mix(uint64_t h, uint64_t v) {
     return h ^ (v + kSeed + (h << 6) + (h >> 2));
 }
 
-uint64_t hashStr(std::string_view s) {
+uint64_t hashStr(std::string_view s)
+{
     uint64_t h = 1469598103934665603ull;  // FNV-1a
     for (char c : s) {
         h ^= static_cast<unsigned char>(c);
@@ -91,55 +100,57 @@ uint64_t hashStr(std::string_view s) {
     return h;
 }
 
-uint64_t hashSymInt(const SymInt& s) {
+uint64_t hashSymInt(const SymInt& s)
+{
     if (s.isConcrete()) return mix(1, static_cast<uint64_t>(*s.maybeValue()));
     return mix(2, hashStr(s.str()));
 }
 
-uint64_t hashVal(const ValueMeta& v) {
+uint64_t hashVal(const ValueMeta& v)
+{
     uint64_t h = mix(0x51, static_cast<uint64_t>(v.kind));
     switch (v.kind) {
-        case ValueMeta::Kind::Tensor:
-            h = mix(h, static_cast<uint64_t>(v.tensor.dtype));
-            h = mix(h, v.tensor.sizes.size());
-            for (const auto& s : v.tensor.sizes) h = mix(h, hashSymInt(s));
-            h = mix(h, v.tensor.strides.size());
-            for (const auto& s : v.tensor.strides) h = mix(h, hashSymInt(s));
-            h = mix(h, hashSymInt(v.tensor.storageOffset));
-            h = mix(h, hashStr(v.tensor.device));
-            h = mix(h, hashStr(v.wrapperPrefix));
-            break;
-        case ValueMeta::Kind::Tuple:
-            h = mix(h, v.elems.size());
-            for (const auto& e : v.elems) h = mix(h, hashVal(e));
-            break;
-        case ValueMeta::Kind::SymInt: case ValueMeta::Kind::SymFloat: case ValueMeta::Kind::SymBool:
-            h = mix(h, hashStr(v.sym.str()));
-            break;
-        case ValueMeta::Kind::Opaque:
-            h = mix(h, hashStr(v.opaqueText));
-            break;
-        default:
-            break;
+    case ValueMeta::Kind::Tensor:
+        h = mix(h, static_cast<uint64_t>(v.tensor.dtype));
+        h = mix(h, v.tensor.sizes.size());
+        for (const auto& s : v.tensor.sizes) h = mix(h, hashSymInt(s));
+        h = mix(h, v.tensor.strides.size());
+        for (const auto& s : v.tensor.strides) h = mix(h, hashSymInt(s));
+        h = mix(h, hashSymInt(v.tensor.storageOffset));
+        h = mix(h, hashStr(v.tensor.device));
+        h = mix(h, hashStr(v.wrapperPrefix));
+        break;
+    case ValueMeta::Kind::Tuple:
+        h = mix(h, v.elems.size());
+        for (const auto& e : v.elems) h = mix(h, hashVal(e));
+        break;
+    case ValueMeta::Kind::SymInt:
+    case ValueMeta::Kind::SymFloat:
+    case ValueMeta::Kind::SymBool: h = mix(h, hashStr(v.sym.str())); break;
+    case ValueMeta::Kind::Opaque: h = mix(h, hashStr(v.opaqueText)); break;
+    default: break;
     }
     return h;
 }
 
 // Hash of an argument tree; node references go through `ref`.
-template <class RefHash>
-uint64_t hashArg(const Arg& a, const RefHash& ref) {
+template<class RefHash>
+uint64_t hashArg(const Arg& a, const RefHash& ref)
+{
     uint64_t h = mix(0xa7, static_cast<uint64_t>(a.kind));
     switch (a.kind) {
-        case Arg::Kind::Node: return mix(h, ref(a.node));
-        case Arg::Kind::Int: return mix(h, static_cast<uint64_t>(a.i));
-        case Arg::Kind::Float: return mix(h, std::bit_cast<uint64_t>(a.f));
-        case Arg::Kind::Bool: return mix(h, a.b ? 1 : 0);
-        case Arg::Kind::DType: return mix(h, static_cast<uint64_t>(a.dtype));
-        case Arg::Kind::Str: case Arg::Kind::Device: case Arg::Kind::Layout: case Arg::Kind::MemoryFormat:
-        case Arg::Kind::Op: case Arg::Kind::Raw:
-            return mix(h, hashStr(a.s));
-        default:
-            break;
+    case Arg::Kind::Node: return mix(h, ref(a.node));
+    case Arg::Kind::Int: return mix(h, static_cast<uint64_t>(a.i));
+    case Arg::Kind::Float: return mix(h, std::bit_cast<uint64_t>(a.f));
+    case Arg::Kind::Bool: return mix(h, a.b ? 1 : 0);
+    case Arg::Kind::DType: return mix(h, static_cast<uint64_t>(a.dtype));
+    case Arg::Kind::Str:
+    case Arg::Kind::Device:
+    case Arg::Kind::Layout:
+    case Arg::Kind::MemoryFormat:
+    case Arg::Kind::Op:
+    case Arg::Kind::Raw: return mix(h, hashStr(a.s));
+    default: break;
     }
     h = mix(h, a.items.size());
     for (const auto& x : a.items) h = mix(h, hashArg(x, ref));
@@ -151,20 +162,23 @@ uint64_t hashArg(const Arg& a, const RefHash& ref) {
     return h;
 }
 
-size_t idSpan(const Graph& g) {
+size_t idSpan(const Graph& g)
+{
     NodeId mx = -1;
     for (NodeId id : g.order()) mx = std::max(mx, id);
     return static_cast<size_t>(mx + 1);
 }
 
-bool validRef(const Graph& g, NodeId id, size_t span) {
+bool validRef(const Graph& g, NodeId id, size_t span)
+{
     return id >= 0 && static_cast<size_t>(id) < span && g.alive(id);
 }
 
 // Structural hash of every unmatched node of `g` in topological order. `matched(ref)` gives
 // the canonical id (a's id) of a matched node, or kNoNode.
-template <class Matched>
-std::vector<uint64_t> structuralHashes(const Graph& g, size_t span, const Matched& matched) {
+template<class Matched>
+std::vector<uint64_t> structuralHashes(const Graph& g, size_t span, const Matched& matched)
+{
     std::vector<uint64_t> h(span, 0);
     size_t placeholderIndex = 0;
     auto ref = [&](NodeId r) -> uint64_t {
@@ -198,7 +212,8 @@ std::vector<uint64_t> structuralHashes(const Graph& g, size_t span, const Matche
 
 // ---------------------------------------------------------------- comparison
 
-std::string valText(const ValueMeta& v) {
+std::string valText(const ValueMeta& v)
+{
     if (v.kind == ValueMeta::Kind::Unknown) return "?";
     if (v.kind == ValueMeta::Kind::None) return "None";
     if (v.kind == ValueMeta::Kind::Tuple) {
@@ -209,7 +224,8 @@ std::string valText(const ValueMeta& v) {
     return formatAnnotation(v);
 }
 
-std::string argsText(const std::vector<Arg>& args, const Graph& g) {
+std::string argsText(const std::vector<Arg>& args, const Graph& g)
+{
     std::string s = "(";
     for (size_t k = 0; k < args.size(); ++k) s += (k ? ", " : "") + formatArgPython(args[k], g);
     return s + ")";
@@ -219,20 +235,26 @@ std::string optText(const std::optional<int>& v) { return v ? std::to_string(*v)
 std::string optText(const std::optional<bool>& v) { return v ? (*v ? "True" : "False") : "none"; }
 std::string quoted(const std::string& s) { return "'" + s + "'"; }
 std::string jsonText(const nlohmann::json& j) { return j.is_null() ? "none" : j.dump(); }
-std::string sourceText(const SourceLocation& s) {
-    return s.empty() ? "none" : s.file + ":" + std::to_string(s.line);
-}
+std::string sourceText(const SourceLocation& s) { return s.empty() ? "none" : s.file + ":" + std::to_string(s.line); }
 
-class Differ {
+class Differ
+{
 public:
     Differ(const Graph& a, const Graph& b, const DiffOptions& o, GraphDiff& d)
-        : a_(a), b_(b), o_(o), d_(d), spanA_(idSpan(a)), spanB_(idSpan(b)) {
+        : a_(a)
+        , b_(b)
+        , o_(o)
+        , d_(d)
+        , spanA_(idSpan(a))
+        , spanB_(idSpan(b))
+    {
         d_.matchA.assign(spanA_, kNoNode);
         d_.matchB.assign(spanB_, kNoNode);
         kind_.assign(spanA_, MatchKind::None);
     }
 
-    void run() {
+    void run()
+    {
         if (o_.recurseSubgraphs) diffSubgraphs();
         if (o_.useProvenance) matchProvenance();
         matchNames(false);
@@ -253,7 +275,8 @@ private:
     NodeId mA(NodeId id) const { return d_.matchOfA(id); }
     NodeId mB(NodeId id) const { return d_.matchOfB(id); }
 
-    void pair(NodeId ia, NodeId ib, MatchKind k) {
+    void pair(NodeId ia, NodeId ib, MatchKind k)
+    {
         d_.matchA[static_cast<size_t>(ia)] = ib;
         d_.matchB[static_cast<size_t>(ib)] = ia;
         kind_[static_cast<size_t>(ia)] = k;
@@ -261,7 +284,8 @@ private:
 
     static bool sameOp(const Node& x, const Node& y) { return x.op == y.op && x.target == y.target; }
 
-    void diffSubgraphs() {
+    void diffSubgraphs()
+    {
         for (const auto& [k, ga] : a_.subgraphs) {
             auto it = b_.subgraphs.find(k);
             if (it == b_.subgraphs.end() || !it->second) {
@@ -277,7 +301,8 @@ private:
             if (!a_.subgraphs.count(k)) d_.addedSubgraphs.push_back(k);
     }
 
-    void matchProvenance() {
+    void matchProvenance()
+    {
         // claimants per node of a, in b's order
         std::unordered_map<NodeId, std::vector<NodeId>> claims;
         for (NodeId ib : b_.order()) {
@@ -295,10 +320,10 @@ private:
             if (same != kNoNode && mB(same) == kNoNode) {
                 const std::string& p = b_.node(same).meta.provenance;
                 if (p.empty() || p == na.name) {
-                    MatchKind k = !p.empty() ? MatchKind::Provenance
-                                  : sameOp(na, b_.node(same)) ? MatchKind::Name
-                                  : na.op == b_.node(same).op ? MatchKind::NameOnly
-                                                              : MatchKind::None;
+                    MatchKind k = !p.empty()        ? MatchKind::Provenance
+                        : sameOp(na, b_.node(same)) ? MatchKind::Name
+                        : na.op == b_.node(same).op ? MatchKind::NameOnly
+                                                    : MatchKind::None;
                     if (k != MatchKind::None) {
                         pair(ia, same, k);
                         continue;
@@ -313,7 +338,8 @@ private:
         }
     }
 
-    size_t matchNames(bool nameOnly) {
+    size_t matchNames(bool nameOnly)
+    {
         size_t paired = 0;
         // Most nodes sit at the same offset in both orders: try that position before hashing the name.
         const auto& orderA = a_.order();
@@ -327,7 +353,8 @@ private:
             const Node& na = a_.node(ia);
             NodeId ib = kNoNode;
             int64_t guess = static_cast<int64_t>(k) + delta;
-            if (guess >= 0 && guess < static_cast<int64_t>(orderB.size()) && b_.node(orderB[static_cast<size_t>(guess)]).name == na.name)
+            if (guess >= 0 && guess < static_cast<int64_t>(orderB.size())
+                && b_.node(orderB[static_cast<size_t>(guess)]).name == na.name)
                 ib = orderB[static_cast<size_t>(guess)];
             else if ((ib = b_.findByName(na.name)) != kNoNode)
                 delta = posB[static_cast<size_t>(ib)] - static_cast<int64_t>(k);
@@ -341,7 +368,8 @@ private:
         return paired;
     }
 
-    void matchStructure() {
+    void matchStructure()
+    {
         auto unmatched = [](const Graph& g, const std::vector<NodeId>& m) {
             for (NodeId id : g.order())
                 if (m[static_cast<size_t>(id)] == kNoNode) return true;
@@ -371,7 +399,8 @@ private:
 
     // --- field comparison of one matched pair
 
-    struct PairDiff {
+    struct PairDiff
+    {
         std::vector<std::string> fields, details;
         std::vector<RewiredEdge> rewired;
         bool argsDiffer = false, kwargsDiffer = false;
@@ -380,27 +409,31 @@ private:
     std::string aName(NodeId id) const { return validRef(a_, id, spanA_) ? a_.node(id).name : "?"; }
     std::string bName(NodeId id) const { return validRef(b_, id, spanB_) ? b_.node(id).name : "?"; }
 
-    static bool sameScalar(const Arg& x, const Arg& y) {
+    static bool sameScalar(const Arg& x, const Arg& y)
+    {
         switch (x.kind) {
-            case Arg::Kind::Int: return x.i == y.i;
-            case Arg::Kind::Float: return std::bit_cast<uint64_t>(x.f) == std::bit_cast<uint64_t>(y.f);
-            case Arg::Kind::Bool: return x.b == y.b;
-            case Arg::Kind::DType: return x.dtype == y.dtype;
-            case Arg::Kind::None: case Arg::Kind::Ellipsis: return true;
-            default: return x.s == y.s;
+        case Arg::Kind::Int: return x.i == y.i;
+        case Arg::Kind::Float: return std::bit_cast<uint64_t>(x.f) == std::bit_cast<uint64_t>(y.f);
+        case Arg::Kind::Bool: return x.b == y.b;
+        case Arg::Kind::DType: return x.dtype == y.dtype;
+        case Arg::Kind::None:
+        case Arg::Kind::Ellipsis: return true;
+        default: return x.s == y.s;
         }
     }
 
     // Where a reference sits, built into text only when a rewire is recorded (the common case
     // of equal trees allocates nothing): the top-level label, then list indices / dict keys.
-    struct ArgPath {
+    struct ArgPath
+    {
         const std::string* kwarg = nullptr;  // kwarg name, or null for a positional arg
-        size_t index = 0;                    // positional index
-        std::vector<const Arg*> keys;        // per level: dict key, or null for a list index
+        size_t index = 0;  // positional index
+        std::vector<const Arg*> keys;  // per level: dict key, or null for a list index
         std::vector<size_t> items;
     };
 
-    std::string pathText(const ArgPath& p) const {
+    std::string pathText(const ArgPath& p) const
+    {
         std::string s = p.kwarg ? "kwarg " + *p.kwarg : "arg " + std::to_string(p.index);
         for (size_t k = 0; k < p.items.size(); ++k)
             s += "[" + (p.keys[k] ? formatArgPython(*p.keys[k], a_) : std::to_string(p.items[k])) + "]";
@@ -409,14 +442,16 @@ private:
 
     // Walks both trees in parallel; a reference whose match is a different node is a rewire.
     void compareArg(const Arg& x, const Arg& y, const std::string& consumer, ArgPath& path, PairDiff& pd,
-                    bool& structural) const {
+                    bool& structural) const
+    {
         if (x.kind != y.kind) {
             structural = true;
             return;
         }
         if (x.kind == Arg::Kind::Node) {
             NodeId m = validRef(b_, y.node, spanB_) ? mB(y.node) : kNoNode;
-            if (m != x.node || m == kNoNode) pd.rewired.push_back({consumer, pathText(path), aName(x.node), bName(y.node)});
+            if (m != x.node || m == kNoNode)
+                pd.rewired.push_back({consumer, pathText(path), aName(x.node), bName(y.node)});
             return;
         }
         if (x.items.size() != y.items.size() || x.dict.size() != y.dict.size()) {
@@ -449,13 +484,15 @@ private:
 
     bool want(const char* field) const { return !o_.ignoreFields.count(field); }
 
-    void add(PairDiff& pd, const char* field, std::string detail) const {
+    void add(PairDiff& pd, const char* field, std::string detail) const
+    {
         if (!want(field)) return;
         pd.fields.emplace_back(field);
         pd.details.push_back(std::move(detail));
     }
 
-    PairDiff comparePair(const Node& na, const Node& nb) const {
+    PairDiff comparePair(const Node& na, const Node& nb) const
+    {
         PairDiff pd;
         if (na.op != nb.op)
             add(pd, "op", "op " + std::string(nodeOpName(na.op)) + " -> " + std::string(nodeOpName(nb.op)));
@@ -484,8 +521,8 @@ private:
             }
             if (s) {
                 kwStructural = true;
-                kwDetail += (kwDetail.empty() ? "" : ", ") + k + "=" + formatArgPython(va, a_) + " -> " +
-                            (vb ? formatArgPython(*vb, b_) : std::string("(absent)"));
+                kwDetail += (kwDetail.empty() ? "" : ", ") + k + "=" + formatArgPython(va, a_) + " -> "
+                    + (vb ? formatArgPython(*vb, b_) : std::string("(absent)"));
             }
         }
         for (const auto& [k, vb] : nb.kwargs)
@@ -499,8 +536,8 @@ private:
             if (want("inputs")) {
                 std::string s = "inputs ";
                 for (size_t k = 0; k < pd.rewired.size(); ++k)
-                    s += (k ? "; " : "") + pd.rewired[k].where + ": " + pd.rewired[k].fromProducer + " -> " +
-                         pd.rewired[k].toProducer;
+                    s += (k ? "; " : "") + pd.rewired[k].where + ": " + pd.rewired[k].fromProducer + " -> "
+                        + pd.rewired[k].toProducer;
                 add(pd, "inputs", s);
             } else {
                 pd.rewired.clear();
@@ -509,48 +546,59 @@ private:
         if (na.val != nb.val) add(pd, "val", "val " + valText(na.val) + " -> " + valText(nb.val));
         const NodeMeta& ma = na.meta;
         const NodeMeta& mb = nb.meta;
-        if (ma.modulePath != mb.modulePath) add(pd, "module_path", "module_path " + quoted(ma.modulePath) + " -> " + quoted(mb.modulePath));
-        if (!(ma.source == mb.source)) add(pd, "source", "source " + sourceText(ma.source) + " -> " + sourceText(mb.source));
+        if (ma.modulePath != mb.modulePath)
+            add(pd, "module_path", "module_path " + quoted(ma.modulePath) + " -> " + quoted(mb.modulePath));
+        if (!(ma.source == mb.source))
+            add(pd, "source", "source " + sourceText(ma.source) + " -> " + sourceText(mb.source));
         if (ma.recompute != mb.recompute) {
-            auto t = [](Recompute r) { return r == Recompute::None ? std::string("none") : std::string(recomputeName(r)); };
+            auto t = [](Recompute r) {
+                return r == Recompute::None ? std::string("none") : std::string(recomputeName(r));
+            };
             add(pd, "recompute", "recompute " + t(ma.recompute) + " -> " + t(mb.recompute));
         }
-        if (ma.acGraphId != mb.acGraphId) add(pd, "ac_graph_id", "ac_graph_id " + optText(ma.acGraphId) + " -> " + optText(mb.acGraphId));
+        if (ma.acGraphId != mb.acGraphId)
+            add(pd, "ac_graph_id", "ac_graph_id " + optText(ma.acGraphId) + " -> " + optText(mb.acGraphId));
         if (ma.custom != mb.custom) add(pd, "custom", "custom " + jsonText(ma.custom) + " -> " + jsonText(mb.custom));
         if (ma.phase != mb.phase) {
             auto t = [](Phase p) { return p == Phase::Unknown ? std::string("none") : std::string(phaseName(p)); };
             add(pd, "phase", "phase " + t(ma.phase) + " -> " + t(mb.phase));
         }
         if (ma.autogradBackward != mb.autogradBackward)
-            add(pd, "autograd_backward", "autograd_backward " + optText(ma.autogradBackward) + " -> " + optText(mb.autogradBackward));
+            add(pd, "autograd_backward",
+                "autograd_backward " + optText(ma.autogradBackward) + " -> " + optText(mb.autogradBackward));
         if (ma.desc != mb.desc) add(pd, "desc", "desc " + quoted(ma.desc) + " -> " + quoted(mb.desc));
         if (ma.chunk != mb.chunk) add(pd, "chunk", "chunk " + jsonText(ma.chunk) + " -> " + jsonText(mb.chunk));
         if (na.placeholderDefault != nb.placeholderDefault) {
-            auto t = [](const std::optional<Arg>& v, const Graph& g) { return v ? formatArgPython(*v, g) : std::string("none"); };
+            auto t = [](const std::optional<Arg>& v, const Graph& g) {
+                return v ? formatArgPython(*v, g) : std::string("none");
+            };
             add(pd, "default", "default " + t(na.placeholderDefault, a_) + " -> " + t(nb.placeholderDefault, b_));
         }
         if (na.op == NodeOp::GetAttr && nb.op == NodeOp::GetAttr && na.target == nb.target) {
             auto it = d_.subgraphs.find(na.target);
             if (it != d_.subgraphs.end() && it->second && !it->second->identical()) {
                 DiffCounts c = it->second->totalCounts();
-                add(pd, "subgraph", "subgraph " + na.target + ": " + std::to_string(c.added) + " added, " +
-                                        std::to_string(c.removed) + " removed, " + std::to_string(c.changed) + " changed");
+                add(pd, "subgraph",
+                    "subgraph " + na.target + ": " + std::to_string(c.added) + " added, " + std::to_string(c.removed)
+                        + " removed, " + std::to_string(c.changed) + " changed");
             }
         }
         return pd;
     }
 
-    void count(MatchKind k) {
+    void count(MatchKind k)
+    {
         switch (k) {
-            case MatchKind::Provenance: ++d_.counts.byProvenance; break;
-            case MatchKind::Name: ++d_.counts.byName; break;
-            case MatchKind::Structure: ++d_.counts.byStructure; break;
-            case MatchKind::NameOnly: ++d_.counts.byNameOnly; break;
-            case MatchKind::None: break;
+        case MatchKind::Provenance: ++d_.counts.byProvenance; break;
+        case MatchKind::Name: ++d_.counts.byName; break;
+        case MatchKind::Structure: ++d_.counts.byStructure; break;
+        case MatchKind::NameOnly: ++d_.counts.byNameOnly; break;
+        case MatchKind::None: break;
         }
     }
 
-    NodeDiff removed(NodeId ia) {
+    NodeDiff removed(NodeId ia)
+    {
         NodeDiff nd;
         nd.cls = DiffClass::Removed;
         nd.a = ia;
@@ -559,7 +607,8 @@ private:
         return nd;
     }
 
-    void classify() {
+    void classify()
+    {
         const auto& orderA = a_.order();
         std::vector<int32_t> posA(spanA_, -1);
         for (size_t k = 0; k < orderA.size(); ++k) posA[static_cast<size_t>(orderA[k])] = static_cast<int32_t>(k);
@@ -611,17 +660,20 @@ private:
 
 std::string countText(size_t n, const char* what) { return std::to_string(n) + " " + what; }
 
-std::string countsLine(const DiffCounts& c) {
-    std::string s = "# nodes: " + countText(c.added, "added") + ", " + countText(c.removed, "removed") + ", " +
-                    countText(c.changed, "changed") + ", " + countText(c.unchanged, "unchanged");
+std::string countsLine(const DiffCounts& c)
+{
+    std::string s = "# nodes: " + countText(c.added, "added") + ", " + countText(c.removed, "removed") + ", "
+        + countText(c.changed, "changed") + ", " + countText(c.unchanged, "unchanged");
     if (c.renamed) s += " (" + std::to_string(c.renamed) + " renamed)";
     s += "; " + std::to_string(c.rewired) + (c.rewired == 1 ? " rewired edge" : " rewired edges");
     return s;
 }
 
-void renderText(std::string& out, const GraphDiff& d, const Graph& a, const Graph& b, const DiffTextOptions& o) {
+void renderText(std::string& out, const GraphDiff& d, const Graph& a, const Graph& b, const DiffTextOptions& o)
+{
     out += countsLine(d.counts) + "\n";
-    struct Line {
+    struct Line
+    {
         char mark;
         size_t aPos, bPos;  // 1-based positions of the next a / b node at this line
         const NodeDiff* nd;
@@ -630,7 +682,10 @@ void renderText(std::string& out, const GraphDiff& d, const Graph& a, const Grap
     lines.reserve(d.nodes.size());
     size_t ia = 1, ib = 1;
     for (const auto& nd : d.nodes) {
-        char mark = nd.cls == DiffClass::Unchanged ? ' ' : nd.cls == DiffClass::Changed ? '~' : nd.cls == DiffClass::Added ? '+' : '-';
+        char mark = nd.cls == DiffClass::Unchanged ? ' '
+            : nd.cls == DiffClass::Changed         ? '~'
+            : nd.cls == DiffClass::Added           ? '+'
+                                                   : '-';
         lines.push_back({mark, ia, ib, &nd});
         if (nd.a != kNoNode) ++ia;
         if (nd.b != kNoNode) ++ib;
@@ -681,25 +736,34 @@ void renderText(std::string& out, const GraphDiff& d, const Graph& a, const Grap
     }
 }
 
-nlohmann::json countsJson(const DiffCounts& c) {
-    return {{"added", c.added},       {"removed", c.removed},       {"changed", c.changed},
-            {"unchanged", c.unchanged}, {"renamed", c.renamed},     {"rewired", c.rewired},
-            {"by_provenance", c.byProvenance}, {"by_name", c.byName}, {"by_structure", c.byStructure},
+nlohmann::json countsJson(const DiffCounts& c)
+{
+    return {{"added", c.added},
+            {"removed", c.removed},
+            {"changed", c.changed},
+            {"unchanged", c.unchanged},
+            {"renamed", c.renamed},
+            {"rewired", c.rewired},
+            {"by_provenance", c.byProvenance},
+            {"by_name", c.byName},
+            {"by_structure", c.byStructure},
             {"by_name_only", c.byNameOnly}};
 }
 
 }  // namespace
 
-GraphDiff diffGraphs(const Graph& a, const Graph& b, const DiffOptions& opts) {
+GraphDiff diffGraphs(const Graph& a, const Graph& b, const DiffOptions& opts)
+{
     GraphDiff d;
     Differ(a, b, opts, d).run();
     return d;
 }
 
-std::string formatNodeLine(const Graph& g, const Node& n, bool annotations) {
+std::string formatNodeLine(const Graph& g, const Node& n, bool annotations)
+{
     std::string lhs = n.name;
-    bool annotated = annotations && n.val.kind != ValueMeta::Kind::Unknown && n.val.kind != ValueMeta::Kind::None &&
-                     n.val.kind != ValueMeta::Kind::Tuple;
+    bool annotated = annotations && n.val.kind != ValueMeta::Kind::Unknown && n.val.kind != ValueMeta::Kind::None
+        && n.val.kind != ValueMeta::Kind::Tuple;
     if (annotated) lhs += ": \"" + formatAnnotation(n.val) + "\"";
     std::string params;
     auto appendParams = [&](size_t from) {
@@ -713,37 +777,39 @@ std::string formatNodeLine(const Graph& g, const Node& n, bool annotations) {
         }
     };
     switch (n.op) {
-        case NodeOp::Placeholder:
-            if (n.placeholderDefault) lhs += " = " + formatArgPython(*n.placeholderDefault, g);
-            return lhs;
-        case NodeOp::Output: {
-            if (n.args.size() == 1) return "return " + formatArgPython(n.args[0], g);
-            appendParams(0);
-            return "return (" + params + ")";
-        }
-        case NodeOp::GetAttr: return lhs + " = self." + n.target;
-        case NodeOp::CallModule: appendParams(0); return lhs + " = self." + n.target + "(" + params + ")";
-        case NodeOp::CallMethod: {
-            std::string self = n.args.empty() ? std::string("?") : formatArgPython(n.args[0], g);
-            appendParams(1);
-            return lhs + " = " + self + "." + n.target + "(" + params + ")";
-        }
-        case NodeOp::CallFunction:
-            if (n.isGetitem() && n.args.size() == 2 && n.kwargs.empty())
-                return lhs + " = " + formatArgPython(n.args[0], g) + "[" + formatArgPython(n.args[1], g) + "]";
-            appendParams(0);
-            return lhs + " = " + calleeText(n.target) + "(" + params + ")";
+    case NodeOp::Placeholder:
+        if (n.placeholderDefault) lhs += " = " + formatArgPython(*n.placeholderDefault, g);
+        return lhs;
+    case NodeOp::Output: {
+        if (n.args.size() == 1) return "return " + formatArgPython(n.args[0], g);
+        appendParams(0);
+        return "return (" + params + ")";
+    }
+    case NodeOp::GetAttr: return lhs + " = self." + n.target;
+    case NodeOp::CallModule: appendParams(0); return lhs + " = self." + n.target + "(" + params + ")";
+    case NodeOp::CallMethod: {
+        std::string self = n.args.empty() ? std::string("?") : formatArgPython(n.args[0], g);
+        appendParams(1);
+        return lhs + " = " + self + "." + n.target + "(" + params + ")";
+    }
+    case NodeOp::CallFunction:
+        if (n.isGetitem() && n.args.size() == 2 && n.kwargs.empty())
+            return lhs + " = " + formatArgPython(n.args[0], g) + "[" + formatArgPython(n.args[1], g) + "]";
+        appendParams(0);
+        return lhs + " = " + calleeText(n.target) + "(" + params + ")";
     }
     return lhs;
 }
 
-std::string diffToText(const GraphDiff& d, const Graph& a, const Graph& b, const DiffTextOptions& opts) {
+std::string diffToText(const GraphDiff& d, const Graph& a, const Graph& b, const DiffTextOptions& opts)
+{
     std::string out = "--- " + opts.aLabel + "\n+++ " + opts.bLabel + "\n";
     renderText(out, d, a, b, opts);
     return out;
 }
 
-nlohmann::json diffToJson(const GraphDiff& d, bool includeUnchanged) {
+nlohmann::json diffToJson(const GraphDiff& d, bool includeUnchanged)
+{
     nlohmann::json j;
     j["counts"] = countsJson(d.counts);
     if (!d.subgraphs.empty()) j["total_counts"] = countsJson(d.totalCounts());

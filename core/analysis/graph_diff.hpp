@@ -32,10 +32,23 @@
 
 namespace fxl {
 
-enum class DiffClass : uint8_t { Unchanged, Changed, Added, Removed };
+enum class DiffClass : uint8_t
+{
+    Unchanged,
+    Changed,
+    Added,
+    Removed
+};
 std::string_view diffClassName(DiffClass c);  // "unchanged", "changed", "added", "removed"
 
-enum class MatchKind : uint8_t { None, Provenance, Name, Structure, NameOnly };
+enum class MatchKind : uint8_t
+{
+    None,
+    Provenance,
+    Name,
+    Structure,
+    NameOnly
+};
 std::string_view matchKindName(MatchKind m);  // "", "provenance", "name", "structure", "name_only"
 
 // The fields compared for a matched pair, in the order they are listed. Node references are
@@ -47,44 +60,49 @@ std::string_view matchKindName(MatchKind m);  // "", "provenance", "name", "stru
 //   "default" (placeholder default), "subgraph" (a get_attr whose nested graph differs).
 // meta.provenance is never compared (a pass sets it on every copy by design), and a name
 // difference alone is a rename, not a change (NodeDiff::renamed, DiffCounts::renamed).
-struct DiffOptions {
+struct DiffOptions
+{
     std::set<std::string> ignoreFields;  // field names above to leave out of the comparison
     bool useProvenance = true;
     bool useStructure = true;
-    bool recurseSubgraphs = true;        // diff nested graphs present on both sides by attribute
+    bool recurseSubgraphs = true;  // diff nested graphs present on both sides by attribute
 };
 
-struct NodeDiff {
+struct NodeDiff
+{
     DiffClass cls = DiffClass::Unchanged;
     MatchKind match = MatchKind::None;
-    NodeId a = kNoNode;                  // kNoNode for added nodes
-    NodeId b = kNoNode;                  // kNoNode for removed nodes
-    std::string aName, bName;            // empty on the missing side
-    bool renamed = false;                // matched under a different name
-    std::vector<std::string> fields;     // changed fields (see DiffOptions), in the order above
-    std::vector<std::string> details;    // one human-readable line per field ("target aten.gelu.default -> aten.relu.default");
-                                         // for added copies "copy of <a node>"
+    NodeId a = kNoNode;  // kNoNode for added nodes
+    NodeId b = kNoNode;  // kNoNode for removed nodes
+    std::string aName, bName;  // empty on the missing side
+    bool renamed = false;  // matched under a different name
+    std::vector<std::string> fields;  // changed fields (see DiffOptions), in the order above
+    std::vector<std::string> details;  // one human-readable line per field ("target aten.gelu.default ->
+                                       // aten.relu.default"); for added copies "copy of <a node>"
     const std::string& name() const { return bName.empty() ? aName : bName; }
 };
 
 // An input of a matched consumer that now comes from a different producer.
-struct RewiredEdge {
-    std::string consumer;                // b's name of the consumer (a's name is in its NodeDiff)
-    std::string where;                   // "arg 1", "arg 0[2]", "kwarg other"
-    std::string fromProducer;            // a's producer (a name in a)
-    std::string toProducer;              // b's producer (a name in b)
+struct RewiredEdge
+{
+    std::string consumer;  // b's name of the consumer (a's name is in its NodeDiff)
+    std::string where;  // "arg 1", "arg 0[2]", "kwarg other"
+    std::string fromProducer;  // a's producer (a name in a)
+    std::string toProducer;  // b's producer (a name in b)
 };
 
-struct DiffCounts {
+struct DiffCounts
+{
     size_t added = 0, removed = 0, changed = 0, unchanged = 0;
-    size_t renamed = 0;                  // matched pairs with different names (changed or not)
-    size_t rewired = 0;                  // rewired edges
+    size_t renamed = 0;  // matched pairs with different names (changed or not)
+    size_t rewired = 0;  // rewired edges
     size_t byProvenance = 0, byName = 0, byStructure = 0, byNameOnly = 0;
     DiffCounts& operator+=(const DiffCounts& o);
     bool operator==(const DiffCounts& o) const = default;
 };
 
-struct GraphDiff {
+struct GraphDiff
+{
     // Merged order: b's order, with each removed node placed just before the first node of b
     // whose match comes after it in a.
     std::vector<NodeDiff> nodes;
@@ -96,18 +114,19 @@ struct GraphDiff {
     std::map<std::string, std::shared_ptr<GraphDiff>> subgraphs;
     std::vector<std::string> addedSubgraphs, removedSubgraphs;
 
-    bool identical() const;              // no added/removed/changed node here or in nested graphs
-    DiffCounts totalCounts() const;      // counts including nested graphs
+    bool identical() const;  // no added/removed/changed node here or in nested graphs
+    DiffCounts totalCounts() const;  // counts including nested graphs
     NodeId matchOfA(NodeId a) const;
     NodeId matchOfB(NodeId b) const;
 };
 
 GraphDiff diffGraphs(const Graph& a, const Graph& b, const DiffOptions& opts = {});
 
-struct DiffTextOptions {
+struct DiffTextOptions
+{
     std::string aLabel = "a", bLabel = "b";  // "--- a" / "+++ b"
-    int context = 3;                     // unchanged lines shown around each change; < 0: all
-    bool annotations = true;             // "f32[8, 4]" annotations in node lines
+    int context = 3;  // unchanged lines shown around each change; < 0: all
+    bool annotations = true;  // "f32[8, 4]" annotations in node lines
 };
 
 // Unified text form:

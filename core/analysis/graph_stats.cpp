@@ -9,8 +9,8 @@ namespace fxl {
 
 namespace {
 
-
-std::optional<int> parseIndex(std::string_view digits) {
+std::optional<int> parseIndex(std::string_view digits)
+{
     if (digits.empty()) return std::nullopt;
     int v = 0;
     auto [ptr, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), v);
@@ -18,8 +18,9 @@ std::optional<int> parseIndex(std::string_view digits) {
     return v;
 }
 
-void countNested(const Graph& g, const std::string& prefix, GraphStats& s,
-                 std::map<std::string, int64_t>& ops, int depth) {
+void countNested(const Graph& g, const std::string& prefix, GraphStats& s, std::map<std::string, int64_t>& ops,
+                 int depth)
+{
     g.forEachNode([&](const Node& n) {
         if (n.op == NodeOp::CallFunction) ops[n.target]++;
     });
@@ -35,48 +36,49 @@ void countNested(const Graph& g, const std::string& prefix, GraphStats& s,
 }
 
 // Values that share storage with a value counted elsewhere.
-bool aliasesAnotherValue(const Node& n) {
+bool aliasesAnotherValue(const Node& n)
+{
     if (n.target == "operator.getitem") return true;  // an element of a counted tuple
     const OpInfo* op = OpRegistry::instance().find(n.target);
     if (!op) return false;
-    return op->has(kTraitView) || op->has(kTraitViewList) || op->has(kTraitAliasNoAnnot) ||
-           op->has(kTraitInplace) || op->has(kTraitWait) || op->has(kTraitBuiltin);
+    return op->has(kTraitView) || op->has(kTraitViewList) || op->has(kTraitAliasNoAnnot) || op->has(kTraitInplace)
+        || op->has(kTraitWait) || op->has(kTraitBuiltin);
 }
 
 }  // namespace
 
-std::optional<int64_t> valueBytes(const ValueMeta& m) {
+std::optional<int64_t> valueBytes(const ValueMeta& m)
+{
     switch (m.kind) {
-        case ValueMeta::Kind::Tensor: {
-            int64_t numel = 1;
-            for (const SymInt& d : m.tensor.sizes) {
-                auto v = d.maybeValue();
-                if (!v || *v < 0) return std::nullopt;
-                numel *= *v;
-            }
-            return numel * dtypeItemSize(m.tensor.dtype);
+    case ValueMeta::Kind::Tensor: {
+        int64_t numel = 1;
+        for (const SymInt& d : m.tensor.sizes) {
+            auto v = d.maybeValue();
+            if (!v || *v < 0) return std::nullopt;
+            numel *= *v;
         }
-        case ValueMeta::Kind::Tuple: {
-            int64_t sum = 0;
-            for (const ValueMeta& e : m.elems) {
-                if (e.kind == ValueMeta::Kind::None) continue;
-                auto b = valueBytes(e);
-                if (!b) return std::nullopt;
-                sum += *b;
-            }
-            return sum;
+        return numel * dtypeItemSize(m.tensor.dtype);
+    }
+    case ValueMeta::Kind::Tuple: {
+        int64_t sum = 0;
+        for (const ValueMeta& e : m.elems) {
+            if (e.kind == ValueMeta::Kind::None) continue;
+            auto b = valueBytes(e);
+            if (!b) return std::nullopt;
+            sum += *b;
         }
-        case ValueMeta::Kind::None:
-        case ValueMeta::Kind::SymInt:
-        case ValueMeta::Kind::SymFloat:
-        case ValueMeta::Kind::SymBool:
-            return 0;
-        default:
-            return std::nullopt;
+        return sum;
+    }
+    case ValueMeta::Kind::None:
+    case ValueMeta::Kind::SymInt:
+    case ValueMeta::Kind::SymFloat:
+    case ValueMeta::Kind::SymBool: return 0;
+    default: return std::nullopt;
     }
 }
 
-std::optional<int> jointInputIndex(const std::string& name) {
+std::optional<int> jointInputIndex(const std::string& name)
+{
     // make_fx names joint inputs arg0_1, arg1_1, ...; AOT autograd primals_1, primals_2, ...
     if (name.starts_with("arg") && name.size() > 5 && name.compare(name.size() - 2, 2, "_1") == 0)
         return parseIndex(std::string_view(name).substr(3, name.size() - 5));
@@ -87,7 +89,8 @@ std::optional<int> jointInputIndex(const std::string& name) {
     return std::nullopt;
 }
 
-GraphStats computeGraphStats(const Graph& g, const ParamsInfo* params) {
+GraphStats computeGraphStats(const Graph& g, const ParamsInfo* params)
+{
     GraphStats s;
     s.nodeCount = g.size();
     s.totalNodeCount = g.size();
@@ -108,8 +111,7 @@ GraphStats computeGraphStats(const Graph& g, const ParamsInfo* params) {
         const Node& n = g.node(id);
         if (jointInputIndex(n.name)) anyJointName = true;
         if (n.name.starts_with("primals_")) anyPrimals = true;
-        if (n.meta.desc.starts_with("ParamAOTInput") || n.meta.desc.starts_with("BufferAOTInput"))
-            anyParamDesc = true;
+        if (n.meta.desc.starts_with("ParamAOTInput") || n.meta.desc.starts_with("BufferAOTInput")) anyParamDesc = true;
     }
     if (params) {
         const int lo = params->numDataInputs;
@@ -118,15 +120,13 @@ GraphStats computeGraphStats(const Graph& g, const ParamsInfo* params) {
             const Node& n = g.node(phs[k]);
             // Partitioned graphs keep the joint names (a backward graph's saved primals_3 is
             // joint input 2); graphs with other names are matched by position.
-            std::optional<int> idx = anyJointName ? jointInputIndex(n.name)
-                                                  : std::optional<int>(static_cast<int>(k));
+            std::optional<int> idx = anyJointName ? jointInputIndex(n.name) : std::optional<int>(static_cast<int>(k));
             if (idx && *idx >= lo && *idx < hi) paramIds.push_back(phs[k]);
         }
-        s.parameterRule = "params.json: inputs " + std::to_string(lo) + ".." + std::to_string(hi - 1) +
-                          " of the traced step are parameters (" + std::to_string(lo) +
-                          " data inputs first); placeholders matched by " +
-                          (anyJointName ? "joint input index in their name (argN_1 / primals_N+1)"
-                                        : "position");
+        s.parameterRule = "params.json: inputs " + std::to_string(lo) + ".." + std::to_string(hi - 1)
+            + " of the traced step are parameters (" + std::to_string(lo)
+            + " data inputs first); placeholders matched by "
+            + (anyJointName ? "joint input index in their name (argN_1 / primals_N+1)" : "position");
     } else if (anyParamDesc) {
         for (NodeId id : phs) {
             const Node& n = g.node(id);
@@ -137,9 +137,8 @@ GraphStats computeGraphStats(const Graph& g, const ParamsInfo* params) {
     } else if (anyPrimals) {
         for (NodeId id : phs)
             if (g.node(id).name.starts_with("primals_")) paramIds.push_back(id);
-        s.parameterRule =
-            "primals_* placeholders (AOT forward inputs; without params.json data inputs cannot be "
-            "told apart, so they are included)";
+        s.parameterRule = "primals_* placeholders (AOT forward inputs; without params.json data inputs cannot be "
+                          "told apart, so they are included)";
     } else {
         s.parameterRule = "unknown: no params.json, no ParamAOTInput descriptors, no primals_* inputs";
     }

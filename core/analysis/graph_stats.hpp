@@ -8,18 +8,20 @@
 #include <string>
 #include <vector>
 
-#include "core/ir/graph.hpp"
 #include "core/formats/sidecar.hpp"
+#include "core/ir/graph.hpp"
 
 namespace fxl {
 
-struct OpCount {
+struct OpCount
+{
     std::string target;  // "aten.mm.default"
     int64_t count = 0;
 };
 
-struct GraphStats {
-    size_t nodeCount = 0;       // nodes of the graph itself
+struct GraphStats
+{
+    size_t nodeCount = 0;  // nodes of the graph itself
     size_t totalNodeCount = 0;  // including every nested graph
     // Nested graphs by dotted attribute path ("repeated_subgraph0", "cond_true_0.inner").
     std::map<std::string, size_t> nestedNodeCounts;

@@ -11,22 +11,26 @@
 
 namespace fxl {
 
-std::string_view stepPhaseName(StepPhase p) {
+std::string_view stepPhaseName(StepPhase p)
+{
     switch (p) {
-        case StepPhase::Input: return "input";
-        case StepPhase::Forward: return "forward";
-        case StepPhase::Backward: return "backward";
-        case StepPhase::Output: return "output";
+    case StepPhase::Input: return "input";
+    case StepPhase::Forward: return "forward";
+    case StepPhase::Backward: return "backward";
+    case StepPhase::Output: return "output";
     }
     return "";
 }
 
-const std::string& MemoryTimeline::peakNode() const {
+const std::string& MemoryTimeline::peakNode() const
+{
     static const std::string kEmpty;
-    return peakStep >= 0 && static_cast<size_t>(peakStep) < names.size() ? names[static_cast<size_t>(peakStep)] : kEmpty;
+    return peakStep >= 0 && static_cast<size_t>(peakStep) < names.size() ? names[static_cast<size_t>(peakStep)]
+                                                                         : kEmpty;
 }
 
-std::string MemoryTimeline::storageName(int storage) const {
+std::string MemoryTimeline::storageName(int storage) const
+{
     if (storage < 0 || static_cast<size_t>(storage) >= storages.size()) return "?";
     const StorageInfo& s = storages[static_cast<size_t>(storage)];
     std::string n = static_cast<size_t>(s.allocStep) < names.size() ? names[static_cast<size_t>(s.allocStep)] : "?";
@@ -38,13 +42,15 @@ namespace {
 
 using StorageList = std::vector<int32_t>;
 
-void appendUnique(StorageList& dst, const StorageList& src) {
+void appendUnique(StorageList& dst, const StorageList& src)
+{
     for (int32_t s : src)
         if (std::find(dst.begin(), dst.end(), s) == dst.end()) dst.push_back(s);
 }
 
 // The argument a schema argument index refers to in a node (positional or keyword), or null.
-const Arg* argAt(const Node& n, const Schema& s, size_t idx) {
+const Arg* argAt(const Node& n, const Schema& s, size_t idx)
+{
     if (idx >= s.args.size()) return nullptr;
     if (!s.args[idx].kwargOnly) {
         size_t pos = 0;
@@ -55,13 +61,15 @@ const Arg* argAt(const Node& n, const Schema& s, size_t idx) {
     return n.kwarg(s.args[idx].name);
 }
 
-const Arg* firstNodeArg(const Node& n) {
+const Arg* firstNodeArg(const Node& n)
+{
     for (const auto& a : n.args)
         if (a.isNode()) return &a;
     return nullptr;
 }
 
-bool isContiguous(const TensorMeta& t) {
+bool isContiguous(const TensorMeta& t)
+{
     if (!t.hasStrides()) return true;  // unknown strides: annotation without strides is contiguous by FX's default
     auto expect = contiguousStrides(t.sizes);
     if (expect.size() != t.strides.size()) return false;
@@ -73,10 +81,15 @@ bool isContiguous(const TensorMeta& t) {
     return true;
 }
 
-class Builder {
+class Builder
+{
 public:
     Builder(const Graph& g, const MemoryOptions& o, MemoryTimeline& t)
-        : g_(g), o_(o), t_(t), reg_(o.registry ? *o.registry : OpRegistry::instance()) {
+        : g_(g)
+        , o_(o)
+        , t_(t)
+        , reg_(o.registry ? *o.registry : OpRegistry::instance())
+    {
         NodeId mx = -1;
         for (NodeId id : g.order()) mx = std::max(mx, id);
         span_ = static_cast<size_t>(mx + 1);
@@ -86,7 +99,8 @@ public:
         phase_.assign(span_, StepPhase::Forward);
     }
 
-    void run() {
+    void run()
+    {
         const auto& order = g_.order();
         t_.steps.resize(order.size());
         t_.names.resize(order.size());
@@ -105,42 +119,50 @@ private:
     MemoryTimeline& t_;
     const OpRegistry& reg_;
     size_t span_ = 0;
-    std::vector<StorageList> values_;               // storages a node's value refers to
-    std::vector<std::vector<StorageList>> elems_;   // per tuple element, when known
-    std::vector<int> step_;                         // node id -> step
+    std::vector<StorageList> values_;  // storages a node's value refers to
+    std::vector<std::vector<StorageList>> elems_;  // per tuple element, when known
+    std::vector<int> step_;  // node id -> step
     std::vector<StepPhase> phase_;
     std::unordered_set<std::string> unknownOps_;
     std::unordered_map<NodeId, std::map<int64_t, const ValueMeta*>> extracted_;  // getitem index -> its val
 
-    void collectExtracted() {
+    void collectExtracted()
+    {
         for (NodeId id : g_.order()) {
             const Node& n = g_.node(id);
             if (!n.isGetitem()) continue;
-            if (n.args.size() < 2 || !n.args[0].isNode() || n.args[1].kind != Arg::Kind::Int || n.args[1].i < 0 ||
-                n.args[1].i > 4096 || !valid(n.args[0].node) || n.val.kind == ValueMeta::Kind::Unknown)
+            if (n.args.size() < 2 || !n.args[0].isNode() || n.args[1].kind != Arg::Kind::Int || n.args[1].i < 0
+                || n.args[1].i > 4096 || !valid(n.args[0].node) || n.val.kind == ValueMeta::Kind::Unknown)
                 continue;
             if (g_.node(n.args[0].node).val.kind != ValueMeta::Kind::Unknown) continue;
             extracted_[n.args[0].node].emplace(n.args[1].i, &n.val);
         }
     }
 
-    bool valid(NodeId id) const { return id >= 0 && static_cast<size_t>(id) < span_ && step_[static_cast<size_t>(id)] >= 0; }
-    const StorageList& valueOf(NodeId id) const {
+    bool valid(NodeId id) const
+    {
+        return id >= 0 && static_cast<size_t>(id) < span_ && step_[static_cast<size_t>(id)] >= 0;
+    }
+    const StorageList& valueOf(NodeId id) const
+    {
         static const StorageList kNone;
         return valid(id) ? values_[static_cast<size_t>(id)] : kNone;
     }
 
-    template <class F>
-    static void forEachInput(const Node& n, F&& fn) {
+    template<class F>
+    static void forEachInput(const Node& n, F&& fn)
+    {
         for (const auto& a : n.args) a.forEachNode(fn);
         for (const auto& kv : n.kwargs) kv.second.forEachNode(fn);
     }
 
     // --- R8
-    static bool isSeed(const Graph& g, const Node& n) {
+    static bool isSeed(const Graph& g, const Node& n)
+    {
         if (n.op == NodeOp::Placeholder)
             return n.name.find("tangent") != std::string::npos || n.target.find("tangent") != std::string::npos;
-        if (n.op != NodeOp::CallFunction || n.target.rfind("aten.ones_like", 0) != 0 || n.args.empty() || !n.args[0].isNode())
+        if (n.op != NodeOp::CallFunction || n.target.rfind("aten.ones_like", 0) != 0 || n.args.empty()
+            || !n.args[0].isNode())
             return false;
         NodeId in = n.args[0].node;
         if (!g.alive(in)) return false;
@@ -148,7 +170,8 @@ private:
         return v.kind == ValueMeta::Kind::Unknown || (v.isTensor() && v.tensor.sizes.empty());
     }
 
-    void classifyPhases() {
+    void classifyPhases()
+    {
         for (NodeId id : g_.order()) {
             const Node& n = g_.node(id);
             StepPhase p;
@@ -173,14 +196,17 @@ private:
         }
     }
 
-    bool isBackward(NodeId id) const {
+    bool isBackward(NodeId id) const
+    {
         if (!valid(id)) return false;
         const Node& n = g_.node(id);
-        return phase_[static_cast<size_t>(id)] == StepPhase::Backward && n.op != NodeOp::Placeholder && n.op != NodeOp::GetAttr;
+        return phase_[static_cast<size_t>(id)] == StepPhase::Backward && n.op != NodeOp::Placeholder
+            && n.op != NodeOp::GetAttr;
     }
 
     // --- R2
-    int32_t newStorage(NodeId id, int element, const TensorMeta& tm, bool input, int step) {
+    int32_t newStorage(NodeId id, int element, const TensorMeta& tm, bool input, int step)
+    {
         StorageInfo s;
         s.node = id;
         s.element = element;
@@ -198,7 +224,8 @@ private:
     }
 
     // Allocates every tensor of `v` (nested tuples flattened, all numbered `element`).
-    StorageList allocate(NodeId id, const ValueMeta& v, bool input, int step, int element) {
+    StorageList allocate(NodeId id, const ValueMeta& v, bool input, int step, int element)
+    {
         StorageList out;
         if (v.kind == ValueMeta::Kind::Tensor) {
             out.push_back(newStorage(id, element, v.tensor, input, step));
@@ -213,16 +240,22 @@ private:
 
     // Output elements of a single-body higher-order op that are operands passed through (R3):
     // element index -> the operand's storages. Empty for any other node.
-    std::map<int64_t, StorageList> hopPassThrough(const Node& n) const {
+    std::map<int64_t, StorageList> hopPassThrough(const Node& n) const
+    {
         std::map<int64_t, StorageList> out;
         if (n.op != NodeOp::CallFunction || n.target.rfind("higher_order.", 0) != 0) return out;
         const std::string_view hop = std::string_view(n.target).substr(13);
         size_t bodyArg, firstOperand;
-        if (hop == "invoke_subgraph") bodyArg = 0, firstOperand = 2;
-        else if (hop == "tag_activation_checkpoint") bodyArg = 0, firstOperand = 1;
-        else if (hop == "wrap_with_set_grad_enabled") bodyArg = 1, firstOperand = 2;
-        else if (hop == "wrap_with_autocast") bodyArg = 4, firstOperand = 5;
-        else return out;
+        if (hop == "invoke_subgraph")
+            bodyArg = 0, firstOperand = 2;
+        else if (hop == "tag_activation_checkpoint")
+            bodyArg = 0, firstOperand = 1;
+        else if (hop == "wrap_with_set_grad_enabled")
+            bodyArg = 1, firstOperand = 2;
+        else if (hop == "wrap_with_autocast")
+            bodyArg = 4, firstOperand = 5;
+        else
+            return out;
         if (n.args.size() <= bodyArg || !n.args[bodyArg].isNode() || !valid(n.args[bodyArg].node)) return out;
         const Node& attr = g_.node(n.args[bodyArg].node);
         const Graph* body = attr.op == NodeOp::GetAttr ? g_.subgraph(attr.target) : nullptr;
@@ -243,7 +276,8 @@ private:
         return out;
     }
 
-    void allocateValue(NodeId id, const Node& n, bool input, int step) {
+    void allocateValue(NodeId id, const Node& n, bool input, int step)
+    {
         const std::map<int64_t, StorageList> passed = input ? std::map<int64_t, StorageList>{} : hopPassThrough(n);
         if (!passed.empty()) {
             allocateHopValue(id, n, step, passed);
@@ -278,7 +312,8 @@ private:
 
     // allocateValue for a higher-order op that passes some operands through: those elements
     // share the operands' storages, the others allocate.
-    void allocateHopValue(NodeId id, const Node& n, int step, const std::map<int64_t, StorageList>& passed) {
+    void allocateHopValue(NodeId id, const Node& n, int step, const std::map<int64_t, StorageList>& passed)
+    {
         auto& vs = values_[static_cast<size_t>(id)];
         auto& es = elems_[static_cast<size_t>(id)];
         std::vector<const ValueMeta*> metas;  // by element (nullptr: not known)
@@ -288,17 +323,21 @@ private:
             metas.assign(static_cast<size_t>(it->second.rbegin()->first) + 1, nullptr);
             for (const auto& [index, meta] : it->second) metas[static_cast<size_t>(index)] = meta;
         }
-        const size_t count = std::max(metas.size(), passed.empty() ? size_t(0) : static_cast<size_t>(passed.rbegin()->first) + 1);
+        const size_t count =
+            std::max(metas.size(), passed.empty() ? size_t(0) : static_cast<size_t>(passed.rbegin()->first) + 1);
         es.assign(count, StorageList{});
         for (size_t k = 0; k < count; ++k) {
             auto p = passed.find(static_cast<int64_t>(k));
-            if (p != passed.end()) es[k] = p->second;
-            else if (k < metas.size() && metas[k]) es[k] = allocate(id, *metas[k], false, step, static_cast<int>(k));
+            if (p != passed.end())
+                es[k] = p->second;
+            else if (k < metas.size() && metas[k])
+                es[k] = allocate(id, *metas[k], false, step, static_cast<int>(k));
             appendUnique(vs, es[k]);
         }
     }
 
-    static size_t tensorCount(const ValueMeta& v) {
+    static size_t tensorCount(const ValueMeta& v)
+    {
         if (v.kind == ValueMeta::Kind::Tensor) return 1;
         size_t c = 0;
         if (v.kind == ValueMeta::Kind::Tuple)
@@ -309,7 +348,8 @@ private:
     // A getitem whose value is itself a tuple (an element of a nested tuple): its own
     // elements are consecutive runs of its storages, in the order allocate() flattened them,
     // so that a further getitem shares only its element's storages (R3).
-    void splitNestedTuple(NodeId id, const Node& n) {
+    void splitNestedTuple(NodeId id, const Node& n)
+    {
         const StorageList& vs = values_[static_cast<size_t>(id)];
         if (n.val.kind != ValueMeta::Kind::Tuple || vs.size() != tensorCount(n.val)) return;
         auto& es = elems_[static_cast<size_t>(id)];
@@ -317,13 +357,15 @@ private:
         size_t at = 0;
         for (const auto& e : n.val.elems) {
             const size_t c = tensorCount(e);
-            es.emplace_back(vs.begin() + static_cast<std::ptrdiff_t>(at), vs.begin() + static_cast<std::ptrdiff_t>(at + c));
+            es.emplace_back(vs.begin() + static_cast<std::ptrdiff_t>(at),
+                            vs.begin() + static_cast<std::ptrdiff_t>(at + c));
             at += c;
         }
     }
 
     // Storages of the node an alias reads, by schema (R3).
-    StorageList aliasSources(const Node& n, const OpInfo& op) const {
+    StorageList aliasSources(const Node& n, const OpInfo& op) const
+    {
         StorageList out;
         const Schema& s = op.schema;
         if (op.has(kTraitInplace)) {
@@ -348,7 +390,8 @@ private:
     }
 
     // view-or-copy ops alias only when nothing has to be copied (R3).
-    bool viewOrCopyAliases(const Node& n, const OpInfo& op) const {
+    bool viewOrCopyAliases(const Node& n, const OpInfo& op) const
+    {
         const Arg* src = firstNodeArg(n);
         if (!src || !valid(src->node)) return false;
         const ValueMeta& in = g_.node(src->node).val;
@@ -367,7 +410,8 @@ private:
     // stand for (R3): views share self's storages, view-or-copy methods share them when they
     // would not copy, in-place methods (name ending in '_') share self's. False: allocate.
     // Also for torch.X functions of the same names (torch.transpose(x, 0, 1)).
-    bool methodAliases(NodeId id, const Node& n, std::string_view m) {
+    bool methodAliases(NodeId id, const Node& n, std::string_view m)
+    {
         if (n.args.empty() || !n.args[0].isNode()) return false;
         auto& vs = values_[static_cast<size_t>(id)];
         if (m.size() > 1 && m.back() == '_' && m.front() != '_') {  // add_, copy_, mul_, ...
@@ -375,18 +419,30 @@ private:
             return true;
         }
         static const std::unordered_map<std::string_view, std::string_view> kAsOp = {
-            {"view", "aten.view.default"},         {"view_as", "aten.view_as.default"},
-            {"transpose", "aten.transpose.int"},   {"permute", "aten.permute.default"},
-            {"t", "aten.t.default"},               {"unsqueeze", "aten.unsqueeze.default"},
-            {"squeeze", "aten.squeeze.default"},   {"expand", "aten.expand.default"},
-            {"expand_as", "aten.expand_as.default"}, {"detach", "aten.detach.default"},
-            {"narrow", "aten.narrow.default"},     {"select", "aten.select.int"},
-            {"reshape", "aten.reshape.default"},   {"reshape_as", "aten.reshape.default"},
-            {"flatten", "aten.reshape.default"},   {"contiguous", "aten.contiguous.default"},
-            {"to", "aten.to.dtype"},               {"type_as", "aten.to.dtype"},
-            {"float", "aten.to.dtype"},            {"half", "aten.to.dtype"},
-            {"double", "aten.to.dtype"},           {"bfloat16", "aten.to.dtype"},
-            {"int", "aten.to.dtype"},              {"long", "aten.to.dtype"},
+            {"view", "aten.view.default"},
+            {"view_as", "aten.view_as.default"},
+            {"transpose", "aten.transpose.int"},
+            {"permute", "aten.permute.default"},
+            {"t", "aten.t.default"},
+            {"unsqueeze", "aten.unsqueeze.default"},
+            {"squeeze", "aten.squeeze.default"},
+            {"expand", "aten.expand.default"},
+            {"expand_as", "aten.expand_as.default"},
+            {"detach", "aten.detach.default"},
+            {"narrow", "aten.narrow.default"},
+            {"select", "aten.select.int"},
+            {"reshape", "aten.reshape.default"},
+            {"reshape_as", "aten.reshape.default"},
+            {"flatten", "aten.reshape.default"},
+            {"contiguous", "aten.contiguous.default"},
+            {"to", "aten.to.dtype"},
+            {"type_as", "aten.to.dtype"},
+            {"float", "aten.to.dtype"},
+            {"half", "aten.to.dtype"},
+            {"double", "aten.to.dtype"},
+            {"bfloat16", "aten.to.dtype"},
+            {"int", "aten.to.dtype"},
+            {"long", "aten.to.dtype"},
             {"bool", "aten.to.dtype"},
         };
         auto it = kAsOp.find(m);
@@ -399,17 +455,22 @@ private:
         return true;
     }
 
-    static bool isInplaceOperator(std::string_view t) {
-        if (t.rfind("operator.", 0) == 0) t.remove_prefix(9);
-        else if (t.rfind("_operator.", 0) == 0) t.remove_prefix(10);
-        else return false;
+    static bool isInplaceOperator(std::string_view t)
+    {
+        if (t.rfind("operator.", 0) == 0)
+            t.remove_prefix(9);
+        else if (t.rfind("_operator.", 0) == 0)
+            t.remove_prefix(10);
+        else
+            return false;
         static const std::unordered_set<std::string_view> kInplace = {
-            "iadd", "isub", "imul", "itruediv", "ifloordiv", "imod", "ipow", "imatmul",
-            "iand", "ior", "ixor", "ilshift", "irshift"};
+            "iadd",    "isub", "imul", "itruediv", "ifloordiv", "imod",   "ipow",
+            "imatmul", "iand", "ior",  "ixor",     "ilshift",   "irshift"};
         return kInplace.count(t) > 0;
     }
 
-    void define(NodeId id, int step) {
+    void define(NodeId id, int step)
+    {
         const Node& n = g_.node(id);
         TimelineStep& st = t_.steps[static_cast<size_t>(step)];
         st.node = id;
@@ -419,25 +480,22 @@ private:
         t_.names[static_cast<size_t>(step)] = n.name;
         auto& vs = values_[static_cast<size_t>(id)];
         switch (n.op) {
-            case NodeOp::Placeholder:
-            case NodeOp::GetAttr:
-                allocateValue(id, n, true, step);
-                return;
-            case NodeOp::Output:
-                return;
-            case NodeOp::CallFunction:
-                break;
-            case NodeOp::CallMethod:
-                if (!methodAliases(id, n, n.target)) allocateValue(id, n, false, step);
-                return;
-            default:  // call_module: opaque, allocate
-                allocateValue(id, n, false, step);
-                return;
+        case NodeOp::Placeholder:
+        case NodeOp::GetAttr: allocateValue(id, n, true, step); return;
+        case NodeOp::Output: return;
+        case NodeOp::CallFunction: break;
+        case NodeOp::CallMethod:
+            if (!methodAliases(id, n, n.target)) allocateValue(id, n, false, step);
+            return;
+        default:  // call_module: opaque, allocate
+            allocateValue(id, n, false, step);
+            return;
         }
         if (n.isGetitem()) {
             if (n.args.size() >= 2 && n.args[0].isNode() && valid(n.args[0].node)) {
                 const auto& es = elems_[static_cast<size_t>(n.args[0].node)];
-                if (n.args[1].kind == Arg::Kind::Int && n.args[1].i >= 0 && static_cast<size_t>(n.args[1].i) < es.size())
+                if (n.args[1].kind == Arg::Kind::Int && n.args[1].i >= 0
+                    && static_cast<size_t>(n.args[1].i) < es.size())
                     vs = es[static_cast<size_t>(n.args[1].i)];
                 else
                     vs = valueOf(n.args[0].node);
@@ -450,7 +508,8 @@ private:
             return;
         }
         const OpInfo* op = reg_.find(n.target);
-        if (!op && n.target.rfind("torch.", 0) == 0 && methodAliases(id, n, std::string_view(n.target).substr(6))) return;
+        if (!op && n.target.rfind("torch.", 0) == 0 && methodAliases(id, n, std::string_view(n.target).substr(6)))
+            return;
         if (!op) {
             if (unknownOps_.insert(n.target).second)
                 t_.notes.push_back("unknown operator " + n.target + ": its outputs count as new allocations");
@@ -458,9 +517,9 @@ private:
             return;
         }
         const bool viewOrCopy = op->kind.find("view-or-copy") != std::string::npos;
-        bool alias = op->has(kTraitInplace) || op->has(kTraitWait) ||
-                     (!viewOrCopy && (op->has(kTraitView) || op->has(kTraitViewList) || op->has(kTraitAliasNoAnnot))) ||
-                     (viewOrCopy && viewOrCopyAliases(n, *op));
+        bool alias = op->has(kTraitInplace) || op->has(kTraitWait)
+            || (!viewOrCopy && (op->has(kTraitView) || op->has(kTraitViewList) || op->has(kTraitAliasNoAnnot)))
+            || (viewOrCopy && viewOrCopyAliases(n, *op));
         if (!alias) {
             allocateValue(id, n, false, step);
             return;
@@ -471,7 +530,8 @@ private:
     }
 
     // --- R5 / R6
-    void computeFrees() {
+    void computeFrees()
+    {
         auto touch = [&](const StorageList& sl, int step) {
             for (int32_t s : sl) {
                 auto& st = t_.storages[static_cast<size_t>(s)];
@@ -495,12 +555,15 @@ private:
     }
 
     // --- R7
-    void accumulate() {
+    void accumulate()
+    {
         for (const auto& s : t_.storages) {
             t_.steps[static_cast<size_t>(s.allocStep)].allocatedBytes += s.bytes;
             if (s.freeStep >= 0) t_.steps[static_cast<size_t>(s.freeStep)].freedBytes += s.bytes;
-            if (s.input) t_.inputBytes += s.bytes;
-            else if (s.output) t_.outputBytes += s.bytes;
+            if (s.input)
+                t_.inputBytes += s.bytes;
+            else if (s.output)
+                t_.outputBytes += s.bytes;
         }
         int64_t live = 0;
         for (size_t k = 0; k < t_.steps.size(); ++k) {
@@ -528,14 +591,16 @@ private:
     }
 
     // --- R9
-    void addSaved(NodeId id, std::vector<uint8_t>& isSaved) {
+    void addSaved(NodeId id, std::vector<uint8_t>& isSaved)
+    {
         if (!valid(id) || isSaved[static_cast<size_t>(id)]) return;
         const Node& n = g_.node(id);
         if (n.op == NodeOp::Placeholder || n.op == NodeOp::GetAttr || n.op == NodeOp::Output) return;
         isSaved[static_cast<size_t>(id)] = 1;
     }
 
-    void savedValues() {
+    void savedValues()
+    {
         const auto& order = g_.order();
         std::vector<uint8_t> isSaved(span_, 0);
         for (size_t k = 0; k < order.size(); ++k)
@@ -562,7 +627,8 @@ private:
                     (*items)[k].forEachNode([&](NodeId in) { addSaved(in, isSaved); });
             }
         }
-        if (t_.boundaryStep > 0) t_.liveAtBoundaryBytes = t_.steps[static_cast<size_t>(t_.boundaryStep - 1)].liveAfterBytes;
+        if (t_.boundaryStep > 0)
+            t_.liveAtBoundaryBytes = t_.steps[static_cast<size_t>(t_.boundaryStep - 1)].liveAfterBytes;
         std::vector<uint8_t> counted(t_.storages.size(), 0);
         for (NodeId id : order) {
             if (!isSaved[static_cast<size_t>(id)]) continue;
@@ -585,7 +651,8 @@ private:
     }
 };
 
-std::string csvField(const std::string& s) {
+std::string csvField(const std::string& s)
+{
     if (s.find_first_of(",\"\n") == std::string::npos) return s;
     std::string o = "\"";
     for (char c : s) {
@@ -599,13 +666,15 @@ std::string signedBytes(int64_t d) { return (d > 0 ? "+" : "") + formatByteSize(
 
 }  // namespace
 
-MemoryTimeline computeMemoryTimeline(const Graph& g, const MemoryOptions& opts) {
+MemoryTimeline computeMemoryTimeline(const Graph& g, const MemoryOptions& opts)
+{
     MemoryTimeline t;
     Builder(g, opts, t).run();
     return t;
 }
 
-std::string formatByteSize(int64_t bytes) {
+std::string formatByteSize(int64_t bytes)
+{
     if (bytes < 0) return "-" + formatByteSize(bytes == INT64_MIN ? INT64_MAX : -bytes);
     if (bytes < 1024) return std::to_string(bytes) + " B";
     static const char* units[] = {"KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
@@ -625,10 +694,12 @@ std::string formatByteSize(int64_t bytes) {
     return buf;
 }
 
-std::string timelineSummary(const MemoryTimeline& t) {
+std::string timelineSummary(const MemoryTimeline& t)
+{
     std::string s = "peak " + formatByteSize(t.peakBytes);
     if (t.peakStep >= 0)
-        s += " at " + t.peakNode() + " (node " + std::to_string(t.peakStep + 1) + "/" + std::to_string(t.steps.size()) + ")";
+        s += " at " + t.peakNode() + " (node " + std::to_string(t.peakStep + 1) + "/" + std::to_string(t.steps.size())
+            + ")";
     if (t.boundaryStep >= 0)
         s += ", saved " + formatByteSize(t.savedBytes) + " across fw/bw";
     else
@@ -636,7 +707,8 @@ std::string timelineSummary(const MemoryTimeline& t) {
     return s;
 }
 
-TimelineComparison compareTimelines(const MemoryTimeline& a, const MemoryTimeline& b) {
+TimelineComparison compareTimelines(const MemoryTimeline& a, const MemoryTimeline& b)
+{
     TimelineComparison c;
     c.peakA = a.peakBytes;
     c.peakB = b.peakBytes;
@@ -650,13 +722,15 @@ TimelineComparison compareTimelines(const MemoryTimeline& a, const MemoryTimelin
     c.savedDelta = b.savedBytes - a.savedBytes;
     c.finalA = a.finalBytes;
     c.finalB = b.finalBytes;
-    c.summary = "peak " + formatByteSize(c.peakA) + " -> " + formatByteSize(c.peakB) + " (" + signedBytes(c.peakDelta) +
-                ") at " + (c.peakNodeA.empty() ? "-" : c.peakNodeA) + " -> " + (c.peakNodeB.empty() ? "-" : c.peakNodeB) +
-                "; saved " + formatByteSize(c.savedA) + " -> " + formatByteSize(c.savedB) + " (" + signedBytes(c.savedDelta) + ")";
+    c.summary = "peak " + formatByteSize(c.peakA) + " -> " + formatByteSize(c.peakB) + " (" + signedBytes(c.peakDelta)
+        + ") at " + (c.peakNodeA.empty() ? "-" : c.peakNodeA) + " -> " + (c.peakNodeB.empty() ? "-" : c.peakNodeB)
+        + "; saved " + formatByteSize(c.savedA) + " -> " + formatByteSize(c.savedB) + " (" + signedBytes(c.savedDelta)
+        + ")";
     return c;
 }
 
-std::string timelineToCsv(const MemoryTimeline& t, const Graph& g) {
+std::string timelineToCsv(const MemoryTimeline& t, const Graph& g)
+{
     std::string out = "step,node,op,target,phase,allocated_bytes,freed_bytes,live_bytes,live_after_bytes\n";
     for (size_t k = 0; k < t.steps.size(); ++k) {
         const auto& st = t.steps[k];
@@ -666,15 +740,16 @@ std::string timelineToCsv(const MemoryTimeline& t, const Graph& g) {
             op = nodeOpName(n.op);
             target = n.target;
         }
-        out += std::to_string(k) + "," + csvField(t.names[k]) + "," + op + "," + csvField(target) + "," +
-               std::string(stepPhaseName(st.phase)) + "," + std::to_string(st.allocatedBytes) + "," +
-               std::to_string(st.freedBytes) + "," + std::to_string(st.liveBytes) + "," + std::to_string(st.liveAfterBytes) +
-               "\n";
+        out += std::to_string(k) + "," + csvField(t.names[k]) + "," + op + "," + csvField(target) + ","
+            + std::string(stepPhaseName(st.phase)) + "," + std::to_string(st.allocatedBytes) + ","
+            + std::to_string(st.freedBytes) + "," + std::to_string(st.liveBytes) + ","
+            + std::to_string(st.liveAfterBytes) + "\n";
     }
     return out;
 }
 
-nlohmann::json timelineToJson(const MemoryTimeline& t) {
+nlohmann::json timelineToJson(const MemoryTimeline& t)
+{
     using nlohmann::json;
     json j;
     j["summary"] = timelineSummary(t);
@@ -686,15 +761,19 @@ nlohmann::json timelineToJson(const MemoryTimeline& t) {
     j["output_bytes"] = t.outputBytes;
     j["final_bytes"] = t.finalBytes;
     if (t.boundaryStep >= 0)
-        j["boundary"] = {{"step", t.boundaryStep}, {"node", t.names[static_cast<size_t>(t.boundaryStep)]},
+        j["boundary"] = {{"step", t.boundaryStep},
+                         {"node", t.names[static_cast<size_t>(t.boundaryStep)]},
                          {"live_bytes", t.liveAtBoundaryBytes}};
     else
         j["boundary"] = nullptr;
     json saved = json::array();
     for (const auto& sv : t.saved)
-        saved.push_back({{"node", sv.step >= 0 && static_cast<size_t>(sv.step) < t.names.size() ? t.names[static_cast<size_t>(sv.step)] : std::string("?")},
-                         {"bytes", sv.bytes},
-                         {"input_backed", sv.inputBacked}});
+        saved.push_back(
+            {{"node",
+              sv.step >= 0 && static_cast<size_t>(sv.step) < t.names.size() ? t.names[static_cast<size_t>(sv.step)]
+                                                                            : std::string("?")},
+             {"bytes", sv.bytes},
+             {"input_backed", sv.inputBacked}});
     j["saved"] = {{"bytes", t.savedBytes}, {"values", std::move(saved)}};
     json steps = json::array();
     for (size_t k = 0; k < t.steps.size(); ++k) {

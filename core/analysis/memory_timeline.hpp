@@ -74,71 +74,83 @@ namespace fxl {
 
 class OpRegistry;
 
-struct MemoryOptions {
-    bool countInputs = true;                 // R4
-    std::optional<size_t> forwardOutputs;    // R9: forward partition graph with N user outputs
-    bool usePhaseMeta = true;                // R8: false ignores meta.phase (dataflow only)
-    const OpRegistry* registry = nullptr;    // nullptr: OpRegistry::instance()
+struct MemoryOptions
+{
+    bool countInputs = true;  // R4
+    std::optional<size_t> forwardOutputs;  // R9: forward partition graph with N user outputs
+    bool usePhaseMeta = true;  // R8: false ignores meta.phase (dataflow only)
+    const OpRegistry* registry = nullptr;  // nullptr: OpRegistry::instance()
 };
 
-enum class StepPhase : uint8_t { Input, Forward, Backward, Output };
+enum class StepPhase : uint8_t
+{
+    Input,
+    Forward,
+    Backward,
+    Output
+};
 std::string_view stepPhaseName(StepPhase p);  // "input", "forward", "backward", "output"
 
-struct TimelineStep {
+struct TimelineStep
+{
     NodeId node = kNoNode;
     StepPhase phase = StepPhase::Forward;
-    int64_t allocatedBytes = 0;              // allocated by this step (R2)
-    int64_t freedBytes = 0;                  // freed right after this step (R5)
-    int64_t liveBytes = 0;                   // while the step runs (R7)
-    int64_t liveAfterBytes = 0;              // after its frees
+    int64_t allocatedBytes = 0;  // allocated by this step (R2)
+    int64_t freedBytes = 0;  // freed right after this step (R5)
+    int64_t liveBytes = 0;  // while the step runs (R7)
+    int64_t liveAfterBytes = 0;  // after its frees
 };
 
-struct StorageInfo {
-    NodeId node = kNoNode;                   // the node that allocated it
-    int element = -1;                        // tuple element index, -1 for a plain tensor
-    int64_t bytes = 0;                       // numel * itemsize (0 for inputs when !countInputs)
+struct StorageInfo
+{
+    NodeId node = kNoNode;  // the node that allocated it
+    int element = -1;  // tuple element index, -1 for a plain tensor
+    int64_t bytes = 0;  // numel * itemsize (0 for inputs when !countInputs)
     int allocStep = 0;
-    int freeStep = -1;                       // freed after this step; -1: kept to the end
-    bool input = false;                      // placeholder / get_attr (R4)
-    bool output = false;                     // returned by the output node (R6)
+    int freeStep = -1;  // freed after this step; -1: kept to the end
+    bool input = false;  // placeholder / get_attr (R4)
+    bool output = false;  // returned by the output node (R6)
 };
 
-struct SavedValue {
+struct SavedValue
+{
     NodeId node = kNoNode;
     int step = -1;
-    int64_t bytes = 0;                       // bytes of its non-input storages
-    bool inputBacked = false;                // all of its storages are resident inputs
+    int64_t bytes = 0;  // bytes of its non-input storages
+    bool inputBacked = false;  // all of its storages are resident inputs
 };
 
-struct MemoryTimeline {
-    std::vector<TimelineStep> steps;         // one per node, in order
-    std::vector<StorageInfo> storages;       // in allocation order
-    std::vector<std::string> names;          // node name per step (steps[i].node's name)
+struct MemoryTimeline
+{
+    std::vector<TimelineStep> steps;  // one per node, in order
+    std::vector<StorageInfo> storages;  // in allocation order
+    std::vector<std::string> names;  // node name per step (steps[i].node's name)
 
     int64_t peakBytes = 0;
     int peakStep = -1;
-    std::vector<int> liveAtPeak;             // storage indices, largest first (then by step)
+    std::vector<int> liveAtPeak;  // storage indices, largest first (then by step)
 
-    int64_t inputBytes = 0;                  // resident input storages (0 when !countInputs)
-    int64_t outputBytes = 0;                 // non-input storages kept because they are returned
-    int64_t finalBytes = 0;                  // liveAfterBytes of the last step
+    int64_t inputBytes = 0;  // resident input storages (0 when !countInputs)
+    int64_t outputBytes = 0;  // non-input storages kept because they are returned
+    int64_t finalBytes = 0;  // liveAfterBytes of the last step
 
-    int boundaryStep = -1;                   // first backward step (R9); -1: none
-    int64_t liveAtBoundaryBytes = 0;         // live after the step before the boundary
-    std::vector<SavedValue> saved;           // in producer order
+    int boundaryStep = -1;  // first backward step (R9); -1: none
+    int64_t liveAtBoundaryBytes = 0;  // live after the step before the boundary
+    std::vector<SavedValue> saved;  // in producer order
     int64_t savedBytes = 0;
 
-    std::vector<std::string> unknownSizes;   // "name" or "name[i]" of tensors counted as 0 bytes
-    std::vector<std::string> notes;          // e.g. unknown operators treated as allocations
+    std::vector<std::string> unknownSizes;  // "name" or "name[i]" of tensors counted as 0 bytes
+    std::vector<std::string> notes;  // e.g. unknown operators treated as allocations
 
-    const std::string& peakNode() const;     // "" when there are no steps
+    const std::string& peakNode() const;  // "" when there are no steps
     std::string storageName(int storage) const;  // "mm", "native_layer_norm[1]"
 };
 
 MemoryTimeline computeMemoryTimeline(const Graph& g, const MemoryOptions& opts = {});
 
-struct TimelineComparison {
-    int64_t peakA = 0, peakB = 0, peakDelta = 0;   // delta = b - a
+struct TimelineComparison
+{
+    int64_t peakA = 0, peakB = 0, peakDelta = 0;  // delta = b - a
     std::string peakNodeA, peakNodeB;
     int peakStepA = -1, peakStepB = -1;
     int64_t savedA = 0, savedB = 0, savedDelta = 0;

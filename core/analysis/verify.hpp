@@ -13,10 +13,11 @@
 
 namespace fxl {
 
-struct Problem {
+struct Problem
+{
     Severity severity = Severity::Error;
-    std::string graph;    // nested graph path: "" = the graph given, "subgraph_0", "a/b" deeper
-    std::string node;     // node name; "" for a problem of the whole graph
+    std::string graph;  // nested graph path: "" = the graph given, "subgraph_0", "a/b" deeper
+    std::string node;  // node name; "" for a problem of the whole graph
     std::string message;
 
     // "error: subgraph_0: 'add_1': uses 'mm' before it is defined"

@@ -35,25 +35,31 @@ constexpr uint64_t kCanonicalNanBits = 0x7ff8000000000000ULL;
 
 // ------------------------------------------------------------------ small helpers
 
-std::string escapePointerToken(std::string_view key) {
+std::string escapePointerToken(std::string_view key)
+{
     std::string out;
     for (char c : key) {
-        if (c == '~') out += "~0";
-        else if (c == '/') out += "~1";
-        else out += c;
+        if (c == '~')
+            out += "~0";
+        else if (c == '/')
+            out += "~1";
+        else
+            out += c;
     }
     return out;
 }
 
 // A JSON pointer under construction: a chain of parent links, turned into text only when an
 // error is reported (building strings for every value read costs more than the reading).
-struct Path {
+struct Path
+{
     const Path* parent = nullptr;
     std::string_view key;
     size_t index = 0;
     bool isIndex = false;
 
-    std::string str() const {
+    std::string str() const
+    {
         if (!parent) return "";
         return parent->str() + "/" + (isIndex ? std::to_string(index) : escapePointerToken(key));
     }
@@ -62,49 +68,54 @@ struct Path {
 Path child(const Path& p, std::string_view key) { return Path{&p, key, 0, false}; }
 Path child(const Path& p, size_t index) { return Path{&p, {}, index, true}; }
 
-std::string signatureName(SignatureStyle s) {
+std::string signatureName(SignatureStyle s)
+{
     switch (s) {
-        case SignatureStyle::Flat: return "flat";
-        case SignatureStyle::Expanded: return "expanded";
-        case SignatureStyle::Pytree: return "pytree";
-        case SignatureStyle::Boxed: return "boxed";
-        case SignatureStyle::Plain: return "plain";
+    case SignatureStyle::Flat: return "flat";
+    case SignatureStyle::Expanded: return "expanded";
+    case SignatureStyle::Pytree: return "pytree";
+    case SignatureStyle::Boxed: return "boxed";
+    case SignatureStyle::Plain: return "plain";
     }
     return "flat";
 }
 
-std::optional<SignatureStyle> signatureFromName(std::string_view s) {
+std::optional<SignatureStyle> signatureFromName(std::string_view s)
+{
     for (SignatureStyle st : {SignatureStyle::Flat, SignatureStyle::Expanded, SignatureStyle::Pytree,
                               SignatureStyle::Boxed, SignatureStyle::Plain})
         if (signatureName(st) == s) return st;
     return std::nullopt;
 }
 
-std::string valueKindName(ValueMeta::Kind k) {
+std::string valueKindName(ValueMeta::Kind k)
+{
     switch (k) {
-        case ValueMeta::Kind::Unknown: return "unknown";
-        case ValueMeta::Kind::None: return "none";
-        case ValueMeta::Kind::Tensor: return "tensor";
-        case ValueMeta::Kind::Tuple: return "tuple";
-        case ValueMeta::Kind::SymInt: return "sym_int";
-        case ValueMeta::Kind::SymFloat: return "sym_float";
-        case ValueMeta::Kind::SymBool: return "sym_bool";
-        case ValueMeta::Kind::Opaque: return "opaque";
+    case ValueMeta::Kind::Unknown: return "unknown";
+    case ValueMeta::Kind::None: return "none";
+    case ValueMeta::Kind::Tensor: return "tensor";
+    case ValueMeta::Kind::Tuple: return "tuple";
+    case ValueMeta::Kind::SymInt: return "sym_int";
+    case ValueMeta::Kind::SymFloat: return "sym_float";
+    case ValueMeta::Kind::SymBool: return "sym_bool";
+    case ValueMeta::Kind::Opaque: return "opaque";
     }
     return "unknown";
 }
 
-std::optional<ValueMeta::Kind> valueKindFromName(std::string_view s) {
-    for (auto k : {ValueMeta::Kind::Unknown, ValueMeta::Kind::None, ValueMeta::Kind::Tensor, ValueMeta::Kind::Tuple,
-                   ValueMeta::Kind::SymInt, ValueMeta::Kind::SymFloat, ValueMeta::Kind::SymBool,
-                   ValueMeta::Kind::Opaque})
+std::optional<ValueMeta::Kind> valueKindFromName(std::string_view s)
+{
+    for (auto k :
+         {ValueMeta::Kind::Unknown, ValueMeta::Kind::None, ValueMeta::Kind::Tensor, ValueMeta::Kind::Tuple,
+          ValueMeta::Kind::SymInt, ValueMeta::Kind::SymFloat, ValueMeta::Kind::SymBool, ValueMeta::Kind::Opaque})
         if (valueKindName(k) == s) return k;
     return std::nullopt;
 }
 
 // Exact text for a double: Python's repr (shortest digits that round-trip), "inf", "-inf",
 // "nan"; a NaN other than the canonical quiet NaN keeps its bits: "nan:0x7ff4000000000001".
-std::string floatText(double v) {
+std::string floatText(double v)
+{
     if (std::isnan(v)) {
         uint64_t bits = std::bit_cast<uint64_t>(v);
         if (bits == kCanonicalNanBits) return "nan";
@@ -115,7 +126,8 @@ std::string floatText(double v) {
     return pythonFloatRepr(v);
 }
 
-std::optional<double> parseFloatText(std::string_view s) {
+std::optional<double> parseFloatText(std::string_view s)
+{
     if (s == "inf") return std::numeric_limits<double>::infinity();
     if (s == "-inf") return -std::numeric_limits<double>::infinity();
     if (s == "nan") return std::bit_cast<double>(kCanonicalNanBits);
@@ -142,7 +154,8 @@ std::optional<double> parseFloatText(std::string_view s) {
 
 // ------------------------------------------------------------------ writer
 
-json symIntToJson(const SymInt& v) {
+json symIntToJson(const SymInt& v)
+{
     if (v.isConcrete()) {
         int64_t x = *v.maybeValue();
         if (!v.hint()) return x;
@@ -153,82 +166,82 @@ json symIntToJson(const SymInt& v) {
     return o;
 }
 
-json valueMetaToJson(const ValueMeta& m) {
+json valueMetaToJson(const ValueMeta& m)
+{
     json o{{"kind", valueKindName(m.kind)}};
     switch (m.kind) {
-        case ValueMeta::Kind::Unknown:
-        case ValueMeta::Kind::None:
-            break;
-        case ValueMeta::Kind::Tensor: {
-            const TensorMeta& t = m.tensor;
-            o["dtype"] = std::string(dtypeTorchName(t.dtype));
-            json sizes = json::array(), strides = json::array();
-            for (const auto& s : t.sizes) sizes.push_back(symIntToJson(s));
-            for (const auto& s : t.strides) strides.push_back(symIntToJson(s));
-            o["sizes"] = std::move(sizes);
-            o["strides"] = std::move(strides);
-            if (!t.storageOffset.isConcrete() || t.storageOffset.hint() || *t.storageOffset.maybeValue() != 0)
-                o["storage_offset"] = symIntToJson(t.storageOffset);
-            o["device"] = t.device;
-            break;
-        }
-        case ValueMeta::Kind::Tuple: {
-            json e = json::array();
-            for (const auto& x : m.elems) e.push_back(valueMetaToJson(x));
-            o["elems"] = std::move(e);
-            break;
-        }
-        case ValueMeta::Kind::SymInt:
-        case ValueMeta::Kind::SymFloat:
-        case ValueMeta::Kind::SymBool:
-            o["expr"] = m.sym.str();
-            if (m.symHint) o["hint"] = *m.symHint;
-            break;
-        case ValueMeta::Kind::Opaque:
-            o["text"] = m.opaqueText;
-            break;
+    case ValueMeta::Kind::Unknown:
+    case ValueMeta::Kind::None: break;
+    case ValueMeta::Kind::Tensor: {
+        const TensorMeta& t = m.tensor;
+        o["dtype"] = std::string(dtypeTorchName(t.dtype));
+        json sizes = json::array(), strides = json::array();
+        for (const auto& s : t.sizes) sizes.push_back(symIntToJson(s));
+        for (const auto& s : t.strides) strides.push_back(symIntToJson(s));
+        o["sizes"] = std::move(sizes);
+        o["strides"] = std::move(strides);
+        if (!t.storageOffset.isConcrete() || t.storageOffset.hint() || *t.storageOffset.maybeValue() != 0)
+            o["storage_offset"] = symIntToJson(t.storageOffset);
+        o["device"] = t.device;
+        break;
+    }
+    case ValueMeta::Kind::Tuple: {
+        json e = json::array();
+        for (const auto& x : m.elems) e.push_back(valueMetaToJson(x));
+        o["elems"] = std::move(e);
+        break;
+    }
+    case ValueMeta::Kind::SymInt:
+    case ValueMeta::Kind::SymFloat:
+    case ValueMeta::Kind::SymBool:
+        o["expr"] = m.sym.str();
+        if (m.symHint) o["hint"] = *m.symHint;
+        break;
+    case ValueMeta::Kind::Opaque: o["text"] = m.opaqueText; break;
     }
     if (!m.wrapperPrefix.empty()) o["wrapper_prefix"] = m.wrapperPrefix;
     if (!m.wrapperSuffix.empty()) o["wrapper_suffix"] = m.wrapperSuffix;
     return o;
 }
 
-json argToJson(const Arg& a, const Graph& g) {
+json argToJson(const Arg& a, const Graph& g)
+{
     switch (a.kind) {
-        case Arg::Kind::None: return nullptr;
-        case Arg::Kind::Node:
-            if (!g.alive(a.node))
-                throw std::invalid_argument("graphToJson: an argument refers to removed node id " + std::to_string(a.node));
-            return json{{"node", g.node(a.node).name}};
-        case Arg::Kind::Int: return a.i;
-        case Arg::Kind::Float: return json{{"float", floatText(a.f)}};
-        case Arg::Kind::Bool: return a.b;
-        case Arg::Kind::Str: return a.s;
-        case Arg::Kind::List:
-        case Arg::Kind::Tuple:
-        case Arg::Kind::Slice: {
-            json items = json::array();
-            for (const auto& x : a.items) items.push_back(argToJson(x, g));
-            const char* key = a.kind == Arg::Kind::List ? "list" : a.kind == Arg::Kind::Tuple ? "tuple" : "slice";
-            return json{{key, std::move(items)}};
-        }
-        case Arg::Kind::Dict: {
-            json pairs = json::array();
-            for (const auto& [k, v] : a.dict) pairs.push_back(json::array({argToJson(k, g), argToJson(v, g)}));
-            return json{{"dict", std::move(pairs)}};
-        }
-        case Arg::Kind::DType: return json{{"dtype", std::string(dtypeTorchName(a.dtype))}};
-        case Arg::Kind::Device: return json{{"device", a.s}};
-        case Arg::Kind::Layout: return json{{"layout", a.s}};
-        case Arg::Kind::MemoryFormat: return json{{"memory_format", a.s}};
-        case Arg::Kind::Op: return json{{"op", a.s}};
-        case Arg::Kind::Ellipsis: return json{{"ellipsis", true}};
-        case Arg::Kind::Raw: return json{{"raw", a.s}};
+    case Arg::Kind::None: return nullptr;
+    case Arg::Kind::Node:
+        if (!g.alive(a.node))
+            throw std::invalid_argument("graphToJson: an argument refers to removed node id " + std::to_string(a.node));
+        return json{{"node", g.node(a.node).name}};
+    case Arg::Kind::Int: return a.i;
+    case Arg::Kind::Float: return json{{"float", floatText(a.f)}};
+    case Arg::Kind::Bool: return a.b;
+    case Arg::Kind::Str: return a.s;
+    case Arg::Kind::List:
+    case Arg::Kind::Tuple:
+    case Arg::Kind::Slice: {
+        json items = json::array();
+        for (const auto& x : a.items) items.push_back(argToJson(x, g));
+        const char* key = a.kind == Arg::Kind::List ? "list" : a.kind == Arg::Kind::Tuple ? "tuple" : "slice";
+        return json{{key, std::move(items)}};
+    }
+    case Arg::Kind::Dict: {
+        json pairs = json::array();
+        for (const auto& [k, v] : a.dict) pairs.push_back(json::array({argToJson(k, g), argToJson(v, g)}));
+        return json{{"dict", std::move(pairs)}};
+    }
+    case Arg::Kind::DType: return json{{"dtype", std::string(dtypeTorchName(a.dtype))}};
+    case Arg::Kind::Device: return json{{"device", a.s}};
+    case Arg::Kind::Layout: return json{{"layout", a.s}};
+    case Arg::Kind::MemoryFormat: return json{{"memory_format", a.s}};
+    case Arg::Kind::Op: return json{{"op", a.s}};
+    case Arg::Kind::Ellipsis: return json{{"ellipsis", true}};
+    case Arg::Kind::Raw: return json{{"raw", a.s}};
     }
     return nullptr;
 }
 
-json nodeMetaToJson(const NodeMeta& m) {
+json nodeMetaToJson(const NodeMeta& m)
+{
     json o = json::object();
     if (!m.modulePath.empty()) o["module_path"] = m.modulePath;
     const SourceLocation& s = m.source;
@@ -245,7 +258,8 @@ json nodeMetaToJson(const NodeMeta& m) {
     return o;
 }
 
-json nodeToJson(const Node& n, const Graph& g) {
+json nodeToJson(const Node& n, const Graph& g)
+{
     json o;
     o["name"] = n.name;
     o["op"] = std::string(nodeOpName(n.op));
@@ -265,7 +279,8 @@ json nodeToJson(const Node& n, const Graph& g) {
     return o;
 }
 
-json graphObjToJson(const Graph& g) {
+json graphObjToJson(const Graph& g)
+{
     json o;
     o["class_name"] = g.className;
     o["signature"] = signatureName(g.signature);
@@ -291,11 +306,15 @@ std::string dumpValue(const json& v) { return v.dump(-1, ' ', false, json::error
 
 // Writes the same document as graphToJson straight to text (no DOM: several times faster
 // on 100k-node graphs), one node per line. json::parse of the text equals graphToJson.
-class JsonTextWriter {
+class JsonTextWriter
+{
 public:
-    explicit JsonTextWriter(std::string& out) : out_(out) {}
+    explicit JsonTextWriter(std::string& out)
+        : out_(out)
+    { }
 
-    void document(const Graph& g) {
+    void document(const Graph& g)
+    {
         out_ += "{\"format\": ";
         str(kJsonFormatName);
         out_ += ", \"version\": " + std::to_string(kJsonFormatVersion) + ",\n\"graph\": ";
@@ -306,7 +325,8 @@ public:
 private:
     std::string& out_;
 
-    void str(std::string_view s) {
+    void str(std::string_view s)
+    {
         bool ascii = true;
         for (unsigned char c : s) ascii = ascii && c < 0x80;
         if (!ascii) {  // let nlohmann check the UTF-8 (invalid bytes become U+FFFD)
@@ -316,35 +336,37 @@ private:
         out_ += '"';
         for (unsigned char c : s) {
             switch (c) {
-                case '"': out_ += "\\\""; break;
-                case '\\': out_ += "\\\\"; break;
-                case '\b': out_ += "\\b"; break;
-                case '\f': out_ += "\\f"; break;
-                case '\n': out_ += "\\n"; break;
-                case '\r': out_ += "\\r"; break;
-                case '\t': out_ += "\\t"; break;
-                default:
-                    if (c < 0x20) {
-                        char buf[8];
-                        std::snprintf(buf, sizeof buf, "\\u%04x", c);
-                        out_ += buf;
-                    } else {
-                        out_ += static_cast<char>(c);
-                    }
+            case '"': out_ += "\\\""; break;
+            case '\\': out_ += "\\\\"; break;
+            case '\b': out_ += "\\b"; break;
+            case '\f': out_ += "\\f"; break;
+            case '\n': out_ += "\\n"; break;
+            case '\r': out_ += "\\r"; break;
+            case '\t': out_ += "\\t"; break;
+            default:
+                if (c < 0x20) {
+                    char buf[8];
+                    std::snprintf(buf, sizeof buf, "\\u%04x", c);
+                    out_ += buf;
+                } else {
+                    out_ += static_cast<char>(c);
+                }
             }
         }
         out_ += '"';
     }
 
-    void key(std::string_view k) {
+    void key(std::string_view k)
+    {
         str(k);
         out_ += ": ";
     }
 
     void integer(int64_t v) { out_ += std::to_string(v); }
 
-    template <class F>
-    void tagged(const char* kind, F&& body) {
+    template<class F>
+    void tagged(const char* kind, F&& body)
+    {
         out_ += "{\"";
         out_ += kind;
         out_ += "\": ";
@@ -352,137 +374,145 @@ private:
         out_ += '}';
     }
 
-    void arg(const Arg& a, const Graph& g) {
+    void arg(const Arg& a, const Graph& g)
+    {
         switch (a.kind) {
-            case Arg::Kind::None: out_ += "null"; return;
-            case Arg::Kind::Node:
-                if (!g.alive(a.node))
-                    throw std::invalid_argument("graphToJson: an argument refers to removed node id " +
-                                                std::to_string(a.node));
-                tagged("node", [&] { str(g.node(a.node).name); });
-                return;
-            case Arg::Kind::Int: integer(a.i); return;
-            case Arg::Kind::Float: tagged("float", [&] { str(floatText(a.f)); }); return;
-            case Arg::Kind::Bool: out_ += a.b ? "true" : "false"; return;
-            case Arg::Kind::Str: str(a.s); return;
-            case Arg::Kind::List:
-            case Arg::Kind::Tuple:
-            case Arg::Kind::Slice:
-                tagged(a.kind == Arg::Kind::List ? "list" : a.kind == Arg::Kind::Tuple ? "tuple" : "slice", [&] {
+        case Arg::Kind::None: out_ += "null"; return;
+        case Arg::Kind::Node:
+            if (!g.alive(a.node))
+                throw std::invalid_argument("graphToJson: an argument refers to removed node id "
+                                            + std::to_string(a.node));
+            tagged("node", [&] { str(g.node(a.node).name); });
+            return;
+        case Arg::Kind::Int: integer(a.i); return;
+        case Arg::Kind::Float: tagged("float", [&] { str(floatText(a.f)); }); return;
+        case Arg::Kind::Bool: out_ += a.b ? "true" : "false"; return;
+        case Arg::Kind::Str: str(a.s); return;
+        case Arg::Kind::List:
+        case Arg::Kind::Tuple:
+        case Arg::Kind::Slice:
+            tagged(a.kind == Arg::Kind::List        ? "list"
+                       : a.kind == Arg::Kind::Tuple ? "tuple"
+                                                    : "slice",
+                   [&] {
+                       out_ += '[';
+                       for (size_t i = 0; i < a.items.size(); ++i) {
+                           if (i) out_ += ", ";
+                           arg(a.items[i], g);
+                       }
+                       out_ += ']';
+                   });
+            return;
+        case Arg::Kind::Dict:
+            tagged("dict", [&] {
+                out_ += '[';
+                for (size_t i = 0; i < a.dict.size(); ++i) {
+                    if (i) out_ += ", ";
                     out_ += '[';
-                    for (size_t i = 0; i < a.items.size(); ++i) {
-                        if (i) out_ += ", ";
-                        arg(a.items[i], g);
-                    }
+                    arg(a.dict[i].first, g);
+                    out_ += ", ";
+                    arg(a.dict[i].second, g);
                     out_ += ']';
-                });
-                return;
-            case Arg::Kind::Dict:
-                tagged("dict", [&] {
-                    out_ += '[';
-                    for (size_t i = 0; i < a.dict.size(); ++i) {
-                        if (i) out_ += ", ";
-                        out_ += '[';
-                        arg(a.dict[i].first, g);
-                        out_ += ", ";
-                        arg(a.dict[i].second, g);
-                        out_ += ']';
-                    }
-                    out_ += ']';
-                });
-                return;
-            case Arg::Kind::DType: tagged("dtype", [&] { str(dtypeTorchName(a.dtype)); }); return;
-            case Arg::Kind::Device: tagged("device", [&] { str(a.s); }); return;
-            case Arg::Kind::Layout: tagged("layout", [&] { str(a.s); }); return;
-            case Arg::Kind::MemoryFormat: tagged("memory_format", [&] { str(a.s); }); return;
-            case Arg::Kind::Op: tagged("op", [&] { str(a.s); }); return;
-            case Arg::Kind::Ellipsis: out_ += "{\"ellipsis\": true}"; return;
-            case Arg::Kind::Raw: tagged("raw", [&] { str(a.s); }); return;
+                }
+                out_ += ']';
+            });
+            return;
+        case Arg::Kind::DType: tagged("dtype", [&] { str(dtypeTorchName(a.dtype)); }); return;
+        case Arg::Kind::Device: tagged("device", [&] { str(a.s); }); return;
+        case Arg::Kind::Layout: tagged("layout", [&] { str(a.s); }); return;
+        case Arg::Kind::MemoryFormat: tagged("memory_format", [&] { str(a.s); }); return;
+        case Arg::Kind::Op: tagged("op", [&] { str(a.s); }); return;
+        case Arg::Kind::Ellipsis: out_ += "{\"ellipsis\": true}"; return;
+        case Arg::Kind::Raw: tagged("raw", [&] { str(a.s); }); return;
         }
     }
 
     // Any JSON value, spaced like the rest of the file (custom / chunk meta, symbolic sizes).
-    void value(const json& v) {
+    void value(const json& v)
+    {
         switch (v.type()) {
-            case json::value_t::string: str(v.get_ref<const std::string&>()); return;
-            case json::value_t::array:
-                out_ += '[';
-                for (size_t i = 0; i < v.size(); ++i) {
-                    if (i) out_ += ", ";
-                    value(v[i]);
-                }
-                out_ += ']';
-                return;
-            case json::value_t::object: {
-                out_ += '{';
-                bool first = true;
-                for (auto it = v.begin(); it != v.end(); ++it) {
-                    if (!first) out_ += ", ";
-                    first = false;
-                    key(it.key());
-                    value(it.value());
-                }
-                out_ += '}';
-                return;
+        case json::value_t::string: str(v.get_ref<const std::string&>()); return;
+        case json::value_t::array:
+            out_ += '[';
+            for (size_t i = 0; i < v.size(); ++i) {
+                if (i) out_ += ", ";
+                value(v[i]);
             }
-            default: out_ += dumpValue(v);  // numbers, booleans, null
+            out_ += ']';
+            return;
+        case json::value_t::object: {
+            out_ += '{';
+            bool first = true;
+            for (auto it = v.begin(); it != v.end(); ++it) {
+                if (!first) out_ += ", ";
+                first = false;
+                key(it.key());
+                value(it.value());
+            }
+            out_ += '}';
+            return;
+        }
+        default: out_ += dumpValue(v);  // numbers, booleans, null
         }
     }
 
     void symInt(const SymInt& v) { value(symIntToJson(v)); }
 
-    void symInts(const std::vector<SymInt>& v) {
+    void symInts(const std::vector<SymInt>& v)
+    {
         out_ += '[';
         for (size_t i = 0; i < v.size(); ++i) {
             if (i) out_ += ", ";
-            if (v[i].isConcrete() && !v[i].hint()) integer(*v[i].maybeValue());
-            else symInt(v[i]);
+            if (v[i].isConcrete() && !v[i].hint())
+                integer(*v[i].maybeValue());
+            else
+                symInt(v[i]);
         }
         out_ += ']';
     }
 
-    void valueMeta(const ValueMeta& m) {
+    void valueMeta(const ValueMeta& m)
+    {
         out_ += "{\"kind\": ";
         str(valueKindName(m.kind));
         switch (m.kind) {
-            case ValueMeta::Kind::Unknown:
-            case ValueMeta::Kind::None:
-                break;
-            case ValueMeta::Kind::Tensor: {
-                const TensorMeta& t = m.tensor;
-                out_ += ", \"dtype\": ";
-                str(dtypeTorchName(t.dtype));
-                out_ += ", \"sizes\": ";
-                symInts(t.sizes);
-                out_ += ", \"strides\": ";
-                symInts(t.strides);
-                if (!t.storageOffset.isConcrete() || t.storageOffset.hint() || *t.storageOffset.maybeValue() != 0) {
-                    out_ += ", \"storage_offset\": ";
-                    symInt(t.storageOffset);
-                }
-                out_ += ", \"device\": ";
-                str(t.device);
-                break;
+        case ValueMeta::Kind::Unknown:
+        case ValueMeta::Kind::None: break;
+        case ValueMeta::Kind::Tensor: {
+            const TensorMeta& t = m.tensor;
+            out_ += ", \"dtype\": ";
+            str(dtypeTorchName(t.dtype));
+            out_ += ", \"sizes\": ";
+            symInts(t.sizes);
+            out_ += ", \"strides\": ";
+            symInts(t.strides);
+            if (!t.storageOffset.isConcrete() || t.storageOffset.hint() || *t.storageOffset.maybeValue() != 0) {
+                out_ += ", \"storage_offset\": ";
+                symInt(t.storageOffset);
             }
-            case ValueMeta::Kind::Tuple:
-                out_ += ", \"elems\": [";
-                for (size_t i = 0; i < m.elems.size(); ++i) {
-                    if (i) out_ += ", ";
-                    valueMeta(m.elems[i]);
-                }
-                out_ += ']';
-                break;
-            case ValueMeta::Kind::SymInt:
-            case ValueMeta::Kind::SymFloat:
-            case ValueMeta::Kind::SymBool:
-                out_ += ", \"expr\": ";
-                str(m.sym.str());
-                if (m.symHint) out_ += ", \"hint\": " + std::to_string(*m.symHint);
-                break;
-            case ValueMeta::Kind::Opaque:
-                out_ += ", \"text\": ";
-                str(m.opaqueText);
-                break;
+            out_ += ", \"device\": ";
+            str(t.device);
+            break;
+        }
+        case ValueMeta::Kind::Tuple:
+            out_ += ", \"elems\": [";
+            for (size_t i = 0; i < m.elems.size(); ++i) {
+                if (i) out_ += ", ";
+                valueMeta(m.elems[i]);
+            }
+            out_ += ']';
+            break;
+        case ValueMeta::Kind::SymInt:
+        case ValueMeta::Kind::SymFloat:
+        case ValueMeta::Kind::SymBool:
+            out_ += ", \"expr\": ";
+            str(m.sym.str());
+            if (m.symHint) out_ += ", \"hint\": " + std::to_string(*m.symHint);
+            break;
+        case ValueMeta::Kind::Opaque:
+            out_ += ", \"text\": ";
+            str(m.opaqueText);
+            break;
         }
         if (!m.wrapperPrefix.empty()) {
             out_ += ", \"wrapper_prefix\": ";
@@ -495,7 +525,8 @@ private:
         out_ += '}';
     }
 
-    void node(const Node& n, const Graph& g) {
+    void node(const Node& n, const Graph& g)
+    {
         out_ += "{\"name\": ";
         str(n.name);
         out_ += ", \"op\": ";
@@ -537,7 +568,8 @@ private:
         out_ += '}';
     }
 
-    void strings(const std::vector<std::string>& v) {
+    void strings(const std::vector<std::string>& v)
+    {
         out_ += '[';
         for (size_t i = 0; i < v.size(); ++i) {
             if (i) out_ += ", ";
@@ -546,7 +578,8 @@ private:
         out_ += ']';
     }
 
-    void graph(const Graph& g, const std::string& indent) {
+    void graph(const Graph& g, const std::string& indent)
+    {
         const std::string in = indent + "  ";
         out_ += "{\n" + in + "\"class_name\": ";
         str(g.className);
@@ -585,25 +618,28 @@ private:
 // ------------------------------------------------------------------ reader
 
 // A content error before it gets a file position.
-struct ContentError {
+struct ContentError
+{
     std::string pointer;
     std::string message;
 };
 
-class JsonGraphReader {
+class JsonGraphReader
+{
 public:
-    Graph readDocument(const json& j) {
+    Graph readDocument(const json& j)
+    {
         const Path root;
         requireObject(j, root, "an fxlens graph document");
         const json& format = require(j, root, "format");
         if (!format.is_string() || format.get_ref<const std::string&>() != kJsonFormatName)
             fail("/format", "expected \"" + std::string(kJsonFormatName) + "\", got " + shortDump(format));
         const json& version = require(j, root, "version");
-        if (!version.is_number_integer())
-            fail("/version", "expected an integer version, got " + shortDump(version));
+        if (!version.is_number_integer()) fail("/version", "expected an integer version, got " + shortDump(version));
         if (version.get<int64_t>() != kJsonFormatVersion)
-            fail("/version", "unsupported version " + shortDump(version) + " (this fxlens reads version " +
-                                 std::to_string(kJsonFormatVersion) + ")");
+            fail("/version",
+                 "unsupported version " + shortDump(version) + " (this fxlens reads version "
+                     + std::to_string(kJsonFormatVersion) + ")");
         checkKeys(j, root, {"format", "version", "graph"});
         return readGraph(require(j, root, "graph"), child(root, "graph"), 0);
     }
@@ -612,13 +648,15 @@ private:
     [[noreturn]] static void fail(const Path& ptr, const std::string& msg) { throw ContentError{ptr.str(), msg}; }
     [[noreturn]] static void fail(const char* pointer, const std::string& msg) { throw ContentError{pointer, msg}; }
 
-    static std::string shortDump(const json& v) {
+    static std::string shortDump(const json& v)
+    {
         std::string s = dumpValue(v);
         if (s.size() > 60) s = s.substr(0, 57) + "...";
         return s;
     }
 
-    static std::string typeDesc(const json& v) {
+    static std::string typeDesc(const json& v)
+    {
         if (v.is_number_float()) return "a float number";
         if (v.is_number()) return "an integer";
         if (v.is_string()) return "a string";
@@ -629,17 +667,20 @@ private:
         return v.type_name();
     }
 
-    static void requireObject(const json& v, const Path& ptr, const std::string& what) {
+    static void requireObject(const json& v, const Path& ptr, const std::string& what)
+    {
         if (!v.is_object()) fail(ptr, "expected " + what + " (a JSON object), got " + typeDesc(v));
     }
 
-    static const json& require(const json& obj, const Path& ptr, const char* key) {
+    static const json& require(const json& obj, const Path& ptr, const char* key)
+    {
         auto it = obj.find(key);
         if (it == obj.end()) fail(ptr, std::string("missing required field \"") + key + "\"");
         return *it;
     }
 
-    static void checkKeys(const json& obj, const Path& ptr, std::initializer_list<const char*> allowed) {
+    static void checkKeys(const json& obj, const Path& ptr, std::initializer_list<const char*> allowed)
+    {
         for (auto it = obj.begin(); it != obj.end(); ++it) {
             bool ok = false;
             for (const char* a : allowed) ok = ok || it.key() == a;
@@ -651,12 +692,14 @@ private:
         }
     }
 
-    static const std::string& getString(const json& v, const Path& ptr) {
+    static const std::string& getString(const json& v, const Path& ptr)
+    {
         if (!v.is_string()) fail(ptr, "expected a string, got " + typeDesc(v));
         return v.get_ref<const std::string&>();
     }
 
-    static int64_t getInt(const json& v, const Path& ptr) {
+    static int64_t getInt(const json& v, const Path& ptr)
+    {
         if (v.is_number_unsigned()) {
             if (v.get<uint64_t>() > static_cast<uint64_t>(std::numeric_limits<int64_t>::max()))
                 fail(ptr, "integer " + v.dump() + " does not fit in 64 bits");
@@ -666,26 +709,30 @@ private:
         return v.get<int64_t>();
     }
 
-    static int getInt32(const json& v, const Path& ptr) {
+    static int getInt32(const json& v, const Path& ptr)
+    {
         int64_t x = getInt(v, ptr);
         if (x < std::numeric_limits<int>::min() || x > std::numeric_limits<int>::max())
             fail(ptr, "integer " + std::to_string(x) + " is out of range");
         return static_cast<int>(x);
     }
 
-    static bool getBool(const json& v, const Path& ptr) {
+    static bool getBool(const json& v, const Path& ptr)
+    {
         if (!v.is_boolean()) fail(ptr, "expected true or false, got " + typeDesc(v));
         return v.get<bool>();
     }
 
-    static const json& getArray(const json& v, const Path& ptr) {
+    static const json& getArray(const json& v, const Path& ptr)
+    {
         if (!v.is_array()) fail(ptr, "expected an array, got " + typeDesc(v));
         return v;
     }
 
     // custom / chunk meta are free-form JSON: bound their nesting too (checked without
     // recursion), since copying and printing them recurses.
-    static void checkJsonDepth(const json& v, const Path& ptr) {
+    static void checkJsonDepth(const json& v, const Path& ptr)
+    {
         std::vector<std::pair<const json*, int>> stack{{&v, 0}};
         while (!stack.empty()) {
             auto [x, d] = stack.back();
@@ -696,17 +743,20 @@ private:
         }
     }
 
-    static void checkDepth(int depth, const Path& ptr) {
+    static void checkDepth(int depth, const Path& ptr)
+    {
         if (depth > kMaxDepth) fail(ptr, "nested deeper than " + std::to_string(kMaxDepth) + " levels");
     }
 
     // --- graph
 
-    Graph readGraph(const json& j, const Path& ptr, int depth) {
+    Graph readGraph(const json& j, const Path& ptr, int depth)
+    {
         checkDepth(depth, ptr);
         requireObject(j, ptr, "a graph");
-        checkKeys(j, ptr, {"class_name", "signature", "pytree_arg_names", "output_pytree", "output_is_list",
-                           "output_descs", "nodes", "subgraphs"});
+        checkKeys(j, ptr,
+                  {"class_name", "signature", "pytree_arg_names", "output_pytree", "output_is_list", "output_descs",
+                   "nodes", "subgraphs"});
         Graph g;
         g.className = getString(require(j, ptr, "class_name"), child(ptr, "class_name"));
         const std::string& sig = getString(require(j, ptr, "signature"), child(ptr, "signature"));
@@ -720,7 +770,8 @@ private:
             getArray(*it, p);
             for (size_t i = 0; i < it->size(); ++i) g.pytreeArgNames.push_back(getString((*it)[i], child(p, i)));
         }
-        if (auto it = j.find("output_pytree"); it != j.end()) g.outputPytree = getBool(*it, child(ptr, "output_pytree"));
+        if (auto it = j.find("output_pytree"); it != j.end())
+            g.outputPytree = getBool(*it, child(ptr, "output_pytree"));
         if (auto it = j.find("output_is_list"); it != j.end())
             g.outputIsList = getBool(*it, child(ptr, "output_is_list"));
         if (auto it = j.find("output_descs"); it != j.end()) {
@@ -742,8 +793,9 @@ private:
             if (name.empty()) fail(child(np, "name"), "empty node name");
             auto [it, inserted] = ids.emplace(name, static_cast<NodeId>(i));
             if (!inserted)
-                fail(child(np, "name"), "duplicate node name \"" + name + "\" (first defined at " +
-                                            child(nodesPtr, static_cast<size_t>(it->second)).str() + ")");
+                fail(child(np, "name"),
+                     "duplicate node name \"" + name + "\" (first defined at "
+                         + child(nodesPtr, static_cast<size_t>(it->second)).str() + ")");
         }
         names_ = &ids;
         g.reserveNodes(nodes.size());
@@ -762,16 +814,18 @@ private:
         return g;
     }
 
-    Node readNode(const json& j, const Path& ptr, int depth) {
+    Node readNode(const json& j, const Path& ptr, int depth)
+    {
         checkKeys(j, ptr, {"name", "op", "target", "args", "kwargs", "val", "meta", "default", "type_expr"});
         Node n;
         n.name = j.at("name").get<std::string>();
         const std::string& op = getString(require(j, ptr, "op"), child(ptr, "op"));
         auto nodeOp = nodeOpFromName(op);
         if (!nodeOp)
-            fail(child(ptr, "op"), "unknown node op \"" + op +
-                                       "\" (expected placeholder, call_function, call_method, call_module, "
-                                       "get_attr or output)");
+            fail(child(ptr, "op"),
+                 "unknown node op \"" + op
+                     + "\" (expected placeholder, call_function, call_method, call_module, "
+                       "get_attr or output)");
         n.op = *nodeOp;
         n.target = getString(require(j, ptr, "target"), child(ptr, "target"));
         const Path ap = child(ptr, "args");
@@ -800,21 +854,23 @@ private:
 
     // --- arguments
 
-    Arg readArg(const json& j, const Path& ptr, int depth) {
+    Arg readArg(const json& j, const Path& ptr, int depth)
+    {
         checkDepth(depth, ptr);
         switch (j.type()) {
-            case json::value_t::null: return Arg::none();
-            case json::value_t::boolean: return Arg::ofBool(j.get<bool>());
-            case json::value_t::number_integer:
-            case json::value_t::number_unsigned: return Arg::ofInt(getInt(j, ptr));
-            case json::value_t::number_float:
-                fail(ptr, "a float argument is written as {\"float\": \"<repr>\"}, got the JSON number " + j.dump());
-            case json::value_t::string: return Arg::ofStr(j.get<std::string>());
-            case json::value_t::array:
-                fail(ptr, "a list argument is written as {\"list\": [...]} and a tuple as {\"tuple\": [...]}, got a bare "
-                          "array");
-            case json::value_t::object: break;
-            default: fail(ptr, "expected an argument value, got " + typeDesc(j));
+        case json::value_t::null: return Arg::none();
+        case json::value_t::boolean: return Arg::ofBool(j.get<bool>());
+        case json::value_t::number_integer:
+        case json::value_t::number_unsigned: return Arg::ofInt(getInt(j, ptr));
+        case json::value_t::number_float:
+            fail(ptr, "a float argument is written as {\"float\": \"<repr>\"}, got the JSON number " + j.dump());
+        case json::value_t::string: return Arg::ofStr(j.get<std::string>());
+        case json::value_t::array:
+            fail(ptr,
+                 "a list argument is written as {\"list\": [...]} and a tuple as {\"tuple\": [...]}, got a bare "
+                 "array");
+        case json::value_t::object: break;
+        default: fail(ptr, "expected an argument value, got " + typeDesc(j));
         }
         if (j.size() != 1)
             fail(ptr, "an argument object has exactly one key (its kind), got " + std::to_string(j.size()) + " keys");
@@ -831,8 +887,10 @@ private:
             const std::string& text = getString(v, vp);
             auto d = parseFloatText(text);
             if (!d)
-                fail(vp, "expected a float as Python prints it (\"1e-05\", \"3.0\", \"inf\", \"-inf\", \"nan\", "
-                         "\"nan:0x<16 hex digits>\"), got \"" + text + "\"");
+                fail(vp,
+                     "expected a float as Python prints it (\"1e-05\", \"3.0\", \"inf\", \"-inf\", \"nan\", "
+                     "\"nan:0x<16 hex digits>\"), got \""
+                         + text + "\"");
             return Arg::ofFloat(*d);
         }
         if (kind == "list" || kind == "tuple" || kind == "slice") {
@@ -841,7 +899,8 @@ private:
             items.reserve(v.size());
             for (size_t i = 0; i < v.size(); ++i) items.push_back(readArg(v[i], child(vp, i), depth + 1));
             if (kind == "slice") {
-                if (items.size() != 3) fail(vp, "a slice has 3 items (start, stop, step), got " + std::to_string(items.size()));
+                if (items.size() != 3)
+                    fail(vp, "a slice has 3 items (start, stop, step), got " + std::to_string(items.size()));
                 Arg a;
                 a.kind = Arg::Kind::Slice;
                 a.items = std::move(items);
@@ -855,7 +914,8 @@ private:
             a.kind = Arg::Kind::Dict;
             for (size_t i = 0; i < v.size(); ++i) {
                 const Path p = child(vp, i);
-                if (!v[i].is_array() || v[i].size() != 2) fail(p, "expected a [key, value] pair, got " + shortDump(v[i]));
+                if (!v[i].is_array() || v[i].size() != 2)
+                    fail(p, "expected a [key, value] pair, got " + shortDump(v[i]));
                 a.dict.emplace_back(readArg(v[i][0], child(p, 0), depth + 1), readArg(v[i][1], child(p, 1), depth + 1));
             }
             return a;
@@ -878,14 +938,16 @@ private:
             a.kind = Arg::Kind::Ellipsis;
             return a;
         }
-        fail(vp, "unknown argument kind \"" + kind +
-                     "\" (expected node, float, list, tuple, dict, slice, dtype, device, layout, memory_format, op, "
-                     "ellipsis or raw)");
+        fail(vp,
+             "unknown argument kind \"" + kind
+                 + "\" (expected node, float, list, tuple, dict, slice, dtype, device, layout, memory_format, op, "
+                   "ellipsis or raw)");
     }
 
     // --- value meta
 
-    static SymExpr readExpr(const json& v, const Path& ptr) {
+    static SymExpr readExpr(const json& v, const Path& ptr)
+    {
         const std::string& text = getString(v, ptr);
         try {
             return SymExpr::parse(text);
@@ -896,10 +958,10 @@ private:
         }
     }
 
-    static SymInt readSymInt(const json& v, const Path& ptr) {
+    static SymInt readSymInt(const json& v, const Path& ptr)
+    {
         if (v.is_number_integer()) return SymInt(getInt(v, ptr));
-        if (!v.is_object())
-            fail(ptr, "expected an integer or {\"expr\": \"s0\", \"hint\": 8}, got " + typeDesc(v));
+        if (!v.is_object()) fail(ptr, "expected an integer or {\"expr\": \"s0\", \"hint\": 8}, got " + typeDesc(v));
         checkKeys(v, ptr, {"expr", "int", "hint"});
         std::optional<int64_t> hint;
         if (auto it = v.find("hint"); it != v.end()) hint = getInt(*it, child(ptr, "hint"));
@@ -913,7 +975,8 @@ private:
         return SymInt(readExpr(v.at("expr"), child(ptr, "expr")), hint);
     }
 
-    static std::vector<SymInt> readSymInts(const json& v, const Path& ptr) {
+    static std::vector<SymInt> readSymInts(const json& v, const Path& ptr)
+    {
         getArray(v, ptr);
         std::vector<SymInt> out;
         out.reserve(v.size());
@@ -921,66 +984,75 @@ private:
         return out;
     }
 
-    static ValueMeta readValueMeta(const json& j, const Path& ptr, int depth) {
+    static ValueMeta readValueMeta(const json& j, const Path& ptr, int depth)
+    {
         checkDepth(depth, ptr);
         requireObject(j, ptr, "a value meta");
         const std::string& kindName = getString(require(j, ptr, "kind"), child(ptr, "kind"));
         auto kind = valueKindFromName(kindName);
         if (!kind)
-            fail(child(ptr, "kind"), "unknown value kind \"" + kindName +
-                                         "\" (expected unknown, none, tensor, tuple, sym_int, sym_float, sym_bool "
-                                         "or opaque)");
+            fail(child(ptr, "kind"),
+                 "unknown value kind \"" + kindName
+                     + "\" (expected unknown, none, tensor, tuple, sym_int, sym_float, sym_bool "
+                       "or opaque)");
         ValueMeta m;
         m.kind = *kind;
         switch (m.kind) {
-            case ValueMeta::Kind::Unknown:
-            case ValueMeta::Kind::None:
-                checkKeys(j, ptr, {"kind", "wrapper_prefix", "wrapper_suffix"});
-                break;
-            case ValueMeta::Kind::Tensor: {
-                checkKeys(j, ptr, {"kind", "dtype", "sizes", "strides", "storage_offset", "device", "wrapper_prefix",
-                                   "wrapper_suffix"});
-                const std::string& dt = getString(require(j, ptr, "dtype"), child(ptr, "dtype"));
-                if (dt == "undefined") m.tensor.dtype = DType::Undefined;
-                else if (auto t = dtypeFromTorchName(dt)) m.tensor.dtype = *t;
-                else fail(child(ptr, "dtype"), "unknown dtype \"" + dt + "\" (expected a torch name: float32, ...)");
-                m.tensor.sizes = readSymInts(require(j, ptr, "sizes"), child(ptr, "sizes"));
-                if (auto it = j.find("strides"); it != j.end()) m.tensor.strides = readSymInts(*it, child(ptr, "strides"));
-                if (auto it = j.find("storage_offset"); it != j.end())
-                    m.tensor.storageOffset = readSymInt(*it, child(ptr, "storage_offset"));
-                if (auto it = j.find("device"); it != j.end()) m.tensor.device = getString(*it, child(ptr, "device"));
-                break;
-            }
-            case ValueMeta::Kind::Tuple: {
-                checkKeys(j, ptr, {"kind", "elems", "wrapper_prefix", "wrapper_suffix"});
-                const Path ep = child(ptr, "elems");
-                const json& elems = getArray(require(j, ptr, "elems"), ep);
-                for (size_t i = 0; i < elems.size(); ++i) m.elems.push_back(readValueMeta(elems[i], child(ep, i), depth + 1));
-                break;
-            }
-            case ValueMeta::Kind::SymInt:
-            case ValueMeta::Kind::SymFloat:
-            case ValueMeta::Kind::SymBool:
-                checkKeys(j, ptr, {"kind", "expr", "hint", "wrapper_prefix", "wrapper_suffix"});
-                m.sym = readExpr(require(j, ptr, "expr"), child(ptr, "expr"));
-                if (auto it = j.find("hint"); it != j.end()) m.symHint = getInt(*it, child(ptr, "hint"));
-                break;
-            case ValueMeta::Kind::Opaque:
-                checkKeys(j, ptr, {"kind", "text", "wrapper_prefix", "wrapper_suffix"});
-                m.opaqueText = getString(require(j, ptr, "text"), child(ptr, "text"));
-                break;
+        case ValueMeta::Kind::Unknown:
+        case ValueMeta::Kind::None: checkKeys(j, ptr, {"kind", "wrapper_prefix", "wrapper_suffix"}); break;
+        case ValueMeta::Kind::Tensor: {
+            checkKeys(
+                j, ptr,
+                {"kind", "dtype", "sizes", "strides", "storage_offset", "device", "wrapper_prefix", "wrapper_suffix"});
+            const std::string& dt = getString(require(j, ptr, "dtype"), child(ptr, "dtype"));
+            if (dt == "undefined")
+                m.tensor.dtype = DType::Undefined;
+            else if (auto t = dtypeFromTorchName(dt))
+                m.tensor.dtype = *t;
+            else
+                fail(child(ptr, "dtype"), "unknown dtype \"" + dt + "\" (expected a torch name: float32, ...)");
+            m.tensor.sizes = readSymInts(require(j, ptr, "sizes"), child(ptr, "sizes"));
+            if (auto it = j.find("strides"); it != j.end()) m.tensor.strides = readSymInts(*it, child(ptr, "strides"));
+            if (auto it = j.find("storage_offset"); it != j.end())
+                m.tensor.storageOffset = readSymInt(*it, child(ptr, "storage_offset"));
+            if (auto it = j.find("device"); it != j.end()) m.tensor.device = getString(*it, child(ptr, "device"));
+            break;
         }
-        if (auto it = j.find("wrapper_prefix"); it != j.end()) m.wrapperPrefix = getString(*it, child(ptr, "wrapper_prefix"));
-        if (auto it = j.find("wrapper_suffix"); it != j.end()) m.wrapperSuffix = getString(*it, child(ptr, "wrapper_suffix"));
+        case ValueMeta::Kind::Tuple: {
+            checkKeys(j, ptr, {"kind", "elems", "wrapper_prefix", "wrapper_suffix"});
+            const Path ep = child(ptr, "elems");
+            const json& elems = getArray(require(j, ptr, "elems"), ep);
+            for (size_t i = 0; i < elems.size(); ++i)
+                m.elems.push_back(readValueMeta(elems[i], child(ep, i), depth + 1));
+            break;
+        }
+        case ValueMeta::Kind::SymInt:
+        case ValueMeta::Kind::SymFloat:
+        case ValueMeta::Kind::SymBool:
+            checkKeys(j, ptr, {"kind", "expr", "hint", "wrapper_prefix", "wrapper_suffix"});
+            m.sym = readExpr(require(j, ptr, "expr"), child(ptr, "expr"));
+            if (auto it = j.find("hint"); it != j.end()) m.symHint = getInt(*it, child(ptr, "hint"));
+            break;
+        case ValueMeta::Kind::Opaque:
+            checkKeys(j, ptr, {"kind", "text", "wrapper_prefix", "wrapper_suffix"});
+            m.opaqueText = getString(require(j, ptr, "text"), child(ptr, "text"));
+            break;
+        }
+        if (auto it = j.find("wrapper_prefix"); it != j.end())
+            m.wrapperPrefix = getString(*it, child(ptr, "wrapper_prefix"));
+        if (auto it = j.find("wrapper_suffix"); it != j.end())
+            m.wrapperSuffix = getString(*it, child(ptr, "wrapper_suffix"));
         return m;
     }
 
     // --- node meta
 
-    static NodeMeta readNodeMeta(const json& j, const Path& ptr) {
+    static NodeMeta readNodeMeta(const json& j, const Path& ptr)
+    {
         requireObject(j, ptr, "node meta");
-        checkKeys(j, ptr, {"module_path", "source", "recompute", "ac_graph_id", "custom", "phase", "autograd_backward",
-                           "desc", "provenance", "chunk"});
+        checkKeys(j, ptr,
+                  {"module_path", "source", "recompute", "ac_graph_id", "custom", "phase", "autograd_backward", "desc",
+                   "provenance", "chunk"});
         NodeMeta m;
         if (auto it = j.find("module_path"); it != j.end()) m.modulePath = getString(*it, child(ptr, "module_path"));
         if (auto it = j.find("source"); it != j.end()) {
@@ -996,9 +1068,10 @@ private:
             const std::string& r = getString(*it, child(ptr, "recompute"));
             auto rc = recomputeFromName(r);
             if (!rc)
-                fail(child(ptr, "recompute"), "unknown recompute policy \"" + r +
-                                                  "\" (expected MUST_SAVE, PREFER_SAVE, MUST_RECOMPUTE or "
-                                                  "PREFER_RECOMPUTE)");
+                fail(child(ptr, "recompute"),
+                     "unknown recompute policy \"" + r
+                         + "\" (expected MUST_SAVE, PREFER_SAVE, MUST_RECOMPUTE or "
+                           "PREFER_RECOMPUTE)");
             m.recompute = *rc;
         }
         if (auto it = j.find("ac_graph_id"); it != j.end()) m.acGraphId = getInt32(*it, child(ptr, "ac_graph_id"));
@@ -1028,11 +1101,13 @@ private:
 
 // ------------------------------------------------------------------ positions in the text
 
-struct LineCol {
+struct LineCol
+{
     int line = 0, column = 0;
 };
 
-LineCol lineColAt(std::string_view text, size_t offset) {
+LineCol lineColAt(std::string_view text, size_t offset)
+{
     offset = std::min(offset, text.size());
     LineCol lc{1, 1};
     size_t lineStart = 0;
@@ -1046,10 +1121,12 @@ LineCol lineColAt(std::string_view text, size_t offset) {
 }
 
 // The keys of one JSON object: a short list, or a hash set once it grows.
-struct ObjectKeys {
+struct ObjectKeys
+{
     std::vector<std::string_view> few;
     std::unordered_set<std::string_view> many;
-    bool insert(std::string_view k) {
+    bool insert(std::string_view k)
+    {
         if (few.size() < 16) {
             for (auto x : few)
                 if (x == k) return false;
@@ -1062,12 +1139,16 @@ struct ObjectKeys {
 };
 
 // Walks JSON text that nlohmann has already accepted (so it is well formed).
-class JsonTextWalker {
+class JsonTextWalker
+{
 public:
-    explicit JsonTextWalker(std::string_view t) : text_(t) {}
+    explicit JsonTextWalker(std::string_view t)
+        : text_(t)
+    { }
 
     // Offset of the value a JSON pointer names (as far as it exists).
-    size_t locate(const std::string& pointer) {
+    size_t locate(const std::string& pointer)
+    {
         std::vector<std::string> tokens;
         size_t i = 0;
         while (i < pointer.size()) {
@@ -1128,7 +1209,8 @@ public:
 
     // Offset of the first key repeated in an object, if any (nlohmann keeps one of them
     // silently). Iterative, so deep nesting is fine.
-    std::optional<std::pair<size_t, std::string>> findDuplicateKey() {
+    std::optional<std::pair<size_t, std::string>> findDuplicateKey()
+    {
         std::vector<ObjectKeys> objects;  // one per open object
         std::vector<char> stack;
         std::deque<std::string> decoded;  // stable storage for keys written with escapes
@@ -1181,27 +1263,31 @@ public:
     }
 
 private:
-    size_t skipWs(size_t p) const {
+    size_t skipWs(size_t p) const
+    {
         while (p < text_.size() && (text_[p] == ' ' || text_[p] == '\t' || text_[p] == '\n' || text_[p] == '\r')) ++p;
         return p;
     }
 
-    size_t skipScalar(size_t p) const {
-        while (p < text_.size() && text_[p] != ',' && text_[p] != '}' && text_[p] != ']' && text_[p] != ' ' &&
-               text_[p] != '\n' && text_[p] != '\t' && text_[p] != '\r' && text_[p] != ':')
+    size_t skipScalar(size_t p) const
+    {
+        while (p < text_.size() && text_[p] != ',' && text_[p] != '}' && text_[p] != ']' && text_[p] != ' '
+               && text_[p] != '\n' && text_[p] != '\t' && text_[p] != '\r' && text_[p] != ':')
             ++p;
         return p;
     }
 
     // Skips a string at p (on the opening quote); p ends after the closing quote.
-    void skipString(size_t& p) const {
+    void skipString(size_t& p) const
+    {
         ++p;
         while (p < text_.size() && text_[p] != '"') p += text_[p] == '\\' ? 2 : 1;
         ++p;
     }
 
     // Reads a string at p (on the opening quote); p ends after the closing quote.
-    std::string readString(size_t& p) const {
+    std::string readString(size_t& p) const
+    {
         std::string out;
         ++p;
         while (p < text_.size() && text_[p] != '"') {
@@ -1209,27 +1295,28 @@ private:
                 char e = text_[p + 1];
                 p += 2;
                 switch (e) {
-                    case 'n': out += '\n'; break;
-                    case 't': out += '\t'; break;
-                    case 'r': out += '\r'; break;
-                    case 'b': out += '\b'; break;
-                    case 'f': out += '\f'; break;
-                    case 'u': {
-                        unsigned cp = 0;
-                        if (p + 4 <= text_.size()) std::from_chars(text_.data() + p, text_.data() + p + 4, cp, 16);
-                        p += 4;
-                        if (cp >= 0xD800 && cp <= 0xDBFF && p + 6 <= text_.size() && text_[p] == '\\' && text_[p + 1] == 'u') {
-                            unsigned lo = 0;
-                            std::from_chars(text_.data() + p + 2, text_.data() + p + 6, lo, 16);
-                            if (lo >= 0xDC00 && lo <= 0xDFFF) {  // a pair; otherwise the lone half is replaced
-                                p += 6;
-                                cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
-                            }
+                case 'n': out += '\n'; break;
+                case 't': out += '\t'; break;
+                case 'r': out += '\r'; break;
+                case 'b': out += '\b'; break;
+                case 'f': out += '\f'; break;
+                case 'u': {
+                    unsigned cp = 0;
+                    if (p + 4 <= text_.size()) std::from_chars(text_.data() + p, text_.data() + p + 4, cp, 16);
+                    p += 4;
+                    if (cp >= 0xD800 && cp <= 0xDBFF && p + 6 <= text_.size() && text_[p] == '\\'
+                        && text_[p + 1] == 'u') {
+                        unsigned lo = 0;
+                        std::from_chars(text_.data() + p + 2, text_.data() + p + 6, lo, 16);
+                        if (lo >= 0xDC00 && lo <= 0xDFFF) {  // a pair; otherwise the lone half is replaced
+                            p += 6;
+                            cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
                         }
-                        appendUtf8(out, cp);
-                        break;
                     }
-                    default: out += e;
+                    appendUtf8(out, cp);
+                    break;
+                }
+                default: out += e;
                 }
             } else {
                 out += text_[p++];
@@ -1239,9 +1326,9 @@ private:
         return out;
     }
 
-
     // Skips one value starting at p (no leading whitespace). Iterative over brackets.
-    size_t skipValue(size_t p) const {
+    size_t skipValue(size_t p) const
+    {
         if (p >= text_.size()) return p;
         char c = text_[p];
         if (c == '"') {
@@ -1256,7 +1343,8 @@ private:
                 skipString(p);
                 continue;
             }
-            if (c == '{' || c == '[') ++depth;
+            if (c == '{' || c == '[')
+                ++depth;
             else if (c == '}' || c == ']') {
                 --depth;
                 if (depth == 0) return p + 1;
@@ -1271,7 +1359,8 @@ private:
 
 // "[json.exception.parse_error.101] parse error at line 1, column 2: syntax error ..." ->
 // "syntax error ..." (we give the position ourselves).
-std::string parseErrorText(const std::string& what) {
+std::string parseErrorText(const std::string& what)
+{
     static constexpr std::string_view kMarker = "column ";
     size_t m = what.find(kMarker);
     if (m != std::string::npos) {
@@ -1286,7 +1375,8 @@ std::string parseErrorText(const std::string& what) {
 
 // ------------------------------------------------------------------ public API
 
-json graphToJson(const Graph& g) {
+json graphToJson(const Graph& g)
+{
     json doc;
     doc["format"] = kJsonFormatName;
     doc["version"] = kJsonFormatVersion;
@@ -1294,7 +1384,8 @@ json graphToJson(const Graph& g) {
     return doc;
 }
 
-Graph graphFromJson(const json& j, const std::string& file) {
+Graph graphFromJson(const json& j, const std::string& file)
+{
     try {
         return JsonGraphReader().readDocument(j);
     } catch (const ContentError& e) {
@@ -1302,19 +1393,21 @@ Graph graphFromJson(const json& j, const std::string& file) {
     }
 }
 
-std::string formatGraphJson(const Graph& g) {
+std::string formatGraphJson(const Graph& g)
+{
     std::string out;
     JsonTextWriter(out).document(g);
     return out;
 }
 
-void writeGraphJson(const std::string& path, const Graph& g) {
+void writeGraphJson(const std::string& path, const Graph& g)
+{
     namespace fs = std::filesystem;
     const std::string text = formatGraphJson(g);
     std::random_device rd;
     const fs::path target(path);
-    const fs::path tmp = target.parent_path() /
-                         (target.filename().string() + ".tmp" + std::to_string(rd()) + std::to_string(rd()));
+    const fs::path tmp =
+        target.parent_path() / (target.filename().string() + ".tmp" + std::to_string(rd()) + std::to_string(rd()));
     {
         std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
         if (!out) throw std::runtime_error("cannot write " + tmp.string() + ": " + std::strerror(errno));
@@ -1335,7 +1428,8 @@ void writeGraphJson(const std::string& path, const Graph& g) {
     }
 }
 
-Graph parseGraphJson(std::string_view text, const std::string& file) {
+Graph parseGraphJson(std::string_view text, const std::string& file)
+{
     json doc;
     try {
         doc = json::parse(text.begin(), text.end());
@@ -1368,7 +1462,8 @@ Graph parseGraphJson(std::string_view text, const std::string& file) {
     }
 }
 
-Graph readGraphJson(const std::string& path) {
+Graph readGraphJson(const std::string& path)
+{
     std::ifstream in(path, std::ios::binary);
     if (!in) throw InputError(path, 0, 0, std::string("cannot open the file: ") + std::strerror(errno));
     std::ostringstream ss;
@@ -1377,7 +1472,8 @@ Graph readGraphJson(const std::string& path) {
     return parseGraphJson(ss.str(), path);
 }
 
-bool looksLikeGraphJson(std::string_view head) {
+bool looksLikeGraphJson(std::string_view head)
+{
     size_t i = head.find_first_not_of(" \t\r\n");
     if (i == std::string_view::npos || head[i] != '{') return false;
     return head.find("\"fxlens-graph\"") != std::string_view::npos;

@@ -11,23 +11,25 @@
 
 namespace fxl {
 
-struct SafeTensor {
+struct SafeTensor
+{
     std::string name;
     DType dtype = DType::F32;
     // As in the header. For "F4" (4-bit values, read as DType::F4E2M1FNx2) the shape counts
     // 4-bit values, so the tensor takes numel / 2 bytes.
     std::vector<int64_t> shape;
     std::vector<uint8_t> data;  // little-endian, contiguous
-    uint64_t fileOffset = 0;    // where the bytes start in the file (set by the readers)
-    int64_t numel() const;      // product of shape (saturates at INT64_MAX)
+    uint64_t fileOffset = 0;  // where the bytes start in the file (set by the readers)
+    int64_t numel() const;  // product of shape (saturates at INT64_MAX)
     // Bytes the tensor takes in the data section; -1 when the dtype has no safetensors name,
     // a dimension is negative, it overflows, or 4-bit values do not fill whole bytes.
     int64_t byteSize() const;
 };
 
-struct SafeTensorsFile {
+struct SafeTensorsFile
+{
     std::map<std::string, std::string> metadata;  // "__metadata__"
-    std::vector<SafeTensor> tensors;              // in data-offset order
+    std::vector<SafeTensor> tensors;  // in data-offset order
     const SafeTensor* find(const std::string& name) const;
 };
 
@@ -41,7 +43,8 @@ SafeTensorsFile parseSafetensors(const uint8_t* data, size_t size, const std::st
 SafeTensorsFile readSafetensorsHeader(const std::string& path);
 
 // Order of the tensors in a written file.
-enum class TensorOrder {
+enum class TensorOrder
+{
     Library,  // what huggingface safetensors writes: dtype alignment descending, then name
     AsGiven,  // the order of SafeTensorsFile::tensors
 };

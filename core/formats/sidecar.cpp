@@ -15,12 +15,14 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-bool isFile(const fs::path& p) {
+bool isFile(const fs::path& p)
+{
     std::error_code ec;
     return fs::is_regular_file(p, ec);
 }
 
-std::string readText(const std::string& path) {
+std::string readText(const std::string& path)
+{
     std::error_code ec;
     if (fs::is_directory(path, ec)) throw InputError(path, 0, 0, "cannot read: is a directory");
     std::ifstream in(path, std::ios::binary);
@@ -32,7 +34,8 @@ std::string readText(const std::string& path) {
 }
 
 // Parses JSON text; a syntax error becomes an InputError at its line and column.
-json parseJson(const std::string& text, const std::string& path) {
+json parseJson(const std::string& text, const std::string& path)
+{
     try {
         return json::parse(text);
     } catch (const json::parse_error& e) {
@@ -53,12 +56,14 @@ json parseJson(const std::string& text, const std::string& path) {
     }
 }
 
-std::optional<DType> dtypeFromMeta(std::string_view s) {
+std::optional<DType> dtypeFromMeta(std::string_view s)
+{
     if (s.substr(0, 6) == "torch.") s.remove_prefix(6);
     return dtypeFromTorchName(s);
 }
 
-bool readInts(const json& j, std::vector<SymInt>& out, bool allowNegative) {
+bool readInts(const json& j, std::vector<SymInt>& out, bool allowNegative)
+{
     if (!j.is_array()) return false;
     out.clear();
     out.reserve(j.size());
@@ -79,7 +84,8 @@ bool readInts(const json& j, std::vector<SymInt>& out, bool allowNegative) {
 }
 
 // tensor_meta: {dtype, shape, stride} or a list of them (tuple outputs), lists may hold null.
-bool valueFromMeta(const json& j, ValueMeta& out, std::string& why, int depth = 0) {
+bool valueFromMeta(const json& j, ValueMeta& out, std::string& why, int depth = 0)
+{
     if (depth > 32) {
         why = "tensor_meta nested too deeply";
         return false;
@@ -136,7 +142,8 @@ constexpr size_t kMaxListed = 10;
 
 }  // namespace
 
-SidecarFiles findSidecars(const std::string& graphPath) {
+SidecarFiles findSidecars(const std::string& graphPath)
+{
     SidecarFiles out;
     fs::path p(graphPath);
     fs::path dir = p.parent_path();
@@ -157,8 +164,8 @@ SidecarFiles findSidecars(const std::string& graphPath) {
     out.name = stem;
     for (size_t end = stem.size(); end != std::string::npos && end > 0;) {
         std::string name = stem.substr(0, end);
-        if (isFile(at(name, ".meta.json")) || isFile(at(name, ".inputs.safetensors")) ||
-            isFile(at(name, ".params.json"))) {
+        if (isFile(at(name, ".meta.json")) || isFile(at(name, ".inputs.safetensors"))
+            || isFile(at(name, ".params.json"))) {
             out.name = name;
             break;
         }
@@ -174,7 +181,8 @@ SidecarFiles findSidecars(const std::string& graphPath) {
     return out;
 }
 
-SidecarMeta readSidecarMeta(const std::string& path) {
+SidecarMeta readSidecarMeta(const std::string& path)
+{
     json root = parseJson(readText(path), path);
     if (!root.is_object()) throw InputError(path, 1, 1, "expected a JSON object with a \"nodes\" list");
     auto nodesIt = root.find("nodes");
@@ -193,10 +201,8 @@ SidecarMeta readSidecarMeta(const std::string& path) {
         if (!jn.is_object()) throw InputError(path, 0, 0, where + " must be an object {name, op, ...}");
         auto nameIt = jn.find("name");
         auto opIt = jn.find("op");
-        if (nameIt == jn.end() || !nameIt->is_string())
-            throw InputError(path, 0, 0, where + " has no \"name\" string");
-        if (opIt == jn.end() || !opIt->is_string())
-            throw InputError(path, 0, 0, where + " has no \"op\" string");
+        if (nameIt == jn.end() || !nameIt->is_string()) throw InputError(path, 0, 0, where + " has no \"name\" string");
+        if (opIt == jn.end() || !opIt->is_string()) throw InputError(path, 0, 0, where + " has no \"op\" string");
         SidecarNodeMeta m;
         m.name = nameIt->get<std::string>();
         if (!seen.insert(m.name).second) {
@@ -235,7 +241,8 @@ SidecarMeta readSidecarMeta(const std::string& path) {
     return out;
 }
 
-void attachSidecarMeta(Graph& g, const SidecarMeta& meta, DiagnosticList& diags) {
+void attachSidecarMeta(Graph& g, const SidecarMeta& meta, DiagnosticList& diags)
+{
     const std::string& path = meta.path;
     for (const auto& d : meta.duplicateNames)
         diags.error(path, 0, 0, "node '" + d + "' appears twice in the meta file; the second is ignored");
@@ -257,8 +264,8 @@ void attachSidecarMeta(Graph& g, const SidecarMeta& meta, DiagnosticList& diags)
         }
         if (*nodeOpFromName(m.op) != n.op) {
             diags.error(path, 0, 0,
-                        "node '" + m.name + "' is a " + m.op + " in the meta file but a " +
-                            std::string(nodeOpName(n.op)) + " in the graph");
+                        "node '" + m.name + "' is a " + m.op + " in the meta file but a "
+                            + std::string(nodeOpName(n.op)) + " in the graph");
             continue;
         }
         if (!m.warning.empty()) diags.warn(path, 0, 0, "node '" + m.name + "': " + m.warning);
@@ -271,27 +278,28 @@ void attachSidecarMeta(Graph& g, const SidecarMeta& meta, DiagnosticList& diags)
         diags.warn(path, 0, 0, "node '" + std::string(notInGraph[i]) + "' of the meta file is not in the graph");
     if (notInGraph.size() > kMaxListed)
         diags.warn(path, 0, 0,
-                   "... and " + std::to_string(notInGraph.size() - kMaxListed) +
-                       " more nodes of the meta file are not in the graph");
+                   "... and " + std::to_string(notInGraph.size() - kMaxListed)
+                       + " more nodes of the meta file are not in the graph");
 
     size_t missing = 0;
     g.forEachNode([&](const Node& n) {
         if (inMeta.count(n.name)) return;
-        if (missing < kMaxListed)
-            diags.warn(path, 0, 0, "graph node '" + n.name + "' has no entry in the meta file");
+        if (missing < kMaxListed) diags.warn(path, 0, 0, "graph node '" + n.name + "' has no entry in the meta file");
         ++missing;
     });
     if (missing > kMaxListed)
         diags.warn(path, 0, 0,
-                   "... and " + std::to_string(missing - kMaxListed) +
-                       " more graph nodes have no entry in the meta file");
+                   "... and " + std::to_string(missing - kMaxListed)
+                       + " more graph nodes have no entry in the meta file");
 }
 
-void attachSidecarMeta(Graph& g, const std::string& metaJsonPath, DiagnosticList& diags) {
+void attachSidecarMeta(Graph& g, const std::string& metaJsonPath, DiagnosticList& diags)
+{
     attachSidecarMeta(g, readSidecarMeta(metaJsonPath), diags);
 }
 
-std::map<std::string, TensorMeta> inputMetasFromSafetensors(const std::string& path) {
+std::map<std::string, TensorMeta> inputMetasFromSafetensors(const std::string& path)
+{
     SafeTensorsFile f = readSafetensorsHeader(path);
     std::map<std::string, TensorMeta> out;
     for (const auto& t : f.tensors) {
@@ -312,13 +320,14 @@ std::map<std::string, TensorMeta> inputMetasFromSafetensors(const std::string& p
     return out;
 }
 
-ParamsInfo readParamsJson(const std::string& path) {
+ParamsInfo readParamsJson(const std::string& path)
+{
     json j = parseJson(readText(path), path);
     if (!j.is_object()) throw InputError(path, 1, 1, "expected {\"data_inputs\": N, \"parameter_fqns\": [...]}");
     ParamsInfo out;
     auto di = j.find("data_inputs");
-    if (di == j.end() || !di->is_number_integer() || di->get<int64_t>() < 0 ||
-        di->get<int64_t>() > std::numeric_limits<int>::max())
+    if (di == j.end() || !di->is_number_integer() || di->get<int64_t>() < 0
+        || di->get<int64_t>() > std::numeric_limits<int>::max())
         throw InputError(path, 0, 0, "\"data_inputs\" must be a non-negative integer");
     out.numDataInputs = static_cast<int>(di->get<int64_t>());
     auto fq = j.find("parameter_fqns");

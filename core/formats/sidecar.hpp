@@ -17,7 +17,8 @@
 namespace fxl {
 
 // Paths of the sidecar files that exist; "" for each one that does not.
-struct SidecarFiles {
+struct SidecarFiles
+{
     std::string meta, inputs, constants, params;
     std::string name;  // NAME ("gpt2_tiny"); the graph file's stem when no sidecar was found
     std::string part;  // "joint", "fw.mincut", ... ("" when the graph file is NAME.code.py)
@@ -29,18 +30,20 @@ struct SidecarFiles {
 SidecarFiles findSidecars(const std::string& graphPath);
 
 // NAME.meta.json read once: the node list (in file order) with what could be read of each.
-struct SidecarNodeMeta {
+struct SidecarNodeMeta
+{
     std::string name;
-    std::string op;      // as written: "placeholder", "call_function", ...
+    std::string op;  // as written: "placeholder", "call_function", ...
     std::string target;  // as written: "aten.mm.default", "<built-in function getitem>"
     bool hasVal = false;  // tensor_meta present (not null) and readable
     ValueMeta val;
     std::optional<std::string> modulePath;  // absent key: nullopt
-    std::optional<Phase> phase;             // absent key or unreadable: nullopt
-    std::string error;    // tensor_meta / op / module_path unreadable: the node is not attached
+    std::optional<Phase> phase;  // absent key or unreadable: nullopt
+    std::string error;  // tensor_meta / op / module_path unreadable: the node is not attached
     std::string warning;  // e.g. an unknown phase (the rest is attached)
 };
-struct SidecarMeta {
+struct SidecarMeta
+{
     std::string path;
     std::vector<SidecarNodeMeta> nodes;
     std::vector<std::string> duplicateNames;  // names listed twice (the second is dropped)
@@ -62,8 +65,9 @@ void attachSidecarMeta(Graph& g, const std::string& metaJsonPath, DiagnosticList
 // only: dtype, sizes, contiguous strides, device "cpu". Throws InputError.
 std::map<std::string, TensorMeta> inputMetasFromSafetensors(const std::string& path);
 
-struct ParamsInfo {
-    int numDataInputs = 0;               // the leading placeholders that are data
+struct ParamsInfo
+{
+    int numDataInputs = 0;  // the leading placeholders that are data
     std::vector<std::string> paramFqns;  // the parameters that follow, in order
 };
 // Reads NAME.params.json: {"data_inputs": N, "parameter_fqns": [...]}. Throws InputError.

@@ -8,36 +8,39 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "core/ir/diagnostics.hpp"
+#include "core/analysis/graph_stats.hpp"
 #include "core/formats/fx/fx_text_parser.hpp"
 #include "core/formats/fx/graph_listing.hpp"
-#include "core/analysis/graph_stats.hpp"
 #include "core/formats/json_io.hpp"
 #include "core/formats/safetensors.hpp"
-#include "core/ops/shape_prop.hpp"
 #include "core/formats/sidecar.hpp"
 #include "core/formats/source.hpp"
 #include "core/formats/torch_trace/tlparse_output.hpp"
 #include "core/formats/torch_trace/torch_trace.hpp"
+#include "core/ir/diagnostics.hpp"
+#include "core/ops/shape_prop.hpp"
 
 namespace fs = std::filesystem;
 
 namespace fxl {
 
-const Artifact* Source::find(const std::string& id) const {
+const Artifact* Source::find(const std::string& id) const
+{
     for (const auto& a : artifacts)
         if (a.id == id) return &a;
     return nullptr;
 }
 
-std::vector<const Artifact*> Source::graphs() const {
+std::vector<const Artifact*> Source::graphs() const
+{
     std::vector<const Artifact*> out;
     for (const auto& a : artifacts)
         if (a.isGraph) out.push_back(&a);
     return out;
 }
 
-std::shared_ptr<Graph> Source::graph(const std::string& artifactId) {
+std::shared_ptr<Graph> Source::graph(const std::string& artifactId)
+{
     {
         std::lock_guard<std::mutex> lock(mutex_);
         if (auto it = cache_.find(artifactId); it != cache_.end()) return it->second;
@@ -51,21 +54,20 @@ std::shared_ptr<Graph> Source::graph(const std::string& artifactId) {
     std::shared_ptr<Graph> g = parseGraph(*a, local);
     std::lock_guard<std::mutex> lock(mutex_);
     auto [it, inserted] = cache_.emplace(artifactId, std::move(g));
-    if (inserted)
-        diagnostics.items.insert(diagnostics.items.end(), local.items.begin(), local.items.end());
+    if (inserted) diagnostics.items.insert(diagnostics.items.end(), local.items.begin(), local.items.end());
     return it->second;
 }
 
-
-std::string_view sourceFormatName(SourceFormat f) {
+std::string_view sourceFormatName(SourceFormat f)
+{
     switch (f) {
-        case SourceFormat::FxCode: return "fx-code";
-        case SourceFormat::GraphListing: return "graph-listing";
-        case SourceFormat::TorchTrace: return "torch-trace";
-        case SourceFormat::TorchTraceDir: return "torch-trace-dir";
-        case SourceFormat::TlparseOutput: return "tlparse-output";
-        case SourceFormat::Json: return "fxlens-json";
-        case SourceFormat::Pt2: return "pt2";
+    case SourceFormat::FxCode: return "fx-code";
+    case SourceFormat::GraphListing: return "graph-listing";
+    case SourceFormat::TorchTrace: return "torch-trace";
+    case SourceFormat::TorchTraceDir: return "torch-trace-dir";
+    case SourceFormat::TlparseOutput: return "tlparse-output";
+    case SourceFormat::Json: return "fxlens-json";
+    case SourceFormat::Pt2: return "pt2";
     }
     return "unknown";
 }
@@ -74,7 +76,8 @@ namespace {
 
 constexpr size_t kSniffBytes = 64 * 1024;
 
-std::string readPrefix(const std::string& path, size_t n) {
+std::string readPrefix(const std::string& path, size_t n)
+{
     std::ifstream in(path, std::ios::binary);
     if (!in) throw InputError(path, 0, 0, "cannot open file: " + std::string(std::strerror(errno)));
     std::string buf(n, '\0');
@@ -83,7 +86,8 @@ std::string readPrefix(const std::string& path, size_t n) {
     return buf;
 }
 
-std::string readAll(const std::string& path) {
+std::string readAll(const std::string& path)
+{
     std::ifstream in(path, std::ios::binary);
     if (!in) throw InputError(path, 0, 0, "cannot open file: " + std::string(std::strerror(errno)));
     std::ostringstream ss;
@@ -93,7 +97,8 @@ std::string readAll(const std::string& path) {
 }
 
 // 1-based line and column (in bytes) of an offset.
-std::pair<int, int> lineColumn(std::string_view text, size_t offset) {
+std::pair<int, int> lineColumn(std::string_view text, size_t offset)
+{
     int line = 1, col = 1;
     for (size_t i = 0; i < offset && i < text.size(); ++i) {
         if (text[i] == '\n') {
@@ -108,7 +113,8 @@ std::pair<int, int> lineColumn(std::string_view text, size_t offset) {
 
 // Offset of the first byte that breaks UTF-8 (or a NUL), npos when the text is clean.
 // `prefixOnly`: the text may end in the middle of a sequence (a sniffed prefix).
-size_t firstBadUtf8(std::string_view s, bool prefixOnly) {
+size_t firstBadUtf8(std::string_view s, bool prefixOnly)
+{
     size_t i = 0;
     const size_t n = s.size();
     while (i < n) {
@@ -139,27 +145,28 @@ size_t firstBadUtf8(std::string_view s, bool prefixOnly) {
             cp = (cp << 6) | (cc & 0x3F);
         }
         // overlong forms, surrogates, beyond U+10FFFF
-        if ((len == 2 && cp < 0x80) || (len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) ||
-            (cp >= 0xD800 && cp <= 0xDFFF) || cp > 0x10FFFF)
+        if ((len == 2 && cp < 0x80) || (len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000)
+            || (cp >= 0xD800 && cp <= 0xDFFF) || cp > 0x10FFFF)
             return i;
         i += len;
     }
     return std::string_view::npos;
 }
 
-void requireText(std::string_view text, const std::string& file, bool prefixOnly, std::string_view expected) {
+void requireText(std::string_view text, const std::string& file, bool prefixOnly, std::string_view expected)
+{
     const size_t bad = firstBadUtf8(text, prefixOnly);
     if (bad == std::string_view::npos) return;
     auto [line, col] = lineColumn(text, bad);
     char hex[8];
     std::snprintf(hex, sizeof hex, "0x%02X", static_cast<unsigned>(static_cast<unsigned char>(text[bad])));
     throw InputError(file, line, col,
-                     std::string(text[bad] == '\0' ? "NUL byte" : "invalid UTF-8 byte ") +
-                         (text[bad] == '\0' ? "" : hex) + ": expected " + std::string(expected) +
-                         " (UTF-8 text)");
+                     std::string(text[bad] == '\0' ? "NUL byte" : "invalid UTF-8 byte ")
+                         + (text[bad] == '\0' ? "" : hex) + ": expected " + std::string(expected) + " (UTF-8 text)");
 }
 
-bool looksLikeJson(std::string_view head) {
+bool looksLikeJson(std::string_view head)
+{
     for (char c : head) {
         if (c == ' ' || c == '\t' || c == '\n' || c == '\r') continue;
         return c == '{' || c == '[';
@@ -168,7 +175,8 @@ bool looksLikeJson(std::string_view head) {
 }
 
 // The sidecar files of a plain graph file: NAME.inputs.safetensors, NAME.meta.json, ...
-void recordSidecars(Artifact& a, const std::string& path) {
+void recordSidecars(Artifact& a, const std::string& path)
+{
     const SidecarFiles sc = findSidecars(path);
     a.inputsPath = sc.inputs;
     a.constantsPath = sc.constants;
@@ -176,21 +184,22 @@ void recordSidecars(Artifact& a, const std::string& path) {
     a.paramsPath = sc.params;
 }
 
-Graph parseSingleGraph(SourceFormat format, const std::string& path, DiagnosticList& diags) {
+Graph parseSingleGraph(SourceFormat format, const std::string& path, DiagnosticList& diags)
+{
     switch (format) {
-        case SourceFormat::Json: {
-            return readGraphJson(path);
-        }
-        case SourceFormat::GraphListing: {
-            const std::string text = readAll(path);
-            requireText(text, path, false, "a graph listing");
-            return parseGraphListing(text, path, diags);
-        }
-        default: {
-            const std::string text = readAll(path);
-            requireText(text, path, false, "FX graph code");
-            return parseFxText(text, path, 1, &diags);
-        }
+    case SourceFormat::Json: {
+        return readGraphJson(path);
+    }
+    case SourceFormat::GraphListing: {
+        const std::string text = readAll(path);
+        requireText(text, path, false, "a graph listing");
+        return parseGraphListing(text, path, diags);
+    }
+    default: {
+        const std::string text = readAll(path);
+        requireText(text, path, false, "FX graph code");
+        return parseFxText(text, path, 1, &diags);
+    }
     }
 }
 
@@ -198,14 +207,16 @@ Graph parseSingleGraph(SourceFormat format, const std::string& path, DiagnosticL
 // step (NAME.fw.mincut.code.py, ...) keeps the joint graph's node names for the values it
 // copies, but a value the forward saves is a placeholder in the backward graph: there the
 // file is used by name as recorded values, not attached node by node.
-bool metaDescribesGraph(const std::string& graphFile) {
+bool metaDescribesGraph(const std::string& graphFile)
+{
     const std::string part = findSidecars(graphFile).part;
     return part.empty() || part == "joint";
 }
 
 // The traced step's recorded values by node name: a scratch graph that mirrors the meta
 // file's node names and ops gets the file attached (its own parser does the reading).
-std::unique_ptr<Graph> recordedGraph(const std::string& metaPath, DiagnosticList& diags) {
+std::unique_ptr<Graph> recordedGraph(const std::string& metaPath, DiagnosticList& diags)
+{
     auto g = std::make_unique<Graph>();
     nlohmann::json j;
     try {
@@ -238,7 +249,8 @@ std::unique_ptr<Graph> recordedGraph(const std::string& metaPath, DiagnosticList
 // Shapes for a graph printed without annotations (gm.code): the recorded meta.json first,
 // then shape propagation from the real inputs' dtypes and shapes (and, for a partitioned
 // graph, the recorded values of its placeholders) for whatever is still unknown.
-void enrichGraph(Graph& g, const Artifact& a, DiagnosticList& diags) {
+void enrichGraph(Graph& g, const Artifact& a, DiagnosticList& diags)
+{
     const bool attach = !a.metaPath.empty() && metaDescribesGraph(a.file);
     if (attach) attachSidecarMeta(g, a.metaPath, diags);
     bool missing = false;
@@ -280,7 +292,8 @@ void enrichGraph(Graph& g, const Artifact& a, DiagnosticList& diags) {
     for (const std::string& p : r.problems) diags.warn(a.file, 0, 0, "shape propagation: " + p);
 }
 
-std::unique_ptr<Source> openSingleGraph(const std::string& path, SourceFormat format) {
+std::unique_ptr<Source> openSingleGraph(const std::string& path, SourceFormat format)
+{
     auto src = std::make_unique<Source>();
     src->path = path;
     src->format = format;
@@ -301,7 +314,8 @@ std::unique_ptr<Source> openSingleGraph(const std::string& path, SourceFormat fo
     return src;
 }
 
-std::unique_ptr<Source> openDirectory(const std::string& path) {
+std::unique_ptr<Source> openDirectory(const std::string& path)
+{
     std::error_code ec;
     if (isTlparseOutputDir(path)) {
         auto src = loadTlparseOutput(path);
@@ -335,7 +349,8 @@ std::unique_ptr<Source> openDirectory(const std::string& path) {
 
 }  // namespace
 
-std::unique_ptr<Source> openSource(const std::string& path) {
+std::unique_ptr<Source> openSource(const std::string& path)
+{
     std::error_code ec;
     const fs::file_status st = fs::status(path, ec);
     if (ec || !fs::exists(st)) throw InputError(path, 0, 0, "no such file or directory");
@@ -347,8 +362,9 @@ std::unique_ptr<Source> openSource(const std::string& path) {
         throw InputError(path, 0, 0,
                          "empty file: expected FX graph code, a graph listing, fxlens JSON or a TORCH_TRACE log");
     if (head.compare(0, 4, "PK\x03\x04") == 0)
-        throw InputError(path, 0, 0, "torch.export .pt2 archive: .pt2 is not supported yet "
-                                     "(print the ExportedProgram or its graph module instead)");
+        throw InputError(path, 0, 0,
+                         "torch.export .pt2 archive: .pt2 is not supported yet "
+                         "(print the ExportedProgram or its graph module instead)");
     if (looksLikeTorchTrace(head)) {
         auto src = loadTorchTrace(path);
         src->format = SourceFormat::TorchTrace;

@@ -15,27 +15,29 @@
 
 namespace fxl {
 
-enum class SourceFormat {
-    FxCode,         // print_readable() / gm.code text (.py, .txt)
-    GraphListing,   // print(gm.graph)
-    TorchTrace,     // one TORCH_TRACE log
+enum class SourceFormat
+{
+    FxCode,  // print_readable() / gm.code text (.py, .txt)
+    GraphListing,  // print(gm.graph)
+    TorchTrace,  // one TORCH_TRACE log
     TorchTraceDir,  // a directory of per-rank logs
     TlparseOutput,  // a tlparse output folder (compile_directory.json + per compile id files)
-    Json,           // fxlens JSON
-    Pt2,            // torch.export archive
+    Json,  // fxlens JSON
+    Pt2,  // torch.export archive
 };
 std::string_view sourceFormatName(SourceFormat f);
 
-struct Artifact {
-    std::string id;          // unique in the source, stable across loads ("12", "rank1/12")
-    std::string kind;        // envelope kind or artifact name ("aot_joint_graph", "before_post_grad_graph")
+struct Artifact
+{
+    std::string id;  // unique in the source, stable across loads ("12", "rank1/12")
+    std::string kind;  // envelope kind or artifact name ("aot_joint_graph", "before_post_grad_graph")
     std::optional<int> rank;
-    std::string compileId;   // tlparse notation "[0/0]", "[0/0_1]", "[!0/-/-]", "[-/-]"; "" for plain files
-    std::string file;        // the file it lives in
-    int64_t line = 0;        // 1-based line of the envelope (or 1 for a plain file)
+    std::string compileId;  // tlparse notation "[0/0]", "[0/0_1]", "[!0/-/-]", "[-/-]"; "" for plain files
+    std::string file;  // the file it lives in
+    int64_t line = 0;  // 1-based line of the envelope (or 1 for a plain file)
     int64_t byteOffset = 0;  // of the envelope line
     int64_t payloadOffset = 0, payloadLength = 0;  // bytes of the payload lines in the file
-    bool isGraph = false;    // payload is FX graph text
+    bool isGraph = false;  // payload is FX graph text
     std::optional<bool> md5Ok;  // nullopt when there is no payload / no md5
     std::string pairedWith;  // id of the before_/after_ partner, if any
     std::string subgraphName;  // "subgraph_name" envelope key (2026 logs)
@@ -43,13 +45,14 @@ struct Artifact {
     std::string inputsPath, constantsPath, metaPath, paramsPath;
 };
 
-class Source {
+class Source
+{
 public:
     std::string path;
     SourceFormat format = SourceFormat::FxCode;
     std::vector<Artifact> artifacts;
-    std::vector<int> ranks;        // distinct ranks, sorted (empty when none)
-    DiagnosticList diagnostics;    // md5 mismatches, lossy inputs, skipped lines
+    std::vector<int> ranks;  // distinct ranks, sorted (empty when none)
+    DiagnosticList diagnostics;  // md5 mismatches, lossy inputs, skipped lines
 
     // Reader of an artifact's payload text (set by the loader).
     std::function<std::string(const Artifact&)> readPayload;

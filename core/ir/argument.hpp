@@ -17,25 +17,27 @@ constexpr NodeId kNoNode = -1;
 
 struct ArgPair;  // a dict entry; complete below (std::pair<Arg, Arg> would need a complete Arg)
 
-struct Arg {
-    enum class Kind : uint8_t {
+struct Arg
+{
+    enum class Kind : uint8_t
+    {
         None,
-        Node,          // ref to another node of the same graph (node)
-        Int,           // i (9223372036854775807 kept exactly)
-        Float,         // f; inf / -inf / nan allowed
-        Bool,          // b
-        Str,           // s (unescaped)
-        List,          // items, printed [...]
-        Tuple,         // items, printed (...)
-        Dict,          // dict: keys are Args (strings normally)
-        DType,         // dtype
-        Device,        // s = "cpu", "cuda:0", "cuda"
-        Layout,        // s = "strided", "sparse_coo", ...
+        Node,  // ref to another node of the same graph (node)
+        Int,  // i (9223372036854775807 kept exactly)
+        Float,  // f; inf / -inf / nan allowed
+        Bool,  // b
+        Str,  // s (unescaped)
+        List,  // items, printed [...]
+        Tuple,  // items, printed (...)
+        Dict,  // dict: keys are Args (strings normally)
+        DType,  // dtype
+        Device,  // s = "cpu", "cuda:0", "cuda"
+        Layout,  // s = "strided", "sparse_coo", ...
         MemoryFormat,  // s = "contiguous_format", "preserve_format", "channels_last", ...
-        Op,            // s = qualified target "aten.mm.default", used as a value (auto_functionalized)
-        Slice,         // items = {start, stop, step}
-        Ellipsis,      // ...
-        Raw,           // s = expression text we keep verbatim (e.g. "torch.Tensor(size=[2], dtype=float32)")
+        Op,  // s = qualified target "aten.mm.default", used as a value (auto_functionalized)
+        Slice,  // items = {start, stop, step}
+        Ellipsis,  // ...
+        Raw,  // s = expression text we keep verbatim (e.g. "torch.Tensor(size=[2], dtype=float32)")
     };
 
     Kind kind = Kind::None;
@@ -68,10 +70,10 @@ struct Arg {
     bool isSequence() const { return kind == Kind::List || kind == Kind::Tuple; }
 
     // Calls fn(NodeId) for every node reference inside, depth first, left to right.
-    template <class F>
+    template<class F>
     void forEachNode(F&& fn) const;
     // Same, with mutable access (for rewiring).
-    template <class F>
+    template<class F>
     void forEachNodeMut(F&& fn);
 
     // Exact equality; floats compare bitwise (so nan == nan, 0.0 != -0.0).
@@ -79,18 +81,23 @@ struct Arg {
     bool operator!=(const Arg& o) const { return !(*this == o); }
 };
 
-struct ArgPair {
+struct ArgPair
+{
     Arg first;
     Arg second;
     ArgPair() = default;
-    ArgPair(Arg k, Arg v) : first(std::move(k)), second(std::move(v)) {}
+    ArgPair(Arg k, Arg v)
+        : first(std::move(k))
+        , second(std::move(v))
+    { }
     bool operator==(const ArgPair& o) const { return first == o.first && second == o.second; }
 };
 
 inline Arg Arg::none() { return Arg(); }
 
-template <class F>
-void Arg::forEachNode(F&& fn) const {
+template<class F>
+void Arg::forEachNode(F&& fn) const
+{
     if (kind == Kind::Node) {
         fn(node);
         return;
@@ -102,8 +109,9 @@ void Arg::forEachNode(F&& fn) const {
     }
 }
 
-template <class F>
-void Arg::forEachNodeMut(F&& fn) {
+template<class F>
+void Arg::forEachNodeMut(F&& fn)
+{
     if (kind == Kind::Node) {
         fn(node);
         return;

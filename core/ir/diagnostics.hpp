@@ -7,13 +7,19 @@
 
 namespace fxl {
 
-enum class Severity { Note, Warning, Error };
+enum class Severity
+{
+    Note,
+    Warning,
+    Error
+};
 
-struct Diagnostic {
+struct Diagnostic
+{
     Severity severity = Severity::Error;
     std::string file;  // path as given by the user, or "<memory>"
-    int line = 0;      // 1-based; 0 = unknown / whole file
-    int column = 0;    // 1-based; 0 = unknown
+    int line = 0;  // 1-based; 0 = unknown / whole file
+    int column = 0;  // 1-based; 0 = unknown
     std::string message;
 
     // "file:line:column: error: message" (parts that are unknown are left out)
@@ -21,7 +27,8 @@ struct Diagnostic {
 };
 
 // Thrown by loaders for input that cannot be read. Always carries a location.
-class InputError : public std::runtime_error {
+class InputError : public std::runtime_error
+{
 public:
     explicit InputError(Diagnostic d);
     InputError(std::string file, int line, int column, const std::string& message);
@@ -32,7 +39,8 @@ private:
 };
 
 // Collects non-fatal problems (md5 mismatch, lossy input, unknown ops).
-struct DiagnosticList {
+struct DiagnosticList
+{
     std::vector<Diagnostic> items;
     void warn(std::string file, int line, int column, std::string message);
     void note(std::string file, int line, int column, std::string message);

@@ -5,7 +5,8 @@
 namespace fxl {
 namespace {
 
-struct DTypeInfo {
+struct DTypeInfo
+{
     DType type;
     std::string_view abbr;
     std::string_view torchName;
@@ -50,58 +51,71 @@ std::string_view dtypeTorchName(DType t) { return info(t).torchName; }
 std::string_view dtypeSafetensorsName(DType t) { return info(t).stName; }
 int dtypeItemSize(DType t) { return info(t).itemSize; }
 
-std::optional<DType> dtypeFromAbbr(std::string_view abbr) {
+std::optional<DType> dtypeFromAbbr(std::string_view abbr)
+{
     for (const auto& i : kInfo)
         if (i.type != DType::Undefined && i.abbr == abbr) return i.type;
     return std::nullopt;
 }
 
-std::optional<DType> dtypeFromTorchName(std::string_view name) {
+std::optional<DType> dtypeFromTorchName(std::string_view name)
+{
     for (const auto& i : kInfo)
         if (i.type != DType::Undefined && i.torchName == name) return i.type;
     static constexpr std::pair<std::string_view, DType> kAliases[] = {
-        {"float", DType::F32},   {"double", DType::F64}, {"half", DType::F16},
-        {"long", DType::I64},    {"int", DType::I32},    {"short", DType::I16},
-        {"cfloat", DType::C64},  {"cdouble", DType::C128}, {"chalf", DType::C32},
-        {"uint1x8", DType::Bits1x8},
+        {"float", DType::F32}, {"double", DType::F64},      {"half", DType::F16},   {"long", DType::I64},
+        {"int", DType::I32},   {"short", DType::I16},       {"cfloat", DType::C64}, {"cdouble", DType::C128},
+        {"chalf", DType::C32}, {"uint1x8", DType::Bits1x8},
     };
     for (const auto& [n, t] : kAliases)
         if (n == name) return t;
     return std::nullopt;
 }
 
-std::optional<DType> dtypeFromSafetensorsName(std::string_view name) {
+std::optional<DType> dtypeFromSafetensorsName(std::string_view name)
+{
     for (const auto& i : kInfo)
         if (!i.stName.empty() && i.stName == name) return i.type;
     return std::nullopt;
 }
 
-bool isFloatingPoint(DType t) {
+bool isFloatingPoint(DType t)
+{
     switch (t) {
-        case DType::F16: case DType::BF16: case DType::F32: case DType::F64:
-        case DType::F8E4M3FN: case DType::F8E5M2: case DType::F8E4M3FNUZ:
-        case DType::F8E5M2FNUZ: case DType::F8E8M0FNU: case DType::F4E2M1FNx2:
-            return true;
-        default:
-            return false;
+    case DType::F16:
+    case DType::BF16:
+    case DType::F32:
+    case DType::F64:
+    case DType::F8E4M3FN:
+    case DType::F8E5M2:
+    case DType::F8E4M3FNUZ:
+    case DType::F8E5M2FNUZ:
+    case DType::F8E8M0FNU:
+    case DType::F4E2M1FNx2: return true;
+    default: return false;
     }
 }
 
 bool isComplex(DType t) { return t == DType::C32 || t == DType::C64 || t == DType::C128; }
 
-bool isIntegral(DType t, bool includeBool) {
+bool isIntegral(DType t, bool includeBool)
+{
     switch (t) {
-        case DType::U8: case DType::I8: case DType::I16: case DType::I32: case DType::I64:
-        case DType::U16: case DType::U32: case DType::U64:
-            return true;
-        case DType::Bool:
-            return includeBool;
-        default:
-            return false;
+    case DType::U8:
+    case DType::I8:
+    case DType::I16:
+    case DType::I32:
+    case DType::I64:
+    case DType::U16:
+    case DType::U32:
+    case DType::U64: return true;
+    case DType::Bool: return includeBool;
+    default: return false;
     }
 }
 
-DType promoteTypes(DType a, DType b) {
+DType promoteTypes(DType a, DType b)
+{
     if (a == b) return a;
     if (a == DType::Undefined) return b;
     if (b == DType::Undefined) return a;
@@ -109,11 +123,19 @@ DType promoteTypes(DType a, DType b) {
     if (b == DType::Bool) return a;
     auto rankOf = [](DType t) -> int {
         switch (t) {
-            case DType::U8: return 1; case DType::I8: return 2; case DType::I16: return 3;
-            case DType::I32: return 4; case DType::I64: return 5;
-            case DType::F16: return 10; case DType::BF16: return 10; case DType::F32: return 12;
-            case DType::F64: return 13; case DType::C32: return 20; case DType::C64: return 21;
-            case DType::C128: return 22; default: return 0;
+        case DType::U8: return 1;
+        case DType::I8: return 2;
+        case DType::I16: return 3;
+        case DType::I32: return 4;
+        case DType::I64: return 5;
+        case DType::F16: return 10;
+        case DType::BF16: return 10;
+        case DType::F32: return 12;
+        case DType::F64: return 13;
+        case DType::C32: return 20;
+        case DType::C64: return 21;
+        case DType::C128: return 22;
+        default: return 0;
         }
     };
     // integer mixes

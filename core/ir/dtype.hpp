@@ -8,7 +8,8 @@
 
 namespace fxl {
 
-enum class DType : uint8_t {
+enum class DType : uint8_t
+{
     Undefined,
     Bool,
     U8,

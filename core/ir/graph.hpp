@@ -19,46 +19,71 @@
 
 namespace fxl {
 
-enum class NodeOp : uint8_t { Placeholder, CallFunction, CallMethod, CallModule, GetAttr, Output };
+enum class NodeOp : uint8_t
+{
+    Placeholder,
+    CallFunction,
+    CallMethod,
+    CallModule,
+    GetAttr,
+    Output
+};
 std::string_view nodeOpName(NodeOp op);  // "placeholder", "call_function", ...
 std::optional<NodeOp> nodeOpFromName(std::string_view s);
 
 // torch.utils.checkpoint.CheckpointPolicy
-enum class Recompute : uint8_t { None, MustSave, PreferSave, MustRecompute, PreferRecompute };
+enum class Recompute : uint8_t
+{
+    None,
+    MustSave,
+    PreferSave,
+    MustRecompute,
+    PreferRecompute
+};
 std::string_view recomputeName(Recompute r);  // "MUST_SAVE", ... ("" for None)
 std::optional<Recompute> recomputeFromName(std::string_view s);
 
-enum class Phase : uint8_t { Unknown, Forward, Backward, Loss };
+enum class Phase : uint8_t
+{
+    Unknown,
+    Forward,
+    Backward,
+    Loss
+};
 std::string_view phaseName(Phase p);  // "", "forward", "backward", "loss"
 std::optional<Phase> phaseFromName(std::string_view s);
 
-struct SourceLocation {
+struct SourceLocation
+{
     std::string file;
     int line = 0;
     std::string function;
     std::string code;
     bool empty() const { return file.empty(); }
-    bool operator==(const SourceLocation& o) const {
+    bool operator==(const SourceLocation& o) const
+    {
         return file == o.file && line == o.line && function == o.function && code == o.code;
     }
 };
 
 // Meta a pass reads and writes, beyond the value meta.
-struct NodeMeta {
-    std::string modulePath;          // "blocks.0.attn" ("" = root / unknown)
-    SourceLocation source;           // from "# File:" comments or stack_trace
+struct NodeMeta
+{
+    std::string modulePath;  // "blocks.0.attn" ("" = root / unknown)
+    SourceLocation source;  // from "# File:" comments or stack_trace
     Recompute recompute = Recompute::None;
     std::optional<int> acGraphId;
-    nlohmann::json custom;           // "# Annotation: {...}" / node.meta["custom"], null when absent
+    nlohmann::json custom;  // "# Annotation: {...}" / node.meta["custom"], null when absent
     Phase phase = Phase::Unknown;
     std::optional<bool> autogradBackward;  // "# autograd_backward: True"
-    std::string desc;                // AOT descriptor comment: "PlainAOTInput(idx=0)"
-    std::string provenance;          // name of the node (in the previous step) this one was copied from
-    nlohmann::json chunk;            // chunking meta (passes), null when absent
+    std::string desc;  // AOT descriptor comment: "PlainAOTInput(idx=0)"
+    std::string provenance;  // name of the node (in the previous step) this one was copied from
+    nlohmann::json chunk;  // chunking meta (passes), null when absent
     bool operator==(const NodeMeta& o) const;
 };
 
-struct Node {
+struct Node
+{
     NodeId id = kNoNode;
     std::string name;
     NodeOp op = NodeOp::CallFunction;
@@ -71,15 +96,16 @@ struct Node {
     std::string target;
     std::vector<Arg> args;
     std::vector<std::pair<std::string, Arg>> kwargs;
-    ValueMeta val;                   // meta["val"]
+    ValueMeta val;  // meta["val"]
     NodeMeta meta;
     std::optional<Arg> placeholderDefault;  // "x: f32[2] = 1.0" / default=...
-    std::string typeExpr;            // unquoted old-style annotation ("torch.Tensor") kept verbatim
+    std::string typeExpr;  // unquoted old-style annotation ("torch.Tensor") kept verbatim
 
-    std::vector<NodeId> users;       // filled by Graph::rebuildUsers(), in order of first use
+    std::vector<NodeId> users;  // filled by Graph::rebuildUsers(), in order of first use
 
     const Arg* kwarg(std::string_view key) const;
-    bool isOp(std::string_view qualifiedTarget) const {
+    bool isOp(std::string_view qualifiedTarget) const
+    {
         return op == NodeOp::CallFunction && target == qualifiedTarget;
     }
     // A call of operator.getitem, in either spelling FX prints ("operator.getitem" or
@@ -92,25 +118,27 @@ struct Node {
 // ("aten.mm.default"): its first component is one of the Python root modules FX prints.
 bool isPythonPathTarget(std::string_view target);
 
-enum class SignatureStyle : uint8_t {
-    Flat,      // def forward(self, a: "...", b: "..."):
+enum class SignatureStyle : uint8_t
+{
+    Flat,  // def forward(self, a: "...", b: "..."):
     Expanded,  // one input per line with "# desc" comments
-    Pytree,    // forward(self, primals, tangents) + fx_pytree.tree_flatten_spec
-    Boxed,     // forward(self, args_list) + next(args_iter)
-    Plain,     // gm.code, no annotations
+    Pytree,  // forward(self, primals, tangents) + fx_pytree.tree_flatten_spec
+    Boxed,  // forward(self, args_list) + next(args_iter)
+    Plain,  // gm.code, no annotations
 };
 
-class Graph {
+class Graph
+{
 public:
     Graph() = default;
 
     // --- identity of the module that printed it
-    std::string className = "GraphModule";   // "GraphModule", "inner_f", "<lambda>", ...
+    std::string className = "GraphModule";  // "GraphModule", "inner_f", "<lambda>", ...
     SignatureStyle signature = SignatureStyle::Flat;
     std::vector<std::string> pytreeArgNames;  // "primals", "tangents" for Pytree style
-    bool outputPytree = false;                // return pytree.tree_unflatten(..., self._out_spec)
-    bool outputIsList = false;                // "return [a, b]" rather than "(a, b)"
-    std::vector<std::string> outputDescs;     // "# PlainAOTOutput(idx=0)" per output item (expanded return), else empty
+    bool outputPytree = false;  // return pytree.tree_unflatten(..., self._out_spec)
+    bool outputIsList = false;  // "return [a, b]" rather than "(a, b)"
+    std::vector<std::string> outputDescs;  // "# PlainAOTOutput(idx=0)" per output item (expanded return), else empty
 
     // --- nodes
     // Appends a node (its id is assigned, its name must be unique). Returns the id.
@@ -125,7 +153,8 @@ public:
 
     size_t size() const { return order_.size(); }
     // Capacity hint for loaders that know the node count in advance.
-    void reserveNodes(size_t n) {
+    void reserveNodes(size_t n)
+    {
         nodes_.reserve(n);
         alive_.reserve(n);
         order_.reserve(n);
@@ -140,12 +169,14 @@ public:
     size_t positionOf(NodeId id) const;
 
     // Iterate in topological order.
-    template <class F>
-    void forEachNode(F&& fn) const {
+    template<class F>
+    void forEachNode(F&& fn) const
+    {
         for (NodeId id : order_) fn(nodes_[static_cast<size_t>(id)]);
     }
-    template <class F>
-    void forEachNodeMut(F&& fn) {
+    template<class F>
+    void forEachNodeMut(F&& fn)
+    {
         for (NodeId id : order_) fn(nodes_[static_cast<size_t>(id)]);
     }
 
@@ -174,7 +205,7 @@ public:
     Graph clone() const;
 
 private:
-    std::vector<Node> nodes_;          // indexed by id; removed nodes keep their slot
+    std::vector<Node> nodes_;  // indexed by id; removed nodes keep their slot
     std::vector<uint8_t> alive_;
     std::vector<NodeId> order_;
     std::unordered_map<std::string, NodeId> byName_;

@@ -16,7 +16,8 @@ namespace {
 // Node construction helpers. Every SymExpr goes through the canonicalising builders below,
 // so structural equality of trees is the canonical equality of expressions.
 
-const SymNodePtr& zeroNode() {
+const SymNodePtr& zeroNode()
+{
     static const SymNodePtr z = std::make_shared<const SymNode>();
     return z;
 }
@@ -24,7 +25,8 @@ const SymNodePtr& zeroNode() {
 const SymNode& nd(const SymNodePtr& p) { return p ? *p : *zeroNode(); }
 const SymNodePtr& orZero(const SymNodePtr& p) { return p ? p : zeroNode(); }
 
-SymNodePtr mkConst(int64_t v) {
+SymNodePtr mkConst(int64_t v)
+{
     auto n = std::make_shared<SymNode>();
     n->op = SymOp::Const;
     n->value = v;
@@ -33,7 +35,8 @@ SymNodePtr mkConst(int64_t v) {
 
 // `spelling` keeps the literal as written ("1.0", "1.00000000000000") so printing gives
 // the same text back; computed floats print in Python's shortest repr.
-SymNodePtr mkFloat(double f, std::string spelling = {}) {
+SymNodePtr mkFloat(double f, std::string spelling = {})
+{
     auto n = std::make_shared<SymNode>();
     n->op = SymOp::FloatConst;
     n->fvalue = f;
@@ -41,14 +44,16 @@ SymNodePtr mkFloat(double f, std::string spelling = {}) {
     return n;
 }
 
-SymNodePtr mkSymbol(std::string name) {
+SymNodePtr mkSymbol(std::string name)
+{
     auto n = std::make_shared<SymNode>();
     n->op = SymOp::Symbol;
     n->name = std::move(name);
     return n;
 }
 
-SymNodePtr mkNode(SymOp op, std::vector<SymNodePtr> operands, std::string name = {}) {
+SymNodePtr mkNode(SymOp op, std::vector<SymNodePtr> operands, std::string name = {})
+{
     auto n = std::make_shared<SymNode>();
     n->op = op;
     n->operands = std::move(operands);
@@ -69,21 +74,24 @@ int64_t wrapMul(int64_t a, int64_t b) { return int64_t(uint64_t(a) * uint64_t(b)
 int64_t wrapNeg(int64_t a) { return int64_t(0 - uint64_t(a)); }
 
 // Python semantics: floor division rounds to -inf, the remainder takes the divisor's sign.
-std::optional<int64_t> pyFloorDiv(int64_t a, int64_t b) {
+std::optional<int64_t> pyFloorDiv(int64_t a, int64_t b)
+{
     if (b == 0) return std::nullopt;
     if (a == INT64_MIN && b == -1) return std::nullopt;
     int64_t q = a / b;
     if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
     return q;
 }
-std::optional<int64_t> pyMod(int64_t a, int64_t b) {
+std::optional<int64_t> pyMod(int64_t a, int64_t b)
+{
     if (b == 0) return std::nullopt;
     if (b == -1) return 0;
     int64_t r = a % b;
     if (r != 0 && ((r < 0) != (b < 0))) r += b;
     return r;
 }
-std::optional<int64_t> checkedPow(int64_t base, int64_t exp) {
+std::optional<int64_t> checkedPow(int64_t base, int64_t exp)
+{
     if (exp < 0) {
         if (base == 1) return 1;
         if (base == -1) return (exp % 2 == 0) ? 1 : -1;
@@ -99,7 +107,8 @@ std::optional<int64_t> checkedPow(int64_t base, int64_t exp) {
     }
     return result;
 }
-int64_t wrapPow(int64_t base, int64_t exp) {  // exp >= 0
+int64_t wrapPow(int64_t base, int64_t exp)
+{  // exp >= 0
     uint64_t r = 1, b = uint64_t(base);
     auto e = uint64_t(exp);
     while (e) {
@@ -114,23 +123,21 @@ int64_t wrapPow(int64_t base, int64_t exp) {  // exp >= 0
 // Orders.
 
 // A total structural order; equal (0) exactly when the trees are identical.
-int structCmp(const SymNodePtr& pa, const SymNodePtr& pb) {
+int structCmp(const SymNodePtr& pa, const SymNodePtr& pb)
+{
     const SymNode& a = nd(pa);
     const SymNode& b = nd(pb);
     if (&a == &b) return 0;
     if (a.op != b.op) return a.op < b.op ? -1 : 1;
     switch (a.op) {
-        case SymOp::Const:
-            return a.value < b.value ? -1 : (a.value > b.value ? 1 : 0);
-        case SymOp::FloatConst:
-            // NaN never comes out of the parser; compare bit-patterns-free
-            if (a.fvalue < b.fvalue) return -1;
-            if (a.fvalue > b.fvalue) return 1;
-            return 0;
-        case SymOp::Symbol:
-            return a.name.compare(b.name) < 0 ? -1 : (a.name == b.name ? 0 : 1);
-        default:
-            break;
+    case SymOp::Const: return a.value < b.value ? -1 : (a.value > b.value ? 1 : 0);
+    case SymOp::FloatConst:
+        // NaN never comes out of the parser; compare bit-patterns-free
+        if (a.fvalue < b.fvalue) return -1;
+        if (a.fvalue > b.fvalue) return 1;
+        return 0;
+    case SymOp::Symbol: return a.name.compare(b.name) < 0 ? -1 : (a.name == b.name ? 0 : 1);
+    default: break;
     }
     if (int c = a.name.compare(b.name); c != 0) return c < 0 ? -1 : 1;
     if (a.operands.size() != b.operands.size()) return a.operands.size() < b.operands.size() ? -1 : 1;
@@ -141,41 +148,44 @@ int structCmp(const SymNodePtr& pa, const SymNodePtr& pb) {
 
 bool structEq(const SymNodePtr& a, const SymNodePtr& b) { return structCmp(a, b) == 0; }
 
-std::string_view funcName(const SymNode& n) {
+std::string_view funcName(const SymNode& n)
+{
     switch (n.op) {
-        case SymOp::FloorDiv: return "FloorDiv";
-        case SymOp::CeilDiv: return "CeilDiv";
-        case SymOp::Mod: return "Mod";
-        case SymOp::Max: return "Max";
-        case SymOp::Min: return "Min";
-        case SymOp::Call: return n.name;
-        default: return "";
+    case SymOp::FloorDiv: return "FloorDiv";
+    case SymOp::CeilDiv: return "CeilDiv";
+    case SymOp::Mod: return "Mod";
+    case SymOp::Max: return "Max";
+    case SymOp::Min: return "Min";
+    case SymOp::Call: return n.name;
+    default: return "";
     }
 }
 
 // Approximates sympy's default_sort_key class ranks: numbers, symbols, Add/Mul/Pow,
 // functions, then booleans.
-int classRank(const SymNode& n) {
+int classRank(const SymNode& n)
+{
     switch (n.op) {
-        case SymOp::Const:
-        case SymOp::FloatConst: return 1;
-        case SymOp::Symbol: return 2;
-        case SymOp::Add:
-        case SymOp::Mul:
-        case SymOp::Pow:
-        case SymOp::Neg: return 3;
-        case SymOp::FloorDiv:
-        case SymOp::CeilDiv:
-        case SymOp::Mod:
-        case SymOp::Max:
-        case SymOp::Min:
-        case SymOp::Call: return 4;
-        default: return 5;
+    case SymOp::Const:
+    case SymOp::FloatConst: return 1;
+    case SymOp::Symbol: return 2;
+    case SymOp::Add:
+    case SymOp::Mul:
+    case SymOp::Pow:
+    case SymOp::Neg: return 3;
+    case SymOp::FloorDiv:
+    case SymOp::CeilDiv:
+    case SymOp::Mod:
+    case SymOp::Max:
+    case SymOp::Min:
+    case SymOp::Call: return 4;
+    default: return 5;
     }
 }
 
 // The order sympy uses for Mul factors, Max/Min arguments and Add generators.
-int sortCmp(const SymNodePtr& pa, const SymNodePtr& pb) {
+int sortCmp(const SymNodePtr& pa, const SymNodePtr& pb)
+{
     // Pow sorts by its base, then its exponent (Expr.sort_key)
     SymNodePtr ba = pa, bb = pb, ea, eb;
     if (nd(pa).op == SymOp::Pow) ba = nd(pa).operands[0], ea = nd(pa).operands[1];
@@ -209,13 +219,15 @@ int sortCmp(const SymNodePtr& pa, const SymNodePtr& pb) {
 // ---------------------------------------------------------------------------------------
 // Numeric coefficients (int or float).
 
-struct Coef {
+struct Coef
+{
     bool isFloat = false;
     int64_t i = 1;
     double f = 1.0;
     std::string spelling;  // kept only when a single literal passes through untouched
 
-    static Coef of(const SymNodePtr& p) {
+    static Coef of(const SymNodePtr& p)
+    {
         Coef c;
         if (isFloatNode(p)) {
             c.isFloat = true;
@@ -226,12 +238,18 @@ struct Coef {
         }
         return c;
     }
-    static Coef zero() { Coef c; c.i = 0; return c; }
+    static Coef zero()
+    {
+        Coef c;
+        c.i = 0;
+        return c;
+    }
     double asDouble() const { return isFloat ? f : double(i); }
     bool isZero() const { return isFloat ? f == 0.0 : i == 0; }
     bool isIntOne() const { return !isFloat && i == 1; }
     bool isNegative() const { return isFloat ? f < 0 : i < 0; }
-    void add(const Coef& o) {
+    void add(const Coef& o)
+    {
         if (isFloat || o.isFloat) {
             f = asDouble() + o.asDouble();
             isFloat = true;
@@ -240,7 +258,8 @@ struct Coef {
         }
         spelling.clear();
     }
-    void mul(const Coef& o) {
+    void mul(const Coef& o)
+    {
         // "-1.0" parses as -1 * 1.0: keep the literal's spelling through a sign change
         if (isFloat && !o.isFloat && (o.i == 1 || o.i == -1)) {
             f *= double(o.i);
@@ -264,10 +283,13 @@ struct Coef {
         }
         spelling.clear();
     }
-    void negateSpelling() {
+    void negateSpelling()
+    {
         if (spelling.empty()) return;
-        if (spelling[0] == '-') spelling.erase(0, 1);
-        else spelling.insert(0, 1, '-');
+        if (spelling[0] == '-')
+            spelling.erase(0, 1);
+        else
+            spelling.insert(0, 1, '-');
     }
     SymNodePtr node() const { return isFloat ? mkFloat(f, spelling) : mkConst(i); }
 };
@@ -279,7 +301,8 @@ SymNodePtr buildMul(std::vector<SymNodePtr> factors);
 SymNodePtr buildAdd(std::vector<SymNodePtr> terms);
 
 // term = coefficient * rest (rest null for a pure number)
-void splitTerm(const SymNodePtr& t, Coef& c, SymNodePtr& rest) {
+void splitTerm(const SymNodePtr& t, Coef& c, SymNodePtr& rest)
+{
     const SymNode& n = nd(t);
     if (isNum(t)) {
         c = Coef::of(t);
@@ -299,7 +322,8 @@ void splitTerm(const SymNodePtr& t, Coef& c, SymNodePtr& rest) {
     rest = t;
 }
 
-SymNodePtr withCoef(const Coef& c, const SymNodePtr& rest) {
+SymNodePtr withCoef(const Coef& c, const SymNodePtr& rest)
+{
     if (!rest) return c.node();
     if (c.isIntOne()) return rest;
     if (c.isZero()) return mkConst(0);
@@ -313,7 +337,8 @@ SymNodePtr withCoef(const Coef& c, const SymNodePtr& rest) {
 }
 
 // Factor lists of a term for the lex monomial order: (base, integer exponent), sorted by sortCmp.
-void monomial(const SymNodePtr& rest, std::vector<std::pair<SymNodePtr, int64_t>>& out) {
+void monomial(const SymNodePtr& rest, std::vector<std::pair<SymNodePtr, int64_t>>& out)
+{
     out.clear();
     if (!rest) return;
     auto addFactor = [&](const SymNodePtr& f) {
@@ -332,7 +357,8 @@ void monomial(const SymNodePtr& rest, std::vector<std::pair<SymNodePtr, int64_t>
 }
 
 // A term with its coefficient and monomial computed once for sorting.
-struct TermKey {
+struct TermKey
+{
     SymNodePtr term;
     Coef coef;
     std::vector<std::pair<SymNodePtr, int64_t>> mono;
@@ -340,15 +366,19 @@ struct TermKey {
 
 // sympy's Add.as_ordered_terms with order=None ('lex'): higher powers of the first generator
 // first, numbers last.
-bool termLess(const TermKey& a, const TermKey& b) {
+bool termLess(const TermKey& a, const TermKey& b)
+{
     const auto& ma = a.mono;
     const auto& mb = b.mono;
     size_t i = 0, j = 0;
     while (i < ma.size() || j < mb.size()) {
         int c;
-        if (i == ma.size()) c = 1;
-        else if (j == mb.size()) c = -1;
-        else c = sortCmp(ma[i].first, mb[j].first);
+        if (i == ma.size())
+            c = 1;
+        else if (j == mb.size())
+            c = -1;
+        else
+            c = sortCmp(ma[i].first, mb[j].first);
         int64_t ea = 0, eb = 0;
         if (c <= 0) ea = ma[i].second;
         if (c >= 0) eb = mb[j].second;
@@ -361,10 +391,10 @@ bool termLess(const TermKey& a, const TermKey& b) {
 }
 
 // Sorts by structure and merges equal keys with `merge(into, from)`; O(n log n).
-template <typename T, typename Key, typename Merge>
-void sortAndMerge(std::vector<T>& items, Key key, Merge merge) {
-    std::stable_sort(items.begin(), items.end(),
-                     [&](const T& a, const T& b) { return structCmp(key(a), key(b)) < 0; });
+template<typename T, typename Key, typename Merge>
+void sortAndMerge(std::vector<T>& items, Key key, Merge merge)
+{
+    std::stable_sort(items.begin(), items.end(), [&](const T& a, const T& b) { return structCmp(key(a), key(b)) < 0; });
     size_t out = 0;
     for (size_t i = 0; i < items.size(); ++i) {
         if (out > 0 && structEq(key(items[out - 1]), key(items[i]))) {
@@ -377,7 +407,8 @@ void sortAndMerge(std::vector<T>& items, Key key, Merge merge) {
     items.resize(out);
 }
 
-SymNodePtr buildAdd(std::vector<SymNodePtr> in) {
+SymNodePtr buildAdd(std::vector<SymNodePtr> in)
+{
     std::vector<SymNodePtr> terms;
     terms.reserve(in.size());
     for (auto& t : in) {
@@ -396,8 +427,10 @@ SymNodePtr buildAdd(std::vector<SymNodePtr> in) {
         SymNodePtr rest;
         splitTerm(t, c, rest);
         if (!rest) {
-            if (!haveConstant) constant = c;
-            else constant.add(c);
+            if (!haveConstant)
+                constant = c;
+            else
+                constant.add(c);
             haveConstant = true;
             continue;
         }
@@ -424,7 +457,8 @@ SymNodePtr buildAdd(std::vector<SymNodePtr> in) {
     return mkNode(SymOp::Add, std::move(out));
 }
 
-SymNodePtr buildPow(const SymNodePtr& base, const SymNodePtr& exp) {
+SymNodePtr buildPow(const SymNodePtr& base, const SymNodePtr& exp)
+{
     if (isInt(exp)) {
         int64_t e = nd(exp).value;
         if (e == 0) return mkConst(1);
@@ -437,7 +471,8 @@ SymNodePtr buildPow(const SymNodePtr& base, const SymNodePtr& exp) {
     return mkNode(SymOp::Pow, {base, exp});
 }
 
-SymNodePtr buildMul(std::vector<SymNodePtr> in) {
+SymNodePtr buildMul(std::vector<SymNodePtr> in)
+{
     std::vector<SymNodePtr> factors;
     factors.reserve(in.size());
     for (auto& f : in) {
@@ -453,8 +488,10 @@ SymNodePtr buildMul(std::vector<SymNodePtr> in) {
     powers.reserve(factors.size());
     for (const auto& f : factors) {
         if (isNum(f)) {
-            if (numbers++ == 0) coef = Coef::of(f);
-            else coef.mul(Coef::of(f));
+            if (numbers++ == 0)
+                coef = Coef::of(f);
+            else
+                coef.mul(Coef::of(f));
             continue;
         }
         if (nd(f).op == SymOp::Pow && isInt(nd(f).operands[1]))
@@ -498,31 +535,33 @@ SymNodePtr buildNeg(const SymNodePtr& a) { return buildMul({mkConst(-1), a}); }
 
 // Integer-valued for every integer assignment of the symbols (so k*t can be pulled out of a
 // floor division).
-bool isIntegerValued(const SymNodePtr& p) {
+bool isIntegerValued(const SymNodePtr& p)
+{
     const SymNode& n = nd(p);
     switch (n.op) {
-        case SymOp::Const:
-        case SymOp::Symbol:
-        case SymOp::FloorDiv:
-        case SymOp::CeilDiv: return true;
-        case SymOp::Add:
-        case SymOp::Mul:
-        case SymOp::Max:
-        case SymOp::Min:
-        case SymOp::Mod:
-            return std::all_of(n.operands.begin(), n.operands.end(), isIntegerValued);
-        case SymOp::Pow:
-            return isIntegerValued(n.operands[0]) && isInt(n.operands[1]) && nd(n.operands[1]).value >= 0;
-        default: return false;
+    case SymOp::Const:
+    case SymOp::Symbol:
+    case SymOp::FloorDiv:
+    case SymOp::CeilDiv: return true;
+    case SymOp::Add:
+    case SymOp::Mul:
+    case SymOp::Max:
+    case SymOp::Min:
+    case SymOp::Mod: return std::all_of(n.operands.begin(), n.operands.end(), isIntegerValued);
+    case SymOp::Pow: return isIntegerValued(n.operands[0]) && isInt(n.operands[1]) && nd(n.operands[1]).value >= 0;
+    default: return false;
     }
 }
 
 // Splits `a` into (sum of terms divisible by k, each divided by k) and the remaining terms.
 void splitDivisible(const SymNodePtr& a, int64_t k, std::vector<SymNodePtr>& quotient,
-                    std::vector<SymNodePtr>& remainder) {
+                    std::vector<SymNodePtr>& remainder)
+{
     std::vector<SymNodePtr> terms;
-    if (nd(a).op == SymOp::Add) terms = nd(a).operands;
-    else terms.push_back(a);
+    if (nd(a).op == SymOp::Add)
+        terms = nd(a).operands;
+    else
+        terms.push_back(a);
     for (const auto& t : terms) {
         Coef c;
         SymNodePtr rest;
@@ -537,7 +576,8 @@ void splitDivisible(const SymNodePtr& a, int64_t k, std::vector<SymNodePtr>& quo
     }
 }
 
-SymNodePtr buildFloorDiv(const SymNodePtr& a, const SymNodePtr& b) {
+SymNodePtr buildFloorDiv(const SymNodePtr& a, const SymNodePtr& b)
+{
     if (isInt(a) && isInt(b)) {
         if (auto q = pyFloorDiv(nd(a).value, nd(b).value)) return mkConst(*q);
         if (nd(b).value != 0) return mkConst(wrapNeg(nd(a).value));  // INT64_MIN // -1 wraps
@@ -563,7 +603,8 @@ SymNodePtr buildFloorDiv(const SymNodePtr& a, const SymNodePtr& b) {
     return mkNode(SymOp::FloorDiv, {a, b});
 }
 
-SymNodePtr buildCeilDiv(const SymNodePtr& a, const SymNodePtr& b) {
+SymNodePtr buildCeilDiv(const SymNodePtr& a, const SymNodePtr& b)
+{
     if (isInt(a) && isInt(b)) {
         if (auto q = pyFloorDiv(wrapNeg(nd(a).value), nd(b).value)) return mkConst(wrapNeg(*q));
     }
@@ -581,7 +622,8 @@ SymNodePtr buildCeilDiv(const SymNodePtr& a, const SymNodePtr& b) {
     return mkNode(SymOp::CeilDiv, {a, b});
 }
 
-SymNodePtr buildMod(const SymNodePtr& a, const SymNodePtr& b) {
+SymNodePtr buildMod(const SymNodePtr& a, const SymNodePtr& b)
+{
     if (isInt(a) && isInt(b)) {
         if (auto r = pyMod(nd(a).value, nd(b).value)) return mkConst(*r);
     }
@@ -598,7 +640,8 @@ SymNodePtr buildMod(const SymNodePtr& a, const SymNodePtr& b) {
     return mkNode(SymOp::Mod, {a, b});
 }
 
-SymNodePtr buildMinMax(SymOp op, std::vector<SymNodePtr> in) {
+SymNodePtr buildMinMax(SymOp op, std::vector<SymNodePtr> in)
+{
     std::vector<SymNodePtr> args;
     std::optional<int64_t> folded;
     for (auto& a : in) {
@@ -622,11 +665,14 @@ SymNodePtr buildMinMax(SymOp op, std::vector<SymNodePtr> in) {
     return mkNode(op, std::move(args));
 }
 
-SymNodePtr buildBool(SymOp op, std::vector<SymNodePtr> in) {
+SymNodePtr buildBool(SymOp op, std::vector<SymNodePtr> in)
+{
     std::vector<SymNodePtr> args;
     for (auto& a : in) {
-        if (nd(a).op == op) args.insert(args.end(), nd(a).operands.begin(), nd(a).operands.end());
-        else args.push_back(a);
+        if (nd(a).op == op)
+            args.insert(args.end(), nd(a).operands.begin(), nd(a).operands.end());
+        else
+            args.push_back(a);
     }
     sortAndMerge(
         args, [](const SymNodePtr& p) -> const SymNodePtr& { return p; }, [](auto&, const auto&) {});
@@ -637,19 +683,22 @@ SymNodePtr buildBool(SymOp op, std::vector<SymNodePtr> in) {
 
 // "a/b": true division only appears inside floor()/ceiling() in practice; kept as a call
 // named "/" printed infix.
-SymNodePtr buildTrueDiv(const SymNodePtr& a, const SymNodePtr& b) {
+SymNodePtr buildTrueDiv(const SymNodePtr& a, const SymNodePtr& b)
+{
     if (isIntVal(b, 1)) return a;
     if (isInt(a) && isInt(b) && nd(b).value != 0 && nd(b).value != -1 && nd(a).value % nd(b).value == 0)
         return mkConst(nd(a).value / nd(b).value);
     return mkNode(SymOp::Call, {a, b}, "/");
 }
 
-bool isTrueDiv(const SymNodePtr& p) {
+bool isTrueDiv(const SymNodePtr& p)
+{
     return nd(p).op == SymOp::Call && nd(p).name == "/" && nd(p).operands.size() == 2;
 }
 
 // Function application by name, as printed by sympy / PyTorch.
-SymNodePtr buildCall(const std::string& name, std::vector<SymNodePtr> args) {
+SymNodePtr buildCall(const std::string& name, std::vector<SymNodePtr> args)
+{
     size_t n = args.size();
     if (n == 2 && (name == "FloorDiv" || name == "CleanDiv")) return buildFloorDiv(args[0], args[1]);
     if (n == 2 && name == "CeilDiv") return buildCeilDiv(args[0], args[1]);
@@ -673,7 +722,8 @@ SymNodePtr buildCall(const std::string& name, std::vector<SymNodePtr> args) {
 }
 
 // Rebuilds any tree (e.g. one assembled by hand) through the canonicalising builders.
-SymNodePtr canon(const SymNodePtr& p, int depth = 0) {
+SymNodePtr canon(const SymNodePtr& p, int depth = 0)
+{
     if (!p) return mkConst(0);
     if (depth > 10000) throw std::length_error("symbolic expression nested too deeply");
     const SymNode& n = nd(p);
@@ -682,61 +732,62 @@ SymNodePtr canon(const SymNodePtr& p, int depth = 0) {
     for (const auto& o : n.operands) ops.push_back(canon(o, depth + 1));
     auto arg = [&](size_t i) { return i < ops.size() ? ops[i] : mkConst(0); };
     switch (n.op) {
-        case SymOp::Const: return mkConst(n.value);
-        case SymOp::FloatConst: return mkFloat(n.fvalue, n.name);
-        case SymOp::Symbol: return mkSymbol(n.name);
-        case SymOp::Add: return buildAdd(std::move(ops));
-        case SymOp::Mul: return buildMul(std::move(ops));
-        case SymOp::FloorDiv: return buildFloorDiv(arg(0), arg(1));
-        case SymOp::CeilDiv: return buildCeilDiv(arg(0), arg(1));
-        case SymOp::Mod: return buildMod(arg(0), arg(1));
-        case SymOp::Pow: return buildPow(arg(0), arg(1));
-        case SymOp::Max:
-        case SymOp::Min: return ops.empty() ? mkNode(n.op, {}) : buildMinMax(n.op, std::move(ops));
-        case SymOp::Neg: return buildNeg(arg(0));
-        case SymOp::And:
-        case SymOp::Or: return ops.empty() ? mkNode(n.op, {}) : buildBool(n.op, std::move(ops));
-        case SymOp::Call:
-            if (n.name == "/" && ops.size() == 2) return buildTrueDiv(ops[0], ops[1]);
-            return buildCall(n.name, std::move(ops));
-        default: return mkNode(n.op, std::move(ops), n.name);
+    case SymOp::Const: return mkConst(n.value);
+    case SymOp::FloatConst: return mkFloat(n.fvalue, n.name);
+    case SymOp::Symbol: return mkSymbol(n.name);
+    case SymOp::Add: return buildAdd(std::move(ops));
+    case SymOp::Mul: return buildMul(std::move(ops));
+    case SymOp::FloorDiv: return buildFloorDiv(arg(0), arg(1));
+    case SymOp::CeilDiv: return buildCeilDiv(arg(0), arg(1));
+    case SymOp::Mod: return buildMod(arg(0), arg(1));
+    case SymOp::Pow: return buildPow(arg(0), arg(1));
+    case SymOp::Max:
+    case SymOp::Min: return ops.empty() ? mkNode(n.op, {}) : buildMinMax(n.op, std::move(ops));
+    case SymOp::Neg: return buildNeg(arg(0));
+    case SymOp::And:
+    case SymOp::Or: return ops.empty() ? mkNode(n.op, {}) : buildBool(n.op, std::move(ops));
+    case SymOp::Call:
+        if (n.name == "/" && ops.size() == 2) return buildTrueDiv(ops[0], ops[1]);
+        return buildCall(n.name, std::move(ops));
+    default: return mkNode(n.op, std::move(ops), n.name);
     }
 }
 
 // ---------------------------------------------------------------------------------------
 // Printing (sympy StrPrinter rules with PyTorch's FloorDiv printer).
 
-constexpr double kPrecOr = 20, kPrecAnd = 30, kPrecRel = 35, kPrecFloorDiv = 35, kPrecBitOr = 36,
-                 kPrecBitAnd = 38, kPrecAdd = 40, kPrecMul = 50, kPrecPow = 60, kPrecFunc = 70,
-                 kPrecNot = 100, kPrecAtom = 1000;
+constexpr double kPrecOr = 20, kPrecAnd = 30, kPrecRel = 35, kPrecFloorDiv = 35, kPrecBitOr = 36, kPrecBitAnd = 38,
+                 kPrecAdd = 40, kPrecMul = 50, kPrecPow = 60, kPrecFunc = 70, kPrecNot = 100, kPrecAtom = 1000;
 
-double precedence(const SymNode& n) {
+double precedence(const SymNode& n)
+{
     switch (n.op) {
-        case SymOp::Const: return n.value < 0 ? kPrecAdd : kPrecAtom;
-        case SymOp::FloatConst: return n.fvalue < 0 ? kPrecAdd : kPrecAtom;
-        case SymOp::Symbol: return kPrecAtom;
-        case SymOp::Add: return kPrecAdd;
-        case SymOp::Mul: {
-            if (!n.operands.empty() && isNum(n.operands[0]) && Coef::of(n.operands[0]).isNegative()) return kPrecAdd;
-            return kPrecMul;
-        }
-        case SymOp::Neg: return kPrecAdd;
-        case SymOp::Pow: return kPrecPow;
-        case SymOp::FloorDiv: return kPrecFloorDiv;
-        case SymOp::Call: return n.name == "/" ? kPrecMul : kPrecFunc;
-        case SymOp::CeilDiv:
-        case SymOp::Mod:
-        case SymOp::Max:
-        case SymOp::Min: return kPrecFunc;
-        case SymOp::And: return kPrecAnd;
-        case SymOp::Or: return kPrecOr;
-        // "~" binds like unary minus in Python: tighter than "*", looser than "**"
-        case SymOp::Not: return kPrecMul + 5;
-        default: return kPrecRel;
+    case SymOp::Const: return n.value < 0 ? kPrecAdd : kPrecAtom;
+    case SymOp::FloatConst: return n.fvalue < 0 ? kPrecAdd : kPrecAtom;
+    case SymOp::Symbol: return kPrecAtom;
+    case SymOp::Add: return kPrecAdd;
+    case SymOp::Mul: {
+        if (!n.operands.empty() && isNum(n.operands[0]) && Coef::of(n.operands[0]).isNegative()) return kPrecAdd;
+        return kPrecMul;
+    }
+    case SymOp::Neg: return kPrecAdd;
+    case SymOp::Pow: return kPrecPow;
+    case SymOp::FloorDiv: return kPrecFloorDiv;
+    case SymOp::Call: return n.name == "/" ? kPrecMul : kPrecFunc;
+    case SymOp::CeilDiv:
+    case SymOp::Mod:
+    case SymOp::Max:
+    case SymOp::Min: return kPrecFunc;
+    case SymOp::And: return kPrecAnd;
+    case SymOp::Or: return kPrecOr;
+    // "~" binds like unary minus in Python: tighter than "*", looser than "**"
+    case SymOp::Not: return kPrecMul + 5;
+    default: return kPrecRel;
     }
 }
 
-std::string formatFloat(double f) {
+std::string formatFloat(double f)
+{
     if (std::isnan(f)) return "nan";
     if (std::isinf(f)) return f < 0 ? "-oo" : "oo";
     char buf[64];
@@ -748,7 +799,8 @@ std::string formatFloat(double f) {
 
 void print(const SymNodePtr& p, std::string& out);
 
-void parenthesize(const SymNodePtr& p, double level, std::string& out, bool strict = false) {
+void parenthesize(const SymNodePtr& p, double level, std::string& out, bool strict = false)
+{
     double prec = precedence(nd(p));
     if (prec < level || (!strict && prec <= level)) {
         out += '(';
@@ -759,19 +811,21 @@ void parenthesize(const SymNodePtr& p, double level, std::string& out, bool stri
     }
 }
 
-void printArgs(const std::vector<SymNodePtr>& ops, std::string& out) {
+void printArgs(const std::vector<SymNodePtr>& ops, std::string& out)
+{
     for (size_t i = 0; i < ops.size(); ++i) {
         if (i) out += ", ";
         print(ops[i], out);
     }
 }
 
-void printAdd(const SymNode& n, std::string& out) {
+void printAdd(const SymNode& n, std::string& out)
+{
     std::vector<SymNodePtr> terms = n.operands;
     // sympy's special case: "1 - s0" rather than "-s0 + 1"
-    if (terms.size() == 2 && isNum(terms[1]) && !Coef::of(terms[1]).isNegative() && !Coef::of(terms[1]).isZero() &&
-        nd(terms[0]).op == SymOp::Mul && nd(terms[0]).operands.size() == 2 && isNum(nd(terms[0]).operands[0]) &&
-        Coef::of(nd(terms[0]).operands[0]).isNegative())
+    if (terms.size() == 2 && isNum(terms[1]) && !Coef::of(terms[1]).isNegative() && !Coef::of(terms[1]).isZero()
+        && nd(terms[0]).op == SymOp::Mul && nd(terms[0]).operands.size() == 2 && isNum(nd(terms[0]).operands[0])
+        && Coef::of(nd(terms[0]).operands[0]).isNegative())
         std::swap(terms[0], terms[1]);
     bool first = true;
     for (const auto& t : terms) {
@@ -780,9 +834,9 @@ void printAdd(const SymNode& n, std::string& out) {
         bool neg = false;
         // only a negative coefficient becomes " - " (sympy tests the printed text, which would
         // misread a term like "-x <= y")
-        bool negCoef = (isNum(t) && Coef::of(t).isNegative()) ||
-                       (nd(t).op == SymOp::Mul && !nd(t).operands.empty() && isNum(nd(t).operands[0]) &&
-                        Coef::of(nd(t).operands[0]).isNegative());
+        bool negCoef = (isNum(t) && Coef::of(t).isNegative())
+            || (nd(t).op == SymOp::Mul && !nd(t).operands.empty() && isNum(nd(t).operands[0])
+                && Coef::of(nd(t).operands[0]).isNegative());
         if (negCoef && !s.empty() && s[0] == '-') {
             neg = true;
             s.erase(0, 1);
@@ -803,7 +857,8 @@ void printAdd(const SymNode& n, std::string& out) {
     }
 }
 
-void printMul(const SymNode& n, std::string& out) {
+void printMul(const SymNode& n, std::string& out)
+{
     std::vector<SymNodePtr> factors;
     size_t start = 0;
     if (!n.operands.empty() && isNum(n.operands[0])) {
@@ -828,88 +883,92 @@ void printMul(const SymNode& n, std::string& out) {
     }
 }
 
-void print(const SymNodePtr& p, std::string& out) {
+void print(const SymNodePtr& p, std::string& out)
+{
     const SymNode& n = nd(p);
     auto bin = [&](size_t i) -> const SymNodePtr& {
         static const SymNodePtr missing = mkSymbol("?");
         return i < n.operands.size() ? n.operands[i] : missing;
     };
     switch (n.op) {
-        case SymOp::Const: out += std::to_string(n.value); return;
-        case SymOp::FloatConst: out += n.name.empty() ? formatFloat(n.fvalue) : n.name; return;
-        case SymOp::Symbol: out += n.name; return;
-        case SymOp::Add: printAdd(n, out); return;
-        case SymOp::Mul: printMul(n, out); return;
-        case SymOp::Neg: out += '-'; parenthesize(bin(0), kPrecMul, out); return;
-        case SymOp::Pow:
-            parenthesize(bin(0), kPrecPow, out);
-            out += "**";
-            parenthesize(bin(1), kPrecPow, out);
+    case SymOp::Const: out += std::to_string(n.value); return;
+    case SymOp::FloatConst: out += n.name.empty() ? formatFloat(n.fvalue) : n.name; return;
+    case SymOp::Symbol: out += n.name; return;
+    case SymOp::Add: printAdd(n, out); return;
+    case SymOp::Mul: printMul(n, out); return;
+    case SymOp::Neg:
+        out += '-';
+        parenthesize(bin(0), kPrecMul, out);
+        return;
+    case SymOp::Pow:
+        parenthesize(bin(0), kPrecPow, out);
+        out += "**";
+        parenthesize(bin(1), kPrecPow, out);
+        return;
+    case SymOp::FloorDiv:
+        // torch.utils._sympy.functions.FloorDiv._sympystr
+        out += '(';
+        parenthesize(bin(0), kPrecAtom - 0.5, out);
+        out += "//";
+        parenthesize(bin(1), kPrecAtom - 0.5, out);
+        out += ')';
+        return;
+    case SymOp::CeilDiv:
+        out += "ceiling(";
+        parenthesize(bin(0), kPrecMul, out, true);
+        out += '/';
+        parenthesize(bin(1), kPrecMul, out);
+        out += ')';
+        return;
+    case SymOp::Eq:
+    case SymOp::Ne:
+        out += n.op == SymOp::Eq ? "Eq(" : "Ne(";
+        printArgs(n.operands, out);
+        out += ')';
+        return;
+    case SymOp::Lt:
+    case SymOp::Le:
+    case SymOp::Gt:
+    case SymOp::Ge: {
+        static const char* const ops[] = {" < ", " <= ", " > ", " >= "};
+        parenthesize(bin(0), kPrecRel, out);
+        out += ops[int(n.op) - int(SymOp::Lt)];
+        parenthesize(bin(1), kPrecRel, out);
+        return;
+    }
+    case SymOp::And:
+    case SymOp::Or: {
+        if (n.operands.empty()) {
+            out += n.op == SymOp::And ? "And()" : "Or()";
             return;
-        case SymOp::FloorDiv:
-            // torch.utils._sympy.functions.FloorDiv._sympystr
-            out += '(';
-            parenthesize(bin(0), kPrecAtom - 0.5, out);
-            out += "//";
-            parenthesize(bin(1), kPrecAtom - 0.5, out);
-            out += ')';
-            return;
-        case SymOp::CeilDiv:
-            out += "ceiling(";
-            parenthesize(bin(0), kPrecMul, out, true);
+        }
+        double level = n.op == SymOp::And ? kPrecBitAnd : kPrecBitOr;
+        for (size_t i = 0; i < n.operands.size(); ++i) {
+            if (i) out += n.op == SymOp::And ? " & " : " | ";
+            parenthesize(n.operands[i], level, out);
+        }
+        return;
+    }
+    case SymOp::Not:
+        out += '~';
+        parenthesize(bin(0), kPrecNot, out);
+        return;
+    case SymOp::Call:
+        if (n.name == "/" && n.operands.size() == 2) {
+            parenthesize(n.operands[0], kPrecMul, out, true);
             out += '/';
-            parenthesize(bin(1), kPrecMul, out);
-            out += ')';
-            return;
-        case SymOp::Eq:
-        case SymOp::Ne:
-            out += n.op == SymOp::Eq ? "Eq(" : "Ne(";
-            printArgs(n.operands, out);
-            out += ')';
-            return;
-        case SymOp::Lt:
-        case SymOp::Le:
-        case SymOp::Gt:
-        case SymOp::Ge: {
-            static const char* const ops[] = {" < ", " <= ", " > ", " >= "};
-            parenthesize(bin(0), kPrecRel, out);
-            out += ops[int(n.op) - int(SymOp::Lt)];
-            parenthesize(bin(1), kPrecRel, out);
+            parenthesize(n.operands[1], kPrecMul, out);
             return;
         }
-        case SymOp::And:
-        case SymOp::Or: {
-            if (n.operands.empty()) {
-                out += n.op == SymOp::And ? "And()" : "Or()";
-                return;
-            }
-            double level = n.op == SymOp::And ? kPrecBitAnd : kPrecBitOr;
-            for (size_t i = 0; i < n.operands.size(); ++i) {
-                if (i) out += n.op == SymOp::And ? " & " : " | ";
-                parenthesize(n.operands[i], level, out);
-            }
-            return;
-        }
-        case SymOp::Not:
-            out += '~';
-            parenthesize(bin(0), kPrecNot, out);
-            return;
-        case SymOp::Call:
-            if (n.name == "/" && n.operands.size() == 2) {
-                parenthesize(n.operands[0], kPrecMul, out, true);
-                out += '/';
-                parenthesize(n.operands[1], kPrecMul, out);
-                return;
-            }
-            [[fallthrough]];
-        case SymOp::Mod:
-        case SymOp::Max:
-        case SymOp::Min:
-            out += funcName(n);
-            out += '(';
-            printArgs(n.operands, out);
-            out += ')';
-            return;
+        [[fallthrough]];
+    case SymOp::Mod:
+    case SymOp::Max:
+    case SymOp::Min:
+        out += funcName(n);
+        out += '(';
+        printArgs(n.operands, out);
+        out += ')';
+        return;
     }
 }
 
@@ -918,116 +977,118 @@ void print(const SymNodePtr& p, std::string& out) {
 
 using Env = std::map<std::string, int64_t>;
 
-std::optional<int64_t> eval(const SymNodePtr& p, const Env& env) {
+std::optional<int64_t> eval(const SymNodePtr& p, const Env& env)
+{
     const SymNode& n = nd(p);
     auto arg = [&](size_t i) -> std::optional<int64_t> {
         if (i >= n.operands.size()) return std::nullopt;
         return eval(n.operands[i], env);
     };
     switch (n.op) {
-        case SymOp::Const: return n.value;
-        case SymOp::FloatConst: return std::nullopt;
-        case SymOp::Symbol: {
-            auto it = env.find(n.name);
-            if (it == env.end()) return std::nullopt;
-            return it->second;
+    case SymOp::Const: return n.value;
+    case SymOp::FloatConst: return std::nullopt;
+    case SymOp::Symbol: {
+        auto it = env.find(n.name);
+        if (it == env.end()) return std::nullopt;
+        return it->second;
+    }
+    case SymOp::Add:
+    case SymOp::Mul: {
+        int64_t acc = n.op == SymOp::Add ? 0 : 1;
+        for (const auto& o : n.operands) {
+            auto v = eval(o, env);
+            if (!v) return std::nullopt;
+            bool ovf =
+                n.op == SymOp::Add ? __builtin_add_overflow(acc, *v, &acc) : __builtin_mul_overflow(acc, *v, &acc);
+            if (ovf) return std::nullopt;
         }
-        case SymOp::Add:
-        case SymOp::Mul: {
-            int64_t acc = n.op == SymOp::Add ? 0 : 1;
-            for (const auto& o : n.operands) {
-                auto v = eval(o, env);
-                if (!v) return std::nullopt;
-                bool ovf = n.op == SymOp::Add ? __builtin_add_overflow(acc, *v, &acc)
-                                              : __builtin_mul_overflow(acc, *v, &acc);
-                if (ovf) return std::nullopt;
-            }
-            return acc;
+        return acc;
+    }
+    case SymOp::Neg: {
+        auto a = arg(0);
+        if (!a || *a == INT64_MIN) return std::nullopt;
+        return -*a;
+    }
+    case SymOp::Pow: {
+        auto a = arg(0), b = arg(1);
+        if (!a || !b) return std::nullopt;
+        return checkedPow(*a, *b);
+    }
+    case SymOp::FloorDiv: {
+        auto a = arg(0), b = arg(1);
+        if (!a || !b) return std::nullopt;
+        return pyFloorDiv(*a, *b);
+    }
+    case SymOp::CeilDiv: {
+        auto a = arg(0), b = arg(1);
+        if (!a || !b || *a == INT64_MIN) return std::nullopt;
+        auto q = pyFloorDiv(-*a, *b);
+        if (!q || *q == INT64_MIN) return std::nullopt;
+        return -*q;
+    }
+    case SymOp::Mod: {
+        auto a = arg(0), b = arg(1);
+        if (!a || !b) return std::nullopt;
+        return pyMod(*a, *b);
+    }
+    case SymOp::Max:
+    case SymOp::Min: {
+        if (n.operands.empty()) return std::nullopt;
+        std::optional<int64_t> acc;
+        for (const auto& o : n.operands) {
+            auto v = eval(o, env);
+            if (!v) return std::nullopt;
+            acc = !acc ? *v : (n.op == SymOp::Max ? std::max(*acc, *v) : std::min(*acc, *v));
         }
-        case SymOp::Neg: {
-            auto a = arg(0);
-            if (!a || *a == INT64_MIN) return std::nullopt;
-            return -*a;
+        return acc;
+    }
+    case SymOp::Eq:
+    case SymOp::Ne:
+    case SymOp::Lt:
+    case SymOp::Le:
+    case SymOp::Gt:
+    case SymOp::Ge: {
+        auto a = arg(0), b = arg(1);
+        if (!a || !b) return std::nullopt;
+        switch (n.op) {
+        case SymOp::Eq: return *a == *b;
+        case SymOp::Ne: return *a != *b;
+        case SymOp::Lt: return *a < *b;
+        case SymOp::Le: return *a <= *b;
+        case SymOp::Gt: return *a > *b;
+        default: return *a >= *b;
         }
-        case SymOp::Pow: {
+    }
+    case SymOp::And:
+    case SymOp::Or: {
+        bool isAnd = n.op == SymOp::And;
+        bool acc = isAnd;
+        for (const auto& o : n.operands) {
+            auto v = eval(o, env);
+            if (!v) return std::nullopt;
+            acc = isAnd ? (acc && *v != 0) : (acc || *v != 0);
+        }
+        return acc;
+    }
+    case SymOp::Not: {
+        auto a = arg(0);
+        if (!a) return std::nullopt;
+        return *a == 0;
+    }
+    case SymOp::Call: {
+        if (n.name == "/" && n.operands.size() == 2) {
             auto a = arg(0), b = arg(1);
-            if (!a || !b) return std::nullopt;
-            return checkedPow(*a, *b);
+            if (!a || !b || *b == 0 || (*a == INT64_MIN && *b == -1) || *a % *b != 0) return std::nullopt;
+            return *a / *b;
         }
-        case SymOp::FloorDiv: {
-            auto a = arg(0), b = arg(1);
-            if (!a || !b) return std::nullopt;
-            return pyFloorDiv(*a, *b);
-        }
-        case SymOp::CeilDiv: {
-            auto a = arg(0), b = arg(1);
-            if (!a || !b || *a == INT64_MIN) return std::nullopt;
-            auto q = pyFloorDiv(-*a, *b);
-            if (!q || *q == INT64_MIN) return std::nullopt;
-            return -*q;
-        }
-        case SymOp::Mod: {
-            auto a = arg(0), b = arg(1);
-            if (!a || !b) return std::nullopt;
-            return pyMod(*a, *b);
-        }
-        case SymOp::Max:
-        case SymOp::Min: {
-            if (n.operands.empty()) return std::nullopt;
-            std::optional<int64_t> acc;
-            for (const auto& o : n.operands) {
-                auto v = eval(o, env);
-                if (!v) return std::nullopt;
-                acc = !acc ? *v : (n.op == SymOp::Max ? std::max(*acc, *v) : std::min(*acc, *v));
-            }
-            return acc;
-        }
-        case SymOp::Eq:
-        case SymOp::Ne:
-        case SymOp::Lt:
-        case SymOp::Le:
-        case SymOp::Gt:
-        case SymOp::Ge: {
-            auto a = arg(0), b = arg(1);
-            if (!a || !b) return std::nullopt;
-            switch (n.op) {
-                case SymOp::Eq: return *a == *b;
-                case SymOp::Ne: return *a != *b;
-                case SymOp::Lt: return *a < *b;
-                case SymOp::Le: return *a <= *b;
-                case SymOp::Gt: return *a > *b;
-                default: return *a >= *b;
-            }
-        }
-        case SymOp::And:
-        case SymOp::Or: {
-            bool isAnd = n.op == SymOp::And;
-            bool acc = isAnd;
-            for (const auto& o : n.operands) {
-                auto v = eval(o, env);
-                if (!v) return std::nullopt;
-                acc = isAnd ? (acc && *v != 0) : (acc || *v != 0);
-            }
-            return acc;
-        }
-        case SymOp::Not: {
-            auto a = arg(0);
-            if (!a) return std::nullopt;
-            return *a == 0;
-        }
-        case SymOp::Call: {
-            if (n.name == "/" && n.operands.size() == 2) {
-                auto a = arg(0), b = arg(1);
-                if (!a || !b || *b == 0 || (*a == INT64_MIN && *b == -1) || *a % *b != 0) return std::nullopt;
-                return *a / *b;
-            }
-            return std::nullopt;
-        }
+        return std::nullopt;
+    }
     }
     return std::nullopt;
 }
 
-void collectSymbols(const SymNodePtr& p, std::set<std::string>& out) {
+void collectSymbols(const SymNodePtr& p, std::set<std::string>& out)
+{
     const SymNode& n = nd(p);
     if (n.op == SymOp::Symbol) out.insert(n.name);
     for (const auto& o : n.operands) collectSymbols(o, out);
@@ -1036,16 +1097,21 @@ void collectSymbols(const SymNodePtr& p, std::set<std::string>& out) {
 // ---------------------------------------------------------------------------------------
 // Parser: Python expression precedence, since sympy prints valid Python.
 
-class Parser {
+class Parser
+{
 public:
-    explicit Parser(std::string_view t) : text_(t) {}
+    explicit Parser(std::string_view t)
+        : text_(t)
+    { }
 
-    SymNodePtr parseAll() {
+    SymNodePtr parseAll()
+    {
         skipSpace();
         if (pos_ >= text_.size()) fail("expected an expression");
         SymNodePtr e = parseComparison();
         skipSpace();
-        if (pos_ < text_.size()) fail(std::string("expected an operator or end of expression, got '") + text_[pos_] + "'");
+        if (pos_ < text_.size())
+            fail(std::string("expected an operator or end of expression, got '") + text_[pos_] + "'");
         return e;
     }
 
@@ -1055,38 +1121,46 @@ private:
     int depth_ = 0;
 
     [[noreturn]] void fail(const std::string& msg) const { failAt(pos_, msg); }
-    [[noreturn]] void failAt(size_t pos, const std::string& msg) const {
+    [[noreturn]] void failAt(size_t pos, const std::string& msg) const
+    {
         throw InputError("<expr>", 1, int(std::min(pos, text_.size())) + 1, msg);
     }
 
-    void skipSpace() {
+    void skipSpace()
+    {
         while (pos_ < text_.size() && (text_[pos_] == ' ' || text_[pos_] == '\t')) ++pos_;
     }
-    bool peek(std::string_view s) {
+    bool peek(std::string_view s)
+    {
         skipSpace();
         return text_.substr(pos_, s.size()) == s;
     }
-    bool accept(std::string_view s) {
+    bool accept(std::string_view s)
+    {
         if (!peek(s)) return false;
         pos_ += s.size();
         return true;
     }
 
-    struct DepthGuard {
+    struct DepthGuard
+    {
         Parser& p;
-        explicit DepthGuard(Parser& parser) : p(parser) {
+        explicit DepthGuard(Parser& parser)
+            : p(parser)
+        {
             if (++p.depth_ > 200) p.fail("expression nested too deeply");
         }
         ~DepthGuard() { --p.depth_; }
     };
 
-    SymNodePtr parseComparison() {
+    SymNodePtr parseComparison()
+    {
         DepthGuard g(*this);
         SymNodePtr lhs = parseBitOr();
         const SymNodePtr first = lhs;
-        static const std::pair<std::string_view, SymOp> ops[] = {
-            {"==", SymOp::Eq}, {"!=", SymOp::Ne}, {"<=", SymOp::Le},
-            {">=", SymOp::Ge}, {"<", SymOp::Lt},  {">", SymOp::Gt}};
+        static const std::pair<std::string_view, SymOp> ops[] = {{"==", SymOp::Eq}, {"!=", SymOp::Ne},
+                                                                 {"<=", SymOp::Le}, {">=", SymOp::Ge},
+                                                                 {"<", SymOp::Lt},  {">", SymOp::Gt}};
         for (;;) {
             bool matched = false;
             for (const auto& [s, op] : ops) {
@@ -1103,7 +1177,8 @@ private:
         }
     }
 
-    SymNodePtr parseBitOr() {
+    SymNodePtr parseBitOr()
+    {
         std::vector<SymNodePtr> args{parseBitAnd()};
         while (peek("|")) {
             ++pos_;
@@ -1112,7 +1187,8 @@ private:
         return args.size() == 1 ? args[0] : buildBool(SymOp::Or, std::move(args));
     }
 
-    SymNodePtr parseBitAnd() {
+    SymNodePtr parseBitAnd()
+    {
         std::vector<SymNodePtr> args{parseArith()};
         while (peek("&")) {
             ++pos_;
@@ -1121,7 +1197,8 @@ private:
         return args.size() == 1 ? args[0] : buildBool(SymOp::And, std::move(args));
     }
 
-    SymNodePtr parseArith() {
+    SymNodePtr parseArith()
+    {
         std::vector<SymNodePtr> terms{parseTerm()};
         for (;;) {
             if (accept("+")) {
@@ -1135,7 +1212,8 @@ private:
         return terms.size() == 1 ? terms[0] : buildAdd(std::move(terms));
     }
 
-    SymNodePtr parseTerm() {
+    SymNodePtr parseTerm()
+    {
         // a run of '*' is collected and built once; '//', '/' and '%' apply to what precedes
         std::vector<SymNodePtr> factors{parseUnary()};
         auto lhs = [&]() {
@@ -1168,7 +1246,8 @@ private:
         }
     }
 
-    SymNodePtr parseUnary() {
+    SymNodePtr parseUnary()
+    {
         DepthGuard g(*this);
         if (accept("-")) return buildNeg(parseUnary());
         if (accept("+")) return parseUnary();
@@ -1176,13 +1255,15 @@ private:
         return parsePower();
     }
 
-    SymNodePtr parsePower() {
+    SymNodePtr parsePower()
+    {
         SymNodePtr base = parseAtom();
         if (accept("**")) return buildPow(base, parseUnary());
         return base;
     }
 
-    SymNodePtr parseAtom() {
+    SymNodePtr parseAtom()
+    {
         skipSpace();
         if (pos_ >= text_.size()) fail("expected a number, symbol or '('");
         char c = text_[pos_];
@@ -1198,8 +1279,7 @@ private:
         if ((c >= '0' && c <= '9') || c == '.') return parseNumber();
         if (std::isalpha(static_cast<unsigned char>(c)) || c == '_') {
             size_t start = pos_;
-            while (pos_ < text_.size() &&
-                   (std::isalnum(static_cast<unsigned char>(text_[pos_])) || text_[pos_] == '_'))
+            while (pos_ < text_.size() && (std::isalnum(static_cast<unsigned char>(text_[pos_])) || text_[pos_] == '_'))
                 ++pos_;
             std::string name(text_.substr(start, pos_ - start));
             if (pos_ < text_.size() && text_[pos_] == '(') {
@@ -1222,7 +1302,8 @@ private:
         fail(std::string("expected a number, symbol or '(', got '") + c + "'");
     }
 
-    SymNodePtr parseNumber() {
+    SymNodePtr parseNumber()
+    {
         size_t start = pos_;
         bool isFloatLit = false;
         while (pos_ < text_.size() && std::isdigit(static_cast<unsigned char>(text_[pos_]))) ++pos_;
@@ -1258,7 +1339,8 @@ private:
     }
 };
 
-std::optional<int64_t> parsePlainInt(std::string_view t) {
+std::optional<int64_t> parsePlainInt(std::string_view t)
+{
     if (t.empty()) return std::nullopt;
     int64_t v = 0;
     auto res = std::from_chars(t.data(), t.data() + t.size(), v);
@@ -1274,13 +1356,15 @@ std::optional<int64_t> parsePlainInt(std::string_view t) {
 SymExpr SymExpr::constant(int64_t v) { return fromNode(mkConst(v)); }
 SymExpr SymExpr::symbol(std::string name) { return fromNode(mkSymbol(std::move(name))); }
 
-SymExpr SymExpr::fromNode(SymNodePtr n) {
+SymExpr SymExpr::fromNode(SymNodePtr n)
+{
     SymExpr e;
     e.node_ = canon(n);
     return e;
 }
 
-SymExpr SymExpr::parse(std::string_view text) {
+SymExpr SymExpr::parse(std::string_view text)
+{
     SymExpr e;
     if (auto v = parsePlainInt(text)) {
         e.node_ = mkConst(*v);
@@ -1292,24 +1376,28 @@ SymExpr SymExpr::parse(std::string_view text) {
 
 bool SymExpr::isConstant() const { return nd(node_).op == SymOp::Const; }
 
-std::optional<int64_t> SymExpr::constantValue() const {
+std::optional<int64_t> SymExpr::constantValue() const
+{
     if (!isConstant()) return std::nullopt;
     return nd(node_).value;
 }
 
 bool SymExpr::isSymbol() const { return nd(node_).op == SymOp::Symbol; }
 
-std::string SymExpr::str() const {
+std::string SymExpr::str() const
+{
     std::string out;
     print(node_, out);
     return out;
 }
 
-std::optional<int64_t> SymExpr::evaluate(const std::map<std::string, int64_t>& values) const {
+std::optional<int64_t> SymExpr::evaluate(const std::map<std::string, int64_t>& values) const
+{
     return eval(node_, values);
 }
 
-std::vector<std::string> SymExpr::symbols() const {
+std::vector<std::string> SymExpr::symbols() const
+{
     std::set<std::string> s;
     collectSymbols(node_, s);
     return {s.begin(), s.end()};
@@ -1318,7 +1406,8 @@ std::vector<std::string> SymExpr::symbols() const {
 bool SymExpr::operator==(const SymExpr& o) const { return structEq(node_, o.node_); }
 
 // The builders return canonical trees, so these set node_ directly instead of fromNode().
-SymExpr operator+(const SymExpr& a, const SymExpr& b) {
+SymExpr operator+(const SymExpr& a, const SymExpr& b)
+{
     SymExpr r;
     r.node_ = buildAdd({orZero(a.node_), orZero(b.node_)});
     return r;
@@ -1326,39 +1415,46 @@ SymExpr operator+(const SymExpr& a, const SymExpr& b) {
 
 SymExpr operator-(const SymExpr& a, const SymExpr& b) { return a + (-b); }
 
-SymExpr operator*(const SymExpr& a, const SymExpr& b) {
+SymExpr operator*(const SymExpr& a, const SymExpr& b)
+{
     SymExpr r;
     r.node_ = buildMul({orZero(a.node_), orZero(b.node_)});
     return r;
 }
 
-SymExpr SymExpr::operator-() const {
+SymExpr SymExpr::operator-() const
+{
     SymExpr r;
     r.node_ = buildNeg(orZero(node_));
     return r;
 }
 
-SymExpr SymExpr::floorDiv(const SymExpr& a, const SymExpr& b) {
+SymExpr SymExpr::floorDiv(const SymExpr& a, const SymExpr& b)
+{
     SymExpr r;
     r.node_ = buildFloorDiv(orZero(a.node_), orZero(b.node_));
     return r;
 }
-SymExpr SymExpr::ceilDiv(const SymExpr& a, const SymExpr& b) {
+SymExpr SymExpr::ceilDiv(const SymExpr& a, const SymExpr& b)
+{
     SymExpr r;
     r.node_ = buildCeilDiv(orZero(a.node_), orZero(b.node_));
     return r;
 }
-SymExpr SymExpr::mod(const SymExpr& a, const SymExpr& b) {
+SymExpr SymExpr::mod(const SymExpr& a, const SymExpr& b)
+{
     SymExpr r;
     r.node_ = buildMod(orZero(a.node_), orZero(b.node_));
     return r;
 }
-SymExpr SymExpr::max(const SymExpr& a, const SymExpr& b) {
+SymExpr SymExpr::max(const SymExpr& a, const SymExpr& b)
+{
     SymExpr r;
     r.node_ = buildMinMax(SymOp::Max, {orZero(a.node_), orZero(b.node_)});
     return r;
 }
-SymExpr SymExpr::min(const SymExpr& a, const SymExpr& b) {
+SymExpr SymExpr::min(const SymExpr& a, const SymExpr& b)
+{
     SymExpr r;
     r.node_ = buildMinMax(SymOp::Min, {orZero(a.node_), orZero(b.node_)});
     return r;
@@ -1367,7 +1463,8 @@ SymExpr SymExpr::min(const SymExpr& a, const SymExpr& b) {
 // ---------------------------------------------------------------------------------------
 // SymInt
 
-SymInt::SymInt(SymExpr e, std::optional<int64_t> hint) {
+SymInt::SymInt(SymExpr e, std::optional<int64_t> hint)
+{
     if (auto v = e.constantValue()) {
         value_ = *v;
     } else {
@@ -1376,12 +1473,14 @@ SymInt::SymInt(SymExpr e, std::optional<int64_t> hint) {
     }
 }
 
-std::optional<int64_t> SymInt::maybeValue() const {
+std::optional<int64_t> SymInt::maybeValue() const
+{
     if (!expr_) return value_;
     return hint_;
 }
 
-int64_t SymInt::valueOrHint() const {
+int64_t SymInt::valueOrHint() const
+{
     if (auto v = maybeValue()) return *v;
     throw std::logic_error("SymInt " + str() + " has no value or hint");
 }
@@ -1390,15 +1489,17 @@ SymExpr SymInt::expr() const { return expr_ ? *expr_ : SymExpr::constant(value_)
 
 std::string SymInt::str() const { return expr_ ? expr_->str() : std::to_string(value_); }
 
-bool SymInt::operator==(const SymInt& o) const {
+bool SymInt::operator==(const SymInt& o) const
+{
     if (!expr_ && !o.expr_) return value_ == o.value_;
     if (!expr_ || !o.expr_) return false;  // a symbolic SymInt never folds to a constant
     return *expr_ == *o.expr_;
 }
 
 namespace {
-template <typename ConcreteOp, typename SymOpFn>
-SymInt combine(const SymInt& a, const SymInt& b, ConcreteOp concrete, SymOpFn symbolic) {
+template<typename ConcreteOp, typename SymOpFn>
+SymInt combine(const SymInt& a, const SymInt& b, ConcreteOp concrete, SymOpFn symbolic)
+{
     if (a.isConcrete() && b.isConcrete()) {
         if (auto v = concrete(*a.maybeValue(), *b.maybeValue())) return SymInt(*v);
     }
@@ -1409,33 +1510,32 @@ SymInt combine(const SymInt& a, const SymInt& b, ConcreteOp concrete, SymOpFn sy
 }
 }  // namespace
 
-SymInt operator+(const SymInt& a, const SymInt& b) {
+SymInt operator+(const SymInt& a, const SymInt& b)
+{
     return combine(
-        a, b,
-        [](int64_t x, int64_t y) -> std::optional<int64_t> { return wrapAdd(x, y); },
+        a, b, [](int64_t x, int64_t y) -> std::optional<int64_t> { return wrapAdd(x, y); },
         [](const SymExpr& x, const SymExpr& y) { return x + y; });
 }
 
-SymInt operator-(const SymInt& a, const SymInt& b) {
+SymInt operator-(const SymInt& a, const SymInt& b)
+{
     return combine(
-        a, b,
-        [](int64_t x, int64_t y) -> std::optional<int64_t> { return wrapAdd(x, wrapNeg(y)); },
+        a, b, [](int64_t x, int64_t y) -> std::optional<int64_t> { return wrapAdd(x, wrapNeg(y)); },
         [](const SymExpr& x, const SymExpr& y) { return x - y; });
 }
 
-SymInt operator*(const SymInt& a, const SymInt& b) {
+SymInt operator*(const SymInt& a, const SymInt& b)
+{
     return combine(
-        a, b,
-        [](int64_t x, int64_t y) -> std::optional<int64_t> { return wrapMul(x, y); },
+        a, b, [](int64_t x, int64_t y) -> std::optional<int64_t> { return wrapMul(x, y); },
         [](const SymExpr& x, const SymExpr& y) { return x * y; });
 }
 
 // Division by zero gives an unevaluated FloorDiv(a, 0) instead of throwing.
-SymInt SymInt::floorDiv(const SymInt& a, const SymInt& b) {
-    return combine(a, b, pyFloorDiv, SymExpr::floorDiv);
-}
+SymInt SymInt::floorDiv(const SymInt& a, const SymInt& b) { return combine(a, b, pyFloorDiv, SymExpr::floorDiv); }
 
-SymInt SymInt::ceilDiv(const SymInt& a, const SymInt& b) {
+SymInt SymInt::ceilDiv(const SymInt& a, const SymInt& b)
+{
     return combine(
         a, b,
         [](int64_t x, int64_t y) -> std::optional<int64_t> {
@@ -1446,7 +1546,8 @@ SymInt SymInt::ceilDiv(const SymInt& a, const SymInt& b) {
         SymExpr::ceilDiv);
 }
 
-SymInt parseSymInt(std::string_view text) {
+SymInt parseSymInt(std::string_view text)
+{
     if (auto v = parsePlainInt(text)) return SymInt(*v);
     return SymInt(SymExpr::parse(text));
 }

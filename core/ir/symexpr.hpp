@@ -18,34 +18,44 @@ namespace fxl {
 struct SymNode;
 using SymNodePtr = std::shared_ptr<const SymNode>;
 
-enum class SymOp : uint8_t {
-    Const,      // integer constant (value)
-    FloatConst, // float constant (fvalue), e.g. "s1 - 1.0" in Sym(...) annotations
-    Symbol,     // name: s0, s77, u0, ...
-    Add,        // n-ary sum of operands
-    Mul,        // n-ary product of operands
-    FloorDiv,   // a // b  (sympy prints "((a)//b)" / "floor(a/b)")
-    CeilDiv,    // ceiling(a/b)
-    Mod,        // Mod(a, b)
-    Pow,        // a**b
-    Max,        // Max(a, b, ...)
-    Min,        // Min(a, b, ...)
-    Neg,        // -a (kept only where needed, normally Mul by -1)
-    Eq, Ne, Lt, Le, Gt, Ge,  // comparisons: Sym(u0 >= 0)
-    And, Or, Not,            // boolean combinations
-    Call,       // any other function application printed as name(args...) (kept verbatim)
+enum class SymOp : uint8_t
+{
+    Const,  // integer constant (value)
+    FloatConst,  // float constant (fvalue), e.g. "s1 - 1.0" in Sym(...) annotations
+    Symbol,  // name: s0, s77, u0, ...
+    Add,  // n-ary sum of operands
+    Mul,  // n-ary product of operands
+    FloorDiv,  // a // b  (sympy prints "((a)//b)" / "floor(a/b)")
+    CeilDiv,  // ceiling(a/b)
+    Mod,  // Mod(a, b)
+    Pow,  // a**b
+    Max,  // Max(a, b, ...)
+    Min,  // Min(a, b, ...)
+    Neg,  // -a (kept only where needed, normally Mul by -1)
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,  // comparisons: Sym(u0 >= 0)
+    And,
+    Or,
+    Not,  // boolean combinations
+    Call,  // any other function application printed as name(args...) (kept verbatim)
 };
 
-struct SymNode {
+struct SymNode
+{
     SymOp op = SymOp::Const;
     int64_t value = 0;
     double fvalue = 0.0;
-    std::string name;                // Symbol name or Call function name
+    std::string name;  // Symbol name or Call function name
     std::vector<SymNodePtr> operands;
 };
 
 // A symbolic expression. Immutable, cheap to copy.
-class SymExpr {
+class SymExpr
+{
 public:
     SymExpr() = default;  // the constant 0
     static SymExpr constant(int64_t v);
@@ -57,7 +67,7 @@ public:
     // Throws InputError (file "<expr>", column = 1-based offset in text) when malformed.
     static SymExpr parse(std::string_view text);
 
-    bool isConstant() const;            // folds to an integer constant
+    bool isConstant() const;  // folds to an integer constant
     std::optional<int64_t> constantValue() const;
     bool isSymbol() const;
     const SymNodePtr& node() const { return node_; }
@@ -93,10 +103,13 @@ private:
 };
 
 // A size / stride / offset value. Concrete unless expr() is set.
-class SymInt {
+class SymInt
+{
 public:
     SymInt() = default;
-    SymInt(int64_t v) : value_(v) {}  // NOLINT: implicit by design
+    SymInt(int64_t v)
+        : value_(v)
+    { }  // NOLINT: implicit by design
     explicit SymInt(SymExpr e, std::optional<int64_t> hint = std::nullopt);
 
     bool isConcrete() const { return !expr_; }

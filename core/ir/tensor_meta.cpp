@@ -11,7 +11,8 @@ namespace fxl {
 // TensorMeta / ValueMeta
 
 // -1 when a size is symbolic without a hint: callers must not mistake "unknown" for 0.
-int64_t TensorMeta::numelHint() const {
+int64_t TensorMeta::numelHint() const
+{
     int64_t n = 1;
     for (const auto& s : sizes) {
         auto v = s.maybeValue();
@@ -21,7 +22,8 @@ int64_t TensorMeta::numelHint() const {
     return n;
 }
 
-int64_t TensorMeta::bytesHint() const {
+int64_t TensorMeta::bytesHint() const
+{
     int64_t n = numelHint();
     if (n < 0) return -1;
     int64_t bytes;
@@ -29,51 +31,58 @@ int64_t TensorMeta::bytesHint() const {
     return bytes;
 }
 
-bool TensorMeta::operator==(const TensorMeta& o) const {
-    return dtype == o.dtype && sizes == o.sizes && strides == o.strides && storageOffset == o.storageOffset &&
-           device == o.device;
+bool TensorMeta::operator==(const TensorMeta& o) const
+{
+    return dtype == o.dtype && sizes == o.sizes && strides == o.strides && storageOffset == o.storageOffset
+        && device == o.device;
 }
 
 // torch._prims_common.make_contiguous_strides_for: multiplier *= max(size, 1); symbolic sizes
 // are assumed >= 1 (backed sizes are >= 2), as PyTorch's guards simplify them.
-std::vector<SymInt> contiguousStrides(const std::vector<SymInt>& sizes) {
+std::vector<SymInt> contiguousStrides(const std::vector<SymInt>& sizes)
+{
     std::vector<SymInt> strides(sizes.size());
     SymInt multiplier = 1;
     for (size_t i = sizes.size(); i-- > 0;) {
         strides[i] = multiplier;
         const SymInt& s = sizes[i];
-        if (s.isConcrete()) multiplier = multiplier * SymInt(std::max<int64_t>(*s.maybeValue(), 1));
-        else multiplier = multiplier * s;
+        if (s.isConcrete())
+            multiplier = multiplier * SymInt(std::max<int64_t>(*s.maybeValue(), 1));
+        else
+            multiplier = multiplier * s;
     }
     return strides;
 }
 
-ValueMeta ValueMeta::ofTensor(TensorMeta t) {
+ValueMeta ValueMeta::ofTensor(TensorMeta t)
+{
     ValueMeta m;
     m.kind = Kind::Tensor;
     m.tensor = std::move(t);
     return m;
 }
 
-ValueMeta ValueMeta::ofTuple(std::vector<ValueMeta> e) {
+ValueMeta ValueMeta::ofTuple(std::vector<ValueMeta> e)
+{
     ValueMeta m;
     m.kind = Kind::Tuple;
     m.elems = std::move(e);
     return m;
 }
 
-bool ValueMeta::operator==(const ValueMeta& o) const {
+bool ValueMeta::operator==(const ValueMeta& o) const
+{
     if (kind != o.kind) return false;
     switch (kind) {
-        case Kind::Unknown:
-        case Kind::None: return true;
-        case Kind::Tensor:
-            return tensor == o.tensor && wrapperPrefix == o.wrapperPrefix && wrapperSuffix == o.wrapperSuffix;
-        case Kind::Tuple: return elems == o.elems;
-        case Kind::SymInt:
-        case Kind::SymFloat:
-        case Kind::SymBool: return sym == o.sym;
-        case Kind::Opaque: return opaqueText == o.opaqueText;
+    case Kind::Unknown:
+    case Kind::None: return true;
+    case Kind::Tensor:
+        return tensor == o.tensor && wrapperPrefix == o.wrapperPrefix && wrapperSuffix == o.wrapperSuffix;
+    case Kind::Tuple: return elems == o.elems;
+    case Kind::SymInt:
+    case Kind::SymFloat:
+    case Kind::SymBool: return sym == o.sym;
+    case Kind::Opaque: return opaqueText == o.opaqueText;
     }
     return false;
 }
@@ -83,16 +92,16 @@ bool ValueMeta::operator==(const ValueMeta& o) const {
 
 namespace {
 
-[[noreturn]] void fail(size_t pos, const std::string& msg) {
-    throw InputError("<annotation>", 1, int(pos) + 1, msg);
-}
+[[noreturn]] void fail(size_t pos, const std::string& msg) { throw InputError("<annotation>", 1, int(pos) + 1, msg); }
 
-bool isIdentChar(char c) {
+bool isIdentChar(char c)
+{
     return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
 }
 
 // Checks ( ) [ ] nesting over the whole text; throws at the offending bracket.
-void checkBrackets(std::string_view t, size_t base) {
+void checkBrackets(std::string_view t, size_t base)
+{
     std::vector<std::pair<char, size_t>> stack;
     for (size_t i = 0; i < t.size(); ++i) {
         char c = t[i];
@@ -100,8 +109,7 @@ void checkBrackets(std::string_view t, size_t base) {
             stack.emplace_back(c, i);
         } else if (c == ')' || c == ']') {
             char want = c == ')' ? '(' : '[';
-            if (stack.empty() || stack.back().first != want)
-                fail(base + i, std::string("unbalanced '") + c + "'");
+            if (stack.empty() || stack.back().first != want) fail(base + i, std::string("unbalanced '") + c + "'");
             stack.pop_back();
         }
     }
@@ -109,18 +117,22 @@ void checkBrackets(std::string_view t, size_t base) {
 }
 
 // Position of the bracket closing the one at `open` (text must be balanced from there).
-size_t matchingClose(std::string_view t, size_t open) {
+size_t matchingClose(std::string_view t, size_t open)
+{
     int depth = 0;
     for (size_t i = open; i < t.size(); ++i) {
         char c = t[i];
-        if (c == '(' || c == '[') ++depth;
-        else if ((c == ')' || c == ']') && --depth == 0) return i;
+        if (c == '(' || c == '[')
+            ++depth;
+        else if ((c == ')' || c == ']') && --depth == 0)
+            return i;
     }
     return std::string_view::npos;
 }
 
 // Re-throws an expression error with the column shifted to the annotation text.
-[[noreturn]] void rethrowShifted(const InputError& e, size_t offset) {
+[[noreturn]] void rethrowShifted(const InputError& e, size_t offset)
+{
     Diagnostic d = e.diagnostic();
     d.file = "<annotation>";
     d.column += int(offset);
@@ -129,7 +141,8 @@ size_t matchingClose(std::string_view t, size_t open) {
 
 // Symbolic graphs repeat the same few size expressions on every node: a small per-thread
 // cache makes them cheap and lets equal sizes share one immutable tree.
-SymExpr parseExprAt(std::string_view text, size_t offset) {
+SymExpr parseExprAt(std::string_view text, size_t offset)
+{
     thread_local std::unordered_map<std::string, SymExpr> cache;
     if (auto it = cache.find(std::string(text)); it != cache.end()) return it->second;
     try {
@@ -144,7 +157,8 @@ SymExpr parseExprAt(std::string_view text, size_t offset) {
 
 // Parses "[a, b, ...]" starting at t[pos] == '['; returns the position after ']'.
 // Plain integers take a fast path that allocates nothing beyond the vector.
-size_t parseDims(std::string_view t, size_t pos, size_t base, std::vector<SymInt>& out) {
+size_t parseDims(std::string_view t, size_t pos, size_t base, std::vector<SymInt>& out)
+{
     size_t open = pos++;
     // reserve exactly: count depth-0 commas up to the closing bracket
     size_t count = 1;
@@ -152,13 +166,15 @@ size_t parseDims(std::string_view t, size_t pos, size_t base, std::vector<SymInt
     size_t i = pos;
     for (; i < t.size(); ++i) {
         char c = t[i];
-        if (c == '(' || c == '[') ++depth;
+        if (c == '(' || c == '[')
+            ++depth;
         else if (c == ')') {
             if (--depth < 0) fail(base + i, "unbalanced ')'");
         } else if (c == ']') {
             if (depth == 0) break;
             --depth;
-        } else if (c == ',' && depth == 0) ++count;
+        } else if (c == ',' && depth == 0)
+            ++count;
     }
     if (i >= t.size()) fail(base + open, "unclosed '['");
     if (i == pos) return pos + 1;  // "[]"
@@ -183,13 +199,15 @@ size_t parseDims(std::string_view t, size_t pos, size_t base, std::vector<SymInt
             j = pos;
             for (; j < t.size(); ++j) {
                 char c = t[j];
-                if (c == '(' || c == '[') ++d;
+                if (c == '(' || c == '[')
+                    ++d;
                 else if (c == ')') {
                     if (--d < 0) fail(base + j, "unbalanced ')'");
                 } else if (c == ']') {
                     if (d == 0) break;
                     --d;
-                } else if (c == ',' && d == 0) break;
+                } else if (c == ',' && d == 0)
+                    break;
             }
             if (j >= t.size()) fail(base + open, "unclosed '['");
             size_t end = j;
@@ -203,7 +221,8 @@ size_t parseDims(std::string_view t, size_t pos, size_t base, std::vector<SymInt
     }
 }
 
-bool isDevice(std::string_view d) {
+bool isDevice(std::string_view d)
+{
     size_t i = 0;
     if (d.empty() || !((d[0] >= 'a' && d[0] <= 'z') || (d[0] >= 'A' && d[0] <= 'Z') || d[0] == '_')) return false;
     while (i < d.size() && isIdentChar(d[i])) ++i;
@@ -214,7 +233,8 @@ bool isDevice(std::string_view d) {
     return true;
 }
 
-ValueMeta::Kind symKind(const SymExpr& e) {
+ValueMeta::Kind symKind(const SymExpr& e)
+{
     SymOp op = e.node() ? e.node()->op : SymOp::Const;
     if ((op >= SymOp::Eq && op <= SymOp::Ge) || op == SymOp::And || op == SymOp::Or || op == SymOp::Not)
         return ValueMeta::Kind::SymBool;
@@ -233,14 +253,16 @@ ValueMeta::Kind symKind(const SymExpr& e) {
     return ValueMeta::Kind::SymInt;
 }
 
-ValueMeta opaque(std::string_view t) {
+ValueMeta opaque(std::string_view t)
+{
     ValueMeta m;
     m.kind = ValueMeta::Kind::Opaque;
     m.opaqueText = std::string(t);
     return m;
 }
 
-ValueMeta parseAt(std::string_view t, size_t base, int depth) {
+ValueMeta parseAt(std::string_view t, size_t base, int depth)
+{
     if (t.empty()) fail(base, "expected a type annotation");
     if (depth > 64) fail(base, "annotation nested too deeply");
     size_t i = 0;
@@ -259,8 +281,9 @@ ValueMeta parseAt(std::string_view t, size_t base, int depth) {
             size_t strideAt = pos;
             pos = parseDims(t, pos, base, m.tensor.strides);
             if (m.tensor.strides.size() != m.tensor.sizes.size())
-                fail(base + strideAt, "expected " + std::to_string(m.tensor.sizes.size()) + " strides, got " +
-                                          std::to_string(m.tensor.strides.size()));
+                fail(base + strideAt,
+                     "expected " + std::to_string(m.tensor.sizes.size()) + " strides, got "
+                         + std::to_string(m.tensor.strides.size()));
         }
         if (pos < t.size()) {
             std::string_view dev = t.substr(pos);
@@ -286,9 +309,12 @@ ValueMeta parseAt(std::string_view t, size_t base, int depth) {
         int d = 0;
         for (; innerEnd < close; ++innerEnd) {
             char c = t[innerEnd];
-            if (c == '(' || c == '[') ++d;
-            else if (c == ')' || c == ']') --d;
-            else if (c == ',' && d == 0) break;
+            if (c == '(' || c == '[')
+                ++d;
+            else if (c == ')' || c == ']')
+                --d;
+            else if (c == ',' && d == 0)
+                break;
         }
         std::string_view inner = t.substr(i + 1, innerEnd - i - 1);
         size_t k = 0;
@@ -306,18 +332,22 @@ ValueMeta parseAt(std::string_view t, size_t base, int depth) {
     return opaque(t);
 }
 
-void appendInt(std::string& out, int64_t v) {
+void appendInt(std::string& out, int64_t v)
+{
     char buf[24];
     auto res = std::to_chars(buf, buf + sizeof buf, v);
     out.append(buf, res.ptr);
 }
 
-void appendDims(std::string& out, const std::vector<SymInt>& dims) {
+void appendDims(std::string& out, const std::vector<SymInt>& dims)
+{
     out += '[';
     for (size_t i = 0; i < dims.size(); ++i) {
         if (i) out += ", ";
-        if (dims[i].isConcrete()) appendInt(out, *dims[i].maybeValue());
-        else out += dims[i].str();
+        if (dims[i].isConcrete())
+            appendInt(out, *dims[i].maybeValue());
+        else
+            out += dims[i].str();
     }
     out += ']';
 }
@@ -326,28 +356,29 @@ void appendDims(std::string& out, const std::vector<SymInt>& dims) {
 
 ValueMeta parseAnnotation(std::string_view text) { return parseAt(text, 0, 0); }
 
-std::string formatAnnotation(const ValueMeta& m) {
+std::string formatAnnotation(const ValueMeta& m)
+{
     switch (m.kind) {
-        case ValueMeta::Kind::Tensor: {
-            const TensorMeta& t = m.tensor;
-            std::string out = m.wrapperPrefix;
-            out.reserve(out.size() + 16 + 8 * (t.sizes.size() + t.strides.size()) + t.device.size() +
-                        m.wrapperSuffix.size());
-            out += dtypeAbbr(t.dtype);
-            appendDims(out, t.sizes);
-            // 0-d: "f32[]" without strides/device (2.4 style) but "f32[][]cuda:0" in tlparse form
-            if (!t.strides.empty() || (t.sizes.empty() && !t.device.empty())) appendDims(out, t.strides);
-            out += t.device;
-            out += m.wrapperSuffix;
-            return out;
-        }
-        case ValueMeta::Kind::SymInt:
-        case ValueMeta::Kind::SymFloat:
-        case ValueMeta::Kind::SymBool: return "Sym(" + m.sym.str() + ")";
-        case ValueMeta::Kind::Opaque: return m.opaqueText;
-        case ValueMeta::Kind::Unknown:
-        case ValueMeta::Kind::None:
-        case ValueMeta::Kind::Tuple: return {};  // FX prints no annotation for these
+    case ValueMeta::Kind::Tensor: {
+        const TensorMeta& t = m.tensor;
+        std::string out = m.wrapperPrefix;
+        out.reserve(out.size() + 16 + 8 * (t.sizes.size() + t.strides.size()) + t.device.size()
+                    + m.wrapperSuffix.size());
+        out += dtypeAbbr(t.dtype);
+        appendDims(out, t.sizes);
+        // 0-d: "f32[]" without strides/device (2.4 style) but "f32[][]cuda:0" in tlparse form
+        if (!t.strides.empty() || (t.sizes.empty() && !t.device.empty())) appendDims(out, t.strides);
+        out += t.device;
+        out += m.wrapperSuffix;
+        return out;
+    }
+    case ValueMeta::Kind::SymInt:
+    case ValueMeta::Kind::SymFloat:
+    case ValueMeta::Kind::SymBool: return "Sym(" + m.sym.str() + ")";
+    case ValueMeta::Kind::Opaque: return m.opaqueText;
+    case ValueMeta::Kind::Unknown:
+    case ValueMeta::Kind::None:
+    case ValueMeta::Kind::Tuple: return {};  // FX prints no annotation for these
     }
     return {};
 }

@@ -12,37 +12,40 @@
 
 namespace fxl {
 
-struct TensorMeta {
+struct TensorMeta
+{
     DType dtype = DType::F32;
     std::vector<SymInt> sizes;
     std::vector<SymInt> strides;  // empty when unknown (annotation printed without strides)
     SymInt storageOffset = 0;
-    std::string device;           // "cpu", "cuda:0", "" when unknown
+    std::string device;  // "cpu", "cuda:0", "" when unknown
 
     bool hasStrides() const { return !strides.empty() || sizes.empty(); }
-    int64_t numelHint() const;    // product of sizes (hints for symbolic ones)
-    int64_t bytesHint() const;    // numel * item size
+    int64_t numelHint() const;  // product of sizes (hints for symbolic ones)
+    int64_t bytesHint() const;  // numel * item size
     bool operator==(const TensorMeta& o) const;
     bool operator!=(const TensorMeta& o) const { return !(*this == o); }
 };
 
 std::vector<SymInt> contiguousStrides(const std::vector<SymInt>& sizes);
 
-struct ValueMeta {
-    enum class Kind : uint8_t {
-        Unknown,   // no annotation / not computed
-        None,      // the value is None (e.g. an op returning nothing)
+struct ValueMeta
+{
+    enum class Kind : uint8_t
+    {
+        Unknown,  // no annotation / not computed
+        None,  // the value is None (e.g. an op returning nothing)
         Tensor,
-        Tuple,     // multi-output op: elems
-        SymInt,    // "Sym(s0)"
+        Tuple,  // multi-output op: elems
+        SymInt,  // "Sym(s0)"
         SymFloat,  // "Sym(s1 - 1.0)"
-        SymBool,   // "Sym(u0 >= 0)"
-        Opaque,    // an annotation we keep verbatim (e.g. "TwoTensor(f32[3, 4])" wrapper text)
+        SymBool,  // "Sym(u0 >= 0)"
+        Opaque,  // an annotation we keep verbatim (e.g. "TwoTensor(f32[3, 4])" wrapper text)
     };
     Kind kind = Kind::Unknown;
-    TensorMeta tensor;            // Kind::Tensor
-    std::vector<ValueMeta> elems; // Kind::Tuple
-    SymExpr sym;                  // SymInt/SymFloat/SymBool
+    TensorMeta tensor;  // Kind::Tensor
+    std::vector<ValueMeta> elems;  // Kind::Tuple
+    SymExpr sym;  // SymInt/SymFloat/SymBool
     std::optional<int64_t> symHint;
     // Kind::Opaque: the full annotation text. For a tensor subclass annotation like
     // "TwoTensor(f32[3, 4])" kind is Tensor, tensor is the inner meta and wrapper is

@@ -20,7 +20,8 @@
 
 namespace fxl {
 
-const Arg& MetaCall::arg(std::string_view name) const {
+const Arg& MetaCall::arg(std::string_view name) const
+{
     if (op) {
         int i = op->schema.argIndex(name);
         if (i >= 0 && static_cast<size_t>(i) < bound.size()) return bound[static_cast<size_t>(i)];
@@ -28,14 +29,16 @@ const Arg& MetaCall::arg(std::string_view name) const {
     throw std::out_of_range("no argument '" + std::string(name) + "'");
 }
 
-const ValueMeta& MetaCall::tensorArg(std::string_view name) const {
+const ValueMeta& MetaCall::tensorArg(std::string_view name) const
+{
     static const ValueMeta kUnknown;
     const Arg& a = arg(name);
     if (a.isNode() && metaOf) return metaOf(a.node);
     return kUnknown;
 }
 
-void registerMetaFunctions(std::unordered_map<std::string, MetaFn>& table) {
+void registerMetaFunctions(std::unordered_map<std::string, MetaFn>& table)
+{
     meta::registerPointwise(table);
     meta::registerViews(table);
     meta::registerReductions(table);
@@ -49,7 +52,8 @@ void registerMetaFunctions(std::unordered_map<std::string, MetaFn>& table) {
 namespace meta {
 namespace {
 
-inline bool concrete2(const SymInt& a, const SymInt& b, int64_t& x, int64_t& y) {
+inline bool concrete2(const SymInt& a, const SymInt& b, int64_t& x, int64_t& y)
+{
     if (!a.isConcrete() || !b.isConcrete()) return false;
     x = *a.maybeValue();
     y = *b.maybeValue();
@@ -57,17 +61,20 @@ inline bool concrete2(const SymInt& a, const SymInt& b, int64_t& x, int64_t& y) 
 }
 
 inline std::optional<int64_t> hint2(const std::optional<int64_t>& a, const std::optional<int64_t>& b,
-                                    int64_t (*f)(int64_t, int64_t)) {
+                                    int64_t (*f)(int64_t, int64_t))
+{
     if (!a || !b) return std::nullopt;
     return f(*a, *b);
 }
 
-SymInt make(const SymExpr& e, std::optional<int64_t> hint) {
+SymInt make(const SymExpr& e, std::optional<int64_t> hint)
+{
     if (auto v = e.constantValue()) return SymInt(*v);
     return SymInt(e, hint);
 }
 
-int64_t pyFloorDiv(int64_t a, int64_t b) {
+int64_t pyFloorDiv(int64_t a, int64_t b)
+{
     if (b == 0) throw MetaError("division by zero in a size expression");
     int64_t q = a / b;
     if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
@@ -76,11 +83,13 @@ int64_t pyFloorDiv(int64_t a, int64_t b) {
 int64_t pyCeilDiv(int64_t a, int64_t b) { return -pyFloorDiv(-a, b); }
 
 // A product split into an integer coefficient and its other factors.
-struct Factors {
+struct Factors
+{
     int64_t coeff = 1;
     std::vector<SymNodePtr> rest;
 };
-Factors factorsOf(const SymExpr& e) {
+Factors factorsOf(const SymExpr& e)
+{
     Factors f;
     if (auto v = e.constantValue()) {
         f.coeff = *v;
@@ -89,8 +98,10 @@ Factors factorsOf(const SymExpr& e) {
     const SymNodePtr& n = e.node();
     if (n && n->op == SymOp::Mul) {
         for (const auto& o : n->operands) {
-            if (o->op == SymOp::Const) f.coeff *= o->value;
-            else f.rest.push_back(o);
+            if (o->op == SymOp::Const)
+                f.coeff *= o->value;
+            else
+                f.rest.push_back(o);
         }
     } else {
         f.rest.push_back(n);
@@ -100,59 +111,63 @@ Factors factorsOf(const SymExpr& e) {
 
 }  // namespace
 
-SymInt normalize(SymInt s) {
+SymInt normalize(SymInt s)
+{
     if (s.isConcrete()) return s;
     if (auto v = s.expr().constantValue()) return SymInt(*v);
     return s;
 }
 
-SymInt add(const SymInt& a, const SymInt& b) {
+SymInt add(const SymInt& a, const SymInt& b)
+{
     int64_t x, y;
     if (concrete2(a, b, x, y)) return x + y;
     if (b.isConcrete() && *b.maybeValue() == 0) return a;
     if (a.isConcrete() && *a.maybeValue() == 0) return b;
-    return make(a.expr() + b.expr(),
-                hint2(a.maybeValue(), b.maybeValue(), [](int64_t p, int64_t q) { return p + q; }));
+    return make(a.expr() + b.expr(), hint2(a.maybeValue(), b.maybeValue(), [](int64_t p, int64_t q) { return p + q; }));
 }
 
-SymInt sub(const SymInt& a, const SymInt& b) {
+SymInt sub(const SymInt& a, const SymInt& b)
+{
     int64_t x, y;
     if (concrete2(a, b, x, y)) return x - y;
     if (b.isConcrete() && *b.maybeValue() == 0) return a;
-    return make(a.expr() - b.expr(),
-                hint2(a.maybeValue(), b.maybeValue(), [](int64_t p, int64_t q) { return p - q; }));
+    return make(a.expr() - b.expr(), hint2(a.maybeValue(), b.maybeValue(), [](int64_t p, int64_t q) { return p - q; }));
 }
 
-SymInt mul(const SymInt& a, const SymInt& b) {
+SymInt mul(const SymInt& a, const SymInt& b)
+{
     int64_t x, y;
     if (concrete2(a, b, x, y)) return x * y;
     if (b.isConcrete() && *b.maybeValue() == 1) return a;
     if (a.isConcrete() && *a.maybeValue() == 1) return b;
-    return make(a.expr() * b.expr(),
-                hint2(a.maybeValue(), b.maybeValue(), [](int64_t p, int64_t q) { return p * q; }));
+    return make(a.expr() * b.expr(), hint2(a.maybeValue(), b.maybeValue(), [](int64_t p, int64_t q) { return p * q; }));
 }
 
-SymInt floorDiv(const SymInt& a, const SymInt& b) {
+SymInt floorDiv(const SymInt& a, const SymInt& b)
+{
     int64_t x, y;
     if (concrete2(a, b, x, y)) return pyFloorDiv(x, y);
     if (b.isConcrete() && *b.maybeValue() == 1) return a;
     auto h = (a.maybeValue() && b.maybeValue() && *b.maybeValue() != 0)
-                 ? std::optional<int64_t>(pyFloorDiv(*a.maybeValue(), *b.maybeValue()))
-                 : std::nullopt;
+        ? std::optional<int64_t>(pyFloorDiv(*a.maybeValue(), *b.maybeValue()))
+        : std::nullopt;
     return make(SymExpr::floorDiv(a.expr(), b.expr()), h);
 }
 
-SymInt ceilDiv(const SymInt& a, const SymInt& b) {
+SymInt ceilDiv(const SymInt& a, const SymInt& b)
+{
     int64_t x, y;
     if (concrete2(a, b, x, y)) return pyCeilDiv(x, y);
     if (b.isConcrete() && *b.maybeValue() == 1) return a;
     auto h = (a.maybeValue() && b.maybeValue() && *b.maybeValue() != 0)
-                 ? std::optional<int64_t>(pyCeilDiv(*a.maybeValue(), *b.maybeValue()))
-                 : std::nullopt;
+        ? std::optional<int64_t>(pyCeilDiv(*a.maybeValue(), *b.maybeValue()))
+        : std::nullopt;
     return make(SymExpr::ceilDiv(a.expr(), b.expr()), h);
 }
 
-SymInt exactDiv(const SymInt& a, const SymInt& b) {
+SymInt exactDiv(const SymInt& a, const SymInt& b)
+{
     int64_t x, y;
     if (concrete2(a, b, x, y)) {
         if (y == 0) throw MetaError("division by zero in a size expression");
@@ -169,8 +184,10 @@ SymInt exactDiv(const SymInt& a, const SymInt& b) {
         SymExpr fe = SymExpr::fromNode(f);
         auto it = std::find_if(fa.rest.begin(), fa.rest.end(),
                                [&](const SymNodePtr& g) { return SymExpr::fromNode(g) == fe; });
-        if (it == fa.rest.end()) ok = false;
-        else fa.rest.erase(it);
+        if (it == fa.rest.end())
+            ok = false;
+        else
+            fa.rest.erase(it);
     }
     std::optional<int64_t> h;
     if (a.maybeValue() && b.maybeValue() && *b.maybeValue() != 0) h = *a.maybeValue() / *b.maybeValue();
@@ -180,7 +197,8 @@ SymInt exactDiv(const SymInt& a, const SymInt& b) {
     return make(e, h);
 }
 
-SymInt minS(const SymInt& a, const SymInt& b) {
+SymInt minS(const SymInt& a, const SymInt& b)
+{
     int64_t x, y;
     if (concrete2(a, b, x, y)) return std::min(x, y);
     if (a == b) return a;
@@ -188,7 +206,8 @@ SymInt minS(const SymInt& a, const SymInt& b) {
                 hint2(a.maybeValue(), b.maybeValue(), [](int64_t p, int64_t q) { return std::min(p, q); }));
 }
 
-SymInt maxS(const SymInt& a, const SymInt& b) {
+SymInt maxS(const SymInt& a, const SymInt& b)
+{
     int64_t x, y;
     if (concrete2(a, b, x, y)) return std::max(x, y);
     if (a == b) return a;
@@ -196,7 +215,8 @@ SymInt maxS(const SymInt& a, const SymInt& b) {
                 hint2(a.maybeValue(), b.maybeValue(), [](int64_t p, int64_t q) { return std::max(p, q); }));
 }
 
-int64_t hintOf(const SymInt& s, const char* what) {
+int64_t hintOf(const SymInt& s, const char* what)
+{
     if (auto v = s.maybeValue()) return *v;
     // No hint (symbols read from annotations): order decisions as if every symbol were a
     // large size, so symbolic dims are never taken for 0 or 1 (size-oblivious).
@@ -206,14 +226,16 @@ int64_t hintOf(const SymInt& s, const char* what) {
     throw MetaError(std::string("symbolic ") + what + " " + s.str() + " has no hint");
 }
 
-bool hasUnbacked(const SymInt& s) {
+bool hasUnbacked(const SymInt& s)
+{
     if (s.isConcrete()) return false;
     for (const auto& n : s.expr().symbols())
         if (n.size() > 1 && n[0] == 'u' && std::isdigit(static_cast<unsigned char>(n[1]))) return true;
     return false;
 }
 
-bool guardEq(const SymInt& a, const SymInt& b) {
+bool guardEq(const SymInt& a, const SymInt& b)
+{
     int64_t x, y;
     if (concrete2(a, b, x, y)) return x == y;
     if (a == b) return true;
@@ -221,26 +243,30 @@ bool guardEq(const SymInt& a, const SymInt& b) {
     return ha && hb && *ha == *hb;
 }
 
-bool guardEq(const SymInt& a, int64_t b) {
+bool guardEq(const SymInt& a, int64_t b)
+{
     if (a.isConcrete()) return *a.maybeValue() == b;
     auto h = a.maybeValue();
     return h && *h == b;
 }
 
-bool isOne(const SymInt& s) {
+bool isOne(const SymInt& s)
+{
     if (s.isConcrete()) return *s.maybeValue() == 1;
     if (hasUnbacked(s)) return false;
     auto h = s.maybeValue();
     return h && *h == 1;
 }
 
-bool hintLt(const SymInt& a, const SymInt& b) {
+bool hintLt(const SymInt& a, const SymInt& b)
+{
     int64_t x, y;
     if (concrete2(a, b, x, y)) return x < y;
     return hintOf(a) < hintOf(b);
 }
 
-SymInt product(const Sizes& s, size_t from, size_t to) {
+SymInt product(const Sizes& s, size_t from, size_t to)
+{
     SymInt p = 1;
     to = std::min(to, s.size());
     for (size_t i = from; i < to; ++i) p = mul(p, s[i]);
@@ -249,7 +275,8 @@ SymInt product(const Sizes& s, size_t from, size_t to) {
 
 // ---------------------------------------------------------------- layout
 
-Sizes contiguous(const Sizes& sizes) {
+Sizes contiguous(const Sizes& sizes)
+{
     Sizes st(sizes.size());
     SymInt acc = 1;
     for (size_t i = sizes.size(); i-- > 0;) {
@@ -257,25 +284,30 @@ Sizes contiguous(const Sizes& sizes) {
         const SymInt& s = sizes[i];
         // make_contiguous_strides_for multiplies by max(size, 1); symbolic sizes are
         // assumed >= 1 (size-oblivious) as PyTorch prints them.
-        if (s.isConcrete()) acc = mul(acc, std::max<int64_t>(*s.maybeValue(), 1));
-        else acc = mul(acc, s);
+        if (s.isConcrete())
+            acc = mul(acc, std::max<int64_t>(*s.maybeValue(), 1));
+        else
+            acc = mul(acc, s);
     }
     return st;
 }
 
 namespace {
-bool hintIsZero(const SymInt& s) {
+bool hintIsZero(const SymInt& s)
+{
     if (s.isConcrete()) return *s.maybeValue() == 0;
     if (hasUnbacked(s)) return false;
     auto h = s.maybeValue();
     return h && *h == 0;
 }
-bool anyZero(const Sizes& s) {
+bool anyZero(const Sizes& s)
+{
     for (const auto& x : s)
         if (hintIsZero(x)) return true;
     return false;
 }
-bool denseInOrder(const TensorMeta& t, std::initializer_list<int> order) {
+bool denseInOrder(const TensorMeta& t, std::initializer_list<int> order)
+{
     SymInt expected = 1;
     for (int d : order) {
         const SymInt& sz = t.sizes[static_cast<size_t>(d)];
@@ -288,7 +320,8 @@ bool denseInOrder(const TensorMeta& t, std::initializer_list<int> order) {
 }
 }  // namespace
 
-bool isContiguous(const TensorMeta& t) {
+bool isContiguous(const TensorMeta& t)
+{
     if (t.strides.size() != t.sizes.size()) return false;
     if (anyZero(t.sizes)) return true;
     SymInt expected = 1;
@@ -300,14 +333,16 @@ bool isContiguous(const TensorMeta& t) {
     return true;
 }
 
-bool isChannelsLastContiguous(const TensorMeta& t) {
+bool isChannelsLastContiguous(const TensorMeta& t)
+{
     if (t.strides.size() != t.sizes.size()) return false;
     if (t.sizes.size() == 4) return denseInOrder(t, {1, 3, 2, 0});
     if (t.sizes.size() == 5) return denseInOrder(t, {1, 4, 3, 2, 0});
     return false;
 }
 
-bool isNonOverlappingAndDense(const TensorMeta& t) {
+bool isNonOverlappingAndDense(const TensorMeta& t)
+{
     size_t n = t.sizes.size();
     if (t.strides.size() != n) return false;
     if (n == 1) return hintOf(t.sizes[0]) < 2 || guardEq(t.strides[0], 1);
@@ -326,7 +361,8 @@ bool isNonOverlappingAndDense(const TensorMeta& t) {
     return true;
 }
 
-bool isChannelsLastStrides(const TensorMeta& t) {
+bool isChannelsLastStrides(const TensorMeta& t)
+{
     size_t n = t.sizes.size();
     if (t.strides.size() != n || (n != 4 && n != 5)) return false;
     std::vector<int> order = n == 4 ? std::vector<int>{1, 3, 2, 0} : std::vector<int>{1, 4, 3, 2, 0};
@@ -344,7 +380,8 @@ bool isChannelsLastStrides(const TensorMeta& t) {
     return true;
 }
 
-Sizes channelsLastStrides(const Sizes& sizes) {
+Sizes channelsLastStrides(const Sizes& sizes)
+{
     size_t n = sizes.size();
     Sizes st(n);
     std::vector<int> order = n == 4 ? std::vector<int>{1, 3, 2, 0} : std::vector<int>{1, 4, 3, 2, 0};
@@ -361,7 +398,8 @@ namespace {
 // TensorIterator's dimension order (reorder_dimensions): perm[0] is the fastest dim.
 // `strideSets` hold each operand's strides already broadcast (0 for broadcast dims).
 std::vector<size_t> iteratorPerm(const Sizes& shape, const std::vector<std::vector<int64_t>>& strideSets,
-                                 bool zeroIsAmbiguousOnly) {
+                                 bool zeroIsAmbiguousOnly)
+{
     size_t n = shape.size();
     std::vector<size_t> perm(n);
     for (size_t i = 0; i < n; ++i) perm[i] = n - 1 - i;
@@ -399,7 +437,8 @@ std::vector<size_t> iteratorPerm(const Sizes& shape, const std::vector<std::vect
     return perm;
 }
 
-std::vector<int64_t> broadcastStrides(const Sizes& shape, const TensorMeta& t) {
+std::vector<int64_t> broadcastStrides(const Sizes& shape, const TensorMeta& t)
+{
     size_t n = shape.size(), m = t.sizes.size();
     std::vector<int64_t> st(n, 0);
     for (size_t i = 0; i < m && i < n; ++i) {
@@ -411,7 +450,8 @@ std::vector<int64_t> broadcastStrides(const Sizes& shape, const TensorMeta& t) {
 }
 
 // Dense strides laid out in `perm` order (fastest first).
-Sizes stridesFromPerm(const Sizes& shape, const std::vector<size_t>& perm, bool skipSizeLeqOne) {
+Sizes stridesFromPerm(const Sizes& shape, const std::vector<size_t>& perm, bool skipSizeLeqOne)
+{
     Sizes st(shape.size());
     SymInt acc = 1;
     for (size_t d : perm) {
@@ -427,14 +467,16 @@ Sizes stridesFromPerm(const Sizes& shape, const std::vector<size_t>& perm, bool 
 }
 }  // namespace
 
-Sizes stridesFor(const Sizes& sizes, std::string_view memoryFormat) {
-    if ((memoryFormat == "channels_last" && sizes.size() == 4) ||
-        (memoryFormat == "channels_last_3d" && sizes.size() == 5))
+Sizes stridesFor(const Sizes& sizes, std::string_view memoryFormat)
+{
+    if ((memoryFormat == "channels_last" && sizes.size() == 4)
+        || (memoryFormat == "channels_last_3d" && sizes.size() == 5))
         return channelsLastStrides(sizes);
     return contiguous(sizes);
 }
 
-Sizes stridesLike(const TensorMeta& t, std::string_view memoryFormat) {
+Sizes stridesLike(const TensorMeta& t, std::string_view memoryFormat)
+{
     if (!memoryFormat.empty() && memoryFormat != "preserve_format") return stridesFor(t.sizes, memoryFormat);
     if (t.strides.size() != t.sizes.size()) return contiguous(t.sizes);
     if (isNonOverlappingAndDense(t)) return t.strides;
@@ -445,21 +487,24 @@ Sizes stridesLike(const TensorMeta& t, std::string_view memoryFormat) {
     return stridesFromPerm(t.sizes, perm, true);
 }
 
-int64_t wrapDim(int64_t dim, int64_t ndim, bool allowScalar) {
+int64_t wrapDim(int64_t dim, int64_t ndim, bool allowScalar)
+{
     int64_t n = ndim;
     if (n <= 0) {
-        if (!allowScalar) throw MetaError("dimension specified as " + std::to_string(dim) + " but tensor has no dimensions");
+        if (!allowScalar)
+            throw MetaError("dimension specified as " + std::to_string(dim) + " but tensor has no dimensions");
         n = 1;
     }
     if (dim < -n || dim >= n)
-        throw MetaError("dimension out of range (expected to be in range of [" + std::to_string(-n) + ", " +
-                        std::to_string(n - 1) + "], but got " + std::to_string(dim) + ")");
+        throw MetaError("dimension out of range (expected to be in range of [" + std::to_string(-n) + ", "
+                        + std::to_string(n - 1) + "], but got " + std::to_string(dim) + ")");
     return dim < 0 ? dim + n : dim;
 }
 
 // ---------------------------------------------------------------- arguments
 
-const TensorMeta& tensorOfArg(const MetaCall& c, const Arg& a, std::string_view what) {
+const TensorMeta& tensorOfArg(const MetaCall& c, const Arg& a, std::string_view what)
+{
     if (!a.isNode()) throw MetaError("argument '" + std::string(what) + "' is not a tensor");
     const ValueMeta& v = c.metaOf(a.node);
     if (!v.isTensor()) throw MetaError("argument '" + std::string(what) + "' has no tensor meta");
@@ -468,13 +513,15 @@ const TensorMeta& tensorOfArg(const MetaCall& c, const Arg& a, std::string_view 
 
 const TensorMeta& tensorOf(const MetaCall& c, std::string_view name) { return tensorOfArg(c, c.arg(name), name); }
 
-const TensorMeta* optTensorOf(const MetaCall& c, std::string_view name) {
+const TensorMeta* optTensorOf(const MetaCall& c, std::string_view name)
+{
     const Arg& a = c.arg(name);
     if (a.isNone()) return nullptr;
     return &tensorOfArg(c, a, name);
 }
 
-std::vector<const TensorMeta*> tensorListOf(const MetaCall& c, std::string_view name, bool allowNone) {
+std::vector<const TensorMeta*> tensorListOf(const MetaCall& c, std::string_view name, bool allowNone)
+{
     const Arg& a = c.arg(name);
     std::vector<const TensorMeta*> out;
     if (a.isNode()) {  // a single tensor where a list is expected
@@ -484,56 +531,60 @@ std::vector<const TensorMeta*> tensorListOf(const MetaCall& c, std::string_view 
     if (!a.isSequence()) throw MetaError("argument '" + std::string(name) + "' is not a list of tensors");
     out.reserve(a.items.size());
     for (const auto& it : a.items) {
-        if (it.isNone() && allowNone) out.push_back(nullptr);
-        else out.push_back(&tensorOfArg(c, it, name));
+        if (it.isNone() && allowNone)
+            out.push_back(nullptr);
+        else
+            out.push_back(&tensorOfArg(c, it, name));
     }
     return out;
 }
 
-std::optional<int64_t> toOptInt(const MetaCall& c, const Arg& a, std::string_view what) {
+std::optional<int64_t> toOptInt(const MetaCall& c, const Arg& a, std::string_view what)
+{
     if (a.isNone()) return std::nullopt;
     return toInt(c, a, what);
 }
 
-int64_t toInt(const MetaCall& c, const Arg& a, std::string_view what) {
+int64_t toInt(const MetaCall& c, const Arg& a, std::string_view what)
+{
     switch (a.kind) {
-        case Arg::Kind::Int: return a.i;
-        case Arg::Kind::Bool: return a.b ? 1 : 0;
-        case Arg::Kind::Float:
-            if (a.f == static_cast<double>(static_cast<int64_t>(a.f))) return static_cast<int64_t>(a.f);
+    case Arg::Kind::Int: return a.i;
+    case Arg::Kind::Bool: return a.b ? 1 : 0;
+    case Arg::Kind::Float:
+        if (a.f == static_cast<double>(static_cast<int64_t>(a.f))) return static_cast<int64_t>(a.f);
+        break;
+    case Arg::Kind::Node: {
+        SymInt s = toSymInt(c, a, what);
+        return hintOf(s, "int argument");
+    }
+    default: break;
+    }
+    throw MetaError("argument '" + std::string(what) + "' is not an int");
+}
+
+SymInt toSymInt(const MetaCall& c, const Arg& a, std::string_view what)
+{
+    switch (a.kind) {
+    case Arg::Kind::Int: return a.i;
+    case Arg::Kind::Bool: return a.b ? 1 : 0;
+    case Arg::Kind::Node: {
+        const ValueMeta& v = c.metaOf(a.node);
+        if (v.kind == ValueMeta::Kind::SymInt) return normalize(SymInt(v.sym, v.symHint));
+        // a 0-dim integer tensor used as a size (rare): unknown value
+        throw MetaError("argument '" + std::string(what) + "' is not a symbolic int");
+    }
+    case Arg::Kind::Raw:
+    case Arg::Kind::Str: try { return normalize(parseSymInt(a.s));
+        } catch (const std::exception&) {
             break;
-        case Arg::Kind::Node: {
-            SymInt s = toSymInt(c, a, what);
-            return hintOf(s, "int argument");
         }
-        default: break;
+    default: break;
     }
     throw MetaError("argument '" + std::string(what) + "' is not an int");
 }
 
-SymInt toSymInt(const MetaCall& c, const Arg& a, std::string_view what) {
-    switch (a.kind) {
-        case Arg::Kind::Int: return a.i;
-        case Arg::Kind::Bool: return a.b ? 1 : 0;
-        case Arg::Kind::Node: {
-            const ValueMeta& v = c.metaOf(a.node);
-            if (v.kind == ValueMeta::Kind::SymInt) return normalize(SymInt(v.sym, v.symHint));
-            // a 0-dim integer tensor used as a size (rare): unknown value
-            throw MetaError("argument '" + std::string(what) + "' is not a symbolic int");
-        }
-        case Arg::Kind::Raw:
-        case Arg::Kind::Str:
-            try {
-                return normalize(parseSymInt(a.s));
-            } catch (const std::exception&) {
-                break;
-            }
-        default: break;
-    }
-    throw MetaError("argument '" + std::string(what) + "' is not an int");
-}
-
-Sizes toSymInts(const MetaCall& c, const Arg& a, std::string_view what) {
+Sizes toSymInts(const MetaCall& c, const Arg& a, std::string_view what)
+{
     Sizes out;
     if (a.isSequence()) {
         out.reserve(a.items.size());
@@ -545,7 +596,8 @@ Sizes toSymInts(const MetaCall& c, const Arg& a, std::string_view what) {
     return out;
 }
 
-std::vector<int64_t> toInts(const MetaCall& c, const Arg& a, std::string_view what) {
+std::vector<int64_t> toInts(const MetaCall& c, const Arg& a, std::string_view what)
+{
     std::vector<int64_t> out;
     if (a.isSequence()) {
         out.reserve(a.items.size());
@@ -557,23 +609,26 @@ std::vector<int64_t> toInts(const MetaCall& c, const Arg& a, std::string_view wh
     return out;
 }
 
-double toDouble(const Arg& a, std::string_view what) {
+double toDouble(const Arg& a, std::string_view what)
+{
     switch (a.kind) {
-        case Arg::Kind::Int: return static_cast<double>(a.i);
-        case Arg::Kind::Float: return a.f;
-        case Arg::Kind::Bool: return a.b ? 1.0 : 0.0;
-        default: break;
+    case Arg::Kind::Int: return static_cast<double>(a.i);
+    case Arg::Kind::Float: return a.f;
+    case Arg::Kind::Bool: return a.b ? 1.0 : 0.0;
+    default: break;
     }
     throw MetaError("argument '" + std::string(what) + "' is not a number");
 }
 
-bool toBool(const Arg& a, std::string_view what) {
+bool toBool(const Arg& a, std::string_view what)
+{
     if (a.kind == Arg::Kind::Bool) return a.b;
     if (a.kind == Arg::Kind::Int) return a.i != 0;
     throw MetaError("argument '" + std::string(what) + "' is not a bool");
 }
 
-std::optional<DType> toOptDType(const Arg& a) {
+std::optional<DType> toOptDType(const Arg& a)
+{
     if (a.kind == Arg::Kind::DType) return a.dtype;
     if (a.kind == Arg::Kind::Str || a.kind == Arg::Kind::Raw) {
         std::string_view s = a.s;
@@ -583,12 +638,14 @@ std::optional<DType> toOptDType(const Arg& a) {
     return std::nullopt;
 }
 
-std::string deviceOf(const Arg& a, const std::string& fallback) {
+std::string deviceOf(const Arg& a, const std::string& fallback)
+{
     if (a.kind == Arg::Kind::Device || a.kind == Arg::Kind::Str) return a.s;
     return fallback;
 }
 
-std::string memoryFormatOf(const Arg& a) {
+std::string memoryFormatOf(const Arg& a)
+{
     if (a.kind == Arg::Kind::MemoryFormat || a.kind == Arg::Kind::Str) {
         std::string s = a.s;
         if (s.rfind("torch.", 0) == 0) s.erase(0, 6);
@@ -597,7 +654,8 @@ std::string memoryFormatOf(const Arg& a) {
     return {};
 }
 
-bool hasArg(const MetaCall& c, std::string_view name) {
+bool hasArg(const MetaCall& c, std::string_view name)
+{
     if (!c.op) return false;
     int i = c.op->schema.argIndex(name);
     return i >= 0 && static_cast<size_t>(i) < c.bound.size() && !c.bound[static_cast<size_t>(i)].isNone();
@@ -610,22 +668,28 @@ std::vector<int64_t> intListArg(const MetaCall& c, std::string_view name) { retu
 
 // ---------------------------------------------------------------- promotion
 
-Operand operandOf(const MetaCall& c, const Arg& a, std::string_view what) {
+Operand operandOf(const MetaCall& c, const Arg& a, std::string_view what)
+{
     Operand o;
     switch (a.kind) {
-        case Arg::Kind::Node: {
-            const ValueMeta& v = c.metaOf(a.node);
-            if (v.isTensor()) o.tensor = &v.tensor;
-            else if (v.kind == ValueMeta::Kind::SymInt) o.scalarType = DType::I64;
-            else if (v.kind == ValueMeta::Kind::SymFloat) o.scalarType = DType::F64;
-            else if (v.kind == ValueMeta::Kind::SymBool) o.scalarType = DType::Bool;
-            else throw MetaError("argument '" + std::string(what) + "' has no meta");
-            return o;
-        }
-        case Arg::Kind::Int: o.scalarType = DType::I64; return o;
-        case Arg::Kind::Float: o.scalarType = DType::F64; return o;
-        case Arg::Kind::Bool: o.scalarType = DType::Bool; return o;
-        default: break;
+    case Arg::Kind::Node: {
+        const ValueMeta& v = c.metaOf(a.node);
+        if (v.isTensor())
+            o.tensor = &v.tensor;
+        else if (v.kind == ValueMeta::Kind::SymInt)
+            o.scalarType = DType::I64;
+        else if (v.kind == ValueMeta::Kind::SymFloat)
+            o.scalarType = DType::F64;
+        else if (v.kind == ValueMeta::Kind::SymBool)
+            o.scalarType = DType::Bool;
+        else
+            throw MetaError("argument '" + std::string(what) + "' has no meta");
+        return o;
+    }
+    case Arg::Kind::Int: o.scalarType = DType::I64; return o;
+    case Arg::Kind::Float: o.scalarType = DType::F64; return o;
+    case Arg::Kind::Bool: o.scalarType = DType::Bool; return o;
+    default: break;
     }
     throw MetaError("argument '" + std::string(what) + "' is neither a tensor nor a number");
 }
@@ -633,14 +697,16 @@ Operand operandOf(const MetaCall& c, const Arg& a, std::string_view what) {
 DType defaultFloat() { return DType::F32; }
 
 namespace {
-DType toComplex(DType t) {
+DType toComplex(DType t)
+{
     switch (t) {
-        case DType::F16: return DType::C32;
-        case DType::F64: return DType::C128;
-        default: return DType::C64;
+    case DType::F16: return DType::C32;
+    case DType::F64: return DType::C128;
+    default: return DType::C64;
     }
 }
-DType combineCategories(DType higher, DType lower) {
+DType combineCategories(DType higher, DType lower)
+{
     if (isComplex(higher)) return higher;
     if (isComplex(lower)) {
         if (isFloatingPoint(higher)) return toComplex(higher);
@@ -653,41 +719,48 @@ DType combineCategories(DType higher, DType lower) {
 }
 }  // namespace
 
-DType resultType(const std::vector<Operand>& ops) {
+DType resultType(const std::vector<Operand>& ops)
+{
     DType dimR = DType::Undefined, zeroR = DType::Undefined, wrappedR = DType::Undefined;
     for (const auto& o : ops) {
         if (o.tensor) {
-            if (!o.tensor->sizes.empty()) dimR = promoteTypes(dimR, o.tensor->dtype);
-            else zeroR = promoteTypes(zeroR, o.tensor->dtype);
+            if (!o.tensor->sizes.empty())
+                dimR = promoteTypes(dimR, o.tensor->dtype);
+            else
+                zeroR = promoteTypes(zeroR, o.tensor->dtype);
         } else {
             DType cur = o.scalarType;
-            if (isComplex(cur)) cur = DType::C64;
-            else if (isFloatingPoint(cur)) cur = defaultFloat();
+            if (isComplex(cur))
+                cur = DType::C64;
+            else if (isFloatingPoint(cur))
+                cur = defaultFloat();
             wrappedR = promoteTypes(wrappedR, cur);
         }
     }
     return combineCategories(dimR, combineCategories(zeroR, wrappedR));
 }
 
-DType applyPromotion(DType t, Promotion p) {
+DType applyPromotion(DType t, Promotion p)
+{
     switch (p) {
-        case Promotion::Default:
-        case Promotion::NoOpMath: return t;
-        case Promotion::IntToFloat: return isIntegral(t, true) ? defaultFloat() : t;
-        case Promotion::AlwaysBool: return DType::Bool;
-        case Promotion::ComplexToFloat:
-            if (t == DType::C32) return DType::F16;
-            if (t == DType::C64) return DType::F32;
-            if (t == DType::C128) return DType::F64;
-            return t;
-        case Promotion::BoolToLong: return isIntegral(t, true) ? DType::I64 : t;
+    case Promotion::Default:
+    case Promotion::NoOpMath: return t;
+    case Promotion::IntToFloat: return isIntegral(t, true) ? defaultFloat() : t;
+    case Promotion::AlwaysBool: return DType::Bool;
+    case Promotion::ComplexToFloat:
+        if (t == DType::C32) return DType::F16;
+        if (t == DType::C64) return DType::F32;
+        if (t == DType::C128) return DType::F64;
+        return t;
+    case Promotion::BoolToLong: return isIntegral(t, true) ? DType::I64 : t;
     }
     return t;
 }
 
 // ---------------------------------------------------------------- broadcasting / strides
 
-Sizes broadcastShapes(const std::vector<const Sizes*>& shapes) {
+Sizes broadcastShapes(const std::vector<const Sizes*>& shapes)
+{
     size_t n = 0;
     for (const auto* s : shapes) n = std::max(n, s->size());
     Sizes out(n, SymInt(1));
@@ -704,8 +777,8 @@ Sizes broadcastShapes(const std::vector<const Sizes*>& shapes) {
             // without hints two symbols cannot be told apart: the traced program was valid
             auto ho = o.maybeValue(), hv = v.maybeValue();
             if (!guardEq(o, v) && ho && hv)
-                throw MetaError("shapes cannot be broadcast: size " + o.str() + " vs " + v.str() + " at dim " +
-                                std::to_string(n - m + i));
+                throw MetaError("shapes cannot be broadcast: size " + o.str() + " vs " + v.str() + " at dim "
+                                + std::to_string(n - m + i));
             // keep the concrete / structurally simpler one (the tracer asserts equality)
             if (!o.isConcrete() && v.isConcrete()) o = v;
         }
@@ -713,14 +786,18 @@ Sizes broadcastShapes(const std::vector<const Sizes*>& shapes) {
     return out;
 }
 
-Sizes iteratorStrides(const Sizes& shape, const std::vector<const TensorMeta*>& inputs, bool scalarOperand) {
+Sizes iteratorStrides(const Sizes& shape, const std::vector<const TensorMeta*>& inputs, bool scalarOperand)
+{
     size_t n = shape.size();
     if (n == 0) return {};
     // fast setup: all operands of the same shape and all contiguous / channels-last /
     // non-overlapping-and-dense with equal strides
     bool sameShape = !inputs.empty() && !scalarOperand;
     for (const auto* t : inputs) {
-        if (t->sizes.size() != n || t->strides.size() != n) { sameShape = false; break; }
+        if (t->sizes.size() != n || t->strides.size() != n) {
+            sameShape = false;
+            break;
+        }
         for (size_t i = 0; i < n && sameShape; ++i)
             if (!guardEq(t->sizes[i], shape[i])) sameShape = false;
     }
@@ -747,12 +824,16 @@ Sizes iteratorStrides(const Sizes& shape, const std::vector<const TensorMeta*>& 
     auto perm = iteratorPerm(shape, ss, false);
     bool inverted = true;
     for (size_t j = 0; j < n; ++j)
-        if (perm[j] != n - 1 - j) { inverted = false; break; }
+        if (perm[j] != n - 1 - j) {
+            inverted = false;
+            break;
+        }
     if (inverted) return contiguous(shape);
     return stridesFromPerm(shape, perm, false);
 }
 
-Sizes primsElementwiseStrides(const Sizes& shape, const std::vector<const TensorMeta*>& inputsIn) {
+Sizes primsElementwiseStrides(const Sizes& shape, const std::vector<const TensorMeta*>& inputsIn)
+{
     size_t n = shape.size();
     if (n == 0) return {};
     if (n == 1) return {SymInt(1)};
@@ -781,7 +862,8 @@ Sizes primsElementwiseStrides(const Sizes& shape, const std::vector<const Tensor
     return st;
 }
 
-std::string deviceOfInputs(const std::vector<const TensorMeta*>& inputs) {
+std::string deviceOfInputs(const std::vector<const TensorMeta*>& inputs)
+{
     // a 0-dim cpu tensor may mix with tensors on another device
     std::string dev;
     for (const auto* t : inputs) {
@@ -791,7 +873,8 @@ std::string deviceOfInputs(const std::vector<const TensorMeta*>& inputs) {
     return dev;
 }
 
-TensorMeta makeTensor(DType dt, Sizes sizes, Sizes strides, std::string device) {
+TensorMeta makeTensor(DType dt, Sizes sizes, Sizes strides, std::string device)
+{
     TensorMeta t;
     t.dtype = dt;
     t.sizes = std::move(sizes);
@@ -800,7 +883,8 @@ TensorMeta makeTensor(DType dt, Sizes sizes, Sizes strides, std::string device) 
     return t;
 }
 
-TensorMeta makeContiguous(DType dt, Sizes sizes, std::string device) {
+TensorMeta makeContiguous(DType dt, Sizes sizes, std::string device)
+{
     Sizes st = contiguous(sizes);
     return makeTensor(dt, std::move(sizes), std::move(st), std::move(device));
 }

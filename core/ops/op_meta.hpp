@@ -48,8 +48,8 @@ Sizes contiguous(const Sizes& sizes);
 bool isContiguous(const TensorMeta& t);
 bool isChannelsLastContiguous(const TensorMeta& t);  // 4-d and 5-d only
 bool isNonOverlappingAndDense(const TensorMeta& t);
-bool isChannelsLastStrides(const TensorMeta& t);     // suggest_memory_format() == channels_last
-Sizes channelsLastStrides(const Sizes& sizes);       // 4-d / 5-d
+bool isChannelsLastStrides(const TensorMeta& t);  // suggest_memory_format() == channels_last
+Sizes channelsLastStrides(const Sizes& sizes);  // 4-d / 5-d
 // Strides of empty_like(t) for a memory_format ("preserve_format" when empty).
 Sizes stridesLike(const TensorMeta& t, std::string_view memoryFormat);
 // Strides of a new tensor of `sizes` in memory format (contiguous / channels_last ...).
@@ -61,8 +61,7 @@ int64_t wrapDim(int64_t dim, int64_t ndim, bool allowScalar = true);
 const TensorMeta& tensorOf(const MetaCall& c, std::string_view name);
 const TensorMeta* optTensorOf(const MetaCall& c, std::string_view name);  // nullptr for None
 const TensorMeta& tensorOfArg(const MetaCall& c, const Arg& a, std::string_view what);
-std::vector<const TensorMeta*> tensorListOf(const MetaCall& c, std::string_view name,
-                                            bool allowNone = false);
+std::vector<const TensorMeta*> tensorListOf(const MetaCall& c, std::string_view name, bool allowNone = false);
 int64_t toInt(const MetaCall& c, const Arg& a, std::string_view what);
 std::optional<int64_t> toOptInt(const MetaCall& c, const Arg& a, std::string_view what);
 SymInt toSymInt(const MetaCall& c, const Arg& a, std::string_view what);
@@ -81,14 +80,23 @@ bool hasArg(const MetaCall& c, std::string_view name);  // present in schema and
 
 // ---- type promotion ----
 // One operand of a pointwise op: a tensor, or a Python scalar (wrapped number).
-struct Operand {
+struct Operand
+{
     const TensorMeta* tensor = nullptr;
     DType scalarType = DType::Undefined;  // Bool / I64 / F64 / C128 for scalars
 };
 Operand operandOf(const MetaCall& c, const Arg& a, std::string_view what);
 // torch.result_type over tensors and wrapped scalars (dim>0 > zero-dim > scalar priority).
 DType resultType(const std::vector<Operand>& ops);
-enum class Promotion { Default, IntToFloat, AlwaysBool, ComplexToFloat, NoOpMath, BoolToLong };
+enum class Promotion
+{
+    Default,
+    IntToFloat,
+    AlwaysBool,
+    ComplexToFloat,
+    NoOpMath,
+    BoolToLong
+};
 DType applyPromotion(DType computed, Promotion p);
 DType defaultFloat();  // torch.get_default_dtype() == float32
 
@@ -97,8 +105,7 @@ Sizes broadcastShapes(const std::vector<const Sizes*>& shapes);
 // Strides of TensorIterator's output for inputs broadcast to `shape`.
 // `scalarOperand`: a wrapped Python scalar is one of TensorIterator's operands (it
 // defeats the same-shape fast setup).
-Sizes iteratorStrides(const Sizes& shape, const std::vector<const TensorMeta*>& inputs,
-                      bool scalarOperand = false);
+Sizes iteratorStrides(const Sizes& shape, const std::vector<const TensorMeta*>& inputs, bool scalarOperand = false);
 // compute_elementwise_output_strides from torch/_prims_common.
 Sizes primsElementwiseStrides(const Sizes& shape, const std::vector<const TensorMeta*>& inputs);
 std::string deviceOfInputs(const std::vector<const TensorMeta*>& inputs);

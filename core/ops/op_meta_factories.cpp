@@ -7,29 +7,34 @@
 namespace fxl::meta {
 namespace {
 
-std::optional<DType> dtypeKw(const MetaCall& c) {
+std::optional<DType> dtypeKw(const MetaCall& c)
+{
     if (!hasArg(c, "dtype")) return std::nullopt;
     return toOptDType(c.arg("dtype"));
 }
 
-std::string deviceKw(const MetaCall& c, const std::string& fallback) {
+std::string deviceKw(const MetaCall& c, const std::string& fallback)
+{
     if (!hasArg(c, "device")) return fallback;
     return deviceOf(c.arg("device"), fallback);
 }
 
-std::string formatKw(const MetaCall& c) {
+std::string formatKw(const MetaCall& c)
+{
     if (!hasArg(c, "memory_format")) return {};
     return memoryFormatOf(c.arg("memory_format"));
 }
 
-void checkSizes(const Sizes& s) {
+void checkSizes(const Sizes& s)
+{
     for (const auto& x : s)
         if (x.isConcrete() && *x.maybeValue() < 0)
             throw MetaError("Trying to create tensor with negative dimension " + x.str());
 }
 
 // Factory with explicit sizes.
-ValueMeta factory(const MetaCall& c, const char* sizeArg, DType dflt) {
+ValueMeta factory(const MetaCall& c, const char* sizeArg, DType dflt)
+{
     Sizes size = symListArg(c, sizeArg);
     checkSizes(size);
     auto dt = dtypeKw(c);
@@ -38,7 +43,8 @@ ValueMeta factory(const MetaCall& c, const char* sizeArg, DType dflt) {
 }
 
 // *_like: empty_like's stride rules (preserve_format by default).
-ValueMeta likeFactory(const MetaCall& c) {
+ValueMeta likeFactory(const MetaCall& c)
+{
     const TensorMeta& self = tensorOf(c, "self");
     auto dt = dtypeKw(c);
     Sizes st = stridesLike(self, formatKw(c));
@@ -46,7 +52,8 @@ ValueMeta likeFactory(const MetaCall& c) {
 }
 
 // new_*: dtype and device default to self's; contiguous.
-ValueMeta newFactory(const MetaCall& c) {
+ValueMeta newFactory(const MetaCall& c)
+{
     const TensorMeta& self = tensorOf(c, "self");
     Sizes size = symListArg(c, "size");
     checkSizes(size);
@@ -55,22 +62,25 @@ ValueMeta newFactory(const MetaCall& c) {
     return tensorValue(makeTensor(dt ? *dt : self.dtype, std::move(size), std::move(st), deviceKw(c, self.device)));
 }
 
-DType scalarDtype(const Arg& a) {
+DType scalarDtype(const Arg& a)
+{
     switch (a.kind) {
-        case Arg::Kind::Bool: return DType::Bool;
-        case Arg::Kind::Int: return DType::I64;
-        case Arg::Kind::Float: return defaultFloat();
-        default: return defaultFloat();
+    case Arg::Kind::Bool: return DType::Bool;
+    case Arg::Kind::Int: return DType::I64;
+    case Arg::Kind::Float: return defaultFloat();
+    default: return defaultFloat();
     }
 }
 
-bool isFloatArg(const MetaCall& c, const Arg& a) {
+bool isFloatArg(const MetaCall& c, const Arg& a)
+{
     if (a.kind == Arg::Kind::Float) return true;
     if (a.isNode()) return c.metaOf(a.node).kind == ValueMeta::Kind::SymFloat;
     return false;
 }
 
-ValueMeta arange(const MetaCall& c, const Arg* startA, const Arg& endA, const Arg* stepA) {
+ValueMeta arange(const MetaCall& c, const Arg* startA, const Arg& endA, const Arg* stepA)
+{
     bool anyFloat = isFloatArg(c, endA) || (startA && isFloatArg(c, *startA)) || (stepA && isFloatArg(c, *stepA));
     auto dt = dtypeKw(c);
     DType out = dt ? *dt : (anyFloat ? defaultFloat() : DType::I64);
@@ -96,19 +106,19 @@ ValueMeta arange(const MetaCall& c, const Arg* startA, const Arg& endA, const Ar
 
 }  // namespace
 
-void registerFactories(MetaTable& t) {
+void registerFactories(MetaTable& t)
+{
     for (const char* n : {"aten.zeros.default", "aten.ones.default", "aten.empty.memory_format", "aten.rand.default",
                           "aten.randn.default"})
         t[n] = [](const MetaCall& c) { return factory(c, "size", defaultFloat()); };
-    t["aten.full.default"] = [](const MetaCall& c) {
-        return factory(c, "size", scalarDtype(c.arg("fill_value")));
-    };
+    t["aten.full.default"] = [](const MetaCall& c) { return factory(c, "size", scalarDtype(c.arg("fill_value"))); };
     t["aten.empty_strided.default"] = [](const MetaCall& c) {
         Sizes size = symListArg(c, "size"), stride = symListArg(c, "stride");
         checkSizes(size);
         if (size.size() != stride.size()) throw MetaError("empty_strided: size and stride differ in length");
         auto dt = dtypeKw(c);
-        return tensorValue(makeTensor(dt ? *dt : defaultFloat(), std::move(size), std::move(stride), deviceKw(c, "cpu")));
+        return tensorValue(
+            makeTensor(dt ? *dt : defaultFloat(), std::move(size), std::move(stride), deviceKw(c, "cpu")));
     };
     t["aten.new_empty_strided.default"] = [](const MetaCall& c) {
         const TensorMeta& self = tensorOf(c, "self");
@@ -116,14 +126,15 @@ void registerFactories(MetaTable& t) {
         checkSizes(size);
         if (size.size() != stride.size()) throw MetaError("new_empty_strided: size and stride differ in length");
         auto dt = dtypeKw(c);
-        return tensorValue(makeTensor(dt ? *dt : self.dtype, std::move(size), std::move(stride), deviceKw(c, self.device)));
+        return tensorValue(
+            makeTensor(dt ? *dt : self.dtype, std::move(size), std::move(stride), deviceKw(c, self.device)));
     };
-    for (const char* n : {"aten.new_zeros.default", "aten.new_ones.default", "aten.new_empty.default",
-                          "aten.new_full.default"})
+    for (const char* n :
+         {"aten.new_zeros.default", "aten.new_ones.default", "aten.new_empty.default", "aten.new_full.default"})
         t[n] = newFactory;
-    for (const char* n : {"aten.zeros_like.default", "aten.ones_like.default", "aten.empty_like.default",
-                          "aten.full_like.default", "aten.rand_like.default", "aten.randn_like.default",
-                          "aten.randint_like.default"})
+    for (const char* n :
+         {"aten.zeros_like.default", "aten.ones_like.default", "aten.empty_like.default", "aten.full_like.default",
+          "aten.rand_like.default", "aten.randn_like.default", "aten.randint_like.default"})
         t[n] = likeFactory;
     t["aten.scalar_tensor.default"] = [](const MetaCall& c) {
         auto dt = dtypeKw(c);
@@ -136,7 +147,8 @@ void registerFactories(MetaTable& t) {
     };
     t["prims.iota.default"] = [](const MetaCall& c) {
         auto dt = toOptDType(c.arg("dtype"));
-        return tensorValue(makeContiguous(dt ? *dt : DType::I64, {symArg(c, "length")}, deviceOf(c.arg("device"), "cpu")));
+        return tensorValue(
+            makeContiguous(dt ? *dt : DType::I64, {symArg(c, "length")}, deviceOf(c.arg("device"), "cpu")));
     };
     t["prims.inductor_seeds.default"] = [](const MetaCall& c) {
         return tensorValue(makeContiguous(DType::I64, {intArg(c, "count")}, deviceOf(c.arg("device"), "cpu")));
@@ -179,8 +191,8 @@ void registerFactories(MetaTable& t) {
         if (!dt) throw MetaError("convert_element_type: missing dtype");
         // dtype conversion preserves dense strides
         Sizes st = (a.strides.size() == a.sizes.size() && isNonOverlappingAndDense(a))
-                       ? a.strides
-                       : primsElementwiseStrides(a.sizes, {&a});
+            ? a.strides
+            : primsElementwiseStrides(a.sizes, {&a});
         return tensorValue(makeTensor(*dt, a.sizes, std::move(st), a.device));
     };
     t["prims.device_put.default"] = [](const MetaCall& c) {

@@ -8,7 +8,8 @@ namespace fxl::meta {
 namespace {
 
 // A fresh unbacked size for output `out`, dim `dim`.
-SymInt unbacked(const MetaCall& c, size_t out, size_t dim) {
+SymInt unbacked(const MetaCall& c, size_t out, size_t dim)
+{
     std::optional<int64_t> hint;
     if (c.recordedSize) hint = c.recordedSize(out, dim);
     if (!c.newUnbacked) throw MetaError("data-dependent output size and no way to create an unbacked symbol");
@@ -17,12 +18,14 @@ SymInt unbacked(const MetaCall& c, size_t out, size_t dim) {
 
 SymInt numelOf(const TensorMeta& t) { return product(t.sizes); }
 
-ValueMeta indexImpl(const MetaCall& c) {
+ValueMeta indexImpl(const MetaCall& c)
+{
     const TensorMeta& self = tensorOf(c, "self");
     auto idx = tensorListOf(c, "indices", true);
     size_t ndim = self.sizes.size();
     // expand boolean masks into nonzero() index tensors (one per mask dim)
-    struct Entry {
+    struct Entry
+    {
         bool present = false;
         Sizes shape;
     };
@@ -35,11 +38,13 @@ ValueMeta indexImpl(const MetaCall& c) {
         }
         if (t->dtype == DType::Bool || t->dtype == DType::U8) {
             size_t k = entries.size();
-            if (k + t->sizes.size() > ndim) throw MetaError("index: too many indices for tensor of dimension " + std::to_string(ndim));
+            if (k + t->sizes.size() > ndim)
+                throw MetaError("index: too many indices for tensor of dimension " + std::to_string(ndim));
             for (size_t j = 0; j < t->sizes.size(); ++j)
                 if (!guardEq(t->sizes[j], self.sizes[k + j]))
-                    throw MetaError("The shape of the mask " + formatAnnotation(ValueMeta::ofTensor(*t)) +
-                                    " does not match the shape of the indexed tensor at index " + std::to_string(k + j));
+                    throw MetaError("The shape of the mask " + formatAnnotation(ValueMeta::ofTensor(*t))
+                                    + " does not match the shape of the indexed tensor at index "
+                                    + std::to_string(k + j));
             masks.emplace_back();
             // a 0-d mask adds one dim of size 0 or 1
             size_t dims = std::max<size_t>(t->sizes.size(), 1);
@@ -72,8 +77,10 @@ ValueMeta indexImpl(const MetaCall& c) {
     Sizes before, after;
     for (size_t d = 0; d < entries.size(); ++d) {
         if (entries[d].present) continue;
-        if (contiguousSubspace && static_cast<int>(d) < first) before.push_back(self.sizes[d]);
-        else after.push_back(self.sizes[d]);
+        if (contiguousSubspace && static_cast<int>(d) < first)
+            before.push_back(self.sizes[d]);
+        else
+            after.push_back(self.sizes[d]);
     }
     (void)last;
     size_t replPos = before.size();
@@ -92,21 +99,25 @@ ValueMeta indexImpl(const MetaCall& c) {
     return tensorValue(makeContiguous(self.dtype, std::move(out), self.device));
 }
 
-ValueMeta likeSelfContiguous(const MetaCall& c) {
+ValueMeta likeSelfContiguous(const MetaCall& c)
+{
     const TensorMeta& self = tensorOf(c, "self");
     return tensorValue(makeContiguous(self.dtype, self.sizes, self.device));
 }
 
-ValueMeta likeSelfPreserve(const MetaCall& c) {
+ValueMeta likeSelfPreserve(const MetaCall& c)
+{
     const TensorMeta& self = tensorOf(c, "self");
     return tensorValue(makeTensor(self.dtype, self.sizes, stridesLike(self, ""), self.device));
 }
 
-void checkIndexDim(const MetaCall& c, const TensorMeta& self, const char* dimArg) {
+void checkIndexDim(const MetaCall& c, const TensorMeta& self, const char* dimArg)
+{
     wrapDim(intArg(c, dimArg), static_cast<int64_t>(self.sizes.size()));
 }
 
-ValueMeta scatterLike(const MetaCall& c) {
+ValueMeta scatterLike(const MetaCall& c)
+{
     const TensorMeta& self = tensorOf(c, "self");
     checkIndexDim(c, self, "dim");
     const TensorMeta& index = tensorOf(c, "index");
@@ -114,7 +125,8 @@ ValueMeta scatterLike(const MetaCall& c) {
     return likeSelfContiguous(c);
 }
 
-ValueMeta sortImpl(const MetaCall& c) {
+ValueMeta sortImpl(const MetaCall& c)
+{
     const TensorMeta& self = tensorOf(c, "self");
     wrapDim(intArg(c, "dim"), static_cast<int64_t>(self.sizes.size()));
     Sizes st = stridesLike(self, "");
@@ -124,7 +136,8 @@ ValueMeta sortImpl(const MetaCall& c) {
 
 }  // namespace
 
-void registerIndexing(MetaTable& t) {
+void registerIndexing(MetaTable& t)
+{
     t["aten.index.Tensor"] = indexImpl;
     t["aten._unsafe_index.Tensor"] = indexImpl;
     for (const char* n : {"aten.index_put.default", "aten._unsafe_index_put.default"})
@@ -179,8 +192,8 @@ void registerIndexing(MetaTable& t) {
         SymInt k = symArg(c, "k");
         Sizes out = self.sizes;
         if (n > 0) {
-            if (k.isConcrete() && self.sizes[static_cast<size_t>(dim)].isConcrete() &&
-                (*k.maybeValue() < 0 || *k.maybeValue() > *self.sizes[static_cast<size_t>(dim)].maybeValue()))
+            if (k.isConcrete() && self.sizes[static_cast<size_t>(dim)].isConcrete()
+                && (*k.maybeValue() < 0 || *k.maybeValue() > *self.sizes[static_cast<size_t>(dim)].maybeValue()))
                 throw MetaError("selected index k out of range");
             out[static_cast<size_t>(dim)] = k;
         }
@@ -205,7 +218,8 @@ void registerIndexing(MetaTable& t) {
     t["aten.nonzero.default"] = [](const MetaCall& c) {
         const TensorMeta& self = tensorOf(c, "self");
         SymInt nnz = unbacked(c, 0, 0);
-        return tensorValue(makeContiguous(DType::I64, {nnz, SymInt(static_cast<int64_t>(self.sizes.size()))}, self.device));
+        return tensorValue(
+            makeContiguous(DType::I64, {nnz, SymInt(static_cast<int64_t>(self.sizes.size()))}, self.device));
     };
     t["aten.repeat_interleave.Tensor"] = [](const MetaCall& c) {
         const TensorMeta& rep = tensorOf(c, "repeats");

@@ -1,19 +1,21 @@
 // Meta functions of shape-building ops (cat, stack, repeat, pad, flip, triu), the
 // backward-of-view ops, scatters into views, functional collectives, symbolic-int ops,
 // foreach ops and operator.getitem.
-#include "core/ir/graph.hpp"
 #include "core/ops/op_meta_misc.hpp"
+#include "core/ir/graph.hpp"
 
 namespace fxl::meta {
 namespace {
 
-ValueMeta noneValue() {
+ValueMeta noneValue()
+{
     ValueMeta v;
     v.kind = ValueMeta::Kind::None;
     return v;
 }
 
-ValueMeta symValue(const SymInt& s) {
+ValueMeta symValue(const SymInt& s)
+{
     ValueMeta v;
     v.kind = ValueMeta::Kind::SymInt;
     v.sym = s.expr();
@@ -21,19 +23,24 @@ ValueMeta symValue(const SymInt& s) {
     return v;
 }
 
-std::string suggestFormat(const TensorMeta& t) {
+std::string suggestFormat(const TensorMeta& t)
+{
     if (t.strides.size() == t.sizes.size() && isChannelsLastStrides(t))
         return t.sizes.size() == 4 ? "channels_last" : "channels_last_3d";
     return "contiguous_format";
 }
 
-ValueMeta catImpl(const MetaCall& c) {
+ValueMeta catImpl(const MetaCall& c)
+{
     auto ts = tensorListOf(c, "tensors");
     if (ts.empty()) throw MetaError("torch.cat(): expected a non-empty list of Tensors");
     // legacy: 1-d empty tensors are skipped
     const TensorMeta* ref = nullptr;
     for (const auto* t : ts)
-        if (!(t->sizes.size() == 1 && guardEq(t->sizes[0], 0))) { ref = t; break; }
+        if (!(t->sizes.size() == 1 && guardEq(t->sizes[0], 0))) {
+            ref = t;
+            break;
+        }
     if (!ref) ref = ts.front();
     int64_t n = static_cast<int64_t>(ref->sizes.size());
     int64_t dim = wrapDim(intArg(c, "dim"), n);
@@ -46,22 +53,26 @@ ValueMeta catImpl(const MetaCall& c) {
         ops.push_back(Operand{t, DType::Undefined});
         if (t->sizes.size() == 1 && guardEq(t->sizes[0], 0) && n != 1) continue;
         if (static_cast<int64_t>(t->sizes.size()) != n)
-            throw MetaError("torch.cat(): Tensors must have same number of dimensions: got " + std::to_string(n) +
-                            " and " + std::to_string(t->sizes.size()));
+            throw MetaError("torch.cat(): Tensors must have same number of dimensions: got " + std::to_string(n)
+                            + " and " + std::to_string(t->sizes.size()));
         for (int64_t d = 0; d < n; ++d)
             if (d != dim && !guardEq(t->sizes[static_cast<size_t>(d)], ref->sizes[static_cast<size_t>(d)]))
                 throw MetaError("torch.cat(): Sizes of tensors must match except in dimension " + std::to_string(dim));
         total = add(total, t->sizes[static_cast<size_t>(dim)]);
         std::string f = suggestFormat(*t);
-        if (!fmtSet) { fmt = f; fmtSet = true; }
-        else if (fmt != f) fmt = "contiguous_format";
+        if (!fmtSet) {
+            fmt = f;
+            fmtSet = true;
+        } else if (fmt != f)
+            fmt = "contiguous_format";
     }
     if (n > 0) out[static_cast<size_t>(dim)] = total;
     DType dt = resultType(ops);
     return tensorValue(makeTensor(dt, out, stridesFor(out, fmt), deviceOfInputs(ts)));
 }
 
-ValueMeta stackImpl(const MetaCall& c) {
+ValueMeta stackImpl(const MetaCall& c)
+{
     auto ts = tensorListOf(c, "tensors");
     if (ts.empty()) throw MetaError("stack expects a non-empty TensorList");
     const TensorMeta& ref = *ts.front();
@@ -79,40 +90,48 @@ ValueMeta stackImpl(const MetaCall& c) {
     return tensorValue(makeContiguous(resultType(ops), std::move(out), deviceOfInputs(ts)));
 }
 
-ValueMeta likePreserve(const TensorMeta& t) { return tensorValue(makeTensor(t.dtype, t.sizes, stridesLike(t, ""), t.device)); }
+ValueMeta likePreserve(const TensorMeta& t)
+{
+    return tensorValue(makeTensor(t.dtype, t.sizes, stridesLike(t, ""), t.device));
+}
 
 ValueMeta selfPreserve(const MetaCall& c) { return likePreserve(tensorOf(c, "self")); }
 
-ValueMeta zerosOfSizes(const MetaCall& c) {
+ValueMeta zerosOfSizes(const MetaCall& c)
+{
     const TensorMeta& g = tensorOf(c, "grad_output");
     return tensorValue(makeContiguous(g.dtype, symListArg(c, "input_sizes"), g.device));
 }
 
-ValueMeta sameAs(const MetaCall& c, const char* name) {
+ValueMeta sameAs(const MetaCall& c, const char* name)
+{
     const ValueMeta& v = c.tensorArg(name);
     if (!v.isTensor()) throw MetaError(std::string("argument '") + name + "' has no tensor meta");
     return v;
 }
 
-int64_t groupSize(const MetaCall& c) {
+int64_t groupSize(const MetaCall& c)
+{
     int64_t g = intArg(c, "group_size");
     if (g <= 0) throw MetaError("group_size must be positive");
     return g;
 }
 
-TensorMeta gathered(const TensorMeta& in, int64_t g) {
+TensorMeta gathered(const TensorMeta& in, int64_t g)
+{
     if (in.sizes.empty()) throw MetaError("all_gather_into_tensor: input must have at least one dim");
     Sizes out = in.sizes;
     out[0] = mul(out[0], g);
     return makeContiguous(in.dtype, std::move(out), in.device);
 }
 
-TensorMeta scattered(const TensorMeta& in, int64_t g) {
+TensorMeta scattered(const TensorMeta& in, int64_t g)
+{
     if (in.sizes.empty()) throw MetaError("reduce_scatter_tensor: input must have at least one dim");
     const SymInt& d0 = in.sizes[0];
     if (d0.isConcrete() && *d0.maybeValue() % g != 0)
-        throw MetaError("reduce_scatter_tensor: input dim 0 (" + d0.str() + ") must be divisible by group_size " +
-                        std::to_string(g));
+        throw MetaError("reduce_scatter_tensor: input dim 0 (" + d0.str() + ") must be divisible by group_size "
+                        + std::to_string(g));
     Sizes out = in.sizes;
     out[0] = exactDiv(d0, g);
     return makeContiguous(in.dtype, std::move(out), in.device);
@@ -122,14 +141,16 @@ ValueMeta listOf(std::vector<ValueMeta> v) { return ValueMeta::ofTuple(std::move
 
 }  // namespace
 
-void registerMisc(MetaTable& t) {
+void registerMisc(MetaTable& t)
+{
     t["aten.cat.default"] = catImpl;
     t["aten.stack.default"] = stackImpl;
     t["aten.repeat.default"] = [](const MetaCall& c) {
         const TensorMeta& self = tensorOf(c, "self");
         Sizes rep = symListArg(c, "repeats");
         if (rep.size() < self.sizes.size())
-            throw MetaError("Number of dimensions of repeat dims can not be smaller than number of dimensions of tensor");
+            throw MetaError(
+                "Number of dimensions of repeat dims can not be smaller than number of dimensions of tensor");
         Sizes out(rep.size());
         size_t pad = rep.size() - self.sizes.size();
         for (size_t i = 0; i < rep.size(); ++i) out[i] = i < pad ? rep[i] : mul(rep[i], self.sizes[i - pad]);
@@ -214,13 +235,13 @@ void registerMisc(MetaTable& t) {
         SymInt numel = symArg(c, "all_gather_input_numel");
         SymInt world = symArg(c, "world_size");
         DType d = dt ? *dt : DType::F32;
-        return ValueMeta::ofTuple({tensorValue(makeContiguous(d, {numel}, dev)),
-                                   tensorValue(makeContiguous(d, {mul(numel, world)}, dev))});
+        return ValueMeta::ofTuple(
+            {tensorValue(makeContiguous(d, {numel}, dev)), tensorValue(makeContiguous(d, {mul(numel, world)}, dev))});
     };
-    for (const char* n : {"fsdp.split_with_sizes_copy.default", "inductor.resize_storage_bytes_.default",
-                          "aten._foreach_copy_.default", "aten.split_with_sizes_copy.out",
-                          "aten._assert_scalar.default", "aten.sym_constrain_range_for_size.default",
-                          "aten._assert_async.msg", "aten.sym_constrain_range.default"})
+    for (const char* n :
+         {"fsdp.split_with_sizes_copy.default", "inductor.resize_storage_bytes_.default", "aten._foreach_copy_.default",
+          "aten.split_with_sizes_copy.out", "aten._assert_scalar.default", "aten.sym_constrain_range_for_size.default",
+          "aten._assert_async.msg", "aten.sym_constrain_range.default"})
         t[n] = [](const MetaCall&) { return noneValue(); };
     t["inductor._reinterpret_tensor.default"] = [](const MetaCall& c) {
         const TensorMeta& self = tensorOf(c, "self");
@@ -231,7 +252,8 @@ void registerMisc(MetaTable& t) {
     t["inductor._alloc_from_pool.default"] = [](const MetaCall& c) {
         const TensorMeta& self = tensorOf(c, "self");
         auto dt = toOptDType(c.arg("dtype"));
-        return tensorValue(makeTensor(dt ? *dt : self.dtype, symListArg(c, "size"), symListArg(c, "stride"), self.device));
+        return tensorValue(
+            makeTensor(dt ? *dt : self.dtype, symListArg(c, "size"), symListArg(c, "stride"), self.device));
     };
 
     // symbolic ints
@@ -247,7 +269,9 @@ void registerMisc(MetaTable& t) {
         return symValue(st[static_cast<size_t>(d)]);
     };
     t["aten.sym_numel.default"] = [](const MetaCall& c) { return symValue(product(tensorOf(c, "self").sizes)); };
-    t["aten.sym_storage_offset.default"] = [](const MetaCall& c) { return symValue(tensorOf(c, "self").storageOffset); };
+    t["aten.sym_storage_offset.default"] = [](const MetaCall& c) {
+        return symValue(tensorOf(c, "self").storageOffset);
+    };
     t["aten._local_scalar_dense.default"] = [](const MetaCall& c) {
         const TensorMeta& self = tensorOf(c, "self");
         ValueMeta v;

@@ -5,23 +5,28 @@
 namespace fxl::meta {
 namespace {
 
-void checkDim(const TensorMeta& t, size_t n, const char* op, const char* what) {
+void checkDim(const TensorMeta& t, size_t n, const char* op, const char* what)
+{
     if (t.sizes.size() != n)
-        throw MetaError(std::string(op) + ": " + what + " must be a " + std::to_string(n) + "D tensor (got " +
-                        std::to_string(t.sizes.size()) + "D)");
+        throw MetaError(std::string(op) + ": " + what + " must be a " + std::to_string(n) + "D tensor (got "
+                        + std::to_string(t.sizes.size()) + "D)");
 }
 
-void checkSame(const SymInt& a, const SymInt& b, const char* op) {
-    if (!guardEq(a, b)) throw MetaError(std::string(op) + ": shapes cannot be multiplied (" + a.str() + " vs " + b.str() + ")");
+void checkSame(const SymInt& a, const SymInt& b, const char* op)
+{
+    if (!guardEq(a, b))
+        throw MetaError(std::string(op) + ": shapes cannot be multiplied (" + a.str() + " vs " + b.str() + ")");
 }
 
-void checkDtypes(const TensorMeta& a, const TensorMeta& b, const char* op) {
+void checkDtypes(const TensorMeta& a, const TensorMeta& b, const char* op)
+{
     if (a.dtype != b.dtype)
-        throw MetaError(std::string(op) + ": expected both operands to have the same dtype, but got " +
-                        std::string(dtypeTorchName(a.dtype)) + " != " + std::string(dtypeTorchName(b.dtype)));
+        throw MetaError(std::string(op) + ": expected both operands to have the same dtype, but got "
+                        + std::string(dtypeTorchName(a.dtype)) + " != " + std::string(dtypeTorchName(b.dtype)));
 }
 
-ValueMeta mmImpl(const TensorMeta& a, const TensorMeta& b, const char* op, std::optional<DType> out = std::nullopt) {
+ValueMeta mmImpl(const TensorMeta& a, const TensorMeta& b, const char* op, std::optional<DType> out = std::nullopt)
+{
     checkDim(a, 2, op, "self");
     checkDim(b, 2, op, "mat2");
     checkSame(a.sizes[1], b.sizes[0], op);
@@ -29,7 +34,8 @@ ValueMeta mmImpl(const TensorMeta& a, const TensorMeta& b, const char* op, std::
     return tensorValue(makeContiguous(out ? *out : a.dtype, {a.sizes[0], b.sizes[1]}, a.device));
 }
 
-ValueMeta bmmImpl(const TensorMeta& a, const TensorMeta& b, const char* op) {
+ValueMeta bmmImpl(const TensorMeta& a, const TensorMeta& b, const char* op)
+{
     checkDim(a, 3, op, "batch1");
     checkDim(b, 3, op, "batch2");
     if (!guardEq(a.sizes[0], b.sizes[0])) throw MetaError(std::string(op) + ": batch sizes differ");
@@ -39,7 +45,8 @@ ValueMeta bmmImpl(const TensorMeta& a, const TensorMeta& b, const char* op) {
 }
 
 // matmul: torch.matmul's shape rules (1-d promotion, batch broadcasting)
-ValueMeta matmulImpl(const TensorMeta& a, const TensorMeta& b) {
+ValueMeta matmulImpl(const TensorMeta& a, const TensorMeta& b)
+{
     size_t da = a.sizes.size(), db = b.sizes.size();
     if (da == 0 || db == 0) throw MetaError("matmul: both arguments need at least 1 dimension");
     if (da == 1 && db == 1) {
@@ -58,19 +65,24 @@ ValueMeta matmulImpl(const TensorMeta& a, const TensorMeta& b) {
     return tensorValue(makeContiguous(a.dtype, std::move(out), a.device));
 }
 
-Sizes statShape(const TensorMeta& input, size_t normDims, bool keepOnes = true) {
+Sizes statShape(const TensorMeta& input, size_t normDims, bool keepOnes = true)
+{
     Sizes s;
     size_t axis = input.sizes.size() - normDims;
     for (size_t i = 0; i < input.sizes.size(); ++i) {
-        if (i < axis) s.push_back(input.sizes[i]);
-        else if (keepOnes) s.push_back(1);
+        if (i < axis)
+            s.push_back(input.sizes[i]);
+        else if (keepOnes)
+            s.push_back(1);
     }
     return s;
 }
 
-size_t checkNormalizedShape(const TensorMeta& input, const Sizes& ns, const char* op) {
+size_t checkNormalizedShape(const TensorMeta& input, const Sizes& ns, const char* op)
+{
     if (ns.empty()) throw MetaError(std::string(op) + ": normalized_shape must have at least one element");
-    if (ns.size() > input.sizes.size()) throw MetaError(std::string(op) + ": input has fewer dims than normalized_shape");
+    if (ns.size() > input.sizes.size())
+        throw MetaError(std::string(op) + ": input has fewer dims than normalized_shape");
     size_t off = input.sizes.size() - ns.size();
     for (size_t i = 0; i < ns.size(); ++i)
         if (!guardEq(input.sizes[off + i], ns[i]))
@@ -81,7 +93,8 @@ size_t checkNormalizedShape(const TensorMeta& input, const Sizes& ns, const char
 bool isLowPrecision(DType t) { return t == DType::F16 || t == DType::BF16; }
 bool onCpu(const TensorMeta& t) { return t.device.empty() || t.device == "cpu"; }
 
-ValueMeta noneOr(bool present, TensorMeta t) {
+ValueMeta noneOr(bool present, TensorMeta t)
+{
     if (!present) {
         ValueMeta v;
         v.kind = ValueMeta::Kind::None;
@@ -90,7 +103,8 @@ ValueMeta noneOr(bool present, TensorMeta t) {
     return tensorValue(std::move(t));
 }
 
-std::vector<bool> maskOf(const MetaCall& c, const char* name, size_t n) {
+std::vector<bool> maskOf(const MetaCall& c, const char* name, size_t n)
+{
     std::vector<bool> m(n, true);
     const Arg& a = c.arg(name);
     if (a.isSequence())
@@ -98,7 +112,8 @@ std::vector<bool> maskOf(const MetaCall& c, const char* name, size_t n) {
     return m;
 }
 
-ValueMeta softmaxImpl(const MetaCall& c) {
+ValueMeta softmaxImpl(const MetaCall& c)
+{
     const TensorMeta& self = tensorOf(c, "self");
     wrapDim(intArg(c, "dim"), static_cast<int64_t>(self.sizes.size()));
     bool halfToFloat = toBool(c.arg("half_to_float"), "half_to_float");
@@ -107,7 +122,8 @@ ValueMeta softmaxImpl(const MetaCall& c) {
     return tensorValue(makeContiguous(dt, self.sizes, self.device));
 }
 
-ValueMeta softmaxBackwardImpl(const MetaCall& c) {
+ValueMeta softmaxBackwardImpl(const MetaCall& c)
+{
     const TensorMeta& grad = tensorOf(c, "grad_output");
     const TensorMeta& out = tensorOf(c, "output");
     if (grad.sizes.size() != out.sizes.size()) throw MetaError("softmax backward: grad and output differ in rank");
@@ -121,7 +137,8 @@ ValueMeta softmaxBackwardImpl(const MetaCall& c) {
 // Convolution output size per spatial dim.
 Sizes convOutput(const TensorMeta& in, const TensorMeta& w, const std::vector<int64_t>& stride,
                  const std::vector<int64_t>& pad, const std::vector<int64_t>& dil, bool transposed,
-                 const std::vector<int64_t>& outPad, int64_t groups) {
+                 const std::vector<int64_t>& outPad, int64_t groups)
+{
     size_t nsp = in.sizes.size() - 2;
     auto at = [](const std::vector<int64_t>& v, size_t i, int64_t dflt) {
         return v.empty() ? dflt : v.size() == 1 ? v[0] : i < v.size() ? v[i] : dflt;
@@ -143,7 +160,8 @@ Sizes convOutput(const TensorMeta& in, const TensorMeta& w, const std::vector<in
 
 }  // namespace
 
-void registerNn(MetaTable& t) {
+void registerNn(MetaTable& t)
+{
     t["aten.mm.default"] = [](const MetaCall& c) { return mmImpl(tensorOf(c, "self"), tensorOf(c, "mat2"), "mm"); };
     t["aten.mm.dtype"] = [](const MetaCall& c) {
         return mmImpl(tensorOf(c, "self"), tensorOf(c, "mat2"), "mm", toOptDType(c.arg("out_dtype")));
@@ -238,9 +256,10 @@ void registerNn(MetaTable& t) {
         auto m = maskOf(c, "output_mask", 3);
         const TensorMeta* w = optTensorOf(c, "weight");
         const TensorMeta* b = optTensorOf(c, "bias");
-        return ValueMeta::ofTuple({noneOr(m[0], makeContiguous(in.dtype, in.sizes, in.device)),
-                                   noneOr(m[1] && w, w ? makeContiguous(w->dtype, w->sizes, w->device) : TensorMeta{}),
-                                   noneOr(m[2] && b, b ? makeContiguous(b->dtype, b->sizes, b->device) : TensorMeta{})});
+        return ValueMeta::ofTuple(
+            {noneOr(m[0], makeContiguous(in.dtype, in.sizes, in.device)),
+             noneOr(m[1] && w, w ? makeContiguous(w->dtype, w->sizes, w->device) : TensorMeta{}),
+             noneOr(m[2] && b, b ? makeContiguous(b->dtype, b->sizes, b->device) : TensorMeta{})});
     };
     t["aten._fused_rms_norm.default"] = [](const MetaCall& c) {
         const TensorMeta& in = tensorOf(c, "input");
@@ -253,8 +272,9 @@ void registerNn(MetaTable& t) {
         const TensorMeta& in = tensorOf(c, "input");
         auto m = maskOf(c, "output_mask", 2);
         const TensorMeta* w = optTensorOf(c, "weight");
-        return ValueMeta::ofTuple({noneOr(m[0], makeContiguous(in.dtype, in.sizes, in.device)),
-                                   noneOr(m[1] && w, w ? makeContiguous(w->dtype, w->sizes, w->device) : TensorMeta{})});
+        return ValueMeta::ofTuple(
+            {noneOr(m[0], makeContiguous(in.dtype, in.sizes, in.device)),
+             noneOr(m[1] && w, w ? makeContiguous(w->dtype, w->sizes, w->device) : TensorMeta{})});
     };
     t["aten.rms_norm.default"] = [](const MetaCall& c) {
         const TensorMeta& in = tensorOf(c, "input");
@@ -306,7 +326,8 @@ void registerNn(MetaTable& t) {
         const TensorMeta& self = tensorOf(c, "self");
         const TensorMeta& target = tensorOf(c, "target");
         if (self.sizes.empty() || self.sizes.size() > 2) throw MetaError("nll_loss: input tensor should be 1D or 2D");
-        if (target.sizes.size() > 1) throw MetaError("nll_loss: 0D or 1D target tensor expected, multi-target not supported");
+        if (target.sizes.size() > 1)
+            throw MetaError("nll_loss: 0D or 1D target tensor expected, multi-target not supported");
         bool batched = self.sizes.size() == 2;
         if (batched && (target.sizes.empty() || !guardEq(self.sizes[0], target.sizes[0])))
             throw MetaError("nll_loss: size mismatch between input and target batch");
@@ -368,8 +389,8 @@ void registerNn(MetaTable& t) {
         maxK.sym = k.sizes[2].expr();
         maxK.symHint = k.sizes[2].maybeValue();
         TensorMeta seed = makeContiguous(DType::I64, {}, q.device);
-        std::vector<ValueMeta> r{tensorValue(out), tensorValue(lse), none, none, maxQ, maxK,
-                                 tensorValue(seed), tensorValue(seed), tensorValue(dbg)};
+        std::vector<ValueMeta> r{tensorValue(out),  tensorValue(lse), none, none, maxQ, maxK, tensorValue(seed),
+                                 tensorValue(seed), tensorValue(dbg)};
         return ValueMeta::ofTuple(std::move(r));
     };
     t["aten._scaled_dot_product_flash_attention.default"] = flashLike;
@@ -411,8 +432,8 @@ void registerNn(MetaTable& t) {
         SymInt lseLen = lse ? mul(ceilDiv(q.sizes[2], 32), 32) : SymInt(0);
         TensorMeta l = makeContiguous(DType::F32, {q.sizes[0], q.sizes[1], lseLen}, q.device);
         TensorMeta seed = makeContiguous(DType::I64, {}, q.device);
-        return ValueMeta::ofTuple({tensorValue(std::move(out)), tensorValue(std::move(l)), tensorValue(seed),
-                                   tensorValue(seed)});
+        return ValueMeta::ofTuple(
+            {tensorValue(std::move(out)), tensorValue(std::move(l)), tensorValue(seed), tensorValue(seed)});
     };
     t["aten._scaled_dot_product_efficient_attention_backward.default"] = [](const MetaCall& c) {
         const TensorMeta& q = tensorOf(c, "query");
@@ -420,11 +441,11 @@ void registerNn(MetaTable& t) {
         const TensorMeta& v = tensorOf(c, "value");
         auto m = maskOf(c, "grad_input_mask", 4);
         const TensorMeta* bias = optTensorOf(c, "attn_bias");
-        return ValueMeta::ofTuple({tensorValue(makeTensor(q.dtype, q.sizes, stridesLike(q, ""), q.device)),
-                                   tensorValue(makeTensor(k.dtype, k.sizes, stridesLike(k, ""), k.device)),
-                                   tensorValue(makeTensor(v.dtype, v.sizes, stridesLike(v, ""), v.device)),
-                                   noneOr(m[3] && bias, bias ? makeContiguous(bias->dtype, bias->sizes, bias->device)
-                                                             : TensorMeta{})});
+        return ValueMeta::ofTuple(
+            {tensorValue(makeTensor(q.dtype, q.sizes, stridesLike(q, ""), q.device)),
+             tensorValue(makeTensor(k.dtype, k.sizes, stridesLike(k, ""), k.device)),
+             tensorValue(makeTensor(v.dtype, v.sizes, stridesLike(v, ""), v.device)),
+             noneOr(m[3] && bias, bias ? makeContiguous(bias->dtype, bias->sizes, bias->device) : TensorMeta{})});
     };
     t["aten.scaled_dot_product_attention.default"] = [](const MetaCall& c) {
         const TensorMeta& q = tensorOf(c, "query");
@@ -462,9 +483,10 @@ void registerNn(MetaTable& t) {
         const TensorMeta& w = tensorOf(c, "weight");
         auto m = maskOf(c, "output_mask", 3);
         Sizes bias = symListArg(c, "bias_sizes");
-        return ValueMeta::ofTuple({noneOr(m[0], makeTensor(in.dtype, in.sizes, stridesLike(in, ""), in.device)),
-                                   noneOr(m[1], makeTensor(w.dtype, w.sizes, stridesLike(w, ""), w.device)),
-                                   noneOr(m[2], makeContiguous(w.dtype, bias.empty() ? Sizes{w.sizes[0]} : bias, w.device))});
+        return ValueMeta::ofTuple(
+            {noneOr(m[0], makeTensor(in.dtype, in.sizes, stridesLike(in, ""), in.device)),
+             noneOr(m[1], makeTensor(w.dtype, w.sizes, stridesLike(w, ""), w.device)),
+             noneOr(m[2], makeContiguous(w.dtype, bias.empty() ? Sizes{w.sizes[0]} : bias, w.device))});
     };
 }
 

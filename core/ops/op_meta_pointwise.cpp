@@ -5,14 +5,16 @@
 namespace fxl::meta {
 namespace {
 
-struct PointwiseSpec {
+struct PointwiseSpec
+{
     std::vector<std::string> dtypeArgs;  // operands that take part in type promotion
     std::vector<std::string> shapeArgs;  // operands that only broadcast (condition, mask)
     Promotion promotion = Promotion::Default;
-    bool scalarsAreOperands = true;      // false where the scalar is an attribute (pow, clamp)
+    bool scalarsAreOperands = true;  // false where the scalar is an attribute (pow, clamp)
 };
 
-ValueMeta pointwise(const MetaCall& c, const PointwiseSpec& spec) {
+ValueMeta pointwise(const MetaCall& c, const PointwiseSpec& spec)
+{
     std::vector<Operand> ops;
     std::vector<const TensorMeta*> tensors;
     std::vector<const Sizes*> shapes;
@@ -22,8 +24,8 @@ ValueMeta pointwise(const MetaCall& c, const PointwiseSpec& spec) {
         if (a.isNone()) continue;
         const TensorMeta& t = tensorOfArg(c, a, n);
         if (t.dtype != DType::Bool && t.dtype != DType::U8)
-            throw MetaError("where expected condition to be a boolean tensor, but got a tensor with dtype " +
-                            std::string(dtypeTorchName(t.dtype)));
+            throw MetaError("where expected condition to be a boolean tensor, but got a tensor with dtype "
+                            + std::string(dtypeTorchName(t.dtype)));
         tensors.push_back(&t);
         shapes.push_back(&t.sizes);
     }
@@ -50,13 +52,15 @@ ValueMeta pointwise(const MetaCall& c, const PointwiseSpec& spec) {
     return tensorValue(makeTensor(dt, std::move(shape), std::move(strides), deviceOfInputs(tensors)));
 }
 
-void regPw(MetaTable& t, std::initializer_list<const char*> names, PointwiseSpec spec) {
+void regPw(MetaTable& t, std::initializer_list<const char*> names, PointwiseSpec spec)
+{
     MetaFn fn = [spec](const MetaCall& c) { return pointwise(c, spec); };
     for (const char* n : names) t[n] = fn;
 }
 
 // torch.can_cast: the result of an in-place op must fit self's dtype category.
-bool canCast(DType from, DType to) {
+bool canCast(DType from, DType to)
+{
     if (isComplex(from) && !isComplex(to)) return false;
     if (isFloatingPoint(from) && isIntegral(to, true)) return false;
     if (from != DType::Bool && to == DType::Bool) return false;
@@ -65,7 +69,8 @@ bool canCast(DType from, DType to) {
 
 // In-place ops return self's meta (after checking the other operands broadcast to it
 // and that the promoted result can be written back into self).
-ValueMeta inplace(const MetaCall& c, std::initializer_list<const char*> others, bool promotes = false) {
+ValueMeta inplace(const MetaCall& c, std::initializer_list<const char*> others, bool promotes = false)
+{
     const ValueMeta& self = c.tensorArg("self");
     if (!self.isTensor()) throw MetaError("argument 'self' has no tensor meta");
     std::vector<Operand> ops{Operand{&self.tensor, DType::Undefined}};
@@ -83,52 +88,57 @@ ValueMeta inplace(const MetaCall& c, std::initializer_list<const char*> others, 
     if (promotes) {
         DType r = resultType(ops);
         if (!canCast(r, self.tensor.dtype))
-            throw MetaError("result type " + std::string(dtypeTorchName(r)) + " can't be cast to the desired output type " +
-                            std::string(dtypeTorchName(self.tensor.dtype)));
+            throw MetaError("result type " + std::string(dtypeTorchName(r))
+                            + " can't be cast to the desired output type "
+                            + std::string(dtypeTorchName(self.tensor.dtype)));
     }
     return self;
 }
 
 }  // namespace
 
-void registerPointwise(MetaTable& t) {
+void registerPointwise(MetaTable& t)
+{
     using P = Promotion;
     const std::vector<std::string> selfOther{"self", "other"};
-    regPw(t, {"aten.add.Tensor", "aten.add.Scalar", "aten.sub.Tensor", "aten.sub.Scalar", "aten.rsub.Scalar",
-              "aten.rsub.Tensor", "aten.mul.Tensor", "aten.mul.Scalar", "aten.maximum.default",
-              "aten.minimum.default", "aten.bitwise_and.Tensor", "aten.bitwise_or.Tensor",
-              "aten.bitwise_xor.Tensor", "aten.bitwise_and.Scalar", "aten.bitwise_or.Scalar",
-              "aten.remainder.Tensor", "aten.remainder.Scalar", "aten.fmod.Tensor", "aten.fmod.Scalar",
-              "aten.div.Tensor_mode", "aten.floor_divide.default", "aten.copysign.Tensor"},
+    regPw(t,
+          {"aten.add.Tensor",           "aten.add.Scalar",         "aten.sub.Tensor",         "aten.sub.Scalar",
+           "aten.rsub.Scalar",          "aten.rsub.Tensor",        "aten.mul.Tensor",         "aten.mul.Scalar",
+           "aten.maximum.default",      "aten.minimum.default",    "aten.bitwise_and.Tensor", "aten.bitwise_or.Tensor",
+           "aten.bitwise_xor.Tensor",   "aten.bitwise_and.Scalar", "aten.bitwise_or.Scalar",  "aten.remainder.Tensor",
+           "aten.remainder.Scalar",     "aten.fmod.Tensor",        "aten.fmod.Scalar",        "aten.div.Tensor_mode",
+           "aten.floor_divide.default", "aten.copysign.Tensor"},
           {selfOther, {}, P::Default});
     regPw(t, {"aten.div.Tensor", "aten.div.Scalar", "aten.atan2.default", "aten.true_divide.Tensor"},
           {selfOther, {}, P::IntToFloat});
-    regPw(t, {"aten.eq.Scalar", "aten.ne.Scalar", "aten.lt.Scalar", "aten.le.Scalar", "aten.gt.Scalar",
-              "aten.ge.Scalar", "aten.eq.Tensor", "aten.ne.Tensor", "aten.lt.Tensor", "aten.le.Tensor",
-              "aten.gt.Tensor", "aten.ge.Tensor", "aten.logical_and.default", "aten.logical_or.default",
-              "aten.logical_xor.default"},
+    regPw(t,
+          {"aten.eq.Scalar", "aten.ne.Scalar", "aten.lt.Scalar", "aten.le.Scalar", "aten.gt.Scalar", "aten.ge.Scalar",
+           "aten.eq.Tensor", "aten.ne.Tensor", "aten.lt.Tensor", "aten.le.Tensor", "aten.gt.Tensor", "aten.ge.Tensor",
+           "aten.logical_and.default", "aten.logical_or.default", "aten.logical_xor.default"},
           {selfOther, {}, P::AlwaysBool});
     regPw(t, {"aten.logical_not.default", "aten.isnan.default", "aten.isinf.default", "aten.isfinite.default"},
           {{"self"}, {}, P::AlwaysBool});
     regPw(t, {"aten.pow.Tensor_Scalar", "aten.pow.Tensor_Tensor", "aten.pow.Scalar"},
           {{"self", "exponent"}, {}, P::Default, false});
-    regPw(t, {"aten.rsqrt.default", "aten.sqrt.default", "aten.reciprocal.default", "aten.exp.default",
-              "aten.exp2.default", "aten.expm1.default", "aten.log.default", "aten.log2.default",
-              "aten.log10.default", "aten.log1p.default", "aten.erf.default", "aten.erfc.default",
-              "aten.erfinv.default", "aten.tanh.default", "aten.sin.default", "aten.cos.default",
-              "aten.tan.default", "aten.asin.default", "aten.acos.default", "aten.atan.default",
-              "aten.sinh.default", "aten.cosh.default", "aten.sigmoid.default", "aten.lgamma.default",
+    regPw(t, {"aten.rsqrt.default",  "aten.sqrt.default",  "aten.reciprocal.default", "aten.exp.default",
+              "aten.exp2.default",   "aten.expm1.default", "aten.log.default",        "aten.log2.default",
+              "aten.log10.default",  "aten.log1p.default", "aten.erf.default",        "aten.erfc.default",
+              "aten.erfinv.default", "aten.tanh.default",  "aten.sin.default",        "aten.cos.default",
+              "aten.tan.default",    "aten.asin.default",  "aten.acos.default",       "aten.atan.default",
+              "aten.sinh.default",   "aten.cosh.default",  "aten.sigmoid.default",    "aten.lgamma.default",
               "aten.digamma.default"},
           {{"self"}, {}, P::IntToFloat});
-    regPw(t, {"aten.neg.default", "aten.relu.default", "aten.sign.default", "aten.bitwise_not.default",
-              "aten.ceil.default", "aten.floor.default", "aten.round.default", "aten.trunc.default",
-              "aten.gelu.default", "aten.silu.default", "aten.hardtanh.default", "aten.leaky_relu.default",
-              "aten.elu.default", "aten.mish.default", "aten.softplus.default", "aten.frac.default",
-              "aten.sgn.default", "aten.positive.default"},
+    regPw(t,
+          {"aten.neg.default", "aten.relu.default", "aten.sign.default", "aten.bitwise_not.default",
+           "aten.ceil.default", "aten.floor.default", "aten.round.default", "aten.trunc.default", "aten.gelu.default",
+           "aten.silu.default", "aten.hardtanh.default", "aten.leaky_relu.default", "aten.elu.default",
+           "aten.mish.default", "aten.softplus.default", "aten.frac.default", "aten.sgn.default",
+           "aten.positive.default"},
           {{"self"}, {}, P::NoOpMath});
     regPw(t, {"aten.abs.default"}, {{"self"}, {}, P::ComplexToFloat});
-    regPw(t, {"aten.gelu_backward.default", "aten.silu_backward.default", "aten.threshold_backward.default",
-              "aten.mish_backward.default", "aten.hardtanh_backward.default", "aten.leaky_relu_backward.default"},
+    regPw(t,
+          {"aten.gelu_backward.default", "aten.silu_backward.default", "aten.threshold_backward.default",
+           "aten.mish_backward.default", "aten.hardtanh_backward.default", "aten.leaky_relu_backward.default"},
           {{"grad_output", "self"}, {}, P::Default});
     regPw(t, {"aten.sigmoid_backward.default", "aten.tanh_backward.default"},
           {{"grad_output", "output"}, {}, P::Default});

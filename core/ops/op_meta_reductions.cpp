@@ -6,7 +6,8 @@ namespace fxl::meta {
 namespace {
 
 // Dims to reduce: None or [] reduce every dim.
-std::vector<bool> reducedDims(const MetaCall& c, const TensorMeta& self, const char* argName) {
+std::vector<bool> reducedDims(const MetaCall& c, const TensorMeta& self, const char* argName)
+{
     size_t n = self.sizes.size();
     std::vector<bool> red(n, false);
     const Arg* a = nullptr;
@@ -20,43 +21,57 @@ std::vector<bool> reducedDims(const MetaCall& c, const TensorMeta& self, const c
     for (int64_t d : dims) {
         int64_t w = wrapDim(d, static_cast<int64_t>(n));
         if (n == 0) continue;
-        if (red[static_cast<size_t>(w)]) throw MetaError("dim " + std::to_string(w) + " appears multiple times in the list of dims");
+        if (red[static_cast<size_t>(w)])
+            throw MetaError("dim " + std::to_string(w) + " appears multiple times in the list of dims");
         red[static_cast<size_t>(w)] = true;
     }
     return red;
 }
 
-Sizes reducedShape(const TensorMeta& self, const std::vector<bool>& red, bool keepdim) {
+Sizes reducedShape(const TensorMeta& self, const std::vector<bool>& red, bool keepdim)
+{
     Sizes out;
     for (size_t i = 0; i < self.sizes.size(); ++i) {
-        if (!red[i]) out.push_back(self.sizes[i]);
-        else if (keepdim) out.push_back(1);
+        if (!red[i])
+            out.push_back(self.sizes[i]);
+        else if (keepdim)
+            out.push_back(1);
     }
     return out;
 }
 
 bool keepdimOf(const MetaCall& c) { return hasArg(c, "keepdim") && toBool(c.arg("keepdim"), "keepdim"); }
 
-std::optional<DType> dtypeKwarg(const MetaCall& c) {
+std::optional<DType> dtypeKwarg(const MetaCall& c)
+{
     if (!hasArg(c, "dtype")) return std::nullopt;
     return toOptDType(c.arg("dtype"));
 }
 
-enum class RedDtype { Same, SumLike, Bool, Long, RealOfComplex };
+enum class RedDtype
+{
+    Same,
+    SumLike,
+    Bool,
+    Long,
+    RealOfComplex
+};
 
-DType outDtype(DType in, RedDtype r, std::optional<DType> kw) {
+DType outDtype(DType in, RedDtype r, std::optional<DType> kw)
+{
     if (kw) return *kw;
     switch (r) {
-        case RedDtype::Same: return in;
-        case RedDtype::SumLike: return isIntegral(in, true) ? DType::I64 : in;
-        case RedDtype::Bool: return in == DType::U8 ? DType::U8 : DType::Bool;
-        case RedDtype::Long: return DType::I64;
-        case RedDtype::RealOfComplex: return applyPromotion(in, Promotion::ComplexToFloat);
+    case RedDtype::Same: return in;
+    case RedDtype::SumLike: return isIntegral(in, true) ? DType::I64 : in;
+    case RedDtype::Bool: return in == DType::U8 ? DType::U8 : DType::Bool;
+    case RedDtype::Long: return DType::I64;
+    case RedDtype::RealOfComplex: return applyPromotion(in, Promotion::ComplexToFloat);
     }
     return in;
 }
 
-ValueMeta reduce(const MetaCall& c, const char* dimArg, RedDtype r) {
+ValueMeta reduce(const MetaCall& c, const char* dimArg, RedDtype r)
+{
     const TensorMeta& self = tensorOf(c, "self");
     auto red = reducedDims(c, self, dimArg);
     Sizes shape = reducedShape(self, red, keepdimOf(c));
@@ -64,7 +79,8 @@ ValueMeta reduce(const MetaCall& c, const char* dimArg, RedDtype r) {
 }
 
 // Reductions over a single optional int dim returning (values, indices).
-ValueMeta reduceWithIndices(const MetaCall& c) {
+ValueMeta reduceWithIndices(const MetaCall& c)
+{
     const TensorMeta& self = tensorOf(c, "self");
     auto red = reducedDims(c, self, "dim");
     Sizes shape = reducedShape(self, red, keepdimOf(c));
@@ -74,7 +90,8 @@ ValueMeta reduceWithIndices(const MetaCall& c) {
 
 }  // namespace
 
-void registerReductions(MetaTable& t) {
+void registerReductions(MetaTable& t)
+{
     t["aten.sum.default"] = [](const MetaCall& c) { return reduce(c, nullptr, RedDtype::SumLike); };
     t["aten.sum.dim_IntList"] = [](const MetaCall& c) { return reduce(c, "dim", RedDtype::SumLike); };
     t["aten.prod.default"] = [](const MetaCall& c) { return reduce(c, nullptr, RedDtype::SumLike); };
@@ -86,7 +103,8 @@ void registerReductions(MetaTable& t) {
         DType dt = kw ? *kw : self.dtype;
         if (!isFloatingPoint(dt) && !isComplex(dt))
             throw MetaError("mean(): could not infer output dtype. Input dtype must be either a floating point or "
-                            "complex dtype. Got: " + std::string(dtypeTorchName(dt)));
+                            "complex dtype. Got: "
+                            + std::string(dtypeTorchName(dt)));
         return reduce(c, "dim", RedDtype::Same);
     };
     for (const char* n : {"aten.amax.default", "aten.amin.default"})
@@ -104,7 +122,8 @@ void registerReductions(MetaTable& t) {
         const TensorMeta& self = tensorOf(c, "self");
         auto red = reducedDims(c, self, "dim");
         Sizes shape = reducedShape(self, red, keepdimOf(c));
-        return tensorValue(makeContiguous(applyPromotion(self.dtype, Promotion::IntToFloat), std::move(shape), self.device));
+        return tensorValue(
+            makeContiguous(applyPromotion(self.dtype, Promotion::IntToFloat), std::move(shape), self.device));
     };
     for (const char* n : {"aten.var.correction", "aten.std.correction"})
         t[n] = [](const MetaCall& c) { return reduce(c, "dim", RedDtype::RealOfComplex); };
@@ -113,7 +132,8 @@ void registerReductions(MetaTable& t) {
         auto red = reducedDims(c, self, "dim");
         Sizes shape = reducedShape(self, red, keepdimOf(c));
         return ValueMeta::ofTuple(
-            {tensorValue(makeContiguous(outDtype(self.dtype, RedDtype::RealOfComplex, std::nullopt), shape, self.device)),
+            {tensorValue(
+                 makeContiguous(outDtype(self.dtype, RedDtype::RealOfComplex, std::nullopt), shape, self.device)),
              tensorValue(makeContiguous(self.dtype, shape, self.device))});
     };
     for (const char* n : {"aten.cumsum.default", "aten.cumprod.default"})

@@ -8,7 +8,8 @@ namespace {
 
 // Runs `aten`'s meta with the call's arguments matched by name (`rename`: torch name ->
 // aten name); aten arguments the call lacks take their schema defaults.
-MetaFn viaAten(std::string aten, std::vector<std::pair<std::string, std::string>> rename) {
+MetaFn viaAten(std::string aten, std::vector<std::pair<std::string, std::string>> rename)
+{
     return [aten = std::move(aten), rename = std::move(rename)](const MetaCall& c) {
         const OpInfo* op = OpRegistry::instance().find(aten);
         if (!op || !op->meta) throw MetaError("no meta function for " + aten);
@@ -30,7 +31,8 @@ MetaFn viaAten(std::string aten, std::vector<std::pair<std::string, std::string>
     };
 }
 
-ValueMeta noneValue() {
+ValueMeta noneValue()
+{
     ValueMeta v;
     v.kind = ValueMeta::Kind::None;
     return v;
@@ -38,7 +40,8 @@ ValueMeta noneValue() {
 
 }  // namespace
 
-void registerTorchFunctions(MetaTable& t) {
+void registerTorchFunctions(MetaTable& t)
+{
     const std::vector<std::pair<std::string, std::string>> inputIsSelf{{"input", "self"}};
     t["torch._C._nn.linear"] = viaAten("aten.linear.default", {});
     t["torch.nn.functional.linear"] = viaAten("aten.linear.default", {});

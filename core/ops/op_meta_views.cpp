@@ -11,7 +11,8 @@ namespace {
 
 const TensorMeta& selfOf(const MetaCall& c) { return tensorOf(c, "self"); }
 
-TensorMeta viewOf(const TensorMeta& base, Sizes sizes, Sizes strides, SymInt offset) {
+TensorMeta viewOf(const TensorMeta& base, Sizes sizes, Sizes strides, SymInt offset)
+{
     TensorMeta t;
     t.dtype = base.dtype;
     t.device = base.device;
@@ -21,13 +22,15 @@ TensorMeta viewOf(const TensorMeta& base, Sizes sizes, Sizes strides, SymInt off
     return t;
 }
 
-Sizes requireStrides(const TensorMeta& t) {
+Sizes requireStrides(const TensorMeta& t)
+{
     if (t.strides.size() == t.sizes.size()) return t.strides;
     return contiguous(t.sizes);  // strides unknown: assume contiguous
 }
 
 // infer_size: resolves one -1 from the numel.
-Sizes inferSize(const Sizes& shape, const SymInt& numel) {
+Sizes inferSize(const Sizes& shape, const SymInt& numel)
+{
     Sizes out = shape;
     int inferDim = -1;
     SymInt newSize = 1;
@@ -44,19 +47,19 @@ Sizes inferSize(const Sizes& shape, const SymInt& numel) {
     if (inferDim >= 0) {
         if (guardEq(newSize, 0)) throw MetaError("cannot reshape tensor of 0 elements into a shape with -1");
         int64_t hn = hintOf(numel), hs = hintOf(newSize);
-        if (hs == 0 || hn % hs != 0)
-            throw MetaError("shape is invalid for input of size " + numel.str());
+        if (hs == 0 || hn % hs != 0) throw MetaError("shape is invalid for input of size " + numel.str());
         out[static_cast<size_t>(inferDim)] = exactDiv(numel, newSize);
     } else if (!guardEq(numel, newSize)) {
-        throw MetaError("shape '[...]' is invalid for input of size " + numel.str() + " (new numel " +
-                        newSize.str() + ")");
+        throw MetaError("shape '[...]' is invalid for input of size " + numel.str() + " (new numel " + newSize.str()
+                        + ")");
     }
     return out;
 }
 
 // at::detail::computeStride: strides of a view of (oldshape, oldstride) as newshape,
 // nullopt when the view is not possible without a copy.
-std::optional<Sizes> computeStride(const Sizes& oldshape, const Sizes& oldstride, const Sizes& newshape) {
+std::optional<Sizes> computeStride(const Sizes& oldshape, const Sizes& oldstride, const Sizes& newshape)
+{
     if (oldshape.empty()) return Sizes(newshape.size(), SymInt(1));
     SymInt numel = product(oldshape);
     if (guardEq(numel, 0)) {
@@ -73,8 +76,9 @@ std::optional<Sizes> computeStride(const Sizes& oldshape, const Sizes& oldstride
     SymInt tensorNumel = 1, viewNumel = 1;
     for (int64_t td = static_cast<int64_t>(oldshape.size()) - 1; td >= 0; --td) {
         tensorNumel = mul(tensorNumel, oldshape[static_cast<size_t>(td)]);
-        if (td == 0 || (!isOne(oldshape[static_cast<size_t>(td - 1)]) &&
-                        !guardEq(oldstride[static_cast<size_t>(td - 1)], mul(tensorNumel, chunkBaseStride)))) {
+        if (td == 0
+            || (!isOne(oldshape[static_cast<size_t>(td - 1)])
+                && !guardEq(oldstride[static_cast<size_t>(td - 1)], mul(tensorNumel, chunkBaseStride)))) {
             while (viewD >= 0 && (hintLt(viewNumel, tensorNumel) || isOne(newshape[static_cast<size_t>(viewD)]))) {
                 newstride[static_cast<size_t>(viewD)] = mul(viewNumel, chunkBaseStride);
                 viewNumel = mul(viewNumel, newshape[static_cast<size_t>(viewD)]);
@@ -92,15 +96,23 @@ std::optional<Sizes> computeStride(const Sizes& oldshape, const Sizes& oldstride
     return newstride;
 }
 
-enum class ViewMode { Strict, UnsafeView, Reshape };
+enum class ViewMode
+{
+    Strict,
+    UnsafeView,
+    Reshape
+};
 
-ValueMeta viewImpl(const MetaCall& c, const char* sizeArg, ViewMode mode) {
+ValueMeta viewImpl(const MetaCall& c, const char* sizeArg, ViewMode mode)
+{
     const TensorMeta& self = selfOf(c);
     Sizes shape = inferSize(symListArg(c, sizeArg), product(self.sizes));
     Sizes oldStrides = requireStrides(self);
     std::optional<Sizes> st;
-    if (isContiguous(self)) st = contiguous(shape);
-    else st = computeStride(self.sizes, oldStrides, shape);
+    if (isContiguous(self))
+        st = contiguous(shape);
+    else
+        st = computeStride(self.sizes, oldStrides, shape);
     if (!st) {
         if (mode == ViewMode::Strict)
             throw MetaError("view size is not compatible with input tensor's size and stride (at least one "
@@ -111,11 +123,12 @@ ValueMeta viewImpl(const MetaCall& c, const char* sizeArg, ViewMode mode) {
     return tensorValue(viewOf(self, std::move(shape), std::move(*st), self.storageOffset));
 }
 
-ValueMeta permuteImpl(const TensorMeta& self, const std::vector<int64_t>& dims) {
+ValueMeta permuteImpl(const TensorMeta& self, const std::vector<int64_t>& dims)
+{
     int64_t n = static_cast<int64_t>(self.sizes.size());
     if (static_cast<int64_t>(dims.size()) != n)
-        throw MetaError("permute: number of dims don't match (" + std::to_string(dims.size()) + " vs " +
-                        std::to_string(n) + ")");
+        throw MetaError("permute: number of dims don't match (" + std::to_string(dims.size()) + " vs "
+                        + std::to_string(n) + ")");
     Sizes strides = requireStrides(self);
     Sizes ns(dims.size()), nt(dims.size());
     std::vector<bool> seen(dims.size(), false);
@@ -129,7 +142,8 @@ ValueMeta permuteImpl(const TensorMeta& self, const std::vector<int64_t>& dims) 
     return tensorValue(viewOf(self, std::move(ns), std::move(nt), self.storageOffset));
 }
 
-ValueMeta transposeImpl(const TensorMeta& self, int64_t d0, int64_t d1) {
+ValueMeta transposeImpl(const TensorMeta& self, int64_t d0, int64_t d1)
+{
     int64_t n = static_cast<int64_t>(self.sizes.size());
     if (n == 0) return tensorValue(self);
     d0 = wrapDim(d0, n);
@@ -141,12 +155,13 @@ ValueMeta transposeImpl(const TensorMeta& self, int64_t d0, int64_t d1) {
 }
 
 // inferExpandGeometry
-ValueMeta expandImpl(const TensorMeta& self, const Sizes& sizes) {
+ValueMeta expandImpl(const TensorMeta& self, const Sizes& sizes)
+{
     size_t ndim = sizes.size(), tdim = self.sizes.size();
     if (ndim < tdim)
-        throw MetaError("expand: the number of sizes provided (" + std::to_string(ndim) +
-                        ") must be greater or equal to the number of dimensions in the tensor (" +
-                        std::to_string(tdim) + ")");
+        throw MetaError("expand: the number of sizes provided (" + std::to_string(ndim)
+                        + ") must be greater or equal to the number of dimensions in the tensor ("
+                        + std::to_string(tdim) + ")");
     Sizes strides = requireStrides(self);
     Sizes es(ndim), et(ndim);
     for (size_t k = ndim; k-- > 0;) {
@@ -162,9 +177,9 @@ ValueMeta expandImpl(const TensorMeta& self, const Sizes& sizes) {
         }
         if (!guardEq(size, target)) {
             if (!isOne(size))
-                throw MetaError("expand: the expanded size of the tensor (" + target.str() +
-                                ") must match the existing size (" + size.str() + ") at non-singleton dimension " +
-                                std::to_string(k));
+                throw MetaError("expand: the expanded size of the tensor (" + target.str()
+                                + ") must match the existing size (" + size.str() + ") at non-singleton dimension "
+                                + std::to_string(k));
             size = target;
             stride = 0;
         } else if (!size.isConcrete() && target.isConcrete()) {
@@ -176,7 +191,8 @@ ValueMeta expandImpl(const TensorMeta& self, const Sizes& sizes) {
     return tensorValue(viewOf(self, std::move(es), std::move(et), self.storageOffset));
 }
 
-ValueMeta unsqueezeImpl(const TensorMeta& self, int64_t dim) {
+ValueMeta unsqueezeImpl(const TensorMeta& self, int64_t dim)
+{
     int64_t n = static_cast<int64_t>(self.sizes.size());
     dim = wrapDim(dim, n + 1);
     Sizes ns = self.sizes, nt = requireStrides(self);
@@ -186,14 +202,18 @@ ValueMeta unsqueezeImpl(const TensorMeta& self, int64_t dim) {
     return tensorValue(viewOf(self, std::move(ns), std::move(nt), self.storageOffset));
 }
 
-ValueMeta squeezeDims(const TensorMeta& self, const std::vector<int64_t>& dimsIn, bool all) {
+ValueMeta squeezeDims(const TensorMeta& self, const std::vector<int64_t>& dimsIn, bool all)
+{
     int64_t n = static_cast<int64_t>(self.sizes.size());
     std::vector<bool> drop(self.sizes.size(), false);
     if (all) {
         for (size_t i = 0; i < self.sizes.size(); ++i) drop[i] = guardEq(self.sizes[i], 1);
     } else {
         for (int64_t d : dimsIn) {
-            if (n == 0) { wrapDim(d, 0); continue; }
+            if (n == 0) {
+                wrapDim(d, 0);
+                continue;
+            }
             int64_t w = wrapDim(d, n);
             if (guardEq(self.sizes[static_cast<size_t>(w)], 1) && !hasUnbacked(self.sizes[static_cast<size_t>(w)]))
                 drop[static_cast<size_t>(w)] = true;
@@ -209,7 +229,8 @@ ValueMeta squeezeDims(const TensorMeta& self, const std::vector<int64_t>& dimsIn
     return tensorValue(viewOf(self, std::move(ns), std::move(nt), self.storageOffset));
 }
 
-TensorMeta selectImpl(const TensorMeta& self, int64_t dim, SymInt index) {
+TensorMeta selectImpl(const TensorMeta& self, int64_t dim, SymInt index)
+{
     int64_t n = static_cast<int64_t>(self.sizes.size());
     if (n == 0) throw MetaError("select() cannot be applied to a 0-dim tensor.");
     dim = wrapDim(dim, n);
@@ -219,8 +240,8 @@ TensorMeta selectImpl(const TensorMeta& self, int64_t dim, SymInt index) {
         if (size.isConcrete()) {
             int64_t s = *size.maybeValue();
             if (i < -s || i >= s)
-                throw MetaError("select(): index " + std::to_string(i) + " out of range for tensor of size " +
-                                std::to_string(s) + " at dimension " + std::to_string(dim));
+                throw MetaError("select(): index " + std::to_string(i) + " out of range for tensor of size "
+                                + std::to_string(s) + " at dimension " + std::to_string(dim));
         }
         if (i < 0) index = add(size, i);
     }
@@ -236,7 +257,8 @@ constexpr int64_t kMaxI64 = std::numeric_limits<int64_t>::max();
 
 // slice.Tensor clamping (start/end None -> 0 / INT64_MAX)
 TensorMeta sliceImpl(const TensorMeta& self, int64_t dim, std::optional<SymInt> startIn, std::optional<SymInt> endIn,
-                     SymInt step) {
+                     SymInt step)
+{
     int64_t n = static_cast<int64_t>(self.sizes.size());
     if (n == 0) throw MetaError("slice() cannot be applied to a 0-dim tensor.");
     dim = wrapDim(dim, n);
@@ -250,10 +272,14 @@ TensorMeta sliceImpl(const TensorMeta& self, int64_t dim, std::optional<SymInt> 
         int64_t s = *size.maybeValue(), b = *start.maybeValue(), e = *end.maybeValue();
         if (b < 0) b += s;
         if (e < 0) e += s;
-        if (b < 0) b = 0;
-        else if (b >= s) b = s;
-        if (e < b) e = b;
-        else if (e >= s) e = s;
+        if (b < 0)
+            b = 0;
+        else if (b >= s)
+            b = s;
+        if (e < b)
+            e = b;
+        else if (e >= s)
+            e = s;
         start = b;
         end = e;
     } else {
@@ -284,13 +310,15 @@ TensorMeta sliceImpl(const TensorMeta& self, int64_t dim, std::optional<SymInt> 
     return viewOf(self, std::move(ns), std::move(nt), std::move(offset));
 }
 
-std::optional<SymInt> optSym(const MetaCall& c, const char* name) {
+std::optional<SymInt> optSym(const MetaCall& c, const char* name)
+{
     const Arg& a = c.arg(name);
     if (a.isNone()) return std::nullopt;
     return toSymInt(c, a, name);
 }
 
-ValueMeta splitWithSizes(const TensorMeta& self, int64_t dim, const Sizes& sizes) {
+ValueMeta splitWithSizes(const TensorMeta& self, int64_t dim, const Sizes& sizes)
+{
     int64_t n = static_cast<int64_t>(self.sizes.size());
     dim = wrapDim(dim, n);
     std::vector<ValueMeta> parts;
@@ -306,12 +334,13 @@ ValueMeta splitWithSizes(const TensorMeta& self, int64_t dim, const Sizes& sizes
         total = end;
     }
     if (!guardEq(total, self.sizes[static_cast<size_t>(dim)]))
-        throw MetaError("split_with_sizes expects split_sizes to sum exactly to " +
-                        self.sizes[static_cast<size_t>(dim)].str() + " (got " + total.str() + ")");
+        throw MetaError("split_with_sizes expects split_sizes to sum exactly to "
+                        + self.sizes[static_cast<size_t>(dim)].str() + " (got " + total.str() + ")");
     return ValueMeta::ofTuple(std::move(parts));
 }
 
-ValueMeta splitImpl(const TensorMeta& self, int64_t dim, const SymInt& splitSize) {
+ValueMeta splitImpl(const TensorMeta& self, int64_t dim, const SymInt& splitSize)
+{
     int64_t n = static_cast<int64_t>(self.sizes.size());
     if (n == 0) throw MetaError("split expects at least a 1-dimensional tensor");
     dim = wrapDim(dim, n);
@@ -321,13 +350,16 @@ ValueMeta splitImpl(const TensorMeta& self, int64_t dim, const SymInt& splitSize
     int64_t chunks = ss == 0 ? 1 : std::max<int64_t>((ds + ss - 1) / ss, 1);
     Sizes sizes;
     for (int64_t i = 0; i < chunks; ++i) {
-        if (i + 1 < chunks) sizes.push_back(splitSize);
-        else sizes.push_back(sub(dimSize, mul(splitSize, chunks - 1)));
+        if (i + 1 < chunks)
+            sizes.push_back(splitSize);
+        else
+            sizes.push_back(sub(dimSize, mul(splitSize, chunks - 1)));
     }
     return splitWithSizes(self, dim, sizes);
 }
 
-ValueMeta sameAlias(const MetaCall& c) {
+ValueMeta sameAlias(const MetaCall& c)
+{
     const ValueMeta& v = c.tensorArg("self");
     if (!v.isTensor()) throw MetaError("argument 'self' has no tensor meta");
     return v;
@@ -337,14 +369,17 @@ ValueMeta sameAlias(const MetaCall& c) {
 
 // exposed for the indexing / misc groups
 TensorMeta sliceMeta(const TensorMeta& self, int64_t dim, std::optional<SymInt> start, std::optional<SymInt> end,
-                     SymInt step) {
+                     SymInt step)
+{
     return sliceImpl(self, dim, std::move(start), std::move(end), std::move(step));
 }
-TensorMeta selectMeta(const TensorMeta& self, int64_t dim, SymInt index) {
+TensorMeta selectMeta(const TensorMeta& self, int64_t dim, SymInt index)
+{
     return selectImpl(self, dim, std::move(index));
 }
 
-void registerViews(MetaTable& t) {
+void registerViews(MetaTable& t)
+{
     t["aten.view.default"] = [](const MetaCall& c) { return viewImpl(c, "size", ViewMode::Strict); };
     t["aten._unsafe_view.default"] = [](const MetaCall& c) { return viewImpl(c, "size", ViewMode::UnsafeView); };
     t["aten.reshape.default"] = [](const MetaCall& c) { return viewImpl(c, "shape", ViewMode::Reshape); };
@@ -367,8 +402,9 @@ void registerViews(MetaTable& t) {
     t["aten.permute.default"] = [](const MetaCall& c) { return permuteImpl(selfOf(c), intListArg(c, "dims")); };
     t["aten.t.default"] = [](const MetaCall& c) {
         const TensorMeta& self = selfOf(c);
-        if (self.sizes.size() > 2) throw MetaError("t() expects a tensor with <= 2 dimensions, but self is " +
-                                                   std::to_string(self.sizes.size()) + "D");
+        if (self.sizes.size() > 2)
+            throw MetaError("t() expects a tensor with <= 2 dimensions, but self is "
+                            + std::to_string(self.sizes.size()) + "D");
         if (self.sizes.size() < 2) return tensorValue(self);
         return transposeImpl(self, 0, 1);
     };
@@ -385,8 +421,8 @@ void registerViews(MetaTable& t) {
         return tensorValue(selectImpl(selfOf(c), intArg(c, "dim"), symArg(c, "index")));
     };
     t["aten.slice.Tensor"] = [](const MetaCall& c) {
-        return tensorValue(sliceImpl(selfOf(c), intArg(c, "dim"), optSym(c, "start"), optSym(c, "end"),
-                                     symArg(c, "step")));
+        return tensorValue(
+            sliceImpl(selfOf(c), intArg(c, "dim"), optSym(c, "start"), optSym(c, "end"), symArg(c, "step")));
     };
     t["aten.narrow.default"] = [](const MetaCall& c) {
         SymInt start = symArg(c, "start");
@@ -523,7 +559,8 @@ void registerViews(MetaTable& t) {
         std::string fmt = memoryFormatOf(c.arg("memory_format"));
         bool already = fmt == "channels_last" ? isChannelsLastContiguous(v.tensor) : isContiguous(v.tensor);
         if (already) return v;
-        return tensorValue(makeTensor(v.tensor.dtype, v.tensor.sizes, stridesFor(v.tensor.sizes, fmt), v.tensor.device));
+        return tensorValue(
+            makeTensor(v.tensor.dtype, v.tensor.sizes, stridesFor(v.tensor.sizes, fmt), v.tensor.device));
     };
 }
 

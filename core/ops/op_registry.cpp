@@ -15,12 +15,13 @@ namespace fxl {
 
 namespace {
 
-
-bool endsWith(std::string_view s, std::string_view suffix) {
+bool endsWith(std::string_view s, std::string_view suffix)
+{
     return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
 }
 
-uint32_t kindTrait(std::string_view k, bool& known) {
+uint32_t kindTrait(std::string_view k, bool& known)
+{
     known = true;
     if (k == "functional" || k == "view-or-copy") return 0;  // view-or-copy: the schema's Tensor(a) says view
     if (k == "view") return kTraitView;
@@ -42,34 +43,63 @@ uint32_t kindTrait(std::string_view k, bool& known) {
 }
 
 // Cost classes by operator name (in-place variants share their functional name).
-uint32_t costClass(const Schema& s) {
+uint32_t costClass(const Schema& s)
+{
     static const std::set<std::string_view> kMatmul = {
-        "mm", "addmm", "bmm", "baddbmm", "_grouped_mm", "_scaled_mm", "_scaled_grouped_mm", "_int_mm",
-        "linear", "matmul", "convolution", "convolution_backward", "einsum", "addmv", "mv", "dot",
-        "addbmm"};
-    static const std::set<std::string_view> kReduction = {
-        "sum", "mean", "amax", "amin", "max", "min", "argmax", "argmin", "var_mean", "var", "std",
-        "prod", "cumsum", "logsumexp", "norm", "any", "all", "_softmax", "_log_softmax", "_safe_softmax",
-        "softmax", "log_softmax", "_softmax_backward_data", "_log_softmax_backward_data",
-        "native_layer_norm", "native_layer_norm_backward", "layer_norm", "_fused_rms_norm",
-        "_fused_rms_norm_backward", "rms_norm", "native_group_norm", "_native_batch_norm_legit_functional",
-        "nll_loss_forward", "mse_loss", "histc", "cumprod"};
+        "mm",      "addmm",  "bmm",    "baddbmm",     "_grouped_mm",          "_scaled_mm", "_scaled_grouped_mm",
+        "_int_mm", "linear", "matmul", "convolution", "convolution_backward", "einsum",     "addmv",
+        "mv",      "dot",    "addbmm"};
+    static const std::set<std::string_view> kReduction = {"sum",
+                                                          "mean",
+                                                          "amax",
+                                                          "amin",
+                                                          "max",
+                                                          "min",
+                                                          "argmax",
+                                                          "argmin",
+                                                          "var_mean",
+                                                          "var",
+                                                          "std",
+                                                          "prod",
+                                                          "cumsum",
+                                                          "logsumexp",
+                                                          "norm",
+                                                          "any",
+                                                          "all",
+                                                          "_softmax",
+                                                          "_log_softmax",
+                                                          "_safe_softmax",
+                                                          "softmax",
+                                                          "log_softmax",
+                                                          "_softmax_backward_data",
+                                                          "_log_softmax_backward_data",
+                                                          "native_layer_norm",
+                                                          "native_layer_norm_backward",
+                                                          "layer_norm",
+                                                          "_fused_rms_norm",
+                                                          "_fused_rms_norm_backward",
+                                                          "rms_norm",
+                                                          "native_group_norm",
+                                                          "_native_batch_norm_legit_functional",
+                                                          "nll_loss_forward",
+                                                          "mse_loss",
+                                                          "histc",
+                                                          "cumprod"};
     static const std::set<std::string_view> kPointwise = {
-        "add", "sub", "rsub", "mul", "div", "neg", "pow", "rsqrt", "sqrt", "reciprocal", "exp", "log",
-        "abs", "sign", "erf", "tanh", "sin", "cos", "sigmoid", "relu", "gelu", "gelu_backward", "silu",
-        "silu_backward", "sigmoid_backward", "tanh_backward", "threshold_backward", "clamp", "clamp_min",
-        "clamp_max", "maximum", "minimum", "where", "masked_fill", "eq", "ne", "lt", "le", "gt", "ge",
-        "logical_not", "logical_and", "logical_or", "bitwise_and", "bitwise_or", "bitwise_not",
-        "bitwise_xor", "fill", "copy", "clone", "_to_copy", "convert_element_type", "native_dropout",
-        "native_dropout_backward", "bernoulli", "dropout", "lift_fresh_copy", "mse_loss_backward",
-        "floor", "ceil", "trunc", "round", "remainder", "fmod", "log1p", "expm1", "exp2", "log2",
-        "log10", "acos", "asin", "atan", "atan2", "cosh", "sinh", "tan", "digamma", "erfc", "erfinv",
-        "lgamma", "frac", "sgn", "isfinite", "isinf", "isnan", "copysign", "elu", "hardtanh",
-        "hardtanh_backward", "leaky_relu", "leaky_relu_backward", "mish", "mish_backward", "softplus",
-        "lerp", "addcdiv", "addcmul", "floor_divide", "true_divide", "logical_xor",
+        "add", "sub", "rsub", "mul", "div", "neg", "pow", "rsqrt", "sqrt", "reciprocal", "exp", "log", "abs", "sign",
+        "erf", "tanh", "sin", "cos", "sigmoid", "relu", "gelu", "gelu_backward", "silu", "silu_backward",
+        "sigmoid_backward", "tanh_backward", "threshold_backward", "clamp", "clamp_min", "clamp_max", "maximum",
+        "minimum", "where", "masked_fill", "eq", "ne", "lt", "le", "gt", "ge", "logical_not", "logical_and",
+        "logical_or", "bitwise_and", "bitwise_or", "bitwise_not", "bitwise_xor", "fill", "copy", "clone", "_to_copy",
+        "convert_element_type", "native_dropout", "native_dropout_backward", "bernoulli", "dropout", "lift_fresh_copy",
+        "mse_loss_backward", "floor", "ceil", "trunc", "round", "remainder", "fmod", "log1p", "expm1", "exp2", "log2",
+        "log10", "acos", "asin", "atan", "atan2", "cosh", "sinh", "tan", "digamma", "erfc", "erfinv", "lgamma", "frac",
+        "sgn", "isfinite", "isinf", "isnan", "copysign", "elu", "hardtanh", "hardtanh_backward", "leaky_relu",
+        "leaky_relu_backward", "mish", "mish_backward", "softplus", "lerp", "addcdiv", "addcmul", "floor_divide",
+        "true_divide", "logical_xor",
         // Python operators (tensor or scalar arithmetic in Dynamo graphs)
-        "truediv", "floordiv", "mod", "and", "or", "xor", "invert", "not", "pos", "lshift", "rshift",
-        "iadd", "isub", "imul", "itruediv"};
+        "truediv", "floordiv", "mod", "and", "or", "xor", "invert", "not", "pos", "lshift", "rshift", "iadd", "isub",
+        "imul", "itruediv"};
     std::string_view n = s.name;
     if (n.find("attention") != std::string_view::npos || kMatmul.count(n)) return kTraitMatmul;
     if (kReduction.count(n)) return kTraitReduction;
@@ -79,7 +109,8 @@ uint32_t costClass(const Schema& s) {
     return 0;
 }
 
-uint32_t schemaTraits(const Schema& s) {
+uint32_t schemaTraits(const Schema& s)
+{
     uint32_t t = 0;
     for (const auto& a : s.args)
         if (a.alias && a.alias->isWrite) t |= kTraitInplace | kTraitSideEffect;
@@ -90,7 +121,8 @@ uint32_t schemaTraits(const Schema& s) {
     return t;
 }
 
-bool validTarget(std::string_view t) {
+bool validTarget(std::string_view t)
+{
     if (t.empty() || t.front() == '.' || t.back() == '.') return false;
     for (char c : t)
         if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.')) return false;
@@ -99,10 +131,11 @@ bool validTarget(std::string_view t) {
 
 // For a row whose schema has no readable name: "aten.x.default" -> (aten, x, default),
 // "torch._C._nn.linear" -> (torch._C._nn, linear, "").
-void splitTarget(std::string_view target, std::string& ns, std::string& name, std::string& overload) {
-    static const std::set<std::string_view> kOpNamespaces = {"aten", "prims", "_c10d_functional",
-                                                             "_c10d_functional_autograd", "_dtensor",
-                                                             "fsdp", "inductor", "c10d_functional"};
+void splitTarget(std::string_view target, std::string& ns, std::string& name, std::string& overload)
+{
+    static const std::set<std::string_view> kOpNamespaces = {
+        "aten",     "prims", "_c10d_functional", "_c10d_functional_autograd",
+        "_dtensor", "fsdp",  "inductor",         "c10d_functional"};
     auto d1 = target.find('.');
     auto d2 = d1 == std::string_view::npos ? d1 : target.find('.', d1 + 1);
     if (d2 != std::string_view::npos && kOpNamespaces.count(target.substr(0, d1))) {
@@ -119,7 +152,8 @@ void splitTarget(std::string_view target, std::string& ns, std::string& name, st
 
 }  // namespace
 
-std::string OpRegistry::normalizeTarget(std::string_view target) {
+std::string OpRegistry::normalizeTarget(std::string_view target)
+{
     std::string t(trim(target));
     if (t.rfind("torch.ops.", 0) == 0) t.erase(0, 10);
     if (t.rfind("_operator.", 0) == 0) t.erase(0, 1);
@@ -128,7 +162,8 @@ std::string OpRegistry::normalizeTarget(std::string_view target) {
     return t;
 }
 
-OpRegistry OpRegistry::fromTsv(std::string_view tsv, const std::string& file) {
+OpRegistry OpRegistry::fromTsv(std::string_view tsv, const std::string& file)
+{
     OpRegistry reg;
     int lineNo = 0;
     size_t pos = 0;
@@ -153,11 +188,12 @@ OpRegistry OpRegistry::fromTsv(std::string_view tsv, const std::string& file) {
         }
         if (cols.size() < 3)
             throw InputError(file, lineNo, 1,
-                             "expected tab-separated columns: target, schema, kind[, notes]; found " +
-                                 std::to_string(cols.size()) + " column(s)");
+                             "expected tab-separated columns: target, schema, kind[, notes]; found "
+                                 + std::to_string(cols.size()) + " column(s)");
         std::string target(trim(cols[0]));
         if (!validTarget(target))
-            throw InputError(file, lineNo, 1, "expected a dotted operator target like 'aten.mm.default', found '" + target + "'");
+            throw InputError(file, lineNo, 1,
+                             "expected a dotted operator target like 'aten.mm.default', found '" + target + "'");
         if (reg.byName_.count(target)) throw InputError(file, lineNo, 1, "duplicate target '" + target + "'");
 
         OpInfo op;
@@ -180,27 +216,30 @@ OpRegistry OpRegistry::fromTsv(std::string_view tsv, const std::string& file) {
                 s.overload.clear();  // HOPs and builtins have no overloads
             } else {
                 throw InputError(file, lineNo, colStart[1],
-                                 "schema name '" + s.name + (s.overload == "default" ? "" : "." + s.overload) +
-                                     "' does not match target '" + target + "'");
+                                 "schema name '" + s.name + (s.overload == "default" ? "" : "." + s.overload)
+                                     + "' does not match target '" + target + "'");
             }
         } else {
             splitTarget(target, s.ns, s.name, s.overload);
         }
 
-        if (op.kind.empty()) throw InputError(file, lineNo, colStart[2], "expected a kind (functional, view, inplace, ...)");
+        if (op.kind.empty())
+            throw InputError(file, lineNo, colStart[2], "expected a kind (functional, view, inplace, ...)");
         size_t kb = 0;
         std::string_view kind = op.kind;
         while (kb <= kind.size()) {
             size_t plus = kind.find('+', kb);
-            std::string_view tok = trim(kind.substr(kb, plus == std::string_view::npos ? std::string_view::npos : plus - kb));
+            std::string_view tok =
+                trim(kind.substr(kb, plus == std::string_view::npos ? std::string_view::npos : plus - kb));
             bool known = false;
             op.traits |= kindTrait(tok, known);
             if (!known)
-                throw InputError(file, lineNo, colStart[2] + static_cast<int>(kb),
-                                 "unknown kind '" + std::string(tok) +
-                                     "' (expected functional, view, view_list, view*, view-or-copy, inplace, factory, "
-                                     "random, dynamic_shape, sym, side_effect, collective_async, collective_wait, "
-                                     "collective_sync, hop or builtin, joined by '+')");
+                throw InputError(
+                    file, lineNo, colStart[2] + static_cast<int>(kb),
+                    "unknown kind '" + std::string(tok)
+                        + "' (expected functional, view, view_list, view*, view-or-copy, inplace, factory, "
+                          "random, dynamic_shape, sym, side_effect, collective_async, collective_wait, "
+                          "collective_sync, hop or builtin, joined by '+')");
             if (plus == std::string_view::npos) break;
             kb = plus + 1;
         }
@@ -213,7 +252,8 @@ OpRegistry OpRegistry::fromTsv(std::string_view tsv, const std::string& file) {
     return reg;
 }
 
-void OpRegistry::attachMeta(std::unordered_map<std::string, MetaFn>& table) {
+void OpRegistry::attachMeta(std::unordered_map<std::string, MetaFn>& table)
+{
     orphanMeta_.clear();
     for (auto& [name, fn] : table) {
         auto it = byName_.find(normalizeTarget(name));
@@ -226,7 +266,8 @@ void OpRegistry::attachMeta(std::unordered_map<std::string, MetaFn>& table) {
     std::sort(orphanMeta_.begin(), orphanMeta_.end());
 }
 
-const OpRegistry& OpRegistry::instance() {
+const OpRegistry& OpRegistry::instance()
+{
     static const OpRegistry reg = [] {
         OpRegistry r = fromTsv(embeddedOpsTsv(), "ops.tsv");
         std::unordered_map<std::string, MetaFn> table;
@@ -237,7 +278,8 @@ const OpRegistry& OpRegistry::instance() {
     return reg;
 }
 
-const OpInfo* OpRegistry::find(std::string_view qualifiedName) const {
+const OpInfo* OpRegistry::find(std::string_view qualifiedName) const
+{
     std::string key = normalizeTarget(qualifiedName);
     auto it = byName_.find(key);
     if (it != byName_.end()) return &ops_[it->second];
@@ -246,14 +288,16 @@ const OpInfo* OpRegistry::find(std::string_view qualifiedName) const {
     return nullptr;
 }
 
-std::vector<const OpInfo*> OpRegistry::all() const {
+std::vector<const OpInfo*> OpRegistry::all() const
+{
     std::vector<const OpInfo*> out;
     out.reserve(ops_.size());
     for (const auto& op : ops_) out.push_back(&op);
     return out;
 }
 
-std::optional<std::string> OpRegistry::bind(const OpInfo& op, const Node& n, std::vector<Arg>& bound) const {
+std::optional<std::string> OpRegistry::bind(const OpInfo& op, const Node& n, std::vector<Arg>& bound) const
+{
     const Schema& s = op.schema;
     const std::string who = op.qualifiedName + "()";
     bound.assign(s.args.size(), Arg::none());
@@ -263,9 +307,9 @@ std::optional<std::string> OpRegistry::bind(const OpInfo& op, const Node& n, std
     for (size_t i = 0; i < s.args.size(); ++i)
         if (!s.args[i].kwargOnly) positional.push_back(i);
     if (n.args.size() > positional.size() && !s.varargs)
-        return who + " takes " + std::to_string(positional.size()) + " positional argument" +
-               (positional.size() == 1 ? "" : "s") + " but " + std::to_string(n.args.size()) +
-               (n.args.size() == 1 ? " was" : " were") + " given";
+        return who + " takes " + std::to_string(positional.size()) + " positional argument"
+            + (positional.size() == 1 ? "" : "s") + " but " + std::to_string(n.args.size())
+            + (n.args.size() == 1 ? " was" : " were") + " given";
     for (size_t k = 0; k < n.args.size() && k < positional.size(); ++k) {
         bound[positional[k]] = n.args[k];
         given[positional[k]] = 1;
@@ -283,8 +327,10 @@ std::optional<std::string> OpRegistry::bind(const OpInfo& op, const Node& n, std
     std::vector<std::string> missing;
     for (size_t i = 0; i < s.args.size(); ++i) {
         if (given[i]) continue;
-        if (s.args[i].defaultText) bound[i] = parseDefaultValue(s.args[i]);
-        else missing.push_back("'" + s.args[i].name + "'");
+        if (s.args[i].defaultText)
+            bound[i] = parseDefaultValue(s.args[i]);
+        else
+            missing.push_back("'" + s.args[i].name + "'");
     }
     // An informal variadic schema may list arguments that are really optional.
     if (!missing.empty() && !(s.informal && s.varargs)) {

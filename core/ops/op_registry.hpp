@@ -4,8 +4,8 @@
 
 #include <cstdint>
 #include <functional>
-#include <stdexcept>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -20,29 +20,31 @@ namespace fxl {
 class Graph;
 struct Node;
 
-enum OpTrait : uint32_t {
-    kTraitView = 1u << 0,         // result aliases an input (Tensor(a))
-    kTraitViewList = 1u << 1,     // list of views
-    kTraitAliasNoAnnot = 1u << 2, // _unsafe_view: shares storage without annotation
-    kTraitInplace = 1u << 3,      // mutates an input (Tensor(a!))
+enum OpTrait : uint32_t
+{
+    kTraitView = 1u << 0,  // result aliases an input (Tensor(a))
+    kTraitViewList = 1u << 1,  // list of views
+    kTraitAliasNoAnnot = 1u << 2,  // _unsafe_view: shares storage without annotation
+    kTraitInplace = 1u << 3,  // mutates an input (Tensor(a!))
     kTraitRandom = 1u << 4,
-    kTraitCollective = 1u << 5,   // async collective, result valid after wait
-    kTraitWait = 1u << 6,         // wait_tensor
-    kTraitSideEffect = 1u << 7,   // never dead-code eliminated
+    kTraitCollective = 1u << 5,  // async collective, result valid after wait
+    kTraitWait = 1u << 6,  // wait_tensor
+    kTraitSideEffect = 1u << 7,  // never dead-code eliminated
     kTraitFactory = 1u << 8,
     kTraitHigherOrder = 1u << 9,
     kTraitDynamicShape = 1u << 10,  // output size depends on data (nonzero, bincount, ...)
-    kTraitSym = 1u << 11,         // symbolic-int ops (sym_size, operator.add on SymInts)
-    kTraitBuiltin = 1u << 12,     // operator.getitem and friends
+    kTraitSym = 1u << 11,  // symbolic-int ops (sym_size, operator.add on SymInts)
+    kTraitBuiltin = 1u << 12,  // operator.getitem and friends
     kTraitPointwise = 1u << 13,
     kTraitReduction = 1u << 14,
-    kTraitMatmul = 1u << 15,      // cost class: matmul-like
+    kTraitMatmul = 1u << 15,  // cost class: matmul-like
     kTraitCommunication = 1u << 16,  // any collective, async or synchronous (cost class)
 };
 
 // Input for a meta function: the node's bound arguments with the meta of every node
 // argument resolved.
-struct MetaCall {
+struct MetaCall
+{
     const Node* node = nullptr;
     const Graph* graph = nullptr;
     const struct OpInfo* op = nullptr;
@@ -61,26 +63,29 @@ struct MetaCall {
 };
 
 // Meta functions throw MetaError with a message when the inputs do not fit the op.
-struct MetaError : std::runtime_error {
+struct MetaError : std::runtime_error
+{
     using std::runtime_error::runtime_error;
 };
 
 using MetaFn = std::function<ValueMeta(const MetaCall&)>;
 
-struct OpInfo {
+struct OpInfo
+{
     std::string qualifiedName;  // "aten.add.Tensor"
     Schema schema;
-    std::string kind;           // the kind column of ops.tsv
+    std::string kind;  // the kind column of ops.tsv
     std::string notes;
     uint32_t traits = 0;
-    MetaFn meta;                // empty when no meta function exists
-    std::string schemaIssue;    // why the schema text is informal (empty when it parsed)
-    int tsvLine = 0;            // line in ops.tsv (1-based)
+    MetaFn meta;  // empty when no meta function exists
+    std::string schemaIssue;  // why the schema text is informal (empty when it parsed)
+    int tsvLine = 0;  // line in ops.tsv (1-based)
 
     bool has(OpTrait t) const { return (traits & t) != 0; }
 };
 
-class OpRegistry {
+class OpRegistry
+{
 public:
     // The registry built from the embedded ops.tsv plus the meta functions.
     static const OpRegistry& instance();

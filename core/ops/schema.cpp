@@ -22,64 +22,78 @@ bool isSpace(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
 
 // Type names a lone token may be; any other lone token is an untyped argument name
 // ("cond(pred, ...)", "getitem(obj, int idx)").
-bool isKnownTypeName(std::string_view s) {
+bool isKnownTypeName(std::string_view s)
+{
     static const std::set<std::string_view> kTypes = {
-        "Tensor", "int", "float", "bool", "str", "complex", "Scalar", "SymInt", "SymFloat",
-        "SymBool", "ScalarType", "Layout", "Device", "MemoryFormat", "Generator", "Any",
-        "GraphModule", "OpOverload", "tuple", "dict", "list", "Storage", "Stream", "Dimname",
-        "QScheme", "number", "dtype", "None", "NoneType", "AnyEnumType", "PyObject", "Capsule"};
+        "Tensor",      "int",        "float",      "bool",   "str",      "complex",      "Scalar",    "SymInt",
+        "SymFloat",    "SymBool",    "ScalarType", "Layout", "Device",   "MemoryFormat", "Generator", "Any",
+        "GraphModule", "OpOverload", "tuple",      "dict",   "list",     "Storage",      "Stream",    "Dimname",
+        "QScheme",     "number",     "dtype",      "None",   "NoneType", "AnyEnumType",  "PyObject",  "Capsule"};
     return kTypes.count(s) != 0;
 }
 
-bool isGenericTypeName(std::string_view s) {
-    return s == "Dict" || s == "Tuple" || s == "List" || s == "Optional" || s == "Future" || s == "Union" ||
-           s == "Await" || s == "RRef";
+bool isGenericTypeName(std::string_view s)
+{
+    return s == "Dict" || s == "Tuple" || s == "List" || s == "Optional" || s == "Future" || s == "Union"
+        || s == "Await" || s == "RRef";
 }
 
-struct TypeRead {
+struct TypeRead
+{
     std::string text;
     std::optional<AliasInfo> alias;
     bool lone = true;  // a bare identifier: no alias, suffix or parameters
 };
 
-class SchemaReader {
+class SchemaReader
+{
 public:
-    explicit SchemaReader(std::string_view t) : t_(t) {}
+    explicit SchemaReader(std::string_view t)
+        : t_(t)
+    { }
 
     [[noreturn]] void fail(const std::string& msg) const { failAt(p_, msg); }
-    [[noreturn]] void failAt(size_t at, const std::string& msg) const {
+    [[noreturn]] void failAt(size_t at, const std::string& msg) const
+    {
         throw InputError("<schema>", 1, static_cast<int>(std::min(at, t_.size())) + 1, msg);
     }
 
-    bool atEnd() {
+    bool atEnd()
+    {
         skipWs();
         return p_ >= t_.size();
     }
-    void skipWs() {
+    void skipWs()
+    {
         while (p_ < t_.size() && isSpace(t_[p_])) ++p_;
     }
     char peek() const { return p_ < t_.size() ? t_[p_] : '\0'; }
-    bool eat(char c) {
+    bool eat(char c)
+    {
         skipWs();
         if (peek() != c) return false;
         ++p_;
         return true;
     }
-    bool eatStr(std::string_view s) {
+    bool eatStr(std::string_view s)
+    {
         skipWs();
         if (t_.substr(p_, s.size()) != s) return false;
         p_ += s.size();
         return true;
     }
-    void expect(char c, const char* what) {
+    void expect(char c, const char* what)
+    {
         if (!eat(c)) fail(std::string("expected '") + c + "' " + what + foundText());
     }
-    std::string foundText() const {
+    std::string foundText() const
+    {
         if (p_ >= t_.size()) return ", found the end of the schema";
         std::string s(t_.substr(p_, 12));
         return ", found '" + s + "'";
     }
-    std::string ident(const char* what) {
+    std::string ident(const char* what)
+    {
         skipWs();
         if (!isIdentStart(peek())) fail(std::string("expected ") + what + foundText());
         size_t b = p_;
@@ -88,7 +102,8 @@ public:
     }
 
     // name[.overload], with an optional "ns::" prefix
-    void header(Schema& s) {
+    void header(Schema& s)
+    {
         s.name = ident("an operator name");
         if (t_.substr(p_, 2) == "::") {
             p_ += 2;
@@ -103,13 +118,15 @@ public:
         }
     }
 
-    TypeRead type(int depth = 0) {
+    TypeRead type(int depth = 0)
+    {
         TypeRead r;
         skipWs();
         if (depth > 32) fail("type parameters nested too deeply");
         if (!isIdentStart(peek())) fail("expected a type" + foundText());
         size_t b = p_;
-        while (p_ < t_.size() && (isIdentChar(t_[p_]) || (t_[p_] == '.' && p_ + 1 < t_.size() && isIdentStart(t_[p_ + 1]))))
+        while (p_ < t_.size()
+               && (isIdentChar(t_[p_]) || (t_[p_] == '.' && p_ + 1 < t_.size() && isIdentStart(t_[p_ + 1]))))
             ++p_;
         r.text = std::string(t_.substr(b, p_ - b));
         skipWs();
@@ -171,7 +188,8 @@ public:
     }
 
     // Raw default text up to the next top-level ',' or ')'.
-    std::string defaultText() {
+    std::string defaultText()
+    {
         skipWs();
         size_t b = p_;
         std::vector<char> stack;
@@ -208,14 +226,16 @@ public:
         return std::string(t_.substr(b, e - b));
     }
 
-    struct ArgState {
-        bool kwOnly = false;    // after '*' or '*args'
+    struct ArgState
+    {
+        bool kwOnly = false;  // after '*' or '*args'
         bool sawStar = false;
         bool sawStarStar = false;
     };
 
     // One element of the argument list.
-    void arg(Schema& s, ArgState& st) {
+    void arg(Schema& s, ArgState& st)
+    {
         skipWs();
         size_t at = p_;
         if (st.sawStarStar) fail("nothing may follow '**kwargs'" + foundText());
@@ -262,7 +282,8 @@ public:
     }
 
     // '(' args ')' ; `lenient` keeps what parsed and stops at the first bad argument.
-    void args(Schema& s, bool lenient) {
+    void args(Schema& s, bool lenient)
+    {
         expect('(', "to open the argument list");
         ArgState st;
         if (eat(')')) return;
@@ -282,7 +303,8 @@ public:
         }
     }
 
-    SchemaArg ret() {
+    SchemaArg ret()
+    {
         skipWs();
         SchemaArg r;
         TypeRead tr = type();
@@ -298,7 +320,8 @@ public:
         return r;
     }
 
-    void returns(Schema& s) {
+    void returns(Schema& s)
+    {
         if (!eatStr("->")) fail("expected '->' before the returns" + foundText());
         skipWs();
         if (eat('(')) {
@@ -322,20 +345,26 @@ private:
 
 // ---- default values
 
-class ValueReader {
+class ValueReader
+{
 public:
-    explicit ValueReader(std::string_view t) : t_(t) {}
+    explicit ValueReader(std::string_view t)
+        : t_(t)
+    { }
     bool ok = true;
 
-    void skipWs() {
+    void skipWs()
+    {
         while (p_ < t_.size() && isSpace(t_[p_])) ++p_;
     }
-    bool done() {
+    bool done()
+    {
         skipWs();
         return p_ >= t_.size();
     }
 
-    Arg value(std::string_view elemType, int depth = 0) {
+    Arg value(std::string_view elemType, int depth = 0)
+    {
         skipWs();
         if (p_ >= t_.size() || depth > 32) {
             ok = false;
@@ -379,7 +408,8 @@ public:
     }
 
 private:
-    Arg str(std::string_view elemType) {
+    Arg str(std::string_view elemType)
+    {
         char q = t_[p_++];
         std::string s;
         while (p_ < t_.size() && t_[p_] != q) {
@@ -387,10 +417,10 @@ private:
             if (c == '\\' && p_ < t_.size()) {
                 char e = t_[p_++];
                 switch (e) {
-                    case 'n': s += '\n'; break;
-                    case 't': s += '\t'; break;
-                    case 'r': s += '\r'; break;
-                    default: s += e; break;
+                case 'n': s += '\n'; break;
+                case 't': s += '\t'; break;
+                case 'r': s += '\r'; break;
+                default: s += e; break;
                 }
             } else {
                 s += c;
@@ -405,11 +435,13 @@ private:
         return Arg::ofStr(s);
     }
 
-    Arg number(std::string_view elemType) {
+    Arg number(std::string_view elemType)
+    {
         size_t b = p_;
         if (t_[p_] == '-' || t_[p_] == '+') ++p_;
-        while (p_ < t_.size() && (isIdentChar(t_[p_]) || t_[p_] == '.' ||
-                                  ((t_[p_] == '-' || t_[p_] == '+') && (t_[p_ - 1] == 'e' || t_[p_ - 1] == 'E'))))
+        while (p_ < t_.size()
+               && (isIdentChar(t_[p_]) || t_[p_] == '.'
+                   || ((t_[p_] == '-' || t_[p_] == '+') && (t_[p_ - 1] == 'e' || t_[p_ - 1] == 'E'))))
             ++p_;
         std::string_view s = t_.substr(b, p_ - b);
         if (s.size() > 1 && s[0] == '+') s.remove_prefix(1);
@@ -430,7 +462,8 @@ private:
         return Arg::ofFloat(d);
     }
 
-    Arg word(std::string_view elemType) {
+    Arg word(std::string_view elemType)
+    {
         size_t b = p_;
         while (p_ < t_.size() && (isIdentChar(t_[p_]) || t_[p_] == '.')) ++p_;
         std::string_view w = t_.substr(b, p_ - b);
@@ -458,7 +491,8 @@ private:
     size_t p_ = 0;
 };
 
-std::string formatType(const SchemaArg& a) {
+std::string formatType(const SchemaArg& a)
+{
     if (!a.alias) return a.type;
     size_t e = 0;
     while (e < a.type.size() && (isIdentChar(a.type[e]) || a.type[e] == '.')) ++e;
@@ -480,19 +514,22 @@ std::string formatType(const SchemaArg& a) {
 
 }  // namespace
 
-std::string Schema::qualifiedName() const {
+std::string Schema::qualifiedName() const
+{
     std::string q = ns.empty() ? name : ns + "." + name;
     if (!overload.empty()) q += "." + overload;
     return q;
 }
 
-int Schema::argIndex(std::string_view argName) const {
+int Schema::argIndex(std::string_view argName) const
+{
     for (size_t i = 0; i < args.size(); ++i)
         if (args[i].name == argName) return static_cast<int>(i);
     return -1;
 }
 
-Schema parseSchema(std::string_view text, std::string_view ns) {
+Schema parseSchema(std::string_view text, std::string_view ns)
+{
     Schema s;
     s.ns = std::string(ns);
     s.text = std::string(text);
@@ -503,7 +540,8 @@ Schema parseSchema(std::string_view text, std::string_view ns) {
     return s;
 }
 
-Schema parseSchemaLenient(std::string_view text, std::string_view ns, std::string* why) {
+Schema parseSchemaLenient(std::string_view text, std::string_view ns, std::string* why)
+{
     try {
         return parseSchema(text, ns);
     } catch (const InputError& e) {
@@ -536,7 +574,8 @@ Schema parseSchemaLenient(std::string_view text, std::string_view ns, std::strin
     return s;
 }
 
-std::string formatSchema(const Schema& s) {
+std::string formatSchema(const Schema& s)
+{
     std::string out = s.name;
     if (!s.overload.empty() && s.overload != "default") out += "." + s.overload;
     out += "(";
@@ -574,7 +613,8 @@ std::string formatSchema(const Schema& s) {
     return out + ")";
 }
 
-Arg parseDefaultValue(const SchemaArg& a) {
+Arg parseDefaultValue(const SchemaArg& a)
+{
     if (!a.defaultText) return Arg::none();
     const std::string& text = *a.defaultText;
     std::string type = a.type;

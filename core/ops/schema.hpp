@@ -11,29 +11,32 @@
 
 namespace fxl {
 
-struct AliasInfo {
-    std::string set;        // "a" in Tensor(a!) ; "a" in Tensor(a -> *)
-    bool isWrite = false;   // "!"
+struct AliasInfo
+{
+    std::string set;  // "a" in Tensor(a!) ; "a" in Tensor(a -> *)
+    bool isWrite = false;  // "!"
     bool toWildcard = false;  // "a -> *"
 };
 
-struct SchemaArg {
+struct SchemaArg
+{
     std::string name;
-    std::string type;       // as written, without alias annotation: "Tensor", "SymInt[]", "Tensor?", "int[1]"
+    std::string type;  // as written, without alias annotation: "Tensor", "SymInt[]", "Tensor?", "int[1]"
     std::optional<AliasInfo> alias;
     std::optional<std::string> defaultText;  // "None", "1", "[]", "contiguous_format", ...
     bool kwargOnly = false;
 };
 
-struct Schema {
-    std::string ns;         // "aten"
-    std::string name;       // "add"
-    std::string overload;   // "Tensor" ("default" when none; "" in the registry for targets
-                            // that have no overload: HOPs, Python builtins)
+struct Schema
+{
+    std::string ns;  // "aten"
+    std::string name;  // "add"
+    std::string overload;  // "Tensor" ("default" when none; "" in the registry for targets
+                           // that have no overload: HOPs, Python builtins)
     std::vector<SchemaArg> args;
     std::vector<SchemaArg> returns;  // names may be empty
-    bool varargs = false;            // "*args" style (HOPs)
-    std::string text;                // the schema as given
+    bool varargs = false;  // "*args" style (HOPs)
+    std::string text;  // the schema as given
     // The text did not follow the schema grammar (informal HOP / builtin rows): args and
     // returns hold what could be read; the rest is only in `text`.
     bool informal = false;

@@ -11,7 +11,8 @@
 namespace fxl {
 namespace {
 
-std::string describe(const Node& n, std::string_view why) {
+std::string describe(const Node& n, std::string_view why)
+{
     std::string s = "node '" + n.name + "'";
     if (n.op == NodeOp::CallFunction) s += " (" + n.target + ")";
     s += ": ";
@@ -20,12 +21,14 @@ std::string describe(const Node& n, std::string_view why) {
 }
 
 // Highest index of a uN symbol mentioned in a meta, or -1.
-int maxUnbackedIndex(const ValueMeta& v) {
+int maxUnbackedIndex(const ValueMeta& v)
+{
     int best = -1;
     auto scanSym = [&](const SymExpr& e) {
         for (const auto& s : e.symbols()) {
             if (s.size() < 2 || s[0] != 'u') continue;
-            bool digits = std::all_of(s.begin() + 1, s.end(), [](char ch) { return std::isdigit(static_cast<unsigned char>(ch)); });
+            bool digits = std::all_of(s.begin() + 1, s.end(),
+                                      [](char ch) { return std::isdigit(static_cast<unsigned char>(ch)); });
             if (digits && s.size() < 9) best = std::max(best, std::stoi(s.substr(1)));
         }
     };
@@ -33,19 +36,17 @@ int maxUnbackedIndex(const ValueMeta& v) {
         if (!i.isConcrete()) scanSym(i.expr());
     };
     switch (v.kind) {
-        case ValueMeta::Kind::Tensor:
-            for (const auto& s : v.tensor.sizes) scanInt(s);
-            for (const auto& s : v.tensor.strides) scanInt(s);
-            break;
-        case ValueMeta::Kind::Tuple:
-            for (const auto& e : v.elems) best = std::max(best, maxUnbackedIndex(e));
-            break;
-        case ValueMeta::Kind::SymInt:
-        case ValueMeta::Kind::SymBool:
-        case ValueMeta::Kind::SymFloat:
-            scanSym(v.sym);
-            break;
-        default: break;
+    case ValueMeta::Kind::Tensor:
+        for (const auto& s : v.tensor.sizes) scanInt(s);
+        for (const auto& s : v.tensor.strides) scanInt(s);
+        break;
+    case ValueMeta::Kind::Tuple:
+        for (const auto& e : v.elems) best = std::max(best, maxUnbackedIndex(e));
+        break;
+    case ValueMeta::Kind::SymInt:
+    case ValueMeta::Kind::SymBool:
+    case ValueMeta::Kind::SymFloat: scanSym(v.sym); break;
+    default: break;
     }
     return best;
 }
@@ -54,58 +55,113 @@ bool isHop(std::string_view target) { return target.rfind("higher_order.", 0) ==
 
 // Torch-level calls in Dynamo graphs with the aten overload that has the same
 // signature (positional arguments line up; keyword names match the aten schema).
-const std::unordered_map<std::string_view, std::string_view>& torchAliases() {
+const std::unordered_map<std::string_view, std::string_view>& torchAliases()
+{
     static const std::unordered_map<std::string_view, std::string_view> k{
-        {"torch._C._nn.linear", "aten.linear.default"}, {"torch.nn.functional.linear", "aten.linear.default"},
-        {"torch.nn.functional.relu", "aten.relu.default"}, {"torch.relu", "aten.relu.default"},
-        {"torch.nn.functional.silu", "aten.silu.default"}, {"torch._C._nn.gelu", "aten.gelu.default"},
-        {"torch.nn.functional.gelu", "aten.gelu.default"}, {"torch.sigmoid", "aten.sigmoid.default"},
-        {"torch.sin", "aten.sin.default"}, {"torch.cos", "aten.cos.default"}, {"torch.exp", "aten.exp.default"},
-        {"torch.log", "aten.log.default"}, {"torch.tanh", "aten.tanh.default"}, {"torch.neg", "aten.neg.default"},
-        {"torch.abs", "aten.abs.default"}, {"torch.rsqrt", "aten.rsqrt.default"}, {"torch.sqrt", "aten.sqrt.default"},
-        {"torch.mm", "aten.mm.default"}, {"torch.bmm", "aten.bmm.default"}, {"torch.matmul", "aten.matmul.default"},
-        {"torch.addmm", "aten.addmm.default"}, {"torch.baddbmm", "aten.baddbmm.default"},
-        {"torch.mul", "aten.mul.Tensor"}, {"torch.add", "aten.add.Tensor"}, {"torch.sub", "aten.sub.Tensor"},
-        {"torch.div", "aten.div.Tensor"}, {"torch.cat", "aten.cat.default"}, {"torch.stack", "aten.stack.default"},
-        {"torch.where", "aten.where.self"}, {"torch.t", "aten.t.default"}, {"torch.transpose", "aten.transpose.int"},
-        {"torch.permute", "aten.permute.default"}, {"torch.clone", "aten.clone.default"},
-        {"torch.split", "aten.split.Tensor"}, {"torch.embedding", "aten.embedding.default"},
-        {"operator.add", "aten.add.Tensor"}, {"operator.iadd", "aten.add.Tensor"}, {"operator.sub", "aten.sub.Tensor"},
-        {"operator.mul", "aten.mul.Tensor"}, {"operator.imul", "aten.mul.Tensor"}, {"operator.truediv", "aten.div.Tensor"},
-        {"operator.matmul", "aten.matmul.default"}, {"operator.neg", "aten.neg.default"},
-        {"operator.invert", "aten.bitwise_not.default"}, {"operator.and_", "aten.bitwise_and.Tensor"},
-        {"operator.or_", "aten.bitwise_or.Tensor"}, {"operator.gt", "aten.gt.Tensor"}, {"operator.lt", "aten.lt.Tensor"},
-        {"operator.ge", "aten.ge.Tensor"}, {"operator.le", "aten.le.Tensor"}, {"operator.eq", "aten.eq.Tensor"},
+        {"torch._C._nn.linear", "aten.linear.default"},
+        {"torch.nn.functional.linear", "aten.linear.default"},
+        {"torch.nn.functional.relu", "aten.relu.default"},
+        {"torch.relu", "aten.relu.default"},
+        {"torch.nn.functional.silu", "aten.silu.default"},
+        {"torch._C._nn.gelu", "aten.gelu.default"},
+        {"torch.nn.functional.gelu", "aten.gelu.default"},
+        {"torch.sigmoid", "aten.sigmoid.default"},
+        {"torch.sin", "aten.sin.default"},
+        {"torch.cos", "aten.cos.default"},
+        {"torch.exp", "aten.exp.default"},
+        {"torch.log", "aten.log.default"},
+        {"torch.tanh", "aten.tanh.default"},
+        {"torch.neg", "aten.neg.default"},
+        {"torch.abs", "aten.abs.default"},
+        {"torch.rsqrt", "aten.rsqrt.default"},
+        {"torch.sqrt", "aten.sqrt.default"},
+        {"torch.mm", "aten.mm.default"},
+        {"torch.bmm", "aten.bmm.default"},
+        {"torch.matmul", "aten.matmul.default"},
+        {"torch.addmm", "aten.addmm.default"},
+        {"torch.baddbmm", "aten.baddbmm.default"},
+        {"torch.mul", "aten.mul.Tensor"},
+        {"torch.add", "aten.add.Tensor"},
+        {"torch.sub", "aten.sub.Tensor"},
+        {"torch.div", "aten.div.Tensor"},
+        {"torch.cat", "aten.cat.default"},
+        {"torch.stack", "aten.stack.default"},
+        {"torch.where", "aten.where.self"},
+        {"torch.t", "aten.t.default"},
+        {"torch.transpose", "aten.transpose.int"},
+        {"torch.permute", "aten.permute.default"},
+        {"torch.clone", "aten.clone.default"},
+        {"torch.split", "aten.split.Tensor"},
+        {"torch.embedding", "aten.embedding.default"},
+        {"operator.add", "aten.add.Tensor"},
+        {"operator.iadd", "aten.add.Tensor"},
+        {"operator.sub", "aten.sub.Tensor"},
+        {"operator.mul", "aten.mul.Tensor"},
+        {"operator.imul", "aten.mul.Tensor"},
+        {"operator.truediv", "aten.div.Tensor"},
+        {"operator.matmul", "aten.matmul.default"},
+        {"operator.neg", "aten.neg.default"},
+        {"operator.invert", "aten.bitwise_not.default"},
+        {"operator.and_", "aten.bitwise_and.Tensor"},
+        {"operator.or_", "aten.bitwise_or.Tensor"},
+        {"operator.gt", "aten.gt.Tensor"},
+        {"operator.lt", "aten.lt.Tensor"},
+        {"operator.ge", "aten.ge.Tensor"},
+        {"operator.le", "aten.le.Tensor"},
+        {"operator.eq", "aten.eq.Tensor"},
         {"operator.ne", "aten.ne.Tensor"},
     };
     return k;
 }
 
 // Tensor methods (call_method) with the aten overload taking self first.
-const std::unordered_map<std::string_view, std::string_view>& methodAliases() {
+const std::unordered_map<std::string_view, std::string_view>& methodAliases()
+{
     static const std::unordered_map<std::string_view, std::string_view> k{
-        {"sin", "aten.sin.default"}, {"cos", "aten.cos.default"}, {"exp", "aten.exp.default"},
-        {"relu", "aten.relu.default"}, {"sigmoid", "aten.sigmoid.default"}, {"tanh", "aten.tanh.default"},
-        {"neg", "aten.neg.default"}, {"add", "aten.add.Tensor"}, {"add_", "aten.add_.Tensor"},
-        {"sub", "aten.sub.Tensor"}, {"mul", "aten.mul.Tensor"}, {"mul_", "aten.mul_.Tensor"},
-        {"div", "aten.div.Tensor"}, {"t", "aten.t.default"}, {"transpose", "aten.transpose.int"},
-        {"contiguous", "aten.contiguous.default"}, {"clone", "aten.clone.default"}, {"detach", "aten.detach.default"},
-        {"unsqueeze", "aten.unsqueeze.default"}, {"squeeze", "aten.squeeze.dim"}, {"sum", "aten.sum.dim_IntList"},
-        {"mean", "aten.mean.dim"}, {"softmax", "aten._softmax.default"}, {"fill_", "aten.fill_.Scalar"},
-        {"zero_", "aten.zero_.default"}, {"copy_", "aten.copy_.default"},
+        {"sin", "aten.sin.default"},
+        {"cos", "aten.cos.default"},
+        {"exp", "aten.exp.default"},
+        {"relu", "aten.relu.default"},
+        {"sigmoid", "aten.sigmoid.default"},
+        {"tanh", "aten.tanh.default"},
+        {"neg", "aten.neg.default"},
+        {"add", "aten.add.Tensor"},
+        {"add_", "aten.add_.Tensor"},
+        {"sub", "aten.sub.Tensor"},
+        {"mul", "aten.mul.Tensor"},
+        {"mul_", "aten.mul_.Tensor"},
+        {"div", "aten.div.Tensor"},
+        {"t", "aten.t.default"},
+        {"transpose", "aten.transpose.int"},
+        {"contiguous", "aten.contiguous.default"},
+        {"clone", "aten.clone.default"},
+        {"detach", "aten.detach.default"},
+        {"unsqueeze", "aten.unsqueeze.default"},
+        {"squeeze", "aten.squeeze.dim"},
+        {"sum", "aten.sum.dim_IntList"},
+        {"mean", "aten.mean.dim"},
+        {"softmax", "aten._softmax.default"},
+        {"fill_", "aten.fill_.Scalar"},
+        {"zero_", "aten.zero_.default"},
+        {"copy_", "aten.copy_.default"},
         // varargs sizes: x.view(2, 3) is packed into one list
-        {"view", "aten.view.default"}, {"reshape", "aten.reshape.default"}, {"permute", "aten.permute.default"},
-        {"expand", "aten.expand.default"}, {"repeat", "aten.repeat.default"},
+        {"view", "aten.view.default"},
+        {"reshape", "aten.reshape.default"},
+        {"permute", "aten.permute.default"},
+        {"expand", "aten.expand.default"},
+        {"repeat", "aten.repeat.default"},
     };
     return k;
 }
 
-bool packsVarargs(std::string_view method) {
+bool packsVarargs(std::string_view method)
+{
     return method == "view" || method == "reshape" || method == "permute" || method == "expand" || method == "repeat";
 }
 
 // State shared by a graph and its nested graphs.
-struct Shared {
+struct Shared
+{
     const OpRegistry& registry;
     ShapePropResult result;
     int nextUnbacked = 0;
@@ -113,7 +169,8 @@ struct Shared {
     // target -> op, so each distinct target is normalised and looked up once
     std::unordered_map<std::string, const OpInfo*> ops;
 
-    const OpInfo* find(const std::string& target) {
+    const OpInfo* find(const std::string& target)
+    {
         auto it = ops.find(target);
         if (it != ops.end()) return it->second;
         const OpInfo* op = registry.find(target);
@@ -122,9 +179,14 @@ struct Shared {
     }
 };
 
-class Propagator {
+class Propagator
+{
 public:
-    Propagator(Graph& g, const ShapePropOptions& opts, Shared& shared) : g_(g), opts_(opts), sh_(shared) {
+    Propagator(Graph& g, const ShapePropOptions& opts, Shared& shared)
+        : g_(g)
+        , opts_(opts)
+        , sh_(shared)
+    {
         NodeId maxId = -1;
         for (NodeId id : g_.order()) maxId = std::max(maxId, id);
         failed_.assign(static_cast<size_t>(maxId + 1), 0);
@@ -158,21 +220,20 @@ public:
     // Placeholder metas given positionally (nested graphs).
     void setPositionalInputs(std::vector<ValueMeta> in) { positional_ = std::move(in); }
 
-    void run() {
+    void run()
+    {
         size_t placeholderIndex = 0;
         for (NodeId id : g_.order()) {
             Node& n = g_.node(id);
             current_ = &n;
             try {
                 switch (n.op) {
-                    case NodeOp::Placeholder: placeholder(n, placeholderIndex++); break;
-                    case NodeOp::GetAttr: getAttr(n); break;
-                    case NodeOp::CallFunction: callFunction(n); break;
-                    case NodeOp::Output: break;
-                    case NodeOp::CallMethod: callMethod(n); break;
-                    case NodeOp::CallModule:
-                        fail(n, "call_module nodes have no meta functions");
-                        break;
+                case NodeOp::Placeholder: placeholder(n, placeholderIndex++); break;
+                case NodeOp::GetAttr: getAttr(n); break;
+                case NodeOp::CallFunction: callFunction(n); break;
+                case NodeOp::Output: break;
+                case NodeOp::CallMethod: callMethod(n); break;
+                case NodeOp::CallModule: fail(n, "call_module nodes have no meta functions"); break;
                 }
             } catch (const std::exception& e) {
                 fail(n, e.what());
@@ -182,7 +243,8 @@ public:
     }
 
     // The output node's value as a meta (tuple for tuple/list outputs).
-    ValueMeta outputMeta() const {
+    ValueMeta outputMeta() const
+    {
         NodeId out = g_.outputNode();
         if (out == kNoNode) return ValueMeta::unknown();
         const Node& o = g_.node(out);
@@ -200,7 +262,8 @@ private:
     MetaCall call_;
     const Node* current_ = nullptr;
 
-    ValueMeta argMeta(const Arg& a) const {
+    ValueMeta argMeta(const Arg& a) const
+    {
         if (a.isNode()) return g_.node(a.node).val;
         if (a.isSequence()) {
             std::vector<ValueMeta> e;
@@ -212,25 +275,29 @@ private:
         return v;
     }
 
-    void fail(Node& n, std::string_view why) {
+    void fail(Node& n, std::string_view why)
+    {
         sh_.result.problems.push_back(describe(n, why));
         // a node with an earlier val (annotation) keeps it so its users can go on
         markFailed(n);
     }
 
-    void markFailed(const Node& n) {
+    void markFailed(const Node& n)
+    {
         if (n.val.kind != ValueMeta::Kind::Unknown) return;
         failed_[static_cast<size_t>(n.id)] = 1;
         ++failedCount_;
     }
 
     // Not computable because an input failed; a val it already has (annotation) stays.
-    void skip(Node& n) {
+    void skip(Node& n)
+    {
         markFailed(n);
         ++sh_.cascaded;
     }
 
-    void placeholder(Node& n, size_t index) {
+    void placeholder(Node& n, size_t index)
+    {
         auto it = opts_.inputs.find(n.name);
         if (it == opts_.inputs.end() && n.target != n.name) it = opts_.inputs.find(n.target);
         if (it != opts_.inputs.end()) {
@@ -247,7 +314,8 @@ private:
         fail(n, "no input meta for this placeholder");
     }
 
-    void getAttr(Node& n) {
+    void getAttr(Node& n)
+    {
         auto it = opts_.constants.find(n.target);
         if (it == opts_.constants.end()) it = opts_.constants.find(n.name);
         if (it != opts_.constants.end()) {
@@ -261,7 +329,8 @@ private:
         fail(n, "no meta for get_attr target '" + n.target + "'");
     }
 
-    bool inputFailed(const Node& n) const {
+    bool inputFailed(const Node& n) const
+    {
         if (failedCount_ == 0) return false;  // the common case: nothing failed so far
         bool bad = false;
         auto check = [&](NodeId id) {
@@ -272,12 +341,14 @@ private:
         return bad;
     }
 
-    void setVal(Node& n, ValueMeta v) {
+    void setVal(Node& n, ValueMeta v)
+    {
         n.val = std::move(v);
         ++sh_.result.nodesComputed;
     }
 
-    void callFunction(Node& n) {
+    void callFunction(Node& n)
+    {
         if (!opts_.overwrite && n.val.kind != ValueMeta::Kind::Unknown) return;
         if (inputFailed(n)) {
             skip(n);
@@ -300,7 +371,8 @@ private:
     }
 
     // Binds `call` (a node, or a stand-in with the same args) to `op` and runs its meta.
-    void runMeta(Node& n, const OpInfo& op, const Node& call) {
+    void runMeta(Node& n, const OpInfo& op, const Node& call)
+    {
         if (!op.meta) return fail(n, "no meta function for this operator");
         call_.node = &call;
         call_.op = &op;
@@ -315,7 +387,8 @@ private:
         }
     }
 
-    void callMethod(Node& n) {
+    void callMethod(Node& n)
+    {
         if (!opts_.overwrite && n.val.kind != ValueMeta::Kind::Unknown) return;
         if (inputFailed(n)) {
             skip(n);
@@ -337,7 +410,8 @@ private:
         runMeta(n, *op, call);
     }
 
-    void getitem(Node& n) {
+    void getitem(Node& n)
+    {
         if (n.args.size() != 2 || !n.args[0].isNode()) return fail(n, "getitem expects (value, index)");
         const ValueMeta& v = g_.node(n.args[0].node).val;
         const Arg& idx = n.args[1];
@@ -357,7 +431,8 @@ private:
                     return std::nullopt;
                 };
                 SymInt step = idx.items[2].kind == Arg::Kind::Int ? SymInt(idx.items[2].i) : SymInt(1);
-                return setVal(n, ValueMeta::ofTensor(meta::sliceMeta(v.tensor, 0, opt(idx.items[0]), opt(idx.items[1]), step)));
+                return setVal(
+                    n, ValueMeta::ofTensor(meta::sliceMeta(v.tensor, 0, opt(idx.items[0]), opt(idx.items[1]), step)));
             }
             return fail(n, "unsupported tensor indexing in getitem");
         }
@@ -366,13 +441,23 @@ private:
 
     // operator.add / mul / ... on symbolic ints (Sym nodes in dynamic-shape graphs).
     // Returns false when the operands are not symbolic ints (tensors go to aten).
-    bool builtin(Node& n) {
+    bool builtin(Node& n)
+    {
         auto symOf = [&](const Arg& a, SymInt& out) -> bool {
-            if (a.kind == Arg::Kind::Int) { out = a.i; return true; }
-            if (a.kind == Arg::Kind::Bool) { out = a.b ? 1 : 0; return true; }
+            if (a.kind == Arg::Kind::Int) {
+                out = a.i;
+                return true;
+            }
+            if (a.kind == Arg::Kind::Bool) {
+                out = a.b ? 1 : 0;
+                return true;
+            }
             if (a.isNode()) {
                 const ValueMeta& v = g_.node(a.node).val;
-                if (v.kind == ValueMeta::Kind::SymInt) { out = meta::normalize(SymInt(v.sym, v.symHint)); return true; }
+                if (v.kind == ValueMeta::Kind::SymInt) {
+                    out = meta::normalize(SymInt(v.sym, v.symHint));
+                    return true;
+                }
             }
             return false;
         };
@@ -417,14 +502,19 @@ private:
                 }
                 return setSym(meta::normalize(SymInt(e, h)));
             }
-            static const std::pair<const char*, int> kCmp[] = {{"eq", 0}, {"ne", 1}, {"lt", 2}, {"le", 3}, {"gt", 4}, {"ge", 5}};
+            static const std::pair<const char*, int> kCmp[] = {{"eq", 0}, {"ne", 1}, {"lt", 2},
+                                                               {"le", 3}, {"gt", 4}, {"ge", 5}};
             for (const auto& [name, k] : kCmp) {
                 if (op != name) continue;
                 r.kind = ValueMeta::Kind::SymBool;
                 auto ha = a.maybeValue(), hb = b.maybeValue();
                 if (ha && hb) {
-                    bool v = k == 0 ? *ha == *hb : k == 1 ? *ha != *hb : k == 2 ? *ha < *hb : k == 3 ? *ha <= *hb
-                           : k == 4 ? *ha > *hb : *ha >= *hb;
+                    bool v = k == 0 ? *ha == *hb
+                        : k == 1    ? *ha != *hb
+                        : k == 2    ? *ha < *hb
+                        : k == 3    ? *ha <= *hb
+                        : k == 4    ? *ha > *hb
+                                    : *ha >= *hb;
                     r.symHint = v ? 1 : 0;
                 }
                 r.sym = SymExpr();
@@ -440,7 +530,8 @@ private:
         return false;
     }
 
-    const Arg* kwarg(const Node& n, std::string_view key) const {
+    const Arg* kwarg(const Node& n, std::string_view key) const
+    {
         for (const auto& kv : n.kwargs)
             if (kv.first == key) return &kv.second;
         return nullptr;
@@ -449,7 +540,8 @@ private:
     // The outputs of a functional op call inside a wrapper HOP, as a list of metas: the
     // op's returns (one None for an op returning nothing), Unknown when it cannot be run.
     std::vector<ValueMeta> opOutputs(Node& n, const std::string& target, std::vector<Arg> args,
-                                     std::vector<std::pair<std::string, Arg>> kwargs) {
+                                     std::vector<std::pair<std::string, Arg>> kwargs)
+    {
         const OpInfo* op = sh_.registry.find(target);
         ValueMeta none;
         none.kind = ValueMeta::Kind::None;
@@ -481,7 +573,8 @@ private:
 
     // auto_functionalized(op, **kwargs) -> (*op outputs, *mutated args in schema order);
     // v2 -> (*op outputs, *_all_bases), each base cloned with its strides.
-    void autoFunctionalized(Node& n, bool v2) {
+    void autoFunctionalized(Node& n, bool v2)
+    {
         if (n.args.empty() || n.args[0].kind != Arg::Kind::Op) return fail(n, "expects the functionalized op first");
         std::string target = OpRegistry::normalizeTarget(n.args[0].s);
         const OpInfo* op = sh_.registry.find(target);
@@ -506,7 +599,8 @@ private:
     }
 
     // with_effects(token, op, *args, **kwargs) -> (new token, *op outputs)
-    void withEffects(Node& n) {
+    void withEffects(Node& n)
+    {
         if (n.args.size() < 2 || n.args[1].kind != Arg::Kind::Op) return fail(n, "expects (token, op, ...)");
         std::string target = OpRegistry::normalizeTarget(n.args[1].s);
         std::vector<ValueMeta> out{argMeta(n.args[0])};
@@ -516,7 +610,8 @@ private:
         setVal(n, ValueMeta::ofTuple(std::move(out)));
     }
 
-    void higherOrder(Node& n) {
+    void higherOrder(Node& n)
+    {
         std::string_view t = n.target;
         size_t bodyIdx;
         std::vector<ValueMeta> operands;
@@ -536,8 +631,10 @@ private:
             bodyIdx = 1;
             if (n.args.size() > 3) {
                 ValueMeta ops = argMeta(n.args[3]);
-                if (ops.kind == ValueMeta::Kind::Tuple) operands = ops.elems;
-                else operands.push_back(ops);
+                if (ops.kind == ValueMeta::Kind::Tuple)
+                    operands = ops.elems;
+                else
+                    operands.push_back(ops);
             }
         } else if (t == "higher_order.auto_functionalized" || t == "higher_order.auto_functionalized_v2") {
             return autoFunctionalized(n, t == "higher_order.auto_functionalized_v2");
@@ -567,7 +664,8 @@ private:
     }
 };
 
-int maxUnbackedInOptions(const Graph& g, const ShapePropOptions& opts) {
+int maxUnbackedInOptions(const Graph& g, const ShapePropOptions& opts)
+{
     int best = -1;
     for (const auto& kv : opts.inputs) best = std::max(best, maxUnbackedIndex(ValueMeta::ofTensor(kv.second)));
     for (const auto& kv : opts.constants) best = std::max(best, maxUnbackedIndex(ValueMeta::ofTensor(kv.second)));
@@ -581,7 +679,8 @@ int maxUnbackedInOptions(const Graph& g, const ShapePropOptions& opts) {
 
 }  // namespace
 
-ShapePropResult propagateShapes(Graph& g, const ShapePropOptions& opts) {
+ShapePropResult propagateShapes(Graph& g, const ShapePropOptions& opts)
+{
     Shared shared{OpRegistry::instance(), {}, 0, 0, {}};
     try {
         shared.nextUnbacked = maxUnbackedInOptions(g, opts) + 1;
@@ -591,8 +690,8 @@ ShapePropResult propagateShapes(Graph& g, const ShapePropOptions& opts) {
         shared.result.problems.push_back(std::string("shape propagation stopped: ") + e.what());
     }
     if (shared.cascaded > 0)
-        shared.result.problems.push_back(std::to_string(shared.cascaded) +
-                                         " node(s) not computed because an input's meta is unknown");
+        shared.result.problems.push_back(std::to_string(shared.cascaded)
+                                         + " node(s) not computed because an input's meta is unknown");
     return std::move(shared.result);
 }
 

@@ -12,7 +12,8 @@
 
 namespace fxl {
 
-struct ShapePropOptions {
+struct ShapePropOptions
+{
     // Metas of the graph inputs by placeholder name (target accepted too). A placeholder
     // with no entry keeps the val it has (e.g. from its annotation).
     std::map<std::string, TensorMeta> inputs;
@@ -25,10 +26,11 @@ struct ShapePropOptions {
     bool overwrite = true;
 };
 
-struct ShapePropResult {
-    int nodesComputed = 0;                // call_function nodes whose val was computed
-    std::vector<std::string> problems;    // "node 'x' (aten.foo.default): why", one per root cause
-    std::vector<std::string> unbacked;    // new unbacked symbols: "u0 (bincount, hint 4)"
+struct ShapePropResult
+{
+    int nodesComputed = 0;  // call_function nodes whose val was computed
+    std::vector<std::string> problems;  // "node 'x' (aten.foo.default): why", one per root cause
+    std::vector<std::string> unbacked;  // new unbacked symbols: "u0 (bincount, hint 4)"
 };
 
 // Never throws for bad graphs: unknown ops, missing metas and meta errors become problems;

@@ -4,19 +4,22 @@ namespace fxl {
 
 bool isBlank(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\f' || c == '\v'; }
 
-std::string_view trimLeft(std::string_view s) {
+std::string_view trimLeft(std::string_view s)
+{
     while (!s.empty() && isBlank(s.front())) s.remove_prefix(1);
     return s;
 }
 
-std::string_view trimRight(std::string_view s) {
+std::string_view trimRight(std::string_view s)
+{
     while (!s.empty() && isBlank(s.back())) s.remove_suffix(1);
     return s;
 }
 
 std::string_view trim(std::string_view s) { return trimRight(trimLeft(s)); }
 
-void appendUtf8(std::string& out, uint32_t codePoint) {
+void appendUtf8(std::string& out, uint32_t codePoint)
+{
     uint32_t cp = codePoint;
     if ((cp >= 0xD800 && cp <= 0xDFFF) || cp > 0x10FFFF) cp = 0xFFFD;
     if (cp < 0x80) {

@@ -8,7 +8,8 @@
 
 namespace fxl::cpu {
 
-float f16ToF32(uint16_t h) {
+float f16ToF32(uint16_t h)
+{
     const uint32_t sign = static_cast<uint32_t>(h & 0x8000u) << 16;
     uint32_t exp = (h >> 10) & 0x1fu;
     uint32_t man = h & 0x3ffu;
@@ -35,7 +36,8 @@ float f16ToF32(uint16_t h) {
     return f;
 }
 
-uint16_t f32ToF16(float f) {
+uint16_t f32ToF16(float f)
+{
     uint32_t u;
     std::memcpy(&u, &f, 4);
     const uint16_t sign = static_cast<uint16_t>((u >> 16) & 0x8000u);
@@ -59,25 +61,67 @@ uint16_t f32ToF16(float f) {
     return static_cast<uint16_t>(sign | (v >> 13));
 }
 
-double loadAsDouble(const void* p, DType t) {
+double loadAsDouble(const void* p, DType t)
+{
     switch (t) {
-        case DType::F32: { float v; std::memcpy(&v, p, 4); return v; }
-        case DType::F64: { double v; std::memcpy(&v, p, 8); return v; }
-        case DType::BF16: { uint16_t v; std::memcpy(&v, p, 2); return bf16ToF32(v); }
-        case DType::F16: { uint16_t v; std::memcpy(&v, p, 2); return f16ToF32(v); }
-        case DType::I64: { int64_t v; std::memcpy(&v, p, 8); return static_cast<double>(v); }
-        case DType::I32: { int32_t v; std::memcpy(&v, p, 4); return v; }
-        case DType::I16: { int16_t v; std::memcpy(&v, p, 2); return v; }
-        case DType::I8: { int8_t v; std::memcpy(&v, p, 1); return v; }
-        case DType::U8: { uint8_t v; std::memcpy(&v, p, 1); return v; }
-        case DType::Bool: { uint8_t v; std::memcpy(&v, p, 1); return v ? 1.0 : 0.0; }
-        default: throw KernelError("unsupported dtype " + std::string(dtypeAbbr(t)));
+    case DType::F32: {
+        float v;
+        std::memcpy(&v, p, 4);
+        return v;
+    }
+    case DType::F64: {
+        double v;
+        std::memcpy(&v, p, 8);
+        return v;
+    }
+    case DType::BF16: {
+        uint16_t v;
+        std::memcpy(&v, p, 2);
+        return bf16ToF32(v);
+    }
+    case DType::F16: {
+        uint16_t v;
+        std::memcpy(&v, p, 2);
+        return f16ToF32(v);
+    }
+    case DType::I64: {
+        int64_t v;
+        std::memcpy(&v, p, 8);
+        return static_cast<double>(v);
+    }
+    case DType::I32: {
+        int32_t v;
+        std::memcpy(&v, p, 4);
+        return v;
+    }
+    case DType::I16: {
+        int16_t v;
+        std::memcpy(&v, p, 2);
+        return v;
+    }
+    case DType::I8: {
+        int8_t v;
+        std::memcpy(&v, p, 1);
+        return v;
+    }
+    case DType::U8: {
+        uint8_t v;
+        std::memcpy(&v, p, 1);
+        return v;
+    }
+    case DType::Bool: {
+        uint8_t v;
+        std::memcpy(&v, p, 1);
+        return v ? 1.0 : 0.0;
+    }
+    default: throw KernelError("unsupported dtype " + std::string(dtypeAbbr(t)));
     }
 }
 
 namespace {
-template <class I>
-I truncTo(double v) {
+template<class I>
+I truncTo(double v)
+{
     if (std::isnan(v)) return 0;
     if (v <= static_cast<double>(std::numeric_limits<I>::min())) return std::numeric_limits<I>::min();
     if (v >= static_cast<double>(std::numeric_limits<I>::max())) return std::numeric_limits<I>::max();
@@ -85,82 +129,150 @@ I truncTo(double v) {
 }
 }  // namespace
 
-void storeFromDouble(void* p, DType t, double v) {
+void storeFromDouble(void* p, DType t, double v)
+{
     switch (t) {
-        case DType::F32: { float x = static_cast<float>(v); std::memcpy(p, &x, 4); return; }
-        case DType::F64: std::memcpy(p, &v, 8); return;
-        case DType::BF16: { uint16_t x = f32ToBf16(static_cast<float>(v)); std::memcpy(p, &x, 2); return; }
-        case DType::F16: { uint16_t x = f32ToF16(static_cast<float>(v)); std::memcpy(p, &x, 2); return; }
-        case DType::I64: { int64_t x = truncTo<int64_t>(v); std::memcpy(p, &x, 8); return; }
-        case DType::I32: { int32_t x = truncTo<int32_t>(v); std::memcpy(p, &x, 4); return; }
-        case DType::I16: { int16_t x = truncTo<int16_t>(v); std::memcpy(p, &x, 2); return; }
-        case DType::I8: { int8_t x = truncTo<int8_t>(v); std::memcpy(p, &x, 1); return; }
-        case DType::U8: { uint8_t x = truncTo<uint8_t>(v); std::memcpy(p, &x, 1); return; }
-        case DType::Bool: { uint8_t x = (v != 0.0 || std::isnan(v)) ? 1 : 0; std::memcpy(p, &x, 1); return; }
-        default: throw KernelError("unsupported dtype " + std::string(dtypeAbbr(t)));
+    case DType::F32: {
+        float x = static_cast<float>(v);
+        std::memcpy(p, &x, 4);
+        return;
+    }
+    case DType::F64: std::memcpy(p, &v, 8); return;
+    case DType::BF16: {
+        uint16_t x = f32ToBf16(static_cast<float>(v));
+        std::memcpy(p, &x, 2);
+        return;
+    }
+    case DType::F16: {
+        uint16_t x = f32ToF16(static_cast<float>(v));
+        std::memcpy(p, &x, 2);
+        return;
+    }
+    case DType::I64: {
+        int64_t x = truncTo<int64_t>(v);
+        std::memcpy(p, &x, 8);
+        return;
+    }
+    case DType::I32: {
+        int32_t x = truncTo<int32_t>(v);
+        std::memcpy(p, &x, 4);
+        return;
+    }
+    case DType::I16: {
+        int16_t x = truncTo<int16_t>(v);
+        std::memcpy(p, &x, 2);
+        return;
+    }
+    case DType::I8: {
+        int8_t x = truncTo<int8_t>(v);
+        std::memcpy(p, &x, 1);
+        return;
+    }
+    case DType::U8: {
+        uint8_t x = truncTo<uint8_t>(v);
+        std::memcpy(p, &x, 1);
+        return;
+    }
+    case DType::Bool: {
+        uint8_t x = (v != 0.0 || std::isnan(v)) ? 1 : 0;
+        std::memcpy(p, &x, 1);
+        return;
+    }
+    default: throw KernelError("unsupported dtype " + std::string(dtypeAbbr(t)));
     }
 }
 
-float loadAsFloat(const void* p, DType t) {
+float loadAsFloat(const void* p, DType t)
+{
     switch (t) {
-        case DType::F32: { float v; std::memcpy(&v, p, 4); return v; }
-        case DType::BF16: { uint16_t v; std::memcpy(&v, p, 2); return bf16ToF32(v); }
-        case DType::F16: { uint16_t v; std::memcpy(&v, p, 2); return f16ToF32(v); }
-        default: return static_cast<float>(loadAsDouble(p, t));
+    case DType::F32: {
+        float v;
+        std::memcpy(&v, p, 4);
+        return v;
+    }
+    case DType::BF16: {
+        uint16_t v;
+        std::memcpy(&v, p, 2);
+        return bf16ToF32(v);
+    }
+    case DType::F16: {
+        uint16_t v;
+        std::memcpy(&v, p, 2);
+        return f16ToF32(v);
+    }
+    default: return static_cast<float>(loadAsDouble(p, t));
     }
 }
 
-void storeFromFloat(void* p, DType t, float v) {
+void storeFromFloat(void* p, DType t, float v)
+{
     switch (t) {
-        case DType::F32: std::memcpy(p, &v, 4); return;
-        case DType::BF16: { uint16_t x = f32ToBf16(v); std::memcpy(p, &x, 2); return; }
-        case DType::F16: { uint16_t x = f32ToF16(v); std::memcpy(p, &x, 2); return; }
-        default: storeFromDouble(p, t, v);
+    case DType::F32: std::memcpy(p, &v, 4); return;
+    case DType::BF16: {
+        uint16_t x = f32ToBf16(v);
+        std::memcpy(p, &x, 2);
+        return;
+    }
+    case DType::F16: {
+        uint16_t x = f32ToF16(v);
+        std::memcpy(p, &x, 2);
+        return;
+    }
+    default: storeFromDouble(p, t, v);
     }
 }
 
-std::vector<int64_t> broadcastShapes(const std::vector<int64_t>& a, const std::vector<int64_t>& b) {
+std::vector<int64_t> broadcastShapes(const std::vector<int64_t>& a, const std::vector<int64_t>& b)
+{
     const size_t n = std::max(a.size(), b.size());
     std::vector<int64_t> out(n);
     for (size_t k = 0; k < n; ++k) {
         const int64_t x = k < n - a.size() ? 1 : a[k - (n - a.size())];
         const int64_t y = k < n - b.size() ? 1 : b[k - (n - b.size())];
         if (x != y && x != 1 && y != 1)
-            throw KernelError("shapes do not broadcast: size " + std::to_string(x) + " vs " + std::to_string(y) +
-                              " at dimension " + std::to_string(k));
+            throw KernelError("shapes do not broadcast: size " + std::to_string(x) + " vs " + std::to_string(y)
+                              + " at dimension " + std::to_string(k));
         out[k] = x == 1 ? y : x;
     }
     return out;
 }
 
-Tensor expandTo(const Tensor& t, const std::vector<int64_t>& sizes) {
+Tensor expandTo(const Tensor& t, const std::vector<int64_t>& sizes)
+{
     if (t.sizes().size() > sizes.size()) throw KernelError("expand: target has fewer dimensions");
     const size_t lead = sizes.size() - t.sizes().size();
     std::vector<int64_t> st(sizes.size(), 0);
     for (size_t k = 0; k < t.sizes().size(); ++k) {
         const int64_t s = t.sizes()[k];
-        if (s == sizes[lead + k]) st[lead + k] = t.strides()[k];
-        else if (s == 1) st[lead + k] = 0;
-        else throw KernelError("expand: size " + std::to_string(s) + " cannot become " + std::to_string(sizes[lead + k]));
+        if (s == sizes[lead + k])
+            st[lead + k] = t.strides()[k];
+        else if (s == 1)
+            st[lead + k] = 0;
+        else
+            throw KernelError("expand: size " + std::to_string(s) + " cannot become "
+                              + std::to_string(sizes[lead + k]));
     }
     return t.asStrided(sizes, st, t.offset());
 }
 
-Tensor contiguous(const Tensor& t, Backend& b) {
+Tensor contiguous(const Tensor& t, Backend& b)
+{
     if (t.isContiguous()) return t;
     Tensor out = b.empty(t.sizes(), t.dtype());
     b.copy(out, t);
     return out;
 }
 
-const Value& optArg(const KernelCall& call, const char* name) {
+const Value& optArg(const KernelCall& call, const char* name)
+{
     static const Value kNone;
     const int k = call.argIndex(name);
     if (k < 0 || static_cast<size_t>(k) >= call.args.size()) return kNone;
     return call.args[static_cast<size_t>(k)];
 }
 
-std::vector<int64_t> sizeArg(const KernelCall& call, const char* name) {
+std::vector<int64_t> sizeArg(const KernelCall& call, const char* name)
+{
     std::vector<int64_t> s;
     try {
         s = call.arg(name).toIntList();

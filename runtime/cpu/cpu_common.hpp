@@ -14,13 +14,15 @@
 namespace fxl::cpu {
 
 // ---- bf16 / f16 <-> f32 (exact widening; narrowing rounds to nearest even; NaN -> quiet NaN)
-inline float bf16ToF32(uint16_t h) {
+inline float bf16ToF32(uint16_t h)
+{
     uint32_t u = static_cast<uint32_t>(h) << 16;
     float f;
     std::memcpy(&f, &u, 4);
     return f;
 }
-inline uint16_t f32ToBf16(float f) {
+inline uint16_t f32ToBf16(float f)
+{
     uint32_t u;
     std::memcpy(&u, &f, 4);
     if ((u & 0x7fffffffu) > 0x7f800000u) return static_cast<uint16_t>((u >> 16) | 0x0040u);  // quiet NaN, sign kept
@@ -39,15 +41,17 @@ float loadAsFloat(const void* p, DType t);
 void storeFromFloat(void* p, DType t, float v);
 
 // Offset in elements of a logical multi-index.
-inline int64_t offsetOf(const Tensor& t, const int64_t* idx) {
+inline int64_t offsetOf(const Tensor& t, const int64_t* idx)
+{
     int64_t o = 0;
     for (size_t k = 0; k < t.sizes().size(); ++k) o += idx[k] * t.strides()[k];
     return o;
 }
 
 // Walks every multi-index of `sizes` in row-major order: fn(const int64_t* idx, int64_t flat).
-template <class F>
-void forEachIndex(const std::vector<int64_t>& sizes, F&& fn) {
+template<class F>
+void forEachIndex(const std::vector<int64_t>& sizes, F&& fn)
+{
     int64_t n = 1;
     for (int64_t s : sizes) n *= s;
     if (n == 0) return;

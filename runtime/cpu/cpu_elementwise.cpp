@@ -12,23 +12,27 @@
 namespace fxl::cpu {
 namespace ew {
 
-void unsupportedDType(const char* what, DType t) {
+void unsupportedDType(const char* what, DType t)
+{
     throw KernelError(std::string(what) + ": dtype " + std::string(dtypeAbbr(t)) + " is not supported");
 }
 
-bool isScalarValue(const Value& v) {
+bool isScalarValue(const Value& v)
+{
     return v.kind == Value::Kind::Int || v.kind == Value::Kind::Float || v.kind == Value::Kind::Bool;
 }
 
 namespace {
-DType promoteSkipUndefined(DType a, DType b) {
+DType promoteSkipUndefined(DType a, DType b)
+{
     if (a == DType::Undefined) return b;
     if (b == DType::Undefined) return a;
     return promoteTypes(a, b);
 }
 
 // c10 combine_categories: the lower-priority class wins only with a higher category.
-DType combineCategories(DType higher, DType lower) {
+DType combineCategories(DType higher, DType lower)
+{
     if (isComplex(higher)) return higher;
     if (!isComplex(lower) && isFloatingPoint(higher)) return higher;
     if (higher == DType::Bool || isFloatingPoint(lower) || isComplex(lower)) return promoteSkipUndefined(higher, lower);
@@ -37,13 +41,16 @@ DType combineCategories(DType higher, DType lower) {
 }
 }  // namespace
 
-DType resultType(const std::vector<const Value*>& operands) {
+DType resultType(const std::vector<const Value*>& operands)
+{
     DType dim = DType::Undefined, zero = DType::Undefined, wrapped = DType::Undefined;
     for (const Value* v : operands) {
         if (!v || v->isNone()) continue;
         if (v->isTensor()) {
-            if (v->tensor.dim() > 0) dim = promoteSkipUndefined(dim, v->tensor.dtype());
-            else zero = promoteSkipUndefined(zero, v->tensor.dtype());
+            if (v->tensor.dim() > 0)
+                dim = promoteSkipUndefined(dim, v->tensor.dtype());
+            else
+                zero = promoteSkipUndefined(zero, v->tensor.dtype());
         } else if (v->kind == Value::Kind::Int) {
             wrapped = promoteSkipUndefined(wrapped, DType::I64);
         } else if (v->kind == Value::Kind::Float) {
@@ -57,7 +64,8 @@ DType resultType(const std::vector<const Value*>& operands) {
     return combineCategories(dim, combineCategories(zero, wrapped));
 }
 
-bool canCast(DType from, DType to) {
+bool canCast(DType from, DType to)
+{
     if (isComplex(from) && !isComplex(to)) return false;
     if (isFloatingPoint(from) && isIntegral(to, false)) return false;
     if (from != DType::Bool && to == DType::Bool) return false;
@@ -66,7 +74,8 @@ bool canCast(DType from, DType to) {
 
 // ---- layouts (c10 TensorImpl and TensorIterator rules)
 
-bool isContiguousLayout(const std::vector<int64_t>& sizes, const std::vector<int64_t>& strides) {
+bool isContiguousLayout(const std::vector<int64_t>& sizes, const std::vector<int64_t>& strides)
+{
     int64_t numel = 1;
     for (int64_t s : sizes) numel *= s;
     if (numel == 0) return true;
@@ -79,7 +88,8 @@ bool isContiguousLayout(const std::vector<int64_t>& sizes, const std::vector<int
     return true;
 }
 
-bool isNonOverlappingAndDense(const std::vector<int64_t>& sizes, const std::vector<int64_t>& strides) {
+bool isNonOverlappingAndDense(const std::vector<int64_t>& sizes, const std::vector<int64_t>& strides)
+{
     const size_t dim = sizes.size();
     if (dim == 0) return true;
     if (dim == 1) return sizes[0] < 2 || strides[0] == 1;
@@ -100,7 +110,8 @@ bool isNonOverlappingAndDense(const std::vector<int64_t>& sizes, const std::vect
     return true;
 }
 
-bool isChannelsLastLayout(const std::vector<int64_t>& sizes, const std::vector<int64_t>& strides) {
+bool isChannelsLastLayout(const std::vector<int64_t>& sizes, const std::vector<int64_t>& strides)
+{
     if (sizes.size() != 4) return false;
     int64_t expected = 1;
     for (size_t d : {1u, 3u, 2u, 0u}) {
@@ -111,7 +122,8 @@ bool isChannelsLastLayout(const std::vector<int64_t>& sizes, const std::vector<i
     return true;
 }
 
-std::vector<int64_t> channelsLastStrides(const std::vector<int64_t>& sizes) {
+std::vector<int64_t> channelsLastStrides(const std::vector<int64_t>& sizes)
+{
     if (sizes.size() != 4) throw KernelError("channels_last needs a 4-d tensor");
     std::vector<int64_t> st(4);
     st[1] = 1;
@@ -125,7 +137,8 @@ namespace {
 // Insertion sort of dims, fastest first, the way TensorIterator::reorder_dimensions and
 // infer_dense_strides do it: a stride of 0 is "no opinion", equal strides put the smaller
 // size first. `strides` holds one stride vector per operand, consulted in order.
-std::vector<size_t> iteratorPerm(const std::vector<int64_t>& shape, const std::vector<std::vector<int64_t>>& strides) {
+std::vector<size_t> iteratorPerm(const std::vector<int64_t>& shape, const std::vector<std::vector<int64_t>>& strides)
+{
     const size_t nd = shape.size();
     std::vector<size_t> perm(nd);
     for (size_t i = 0; i < nd; ++i) perm[i] = nd - 1 - i;
@@ -156,7 +169,8 @@ std::vector<size_t> iteratorPerm(const std::vector<int64_t>& shape, const std::v
 }
 }  // namespace
 
-std::vector<int64_t> preserveStrides(const Tensor& self) {
+std::vector<int64_t> preserveStrides(const Tensor& self)
+{
     if (isNonOverlappingAndDense(self.sizes(), self.strides())) return self.strides();
     const size_t nd = self.sizes().size();
     if (nd == 0) return {};
@@ -172,15 +186,18 @@ std::vector<int64_t> preserveStrides(const Tensor& self) {
     return out;
 }
 
-std::vector<int64_t> memoryFormatStrides(const Value& mf, const Tensor& self) {
+std::vector<int64_t> memoryFormatStrides(const Value& mf, const Tensor& self)
+{
     if (mf.isNone() || mf.s == "preserve_format" || mf.s == "torch.preserve_format") return preserveStrides(self);
-    if (mf.s == "contiguous_format" || mf.s == "torch.contiguous_format") return Tensor::contiguousStrides(self.sizes());
+    if (mf.s == "contiguous_format" || mf.s == "torch.contiguous_format")
+        return Tensor::contiguousStrides(self.sizes());
     if (mf.s == "channels_last" || mf.s == "torch.channels_last") return channelsLastStrides(self.sizes());
     throw KernelError("unsupported memory format '" + mf.s + "'");
 }
 
 std::vector<int64_t> iteratorStrides(const std::vector<int64_t>& shape, const std::vector<const Tensor*>& inputs,
-                                     int wrappedScalars) {
+                                     int wrappedScalars)
+{
     // fast setup: every operand of the same shape (a wrapped number is a 0-dim operand)
     bool allSame = true, hasScalars = wrappedScalars > 0, hasTensors = false;
     for (const Tensor* t : inputs) {
@@ -229,7 +246,8 @@ std::vector<int64_t> iteratorStrides(const std::vector<int64_t>& shape, const st
 }
 
 Tensor allocStrided(const KernelCall& call, const std::vector<int64_t>& sizes, const std::vector<int64_t>& strides,
-                    DType t) {
+                    DType t)
+{
     int64_t numel = 1;
     for (int64_t s : sizes) numel *= s;
     Tensor buf = call.newTensor({numel}, t);
@@ -238,22 +256,25 @@ Tensor allocStrided(const KernelCall& call, const std::vector<int64_t>& sizes, c
 
 // ---- casts and fills
 
-std::optional<DType> optDType(const KernelCall& call, const char* name) {
+std::optional<DType> optDType(const KernelCall& call, const char* name)
+{
     const int k = call.argIndex(name);
     if (k < 0 || static_cast<size_t>(k) >= call.args.size()) return std::nullopt;
     const Value& v = call.args[static_cast<size_t>(k)];
     if (v.isNone()) return std::nullopt;
     if (v.kind == Value::Kind::DType) return v.dtype;
     if (v.kind == Value::Kind::Int) {  // ScalarType passed as its enum number
-        static const DType kByCode[] = {DType::U8, DType::I8, DType::I16, DType::I32, DType::I64, DType::F16,
-                                        DType::F32, DType::F64, DType::Undefined, DType::Undefined, DType::Undefined,
-                                        DType::Bool, DType::Undefined, DType::Undefined, DType::Undefined, DType::BF16};
+        static const DType kByCode[] = {DType::U8,        DType::I8,        DType::I16,       DType::I32,
+                                        DType::I64,       DType::F16,       DType::F32,       DType::F64,
+                                        DType::Undefined, DType::Undefined, DType::Undefined, DType::Bool,
+                                        DType::Undefined, DType::Undefined, DType::Undefined, DType::BF16};
         if (v.i >= 0 && v.i < 16 && kByCode[v.i] != DType::Undefined) return kByCode[v.i];
     }
     throw KernelError(std::string("argument '") + name + "' is not a dtype");
 }
 
-void castInto(const KernelCall& call, const Tensor& dst, const Tensor& src) {
+void castInto(const KernelCall& call, const Tensor& dst, const Tensor& src)
+{
     const Tensor s = src.sizes() == dst.sizes() ? src : expandTo(src, dst.sizes());
     if (s.dtype() == dst.dtype()) {
         dispatchBits(dst.dtype(), [&](auto tag) {
@@ -271,14 +292,16 @@ void castInto(const KernelCall& call, const Tensor& dst, const Tensor& src) {
     });
 }
 
-Tensor castTo(const KernelCall& call, const Tensor& t, DType to) {
+Tensor castTo(const KernelCall& call, const Tensor& t, DType to)
+{
     if (t.dtype() == to) return t;
     Tensor out = call.newTensor(t.sizes(), to);
     castInto(call, out, t);
     return out;
 }
 
-void fillWith(const KernelCall& call, const Tensor& dst, const Value& value) {
+void fillWith(const KernelCall& call, const Tensor& dst, const Value& value)
+{
     dispatch<Set::All>(dst.dtype(), "fill", [&](auto tag) {
         using S = typename decltype(tag)::type;
         using U = typename BitsOf<sizeof(S)>::type;
@@ -292,16 +315,19 @@ void fillWith(const KernelCall& call, const Tensor& dst, const Value& value) {
 namespace {
 
 // clone(self, memory_format): a bit-exact copy laid out by the memory format.
-void cloneKernel(KernelCall& call) {
+void cloneKernel(KernelCall& call)
+{
     const Tensor& self = call.tensor("self");
-    Tensor out = allocStrided(call, self.sizes(), memoryFormatStrides(optArg(call, "memory_format"), self), self.dtype());
+    Tensor out =
+        allocStrided(call, self.sizes(), memoryFormatStrides(optArg(call, "memory_format"), self), self.dtype());
     castInto(call, out, self);
     call.result = Value::ofTensor(out);
 }
 
 // _to_copy(self, dtype, ..., memory_format): a new tensor of the dtype (values converted as
 // c10::convert does), laid out by the memory format (default preserve).
-void toCopyKernel(KernelCall& call) {
+void toCopyKernel(KernelCall& call)
+{
     const Tensor& self = call.tensor("self");
     const DType dt = optDType(call, "dtype").value_or(self.dtype());
     Tensor out = allocStrided(call, self.sizes(), memoryFormatStrides(optArg(call, "memory_format"), self), dt);
@@ -310,13 +336,14 @@ void toCopyKernel(KernelCall& call) {
 }
 
 // to.dtype / to.dtype_layout: self itself when nothing changes and no copy is asked for.
-void toKernel(KernelCall& call) {
+void toKernel(KernelCall& call)
+{
     const Tensor& self = call.tensor("self");
     const DType dt = optDType(call, "dtype").value_or(self.dtype());
     const Value& mf = optArg(call, "memory_format");
     const bool copy = optArg(call, "copy").kind == Value::Kind::Bool && optArg(call, "copy").b;
-    const bool keepsLayout = mf.isNone() || mf.s == "preserve_format" ||
-                             memoryFormatStrides(mf, self) == self.strides();
+    const bool keepsLayout =
+        mf.isNone() || mf.s == "preserve_format" || memoryFormatStrides(mf, self) == self.strides();
     if (dt == self.dtype() && !copy && keepsLayout) {
         call.result = Value::ofTensor(self);
         return;
@@ -328,7 +355,8 @@ void toKernel(KernelCall& call) {
 
 // copy(self, src): a new contiguous tensor of self's sizes and dtype holding src (broadcast,
 // cast), as torch 1.13's functional copy gives.
-void copyKernel(KernelCall& call) {
+void copyKernel(KernelCall& call)
+{
     const Tensor& self = call.tensor("self");
     Tensor out = call.newTensor(self.sizes(), self.dtype());
     castInto(call, out, call.tensor("src"));
@@ -336,7 +364,8 @@ void copyKernel(KernelCall& call) {
 }
 
 // copy_(self, src): writes src into self (in place), returns self.
-void copyInplaceKernel(KernelCall& call) {
+void copyInplaceKernel(KernelCall& call)
+{
     const Tensor& self = call.tensor("self");
     castInto(call, self, call.tensor("src"));
     call.result = Value::ofTensor(self);
@@ -344,7 +373,8 @@ void copyInplaceKernel(KernelCall& call) {
 
 }  // namespace
 
-void registerCopies(KernelRegistry& reg) {
+void registerCopies(KernelRegistry& reg)
+{
     reg.add("aten.clone.default", DeviceKind::Cpu, cloneKernel);
     reg.add("aten.lift_fresh_copy.default", DeviceKind::Cpu, cloneKernel);
     reg.add("aten._to_copy.default", DeviceKind::Cpu, toCopyKernel);
@@ -356,7 +386,8 @@ void registerCopies(KernelRegistry& reg) {
 
 }  // namespace ew
 
-void registerElementwiseKernels(KernelRegistry& reg) {
+void registerElementwiseKernels(KernelRegistry& reg)
+{
     ew::registerCopies(reg);
     ew::registerArithmetic(reg);
     ew::registerActivations(reg);

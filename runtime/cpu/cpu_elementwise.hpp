@@ -11,8 +11,8 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
-#include <cstdlib>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <optional>
@@ -29,38 +29,63 @@
 namespace fxl::cpu::ew {
 
 // ---- storage types. bool is a byte (any nonzero byte reads as true; writes are 0/1).
-struct B8 { uint8_t v; };
-struct BF16 { uint16_t bits; };
-struct F16 { uint16_t bits; };
+struct B8
+{
+    uint8_t v;
+};
+struct BF16
+{
+    uint16_t bits;
+};
+struct F16
+{
+    uint16_t bits;
+};
 
-template <class T> struct Tag { using type = T; };
+template<class T>
+struct Tag
+{
+    using type = T;
+};
 
 // Num<S>: the type arithmetic on a storage type S is done in, and exact load / rounding store.
-template <class S> struct Num {
+template<class S>
+struct Num
+{
     using C = S;
     static C load(S v) { return v; }
     static S store(C v) { return v; }
 };
-template <> struct Num<B8> {
+template<>
+struct Num<B8>
+{
     using C = bool;
     static bool load(B8 v) { return v.v != 0; }
     static B8 store(bool v) { return B8{static_cast<uint8_t>(v ? 1 : 0)}; }
 };
-template <> struct Num<BF16> {
+template<>
+struct Num<BF16>
+{
     using C = float;
     static float load(BF16 v) { return bf16ToF32(v.bits); }
     static BF16 store(float v) { return BF16{f32ToBf16(v)}; }
 };
-template <> struct Num<F16> {
+template<>
+struct Num<F16>
+{
     using C = float;
     static float load(F16 v) { return f16ToF32(v.bits); }
     static F16 store(float v) { return F16{f32ToF16(v)}; }
 };
 
-template <class S> inline constexpr bool kIsReduced = std::is_same_v<S, BF16> || std::is_same_v<S, F16>;
-template <class S> inline constexpr bool kIsFloat = kIsReduced<S> || std::is_floating_point_v<S>;
-template <class S> inline constexpr bool kIsBool = std::is_same_v<S, B8>;
-template <class S> inline constexpr bool kIsInt = std::is_integral_v<S>;  // not bool (B8)
+template<class S>
+inline constexpr bool kIsReduced = std::is_same_v<S, BF16> || std::is_same_v<S, F16>;
+template<class S>
+inline constexpr bool kIsFloat = kIsReduced<S> || std::is_floating_point_v<S>;
+template<class S>
+inline constexpr bool kIsBool = std::is_same_v<S, B8>;
+template<class S>
+inline constexpr bool kIsInt = std::is_integral_v<S>;  // not bool (B8)
 
 // ---- conversions as PyTorch's CPU build does them (c10::convert on x86-64): float -> int
 // truncates toward zero; out of range or NaN gives the "integer indefinite" value of a 32- or
@@ -68,18 +93,21 @@ template <class S> inline constexpr bool kIsInt = std::is_integral_v<S>;  // not
 // int64 -> float rounds once (no detour through double); anything -> bf16/f16 goes through
 // float (double rounding from double, as c10 does); -> bool is (v != 0), NaN is true.
 namespace detail {
-inline int64_t truncToI64(double v) {
+inline int64_t truncToI64(double v)
+{
     if (!(v >= -9223372036854775808.0 && v < 9223372036854775808.0)) return std::numeric_limits<int64_t>::min();
     return static_cast<int64_t>(v);
 }
-inline int32_t truncToI32(double v) {
+inline int32_t truncToI32(double v)
+{
     if (!(v > -2147483649.0 && v < 2147483648.0)) return std::numeric_limits<int32_t>::min();
     return static_cast<int32_t>(v);
 }
 }  // namespace detail
 
-template <class D, class S>
-D convert(S v) {
+template<class D, class S>
+D convert(S v)
+{
     if constexpr (std::is_same_v<D, S>) {
         return v;
     } else if constexpr (kIsReduced<S> || kIsBool<S>) {
@@ -91,48 +119,68 @@ D convert(S v) {
     } else if constexpr (std::is_floating_point_v<D>) {
         return static_cast<D>(v);
     } else if constexpr (std::is_floating_point_v<S>) {  // float -> integer
-        if constexpr (std::is_same_v<D, int64_t>) return detail::truncToI64(static_cast<double>(v));
-        else return static_cast<D>(detail::truncToI32(static_cast<double>(v)));
+        if constexpr (std::is_same_v<D, int64_t>)
+            return detail::truncToI64(static_cast<double>(v));
+        else
+            return static_cast<D>(detail::truncToI32(static_cast<double>(v)));
     } else {
         return static_cast<D>(v);  // integer -> integer: modular (well defined since C++20)
     }
 }
 
 // ---- dtype dispatch: f(Tag<S>{}) with S the storage type of t.
-enum class Set : uint8_t { Float, Numeric, All };
+enum class Set : uint8_t
+{
+    Float,
+    Numeric,
+    All
+};
 
-template <class S> constexpr DType dtypeOf() {
-    if constexpr (std::is_same_v<S, float>) return DType::F32;
-    else if constexpr (std::is_same_v<S, double>) return DType::F64;
-    else if constexpr (std::is_same_v<S, BF16>) return DType::BF16;
-    else if constexpr (std::is_same_v<S, F16>) return DType::F16;
-    else if constexpr (std::is_same_v<S, int64_t>) return DType::I64;
-    else if constexpr (std::is_same_v<S, int32_t>) return DType::I32;
-    else if constexpr (std::is_same_v<S, int16_t>) return DType::I16;
-    else if constexpr (std::is_same_v<S, int8_t>) return DType::I8;
-    else if constexpr (std::is_same_v<S, uint8_t>) return DType::U8;
-    else return DType::Bool;
+template<class S>
+constexpr DType dtypeOf()
+{
+    if constexpr (std::is_same_v<S, float>)
+        return DType::F32;
+    else if constexpr (std::is_same_v<S, double>)
+        return DType::F64;
+    else if constexpr (std::is_same_v<S, BF16>)
+        return DType::BF16;
+    else if constexpr (std::is_same_v<S, F16>)
+        return DType::F16;
+    else if constexpr (std::is_same_v<S, int64_t>)
+        return DType::I64;
+    else if constexpr (std::is_same_v<S, int32_t>)
+        return DType::I32;
+    else if constexpr (std::is_same_v<S, int16_t>)
+        return DType::I16;
+    else if constexpr (std::is_same_v<S, int8_t>)
+        return DType::I8;
+    else if constexpr (std::is_same_v<S, uint8_t>)
+        return DType::U8;
+    else
+        return DType::Bool;
 }
 
 [[noreturn]] void unsupportedDType(const char* what, DType t);
 
-template <Set set, class F>
-decltype(auto) dispatch(DType t, const char* what, F&& f) {
+template<Set set, class F>
+decltype(auto) dispatch(DType t, const char* what, F&& f)
+{
     switch (t) {
-        case DType::F32: return f(Tag<float>{});
-        case DType::F64: return f(Tag<double>{});
-        case DType::BF16: return f(Tag<BF16>{});
-        case DType::F16: return f(Tag<F16>{});
-        default: break;
+    case DType::F32: return f(Tag<float>{});
+    case DType::F64: return f(Tag<double>{});
+    case DType::BF16: return f(Tag<BF16>{});
+    case DType::F16: return f(Tag<F16>{});
+    default: break;
     }
     if constexpr (set != Set::Float) {
         switch (t) {
-            case DType::I64: return f(Tag<int64_t>{});
-            case DType::I32: return f(Tag<int32_t>{});
-            case DType::I16: return f(Tag<int16_t>{});
-            case DType::I8: return f(Tag<int8_t>{});
-            case DType::U8: return f(Tag<uint8_t>{});
-            default: break;
+        case DType::I64: return f(Tag<int64_t>{});
+        case DType::I32: return f(Tag<int32_t>{});
+        case DType::I16: return f(Tag<int16_t>{});
+        case DType::I8: return f(Tag<int8_t>{});
+        case DType::U8: return f(Tag<uint8_t>{});
+        default: break;
         }
     }
     if constexpr (set == Set::All) {
@@ -141,60 +189,98 @@ decltype(auto) dispatch(DType t, const char* what, F&& f) {
     unsupportedDType(what, t);
 }
 
-template <size_t N> struct BitsOf;
-template <> struct BitsOf<1> { using type = uint8_t; };
-template <> struct BitsOf<2> { using type = uint16_t; };
-template <> struct BitsOf<4> { using type = uint32_t; };
-template <> struct BitsOf<8> { using type = uint64_t; };
+template<size_t N>
+struct BitsOf;
+template<>
+struct BitsOf<1>
+{
+    using type = uint8_t;
+};
+template<>
+struct BitsOf<2>
+{
+    using type = uint16_t;
+};
+template<>
+struct BitsOf<4>
+{
+    using type = uint32_t;
+};
+template<>
+struct BitsOf<8>
+{
+    using type = uint64_t;
+};
 
 // Raw bits of an element (for copies that must keep every bit, NaN payloads included).
-template <class F>
-decltype(auto) dispatchBits(DType t, F&& f) {
+template<class F>
+decltype(auto) dispatchBits(DType t, F&& f)
+{
     switch (dtypeItemSize(t)) {
-        case 1: return f(Tag<uint8_t>{});
-        case 2: return f(Tag<uint16_t>{});
-        case 4: return f(Tag<uint32_t>{});
-        case 8: return f(Tag<uint64_t>{});
-        default: unsupportedDType("copy", t);
+    case 1: return f(Tag<uint8_t>{});
+    case 2: return f(Tag<uint16_t>{});
+    case 4: return f(Tag<uint32_t>{});
+    case 8: return f(Tag<uint64_t>{});
+    default: unsupportedDType("copy", t);
     }
 }
 
 // A Python number (Value Int/Float/Bool) converted to storage type S the way c10's
 // convert does (unchecked: how TensorIterator casts a wrapped number to the common dtype).
-template <class S>
-S scalarTo(const Value& v) {
+template<class S>
+S scalarTo(const Value& v)
+{
     switch (v.kind) {
-        case Value::Kind::Int: return convert<S>(v.i);
-        case Value::Kind::Float: return convert<S>(v.f);
-        case Value::Kind::Bool: return convert<S>(B8{static_cast<uint8_t>(v.b ? 1 : 0)});
-        default: throw KernelError("expected a number");
+    case Value::Kind::Int: return convert<S>(v.i);
+    case Value::Kind::Float: return convert<S>(v.f);
+    case Value::Kind::Bool: return convert<S>(B8{static_cast<uint8_t>(v.b ? 1 : 0)});
+    default: throw KernelError("expected a number");
     }
 }
 
 // Scalar::to<S>() (fill values, alpha, exponents): like scalarTo, but a value outside S's
 // range is an error (c10::checked_convert; infinities and NaN pass into floating types).
-template <class S>
-S checkedScalarTo(const Value& v, const char* what) {
+template<class S>
+S checkedScalarTo(const Value& v, const char* what)
+{
     double lo = 0, hi = 0;
-    if constexpr (std::is_same_v<S, float>) { lo = -3.4028234663852886e38; hi = 3.4028234663852886e38; }
-    else if constexpr (std::is_same_v<S, double>) { lo = -1.79769313486231570e308; hi = 1.79769313486231570e308; }
-    else if constexpr (std::is_same_v<S, BF16>) { lo = -3.3895313892515355e38; hi = 3.3895313892515355e38; }
-    else if constexpr (std::is_same_v<S, F16>) { lo = -65504.0; hi = 65504.0; }
-    else if constexpr (kIsBool<S>) { lo = 0; hi = 1; }
-    else if constexpr (std::is_unsigned_v<S>) { lo = -static_cast<double>(std::numeric_limits<S>::max()); hi = std::numeric_limits<S>::max(); }
-    else { lo = static_cast<double>(std::numeric_limits<S>::min()); hi = static_cast<double>(std::numeric_limits<S>::max()); }
+    if constexpr (std::is_same_v<S, float>) {
+        lo = -3.4028234663852886e38;
+        hi = 3.4028234663852886e38;
+    } else if constexpr (std::is_same_v<S, double>) {
+        lo = -1.79769313486231570e308;
+        hi = 1.79769313486231570e308;
+    } else if constexpr (std::is_same_v<S, BF16>) {
+        lo = -3.3895313892515355e38;
+        hi = 3.3895313892515355e38;
+    } else if constexpr (std::is_same_v<S, F16>) {
+        lo = -65504.0;
+        hi = 65504.0;
+    } else if constexpr (kIsBool<S>) {
+        lo = 0;
+        hi = 1;
+    } else if constexpr (std::is_unsigned_v<S>) {
+        lo = -static_cast<double>(std::numeric_limits<S>::max());
+        hi = std::numeric_limits<S>::max();
+    } else {
+        lo = static_cast<double>(std::numeric_limits<S>::min());
+        hi = static_cast<double>(std::numeric_limits<S>::max());
+    }
     bool bad = false;
     if (v.kind == Value::Kind::Float) {
-        if (std::isnan(v.f)) bad = !kIsFloat<S> && !kIsBool<S>;
-        else if (std::isinf(v.f)) bad = !kIsFloat<S>;
-        else bad = v.f < lo || v.f > hi;
+        if (std::isnan(v.f))
+            bad = !kIsFloat<S> && !kIsBool<S>;
+        else if (std::isinf(v.f))
+            bad = !kIsFloat<S>;
+        else
+            bad = v.f < lo || v.f > hi;
     } else if (v.kind == Value::Kind::Int) {
         if constexpr (!std::is_same_v<S, int64_t> && !std::is_same_v<S, double>)  // int64 never overflows these two
             bad = static_cast<double>(v.i) < lo || static_cast<double>(v.i) > hi;
     }
     if (bad)
-        throw KernelError(std::string(what) + ": value cannot be converted to type " + std::string(dtypeAbbr(dtypeOf<S>())) +
-                          " without overflow");
+        throw KernelError(std::string(what) + ": value cannot be converted to type "
+                          + std::string(dtypeAbbr(dtypeOf<S>())) + " without overflow");
     return scalarTo<S>(v);
 }
 
@@ -227,20 +313,22 @@ Tensor allocStrided(const KernelCall& call, const std::vector<int64_t>& sizes, c
 
 // ---- the loop
 inline constexpr int64_t kGrainCheap = 1 << 15;  // elements per thread at least (add, copy)
-inline constexpr int64_t kGrainMath = 1 << 12;   // transcendental functors
+inline constexpr int64_t kGrainMath = 1 << 12;  // transcendental functors
 
 // Iteration layout over operands of one shape: dims in the output's memory order, size-1
 // dims dropped, adjacent dims merged where every operand allows it.
-template <size_t N>
-struct Walk {
-    std::vector<int64_t> sizes;                   // last is the fastest
+template<size_t N>
+struct Walk
+{
+    std::vector<int64_t> sizes;  // last is the fastest
     std::vector<std::array<int64_t, N>> strides;  // in elements, per operand
     std::array<char*, N> base{};
     int64_t numel = 1;
 };
 
-template <size_t N>
-Walk<N> makeWalk(const std::array<const Tensor*, N>& ops) {
+template<size_t N>
+Walk<N> makeWalk(const std::array<const Tensor*, N>& ops)
+{
     Walk<N> w;
     const Tensor& out = *ops[0];
     const size_t nd = out.sizes().size();
@@ -254,8 +342,10 @@ Walk<N> makeWalk(const std::array<const Tensor*, N>& ops) {
     for (size_t i = 1; i < order.size(); ++i)
         for (size_t j = i; j > 0; --j) {
             const int64_t a = std::abs(out.strides()[order[j - 1]]), b = std::abs(out.strides()[order[j]]);
-            if (a < b) std::swap(order[j - 1], order[j]);
-            else break;
+            if (a < b)
+                std::swap(order[j - 1], order[j]);
+            else
+                break;
         }
     for (size_t d : order) {
         std::array<int64_t, N> st{};
@@ -282,9 +372,11 @@ Walk<N> makeWalk(const std::array<const Tensor*, N>& ops) {
 }
 
 namespace detail {
-template <class OutS, class... InS, class F, size_t... K>
-inline void runInner(char* o, const std::array<char*, sizeof...(InS)>& in, const std::array<int64_t, sizeof...(InS) + 1>& st,
-                     int64_t n, const F& f, std::index_sequence<K...>) {
+template<class OutS, class... InS, class F, size_t... K>
+inline void runInner(char* o, const std::array<char*, sizeof...(InS)>& in,
+                     const std::array<int64_t, sizeof...(InS) + 1>& st, int64_t n, const F& f,
+                     std::index_sequence<K...>)
+{
     OutS* out = reinterpret_cast<OutS*>(o);
     bool unit = st[0] == 1;
     ((unit = unit && st[K + 1] == 1), ...);
@@ -300,9 +392,10 @@ inline void runInner(char* o, const std::array<char*, sizeof...(InS)>& in, const
 // out[i] = f(in0[i], in1[i], ...) over every element of `out`. The inputs have out's sizes
 // (expand them first); f maps storage values to a storage value. Threads get contiguous
 // ranges of the iteration order; no element's arithmetic depends on the split.
-template <class OutS, class... InS, class F>
+template<class OutS, class... InS, class F>
 void pointwise(ThreadPool* pool, const Tensor& out, const std::array<Tensor, sizeof...(InS)>& ins, const F& f,
-               int64_t grain = kGrainCheap) {
+               int64_t grain = kGrainCheap)
+{
     constexpr size_t N = sizeof...(InS) + 1;
     if (out.numel() == 0) return;
     std::array<const Tensor*, N> ops{};
@@ -324,7 +417,8 @@ void pointwise(ThreadPool* pool, const Tensor& out, const std::array<Tensor, siz
         for (size_t d = 0; d < nd; ++d)
             for (size_t k = 0; k < N; ++k) off[k] += idx[d] * w.strides[d][k];
         const std::array<int64_t, N>& inner = w.strides[nd - 1];
-        static constexpr std::array<int64_t, N> kItem = {static_cast<int64_t>(sizeof(OutS)), static_cast<int64_t>(sizeof(InS))...};
+        static constexpr std::array<int64_t, N> kItem = {static_cast<int64_t>(sizeof(OutS)),
+                                                         static_cast<int64_t>(sizeof(InS))...};
         int64_t pos = begin;
         while (pos < end) {
             const int64_t run = std::min(w.sizes[nd - 1] - idx[nd - 1], end - pos);
@@ -343,21 +437,27 @@ void pointwise(ThreadPool* pool, const Tensor& out, const std::array<Tensor, siz
             }
         }
     };
-    if (pool) pool->parallelFor(w.numel, grain, body);
-    else body(0, w.numel);
+    if (pool)
+        pool->parallelFor(w.numel, grain, body);
+    else
+        body(0, w.numel);
 }
 
 // ThreadPool::parallelFor when the call has a pool, else one range on the caller.
-template <class F>
-void parallelFor(const KernelCall& call, int64_t n, int64_t grain, const F& fn) {
+template<class F>
+void parallelFor(const KernelCall& call, int64_t n, int64_t grain, const F& fn)
+{
     if (n <= 0) return;
-    if (call.pool) call.pool->parallelFor(n, grain, fn);
-    else fn(0, n);
+    if (call.pool)
+        call.pool->parallelFor(n, grain, fn);
+    else
+        fn(0, n);
 }
 
 // Wraps a functor on compute values (Num<S>::C) into one on storage values.
-template <class OutS, class... InS, class F>
-auto lifted(F f) {
+template<class OutS, class... InS, class F>
+auto lifted(F f)
+{
     return [f](InS... x) -> OutS { return Num<OutS>::store(f(Num<InS>::load(x)...)); };
 }
 
@@ -371,7 +471,7 @@ void castInto(const KernelCall& call, const Tensor& dst, const Tensor& src);
 // dst (any strides) = value converted to dst's dtype.
 void fillWith(const KernelCall& call, const Tensor& dst, const Value& value);
 
-void registerCopies(KernelRegistry& reg);       // cpu_elementwise.cpp (clone, casts)
+void registerCopies(KernelRegistry& reg);  // cpu_elementwise.cpp (clone, casts)
 
 }  // namespace fxl::cpu::ew
 

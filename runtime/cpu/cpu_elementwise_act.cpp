@@ -12,19 +12,25 @@
 namespace fxl::cpu::ew {
 namespace {
 
-constexpr double kSqrt1_2 = 0.70710678118654752440;     // M_SQRT1_2
-constexpr double kSqrt2 = 1.41421356237309504880;       // M_SQRT2
-constexpr double k2SqrtPi = 1.12837916709551257390;     // M_2_SQRTPI
+constexpr double kSqrt1_2 = 0.70710678118654752440;  // M_SQRT1_2
+constexpr double kSqrt2 = 1.41421356237309504880;  // M_SQRT2
+constexpr double k2SqrtPi = 1.12837916709551257390;  // M_2_SQRTPI
 
-template <class C> struct Gelu {
-    C operator()(C x) const {
+template<class C>
+struct Gelu
+{
+    C operator()(C x) const
+    {
         const C kAlpha = static_cast<C>(kSqrt1_2);
         return x * C(0.5) * (C(1) + std::erf(x * kAlpha));
     }
 };
 
-template <class C> struct GeluTanh {
-    C operator()(C x) const {
+template<class C>
+struct GeluTanh
+{
+    C operator()(C x) const
+    {
         const C kBeta = static_cast<C>(kSqrt2 * k2SqrtPi * 0.5);
         const C kKappa = static_cast<C>(0.044715);
         const C xCube = x * x * x;
@@ -33,8 +39,11 @@ template <class C> struct GeluTanh {
     }
 };
 
-template <class C> struct GeluBackward {
-    C operator()(C dy, C x) const {
+template<class C>
+struct GeluBackward
+{
+    C operator()(C dy, C x) const
+    {
         const C kAlpha = static_cast<C>(kSqrt1_2);
         const C kBeta = static_cast<C>(k2SqrtPi * kSqrt1_2 * 0.5);
         const C cdf = C(0.5) * (C(1) + std::erf(x * kAlpha));
@@ -43,8 +52,11 @@ template <class C> struct GeluBackward {
     }
 };
 
-template <class C> struct GeluTanhBackward {
-    C operator()(C dy, C x) const {
+template<class C>
+struct GeluTanhBackward
+{
+    C operator()(C dy, C x) const
+    {
         const C kBeta = static_cast<C>(kSqrt2 * k2SqrtPi * 0.5);
         const C kKappa = static_cast<C>(0.044715);
         const C xSq = x * x;
@@ -61,58 +73,93 @@ template <class C> struct GeluTanhBackward {
     }
 };
 
-template <class C> struct Sigmoid {
+template<class C>
+struct Sigmoid
+{
     C operator()(C x) const { return C(1) / (C(1) + std::exp(-x)); }
 };
-template <class C> struct Silu {
+template<class C>
+struct Silu
+{
     C operator()(C x) const { return x / (C(1) + std::exp(-x)); }
 };
-template <class C> struct Rsqrt {
+template<class C>
+struct Rsqrt
+{
     C operator()(C x) const { return C(1) / std::sqrt(x); }
 };
-template <class C> struct Sqrt {
+template<class C>
+struct Sqrt
+{
     C operator()(C x) const { return std::sqrt(x); }
 };
-template <class C> struct Reciprocal {
+template<class C>
+struct Reciprocal
+{
     C operator()(C x) const { return C(1) / x; }
 };
-template <class C> struct Exp {
+template<class C>
+struct Exp
+{
     C operator()(C x) const { return std::exp(x); }
 };
-template <class C> struct Log {
+template<class C>
+struct Log
+{
     C operator()(C x) const { return std::log(x); }
 };
-template <class C> struct Tanh {
+template<class C>
+struct Tanh
+{
     C operator()(C x) const { return std::tanh(x); }
 };
-template <class C> struct Erf {
+template<class C>
+struct Erf
+{
     C operator()(C x) const { return std::erf(x); }
 };
-template <class C> struct Acos {
+template<class C>
+struct Acos
+{
     C operator()(C x) const { return std::acos(x); }
 };
-template <class C> struct Expm1 {
+template<class C>
+struct Expm1
+{
     C operator()(C x) const { return std::expm1(x); }
 };
-template <class C> struct Log1p {
+template<class C>
+struct Log1p
+{
     C operator()(C x) const { return std::log1p(x); }
 };
-template <class C> struct Sin {
+template<class C>
+struct Sin
+{
     C operator()(C x) const { return std::sin(x); }
 };
-template <class C> struct Cos {
+template<class C>
+struct Cos
+{
     C operator()(C x) const { return std::cos(x); }
 };
 
 // backward formulas (PyTorch CPU BinaryOpsKernel.cpp / Activation.cpp scalar paths)
-template <class C> struct SigmoidBackward {  // (grad_output, output)
+template<class C>
+struct SigmoidBackward
+{  // (grad_output, output)
     C operator()(C dy, C y) const { return dy * (C(1) - y) * y; }
 };
-template <class C> struct TanhBackward {  // (grad_output, output)
+template<class C>
+struct TanhBackward
+{  // (grad_output, output)
     C operator()(C dy, C y) const { return dy * (C(1) - y * y); }
 };
-template <class C> struct SiluBackward {  // (grad_output, self)
-    C operator()(C dy, C x) const {
+template<class C>
+struct SiluBackward
+{  // (grad_output, self)
+    C operator()(C dy, C x) const
+    {
         const C sigmoid = C(1) / (C(1) + std::exp(-x));
         return dy * sigmoid * (C(1) + x * (C(1) - sigmoid));
     }
@@ -120,12 +167,15 @@ template <class C> struct SiluBackward {  // (grad_output, self)
 
 // out = F(self) for floating dtypes. Integer/bool inputs are computed in f32 when
 // `intToFloat` (PyTorch's unary float ops: rsqrt, sigmoid), rejected otherwise (gelu, silu).
-template <template <class> class F>
-void floatUnary(KernelCall& call, const char* name, bool intToFloat) {
+template<template<class> class F>
+void floatUnary(KernelCall& call, const char* name, bool intToFloat)
+{
     const Tensor& self = call.tensor("self");
     DType compute = self.dtype();
     if (!isFloatingPoint(compute)) {
-        if (!intToFloat) throw KernelError(std::string(name) + ": expects a floating point tensor, got " + std::string(dtypeAbbr(compute)));
+        if (!intToFloat)
+            throw KernelError(std::string(name) + ": expects a floating point tensor, got "
+                              + std::string(dtypeAbbr(compute)));
         compute = DType::F32;
     }
     Tensor out = allocStrided(call, self.sizes(), iteratorStrides(self.sizes(), {&self}, 0), compute);
@@ -138,8 +188,9 @@ void floatUnary(KernelCall& call, const char* name, bool intToFloat) {
 }
 
 // out = F(a, b) for two floating tensors promoted together and broadcast.
-template <template <class> class F>
-void floatBinary(KernelCall& call, const char* name, const char* aName, const char* bName) {
+template<template<class> class F>
+void floatBinary(KernelCall& call, const char* name, const char* aName, const char* bName)
+{
     const Value& av = call.arg(aName);
     const Value& bv = call.arg(bName);
     if (!av.isTensor() || !bv.isTensor()) throw KernelError(std::string(name) + ": expects two tensors");
@@ -158,7 +209,8 @@ void floatBinary(KernelCall& call, const char* name, const char* aName, const ch
 
 // elu(self, alpha, scale, input_scale): x <= 0 ? (exp(x * input_scale) - 1) * alpha * scale
 // : x * scale, the coefficients rounded to the tensor's precision first (as PyTorch).
-void eluKernel(KernelCall& call) {
+void eluKernel(KernelCall& call)
+{
     const Tensor& self = call.tensor("self");
     if (!isFloatingPoint(self.dtype())) throw KernelError("elu: expects a floating point tensor");
     const Value alpha = call.arg("alpha"), scale = call.arg("scale"), inputScale = call.arg("input_scale");
@@ -167,17 +219,21 @@ void eluKernel(KernelCall& call) {
         using S = typename decltype(tag)::type;
         using C = typename Num<S>::C;
         // bf16/f16: PyTorch computes the coefficients in f32
-        auto coef = [](const Value& v) { return kIsReduced<S> ? static_cast<C>(v.toDouble()) : Num<S>::load(checkedScalarTo<S>(v, "elu")); };
+        auto coef = [](const Value& v) {
+            return kIsReduced<S> ? static_cast<C>(v.toDouble()) : Num<S>::load(checkedScalarTo<S>(v, "elu"));
+        };
         const C negcoef = coef(alpha) * coef(scale), poscoef = coef(scale), negiptcoef = coef(inputScale);
         pointwise<S, S>(call.pool, out, {self}, lifted<S, S>([=](C x) -> C {
-            return x <= C(0) ? (std::exp(x * negiptcoef) - C(1)) * negcoef : x * poscoef;
-        }), kGrainMath);
+                            return x <= C(0) ? (std::exp(x * negiptcoef) - C(1)) * negcoef : x * poscoef;
+                        }),
+                        kGrainMath);
     });
     call.result = Value::ofTensor(out);
 }
 
 // softplus(self, beta, threshold): x * beta > threshold ? x : log1p(exp(x * beta)) / beta.
-void softplusKernel(KernelCall& call) {
+void softplusKernel(KernelCall& call)
+{
     const Tensor& self = call.tensor("self");
     if (!isFloatingPoint(self.dtype())) throw KernelError("softplus: expects a floating point tensor");
     const Value betaV = call.arg("beta"), thresholdV = call.arg("threshold");
@@ -185,16 +241,20 @@ void softplusKernel(KernelCall& call) {
     dispatch<Set::Float>(self.dtype(), "softplus", [&](auto tag) {
         using S = typename decltype(tag)::type;
         using C = typename Num<S>::C;
-        auto coef = [](const Value& v) { return kIsReduced<S> ? static_cast<C>(v.toDouble()) : Num<S>::load(checkedScalarTo<S>(v, "softplus")); };
+        auto coef = [](const Value& v) {
+            return kIsReduced<S> ? static_cast<C>(v.toDouble()) : Num<S>::load(checkedScalarTo<S>(v, "softplus"));
+        };
         const C beta = coef(betaV), threshold = coef(thresholdV);
         pointwise<S, S>(call.pool, out, {self}, lifted<S, S>([=](C x) -> C {
-            return (x * beta) > threshold ? x : std::log1p(std::exp(x * beta)) / beta;
-        }), kGrainMath);
+                            return (x * beta) > threshold ? x : std::log1p(std::exp(x * beta)) / beta;
+                        }),
+                        kGrainMath);
     });
     call.result = Value::ofTensor(out);
 }
 
-bool tanhApproximate(const KernelCall& call) {
+bool tanhApproximate(const KernelCall& call)
+{
     const int k = call.argIndex("approximate");
     if (k < 0 || static_cast<size_t>(k) >= call.args.size() || call.args[static_cast<size_t>(k)].isNone()) return false;
     const std::string& s = call.args[static_cast<size_t>(k)].s;
@@ -203,19 +263,26 @@ bool tanhApproximate(const KernelCall& call) {
     throw KernelError("gelu: approximate must be 'none' or 'tanh', got '" + s + "'");
 }
 
-void geluKernel(KernelCall& call) {
-    if (tanhApproximate(call)) floatUnary<GeluTanh>(call, "gelu", false);
-    else floatUnary<Gelu>(call, "gelu", false);
+void geluKernel(KernelCall& call)
+{
+    if (tanhApproximate(call))
+        floatUnary<GeluTanh>(call, "gelu", false);
+    else
+        floatUnary<Gelu>(call, "gelu", false);
 }
 
-void geluBackwardKernel(KernelCall& call) {
-    if (tanhApproximate(call)) floatBinary<GeluTanhBackward>(call, "gelu_backward", "grad_output", "self");
-    else floatBinary<GeluBackward>(call, "gelu_backward", "grad_output", "self");
+void geluBackwardKernel(KernelCall& call)
+{
+    if (tanhApproximate(call))
+        floatBinary<GeluTanhBackward>(call, "gelu_backward", "grad_output", "self");
+    else
+        floatBinary<GeluBackward>(call, "gelu_backward", "grad_output", "self");
 }
 
 }  // namespace
 
-void registerActivations(KernelRegistry& reg) {
+void registerActivations(KernelRegistry& reg)
+{
     const DeviceKind cpu = DeviceKind::Cpu;
     reg.add("aten.rsqrt.default", cpu, [](KernelCall& c) { floatUnary<Rsqrt>(c, "rsqrt", true); });
     reg.add("aten.sigmoid.default", cpu, [](KernelCall& c) { floatUnary<Sigmoid>(c, "sigmoid", true); });

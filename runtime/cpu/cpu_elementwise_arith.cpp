@@ -1,7 +1,7 @@
 // Arithmetic, comparison and selection kernels: add/sub (alpha), mul, div (and rounding
 // modes), neg, abs, sign, relu, pow (three forms), comparisons, maximum/minimum, clamp,
-// logical_not, bitwise not/and/or, threshold_backward, masked_fill, where, in the dtype torch.result_type gives (Python numbers are
-// wrapped numbers: they do not raise a tensor's dtype within its category).
+// logical_not, bitwise not/and/or, threshold_backward, masked_fill, where, in the dtype torch.result_type gives (Python
+// numbers are wrapped numbers: they do not raise a tensor's dtype within its category).
 #include "runtime/cpu/cpu_elementwise_arith.hpp"
 
 #include <cmath>
@@ -11,18 +11,21 @@
 namespace fxl::cpu::ew {
 namespace {
 
-const Value& argOr(const KernelCall& call, const char* name, const Value& dflt) {
+const Value& argOr(const KernelCall& call, const char* name, const Value& dflt)
+{
     const int k = call.argIndex(name);
     if (k < 0 || static_cast<size_t>(k) >= call.args.size() || call.args[static_cast<size_t>(k)].isNone()) return dflt;
     return call.args[static_cast<size_t>(k)];
 }
 
-const Value& one() {
+const Value& one()
+{
     static const Value v = Value::ofInt(1);
     return v;
 }
 
-std::vector<int64_t> broadcastOf(const std::vector<const Value*>& vals) {
+std::vector<int64_t> broadcastOf(const std::vector<const Value*>& vals)
+{
     std::vector<int64_t> shape;
     bool first = true;
     for (const Value* v : vals) {
@@ -33,25 +36,29 @@ std::vector<int64_t> broadcastOf(const std::vector<const Value*>& vals) {
     return shape;
 }
 
-std::vector<const Tensor*> tensorsOf(const std::vector<const Value*>& vals) {
+std::vector<const Tensor*> tensorsOf(const std::vector<const Value*>& vals)
+{
     std::vector<const Tensor*> out;
     for (const Value* v : vals)
         if (v->isTensor()) out.push_back(&v->tensor);
     return out;
 }
 
-int scalarsOf(const std::vector<const Value*>& vals) {
+int scalarsOf(const std::vector<const Value*>& vals)
+{
     int n = 0;
     for (const Value* v : vals) n += isScalarValue(*v) ? 1 : 0;
     return n;
 }
 
-void needOperand(const Value& v, const char* op, const char* name) {
+void needOperand(const Value& v, const char* op, const char* name)
+{
     if (!v.isTensor() && !isScalarValue(v))
         throw KernelError(std::string(op) + ": argument '" + name + "' must be a tensor or a number");
 }
 
-Tensor binaryOutput(const KernelCall& call, const Value& a, const Value& b, DType t) {
+Tensor binaryOutput(const KernelCall& call, const Value& a, const Value& b, DType t)
+{
     const std::vector<const Value*> ops = {&a, &b};
     const std::vector<int64_t> shape = broadcastOf(ops);
     return allocStrided(call, shape, iteratorStrides(shape, tensorsOf(ops), scalarsOf(ops)), t);
@@ -59,47 +66,70 @@ Tensor binaryOutput(const KernelCall& call, const Value& a, const Value& b, DTyp
 
 // Integer arithmetic wraps (as PyTorch's does in practice); done on unsigned 64-bit to stay
 // clear of signed-overflow UB.
-template <class T> T wrapAdd(T a, T b) { return static_cast<T>(static_cast<uint64_t>(a) + static_cast<uint64_t>(b)); }
-template <class T> T wrapMul(T a, T b) { return static_cast<T>(static_cast<uint64_t>(a) * static_cast<uint64_t>(b)); }
+template<class T>
+T wrapAdd(T a, T b)
+{
+    return static_cast<T>(static_cast<uint64_t>(a) + static_cast<uint64_t>(b));
+}
+template<class T>
+T wrapMul(T a, T b)
+{
+    return static_cast<T>(static_cast<uint64_t>(a) * static_cast<uint64_t>(b));
+}
 
 // self + alpha * other. alpha == 1 is exactly self + other; otherwise one fused multiply-add
 // (PyTorch's vectorised body is vec::fmadd(other, alpha, self)).
-template <class S>
-struct AddOp {
+template<class S>
+struct AddOp
+{
     using C = typename Num<S>::C;
     C alpha;
     bool unit;
-    C operator()(C a, C b) const {
-        if constexpr (kIsBool<S>) return a || (alpha && b);
-        else if constexpr (kIsInt<S>) return wrapAdd<C>(a, wrapMul<C>(alpha, b));
-        else return unit ? a + b : std::fma(alpha, b, a);
+    C operator()(C a, C b) const
+    {
+        if constexpr (kIsBool<S>)
+            return a || (alpha && b);
+        else if constexpr (kIsInt<S>)
+            return wrapAdd<C>(a, wrapMul<C>(alpha, b));
+        else
+            return unit ? a + b : std::fma(alpha, b, a);
     }
 };
 
 // self - alpha * other; alpha == 1 is exactly self - other.
-template <class S>
-struct SubOp {
+template<class S>
+struct SubOp
+{
     using C = typename Num<S>::C;
     C alpha;
     bool unit;
-    C operator()(C a, C b) const {
-        if constexpr (kIsInt<S>) return wrapAdd<C>(a, wrapMul<C>(static_cast<C>(0 - static_cast<uint64_t>(alpha)), b));
-        else return unit ? a - b : std::fma(-alpha, b, a);
+    C operator()(C a, C b) const
+    {
+        if constexpr (kIsInt<S>)
+            return wrapAdd<C>(a, wrapMul<C>(static_cast<C>(0 - static_cast<uint64_t>(alpha)), b));
+        else
+            return unit ? a - b : std::fma(-alpha, b, a);
     }
 };
 
-template <class S>
-struct MulOp {
+template<class S>
+struct MulOp
+{
     using C = typename Num<S>::C;
-    C operator()(C a, C b) const {
-        if constexpr (kIsBool<S>) return a && b;
-        else if constexpr (kIsInt<S>) return wrapMul<C>(a, b);
-        else return a * b;
+    C operator()(C a, C b) const
+    {
+        if constexpr (kIsBool<S>)
+            return a && b;
+        else if constexpr (kIsInt<S>)
+            return wrapMul<C>(a, b);
+        else
+            return a * b;
     }
 };
 
-template <class S>
-struct DivOp {
+template<class S>
+struct DivOp
+{
     using C = typename Num<S>::C;
     C operator()(C a, C b) const { return a / b; }
 };
@@ -107,9 +137,10 @@ struct DivOp {
 // out = f(a, b) with a, b tensors (cast to S, broadcast) or Python numbers (converted to S
 // once, the way TensorIterator casts a wrapped number to the common dtype). The output's
 // storage type is OutS (S, or B8 for comparisons).
-template <class S, class OutS = S, class F>
+template<class S, class OutS = S, class F>
 void runBinary(const KernelCall& call, const Tensor& out, const Value& a, const Value& b, F f,
-               int64_t grain = kGrainCheap) {
+               int64_t grain = kGrainCheap)
+{
     using C = typename Num<S>::C;
     using OutC = typename Num<OutS>::C;
     constexpr DType dt = dtypeOf<S>();
@@ -123,7 +154,8 @@ void runBinary(const KernelCall& call, const Tensor& out, const Value& a, const 
     };
     if (a.isTensor() && !b.isTensor()) {
         const C cb = Num<S>::load(scalarTo<S>(b));
-        pointwise<OutS, S>(call.pool, out, {prep(a)}, lifted<OutS, S>([f, cb](C x) -> OutC { return f(x, cb); }), grain);
+        pointwise<OutS, S>(call.pool, out, {prep(a)}, lifted<OutS, S>([f, cb](C x) -> OutC { return f(x, cb); }),
+                           grain);
     } else {
         pointwise<OutS, S, S>(call.pool, out, {prep(a), prep(b)}, lifted<OutS, S, S>(f), grain);
     }
@@ -133,21 +165,29 @@ void runBinary(const KernelCall& call, const Tensor& out, const Value& a, const 
 // as TensorIterator would.
 Tensor binaryOutput(const KernelCall& call, const Value& a, const Value& b, DType t);
 
-enum class Bin { Add, Sub, Mul, Div };
+enum class Bin
+{
+    Add,
+    Sub,
+    Mul,
+    Div
+};
 
-const char* binName(Bin op) {
+const char* binName(Bin op)
+{
     switch (op) {
-        case Bin::Add: return "add";
-        case Bin::Sub: return "sub";
-        case Bin::Mul: return "mul";
-        case Bin::Div: return "div";
+    case Bin::Add: return "add";
+    case Bin::Sub: return "sub";
+    case Bin::Mul: return "mul";
+    case Bin::Div: return "div";
     }
     return "?";
 }
 
 // add/sub/mul/div, functional (a new output laid out as TensorIterator would) or in place
 // (writes self; the result type must cast to self's dtype).
-void binaryKernel(KernelCall& call, Bin op, bool inplace, bool reversed = false) {
+void binaryKernel(KernelCall& call, Bin op, bool inplace, bool reversed = false)
+{
     const char* name = binName(op);
     const Value* a = &call.arg("self");
     const Value* b = &call.arg("other");
@@ -164,7 +204,8 @@ void binaryKernel(KernelCall& call, Bin op, bool inplace, bool reversed = false)
     if (op == Bin::Sub && (isBool(a) || isBool(b)))
         throw KernelError("sub: subtraction with a bool tensor is not supported (use logical_not / logical_xor)");
     if (hasAlpha && alpha.kind == Value::Kind::Float && !isFloatingPoint(common))
-        throw KernelError(std::string(name) + ": for integral input tensors, argument alpha must not be a floating point number");
+        throw KernelError(std::string(name)
+                          + ": for integral input tensors, argument alpha must not be a floating point number");
     if (hasAlpha && alpha.kind == Value::Kind::Int && common == DType::Bool && alpha.i != 0 && alpha.i != 1)
         throw KernelError(std::string(name) + ": boolean alpha only supports True/False");
 
@@ -173,10 +214,11 @@ void binaryKernel(KernelCall& call, Bin op, bool inplace, bool reversed = false)
     if (inplace) {
         self = call.tensor("self");
         if (broadcastOf(ops) != self.sizes())
-            throw KernelError(std::string(name) + "_: the result's shape differs from self's (in-place ops cannot broadcast self)");
+            throw KernelError(std::string(name)
+                              + "_: the result's shape differs from self's (in-place ops cannot broadcast self)");
         if (!canCast(common, self.dtype()))
-            throw KernelError(std::string(name) + "_: result type " + std::string(dtypeAbbr(common)) +
-                              " can't be cast to the desired output type " + std::string(dtypeAbbr(self.dtype())));
+            throw KernelError(std::string(name) + "_: result type " + std::string(dtypeAbbr(common))
+                              + " can't be cast to the desired output type " + std::string(dtypeAbbr(self.dtype())));
         out = self.dtype() == common ? self : call.newTensor(self.sizes(), common);
     } else {
         const std::vector<int64_t> shape = broadcastOf(ops);
@@ -189,19 +231,22 @@ void binaryKernel(KernelCall& call, Bin op, bool inplace, bool reversed = false)
         const C al = Num<S>::load(checkedScalarTo<S>(alpha, name));
         const bool unit = alpha.toDouble() == 1.0;
         switch (op) {
-            case Bin::Add: runBinary<S>(call, out, *a, *b, AddOp<S>{al, unit}); break;
-            case Bin::Sub:
-                if constexpr (!kIsBool<S>) runBinary<S>(call, out, *a, *b, SubOp<S>{al, unit});
-                break;
-            case Bin::Mul: runBinary<S>(call, out, *a, *b, MulOp<S>{}); break;
-            case Bin::Div:
-                if constexpr (kIsFloat<S>) runBinary<S>(call, out, *a, *b, DivOp<S>{});
-                break;
+        case Bin::Add: runBinary<S>(call, out, *a, *b, AddOp<S>{al, unit}); break;
+        case Bin::Sub:
+            if constexpr (!kIsBool<S>) runBinary<S>(call, out, *a, *b, SubOp<S>{al, unit});
+            break;
+        case Bin::Mul: runBinary<S>(call, out, *a, *b, MulOp<S>{}); break;
+        case Bin::Div:
+            if constexpr (kIsFloat<S>) runBinary<S>(call, out, *a, *b, DivOp<S>{});
+            break;
         }
     };
-    if (op == Bin::Div) dispatch<Set::Float>(common, name, run);
-    else if (op == Bin::Sub) dispatch<Set::Numeric>(common, name, run);
-    else dispatch<Set::All>(common, name, run);
+    if (op == Bin::Div)
+        dispatch<Set::Float>(common, name, run);
+    else if (op == Bin::Sub)
+        dispatch<Set::Numeric>(common, name, run);
+    else
+        dispatch<Set::All>(common, name, run);
 
     if (inplace) {
         if (out.storage() != self.storage()) castInto(call, self, out);
@@ -212,9 +257,10 @@ void binaryKernel(KernelCall& call, Bin op, bool inplace, bool reversed = false)
 }
 
 // A unary op on self cast to `compute`, output laid out as TensorIterator would.
-template <Set set, class Make>
+template<Set set, class Make>
 void unaryKernel(KernelCall& call, const char* name, DType compute, Make make, int64_t grain = kGrainCheap,
-                 bool inplace = false) {
+                 bool inplace = false)
+{
     const Tensor& self = call.tensor("self");
     Tensor out = inplace ? self : allocStrided(call, self.sizes(), iteratorStrides(self.sizes(), {&self}, 0), compute);
     const Tensor in = castTo(call, self, compute);
@@ -225,7 +271,8 @@ void unaryKernel(KernelCall& call, const char* name, DType compute, Make make, i
     call.result = Value::ofTensor(out);
 }
 
-void negKernel(KernelCall& call) {
+void negKernel(KernelCall& call)
+{
     const Tensor& self = call.tensor("self");
     if (self.dtype() == DType::Bool)
         throw KernelError("neg: negation of a bool tensor is not supported (use logical_not)");
@@ -233,13 +280,16 @@ void negKernel(KernelCall& call) {
         using S = typename decltype(tag)::type;
         using C = typename Num<S>::C;
         return [](C x) -> C {
-            if constexpr (kIsInt<S>) return static_cast<C>(0 - static_cast<uint64_t>(x));
-            else return -x;
+            if constexpr (kIsInt<S>)
+                return static_cast<C>(0 - static_cast<uint64_t>(x));
+            else
+                return -x;
         };
     });
 }
 
-void bitwiseNotKernel(KernelCall& call) {
+void bitwiseNotKernel(KernelCall& call)
+{
     const Tensor& self = call.tensor("self");
     if (isFloatingPoint(self.dtype())) throw KernelError("bitwise_not: only integral and bool tensors are supported");
     dispatch<Set::All>(self.dtype(), "bitwise_not", [&](auto tag) {
@@ -249,8 +299,10 @@ void bitwiseNotKernel(KernelCall& call) {
         } else {
             Tensor out = allocStrided(call, self.sizes(), iteratorStrides(self.sizes(), {&self}, 0), self.dtype());
             pointwise<S, S>(call.pool, out, {self}, [](S x) -> S {
-                if constexpr (kIsBool<S>) return B8{static_cast<uint8_t>(x.v ? 0 : 1)};
-                else return static_cast<S>(~x);
+                if constexpr (kIsBool<S>)
+                    return B8{static_cast<uint8_t>(x.v ? 0 : 1)};
+                else
+                    return static_cast<S>(~x);
             });
             call.result = Value::ofTensor(out);
         }
@@ -258,8 +310,9 @@ void bitwiseNotKernel(KernelCall& call) {
 }
 
 // Integer power by squaring (native::powi), wrapping.
-template <class T>
-T powi(T a, T b) {
+template<class T>
+T powi(T a, T b)
+{
     if (b < 0) {
         if (a == 1) return 1;
         if (a == -1) return (b % 2) ? T(-1) : T(1);
@@ -274,11 +327,21 @@ T powi(T a, T b) {
     return result;
 }
 
-enum class PowKind : uint8_t { Sqrt, Rsqrt, Recip, Square, Cube, InvSquare, General };
+enum class PowKind : uint8_t
+{
+    Sqrt,
+    Rsqrt,
+    Recip,
+    Square,
+    Cube,
+    InvSquare,
+    General
+};
 
 // pow(self, exponent) with PyTorch's special exponents: 0.5 sqrt, -0.5 rsqrt, -1 reciprocal,
 // 2 x*x, 3 x*x*x, -2 1/(x*x); otherwise libm pow (in double for f32, as PyTorch's scalar path).
-void powTensorScalarKernel(KernelCall& call) {
+void powTensorScalarKernel(KernelCall& call)
+{
     const Value& selfV = call.arg("self");
     const Value& expV = call.arg("exponent");
     if (!selfV.isTensor() || !isScalarValue(expV)) throw KernelError("pow: expects (Tensor, Scalar)");
@@ -287,20 +350,27 @@ void powTensorScalarKernel(KernelCall& call) {
         throw KernelError("pow: integers to negative integer powers are not allowed");
     const DType common = resultType({&selfV, &expV});
     const double e = expV.toDouble();
-    unaryKernel<Set::Numeric>(call, "pow", common, [&](auto tag) {
-        using S = typename decltype(tag)::type;
-        using C = typename Num<S>::C;
-        if constexpr (kIsInt<S>) {
-            const C ex = checkedScalarTo<S>(expV, "pow");
-            return [ex](C x) { return powi<C>(x, ex); };
-        } else {
-            // the exponent in the tensor's precision (bf16/f16 round it, as Scalar::to<scalar_t>)
-            const double ee = kIsReduced<S> ? static_cast<double>(Num<S>::load(checkedScalarTo<S>(expV, "pow"))) : e;
-            const PowKind k = ee == 0.5 ? PowKind::Sqrt : ee == -0.5 ? PowKind::Rsqrt : ee == -1.0 ? PowKind::Recip
-                            : ee == 2.0 ? PowKind::Square : ee == 3.0 ? PowKind::Cube : ee == -2.0 ? PowKind::InvSquare
-                            : PowKind::General;
-            return [k, ee](C x) -> C {
-                switch (k) {  // one branch for the whole tensor
+    unaryKernel<Set::Numeric>(
+        call, "pow", common,
+        [&](auto tag) {
+            using S = typename decltype(tag)::type;
+            using C = typename Num<S>::C;
+            if constexpr (kIsInt<S>) {
+                const C ex = checkedScalarTo<S>(expV, "pow");
+                return [ex](C x) { return powi<C>(x, ex); };
+            } else {
+                // the exponent in the tensor's precision (bf16/f16 round it, as Scalar::to<scalar_t>)
+                const double ee =
+                    kIsReduced<S> ? static_cast<double>(Num<S>::load(checkedScalarTo<S>(expV, "pow"))) : e;
+                const PowKind k = ee == 0.5 ? PowKind::Sqrt
+                    : ee == -0.5            ? PowKind::Rsqrt
+                    : ee == -1.0            ? PowKind::Recip
+                    : ee == 2.0             ? PowKind::Square
+                    : ee == 3.0             ? PowKind::Cube
+                    : ee == -2.0            ? PowKind::InvSquare
+                                            : PowKind::General;
+                return [k, ee](C x) -> C {
+                    switch (k) {  // one branch for the whole tensor
                     case PowKind::Sqrt: return std::sqrt(x);
                     case PowKind::Rsqrt: return C(1) / std::sqrt(x);
                     case PowKind::Recip: return C(1) / x;
@@ -308,17 +378,21 @@ void powTensorScalarKernel(KernelCall& call) {
                     case PowKind::Cube: return x * x * x;
                     case PowKind::InvSquare: return C(1) / (x * x);
                     case PowKind::General: break;
-                }
-                if constexpr (kIsReduced<S>) return std::pow(x, static_cast<float>(ee));
-                else return static_cast<C>(std::pow(static_cast<double>(x), ee));
-            };
-        }
-    }, kGrainMath);
+                    }
+                    if constexpr (kIsReduced<S>)
+                        return std::pow(x, static_cast<float>(ee));
+                    else
+                        return static_cast<C>(std::pow(static_cast<double>(x), ee));
+                };
+            }
+        },
+        kGrainMath);
 }
 
 // masked_fill(self, mask, value): self broadcast with mask, value where mask is true; a new
 // contiguous tensor (PyTorch clones the expanded self with contiguous_format).
-void maskedFillKernel(KernelCall& call, bool inplace) {
+void maskedFillKernel(KernelCall& call, bool inplace)
+{
     const Tensor& self = call.tensor("self");
     const Tensor& mask = call.tensor("mask");
     if (mask.dtype() != DType::Bool && mask.dtype() != DType::U8)
@@ -327,9 +401,13 @@ void maskedFillKernel(KernelCall& call, bool inplace) {
     if (value.isTensor()) {  // masked_fill.Tensor: a 0-dim value tensor, used as its item
         if (value.tensor.dim() != 0) throw KernelError("masked_fill: only supports a 0-dimensional value tensor");
         const double item = loadAsDouble(value.tensor.rawData(), value.tensor.dtype());
-        if (isFloatingPoint(value.tensor.dtype())) value = Value::ofFloat(item);
-        else if (value.tensor.dtype() == DType::Bool) value = Value::ofBool(item != 0);
-        else value = Value::ofInt(value.tensor.dtype() == DType::I64 ? *value.tensor.data<int64_t>() : static_cast<int64_t>(item));
+        if (isFloatingPoint(value.tensor.dtype()))
+            value = Value::ofFloat(item);
+        else if (value.tensor.dtype() == DType::Bool)
+            value = Value::ofBool(item != 0);
+        else
+            value = Value::ofInt(value.tensor.dtype() == DType::I64 ? *value.tensor.data<int64_t>()
+                                                                    : static_cast<int64_t>(item));
     }
     if (!isScalarValue(value)) throw KernelError("masked_fill: value must be a number");
     const std::vector<int64_t> shape = inplace ? self.sizes() : broadcastShapes(self.sizes(), mask.sizes());
@@ -349,7 +427,8 @@ void maskedFillKernel(KernelCall& call, bool inplace) {
 }
 
 // where(condition, self, other): self/other promoted to their result type, broadcast.
-void whereKernel(KernelCall& call) {
+void whereKernel(KernelCall& call)
+{
     const Value& condV = call.arg("condition");
     const Value& a = call.arg("self");
     const Value& b = call.arg("other");
@@ -378,13 +457,21 @@ void whereKernel(KernelCall& call) {
     call.result = Value::ofTensor(out);
 }
 
-
 // ---- comparisons, min/max, clamp, logical / bitwise, rounding division, more pow forms
 
-enum class Cmp { Eq, Ne, Lt, Le, Gt, Ge };
+enum class Cmp
+{
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge
+};
 
 // self <op> other in their result type; a bool tensor.
-void compareKernel(KernelCall& call, Cmp cmp, const char* name) {
+void compareKernel(KernelCall& call, Cmp cmp, const char* name)
+{
     const Value& a = call.arg("self");
     const Value& b = call.arg("other");
     needOperand(a, name, "self");
@@ -396,12 +483,12 @@ void compareKernel(KernelCall& call, Cmp cmp, const char* name) {
         using C = typename Num<S>::C;
         runBinary<S, B8>(call, out, a, b, [cmp](C x, C y) -> bool {
             switch (cmp) {
-                case Cmp::Eq: return x == y;
-                case Cmp::Ne: return x != y;
-                case Cmp::Lt: return x < y;
-                case Cmp::Le: return x <= y;
-                case Cmp::Gt: return x > y;
-                case Cmp::Ge: return x >= y;
+            case Cmp::Eq: return x == y;
+            case Cmp::Ne: return x != y;
+            case Cmp::Lt: return x < y;
+            case Cmp::Le: return x <= y;
+            case Cmp::Gt: return x > y;
+            case Cmp::Ge: return x >= y;
             }
             return false;
         });
@@ -410,7 +497,8 @@ void compareKernel(KernelCall& call, Cmp cmp, const char* name) {
 }
 
 // maximum / minimum: NaN wins (PyTorch propagates it), else the larger / smaller.
-void minMaxKernel(KernelCall& call, bool isMax) {
+void minMaxKernel(KernelCall& call, bool isMax)
+{
     const Value& a = call.arg("self");
     const Value& b = call.arg("other");
     if (!a.isTensor() || !b.isTensor()) throw KernelError("maximum/minimum: expects two tensors");
@@ -424,8 +512,10 @@ void minMaxKernel(KernelCall& call, bool isMax) {
                 if (x != x) return x;
                 if (y != y) return y;
             }
-            if constexpr (kIsBool<S>) return isMax ? (x || y) : (x && y);
-            else return isMax ? (x < y ? y : x) : (y < x ? y : x);
+            if constexpr (kIsBool<S>)
+                return isMax ? (x || y) : (x && y);
+            else
+                return isMax ? (x < y ? y : x) : (y < x ? y : x);
         });
     });
     call.result = Value::ofTensor(out);
@@ -433,7 +523,8 @@ void minMaxKernel(KernelCall& call, bool isMax) {
 
 // clamp(self, min, max) = min(max(self, lo), hi) with std::max / std::min (NaN stays NaN);
 // integer tensors promote with float bounds (torch 1.13 clamp's manual promotion).
-void clampKernel(KernelCall& call, bool hasLo, bool hasHi, bool inplace = false) {
+void clampKernel(KernelCall& call, bool hasLo, bool hasHi, bool inplace = false)
+{
     const Value& self = call.arg("self");
     static const Value kNone;
     const Value& lo = hasLo ? call.arg("min") : kNone;
@@ -442,25 +533,30 @@ void clampKernel(KernelCall& call, bool hasLo, bool hasHi, bool inplace = false)
     if (lo.isNone() && hi.isNone()) throw KernelError("clamp: at least one of 'min' or 'max' must not be None");
     for (const Value* v : {&lo, &hi})
         if (!v->isNone() && !isScalarValue(*v)) throw KernelError("clamp: bounds must be numbers");
-    const DType common = isFloatingPoint(self.tensor.dtype()) || inplace ? self.tensor.dtype() : resultType({&self, &lo, &hi});
+    const DType common =
+        isFloatingPoint(self.tensor.dtype()) || inplace ? self.tensor.dtype() : resultType({&self, &lo, &hi});
     if (common == DType::Bool) throw KernelError("clamp: bool tensors are not supported");
     if (inplace && resultType({&self, &lo, &hi}) != common)
         throw KernelError("clamp_: the bounds would promote self's dtype (in-place clamp cannot)");
-    unaryKernel<Set::Numeric>(call, "clamp", common, [&](auto tag) {
-        using S = typename decltype(tag)::type;
-        using C = typename Num<S>::C;
-        const bool useLo = !lo.isNone(), useHi = !hi.isNone();
-        const C l = useLo ? Num<S>::load(checkedScalarTo<S>(lo, "clamp")) : C(0);
-        const C h = useHi ? Num<S>::load(checkedScalarTo<S>(hi, "clamp")) : C(0);
-        return [=](C x) -> C {
-            if (useLo) x = x < l ? l : x;  // std::max(x, l)
-            if (useHi) x = h < x ? h : x;  // std::min(x, h)
-            return x;
-        };
-    }, kGrainCheap, inplace);
+    unaryKernel<Set::Numeric>(
+        call, "clamp", common,
+        [&](auto tag) {
+            using S = typename decltype(tag)::type;
+            using C = typename Num<S>::C;
+            const bool useLo = !lo.isNone(), useHi = !hi.isNone();
+            const C l = useLo ? Num<S>::load(checkedScalarTo<S>(lo, "clamp")) : C(0);
+            const C h = useHi ? Num<S>::load(checkedScalarTo<S>(hi, "clamp")) : C(0);
+            return [=](C x) -> C {
+                if (useLo) x = x < l ? l : x;  // std::max(x, l)
+                if (useHi) x = h < x ? h : x;  // std::min(x, h)
+                return x;
+            };
+        },
+        kGrainCheap, inplace);
 }
 
-void logicalNotKernel(KernelCall& call) {
+void logicalNotKernel(KernelCall& call)
+{
     const Tensor& self = call.tensor("self");
     Tensor out = allocStrided(call, self.sizes(), iteratorStrides(self.sizes(), {&self}, 0), DType::Bool);
     dispatch<Set::All>(self.dtype(), "logical_not", [&](auto tag) {
@@ -471,54 +567,65 @@ void logicalNotKernel(KernelCall& call) {
     call.result = Value::ofTensor(out);
 }
 
-void bitwiseBinaryKernel(KernelCall& call, bool isAnd) {
+void bitwiseBinaryKernel(KernelCall& call, bool isAnd)
+{
     const char* name = isAnd ? "bitwise_and" : "bitwise_or";
     const Value& a = call.arg("self");
     const Value& b = call.arg("other");
     needOperand(a, name, "self");
     needOperand(b, name, "other");
     const DType common = resultType({&a, &b});
-    if (isFloatingPoint(common)) throw KernelError(std::string(name) + ": only integral and bool tensors are supported");
+    if (isFloatingPoint(common))
+        throw KernelError(std::string(name) + ": only integral and bool tensors are supported");
     Tensor out = binaryOutput(call, a, b, common);
     dispatch<Set::All>(common, name, [&](auto tag) {
         using S = typename decltype(tag)::type;
         using C = typename Num<S>::C;
         if constexpr (!kIsFloat<S>)
             runBinary<S>(call, out, a, b, [isAnd](C x, C y) -> C {
-                if constexpr (kIsBool<S>) return isAnd ? (x && y) : (x || y);
-                else return isAnd ? static_cast<C>(x & y) : static_cast<C>(x | y);
+                if constexpr (kIsBool<S>)
+                    return isAnd ? (x && y) : (x || y);
+                else
+                    return isAnd ? static_cast<C>(x & y) : static_cast<C>(x | y);
             });
     });
     call.result = Value::ofTensor(out);
 }
 
-void absKernel(KernelCall& call) {
+void absKernel(KernelCall& call)
+{
     const Tensor& self = call.tensor("self");
     if (self.dtype() == DType::Bool) throw KernelError("abs: bool tensors are not supported");
     unaryKernel<Set::Numeric>(call, "abs", self.dtype(), [](auto tag) {
         using S = typename decltype(tag)::type;
         using C = typename Num<S>::C;
         return [](C x) -> C {
-            if constexpr (kIsInt<S>) return x < 0 ? static_cast<C>(0 - static_cast<uint64_t>(x)) : x;
-            else return std::fabs(x);
+            if constexpr (kIsInt<S>)
+                return x < 0 ? static_cast<C>(0 - static_cast<uint64_t>(x)) : x;
+            else
+                return std::fabs(x);
         };
     });
 }
 
-void signKernel(KernelCall& call) {
+void signKernel(KernelCall& call)
+{
     const Tensor& self = call.tensor("self");
     unaryKernel<Set::All>(call, "sign", self.dtype(), [](auto tag) {
         using S = typename decltype(tag)::type;
         using C = typename Num<S>::C;
         return [](C x) -> C {
-            if constexpr (kIsBool<S>) return x;
-            else return static_cast<C>((C(0) < x) - (x < C(0)));
+            if constexpr (kIsBool<S>)
+                return x;
+            else
+                return static_cast<C>((C(0) < x) - (x < C(0)));
         };
     });
 }
 
 // relu = clamp_min(self, 0): std::max(x, 0), so NaN and -0 pass through.
-void reluKernel(KernelCall& call) {
+void reluKernel(KernelCall& call)
+{
     const Tensor& self = call.tensor("self");
     if (self.dtype() == DType::Bool) throw KernelError("relu: bool tensors are not supported");
     unaryKernel<Set::Numeric>(call, "relu", self.dtype(), [](auto tag) {
@@ -529,11 +636,13 @@ void reluKernel(KernelCall& call) {
 }
 
 // threshold_backward(grad_output, self, threshold) = self <= threshold ? 0 : grad_output.
-void thresholdBackwardKernel(KernelCall& call) {
+void thresholdBackwardKernel(KernelCall& call)
+{
     const Value& g = call.arg("grad_output");
     const Value& x = call.arg("self");
     const Value& th = call.arg("threshold");
-    if (!g.isTensor() || !x.isTensor() || !isScalarValue(th)) throw KernelError("threshold_backward: expects (Tensor, Tensor, Scalar)");
+    if (!g.isTensor() || !x.isTensor() || !isScalarValue(th))
+        throw KernelError("threshold_backward: expects (Tensor, Tensor, Scalar)");
     const DType common = resultType({&g, &x});
     Tensor out = binaryOutput(call, x, g, common);
     dispatch<Set::Numeric>(common, "threshold_backward", [&](auto tag) {
@@ -545,8 +654,9 @@ void thresholdBackwardKernel(KernelCall& call) {
     call.result = Value::ofTensor(out);
 }
 
-template <class T>
-T floorDivInt(T a, T b) {
+template<class T>
+T floorDivInt(T a, T b)
+{
     if (b == -1) return static_cast<T>(0 - static_cast<uint64_t>(a));  // INT_MIN / -1 wraps
     const T q = static_cast<T>(a / b), r = static_cast<T>(a % b);
     return (r != 0 && ((a < 0) != (b < 0))) ? static_cast<T>(q - 1) : q;
@@ -555,19 +665,22 @@ T floorDivInt(T a, T b) {
 void divRoundingKernel(KernelCall& call, bool floorMode);
 
 // div(self, other, rounding_mode): None = true division; 'trunc' / 'floor' keep integer dtypes.
-void divModeKernel(KernelCall& call) {
+void divModeKernel(KernelCall& call)
+{
     const Value& mode = call.arg("rounding_mode");
     if (mode.isNone()) {
         binaryKernel(call, Bin::Div, false);
         return;
     }
     const bool floorMode = mode.s == "floor";
-    if (!floorMode && mode.s != "trunc") throw KernelError("div: rounding_mode must be None, 'trunc' or 'floor', got '" + mode.s + "'");
+    if (!floorMode && mode.s != "trunc")
+        throw KernelError("div: rounding_mode must be None, 'trunc' or 'floor', got '" + mode.s + "'");
     divRoundingKernel(call, floorMode);
 }
 
 // div with rounding (also floor_divide): integer dtypes stay integral.
-void divRoundingKernel(KernelCall& call, bool floorMode) {
+void divRoundingKernel(KernelCall& call, bool floorMode)
+{
     const Value& a = call.arg("self");
     const Value& b = call.arg("other");
     needOperand(a, "div", "self");
@@ -603,7 +716,8 @@ void divRoundingKernel(KernelCall& call, bool floorMode) {
 
 // pow(Tensor, Tensor) and pow(Scalar, Tensor): libm pow in the result type (powf for f32,
 // f32 for bf16/f16), integer power by squaring for integers.
-void powBinaryKernel(KernelCall& call) {
+void powBinaryKernel(KernelCall& call)
+{
     const Value& a = call.arg("self");
     const Value& b = call.arg("exponent");
     needOperand(a, "pow", "self");
@@ -614,20 +728,32 @@ void powBinaryKernel(KernelCall& call) {
     dispatch<Set::Numeric>(common, "pow", [&](auto tag) {
         using S = typename decltype(tag)::type;
         using C = typename Num<S>::C;
-        runBinary<S>(call, out, a, b, [](C x, C y) -> C {
-            if constexpr (kIsInt<S>) return powi<C>(x, y);
-            else return std::pow(x, y);
-        }, kGrainMath);
+        runBinary<S>(
+            call, out, a, b,
+            [](C x, C y) -> C {
+                if constexpr (kIsInt<S>)
+                    return powi<C>(x, y);
+                else
+                    return std::pow(x, y);
+            },
+            kGrainMath);
     });
     call.result = Value::ofTensor(out);
 }
 
 // ---- rounding, remainders, predicates, logical ops, hardtanh / leaky_relu, addcmul / addcdiv, lerp
 
-enum class Round { Floor, Ceil, Trunc, Nearest };
+enum class Round
+{
+    Floor,
+    Ceil,
+    Trunc,
+    Nearest
+};
 
 // floor / ceil / trunc / round (half to even, std::nearbyint); integers are returned as copies.
-void roundKernel(KernelCall& call, Round mode, const char* name) {
+void roundKernel(KernelCall& call, Round mode, const char* name)
+{
     const Tensor& self = call.tensor("self");
     if (self.dtype() == DType::Bool) throw KernelError(std::string(name) + ": bool tensors are not supported");
     unaryKernel<Set::Numeric>(call, name, self.dtype(), [mode](auto tag) {
@@ -638,10 +764,10 @@ void roundKernel(KernelCall& call, Round mode, const char* name) {
                 return x;
             } else {
                 switch (mode) {
-                    case Round::Floor: return std::floor(x);
-                    case Round::Ceil: return std::ceil(x);
-                    case Round::Trunc: return std::trunc(x);
-                    case Round::Nearest: return std::nearbyint(x);
+                case Round::Floor: return std::floor(x);
+                case Round::Ceil: return std::ceil(x);
+                case Round::Trunc: return std::trunc(x);
+                case Round::Nearest: return std::nearbyint(x);
                 }
                 return x;
             }
@@ -650,7 +776,8 @@ void roundKernel(KernelCall& call, Round mode, const char* name) {
 }
 
 // fmod (sign of the dividend) and remainder (sign of the divisor), in the result type.
-void modKernel(KernelCall& call, bool remainder) {
+void modKernel(KernelCall& call, bool remainder)
+{
     const char* name = remainder ? "remainder" : "fmod";
     const Value& a = call.arg("self");
     const Value& b = call.arg("other");
@@ -678,21 +805,25 @@ void modKernel(KernelCall& call, bool remainder) {
     call.result = Value::ofTensor(out);
 }
 
-void isKernel(KernelCall& call, bool nan) {
+void isKernel(KernelCall& call, bool nan)
+{
     const Tensor& self = call.tensor("self");
     Tensor out = allocStrided(call, self.sizes(), iteratorStrides(self.sizes(), {&self}, 0), DType::Bool);
     dispatch<Set::All>(self.dtype(), nan ? "isnan" : "isinf", [&](auto tag) {
         using S = typename decltype(tag)::type;
         using C = typename Num<S>::C;
         pointwise<B8, S>(call.pool, out, {self}, lifted<B8, S>([nan](C x) -> bool {
-            if constexpr (kIsFloat<S>) return nan ? std::isnan(x) : std::isinf(x);
-            else return false;
-        }));
+                             if constexpr (kIsFloat<S>)
+                                 return nan ? std::isnan(x) : std::isinf(x);
+                             else
+                                 return false;
+                         }));
     });
     call.result = Value::ofTensor(out);
 }
 
-void logicalBinaryKernel(KernelCall& call, bool isAnd) {
+void logicalBinaryKernel(KernelCall& call, bool isAnd)
+{
     const char* name = isAnd ? "logical_and" : "logical_or";
     const Value& a = call.arg("self");
     const Value& b = call.arg("other");
@@ -711,7 +842,8 @@ void logicalBinaryKernel(KernelCall& call, bool isAnd) {
 }
 
 // clamp_min.Tensor / clamp_max.Tensor: maximum / minimum with the bound tensor (NaN wins).
-void clampTensorKernel(KernelCall& call, bool isMin) {
+void clampTensorKernel(KernelCall& call, bool isMin)
+{
     const Value& self = call.arg("self");
     const Value& bound = call.arg(isMin ? "min" : "max");
     if (!self.isTensor() || !bound.isTensor()) throw KernelError("clamp: expects tensors");
@@ -732,14 +864,16 @@ void clampTensorKernel(KernelCall& call, bool isMin) {
 }
 
 // hardtanh(self, min_val, max_val) = clamp(self, min_val, max_val) for floating tensors.
-void hardtanhKernel(KernelCall& call) {
+void hardtanhKernel(KernelCall& call)
+{
     const Tensor& self = call.tensor("self");
     if (!isFloatingPoint(self.dtype())) throw KernelError("hardtanh: expects a floating point tensor");
     const Value lo = call.arg("min_val"), hi = call.arg("max_val");
     unaryKernel<Set::Float>(call, "hardtanh", self.dtype(), [&](auto tag) {
         using S = typename decltype(tag)::type;
         using C = typename Num<S>::C;
-        const C l = Num<S>::load(checkedScalarTo<S>(lo, "hardtanh")), h = Num<S>::load(checkedScalarTo<S>(hi, "hardtanh"));
+        const C l = Num<S>::load(checkedScalarTo<S>(lo, "hardtanh")),
+                h = Num<S>::load(checkedScalarTo<S>(hi, "hardtanh"));
         return [l, h](C x) -> C {
             x = x < l ? l : x;
             return h < x ? h : x;
@@ -748,19 +882,22 @@ void hardtanhKernel(KernelCall& call) {
 }
 
 // Binary (grad_output, self) float ops with scalar parameters, in the result type.
-template <class Make>
-void gradSelfKernel(KernelCall& call, const char* name, Make make) {
+template<class Make>
+void gradSelfKernel(KernelCall& call, const char* name, Make make)
+{
     const Value& g = call.arg("grad_output");
     const Value& x = call.arg("self");
     if (!g.isTensor() || !x.isTensor()) throw KernelError(std::string(name) + ": expects two tensors");
     const DType common = resultType({&g, &x});
     if (!isFloatingPoint(common)) throw KernelError(std::string(name) + ": expects floating point tensors");
     Tensor out = binaryOutput(call, g, x, common);
-    dispatch<Set::Float>(common, name, [&](auto tag) { runBinary<typename decltype(tag)::type>(call, out, g, x, make(tag)); });
+    dispatch<Set::Float>(common, name,
+                         [&](auto tag) { runBinary<typename decltype(tag)::type>(call, out, g, x, make(tag)); });
     call.result = Value::ofTensor(out);
 }
 
-void hardtanhBackwardKernel(KernelCall& call) {
+void hardtanhBackwardKernel(KernelCall& call)
+{
     const Value lo = call.arg("min_val"), hi = call.arg("max_val");
     gradSelfKernel(call, "hardtanh_backward", [&](auto tag) {
         using S = typename decltype(tag)::type;
@@ -771,7 +908,8 @@ void hardtanhBackwardKernel(KernelCall& call) {
     });
 }
 
-void leakyReluKernel(KernelCall& call) {
+void leakyReluKernel(KernelCall& call)
+{
     const Tensor& self = call.tensor("self");
     if (!isFloatingPoint(self.dtype())) throw KernelError("leaky_relu: expects a floating point tensor");
     const Value slope = call.arg("negative_slope");
@@ -779,30 +917,35 @@ void leakyReluKernel(KernelCall& call) {
         using S = typename decltype(tag)::type;
         using C = typename Num<S>::C;
         // bf16/f16: the slope in f32 (PyTorch's reduced-precision path)
-        const C k = kIsReduced<S> ? static_cast<C>(slope.toDouble()) : Num<S>::load(checkedScalarTo<S>(slope, "leaky_relu"));
+        const C k =
+            kIsReduced<S> ? static_cast<C>(slope.toDouble()) : Num<S>::load(checkedScalarTo<S>(slope, "leaky_relu"));
         return [k](C x) -> C { return x > C(0) ? x : x * k; };
     });
 }
 
-void leakyReluBackwardKernel(KernelCall& call) {
+void leakyReluBackwardKernel(KernelCall& call)
+{
     const Value slope = call.arg("negative_slope");
     gradSelfKernel(call, "leaky_relu_backward", [&](auto tag) {
         using S = typename decltype(tag)::type;
         using C = typename Num<S>::C;
-        const C k = kIsReduced<S> ? static_cast<C>(slope.toDouble()) : Num<S>::load(checkedScalarTo<S>(slope, "leaky_relu_backward"));
+        const C k = kIsReduced<S> ? static_cast<C>(slope.toDouble())
+                                  : Num<S>::load(checkedScalarTo<S>(slope, "leaky_relu_backward"));
         return [k](C dy, C x) -> C { return x > C(0) ? dy : dy * k; };
     });
 }
 
 // addcmul: self + value * t1 * t2; addcdiv: self + value * t1 / t2 (PyTorch's left-to-right
 // order, no fusion), all in the result type of the three tensors.
-void addcKernel(KernelCall& call, bool div) {
+void addcKernel(KernelCall& call, bool div)
+{
     const char* name = div ? "addcdiv" : "addcmul";
     const Value& s = call.arg("self");
     const Value& t1 = call.arg("tensor1");
     const Value& t2 = call.arg("tensor2");
     const Value& value = call.arg("value");
-    if (!s.isTensor() || !t1.isTensor() || !t2.isTensor()) throw KernelError(std::string(name) + ": expects three tensors");
+    if (!s.isTensor() || !t1.isTensor() || !t2.isTensor())
+        throw KernelError(std::string(name) + ": expects three tensors");
     const std::vector<const Value*> ops = {&s, &t1, &t2};
     const DType common = resultType(ops);
     if (div && !isFloatingPoint(common)) throw KernelError("addcdiv: integer division is not supported");
@@ -814,16 +957,20 @@ void addcKernel(KernelCall& call, bool div) {
         using C = typename Num<S>::C;
         const C v = Num<S>::load(checkedScalarTo<S>(value, name));
         auto prep = [&](const Value& x) { return expandTo(castTo(call, x.tensor, common), shape); };
-        pointwise<S, S, S, S>(call.pool, out, {prep(s), prep(t1), prep(t2)}, lifted<S, S, S, S>([v, div](C a, C b, C c) -> C {
-            if constexpr (kIsInt<S>) return wrapAdd<C>(a, wrapMul<C>(wrapMul<C>(v, b), c));
-            else return div ? a + v * b / c : a + v * b * c;
-        }));
+        pointwise<S, S, S, S>(call.pool, out, {prep(s), prep(t1), prep(t2)},
+                              lifted<S, S, S, S>([v, div](C a, C b, C c) -> C {
+                                  if constexpr (kIsInt<S>)
+                                      return wrapAdd<C>(a, wrapMul<C>(wrapMul<C>(v, b), c));
+                                  else
+                                      return div ? a + v * b / c : a + v * b * c;
+                              }));
     });
     call.result = Value::ofTensor(out);
 }
 
 // lerp(self, end, weight): PyTorch's two-sided formula (exact at both ends).
-void lerpKernel(KernelCall& call, bool tensorWeight) {
+void lerpKernel(KernelCall& call, bool tensorWeight)
+{
     const Value& s = call.arg("self");
     const Value& e = call.arg("end");
     const Value& w = call.arg("weight");
@@ -845,7 +992,8 @@ void lerpKernel(KernelCall& call, bool tensorWeight) {
             pointwise<S, S, S, S>(call.pool, out, {prep(s), prep(e), prep(w)}, lifted<S, S, S, S>(f));
         } else {
             const C wt = Num<S>::load(checkedScalarTo<S>(w, "lerp"));
-            pointwise<S, S, S>(call.pool, out, {prep(s), prep(e)}, lifted<S, S, S>([f, wt](C a, C b) { return f(a, b, wt); }));
+            pointwise<S, S, S>(call.pool, out, {prep(s), prep(e)},
+                               lifted<S, S, S>([f, wt](C a, C b) { return f(a, b, wt); }));
         }
     });
     call.result = Value::ofTensor(out);
@@ -853,7 +1001,8 @@ void lerpKernel(KernelCall& call, bool tensorWeight) {
 
 }  // namespace
 
-void registerArithmetic(KernelRegistry& reg) {
+void registerArithmetic(KernelRegistry& reg)
+{
     const DeviceKind cpu = DeviceKind::Cpu;
     reg.add("aten.add.Tensor", cpu, [](KernelCall& c) { binaryKernel(c, Bin::Add, false); });
     reg.add("aten.add.Scalar", cpu, [](KernelCall& c) { binaryKernel(c, Bin::Add, false); });

@@ -13,60 +13,69 @@ namespace {
 
 // full's dtype when none is given: inferred from the fill value as torch 1.13 does (a float
 // gives the default dtype f32; an int or a bool gives i64).
-DType inferredDType(const Value& v) {
-    return v.kind == Value::Kind::Float ? DType::F32 : DType::I64;
-}
+DType inferredDType(const Value& v) { return v.kind == Value::Kind::Float ? DType::F32 : DType::I64; }
 
 Tensor filled(KernelCall& call, const std::vector<int64_t>& sizes, const std::vector<int64_t>& strides, DType t,
-              const Value& value) {
+              const Value& value)
+{
     Tensor out = allocStrided(call, sizes, strides, t);
     fillWith(call, out, value);
     return out;
 }
 
-const Value& zero() {
+const Value& zero()
+{
     static const Value v = Value::ofInt(0);
     return v;
 }
-const Value& oneV() {
+const Value& oneV()
+{
     static const Value v = Value::ofInt(1);
     return v;
 }
 
-std::vector<int64_t> contiguousOrFormat(const KernelCall& call, const std::vector<int64_t>& sizes) {
+std::vector<int64_t> contiguousOrFormat(const KernelCall& call, const std::vector<int64_t>& sizes)
+{
     const Value& mf = optArg(call, "memory_format");
-    if (mf.isNone() || mf.s == "contiguous_format" || mf.s == "preserve_format") return Tensor::contiguousStrides(sizes);
+    if (mf.isNone() || mf.s == "contiguous_format" || mf.s == "preserve_format")
+        return Tensor::contiguousStrides(sizes);
     if (mf.s == "channels_last") return channelsLastStrides(sizes);
     throw KernelError("unsupported memory format '" + mf.s + "'");
 }
 
-void fullKernel(KernelCall& call) {
+void fullKernel(KernelCall& call)
+{
     const Value& v = call.arg("fill_value");
     const auto sizes = sizeArg(call, "size");
     const DType t = optDType(call, "dtype").value_or(inferredDType(v));
     call.result = Value::ofTensor(filled(call, sizes, Tensor::contiguousStrides(sizes), t, v));
 }
 
-void constantKernel(KernelCall& call, const Value& v) {  // zeros / empty.memory_format
+void constantKernel(KernelCall& call, const Value& v)
+{  // zeros / empty.memory_format
     const auto sizes = sizeArg(call, "size");
     const DType t = optDType(call, "dtype").value_or(DType::F32);
     call.result = Value::ofTensor(filled(call, sizes, contiguousOrFormat(call, sizes), t, v));
 }
 
-void likeKernel(KernelCall& call, const Value& v) {  // zeros_like / ones_like / empty_like / full_like
+void likeKernel(KernelCall& call, const Value& v)
+{  // zeros_like / ones_like / empty_like / full_like
     const Tensor& self = call.tensor("self");
     const DType t = optDType(call, "dtype").value_or(self.dtype());
-    call.result = Value::ofTensor(filled(call, self.sizes(), memoryFormatStrides(optArg(call, "memory_format"), self), t, v));
+    call.result =
+        Value::ofTensor(filled(call, self.sizes(), memoryFormatStrides(optArg(call, "memory_format"), self), t, v));
 }
 
-void newKernel(KernelCall& call, const Value& v) {  // new_zeros / new_ones / new_empty / new_full
+void newKernel(KernelCall& call, const Value& v)
+{  // new_zeros / new_ones / new_empty / new_full
     const Tensor& self = call.tensor("self");
     const auto sizes = sizeArg(call, "size");
     const DType t = optDType(call, "dtype").value_or(self.dtype());
     call.result = Value::ofTensor(filled(call, sizes, Tensor::contiguousStrides(sizes), t, v));
 }
 
-Tensor emptyStrided(KernelCall& call, DType t) {
+Tensor emptyStrided(KernelCall& call, DType t)
+{
     const auto sizes = sizeArg(call, "size");
     const auto strides = call.arg("stride").toIntList();
     if (strides.size() != sizes.size()) throw KernelError("empty_strided: size and stride differ in length");
@@ -84,14 +93,15 @@ Tensor emptyStrided(KernelCall& call, DType t) {
 
 // arange: n = ceil((end - start) / step) values start + step * i, computed in double for
 // f32/f64 (PyTorch's CPU acc type), in f32 for bf16/f16 and in int64 for integers.
-void arangeKernel(KernelCall& call) {
+void arangeKernel(KernelCall& call)
+{
     const Value& startV = call.argIndex("start") >= 0 ? call.arg("start") : zero();
     const Value& endV = call.arg("end");
     const Value& stepV = call.argIndex("step") >= 0 ? call.arg("step") : oneV();
     for (const Value* v : {&startV, &endV, &stepV})
         if (!isScalarValue(*v)) throw KernelError("arange: start, end and step must be numbers");
-    const bool anyFloat = startV.kind == Value::Kind::Float || endV.kind == Value::Kind::Float ||
-                          stepV.kind == Value::Kind::Float;
+    const bool anyFloat =
+        startV.kind == Value::Kind::Float || endV.kind == Value::Kind::Float || stepV.kind == Value::Kind::Float;
     const DType t = optDType(call, "dtype").value_or(anyFloat ? DType::F32 : DType::I64);
     const bool intAcc = isIntegral(t, true);
     double sizeD;
@@ -122,7 +132,8 @@ void arangeKernel(KernelCall& call) {
             const int64_t st = stepV.kind == Value::Kind::Float ? static_cast<int64_t>(stepV.f) : stepV.toInt();
             parallelFor(call, n, kGrainCheap, [&](int64_t b, int64_t e) {
                 for (int64_t i = b; i < e; ++i)
-                    p[i] = static_cast<S>(static_cast<int64_t>(static_cast<uint64_t>(s) + static_cast<uint64_t>(st) * static_cast<uint64_t>(i)));
+                    p[i] = static_cast<S>(static_cast<int64_t>(static_cast<uint64_t>(s)
+                                                               + static_cast<uint64_t>(st) * static_cast<uint64_t>(i)));
             });
         } else if constexpr (kIsReduced<S>) {
             const float s = static_cast<float>(startV.toDouble()), st = static_cast<float>(stepV.toDouble());
@@ -139,31 +150,36 @@ void arangeKernel(KernelCall& call) {
     call.result = Value::ofTensor(out);
 }
 
-void scalarTensorKernel(KernelCall& call) {
+void scalarTensorKernel(KernelCall& call)
+{
     const Value& s = call.arg("s");
     const DType t = optDType(call, "dtype").value_or(DType::F32);  // torch 1.13: default dtype for any number
     call.result = Value::ofTensor(filled(call, {}, {}, t, s));
 }
 
-void fillKernel(KernelCall& call) {  // fill.Scalar: empty_like(self).fill_(value)
+void fillKernel(KernelCall& call)
+{  // fill.Scalar: empty_like(self).fill_(value)
     const Tensor& self = call.tensor("self");
     call.result = Value::ofTensor(filled(call, self.sizes(), preserveStrides(self), self.dtype(), call.arg("value")));
 }
 
-void fillInplaceKernel(KernelCall& call) {
+void fillInplaceKernel(KernelCall& call)
+{
     const Tensor& self = call.tensor("self");
     fillWith(call, self, call.arg("value"));
     call.result = Value::ofTensor(self);
 }
 
-void zeroInplaceKernel(KernelCall& call) {
+void zeroInplaceKernel(KernelCall& call)
+{
     const Tensor& self = call.tensor("self");
     fillWith(call, self, zero());
     call.result = Value::ofTensor(self);
 }
 
 // triu(self, diagonal): keeps element (.., i, j) when j - i >= diagonal, else 0; contiguous.
-void triuKernel(KernelCall& call) {
+void triuKernel(KernelCall& call)
+{
     const Tensor& self = call.tensor("self");
     if (self.dim() < 2) throw KernelError("triu: input tensor must have at least 2 dimensions");
     const int64_t diagonal = optArg(call, "diagonal").isNone() ? 0 : optArg(call, "diagonal").toInt();
@@ -198,7 +214,8 @@ void triuKernel(KernelCall& call) {
 
 }  // namespace
 
-void registerFactories(KernelRegistry& reg) {
+void registerFactories(KernelRegistry& reg)
+{
     const DeviceKind cpu = DeviceKind::Cpu;
     reg.add("aten.full.default", cpu, fullKernel);
     reg.add("aten.zeros.default", cpu, [](KernelCall& c) { constantKernel(c, zero()); });

@@ -28,14 +28,16 @@ namespace {
 using ew::Tag;
 
 // An operand of the iteration: element offsets through strides of the iteration shape.
-struct Operand {
-    char* base = nullptr;             // element [0, ...] (offset included)
-    std::vector<int64_t> strides;     // per iteration dim (0 on broadcast dims)
+struct Operand
+{
+    char* base = nullptr;  // element [0, ...] (offset included)
+    std::vector<int64_t> strides;  // per iteration dim (0 on broadcast dims)
     int64_t itemSize = 0;
     DType dtype = DType::Undefined;
 };
 
-Operand operandOf(const Tensor& t, const std::vector<int64_t>& shape) {
+Operand operandOf(const Tensor& t, const std::vector<int64_t>& shape)
+{
     // t broadcast to `shape` (leading dims added, size-1 dims stride 0)
     Operand o;
     o.base = static_cast<char*>(t.rawData());
@@ -48,43 +50,69 @@ Operand operandOf(const Tensor& t, const std::vector<int64_t>& shape) {
     return o;
 }
 
-struct IndexOperand {
-    Operand op;              // the index tensor over the iteration shape
-    int64_t size = 0;        // size of the indexed dim of the base
-    int64_t stride = 0;      // its stride in the base
-    int64_t dim = 0;         // for messages
+struct IndexOperand
+{
+    Operand op;  // the index tensor over the iteration shape
+    int64_t size = 0;  // size of the indexed dim of the base
+    int64_t stride = 0;  // its stride in the base
+    int64_t dim = 0;  // for messages
 };
 
-struct Plan {
-    std::vector<int64_t> shape;   // iteration shape
-    Operand base;                 // indexed tensor, stride 0 on the indexed dims
+struct Plan
+{
+    std::vector<int64_t> shape;  // iteration shape
+    Operand base;  // indexed tensor, stride 0 on the indexed dims
     std::vector<IndexOperand> idx;
-    bool wrapNegative = false;    // index / index_put wrap -size..-1; the others reject negatives
+    bool wrapNegative = false;  // index / index_put wrap -size..-1; the others reject negatives
     const char* op = "";
 };
 
-inline int64_t loadIndex(const char* p, DType t) {
+inline int64_t loadIndex(const char* p, DType t)
+{
     switch (t) {
-        case DType::I64: { int64_t v; std::memcpy(&v, p, 8); return v; }
-        case DType::I32: { int32_t v; std::memcpy(&v, p, 4); return v; }
-        case DType::I16: { int16_t v; std::memcpy(&v, p, 2); return v; }
-        case DType::I8: { int8_t v; std::memcpy(&v, p, 1); return v; }
-        default: { uint8_t v; std::memcpy(&v, p, 1); return v; }
+    case DType::I64: {
+        int64_t v;
+        std::memcpy(&v, p, 8);
+        return v;
+    }
+    case DType::I32: {
+        int32_t v;
+        std::memcpy(&v, p, 4);
+        return v;
+    }
+    case DType::I16: {
+        int16_t v;
+        std::memcpy(&v, p, 2);
+        return v;
+    }
+    case DType::I8: {
+        int8_t v;
+        std::memcpy(&v, p, 1);
+        return v;
+    }
+    default: {
+        uint8_t v;
+        std::memcpy(&v, p, 1);
+        return v;
+    }
     }
 }
 
-[[noreturn]] void outOfRange(const Plan& plan, int64_t v, const IndexOperand& ix) {
+[[noreturn]] void outOfRange(const Plan& plan, int64_t v, const IndexOperand& ix)
+{
     if (plan.wrapNegative)
-        throw KernelError(std::string(plan.op) + ": index " + std::to_string(v) + " is out of bounds for dimension " +
-                          std::to_string(ix.dim) + " with size " + std::to_string(ix.size));
-    throw KernelError(std::string(plan.op) + ": index " + std::to_string(v) + " is out of range for dimension " +
-                      std::to_string(ix.dim) + " with size " + std::to_string(ix.size) + " (index out of range in self)");
+        throw KernelError(std::string(plan.op) + ": index " + std::to_string(v) + " is out of bounds for dimension "
+                          + std::to_string(ix.dim) + " with size " + std::to_string(ix.size));
+    throw KernelError(std::string(plan.op) + ": index " + std::to_string(v) + " is out of range for dimension "
+                      + std::to_string(ix.dim) + " with size " + std::to_string(ix.size)
+                      + " (index out of range in self)");
 }
 
 // Visits positions [begin, end) of plan.shape in row-major order: fn(baseElementOffset,
 // otherOffsets) where the other operands are `others` (output / values).
-template <class F>
-void walk(const Plan& plan, const std::vector<const Operand*>& others, int64_t begin, int64_t end, F&& fn) {
+template<class F>
+void walk(const Plan& plan, const std::vector<const Operand*>& others, int64_t begin, int64_t end, F&& fn)
+{
     const std::vector<int64_t>& shape = plan.shape;
     const size_t nd = shape.size(), no = others.size(), ni = plan.idx.size();
     std::vector<int64_t> pos(nd, 0), off(no + ni + 1, 0);
@@ -120,7 +148,8 @@ void walk(const Plan& plan, const std::vector<const Operand*>& others, int64_t b
 }
 
 // out[p] = base[plan(p)] for every position (bit copies), split between threads.
-void runGather(const KernelCall& call, const Plan& plan, const Tensor& out) {
+void runGather(const KernelCall& call, const Plan& plan, const Tensor& out)
+{
     const int64_t n = numelOf(plan.shape);
     if (n == 0) return;
     const Operand o = operandOf(out, plan.shape);
@@ -135,7 +164,8 @@ void runGather(const KernelCall& call, const Plan& plan, const Tensor& out) {
 }
 
 // base[plan(p)] = values[p] in row-major order (last writer wins), one thread.
-void runScatter(const Plan& plan, const Tensor& values) {
+void runScatter(const Plan& plan, const Tensor& values)
+{
     const int64_t n = numelOf(plan.shape);
     if (n == 0) return;
     const Operand v = operandOf(values, plan.shape);
@@ -148,8 +178,9 @@ void runScatter(const Plan& plan, const Tensor& values) {
 }
 
 // ---- accumulation in the storage type, as PyTorch's `*dst += *src` does
-template <class S>
-S addValues(S a, S b) {
+template<class S>
+S addValues(S a, S b)
+{
     using ew::Num;
     if constexpr (ew::kIsBool<S>) {
         return ew::B8{static_cast<uint8_t>((a.v != 0 || b.v != 0) ? 1 : 0)};
@@ -165,8 +196,9 @@ S addValues(S a, S b) {
 
 // base[plan(p)] = combine(base[plan(p)], values[p]) in row-major order (index order per
 // destination), one thread; S is the storage type of both.
-template <class S, class F>
-void runAccumulate(const Plan& plan, const Tensor& values, F&& combine) {
+template<class S, class F>
+void runAccumulate(const Plan& plan, const Tensor& values, F&& combine)
+{
     const int64_t n = numelOf(plan.shape);
     if (n == 0) return;
     const Operand v = operandOf(values, plan.shape);
@@ -175,7 +207,8 @@ void runAccumulate(const Plan& plan, const Tensor& values, F&& combine) {
     walk(plan, {&v}, 0, n, [&](int64_t bo, const int64_t* vo) { dst[bo] = combine(dst[bo], src[vo[0]]); });
 }
 
-void runAdd(const Plan& plan, const Tensor& values) {
+void runAdd(const Plan& plan, const Tensor& values)
+{
     const int64_t n = numelOf(plan.shape);
     if (n == 0) return;
     const Operand v = operandOf(values, plan.shape);
@@ -188,7 +221,8 @@ void runAdd(const Plan& plan, const Tensor& values) {
 }
 
 // The indexed tensor with the given strides over the iteration shape (0 on indexed dims).
-Operand baseOperand(const Tensor& t, const std::vector<int64_t>& baseStrides) {
+Operand baseOperand(const Tensor& t, const std::vector<int64_t>& baseStrides)
+{
     Operand o;
     o.base = static_cast<char*>(t.rawData());
     o.itemSize = t.itemSize();
@@ -197,10 +231,11 @@ Operand baseOperand(const Tensor& t, const std::vector<int64_t>& baseStrides) {
     return o;
 }
 
-void checkIndexDType(const Tensor& idx, const char* op, bool allowInt32) {
+void checkIndexDType(const Tensor& idx, const char* op, bool allowInt32)
+{
     if (idx.dtype() == DType::I64 || (allowInt32 && idx.dtype() == DType::I32)) return;
-    throw KernelError(std::string(op) + "(): Expected dtype " + (allowInt32 ? "int32/int64" : "int64") +
-                      " for index, got " + std::string(dtypeAbbr(idx.dtype())));
+    throw KernelError(std::string(op) + "(): Expected dtype " + (allowInt32 ? "int32/int64" : "int64")
+                      + " for index, got " + std::string(dtypeAbbr(idx.dtype())));
 }
 
 // ================================================================ advanced indexing
@@ -208,14 +243,16 @@ void checkIndexDType(const Tensor& idx, const char* op, bool allowInt32) {
 // PyTorch's make_info: masks become nonzero() coordinates, indices broadcast together, the
 // indexed dims go to the front when they are not adjacent, and the indexed dims of the base
 // are replaced by the broadcast index shape.
-struct Advanced {
+struct Advanced
+{
     Plan plan;
-    Tensor src;                    // the (possibly permuted) base as a view
+    Tensor src;  // the (possibly permuted) base as a view
     std::vector<Tensor> reshaped;  // index tensors as [1]*before + shape + [1]*after (for layout)
-    std::vector<Tensor> owned;     // nonzero() coordinates of masks (kept alive)
+    std::vector<Tensor> owned;  // nonzero() coordinates of masks (kept alive)
 };
 
-void maskCoordinates(const KernelCall& call, const Tensor& mask, std::vector<Tensor>& coords) {
+void maskCoordinates(const KernelCall& call, const Tensor& mask, std::vector<Tensor>& coords)
+{
     // nonzero(mask): one int64 vector per mask dim
     std::vector<std::vector<int64_t>> cs(static_cast<size_t>(mask.dim()));
     const char* base = static_cast<const char*>(mask.rawData());
@@ -230,7 +267,8 @@ void maskCoordinates(const KernelCall& call, const Tensor& mask, std::vector<Ten
     }
 }
 
-Advanced makeAdvanced(const KernelCall& call, const Tensor& self, const std::vector<Tensor>& given, const char* op) {
+Advanced makeAdvanced(const KernelCall& call, const Tensor& self, const std::vector<Tensor>& given, const char* op)
+{
     Advanced a;
     std::vector<Tensor> indices;
     for (const Tensor& t : given) {
@@ -242,13 +280,13 @@ Advanced makeAdvanced(const KernelCall& call, const Tensor& self, const std::vec
             if (t.dim() == 0) throw KernelError(std::string(op) + ": 0-dim boolean indices are not supported");
             const int64_t at = static_cast<int64_t>(indices.size());
             if (at + t.dim() > self.dim())
-                throw KernelError("too many indices for tensor of dimension " + std::to_string(self.dim()) + " (got " +
-                                  std::to_string(at + t.dim()) + ")");
+                throw KernelError("too many indices for tensor of dimension " + std::to_string(self.dim()) + " (got "
+                                  + std::to_string(at + t.dim()) + ")");
             for (int64_t j = 0; j < t.dim(); ++j)
                 if (t.sizes()[static_cast<size_t>(j)] != self.sizes()[static_cast<size_t>(at + j)])
-                    throw KernelError("The shape of the mask " + shapeStr(t.sizes()) + " at index " + std::to_string(j) +
-                                      " does not match the shape of the indexed tensor " + shapeStr(self.sizes()) +
-                                      " at index " + std::to_string(at + j));
+                    throw KernelError("The shape of the mask " + shapeStr(t.sizes()) + " at index " + std::to_string(j)
+                                      + " does not match the shape of the indexed tensor " + shapeStr(self.sizes())
+                                      + " at index " + std::to_string(at + j));
             std::vector<Tensor> coords;
             maskCoordinates(call, t, coords);
             for (Tensor& c : coords) {
@@ -262,8 +300,8 @@ Advanced makeAdvanced(const KernelCall& call, const Tensor& self, const std::vec
         }
     }
     if (static_cast<int64_t>(indices.size()) > self.dim())
-        throw KernelError("too many indices for tensor of dimension " + std::to_string(self.dim()) + " (got " +
-                          std::to_string(indices.size()) + ")");
+        throw KernelError("too many indices for tensor of dimension " + std::to_string(self.dim()) + " (got "
+                          + std::to_string(indices.size()) + ")");
     while (static_cast<int64_t>(indices.size()) < self.dim()) indices.emplace_back();
 
     // transposeToFront when the indexed dims are not one run
@@ -316,20 +354,23 @@ Advanced makeAdvanced(const KernelCall& call, const Tensor& self, const std::vec
                 std::string shapes;
                 for (const Tensor& u : indices)
                     if (u.defined()) shapes += (shapes.empty() ? "" : ", ") + shapeStr(u.sizes());
-                throw KernelError("shape mismatch: indexing tensors could not be broadcast together with shapes " + shapes);
+                throw KernelError("shape mismatch: indexing tensors could not be broadcast together with shapes "
+                                  + shapes);
             }
         }
     }
     int64_t before = 0, after = 0, indexed = 0;
     std::vector<int64_t> idxSizes;
     for (size_t k = 0; k < indices.size(); ++k) {
-        if (!indices[k].defined()) (indexed == 0 ? before : after)++;
+        if (!indices[k].defined())
+            (indexed == 0 ? before : after)++;
         else {
             ++indexed;
             idxSizes.push_back(src.sizes()[k]);
         }
     }
-    if (std::find(idxSizes.begin(), idxSizes.end(), 0) != idxSizes.end() && std::find(repl.begin(), repl.end(), 0) == repl.end())
+    if (std::find(idxSizes.begin(), idxSizes.end(), 0) != idxSizes.end()
+        && std::find(repl.begin(), repl.end(), 0) == repl.end())
         throw KernelError("index is out of bounds for dimension with size 0");
 
     Plan& plan = a.plan;
@@ -374,7 +415,8 @@ Advanced makeAdvanced(const KernelCall& call, const Tensor& self, const std::vec
     return a;
 }
 
-void indexKernel(KernelCall& call) {
+void indexKernel(KernelCall& call)
+{
     const Tensor& self = call.tensor("self");
     Advanced a = makeAdvanced(call, self, optTensorListArg(call, "indices"), "index");
     std::vector<const Tensor*> ins{&a.src};
@@ -385,32 +427,37 @@ void indexKernel(KernelCall& call) {
 }
 
 // index_put_ on `dst` (the clone, or self for the in-place overload).
-void indexPutInto(KernelCall& call, const Tensor& dst) {
+void indexPutInto(KernelCall& call, const Tensor& dst)
+{
     const Tensor& values = call.tensor("values");
     const bool accumulate = boolArg(call, "accumulate", false);
     Advanced a = makeAdvanced(call, dst, optTensorListArg(call, "indices"), "index_put");
     if (values.dtype() != dst.dtype())
-        throw KernelError(std::string("Index put requires the source and destination dtypes match, got ") +
-                          std::string(dtypeTorchName(dst.dtype())) + " for the destination and " +
-                          std::string(dtypeTorchName(values.dtype())) + " for the source.");
+        throw KernelError(std::string("Index put requires the source and destination dtypes match, got ")
+                          + std::string(dtypeTorchName(dst.dtype())) + " for the destination and "
+                          + std::string(dtypeTorchName(values.dtype())) + " for the source.");
     Tensor v;
     try {
         v = expandTo(values, a.plan.shape);
     } catch (const KernelError&) {
-        throw KernelError("shape mismatch: value tensor of shape " + shapeStr(values.sizes()) +
-                          " cannot be broadcast to indexing result of shape " + shapeStr(a.plan.shape));
+        throw KernelError("shape mismatch: value tensor of shape " + shapeStr(values.sizes())
+                          + " cannot be broadcast to indexing result of shape " + shapeStr(a.plan.shape));
     }
-    if (accumulate) runAdd(a.plan, v);
-    else runScatter(a.plan, v);
+    if (accumulate)
+        runAdd(a.plan, v);
+    else
+        runScatter(a.plan, v);
 }
 
-void indexPutKernel(KernelCall& call) {
+void indexPutKernel(KernelCall& call)
+{
     Tensor out = clonePreserve(call, call.tensor("self"));
     indexPutInto(call, out);
     call.result = Value::ofTensor(out);
 }
 
-void indexPutInplaceKernel(KernelCall& call) {
+void indexPutInplaceKernel(KernelCall& call)
+{
     const Tensor& self = call.tensor("self");
     indexPutInto(call, self);
     call.result = Value::ofTensor(self);
@@ -423,7 +470,8 @@ Tensor atLeast1d(const Tensor& t) { return t.dim() == 0 ? t.asStrided({1}, {1}, 
 
 // index_select / index_add geometry: iteration over `shape`; base restrided with stride 0 on
 // dim d; the 1-d index `ix` runs along d (position p[d] picks index ix[p[d]]).
-Plan vectorIndexPlan(const Tensor& base, const Tensor& ix, std::vector<int64_t> shape, int64_t d, const char* op) {
+Plan vectorIndexPlan(const Tensor& base, const Tensor& ix, std::vector<int64_t> shape, int64_t d, const char* op)
+{
     Plan plan;
     plan.op = op;
     plan.shape = std::move(shape);
@@ -443,7 +491,8 @@ Plan vectorIndexPlan(const Tensor& base, const Tensor& ix, std::vector<int64_t> 
     return plan;
 }
 
-void indexSelectKernel(KernelCall& call) {
+void indexSelectKernel(KernelCall& call)
+{
     const Tensor& self = call.tensor("self");
     const Tensor& index = call.tensor("index");
     if (index.dim() > 1) throw KernelError("index_select(): Index is supposed to be a vector");
@@ -451,7 +500,8 @@ void indexSelectKernel(KernelCall& call) {
     const int64_t d = wrapDim(intArg(call, "dim"), self.dim());
     const int64_t n = index.numel();
     if (self.dim() == 0 && n != 1)
-        throw KernelError("index_select(): Index to scalar can have only 1 value, got " + std::to_string(n) + " value(s)");
+        throw KernelError("index_select(): Index to scalar can have only 1 value, got " + std::to_string(n)
+                          + " value(s)");
     const Tensor s = atLeast1d(self), ix = atLeast1d(index);
     std::vector<int64_t> shape = s.sizes();
     shape[static_cast<size_t>(d)] = n;
@@ -462,7 +512,8 @@ void indexSelectKernel(KernelCall& call) {
 }
 
 // embedding = weight.index_select(0, indices.reshape(-1)).view(indices.sizes() + [D])
-void embeddingKernel(KernelCall& call) {
+void embeddingKernel(KernelCall& call)
+{
     const Tensor& w = call.tensor("weight");
     const Tensor& ind = call.tensor("indices");
     if (w.dim() != 2) throw KernelError("'weight' must be 2-D");
@@ -475,11 +526,15 @@ void embeddingKernel(KernelCall& call) {
     bs.push_back(w.strides()[1]);
     plan.base = baseOperand(w, bs);
     IndexOperand io;
-    io.op = operandOf(ind.asStrided(plan.shape, [&] {
-        std::vector<int64_t> st = ind.strides();
-        st.push_back(0);
-        return st;
-    }(), ind.offset()), plan.shape);
+    io.op = operandOf(ind.asStrided(
+                          plan.shape,
+                          [&] {
+                              std::vector<int64_t> st = ind.strides();
+                              st.push_back(0);
+                              return st;
+                          }(),
+                          ind.offset()),
+                      plan.shape);
     io.size = w.sizes()[0];
     io.stride = w.strides()[0];
     io.dim = 0;
@@ -491,7 +546,8 @@ void embeddingKernel(KernelCall& call) {
 
 // gather / scatter geometry: iteration over the index's shape; base = self restrided with
 // stride 0 on `dim`; index[p] picks the position along dim.
-Plan dimPlan(const Tensor& base, const Tensor& index, int64_t d, const char* op) {
+Plan dimPlan(const Tensor& base, const Tensor& index, int64_t d, const char* op)
+{
     Plan plan;
     plan.op = op;
     plan.shape = index.sizes();
@@ -507,10 +563,12 @@ Plan dimPlan(const Tensor& base, const Tensor& index, int64_t d, const char* op)
     return plan;
 }
 
-void checkGatherShapes(const Tensor& self, const Tensor& index, int64_t d, const Tensor* src, const char* op) {
+void checkGatherShapes(const Tensor& self, const Tensor& index, int64_t d, const Tensor* src, const char* op)
+{
     const int64_t sd = std::max<int64_t>(self.dim(), 1), id = std::max<int64_t>(index.dim(), 1);
-    if (sd != id) throw KernelError(std::string(op) + "(): Index tensor must have the same number of dimensions as " +
-                                    (src ? "self tensor" : "input tensor"));
+    if (sd != id)
+        throw KernelError(std::string(op) + "(): Index tensor must have the same number of dimensions as "
+                          + (src ? "self tensor" : "input tensor"));
     const Tensor s = atLeast1d(self), ix = atLeast1d(index);
     for (int64_t k = 0; k < sd; ++k) {
         const size_t u = static_cast<size_t>(k);
@@ -519,20 +577,21 @@ void checkGatherShapes(const Tensor& self, const Tensor& index, int64_t d, const
     for (int64_t k = 0; k < sd; ++k) {
         const size_t u = static_cast<size_t>(k);
         if (k != d && ix.sizes()[u] > s.sizes()[u])
-            throw KernelError(std::string(op) + "(): Size does not match at dimension " + std::to_string(k) +
-                              " expected index " + shapeStr(index.sizes()) + " to be smaller than self " +
-                              shapeStr(self.sizes()) + " apart from dimension " + std::to_string(d));
+            throw KernelError(std::string(op) + "(): Size does not match at dimension " + std::to_string(k)
+                              + " expected index " + shapeStr(index.sizes()) + " to be smaller than self "
+                              + shapeStr(self.sizes()) + " apart from dimension " + std::to_string(d));
         if (src) {
             const Tensor sr = atLeast1d(*src);
             if (ix.sizes()[u] > sr.sizes()[u])
-                throw KernelError(std::string(op) + "(): Expected index " + shapeStr(index.sizes()) +
-                                  " to be smaller than self " + shapeStr(self.sizes()) + " apart from dimension " +
-                                  std::to_string(d) + " and to be smaller size than src " + shapeStr(src->sizes()));
+                throw KernelError(std::string(op) + "(): Expected index " + shapeStr(index.sizes())
+                                  + " to be smaller than self " + shapeStr(self.sizes()) + " apart from dimension "
+                                  + std::to_string(d) + " and to be smaller size than src " + shapeStr(src->sizes()));
         }
     }
 }
 
-void gatherKernel(KernelCall& call) {
+void gatherKernel(KernelCall& call)
+{
     const Tensor& self = call.tensor("self");
     const Tensor& index = call.tensor("index");
     checkIndexDType(index, "gather", false);
@@ -543,10 +602,19 @@ void gatherKernel(KernelCall& call) {
     call.result = Value::ofTensor(out);
 }
 
-enum class Reduce { None, Add, Prod, Mean, Amax, Amin };
+enum class Reduce
+{
+    None,
+    Add,
+    Prod,
+    Mean,
+    Amax,
+    Amin
+};
 
 // scatter.src / scatter_add / scatter_reduce into `out` (a copy of self, or self in place).
-void scatterInto(KernelCall& call, const Tensor& out, Reduce red, bool includeSelf) {
+void scatterInto(KernelCall& call, const Tensor& out, Reduce red, bool includeSelf)
+{
     const Tensor& index = call.tensor("index");
     const Tensor& src = call.tensor("src");
     const char* op = red == Reduce::None ? "scatter" : red == Reduce::Add ? "scatter_add" : "scatter_reduce";
@@ -568,7 +636,8 @@ void scatterInto(KernelCall& call, const Tensor& out, Reduce red, bool includeSe
         return;
     }
     // scatter_reduce: identities first where include_self is false, then combine in order
-    if (red == Reduce::Mean && !out.isContiguous()) throw KernelError("scatter_reduce: internal: mean needs a contiguous output");
+    if (red == Reduce::Mean && !out.isContiguous())
+        throw KernelError("scatter_reduce: internal: mean needs a contiguous output");
     const int64_t n = index.numel();
     ew::dispatch<ew::Set::Numeric>(out.dtype(), op, [&](auto tag) {
         using S = typename decltype(tag)::type;
@@ -579,9 +648,14 @@ void scatterInto(KernelCall& call, const Tensor& out, Reduce red, bool includeSe
         const S* sv = reinterpret_cast<const S*>(v.base);
         if (!includeSelf) {
             C init{};
-            if (red == Reduce::Prod) init = C(1);
-            else if (red == Reduce::Amax) init = std::numeric_limits<C>::has_infinity ? -std::numeric_limits<C>::infinity() : std::numeric_limits<C>::lowest();
-            else if (red == Reduce::Amin) init = std::numeric_limits<C>::has_infinity ? std::numeric_limits<C>::infinity() : std::numeric_limits<C>::max();
+            if (red == Reduce::Prod)
+                init = C(1);
+            else if (red == Reduce::Amax)
+                init = std::numeric_limits<C>::has_infinity ? -std::numeric_limits<C>::infinity()
+                                                            : std::numeric_limits<C>::lowest();
+            else if (red == Reduce::Amin)
+                init = std::numeric_limits<C>::has_infinity ? std::numeric_limits<C>::infinity()
+                                                            : std::numeric_limits<C>::max();
             walk(plan, {&v}, 0, n, [&](int64_t bo, const int64_t*) { dst[bo] = Num<S>::store(init); });
         }
         std::vector<int64_t> count;
@@ -592,17 +666,17 @@ void scatterInto(KernelCall& call, const Tensor& out, Reduce red, bool includeSe
             if constexpr (std::is_integral_v<C>) {
                 using W = uint64_t;  // integer sum/prod wrap like PyTorch's (no promotion to int)
                 switch (red) {
-                    case Reduce::Prod: r = static_cast<C>(static_cast<W>(a) * static_cast<W>(b)); break;
-                    case Reduce::Amax: r = std::max(a, b); break;
-                    case Reduce::Amin: r = std::min(a, b); break;
-                    default: r = static_cast<C>(static_cast<W>(a) + static_cast<W>(b)); break;
+                case Reduce::Prod: r = static_cast<C>(static_cast<W>(a) * static_cast<W>(b)); break;
+                case Reduce::Amax: r = std::max(a, b); break;
+                case Reduce::Amin: r = std::min(a, b); break;
+                default: r = static_cast<C>(static_cast<W>(a) + static_cast<W>(b)); break;
                 }
             } else {
                 switch (red) {
-                    case Reduce::Prod: r = a * b; break;
-                    case Reduce::Amax: r = std::isnan(b) ? b : std::max(a, b); break;  // NaN propagates
-                    case Reduce::Amin: r = std::isnan(b) ? b : std::min(a, b); break;
-                    default: r = a + b; break;  // sum; mean sums first
+                case Reduce::Prod: r = a * b; break;
+                case Reduce::Amax: r = std::isnan(b) ? b : std::max(a, b); break;  // NaN propagates
+                case Reduce::Amin: r = std::isnan(b) ? b : std::min(a, b); break;
+                default: r = a + b; break;  // sum; mean sums first
                 }
             }
             dst[bo] = Num<S>::store(r);
@@ -625,39 +699,50 @@ void scatterInto(KernelCall& call, const Tensor& out, Reduce red, bool includeSe
 }
 
 // scatter's output is contiguous (structured kernel), holding self's values
-Tensor contiguousCopy(const KernelCall& call, const Tensor& self) {
+Tensor contiguousCopy(const KernelCall& call, const Tensor& self)
+{
     Tensor out = call.newTensor(self.sizes(), self.dtype());
     copyInto(call, out, self);
     return out;
 }
 
-void scatterKernel(KernelCall& call) {
+void scatterKernel(KernelCall& call)
+{
     Tensor out = contiguousCopy(call, call.tensor("self"));
     scatterInto(call, out, Reduce::None, true);
     call.result = Value::ofTensor(out);
 }
 
-void scatterAddKernel(KernelCall& call) {
+void scatterAddKernel(KernelCall& call)
+{
     Tensor out = contiguousCopy(call, call.tensor("self"));
     scatterInto(call, out, Reduce::Add, true);
     call.result = Value::ofTensor(out);
 }
 
-void scatterAddInplaceKernel(KernelCall& call) {
+void scatterAddInplaceKernel(KernelCall& call)
+{
     const Tensor& self = call.tensor("self");
     scatterInto(call, self, Reduce::Add, true);
     call.result = Value::ofTensor(self);
 }
 
-void scatterReduceKernel(KernelCall& call) {
+void scatterReduceKernel(KernelCall& call)
+{
     const Value& rv = optArg(call, "reduce");
     Reduce red;
-    if (rv.s == "sum") red = Reduce::Add;
-    else if (rv.s == "prod") red = Reduce::Prod;
-    else if (rv.s == "mean") red = Reduce::Mean;
-    else if (rv.s == "amax") red = Reduce::Amax;
-    else if (rv.s == "amin") red = Reduce::Amin;
-    else throw KernelError("reduce argument must be either sum, prod, mean, amax or amin, got " + rv.s);
+    if (rv.s == "sum")
+        red = Reduce::Add;
+    else if (rv.s == "prod")
+        red = Reduce::Prod;
+    else if (rv.s == "mean")
+        red = Reduce::Mean;
+    else if (rv.s == "amax")
+        red = Reduce::Amax;
+    else if (rv.s == "amin")
+        red = Reduce::Amin;
+    else
+        throw KernelError("reduce argument must be either sum, prod, mean, amax or amin, got " + rv.s);
     const bool includeSelf = boolArg(call, "include_self", true);
     Tensor out = contiguousCopy(call, call.tensor("self"));
     scatterInto(call, out, red, includeSelf);
@@ -666,32 +751,34 @@ void scatterReduceKernel(KernelCall& call) {
 
 // index_add: out = self (contiguous); out.select(dim, index[i]) += alpha * source.select(dim, i)
 // for i in order.
-void indexAddKernel(KernelCall& call) {
+void indexAddKernel(KernelCall& call)
+{
     const Tensor& self = call.tensor("self");
     const Tensor& index = call.tensor("index");
     const Tensor& source = call.tensor("source");
     if (index.dim() > 1) throw KernelError("index_add_(): Index is supposed to be a vector");
     checkIndexDType(index, "index_add_", true);
     if (source.dtype() != self.dtype())
-        throw KernelError("index_add_(): self (" + std::string(dtypeTorchName(self.dtype())) + ") and source (" +
-                          std::string(dtypeTorchName(source.dtype())) + ") must have the same scalar type");
+        throw KernelError("index_add_(): self (" + std::string(dtypeTorchName(self.dtype())) + ") and source ("
+                          + std::string(dtypeTorchName(source.dtype())) + ") must have the same scalar type");
     const int64_t d = wrapDim(intArg(call, "dim"), self.dim());
     const Tensor s1 = atLeast1d(self), src1 = atLeast1d(source), ix = atLeast1d(index);
-    if (src1.dim() != s1.dim()) throw KernelError("index_add_(): Self and source should have same number of dimensions");
+    if (src1.dim() != s1.dim())
+        throw KernelError("index_add_(): Self and source should have same number of dimensions");
     for (int64_t k = 0; k < s1.dim(); ++k) {
         const size_t u = static_cast<size_t>(k);
         const int64_t want = k == d ? ix.numel() : s1.sizes()[u];
         if (src1.sizes()[u] != want)
-            throw KernelError("index_add_(): source " + shapeStr(source.sizes()) + " does not fit self " +
-                              shapeStr(self.sizes()) + " with " + std::to_string(ix.numel()) + " indices along dim " +
-                              std::to_string(d));
+            throw KernelError("index_add_(): source " + shapeStr(source.sizes()) + " does not fit self "
+                              + shapeStr(self.sizes()) + " with " + std::to_string(ix.numel()) + " indices along dim "
+                              + std::to_string(d));
     }
     Tensor out = contiguousCopy(call, self);
     Tensor o1 = atLeast1d(out);
     Plan plan = vectorIndexPlan(o1, ix, src1.sizes(), d, "index_add");
     const Value& alpha = optArg(call, "alpha");
-    const bool unitAlpha = alpha.isNone() || (alpha.kind == Value::Kind::Int && alpha.i == 1) ||
-                           (alpha.kind == Value::Kind::Float && alpha.f == 1.0);
+    const bool unitAlpha = alpha.isNone() || (alpha.kind == Value::Kind::Int && alpha.i == 1)
+        || (alpha.kind == Value::Kind::Float && alpha.f == 1.0);
     if (unitAlpha) {
         runAdd(plan, src1);
     } else {
@@ -715,7 +802,8 @@ void indexAddKernel(KernelCall& call) {
 
 // nonzero: [n, ndim] int64 coordinates in row-major order, laid out column-major (strides
 // [1, n]) as PyTorch's CPU kernel leaves them.
-void nonzeroKernel(KernelCall& call) {
+void nonzeroKernel(KernelCall& call)
+{
     const Tensor& self = call.tensor("self");
     std::vector<int64_t> hits;  // flat positions
     const int64_t is = self.itemSize();
@@ -749,7 +837,8 @@ void nonzeroKernel(KernelCall& call) {
 
 }  // namespace
 
-void registerIndexKernels(KernelRegistry& reg) {
+void registerIndexKernels(KernelRegistry& reg)
+{
     const DeviceKind cpu = DeviceKind::Cpu;
     reg.add("aten.embedding.default", cpu, embeddingKernel);
     reg.add("aten.index_select.default", cpu, indexSelectKernel);

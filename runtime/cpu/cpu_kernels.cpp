@@ -8,7 +8,8 @@
 
 namespace fxl {
 
-void registerCpuKernels(KernelRegistry& reg) {
+void registerCpuKernels(KernelRegistry& reg)
+{
     cpu::registerMatmulKernels(reg);
     cpu::registerElementwiseKernels(reg);
     cpu::registerReductionKernels(reg);

@@ -13,16 +13,23 @@
 namespace fxl::cpu::red {
 namespace {
 
-enum Reduction : int64_t { kNone = 0, kMean = 1, kSum = 2 };
+enum Reduction : int64_t
+{
+    kNone = 0,
+    kMean = 1,
+    kSum = 2
+};
 
-int64_t reductionOf(const KernelCall& call, const char* op) {
+int64_t reductionOf(const KernelCall& call, const char* op)
+{
     const int64_t r = call.arg("reduction").toInt();
     if (r < 0 || r > 2) throw KernelError(std::string(op) + ": reduction must be 0 (none), 1 (mean) or 2 (sum)");
     return r;
 }
 
 // Integer tensor elements in row-major logical order.
-std::vector<int64_t> indexValues(const Tensor& t, const char* op) {
+std::vector<int64_t> indexValues(const Tensor& t, const char* op)
+{
     std::vector<int64_t> v(static_cast<size_t>(t.numel()));
     dispatchIndex(t.dtype(), op, [&](auto tag) {
         using T = decltype(tag);
@@ -34,18 +41,21 @@ std::vector<int64_t> indexValues(const Tensor& t, const char* op) {
     return v;
 }
 
-template <class A>
-std::vector<A> widenAll(const Tensor& t) {
+template<class A>
+std::vector<A> widenAll(const Tensor& t)
+{
     std::vector<A> out(static_cast<size_t>(t.numel()));
     const char* base = static_cast<const char*>(t.rawData());
     forEachIndex(t.sizes(), [&](const int64_t* idx, int64_t flat) {
-        out[static_cast<size_t>(flat)] = static_cast<A>(loadAsDouble(base + offsetOf(t, idx) * t.itemSize(), t.dtype()));
+        out[static_cast<size_t>(flat)] =
+            static_cast<A>(loadAsDouble(base + offsetOf(t, idx) * t.itemSize(), t.dtype()));
     });
     return out;
 }
 
 // t converted to dtype `to` (contiguous copy).
-Tensor castTo(const KernelCall& call, const Tensor& t, DType to) {
+Tensor castTo(const KernelCall& call, const Tensor& t, DType to)
+{
     Tensor c = call.newTensor(t.sizes(), to);
     char* dst = static_cast<char*>(c.rawData());
     const char* src = static_cast<const char*>(t.rawData());
@@ -55,12 +65,14 @@ Tensor castTo(const KernelCall& call, const Tensor& t, DType to) {
     return c;
 }
 
-struct NllShape {
+struct NllShape
+{
     bool batched = false;
     int64_t N = 1, C = 0;
 };
 
-NllShape nllShape(const Tensor& x, const Tensor& target, const Value& weight, const char* op) {
+NllShape nllShape(const Tensor& x, const Tensor& target, const Value& weight, const char* op)
+{
     if (x.dim() < 1 || x.dim() > 2) throw KernelError(std::string(op) + ": input tensor should be 1D or 2D");
     if (target.dim() > 1)
         throw KernelError(std::string(op) + ": 0D or 1D target tensor expected, multi-target not supported");
@@ -71,25 +83,28 @@ NllShape nllShape(const Tensor& x, const Tensor& target, const Value& weight, co
     if (s.batched ? (target.dim() != 1 || target.size(0) != s.N) : target.numel() != 1)
         throw KernelError(std::string(op) + ": size mismatch between input and target batch");
     if (!weight.isNone() && weight.tensor.numel() != s.C)
-        throw KernelError(std::string(op) + ": weight tensor should be defined either for all " + std::to_string(s.C) +
-                          " classes or no classes");
+        throw KernelError(std::string(op) + ": weight tensor should be defined either for all " + std::to_string(s.C)
+                          + " classes or no classes");
     return s;
 }
 
-void checkTarget(int64_t t, int64_t C, const char* op) {
+void checkTarget(int64_t t, int64_t C, const char* op)
+{
     if (t < 0 || t >= C) throw KernelError(std::string(op) + ": target " + std::to_string(t) + " is out of bounds");
 }
 
 // What both nll_loss kernels read, checked in PyTorch's order: reduction, ignore_index, the
 // shapes, then every target not ignored in [0, C).
-struct NllArgs {
+struct NllArgs
+{
     NllShape s;
     int64_t reduction = 0, ignore = 0;
     std::vector<int64_t> tg;
     bool perRow = false;  // reduction none with a batch: one loss per row
 };
 
-NllArgs nllArgs(KernelCall& call, const Tensor& x, const Tensor& target, const Value& wv, const char* op) {
+NllArgs nllArgs(KernelCall& call, const Tensor& x, const Tensor& target, const Value& wv, const char* op)
+{
     NllArgs a;
     a.reduction = reductionOf(call, op);
     a.ignore = call.arg("ignore_index").toInt();
@@ -104,7 +119,8 @@ NllArgs nllArgs(KernelCall& call, const Tensor& x, const Tensor& target, const V
 // loss_i = -(x[i, t_i] [* w[t_i]]) or +0 for ignored rows; w_i = w[t_i] (1 without weight)
 // or 0 for ignored rows. none: (loss_i, total = w_0 for 1-d input, 0 otherwise);
 // sum: (S(loss), S(w)); mean: (S(loss) / S(w), S(w)).
-void nllForward(KernelCall& call) {
+void nllForward(KernelCall& call)
+{
     const char* op = "nll_loss_forward";
     const Tensor& x = call.tensor("self");
     const Tensor& target = call.tensor("target");
@@ -161,7 +177,8 @@ void nllForward(KernelCall& call) {
 
 // gi = 0 except gi[i, t_i] for rows not ignored:
 // none: -w[t_i] * g_i (-g_i without weight); sum: w[t_i] * (-g); mean: w[t_i] * (-(g / total)).
-void nllBackward(KernelCall& call) {
+void nllBackward(KernelCall& call)
+{
     const char* op = "nll_loss_backward";
     const Tensor& g = call.tensor("grad_output");
     const Tensor& x = call.tensor("self");
@@ -182,8 +199,10 @@ void nllBackward(KernelCall& call) {
         const std::vector<A> gv = widenAll<A>(g);
         A scalarGrad = A(0);
         if (!perRow) {
-            if (reduction == kMean) scalarGrad = -(gv[0] / widenAll<A>(call.tensor("total_weight"))[0]);
-            else if (reduction == kSum) scalarGrad = -gv[0];
+            if (reduction == kMean)
+                scalarGrad = -(gv[0] / widenAll<A>(call.tensor("total_weight"))[0]);
+            else if (reduction == kSum)
+                scalarGrad = -gv[0];
         }
         T* o = out.template data<T>();
         const int64_t C = s.C;
@@ -210,7 +229,8 @@ void nllBackward(KernelCall& call) {
 // ---- mse
 // none: (x - t)^2 per element; sum: S((x - t)^2) over the broadcast shape in row-major order;
 // mean: that sum / numel.
-void mseLoss(KernelCall& call) {
+void mseLoss(KernelCall& call)
+{
     const char* op = "mse_loss";
     const Tensor& x0 = call.tensor("self");
     const Tensor& t0 = call.tensor("target");
@@ -257,7 +277,8 @@ void mseLoss(KernelCall& call) {
 }
 
 // gi = (norm * (x - t)) * g with norm = 2/numel (mean) or 2, rounded to the compute type.
-void mseLossBwd(KernelCall& call) {
+void mseLossBwd(KernelCall& call)
+{
     const char* op = "mse_loss_backward";
     const Tensor& g0 = call.tensor("grad_output");
     const Tensor& x = call.tensor("self");
@@ -299,7 +320,8 @@ void mseLossBwd(KernelCall& call) {
 // of scale_v * grad[k, :]; scale_v = 1 / count_v with scale_grad_by_freq, else the term is
 // grad[k, :] itself. Tokens equal to padding_idx are skipped. Vocabulary rows are split between
 // threads, each row reduced by one thread.
-void embeddingDenseBwd(KernelCall& call) {
+void embeddingDenseBwd(KernelCall& call)
+{
     const char* op = "embedding_dense_backward";
     const Tensor& g = call.tensor("grad_output");
     const Tensor& indices = call.tensor("indices");
@@ -312,15 +334,16 @@ void embeddingDenseBwd(KernelCall& call) {
     const std::vector<int64_t> ids = indexValues(indices, op);
     const int64_t K = static_cast<int64_t>(ids.size());
     if (rg.rows != K)
-        throw KernelError(std::string(op) + ": grad has " + std::to_string(rg.rows) + " rows but indices has " +
-                          std::to_string(K) + " elements");
+        throw KernelError(std::string(op) + ": grad has " + std::to_string(rg.rows) + " rows but indices has "
+                          + std::to_string(K) + " elements");
     const int64_t D = rg.cols;
     // counting sort of the tokens by vocabulary row, stable (token order within a row)
     std::vector<int64_t> start(static_cast<size_t>(V) + 1, 0), order;
     for (int64_t v : ids) {
         if (v == pad) continue;
-        if (v < 0 || v >= V) throw KernelError(std::string(op) + ": index " + std::to_string(v) + " is out of range [0, " +
-                                               std::to_string(V) + ")");
+        if (v < 0 || v >= V)
+            throw KernelError(std::string(op) + ": index " + std::to_string(v) + " is out of range [0, "
+                              + std::to_string(V) + ")");
         ++start[static_cast<size_t>(v) + 1];
     }
     for (int64_t v = 0; v < V; ++v) start[static_cast<size_t>(v) + 1] += start[static_cast<size_t>(v)];
@@ -341,38 +364,49 @@ void embeddingDenseBwd(KernelCall& call) {
         const T* p = g.template data<T>();
         T* o = out.template data<T>();
         const int64_t cs = rg.colStride;
-        parallelRows(call.pool, V, std::max<int64_t>(1, grainFor(D * std::max<int64_t>(1, K / std::max<int64_t>(1, V)))),
-                     [&](int64_t b, int64_t e) {
-                         A acc[kTile];
-                         for (int64_t v = b; v < e; ++v) {
-                             const int64_t* tok = order.data() + start[static_cast<size_t>(v)];
-                             const int64_t m = start[static_cast<size_t>(v) + 1] - start[static_cast<size_t>(v)];
-                             const A scale = static_cast<A>(m > 0 ? 1.0 / static_cast<double>(m) : 1.0);
-                             T* row = o + v * D;
-                             for (int64_t j0 = 0; j0 < D; j0 += kTile) {
-                                 const int T_ = static_cast<int>(std::min<int64_t>(kTile, D - j0));
-                                 const T* q = p + j0 * cs;
-                                 if (cs == 1 && !byFreq)  // adjacent columns: the tile loop vectorises
-                                     sumOrderedTile<A>(
-                                         m, T_, [&](int t, int64_t i) { return widenTo<A>(q[gb[static_cast<size_t>(tok[i])] + t]); }, acc);
-                                 else if (byFreq)
-                                     sumOrderedTile<A>(
-                                         m, T_, [&](int t, int64_t i) { return scale * widenTo<A>(q[gb[static_cast<size_t>(tok[i])] + t * cs]); },
-                                         acc);
-                                 else
-                                     sumOrderedTile<A>(
-                                         m, T_, [&](int t, int64_t i) { return widenTo<A>(q[gb[static_cast<size_t>(tok[i])] + t * cs]); }, acc);
-                                 for (int t = 0; t < T_; ++t) row[j0 + t] = narrowTo<T>(acc[t]);
-                             }
-                         }
-                     });
+        parallelRows(
+            call.pool, V, std::max<int64_t>(1, grainFor(D * std::max<int64_t>(1, K / std::max<int64_t>(1, V)))),
+            [&](int64_t b, int64_t e) {
+                A acc[kTile];
+                for (int64_t v = b; v < e; ++v) {
+                    const int64_t* tok = order.data() + start[static_cast<size_t>(v)];
+                    const int64_t m = start[static_cast<size_t>(v) + 1] - start[static_cast<size_t>(v)];
+                    const A scale = static_cast<A>(m > 0 ? 1.0 / static_cast<double>(m) : 1.0);
+                    T* row = o + v * D;
+                    for (int64_t j0 = 0; j0 < D; j0 += kTile) {
+                        const int T_ = static_cast<int>(std::min<int64_t>(kTile, D - j0));
+                        const T* q = p + j0 * cs;
+                        if (cs == 1 && !byFreq)  // adjacent columns: the tile loop vectorises
+                            sumOrderedTile<A>(
+                                m, T_,
+                                [&](int t, int64_t i) { return widenTo<A>(q[gb[static_cast<size_t>(tok[i])] + t]); },
+                                acc);
+                        else if (byFreq)
+                            sumOrderedTile<A>(
+                                m, T_,
+                                [&](int t, int64_t i) {
+                                    return scale * widenTo<A>(q[gb[static_cast<size_t>(tok[i])] + t * cs]);
+                                },
+                                acc);
+                        else
+                            sumOrderedTile<A>(
+                                m, T_,
+                                [&](int t, int64_t i) {
+                                    return widenTo<A>(q[gb[static_cast<size_t>(tok[i])] + t * cs]);
+                                },
+                                acc);
+                        for (int t = 0; t < T_; ++t) row[j0 + t] = narrowTo<T>(acc[t]);
+                    }
+                }
+            });
     });
     call.result = Value::ofTensor(out);
 }
 
 }  // namespace
 
-void registerLossKernels(KernelRegistry& reg) {
+void registerLossKernels(KernelRegistry& reg)
+{
     reg.add("aten.nll_loss_forward.default", DeviceKind::Cpu, nllForward);
     reg.add("aten.nll_loss_backward.default", DeviceKind::Cpu, nllBackward);
     reg.add("aten.mse_loss.default", DeviceKind::Cpu, mseLoss);

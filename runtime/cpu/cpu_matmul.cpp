@@ -20,14 +20,16 @@ namespace fxl::cpu {
 
 namespace {
 
-std::string shapeText(const Tensor& t) {
+std::string shapeText(const Tensor& t)
+{
     std::string s;
     for (size_t k = 0; k < t.sizes().size(); ++k) s += (k ? "x" : "") + std::to_string(t.sizes()[k]);
     return s;
 }
 
 // A 3-d (batch, rows, cols) view of a 2-d or 3-d tensor as a GEMM operand.
-GemmOperand operandOf(const Tensor& t) {
+GemmOperand operandOf(const Tensor& t)
+{
     GemmOperand o;
     o.data = t.rawData();
     o.dtype = t.dtype();
@@ -39,8 +41,9 @@ GemmOperand operandOf(const Tensor& t) {
 }
 
 // Runs fn(begin, end) over [0, n) rows on the pool (or inline without one).
-template <class F>
-void forRows(ThreadPool* pool, int64_t n, int64_t rowCost, F&& fn) {
+template<class F>
+void forRows(ThreadPool* pool, int64_t n, int64_t rowCost, F&& fn)
+{
     const int64_t grain = std::max<int64_t>(1, (1 << 15) / std::max<int64_t>(1, rowCost));
     if (!pool || n <= grain) {
         if (n > 0) fn(int64_t{0}, n);
@@ -49,16 +52,18 @@ void forRows(ThreadPool* pool, int64_t n, int64_t rowCost, F&& fn) {
     pool->parallelFor(n, grain, fn);
 }
 
-struct Scalars {
+struct Scalars
+{
     bool hasBias = false;  // addmm / baddbmm
     double alpha = 1.0, beta = 1.0;
     int64_t ialpha = 1, ibeta = 1;
 };
 
 // Integer product: exact (wrap-around) whatever the order; accumulate in uint64.
-template <class S>
+template<class S>
 void integerMatmul(const Tensor& a, const Tensor& b, const Tensor* bias, const Tensor& out, const Scalars& sc,
-                   int64_t batch, int64_t M, int64_t N, int64_t K, ThreadPool* pool) {
+                   int64_t batch, int64_t M, int64_t N, int64_t K, ThreadPool* pool)
+{
     const GemmOperand A = operandOf(a), B = operandOf(b);
     const S* pa = static_cast<const S*>(A.data);
     const S* pb = static_cast<const S*>(B.data);
@@ -71,15 +76,18 @@ void integerMatmul(const Tensor& a, const Tensor& b, const Tensor* bias, const T
                 uint64_t acc = 0;
                 if (sc.ialpha != 0) {
                     for (int64_t k = 0; k < K; ++k) {
-                        const auto x = static_cast<uint64_t>(static_cast<int64_t>(pa[bi * A.batchStride + i * A.rowStride + k * A.colStride]));
-                        const auto y = static_cast<uint64_t>(static_cast<int64_t>(pb[bi * B.batchStride + k * B.rowStride + j * B.colStride]));
+                        const auto x = static_cast<uint64_t>(
+                            static_cast<int64_t>(pa[bi * A.batchStride + i * A.rowStride + k * A.colStride]));
+                        const auto y = static_cast<uint64_t>(
+                            static_cast<int64_t>(pb[bi * B.batchStride + k * B.rowStride + j * B.colStride]));
                         acc += x * y;
                     }
                     acc *= static_cast<uint64_t>(sc.ialpha);
                 }
                 if (useBias) {
                     const int64_t d = bias->dim();
-                    const int64_t off = (d == 3 ? bi * bias->strides()[0] : 0) + i * bias->strides()[d - 2] + j * bias->strides()[d - 1];
+                    const int64_t off = (d == 3 ? bi * bias->strides()[0] : 0) + i * bias->strides()[d - 2]
+                        + j * bias->strides()[d - 1];
                     const auto v = static_cast<uint64_t>(static_cast<int64_t>(bias->data<S>()[off]));
                     acc += v * static_cast<uint64_t>(sc.ibeta);
                 }
@@ -92,9 +100,10 @@ void integerMatmul(const Tensor& a, const Tensor& b, const Tensor* bias, const T
 // The float epilogue on the f32/f64 chain results `dot` (row-major [batch][M][N]); writes
 // `out` (same dtype as the inputs, contiguous; it may be `dot` itself). Element-wise, so any
 // row split gives the same bits.
-template <class T>
+template<class T>
 void floatEpilogue(const T* dot, const Tensor* bias, const Tensor& out, const Scalars& sc, int64_t batch, int64_t M,
-                   int64_t N, ThreadPool* pool) {
+                   int64_t N, ThreadPool* pool)
+{
     const T alpha = static_cast<T>(sc.alpha), beta = static_cast<T>(sc.beta);
     const bool useDot = sc.alpha != 0.0, scaleDot = sc.alpha != 1.0;
     const bool useBias = bias && sc.beta != 0.0, scaleBias = sc.beta != 1.0;
@@ -150,7 +159,8 @@ void floatEpilogue(const T* dot, const Tensor* bias, const Tensor& out, const Sc
 // a: [batch,] M x K, b: [batch,] K x N (2-d or 3-d views, any strides), bias expanded to the
 // output's sizes (or nullptr). Returns the contiguous result.
 Tensor matmulCommon(KernelCall& call, const Tensor& a, const Tensor& b, const Tensor* bias, const Scalars& sc,
-                    const std::vector<int64_t>& outSizes) {
+                    const std::vector<int64_t>& outSizes)
+{
     const DType dt = a.dtype();
     const bool batched = a.dim() == 3;
     const int64_t batch = batched ? a.size(0) : 1;
@@ -161,12 +171,12 @@ Tensor matmulCommon(KernelCall& call, const Tensor& a, const Tensor& b, const Te
 
     if (isIntegral(dt, false)) {
         switch (dt) {
-            case DType::I64: integerMatmul<int64_t>(a, b, bias, out, sc, batch, M, N, K, pool); break;
-            case DType::I32: integerMatmul<int32_t>(a, b, bias, out, sc, batch, M, N, K, pool); break;
-            case DType::I16: integerMatmul<int16_t>(a, b, bias, out, sc, batch, M, N, K, pool); break;
-            case DType::I8: integerMatmul<int8_t>(a, b, bias, out, sc, batch, M, N, K, pool); break;
-            case DType::U8: integerMatmul<uint8_t>(a, b, bias, out, sc, batch, M, N, K, pool); break;
-            default: throw KernelError("matmul: unsupported dtype " + std::string(dtypeAbbr(dt)));
+        case DType::I64: integerMatmul<int64_t>(a, b, bias, out, sc, batch, M, N, K, pool); break;
+        case DType::I32: integerMatmul<int32_t>(a, b, bias, out, sc, batch, M, N, K, pool); break;
+        case DType::I16: integerMatmul<int16_t>(a, b, bias, out, sc, batch, M, N, K, pool); break;
+        case DType::I8: integerMatmul<int8_t>(a, b, bias, out, sc, batch, M, N, K, pool); break;
+        case DType::U8: integerMatmul<uint8_t>(a, b, bias, out, sc, batch, M, N, K, pool); break;
+        default: throw KernelError("matmul: unsupported dtype " + std::string(dtypeAbbr(dt)));
         }
         return out;
     }
@@ -193,40 +203,46 @@ Tensor matmulCommon(KernelCall& call, const Tensor& a, const Tensor& b, const Te
     throw KernelError("matmul: unsupported dtype " + std::string(dtypeAbbr(dt)));
 }
 
-void checkSameDtype(const Tensor& a, const Tensor& b, const char* op) {
+void checkSameDtype(const Tensor& a, const Tensor& b, const char* op)
+{
     if (a.dtype() != b.dtype())
-        throw KernelError(std::string(op) + ": expected both operands to have the same dtype, got " +
-                          std::string(dtypeAbbr(a.dtype())) + " and " + std::string(dtypeAbbr(b.dtype())));
+        throw KernelError(std::string(op) + ": expected both operands to have the same dtype, got "
+                          + std::string(dtypeAbbr(a.dtype())) + " and " + std::string(dtypeAbbr(b.dtype())));
 }
 
-void check2d(const Tensor& a, const Tensor& b, const char* op) {
+void check2d(const Tensor& a, const Tensor& b, const char* op)
+{
     if (a.dim() != 2 || b.dim() != 2)
-        throw KernelError(std::string(op) + ": expected 2-d matrices, got " + std::to_string(a.dim()) + "-d and " +
-                          std::to_string(b.dim()) + "-d");
+        throw KernelError(std::string(op) + ": expected 2-d matrices, got " + std::to_string(a.dim()) + "-d and "
+                          + std::to_string(b.dim()) + "-d");
     if (a.size(1) != b.size(0))
-        throw KernelError(std::string(op) + ": mat1 and mat2 shapes cannot be multiplied (" + shapeText(a) + " and " +
-                          shapeText(b) + ")");
+        throw KernelError(std::string(op) + ": mat1 and mat2 shapes cannot be multiplied (" + shapeText(a) + " and "
+                          + shapeText(b) + ")");
     checkSameDtype(a, b, op);
 }
 
-void check3d(const Tensor& a, const Tensor& b, const char* op) {
+void check3d(const Tensor& a, const Tensor& b, const char* op)
+{
     if (a.dim() != 3 || b.dim() != 3)
-        throw KernelError(std::string(op) + ": expected 3-d tensors, got " + std::to_string(a.dim()) + "-d and " +
-                          std::to_string(b.dim()) + "-d");
+        throw KernelError(std::string(op) + ": expected 3-d tensors, got " + std::to_string(a.dim()) + "-d and "
+                          + std::to_string(b.dim()) + "-d");
     if (a.size(0) != b.size(0) || a.size(2) != b.size(1))
-        throw KernelError(std::string(op) + ": shapes cannot be multiplied (" + shapeText(a) + " and " + shapeText(b) + ")");
+        throw KernelError(std::string(op) + ": shapes cannot be multiplied (" + shapeText(a) + " and " + shapeText(b)
+                          + ")");
     checkSameDtype(a, b, op);
 }
 
 // beta/alpha as PyTorch reads them: integral tensors take only integral scalars.
-Scalars readScalars(const KernelCall& call, DType dt, const char* op) {
+Scalars readScalars(const KernelCall& call, DType dt, const char* op)
+{
     Scalars sc;
     sc.hasBias = true;
     const Value& beta = call.arg("beta");
     const Value& alpha = call.arg("alpha");
     if (isIntegral(dt, false)) {
         if (beta.kind == Value::Kind::Float || alpha.kind == Value::Kind::Float)
-            throw KernelError(std::string(op) + ": for integral input tensors, alpha and beta must not be floating point numbers");
+            throw KernelError(std::string(op)
+                              + ": for integral input tensors, alpha and beta must not be floating point numbers");
         sc.ibeta = beta.toInt();
         sc.ialpha = alpha.toInt();
         sc.beta = static_cast<double>(sc.ibeta);
@@ -238,41 +254,47 @@ Scalars readScalars(const KernelCall& call, DType dt, const char* op) {
     return sc;
 }
 
-void mmKernel(KernelCall& call) {
+void mmKernel(KernelCall& call)
+{
     const Tensor& a = call.tensor("self");
     const Tensor& b = call.tensor("mat2");
     check2d(a, b, "mm");
     call.result = Value::ofTensor(matmulCommon(call, a, b, nullptr, Scalars{}, {a.size(0), b.size(1)}));
 }
 
-void addmmKernel(KernelCall& call) {
+void addmmKernel(KernelCall& call)
+{
     const Tensor& bias = call.tensor("self");
     const Tensor& a = call.tensor("mat1");
     const Tensor& b = call.tensor("mat2");
     check2d(a, b, "addmm");
     checkSameDtype(bias, a, "addmm");
     const std::vector<int64_t> sizes{a.size(0), b.size(1)};
-    if (bias.dim() > 2) throw KernelError("addmm: the bias has " + std::to_string(bias.dim()) + " dimensions (at most 2)");
+    if (bias.dim() > 2)
+        throw KernelError("addmm: the bias has " + std::to_string(bias.dim()) + " dimensions (at most 2)");
     const Tensor bx = expandTo(bias, sizes);
     const Scalars sc = readScalars(call, a.dtype(), "addmm");
     call.result = Value::ofTensor(matmulCommon(call, a, b, &bx, sc, sizes));
 }
 
-void bmmKernel(KernelCall& call) {
+void bmmKernel(KernelCall& call)
+{
     const Tensor& a = call.tensor("self");
     const Tensor& b = call.tensor("mat2");
     check3d(a, b, "bmm");
     call.result = Value::ofTensor(matmulCommon(call, a, b, nullptr, Scalars{}, {a.size(0), a.size(1), b.size(2)}));
 }
 
-void baddbmmKernel(KernelCall& call) {
+void baddbmmKernel(KernelCall& call)
+{
     const Tensor& bias = call.tensor("self");
     const Tensor& a = call.tensor("batch1");
     const Tensor& b = call.tensor("batch2");
     check3d(a, b, "baddbmm");
     checkSameDtype(bias, a, "baddbmm");
     const std::vector<int64_t> sizes{a.size(0), a.size(1), b.size(2)};
-    if (bias.dim() > 3) throw KernelError("baddbmm: the bias has " + std::to_string(bias.dim()) + " dimensions (at most 3)");
+    if (bias.dim() > 3)
+        throw KernelError("baddbmm: the bias has " + std::to_string(bias.dim()) + " dimensions (at most 3)");
     const Tensor bx = expandTo(bias, sizes);
     const Scalars sc = readScalars(call, a.dtype(), "baddbmm");
     call.result = Value::ofTensor(matmulCommon(call, a, b, &bx, sc, sizes));
@@ -280,7 +302,8 @@ void baddbmmKernel(KernelCall& call) {
 
 }  // namespace
 
-void registerMatmulKernels(KernelRegistry& reg) {
+void registerMatmulKernels(KernelRegistry& reg)
+{
     reg.add("aten.mm.default", DeviceKind::Cpu, mmKernel);
     reg.add("aten.addmm.default", DeviceKind::Cpu, addmmKernel);
     reg.add("aten.bmm.default", DeviceKind::Cpu, bmmKernel);

@@ -15,8 +15,9 @@ namespace fxl::cpu::red {
 namespace {
 
 // Max of a row with NaN propagation (any NaN gives NaN).
-template <class A>
-A rowMax(const A* v, int64_t n) {
+template<class A>
+A rowMax(const A* v, int64_t n)
+{
     A m = -std::numeric_limits<A>::infinity();
     for (int64_t j = 0; j < n; ++j) {
         if (std::isnan(v[j])) return v[j];
@@ -25,7 +26,8 @@ A rowMax(const A* v, int64_t n) {
     return m;
 }
 
-std::vector<int64_t> dimList(const Tensor& t, int64_t dim) {
+std::vector<int64_t> dimList(const Tensor& t, int64_t dim)
+{
     return t.dim() == 0 ? std::vector<int64_t>{} : std::vector<int64_t>{dim};
 }
 
@@ -33,8 +35,9 @@ std::vector<int64_t> dimList(const Tensor& t, int64_t dim) {
 // softmax:     y_j = e_j / S(e),            e_j = exp(x_j - max)
 // log_softmax: y_j = (x_j - max) - log(S(e))
 // safe: rows whose inputs are all -inf give zeros instead of NaN (_safe_softmax).
-template <class T, class O>
-void softmaxRows(const Tensor& x, Tensor& out, int64_t dim, bool log, ThreadPool* pool, bool safe = false) {
+template<class T, class O>
+void softmaxRows(const Tensor& x, Tensor& out, int64_t dim, bool log, ThreadPool* pool, bool safe = false)
+{
     using A = AccOf<T>;
     const auto cd = dimList(x, dim);
     const RowView rv(x, cd), ro(out, cd);
@@ -65,7 +68,8 @@ void softmaxRows(const Tensor& x, Tensor& out, int64_t dim, bool log, ThreadPool
     });
 }
 
-void softmaxFwd(KernelCall& call, bool log) {
+void softmaxFwd(KernelCall& call, bool log)
+{
     const char* op = log ? "_log_softmax" : "_softmax";
     const Tensor& x = call.tensor("self");
     const int64_t dim = wrapDim(call.arg("dim").toInt(), x.dim(), op);
@@ -88,7 +92,8 @@ void softmaxFwd(KernelCall& call, bool log) {
 
 // _safe_softmax(self, dim, dtype=None): softmax of self.to(dtype) with fully masked rows
 // (all -inf) set to 0, as torch's decomposition (softmax, then where(all(x == -inf), 0, .)).
-void safeSoftmax(KernelCall& call) {
+void safeSoftmax(KernelCall& call)
+{
     const char* op = "_safe_softmax";
     const Tensor& x0 = call.tensor("self");
     const int64_t dim = wrapDim(call.arg("dim").toInt(), x0.dim(), op);
@@ -100,7 +105,8 @@ void safeSoftmax(KernelCall& call) {
         char* dst = static_cast<char*>(x.rawData());
         const char* src = static_cast<const char*>(x0.rawData());
         forEachIndex(x0.sizes(), [&](const int64_t* idx, int64_t flat) {
-            storeFromDouble(dst + flat * x.itemSize(), x.dtype(), loadAsDouble(src + offsetOf(x0, idx) * x0.itemSize(), x0.dtype()));
+            storeFromDouble(dst + flat * x.itemSize(), x.dtype(),
+                            loadAsDouble(src + offsetOf(x0, idx) * x0.itemSize(), x0.dtype()));
         });
     }
     Tensor out = call.newTensor(x.sizes(), x.dtype());
@@ -114,8 +120,9 @@ void safeSoftmax(KernelCall& call) {
 // ---- backward
 // softmax:     gi_j = y_j * (g_j - S(g * y))
 // log_softmax: gi_j = g_j - exp(y_j) * S(g)
-template <class T, class O>
-void softmaxBwdRows(const Tensor& g, const Tensor& y, Tensor& out, int64_t dim, bool log, ThreadPool* pool) {
+template<class T, class O>
+void softmaxBwdRows(const Tensor& g, const Tensor& y, Tensor& out, int64_t dim, bool log, ThreadPool* pool)
+{
     using A = AccOf<T>;
     const auto cd = dimList(g, dim);
     const RowView rg(g, cd), ry(y, cd), ro(out, cd);
@@ -145,7 +152,8 @@ void softmaxBwdRows(const Tensor& g, const Tensor& y, Tensor& out, int64_t dim, 
     });
 }
 
-void softmaxBwd(KernelCall& call, bool log) {
+void softmaxBwd(KernelCall& call, bool log)
+{
     const char* op = log ? "_log_softmax_backward_data" : "_softmax_backward_data";
     const Tensor& g = call.tensor("grad_output");
     const Tensor& y = call.tensor("output");
@@ -167,24 +175,27 @@ void softmaxBwd(KernelCall& call, bool log) {
 
 // ---- layer norm
 // Widened copy of an optional 1-row parameter (weight/bias) with `n` elements.
-template <class A>
-std::vector<A> widenParam(const Value& v, int64_t n, const char* op, const char* what) {
+template<class A>
+std::vector<A> widenParam(const Value& v, int64_t n, const char* op, const char* what)
+{
     std::vector<A> out;
     if (v.isNone()) return out;
     const Tensor& t = v.tensor;
     if (t.numel() != n)
-        throw KernelError(std::string(op) + ": " + what + " has " + std::to_string(t.numel()) + " elements, expected " +
-                          std::to_string(n));
+        throw KernelError(std::string(op) + ": " + what + " has " + std::to_string(t.numel()) + " elements, expected "
+                          + std::to_string(n));
     out.resize(static_cast<size_t>(n));
     const char* base = static_cast<const char*>(t.rawData());
     forEachIndex(t.sizes(), [&](const int64_t* idx, int64_t flat) {
-        out[static_cast<size_t>(flat)] = static_cast<A>(loadAsDouble(base + offsetOf(t, idx) * t.itemSize(), t.dtype()));
+        out[static_cast<size_t>(flat)] =
+            static_cast<A>(loadAsDouble(base + offsetOf(t, idx) * t.itemSize(), t.dtype()));
     });
     return out;
 }
 
 // Leading dims of x before the normalized shape; checks the trailing sizes.
-int64_t normAxis(const Tensor& x, const std::vector<int64_t>& ns, const char* op) {
+int64_t normAxis(const Tensor& x, const std::vector<int64_t>& ns, const char* op)
+{
     const int64_t nd = static_cast<int64_t>(ns.size());
     if (nd == 0 || x.dim() < nd)
         throw KernelError(std::string(op) + ": normalized_shape must be non-empty and fit the input's dims");
@@ -195,7 +206,8 @@ int64_t normAxis(const Tensor& x, const std::vector<int64_t>& ns, const char* op
     return axis;
 }
 
-std::vector<int64_t> range(int64_t a, int64_t b) {
+std::vector<int64_t> range(int64_t a, int64_t b)
+{
     std::vector<int64_t> v;
     for (int64_t k = a; k < b; ++k) v.push_back(k);
     return v;
@@ -203,7 +215,8 @@ std::vector<int64_t> range(int64_t a, int64_t b) {
 
 // m0 = S(x)/N; mean = m0 + S(x - m0)/N; var = S((x - mean)^2)/N; rstd = 1/sqrt(var + eps);
 // y_j = ((x_j - mean) * rstd) [* w_j] [+ b_j]
-void layerNorm(KernelCall& call) {
+void layerNorm(KernelCall& call)
+{
     const char* op = "native_layer_norm";
     const Tensor& x = call.tensor("input");
     const std::vector<int64_t> ns = call.arg("normalized_shape").toIntList();
@@ -238,10 +251,12 @@ void layerNorm(KernelCall& call) {
                 // error of S(x) when |mean| >> std)
                 const A m0 = sumOrdered<A>(n, [&](int64_t i) { return v[i]; }) / nA;
                 const A mean = m0 + sumOrdered<A>(n, [&](int64_t i) { return v[i] - m0; }) / nA;
-                const A var = sumOrdered<A>(n, [&](int64_t i) {
-                                  const A d = v[i] - mean;
-                                  return d * d;
-                              }) / nA;
+                const A var = sumOrdered<A>(n,
+                                            [&](int64_t i) {
+                                                const A d = v[i] - mean;
+                                                return d * d;
+                                            })
+                    / nA;
                 const A rstd = A(1) / std::sqrt(var + epsA);
                 for (int64_t j = 0; j < n; ++j) v[j] = (v[j] - mean) * rstd;
                 if (!w.empty())
@@ -258,15 +273,17 @@ void layerNorm(KernelCall& call) {
 }
 
 // Per-row statistics (mean or rstd) widened, in row order.
-template <class A>
-std::vector<A> widenStats(const Tensor& t, int64_t rows, const char* op, const char* what) {
+template<class A>
+std::vector<A> widenStats(const Tensor& t, int64_t rows, const char* op, const char* what)
+{
     if (t.numel() != rows)
-        throw KernelError(std::string(op) + ": " + what + " has " + std::to_string(t.numel()) + " elements, expected " +
-                          std::to_string(rows));
+        throw KernelError(std::string(op) + ": " + what + " has " + std::to_string(t.numel()) + " elements, expected "
+                          + std::to_string(rows));
     std::vector<A> out(static_cast<size_t>(rows));
     const char* base = static_cast<const char*>(t.rawData());
     forEachIndex(t.sizes(), [&](const int64_t* idx, int64_t flat) {
-        out[static_cast<size_t>(flat)] = static_cast<A>(loadAsDouble(base + offsetOf(t, idx) * t.itemSize(), t.dtype()));
+        out[static_cast<size_t>(flat)] =
+            static_cast<A>(loadAsDouble(base + offsetOf(t, idx) * t.itemSize(), t.dtype()));
     });
     return out;
 }
@@ -274,7 +291,8 @@ std::vector<A> widenStats(const Tensor& t, int64_t rows, const char* op, const c
 // xhat = (x - mean) * rstd, g = dy [* w]
 // dx_j     = (rstd / N) * ((N * g_j - S(g)) - xhat_j * S(g * xhat))   (per row)
 // dgamma_j = S_i(dy_ij * xhat_ij), dbeta_j = S_i(dy_ij)                 (over rows, per column)
-void layerNormBwd(KernelCall& call) {
+void layerNormBwd(KernelCall& call)
+{
     const char* op = "native_layer_norm_backward";
     const Tensor& dy = call.tensor("grad_out");
     const Tensor& x = call.tensor("input");
@@ -357,7 +375,8 @@ void layerNormBwd(KernelCall& call) {
                             dwv.data() + j0);
                     if (!dbv.empty())
                         sumOrderedTile<A>(
-                            M, T_, [&](int t, int64_t i) { return widenTo<A>(gp[gbase[static_cast<size_t>(i)] + j0 + t]); },
+                            M, T_,
+                            [&](int t, int64_t i) { return widenTo<A>(gp[gbase[static_cast<size_t>(i)] + j0 + t]); },
                             dbv.data() + j0);
                     continue;
                 }
@@ -378,7 +397,8 @@ void layerNormBwd(KernelCall& call) {
         });
         auto store = [&](Tensor& t, const std::vector<A>& v) {
             char* base = static_cast<char*>(t.rawData());
-            for (int64_t j = 0; j < n; ++j) storeFromDouble(base + j * t.itemSize(), t.dtype(), static_cast<double>(v[static_cast<size_t>(j)]));
+            for (int64_t j = 0; j < n; ++j)
+                storeFromDouble(base + j * t.itemSize(), t.dtype(), static_cast<double>(v[static_cast<size_t>(j)]));
         };
         if (dw.defined()) store(dw, dwv);
         if (db.defined()) store(db, dbv);
@@ -389,7 +409,8 @@ void layerNormBwd(KernelCall& call) {
 
 }  // namespace
 
-void registerNormKernels(KernelRegistry& reg) {
+void registerNormKernels(KernelRegistry& reg)
+{
     reg.add("aten._softmax.default", DeviceKind::Cpu, [](KernelCall& c) { softmaxFwd(c, false); });
     reg.add("aten._log_softmax.default", DeviceKind::Cpu, [](KernelCall& c) { softmaxFwd(c, true); });
     reg.add("aten._safe_softmax.default", DeviceKind::Cpu, safeSoftmax);

@@ -17,7 +17,8 @@ namespace {
 
 constexpr int64_t kGrain = 1 << 14;
 
-RngState& generator(const KernelCall& call) {
+RngState& generator(const KernelCall& call)
+{
     if (!call.rng) throw KernelError("random operator called without an RNG state (KernelCall::rng)");
     return *call.rng;
 }
@@ -29,7 +30,8 @@ uint64_t drawsPerElement(DType t) { return t == DType::F64 ? 2 : 1; }
 uint64_t drawsFor(int64_t numel, DType t) { return static_cast<uint64_t>(numel) * drawsPerElement(t); }
 
 // Takes an op's draws from the run's generator; returns the op's offset.
-uint64_t takeOffset(const KernelCall& call, uint64_t draws) {
+uint64_t takeOffset(const KernelCall& call, uint64_t draws)
+{
     RngState& g = generator(call);
     const uint64_t off = g.offset;
     g.offset += philoxRoundUp4(draws);
@@ -37,21 +39,24 @@ uint64_t takeOffset(const KernelCall& call, uint64_t draws) {
 }
 
 // v rounded to storage type t, as a float (bf16/f16 round to nearest even).
-float roundTo(float v, DType t) {
+float roundTo(float v, DType t)
+{
     if (t == DType::BF16) return bf16ToF32(f32ToBf16(v));
     if (t == DType::F16) return f16ToF32(f32ToF16(v));
     return v;
 }
 
-DType floatDType(const KernelCall& call, DType dflt, const char* op) {
+DType floatDType(const KernelCall& call, DType dflt, const char* op)
+{
     const DType t = ew::optDType(call, "dtype").value_or(dflt);
     if (!isFloatOut(t))
-        throw KernelError(std::string(op) + ": expected a floating point dtype (f32, f64, bf16, f16), got " +
-                          std::string(dtypeTorchName(t)));
+        throw KernelError(std::string(op) + ": expected a floating point dtype (f32, f64, bf16, f16), got "
+                          + std::string(dtypeTorchName(t)));
     return t;
 }
 
-double floatArg(const KernelCall& call, const char* name) {
+double floatArg(const KernelCall& call, const char* name)
+{
     try {
         return call.arg(name).toDouble();
     } catch (const std::invalid_argument&) {
@@ -60,7 +65,8 @@ double floatArg(const KernelCall& call, const char* name) {
 }
 
 // The exact integer value of a one-element tensor (seeds and offsets are i64 0-dim tensors).
-int64_t tensorInt(const Tensor& t, const char* what) {
+int64_t tensorInt(const Tensor& t, const char* what)
+{
     if (t.numel() != 1) throw KernelError(std::string(what) + " must be a one-element tensor, got " + describe(t));
     if (t.device() != DeviceKind::Cpu) throw KernelError(std::string(what) + " must be a CPU tensor");
     if (t.dtype() == DType::I64) {
@@ -75,8 +81,9 @@ int64_t tensorInt(const Tensor& t, const char* what) {
 
 // out (any dense strides) gets store(k, ptr) for every logical flat index k: written in
 // logical order into a contiguous tensor, copied when out is not contiguous.
-template <class F>
-void fillLogical(const KernelCall& call, const Tensor& out, const F& store) {
+template<class F>
+void fillLogical(const KernelCall& call, const Tensor& out, const F& store)
+{
     const bool direct = out.isContiguous();
     const Tensor dst = direct ? out : call.newTensor(out.sizes(), out.dtype());
     char* base = static_cast<char*>(dst.rawData());
@@ -90,7 +97,8 @@ void fillLogical(const KernelCall& call, const Tensor& out, const F& store) {
 // PyTorch's uniform transform (DistributionTemplates.h uniform_kernel): from/to in the
 // storage type, range = to - from in it, value = (scalar_t)(u * range + from) (nvcc contracts
 // to an FMA), and value == to becomes from.
-void fillUniform(const KernelCall& call, const Tensor& out, uint64_t seed, uint64_t off, double from, double to) {
+void fillUniform(const KernelCall& call, const Tensor& out, uint64_t seed, uint64_t off, double from, double to)
+{
     const DType t = out.dtype();
     if (t == DType::F64) {
         const double range = to - from;
@@ -111,7 +119,8 @@ void fillUniform(const KernelCall& call, const Tensor& out, uint64_t seed, uint6
 }
 
 // normal_kernel: (scalar_t)(n * std + mean) in the compute type.
-void fillNormal(const KernelCall& call, const Tensor& out, uint64_t seed, uint64_t off, double mean, double stdv) {
+void fillNormal(const KernelCall& call, const Tensor& out, uint64_t seed, uint64_t off, double mean, double stdv)
+{
     const DType t = out.dtype();
     if (t == DType::F64) {
         fillLogical(call, out, [&](uint64_t k, char* p) {
@@ -121,36 +130,45 @@ void fillNormal(const KernelCall& call, const Tensor& out, uint64_t seed, uint64
         return;
     }
     const float m = static_cast<float>(mean), s = static_cast<float>(stdv);
-    fillLogical(call, out, [&](uint64_t k, char* p) { storeFromFloat(p, t, std::fma(philoxNormalAtF32(seed, off, k), s, m)); });
+    fillLogical(call, out,
+                [&](uint64_t k, char* p) { storeFromFloat(p, t, std::fma(philoxNormalAtF32(seed, off, k), s, m)); });
 }
 
 // ---- factories and *_like
-void randFactory(KernelCall& call, bool normal) {
+void randFactory(KernelCall& call, bool normal)
+{
     const auto sizes = sizeArg(call, "size");
     const DType t = floatDType(call, DType::F32, normal ? "randn" : "rand");
     Tensor out = call.newTensor(sizes, t);
     const uint64_t off = takeOffset(call, drawsFor(out.numel(), t));
     const uint64_t seed = generator(call).seed;
-    if (normal) fillNormal(call, out, seed, off, 0.0, 1.0);
-    else fillUniform(call, out, seed, off, 0.0, 1.0);
+    if (normal)
+        fillNormal(call, out, seed, off, 0.0, 1.0);
+    else
+        fillUniform(call, out, seed, off, 0.0, 1.0);
     call.result = Value::ofTensor(out);
 }
 
-void randLike(KernelCall& call, bool normal) {
+void randLike(KernelCall& call, bool normal)
+{
     const Tensor& self = call.tensor("self");
     const DType t = floatDType(call, self.dtype(), normal ? "randn_like" : "rand_like");
     Tensor out = ew::allocStrided(call, self.sizes(), ew::memoryFormatStrides(optArg(call, "memory_format"), self), t);
     const uint64_t off = takeOffset(call, drawsFor(out.numel(), t));
     const uint64_t seed = generator(call).seed;
-    if (normal) fillNormal(call, out, seed, off, 0.0, 1.0);
-    else fillUniform(call, out, seed, off, 0.0, 1.0);
+    if (normal)
+        fillNormal(call, out, seed, off, 0.0, 1.0);
+    else
+        fillUniform(call, out, seed, off, 0.0, 1.0);
     call.result = Value::ofTensor(out);
 }
 
 // uniform / normal_functional: functional forms of uniform_ / normal_ (self's layout and dtype).
-void uniformKernel(KernelCall& call) {
+void uniformKernel(KernelCall& call)
+{
     const Tensor& self = call.tensor("self");
-    if (!isFloatOut(self.dtype())) throw KernelError("uniform: expected a floating point tensor, got " + describe(self));
+    if (!isFloatOut(self.dtype()))
+        throw KernelError("uniform: expected a floating point tensor, got " + describe(self));
     const double from = floatArg(call, "from"), to = floatArg(call, "to");
     if (!(from <= to)) throw KernelError("uniform: expects from <= to");
     Tensor out = ew::allocStrided(call, self.sizes(), ew::preserveStrides(self), self.dtype());
@@ -159,7 +177,8 @@ void uniformKernel(KernelCall& call) {
     call.result = Value::ofTensor(out);
 }
 
-void normalKernel(KernelCall& call) {
+void normalKernel(KernelCall& call)
+{
     const Tensor& self = call.tensor("self");
     if (!isFloatOut(self.dtype())) throw KernelError("normal: expected a floating point tensor, got " + describe(self));
     const double mean = floatArg(call, "mean"), stdv = floatArg(call, "std");
@@ -171,7 +190,8 @@ void normalKernel(KernelCall& call) {
 }
 
 // The value rand_like would give element k of a tensor of dtype t at (seed, off): [0, 1).
-inline double randValue(uint64_t seed, uint64_t off, uint64_t k, DType t) {
+inline double randValue(uint64_t seed, uint64_t off, uint64_t k, DType t)
+{
     if (t == DType::F64) {
         const double u = philoxUniformAtF64(seed, off, k);
         return u == 1.0 ? 0.0 : u;
@@ -182,25 +202,30 @@ inline double randValue(uint64_t seed, uint64_t off, uint64_t k, DType t) {
 
 // bernoulli: 1 where u < p with u the rand value in self's compute type (f64 for f64,
 // else f32): p = 0 never, p = 1 always.
-void bernoulliP(KernelCall& call) {
+void bernoulliP(KernelCall& call)
+{
     const Tensor& self = call.tensor("self");
     const double p = floatArg(call, "p");
-    if (!(p >= 0.0 && p <= 1.0)) throw KernelError("bernoulli_ expects p to be in [0, 1], but got p=" + std::to_string(p));
+    if (!(p >= 0.0 && p <= 1.0))
+        throw KernelError("bernoulli_ expects p to be in [0, 1], but got p=" + std::to_string(p));
     const DType t = self.dtype();
     Tensor out = ew::allocStrided(call, self.sizes(), ew::preserveStrides(self), t);
     const DType ut = t == DType::F64 ? DType::F64 : DType::F32;
     const uint64_t off = takeOffset(call, drawsFor(out.numel(), ut));
     const uint64_t seed = generator(call).seed;
     const double pc = ut == DType::F64 ? p : static_cast<double>(static_cast<float>(p));
-    fillLogical(call, out, [&](uint64_t k, char* q) { storeFromDouble(q, t, randValue(seed, off, k, ut) < pc ? 1.0 : 0.0); });
+    fillLogical(call, out,
+                [&](uint64_t k, char* q) { storeFromDouble(q, t, randValue(seed, off, k, ut) < pc ? 1.0 : 0.0); });
     call.result = Value::ofTensor(out);
 }
 
 // bernoulli(self): self holds the probabilities.
-void bernoulliTensor(KernelCall& call) {
+void bernoulliTensor(KernelCall& call)
+{
     const Tensor& self = call.tensor("self");
     const DType t = self.dtype();
-    if (!isFloatOut(t)) throw KernelError("bernoulli: expected a floating point tensor of probabilities, got " + describe(self));
+    if (!isFloatOut(t))
+        throw KernelError("bernoulli: expected a floating point tensor of probabilities, got " + describe(self));
     const Tensor pc = contiguous(self, *call.backend);
     Tensor out = ew::allocStrided(call, self.sizes(), ew::preserveStrides(self), t);
     const DType ut = t == DType::F64 ? DType::F64 : DType::F32;
@@ -210,21 +235,25 @@ void bernoulliTensor(KernelCall& call) {
     const int64_t isz = pc.itemSize();
     fillLogical(call, out, [&](uint64_t k, char* q) {
         const double p = loadAsDouble(pb + static_cast<int64_t>(k) * isz, t);
-        if (!(p >= 0.0 && p <= 1.0)) throw KernelError("bernoulli: probabilities must be in [0, 1], got " + std::to_string(p));
+        if (!(p >= 0.0 && p <= 1.0))
+            throw KernelError("bernoulli: probabilities must be in [0, 1], got " + std::to_string(p));
         storeFromDouble(q, t, randValue(seed, off, k, ut) < p ? 1.0 : 0.0);
     });
     call.result = Value::ofTensor(out);
 }
 
 // ---- dropout
-struct DropoutOut {
+struct DropoutOut
+{
     Tensor out, mask;
 };
 
-DropoutOut dropout(KernelCall& call, const Tensor& x, double p, bool train) {
+DropoutOut dropout(KernelCall& call, const Tensor& x, double p, bool train)
+{
     const DType t = x.dtype();
     if (!isFloatOut(t)) throw KernelError("dropout: expected a floating point input, got " + describe(x));
-    if (!(p >= 0.0 && p <= 1.0)) throw KernelError("dropout probability has to be between 0 and 1, but got " + std::to_string(p));
+    if (!(p >= 0.0 && p <= 1.0))
+        throw KernelError("dropout probability has to be between 0 and 1, but got " + std::to_string(p));
     const Tensor xc = contiguous(x, *call.backend);
     const char* xb = static_cast<const char*>(xc.rawData());
     const int64_t isz = xc.itemSize();
@@ -268,7 +297,8 @@ DropoutOut dropout(KernelCall& call, const Tensor& x, double p, bool train) {
     return r;
 }
 
-void nativeDropout(KernelCall& call) {
+void nativeDropout(KernelCall& call)
+{
     const Tensor& x = call.tensor("input");
     const Value& train = optArg(call, "train");
     const bool training = train.isNone() || train.b;  // eager: None counts as training
@@ -276,7 +306,8 @@ void nativeDropout(KernelCall& call) {
     call.result = Value::ofList({Value::ofTensor(r.out), Value::ofTensor(r.mask)});
 }
 
-void functionalDropout(KernelCall& call) {  // torch.nn.functional.dropout
+void functionalDropout(KernelCall& call)
+{  // torch.nn.functional.dropout
     const Tensor& x = call.tensor("input");
     const Value& training = optArg(call, "training");
     const bool train = training.isNone() ? true : training.b;
@@ -285,7 +316,8 @@ void functionalDropout(KernelCall& call) {  // torch.nn.functional.dropout
 }
 
 // ---- functional RNG: rngprims.philox_rand(size, seed, offset, stride, device, dtype) -> (values, new offset)
-void philoxRand(KernelCall& call) {
+void philoxRand(KernelCall& call)
+{
     const auto sizes = sizeArg(call, "size");
     const uint64_t seed = static_cast<uint64_t>(tensorInt(call.tensor("seed"), "philox_rand seed"));
     const int64_t offset = tensorInt(call.tensor("offset"), "philox_rand offset");
@@ -300,7 +332,8 @@ void philoxRand(KernelCall& call) {
 }
 
 // ---- Inductor's seeds and Triton RNG
-void inductorSeeds(KernelCall& call) {
+void inductorSeeds(KernelCall& call)
+{
     const int64_t count = call.arg("count").toInt();
     if (count < 0) throw KernelError("inductor_seeds: negative count");
     Tensor out = call.newTensor({count}, DType::I64);
@@ -309,29 +342,35 @@ void inductorSeeds(KernelCall& call) {
     auto* p = out.data<int64_t>();
     for (int64_t i = 0; i < count; ++i) {  // randint(2**63 - 1) in spirit: 63-bit seeds
         const uint64_t d = off + 2 * static_cast<uint64_t>(i);
-        const uint64_t v = static_cast<uint64_t>(philoxDraw(seed, 0, d)) | (static_cast<uint64_t>(philoxDraw(seed, 0, d + 1)) << 32);
+        const uint64_t v =
+            static_cast<uint64_t>(philoxDraw(seed, 0, d)) | (static_cast<uint64_t>(philoxDraw(seed, 0, d + 1)) << 32);
         p[i] = static_cast<int64_t>(v % 0x7fffffffffffffffull);
     }
     call.result = Value::ofTensor(out);
 }
 
-void inductorLookupSeed(KernelCall& call) {
+void inductorLookupSeed(KernelCall& call)
+{
     const Tensor& seeds = call.tensor("seeds");
     const int64_t index = call.arg("index").toInt();
-    if (seeds.dtype() != DType::I64 || seeds.dim() != 1) throw KernelError("inductor_lookup_seed: expected an i64 vector, got " + describe(seeds));
+    if (seeds.dtype() != DType::I64 || seeds.dim() != 1)
+        throw KernelError("inductor_lookup_seed: expected an i64 vector, got " + describe(seeds));
     if (index < 0 || index >= seeds.size(0))
-        throw KernelError("inductor_lookup_seed: index " + std::to_string(index) + " out of range for " + describe(seeds));
+        throw KernelError("inductor_lookup_seed: index " + std::to_string(index) + " out of range for "
+                          + describe(seeds));
     Tensor out = call.newTensor({}, DType::I64);
     const int64_t v = seeds.data<int64_t>()[index * seeds.stride(0)];
     std::memcpy(out.rawData(), &v, 8);
     call.result = Value::ofTensor(out);
 }
 
-void inductorRandom(KernelCall& call) {
+void inductorRandom(KernelCall& call)
+{
     const auto sizes = sizeArg(call, "size");
     const uint64_t seed = static_cast<uint64_t>(tensorInt(call.tensor("seed"), "inductor_random seed"));
     const std::string& mode = call.arg("mode").s;
-    if (mode != "rand" && mode != "randn") throw KernelError("inductor_random: mode must be 'rand' or 'randn', got '" + mode + "'");
+    if (mode != "rand" && mode != "randn")
+        throw KernelError("inductor_random: mode must be 'rand' or 'randn', got '" + mode + "'");
     Tensor out = call.newTensor(sizes, DType::F32);
     const bool normal = mode == "randn";
     float* p = out.data<float>();
@@ -342,7 +381,8 @@ void inductorRandom(KernelCall& call) {
     call.result = Value::ofTensor(out);
 }
 
-void inductorRandint(KernelCall& call) {
+void inductorRandint(KernelCall& call)
+{
     const int64_t low = call.arg("low").toInt(), high = call.arg("high").toInt();
     if (!(low < high)) throw KernelError("inductor_randint: expected low < high");
     const auto sizes = sizeArg(call, "size");
@@ -357,7 +397,8 @@ void inductorRandint(KernelCall& call) {
 
 }  // namespace
 
-void registerRandomKernels(KernelRegistry& reg) {
+void registerRandomKernels(KernelRegistry& reg)
+{
     const auto cpu = DeviceKind::Cpu;
     reg.add("aten.rand.default", cpu, [](KernelCall& c) { randFactory(c, false); });
     reg.add("aten.randn.default", cpu, [](KernelCall& c) { randFactory(c, true); });

@@ -22,7 +22,8 @@ namespace {
 // Coalesces (size, stride) pairs, outer to inner: drops size-1 dims and merges a dim into the
 // one before it when the outer stride equals inner stride * inner size.
 void coalesce(const std::vector<std::pair<int64_t, int64_t>>& dims, std::vector<int64_t>& sizes,
-              std::vector<int64_t>& strides) {
+              std::vector<int64_t>& strides)
+{
     sizes.clear();
     strides.clear();
     for (const auto& [s, st] : dims) {
@@ -39,7 +40,8 @@ void coalesce(const std::vector<std::pair<int64_t, int64_t>>& dims, std::vector<
 
 }  // namespace
 
-RowView::RowView(const Tensor& t, const std::vector<int64_t>& colDims) {
+RowView::RowView(const Tensor& t, const std::vector<int64_t>& colDims)
+{
     const int64_t nd = t.dim();
     std::vector<bool> isCol(static_cast<size_t>(nd), false);
     std::vector<std::pair<int64_t, int64_t>> rdims, cdims;
@@ -48,7 +50,8 @@ RowView::RowView(const Tensor& t, const std::vector<int64_t>& colDims) {
         cdims.emplace_back(t.sizes()[static_cast<size_t>(d)], t.strides()[static_cast<size_t>(d)]);
     }
     for (int64_t d = 0; d < nd; ++d)
-        if (!isCol[static_cast<size_t>(d)]) rdims.emplace_back(t.sizes()[static_cast<size_t>(d)], t.strides()[static_cast<size_t>(d)]);
+        if (!isCol[static_cast<size_t>(d)])
+            rdims.emplace_back(t.sizes()[static_cast<size_t>(d)], t.strides()[static_cast<size_t>(d)]);
     rows = 1;
     for (const auto& p : rdims) rows *= p.first;
     cols = 1;
@@ -69,15 +72,17 @@ RowView::RowView(const Tensor& t, const std::vector<int64_t>& colDims) {
     }
 }
 
-int64_t wrapDim(int64_t d, int64_t ndim, const char* op) {
+int64_t wrapDim(int64_t d, int64_t ndim, const char* op)
+{
     const int64_t n = std::max<int64_t>(ndim, 1);
     if (d < -n || d >= n)
-        throw KernelError(std::string(op) + ": dimension " + std::to_string(d) + " out of range for a " +
-                          std::to_string(ndim) + "-d tensor");
+        throw KernelError(std::string(op) + ": dimension " + std::to_string(d) + " out of range for a "
+                          + std::to_string(ndim) + "-d tensor");
     return d < 0 ? d + n : d;
 }
 
-std::vector<bool> reducedDims(const Value& dimArg, int64_t ndim, const char* op) {
+std::vector<bool> reducedDims(const Value& dimArg, int64_t ndim, const char* op)
+{
     std::vector<bool> red(static_cast<size_t>(ndim), false);
     std::vector<int64_t> dims;
     if (!dimArg.isNone()) dims = dimArg.toIntList();
@@ -89,19 +94,22 @@ std::vector<bool> reducedDims(const Value& dimArg, int64_t ndim, const char* op)
         const int64_t w = wrapDim(d, ndim, op);
         if (ndim == 0) continue;
         if (red[static_cast<size_t>(w)])
-            throw KernelError(std::string(op) + ": dim " + std::to_string(w) + " appears multiple times in the list of dims");
+            throw KernelError(std::string(op) + ": dim " + std::to_string(w)
+                              + " appears multiple times in the list of dims");
         red[static_cast<size_t>(w)] = true;
     }
     return red;
 }
 
-std::optional<DType> optDType(const Value& v) {
+std::optional<DType> optDType(const Value& v)
+{
     if (v.isNone()) return std::nullopt;
     if (v.kind == Value::Kind::DType) return v.dtype;
     throw KernelError("expected a ScalarType argument");
 }
 
-Tensor contiguousOf(const KernelCall& call, const Tensor& t) {
+Tensor contiguousOf(const KernelCall& call, const Tensor& t)
+{
     if (t.isContiguous()) return t;
     return contiguous(t, *call.backend);
 }
@@ -113,7 +121,8 @@ namespace {
 using namespace red;
 
 // x converted to dtype `to` (PyTorch's "dtype=" semantics: cast first, then reduce).
-Tensor castCopy(const KernelCall& call, const Tensor& x, DType to) {
+Tensor castCopy(const KernelCall& call, const Tensor& x, DType to)
+{
     Tensor out = call.newTensor(x.sizes(), to);
     const char* src = static_cast<const char*>(x.rawData());
     char* dst = static_cast<char*>(out.rawData());
@@ -124,16 +133,20 @@ Tensor castCopy(const KernelCall& call, const Tensor& x, DType to) {
     return out;
 }
 
-std::vector<int64_t> reducedShape(const Tensor& x, const std::vector<bool>& red, bool keepdim) {
+std::vector<int64_t> reducedShape(const Tensor& x, const std::vector<bool>& red, bool keepdim)
+{
     std::vector<int64_t> out;
     for (int64_t d = 0; d < x.dim(); ++d) {
-        if (!red[static_cast<size_t>(d)]) out.push_back(x.sizes()[static_cast<size_t>(d)]);
-        else if (keepdim) out.push_back(1);
+        if (!red[static_cast<size_t>(d)])
+            out.push_back(x.sizes()[static_cast<size_t>(d)]);
+        else if (keepdim)
+            out.push_back(1);
     }
     return out;
 }
 
-std::vector<int64_t> dimsOf(const std::vector<bool>& red) {
+std::vector<int64_t> dimsOf(const std::vector<bool>& red)
+{
     std::vector<int64_t> d;
     for (size_t k = 0; k < red.size(); ++k)
         if (red[k]) d.push_back(static_cast<int64_t>(k));
@@ -143,8 +156,9 @@ std::vector<int64_t> dimsOf(const std::vector<bool>& red) {
 // For every row r of rv: emit(r, S_i f(r, widen(x[r, i]))) with the contract's order. Rows are
 // split between threads; when the columns are not contiguous, tiles of neighbouring outputs
 // are summed together (sumOrderedTile, bitwise equal to the per-output loop).
-template <class A, class T, class F, class Emit>
-void reduceRows(const RowView& rv, const T* p, ThreadPool* pool, F f, Emit emit) {
+template<class A, class T, class F, class Emit>
+void reduceRows(const RowView& rv, const T* p, ThreadPool* pool, F f, Emit emit)
+{
     const int64_t rows = rv.rows, n = rv.cols;
     if (rows <= 0) return;
     const bool tiled = !(rv.colLinear && rv.colStride == 1) && rv.innerRowSize() > 1 && n > 1;
@@ -176,13 +190,16 @@ void reduceRows(const RowView& rv, const T* p, ThreadPool* pool, F f, Emit emit)
             const int64_t r0 = r;
             if (rv.colLinear && innerStride == 1) {  // neighbouring outputs adjacent: the t loop vectorises
                 const int64_t cs = rv.colStride;
-                sumOrderedTile<A>(n, nt, [&](int t, int64_t i) { return f(r0 + t, widenTo<A>(q[t + i * cs])); }, out);
+                sumOrderedTile<A>(
+                    n, nt, [&](int t, int64_t i) { return f(r0 + t, widenTo<A>(q[t + i * cs])); }, out);
             } else if (rv.colLinear) {
                 const int64_t cs = rv.colStride;
-                sumOrderedTile<A>(n, nt, [&](int t, int64_t i) { return f(r0 + t, widenTo<A>(q[t * innerStride + i * cs])); }, out);
+                sumOrderedTile<A>(
+                    n, nt, [&](int t, int64_t i) { return f(r0 + t, widenTo<A>(q[t * innerStride + i * cs])); }, out);
             } else {
                 const int64_t* off = rv.colOff.data();
-                sumOrderedTile<A>(n, nt, [&](int t, int64_t i) { return f(r0 + t, widenTo<A>(q[t * innerStride + off[i]])); }, out);
+                sumOrderedTile<A>(
+                    n, nt, [&](int t, int64_t i) { return f(r0 + t, widenTo<A>(q[t * innerStride + off[i]])); }, out);
             }
             for (int t = 0; t < nt; ++t) emit(r0 + t, out[t]);
             r += nt;
@@ -191,17 +208,20 @@ void reduceRows(const RowView& rv, const T* p, ThreadPool* pool, F f, Emit emit)
 }
 
 // sum.default, sum.dim_IntList, mean.default, mean.dim
-void sumMean(KernelCall& call, bool hasDim, bool mean) {
+void sumMean(KernelCall& call, bool hasDim, bool mean)
+{
     const char* op = mean ? "mean" : "sum";
     const Tensor& x = call.tensor("self");
-    const std::vector<bool> red = hasDim ? reducedDims(call.arg("dim"), x.dim(), op)
-                                         : std::vector<bool>(static_cast<size_t>(x.dim()), true);
+    const std::vector<bool> red =
+        hasDim ? reducedDims(call.arg("dim"), x.dim(), op) : std::vector<bool>(static_cast<size_t>(x.dim()), true);
     const bool keepdim = hasDim && call.arg("keepdim").toInt() != 0;
     const std::optional<DType> kw = optDType(call.arg("dtype"));
     DType outDt = kw ? *kw : (isIntegral(x.dtype(), true) ? DType::I64 : x.dtype());
     if (mean && !isFloatingPoint(outDt))
-        throw KernelError("mean(): could not infer output dtype. Input dtype must be either a floating point or complex "
-                          "dtype. Got: " + std::string(dtypeTorchName(outDt)));
+        throw KernelError(
+            "mean(): could not infer output dtype. Input dtype must be either a floating point or complex "
+            "dtype. Got: "
+            + std::string(dtypeTorchName(outDt)));
     if (outDt == DType::Bool) throw KernelError(std::string(op) + ": bool results are not supported");
     Tensor src = x;
     // integer inputs sum exactly in 64 bits, which is what a cast to int64 first would give
@@ -232,7 +252,8 @@ void sumMean(KernelCall& call, bool hasDim, bool mean) {
 }
 
 // var_mean.correction: m0 = S(x)/n, mean = m0 + S(x - m0)/n, var = S((x - mean)^2) / max(0, n - correction).
-void varMean(KernelCall& call) {
+void varMean(KernelCall& call)
+{
     const Tensor& x = call.tensor("self");
     const std::vector<bool> red = reducedDims(call.arg("dim"), x.dim(), "var_mean");
     const bool keepdim = call.arg("keepdim").toInt() != 0;
@@ -249,11 +270,13 @@ void varMean(KernelCall& call) {
         const T* p = x.template data<T>();
         std::vector<A> m(static_cast<size_t>(rv.rows));
         const A nA = static_cast<A>(n);
-        reduceRows<A>(rv, p, call.pool, [](int64_t, A v) { return v; },
-                      [&](int64_t r, A s) { m[static_cast<size_t>(r)] = s / nA; });
+        reduceRows<A>(
+            rv, p, call.pool, [](int64_t, A v) { return v; },
+            [&](int64_t r, A s) { m[static_cast<size_t>(r)] = s / nA; });
         // one refinement of the mean (as layer norm): mean = m0 + S(x - m0)/n
-        reduceRows<A>(rv, p, call.pool, [&](int64_t r, A v) { return v - m[static_cast<size_t>(r)]; },
-                      [&](int64_t r, A s) { m[static_cast<size_t>(r)] = m[static_cast<size_t>(r)] + s / nA; });
+        reduceRows<A>(
+            rv, p, call.pool, [&](int64_t r, A v) { return v - m[static_cast<size_t>(r)]; },
+            [&](int64_t r, A s) { m[static_cast<size_t>(r)] = m[static_cast<size_t>(r)] + s / nA; });
         const A div = static_cast<A>(std::max(0.0, static_cast<double>(n) - correction));
         T* vo = var.template data<T>();
         T* mo = mean.template data<T>();
@@ -272,20 +295,27 @@ void varMean(KernelCall& call) {
 }
 
 // Comparison key of an element: floats widened (exact), ints as int64.
-template <class T>
-inline auto keyOf(T v) {
-    if constexpr (std::is_integral_v<T>) return static_cast<int64_t>(v);
-    else return widenTo<AccOf<T>>(v);
+template<class T>
+inline auto keyOf(T v)
+{
+    if constexpr (std::is_integral_v<T>)
+        return static_cast<int64_t>(v);
+    else
+        return widenTo<AccOf<T>>(v);
 }
-template <class K>
-inline bool isNan(K k) {
-    if constexpr (std::is_floating_point_v<K>) return std::isnan(k);
-    else return false;
+template<class K>
+inline bool isNan(K k)
+{
+    if constexpr (std::is_floating_point_v<K>)
+        return std::isnan(k);
+    else
+        return false;
 }
 
 // Index (in column order) of the maximum of row q: the first NaN, else the first maximum.
-template <class T>
-int64_t argMaxRow(const T* q, const RowView& rv) {
+template<class T>
+int64_t argMaxRow(const T* q, const RowView& rv)
+{
     auto best = keyOf(q[rv.colOffset(0)]);
     int64_t bi = 0;
     if (isNan(best)) return 0;
@@ -301,9 +331,16 @@ int64_t argMaxRow(const T* q, const RowView& rv) {
 }
 
 // amax.default / max.default / max.dim / argmax.default
-enum class MaxKind { Amax, MaxAll, MaxDim, Argmax };
+enum class MaxKind
+{
+    Amax,
+    MaxAll,
+    MaxDim,
+    Argmax
+};
 
-void maxLike(KernelCall& call, MaxKind kind) {
+void maxLike(KernelCall& call, MaxKind kind)
+{
     const char* op = kind == MaxKind::Argmax ? "argmax" : (kind == MaxKind::Amax ? "amax" : "max");
     const Tensor& x = call.tensor("self");
     std::vector<bool> red;
@@ -340,12 +377,15 @@ void maxLike(KernelCall& call, MaxKind kind) {
             }
         });
     });
-    if (kind == MaxKind::MaxDim) call.result = Value::ofList({Value::ofTensor(vals), Value::ofTensor(idx)});
-    else call.result = Value::ofTensor(kind == MaxKind::Argmax ? idx : vals);
+    if (kind == MaxKind::MaxDim)
+        call.result = Value::ofList({Value::ofTensor(vals), Value::ofTensor(idx)});
+    else
+        call.result = Value::ofTensor(kind == MaxKind::Argmax ? idx : vals);
 }
 
 // cumsum.default: a sequential running sum along `dim` per row (acc type as for sums).
-void cumsum(KernelCall& call) {
+void cumsum(KernelCall& call)
+{
     const Tensor& x = call.tensor("self");
     const int64_t d = wrapDim(call.arg("dim").toInt(), x.dim(), "cumsum");
     const std::optional<DType> kw = optDType(call.arg("dtype"));
@@ -381,7 +421,8 @@ void cumsum(KernelCall& call) {
 
 // bincount.default: integer counts, or per-bin sums of the weights in element order (the
 // contract's order), f32 for f32 weights and f64 otherwise (PyTorch's rule).
-void bincount(KernelCall& call) {
+void bincount(KernelCall& call)
+{
     const Tensor& x = call.tensor("self");
     if (x.dim() != 1) throw KernelError("bincount only supports 1-d non-negative integral inputs");
     const Value& wv = call.arg("weights");
@@ -408,14 +449,16 @@ void bincount(KernelCall& call) {
         return;
     }
     const Tensor& w = wv.tensor;
-    if (w.dim() != 1 || w.size(0) != n) throw KernelError("bincount: weights should be 1-d and have the same length as input");
+    if (w.dim() != 1 || w.size(0) != n)
+        throw KernelError("bincount: weights should be 1-d and have the same length as input");
     // the elements of each bin in index order (counting sort)
     std::vector<int64_t> start(static_cast<size_t>(bins) + 1, 0), order(static_cast<size_t>(n));
     for (int64_t k : v) ++start[static_cast<size_t>(k) + 1];
     for (int64_t b = 0; b < bins; ++b) start[static_cast<size_t>(b) + 1] += start[static_cast<size_t>(b)];
     {
         std::vector<int64_t> fill(start.begin(), start.end() - 1);
-        for (int64_t i = 0; i < n; ++i) order[static_cast<size_t>(fill[static_cast<size_t>(v[static_cast<size_t>(i)])]++)] = i;
+        for (int64_t i = 0; i < n; ++i)
+            order[static_cast<size_t>(fill[static_cast<size_t>(v[static_cast<size_t>(i)])]++)] = i;
     }
     const bool f32 = w.dtype() == DType::F32;
     Tensor out = call.newTensor({bins}, f32 ? DType::F32 : DType::F64);
@@ -429,19 +472,24 @@ void bincount(KernelCall& call) {
             const int64_t m = start[static_cast<size_t>(b) + 1] - start[static_cast<size_t>(b)];
             o[b] = sumOrdered<A>(m, [&](int64_t i) {
                 const void* e = wp + ids[i] * ws;
-                if constexpr (std::is_same_v<A, float>) return loadAsFloat(e, DType::F32);
-                else return loadAsDouble(e, w.dtype());
+                if constexpr (std::is_same_v<A, float>)
+                    return loadAsFloat(e, DType::F32);
+                else
+                    return loadAsDouble(e, w.dtype());
             });
         }
     };
-    if (f32) run(float{});
-    else run(double{});
+    if (f32)
+        run(float{});
+    else
+        run(double{});
     call.result = Value::ofTensor(out);
 }
 
 }  // namespace
 
-void registerReductionKernels(KernelRegistry& reg) {
+void registerReductionKernels(KernelRegistry& reg)
+{
     reg.add("aten.sum.default", DeviceKind::Cpu, [](KernelCall& c) { sumMean(c, false, false); });
     reg.add("aten.sum.dim_IntList", DeviceKind::Cpu, [](KernelCall& c) { sumMean(c, true, false); });
     reg.add("aten.mean.default", DeviceKind::Cpu, [](KernelCall& c) { sumMean(c, false, true); });

@@ -52,75 +52,89 @@
 namespace fxl::cpu::red {
 
 // ---- storage tags for the 16-bit float formats (same size and layout as the raw bits)
-struct bf16_t {
+struct bf16_t
+{
     uint16_t bits;
 };
-struct f16_t {
+struct f16_t
+{
     uint16_t bits;
 };
 static_assert(sizeof(bf16_t) == 2 && sizeof(f16_t) == 2);
 
 // Accumulation type of a storage type: f64 -> double, other floats -> float, ints -> uint64.
-template <class T>
-using AccOf = std::conditional_t<std::is_same_v<T, double>, double,
-                                 std::conditional_t<std::is_integral_v<T>, uint64_t, float>>;
+template<class T>
+using AccOf =
+    std::conditional_t<std::is_same_v<T, double>, double, std::conditional_t<std::is_integral_v<T>, uint64_t, float>>;
 
-template <class A, class T>
-inline A widenTo(T v) {
-    if constexpr (std::is_same_v<T, bf16_t>) return static_cast<A>(bf16ToF32(v.bits));
-    else if constexpr (std::is_same_v<T, f16_t>) return static_cast<A>(f16ToF32(v.bits));
-    else if constexpr (std::is_same_v<A, uint64_t>) return static_cast<uint64_t>(static_cast<int64_t>(v));
-    else return static_cast<A>(v);
+template<class A, class T>
+inline A widenTo(T v)
+{
+    if constexpr (std::is_same_v<T, bf16_t>)
+        return static_cast<A>(bf16ToF32(v.bits));
+    else if constexpr (std::is_same_v<T, f16_t>)
+        return static_cast<A>(f16ToF32(v.bits));
+    else if constexpr (std::is_same_v<A, uint64_t>)
+        return static_cast<uint64_t>(static_cast<int64_t>(v));
+    else
+        return static_cast<A>(v);
 }
 
-template <class T, class A>
-inline T narrowTo(A v) {
-    if constexpr (std::is_same_v<T, bf16_t>) return bf16_t{f32ToBf16(static_cast<float>(v))};
-    else if constexpr (std::is_same_v<T, f16_t>) return f16_t{f32ToF16(static_cast<float>(v))};
-    else if constexpr (std::is_same_v<A, uint64_t>) return static_cast<T>(static_cast<int64_t>(v));
-    else return static_cast<T>(v);
+template<class T, class A>
+inline T narrowTo(A v)
+{
+    if constexpr (std::is_same_v<T, bf16_t>)
+        return bf16_t{f32ToBf16(static_cast<float>(v))};
+    else if constexpr (std::is_same_v<T, f16_t>)
+        return f16_t{f32ToF16(static_cast<float>(v))};
+    else if constexpr (std::is_same_v<A, uint64_t>)
+        return static_cast<T>(static_cast<int64_t>(v));
+    else
+        return static_cast<T>(v);
 }
 
 // Calls fn(T{}) with T the storage type of a floating dtype (f32, f64, bf16, f16).
-template <class Fn>
-void dispatchFloating(DType t, const char* op, Fn&& fn) {
+template<class Fn>
+void dispatchFloating(DType t, const char* op, Fn&& fn)
+{
     switch (t) {
-        case DType::F32: fn(float{}); return;
-        case DType::F64: fn(double{}); return;
-        case DType::BF16: fn(bf16_t{}); return;
-        case DType::F16: fn(f16_t{}); return;
-        default:
-            throw KernelError(std::string(op) + ": unsupported dtype " + std::string(dtypeAbbr(t)) +
-                              " (expected a floating dtype)");
+    case DType::F32: fn(float{}); return;
+    case DType::F64: fn(double{}); return;
+    case DType::BF16: fn(bf16_t{}); return;
+    case DType::F16: fn(f16_t{}); return;
+    default:
+        throw KernelError(std::string(op) + ": unsupported dtype " + std::string(dtypeAbbr(t))
+                          + " (expected a floating dtype)");
     }
 }
 
 // Every runtime dtype: floats as above, ints as their C++ types, bool as uint8_t (0/1).
-template <class Fn>
-void dispatchAll(DType t, const char* op, Fn&& fn) {
+template<class Fn>
+void dispatchAll(DType t, const char* op, Fn&& fn)
+{
     switch (t) {
-        case DType::I64: fn(int64_t{}); return;
-        case DType::I32: fn(int32_t{}); return;
-        case DType::I16: fn(int16_t{}); return;
-        case DType::I8: fn(int8_t{}); return;
-        case DType::U8:
-        case DType::Bool: fn(uint8_t{}); return;
-        default: dispatchFloating(t, op, std::forward<Fn>(fn));
+    case DType::I64: fn(int64_t{}); return;
+    case DType::I32: fn(int32_t{}); return;
+    case DType::I16: fn(int16_t{}); return;
+    case DType::I8: fn(int8_t{}); return;
+    case DType::U8:
+    case DType::Bool: fn(uint8_t{}); return;
+    default: dispatchFloating(t, op, std::forward<Fn>(fn));
     }
 }
 
 // Integer index tensors (targets, token ids).
-template <class Fn>
-void dispatchIndex(DType t, const char* op, Fn&& fn) {
+template<class Fn>
+void dispatchIndex(DType t, const char* op, Fn&& fn)
+{
     switch (t) {
-        case DType::I64: fn(int64_t{}); return;
-        case DType::I32: fn(int32_t{}); return;
-        case DType::I16: fn(int16_t{}); return;
-        case DType::I8: fn(int8_t{}); return;
-        case DType::U8: fn(uint8_t{}); return;
-        default:
-            throw KernelError(std::string(op) + ": indices must be an integer tensor, got " +
-                              std::string(dtypeAbbr(t)));
+    case DType::I64: fn(int64_t{}); return;
+    case DType::I32: fn(int32_t{}); return;
+    case DType::I16: fn(int16_t{}); return;
+    case DType::I8: fn(int8_t{}); return;
+    case DType::U8: fn(uint8_t{}); return;
+    default:
+        throw KernelError(std::string(op) + ": indices must be an integer tensor, got " + std::string(dtypeAbbr(t)));
     }
 }
 
@@ -130,17 +144,20 @@ inline constexpr int64_t kBlock = 128;
 inline constexpr int kMaxLevels = 64;
 inline constexpr int kTile = 64;  // outputs per column tile
 
-template <class A>
-inline A laneTree(const A* l) {
+template<class A>
+inline A laneTree(const A* l)
+{
     return ((l[0] + l[1]) + (l[2] + l[3])) + ((l[4] + l[5]) + (l[6] + l[7]));
 }
 
-template <class A>
-struct Cascade {
+template<class A>
+struct Cascade
+{
     A val[kMaxLevels];
     int lvl[kMaxLevels];
     int top = 0;
-    void push(A v) {
+    void push(A v)
+    {
         int level = 0;
         while (top > 0 && lvl[top - 1] == level) {
             v = val[top - 1] + v;
@@ -151,7 +168,8 @@ struct Cascade {
         lvl[top] = level;
         ++top;
     }
-    A finish() const {
+    A finish() const
+    {
         if (top == 0) return A(0);
         A v = val[top - 1];
         for (int k = top - 2; k >= 0; --k) v = val[k] + v;
@@ -160,8 +178,9 @@ struct Cascade {
 };
 
 // S(load(0) .. load(n-1)).
-template <class A, class Load>
-inline A sumOrdered(int64_t n, Load&& load) {
+template<class A, class Load>
+inline A sumOrdered(int64_t n, Load&& load)
+{
     Cascade<A> c;
     for (int64_t b0 = 0; b0 < n; b0 += kBlock) {
         const int64_t e = std::min(n, b0 + kBlock);
@@ -178,8 +197,9 @@ inline A sumOrdered(int64_t n, Load&& load) {
 // out[t] = S(load(t, 0) .. load(t, n-1)) for t < W, W a compile-time width: bitwise equal to
 // calling sumOrdered for each t (the same additions per output, in the same order), but walks
 // i in the outer loop so that neighbouring outputs share cache lines and the t loop vectorises.
-template <class A, int W, class Load>
-inline void sumOrderedTileW(int64_t n, Load&& load, A* out) {
+template<class A, int W, class Load>
+inline void sumOrderedTileW(int64_t n, Load&& load, A* out)
+{
     A val[kMaxLevels][W];
     int lvl[kMaxLevels];
     int top = 0;
@@ -223,32 +243,39 @@ inline void sumOrderedTileW(int64_t n, Load&& load, A* out) {
 
 // out[t] = S(load(t, 0) .. load(t, n-1)) for t < T (any T >= 0): fixed-width tiles of 64, 16,
 // 4, then single outputs. Which outputs share a tile never changes any output's bits.
-template <class A, class Load>
-inline void sumOrderedTile(int64_t n, int T, Load&& load, A* out) {
+template<class A, class Load>
+inline void sumOrderedTile(int64_t n, int T, Load&& load, A* out)
+{
     int t0 = 0;
     for (; T - t0 >= kTile; t0 += kTile)
-        sumOrderedTileW<A, kTile>(n, [&](int t, int64_t i) { return load(t0 + t, i); }, out + t0);
+        sumOrderedTileW<A, kTile>(
+            n, [&](int t, int64_t i) { return load(t0 + t, i); }, out + t0);
     for (; T - t0 >= 16; t0 += 16)
-        sumOrderedTileW<A, 16>(n, [&](int t, int64_t i) { return load(t0 + t, i); }, out + t0);
-    for (; T - t0 >= 4; t0 += 4) sumOrderedTileW<A, 4>(n, [&](int t, int64_t i) { return load(t0 + t, i); }, out + t0);
+        sumOrderedTileW<A, 16>(
+            n, [&](int t, int64_t i) { return load(t0 + t, i); }, out + t0);
+    for (; T - t0 >= 4; t0 += 4)
+        sumOrderedTileW<A, 4>(
+            n, [&](int t, int64_t i) { return load(t0 + t, i); }, out + t0);
     for (; t0 < T; ++t0) out[t0] = sumOrdered<A>(n, [&](int64_t i) { return load(t0, i); });
 }
 
 // ---- a tensor as rows x columns: the dims in `colDims` (in the given order) form one row's
 // elements ("columns"), the other dims (in order) enumerate the rows, both row-major.
-struct RowView {
+struct RowView
+{
     int64_t rows = 1, cols = 1;
     // coalesced row dims (outer to inner) and column dims
     std::vector<int64_t> rowSizes, rowStrides;
     std::vector<int64_t> colSizes, colStrides;
-    bool colLinear = true;       // column j sits at j * colStride
+    bool colLinear = true;  // column j sits at j * colStride
     int64_t colStride = 0;
     std::vector<int64_t> colOff;  // element offsets when !colLinear
 
     RowView() = default;
     RowView(const Tensor& t, const std::vector<int64_t>& colDims);
 
-    int64_t rowOffset(int64_t r) const {
+    int64_t rowOffset(int64_t r) const
+    {
         int64_t o = 0;
         for (size_t k = rowSizes.size(); k-- > 0;) {
             const int64_t s = rowSizes[k];
@@ -264,8 +291,9 @@ struct RowView {
 };
 
 // Row q of a RowView widened into buf[0 .. cols) / buf narrowed into row w (rounding once).
-template <class A, class T>
-inline void gatherRow(const T* q, const RowView& rv, A* buf) {
+template<class A, class T>
+inline void gatherRow(const T* q, const RowView& rv, A* buf)
+{
     const int64_t n = rv.cols;
     if (rv.colLinear && rv.colStride == 1) {
         for (int64_t j = 0; j < n; ++j) buf[j] = widenTo<A>(q[j]);
@@ -277,8 +305,9 @@ inline void gatherRow(const T* q, const RowView& rv, A* buf) {
         for (int64_t j = 0; j < n; ++j) buf[j] = widenTo<A>(q[off[j]]);
     }
 }
-template <class T, class A>
-inline void scatterRow(T* w, const RowView& rv, const A* buf) {
+template<class T, class A>
+inline void scatterRow(T* w, const RowView& rv, const A* buf)
+{
     const int64_t n = rv.cols;
     if (rv.colLinear && rv.colStride == 1) {
         for (int64_t j = 0; j < n; ++j) w[j] = narrowTo<T>(buf[j]);
@@ -292,7 +321,8 @@ inline void scatterRow(T* w, const RowView& rv, const A* buf) {
 }
 
 // Runs fn(begin, end) over [0, n) on the pool (inline when there is no pool).
-inline void parallelRows(ThreadPool* pool, int64_t n, int64_t grain, const std::function<void(int64_t, int64_t)>& fn) {
+inline void parallelRows(ThreadPool* pool, int64_t n, int64_t grain, const std::function<void(int64_t, int64_t)>& fn)
+{
     if (n <= 0) return;
     if (!pool || n <= grain) {
         fn(0, n);
@@ -313,7 +343,6 @@ std::optional<DType> optDType(const Value& v);
 // A float tensor's elements as a contiguous f32/f64 copy is not needed here; weight-like
 // 1-d parameters are read through this (contiguous copy when strided).
 Tensor contiguousOf(const KernelCall& call, const Tensor& t);
-
 
 }  // namespace fxl::cpu::red
 

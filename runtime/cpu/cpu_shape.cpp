@@ -19,20 +19,23 @@ namespace fxl::cpu::shape {
 
 // ---------------------------------------------------------------- helpers
 
-int64_t intArg(const KernelCall& call, const char* name) {
+int64_t intArg(const KernelCall& call, const char* name)
+{
     const Value& v = optArg(call, name);
     if (v.kind != Value::Kind::Int && v.kind != Value::Kind::Bool)
         throw KernelError(std::string("argument '") + name + "' must be an integer");
     return v.toInt();
 }
 
-std::optional<int64_t> optIntArg(const KernelCall& call, const char* name) {
+std::optional<int64_t> optIntArg(const KernelCall& call, const char* name)
+{
     const Value& v = optArg(call, name);
     if (v.isNone()) return std::nullopt;
     return intArg(call, name);
 }
 
-bool boolArg(const KernelCall& call, const char* name, bool dflt) {
+bool boolArg(const KernelCall& call, const char* name, bool dflt)
+{
     const Value& v = optArg(call, name);
     if (v.isNone()) return dflt;
     if (v.kind == Value::Kind::Bool) return v.b;
@@ -40,7 +43,8 @@ bool boolArg(const KernelCall& call, const char* name, bool dflt) {
     throw KernelError(std::string("argument '") + name + "' must be a bool");
 }
 
-std::vector<int64_t> intListArg(const KernelCall& call, const char* name) {
+std::vector<int64_t> intListArg(const KernelCall& call, const char* name)
+{
     const Value& v = optArg(call, name);
     try {
         return v.toIntList();
@@ -49,10 +53,12 @@ std::vector<int64_t> intListArg(const KernelCall& call, const char* name) {
     }
 }
 
-std::vector<Tensor> tensorListArg(const KernelCall& call, const char* name) {
+std::vector<Tensor> tensorListArg(const KernelCall& call, const char* name)
+{
     const Value& v = optArg(call, name);
     if (v.isTensor()) return {v.tensor};
-    if (v.kind != Value::Kind::List) throw KernelError(std::string("argument '") + name + "' must be a list of tensors");
+    if (v.kind != Value::Kind::List)
+        throw KernelError(std::string("argument '") + name + "' must be a list of tensors");
     std::vector<Tensor> out;
     for (const Value& x : v.items) {
         if (!x.isTensor()) throw KernelError(std::string("argument '") + name + "' must be a list of tensors");
@@ -61,40 +67,49 @@ std::vector<Tensor> tensorListArg(const KernelCall& call, const char* name) {
     return out;
 }
 
-std::vector<Tensor> optTensorListArg(const KernelCall& call, const char* name) {
+std::vector<Tensor> optTensorListArg(const KernelCall& call, const char* name)
+{
     const Value& v = optArg(call, name);
     if (v.isTensor()) return {v.tensor};
-    if (v.kind != Value::Kind::List) throw KernelError(std::string("argument '") + name + "' must be a list of tensors");
+    if (v.kind != Value::Kind::List)
+        throw KernelError(std::string("argument '") + name + "' must be a list of tensors");
     std::vector<Tensor> out;
     for (const Value& x : v.items) {
-        if (x.isNone()) out.emplace_back();
-        else if (x.isTensor()) out.push_back(x.tensor);
-        else throw KernelError(std::string("argument '") + name + "' must be a list of tensors or None");
+        if (x.isNone())
+            out.emplace_back();
+        else if (x.isTensor())
+            out.push_back(x.tensor);
+        else
+            throw KernelError(std::string("argument '") + name + "' must be a list of tensors or None");
     }
     return out;
 }
 
-std::string shapeStr(const std::vector<int64_t>& v) {
+std::string shapeStr(const std::vector<int64_t>& v)
+{
     std::string s = "[";
     for (size_t k = 0; k < v.size(); ++k) s += (k ? ", " : "") + std::to_string(v[k]);
     return s + "]";
 }
 
-int64_t numelOf(const std::vector<int64_t>& sizes) {
+int64_t numelOf(const std::vector<int64_t>& sizes)
+{
     int64_t n = 1;
     for (int64_t s : sizes) n *= s;
     return n;
 }
 
-int64_t wrapDim(int64_t d, int64_t ndim) {
+int64_t wrapDim(int64_t d, int64_t ndim)
+{
     const int64_t n = ndim <= 0 ? 1 : ndim;
     if (d < -n || d >= n)
-        throw KernelError("Dimension out of range (expected to be in range of [" + std::to_string(-n) + ", " +
-                          std::to_string(n - 1) + "], but got " + std::to_string(d) + ")");
+        throw KernelError("Dimension out of range (expected to be in range of [" + std::to_string(-n) + ", "
+                          + std::to_string(n - 1) + "], but got " + std::to_string(d) + ")");
     return d < 0 ? d + n : d;
 }
 
-std::vector<int64_t> inferSize(const std::vector<int64_t>& shape, int64_t numel) {
+std::vector<int64_t> inferSize(const std::vector<int64_t>& shape, int64_t numel)
+{
     std::vector<int64_t> out = shape;
     int64_t newSize = 1;
     std::optional<size_t> infer;
@@ -112,8 +127,8 @@ std::vector<int64_t> inferSize(const std::vector<int64_t>& shape, int64_t numel)
         if (infer) {
             // a 0-element tensor cannot infer its -1 (it could be anything)
             if (newSize == 0)
-                throw KernelError("cannot reshape tensor of 0 elements into shape " + shapeStr(shape) +
-                                  " because the unspecified dimension size -1 can be any value and is ambiguous");
+                throw KernelError("cannot reshape tensor of 0 elements into shape " + shapeStr(shape)
+                                  + " because the unspecified dimension size -1 can be any value and is ambiguous");
             out[*infer] = numel / newSize;
         }
         return out;
@@ -123,7 +138,8 @@ std::vector<int64_t> inferSize(const std::vector<int64_t>& shape, int64_t numel)
 
 std::optional<std::vector<int64_t>> computeStride(const std::vector<int64_t>& oldshape,
                                                   const std::vector<int64_t>& oldstride,
-                                                  const std::vector<int64_t>& newshape) {
+                                                  const std::vector<int64_t>& newshape)
+{
     if (oldshape.empty()) return std::vector<int64_t>(newshape.size(), 1);
     const int64_t numel = numelOf(oldshape);
     if (numel == 0 && oldshape == newshape) return oldstride;
@@ -131,8 +147,10 @@ std::optional<std::vector<int64_t>> computeStride(const std::vector<int64_t>& ol
     if (numel == 0) {
         for (int64_t d = static_cast<int64_t>(newshape.size()) - 1; d >= 0; --d) {
             const size_t u = static_cast<size_t>(d);
-            if (u == newshape.size() - 1) newstride[u] = 1;
-            else newstride[u] = std::max<int64_t>(newshape[u + 1], 1) * newstride[u + 1];
+            if (u == newshape.size() - 1)
+                newstride[u] = 1;
+            else
+                newstride[u] = std::max<int64_t>(newshape[u + 1], 1) * newstride[u + 1];
         }
         return newstride;
     }
@@ -142,8 +160,9 @@ std::optional<std::vector<int64_t>> computeStride(const std::vector<int64_t>& ol
     for (int64_t td = static_cast<int64_t>(oldshape.size()) - 1; td >= 0; --td) {
         tensorNumel *= oldshape[static_cast<size_t>(td)];
         // a chunk ends where the next-outer dim is not contiguous with this one
-        if (td == 0 || (oldshape[static_cast<size_t>(td - 1)] != 1 &&
-                        oldstride[static_cast<size_t>(td - 1)] != tensorNumel * chunkBaseStride)) {
+        if (td == 0
+            || (oldshape[static_cast<size_t>(td - 1)] != 1
+                && oldstride[static_cast<size_t>(td - 1)] != tensorNumel * chunkBaseStride)) {
             while (viewD >= 0 && (viewNumel < tensorNumel || newshape[static_cast<size_t>(viewD)] == 1)) {
                 newstride[static_cast<size_t>(viewD)] = viewNumel * chunkBaseStride;
                 viewNumel *= newshape[static_cast<size_t>(viewD)];
@@ -163,7 +182,8 @@ std::optional<std::vector<int64_t>> computeStride(const std::vector<int64_t>& ol
 
 namespace {
 // asStrided with the storage check reported as a KernelError.
-Tensor strided(const Tensor& t, std::vector<int64_t> sizes, std::vector<int64_t> strides, int64_t offset) {
+Tensor strided(const Tensor& t, std::vector<int64_t> sizes, std::vector<int64_t> strides, int64_t offset)
+{
     try {
         return t.asStrided(std::move(sizes), std::move(strides), offset);
     } catch (const std::out_of_range& e) {
@@ -172,7 +192,8 @@ Tensor strided(const Tensor& t, std::vector<int64_t> sizes, std::vector<int64_t>
 }
 }  // namespace
 
-Tensor viewAs(const Tensor& t, const std::vector<int64_t>& newSizes) {
+Tensor viewAs(const Tensor& t, const std::vector<int64_t>& newSizes)
+{
     const std::vector<int64_t> shape = inferSize(newSizes, t.numel());
     auto st = computeStride(t.sizes(), t.strides(), shape);
     if (!st)
@@ -181,7 +202,8 @@ Tensor viewAs(const Tensor& t, const std::vector<int64_t>& newSizes) {
     return strided(t, shape, *st, t.offset());
 }
 
-Tensor sliceView(const Tensor& t, int64_t dim, std::optional<int64_t> start, std::optional<int64_t> end, int64_t step) {
+Tensor sliceView(const Tensor& t, int64_t dim, std::optional<int64_t> start, std::optional<int64_t> end, int64_t step)
+{
     if (t.dim() == 0) throw KernelError("slice() cannot be applied to a 0-dim tensor.");
     const size_t d = static_cast<size_t>(wrapDim(dim, t.dim()));
     if (step <= 0) throw KernelError("slice step must be positive");
@@ -190,23 +212,28 @@ Tensor sliceView(const Tensor& t, int64_t dim, std::optional<int64_t> start, std
     int64_t s = start.value_or(0), e = end.value_or(INT64_MAX);
     if (s < 0) s += n;
     if (e < 0) e += n;
-    if (s < 0) s = 0;
-    else if (s >= n) s = n;
-    if (e < s) e = s;
-    else if (e >= n) e = n;
+    if (s < 0)
+        s = 0;
+    else if (s >= n)
+        s = n;
+    if (e < s)
+        e = s;
+    else if (e >= n)
+        e = n;
     const int64_t offset = t.offset() + s * strides[d];
     sizes[d] = (e - s + step - 1) / step;
     strides[d] *= step;
     return strided(t, sizes, strides, offset);
 }
 
-Tensor selectView(const Tensor& t, int64_t dim, int64_t index) {
+Tensor selectView(const Tensor& t, int64_t dim, int64_t index)
+{
     if (t.dim() == 0) throw KernelError("select() cannot be applied to a 0-dim tensor.");
     const size_t d = static_cast<size_t>(wrapDim(dim, t.dim()));
     const int64_t n = t.sizes()[d];
     if (index < -n || index >= n)
-        throw KernelError("select(): index " + std::to_string(index) + " out of range for tensor of size " +
-                          shapeStr(t.sizes()) + " at dimension " + std::to_string(d));
+        throw KernelError("select(): index " + std::to_string(index) + " out of range for tensor of size "
+                          + shapeStr(t.sizes()) + " at dimension " + std::to_string(d));
     if (index < 0) index += n;
     std::vector<int64_t> sizes = t.sizes(), strides = t.strides();
     const int64_t offset = t.offset() + index * strides[d];
@@ -215,7 +242,8 @@ Tensor selectView(const Tensor& t, int64_t dim, int64_t index) {
     return strided(t, sizes, strides, offset);
 }
 
-Tensor unsqueezeView(const Tensor& t, int64_t dim) {
+Tensor unsqueezeView(const Tensor& t, int64_t dim)
+{
     const size_t d = static_cast<size_t>(wrapDim(dim, t.dim() + 1));
     std::vector<int64_t> sizes = t.sizes(), strides = t.strides();
     const int64_t st = d >= sizes.size() ? 1 : sizes[d] * strides[d];
@@ -224,19 +252,23 @@ Tensor unsqueezeView(const Tensor& t, int64_t dim) {
     return strided(t, sizes, strides, t.offset());
 }
 
-void copyInto(const KernelCall& call, const Tensor& dst, const Tensor& src) {
-    if (dst.sizes() != src.sizes()) throw KernelError("copy: sizes " + shapeStr(src.sizes()) + " and " + shapeStr(dst.sizes()) + " differ");
+void copyInto(const KernelCall& call, const Tensor& dst, const Tensor& src)
+{
+    if (dst.sizes() != src.sizes())
+        throw KernelError("copy: sizes " + shapeStr(src.sizes()) + " and " + shapeStr(dst.sizes()) + " differ");
     if (dst.numel() == 0) return;
     ew::castInto(call, dst, src);
 }
 
-Tensor zeros(const KernelCall& call, const std::vector<int64_t>& sizes, DType t) {
+Tensor zeros(const KernelCall& call, const std::vector<int64_t>& sizes, DType t)
+{
     Tensor out = call.newTensor(sizes, t);
     if (out.nbytes() > 0) std::memset(out.rawData(), 0, static_cast<size_t>(out.nbytes()));
     return out;
 }
 
-Tensor clonePreserve(const KernelCall& call, const Tensor& t) {
+Tensor clonePreserve(const KernelCall& call, const Tensor& t)
+{
     Tensor out = ew::allocStrided(call, t.sizes(), ew::preserveStrides(t), t.dtype());
     copyInto(call, out, t);
     return out;
@@ -244,9 +276,12 @@ Tensor clonePreserve(const KernelCall& call, const Tensor& t) {
 
 bool isIndexDType(DType t) { return t == DType::I64 || t == DType::I32; }
 
-std::vector<int64_t> indexValues(const Tensor& idx, const char* op) {
-    if (!isIntegral(idx.dtype(), false) || idx.dtype() == DType::U16 || idx.dtype() == DType::U32 || idx.dtype() == DType::U64)
-        throw KernelError(std::string(op) + ": index tensors must be integer tensors, got " + std::string(dtypeAbbr(idx.dtype())));
+std::vector<int64_t> indexValues(const Tensor& idx, const char* op)
+{
+    if (!isIntegral(idx.dtype(), false) || idx.dtype() == DType::U16 || idx.dtype() == DType::U32
+        || idx.dtype() == DType::U64)
+        throw KernelError(std::string(op) + ": index tensors must be integer tensors, got "
+                          + std::string(dtypeAbbr(idx.dtype())));
     std::vector<int64_t> out(static_cast<size_t>(idx.numel()));
     const char* base = static_cast<const char*>(idx.rawData());
     const int64_t is = idx.itemSize();
@@ -254,11 +289,31 @@ std::vector<int64_t> indexValues(const Tensor& idx, const char* op) {
         const char* p = base + offsetOf(idx, i) * is;
         int64_t v = 0;
         switch (idx.dtype()) {
-            case DType::I64: std::memcpy(&v, p, 8); break;
-            case DType::I32: { int32_t x; std::memcpy(&x, p, 4); v = x; break; }
-            case DType::I16: { int16_t x; std::memcpy(&x, p, 2); v = x; break; }
-            case DType::I8: { int8_t x; std::memcpy(&x, p, 1); v = x; break; }
-            default: { uint8_t x; std::memcpy(&x, p, 1); v = x; break; }
+        case DType::I64: std::memcpy(&v, p, 8); break;
+        case DType::I32: {
+            int32_t x;
+            std::memcpy(&x, p, 4);
+            v = x;
+            break;
+        }
+        case DType::I16: {
+            int16_t x;
+            std::memcpy(&x, p, 2);
+            v = x;
+            break;
+        }
+        case DType::I8: {
+            int8_t x;
+            std::memcpy(&x, p, 1);
+            v = x;
+            break;
+        }
+        default: {
+            uint8_t x;
+            std::memcpy(&x, p, 1);
+            v = x;
+            break;
+        }
         }
         out[static_cast<size_t>(flat)] = v;
     });
@@ -274,29 +329,37 @@ void setView(KernelCall& call, const Tensor& t) { call.result = Value::ofTensor(
 void viewKernel(KernelCall& call) { setView(call, viewAs(call.tensor("self"), intListArg(call, "size"))); }
 
 // view.dtype: a bitcast; a different item size rescales the last dim (which must have stride 1).
-void viewDtypeKernel(KernelCall& call) {
+void viewDtypeKernel(KernelCall& call)
+{
     const Tensor& self = call.tensor("self");
     const Value& dv = optArg(call, "dtype");
     const std::optional<DType> dt = ew::optDType(call, "dtype");
     if (!dt || dv.isNone()) throw KernelError("view.dtype needs a dtype");
-    if (!runtimeSupportsDType(*dt)) throw KernelError("view.dtype: dtype " + std::string(dtypeAbbr(*dt)) + " is not supported");
+    if (!runtimeSupportsDType(*dt))
+        throw KernelError("view.dtype: dtype " + std::string(dtypeAbbr(*dt)) + " is not supported");
     const int64_t oldSize = self.itemSize(), newSize = dtypeItemSize(*dt);
     if (oldSize == newSize) {
         setView(call, self.reinterpret(*dt));
         return;
     }
     if (self.dim() == 0)
-        throw KernelError("self.dim() cannot be 0 to view " + std::string(dtypeAbbr(self.dtype())) + " as " +
-                          std::string(dtypeAbbr(*dt)) + " (different element sizes)");
-    if (self.strides().back() != 1) throw KernelError("self.stride(-1) must be 1 to view with a different element size");
+        throw KernelError("self.dim() cannot be 0 to view " + std::string(dtypeAbbr(self.dtype())) + " as "
+                          + std::string(dtypeAbbr(*dt)) + " (different element sizes)");
+    if (self.strides().back() != 1)
+        throw KernelError("self.stride(-1) must be 1 to view with a different element size");
     std::vector<int64_t> sizes = self.sizes(), strides = self.strides();
     int64_t offset = self.offset();
     if (newSize > oldSize) {
         const int64_t r = newSize / oldSize;
-        if (sizes.back() % r != 0) throw KernelError("self.size(-1) must be divisible by " + std::to_string(r) + " to view with a larger element size");
-        if (offset % r != 0) throw KernelError("self.storage_offset() must be divisible by " + std::to_string(r) + " to view with a larger element size");
+        if (sizes.back() % r != 0)
+            throw KernelError("self.size(-1) must be divisible by " + std::to_string(r)
+                              + " to view with a larger element size");
+        if (offset % r != 0)
+            throw KernelError("self.storage_offset() must be divisible by " + std::to_string(r)
+                              + " to view with a larger element size");
         for (size_t k = 0; k + 1 < strides.size(); ++k) {
-            if (strides[k] % r != 0) throw KernelError("self.stride(" + std::to_string(k) + ") must be divisible by " + std::to_string(r));
+            if (strides[k] % r != 0)
+                throw KernelError("self.stride(" + std::to_string(k) + ") must be divisible by " + std::to_string(r));
             strides[k] /= r;
         }
         sizes.back() /= r;
@@ -308,14 +371,16 @@ void viewDtypeKernel(KernelCall& call) {
         offset *= r;
     }
     try {
-        setView(call, Tensor::fromStorage(self.storage(), *dt, sizes, strides, offset).asStrided(sizes, strides, offset));
+        setView(call,
+                Tensor::fromStorage(self.storage(), *dt, sizes, strides, offset).asStrided(sizes, strides, offset));
     } catch (const std::out_of_range& e) {
         throw KernelError(e.what());
     }
 }
 
 // reshape: the view when computeStride finds one, else a contiguous copy (PyTorch's rule).
-void reshapeKernel(KernelCall& call) {
+void reshapeKernel(KernelCall& call)
+{
     const Tensor& self = call.tensor("self");
     const std::vector<int64_t> shape = inferSize(intListArg(call, "shape"), self.numel());
     if (auto st = computeStride(self.sizes(), self.strides(), shape)) {
@@ -327,14 +392,16 @@ void reshapeKernel(KernelCall& call) {
     setView(call, strided(out, shape, Tensor::contiguousStrides(shape), 0));
 }
 
-void reshapeAliasKernel(KernelCall& call) {
+void reshapeAliasKernel(KernelCall& call)
+{
     const Tensor& self = call.tensor("self");
     const std::vector<int64_t> sizes = intListArg(call, "size"), strides = intListArg(call, "stride");
     if (sizes.size() != strides.size()) throw KernelError("_reshape_alias: size and stride differ in length");
     setView(call, strided(self, sizes, strides, self.offset()));
 }
 
-void asStridedKernel(KernelCall& call) {
+void asStridedKernel(KernelCall& call)
+{
     const Tensor& self = call.tensor("self");
     const std::vector<int64_t> sizes = intListArg(call, "size"), strides = intListArg(call, "stride");
     if (sizes.size() != strides.size()) throw KernelError("as_strided: mismatch in length of strides and shape");
@@ -343,14 +410,15 @@ void asStridedKernel(KernelCall& call) {
     setView(call, strided(self, sizes, strides, optIntArg(call, "storage_offset").value_or(self.offset())));
 }
 
-void permuteKernel(KernelCall& call) {
+void permuteKernel(KernelCall& call)
+{
     const Tensor& self = call.tensor("self");
     const std::vector<int64_t> dims = intListArg(call, "dims");
     const int64_t nd = self.dim();
     if (static_cast<int64_t>(dims.size()) != nd)
         throw KernelError("permute(sparse_coo): number of dimensions in the tensor input does not match the length of "
-                          "the desired ordering of dimensions i.e. input.dim() = " + std::to_string(nd) +
-                          " is not equal to len(dims) = " + std::to_string(dims.size()));
+                          "the desired ordering of dimensions i.e. input.dim() = "
+                          + std::to_string(nd) + " is not equal to len(dims) = " + std::to_string(dims.size()));
     std::vector<int64_t> sizes(dims.size()), strides(dims.size());
     std::vector<bool> seen(dims.size(), false);
     for (size_t i = 0; i < dims.size(); ++i) {
@@ -363,7 +431,8 @@ void permuteKernel(KernelCall& call) {
     setView(call, strided(self, sizes, strides, self.offset()));
 }
 
-Tensor transposed(const Tensor& self, int64_t d0, int64_t d1) {
+Tensor transposed(const Tensor& self, int64_t d0, int64_t d1)
+{
     const int64_t nd = self.dim();
     const size_t a = static_cast<size_t>(wrapDim(d0, nd)), b = static_cast<size_t>(wrapDim(d1, nd));
     if (nd == 0 || a == b) return self;
@@ -373,11 +442,13 @@ Tensor transposed(const Tensor& self, int64_t d0, int64_t d1) {
     return strided(self, sizes, strides, self.offset());
 }
 
-void transposeKernel(KernelCall& call) {
+void transposeKernel(KernelCall& call)
+{
     setView(call, transposed(call.tensor("self"), intArg(call, "dim0"), intArg(call, "dim1")));
 }
 
-void tKernel(KernelCall& call) {
+void tKernel(KernelCall& call)
+{
     const Tensor& self = call.tensor("self");
     if (self.dim() > 2)
         throw KernelError("t() expects a tensor with <= 2 dimensions, but self is " + std::to_string(self.dim()) + "D");
@@ -386,14 +457,16 @@ void tKernel(KernelCall& call) {
 
 // inferExpandGeometry: -1 keeps a dim; new leading dims and expanded size-1 dims get stride 0
 // (a new leading dim of size 1 gets the stride a contiguous dim there would have).
-void expandKernel(KernelCall& call) {
+void expandKernel(KernelCall& call)
+{
     const Tensor& self = call.tensor("self");
     const std::vector<int64_t> sizes = intListArg(call, "size");
     const int64_t nd = static_cast<int64_t>(sizes.size()), td = self.dim();
     if (nd < td)
-        throw KernelError("expand(" + std::string(dtypeAbbr(self.dtype())) + shapeStr(self.sizes()) + ", size=" + shapeStr(sizes) +
-                          "): the number of sizes provided (" + std::to_string(nd) +
-                          ") must be greater or equal to the number of dimensions in the tensor (" + std::to_string(td) + ")");
+        throw KernelError("expand(" + std::string(dtypeAbbr(self.dtype())) + shapeStr(self.sizes())
+                          + ", size=" + shapeStr(sizes) + "): the number of sizes provided (" + std::to_string(nd)
+                          + ") must be greater or equal to the number of dimensions in the tensor ("
+                          + std::to_string(td) + ")");
     std::vector<int64_t> outSizes(static_cast<size_t>(nd)), outStrides(static_cast<size_t>(nd));
     for (int64_t i = nd - 1; i >= 0; --i) {
         const int64_t off = nd - 1 - i, dim = td - 1 - off;
@@ -403,14 +476,18 @@ void expandKernel(KernelCall& call) {
                                   : (i + 1 < nd ? outSizes[u + 1] * outStrides[u + 1] : 1);
         int64_t target = sizes[u];
         if (target == -1) {
-            if (dim < 0) throw KernelError("The expanded size of the tensor (-1) isn't allowed in a leading, non-existing dimension " + std::to_string(i));
+            if (dim < 0)
+                throw KernelError(
+                    "The expanded size of the tensor (-1) isn't allowed in a leading, non-existing dimension "
+                    + std::to_string(i));
             target = size;
         }
         if (size != target) {
             if (size != 1)
-                throw KernelError("The expanded size of the tensor (" + std::to_string(target) +
-                                  ") must match the existing size (" + std::to_string(size) + ") at non-singleton dimension " +
-                                  std::to_string(i) + ".  Target sizes: " + shapeStr(sizes) + ".  Tensor sizes: " + shapeStr(self.sizes()));
+                throw KernelError("The expanded size of the tensor (" + std::to_string(target)
+                                  + ") must match the existing size (" + std::to_string(size)
+                                  + ") at non-singleton dimension " + std::to_string(i) + ".  Target sizes: "
+                                  + shapeStr(sizes) + ".  Tensor sizes: " + shapeStr(self.sizes()));
             if (target < 0) throw KernelError("expand: negative size " + std::to_string(target));
             size = target;
             stride = 0;
@@ -423,7 +500,8 @@ void expandKernel(KernelCall& call) {
 
 void unsqueezeKernel(KernelCall& call) { setView(call, unsqueezeView(call.tensor("self"), intArg(call, "dim"))); }
 
-Tensor squeezeDims(const Tensor& self, const std::vector<bool>& drop) {
+Tensor squeezeDims(const Tensor& self, const std::vector<bool>& drop)
+{
     std::vector<int64_t> sizes, strides;
     for (size_t k = 0; k < self.sizes().size(); ++k) {
         if (drop[k] && self.sizes()[k] == 1) continue;
@@ -433,7 +511,8 @@ Tensor squeezeDims(const Tensor& self, const std::vector<bool>& drop) {
     return strided(self, sizes, strides, self.offset());
 }
 
-void squeezeDimKernel(KernelCall& call) {
+void squeezeDimKernel(KernelCall& call)
+{
     const Tensor& self = call.tensor("self");
     const int64_t d = wrapDim(intArg(call, "dim"), self.dim());
     std::vector<bool> drop(self.sizes().size(), false);
@@ -441,7 +520,8 @@ void squeezeDimKernel(KernelCall& call) {
     setView(call, squeezeDims(self, drop));
 }
 
-void squeezeDimsKernel(KernelCall& call) {
+void squeezeDimsKernel(KernelCall& call)
+{
     const Tensor& self = call.tensor("self");
     std::vector<bool> drop(self.sizes().size(), false);
     for (int64_t d : intListArg(call, "dim")) {
@@ -451,28 +531,34 @@ void squeezeDimsKernel(KernelCall& call) {
     setView(call, squeezeDims(self, drop));
 }
 
-void squeezeKernel(KernelCall& call) {
+void squeezeKernel(KernelCall& call)
+{
     const Tensor& self = call.tensor("self");
     setView(call, squeezeDims(self, std::vector<bool>(self.sizes().size(), true)));
 }
 
-void selectKernel(KernelCall& call) {
+void selectKernel(KernelCall& call)
+{
     setView(call, selectView(call.tensor("self"), intArg(call, "dim"), intArg(call, "index")));
 }
 
-void sliceKernel(KernelCall& call) {
-    setView(call, sliceView(call.tensor("self"), intArg(call, "dim"), optIntArg(call, "start"), optIntArg(call, "end"),
-                            intArg(call, "step")));
+void sliceKernel(KernelCall& call)
+{
+    setView(call,
+            sliceView(call.tensor("self"), intArg(call, "dim"), optIntArg(call, "start"), optIntArg(call, "end"),
+                      intArg(call, "step")));
 }
 
-void diagonalKernel(KernelCall& call) {
+void diagonalKernel(KernelCall& call)
+{
     const Tensor& self = call.tensor("self");
     const int64_t off = intArg(call, "offset");
     const int64_t nd = self.dim();
     if (nd < 2) throw KernelError("diagonal: the tensor must have at least 2 dimensions");
     const size_t d1 = static_cast<size_t>(wrapDim(intArg(call, "dim1"), nd));
     const size_t d2 = static_cast<size_t>(wrapDim(intArg(call, "dim2"), nd));
-    if (d1 == d2) throw KernelError("diagonal dimensions cannot be identical " + std::to_string(d1) + ", " + std::to_string(d2));
+    if (d1 == d2)
+        throw KernelError("diagonal dimensions cannot be identical " + std::to_string(d1) + ", " + std::to_string(d2));
     const auto& sz = self.sizes();
     const auto& st = self.strides();
     int64_t diag = off >= 0 ? std::max<int64_t>(std::min(sz[d1], sz[d2] - off), 0)
@@ -490,15 +576,16 @@ void diagonalKernel(KernelCall& call) {
     setView(call, strided(self, sizes, strides, offset));
 }
 
-void unfoldKernel(KernelCall& call) {
+void unfoldKernel(KernelCall& call)
+{
     const Tensor& self = call.tensor("self");
     const int64_t nd = self.dim();
     const int64_t d = wrapDim(intArg(call, "dimension"), nd);
     const int64_t size = intArg(call, "size"), step = intArg(call, "step");
     const int64_t maxSize = nd == 0 ? 1 : self.sizes()[static_cast<size_t>(d)];
     if (size > maxSize)
-        throw KernelError("maximum size for tensor at dimension " + std::to_string(d) + " is " + std::to_string(maxSize) +
-                          " but size is " + std::to_string(size));
+        throw KernelError("maximum size for tensor at dimension " + std::to_string(d) + " is " + std::to_string(maxSize)
+                          + " but size is " + std::to_string(size));
     if (size < 0) throw KernelError("size is " + std::to_string(size) + " but must be >= 0");
     if (step <= 0) throw KernelError("step is " + std::to_string(step) + " but must be > 0");
     std::vector<int64_t> sizes(static_cast<size_t>(nd + 1)), strides(static_cast<size_t>(nd + 1));
@@ -521,20 +608,24 @@ void aliasKernel(KernelCall& call) { setView(call, call.tensor("self")); }
 
 // ---- lists of views
 
-Value viewList(const std::vector<Tensor>& parts) {
+Value viewList(const std::vector<Tensor>& parts)
+{
     std::vector<Value> items;
     items.reserve(parts.size());
     for (const Tensor& t : parts) items.push_back(Value::ofTensor(t));
     return Value::ofList(std::move(items));
 }
 
-std::vector<Tensor> splitBySize(const Tensor& self, int64_t splitSize, int64_t dim) {
+std::vector<Tensor> splitBySize(const Tensor& self, int64_t splitSize, int64_t dim)
+{
     if (self.dim() == 0) throw KernelError("split expects at least a 1-dimensional tensor");
-    if (splitSize < 0) throw KernelError("split expects split_size be non-negative, but got split_size=" + std::to_string(splitSize));
+    if (splitSize < 0)
+        throw KernelError("split expects split_size be non-negative, but got split_size=" + std::to_string(splitSize));
     const int64_t d = wrapDim(dim, self.dim());
     const int64_t n = self.sizes()[static_cast<size_t>(d)];
     if (splitSize == 0 && n != 0)
-        throw KernelError("split_size can only be 0 if dimension size is 0, but got dimension size of " + std::to_string(n));
+        throw KernelError("split_size can only be 0 if dimension size is 0, but got dimension size of "
+                          + std::to_string(n));
     int64_t parts = 1;
     if (splitSize != 0) parts = std::max<int64_t>((n + splitSize - 1) / splitSize, 1);
     const int64_t last = splitSize - (splitSize * parts - n);
@@ -546,19 +637,24 @@ std::vector<Tensor> splitBySize(const Tensor& self, int64_t splitSize, int64_t d
     return out;
 }
 
-std::vector<Tensor> splitBySizes(const Tensor& self, const std::vector<int64_t>& sizes, int64_t dim) {
+std::vector<Tensor> splitBySizes(const Tensor& self, const std::vector<int64_t>& sizes, int64_t dim)
+{
     if (self.dim() == 0) throw KernelError("split expects at least a 1-dimensional tensor");
     const int64_t d = wrapDim(dim, self.dim());
     const int64_t n = self.sizes()[static_cast<size_t>(d)];
     std::vector<Tensor> out;
     int64_t start = 0;
     for (int64_t s : sizes) {
-        if (s < 0) throw KernelError("split_with_sizes expects split_sizes have only non-negative entries, but got split_sizes=" + shapeStr(sizes));
+        if (s < 0)
+            throw KernelError(
+                "split_with_sizes expects split_sizes have only non-negative entries, but got split_sizes="
+                + shapeStr(sizes));
         start += s;
     }
     if (start != n)
-        throw KernelError("split_with_sizes expects split_sizes to sum exactly to " + std::to_string(n) +
-                          " (input tensor's size at dimension " + std::to_string(d) + "), but got split_sizes=" + shapeStr(sizes));
+        throw KernelError("split_with_sizes expects split_sizes to sum exactly to " + std::to_string(n)
+                          + " (input tensor's size at dimension " + std::to_string(d)
+                          + "), but got split_sizes=" + shapeStr(sizes));
     start = 0;
     for (int64_t s : sizes) {
         out.push_back(sliceView(self, d, start, start + s, 1));
@@ -567,15 +663,18 @@ std::vector<Tensor> splitBySizes(const Tensor& self, const std::vector<int64_t>&
     return out;
 }
 
-void splitKernel(KernelCall& call) {
+void splitKernel(KernelCall& call)
+{
     call.result = viewList(splitBySize(call.tensor("self"), intArg(call, "split_size"), intArg(call, "dim")));
 }
 
-void splitWithSizesKernel(KernelCall& call) {
+void splitWithSizesKernel(KernelCall& call)
+{
     call.result = viewList(splitBySizes(call.tensor("self"), intListArg(call, "split_sizes"), intArg(call, "dim")));
 }
 
-void unbindKernel(KernelCall& call) {
+void unbindKernel(KernelCall& call)
+{
     const Tensor& self = call.tensor("self");
     if (self.dim() == 0) throw KernelError("Dimension specified as 0 but tensor has no dimensions");
     const int64_t d = wrapDim(intArg(call, "dim"), self.dim());
@@ -584,7 +683,8 @@ void unbindKernel(KernelCall& call) {
     call.result = viewList(out);
 }
 
-void chunkKernel(KernelCall& call) {
+void chunkKernel(KernelCall& call)
+{
     const Tensor& self = call.tensor("self");
     if (self.dim() == 0) throw KernelError("chunk expects at least a 1-dimensional tensor");
     const int64_t chunks = intArg(call, "chunks");
@@ -602,7 +702,8 @@ void chunkKernel(KernelCall& call) {
 
 }  // namespace
 
-void registerViewKernels(KernelRegistry& reg) {
+void registerViewKernels(KernelRegistry& reg)
+{
     const DeviceKind cpu = DeviceKind::Cpu;
     reg.add("aten.view.default", cpu, viewKernel);
     reg.add("aten._unsafe_view.default", cpu, viewKernel);  // PyTorch: view_impl (same rule as view)
@@ -635,7 +736,8 @@ void registerViewKernels(KernelRegistry& reg) {
 
 namespace fxl::cpu {
 
-void registerShapeKernels(KernelRegistry& reg) {
+void registerShapeKernels(KernelRegistry& reg)
+{
     shape::registerViewKernels(reg);
     shape::registerCopyKernels(reg);
     shape::registerIndexKernels(reg);

@@ -22,7 +22,7 @@ namespace fxl::cpu::shape {
 // ---- arguments (KernelError on a wrong kind)
 int64_t intArg(const KernelCall& call, const char* name);
 std::optional<int64_t> optIntArg(const KernelCall& call, const char* name);  // None -> nullopt
-bool boolArg(const KernelCall& call, const char* name, bool dflt = false);   // None -> dflt
+bool boolArg(const KernelCall& call, const char* name, bool dflt = false);  // None -> dflt
 std::vector<int64_t> intListArg(const KernelCall& call, const char* name);
 std::vector<Tensor> tensorListArg(const KernelCall& call, const char* name);
 // Tensor?[]: undefined tensors for None entries.
@@ -34,7 +34,8 @@ int64_t wrapDim(int64_t d, int64_t ndim);
 // infer_size: one -1 allowed; the product must equal numel.
 std::vector<int64_t> inferSize(const std::vector<int64_t>& shape, int64_t numel);
 // at::detail::computeStride: strides viewing (sizes, strides) as newSizes, or nullopt.
-std::optional<std::vector<int64_t>> computeStride(const std::vector<int64_t>& sizes, const std::vector<int64_t>& strides,
+std::optional<std::vector<int64_t>> computeStride(const std::vector<int64_t>& sizes,
+                                                  const std::vector<int64_t>& strides,
                                                   const std::vector<int64_t>& newSizes);
 std::string shapeStr(const std::vector<int64_t>& v);  // "[2, 3]"
 int64_t numelOf(const std::vector<int64_t>& sizes);

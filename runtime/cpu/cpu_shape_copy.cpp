@@ -18,7 +18,8 @@ namespace {
 // 1.13's cat skips 1-d empty tensors ("legacy" [0]-shaped inputs) when checking shapes.
 bool skippedInCat(const Tensor& t) { return t.dim() == 1 && t.numel() == 0; }
 
-Tensor catTensors(const KernelCall& call, const std::vector<Tensor>& ts, int64_t dim) {
+Tensor catTensors(const KernelCall& call, const std::vector<Tensor>& ts, int64_t dim)
+{
     if (ts.empty()) throw KernelError("torch.cat(): expected a non-empty list of Tensors");
     DType dt = ts[0].dtype();
     for (const Tensor& t : ts) dt = promoteTypes(dt, t.dtype());
@@ -38,22 +39,23 @@ Tensor catTensors(const KernelCall& call, const std::vector<Tensor>& ts, int64_t
         const Tensor& t = ts[i];
         if (skippedInCat(t)) continue;
         if (t.dim() != ref->dim())
-            throw KernelError("Tensors must have same number of dimensions: got " + std::to_string(ref->dim()) + " and " +
-                              std::to_string(t.dim()));
+            throw KernelError("Tensors must have same number of dimensions: got " + std::to_string(ref->dim()) + " and "
+                              + std::to_string(t.dim()));
         for (int64_t k = 0; k < t.dim(); ++k) {
             if (k == d) continue;
             if (t.sizes()[static_cast<size_t>(k)] != sizes[static_cast<size_t>(k)])
-                throw KernelError("Sizes of tensors must match except in dimension " + std::to_string(d) + ". Expected size " +
-                                  std::to_string(sizes[static_cast<size_t>(k)]) + " but got size " +
-                                  std::to_string(t.sizes()[static_cast<size_t>(k)]) + " for tensor number " +
-                                  std::to_string(i) + " in the list.");
+                throw KernelError("Sizes of tensors must match except in dimension " + std::to_string(d)
+                                  + ". Expected size " + std::to_string(sizes[static_cast<size_t>(k)])
+                                  + " but got size " + std::to_string(t.sizes()[static_cast<size_t>(k)])
+                                  + " for tensor number " + std::to_string(i) + " in the list.");
         }
         total += t.sizes()[static_cast<size_t>(d)];
         // suggest_memory_format: channels_last only when every input suggests it
         allChannelsLast = allChannelsLast && !t.isContiguous() && ew::isChannelsLastLayout(t.sizes(), t.strides());
     }
     sizes[static_cast<size_t>(d)] = total;
-    Tensor out = allChannelsLast ? ew::allocStrided(call, sizes, ew::channelsLastStrides(sizes), dt) : call.newTensor(sizes, dt);
+    Tensor out =
+        allChannelsLast ? ew::allocStrided(call, sizes, ew::channelsLastStrides(sizes), dt) : call.newTensor(sizes, dt);
     int64_t at = 0;
     for (const Tensor& t : ts) {
         if (skippedInCat(t)) continue;
@@ -64,24 +66,27 @@ Tensor catTensors(const KernelCall& call, const std::vector<Tensor>& ts, int64_t
     return out;
 }
 
-void catKernel(KernelCall& call) {
+void catKernel(KernelCall& call)
+{
     call.result = Value::ofTensor(catTensors(call, tensorListArg(call, "tensors"), intArg(call, "dim")));
 }
 
-void stackKernel(KernelCall& call) {
+void stackKernel(KernelCall& call)
+{
     const std::vector<Tensor> ts = tensorListArg(call, "tensors");
     if (ts.empty()) throw KernelError("stack expects a non-empty TensorList");
     const int64_t d = wrapDim(intArg(call, "dim"), ts[0].dim() + 1);
     for (size_t i = 1; i < ts.size(); ++i)
         if (ts[i].sizes() != ts[0].sizes())
-            throw KernelError("stack expects each tensor to be equal size, but got " + shapeStr(ts[0].sizes()) +
-                              " at entry 0 and " + shapeStr(ts[i].sizes()) + " at entry " + std::to_string(i));
+            throw KernelError("stack expects each tensor to be equal size, but got " + shapeStr(ts[0].sizes())
+                              + " at entry 0 and " + shapeStr(ts[i].sizes()) + " at entry " + std::to_string(i));
     std::vector<Tensor> parts;
     for (const Tensor& t : ts) parts.push_back(unsqueezeView(t, d));
     call.result = Value::ofTensor(catTensors(call, parts, d));
 }
 
-void repeatKernel(KernelCall& call) {
+void repeatKernel(KernelCall& call)
+{
     const Tensor& self = call.tensor("self");
     const std::vector<int64_t> reps = intListArg(call, "repeats");
     if (static_cast<int64_t>(reps.size()) < self.dim())
@@ -92,7 +97,8 @@ void repeatKernel(KernelCall& call) {
     padStrides.insert(padStrides.end(), self.strides().begin(), self.strides().end());
     std::vector<int64_t> outSizes(reps.size());
     for (size_t k = 0; k < reps.size(); ++k) {
-        if (reps[k] < 0) throw KernelError("Trying to create tensor with negative dimension " + std::to_string(reps[k]));
+        if (reps[k] < 0)
+            throw KernelError("Trying to create tensor with negative dimension " + std::to_string(reps[k]));
         outSizes[k] = padSizes[k] * reps[k];
     }
     Tensor out = call.newTensor(outSizes, self.dtype());
@@ -118,12 +124,15 @@ void repeatKernel(KernelCall& call) {
 }
 
 // flip: empty_like(self, preserve_format) filled through a negative-stride view of self.
-void flipKernel(KernelCall& call) {
+void flipKernel(KernelCall& call)
+{
     const Tensor& self = call.tensor("self");
     std::vector<bool> flipped(self.sizes().size(), false);
     for (int64_t d : intListArg(call, "dims")) {
         const size_t w = static_cast<size_t>(wrapDim(d, self.dim()));
-        if (flipped[w]) throw KernelError("dims has duplicates, original flip dims size=" + std::to_string(intListArg(call, "dims").size()));
+        if (flipped[w])
+            throw KernelError("dims has duplicates, original flip dims size="
+                              + std::to_string(intListArg(call, "dims").size()));
         flipped[w] = true;
     }
     Tensor out = ew::allocStrided(call, self.sizes(), ew::preserveStrides(self), self.dtype());
@@ -140,21 +149,25 @@ void flipKernel(KernelCall& call) {
     call.result = Value::ofTensor(out);
 }
 
-void checkSameSizes(const Tensor& part, const Tensor& src, const char* op) {
+void checkSameSizes(const Tensor& part, const Tensor& src, const char* op)
+{
     if (part.sizes() != src.sizes())
-        throw KernelError(std::string(op) + ": expected src to have a size equal to the slice of self. src size = " +
-                          shapeStr(src.sizes()) + ", slice size = " + shapeStr(part.sizes()));
+        throw KernelError(std::string(op) + ": expected src to have a size equal to the slice of self. src size = "
+                          + shapeStr(src.sizes()) + ", slice size = " + shapeStr(part.sizes()));
 }
 
-void sliceScatterKernel(KernelCall& call) {
+void sliceScatterKernel(KernelCall& call)
+{
     Tensor out = clonePreserve(call, call.tensor("self"));
-    const Tensor part = sliceView(out, intArg(call, "dim"), optIntArg(call, "start"), optIntArg(call, "end"), intArg(call, "step"));
+    const Tensor part =
+        sliceView(out, intArg(call, "dim"), optIntArg(call, "start"), optIntArg(call, "end"), intArg(call, "step"));
     checkSameSizes(part, call.tensor("src"), "slice_scatter");
     copyInto(call, part, call.tensor("src"));
     call.result = Value::ofTensor(out);
 }
 
-void selectScatterKernel(KernelCall& call) {
+void selectScatterKernel(KernelCall& call)
+{
     Tensor out = clonePreserve(call, call.tensor("self"));
     const Tensor part = selectView(out, intArg(call, "dim"), intArg(call, "index"));
     checkSameSizes(part, call.tensor("src"), "select_scatter");
@@ -162,10 +175,12 @@ void selectScatterKernel(KernelCall& call) {
     call.result = Value::ofTensor(out);
 }
 
-void asStridedScatterKernel(KernelCall& call) {
+void asStridedScatterKernel(KernelCall& call)
+{
     Tensor out = clonePreserve(call, call.tensor("self"));
     const std::vector<int64_t> sizes = intListArg(call, "size"), strides = intListArg(call, "stride");
-    if (sizes.size() != strides.size()) throw KernelError("as_strided_scatter: mismatch in length of strides and shape");
+    if (sizes.size() != strides.size())
+        throw KernelError("as_strided_scatter: mismatch in length of strides and shape");
     Tensor part;
     try {
         part = out.asStrided(sizes, strides, optIntArg(call, "storage_offset").value_or(out.offset()));
@@ -177,16 +192,19 @@ void asStridedScatterKernel(KernelCall& call) {
     call.result = Value::ofTensor(out);
 }
 
-void sliceBackwardKernel(KernelCall& call) {
+void sliceBackwardKernel(KernelCall& call)
+{
     const Tensor& g = call.tensor("grad_output");
     Tensor out = zeros(call, intListArg(call, "input_sizes"), g.dtype());
-    const Tensor part = sliceView(out, intArg(call, "dim"), intArg(call, "start"), intArg(call, "end"), intArg(call, "step"));
+    const Tensor part =
+        sliceView(out, intArg(call, "dim"), intArg(call, "start"), intArg(call, "end"), intArg(call, "step"));
     checkSameSizes(part, g, "slice_backward");
     copyInto(call, part, g);
     call.result = Value::ofTensor(out);
 }
 
-void selectBackwardKernel(KernelCall& call) {
+void selectBackwardKernel(KernelCall& call)
+{
     const Tensor& g = call.tensor("grad_output");
     Tensor out = zeros(call, intListArg(call, "input_sizes"), g.dtype());
     const Tensor part = selectView(out, intArg(call, "dim"), intArg(call, "index"));
@@ -197,7 +215,8 @@ void selectBackwardKernel(KernelCall& call) {
 
 // repeat_interleave.Tensor(repeats): [0]*r0 + [1]*r1 + ... in the dtype of repeats; the
 // output size comes from the data (output_size, when given, must agree).
-void repeatInterleaveKernel(KernelCall& call) {
+void repeatInterleaveKernel(KernelCall& call)
+{
     const Tensor& rep = call.tensor("repeats");
     if (rep.dim() != 1) throw KernelError("repeat_interleave only accept 1D vector as repeat");
     if (!isIndexDType(rep.dtype())) throw KernelError("repeats has to be Long or Int tensor");
@@ -208,19 +227,22 @@ void repeatInterleaveKernel(KernelCall& call) {
         total += x;
     }
     if (auto os = optIntArg(call, "output_size"); os && *os != total)
-        throw KernelError("repeat_interleave: output_size " + std::to_string(*os) + " differs from the sum of repeats " +
-                          std::to_string(total));
+        throw KernelError("repeat_interleave: output_size " + std::to_string(*os) + " differs from the sum of repeats "
+                          + std::to_string(total));
     Tensor out = call.newTensor({total}, rep.dtype());
     int64_t at = 0;
     for (size_t i = 0; i < r.size(); ++i)
         for (int64_t j = 0; j < r[i]; ++j, ++at) {
-            if (rep.dtype() == DType::I64) out.data<int64_t>()[at] = static_cast<int64_t>(i);
-            else out.data<int32_t>()[at] = static_cast<int32_t>(i);
+            if (rep.dtype() == DType::I64)
+                out.data<int64_t>()[at] = static_cast<int64_t>(i);
+            else
+                out.data<int32_t>()[at] = static_cast<int32_t>(i);
         }
     call.result = Value::ofTensor(out);
 }
 
-void oneHotKernel(KernelCall& call) {
+void oneHotKernel(KernelCall& call)
+{
     const Tensor& self = call.tensor("self");
     if (self.dtype() != DType::I64) throw KernelError("one_hot is only applicable to index tensor.");
     int64_t classes = intArg(call, "num_classes");
@@ -234,8 +256,10 @@ void oneHotKernel(KernelCall& call) {
     }
     const int64_t lo = *std::min_element(v.begin(), v.end()), hi = *std::max_element(v.begin(), v.end());
     if (lo < 0) throw KernelError("Class values must be non-negative.");
-    if (classes == -1) classes = hi + 1;
-    else if (hi >= classes) throw KernelError("Class values must be smaller than num_classes.");
+    if (classes == -1)
+        classes = hi + 1;
+    else if (hi >= classes)
+        throw KernelError("Class values must be smaller than num_classes.");
     sizes.push_back(classes);
     Tensor out = zeros(call, sizes, DType::I64);
     for (size_t i = 0; i < v.size(); ++i) out.data<int64_t>()[static_cast<int64_t>(i) * classes + v[i]] = 1;
@@ -244,7 +268,8 @@ void oneHotKernel(KernelCall& call) {
 
 }  // namespace
 
-void registerCopyKernels(KernelRegistry& reg) {
+void registerCopyKernels(KernelRegistry& reg)
+{
     const DeviceKind cpu = DeviceKind::Cpu;
     reg.add("aten.cat.default", cpu, catKernel);
     reg.add("aten.stack.default", cpu, stackKernel);

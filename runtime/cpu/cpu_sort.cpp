@@ -18,14 +18,16 @@ namespace fxl::cpu::shape {
 
 namespace {
 
-inline int64_t loadI64(const char* p) {
+inline int64_t loadI64(const char* p)
+{
     int64_t v;
     std::memcpy(&v, p, 8);
     return v;
 }
 
 // Keys of one row: doubles for floating types (exact widening), int64 otherwise.
-struct RowKeys {
+struct RowKeys
+{
     std::vector<double> f;
     std::vector<int64_t> i;
     bool isFloat = false;
@@ -33,10 +35,12 @@ struct RowKeys {
 
 // Orders positions a, b of a row: "a before b" for the ascending (descending) order, ties by
 // position. NaN counts as larger than everything.
-struct Order {
+struct Order
+{
     const RowKeys* k;
     bool descending;
-    bool operator()(int64_t a, int64_t b) const {
+    bool operator()(int64_t a, int64_t b) const
+    {
         if (k->isFloat) {
             const double x = k->f[static_cast<size_t>(a)], y = k->f[static_cast<size_t>(b)];
             const bool nx = std::isnan(x), ny = std::isnan(y);
@@ -56,9 +60,11 @@ struct Order {
 // For each row of `self` along `dim`: fn(keys, order) fills `order` with the first `k`
 // positions of the row in sorted order; values and indices are written to the outputs.
 void sortRows(const KernelCall& call, const Tensor& self, int64_t dim, int64_t k, bool descending, bool partial,
-              const Tensor& values, const Tensor& indices) {
+              const Tensor& values, const Tensor& indices)
+{
     const Tensor s = self.dim() == 0 ? self.asStrided({1}, {1}, self.offset()) : self;
-    const Tensor v = values.defined() ? (values.dim() == 0 ? values.asStrided({1}, {1}, values.offset()) : values) : Tensor();
+    const Tensor v =
+        values.defined() ? (values.dim() == 0 ? values.asStrided({1}, {1}, values.offset()) : values) : Tensor();
     const Tensor ix = indices.dim() == 0 ? indices.asStrided({1}, {1}, indices.offset()) : indices;
     const size_t d = static_cast<size_t>(dim);
     const int64_t n = s.sizes()[d];
@@ -91,33 +97,40 @@ void sortRows(const KernelCall& call, const Tensor& self, int64_t dim, int64_t k
             const char* sp = static_cast<const char*>(s.storage()->data());
             for (int64_t q = 0; q < n; ++q) {
                 const char* p = sp + (sOff + q * s.strides()[d]) * is;
-                if (isFloat) keys.f[static_cast<size_t>(q)] = loadAsDouble(p, dt);
-                else keys.i[static_cast<size_t>(q)] = dt == DType::I64 ? loadI64(p)
-                                                                      : static_cast<int64_t>(loadAsDouble(p, dt));
+                if (isFloat)
+                    keys.f[static_cast<size_t>(q)] = loadAsDouble(p, dt);
+                else
+                    keys.i[static_cast<size_t>(q)] =
+                        dt == DType::I64 ? loadI64(p) : static_cast<int64_t>(loadAsDouble(p, dt));
             }
             std::iota(order.begin(), order.end(), 0);
             const Order cmp{&keys, descending};
             // the comparator is a total order (ties by position): every algorithm gives one result
-            if (partial && k < n) std::partial_sort(order.begin(), order.begin() + k, order.end(), cmp);
-            else std::sort(order.begin(), order.end(), cmp);
+            if (partial && k < n)
+                std::partial_sort(order.begin(), order.begin() + k, order.end(), cmp);
+            else
+                std::sort(order.begin(), order.end(), cmp);
             char* vp = v.defined() ? static_cast<char*>(v.storage()->data()) : nullptr;
             int64_t* ip = static_cast<int64_t*>(ix.storage()->data());
             for (int64_t q = 0; q < k; ++q) {
                 const int64_t src = order[static_cast<size_t>(q)];
-                if (vp) std::memcpy(vp + (vOff + q * v.strides()[d]) * is, sp + (sOff + src * s.strides()[d]) * is,
-                                    static_cast<size_t>(is));
+                if (vp)
+                    std::memcpy(vp + (vOff + q * v.strides()[d]) * is, sp + (sOff + src * s.strides()[d]) * is,
+                                static_cast<size_t>(is));
                 ip[iOff + q * ix.strides()[d]] = src;
             }
         }
     });
 }
 
-void checkSortable(const Tensor& self, const char* op) {
+void checkSortable(const Tensor& self, const char* op)
+{
     if (!runtimeSupportsDType(self.dtype())) throw KernelError(std::string(op) + ": unsupported dtype");
 }
 
 // sort / sort.stable: outputs laid out like self (dense), as PyTorch's sort does.
-void sortInto(KernelCall& call, bool withValues) {
+void sortInto(KernelCall& call, bool withValues)
+{
     const Tensor& self = call.tensor("self");
     checkSortable(self, "sort");
     const int64_t dim = wrapDim(intArg(call, "dim"), self.dim());
@@ -127,15 +140,18 @@ void sortInto(KernelCall& call, bool withValues) {
     Tensor indices = ew::allocStrided(call, self.sizes(), st, DType::I64);
     const int64_t n = self.dim() == 0 ? 1 : self.sizes()[static_cast<size_t>(dim)];
     sortRows(call, self, dim, n, desc, false, values, indices);
-    if (withValues) call.result = Value::ofList({Value::ofTensor(values), Value::ofTensor(indices)});
-    else call.result = Value::ofTensor(indices);
+    if (withValues)
+        call.result = Value::ofList({Value::ofTensor(values), Value::ofTensor(indices)});
+    else
+        call.result = Value::ofTensor(indices);
 }
 
 void sortKernel(KernelCall& call) { sortInto(call, true); }
 void argsortKernel(KernelCall& call) { sortInto(call, false); }
 
 // topk: the k largest (smallest) along dim, in sorted order (also for sorted=False), contiguous.
-void topkKernel(KernelCall& call) {
+void topkKernel(KernelCall& call)
+{
     const Tensor& self = call.tensor("self");
     checkSortable(self, "topk");
     const int64_t dim = wrapDim(intArg(call, "dim"), self.dim());
@@ -153,7 +169,8 @@ void topkKernel(KernelCall& call) {
 
 }  // namespace
 
-void registerSortKernels(KernelRegistry& reg) {
+void registerSortKernels(KernelRegistry& reg)
+{
     const DeviceKind cpu = DeviceKind::Cpu;
     reg.add("aten.sort.default", cpu, sortKernel);
     reg.add("aten.sort.stable", cpu, sortKernel);

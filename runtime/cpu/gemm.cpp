@@ -25,25 +25,26 @@ namespace fxl::cpu {
 // ISA selection
 // ------------------------------------------------------------------------------------------
 
-const char* gemmIsaName(GemmIsa isa) {
+const char* gemmIsaName(GemmIsa isa)
+{
     switch (isa) {
-        case GemmIsa::Scalar: return "scalar";
-        case GemmIsa::Avx2: return "avx2";
-        case GemmIsa::Avx512: return "avx512";
+    case GemmIsa::Scalar: return "scalar";
+    case GemmIsa::Avx2: return "avx2";
+    case GemmIsa::Avx512: return "avx512";
     }
     return "?";
 }
 
-bool gemmIsaSupported(GemmIsa isa) {
+bool gemmIsaSupported(GemmIsa isa)
+{
     switch (isa) {
-        case GemmIsa::Scalar: return true;
+    case GemmIsa::Scalar: return true;
 #if FXL_GEMM_X86
-        case GemmIsa::Avx2: return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-        case GemmIsa::Avx512:
-            return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx2") &&
-                   __builtin_cpu_supports("fma");
+    case GemmIsa::Avx2: return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+    case GemmIsa::Avx512:
+        return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
 #else
-        default: return false;
+    default: return false;
 #endif
     }
     return false;
@@ -51,19 +52,23 @@ bool gemmIsaSupported(GemmIsa isa) {
 
 namespace {
 
-GemmIsa bestIsa(GemmIsa cap) {
+GemmIsa bestIsa(GemmIsa cap)
+{
     for (GemmIsa i : {GemmIsa::Avx512, GemmIsa::Avx2})
         if (static_cast<int>(i) <= static_cast<int>(cap) && gemmIsaSupported(i)) return i;
     return GemmIsa::Scalar;
 }
 
-GemmIsa defaultIsa() {
+GemmIsa defaultIsa()
+{
     static const GemmIsa isa = [] {
         GemmIsa cap = GemmIsa::Avx512;
         if (const char* e = std::getenv("FXLENS_CPU_ISA")) {
             const std::string s(e);
-            if (s == "scalar") cap = GemmIsa::Scalar;
-            else if (s == "avx2") cap = GemmIsa::Avx2;
+            if (s == "scalar")
+                cap = GemmIsa::Scalar;
+            else if (s == "avx2")
+                cap = GemmIsa::Avx2;
         }
         return bestIsa(cap);
     }();
@@ -74,12 +79,14 @@ std::atomic<int> g_override{-1};
 
 }  // namespace
 
-GemmIsa gemmIsa() {
+GemmIsa gemmIsa()
+{
     const int o = g_override.load(std::memory_order_relaxed);
     return o >= 0 ? static_cast<GemmIsa>(o) : defaultIsa();
 }
 
-void setGemmIsaOverride(std::optional<GemmIsa> isa) {
+void setGemmIsaOverride(std::optional<GemmIsa> isa)
+{
     if (isa && !gemmIsaSupported(*isa))
         throw std::invalid_argument(std::string("this CPU cannot run the ") + gemmIsaName(*isa) + " GEMM path");
     g_override.store(isa ? static_cast<int>(*isa) : -1, std::memory_order_relaxed);
@@ -94,20 +101,22 @@ namespace {
 // Every path runs exactly this per element; only the number of lanes differs.
 // ------------------------------------------------------------------------------------------
 
-template <class T>
+template<class T>
 using KernFn = void (*)(int64_t kc, const T* a, const T* b, int64_t ldb, T* c, int64_t ldc, bool acc);
 
 constexpr int kMaxMr = 16;
 constexpr int kMaxNr = 32;
 
-template <class T>
-struct KernelSet {
+template<class T>
+struct KernelSet
+{
     int mr = 0, nr = 0;
     KernFn<T> rows[kMaxMr + 1] = {};
 };
 
-template <class T, int MR, int NR, int M>
-void kernScalar(int64_t kc, const T* a, const T* b, int64_t ldb, T* c, int64_t ldc, bool acc) {
+template<class T, int MR, int NR, int M>
+void kernScalar(int64_t kc, const T* a, const T* b, int64_t ldb, T* c, int64_t ldc, bool acc)
+{
     T r[M][NR];
     for (int i = 0; i < M; ++i)
         for (int j = 0; j < NR; ++j) r[i][j] = acc ? c[i * ldc + j] : T(0);
@@ -123,8 +132,9 @@ void kernScalar(int64_t kc, const T* a, const T* b, int64_t ldb, T* c, int64_t l
         for (int j = 0; j < NR; ++j) c[i * ldc + j] = r[i][j];
 }
 
-template <class T, int MR, int NR, size_t... Ms>
-KernelSet<T> scalarSet(std::index_sequence<Ms...>) {
+template<class T, int MR, int NR, size_t... Ms>
+KernelSet<T> scalarSet(std::index_sequence<Ms...>)
+{
     KernelSet<T> s;
     s.mr = MR;
     s.nr = NR;
@@ -135,43 +145,45 @@ KernelSet<T> scalarSet(std::index_sequence<Ms...>) {
 #if FXL_GEMM_X86
 
 // One kernel body for every vector ISA and both float types; VT wraps the intrinsics.
-#define FXL_GEMM_VEC_KERNEL                                                                  \
-    template <class VT, int MR, int NV, int M>                                               \
-    void kernVec(int64_t kc, const typename VT::T* a, const typename VT::T* b, int64_t ldb,    \
-                 typename VT::T* c, int64_t ldc, bool acc) {                                 \
-        using V = typename VT::V;                                                            \
-        constexpr int W = VT::W;                                                             \
-        V r[M][NV];                                                                          \
-        _Pragma("GCC unroll 16") for (int i = 0; i < M; ++i)                                 \
-            _Pragma("GCC unroll 4") for (int v = 0; v < NV; ++v)                             \
-                r[i][v] = acc ? VT::load(c + i * ldc + v * W) : VT::zero();                  \
-        for (int64_t k = 0; k < kc; ++k) {                                                   \
-            V bv[NV];                                                                        \
-            _Pragma("GCC unroll 4") for (int v = 0; v < NV; ++v) bv[v] = VT::load(b + v * W); \
-            _Pragma("GCC unroll 16") for (int i = 0; i < M; ++i) {                           \
-                const V av = VT::broadcast(a + i);                                           \
-                _Pragma("GCC unroll 4") for (int v = 0; v < NV; ++v)                         \
-                    r[i][v] = VT::fma(av, bv[v], r[i][v]);                                    \
-            }                                                                                \
-            a += MR;                                                                         \
-            b += ldb;                                                                        \
-        }                                                                                    \
-        _Pragma("GCC unroll 16") for (int i = 0; i < M; ++i)                                 \
-            _Pragma("GCC unroll 4") for (int v = 0; v < NV; ++v) VT::store(c + i * ldc + v * W, r[i][v]); \
-    }                                                                                        \
-    template <class VT, int MR, int NV, size_t... Ms>                                        \
-    KernelSet<typename VT::T> vecSet(std::index_sequence<Ms...>) {                           \
-        KernelSet<typename VT::T> s;                                                         \
-        s.mr = MR;                                                                           \
-        s.nr = NV * VT::W;                                                                   \
-        ((s.rows[Ms + 1] = &kernVec<VT, MR, NV, static_cast<int>(Ms) + 1>), ...);            \
-        return s;                                                                            \
+#define FXL_GEMM_VEC_KERNEL                                                                                            \
+    template<class VT, int MR, int NV, int M>                                                                          \
+    void kernVec(int64_t kc, const typename VT::T* a, const typename VT::T* b, int64_t ldb, typename VT::T* c,         \
+                 int64_t ldc, bool acc)                                                                                \
+    {                                                                                                                  \
+        using V = typename VT::V;                                                                                      \
+        constexpr int W = VT::W;                                                                                       \
+        V r[M][NV];                                                                                                    \
+        _Pragma("GCC unroll 16") for (int i = 0; i < M; ++i) _Pragma("GCC unroll 4") for (int v = 0; v < NV; ++v)      \
+            r[i][v] = acc ? VT::load(c + i * ldc + v * W) : VT::zero();                                                \
+        for (int64_t k = 0; k < kc; ++k) {                                                                             \
+            V bv[NV];                                                                                                  \
+            _Pragma("GCC unroll 4") for (int v = 0; v < NV; ++v) bv[v] = VT::load(b + v * W);                          \
+            _Pragma("GCC unroll 16") for (int i = 0; i < M; ++i)                                                       \
+            {                                                                                                          \
+                const V av = VT::broadcast(a + i);                                                                     \
+                _Pragma("GCC unroll 4") for (int v = 0; v < NV; ++v) r[i][v] = VT::fma(av, bv[v], r[i][v]);            \
+            }                                                                                                          \
+            a += MR;                                                                                                   \
+            b += ldb;                                                                                                  \
+        }                                                                                                              \
+        _Pragma("GCC unroll 16") for (int i = 0; i < M; ++i) _Pragma("GCC unroll 4") for (int v = 0; v < NV; ++v)      \
+            VT::store(c + i * ldc + v * W, r[i][v]);                                                                   \
+    }                                                                                                                  \
+    template<class VT, int MR, int NV, size_t... Ms>                                                                   \
+    KernelSet<typename VT::T> vecSet(std::index_sequence<Ms...>)                                                       \
+    {                                                                                                                  \
+        KernelSet<typename VT::T> s;                                                                                   \
+        s.mr = MR;                                                                                                     \
+        s.nr = NV * VT::W;                                                                                             \
+        ((s.rows[Ms + 1] = &kernVec<VT, MR, NV, static_cast<int>(Ms) + 1>), ...);                                      \
+        return s;                                                                                                      \
     }
 
 #pragma GCC push_options
 #pragma GCC target("avx2,fma")
 namespace avx2 {
-struct F32 {
+struct F32
+{
     using T = float;
     using V = __m256;
     static constexpr int W = 8;
@@ -181,7 +193,8 @@ struct F32 {
     static V broadcast(const float* p) { return _mm256_broadcast_ss(p); }
     static V fma(V a, V b, V c) { return _mm256_fmadd_ps(a, b, c); }
 };
-struct F64 {
+struct F64
+{
     using T = double;
     using V = __m256d;
     static constexpr int W = 4;
@@ -202,7 +215,8 @@ FXL_GEMM_VEC_KERNEL
 #pragma GCC diagnostic ignored "-Wuninitialized"
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 namespace avx512 {
-struct F32 {
+struct F32
+{
     using T = float;
     using V = __m512;
     static constexpr int W = 16;
@@ -212,7 +226,8 @@ struct F32 {
     static V broadcast(const float* p) { return _mm512_set1_ps(*p); }
     static V fma(V a, V b, V c) { return _mm512_fmadd_ps(a, b, c); }
 };
-struct F64 {
+struct F64
+{
     using T = double;
     using V = __m512d;
     static constexpr int W = 8;
@@ -225,7 +240,8 @@ struct F64 {
 FXL_GEMM_VEC_KERNEL
 
 // 16 x 16 transpose of r[i][j] -> r[j][i].
-__attribute__((always_inline)) inline void transpose16(__m512* r) {
+__attribute__((always_inline)) inline void transpose16(__m512* r)
+{
     __m512 t[16], u[16];
     for (int i = 0; i < 8; ++i) {
         t[2 * i] = _mm512_unpacklo_ps(r[2 * i], r[2 * i + 1]);
@@ -255,13 +271,15 @@ __attribute__((always_inline)) inline void transpose16(__m512* r) {
 inline float get(float v) { return v; }
 inline float get(uint16_t v) { return bf16ToF32(v); }
 inline __m512 load16(const float* p) { return _mm512_loadu_ps(p); }
-inline __m512 load16(const uint16_t* p) {  // bf16 -> f32: the bits shifted up (exact)
+inline __m512 load16(const uint16_t* p)
+{  // bf16 -> f32: the bits shifted up (exact)
     return _mm512_castsi512_ps(
         _mm512_slli_epi32(_mm512_cvtepu16_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p))), 16));
 }
 
-template <class S>
-void packColumns(const S* s, int64_t cs, int64_t kc, int64_t n, int nr, float* dst) {
+template<class S>
+void packColumns(const S* s, int64_t cs, int64_t kc, int64_t n, int nr, float* dst)
+{
     const int64_t n16 = n / 16 * 16, k16 = kc / 16 * 16;
     for (int64_t j0 = 0; j0 < n16; j0 += 16) {
         for (int64_t k0 = 0; k0 < k16; k0 += 16) {
@@ -282,11 +300,13 @@ void packColumns(const S* s, int64_t cs, int64_t kc, int64_t n, int nr, float* d
 }
 
 // The first `count` (0..16) elements, zeros above; never touches memory past them.
-inline __m512 load16(const float* p, int64_t count) {
+inline __m512 load16(const float* p, int64_t count)
+{
     if (count >= 16) return _mm512_loadu_ps(p);
     return _mm512_maskz_loadu_ps(static_cast<__mmask16>(count <= 0 ? 0u : (1u << count) - 1), p);
 }
-inline __m512 load16(const uint16_t* p, int64_t count) {
+inline __m512 load16(const uint16_t* p, int64_t count)
+{
     if (count >= 16) return load16(p);
     alignas(32) uint16_t tmp[16] = {};
     for (int64_t i = 0; i < count; ++i) tmp[i] = p[i];
@@ -294,8 +314,9 @@ inline __m512 load16(const uint16_t* p, int64_t count) {
 }
 
 // B rows contiguous (element [k][j] at k*rs + j): dst[k*nr + j], zero-padded to nr lanes.
-template <class S>
-void packRowsB(const S* s, int64_t rs, int64_t kc, int64_t n, int nr, float* dst) {
+template<class S>
+void packRowsB(const S* s, int64_t rs, int64_t kc, int64_t n, int nr, float* dst)
+{
     for (int64_t k = 0; k < kc; ++k) {
         const S* row = s + k * rs;
         float* d = dst + k * nr;
@@ -305,8 +326,9 @@ void packRowsB(const S* s, int64_t rs, int64_t kc, int64_t n, int nr, float* dst
 
 // A rows contiguous (element [i][k] at i*rs + k), m <= mr <= 16 rows: dst[k*mr + i] through
 // 16 x 16 transposes (rows m..15 read as zeros; lanes mr..15 are not stored).
-template <class S>
-void packRowsA(const S* s, int64_t rs, int64_t m, int64_t kc, int mr, float* dst) {
+template<class S>
+void packRowsA(const S* s, int64_t rs, int64_t m, int64_t kc, int mr, float* dst)
+{
     const __mmask16 lanes = static_cast<__mmask16>((1u << mr) - 1);
     const int64_t k16 = kc / 16 * 16;
     for (int64_t k0 = 0; k0 < k16; k0 += 16) {
@@ -323,8 +345,9 @@ void packRowsA(const S* s, int64_t rs, int64_t m, int64_t kc, int mr, float* dst
 
 // A columns contiguous (a transposed view: element [i][k] at i + k*cs), m <= 16: one masked
 // load and store per k.
-template <class S>
-void packColsA(const S* s, int64_t cs, int64_t m, int64_t kc, int mr, float* dst) {
+template<class S>
+void packColsA(const S* s, int64_t cs, int64_t m, int64_t kc, int mr, float* dst)
+{
     const __mmask16 lanes = static_cast<__mmask16>((1u << m) - 1);
     for (int64_t k = 0; k < kc; ++k) _mm512_mask_storeu_ps(dst + k * mr, lanes, load16(s + k * cs, m));
 }
@@ -334,11 +357,12 @@ void packColsA(const S* s, int64_t cs, int64_t m, int64_t kc, int mr, float* dst
 
 #endif  // FXL_GEMM_X86
 
-template <class T>
+template<class T>
 const KernelSet<T>& kernelsFor(GemmIsa isa);
 
-template <>
-const KernelSet<float>& kernelsFor<float>(GemmIsa isa) {
+template<>
+const KernelSet<float>& kernelsFor<float>(GemmIsa isa)
+{
     // Each set is built only when its ISA is asked for: vecSet is compiled for that ISA and
     // may use its instructions even to fill the table (SIGILL on a CPU without them).
 #if FXL_GEMM_X86
@@ -356,8 +380,9 @@ const KernelSet<float>& kernelsFor<float>(GemmIsa isa) {
     return scalar;
 }
 
-template <>
-const KernelSet<double>& kernelsFor<double>(GemmIsa isa) {
+template<>
+const KernelSet<double>& kernelsFor<double>(GemmIsa isa)
+{
     // Each set is built only when its ISA is asked for: vecSet is compiled for that ISA and
     // may use its instructions even to fill the table (SIGILL on a CPU without them).
 #if FXL_GEMM_X86
@@ -379,26 +404,31 @@ const KernelSet<double>& kernelsFor<double>(GemmIsa isa) {
 // Packing: converts (bf16/f16 -> f32 exactly) and gathers any strides into k-major panels.
 // ------------------------------------------------------------------------------------------
 
-struct SrcF32 {
+struct SrcF32
+{
     using S = float;
     static float get(float v) { return v; }
 };
-struct SrcF64 {
+struct SrcF64
+{
     using S = double;
     static double get(double v) { return v; }
 };
-struct SrcBF16 {
+struct SrcBF16
+{
     using S = uint16_t;
     static float get(uint16_t v) { return bf16ToF32(v); }
 };
-struct SrcF16 {
+struct SrcF16
+{
     using S = uint16_t;
     static float get(uint16_t v) { return f16ToF32(v); }
 };
 
 // dst[k*nr + j] = src[k*rs + j*cs] for k < kc, j < n; zero for n <= j < nr.
-template <class Src, class T>
-void packB(const void* data, int64_t off, int64_t rs, int64_t cs, int64_t kc, int64_t n, int nr, T* dst) {
+template<class Src, class T>
+void packB(const void* data, int64_t off, int64_t rs, int64_t cs, int64_t kc, int64_t n, int nr, T* dst)
+{
     const typename Src::S* s = static_cast<const typename Src::S*>(data) + off;
     if (cs == 1 || rs != 1) {
         for (int64_t k = 0; k < kc; ++k) {
@@ -421,8 +451,9 @@ void packB(const void* data, int64_t off, int64_t rs, int64_t cs, int64_t kc, in
 }
 
 // dst[k*mr + i] = src[i*rs + k*cs] for i < m, k < kc (rows m..mr-1 are never read).
-template <class Src, class T>
-void packA(const void* data, int64_t off, int64_t rs, int64_t cs, int64_t m, int64_t kc, int mr, T* dst) {
+template<class Src, class T>
+void packA(const void* data, int64_t off, int64_t rs, int64_t cs, int64_t m, int64_t kc, int mr, T* dst)
+{
     const typename Src::S* s = static_cast<const typename Src::S*>(data) + off;
     if (cs == 1) {
         for (int64_t i = 0; i < m; ++i) {
@@ -438,31 +469,40 @@ void packA(const void* data, int64_t off, int64_t rs, int64_t cs, int64_t m, int
     }
 }
 
-template <class T>
+template<class T>
 using PackBFn = void (*)(const void*, int64_t, int64_t, int64_t, int64_t, int64_t, int, T*);
-template <class T>
+template<class T>
 using PackAFn = void (*)(const void*, int64_t, int64_t, int64_t, int64_t, int64_t, int, T*);
 
 #if FXL_GEMM_X86
-template <class Src>
-void packBAvx512(const void* data, int64_t off, int64_t rs, int64_t cs, int64_t kc, int64_t n, int nr, float* dst) {
+template<class Src>
+void packBAvx512(const void* data, int64_t off, int64_t rs, int64_t cs, int64_t kc, int64_t n, int nr, float* dst)
+{
     const typename Src::S* s = static_cast<const typename Src::S*>(data) + off;
-    if (cs == 1) avx512::packRowsB(s, rs, kc, n, nr, dst);
-    else if (rs == 1) avx512::packColumns(s, cs, kc, n, nr, dst);
-    else packB<Src, float>(data, off, rs, cs, kc, n, nr, dst);
+    if (cs == 1)
+        avx512::packRowsB(s, rs, kc, n, nr, dst);
+    else if (rs == 1)
+        avx512::packColumns(s, cs, kc, n, nr, dst);
+    else
+        packB<Src, float>(data, off, rs, cs, kc, n, nr, dst);
 }
 
-template <class Src>
-void packAAvx512(const void* data, int64_t off, int64_t rs, int64_t cs, int64_t m, int64_t kc, int mr, float* dst) {
+template<class Src>
+void packAAvx512(const void* data, int64_t off, int64_t rs, int64_t cs, int64_t m, int64_t kc, int mr, float* dst)
+{
     const typename Src::S* s = static_cast<const typename Src::S*>(data) + off;
-    if (cs == 1) avx512::packRowsA(s, rs, m, kc, mr, dst);
-    else if (rs == 1) avx512::packColsA(s, cs, m, kc, mr, dst);
-    else packA<Src, float>(data, off, rs, cs, m, kc, mr, dst);
+    if (cs == 1)
+        avx512::packRowsA(s, rs, m, kc, mr, dst);
+    else if (rs == 1)
+        avx512::packColsA(s, cs, m, kc, mr, dst);
+    else
+        packA<Src, float>(data, off, rs, cs, m, kc, mr, dst);
 }
 #endif
 
-template <class T>
-std::pair<PackAFn<T>, PackBFn<T>> packersFor(DType t, GemmIsa isa) {
+template<class T>
+std::pair<PackAFn<T>, PackBFn<T>> packersFor(DType t, GemmIsa isa)
+{
     (void)isa;
     if constexpr (std::is_same_v<T, double>) {
         if (t == DType::F64) return {&packA<SrcF64, double>, &packB<SrcF64, double>};
@@ -481,12 +521,14 @@ std::pair<PackAFn<T>, PackBFn<T>> packersFor(DType t, GemmIsa isa) {
 }
 
 // Per-thread packing buffers, reused across calls (the pool's threads are persistent).
-struct Buffer {
+struct Buffer
+{
     void* p = nullptr;
     size_t cap = 0;
     ~Buffer() { std::free(p); }
-    template <class T>
-    T* get(size_t n) {
+    template<class T>
+    T* get(size_t n)
+    {
         const size_t bytes = std::max<size_t>(64, ((n * sizeof(T) + 63) / 64) * 64);
         if (bytes > cap) {
             std::free(p);
@@ -511,23 +553,26 @@ thread_local Buffer tlsPackB;
 
 thread_local Buffer tlsTail;
 
-template <class T>
-struct Blocking {
+template<class T>
+struct Blocking
+{
     int64_t kc, mc, nc;
 };
 
-template <class T>
-Blocking<T> blockingFor(const KernelSet<T>& ks) {
+template<class T>
+Blocking<T> blockingFor(const KernelSet<T>& ks)
+{
     // Measured on the dev machine (Zen 5, 48 KiB L1d, 1 MiB L2): kc 384..512 beat 256 by
     // ~5-10 % (fewer C round trips; the B micro-panel streams fine from L2).
-    constexpr int64_t kc = sizeof(T) == 4 ? 512 : 256;       // B micro-panel kc x nr
+    constexpr int64_t kc = sizeof(T) == 4 ? 512 : 256;  // B micro-panel kc x nr
     const int64_t mc = ks.mr * ((144 + ks.mr - 1) / ks.mr);  // the A block (mc x kc) stays in L2
-    const int64_t nc = ks.nr * (2048 / ks.nr);               // the packed B block (kc x nc) in L2/L3
+    const int64_t nc = ks.nr * (2048 / ks.nr);  // the packed B block (kc x nc) in L2/L3
     return {kc, mc, nc};
 }
 
-template <class T>
-struct Job {
+template<class T>
+struct Job
+{
     int64_t M, N, K;
     GemmOperand A, B;
     T* C;
@@ -542,17 +587,19 @@ struct Job {
 };
 
 // Where the B micro-panels of one (jc, pc) block are.
-template <class T>
-struct BBlock {
+template<class T>
+struct BBlock
+{
     const T* packed = nullptr;  // panel p at packed + p*nr*kc (row pitch nr)
     const T* direct = nullptr;  // B itself at (pc, jc): panel p at direct + p*nr (row pitch ldb)
     int64_t ldb = 0;
-    const T* tail = nullptr;    // direct: the last, partial panel, packed (row pitch nr)
+    const T* tail = nullptr;  // direct: the last, partial panel, packed (row pitch nr)
     int64_t tailPanel = -1;
 };
 
-template <class T>
-void packPanel(const Job<T>& J, int64_t b, int64_t jc, int64_t nc, int64_t pc, int64_t kc, int64_t p, T* dst) {
+template<class T>
+void packPanel(const Job<T>& J, int64_t b, int64_t jc, int64_t nc, int64_t pc, int64_t kc, int64_t p, T* dst)
+{
     const int nr = J.ks->nr;
     const int64_t j = jc + p * nr;
     const int64_t off = b * J.B.batchStride + pc * J.B.rowStride + j * J.B.colStride;
@@ -560,9 +607,10 @@ void packPanel(const Job<T>& J, int64_t b, int64_t jc, int64_t nc, int64_t pc, i
 }
 
 // Computes C rows [i0, i0+mc) x B panels [p0, p1) of the (jc, pc) block.
-template <class T>
+template<class T>
 void computeTile(const Job<T>& J, int64_t b, int64_t i0, int64_t mc, int64_t jc, int64_t nc, int64_t pc, int64_t kc,
-                 int64_t p0, int64_t p1, const BBlock<T>& Bb) {
+                 int64_t p0, int64_t p1, const BBlock<T>& Bb)
+{
     const KernelSet<T>& ks = *J.ks;
     const int mr = ks.mr, nr = ks.nr;
     const int64_t mPanels = (mc + mr - 1) / mr;
@@ -580,9 +628,12 @@ void computeTile(const Job<T>& J, int64_t b, int64_t i0, int64_t mc, int64_t jc,
         const int64_t n = std::min<int64_t>(nr, jc + nc - j);
         const T* bp;
         int64_t ldb = nr;
-        if (!Bb.direct) bp = Bb.packed + p * nr * kc;
-        else if (p == Bb.tailPanel) bp = Bb.tail;
-        else bp = Bb.direct + p * nr, ldb = Bb.ldb;
+        if (!Bb.direct)
+            bp = Bb.packed + p * nr * kc;
+        else if (p == Bb.tailPanel)
+            bp = Bb.tail;
+        else
+            bp = Bb.direct + p * nr, ldb = Bb.ldb;
         for (int64_t ir = 0; ir < mPanels; ++ir) {
             const int64_t i = i0 + ir * mr;
             const int64_t m = std::min<int64_t>(mr, mc - ir * mr);
@@ -602,8 +653,9 @@ void computeTile(const Job<T>& J, int64_t b, int64_t i0, int64_t mc, int64_t jc,
 
 // Runs task(t) for t in [0, n): on the caller, or handed out dynamically to the pool's threads
 // (any thread may take any task: the bits do not depend on who computes it).
-template <class F>
-void runTasks(ThreadPool* pool, int64_t n, F&& task) {
+template<class F>
+void runTasks(ThreadPool* pool, int64_t n, F&& task)
+{
     if (!pool || pool->threads() <= 1 || n <= 1) {
         for (int64_t t = 0; t < n; ++t) task(t);
         return;
@@ -615,8 +667,9 @@ void runTasks(ThreadPool* pool, int64_t n, F&& task) {
 }
 
 // One batch entry. pool == nullptr: everything on the calling thread.
-template <class T>
-void runBatch(const Job<T>& J, int64_t b, ThreadPool* pool) {
+template<class T>
+void runBatch(const Job<T>& J, int64_t b, ThreadPool* pool)
+{
     const int nr = J.ks->nr;
     const int threads = pool ? pool->threads() : 1;
     const int64_t mBlocks = (J.M + J.blk.mc - 1) / J.blk.mc;
@@ -671,9 +724,10 @@ void runBatch(const Job<T>& J, int64_t b, ThreadPool* pool) {
     }
 }
 
-template <class T>
+template<class T>
 void gemmImpl(int64_t batch, int64_t M, int64_t N, int64_t K, const GemmOperand& A, const GemmOperand& B, T* C,
-              int64_t ldc, int64_t cBatchStride, ThreadPool* pool) {
+              int64_t ldc, int64_t cBatchStride, ThreadPool* pool)
+{
     if (batch < 0 || M < 0 || N < 0 || K < 0) throw std::invalid_argument("gemm: negative size");
     if (batch == 0 || M == 0 || N == 0) return;
     if (A.dtype != B.dtype) throw std::invalid_argument("gemm: operand dtypes differ");
@@ -715,12 +769,14 @@ void gemmImpl(int64_t batch, int64_t M, int64_t N, int64_t K, const GemmOperand&
 }  // namespace
 
 void gemmF32(int64_t batch, int64_t M, int64_t N, int64_t K, const GemmOperand& A, const GemmOperand& B, float* C,
-             int64_t ldc, int64_t cBatchStride, ThreadPool* pool) {
+             int64_t ldc, int64_t cBatchStride, ThreadPool* pool)
+{
     gemmImpl<float>(batch, M, N, K, A, B, C, ldc, cBatchStride, pool);
 }
 
 void gemmF64(int64_t batch, int64_t M, int64_t N, int64_t K, const GemmOperand& A, const GemmOperand& B, double* C,
-             int64_t ldc, int64_t cBatchStride, ThreadPool* pool) {
+             int64_t ldc, int64_t cBatchStride, ThreadPool* pool)
+{
     gemmImpl<double>(batch, M, N, K, A, B, C, ldc, cBatchStride, pool);
 }
 

@@ -21,7 +21,12 @@ class ThreadPool;
 
 namespace fxl::cpu {
 
-enum class GemmIsa : uint8_t { Scalar, Avx2, Avx512 };
+enum class GemmIsa : uint8_t
+{
+    Scalar,
+    Avx2,
+    Avx512
+};
 
 const char* gemmIsaName(GemmIsa isa);  // "scalar", "avx2", "avx512"
 // True when this CPU (and build) can run the path. Scalar is always supported.
@@ -36,7 +41,8 @@ void setGemmIsaOverride(std::optional<GemmIsa> isa);
 
 // A strided (batched) matrix operand. Element [b][r][c] is at
 // data + b*batchStride + r*rowStride + c*colStride (in elements of dtype; any strides, 0 too).
-struct GemmOperand {
+struct GemmOperand
+{
     const void* data = nullptr;
     DType dtype = DType::F32;  // F32, BF16, F16 for gemmF32; F64 for gemmF64
     int64_t rowStride = 0, colStride = 0, batchStride = 0;
@@ -45,9 +51,9 @@ struct GemmOperand {
 // C[b][i][j] (at C + b*cBatchStride + i*ldc + j) = the chain above, for b < batch, i < M,
 // j < N. K == 0 gives +0. pool may be nullptr (runs on the caller). Throws std::invalid_argument
 // on an unsupported dtype.
-void gemmF32(int64_t batch, int64_t M, int64_t N, int64_t K, const GemmOperand& A, const GemmOperand& B,
-             float* C, int64_t ldc, int64_t cBatchStride, ThreadPool* pool);
-void gemmF64(int64_t batch, int64_t M, int64_t N, int64_t K, const GemmOperand& A, const GemmOperand& B,
-             double* C, int64_t ldc, int64_t cBatchStride, ThreadPool* pool);
+void gemmF32(int64_t batch, int64_t M, int64_t N, int64_t K, const GemmOperand& A, const GemmOperand& B, float* C,
+             int64_t ldc, int64_t cBatchStride, ThreadPool* pool);
+void gemmF64(int64_t batch, int64_t M, int64_t N, int64_t K, const GemmOperand& A, const GemmOperand& B, double* C,
+             int64_t ldc, int64_t cBatchStride, ThreadPool* pool);
 
 }  // namespace fxl::cpu

@@ -16,13 +16,15 @@ namespace clitest {
 
 inline const QString kFxlensBinary = QStringLiteral(FXLENS_BINARY_DIR "/app/fxlens");
 
-struct Run {
+struct Run
+{
     int exitCode = -1;
     bool crashed = false;  // killed by a signal, or timed out
     QByteArray out, err;
 };
 
-inline Run runProcess(const QString& program, const QStringList& args, int timeoutMs = 300000) {
+inline Run runProcess(const QString& program, const QStringList& args, int timeoutMs = 300000)
+{
     QProcess p;
     p.start(program, args);
     Run r;
@@ -45,22 +47,28 @@ inline Run runProcess(const QString& program, const QStringList& args, int timeo
     return r;
 }
 
-inline Run fxlens(const QStringList& args, int timeoutMs = 300000) { return runProcess(kFxlensBinary, args, timeoutMs); }
+inline Run fxlens(const QStringList& args, int timeoutMs = 300000)
+{
+    return runProcess(kFxlensBinary, args, timeoutMs);
+}
 
-inline QByteArray readFile(const QString& path) {
+inline QByteArray readFile(const QString& path)
+{
     QFile f(path);
     if (!f.open(QIODevice::ReadOnly)) return {};
     return f.readAll();
 }
 
-inline bool writeFile(const QString& path, const QByteArray& data) {
+inline bool writeFile(const QString& path, const QByteArray& data)
+{
     QFile f(path);
     if (!f.open(QIODevice::WriteOnly | QIODevice::Truncate)) return false;
     return f.write(data) == data.size();
 }
 
 // The JSON object a --json run printed ({} with a warning when it does not parse).
-inline QJsonObject parseJsonDoc(const QByteArray& out) {
+inline QJsonObject parseJsonDoc(const QByteArray& out)
+{
     QJsonParseError e;
     const QJsonDocument d = QJsonDocument::fromJson(out, &e);
     if (e.error != QJsonParseError::NoError) {

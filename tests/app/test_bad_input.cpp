@@ -16,9 +16,10 @@ namespace {
 const QString kBinary = clitest::kFxlensBinary;
 const QString kBad = QStringLiteral(FXLENS_TEST_DATA_DIR "/bad");
 
-struct Case {
-    const char* file;     // in tests/data/bad
-    int exitCode;         // of `fxlens info FILE`
+struct Case
+{
+    const char* file;  // in tests/data/bad
+    int exitCode;  // of `fxlens info FILE`
     const char* message;  // expected in stderr, after "<path>" (the location and the reason)
     int convertExitCode = -1;  // of `fxlens convert FILE --to json`; -1 = the same as info
 };
@@ -43,7 +44,8 @@ const Case kCases[] = {
     {"fx_duplicate_parameter.py", 1, ":4:35: error: duplicate parameter 'arg0_1'"},
     {"fx_unterminated_string.py", 1, ":4:15: error: unterminated string literal"},
     // annotations the parser cannot read are kept verbatim, with a warning
-    {"fx_bad_dtype.py", 0, ":4:16: warning: annotation not understood, kept verbatim: unknown dtype abbreviation 'f99'"},
+    {"fx_bad_dtype.py", 0,
+     ":4:16: warning: annotation not understood, kept verbatim: unknown dtype abbreviation 'f99'"},
     {"fx_bad_annotation_sizes.py", 0, ":4:22: warning: annotation not understood, kept verbatim"},
     {"fx_bad_number.py", 1, ":10:59: error: expected ',' or ']'"},
     {"fx_bad_indent.py", 1, ":6:3: error: unindent does not match any outer indentation level"},
@@ -78,10 +80,13 @@ const Case kCases[] = {
     {"trace_bad_graph_payload.log", 1, ":7:73: error: closing ')' does not match '['"},
     // sidecars of a graph file (safetensors errors give the byte offset where it helps)
     {"st_wrong_offsets.joint.code.py", 1, "st_wrong_offsets.inputs.safetensors: error: data_offsets leave a hole"},
-    {"st_header_too_big.joint.code.py", 1, "st_header_too_big.inputs.safetensors: error: header length 209715200 exceeds the limit"},
-    {"st_truncated.joint.code.py", 1, "st_truncated.inputs.safetensors: error: header length 215 is larger than the file"},
+    {"st_header_too_big.joint.code.py", 1,
+     "st_header_too_big.inputs.safetensors: error: header length 209715200 exceeds the limit"},
+    {"st_truncated.joint.code.py", 1,
+     "st_truncated.inputs.safetensors: error: header length 215 is larger than the file"},
     {"st_bad_dtype.joint.code.py", 1, "st_bad_dtype.inputs.safetensors: error: tensor 'arg1_1': unknown dtype 'F33'"},
-    {"st_shape_mismatch.joint.code.py", 1, "st_shape_mismatch.inputs.safetensors: error: tensor 'arg2_1': shape [8, 5] of F32 needs 160 bytes"},
+    {"st_shape_mismatch.joint.code.py", 1,
+     "st_shape_mismatch.inputs.safetensors: error: tensor 'arg2_1': shape [8, 5] of F32 needs 160 bytes"},
     {"params_bad.joint.code.py", 1, "params_bad.params.json:2:1: error: not valid JSON", 0},
     {"meta_bad.joint.code.py", 1, "meta_bad.meta.json: error: node 'arg0_1': unknown dtype 'float99'"},
     // other formats
@@ -90,25 +95,29 @@ const Case kCases[] = {
 };
 
 // Files of tests/data/bad that are not inputs themselves.
-bool isSidecarOrDoc(const QString& name) {
-    return name == QLatin1String("README.md") || name == QLatin1String("make_bad_inputs.py") ||
-           name.endsWith(QLatin1String(".inputs.safetensors")) || name.endsWith(QLatin1String(".params.json")) ||
-           name.endsWith(QLatin1String(".meta.json"));
+bool isSidecarOrDoc(const QString& name)
+{
+    return name == QLatin1String("README.md") || name == QLatin1String("make_bad_inputs.py")
+        || name.endsWith(QLatin1String(".inputs.safetensors")) || name.endsWith(QLatin1String(".params.json"))
+        || name.endsWith(QLatin1String(".meta.json"));
 }
 
 }  // namespace
 
-class TestBadInput : public QObject {
+class TestBadInput : public QObject
+{
     Q_OBJECT
 
 private slots:
-    void initTestCase() {
+    void initTestCase()
+    {
         QVERIFY2(QFileInfo(kBinary).isExecutable(), qPrintable("fxlens binary missing: " + kBinary));
         QVERIFY2(QDir(kBad).exists(), qPrintable(kBad));
     }
 
     // Every file in the directory has a row, and every row a file.
-    void everyFileHasARow() {
+    void everyFileHasARow()
+    {
         QSet<QString> rows;
         for (const Case& c : kCases) {
             rows.insert(QString::fromUtf8(c.file));
@@ -121,14 +130,16 @@ private slots:
         QVERIFY2(rows.size() >= 30, "at least 30 malformed inputs");
     }
 
-    void info_data() {
+    void info_data()
+    {
         QTest::addColumn<QString>("file");
         QTest::addColumn<int>("exitCode");
         QTest::addColumn<QString>("message");
         for (const Case& c : kCases)
             QTest::newRow(c.file) << QString::fromUtf8(c.file) << c.exitCode << QString::fromUtf8(c.message);
     }
-    void info() {
+    void info()
+    {
         QFETCH(QString, file);
         QFETCH(int, exitCode);
         QFETCH(QString, message);
@@ -156,16 +167,20 @@ private slots:
     }
 
     // convert on the same files: no crash, a clean exit code, a reason when it fails.
-    void convert_data() {
+    void convert_data()
+    {
         QTest::addColumn<QString>("file");
         QTest::addColumn<int>("exitCode");
         for (const Case& c : kCases)
-            QTest::newRow(c.file) << QString::fromUtf8(c.file) << (c.convertExitCode >= 0 ? c.convertExitCode : c.exitCode);
+            QTest::newRow(c.file) << QString::fromUtf8(c.file)
+                                  << (c.convertExitCode >= 0 ? c.convertExitCode : c.exitCode);
     }
-    void convert() {
+    void convert()
+    {
         QFETCH(QString, file);
         QFETCH(int, exitCode);
-        const Run r = fxlens({QStringLiteral("convert"), kBad + '/' + file, QStringLiteral("--to"), QStringLiteral("json")});
+        const Run r =
+            fxlens({QStringLiteral("convert"), kBad + '/' + file, QStringLiteral("--to"), QStringLiteral("json")});
         QVERIFY2(!r.crashed, r.err.constData());
         QCOMPARE(r.exitCode, exitCode);
         if (r.exitCode != 0) {

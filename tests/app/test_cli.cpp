@@ -26,7 +26,8 @@ const QString kCorpus = QStringLiteral(FXLENS_CORPUS_DIR);
 
 // Node count of gm.code text, counted from the text: the forward parameters, one node per
 // "name = ..." statement, and the output.
-int countGmCodeNodes(const QString& text) {
+int countGmCodeNodes(const QString& text)
+{
     static const QRegularExpression def(QStringLiteral("def forward\\(self(?:, )?([^)]*)\\)"));
     static const QRegularExpression stmt(QStringLiteral("^    [A-Za-z_][A-Za-z0-9_]* = "),
                                          QRegularExpression::MultilineOption);
@@ -43,7 +44,8 @@ int countGmCodeNodes(const QString& text) {
 }
 
 // Node count of a graph listing: one "%name : ..." line per node plus "return ...".
-int countListingNodes(const QString& text) {
+int countListingNodes(const QString& text)
+{
     int n = 0;
     for (const QString& line : text.split('\n')) {
         const QString t = line.trimmed();
@@ -53,7 +55,8 @@ int countListingNodes(const QString& text) {
 }
 
 // Tensor byte sizes of a safetensors file, read from its header.
-QMap<QString, qint64> safetensorsBytes(const QString& path) {
+QMap<QString, qint64> safetensorsBytes(const QString& path)
+{
     QMap<QString, qint64> out;
     const QByteArray data = readFile(path);
     if (data.size() < 8) return out;
@@ -81,15 +84,18 @@ const char* kReadable =
 
 }  // namespace
 
-class TestCli : public QObject {
+class TestCli : public QObject
+{
     Q_OBJECT
 
 private slots:
-    void initTestCase() {
+    void initTestCase()
+    {
         QVERIFY2(QFileInfo(kBinary).isExecutable(), qPrintable("fxlens binary missing: " + kBinary));
     }
 
-    void version() {
+    void version()
+    {
         const Run r = fxlens({QStringLiteral("--version")});
         QVERIFY(!r.crashed);
         QCOMPARE(r.exitCode, 0);
@@ -99,7 +105,8 @@ private slots:
                  r.out.constData());
     }
 
-    void help_data() {
+    void help_data()
+    {
         QTest::addColumn<QStringList>("args");
         QTest::newRow("no verb") << QStringList{};
         QTest::newRow("--help") << QStringList{QStringLiteral("--help")};
@@ -110,7 +117,8 @@ private slots:
         QTest::newRow("convert -h with other args")
             << QStringList{QStringLiteral("convert"), QStringLiteral("x"), QStringLiteral("-h")};
     }
-    void help() {
+    void help()
+    {
         QFETCH(QStringList, args);
         const Run r = fxlens(args);
         QVERIFY(!r.crashed);
@@ -120,7 +128,8 @@ private slots:
         QVERIFY2(r.err.isEmpty(), r.err.constData());
     }
 
-    void usageErrors_data() {
+    void usageErrors_data()
+    {
         QTest::addColumn<QStringList>("args");
         QTest::addColumn<QString>("message");
         const QString f = QStringLiteral("x.py");
@@ -128,22 +137,24 @@ private slots:
         QTest::newRow("unknown global option") << QStringList{QStringLiteral("--bogus")} << "unknown option '--bogus'";
         QTest::newRow("unknown option") << QStringList{QStringLiteral("info"), QStringLiteral("--bogus"), f}
                                         << "unknown option '--bogus'";
-        QTest::newRow("unknown short option") << QStringList{QStringLiteral("info"), QStringLiteral("-z"), f}
-                                              << "unknown option '-z'";
+        QTest::newRow("unknown short option")
+            << QStringList{QStringLiteral("info"), QStringLiteral("-z"), f} << "unknown option '-z'";
         QTest::newRow("info without file") << QStringList{QStringLiteral("info")} << "missing FILE";
-        QTest::newRow("convert without file") << QStringList{QStringLiteral("convert"), QStringLiteral("--to"), QStringLiteral("py")}
-                                              << "missing FILE";
-        QTest::newRow("convert two files")
-            << QStringList{QStringLiteral("convert"), f, QStringLiteral("y.py"), QStringLiteral("--to"), QStringLiteral("py")}
-            << "too many arguments";
-        QTest::newRow("option without value") << QStringList{QStringLiteral("convert"), f, QStringLiteral("--to")}
-                                              << "--to needs a value";
-        QTest::newRow("bad --top") << QStringList{QStringLiteral("info"), QStringLiteral("--top"), QStringLiteral("ten"), f}
+        QTest::newRow("convert without file")
+            << QStringList{QStringLiteral("convert"), QStringLiteral("--to"), QStringLiteral("py")} << "missing FILE";
+        QTest::newRow("convert two files") << QStringList{QStringLiteral("convert"), f, QStringLiteral("y.py"),
+                                                          QStringLiteral("--to"), QStringLiteral("py")}
+                                           << "too many arguments";
+        QTest::newRow("option without value")
+            << QStringList{QStringLiteral("convert"), f, QStringLiteral("--to")} << "--to needs a value";
+        QTest::newRow("bad --top") << QStringList{QStringLiteral("info"), QStringLiteral("--top"),
+                                                  QStringLiteral("ten"), f}
                                    << "--top expects a non-negative integer";
         QTest::newRow("flag with value") << QStringList{QStringLiteral("info"), QStringLiteral("--json=yes"), f}
                                          << "takes no value";
     }
-    void usageErrors() {
+    void usageErrors()
+    {
         QFETCH(QStringList, args);
         QFETCH(QString, message);
         const Run r = fxlens(args);
@@ -155,7 +166,8 @@ private slots:
     }
 
     // convert's own usage errors need a readable file.
-    void convertUsageErrors() {
+    void convertUsageErrors()
+    {
         QTemporaryDir tmp;
         const QString f = tmp.filePath(QStringLiteral("g.py"));
         QVERIFY(writeFile(f, kReadable));
@@ -167,7 +179,8 @@ private slots:
         QVERIFY2(r.err.contains("--to expects json or py"), r.err.constData());
     }
 
-    void missingFile() {
+    void missingFile()
+    {
         const Run r = fxlens({QStringLiteral("info"), QStringLiteral("/nonexistent/graph.py")});
         QVERIFY(!r.crashed);
         QCOMPARE(r.exitCode, 1);
@@ -175,7 +188,8 @@ private slots:
     }
 
     // A file written here: info's numbers follow from the graph text.
-    void infoSynthetic() {
+    void infoSynthetic()
+    {
         QTemporaryDir tmp;
         const QString f = tmp.filePath(QStringLiteral("g.py"));
         QVERIFY(writeFile(f, kReadable));
@@ -206,8 +220,8 @@ private slots:
         QCOMPARE(ops.size(), 4);
         for (const auto& o : ops) QCOMPARE(o.toObject().value(QStringLiteral("count")).toInt(), 1);
         // --top limits the histogram, --all-ops shows all
-        const Run r2 = fxlens({QStringLiteral("info"), QStringLiteral("--json"), QStringLiteral("--top"),
-                               QStringLiteral("2"), f});
+        const Run r2 =
+            fxlens({QStringLiteral("info"), QStringLiteral("--json"), QStringLiteral("--top"), QStringLiteral("2"), f});
         QCOMPARE(parseJsonDoc(r2.out)["sources"][0]["graph_info"][0]["ops"].toArray().size(), 2);
         // the text form says the same
         const Run r3 = fxlens({QStringLiteral("info"), f});
@@ -220,7 +234,8 @@ private slots:
         QCOMPARE(r4.exitCode, 1);
         QVERIFY2(r4.err.contains("no graph with id '7' (graphs: 0)"), r4.err.constData());
         // several files: a bad one is reported and the others are still described
-        const Run r5 = fxlens({QStringLiteral("info"), QStringLiteral("--json"), tmp.filePath(QStringLiteral("missing.py")), f});
+        const Run r5 =
+            fxlens({QStringLiteral("info"), QStringLiteral("--json"), tmp.filePath(QStringLiteral("missing.py")), f});
         QCOMPARE(r5.exitCode, 1);
         const QJsonObject d5 = parseJsonDoc(r5.out);
         QCOMPARE(d5["sources"].toArray().size(), 1);
@@ -228,13 +243,14 @@ private slots:
         QVERIFY(d5["errors"][0]["text"].toString().contains(QStringLiteral("missing.py: error: no such file")));
     }
 
-    void convertSynthetic() {
+    void convertSynthetic()
+    {
         QTemporaryDir tmp;
         const QString f = tmp.filePath(QStringLiteral("g.py"));
         QVERIFY(writeFile(f, kReadable));
         const QString out = tmp.filePath(QStringLiteral("g.json"));
-        Run r = fxlens({QStringLiteral("convert"), f, QStringLiteral("--to"), QStringLiteral("json"),
-                        QStringLiteral("-o"), out});
+        Run r = fxlens(
+            {QStringLiteral("convert"), f, QStringLiteral("--to"), QStringLiteral("json"), QStringLiteral("-o"), out});
         QVERIFY2(r.exitCode == 0, r.err.constData());
         QVERIFY(r.out.isEmpty());
         r = fxlens({QStringLiteral("info"), QStringLiteral("--json"), out});
@@ -252,21 +268,22 @@ private slots:
         QVERIFY2(orig.structurallyEqual(back, &why), why.c_str());
     }
 
-    void outputNeverOverwritten() {
+    void outputNeverOverwritten()
+    {
         QTemporaryDir tmp;
         const QString f = tmp.filePath(QStringLiteral("g.py"));
         QVERIFY(writeFile(f, kReadable));
         const QString out = tmp.filePath(QStringLiteral("out.py"));
         QVERIFY(writeFile(out, "keep me\n"));
-        Run r = fxlens({QStringLiteral("convert"), f, QStringLiteral("--to"), QStringLiteral("py"),
-                        QStringLiteral("-o"), out});
+        Run r = fxlens(
+            {QStringLiteral("convert"), f, QStringLiteral("--to"), QStringLiteral("py"), QStringLiteral("-o"), out});
         QVERIFY(!r.crashed);
         QCOMPARE(r.exitCode, 1);
         QVERIFY2(r.err.contains("exists (use --force"), r.err.constData());
         QCOMPARE(readFile(out), QByteArray("keep me\n"));
         // --force replaces it; no temporary file is left beside it
-        r = fxlens({QStringLiteral("convert"), f, QStringLiteral("--to"), QStringLiteral("py"),
-                    QStringLiteral("-o"), out, QStringLiteral("--force")});
+        r = fxlens({QStringLiteral("convert"), f, QStringLiteral("--to"), QStringLiteral("py"), QStringLiteral("-o"),
+                    out, QStringLiteral("--force")});
         QVERIFY2(r.exitCode == 0, r.err.constData());
         QVERIFY(readFile(out).startsWith("class "));
         const QStringList left = QDir(tmp.path()).entryList(QDir::Files | QDir::Hidden | QDir::System);
@@ -280,23 +297,24 @@ private slots:
         QCOMPARE(d["output"].toString(), out2);
         QCOMPARE(d["bytes"].toInteger(), QFileInfo(out2).size());
         // a directory is not replaced either
-        r = fxlens({QStringLiteral("convert"), f, QStringLiteral("--to"), QStringLiteral("py"),
-                    QStringLiteral("-o"), tmp.path(), QStringLiteral("--force")});
+        r = fxlens({QStringLiteral("convert"), f, QStringLiteral("--to"), QStringLiteral("py"), QStringLiteral("-o"),
+                    tmp.path(), QStringLiteral("--force")});
         QCOMPARE(r.exitCode, 1);
     }
 
     // ---------------------------------------------------------------- corpus/pytorch
-    void infoCorpusGraph_data() {
+    void infoCorpusGraph_data()
+    {
         QTest::addColumn<QString>("path");
         const QDir dir(kCorpus + QStringLiteral("/pytorch"));
         if (!dir.exists()) return;
-        for (const QString& f : dir.entryList({QStringLiteral("*.code.py"), QStringLiteral("*.graph.txt")}, QDir::Files,
-                                              QDir::Name))
+        for (const QString& f :
+             dir.entryList({QStringLiteral("*.code.py"), QStringLiteral("*.graph.txt")}, QDir::Files, QDir::Name))
             QTest::newRow(qPrintable(f)) << dir.filePath(f);
     }
-    void infoCorpusGraph() {
-        if (!QDir(kCorpus + QStringLiteral("/pytorch")).exists())
-            QSKIP("corpus/pytorch not found (FXLENS_CORPUS_DIR)");
+    void infoCorpusGraph()
+    {
+        if (!QDir(kCorpus + QStringLiteral("/pytorch")).exists()) QSKIP("corpus/pytorch not found (FXLENS_CORPUS_DIR)");
         QFETCH(QString, path);
         const Run r = fxlens({QStringLiteral("info"), QStringLiteral("--json"), path});
         QVERIFY(!r.crashed);
@@ -327,7 +345,8 @@ private slots:
             const int nData = pj["data_inputs"].toInt();
             const int nParams = int(pj["parameter_fqns"].toArray().size());
             QCOMPARE(p["count"].toInt(), nParams);
-            const auto bytes = safetensorsBytes(QFileInfo(path).dir().filePath(base + QStringLiteral(".inputs.safetensors")));
+            const auto bytes =
+                safetensorsBytes(QFileInfo(path).dir().filePath(base + QStringLiteral(".inputs.safetensors")));
             qint64 want = 0;
             for (int i = nData; i < nData + nParams; ++i) want += bytes.value(QStringLiteral("arg%1_1").arg(i), -1);
             QCOMPARE(p["bytes"].toInteger(), want);
@@ -341,17 +360,18 @@ private slots:
         }
     }
 
-    void convertCorpusRoundTrip_data() {
+    void convertCorpusRoundTrip_data()
+    {
         QTest::addColumn<QString>("path");
         const QDir dir(kCorpus + QStringLiteral("/pytorch"));
         if (!dir.exists()) return;
-        for (const QString& f : dir.entryList({QStringLiteral("*.code.py"), QStringLiteral("*.graph.txt")}, QDir::Files,
-                                              QDir::Name))
+        for (const QString& f :
+             dir.entryList({QStringLiteral("*.code.py"), QStringLiteral("*.graph.txt")}, QDir::Files, QDir::Name))
             QTest::newRow(qPrintable(f)) << dir.filePath(f);
     }
-    void convertCorpusRoundTrip() {
-        if (!QDir(kCorpus + QStringLiteral("/pytorch")).exists())
-            QSKIP("corpus/pytorch not found (FXLENS_CORPUS_DIR)");
+    void convertCorpusRoundTrip()
+    {
+        if (!QDir(kCorpus + QStringLiteral("/pytorch")).exists()) QSKIP("corpus/pytorch not found (FXLENS_CORPUS_DIR)");
         QFETCH(QString, path);
         QTemporaryDir tmp;
         const QString json = tmp.filePath(QStringLiteral("g.json"));
@@ -394,14 +414,17 @@ private slots:
     }
 
     // ---------------------------------------------------------------- corpus/tlparse
-    void infoTrace_data() {
+    void infoTrace_data()
+    {
         QTest::addColumn<QString>("path");
         const QDir dir(kCorpus + QStringLiteral("/tlparse"));
         if (!dir.exists()) return;
-        for (const QString& f : dir.entryList({QStringLiteral("*.log"), QStringLiteral("*.txt")}, QDir::Files, QDir::Name))
+        for (const QString& f :
+             dir.entryList({QStringLiteral("*.log"), QStringLiteral("*.txt")}, QDir::Files, QDir::Name))
             QTest::newRow(qPrintable(f)) << dir.filePath(f);
     }
-    void infoTrace() {
+    void infoTrace()
+    {
         if (!QDir(kCorpus + QStringLiteral("/tlparse")).exists()) QSKIP("corpus/tlparse not found (FXLENS_CORPUS_DIR)");
         QFETCH(QString, path);
         // What the log says, read here: events with a payload, distinct compile ids, MD5s.
@@ -451,7 +474,8 @@ private slots:
         if (md5Bad > 0) QVERIFY2(t.err.contains("MD5") || t.err.contains("md5"), "md5 mismatches reported on stderr");
     }
 
-    void infoTraceDirectory() {
+    void infoTraceDirectory()
+    {
         const QString dir = kCorpus + QStringLiteral("/tlparse/graph_exec_order");
         if (!QDir(dir).exists()) QSKIP("corpus/tlparse/graph_exec_order not found");
         const Run r = fxlens({QStringLiteral("info"), QStringLiteral("--json"), dir}, 300000);
@@ -464,14 +488,16 @@ private slots:
         QVERIFY(s["graphs"].toInt() > 0);
         // --graph picks one graph by id
         const QString id = s["graph_info"][0]["id"].toString();
-        const Run one = fxlens({QStringLiteral("info"), QStringLiteral("--json"), QStringLiteral("--graph"), id, dir}, 300000);
+        const Run one =
+            fxlens({QStringLiteral("info"), QStringLiteral("--json"), QStringLiteral("--graph"), id, dir}, 300000);
         QCOMPARE(one.exitCode, 0);
         const QJsonArray gs = parseJsonDoc(one.out)["sources"][0]["graph_info"].toArray();
         QCOMPARE(gs.size(), 1);
         QCOMPARE(gs[0]["id"].toString(), id);
     }
 
-    void convertTraceNeedsGraphId() {
+    void convertTraceNeedsGraphId()
+    {
         const QString path = kCorpus + QStringLiteral("/tlparse/simple.log");
         if (!QFileInfo::exists(path)) QSKIP("corpus/tlparse/simple.log not found");
         const Run info = fxlens({QStringLiteral("info"), QStringLiteral("--json"), path});
@@ -482,8 +508,8 @@ private slots:
         QVERIFY2(r.err.contains("--graph ID"), r.err.constData());
         // with an id: the graph of that envelope, parsed back to the same node count
         const QJsonObject g = gs.last().toObject();
-        r = fxlens({QStringLiteral("convert"), path, QStringLiteral("--to"), QStringLiteral("py"), QStringLiteral("--graph"),
-                    g["id"].toString()});
+        r = fxlens({QStringLiteral("convert"), path, QStringLiteral("--to"), QStringLiteral("py"),
+                    QStringLiteral("--graph"), g["id"].toString()});
         QVERIFY2(r.exitCode == 0, r.err.constData());
         const fxl::Graph back = fxl::parseFxText(r.out.toStdString(), "converted.py");
         QCOMPARE(int(back.size()), g["nodes"].toInt());

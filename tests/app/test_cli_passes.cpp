@@ -11,9 +11,9 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
-#include "core/formats/fx/fx_text_parser.hpp"
 #include "core/analysis/graph_diff.hpp"
 #include "core/analysis/memory_timeline.hpp"
+#include "core/formats/fx/fx_text_parser.hpp"
 #include "core/formats/source.hpp"
 
 #include "cli_test_util.hpp"
@@ -25,12 +25,14 @@ namespace {
 const QString kBinary = clitest::kFxlensBinary;
 const QString kPytorch = QStringLiteral(FXLENS_CORPUS_DIR "/pytorch");
 
-std::shared_ptr<fxl::Graph> loadCorpusGraph(const QString& path) {
+std::shared_ptr<fxl::Graph> loadCorpusGraph(const QString& path)
+{
     auto src = fxl::openSource(path.toStdString());
     return src->graph(src->graphs().front()->id);
 }
 
-QSet<QString> nodeNames(const fxl::Graph& g) {
+QSet<QString> nodeNames(const fxl::Graph& g)
+{
     QSet<QString> s;
     g.forEachNode([&](const fxl::Node& n) { s.insert(QString::fromStdString(n.name)); });
     return s;
@@ -38,7 +40,8 @@ QSet<QString> nodeNames(const fxl::Graph& g) {
 
 // What print_readable text can hold of a corpus graph: no module path or phase (those come
 // from meta.json), no storage offsets, no annotation for tuple-valued nodes (as test_cli).
-fxl::Graph printableForm(const fxl::Graph& g) {
+fxl::Graph printableForm(const fxl::Graph& g)
+{
     fxl::Graph e = g.clone();
     e.forEachNodeMut([](fxl::Node& n) {
         n.meta.modulePath.clear();
@@ -53,17 +56,20 @@ bool haveCorpus() { return QFileInfo::exists(kPytorch + QStringLiteral("/mlp_gel
 
 }  // namespace
 
-class TestCliPasses : public QObject {
+class TestCliPasses : public QObject
+{
     Q_OBJECT
 
 private slots:
-    void initTestCase() {
+    void initTestCase()
+    {
         QVERIFY2(QFileInfo(kBinary).isExecutable(), qPrintable("fxlens binary missing: " + kBinary));
     }
 
     // The text and JSON listings agree, every listed pass is accepted by the spec parser,
     // and the option declarations are coherent (enum defaults among the choices).
-    void passesList() {
+    void passesList()
+    {
         const Run text = fxlens({QStringLiteral("passes"), QStringLiteral("list")});
         QVERIFY(!text.crashed);
         QCOMPARE(text.exitCode, 0);
@@ -73,7 +79,7 @@ private slots:
         const QJsonArray passes = doc[QStringLiteral("passes")].toArray();
         QVERIFY2(!passes.isEmpty(), js.out.constData());
         QSet<QString> names;
-        static const QSet<QString> types = {QStringLiteral("bool"), QStringLiteral("int"), QStringLiteral("float"),
+        static const QSet<QString> types = {QStringLiteral("bool"),   QStringLiteral("int"),  QStringLiteral("float"),
                                             QStringLiteral("string"), QStringLiteral("enum"), QStringLiteral("list")};
         for (const auto& pv : passes) {
             const QJsonObject p = pv.toObject();
@@ -103,32 +109,39 @@ private slots:
         // e.g. a pass whose preconditions this graph does not meet) but never as a bad spec.
         const QString file = kPytorch + QStringLiteral("/mlp_gelu.joint.code.py");
         for (const QString& name : names) {
-            const Run r = fxlens({QStringLiteral("passes"), QStringLiteral("run"), file, QStringLiteral("--pipeline"), name});
+            const Run r =
+                fxlens({QStringLiteral("passes"), QStringLiteral("run"), file, QStringLiteral("--pipeline"), name});
             QVERIFY(!r.crashed);
             QVERIFY2(r.exitCode == 0 || r.exitCode == 1, qPrintable(name + ": " + QString::fromUtf8(r.err)));
         }
     }
 
-    void passesRun_data() {
+    void passesRun_data()
+    {
         QTest::addColumn<QString>("name");
         QTest::addColumn<QString>("pipeline");
-        QTest::newRow("mlp_gelu remove_detach,dce") << "mlp_gelu" << "remove_detach,dce";
-        QTest::newRow("checkpoint_mlp remove_detach,dce") << "checkpoint_mlp" << "remove_detach,dce";
-        QTest::newRow("gpt2_tiny remove_detach,cse,dce") << "gpt2_tiny" << "remove_detach,cse,dce";
-        QTest::newRow("llama_tiny remove_detach,cse,dce") << "llama_tiny" << "remove_detach,cse,dce";
+        QTest::newRow("mlp_gelu remove_detach,dce") << "mlp_gelu"
+                                                    << "remove_detach,dce";
+        QTest::newRow("checkpoint_mlp remove_detach,dce") << "checkpoint_mlp"
+                                                          << "remove_detach,dce";
+        QTest::newRow("gpt2_tiny remove_detach,cse,dce") << "gpt2_tiny"
+                                                         << "remove_detach,cse,dce";
+        QTest::newRow("llama_tiny remove_detach,cse,dce") << "llama_tiny"
+                                                          << "remove_detach,cse,dce";
     }
     // --out writes one readable file per step; each reparses to a graph whose node count is
     // the one reported, whose names follow from the change log, and summary.json is the
     // --json document.
-    void passesRun() {
+    void passesRun()
+    {
         if (!haveCorpus()) QSKIP("corpus/pytorch not found (FXLENS_CORPUS_DIR)");
         QFETCH(QString, name);
         QFETCH(QString, pipeline);
         const QString file = kPytorch + "/" + name + ".joint.code.py";
         QTemporaryDir tmp;
         const QString out = tmp.filePath(QStringLiteral("steps"));
-        const Run r = fxlens({QStringLiteral("passes"), QStringLiteral("run"), file, QStringLiteral("--pipeline"), pipeline,
-                              QStringLiteral("--out"), out, QStringLiteral("--json")});
+        const Run r = fxlens({QStringLiteral("passes"), QStringLiteral("run"), file, QStringLiteral("--pipeline"),
+                              pipeline, QStringLiteral("--out"), out, QStringLiteral("--json")});
         QVERIFY(!r.crashed);
         QVERIFY2(r.exitCode == 0, r.err.constData());
         const QJsonObject doc = parseJsonDoc(r.out);
@@ -168,7 +181,8 @@ private slots:
             QCOMPARE(s[QStringLiteral("verifier")][QStringLiteral("clean")].toBool(), true);
             const QString prefix = QStringLiteral("%1_%2").arg(i, 2, 10, QLatin1Char('0')).arg(passes[i - 1]);
             QCOMPARE(s[QStringLiteral("files")].toArray().size(), 2);
-            const fxl::Graph g = fxl::parseFxText(readFile(out + "/" + prefix + ".py").toStdString(), prefix.toStdString());
+            const fxl::Graph g =
+                fxl::parseFxText(readFile(out + "/" + prefix + ".py").toStdString(), prefix.toStdString());
             QCOMPARE(int(g.size()), s[QStringLiteral("nodes")].toInt());
 
             // The change log: removed names were in the previous step and are gone, added
@@ -209,7 +223,8 @@ private slots:
         QVERIFY2(t.out.contains("(input)"), t.out.constData());
     }
 
-    void badSpec_data() {
+    void badSpec_data()
+    {
         QTest::addColumn<QString>("spec");
         QTest::addColumn<int>("column");
         QTest::newRow("unknown pass") << "remove_detach,nosuch" << 15;
@@ -217,7 +232,8 @@ private slots:
         QTest::newRow("unclosed") << "dce(" << 5;
         QTest::newRow("trailing comma") << "dce," << 5;
     }
-    void badSpec() {
+    void badSpec()
+    {
         if (!haveCorpus()) QSKIP("corpus/pytorch not found (FXLENS_CORPUS_DIR)");
         QFETCH(QString, spec);
         QFETCH(int, column);
@@ -238,27 +254,33 @@ private slots:
         QCOMPARE(doc[QStringLiteral("error")][QStringLiteral("column")].toInt(), column);
     }
 
-    void usage_data() {
+    void usage_data()
+    {
         QTest::addColumn<QStringList>("args");
         QTest::addColumn<QString>("message");
         QTest::newRow("no subcommand") << QStringList{QStringLiteral("passes")} << "missing subcommand";
         QTest::newRow("bad subcommand") << QStringList{QStringLiteral("passes"), QStringLiteral("frob")}
                                         << "unknown subcommand 'frob'";
-        QTest::newRow("run without file") << QStringList{QStringLiteral("passes"), QStringLiteral("run")} << "missing FILE";
+        QTest::newRow("run without file")
+            << QStringList{QStringLiteral("passes"), QStringLiteral("run")} << "missing FILE";
         QTest::newRow("run without pipeline")
-            << QStringList{QStringLiteral("passes"), QStringLiteral("run"), QStringLiteral("x.py")} << "missing --pipeline";
-        QTest::newRow("list with file") << QStringList{QStringLiteral("passes"), QStringLiteral("list"), QStringLiteral("x.py")}
+            << QStringList{QStringLiteral("passes"), QStringLiteral("run"), QStringLiteral("x.py")}
+            << "missing --pipeline";
+        QTest::newRow("list with file") << QStringList{QStringLiteral("passes"), QStringLiteral("list"),
+                                                       QStringLiteral("x.py")}
                                         << "takes no arguments";
         QTest::newRow("diff one file") << QStringList{QStringLiteral("diff"), QStringLiteral("x.py")} << "missing FILE";
-        QTest::newRow("diff bad context") << QStringList{QStringLiteral("diff"), QStringLiteral("a.py"), QStringLiteral("b.py"),
-                                                         QStringLiteral("-C"), QStringLiteral("x")}
-                                          << "--context expects a non-negative integer";
+        QTest::newRow("diff bad context")
+            << QStringList{QStringLiteral("diff"), QStringLiteral("a.py"), QStringLiteral("b.py"), QStringLiteral("-C"),
+                           QStringLiteral("x")}
+            << "--context expects a non-negative integer";
         QTest::newRow("mem csv and json to stdout")
             << QStringList{QStringLiteral("mem"), QStringLiteral("x.py"), QStringLiteral("--csv"), QStringLiteral("-"),
                            QStringLiteral("--json")}
             << "pick one";
     }
-    void usage() {
+    void usage()
+    {
         QFETCH(QStringList, args);
         QFETCH(QString, message);
         const Run r = fxlens(args);
@@ -268,7 +290,8 @@ private slots:
     }
 
     // A non-empty --out is refused (nothing touched); --force writes beside the user's file.
-    void outNeverOverwrites() {
+    void outNeverOverwrites()
+    {
         if (!haveCorpus()) QSKIP("corpus/pytorch not found (FXLENS_CORPUS_DIR)");
         const QString file = kPytorch + QStringLiteral("/mlp_gelu.joint.code.py");
         QTemporaryDir tmp;
@@ -283,15 +306,15 @@ private slots:
         QCOMPARE(readFile(keep), QByteArray("mine\n"));
 
         // --out naming a file is refused too
-        r = fxlens({QStringLiteral("passes"), QStringLiteral("run"), file, QStringLiteral("--pipeline"), QStringLiteral("dce"),
-                    QStringLiteral("--out"), keep});
+        r = fxlens({QStringLiteral("passes"), QStringLiteral("run"), file, QStringLiteral("--pipeline"),
+                    QStringLiteral("dce"), QStringLiteral("--out"), keep});
         QCOMPARE(r.exitCode, 1);
         QCOMPARE(readFile(keep), QByteArray("mine\n"));
 
         // --force: the step files are written (replacing same-named ones), others are kept
         QVERIFY(writeFile(tmp.filePath(QStringLiteral("notes.txt")), "keep me\n"));
-        r = fxlens({QStringLiteral("passes"), QStringLiteral("run"), file, QStringLiteral("--pipeline"), QStringLiteral("dce"),
-                    QStringLiteral("--out"), tmp.path(), QStringLiteral("--force")});
+        r = fxlens({QStringLiteral("passes"), QStringLiteral("run"), file, QStringLiteral("--pipeline"),
+                    QStringLiteral("dce"), QStringLiteral("--out"), tmp.path(), QStringLiteral("--force")});
         QVERIFY2(r.exitCode == 0, r.err.constData());
         QCOMPARE(readFile(tmp.filePath(QStringLiteral("notes.txt"))), QByteArray("keep me\n"));
         QVERIFY(readFile(keep).startsWith("class "));
@@ -302,7 +325,8 @@ private slots:
     }
 
     // A pass that fails stops the run: exit 1, the stage named, the steps before it written.
-    void passFailure() {
+    void passFailure()
+    {
         if (!haveCorpus()) QSKIP("corpus/pytorch not found (FXLENS_CORPUS_DIR)");
         const Run list = fxlens({QStringLiteral("passes"), QStringLiteral("list"), QStringLiteral("--json")});
         bool havePartition = false;
@@ -313,8 +337,9 @@ private slots:
         const QString file = kPytorch + QStringLiteral("/mlp_gelu.joint.code.py");
         QTemporaryDir tmp;
         const QString out = tmp.filePath(QStringLiteral("steps"));
-        const Run r = fxlens({QStringLiteral("passes"), QStringLiteral("run"), file, QStringLiteral("--pipeline"),
-                              QStringLiteral("partition,partition"), QStringLiteral("--out"), out, QStringLiteral("--json")});
+        const Run r =
+            fxlens({QStringLiteral("passes"), QStringLiteral("run"), file, QStringLiteral("--pipeline"),
+                    QStringLiteral("partition,partition"), QStringLiteral("--out"), out, QStringLiteral("--json")});
         QVERIFY(!r.crashed);
         QCOMPARE(r.exitCode, 1);
         QVERIFY2(r.err.contains("stage 2 (partition)"), r.err.constData());
@@ -327,8 +352,9 @@ private slots:
         const QJsonArray files = steps[1][QStringLiteral("files")].toArray();
         QStringList names;
         for (const auto& f : files) names << f.toString();
-        QCOMPARE(names, (QStringList{QStringLiteral("01_partition.forward.py"), QStringLiteral("01_partition.backward.py"),
-                                     QStringLiteral("01_partition.changes.json")}));
+        QCOMPARE(names,
+                 (QStringList{QStringLiteral("01_partition.forward.py"), QStringLiteral("01_partition.backward.py"),
+                              QStringLiteral("01_partition.changes.json")}));
         const QJsonArray graphs = steps[1][QStringLiteral("graphs")].toArray();
         QCOMPARE(graphs.size(), 2);
         for (int i = 0; i < 2; ++i) {
@@ -339,7 +365,8 @@ private slots:
     }
 
     // The verifier's errors make the run fail even when every pass succeeds.
-    void verifierErrors() {
+    void verifierErrors()
+    {
         QTemporaryDir tmp;
         const QString f = tmp.filePath(QStringLiteral("bad.py"));
         QVERIFY(writeFile(f,
@@ -347,8 +374,8 @@ private slots:
                           "    def forward(self, x: \"f32[2, 2][2, 1]cpu\"):\n"
                           "        mm: \"f32[2, 2][2, 1]cpu\" = torch.ops.aten.mm.default(x)\n"
                           "        return (mm,)\n"));
-        const Run r = fxlens({QStringLiteral("passes"), QStringLiteral("run"), f, QStringLiteral("-p"), QStringLiteral("dce"),
-                              QStringLiteral("--json")});
+        const Run r = fxlens({QStringLiteral("passes"), QStringLiteral("run"), f, QStringLiteral("-p"),
+                              QStringLiteral("dce"), QStringLiteral("--json")});
         QVERIFY(!r.crashed);
         QCOMPARE(r.exitCode, 1);
         const QJsonObject doc = parseJsonDoc(r.out);
@@ -360,7 +387,8 @@ private slots:
     }
 
     // diff's numbers are diffGraphs' numbers, its text is diffToText's.
-    void diffCorpus() {
+    void diffCorpus()
+    {
         if (!haveCorpus()) QSKIP("corpus/pytorch not found (FXLENS_CORPUS_DIR)");
         const QString a = kPytorch + QStringLiteral("/mlp_gelu.joint.code.py");
         const QString b = kPytorch + QStringLiteral("/checkpoint_mlp.joint.code.py");
@@ -404,13 +432,15 @@ private slots:
         QCOMPARE(missing.exitCode, 1);
     }
 
-    void memCorpus_data() {
+    void memCorpus_data()
+    {
         QTest::addColumn<QString>("name");
         for (const char* n : {"mlp_gelu", "checkpoint_mlp", "gpt2_tiny", "llama_tiny", "moe_tiny"})
             QTest::newRow(n) << QString::fromLatin1(n);
     }
     // mem's numbers are computeMemoryTimeline's.
-    void memCorpus() {
+    void memCorpus()
+    {
         if (!haveCorpus()) QSKIP("corpus/pytorch not found (FXLENS_CORPUS_DIR)");
         QFETCH(QString, name);
         const QString file = kPytorch + "/" + name + ".joint.code.py";
@@ -438,7 +468,8 @@ private slots:
             QCOMPARE(qint64(tl[QStringLiteral("input_bytes")].toDouble()), qint64(t.inputBytes));
             QCOMPARE(tl[QStringLiteral("steps")].toArray().size(), qsizetype(t.steps.size()));
 
-            const Run csv = fxlens(QStringList{QStringLiteral("mem"), file, QStringLiteral("--csv"), QStringLiteral("-")} + extra);
+            const Run csv =
+                fxlens(QStringList{QStringLiteral("mem"), file, QStringLiteral("--csv"), QStringLiteral("-")} + extra);
             QCOMPARE(csv.exitCode, 0);
             QCOMPARE(csv.out.toStdString(), fxl::timelineToCsv(t, *g));
             QVERIFY2(csv.err.contains(QByteArray::fromStdString(fxl::timelineSummary(t))), csv.err.constData());

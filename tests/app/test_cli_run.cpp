@@ -14,10 +14,10 @@
 #include <cmath>
 #include <cstring>
 
-#include "core/ir/diagnostics.hpp"
-#include "core/ir/graph.hpp"
 #include "core/formats/safetensors.hpp"
 #include "core/formats/source.hpp"
+#include "core/ir/diagnostics.hpp"
+#include "core/ir/graph.hpp"
 
 #include "cli_test_util.hpp"
 
@@ -32,13 +32,15 @@ QString corpus(const QString& file) { return kPytorch + QLatin1Char('/') + file;
 
 bool haveCorpus() { return QFileInfo::exists(corpus(QStringLiteral("mlp_gelu.joint.code.py"))); }
 
-QString describe(const Run& r) {
+QString describe(const Run& r)
+{
     return QStringLiteral("exit %1\nstdout:\n%2\nstderr:\n%3")
         .arg(r.exitCode)
         .arg(QString::fromUtf8(r.out.left(4000)), QString::fromUtf8(r.err.left(4000)));
 }
 
-uint64_t fnv1a(const std::vector<uint8_t>& bytes) {
+uint64_t fnv1a(const std::vector<uint8_t>& bytes)
+{
     uint64_t h = 0xcbf29ce484222325ull;
     for (uint8_t b : bytes) {
         h ^= b;
@@ -49,8 +51,10 @@ uint64_t fnv1a(const std::vector<uint8_t>& bytes) {
 
 // |a - e| <= 1e-6 + 1e-5 |e| for every element of two float32 tensors; the worst ratio of
 // the bound goes to `worst`.
-bool allcloseF32(const fxl::SafeTensor& a, const fxl::SafeTensor& e, double& worst) {
-    if (a.dtype != fxl::DType::F32 || e.dtype != fxl::DType::F32 || a.shape != e.shape || a.data.size() != e.data.size())
+bool allcloseF32(const fxl::SafeTensor& a, const fxl::SafeTensor& e, double& worst)
+{
+    if (a.dtype != fxl::DType::F32 || e.dtype != fxl::DType::F32 || a.shape != e.shape
+        || a.data.size() != e.data.size())
         return false;
     const size_t n = a.data.size() / 4;
     bool ok = true;
@@ -68,23 +72,26 @@ bool allcloseF32(const fxl::SafeTensor& a, const fxl::SafeTensor& e, double& wor
 
 }  // namespace
 
-class TestCliRun : public QObject {
+class TestCliRun : public QObject
+{
     Q_OBJECT
 
 private slots:
-    void initTestCase() {
+    void initTestCase()
+    {
         QVERIFY2(QFileInfo(kBinary).isExecutable(), qPrintable("fxlens binary missing: " + kBinary));
     }
 
     // run on mlp_gelu picks the corpus inputs by itself, writes outputs equal to PyTorch's
     // within the float32 allclose bound, and its JSON (checksums, peak) agrees with the file
     // it wrote and with the memory timeline the peak is defined by.
-    void runMatchesPytorch() {
+    void runMatchesPytorch()
+    {
         if (!haveCorpus()) QSKIP("corpus/pytorch is absent");
         QTemporaryDir tmp;
         const QString out = tmp.filePath(QStringLiteral("out.safetensors"));
-        const Run r = fxlens({QStringLiteral("run"), corpus(QStringLiteral("mlp_gelu.joint.code.py")), QStringLiteral("--out"),
-                              out, QStringLiteral("--json")});
+        const Run r = fxlens({QStringLiteral("run"), corpus(QStringLiteral("mlp_gelu.joint.code.py")),
+                              QStringLiteral("--out"), out, QStringLiteral("--json")});
         QVERIFY2(!r.crashed && r.exitCode == 0, qPrintable(describe(r)));
         const QJsonObject doc = parseJsonDoc(r.out);
         const QJsonObject in = doc[QStringLiteral("inputs")].toObject();
@@ -129,12 +136,15 @@ private slots:
 
     // Every corpus train step against PyTorch's outputs, within the float32 allclose bound
     // (the verb's own comparison; the exit code and the JSON verdict must agree).
-    void checkCorpusAgainstPytorch_data() {
+    void checkCorpusAgainstPytorch_data()
+    {
         QTest::addColumn<QString>("name");
-        for (const char* n : {"mlp_gelu", "linear_ce", "gpt2_tiny", "llama_tiny", "moe_tiny", "moe_dispatch", "checkpoint_mlp"})
+        for (const char* n :
+             {"mlp_gelu", "linear_ce", "gpt2_tiny", "llama_tiny", "moe_tiny", "moe_dispatch", "checkpoint_mlp"})
             QTest::newRow(n) << QString::fromLatin1(n);
     }
-    void checkCorpusAgainstPytorch() {
+    void checkCorpusAgainstPytorch()
+    {
         if (!haveCorpus()) QSKIP("corpus/pytorch is absent");
         QFETCH(QString, name);
         const Run r = fxlens({QStringLiteral("check"), corpus(name + QStringLiteral(".joint.code.py")),
@@ -163,7 +173,8 @@ private slots:
     // the way AOT autograd chains them (forward outputs = user outputs, then the saved values
     // the backward takes first; tangents = ones for the scalar loss), gives bitwise the
     // joint graph's outputs: the same kernels on the same values. Checked with `fxlens check`.
-    void partitionMatchesJoint_data() {
+    void partitionMatchesJoint_data()
+    {
         QTest::addColumn<QString>("name");
         QTest::addColumn<QString>("partitioner");
         for (const char* n : {"mlp_gelu", "linear_ce", "gpt2_tiny", "llama_tiny"})
@@ -171,7 +182,8 @@ private slots:
                 QTest::newRow(qPrintable(QStringLiteral("%1/%2").arg(QLatin1String(n), QLatin1String(p))))
                     << QString::fromLatin1(n) << QString::fromLatin1(p);
     }
-    void partitionMatchesJoint() {
+    void partitionMatchesJoint()
+    {
         if (!haveCorpus()) QSKIP("corpus/pytorch is absent");
         QFETCH(QString, name);
         QFETCH(QString, partitioner);
@@ -190,7 +202,8 @@ private slots:
         QCOMPARE(fwIn.size(), jointIn.size());
 
         // forward: the joint's inputs by position (arg0_1 -> primals_1, ...)
-        const fxl::SafeTensorsFile in = fxl::readSafetensors(corpus(name + QStringLiteral(".inputs.safetensors")).toStdString());
+        const fxl::SafeTensorsFile in =
+            fxl::readSafetensors(corpus(name + QStringLiteral(".inputs.safetensors")).toStdString());
         fxl::SafeTensorsFile fwInputs;
         for (size_t k = 0; k < jointIn.size(); ++k) {
             const fxl::SafeTensor* t = in.find(jointIn[k]);
@@ -202,7 +215,8 @@ private slots:
         const QString fwInPath = tmp.filePath(QStringLiteral("fw_in.safetensors"));
         const QString fwOutPath = tmp.filePath(QStringLiteral("fw_out.safetensors"));
         fxl::writeSafetensors(fwInPath.toStdString(), fwInputs);
-        const Run f = fxlens({QStringLiteral("run"), fw, QStringLiteral("--inputs"), fwInPath, QStringLiteral("--out"), fwOutPath});
+        const Run f = fxlens(
+            {QStringLiteral("run"), fw, QStringLiteral("--inputs"), fwInPath, QStringLiteral("--out"), fwOutPath});
         QVERIFY2(f.exitCode == 0, qPrintable(describe(f)));
         const fxl::SafeTensorsFile fwOut = fxl::readSafetensors(fwOutPath.toStdString());
 
@@ -229,7 +243,8 @@ private slots:
         const QString bwInPath = tmp.filePath(QStringLiteral("bw_in.safetensors"));
         const QString bwOutPath = tmp.filePath(QStringLiteral("bw_out.safetensors"));
         fxl::writeSafetensors(bwInPath.toStdString(), bwInputs);
-        const Run b = fxlens({QStringLiteral("run"), bw, QStringLiteral("--inputs"), bwInPath, QStringLiteral("--out"), bwOutPath});
+        const Run b = fxlens(
+            {QStringLiteral("run"), bw, QStringLiteral("--inputs"), bwInPath, QStringLiteral("--out"), bwOutPath});
         QVERIFY2(b.exitCode == 0, qPrintable(describe(b)));
         const fxl::SafeTensorsFile bwOut = fxl::readSafetensors(bwOutPath.toStdString());
 
@@ -252,7 +267,8 @@ private slots:
 
     // Same graph twice: bitwise equal, exit 0 (also with different thread counts: results
     // never depend on them).
-    void checkSameGraphBitwise() {
+    void checkSameGraphBitwise()
+    {
         if (!haveCorpus()) QSKIP("corpus/pytorch is absent");
         const QString g = corpus(QStringLiteral("mlp_gelu.joint.code.py"));
         const Run r = fxlens({QStringLiteral("check"), g, g, QStringLiteral("--json")});
@@ -267,7 +283,8 @@ private slots:
 
     // Against PyTorch's outputs file: without --tolerance only bitwise equality passes (the
     // exit code follows the per-output report); with the float32 allclose tolerance it passes.
-    void checkAgainstOutputsFile() {
+    void checkAgainstOutputsFile()
+    {
         if (!haveCorpus()) QSKIP("corpus/pytorch is absent");
         const QString g = corpus(QStringLiteral("mlp_gelu.joint.code.py"));
         const QString e = corpus(QStringLiteral("mlp_gelu.outputs.safetensors"));
@@ -283,7 +300,8 @@ private slots:
         QCOMPARE(doc[QStringLiteral("result")].toString(),
                  allBitwise ? QStringLiteral("bitwise_equal") : QStringLiteral("different"));
 
-        const Run tol = fxlens({QStringLiteral("check"), g, e, QStringLiteral("--tolerance"), QStringLiteral("1e-6,1e-5")});
+        const Run tol =
+            fxlens({QStringLiteral("check"), g, e, QStringLiteral("--tolerance"), QStringLiteral("1e-6,1e-5")});
         QVERIFY2(tol.exitCode == 0, qPrintable(describe(tol)));
         QVERIFY(tol.out.contains(allBitwise ? "bitwise equal" : "within tolerance"));
 
@@ -295,7 +313,8 @@ private slots:
     // mlp_gelu vs checkpoint_mlp: the same math in a different graph (recomputed gelu,
     // detaches). Outputs paired by position, one report line per output; the deterministic
     // kernels make the recomputation bit-identical.
-    void checkMlpVsCheckpoint() {
+    void checkMlpVsCheckpoint()
+    {
         if (!haveCorpus()) QSKIP("corpus/pytorch is absent");
         const Run r = fxlens({QStringLiteral("check"), corpus(QStringLiteral("mlp_gelu.joint.code.py")),
                               corpus(QStringLiteral("checkpoint_mlp.joint.code.py")), QStringLiteral("--json")});
@@ -307,7 +326,9 @@ private slots:
         QCOMPARE(outs.size(), 3);
         QStringList names;
         for (const auto& o : outs) names << o.toObject()[QStringLiteral("name")].toString();
-        QCOMPARE(names, QStringList({QStringLiteral("out_0 (sum_1)"), QStringLiteral("out_1 (mm_4)"), QStringLiteral("out_2 (mm_2)")}));
+        QCOMPARE(names,
+                 QStringList({QStringLiteral("out_0 (sum_1)"), QStringLiteral("out_1 (mm_4)"),
+                              QStringLiteral("out_2 (mm_2)")}));
         QVERIFY(rep[QStringLiteral("only_in_a")].toArray().isEmpty());
         QVERIFY(rep[QStringLiteral("only_in_b")].toArray().isEmpty());
         QVERIFY2(rep[QStringLiteral("bitwise_equal")].toBool(), r.out.constData());
@@ -320,7 +341,8 @@ private slots:
     }
 
     // A reordered subset of the outputs is paired by output node name.
-    void checkMapsOutputsByName() {
+    void checkMapsOutputsByName()
+    {
         if (!haveCorpus()) QSKIP("corpus/pytorch is absent");
         QTemporaryDir tmp;
         const QByteArray code = readFile(corpus(QStringLiteral("mlp_gelu.joint.code.py")));
@@ -330,13 +352,15 @@ private slots:
         // the same directory layout is not needed: inputs come from A
         const QString b = tmp.filePath(QStringLiteral("reordered.code.py"));
         QVERIFY(writeFile(b, reordered));
-        const Run r = fxlens({QStringLiteral("check"), corpus(QStringLiteral("mlp_gelu.joint.code.py")), b, QStringLiteral("--json")});
+        const Run r = fxlens(
+            {QStringLiteral("check"), corpus(QStringLiteral("mlp_gelu.joint.code.py")), b, QStringLiteral("--json")});
         QVERIFY2(!r.crashed, qPrintable(describe(r)));
         const QJsonObject doc = parseJsonDoc(r.out);
         QCOMPARE(doc[QStringLiteral("mapped_by")].toString(), QStringLiteral("output node name"));
         const QJsonObject rep = doc[QStringLiteral("report")].toObject();
         QCOMPARE(rep[QStringLiteral("outputs")].toArray().size(), 2);
-        for (const auto& o : rep[QStringLiteral("outputs")].toArray()) QVERIFY(o.toObject()[QStringLiteral("bitwise_equal")].toBool());
+        for (const auto& o : rep[QStringLiteral("outputs")].toArray())
+            QVERIFY(o.toObject()[QStringLiteral("bitwise_equal")].toBool());
         QCOMPARE(rep[QStringLiteral("only_in_a")].toArray().size(), 1);
         QCOMPARE(rep[QStringLiteral("only_in_a")].toArray()[0].toString(), QStringLiteral("out_1 (mm_4)"));
         QCOMPARE(rep[QStringLiteral("mapping")].toArray().size(), 2);  // out_0 -> out_1, out_2 -> out_0
@@ -345,7 +369,8 @@ private slots:
 
     // Bad inputs: an unreadable file and a file with a wrong shape fail with exit 1 and a
     // message naming the file or the placeholder; an unknown operator names its node.
-    void badInputs() {
+    void badInputs()
+    {
         if (!haveCorpus()) QSKIP("corpus/pytorch is absent");
         QTemporaryDir tmp;
         const QString g = corpus(QStringLiteral("mlp_gelu.joint.code.py"));
@@ -355,7 +380,8 @@ private slots:
         QVERIFY2(!r.crashed && r.exitCode == 1, qPrintable(describe(r)));
         QVERIFY2(r.err.contains("junk.safetensors"), r.err.constData());
 
-        fxl::SafeTensorsFile in = fxl::readSafetensors(corpus(QStringLiteral("mlp_gelu.inputs.safetensors")).toStdString());
+        fxl::SafeTensorsFile in =
+            fxl::readSafetensors(corpus(QStringLiteral("mlp_gelu.inputs.safetensors")).toStdString());
         QVERIFY(!in.tensors.empty());
         fxl::SafeTensor& t = in.tensors.front();
         const std::string name = t.name;
@@ -369,7 +395,8 @@ private slots:
         QVERIFY2(!c.crashed && c.exitCode == 1, qPrintable(describe(c)));
 
         const QString bad = tmp.filePath(QStringLiteral("bad.code.py"));
-        QVERIFY(writeFile(bad, "def forward(self, x):\n    y = torch.ops.aten.no_such_op_here.default(x)\n    return (y,)\n"));
+        QVERIFY(writeFile(
+            bad, "def forward(self, x):\n    y = torch.ops.aten.no_such_op_here.default(x)\n    return (y,)\n"));
         fxl::SafeTensorsFile x;
         x.tensors.push_back({"x", fxl::DType::F32, {2}, std::vector<uint8_t>(8, 0), 0});
         const QString xin = tmp.filePath(QStringLiteral("x.safetensors"));
@@ -380,7 +407,8 @@ private slots:
     }
 
     // --out never replaces an existing file unless --force.
-    void existingOutRefused() {
+    void existingOutRefused()
+    {
         if (!haveCorpus()) QSKIP("corpus/pytorch is absent");
         QTemporaryDir tmp;
         const QString out = tmp.filePath(QStringLiteral("out.safetensors"));
@@ -398,7 +426,8 @@ private slots:
 
     // Generated inputs (no sidecar): a seed gives the same bits every time, another seed
     // other bits; usage errors exit 2.
-    void generatedInputsAndUsage() {
+    void generatedInputsAndUsage()
+    {
         if (!haveCorpus()) QSKIP("corpus/pytorch is absent");
         QTemporaryDir tmp;
         const QString copy = tmp.filePath(QStringLiteral("graph.code.py"));  // no sidecars here
@@ -408,24 +437,32 @@ private slots:
         QVERIFY2(!noMeta.crashed && noMeta.exitCode == 1, qPrintable(describe(noMeta)));
         QVERIFY2(noMeta.err.contains("arg0_1"), noMeta.err.constData());
         // with meta.json: generated from the recorded shapes
-        QVERIFY(QFile::copy(corpus(QStringLiteral("mlp_gelu.meta.json")), tmp.filePath(QStringLiteral("graph.meta.json"))));
+        QVERIFY(
+            QFile::copy(corpus(QStringLiteral("mlp_gelu.meta.json")), tmp.filePath(QStringLiteral("graph.meta.json"))));
         auto checksums = [&](const QString& seed) {
-            const Run r = fxlens({QStringLiteral("run"), copy, QStringLiteral("--seed"), seed, QStringLiteral("--json")});
+            const Run r =
+                fxlens({QStringLiteral("run"), copy, QStringLiteral("--seed"), seed, QStringLiteral("--json")});
             QStringList sums;
             if (r.exitCode != 0) qWarning("%s", qPrintable(describe(r)));
             const QJsonObject doc = parseJsonDoc(r.out);
-            if (doc[QStringLiteral("inputs")].toObject()[QStringLiteral("generated")].toArray().size() != 3) return QStringList();
-            for (const auto& o : doc[QStringLiteral("outputs")].toArray()) sums << o.toObject()[QStringLiteral("checksum")].toString();
+            if (doc[QStringLiteral("inputs")].toObject()[QStringLiteral("generated")].toArray().size() != 3)
+                return QStringList();
+            for (const auto& o : doc[QStringLiteral("outputs")].toArray())
+                sums << o.toObject()[QStringLiteral("checksum")].toString();
             return sums;
         };
-        const QStringList a = checksums(QStringLiteral("7")), b = checksums(QStringLiteral("7")), c = checksums(QStringLiteral("8"));
+        const QStringList a = checksums(QStringLiteral("7")), b = checksums(QStringLiteral("7")),
+                          c = checksums(QStringLiteral("8"));
         QCOMPARE(a.size(), 3);
         QCOMPARE(a, b);
         QVERIFY(a != c);
 
         const QString g = corpus(QStringLiteral("mlp_gelu.joint.code.py"));
-        QCOMPARE(fxlens({QStringLiteral("check"), g, g, QStringLiteral("--tolerance"), QStringLiteral("1e-6;x")}).exitCode, 2);
-        QCOMPARE(fxlens({QStringLiteral("check"), corpus(QStringLiteral("mlp_gelu.outputs.safetensors")), g}).exitCode, 2);
+        QCOMPARE(
+            fxlens({QStringLiteral("check"), g, g, QStringLiteral("--tolerance"), QStringLiteral("1e-6;x")}).exitCode,
+            2);
+        QCOMPARE(fxlens({QStringLiteral("check"), corpus(QStringLiteral("mlp_gelu.outputs.safetensors")), g}).exitCode,
+                 2);
         QCOMPARE(fxlens({QStringLiteral("run"), g, QStringLiteral("--threads"), QStringLiteral("0")}).exitCode, 2);
         QCOMPARE(fxlens({QStringLiteral("run"), g, g}).exitCode, 2);
         QCOMPARE(fxlens({QStringLiteral("check"), g}).exitCode, 2);

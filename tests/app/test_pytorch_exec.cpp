@@ -18,8 +18,8 @@
 #include <cmath>
 #include <cstring>
 
-#include "core/ir/diagnostics.hpp"
 #include "core/formats/safetensors.hpp"
+#include "core/ir/diagnostics.hpp"
 
 #include "cli_test_util.hpp"
 
@@ -33,7 +33,8 @@ const QString kHarness = QStringLiteral(FXLENS_TEST_DATA_DIR "/../python/run_fx_
 
 // A Python that can import torch: $FXLENS_PYTHON, python3 on PATH, then the system one
 // (Debian's python3-torch lives there; a pyenv python3 on PATH may lack it).
-QString findTorchPython() {
+QString findTorchPython()
+{
     QStringList candidates;
     const QString env = qEnvironmentVariable("FXLENS_PYTHON");
     if (!env.isEmpty()) candidates << env;
@@ -46,7 +47,8 @@ QString findTorchPython() {
 }
 
 // Tensor-by-tensor bitwise comparison; "" when equal, else what differs first.
-QString compareBitwise(const QString& expectedPath, const QString& actualPath) {
+QString compareBitwise(const QString& expectedPath, const QString& actualPath)
+{
     fxl::SafeTensorsFile e, a;
     try {
         e = fxl::readSafetensors(expectedPath.toStdString());
@@ -83,16 +85,18 @@ QString compareBitwise(const QString& expectedPath, const QString& actualPath) {
 
 }  // namespace
 
-class TestPytorchExec : public QObject {
+class TestPytorchExec : public QObject
+{
     Q_OBJECT
 
     QString python_;
     QStringList passes_;
-    QTemporaryDir cache_;                    // outputs of input graphs already run
+    QTemporaryDir cache_;  // outputs of input graphs already run
     QMap<QByteArray, QString> inputOutputs_;  // md5 of 00_input.py -> its outputs file
 
     // Runs the harness on one graph file; returns "" on success, else the error text.
-    QString execGraph(const QString& graph, const QString& name, const QString& out) {
+    QString execGraph(const QString& graph, const QString& name, const QString& out)
+    {
         QStringList args = {kHarness, graph, kPytorch + "/" + name + ".inputs.safetensors"};
         const QString constants = kPytorch + "/" + name + ".joint.constants.safetensors";
         if (QFileInfo::exists(constants)) args << QStringLiteral("--constants") << constants;
@@ -104,7 +108,8 @@ class TestPytorchExec : public QObject {
     }
 
 private slots:
-    void initTestCase() {
+    void initTestCase()
+    {
         QVERIFY2(QFileInfo(kBinary).isExecutable(), qPrintable("fxlens binary missing: " + kBinary));
         QVERIFY2(QFileInfo::exists(kHarness), qPrintable("harness missing: " + kHarness));
         python_ = findTorchPython();
@@ -113,22 +118,26 @@ private slots:
             passes_ << p[QStringLiteral("name")].toString();
     }
 
-    void execSteps_data() {
+    void execSteps_data()
+    {
         QTest::addColumn<QString>("name");
         QTest::addColumn<QString>("pipeline");
         QTest::addColumn<bool>("mustChange");  // the pipeline is expected to rewrite this graph
         for (const char* n : {"gpt2_tiny", "llama_tiny"}) {
             for (const char* policy : {"save_list", "alternate_mm"}) {
                 const QString p = QStringLiteral("remove_detach,sac(policy=%1),remat,dce").arg(QLatin1String(policy));
-                QTest::newRow(qPrintable(QStringLiteral("%1 %2").arg(QLatin1String(n), p))) << QString::fromLatin1(n) << p << true;
+                QTest::newRow(qPrintable(QStringLiteral("%1 %2").arg(QLatin1String(n), p)))
+                    << QString::fromLatin1(n) << p << true;
             }
         }
         // every corpus case through the cleanup passes: the printed text of each runs
-        for (const char* n : {"mlp_gelu", "linear_ce", "gpt2_tiny", "llama_tiny", "moe_tiny", "moe_dispatch", "checkpoint_mlp"})
+        for (const char* n :
+             {"mlp_gelu", "linear_ce", "gpt2_tiny", "llama_tiny", "moe_tiny", "moe_dispatch", "checkpoint_mlp"})
             QTest::newRow(qPrintable(QStringLiteral("%1 remove_detach,cse,dce").arg(QLatin1String(n))))
                 << QString::fromLatin1(n) << QStringLiteral("remove_detach,cse,dce") << false;
     }
-    void execSteps() {
+    void execSteps()
+    {
         QFETCH(QString, name);
         QFETCH(QString, pipeline);
         QFETCH(bool, mustChange);
@@ -144,8 +153,9 @@ private slots:
 
         QTemporaryDir tmp;
         const QString out = tmp.filePath(QStringLiteral("steps"));
-        const Run r = runProcess(kBinary, {QStringLiteral("passes"), QStringLiteral("run"), file, QStringLiteral("--pipeline"),
-                                           pipeline, QStringLiteral("--out"), out, QStringLiteral("--json")});
+        const Run r = runProcess(kBinary,
+                                 {QStringLiteral("passes"), QStringLiteral("run"), file, QStringLiteral("--pipeline"),
+                                  pipeline, QStringLiteral("--out"), out, QStringLiteral("--json")});
         QVERIFY(!r.crashed);
         QVERIFY2(r.exitCode == 0, r.err.constData());
         const QJsonArray steps = parseJsonDoc(r.out)[QStringLiteral("steps")].toArray();
@@ -158,8 +168,8 @@ private slots:
             int changes = 0;
             for (const auto& s : steps) {
                 const QJsonObject c = s[QStringLiteral("changes")].toObject();
-                changes += c[QStringLiteral("added")].toInt() + c[QStringLiteral("removed")].toInt() +
-                           c[QStringLiteral("rewired")].toInt();
+                changes += c[QStringLiteral("added")].toInt() + c[QStringLiteral("removed")].toInt()
+                    + c[QStringLiteral("rewired")].toInt();
             }
             QVERIFY2(changes > 0, "the pipeline changed nothing: the comparison would prove little");
         }

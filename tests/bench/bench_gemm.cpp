@@ -13,8 +13,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <random>
 #include <ctime>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -25,25 +25,26 @@ using namespace fxl;
 
 namespace {
 
-double now() {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
+double now() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
 
-double cpuNow() {
+double cpuNow()
+{
     timespec ts;
     clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
     return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
 }
 
-struct Timing {
+struct Timing
+{
     double wall = 1e30;  // best wall seconds per call
-    double cpu = 1e30;   // best process CPU seconds per call (all threads): robust to other
-                         // processes taking the cores, which wall time is not on a shared machine
+    double cpu = 1e30;  // best process CPU seconds per call (all threads): robust to other
+                        // processes taking the cores, which wall time is not on a shared machine
 };
 
 // Best per-call times over `reps` timing windows of at least 0.2 s each.
-template <class F>
-Timing bestTimes(int reps, F&& fn) {
+template<class F>
+Timing bestTimes(int reps, F&& fn)
+{
     fn();  // warm-up (buffers, page faults)
     Timing best;
     for (int r = 0; r < reps; ++r) {
@@ -67,13 +68,15 @@ using SgemmFn = void (*)(int, int, int, int, int, int, float, const float*, int,
 using SetThreadsFn = void (*)(int);
 using CoreNameFn = char* (*)();
 
-struct OpenBlas {
+struct OpenBlas
+{
     SgemmFn sgemm = nullptr;
     SetThreadsFn setThreads = nullptr;
     CoreNameFn coreName = nullptr;
 };
 
-OpenBlas loadOpenBlas() {
+OpenBlas loadOpenBlas()
+{
     OpenBlas ob;
     const char* path = std::getenv("FXLENS_BENCH_OPENBLAS");
     if (!path || !*path) return ob;
@@ -94,10 +97,12 @@ OpenBlas loadOpenBlas() {
 
 }  // namespace
 
-int main(int argc, char** argv) {
+int main(int argc, char** argv)
+{
     int reps = 3;
     bool nt = false;
-    struct Shape {
+    struct Shape
+    {
         int64_t m, n, k;
     };
     std::vector<Shape> sizes{{256, 256, 256}, {512, 512, 512}, {1024, 1024, 1024}, {2048, 2048, 2048}};
@@ -113,13 +118,17 @@ int main(int argc, char** argv) {
                 if (q == std::string::npos) q = s.size();
                 const std::string item = s.substr(p, q - p);
                 long long m = 0, n = 0, kk = 0;
-                if (std::sscanf(item.c_str(), "%lldx%lldx%lld", &m, &n, &kk) == 3) sizes.push_back({m, n, kk});
-                else sizes.push_back({std::atoll(item.c_str()), std::atoll(item.c_str()), std::atoll(item.c_str())});
+                if (std::sscanf(item.c_str(), "%lldx%lldx%lld", &m, &n, &kk) == 3)
+                    sizes.push_back({m, n, kk});
+                else
+                    sizes.push_back({std::atoll(item.c_str()), std::atoll(item.c_str()), std::atoll(item.c_str())});
                 p = q + 1;
             }
         } else if (a == "--isa" && k + 1 < argc) {
             const std::string i = argv[++k];
-            cpu::setGemmIsaOverride(i == "scalar" ? cpu::GemmIsa::Scalar : i == "avx2" ? cpu::GemmIsa::Avx2 : cpu::GemmIsa::Avx512);
+            cpu::setGemmIsaOverride(i == "scalar"     ? cpu::GemmIsa::Scalar
+                                        : i == "avx2" ? cpu::GemmIsa::Avx2
+                                                      : cpu::GemmIsa::Avx512);
         } else if (a == "--nt") {
             nt = true;
         } else {
@@ -132,9 +141,11 @@ int main(int argc, char** argv) {
                 nt ? "transposed view (NT)" : "row-major (NN)", reps);
     if (ob.sgemm)
         std::printf("OpenBLAS: %s, core %s (OPENBLAS_CORETYPE=%s)\n", std::getenv("FXLENS_BENCH_OPENBLAS"),
-                    ob.coreName ? ob.coreName() : "?", std::getenv("OPENBLAS_CORETYPE") ? std::getenv("OPENBLAS_CORETYPE") : "unset");
+                    ob.coreName ? ob.coreName() : "?",
+                    std::getenv("OPENBLAS_CORETYPE") ? std::getenv("OPENBLAS_CORETYPE") : "unset");
     std::printf("GFLOP/s = 2MNK / best wall time; per core = 2MNK / best CPU time of all threads\n");
-    std::printf("%16s %7s %9s %9s%s\n", "MxNxK", "threads", "GFLOP/s", "per core", ob.sgemm ? "  OpenBLAS  per core" : "");
+    std::printf("%16s %7s %9s %9s%s\n", "MxNxK", "threads", "GFLOP/s", "per core",
+                ob.sgemm ? "  OpenBLAS  per core" : "");
 
     for (const Shape& sh : sizes) {
         const int64_t m = sh.m, n = sh.n, k = sh.k;
@@ -145,7 +156,8 @@ int main(int argc, char** argv) {
         for (auto& x : B) x = nd(rng);
         const cpu::GemmOperand a{A.data(), DType::F32, k, 1, 0};
         // NT: B's values stored as [N, K] (B[k][j] at j*K + k)
-        const cpu::GemmOperand b = nt ? cpu::GemmOperand{B.data(), DType::F32, 1, k, 0} : cpu::GemmOperand{B.data(), DType::F32, n, 1, 0};
+        const cpu::GemmOperand b =
+            nt ? cpu::GemmOperand{B.data(), DType::F32, 1, k, 0} : cpu::GemmOperand{B.data(), DType::F32, n, 1, 0};
         const double flop = 2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k);
         for (int threads : {1, 2}) {
             ThreadPool pool(threads);
@@ -157,7 +169,8 @@ int main(int argc, char** argv) {
                 const int mi = static_cast<int>(m), ni = static_cast<int>(n), ki = static_cast<int>(k);
                 // CblasRowMajor = 101, CblasNoTrans = 111, CblasTrans = 112
                 const Timing to = bestTimes(reps, [&] {
-                    ob.sgemm(101, 111, nt ? 112 : 111, mi, ni, ki, 1.0f, A.data(), ki, B.data(), nt ? ki : ni, 0.0f, C.data(), ni);
+                    ob.sgemm(101, 111, nt ? 112 : 111, mi, ni, ki, 1.0f, A.data(), ki, B.data(), nt ? ki : ni, 0.0f,
+                             C.data(), ni);
                 });
                 std::printf("  %8.1f %9.1f", flop / to.wall * 1e-9, flop / to.cpu * 1e-9);
             }

@@ -10,20 +10,22 @@
 #include <vector>
 
 #include "core/formats/fx/fx_text_parser.hpp"
-#include "core/ops/shape_prop.hpp"
 #include "core/formats/sidecar.hpp"
+#include "core/ops/shape_prop.hpp"
 
 namespace {
 
-double seconds(std::chrono::steady_clock::time_point a, std::chrono::steady_clock::time_point b) {
+double seconds(std::chrono::steady_clock::time_point a, std::chrono::steady_clock::time_point b)
+{
     return std::chrono::duration<double>(b - a).count();
 }
 
 // Best of `repeats` runs of Python's ast.parse on the file (nullopt-like -1 when python3 fails).
-double pythonAstParse(const std::string& path, int repeats) {
-    std::string cmd = "python3 -c \"import ast,sys,time\ns=open(sys.argv[1]).read()\nb=1e9\nfor _ in range(" +
-                      std::to_string(repeats) + "):\n t=time.perf_counter();ast.parse(s);b=min(b,time.perf_counter()-t)\nprint(b)\" '" +
-                      path + "'";
+double pythonAstParse(const std::string& path, int repeats)
+{
+    std::string cmd = "python3 -c \"import ast,sys,time\ns=open(sys.argv[1]).read()\nb=1e9\nfor _ in range("
+        + std::to_string(repeats)
+        + "):\n t=time.perf_counter();ast.parse(s);b=min(b,time.perf_counter()-t)\nprint(b)\" '" + path + "'";
     FILE* p = popen(cmd.c_str(), "r");
     if (!p) return -1;
     char buf[128] = {0};
@@ -35,8 +37,10 @@ double pythonAstParse(const std::string& path, int repeats) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
-    std::string path = argc > 1 ? argv[1] : std::string(FXLENS_CORPUS_DIR) + "/pytorch/large/gpt2_deep640.joint.code.py";
+int main(int argc, char** argv)
+{
+    std::string path =
+        argc > 1 ? argv[1] : std::string(FXLENS_CORPUS_DIR) + "/pytorch/large/gpt2_deep640.joint.code.py";
     int repeats = argc > 2 ? std::max(1, std::atoi(argv[2])) : 5;
     std::ifstream in(path, std::ios::binary);
     if (!in) {
@@ -77,7 +81,8 @@ int main(int argc, char** argv) {
     std::printf("fxlens shape propagation: %.3f s (%d nodes computed, %zu problems)\n", bestProp, computed, problems);
     std::printf("fxlens total load:        %.3f s\n", bestTotal);
     if (py > 0)
-        std::printf("python3 ast.parse:        %.3f s (best of %d)  ->  fxlens is %.1fx faster\n", py, repeats, py / bestTotal);
+        std::printf("python3 ast.parse:        %.3f s (best of %d)  ->  fxlens is %.1fx faster\n", py, repeats,
+                    py / bestTotal);
     else
         std::printf("python3 ast.parse:        unavailable\n");
     return problems == 0 ? 0 : 1;

@@ -18,23 +18,25 @@
 #include <string>
 #include <vector>
 
-#include "core/ir/diagnostics.hpp"
 #include "core/analysis/graph_diff.hpp"
 #include "core/analysis/memory_timeline.hpp"
-#include "core/formats/source.hpp"
 #include "core/analysis/verify.hpp"
+#include "core/formats/source.hpp"
+#include "core/ir/diagnostics.hpp"
 #include "passes/pass.hpp"
 
 namespace {
 
 using Clock = std::chrono::steady_clock;
 
-struct Timing {
+struct Timing
+{
     double wall = 1e30, cpu = 1e30;
 };
 
 // Runs `fn` `repeats` times, `prepare` (untimed) before each; keeps the best wall and CPU.
-Timing timeBest(int repeats, const std::function<void()>& prepare, const std::function<void()>& fn) {
+Timing timeBest(int repeats, const std::function<void()>& prepare, const std::function<void()>& fn)
+{
     Timing t;
     for (int r = 0; r < repeats; ++r) {
         if (prepare) prepare();
@@ -50,42 +52,49 @@ Timing timeBest(int repeats, const std::function<void()>& prepare, const std::fu
     return t;
 }
 
-size_t totalNodes(const std::vector<fxl::RoleGraph>& gs) {
+size_t totalNodes(const std::vector<fxl::RoleGraph>& gs)
+{
     size_t n = 0;
     for (const auto& g : gs) n += g.graph.size();
     return n;
 }
 
-std::string outCount(const std::vector<fxl::RoleGraph>& gs) {
+std::string outCount(const std::vector<fxl::RoleGraph>& gs)
+{
     if (gs.size() == 1) return std::to_string(gs[0].graph.size());
     std::string s;
     for (const auto& g : gs) s += (s.empty() ? "" : "+") + std::to_string(g.graph.size());
     return s;  // "fw+bw" for partition
 }
 
-void printHeader() {
+void printHeader()
+{
     std::printf("%-40s %9s %13s %9s %9s %9s\n", "step", "nodes in", "nodes out", "wall s", "cpu s", "ns/node");
 }
 
-void printRow(const std::string& step, size_t in, const std::string& out, const Timing& t) {
+void printRow(const std::string& step, size_t in, const std::string& out, const Timing& t)
+{
     std::printf("%-40s %9zu %13s %9.4f %9.4f %9.0f\n", step.c_str(), in, out.c_str(), t.wall, t.cpu,
                 in ? t.wall * 1e9 / double(in) : 0.0);
     std::fflush(stdout);
 }
 
-void printNa(const std::string& step, size_t in, const std::string& why) {
+void printNa(const std::string& step, size_t in, const std::string& why)
+{
     std::printf("%-40s %9zu %13s  %s\n", step.c_str(), in, "-", why.c_str());
     std::fflush(stdout);
 }
 
 // One pass with its options resolved from a spec stage, or why it cannot run.
-struct ResolvedPass {
+struct ResolvedPass
+{
     const fxl::Pass* pass = nullptr;
     fxl::PassOptions options;
     std::string why;  // non-empty: not runnable
 };
 
-ResolvedPass resolve(const std::string& spec) {
+ResolvedPass resolve(const std::string& spec)
+{
     ResolvedPass r;
     const std::string name = spec.substr(0, spec.find('('));
     r.pass = fxl::PassRegistry::instance().find(name);
@@ -103,7 +112,8 @@ ResolvedPass resolve(const std::string& spec) {
     return r;
 }
 
-std::vector<fxl::RoleGraph> cloneAll(const std::vector<fxl::RoleGraph>& gs) {
+std::vector<fxl::RoleGraph> cloneAll(const std::vector<fxl::RoleGraph>& gs)
+{
     std::vector<fxl::RoleGraph> out;
     out.reserve(gs.size());
     for (const auto& g : gs) out.push_back(fxl::RoleGraph{g.role, g.graph.clone()});
@@ -113,7 +123,8 @@ std::vector<fxl::RoleGraph> cloneAll(const std::vector<fxl::RoleGraph>& gs) {
 // Times one pass on `input`; returns its result (from the last run), or nullopt when the pass
 // is missing or fails (the row says why).
 std::optional<std::vector<fxl::RoleGraph>> benchPass(const std::string& label, const std::string& spec,
-                                                     const std::vector<fxl::RoleGraph>& input, int repeats) {
+                                                     const std::vector<fxl::RoleGraph>& input, int repeats)
+{
     const size_t in = totalNodes(input);
     ResolvedPass rp = resolve(spec);
     if (!rp.pass) {
@@ -141,7 +152,8 @@ std::optional<std::vector<fxl::RoleGraph>> benchPass(const std::string& label, c
 
 }  // namespace
 
-int main(int argc, char** argv) {
+int main(int argc, char** argv)
+{
     const std::string path =
         argc > 1 ? argv[1] : std::string(FXLENS_CORPUS_DIR) + "/pytorch/large/gpt2_deep640.joint.code.py";
     const int repeats = argc > 2 ? std::max(1, std::atoi(argv[2])) : 3;
@@ -186,8 +198,10 @@ int main(int argc, char** argv) {
     auto sac = benchPass(rd ? "sac(policy=alternate_mm)" : "sac(policy=alternate_mm) [on input]",
                          "sac(policy=alternate_mm)", sacIn, repeats);
     std::optional<std::vector<fxl::RoleGraph>> remat;
-    if (sac) remat = benchPass("remat", "remat", *sac, repeats);
-    else printNa("remat", totalNodes(sacIn), "n/a (needs sac)");
+    if (sac)
+        remat = benchPass("remat", "remat", *sac, repeats);
+    else
+        printNa("remat", totalNodes(sacIn), "n/a (needs sac)");
 
     // The three chained, as `runAll` calls back to back (no clones between, no verifier).
     {

@@ -13,19 +13,21 @@
 #include <string>
 #include <vector>
 
-#include "core/ir/diagnostics.hpp"
 #include "core/formats/source.hpp"
 #include "core/formats/torch_trace/torch_trace.hpp"
+#include "core/ir/diagnostics.hpp"
 
 namespace fs = std::filesystem;
 
 namespace {
 
-double seconds(std::chrono::steady_clock::time_point t0) {
+double seconds(std::chrono::steady_clock::time_point t0)
+{
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
-std::string buildLog(double sizeMb) {
+std::string buildLog(double sizeMb)
+{
     const fs::path corpus = fs::path(FXLENS_CORPUS_DIR) / "tlparse";
     std::vector<fs::path> logs;
     std::error_code ec;
@@ -45,7 +47,9 @@ std::string buildLog(double sizeMb) {
         chunk += ss.str();
         if (!chunk.empty() && chunk.back() != '\n') chunk += '\n';  // simple.log has no final newline
     }
-    const fs::path out = fs::temp_directory_path() / ("fxlens_bench_trace_" + std::to_string(std::chrono::steady_clock::now().time_since_epoch().count()) + ".log");
+    const fs::path out = fs::temp_directory_path()
+        / ("fxlens_bench_trace_" + std::to_string(std::chrono::steady_clock::now().time_since_epoch().count())
+           + ".log");
     std::ofstream o(out, std::ios::binary | std::ios::trunc);
     for (double written = 0; written < sizeMb * 1e6; written += double(chunk.size())) o << chunk;
     return out.string();
@@ -53,14 +57,18 @@ std::string buildLog(double sizeMb) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
+int main(int argc, char** argv)
+{
     double sizeMb = argc > 1 ? std::atof(argv[1]) : 150.0;
     bool temp = argc <= 2;
     std::string path = temp ? buildLog(sizeMb > 0 ? sizeMb : 150.0) : argv[2];
     try {
         const double mb = double(fs::file_size(path)) / 1e6;
         // Read once so that the timed runs measure the parser, not the disk.
-        { fxl::DiagnosticList d; (void)fxl::indexTorchTrace(path, d); }
+        {
+            fxl::DiagnosticList d;
+            (void)fxl::indexTorchTrace(path, d);
+        }
         double best = 1e9, bestCpu = 1e9;
         size_t events = 0, graphs = 0, diags = 0;
         for (int run = 0; run < 3; ++run) {
@@ -79,7 +87,8 @@ int main(int argc, char** argv) {
                     events, graphs, bestCpu);
         auto t0 = std::chrono::steady_clock::now();
         auto src = fxl::loadTorchTrace(path);
-        std::printf("load as Source: %.2f s, %zu artifacts, %zu diagnostics\n", seconds(t0), src->artifacts.size(), diags);
+        std::printf("load as Source: %.2f s, %zu artifacts, %zu diagnostics\n", seconds(t0), src->artifacts.size(),
+                    diags);
     } catch (const fxl::InputError& e) {
         std::fprintf(stderr, "%s\n", e.what());
         if (temp) fs::remove(path);

@@ -22,9 +22,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/ir/diagnostics.hpp"
 #include "core/formats/safetensors.hpp"
 #include "core/formats/source.hpp"
+#include "core/ir/diagnostics.hpp"
 #include "runtime/backend.hpp"
 #include "runtime/equivalence.hpp"
 #include "runtime/executor.hpp"
@@ -36,22 +36,25 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-double processCpuSeconds() {
+double processCpuSeconds()
+{
     timespec ts{};
     clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
     return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
 }
 
-struct Step {
+struct Step
+{
     double seconds = 1e30;
-    double cpuSeconds = 1e30;                     // best process CPU time of a run (all threads)
-    std::map<std::string, double> perOp;          // of the best run
-    std::vector<NodeTiming> slowest;              // of the best run
-    double worstRatio = 0;                        // vs PyTorch's outputs
+    double cpuSeconds = 1e30;  // best process CPU time of a run (all threads)
+    std::map<std::string, double> perOp;  // of the best run
+    std::vector<NodeTiming> slowest;  // of the best run
+    double worstRatio = 0;  // vs PyTorch's outputs
     bool outputsOk = false;
 };
 
-std::vector<int> parseList(const std::string& s) {
+std::vector<int> parseList(const std::string& s)
+{
     std::vector<int> v;
     size_t p = 0;
     while (p <= s.size()) {
@@ -63,7 +66,8 @@ std::vector<int> parseList(const std::string& s) {
     return v;
 }
 
-double loadAverage() {
+double loadAverage()
+{
     std::ifstream f("/proc/loadavg");
     double l = -1;
     f >> l;
@@ -72,7 +76,8 @@ double loadAverage() {
 
 }  // namespace
 
-int main(int argc, char** argv) {
+int main(int argc, char** argv)
+{
     int reps = 20, top = 10;
     std::vector<int> threads = {2, 1};
     std::string torchJson;
@@ -86,14 +91,20 @@ int main(int argc, char** argv) {
             }
             return argv[++i];
         };
-        if (a == "--reps") reps = std::max(1, std::atoi(next().c_str()));
-        else if (a == "--threads") threads = parseList(next());
-        else if (a == "--torch") torchJson = next();
-        else if (a == "--top") top = std::atoi(next().c_str());
+        if (a == "--reps")
+            reps = std::max(1, std::atoi(next().c_str()));
+        else if (a == "--threads")
+            threads = parseList(next());
+        else if (a == "--torch")
+            torchJson = next();
+        else if (a == "--top")
+            top = std::atoi(next().c_str());
         else if (!a.empty() && a[0] == '-') {
-            std::fprintf(stderr, "usage: bench_train_step [--reps N] [--threads 2,1] [--torch J] [--top N] [CASE...]\n");
+            std::fprintf(stderr,
+                         "usage: bench_train_step [--reps N] [--threads 2,1] [--torch J] [--top N] [CASE...]\n");
             return 2;
-        } else cases.push_back(a);
+        } else
+            cases.push_back(a);
     }
     if (cases.empty()) cases = {"gpt2_tiny", "llama_tiny"};
 
@@ -108,7 +119,7 @@ int main(int argc, char** argv) {
         }
         for (const auto& r : j["results"])
             torchBest[r["case"].get<std::string>()][r["threads"].get<int>()] = {r["best_s"].get<double>(),
-                                                                                 r.value("best_cpu_s", 0.0)};
+                                                                                r.value("best_cpu_s", 0.0)};
     }
 
     const std::string dir = std::string(FXLENS_CORPUS_DIR) + "/pytorch/";
@@ -136,13 +147,15 @@ int main(int argc, char** argv) {
                 Clock::time_point last;
                 opts.progress = [&](size_t done, size_t, const Node&) {
                     const auto now = Clock::now();
-                    if (done >= 1 && done <= stepTime.size()) stepTime[done - 1] = std::chrono::duration<double>(now - last).count();
+                    if (done >= 1 && done <= stepTime.size())
+                        stepTime[done - 1] = std::chrono::duration<double>(now - last).count();
                     last = now;
                 };
                 auto perOpOf = [&] {
                     std::map<std::string, double> perOp;
                     const auto& order = g->order();
-                    for (size_t k = 0; k < order.size() && k < stepTime.size(); ++k) perOp[g->node(order[k]).target] += stepTime[k];
+                    for (size_t k = 0; k < order.size() && k < stepTime.size(); ++k)
+                        perOp[g->node(order[k]).target] += stepTime[k];
                     return perOp;
                 };
                 Step best;
@@ -156,9 +169,11 @@ int main(int argc, char** argv) {
                     // the whole call: the executor's per-run planning (last uses, input index) included
                     const double wall = std::chrono::duration<double>(Clock::now() - w0).count();
                     if (r == 0) {
-                        const EquivalenceReport rep = compareOutputs(outputsToSafetensors(res, *backend), expected, Tolerance{1e-6, 1e-5});
+                        const EquivalenceReport rep =
+                            compareOutputs(outputsToSafetensors(res, *backend), expected, Tolerance{1e-6, 1e-5});
                         best.outputsOk = rep.allWithinTolerance();
-                        for (const auto& d : rep.outputs) best.worstRatio = std::max(best.worstRatio, d.worstToleranceRatio);
+                        for (const auto& d : rep.outputs)
+                            best.worstRatio = std::max(best.worstRatio, d.worstToleranceRatio);
                         continue;
                     }
                     best.cpuSeconds = std::min(best.cpuSeconds, cpu);
@@ -168,14 +183,16 @@ int main(int argc, char** argv) {
                         best.slowest = res.slowest;
                     }
                 }
-                std::printf("\n%-12s %d thread%s  fxlens best %8.3f ms, CPU %8.3f ms  (%zu nodes; outputs vs PyTorch: %s, worst %.3f of the bound)",
+                std::printf("\n%-12s %d thread%s  fxlens best %8.3f ms, CPU %8.3f ms  (%zu nodes; outputs vs PyTorch: "
+                            "%s, worst %.3f of the bound)",
                             name.c_str(), t, t == 1 ? " " : "s", best.seconds * 1e3, best.cpuSeconds * 1e3, g->size(),
                             best.outputsOk ? "allclose" : "NOT allclose", best.worstRatio);
                 auto tb = torchBest.find(name);
                 if (tb != torchBest.end() && tb->second.count(t)) {
                     const auto& [pt, pc] = tb->second.at(t);
-                    std::printf("\n%-12s            torch eager %8.3f ms, CPU %8.3f ms  -> fxlens/torch = %.2f (CPU %.2f)", "",
-                                pt * 1e3, pc * 1e3, best.seconds / pt, best.cpuSeconds / pc);
+                    std::printf(
+                        "\n%-12s            torch eager %8.3f ms, CPU %8.3f ms  -> fxlens/torch = %.2f (CPU %.2f)", "",
+                        pt * 1e3, pc * 1e3, best.seconds / pt, best.cpuSeconds / pc);
                 }
                 std::printf("\n");
                 if (!best.outputsOk) rc = 1;
@@ -188,10 +205,12 @@ int main(int argc, char** argv) {
                 std::sort(ops.rbegin(), ops.rend());
                 std::printf("  time by operator (best run):\n");
                 for (int k = 0; k < top && k < static_cast<int>(ops.size()); ++k)
-                    std::printf("    %8.3f ms %5.1f%%  %s\n", ops[k].first * 1e3, 100.0 * ops[k].first / total, ops[k].second.c_str());
+                    std::printf("    %8.3f ms %5.1f%%  %s\n", ops[k].first * 1e3, 100.0 * ops[k].first / total,
+                                ops[k].second.c_str());
                 std::printf("  slowest nodes:");
                 for (int k = 0; k < top && k < static_cast<int>(best.slowest.size()); ++k)
-                    std::printf("%s %s %.3f ms", k ? "," : "", best.slowest[k].node.c_str(), best.slowest[k].seconds * 1e3);
+                    std::printf("%s %s %.3f ms", k ? "," : "", best.slowest[k].node.c_str(),
+                                best.slowest[k].seconds * 1e3);
                 std::printf("\n");
             }
         } catch (const InputError& e) {

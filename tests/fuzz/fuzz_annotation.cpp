@@ -10,7 +10,8 @@
 #include "core/ir/symexpr.hpp"
 #include "core/ir/tensor_meta.hpp"
 
-extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
+{
     std::string_view text(reinterpret_cast<const char*>(data), size);
     try {
         fxl::ValueMeta m = fxl::parseAnnotation(text);
@@ -22,8 +23,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
             (void)m.tensor.bytesHint();
             (void)fxl::contiguousStrides(m.tensor.sizes);
         }
-    } catch (const fxl::InputError&) {
-    }
+    } catch (const fxl::InputError&) { }
     try {
         fxl::SymExpr e = fxl::SymExpr::parse(text);
         std::string printed = e.str();
@@ -31,7 +31,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         (void)e.evaluate({{"s0", 3}, {"s1", -2}, {"u0", 0}, {"u1", 7}});
         (void)(e + e - fxl::SymExpr::constant(1)).str();
         (void)fxl::SymExpr::floorDiv(e, fxl::SymExpr::constant(2)).str();
-    } catch (const fxl::InputError&) {
-    }
+    } catch (const fxl::InputError&) { }
     return 0;
 }

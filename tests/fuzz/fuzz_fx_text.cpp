@@ -8,7 +8,8 @@
 #include "core/formats/fx/fx_text_parser.hpp"
 #include "core/formats/fx/fx_text_writer.hpp"
 
-extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
+{
     std::string_view text(reinterpret_cast<const char*>(data), size);
     fxl::Graph g;
     try {

@@ -3,17 +3,17 @@
 #include <cstdint>
 #include <string_view>
 
-#include "core/ir/diagnostics.hpp"
 #include "core/formats/fx/graph_listing.hpp"
+#include "core/ir/diagnostics.hpp"
 
-extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
+{
     std::string_view text(reinterpret_cast<const char*>(data), size);
     (void)fxl::looksLikeGraphListing(text);
     try {
         fxl::DiagnosticList diags;
         fxl::Graph g = fxl::parseGraphListing(text, "<fuzz>", diags);
         (void)g;
-    } catch (const fxl::InputError&) {
-    }
+    } catch (const fxl::InputError&) { }
     return 0;
 }

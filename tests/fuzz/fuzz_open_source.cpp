@@ -6,11 +6,12 @@
 #include <cstdio>
 #include <string>
 
-#include "core/ir/diagnostics.hpp"
 #include "core/analysis/graph_stats.hpp"
 #include "core/formats/source.hpp"
+#include "core/ir/diagnostics.hpp"
 
-extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
+{
     // openSource reads a path: the bytes go to a private temporary file.
     static const std::string path = [] {
         char tmpl[] = "/tmp/fxlens-fuzz-open-XXXXXX";
@@ -28,10 +29,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
             try {
                 auto g = src->graph(a->id);
                 if (g) (void)fxl::computeGraphStats(*g);
-            } catch (const fxl::InputError&) {
-            }
+            } catch (const fxl::InputError&) { }
         }
-    } catch (const fxl::InputError&) {
-    }
+    } catch (const fxl::InputError&) { }
     return 0;
 }

@@ -9,7 +9,8 @@
 #include "core/ir/diagnostics.hpp"
 #include "passes/pass.hpp"
 
-extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
+{
     std::string_view text(reinterpret_cast<const char*>(data), size);
     const fxl::PassRegistry& reg = fxl::PassRegistry::instance();
     try {
@@ -25,7 +26,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         if (stages2.size() != stages.size()) std::abort();
         for (size_t i = 0; i < stages.size(); ++i)
             if (stages2[i].pass != stages[i].pass || stages2[i].raw != stages[i].raw) std::abort();
-    } catch (const fxl::InputError&) {
-    }
+    } catch (const fxl::InputError&) { }
     return 0;
 }

@@ -3,10 +3,11 @@
 #include <cstdint>
 #include <cstdlib>
 
-#include "core/ir/diagnostics.hpp"
 #include "core/formats/safetensors.hpp"
+#include "core/ir/diagnostics.hpp"
 
-extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
+{
     fxl::SafeTensorsFile f;
     try {
         f = fxl::parseSafetensors(data, size, "<fuzz>");

@@ -9,7 +9,8 @@
 #include "core/ir/diagnostics.hpp"
 #include "core/ops/op_registry.hpp"
 
-extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
+{
     std::string_view text(reinterpret_cast<const char*>(data), size);
     try {
         fxl::Schema s = fxl::parseSchema(text, "aten");
@@ -17,14 +18,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         std::string printed = fxl::formatSchema(s);
         fxl::Schema again = fxl::parseSchema(printed, "aten");  // must not throw
         if (fxl::formatSchema(again) != printed) std::abort();
-    } catch (const fxl::InputError&) {
-    }
+    } catch (const fxl::InputError&) { }
     fxl::Schema loose = fxl::parseSchemaLenient(text, "aten");  // never throws
     for (const auto& a : loose.args) (void)fxl::parseDefaultValue(a);
     try {
         fxl::OpRegistry r = fxl::OpRegistry::fromTsv(text);
         for (const auto* op : r.all()) (void)r.find(op->qualifiedName);
-    } catch (const fxl::InputError&) {
-    }
+    } catch (const fxl::InputError&) { }
     return 0;
 }

@@ -4,10 +4,11 @@
 #include <cstdint>
 #include <string_view>
 
-#include "core/ir/diagnostics.hpp"
 #include "core/formats/torch_trace/torch_trace.hpp"
+#include "core/ir/diagnostics.hpp"
 
-extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
+{
     std::string_view text(reinterpret_cast<const char*>(data), size);
     fxl::DiagnosticList diags;
     try {
@@ -19,7 +20,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
             (void)e.compileId.str();
         }
         (void)fxl::looksLikeTorchTrace(text);
-    } catch (const fxl::InputError&) {
-    }
+    } catch (const fxl::InputError&) { }
     return 0;
 }

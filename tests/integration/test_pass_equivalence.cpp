@@ -24,25 +24,29 @@ Q_DECLARE_METATYPE(std::string)
 namespace {
 const fs::path kPytorch = fs::path(FXLENS_CORPUS_DIR) / "pytorch";
 
-struct Case {
+struct Case
+{
     std::shared_ptr<Graph> joint;
     SafeTensorsFile inputs, constants;
 };
 
-Case loadCase(const std::string& name) {
+Case loadCase(const std::string& name)
+{
     const std::string stem = (kPytorch / name).string();
     auto src = openSource(stem + ".joint.code.py");
     Case c;
     c.joint = src->graph(src->artifacts.at(0).id);
     c.inputs = readSafetensors(stem + ".inputs.safetensors");
-    if (fs::exists(stem + ".joint.constants.safetensors")) c.constants = readSafetensors(stem + ".joint.constants.safetensors");
+    if (fs::exists(stem + ".joint.constants.safetensors"))
+        c.constants = readSafetensors(stem + ".joint.constants.safetensors");
     return c;
 }
 
 // One output item of a run, downloaded: nullopt for None / non-tensor items.
 using Item = std::optional<SafeTensor>;
 
-std::vector<Item> run(const Graph& g, const SafeTensorsFile& inputs, const SafeTensorsFile& constants, int threads = 1) {
+std::vector<Item> run(const Graph& g, const SafeTensorsFile& inputs, const SafeTensorsFile& constants, int threads = 1)
+{
     auto backend = makeCpuBackend(CpuBackendOptions{threads});
     ExecOptions o;
     o.backend = backend.get();
@@ -68,7 +72,8 @@ std::vector<Item> run(const Graph& g, const SafeTensorsFile& inputs, const SafeT
 
 // Node names of the output items (one level flattened, as the executor flattens them); ""
 // for an item that is not a node.
-std::vector<std::string> outputItemNames(const Graph& g) {
+std::vector<std::string> outputItemNames(const Graph& g)
+{
     std::vector<std::string> names;
     const Node& out = g.node(g.outputNode());
     const std::vector<Arg>* items = &out.args;
@@ -80,23 +85,27 @@ std::vector<std::string> outputItemNames(const Graph& g) {
 bool isTangent(const Node& p) { return p.name.rfind("tangents", 0) == 0; }
 
 // Compares item lists; returns "" when bitwise equal, else what differs (first few).
-QString compareItems(const std::vector<Item>& got, const std::vector<Item>& want) {
+QString compareItems(const std::vector<Item>& got, const std::vector<Item>& want)
+{
     if (got.size() != want.size())
         return QStringLiteral("%1 output items, the original has %2").arg(got.size()).arg(want.size());
     QStringList bad;
     for (size_t k = 0; k < want.size(); ++k) {
         if (got[k].has_value() != want[k].has_value()) {
-            bad << QStringLiteral("item %1: %2 vs %3").arg(k).arg(got[k] ? "tensor" : "None").arg(want[k] ? "tensor" : "None");
+            bad << QStringLiteral("item %1: %2 vs %3")
+                       .arg(k)
+                       .arg(got[k] ? "tensor" : "None")
+                       .arg(want[k] ? "tensor" : "None");
             continue;
         }
         if (!want[k]) continue;
         TensorDiff d = compareTensors("out_" + std::to_string(k), *got[k], *want[k]);
         if (!d.bitwiseEqual) {
             std::string why = d.shapeMismatch ? "shape differs"
-                              : d.dtypeMismatch ? "dtype differs"
-                                                : std::to_string(d.differing) + " of " + std::to_string(d.numel) +
-                                                      " elements differ, max abs " + std::to_string(d.maxAbs) +
-                                                      ", first at flat index " + std::to_string(d.firstIndex);
+                : d.dtypeMismatch
+                ? "dtype differs"
+                : std::to_string(d.differing) + " of " + std::to_string(d.numel) + " elements differ, max abs "
+                    + std::to_string(d.maxAbs) + ", first at flat index " + std::to_string(d.firstIndex);
             bad << QStringLiteral("item %1: %2").arg(k).arg(QString::fromStdString(why));
         }
         if (bad.size() >= 5) break;
@@ -104,7 +113,8 @@ QString compareItems(const std::vector<Item>& got, const std::vector<Item>& want
     return bad.join(QStringLiteral("; "));
 }
 
-const char* const kCases[] = {"mlp_gelu", "linear_ce", "gpt2_tiny", "llama_tiny", "moe_tiny", "moe_dispatch", "checkpoint_mlp"};
+const char* const kCases[] = {"mlp_gelu", "linear_ce",    "gpt2_tiny",     "llama_tiny",
+                              "moe_tiny", "moe_dispatch", "checkpoint_mlp"};
 
 // The 100k-node graph runs in the release build only (a few seconds there; minutes under the
 // sanitizers, whose stage runs the same code on the small cases).
@@ -121,32 +131,39 @@ constexpr bool kWithLarge = true;
 #endif
 
 // Rows: every corpus case with every spec, and the large graph with `largeSpec` (release only).
-void addRows(std::initializer_list<const char*> specs, const char* largeSpec) {
+void addRows(std::initializer_list<const char*> specs, const char* largeSpec)
+{
     QTest::addColumn<std::string>("name");
     QTest::addColumn<std::string>("spec");
     for (const char* n : kCases)
-        for (const char* spec : specs) QTest::newRow((std::string(n) + " | " + spec).c_str()) << std::string(n) << std::string(spec);
+        for (const char* spec : specs)
+            QTest::newRow((std::string(n) + " | " + spec).c_str()) << std::string(n) << std::string(spec);
     if (kWithLarge)
         QTest::newRow((std::string("large/gpt2_deep640 | ") + largeSpec).c_str())
             << std::string("large/gpt2_deep640") << std::string(largeSpec);
 }
 }  // namespace
 
-class TestPassEquivalence : public QObject {
+class TestPassEquivalence : public QObject
+{
     Q_OBJECT
 
 private slots:
-    void initTestCase() {
+    void initTestCase()
+    {
         if (!fs::is_directory(kPytorch)) QSKIP("corpus directory FXLENS_CORPUS_DIR/pytorch not found");
     }
 
     // Single-graph pipelines: the last step's graph against the input graph.
-    void singleGraph_data() {
-        addRows({"dce", "cse", "remove_detach", "remove_detach,dce,cse", "remove_detach,sac(policy=save_list),remat,dce",
-                 "remove_detach,sac(policy=alternate_mm),remat,dce", "remove_detach,sac(policy=recompute_all),remat,dce"},
+    void singleGraph_data()
+    {
+        addRows({"dce", "cse", "remove_detach", "remove_detach,dce,cse",
+                 "remove_detach,sac(policy=save_list),remat,dce", "remove_detach,sac(policy=alternate_mm),remat,dce",
+                 "remove_detach,sac(policy=recompute_all),remat,dce"},
                 "remove_detach,sac(policy=alternate_mm),remat,dce");
     }
-    void singleGraph() {
+    void singleGraph()
+    {
         QFETCH(std::string, name);
         QFETCH(std::string, spec);
         Case c = loadCase(name);
@@ -167,12 +184,14 @@ private slots:
     }
 
     // Partition modes: forward, then backward, against the joint.
-    void partition_data() {
+    void partition_data()
+    {
         addRows({"partition(mode=save_all)", "partition(mode=tagged)", "partition(mode=mincut)",
                  "remove_detach,sac(policy=save_list),partition(mode=tagged)"},
                 "partition(mode=mincut)");
     }
-    void partition() {
+    void partition()
+    {
         QFETCH(std::string, name);
         QFETCH(std::string, spec);
         Case c = loadCase(name);
@@ -214,7 +233,8 @@ private slots:
             }
             ++saved;
             const auto it = std::find(fwNames.begin(), fwNames.end(), p.name);
-            if (it == fwNames.end()) QFAIL(qPrintable(QString::fromStdString("backward input " + p.name + " is not a forward output")));
+            if (it == fwNames.end())
+                QFAIL(qPrintable(QString::fromStdString("backward input " + p.name + " is not a forward output")));
             const Item& v = fwOut[static_cast<size_t>(it - fwNames.begin())];
             if (!v) continue;  // a saved symbolic size: the executor takes it from its hint
             SafeTensor t = *v;
@@ -236,7 +256,8 @@ private slots:
     }
 
     // The comparison itself can fail: a graph whose loss is perturbed by one ulp is caught.
-    void detectsOneUlp() {
+    void detectsOneUlp()
+    {
         Case c = loadCase("mlp_gelu");
         std::vector<Item> want = run(*c.joint, c.inputs, c.constants);
         std::vector<Item> got = want;

@@ -18,27 +18,30 @@ namespace {
 
 const fs::path kPytorch = fs::path(FXLENS_CORPUS_DIR) / "pytorch";
 
-std::vector<fs::path> corpusFiles(const std::string& infix) {
+std::vector<fs::path> corpusFiles(const std::string& infix)
+{
     std::vector<fs::path> out;
     if (!fs::is_directory(kPytorch)) return out;
     for (const auto& e : fs::directory_iterator(kPytorch)) {
         const std::string n = e.path().filename().string();
-        if (e.is_regular_file() && n.find(infix) != std::string::npos && n.size() > 8 &&
-            n.substr(n.size() - 8) == ".code.py")
+        if (e.is_regular_file() && n.find(infix) != std::string::npos && n.size() > 8
+            && n.substr(n.size() - 8) == ".code.py")
             out.push_back(e.path());
     }
     std::sort(out.begin(), out.end());
     return out;
 }
 
-std::string stepText(const Step& s) {
+std::string stepText(const Step& s)
+{
     std::string out;
     for (const auto& g : s.graphs) out += "== " + g->role + "\n" + printReadable(g->graph);
     return out;
 }
 
 // The pass names of a spec that the registry lacks ("" when all are there).
-QString missingPasses(const std::string& spec) {
+QString missingPasses(const std::string& spec)
+{
     QStringList missing;
     int depth = 0;
     std::string cur;
@@ -48,16 +51,21 @@ QString missingPasses(const std::string& spec) {
         cur.clear();
     };
     for (char c : spec) {
-        if (c == '(') ++depth;
-        else if (c == ')') --depth;
-        else if (c == ',' && depth == 0) flush();
-        else if (depth == 0) cur += c;
+        if (c == '(')
+            ++depth;
+        else if (c == ')')
+            --depth;
+        else if (c == ',' && depth == 0)
+            flush();
+        else if (depth == 0)
+            cur += c;
     }
     flush();
     return missing.join(", ");
 }
 
-void addRows(const std::vector<fs::path>& files, const std::vector<std::string>& pipelines) {
+void addRows(const std::vector<fs::path>& files, const std::vector<std::string>& pipelines)
+{
     QTest::addColumn<QString>("path");
     QTest::addColumn<QString>("spec");
     for (const auto& f : files)
@@ -68,7 +76,8 @@ void addRows(const std::vector<fs::path>& files, const std::vector<std::string>&
         }
 }
 
-void checkRow(const QString& path, const QString& spec) {
+void checkRow(const QString& path, const QString& spec)
+{
     const QString missing = missingPasses(spec.toStdString());
     if (!missing.isEmpty()) QSKIP(qPrintable("pass not registered yet: " + missing));
     auto src = openSource(path.toStdString());
@@ -80,8 +89,9 @@ void checkRow(const QString& path, const QString& spec) {
     for (const Step& s : a.steps) {
         for (const auto& p : s.problems)
             QVERIFY2(p.severity != Severity::Error,
-                     qPrintable(QString("step %1 (%2): %3").arg(s.index).arg(QString::fromStdString(s.pass),
-                                                                               QString::fromStdString(p.format()))));
+                     qPrintable(QString("step %1 (%2): %3")
+                                    .arg(s.index)
+                                    .arg(QString::fromStdString(s.pass), QString::fromStdString(p.format()))));
     }
     const PipelineRun b = runPipeline(*g, spec.toStdString());
     QVERIFY(b.ok);
@@ -94,28 +104,33 @@ void checkRow(const QString& path, const QString& spec) {
 
 }  // namespace
 
-class TestCorpusPasses : public QObject {
+class TestCorpusPasses : public QObject
+{
     Q_OBJECT
 private slots:
-    void joint_data() {
+    void joint_data()
+    {
         addRows(corpusFiles(".joint."),
-                {"dce", "cse", "remove_detach", "remove_detach,dce,cse", "annotate_regions", "remove_detach,sac,remat,dce",
-                 "remove_detach,sac(policy=recompute_all),remat,dce", "partition(mode=save_all)", "partition(mode=mincut)",
-                 "partition(mode=tagged)"});
+                {"dce", "cse", "remove_detach", "remove_detach,dce,cse", "annotate_regions",
+                 "remove_detach,sac,remat,dce", "remove_detach,sac(policy=recompute_all),remat,dce",
+                 "partition(mode=save_all)", "partition(mode=mincut)", "partition(mode=tagged)"});
     }
-    void joint() {
+    void joint()
+    {
         if (!fs::is_directory(kPytorch)) QSKIP("corpus absent: " FXLENS_CORPUS_DIR "/pytorch");
         QFETCH(QString, path);
         QFETCH(QString, spec);
         checkRow(path, spec);
     }
 
-    void partitioned_data() {
+    void partitioned_data()
+    {
         std::vector<fs::path> files = corpusFiles(".fw.");
         for (const auto& f : corpusFiles(".bw.")) files.push_back(f);
         addRows(files, {"dce", "cse", "remove_detach,dce,cse"});
     }
-    void partitioned() {
+    void partitioned()
+    {
         if (!fs::is_directory(kPytorch)) QSKIP("corpus absent: " FXLENS_CORPUS_DIR "/pytorch");
         QFETCH(QString, path);
         QFETCH(QString, spec);
@@ -123,7 +138,8 @@ private slots:
     }
 
     // The corpus files are there (so the rows above are not silently empty).
-    void corpusPresent() {
+    void corpusPresent()
+    {
         if (!fs::is_directory(kPytorch)) QSKIP("corpus absent: " FXLENS_CORPUS_DIR "/pytorch");
         QVERIFY(corpusFiles(".joint.").size() >= 7);
         QVERIFY(corpusFiles(".fw.").size() >= 8);

@@ -14,13 +14,15 @@ using namespace fxl;
 
 namespace {
 
-struct E {
+struct E
+{
     int from, to;
     int64_t cap;  // -1: infinite
 };
 
-template <class Cap>
-MaxFlow<Cap> build(int n, const std::vector<E>& edges) {
+template<class Cap>
+MaxFlow<Cap> build(int n, const std::vector<E>& edges)
+{
     MaxFlow<Cap> f(n);
     for (const auto& e : edges) f.addEdge(e.from, e.to, e.cap < 0 ? MaxFlow<Cap>::kInfinite : static_cast<Cap>(e.cap));
     return f;
@@ -34,10 +36,12 @@ const std::vector<E> kClrs = {{0, 1, 16}, {0, 2, 13}, {1, 3, 12}, {2, 1, 4}, {2,
 
 }  // namespace
 
-class TestMaxFlow : public QObject {
+class TestMaxFlow : public QObject
+{
     Q_OBJECT
 private slots:
-    void clrsInt() {
+    void clrsInt()
+    {
         auto f = build<int64_t>(6, kClrs);
         QCOMPARE(f.solve(0, 5), int64_t(23));
         // the residual-reachable side of this network's (unique) min cut
@@ -56,14 +60,16 @@ private slots:
         QCOMPARE(net[5], int64_t(23));
     }
 
-    void clrsDouble() {
+    void clrsDouble()
+    {
         MaxFlow<double> f(6);
         for (const auto& e : kClrs) f.addEdge(e.from, e.to, static_cast<double>(e.cap) * 0.1);
         QVERIFY(std::abs(f.solve(0, 5) - 2.3) < 1e-9);
         QCOMPARE(sourceSet(f.sourceSide()), (std::set<int>{0, 1, 2, 4}));
     }
 
-    void infiniteEdgesAreNeverCut() {
+    void infiniteEdgesAreNeverCut()
+    {
         // s -inf-> a -5-> b -inf-> t, and s -inf-> c -2-> t
         auto f = build<int64_t>(5, {{0, 1, -1}, {1, 2, 5}, {2, 4, -1}, {0, 3, -1}, {3, 4, 2}});
         QCOMPARE(f.solve(0, 4), int64_t(7));
@@ -74,7 +80,8 @@ private slots:
         QCOMPARE(d.cutEdges(), (std::vector<int>{1, 4}));
     }
 
-    void infinitePathHasNoFiniteCut() {
+    void infinitePathHasNoFiniteCut()
+    {
         auto f = build<int64_t>(3, {{0, 1, -1}, {1, 2, -1}, {0, 2, 3}});
         QCOMPARE(f.solve(0, 2), MaxFlow<int64_t>::kInfinite);
         QVERIFY(f.cutEdges().empty());
@@ -82,7 +89,8 @@ private slots:
         QVERIFY(std::isinf(d.solve(0, 2)));
     }
 
-    void tieTakesTheCutNearestTheSource() {
+    void tieTakesTheCutNearestTheSource()
+    {
         // s -inf-> a -3-> b -3-> c -inf-> t: cutting a->b or b->c costs the same; the rule
         // keeps only what is still reachable, so a->b is cut
         auto f = build<int64_t>(5, {{0, 1, -1}, {1, 2, 3}, {2, 3, 3}, {3, 4, -1}});
@@ -96,25 +104,38 @@ private slots:
         QCOMPARE(g.edgeFrom(2), 1);
     }
 
-    void primalVersusItsTranspose() {
+    void primalVersusItsTranspose()
+    {
         // the partitioner's shape: x_in -> x_out (w) -> t_in -> t_out (w) -> bw_in -> SINK,
         // SOURCE -> x_in infinite (x is a banned primal). Equal weights: x is saved.
-        enum { S, XI, XO, TI, TO, BI, T };
-        auto f = build<int64_t>(7, {{S, XI, -1}, {XI, XO, 140}, {XO, TI, -1}, {TI, TO, 140}, {TO, BI, -1}, {BI, T, -1}});
+        enum
+        {
+            S,
+            XI,
+            XO,
+            TI,
+            TO,
+            BI,
+            T
+        };
+        auto f =
+            build<int64_t>(7, {{S, XI, -1}, {XI, XO, 140}, {XO, TI, -1}, {TI, TO, 140}, {TO, BI, -1}, {BI, T, -1}});
         QCOMPARE(f.solve(S, T), int64_t(140));
         QVERIFY(f.onSourceSide(XI));
         QVERIFY(!f.onSourceSide(XO));
         QCOMPARE(f.cutEdges(), (std::vector<int>{1}));
     }
 
-    void unreachableSink() {
+    void unreachableSink()
+    {
         auto f = build<int64_t>(4, {{0, 1, 5}, {2, 3, 5}});
         QCOMPARE(f.solve(0, 3), int64_t(0));
         QCOMPARE(sourceSet(f.sourceSide()), (std::set<int>{0, 1}));
         QVERIFY(f.cutEdges().empty());
     }
 
-    void zeroAndNegativeCapacities() {
+    void zeroAndNegativeCapacities()
+    {
         auto f = build<int64_t>(3, {{0, 1, 0}, {1, 2, 4}});
         QCOMPARE(f.solve(0, 2), int64_t(0));
         QCOMPARE(sourceSet(f.sourceSide()), (std::set<int>{0}));
@@ -124,7 +145,8 @@ private slots:
         QCOMPARE(g.solve(0, 1), int64_t(0));
     }
 
-    void resolveIsRepeatable() {
+    void resolveIsRepeatable()
+    {
         auto f = build<int64_t>(6, kClrs);
         QCOMPARE(f.solve(0, 5), int64_t(23));
         QCOMPARE(f.solve(0, 5), int64_t(23));
@@ -132,7 +154,8 @@ private slots:
         QCOMPARE(f.solve(0, 5), int64_t(33));
     }
 
-    void deepChainDoesNotRecurse() {
+    void deepChainDoesNotRecurse()
+    {
         // 200k vertices in a line: a recursive DFS would overflow the stack
         const int n = 200000;
         MaxFlow<int64_t> f(n);
@@ -143,18 +166,21 @@ private slots:
 
     // Random small networks against brute force: the flow equals the cheapest s-t cut, and the
     // source side is the intersection of every cheapest cut's source side (the nearest one).
-    void randomAgainstBruteForce_data() {
+    void randomAgainstBruteForce_data()
+    {
         QTest::addColumn<int>("seed");
         for (int s = 1; s <= 40; ++s) QTest::newRow(qPrintable(QString("seed %1").arg(s))) << s;
     }
-    void randomAgainstBruteForce() {
+    void randomAgainstBruteForce()
+    {
         QFETCH(int, seed);
         std::mt19937 rng(static_cast<unsigned>(seed));
         const int n = 4 + static_cast<int>(rng() % 5);  // 4..8 vertices, s = 0, t = n-1
         std::vector<E> edges;
         const int m = n + static_cast<int>(rng() % static_cast<unsigned>(3 * n));
         for (int k = 0; k < m; ++k) {
-            const int a = static_cast<int>(rng() % static_cast<unsigned>(n)), b = static_cast<int>(rng() % static_cast<unsigned>(n));
+            const int a = static_cast<int>(rng() % static_cast<unsigned>(n)),
+                      b = static_cast<int>(rng() % static_cast<unsigned>(n));
             if (a == b) continue;
             const unsigned r = rng() % 10;
             edges.push_back({a, b, r == 0 ? -1 : static_cast<int64_t>(rng() % 4)});  // small caps: many ties
@@ -167,8 +193,10 @@ private slots:
             bool inf = false;
             for (const auto& e : edges)
                 if ((mask >> e.from & 1u) && !(mask >> e.to & 1u)) {
-                    if (e.cap < 0) inf = true;
-                    else c += e.cap;
+                    if (e.cap < 0)
+                        inf = true;
+                    else
+                        c += e.cap;
                 }
             if (inf) continue;
             if (best < 0 || c < best) {

@@ -9,13 +9,13 @@
 #include <set>
 #include <sstream>
 
+#include "core/analysis/memory_timeline.hpp"
+#include "core/analysis/verify.hpp"
 #include "core/formats/fx/fx_text_parser.hpp"
 #include "core/formats/fx/fx_text_writer.hpp"
-#include "core/ir/graph.hpp"
-#include "core/analysis/memory_timeline.hpp"
-#include "core/ops/op_registry.hpp"
 #include "core/formats/source.hpp"
-#include "core/analysis/verify.hpp"
+#include "core/ir/graph.hpp"
+#include "core/ops/op_registry.hpp"
 #include "passes/partition.hpp"
 #include "passes/pass.hpp"
 
@@ -26,23 +26,27 @@ namespace {
 
 const fs::path kPytorch = fs::path(FXLENS_CORPUS_DIR) / "pytorch";
 
-std::string module(const std::string& sig, const std::string& body) {
+std::string module(const std::string& sig, const std::string& body)
+{
     return "class GraphModule(torch.nn.Module):\n    def forward(self, " + sig + "):\n" + body;
 }
 
-Graph parse(const std::string& text) {
+Graph parse(const std::string& text)
+{
     Graph g = parseFxText(text, "<test>");
     g.rebuildUsers();
     return g;
 }
 
-Node& nodeOf(Graph& g, const std::string& name) {
+Node& nodeOf(Graph& g, const std::string& name)
+{
     const NodeId id = g.findByName(name);
     if (id == kNoNode) throw std::runtime_error("no node " + name);
     return g.node(id);
 }
 
-ValueMeta tensor(std::vector<int64_t> sizes, DType dt = DType::F32) {
+ValueMeta tensor(std::vector<int64_t> sizes, DType dt = DType::F32)
+{
     TensorMeta t;
     t.dtype = dt;
     for (int64_t s : sizes) t.sizes.emplace_back(s);
@@ -50,19 +54,22 @@ ValueMeta tensor(std::vector<int64_t> sizes, DType dt = DType::F32) {
     return ValueMeta::ofTensor(t);
 }
 
-PartitionOptions modeOpts(PartitionMode m) {
+PartitionOptions modeOpts(PartitionMode m)
+{
     PartitionOptions o;
     o.mode = m;
     return o;
 }
 
-std::vector<Arg> outputItems(const Graph& g) {
+std::vector<Arg> outputItems(const Graph& g)
+{
     const Node& o = g.node(g.outputNode());
     return o.args.empty() ? std::vector<Arg>{} : o.args[0].items;
 }
 
 // Names (provenance when set) of a graph's output items; "None" for None.
-std::vector<std::string> outputNames(const Graph& g) {
+std::vector<std::string> outputNames(const Graph& g)
+{
     std::vector<std::string> v;
     for (const Arg& a : outputItems(g)) {
         if (!a.isNode()) {
@@ -75,21 +82,25 @@ std::vector<std::string> outputNames(const Graph& g) {
     return v;
 }
 
-std::vector<std::string> placeholderNames(const Graph& g) {
+std::vector<std::string> placeholderNames(const Graph& g)
+{
     std::vector<std::string> v;
     for (NodeId id : g.placeholders()) v.push_back(g.node(id).name);
     return v;
 }
 
-bool hasNodeFrom(const Graph& g, const std::string& provenance, NodeOp op = NodeOp::CallFunction) {
+bool hasNodeFrom(const Graph& g, const std::string& provenance, NodeOp op = NodeOp::CallFunction)
+{
     bool found = false;
     g.forEachNode([&](const Node& n) {
-        if (n.op == op && (n.meta.provenance == provenance || (n.meta.provenance.empty() && n.name == provenance))) found = true;
+        if (n.op == op && (n.meta.provenance == provenance || (n.meta.provenance.empty() && n.name == provenance)))
+            found = true;
     });
     return found;
 }
 
-std::string problemsText(const std::vector<Problem>& ps) {
+std::string problemsText(const std::vector<Problem>& ps)
+{
     std::string s;
     for (const auto& p : ps)
         if (p.severity == Severity::Error) s += p.format() + "\n";
@@ -97,7 +108,8 @@ std::string problemsText(const std::vector<Problem>& ps) {
 }
 
 // An argument with node references written as the joint-graph names they stand for.
-std::string argText(const Arg& a, const Graph& g, bool byProvenance) {
+std::string argText(const Arg& a, const Graph& g, bool byProvenance)
+{
     if (a.isNode()) {
         const Node& n = g.node(a.node);
         return "%" + (byProvenance && !n.meta.provenance.empty() ? n.meta.provenance : n.name);
@@ -110,7 +122,8 @@ std::string argText(const Arg& a, const Graph& g, bool byProvenance) {
     return formatArgPython(a, g);
 }
 
-std::string callText(const Node& n, const Graph& g, bool byProvenance) {
+std::string callText(const Node& n, const Graph& g, bool byProvenance)
+{
     std::string s = n.target + "(";
     for (const auto& a : n.args) s += argText(a, g, byProvenance) + ", ";
     for (const auto& [k, v] : n.kwargs) s += k + "=" + argText(v, g, byProvenance) + ", ";
@@ -120,20 +133,23 @@ std::string callText(const Node& n, const Graph& g, bool byProvenance) {
 // Every node of a partition graph computes what its joint node computes, from the values its
 // joint node reads (placeholders stand for the saved joint values / the loss seed): so the
 // forward then the backward compute the joint's outputs.
-void checkProvenance(const Graph& joint, const Graph& part) {
+void checkProvenance(const Graph& joint, const Graph& part)
+{
     part.forEachNode([&](const Node& n) {
         if (n.op == NodeOp::Output) return;
         const std::string p = n.meta.provenance.empty() ? n.name : n.meta.provenance;
         const NodeId j = joint.findByName(p);
         QVERIFY2(j != kNoNode, ("no joint node for " + n.name).c_str());
         if (n.op == NodeOp::Placeholder) return;
-        QCOMPARE(QString::fromStdString(callText(n, part, true)), QString::fromStdString(callText(joint.node(j), joint, false)));
+        QCOMPARE(QString::fromStdString(callText(n, part, true)),
+                 QString::fromStdString(callText(joint.node(j), joint, false)));
     });
 }
 
 // Both graphs verifier-clean, the forward returns the joint's forward outputs first and the
 // saved values after, the backward returns the gradients in order.
-void checkShape(const Graph& joint, const PartitionResult& r) {
+void checkShape(const Graph& joint, const PartitionResult& r)
+{
     const auto fp = verifyGraph(r.forward), bp = verifyGraph(r.backward);
     QVERIFY2(!hasErrors(fp), problemsText(fp).c_str());
     QVERIFY2(!hasErrors(bp), problemsText(bp).c_str());
@@ -156,91 +172,97 @@ void checkShape(const Graph& joint, const PartitionResult& r) {
 
 // ---- passes.md 6.7
 const std::string kP1 = module("primals_1: \"f32[8]\", tangents_1: \"f32[8]\"",
-    "        sin: \"f32[8]\" = torch.ops.aten.sin.default(primals_1)\n"
-    "        cos: \"f32[8]\" = torch.ops.aten.cos.default(sin)\n"
-    "        sin_1: \"f32[8]\" = torch.ops.aten.sin.default(sin)\n"
-    "        neg: \"f32[8]\" = torch.ops.aten.neg.default(sin_1)\n"
-    "        mul: \"f32[8]\" = torch.ops.aten.mul.Tensor(tangents_1, neg)\n"
-    "        cos_1: \"f32[8]\" = torch.ops.aten.cos.default(primals_1)\n"
-    "        mul_1: \"f32[8]\" = torch.ops.aten.mul.Tensor(mul, cos_1)\n"
-    "        return (cos, mul_1)\n");
+                               "        sin: \"f32[8]\" = torch.ops.aten.sin.default(primals_1)\n"
+                               "        cos: \"f32[8]\" = torch.ops.aten.cos.default(sin)\n"
+                               "        sin_1: \"f32[8]\" = torch.ops.aten.sin.default(sin)\n"
+                               "        neg: \"f32[8]\" = torch.ops.aten.neg.default(sin_1)\n"
+                               "        mul: \"f32[8]\" = torch.ops.aten.mul.Tensor(tangents_1, neg)\n"
+                               "        cos_1: \"f32[8]\" = torch.ops.aten.cos.default(primals_1)\n"
+                               "        mul_1: \"f32[8]\" = torch.ops.aten.mul.Tensor(mul, cos_1)\n"
+                               "        return (cos, mul_1)\n");
 
 // sum(relu(x @ w)) with its backward
-const std::string kP2 = module("primals_1: \"f32[4, 8]\", primals_2: \"f32[8, 16]\", tangents_1: \"f32[]\"",
-    "        mm: \"f32[4, 16]\" = torch.ops.aten.mm.default(primals_1, primals_2)\n"
-    "        relu: \"f32[4, 16]\" = torch.ops.aten.relu.default(mm)\n"
-    "        sum_1: \"f32[]\" = torch.ops.aten.sum.default(relu)\n"
-    "        expand: \"f32[4, 16]\" = torch.ops.aten.expand.default(tangents_1, [4, 16])\n"
-    "        threshold_backward: \"f32[4, 16]\" = torch.ops.aten.threshold_backward.default(expand, relu, 0)\n"
-    "        t: \"f32[8, 4]\" = torch.ops.aten.t.default(primals_1)\n"
-    "        mm_1: \"f32[8, 16]\" = torch.ops.aten.mm.default(t, threshold_backward)\n"
-    "        t_1: \"f32[16, 8]\" = torch.ops.aten.t.default(primals_2)\n"
-    "        mm_2: \"f32[4, 8]\" = torch.ops.aten.mm.default(threshold_backward, t_1)\n"
-    "        return (sum_1, mm_2, mm_1)\n");
+const std::string kP2 =
+    module("primals_1: \"f32[4, 8]\", primals_2: \"f32[8, 16]\", tangents_1: \"f32[]\"",
+           "        mm: \"f32[4, 16]\" = torch.ops.aten.mm.default(primals_1, primals_2)\n"
+           "        relu: \"f32[4, 16]\" = torch.ops.aten.relu.default(mm)\n"
+           "        sum_1: \"f32[]\" = torch.ops.aten.sum.default(relu)\n"
+           "        expand: \"f32[4, 16]\" = torch.ops.aten.expand.default(tangents_1, [4, 16])\n"
+           "        threshold_backward: \"f32[4, 16]\" = torch.ops.aten.threshold_backward.default(expand, relu, 0)\n"
+           "        t: \"f32[8, 4]\" = torch.ops.aten.t.default(primals_1)\n"
+           "        mm_1: \"f32[8, 16]\" = torch.ops.aten.mm.default(t, threshold_backward)\n"
+           "        t_1: \"f32[16, 8]\" = torch.ops.aten.t.default(primals_2)\n"
+           "        mm_2: \"f32[4, 8]\" = torch.ops.aten.mm.default(threshold_backward, t_1)\n"
+           "        return (sum_1, mm_2, mm_1)\n");
 
 // The same step traced the fwd+loss+bwd way: no tangent, the backward is seeded by ones_like(loss).
-const std::string kP2Seeded = module("arg0_1: \"f32[4, 8]\", arg1_1: \"f32[8, 16]\"",
-    "        mm: \"f32[4, 16]\" = torch.ops.aten.mm.default(arg0_1, arg1_1)\n"
-    "        relu: \"f32[4, 16]\" = torch.ops.aten.relu.default(mm)\n"
-    "        sum_1: \"f32[]\" = torch.ops.aten.sum.default(relu)\n"
-    "        ones_like: \"f32[]\" = torch.ops.aten.ones_like.default(sum_1, pin_memory = False, memory_format = torch.preserve_format)\n"
-    "        expand: \"f32[4, 16]\" = torch.ops.aten.expand.default(ones_like, [4, 16])\n"
-    "        threshold_backward: \"f32[4, 16]\" = torch.ops.aten.threshold_backward.default(expand, relu, 0)\n"
-    "        t: \"f32[8, 4]\" = torch.ops.aten.t.default(arg0_1)\n"
-    "        mm_1: \"f32[8, 16]\" = torch.ops.aten.mm.default(t, threshold_backward)\n"
-    "        t_1: \"f32[16, 8]\" = torch.ops.aten.t.default(arg1_1)\n"
-    "        mm_2: \"f32[4, 8]\" = torch.ops.aten.mm.default(threshold_backward, t_1)\n"
-    "        return (sum_1, mm_2, mm_1)\n");
+const std::string kP2Seeded =
+    module("arg0_1: \"f32[4, 8]\", arg1_1: \"f32[8, 16]\"",
+           "        mm: \"f32[4, 16]\" = torch.ops.aten.mm.default(arg0_1, arg1_1)\n"
+           "        relu: \"f32[4, 16]\" = torch.ops.aten.relu.default(mm)\n"
+           "        sum_1: \"f32[]\" = torch.ops.aten.sum.default(relu)\n"
+           "        ones_like: \"f32[]\" = torch.ops.aten.ones_like.default(sum_1, pin_memory = False, memory_format = "
+           "torch.preserve_format)\n"
+           "        expand: \"f32[4, 16]\" = torch.ops.aten.expand.default(ones_like, [4, 16])\n"
+           "        threshold_backward: \"f32[4, 16]\" = torch.ops.aten.threshold_backward.default(expand, relu, 0)\n"
+           "        t: \"f32[8, 4]\" = torch.ops.aten.t.default(arg0_1)\n"
+           "        mm_1: \"f32[8, 16]\" = torch.ops.aten.mm.default(t, threshold_backward)\n"
+           "        t_1: \"f32[16, 8]\" = torch.ops.aten.t.default(arg1_1)\n"
+           "        mm_2: \"f32[4, 8]\" = torch.ops.aten.mm.default(threshold_backward, t_1)\n"
+           "        return (sum_1, mm_2, mm_1)\n");
 
 // Two AC regions: sin (region 1) feeds cos (region 2).
 const std::string kP5 = module("primals_1: \"f32[8]\", tangents_1: \"f32[8]\"",
-    "        sin: \"f32[8]\" = torch.ops.aten.sin.default(primals_1)\n"
-    "        cos: \"f32[8]\" = torch.ops.aten.cos.default(sin)\n"
-    "        mul: \"f32[8]\" = torch.ops.aten.mul.Tensor(cos, 2.0)\n"
-    "        mul_1: \"f32[8]\" = torch.ops.aten.mul.Tensor(tangents_1, 2.0)\n"
-    "        sin_1: \"f32[8]\" = torch.ops.aten.sin.default(sin)\n"
-    "        neg: \"f32[8]\" = torch.ops.aten.neg.default(sin_1)\n"
-    "        mul_2: \"f32[8]\" = torch.ops.aten.mul.Tensor(mul_1, neg)\n"
-    "        cos_1: \"f32[8]\" = torch.ops.aten.cos.default(primals_1)\n"
-    "        mul_3: \"f32[8]\" = torch.ops.aten.mul.Tensor(mul_2, cos_1)\n"
-    "        return (mul, mul_3)\n");
+                               "        sin: \"f32[8]\" = torch.ops.aten.sin.default(primals_1)\n"
+                               "        cos: \"f32[8]\" = torch.ops.aten.cos.default(sin)\n"
+                               "        mul: \"f32[8]\" = torch.ops.aten.mul.Tensor(cos, 2.0)\n"
+                               "        mul_1: \"f32[8]\" = torch.ops.aten.mul.Tensor(tangents_1, 2.0)\n"
+                               "        sin_1: \"f32[8]\" = torch.ops.aten.sin.default(sin)\n"
+                               "        neg: \"f32[8]\" = torch.ops.aten.neg.default(sin_1)\n"
+                               "        mul_2: \"f32[8]\" = torch.ops.aten.mul.Tensor(mul_1, neg)\n"
+                               "        cos_1: \"f32[8]\" = torch.ops.aten.cos.default(primals_1)\n"
+                               "        mul_3: \"f32[8]\" = torch.ops.aten.mul.Tensor(mul_2, cos_1)\n"
+                               "        return (mul, mul_3)\n");
 
 const std::string kP6 = module("x: \"f32[8]\", w: \"f32[8]\"",
-    "        mul: \"f32[8]\" = torch.ops.aten.mul.Tensor(x, w)\n"
-    "        sin: \"f32[8]\" = torch.ops.aten.sin.default(mul)\n"
-    "        sum_1: \"f32[]\" = torch.ops.aten.sum.default(sin)\n"
-    "        return (sum_1, mul)\n");
+                               "        mul: \"f32[8]\" = torch.ops.aten.mul.Tensor(x, w)\n"
+                               "        sin: \"f32[8]\" = torch.ops.aten.sin.default(mul)\n"
+                               "        sum_1: \"f32[]\" = torch.ops.aten.sum.default(sin)\n"
+                               "        return (sum_1, mul)\n");
 
 // ---- 5.4: a multi-output node (split) whose getitems both sides read
 const std::string kSplit = module("primals_1: \"f32[6, 4]\", tangents_1: \"f32[]\"",
-    "        split = torch.ops.aten.split.Tensor(primals_1, 2)\n"
-    "        getitem: \"f32[2, 4]\" = split[0]\n"
-    "        getitem_1: \"f32[2, 4]\" = split[1]\n"
-    "        getitem_2: \"f32[2, 4]\" = split[2]\n"
-    "        sin: \"f32[2, 4]\" = torch.ops.aten.sin.default(getitem)\n"
-    "        sin_1: \"f32[2, 4]\" = torch.ops.aten.sin.default(getitem_1)\n"
-    "        sin_2: \"f32[2, 4]\" = torch.ops.aten.sin.default(getitem_2)\n"
-    "        cat: \"f32[6, 4]\" = torch.ops.aten.cat.default([sin, sin_1, sin_2])\n"
-    "        sum_1: \"f32[]\" = torch.ops.aten.sum.default(cat)\n"
-    "        expand: \"f32[2, 4]\" = torch.ops.aten.expand.default(tangents_1, [2, 4])\n"
-    "        cos: \"f32[2, 4]\" = torch.ops.aten.cos.default(getitem)\n"
-    "        mul: \"f32[2, 4]\" = torch.ops.aten.mul.Tensor(expand, cos)\n"
-    "        cos_1: \"f32[2, 4]\" = torch.ops.aten.cos.default(getitem_1)\n"
-    "        mul_1: \"f32[2, 4]\" = torch.ops.aten.mul.Tensor(expand, cos_1)\n"
-    "        cos_2: \"f32[2, 4]\" = torch.ops.aten.cos.default(getitem_2)\n"
-    "        mul_2: \"f32[2, 4]\" = torch.ops.aten.mul.Tensor(expand, cos_2)\n"
-    "        cat_1: \"f32[6, 4]\" = torch.ops.aten.cat.default([mul, mul_1, mul_2])\n"
-    "        return (sum_1, cat_1)\n");
+                                  "        split = torch.ops.aten.split.Tensor(primals_1, 2)\n"
+                                  "        getitem: \"f32[2, 4]\" = split[0]\n"
+                                  "        getitem_1: \"f32[2, 4]\" = split[1]\n"
+                                  "        getitem_2: \"f32[2, 4]\" = split[2]\n"
+                                  "        sin: \"f32[2, 4]\" = torch.ops.aten.sin.default(getitem)\n"
+                                  "        sin_1: \"f32[2, 4]\" = torch.ops.aten.sin.default(getitem_1)\n"
+                                  "        sin_2: \"f32[2, 4]\" = torch.ops.aten.sin.default(getitem_2)\n"
+                                  "        cat: \"f32[6, 4]\" = torch.ops.aten.cat.default([sin, sin_1, sin_2])\n"
+                                  "        sum_1: \"f32[]\" = torch.ops.aten.sum.default(cat)\n"
+                                  "        expand: \"f32[2, 4]\" = torch.ops.aten.expand.default(tangents_1, [2, 4])\n"
+                                  "        cos: \"f32[2, 4]\" = torch.ops.aten.cos.default(getitem)\n"
+                                  "        mul: \"f32[2, 4]\" = torch.ops.aten.mul.Tensor(expand, cos)\n"
+                                  "        cos_1: \"f32[2, 4]\" = torch.ops.aten.cos.default(getitem_1)\n"
+                                  "        mul_1: \"f32[2, 4]\" = torch.ops.aten.mul.Tensor(expand, cos_1)\n"
+                                  "        cos_2: \"f32[2, 4]\" = torch.ops.aten.cos.default(getitem_2)\n"
+                                  "        mul_2: \"f32[2, 4]\" = torch.ops.aten.mul.Tensor(expand, cos_2)\n"
+                                  "        cat_1: \"f32[6, 4]\" = torch.ops.aten.cat.default([mul, mul_1, mul_2])\n"
+                                  "        return (sum_1, cat_1)\n");
 
-Graph splitGraph() {
+Graph splitGraph()
+{
     Graph g = parse(kSplit);
     nodeOf(g, "split").val = ValueMeta::ofTuple({tensor({2, 4}), tensor({2, 4}), tensor({2, 4})});
     return g;
 }
 
 // ---- 5.4: an FSDP-style all-gathered weight and a plain collective
-const std::string kFsdp = module("primals_1: \"f32[4, 8]\", primals_2: \"f32[2, 16]\", tangents_1: \"f32[]\"",
-    "        all_gather_into_tensor: \"f32[8, 16]\" = torch.ops._c10d_functional.all_gather_into_tensor.default(primals_2, 4, '0')\n"
+const std::string kFsdp = module(
+    "primals_1: \"f32[4, 8]\", primals_2: \"f32[2, 16]\", tangents_1: \"f32[]\"",
+    "        all_gather_into_tensor: \"f32[8, 16]\" = "
+    "torch.ops._c10d_functional.all_gather_into_tensor.default(primals_2, 4, '0')\n"
     "        wait_tensor: \"f32[8, 16]\" = torch.ops._c10d_functional.wait_tensor.default(all_gather_into_tensor)\n"
     "        mm: \"f32[4, 16]\" = torch.ops.aten.mm.default(primals_1, wait_tensor)\n"
     "        all_reduce: \"f32[4, 16]\" = torch.ops._c10d_functional.all_reduce.default(mm, 'sum', '0')\n"
@@ -253,12 +275,14 @@ const std::string kFsdp = module("primals_1: \"f32[4, 8]\", primals_2: \"f32[2, 
     "        return (sum_1, mm_1, None)\n");
 
 // ---- corpus helpers
-struct Loaded {
+struct Loaded
+{
     std::unique_ptr<Source> src;
     std::shared_ptr<Graph> g;
 };
 
-Loaded load(const fs::path& p) {
+Loaded load(const fs::path& p)
+{
     Loaded l;
     l.src = openSource(p.string());
     l.g = l.src->graph(l.src->artifacts.at(0).id);
@@ -266,12 +290,14 @@ Loaded load(const fs::path& p) {
     return l;
 }
 
-std::string shapeKey(const Node& n) {
+std::string shapeKey(const Node& n)
+{
     std::ostringstream os;
     os << (n.op == NodeOp::Placeholder ? std::string("placeholder") : n.target) << " ";
     if (n.val.isTensor()) {
         os << dtypeAbbr(n.val.tensor.dtype) << "[";
-        for (size_t i = 0; i < n.val.tensor.sizes.size(); ++i) os << (i ? ", " : "") << n.val.tensor.sizes[i].maybeValue().value_or(-1);
+        for (size_t i = 0; i < n.val.tensor.sizes.size(); ++i)
+            os << (i ? ", " : "") << n.val.tensor.sizes[i].maybeValue().value_or(-1);
         os << "]";
     } else {
         os << "?";
@@ -283,7 +309,8 @@ int64_t bytesOf(const Node& n) { return n.val.isTensor() ? n.val.tensor.bytesHin
 
 // A placeholder, or a view chain (view ops by the registry) ending at one: a parameter / input
 // the caller keeps alive anyway.
-bool isInputOrViewOfInput(const Graph& g, NodeId id) {
+bool isInputOrViewOfInput(const Graph& g, NodeId id)
+{
     const OpRegistry& reg = OpRegistry::instance();
     for (int guard = 0; guard < 1000; ++guard) {
         const Node& n = g.node(id);
@@ -296,15 +323,17 @@ bool isInputOrViewOfInput(const Graph& g, NodeId id) {
     return false;
 }
 
-struct SavedSummary {
+struct SavedSummary
+{
     std::multiset<std::string> keys;
-    int64_t bytes = 0;            // every saved tensor, numel * itemsize
+    int64_t bytes = 0;  // every saved tensor, numel * itemsize
     int64_t activationBytes = 0;  // without inputs and views of inputs
     size_t count = 0;
 };
 
 // The values a forward graph saves: its output items after the first `numFwd`.
-SavedSummary savedOfForward(const Graph& fw, size_t numFwd) {
+SavedSummary savedOfForward(const Graph& fw, size_t numFwd)
+{
     SavedSummary s;
     const auto items = outputItems(fw);
     for (size_t i = numFwd; i < items.size(); ++i) {
@@ -318,7 +347,8 @@ SavedSummary savedOfForward(const Graph& fw, size_t numFwd) {
     return s;
 }
 
-std::string diffKeys(const std::multiset<std::string>& a, const std::multiset<std::string>& b) {
+std::string diffKeys(const std::multiset<std::string>& a, const std::multiset<std::string>& b)
+{
     std::string s;
     std::multiset<std::string> onlyA, onlyB;
     std::set_difference(a.begin(), a.end(), b.begin(), b.end(), std::inserter(onlyA, onlyA.begin()));
@@ -330,11 +360,13 @@ std::string diffKeys(const std::multiset<std::string>& a, const std::multiset<st
 
 }  // namespace
 
-class TestPartition : public QObject {
+class TestPartition : public QObject
+{
     Q_OBJECT
 private slots:
     // ------------------------------------------------------------ 6.7
-    void p1SinCosSavesOnlyTheInput() {
+    void p1SinCosSavesOnlyTheInput()
+    {
         const Graph g = parse(kP1);
         const PartitionResult r = partitionJointGraph(g, modeOpts(PartitionMode::MinCut));
         QCOMPARE(r.saved, std::vector<std::string>{"primals_1"});
@@ -350,7 +382,8 @@ private slots:
         checkShape(g, d);
     }
 
-    void p2MatmulReluSavesMm() {
+    void p2MatmulReluSavesMm()
+    {
         const Graph g = parse(kP2);
         const PartitionResult r = partitionJointGraph(g, modeOpts(PartitionMode::MinCut));
         QCOMPARE(r.saved, (std::vector<std::string>{"primals_1", "primals_2", "mm"}));
@@ -371,7 +404,8 @@ private slots:
         QVERIFY(r.savedBytes > d.savedBytes - 1);  // mm and relu have the same size
     }
 
-    void p3MustSaveRelu() {
+    void p3MustSaveRelu()
+    {
         Graph g = parse(kP2);
         nodeOf(g, "relu").meta.recompute = Recompute::MustSave;
         const PartitionResult r = partitionJointGraph(g, modeOpts(PartitionMode::MinCut));
@@ -380,7 +414,8 @@ private slots:
         checkShape(g, r);
     }
 
-    void p4MustRecomputeMm() {
+    void p4MustRecomputeMm()
+    {
         Graph g = parse(kP2);
         nodeOf(g, "mm").meta.recompute = Recompute::MustRecompute;
         const PartitionResult r = partitionJointGraph(g, modeOpts(PartitionMode::MinCut));
@@ -389,7 +424,8 @@ private slots:
         checkShape(g, r);
     }
 
-    void p5AcRegionBoundaryIsSaved() {
+    void p5AcRegionBoundaryIsSaved()
+    {
         Graph g = parse(kP5);
         for (auto [name, id] : {std::pair{"sin", 1}, std::pair{"cos", 2}}) {
             nodeOf(g, name).meta.recompute = Recompute::PreferRecompute;
@@ -414,7 +450,8 @@ private slots:
         }
     }
 
-    void p6NoBackwardIsTheDefaultPartition() {
+    void p6NoBackwardIsTheDefaultPartition()
+    {
         const Graph g = parse(kP6);
         for (PartitionMode m : {PartitionMode::SaveAll, PartitionMode::Tagged, PartitionMode::MinCut}) {
             PassContext ctx;
@@ -434,7 +471,8 @@ private slots:
 
     // The ones_like(loss) seed becomes the backward placeholder tangents_1 with its meta; the
     // loss itself is not saved for it.
-    void seedBecomesTangentPlaceholder() {
+    void seedBecomesTangentPlaceholder()
+    {
         Graph g = parse(kP2Seeded);
         nodeOf(g, "ones_like").meta.modulePath = "loss_fn";
         for (PartitionMode m : {PartitionMode::SaveAll, PartitionMode::MinCut}) {
@@ -462,7 +500,8 @@ private slots:
         QCOMPARE(r.forward.node(r.forward.findByName("mm")).meta.provenance, std::string("mm"));
     }
 
-    void statsAndLog() {
+    void statsAndLog()
+    {
         const Graph g = parse(kP2);
         PassContext ctx;
         const PartitionResult r = partitionJointGraph(g, modeOpts(PartitionMode::MinCut), &ctx);
@@ -485,7 +524,8 @@ private slots:
     }
 
     // through the framework: one graph in, "forward" and "backward" out
-    void pipelineRun() {
+    void pipelineRun()
+    {
         const Graph g = parse(kP2Seeded);
         const PipelineRun run = runPipeline(g, "partition(mode=mincut)");
         QVERIFY2(run.ok, run.error.c_str());
@@ -495,7 +535,8 @@ private slots:
         QCOMPARE(s.graphs[0]->role, std::string("forward"));
         QCOMPARE(s.graphs[1]->role, std::string("backward"));
         QVERIFY(s.verifierClean());
-        QCOMPARE(s.log.stats["saved"].get<std::vector<std::string>>(), (std::vector<std::string>{"arg0_1", "arg1_1", "mm"}));
+        QCOMPARE(s.log.stats["saved"].get<std::vector<std::string>>(),
+                 (std::vector<std::string>{"arg0_1", "arg1_1", "mm"}));
         // a second partition has nothing to split
         std::vector<RoleGraph> two;
         for (const auto& rg : s.graphs) two.push_back(*rg);
@@ -512,7 +553,8 @@ private slots:
         QVERIFY(threw);
     }
 
-    void aggressiveOptionChangesBans() {
+    void aggressiveOptionChangesBans()
+    {
         // with the allowlist off (aggressive), nothing in P2 but the primals is banned except
         // what is compute-intensive: mm is still banned in denylist mode
         const Graph g = parse(kP2);
@@ -532,7 +574,8 @@ private slots:
     }
 
     // ------------------------------------------------------------ 5.4 tagged
-    void taggedSavesOnlyPlaceholdersByDefault() {
+    void taggedSavesOnlyPlaceholdersByDefault()
+    {
         const Graph g = parse(kP2);
         const PartitionResult r = partitionJointGraph(g, modeOpts(PartitionMode::Tagged));
         QCOMPARE(r.saved, (std::vector<std::string>{"primals_1", "primals_2"}));
@@ -540,7 +583,8 @@ private slots:
         checkShape(g, r);
     }
 
-    void taggedApMustSaveBeatsPreferRecompute() {
+    void taggedApMustSaveBeatsPreferRecompute()
+    {
         Graph g = parse(kP2);
         Node& relu = nodeOf(g, "relu");
         relu.meta.recompute = Recompute::PreferRecompute;
@@ -548,12 +592,13 @@ private slots:
         const PartitionResult r = partitionJointGraph(g, modeOpts(PartitionMode::Tagged));
         QCOMPARE(r.saved, (std::vector<std::string>{"primals_1", "primals_2", "relu"}));
         QVERIFY(r.recomputed.empty());
-        QVERIFY(outputNames(r.forward).back() == "relu");          // a forward output
+        QVERIFY(outputNames(r.forward).back() == "relu");  // a forward output
         QVERIFY(hasNodeFrom(r.backward, "relu", NodeOp::Placeholder));  // and a backward input
         checkShape(g, r);
     }
 
-    void taggedMustSaveHonoured() {
+    void taggedMustSaveHonoured()
+    {
         Graph g = parse(kP2);
         nodeOf(g, "mm").meta.recompute = Recompute::MustSave;
         const PartitionResult r = partitionJointGraph(g, modeOpts(PartitionMode::Tagged));
@@ -562,7 +607,8 @@ private slots:
         checkShape(g, r);
     }
 
-    void taggedMustRecomputeNeverSaved() {
+    void taggedMustRecomputeNeverSaved()
+    {
         Graph g = parse(kP2);
         Node& relu = nodeOf(g, "relu");
         relu.meta.recompute = Recompute::MustRecompute;
@@ -581,7 +627,8 @@ private slots:
         checkShape(s, r);
     }
 
-    void taggedMultiOutputRecordedIndices() {
+    void taggedMultiOutputRecordedIndices()
+    {
         Graph s = splitGraph();
         nodeOf(s, "split").meta.custom = {{"ap_must_save", true}, {"ap_must_save_getitem_indices", {0, 2}}};
         PartitionResult r = partitionJointGraph(s, modeOpts(PartitionMode::Tagged));
@@ -603,7 +650,8 @@ private slots:
         }
     }
 
-    void taggedCollectives() {
+    void taggedCollectives()
+    {
         Graph g = parse(kFsdp);
         // force_recompute_fsdp_all_gather's tags (5.2)
         for (const char* n : {"all_gather_into_tensor", "wait_tensor"}) {
@@ -630,11 +678,13 @@ private slots:
     }
 
     // ------------------------------------------------------------ the corpus vs PyTorch
-    void corpus_data() {
+    void corpus_data()
+    {
         QTest::addColumn<QString>("name");
         for (const char* n : {"mlp_gelu", "linear_ce", "gpt2_tiny", "llama_tiny"}) QTest::newRow(n) << QString(n);
     }
-    void corpus() {
+    void corpus()
+    {
         QFETCH(QString, name);
         const std::string n = name.toStdString();
         const fs::path joint = kPytorch / (n + ".joint.code.py");
@@ -673,27 +723,33 @@ private slots:
               cut113.recomputed.size(), qPrintable(cell(ptCut)));
 
         // save_all saves what PyTorch's default partition saves
-        QVERIFY2(oursAll.keys == ptAll.keys, ("save_all differs from PyTorch's default partition:\n" +
-                                              diffKeys(oursAll.keys, ptAll.keys)).c_str());
+        QVERIFY2(oursAll.keys == ptAll.keys,
+                 ("save_all differs from PyTorch's default partition:\n" + diffKeys(oursAll.keys, ptAll.keys)).c_str());
         QCOMPARE(oursAll.bytes, ptAll.bytes);
         // min-cut with torch 1.13's bans saves no more than PyTorch's min-cut
-        QVERIFY2(oursCut113.bytes <= ptCut.bytes, qPrintable(QString("mincut (1.13 bans) saves %1 B, PyTorch's min-cut %2 B")
-                                                                  .arg(oursCut113.bytes).arg(ptCut.bytes)));
+        QVERIFY2(oursCut113.bytes <= ptCut.bytes,
+                 qPrintable(QString("mincut (1.13 bans) saves %1 B, PyTorch's min-cut %2 B")
+                                .arg(oursCut113.bytes)
+                                .arg(ptCut.bytes)));
         QVERIFY2(oursCut113.activationBytes <= ptCut.activationBytes,
                  qPrintable(QString("mincut (1.13 bans) activations %1 B, PyTorch's %2 B")
-                                .arg(oursCut113.activationBytes).arg(ptCut.activationBytes)));
+                                .arg(oursCut113.activationBytes)
+                                .arg(ptCut.activationBytes)));
         // the default bans can only save more than that, never more than saving everything
         QVERIFY(oursCut113.bytes <= oursCut.bytes);
         QVERIFY(oursCut.bytes <= oursAll.bytes);
     }
 
     // every traced step of the corpus, every mode: verifier-clean graphs computing the joint
-    void corpusAllModes_data() {
+    void corpusAllModes_data()
+    {
         QTest::addColumn<QString>("name");
-        for (const char* n : {"mlp_gelu", "linear_ce", "gpt2_tiny", "llama_tiny", "moe_tiny", "moe_dispatch", "checkpoint_mlp"})
+        for (const char* n :
+             {"mlp_gelu", "linear_ce", "gpt2_tiny", "llama_tiny", "moe_tiny", "moe_dispatch", "checkpoint_mlp"})
             QTest::newRow(n) << QString(n);
     }
-    void corpusAllModes() {
+    void corpusAllModes()
+    {
         QFETCH(QString, name);
         const fs::path joint = kPytorch / (name.toStdString() + ".joint.code.py");
         if (!fs::exists(joint)) QSKIP(qPrintable("corpus file missing: " + QString::fromStdString(joint.string())));
@@ -712,7 +768,8 @@ private slots:
         QVERIFY(bytes[2] <= bytes[0]);  // min-cut never saves more than saving everything
     }
 
-    void gpt2Memory() {
+    void gpt2Memory()
+    {
         const fs::path joint = kPytorch / "gpt2_tiny.joint.code.py";
         if (!fs::exists(joint)) QSKIP("corpus file missing: gpt2_tiny.joint.code.py");
         const Loaded j = load(joint);

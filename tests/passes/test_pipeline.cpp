@@ -6,15 +6,15 @@
 #include <fstream>
 #include <sstream>
 
-#include "core/ir/diagnostics.hpp"
 #include "core/formats/fx/fx_text_parser.hpp"
 #include "core/formats/fx/fx_text_writer.hpp"
 #include "core/formats/source.hpp"
+#include "core/ir/diagnostics.hpp"
 #include "passes/cse.hpp"
 #include "passes/dce.hpp"
-#include "passes/remove_detach.hpp"
 #include "passes/graph_edit.hpp"
 #include "passes/pass.hpp"
+#include "passes/remove_detach.hpp"
 
 using namespace fxl;
 namespace fs = std::filesystem;
@@ -22,11 +22,13 @@ namespace fs = std::filesystem;
 namespace {
 
 // A pass with one option of every type, for parsing and typing tests.
-class TypedPass : public Pass {
+class TypedPass : public Pass
+{
 public:
     std::string name() const override { return "t"; }
     std::string summary() const override { return "test pass with typed options"; }
-    std::vector<PassOption> options() const override {
+    std::vector<PassOption> options() const override
+    {
         return {
             {"flag", OptionType::Bool, "false", {}, "a bool"},
             {"n", OptionType::Int, "7", {}, "an int"},
@@ -36,15 +38,17 @@ public:
             {"names", OptionType::StringList, "", {}, "a list"},
         };
     }
-    void run(Graph&, const PassOptions&, PassContext&) const override {}
+    void run(Graph&, const PassOptions&, PassContext&) const override { }
 };
 
 // Edits its copy, then fails: the pipeline must drop the copy.
-class BoomPass : public Pass {
+class BoomPass : public Pass
+{
 public:
     std::string name() const override { return "boom"; }
     std::string summary() const override { return "always fails"; }
-    void run(Graph& g, const PassOptions&, PassContext& ctx) const override {
+    void run(Graph& g, const PassOptions&, PassContext& ctx) const override
+    {
         for (NodeId id : g.order()) g.node(id).meta.recompute = Recompute::MustSave;
         ctx.note("about to fail");
         throw PassError("guardrail fired at 'mm'");
@@ -52,11 +56,13 @@ public:
 };
 
 // Puts a node at the front that reads the last call node: a verifier error.
-class BreakPass : public Pass {
+class BreakPass : public Pass
+{
 public:
     std::string name() const override { return "break"; }
     std::string summary() const override { return "makes the graph invalid"; }
-    void run(Graph& g, const PassOptions&, PassContext& ctx) const override {
+    void run(Graph& g, const PassOptions&, PassContext& ctx) const override
+    {
         NodeId last = kNoNode;
         for (NodeId id : g.order())
             if (g.node(id).op == NodeOp::CallFunction) last = id;
@@ -72,20 +78,24 @@ public:
 };
 
 // Replaces the graph's result by a copy of the node producing it (provenance set).
-class DupPass : public Pass {
+class DupPass : public Pass
+{
 public:
     std::string name() const override { return "dup"; }
     std::string summary() const override { return "copies the returned node"; }
-    void run(Graph& g, const PassOptions&, PassContext& ctx) const override {
+    void run(Graph& g, const PassOptions&, PassContext& ctx) const override
+    {
         const NodeId out = g.outputNode();
         NodeId src = kNoNode;
         g.node(out).args[0].forEachNode([&](NodeId id) { src = src == kNoNode ? id : src; });
-        const NodeId copy = copyNodeBefore(g, g.node(src), [](NodeId id) { return id; }, out, "", &ctx);
+        const NodeId copy = copyNodeBefore(
+            g, g.node(src), [](NodeId id) { return id; }, out, "", &ctx);
         replaceAllUsesLogged(g, src, copy, &ctx);
     }
 };
 
-PassRegistry testRegistry() {
+PassRegistry testRegistry()
+{
     PassRegistry r;
     r.add(std::make_unique<TypedPass>());
     r.add(makeDcePass());
@@ -97,29 +107,32 @@ PassRegistry testRegistry() {
     return r;
 }
 
-Graph smallGraph() {
-    Graph g = parseFxText(
-        "def forward(self, x, y):\n"
-        "    mm = torch.ops.aten.mm.default(x, y)\n"
-        "    mm_1 = torch.ops.aten.mm.default(x, y)\n"
-        "    detach = torch.ops.aten.detach.default(mm_1)\n"
-        "    relu = torch.ops.aten.relu.default(y)\n"
-        "    add = torch.ops.aten.add.Tensor(mm, detach)\n"
-        "    return (add,)\n",
-        "<test>");
+Graph smallGraph()
+{
+    Graph g = parseFxText("def forward(self, x, y):\n"
+                          "    mm = torch.ops.aten.mm.default(x, y)\n"
+                          "    mm_1 = torch.ops.aten.mm.default(x, y)\n"
+                          "    detach = torch.ops.aten.detach.default(mm_1)\n"
+                          "    relu = torch.ops.aten.relu.default(y)\n"
+                          "    add = torch.ops.aten.add.Tensor(mm, detach)\n"
+                          "    return (add,)\n",
+                          "<test>");
     g.rebuildUsers();
     return g;
 }
 
-std::string rewiredTextOf(const ChangeLog& log) {
+std::string rewiredTextOf(const ChangeLog& log)
+{
     std::string out;
-    for (const auto& r : log.rewired) out += (out.empty() ? "" : "; ") + r.consumer + " " + r.where + " " + r.from + "->" + r.to;
+    for (const auto& r : log.rewired)
+        out += (out.empty() ? "" : "; ") + r.consumer + " " + r.where + " " + r.from + "->" + r.to;
     return out;
 }
 
 std::string corpus(const std::string& rel) { return std::string(FXLENS_CORPUS_DIR) + "/" + rel; }
 
-std::string stepText(const Step& s) {
+std::string stepText(const Step& s)
+{
     std::string out;
     for (const auto& g : s.graphs) out += "== " + g->role + "\n" + printReadable(g->graph);
     return out;
@@ -127,10 +140,12 @@ std::string stepText(const Step& s) {
 
 }  // namespace
 
-class TestPipeline : public QObject {
+class TestPipeline : public QObject
+{
     Q_OBJECT
 private slots:
-    void builtinsRegistered() {
+    void builtinsRegistered()
+    {
         const PassRegistry& reg = PassRegistry::instance();
         for (const char* n : {"dce", "cse", "remove_detach"}) {
             const Pass* p = reg.find(n);
@@ -145,11 +160,12 @@ private slots:
         QVERIFY(reg.find("no_such_pass") == nullptr);
     }
 
-    void parseGood_data() {
+    void parseGood_data()
+    {
         QTest::addColumn<QString>("spec");
-        QTest::addColumn<QStringList>("passes");   // per stage
+        QTest::addColumn<QStringList>("passes");  // per stage
         QTest::addColumn<QList<int>>("columns");
-        QTest::addColumn<QStringList>("raw");      // per stage: "k=v;k=v" in name order
+        QTest::addColumn<QStringList>("raw");  // per stage: "k=v;k=v" in name order
         QTest::addColumn<QStringList>("texts");
         QTest::newRow("one") << "dce" << QStringList{"dce"} << QList<int>{1} << QStringList{""} << QStringList{"dce"};
         QTest::newRow("three") << "remove_detach,dce,cse" << QStringList{"remove_detach", "dce", "cse"}
@@ -162,13 +178,15 @@ private slots:
         QTest::newRow("options") << "dce(random_pure=1, collectives_pure = true),cse(ignore_tags=false)"
                                  << QStringList{"dce", "cse"} << QList<int>{1, 45}
                                  << QStringList{"collectives_pure=true;random_pure=1", "ignore_tags=false"}
-                                 << QStringList{"dce(random_pure=1, collectives_pure = true)", "cse(ignore_tags=false)"};
-        QTest::newRow("typed") << "t(n=-3,ratio=1e-3,mode=exact,names=a;b; c,label=x y),dce"
-                               << QStringList{"t", "dce"} << QList<int>{1, 54}
+                                 << QStringList{"dce(random_pure=1, collectives_pure = true)",
+                                                "cse(ignore_tags=false)"};
+        QTest::newRow("typed") << "t(n=-3,ratio=1e-3,mode=exact,names=a;b; c,label=x y),dce" << QStringList{"t", "dce"}
+                               << QList<int>{1, 54}
                                << QStringList{"label=x y;mode=exact;n=-3;names=a;b; c;ratio=1e-3", ""}
                                << QStringList{"t(n=-3,ratio=1e-3,mode=exact,names=a;b; c,label=x y)", "dce"};
     }
-    void parseGood() {
+    void parseGood()
+    {
         QFETCH(QString, spec);
         QFETCH(QStringList, passes);
         QFETCH(QList<int>, columns);
@@ -188,13 +206,15 @@ private slots:
         }
     }
 
-    void parseErrors_data() {
+    void parseErrors_data()
+    {
         QTest::addColumn<QString>("spec");
         QTest::addColumn<int>("column");
         QTest::addColumn<QStringList>("fragments");
         QTest::newRow("empty") << "" << 1 << QStringList{"empty pipeline", "dce"};
         QTest::newRow("blank") << "   " << 1 << QStringList{"empty pipeline"};
-        QTest::newRow("unknown pass") << "dce,nope" << 5 << QStringList{"unknown pass 'nope'", "known:", "remove_detach", "cse"};
+        QTest::newRow("unknown pass") << "dce,nope" << 5
+                                      << QStringList{"unknown pass 'nope'", "known:", "remove_detach", "cse"};
         QTest::newRow("unknown first") << "nope(x=1)" << 1 << QStringList{"unknown pass 'nope'"};
         QTest::newRow("double comma") << "dce,,cse" << 5 << QStringList{"expected a pass name, got ','"};
         QTest::newRow("trailing comma") << "dce," << 5 << QStringList{"expected a pass name after ','"};
@@ -202,7 +222,8 @@ private slots:
         QTest::newRow("no equals") << "t(n)" << 4 << QStringList{"expected '=' after option 'n'"};
         QTest::newRow("no name") << "t(=1)" << 3 << QStringList{"expected an option name"};
         QTest::newRow("unknown option") << "t(n=1, zz=1)" << 8 << QStringList{"unknown option 'zz'", "flag", "names"};
-        QTest::newRow("option on optionless pass") << "boom(a=1)" << 6 << QStringList{"unknown option 'a'", "no options"};
+        QTest::newRow("option on optionless pass")
+            << "boom(a=1)" << 6 << QStringList{"unknown option 'a'", "no options"};
         QTest::newRow("bad int") << "t(n=abc)" << 3 << QStringList{"option 'n'", "expected an int", "'abc'"};
         QTest::newRow("int overflow") << "t(n=99999999999999999999)" << 3 << QStringList{"expected an int"};
         QTest::newRow("bad float") << "t(ratio=1.5x)" << 3 << QStringList{"option 'ratio'", "expected a float"};
@@ -212,9 +233,11 @@ private slots:
         QTest::newRow("junk after stage") << "dce cse" << 5 << QStringList{"expected ',' or end of pipeline, got 'c'"};
         QTest::newRow("junk after parens") << "t(n=1)x" << 7 << QStringList{"expected ',' or end"};
         QTest::newRow("bad char") << "dce,$" << 5 << QStringList{"expected a pass name, got '$'"};
-        QTest::newRow("bad builtin option") << "remove_detach,dce(random_pure=2)" << 19 << QStringList{"dce:", "random_pure"};
+        QTest::newRow("bad builtin option")
+            << "remove_detach,dce(random_pure=2)" << 19 << QStringList{"dce:", "random_pure"};
     }
-    void parseErrors() {
+    void parseErrors()
+    {
         QFETCH(QString, spec);
         QFETCH(int, column);
         QFETCH(QStringList, fragments);
@@ -232,13 +255,14 @@ private slots:
         }
     }
 
-    void optionTyping() {
+    void optionTyping()
+    {
         TypedPass p;
         PassOptions o = resolveOptions(p.options(), {{"flag", "1"}, {"n", " +12 "}, {"names", " a ; b;;c "}});
         QCOMPARE(o.getBool("flag"), true);
         QCOMPARE(o.getString("flag"), std::string("true"));  // normalised
         QCOMPARE(o.getInt("n"), int64_t(12));
-        QCOMPARE(o.getFloat("ratio"), 0.25);                  // default
+        QCOMPARE(o.getFloat("ratio"), 0.25);  // default
         QCOMPARE(o.getString("mode"), std::string("fast"));
         QCOMPARE(o.getString("label"), std::string(""));
         QCOMPARE(o.getList("names"), (std::vector<std::string>{"a", "b", "c"}));
@@ -251,16 +275,22 @@ private slots:
         QCOMPARE(resolveOptions(p.options(), {{"ratio", "-2.5e1"}}).getFloat("ratio"), -25.0);
         QVERIFY(resolveOptions(p.options(), {{"names", ""}}).getList("names").empty());
         QVERIFY_THROWS_EXCEPTION(std::out_of_range, o.getString("zz"));
-        for (auto bad : std::vector<std::pair<std::string, std::string>>{
-                 {"flag", "2"}, {"flag", ""}, {"n", "1.5"}, {"n", ""}, {"ratio", "nan"}, {"ratio", "inf"},
-                 {"mode", "FAST"}, {"nope", "1"}}) {
+        for (auto bad : std::vector<std::pair<std::string, std::string>>{{"flag", "2"},
+                                                                         {"flag", ""},
+                                                                         {"n", "1.5"},
+                                                                         {"n", ""},
+                                                                         {"ratio", "nan"},
+                                                                         {"ratio", "inf"},
+                                                                         {"mode", "FAST"},
+                                                                         {"nope", "1"}}) {
             QVERIFY_THROWS_EXCEPTION(std::invalid_argument, resolveOptions(p.options(), {{bad.first, bad.second}}));
         }
         QCOMPARE(optionTypeName(OptionType::StringList), std::string_view("list"));
         QCOMPARE(optionTypeName(OptionType::Enum), std::string_view("enum"));
     }
 
-    void passErrorKeepsSteps() {
+    void passErrorKeepsSteps()
+    {
         const PassRegistry reg = testRegistry();
         const Graph input = smallGraph();
         const std::string before = printReadable(input);
@@ -285,14 +315,16 @@ private slots:
         QCOMPARE(printReadable(run.steps[0].graph()), before);
     }
 
-    void badSpecThrowsBeforeRunning() {
+    void badSpecThrowsBeforeRunning()
+    {
         const PassRegistry reg = testRegistry();
         PipelineOptions po;
         po.registry = &reg;
         QVERIFY_THROWS_EXCEPTION(InputError, runPipeline(smallGraph(), "dce,nope", po));
     }
 
-    void stepsAndSnapshots() {
+    void stepsAndSnapshots()
+    {
         const Graph input = smallGraph();
         PipelineRun run = runPipeline(input, "remove_detach,dce,dce,cse(ignore_tags=1)");
         QVERIFY2(run.ok, run.error.c_str());
@@ -325,7 +357,8 @@ private slots:
     }
 
     // Provenance names a node of the previous step only: later steps drop it.
-    void provenancePerStep() {
+    void provenancePerStep()
+    {
         const PassRegistry reg = testRegistry();
         PipelineOptions po;
         po.registry = &reg;
@@ -343,7 +376,8 @@ private slots:
         QCOMPARE(s3.node(s3.findByName("add_1")).meta.provenance, std::string(""));
     }
 
-    void multiGraphVerification() {
+    void multiGraphVerification()
+    {
         const PassRegistry reg = testRegistry();
         std::vector<RoleGraph> in;
         in.push_back({"forward", smallGraph()});
@@ -380,7 +414,8 @@ private slots:
         QVERIFY(run.steps[1].problems.empty());
     }
 
-    void changeLogFormats() {
+    void changeLogFormats()
+    {
         ChangeLog log;
         QVERIFY(log.empty());
         log.added.push_back({"mm_1", "mm", ""});
@@ -438,14 +473,19 @@ private slots:
         QCOMPARE(ctx.log.notes, std::vector<std::string>{"n"});
     }
 
-    void determinism_data() {
+    void determinism_data()
+    {
         QTest::addColumn<QString>("file");
         QTest::addColumn<QString>("spec");
-        QTest::newRow("checkpoint_mlp all") << "pytorch/checkpoint_mlp.joint.code.py" << "remove_detach,dce,cse";
-        QTest::newRow("gpt2_tiny cse") << "pytorch/gpt2_tiny.joint.code.py" << "cse,remove_detach,dce";
-        QTest::newRow("llama_tiny") << "pytorch/llama_tiny.joint.code.py" << "remove_detach(include_alias=true),cse,dce";
+        QTest::newRow("checkpoint_mlp all") << "pytorch/checkpoint_mlp.joint.code.py"
+                                            << "remove_detach,dce,cse";
+        QTest::newRow("gpt2_tiny cse") << "pytorch/gpt2_tiny.joint.code.py"
+                                       << "cse,remove_detach,dce";
+        QTest::newRow("llama_tiny") << "pytorch/llama_tiny.joint.code.py"
+                                    << "remove_detach(include_alias=true),cse,dce";
     }
-    void determinism() {
+    void determinism()
+    {
         QFETCH(QString, file);
         QFETCH(QString, spec);
         const std::string path = corpus(file.toStdString());

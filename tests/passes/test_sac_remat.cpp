@@ -8,11 +8,11 @@
 #include <filesystem>
 #include <set>
 
-#include "core/formats/fx/fx_text_parser.hpp"
 #include "core/analysis/graph_diff.hpp"
 #include "core/analysis/memory_timeline.hpp"
-#include "core/formats/source.hpp"
 #include "core/analysis/verify.hpp"
+#include "core/formats/fx/fx_text_parser.hpp"
+#include "core/formats/source.hpp"
 #include "passes/pass.hpp"
 #include "passes/phases.hpp"
 #include "passes/sac.hpp"
@@ -25,7 +25,8 @@ namespace {
 const fs::path kPytorch = fs::path(FXLENS_CORPUS_DIR) / "pytorch";
 
 // print_readable text from a signature and body lines (8-space indented).
-Graph parseG(const std::string& sig, const std::vector<std::string>& lines) {
+Graph parseG(const std::string& sig, const std::vector<std::string>& lines)
+{
     std::string text = "class G(torch.nn.Module):\n    def forward(self, " + sig + "):\n";
     for (const auto& l : lines) text += "        " + l + "\n";
     Graph g = parseFxText(text, "<test>");
@@ -35,7 +36,8 @@ Graph parseG(const std::string& sig, const std::vector<std::string>& lines) {
 
 // Space-separated meta edits: "n=PREFER_RECOMPUTE", "n@backward", "n#3" (ac_graph_id),
 // "n%2" (custom.ac_region_id), "n:layers.0.attn" (module path).
-void setMeta(Graph& g, const std::string& spec) {
+void setMeta(Graph& g, const std::string& spec)
+{
     QString s = QString::fromStdString(spec);
     for (const QString& t : s.split(' ', Qt::SkipEmptyParts)) {
         for (QChar sep : {QChar('='), QChar('@'), QChar('#'), QChar('%'), QChar(':')}) {
@@ -44,91 +46,102 @@ void setMeta(Graph& g, const std::string& spec) {
             if (id == kNoNode) qFatal("setMeta: no node %s", qPrintable(t));
             std::string v = t.section(sep, 1).toStdString();
             Node& n = g.node(id);
-            if (sep == '=') n.meta.recompute = *recomputeFromName(v);
-            else if (sep == '@') n.meta.phase = *phaseFromName(v);
-            else if (sep == '#') n.meta.acGraphId = std::stoi(v);
-            else if (sep == '%') setAcRegionId(n, std::stoi(v));
-            else n.meta.modulePath = v;
+            if (sep == '=')
+                n.meta.recompute = *recomputeFromName(v);
+            else if (sep == '@')
+                n.meta.phase = *phaseFromName(v);
+            else if (sep == '#')
+                n.meta.acGraphId = std::stoi(v);
+            else if (sep == '%')
+                setAcRegionId(n, std::stoi(v));
+            else
+                n.meta.modulePath = v;
             break;
         }
     }
 }
 
-const Pass& pass(const std::string& name) {
+const Pass& pass(const std::string& name)
+{
     const Pass* p = PassRegistry::instance().find(name);
     if (!p) qFatal("pass %s not registered", name.c_str());
     return *p;
 }
 
 // Runs one pass directly on g (in place), options given as "a=1,b=x".
-ChangeLog runPass(Graph& g, const std::string& name, const std::map<std::string, std::string>& raw = {}) {
+ChangeLog runPass(Graph& g, const std::string& name, const std::map<std::string, std::string>& raw = {})
+{
     const Pass& p = pass(name);
     PassContext ctx;
     p.run(g, resolveOptions(p.options(), raw), ctx);
     return ctx.log;
 }
 
-int countTarget(const Graph& g, const std::string& target) {
+int countTarget(const Graph& g, const std::string& target)
+{
     int c = 0;
     g.forEachNode([&](const Node& n) { c += n.isOp(target) ? 1 : 0; });
     return c;
 }
 
-size_t pos(const Graph& g, const std::string& name) {
+size_t pos(const Graph& g, const std::string& name)
+{
     NodeId id = g.findByName(name);
     if (id == kNoNode) qFatal("no node %s", name.c_str());
     return g.positionOf(id);
 }
 
-std::string argName(const Graph& g, const std::string& node, size_t k) {
+std::string argName(const Graph& g, const std::string& node, size_t k)
+{
     const Node& n = g.node(g.findByName(node));
     if (k >= n.args.size() || !n.args[k].isNode()) return "";
     return g.node(n.args[k].node).name;
 }
 
-QStringList order(const Graph& g) {
+QStringList order(const Graph& g)
+{
     QStringList out;
     g.forEachNode([&](const Node& n) { out << QString::fromStdString(n.name); });
     return out;
 }
 
-std::string tagOf(const Graph& g, const std::string& name) {
+std::string tagOf(const Graph& g, const std::string& name)
+{
     return std::string(recomputeName(g.node(g.findByName(name)).meta.recompute));
 }
 
-std::shared_ptr<Graph> loadCorpus(const std::string& file) {
+std::shared_ptr<Graph> loadCorpus(const std::string& file)
+{
     auto src = openSource((kPytorch / file).string());
     return src->graph(src->artifacts.at(0).id);
 }
 
-#define REQUIRE_CORPUS()                                                                      \
-    do {                                                                                      \
-        if (!fs::exists(kPytorch / "mlp_gelu.joint.code.py"))                                 \
-            QSKIP("corpus not found (FXLENS_CORPUS_DIR/pytorch): corpus tests skipped");      \
+#define REQUIRE_CORPUS()                                                                                               \
+    do {                                                                                                               \
+        if (!fs::exists(kPytorch / "mlp_gelu.joint.code.py"))                                                          \
+            QSKIP("corpus not found (FXLENS_CORPUS_DIR/pytorch): corpus tests skipped");                               \
     } while (0)
 
 // --- S1: chain a -> b -> c, c read only by the backward, a also read by a forward node
 const std::vector<std::string> kChain = {
-    "a: \"f32[64]\" = torch.ops.aten.relu.default(x)",
-    "f: \"f32[64]\" = torch.ops.aten.neg.default(a)",
-    "b: \"f32[64]\" = torch.ops.aten.sin.default(a)",
-    "c: \"f32[64]\" = torch.ops.aten.cos.default(b)",
-    "s: \"f32[]\" = torch.ops.aten.sum.default(f)",
-    "ones: \"f32[]\" = torch.ops.aten.ones_like.default(s)",
-    "g1: \"f32[64]\" = torch.ops.aten.mul.Tensor(ones, c)",
-    "return (s, g1)",
+    "a: \"f32[64]\" = torch.ops.aten.relu.default(x)",      "f: \"f32[64]\" = torch.ops.aten.neg.default(a)",
+    "b: \"f32[64]\" = torch.ops.aten.sin.default(a)",       "c: \"f32[64]\" = torch.ops.aten.cos.default(b)",
+    "s: \"f32[]\" = torch.ops.aten.sum.default(f)",         "ones: \"f32[]\" = torch.ops.aten.ones_like.default(s)",
+    "g1: \"f32[64]\" = torch.ops.aten.mul.Tensor(ones, c)", "return (s, g1)",
 };
 const char* kChainTags = "a=PREFER_RECOMPUTE b=PREFER_RECOMPUTE c=PREFER_RECOMPUTE f=MUST_SAVE s=MUST_SAVE "
                          "a#0 b#0 c#0 f#0 s#0";
 
 }  // namespace
 
-class TestSacRemat : public QObject {
+class TestSacRemat : public QObject
+{
     Q_OBJECT
 
 private slots:
     // ------------------------------------------------------------ phases
-    void phasesPlainTrace() {
+    void phasesPlainTrace()
+    {
         REQUIRE_CORPUS();
         auto g = loadCorpus("mlp_gelu.joint.code.py");
         PhaseInfo ph = classifyPhases(*g);
@@ -149,12 +162,14 @@ private slots:
         QCOMPARE(backwardRegions(*g, ph).size(), size_t(1));
     }
 
-    void phasesCorpus_data() {
+    void phasesCorpus_data()
+    {
         QTest::addColumn<QString>("file");
         for (const char* f : {"mlp_gelu", "checkpoint_mlp", "linear_ce", "gpt2_tiny", "llama_tiny", "moe_tiny"})
             QTest::newRow(f) << QString(f) + ".joint.code.py";
     }
-    void phasesCorpus() {
+    void phasesCorpus()
+    {
         REQUIRE_CORPUS();
         QFETCH(QString, file);
         auto g = loadCorpus(file.toStdString());
@@ -178,13 +193,15 @@ private slots:
         if (file.startsWith("gpt2") || file.startsWith("llama") || file.startsWith("moe")) {
             QVERIFY(withMeta > 50);
             // gpt2_tiny's tied-embedding gradient add at the end has no recorded phase: dataflow decides it
-            QCOMPARE(QString::fromStdString(ph.method()), file.startsWith("gpt2") ? QString("meta+dataflow") : QString("meta"));
+            QCOMPARE(QString::fromStdString(ph.method()),
+                     file.startsWith("gpt2") ? QString("meta+dataflow") : QString("meta"));
         } else {
             QCOMPARE(QString::fromStdString(ph.method()), QString("dataflow"));
         }
     }
 
-    void phasesUserAnnotation() {
+    void phasesUserAnnotation()
+    {
         // custom.phase == "backward" on some node: exactly those are backward
         Graph g = parseG("x: \"f32[64]\"", kChain);
         for (const char* n : {"g1"}) {
@@ -198,7 +215,8 @@ private slots:
     }
 
     // ------------------------------------------------------------ annotate_regions (S0)
-    void annotateRegionsS0() {
+    void annotateRegionsS0()
+    {
         Graph g = parseG("idx: \"i64[4]\", wte: \"f32[8, 4]\", w0: \"f32[4, 4]\", w1: \"f32[4, 4]\"",
                          {
                              "emb: \"f32[4, 4]\" = torch.ops.aten.embedding.default(wte, idx)",
@@ -214,15 +232,16 @@ private slots:
                              "gw1: \"f32[4, 4]\" = torch.ops.aten.mm.default(t, tb)",
                              "return (loss, gw1)",
                          });
-        setMeta(g, "emb:emb mm:layers.0.attn relu:layers.0.mlp mm_1:layers.1.attn relu_1:layers.1 loss:loss "
-                   "ones:loss gexp:loss tb:layers.1 t:layers.1.attn gw1:layers.1.attn");
+        setMeta(g,
+                "emb:emb mm:layers.0.attn relu:layers.0.mlp mm_1:layers.1.attn relu_1:layers.1 loss:loss "
+                "ones:loss gexp:loss tb:layers.1 t:layers.1.attn gw1:layers.1.attn");
         ChangeLog log = runPass(g, "annotate_regions");
         auto region = [&](const char* n) { return acRegionId(g.node(g.findByName(n))); };
         QCOMPARE(region("mm"), std::optional<int>(0));
         QCOMPARE(region("relu"), std::optional<int>(0));
         QCOMPARE(region("mm_1"), std::optional<int>(1));
         QCOMPARE(region("relu_1"), std::optional<int>(1));
-        QCOMPARE(region("tb"), std::optional<int>(1));   // backward: from its own module path
+        QCOMPARE(region("tb"), std::optional<int>(1));  // backward: from its own module path
         QCOMPARE(region("gw1"), std::optional<int>(1));
         QCOMPARE(region("emb"), std::nullopt);
         QCOMPARE(region("loss"), std::nullopt);
@@ -237,7 +256,7 @@ private slots:
         QCOMPARE(gid("relu"), std::optional<int>(0));
         QCOMPARE(gid("mm_1"), std::optional<int>(1));
         QCOMPARE(gid("relu_1"), std::optional<int>(1));
-        QCOMPARE(gid("emb"), std::optional<int>(0));   // outside any block
+        QCOMPARE(gid("emb"), std::optional<int>(0));  // outside any block
         QCOMPARE(gid("loss"), std::optional<int>(0));
         QCOMPARE(tagOf(g, "loss"), std::string("MUST_SAVE"));  // the loss is never recomputed
         for (const char* b : {"ones", "gexp", "tb", "t", "gw1"}) {
@@ -249,13 +268,15 @@ private slots:
         QCOMPARE(tagOf(g, "mm_1"), std::string("MUST_SAVE"));
     }
 
-    void annotateRegionsSourceAndName() {
-        Graph g = parseG("x: \"f32[4]\"", {
-                                              "a: \"f32[4]\" = torch.ops.aten.relu.default(x)",
-                                              "l__self___layers_2_lin: \"f32[4]\" = torch.ops.aten.sin.default(a)",
-                                              "c: \"f32[4]\" = torch.ops.aten.cos.default(l__self___layers_2_lin)",
-                                              "return (c,)",
-                                          });
+    void annotateRegionsSourceAndName()
+    {
+        Graph g = parseG("x: \"f32[4]\"",
+                         {
+                             "a: \"f32[4]\" = torch.ops.aten.relu.default(x)",
+                             "l__self___layers_2_lin: \"f32[4]\" = torch.ops.aten.sin.default(a)",
+                             "c: \"f32[4]\" = torch.ops.aten.cos.default(l__self___layers_2_lin)",
+                             "return (c,)",
+                         });
         g.node(g.findByName("a")).meta.source = {"model.py", 10, "forward", "x = self.layers[3](x)"};
         runPass(g, "annotate_regions", {{"name_pattern", "layers_(\\d+)_"}});
         QCOMPARE(acRegionId(g.node(g.findByName("a"))), std::optional<int>(3));
@@ -265,7 +286,8 @@ private slots:
         QVERIFY_THROWS_EXCEPTION(PassError, runPass(h, "annotate_regions", {{"name_pattern", "(("}}));
     }
 
-    void annotateRegionsGpt2() {
+    void annotateRegionsGpt2()
+    {
         REQUIRE_CORPUS();
         auto g0 = loadCorpus("gpt2_tiny.joint.code.py");
         Graph g = g0->clone();
@@ -274,9 +296,12 @@ private slots:
         PhaseInfo ph = classifyPhases(g);
         g.forEachNode([&](const Node& n) {
             auto r = acRegionId(n);
-            if (n.op != NodeOp::CallFunction) QVERIFY2(!r.has_value(), n.name.c_str());  // inputs, get_attr
-            else if (n.meta.modulePath.rfind("blocks.", 0) == 0) QVERIFY2(r.has_value(), n.name.c_str());
-            else QVERIFY2(!r.has_value(), n.name.c_str());
+            if (n.op != NodeOp::CallFunction)
+                QVERIFY2(!r.has_value(), n.name.c_str());  // inputs, get_attr
+            else if (n.meta.modulePath.rfind("blocks.", 0) == 0)
+                QVERIFY2(r.has_value(), n.name.c_str());
+            else
+                QVERIFY2(!r.has_value(), n.name.c_str());
             if (r) ++(ph.isBackward(n.id) ? bw : fw)[*r];
         });
         QCOMPARE(fw.size(), size_t(2));
@@ -288,7 +313,8 @@ private slots:
     }
 
     // ------------------------------------------------------------ sac policies (S5 and the rest)
-    void sacAlternateS5() {
+    void sacAlternateS5()
+    {
         Graph g = parseG("x: \"f32[4, 4]\", w: \"f32[4, 4]\", q: \"f32[1, 1, 4, 4]\"",
                          {
                              "mm: \"f32[4, 4]\" = torch.ops.aten.mm.default(x, w)",
@@ -327,24 +353,28 @@ private slots:
         QVERIFY(!g.node(g.findByName("x")).meta.acGraphId);
         // stats: per region and per op
         QCOMPARE(log.stats["regions"]["0"]["recompute"].get<int>(), 5);  // mm_1, relu, mm_3, s0, s1
-        QCOMPARE(log.stats["regions"]["0"]["save"].get<int>(), 6);       // mm, mm_2, attn, 2 getitems, loss
+        QCOMPARE(log.stats["regions"]["0"]["save"].get<int>(), 6);  // mm, mm_2, attn, 2 getitems, loss
         QCOMPARE(log.stats["ops"]["aten.mm.default"]["save"].get<int>(), 2);
         QCOMPARE(log.stats["ops"]["aten.mm.default"]["recompute"].get<int>(), 2);
         QVERIFY(!log.notes.empty());
         // reset_per_layer makes no difference without regions (global counting of #2766)
-        Graph h = parseG("x: \"f32[4, 4]\", w: \"f32[4, 4]\"", {"mm: \"f32[4, 4]\" = torch.ops.aten.mm.default(x, w)",
-                                                                 "return (mm,)"});
+        Graph h = parseG("x: \"f32[4, 4]\", w: \"f32[4, 4]\"",
+                         {"mm: \"f32[4, 4]\" = torch.ops.aten.mm.default(x, w)", "return (mm,)"});
         runPass(h, "sac", {{"reset_per_layer", "false"}});
         QCOMPARE(tagOf(h, "mm"), std::string("MUST_SAVE"));
     }
 
-    void sacResetPerLayer_data() {
+    void sacResetPerLayer_data()
+    {
         QTest::addColumn<QString>("reset");
         QTest::addColumn<QString>("expected");
-        QTest::newRow("per layer (#3397)") << "true" << "S R S S R S";
-        QTest::newRow("global (#2766)") << "false" << "S R S R S R";
+        QTest::newRow("per layer (#3397)") << "true"
+                                           << "S R S S R S";
+        QTest::newRow("global (#2766)") << "false"
+                                        << "S R S R S R";
     }
-    void sacResetPerLayer() {
+    void sacResetPerLayer()
+    {
         QFETCH(QString, reset);
         QFETCH(QString, expected);
         std::vector<std::string> lines;
@@ -372,16 +402,23 @@ private slots:
         QVERIFY(ph.isEpilogue(g.findByName("mm_5")));
     }
 
-    void sacPolicies_data() {
+    void sacPolicies_data()
+    {
         QTest::addColumn<QString>("spec");
         QTest::addColumn<QString>("expected");  // tags of mm bmm gelu view addmm sym
-        QTest::newRow("save_list") << "policy=save_list" << "S S R R S S";
-        QTest::newRow("issue178935") << "policy=issue178935" << "R S S S S S";
-        QTest::newRow("recompute_all") << "policy=recompute_all" << "R R R R R S";
-        QTest::newRow("user") << "policy=user,save=gelu;aten.addmm.default" << "R R S R S S";
-        QTest::newRow("alternate_mm") << "policy=alternate_mm" << "S S R R S S";
+        QTest::newRow("save_list") << "policy=save_list"
+                                   << "S S R R S S";
+        QTest::newRow("issue178935") << "policy=issue178935"
+                                     << "R S S S S S";
+        QTest::newRow("recompute_all") << "policy=recompute_all"
+                                       << "R R R R R S";
+        QTest::newRow("user") << "policy=user,save=gelu;aten.addmm.default"
+                              << "R R S R S S";
+        QTest::newRow("alternate_mm") << "policy=alternate_mm"
+                                      << "S S R R S S";
     }
-    void sacPolicies() {
+    void sacPolicies()
+    {
         QFETCH(QString, spec);
         QFETCH(QString, expected);
         Graph g = parseG("x: \"f32[s0, 4]\", w: \"f32[4, 4]\", b3: \"f32[1, 4, 4]\", bias: \"f32[4]\"",
@@ -396,7 +433,8 @@ private slots:
                              "return (s, gelu, sym_size_int)",
                          });
         std::map<std::string, std::string> raw;
-        for (const QString& kv : spec.split(',')) raw[kv.section('=', 0, 0).toStdString()] = kv.section('=', 1).toStdString();
+        for (const QString& kv : spec.split(','))
+            raw[kv.section('=', 0, 0).toStdString()] = kv.section('=', 1).toStdString();
         ChangeLog log = runPass(g, "sac", raw);
         QStringList got;
         for (const char* n : {"mm", "bmm", "gelu", "view", "addmm", "sym_size_int"})
@@ -406,17 +444,19 @@ private slots:
         QCOMPARE(log.stats["reasons"]["symbolic"].get<int>(), 1);
     }
 
-    void sacCollectivesInherit() {
+    void sacCollectivesInherit()
+    {
         // wait_tensor inherits its collective's tag: reduce_scatter is in SAVE_OPS, all_gather is not
-        Graph g = parseG("x: \"f32[8, 4]\"",
-                         {
-                             "rs: \"f32[4, 4]\" = torch.ops._c10d_functional.reduce_scatter_tensor.default(x, 'sum', 2, '0')",
-                             "w0: \"f32[4, 4]\" = torch.ops._c10d_functional.wait_tensor.default(rs)",
-                             "ag: \"f32[8, 4]\" = torch.ops._c10d_functional.all_gather_into_tensor.default(w0, 2, '0')",
-                             "w1: \"f32[8, 4]\" = torch.ops._c10d_functional.wait_tensor.default(ag)",
-                             "s: \"f32[]\" = torch.ops.aten.sum.default(w1)",
-                             "return (s,)",
-                         });
+        Graph g =
+            parseG("x: \"f32[8, 4]\"",
+                   {
+                       "rs: \"f32[4, 4]\" = torch.ops._c10d_functional.reduce_scatter_tensor.default(x, 'sum', 2, '0')",
+                       "w0: \"f32[4, 4]\" = torch.ops._c10d_functional.wait_tensor.default(rs)",
+                       "ag: \"f32[8, 4]\" = torch.ops._c10d_functional.all_gather_into_tensor.default(w0, 2, '0')",
+                       "w1: \"f32[8, 4]\" = torch.ops._c10d_functional.wait_tensor.default(ag)",
+                       "s: \"f32[]\" = torch.ops.aten.sum.default(w1)",
+                       "return (s,)",
+                   });
         runPass(g, "sac", {{"policy", "save_list"}});
         QCOMPARE(tagOf(g, "rs"), std::string("MUST_SAVE"));
         QCOMPARE(tagOf(g, "w0"), std::string("MUST_SAVE"));
@@ -429,7 +469,8 @@ private slots:
     }
 
     // ------------------------------------------------------------ remat S1-S4
-    void rematChainS1() {
+    void rematChainS1()
+    {
         Graph g = parseG("x: \"f32[64]\"", kChain);
         setMeta(g, kChainTags);
         const size_t before = g.size();
@@ -472,23 +513,26 @@ private slots:
         QCOMPARE(order(h), order(g));
     }
 
-    void rematEarliestConsumerS2() {
-        Graph g = parseG("x: \"f32[64]\"", {
-                                               "r: \"f32[64]\" = torch.ops.aten.relu.default(x)",
-                                               "m: \"f32[64]\" = torch.ops.aten.mul.Tensor(x, x)",
-                                               "s: \"f32[]\" = torch.ops.aten.sum.default(m)",
-                                               "ones: \"f32[]\" = torch.ops.aten.ones_like.default(s)",
-                                               "g1: \"f32[64]\" = torch.ops.aten.mul.Tensor(ones, m)",
-                                               "g2: \"f32[64]\" = torch.ops.aten.mul.Tensor(g1, r)",
-                                               "return (s, g2)",
-                                           });
+    void rematEarliestConsumerS2()
+    {
+        Graph g = parseG("x: \"f32[64]\"",
+                         {
+                             "r: \"f32[64]\" = torch.ops.aten.relu.default(x)",
+                             "m: \"f32[64]\" = torch.ops.aten.mul.Tensor(x, x)",
+                             "s: \"f32[]\" = torch.ops.aten.sum.default(m)",
+                             "ones: \"f32[]\" = torch.ops.aten.ones_like.default(s)",
+                             "g1: \"f32[64]\" = torch.ops.aten.mul.Tensor(ones, m)",
+                             "g2: \"f32[64]\" = torch.ops.aten.mul.Tensor(g1, r)",
+                             "return (s, g2)",
+                         });
         setMeta(g, "r=PREFER_RECOMPUTE m=MUST_SAVE s=MUST_SAVE r#0 m#0 s#0");
         runPass(g, "remat");
         QCOMPARE(order(g), (QStringList{"x", "m", "s", "ones", "g1", "r_recomputed", "g2", "output"}));
         QCOMPARE(argName(g, "g2", 1), std::string("r_recomputed"));
     }
 
-    void rematRngS3() {
+    void rematRngS3()
+    {
         const std::vector<std::string> body = {
             "d = torch.ops.aten.native_dropout.default(x, 0.5, True)",
             "d0: \"f32[64]\" = d[0]",
@@ -501,8 +545,9 @@ private slots:
             "return (s, g2)",
         };
         Graph g = parseG("x: \"f32[64]\"", body);
-        setMeta(g, "d=PREFER_RECOMPUTE d0=PREFER_RECOMPUTE d1=PREFER_RECOMPUTE y=PREFER_RECOMPUTE s=MUST_SAVE "
-                   "d#0 d0#0 d1#0 y#0 s#0");
+        setMeta(g,
+                "d=PREFER_RECOMPUTE d0=PREFER_RECOMPUTE d1=PREFER_RECOMPUTE y=PREFER_RECOMPUTE s=MUST_SAVE "
+                "d#0 d0#0 d1#0 y#0 s#0");
         Graph input = g.clone();
         try {
             runPass(g, "remat");
@@ -537,25 +582,27 @@ private slots:
         QVERIFY(!bad.ok);
         QCOMPARE(bad.failedStage, 1);
         QVERIFY(bad.error.find("RNG ops in recompute regions") != std::string::npos);
-        QVERIFY(isRngNode(parseG("x: \"f32[4]\"", {"r: \"f32[4]\" = torch.ops.aten.rand_like.default(x)",
-                                                    "return (r,)"})
-                              .node(1)));
+        QVERIFY(isRngNode(
+            parseG("x: \"f32[4]\"", {"r: \"f32[4]\" = torch.ops.aten.rand_like.default(x)", "return (r,)"}).node(1)));
     }
 
-    void rematRegionsS4() {
+    void rematRegionsS4()
+    {
         auto build = [](bool secondNeeds) {
-            Graph g = parseG("x: \"f32[64]\"", {
-                                                   "a: \"f32[64]\" = torch.ops.aten.relu.default(x)",
-                                                   "b: \"f32[64]\" = torch.ops.aten.sin.default(x)",
-                                                   "s: \"f32[]\" = torch.ops.aten.sum.default(x)",
-                                                   "g1: \"f32[64]\" = torch.ops.aten.mul.Tensor(x, a)",
-                                                   "f2: \"f32[64]\" = torch.ops.aten.cos.default(x)",
-                                                   std::string("g2: \"f32[64]\" = torch.ops.aten.mul.Tensor(x, ") +
-                                                       (secondNeeds ? "b" : "x") + ")",
-                                                   "return (s, g1, g2, f2)",
-                                               });
-            setMeta(g, "a@forward b@forward s@forward f2@forward g1@backward g2@backward "
-                       "a=PREFER_RECOMPUTE b=PREFER_RECOMPUTE s=MUST_SAVE f2=MUST_SAVE a#0 b#0 s#0 f2#0");
+            Graph g = parseG(
+                "x: \"f32[64]\"",
+                {
+                    "a: \"f32[64]\" = torch.ops.aten.relu.default(x)",
+                    "b: \"f32[64]\" = torch.ops.aten.sin.default(x)",
+                    "s: \"f32[]\" = torch.ops.aten.sum.default(x)",
+                    "g1: \"f32[64]\" = torch.ops.aten.mul.Tensor(x, a)",
+                    "f2: \"f32[64]\" = torch.ops.aten.cos.default(x)",
+                    std::string("g2: \"f32[64]\" = torch.ops.aten.mul.Tensor(x, ") + (secondNeeds ? "b" : "x") + ")",
+                    "return (s, g1, g2, f2)",
+                });
+            setMeta(g,
+                    "a@forward b@forward s@forward f2@forward g1@backward g2@backward "
+                    "a=PREFER_RECOMPUTE b=PREFER_RECOMPUTE s=MUST_SAVE f2=MUST_SAVE a#0 b#0 s#0 f2#0");
             return g;
         };
         Graph g = build(true);
@@ -563,7 +610,8 @@ private slots:
         PipelineRun run = runPipeline(g, "remat");
         QVERIFY(!run.ok);
         QVERIFY2(run.error.find("Detected 2 disjoint backward regions that require recomputation: [g1 .. g1] reads a; "
-                                "[g2 .. g2] reads b") != std::string::npos,
+                                "[g2 .. g2] reads b")
+                     != std::string::npos,
                  run.error.c_str());
         QVERIFY(run.steps.back().graph().structurallyEqual(input));
         QVERIFY_THROWS_EXCEPTION(PassError, runPass(g, "remat"));
@@ -574,18 +622,20 @@ private slots:
         QCOMPARE(argName(one, "g2", 1), std::string("x"));  // the other run is untouched
     }
 
-    void rematCleanup() {
+    void rematCleanup()
+    {
         // a recomputable value read by a recomputable node of a later AC region is saved at the boundary;
         // a value without ac_graph_id feeding a region is saved as the region input
-        Graph g = parseG("x: \"f32[64]\"", {
-                                               "p: \"f32[64]\" = torch.ops.aten.exp.default(x)",
-                                               "a: \"f32[64]\" = torch.ops.aten.relu.default(p)",
-                                               "b: \"f32[64]\" = torch.ops.aten.sin.default(a)",
-                                               "s: \"f32[]\" = torch.ops.aten.sum.default(b)",
-                                               "ones: \"f32[]\" = torch.ops.aten.ones_like.default(s)",
-                                               "g1: \"f32[64]\" = torch.ops.aten.mul.Tensor(ones, b)",
-                                               "return (s, g1)",
-                                           });
+        Graph g = parseG("x: \"f32[64]\"",
+                         {
+                             "p: \"f32[64]\" = torch.ops.aten.exp.default(x)",
+                             "a: \"f32[64]\" = torch.ops.aten.relu.default(p)",
+                             "b: \"f32[64]\" = torch.ops.aten.sin.default(a)",
+                             "s: \"f32[]\" = torch.ops.aten.sum.default(b)",
+                             "ones: \"f32[]\" = torch.ops.aten.ones_like.default(s)",
+                             "g1: \"f32[64]\" = torch.ops.aten.mul.Tensor(ones, b)",
+                             "return (s, g1)",
+                         });
         setMeta(g, "a=PREFER_RECOMPUTE b=PREFER_RECOMPUTE s=MUST_SAVE a#0 b#1 s#1");
         ChangeLog log = runPass(g, "remat");
         QCOMPARE(tagOf(g, "a"), std::string("MUST_SAVE"));
@@ -597,7 +647,8 @@ private slots:
     }
 
     // ------------------------------------------------------------ S6: memory after the forward
-    void rematMemoryS6() {
+    void rematMemoryS6()
+    {
         const std::vector<std::string> body = {
             "a: \"f32[256]\" = torch.ops.aten.relu.default(x)",
             "b: \"f32[256]\" = torch.ops.aten.sin.default(a)",
@@ -633,7 +684,8 @@ private slots:
     }
 
     // ------------------------------------------------------------ issue #178935 on the real trace
-    void issue178935Policy() {
+    void issue178935Policy()
+    {
         REQUIRE_CORPUS();
         auto g = loadCorpus("mlp_gelu.joint.code.py");
         PipelineRun run = runPipeline(*g, "remove_detach,sac(policy=issue178935),remat");
@@ -653,7 +705,8 @@ private slots:
         QVERIFY(run.steps.back().verifierClean());
     }
 
-    void alternateMmPolicy() {
+    void alternateMmPolicy()
+    {
         REQUIRE_CORPUS();
         auto g = loadCorpus("mlp_gelu.joint.code.py");
         PipelineRun run = runPipeline(*g, "remove_detach,sac(policy=alternate_mm),remat");
@@ -674,7 +727,8 @@ private slots:
     }
 
     // ------------------------------------------------------------ graph remat == the tracer's checkpoint
-    void matchesCheckpointTrace() {
+    void matchesCheckpointTrace()
+    {
         REQUIRE_CORPUS();
         auto plain = loadCorpus("mlp_gelu.joint.code.py");
         auto ckpt = loadCorpus("checkpoint_mlp.joint.code.py");
@@ -699,8 +753,8 @@ private slots:
         GraphDiff d = diffGraphs(a, b, o);
         for (const auto& nd : d.nodes)
             QVERIFY2(nd.cls == DiffClass::Unchanged,
-                     qPrintable(QString::fromStdString(std::string(diffClassName(nd.cls)) + " " + nd.name() + ": " +
-                                                       (nd.details.empty() ? "" : nd.details[0]))));
+                     qPrintable(QString::fromStdString(std::string(diffClassName(nd.cls)) + " " + nd.name() + ": "
+                                                       + (nd.details.empty() ? "" : nd.details[0]))));
         QCOMPARE(d.counts.added, size_t(0));
         QCOMPARE(d.counts.removed, size_t(0));
         QCOMPARE(d.counts.changed, size_t(0));
@@ -722,14 +776,16 @@ private slots:
     }
 
     // ------------------------------------------------------------ real models: verifier and memory
-    void realModels_data() {
+    void realModels_data()
+    {
         QTest::addColumn<QString>("file");
         QTest::addColumn<QString>("policy");
         for (const char* f : {"gpt2_tiny", "llama_tiny"})
             for (const char* p : {"alternate_mm", "save_list", "recompute_all"})
                 QTest::newRow((std::string(f) + " " + p).c_str()) << QString(f) + ".joint.code.py" << QString(p);
     }
-    void realModels() {
+    void realModels()
+    {
         REQUIRE_CORPUS();
         QFETCH(QString, file);
         QFETCH(QString, policy);
@@ -765,10 +821,14 @@ private slots:
             const std::string& peakNode = t0.peakNode();
             NodeId pn = annotated.findByName(peakNode);
             PhaseInfo ph0 = classifyPhases(annotated);
-            const bool inFirstBlockBackward = pn != kNoNode && ph0.isBackward(pn) && acRegionId(annotated.node(pn)) == 0;
-            qInfo("original peak at %s (%s)", peakNode.c_str(), inFirstBlockBackward ? "first block's backward" : "elsewhere");
-            if (inFirstBlockBackward) QCOMPARE(t1.peakBytes, t0.peakBytes);
-            else QVERIFY(t1.peakBytes < t0.peakBytes);
+            const bool inFirstBlockBackward =
+                pn != kNoNode && ph0.isBackward(pn) && acRegionId(annotated.node(pn)) == 0;
+            qInfo("original peak at %s (%s)", peakNode.c_str(),
+                  inFirstBlockBackward ? "first block's backward" : "elsewhere");
+            if (inFirstBlockBackward)
+                QCOMPARE(t1.peakBytes, t0.peakBytes);
+            else
+                QVERIFY(t1.peakBytes < t0.peakBytes);
         }
         // one backward region, every recomputed node right before a backward node, no forward node reads a copy
         PhaseInfo ph = classifyPhases(last.graph());

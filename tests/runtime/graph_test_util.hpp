@@ -8,13 +8,14 @@
 #include <stdexcept>
 #include <string>
 
-#include "core/ir/graph.hpp"
 #include "core/formats/safetensors.hpp"
+#include "core/ir/graph.hpp"
 #include "runtime/executor.hpp"
 
 namespace graphtest {
 
-inline std::string readText(const std::filesystem::path& p) {
+inline std::string readText(const std::filesystem::path& p)
+{
     std::ifstream in(p, std::ios::binary);
     if (!in) throw std::runtime_error("cannot read " + p.string());
     std::stringstream ss;
@@ -22,14 +23,16 @@ inline std::string readText(const std::filesystem::path& p) {
     return ss.str();
 }
 
-struct Run {
+struct Run
+{
     fxl::ExecResult result;
     fxl::SafeTensorsFile outputs;
 };
 
 // Every placeholder from `inputs` (requireAllInputs); outputs as out_0, out_1, ...
 inline Run runGraph(const fxl::Graph& g, const fxl::SafeTensorsFile& inputs, fxl::Backend& backend,
-                    int64_t maxLoopIterations = 1000000) {
+                    int64_t maxLoopIterations = 1000000)
+{
     fxl::ExecOptions opts;
     opts.backend = &backend;
     opts.inputs = &inputs;

@@ -16,9 +16,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/formats/safetensors.hpp"
 #include "core/ir/graph.hpp"
 #include "core/ops/op_registry.hpp"
-#include "core/formats/safetensors.hpp"
 #include "runtime/backend.hpp"
 #include "runtime/cpu/cpu_common.hpp"
 #include "runtime/kernel.hpp"
@@ -29,14 +29,16 @@ using namespace fxl;
 
 // ---- values
 
-inline Value dtypeValue(DType t) {
+inline Value dtypeValue(DType t)
+{
     Value v;
     v.kind = Value::Kind::DType;
     v.dtype = t;
     return v;
 }
 
-inline Value strValue(const std::string& s) {
+inline Value strValue(const std::string& s)
+{
     Value v;
     v.kind = Value::Kind::Str;
     v.s = s;
@@ -44,7 +46,8 @@ inline Value strValue(const std::string& s) {
 }
 
 // An int[] argument.
-inline Value sizesValue(const std::vector<int64_t>& s) {
+inline Value sizesValue(const std::vector<int64_t>& s)
+{
     std::vector<Value> items;
     for (int64_t x : s) items.push_back(Value::ofInt(x));
     return Value::ofList(std::move(items));
@@ -59,7 +62,8 @@ using NamedArgs = std::map<std::string, Value>;
 
 // A call of `target` with the `given` arguments by schema name and the others' schema
 // defaults. requireAll: an argument with no default must be given (catches misspelt names).
-inline KernelCall makeCall(const std::string& target, const NamedArgs& given, bool requireAll = false) {
+inline KernelCall makeCall(const std::string& target, const NamedArgs& given, bool requireAll = false)
+{
     const OpInfo* op = OpRegistry::instance().find(target);
     if (!op) throw std::runtime_error("no operator " + target);
     KernelCall call;
@@ -74,7 +78,8 @@ inline KernelCall makeCall(const std::string& target, const NamedArgs& given, bo
 }
 
 // A result's tensors: one for a tensor, the items of a list (undefined tensors for None).
-inline std::vector<Tensor> resultTensors(const Value& r) {
+inline std::vector<Tensor> resultTensors(const Value& r)
+{
     std::vector<Tensor> out;
     if (r.kind == Value::Kind::List) {
         for (const Value& v : r.items) out.push_back(v.isTensor() ? v.tensor : Tensor());
@@ -85,10 +90,12 @@ inline std::vector<Tensor> resultTensors(const Value& r) {
 }
 
 // Runs `op` on positional arguments; missing trailing ones take their schema defaults.
-inline std::vector<Tensor> runCall(Backend& be, const OpInfo* op, std::vector<Value> args) {
+inline std::vector<Tensor> runCall(Backend& be, const OpInfo* op, std::vector<Value> args)
+{
     KernelCall call;
     call.op = op;
-    for (size_t k = args.size(); k < op->schema.args.size(); ++k) args.push_back(argToValue(parseDefaultValue(op->schema.args[k])));
+    for (size_t k = args.size(); k < op->schema.args.size(); ++k)
+        args.push_back(argToValue(parseDefaultValue(op->schema.args[k])));
     call.args = std::move(args);
     be.run(call);
     return resultTensors(call.result);
@@ -96,33 +103,38 @@ inline std::vector<Tensor> runCall(Backend& be, const OpInfo* op, std::vector<Va
 
 // ---- tensors
 
-inline Tensor upload(Backend& be, DType t, const std::vector<int64_t>& sizes, const void* bytes) {
+inline Tensor upload(Backend& be, DType t, const std::vector<int64_t>& sizes, const void* bytes)
+{
     Tensor x = be.empty(sizes, t);
     be.upload(x, bytes, x.nbytes());
     return x;
 }
 
-inline Tensor fromSafe(Backend& be, const SafeTensor& s) {
+inline Tensor fromSafe(Backend& be, const SafeTensor& s)
+{
     Tensor t = be.empty(s.shape, s.dtype);
     if (!s.data.empty()) be.upload(t, s.data.data(), static_cast<int64_t>(s.data.size()));
     return t;
 }
 
 // The elements' bytes in logical (row-major) order, whatever the strides.
-inline std::vector<uint8_t> bytesOf(Backend& be, const Tensor& t) {
+inline std::vector<uint8_t> bytesOf(Backend& be, const Tensor& t)
+{
     std::vector<uint8_t> out(static_cast<size_t>(t.nbytes()));
     be.download(out.data(), t, t.nbytes());
     return out;
 }
 
-inline bool sameBits(Backend& be, const Tensor& a, const Tensor& b) {
+inline bool sameBits(Backend& be, const Tensor& a, const Tensor& b)
+{
     if (a.defined() != b.defined()) return false;
     if (!a.defined()) return true;
     return a.sizes() == b.sizes() && a.dtype() == b.dtype() && bytesOf(be, a) == bytesOf(be, b);
 }
 
 // Seeded normal(0, scale) values (drawn in double) of any dtype.
-inline Tensor randomTensor(Backend& be, const std::vector<int64_t>& sizes, DType dt, uint32_t seed, double scale = 1.0) {
+inline Tensor randomTensor(Backend& be, const std::vector<int64_t>& sizes, DType dt, uint32_t seed, double scale = 1.0)
+{
     Tensor t = be.empty(sizes, dt);
     std::mt19937 rng(seed);
     std::normal_distribution<double> nd(0.0, scale);
@@ -133,27 +145,34 @@ inline Tensor randomTensor(Backend& be, const std::vector<int64_t>& sizes, DType
 
 // Seeded uniform integers in [lo, hi).
 inline Tensor randomInts(Backend& be, const std::vector<int64_t>& sizes, int64_t lo, int64_t hi, uint32_t seed,
-                         DType dt = DType::I64) {
+                         DType dt = DType::I64)
+{
     Tensor t = be.empty(sizes, dt);
     std::mt19937 rng(seed);
     std::uniform_int_distribution<int64_t> ud(lo, hi - 1);
     char* p = static_cast<char*>(t.rawData());
-    for (int64_t k = 0; k < t.numel(); ++k) cpu::storeFromDouble(p + k * t.itemSize(), dt, static_cast<double>(ud(rng)));
+    for (int64_t k = 0; k < t.numel(); ++k)
+        cpu::storeFromDouble(p + k * t.itemSize(), dt, static_cast<double>(ud(rng)));
     return t;
 }
 
 // Ordered integer of a bf16 / f16 bit pattern (adjacent values differ by 1: ulp distances).
-inline int32_t ordered16(uint16_t h) { return (h & 0x8000u) ? -static_cast<int32_t>(h & 0x7fffu) : static_cast<int32_t>(h); }
+inline int32_t ordered16(uint16_t h)
+{
+    return (h & 0x8000u) ? -static_cast<int32_t>(h & 0x7fffu) : static_cast<int32_t>(h);
+}
 
 // ---- PyTorch reference files: tests/data/kernels/<family>.cases.json + .safetensors
 
-struct RefFile {
+struct RefFile
+{
     nlohmann::json doc;  // null when the files are missing
     SafeTensorsFile st;
     std::map<std::string, const SafeTensor*> byKey;
     std::map<std::string, const nlohmann::json*> byId;  // cases by "id"
 
-    void load(const std::filesystem::path& dir, const std::string& family) {
+    void load(const std::filesystem::path& dir, const std::string& family)
+    {
         std::ifstream f(dir / (family + ".cases.json"));
         if (!f) return;
         doc = nlohmann::json::parse(f);
@@ -166,7 +185,8 @@ struct RefFile {
 // A case's argument as a Value: number/bool/null/string/list as is, {"dtype": name},
 // {"tensor": key} with an optional strided view ("sizes", "strides", "offset") over the
 // stored base. Tensor inputs are appended to `inputs` (when given) in order.
-inline Value caseArg(Backend& be, const RefFile& refs, const nlohmann::json& j, std::vector<Tensor>* inputs = nullptr) {
+inline Value caseArg(Backend& be, const RefFile& refs, const nlohmann::json& j, std::vector<Tensor>* inputs = nullptr)
+{
     if (j.is_null()) return Value::none();
     if (j.is_boolean()) return Value::ofBool(j.get<bool>());
     if (j.is_number_integer()) return Value::ofInt(j.get<int64_t>());
@@ -193,7 +213,8 @@ inline Value caseArg(Backend& be, const RefFile& refs, const nlohmann::json& j, 
 // ---- the corpus graphs
 
 // The traced graphs of corpus/pytorch and corpus/pytorch/large (*.code.py), sorted.
-inline std::vector<std::string> corpusCodeFiles(const std::filesystem::path& corpus) {
+inline std::vector<std::string> corpusCodeFiles(const std::filesystem::path& corpus)
+{
     std::vector<std::string> files;
     for (const std::filesystem::path& dir : {corpus / "pytorch", corpus / "pytorch" / "large"}) {
         if (!std::filesystem::exists(dir)) continue;
@@ -208,16 +229,19 @@ inline std::vector<std::string> corpusCodeFiles(const std::filesystem::path& cor
 
 // The recorded metas of a node's outputs: one for a tensor, one per tuple element (nullptr
 // for a non-tensor element), none otherwise.
-inline std::vector<const TensorMeta*> outputMetas(const Node& n) {
+inline std::vector<const TensorMeta*> outputMetas(const Node& n)
+{
     std::vector<const TensorMeta*> want;
-    if (n.val.isTensor()) want.push_back(&n.val.tensor);
+    if (n.val.isTensor())
+        want.push_back(&n.val.tensor);
     else if (n.val.kind == ValueMeta::Kind::Tuple)
         for (const auto& e : n.val.elems) want.push_back(e.isTensor() ? &e.tensor : nullptr);
     return want;
 }
 
 // Concrete values of symbolic sizes / strides (`unknown` where a symbol has none).
-inline std::vector<int64_t> concrete(const std::vector<SymInt>& v, int64_t unknown) {
+inline std::vector<int64_t> concrete(const std::vector<SymInt>& v, int64_t unknown)
+{
     std::vector<int64_t> out;
     for (const SymInt& s : v) out.push_back(s.maybeValue().value_or(unknown));
     return out;

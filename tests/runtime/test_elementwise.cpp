@@ -17,13 +17,13 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/ops/op_registry.hpp"
 #include "core/formats/safetensors.hpp"
 #include "core/formats/source.hpp"
+#include "core/ops/op_registry.hpp"
+#include "kernel_test_util.hpp"
 #include "runtime/backend.hpp"
 #include "runtime/cpu/cpu_common.hpp"
 #include "runtime/kernel.hpp"
-#include "kernel_test_util.hpp"
 
 using namespace fxl;
 using kerneltest::argToValue;
@@ -45,34 +45,55 @@ const fs::path kData = fs::path(FXLENS_TEST_DATA_DIR) / "kernels";
 const fs::path kCorpus = FXLENS_CORPUS_DIR;
 
 // Runs one op: `given` by schema name, the rest from the schema's defaults.
-Value runOp(Backend& be, const std::string& target, const std::map<std::string, Value>& given) {
+Value runOp(Backend& be, const std::string& target, const std::map<std::string, Value>& given)
+{
     KernelCall call = makeCall(target, given);
     be.run(call);
     return call.result;
 }
 
-bool isNanBits(const uint8_t* p, DType t) {
+bool isNanBits(const uint8_t* p, DType t)
+{
     if (!isFloatingPoint(t)) return false;
     return std::isnan(cpu::loadAsDouble(p, t));
 }
 
 // Position of a float's bits on a line where adjacent floats differ by 1.
-int64_t ordered(const uint8_t* p, DType t) {
+int64_t ordered(const uint8_t* p, DType t)
+{
     int64_t bits = 0, sign = 0;
     switch (dtypeItemSize(t)) {
-        case 2: { uint16_t u; std::memcpy(&u, p, 2); sign = u >> 15; bits = u & 0x7fff; break; }
-        case 4: { uint32_t u; std::memcpy(&u, p, 4); sign = u >> 31; bits = u & 0x7fffffff; break; }
-        default: { uint64_t u; std::memcpy(&u, p, 8); sign = static_cast<int64_t>(u >> 63); bits = static_cast<int64_t>(u & 0x7fffffffffffffffull); }
+    case 2: {
+        uint16_t u;
+        std::memcpy(&u, p, 2);
+        sign = u >> 15;
+        bits = u & 0x7fff;
+        break;
+    }
+    case 4: {
+        uint32_t u;
+        std::memcpy(&u, p, 4);
+        sign = u >> 31;
+        bits = u & 0x7fffffff;
+        break;
+    }
+    default: {
+        uint64_t u;
+        std::memcpy(&u, p, 8);
+        sign = static_cast<int64_t>(u >> 63);
+        bits = static_cast<int64_t>(u & 0x7fffffffffffffffull);
+    }
     }
     return sign ? -bits : bits;
 }
 
-struct Compare {
+struct Compare
+{
     int64_t mismatches = 0;
-    int64_t viaF64 = 0;     // elements outside tolerance of PyTorch's f32 but within it of the f64 result
+    int64_t viaF64 = 0;  // elements outside tolerance of PyTorch's f32 but within it of the f64 result
     int64_t first = -1;
     double worstRatio = 0;  // f32/f64 allclose ratio |a-e| / (1e-6 + 1e-5|e|)
-    int64_t worstUlp = 0;   // bf16/f16
+    int64_t worstUlp = 0;  // bf16/f16
     std::string firstText;
 };
 
@@ -81,7 +102,8 @@ struct Compare {
 // when it is within tolerance of this one (PyTorch's vector erf/tanh/exp can be off by an ulp
 // where 1 + tanh cancels; glibc's are not the same ulp).
 Compare compareValues(const std::vector<uint8_t>& got, const std::vector<uint8_t>& want, DType t, bool exact,
-                      const SafeTensor* want64 = nullptr) {
+                      const SafeTensor* want64 = nullptr)
+{
     Compare c;
     const int64_t isz = dtypeItemSize(t);
     const int64_t n = static_cast<int64_t>(want.size()) / isz;
@@ -117,11 +139,13 @@ Compare compareValues(const std::vector<uint8_t>& got, const std::vector<uint8_t
                 return std::fabs(x - want) <= 1e-6 + 1e-5 * std::fabs(want);
             };
             ok = close(y);
-            if (!std::isinf(x) && !std::isinf(y)) c.worstRatio = std::max(c.worstRatio, std::fabs(x - y) / (1e-6 + 1e-5 * std::fabs(y)));
+            if (!std::isinf(x) && !std::isinf(y))
+                c.worstRatio = std::max(c.worstRatio, std::fabs(x - y) / (1e-6 + 1e-5 * std::fabs(y)));
             if (!ok && want64) {
                 double z;
                 std::memcpy(&z, want64->data.data() + i * 8, 8);
-                if (t == DType::F32) z = static_cast<float>(z);  // the correctly rounded f32 value (may overflow to inf)
+                if (t == DType::F32)
+                    z = static_cast<float>(z);  // the correctly rounded f32 value (may overflow to inf)
                 if (close(z)) {
                     ok = true;
                     ++c.viaF64;
@@ -142,12 +166,14 @@ Compare compareValues(const std::vector<uint8_t>& got, const std::vector<uint8_t
     return c;
 }
 
-struct RefData {
+struct RefData
+{
     json cases;
     SafeTensorsFile st;
 };
 
-const RefData& refs() {
+const RefData& refs()
+{
     static RefData r = [] {
         RefData d;
         std::ifstream f(kData / "elementwise.cases.json");
@@ -159,7 +185,8 @@ const RefData& refs() {
     return r;
 }
 
-Value caseArg(Backend& be, const json& a) {
+Value caseArg(Backend& be, const json& a)
+{
     if (a.contains("tensor")) {
         const SafeTensor* s = refs().st.find(a["tensor"].get<std::string>());
         if (!s) throw std::runtime_error("missing tensor " + a["tensor"].get<std::string>());
@@ -189,7 +216,8 @@ Value caseArg(Backend& be, const json& a) {
     throw std::runtime_error("unknown argument encoding " + a.dump());
 }
 
-std::vector<float> randomFloats(size_t n, uint32_t seed, float scale = 3.0f) {
+std::vector<float> randomFloats(size_t n, uint32_t seed, float scale = 3.0f)
+{
     std::mt19937 g(seed);
     std::normal_distribution<float> d(0.0f, scale);
     std::vector<float> v(n);
@@ -197,12 +225,14 @@ std::vector<float> randomFloats(size_t n, uint32_t seed, float scale = 3.0f) {
     return v;
 }
 
-Tensor f32Tensor(Backend& be, const std::vector<int64_t>& sizes, const std::vector<float>& v) {
+Tensor f32Tensor(Backend& be, const std::vector<int64_t>& sizes, const std::vector<float>& v)
+{
     return upload(be, DType::F32, sizes, v.data());
 }
 
 // Same logical values as a row-major [r, c] array, stored transposed (column-major).
-Tensor f32Transposed(Backend& be, int64_t r, int64_t c, const std::vector<float>& v) {
+Tensor f32Transposed(Backend& be, int64_t r, int64_t c, const std::vector<float>& v)
+{
     std::vector<float> t(v.size());
     for (int64_t i = 0; i < r; ++i)
         for (int64_t j = 0; j < c; ++j) t[static_cast<size_t>(j * r + i)] = v[static_cast<size_t>(i * c + j)];
@@ -210,7 +240,8 @@ Tensor f32Transposed(Backend& be, int64_t r, int64_t c, const std::vector<float>
 }
 
 // Same values after `pad` leading elements (a view at an odd offset).
-Tensor f32Offset(Backend& be, const std::vector<int64_t>& sizes, const std::vector<float>& v, int64_t pad) {
+Tensor f32Offset(Backend& be, const std::vector<int64_t>& sizes, const std::vector<float>& v, int64_t pad)
+{
     std::vector<float> t(static_cast<size_t>(pad), 123.0f);
     t.insert(t.end(), v.begin(), v.end());
     Tensor base = upload(be, DType::F32, {static_cast<int64_t>(t.size())}, t.data());
@@ -218,57 +249,155 @@ Tensor f32Offset(Backend& be, const std::vector<int64_t>& sizes, const std::vect
 }
 
 // Ops of the family run in the self-tests: a name and a function of up to two f32 inputs.
-struct SelfOp {
+struct SelfOp
+{
     std::string name;
     std::function<Value(Backend&, const Tensor&, const Tensor&)> run;
 };
 
-std::vector<SelfOp> selfOps() {
-    auto s = [](const char* v) { Value x; x.kind = Value::Kind::Str; x.s = v; return x; };
+std::vector<SelfOp> selfOps()
+{
+    auto s = [](const char* v) {
+        Value x;
+        x.kind = Value::Kind::Str;
+        x.s = v;
+        return x;
+    };
     auto T = [](const Tensor& t) { return Value::ofTensor(t); };
     std::vector<SelfOp> ops = {
-        {"add", [=](Backend& b, const Tensor& x, const Tensor& y) { return runOp(b, "aten.add.Tensor", {{"self", T(x)}, {"other", T(y)}}); }},
-        {"add alpha", [=](Backend& b, const Tensor& x, const Tensor& y) { return runOp(b, "aten.add.Tensor", {{"self", T(x)}, {"other", T(y)}, {"alpha", Value::ofFloat(-0.37)}}); }},
-        {"sub", [=](Backend& b, const Tensor& x, const Tensor& y) { return runOp(b, "aten.sub.Tensor", {{"self", T(x)}, {"other", T(y)}}); }},
-        {"mul", [=](Backend& b, const Tensor& x, const Tensor& y) { return runOp(b, "aten.mul.Tensor", {{"self", T(x)}, {"other", T(y)}}); }},
-        {"div", [=](Backend& b, const Tensor& x, const Tensor& y) { return runOp(b, "aten.div.Tensor", {{"self", T(x)}, {"other", T(y)}}); }},
-        {"mul scalar", [=](Backend& b, const Tensor& x, const Tensor&) { return runOp(b, "aten.mul.Tensor", {{"self", T(x)}, {"other", Value::ofFloat(0.1)}}); }},
-        {"div.Scalar", [=](Backend& b, const Tensor& x, const Tensor&) { return runOp(b, "aten.div.Scalar", {{"self", T(x)}, {"other", Value::ofInt(64)}}); }},
-        {"neg", [=](Backend& b, const Tensor& x, const Tensor&) { return runOp(b, "aten.neg.default", {{"self", T(x)}}); }},
-        {"rsqrt", [=](Backend& b, const Tensor& x, const Tensor&) { return runOp(b, "aten.rsqrt.default", {{"self", T(x)}}); }},
-        {"pow 1.7", [=](Backend& b, const Tensor& x, const Tensor&) { return runOp(b, "aten.pow.Tensor_Scalar", {{"self", T(x)}, {"exponent", Value::ofFloat(1.7)}}); }},
-        {"pow 3", [=](Backend& b, const Tensor& x, const Tensor&) { return runOp(b, "aten.pow.Tensor_Scalar", {{"self", T(x)}, {"exponent", Value::ofInt(3)}}); }},
-        {"sigmoid", [=](Backend& b, const Tensor& x, const Tensor&) { return runOp(b, "aten.sigmoid.default", {{"self", T(x)}}); }},
-        {"silu", [=](Backend& b, const Tensor& x, const Tensor&) { return runOp(b, "aten.silu.default", {{"self", T(x)}}); }},
-        {"gelu", [=](Backend& b, const Tensor& x, const Tensor&) { return runOp(b, "aten.gelu.default", {{"self", T(x)}}); }},
-        {"gelu tanh", [=](Backend& b, const Tensor& x, const Tensor&) { return runOp(b, "aten.gelu.default", {{"self", T(x)}, {"approximate", s("tanh")}}); }},
-        {"gelu_backward", [=](Backend& b, const Tensor& x, const Tensor& y) { return runOp(b, "aten.gelu_backward.default", {{"grad_output", T(y)}, {"self", T(x)}}); }},
-        {"gelu_backward tanh", [=](Backend& b, const Tensor& x, const Tensor& y) { return runOp(b, "aten.gelu_backward.default", {{"grad_output", T(y)}, {"self", T(x)}, {"approximate", s("tanh")}}); }},
-        {"to bf16", [=](Backend& b, const Tensor& x, const Tensor&) { return runOp(b, "aten._to_copy.default", {{"self", T(x)}, {"dtype", dtypeValue(DType::BF16)}}); }},
-        {"to f16", [=](Backend& b, const Tensor& x, const Tensor&) { return runOp(b, "aten._to_copy.default", {{"self", T(x)}, {"dtype", dtypeValue(DType::F16)}}); }},
-        {"to i32", [=](Backend& b, const Tensor& x, const Tensor&) { return runOp(b, "aten._to_copy.default", {{"self", T(x)}, {"dtype", dtypeValue(DType::I32)}}); }},
-        {"clone", [=](Backend& b, const Tensor& x, const Tensor&) { return runOp(b, "aten.clone.default", {{"self", T(x)}}); }},
-        {"where", [=](Backend& b, const Tensor& x, const Tensor& y) {
+        {"add",
+         [=](Backend& b, const Tensor& x, const Tensor& y) {
+             return runOp(b, "aten.add.Tensor", {{"self", T(x)}, {"other", T(y)}});
+         }},
+        {"add alpha",
+         [=](Backend& b, const Tensor& x, const Tensor& y) {
+             return runOp(b, "aten.add.Tensor", {{"self", T(x)}, {"other", T(y)}, {"alpha", Value::ofFloat(-0.37)}});
+         }},
+        {"sub",
+         [=](Backend& b, const Tensor& x, const Tensor& y) {
+             return runOp(b, "aten.sub.Tensor", {{"self", T(x)}, {"other", T(y)}});
+         }},
+        {"mul",
+         [=](Backend& b, const Tensor& x, const Tensor& y) {
+             return runOp(b, "aten.mul.Tensor", {{"self", T(x)}, {"other", T(y)}});
+         }},
+        {"div",
+         [=](Backend& b, const Tensor& x, const Tensor& y) {
+             return runOp(b, "aten.div.Tensor", {{"self", T(x)}, {"other", T(y)}});
+         }},
+        {"mul scalar",
+         [=](Backend& b, const Tensor& x, const Tensor&) {
+             return runOp(b, "aten.mul.Tensor", {{"self", T(x)}, {"other", Value::ofFloat(0.1)}});
+         }},
+        {"div.Scalar",
+         [=](Backend& b, const Tensor& x, const Tensor&) {
+             return runOp(b, "aten.div.Scalar", {{"self", T(x)}, {"other", Value::ofInt(64)}});
+         }},
+        {"neg",
+         [=](Backend& b, const Tensor& x, const Tensor&) {
+             return runOp(b, "aten.neg.default", {{"self", T(x)}});
+         }},
+        {"rsqrt",
+         [=](Backend& b, const Tensor& x, const Tensor&) {
+             return runOp(b, "aten.rsqrt.default", {{"self", T(x)}});
+         }},
+        {"pow 1.7",
+         [=](Backend& b, const Tensor& x, const Tensor&) {
+             return runOp(b, "aten.pow.Tensor_Scalar", {{"self", T(x)}, {"exponent", Value::ofFloat(1.7)}});
+         }},
+        {"pow 3",
+         [=](Backend& b, const Tensor& x, const Tensor&) {
+             return runOp(b, "aten.pow.Tensor_Scalar", {{"self", T(x)}, {"exponent", Value::ofInt(3)}});
+         }},
+        {"sigmoid",
+         [=](Backend& b, const Tensor& x, const Tensor&) {
+             return runOp(b, "aten.sigmoid.default", {{"self", T(x)}});
+         }},
+        {"silu",
+         [=](Backend& b, const Tensor& x, const Tensor&) {
+             return runOp(b, "aten.silu.default", {{"self", T(x)}});
+         }},
+        {"gelu",
+         [=](Backend& b, const Tensor& x, const Tensor&) {
+             return runOp(b, "aten.gelu.default", {{"self", T(x)}});
+         }},
+        {"gelu tanh",
+         [=](Backend& b, const Tensor& x, const Tensor&) {
+             return runOp(b, "aten.gelu.default", {{"self", T(x)}, {"approximate", s("tanh")}});
+         }},
+        {"gelu_backward",
+         [=](Backend& b, const Tensor& x, const Tensor& y) {
+             return runOp(b, "aten.gelu_backward.default", {{"grad_output", T(y)}, {"self", T(x)}});
+         }},
+        {"gelu_backward tanh",
+         [=](Backend& b, const Tensor& x, const Tensor& y) {
+             return runOp(b, "aten.gelu_backward.default",
+                          {{"grad_output", T(y)}, {"self", T(x)}, {"approximate", s("tanh")}});
+         }},
+        {"to bf16",
+         [=](Backend& b, const Tensor& x, const Tensor&) {
+             return runOp(b, "aten._to_copy.default", {{"self", T(x)}, {"dtype", dtypeValue(DType::BF16)}});
+         }},
+        {"to f16",
+         [=](Backend& b, const Tensor& x, const Tensor&) {
+             return runOp(b, "aten._to_copy.default", {{"self", T(x)}, {"dtype", dtypeValue(DType::F16)}});
+         }},
+        {"to i32",
+         [=](Backend& b, const Tensor& x, const Tensor&) {
+             return runOp(b, "aten._to_copy.default", {{"self", T(x)}, {"dtype", dtypeValue(DType::I32)}});
+         }},
+        {"clone",
+         [=](Backend& b, const Tensor& x, const Tensor&) {
+             return runOp(b, "aten.clone.default", {{"self", T(x)}});
+         }},
+        {"where",
+         [=](Backend& b, const Tensor& x, const Tensor& y) {
              Value mask = runOp(b, "aten._to_copy.default", {{"self", T(x)}, {"dtype", dtypeValue(DType::Bool)}});
              return runOp(b, "aten.where.self", {{"condition", mask}, {"self", T(x)}, {"other", T(y)}});
          }},
-        {"masked_fill", [=](Backend& b, const Tensor& x, const Tensor& y) {
+        {"masked_fill",
+         [=](Backend& b, const Tensor& x, const Tensor& y) {
              Value mask = runOp(b, "aten._to_copy.default", {{"self", T(y)}, {"dtype", dtypeValue(DType::Bool)}});
-             return runOp(b, "aten.masked_fill.Scalar", {{"self", T(x)}, {"mask", mask}, {"value", Value::ofFloat(-INFINITY)}});
+             return runOp(b, "aten.masked_fill.Scalar",
+                          {{"self", T(x)}, {"mask", mask}, {"value", Value::ofFloat(-INFINITY)}});
          }},
-        {"bf16 add", [=](Backend& b, const Tensor& x, const Tensor& y) {
+        {"bf16 add",
+         [=](Backend& b, const Tensor& x, const Tensor& y) {
              Value xb = runOp(b, "aten._to_copy.default", {{"self", T(x)}, {"dtype", dtypeValue(DType::BF16)}});
              Value yb = runOp(b, "aten._to_copy.default", {{"self", T(y)}, {"dtype", dtypeValue(DType::BF16)}});
              return runOp(b, "aten.add.Tensor", {{"self", xb}, {"other", yb}, {"alpha", Value::ofFloat(0.5)}});
          }},
-        {"exp", [=](Backend& b, const Tensor& x, const Tensor&) { return runOp(b, "aten.exp.default", {{"self", T(x)}}); }},
-        {"tanh", [=](Backend& b, const Tensor& x, const Tensor&) { return runOp(b, "aten.tanh.default", {{"self", T(x)}}); }},
-        {"silu_backward", [=](Backend& b, const Tensor& x, const Tensor& y) { return runOp(b, "aten.silu_backward.default", {{"grad_output", T(y)}, {"self", T(x)}}); }},
-        {"maximum", [=](Backend& b, const Tensor& x, const Tensor& y) { return runOp(b, "aten.maximum.default", {{"self", T(x)}, {"other", T(y)}}); }},
-        {"clamp", [=](Backend& b, const Tensor& x, const Tensor&) { return runOp(b, "aten.clamp.default", {{"self", T(x)}, {"min", Value::ofFloat(-1)}, {"max", Value::ofFloat(1)}}); }},
-        {"ge", [=](Backend& b, const Tensor& x, const Tensor& y) { return runOp(b, "aten.ge.Tensor", {{"self", T(x)}, {"other", T(y)}}); }},
-        {"div floor", [=](Backend& b, const Tensor& x, const Tensor& y) { return runOp(b, "aten.div.Tensor_mode", {{"self", T(x)}, {"other", T(y)}, {"rounding_mode", s("floor")}}); }},
-        {"bf16 gelu", [=](Backend& b, const Tensor& x, const Tensor&) {
+        {"exp",
+         [=](Backend& b, const Tensor& x, const Tensor&) {
+             return runOp(b, "aten.exp.default", {{"self", T(x)}});
+         }},
+        {"tanh",
+         [=](Backend& b, const Tensor& x, const Tensor&) {
+             return runOp(b, "aten.tanh.default", {{"self", T(x)}});
+         }},
+        {"silu_backward",
+         [=](Backend& b, const Tensor& x, const Tensor& y) {
+             return runOp(b, "aten.silu_backward.default", {{"grad_output", T(y)}, {"self", T(x)}});
+         }},
+        {"maximum",
+         [=](Backend& b, const Tensor& x, const Tensor& y) {
+             return runOp(b, "aten.maximum.default", {{"self", T(x)}, {"other", T(y)}});
+         }},
+        {"clamp",
+         [=](Backend& b, const Tensor& x, const Tensor&) {
+             return runOp(b, "aten.clamp.default",
+                          {{"self", T(x)}, {"min", Value::ofFloat(-1)}, {"max", Value::ofFloat(1)}});
+         }},
+        {"ge",
+         [=](Backend& b, const Tensor& x, const Tensor& y) {
+             return runOp(b, "aten.ge.Tensor", {{"self", T(x)}, {"other", T(y)}});
+         }},
+        {"div floor",
+         [=](Backend& b, const Tensor& x, const Tensor& y) {
+             return runOp(b, "aten.div.Tensor_mode", {{"self", T(x)}, {"other", T(y)}, {"rounding_mode", s("floor")}});
+         }},
+        {"bf16 gelu",
+         [=](Backend& b, const Tensor& x, const Tensor&) {
              Value xb = runOp(b, "aten._to_copy.default", {{"self", T(x)}, {"dtype", dtypeValue(DType::BF16)}});
              return runOp(b, "aten.gelu.default", {{"self", xb}});
          }},
@@ -277,32 +406,61 @@ std::vector<SelfOp> selfOps() {
 }
 
 // Logical values (row-major) of a result as bytes.
-std::vector<uint8_t> logicalBytes(Backend& be, const Value& v) {
+std::vector<uint8_t> logicalBytes(Backend& be, const Value& v)
+{
     if (!v.isTensor()) throw std::runtime_error("result is not a tensor");
     return bytesOf(be, v.tensor);
 }
 
-const std::set<std::string>& familyTargets() {
-    static const std::set<std::string> s = {
-        "aten.add.Tensor", "aten.add.Scalar", "aten.sub.Tensor", "aten.sub_.Tensor", "aten.mul.Tensor",
-        "aten.mul.Scalar", "aten.div.Tensor", "aten.div.Scalar", "aten.neg.default", "aten.pow.Tensor_Scalar",
-        "aten.rsqrt.default", "aten.gelu.default", "aten.gelu_backward.default", "aten.silu.default",
-        "aten.sigmoid.default", "aten.bitwise_not.default", "aten.masked_fill.Scalar", "aten.where.self",
-        "aten.fill.Scalar", "aten.fill_.Scalar", "aten.clone.default", "aten._to_copy.default", "aten.triu.default",
-        "aten.ones_like.default", "aten.zeros_like.default", "aten.empty_like.default", "aten.full.default",
-        "aten.zeros.default", "aten.empty.memory_format", "aten.new_zeros.default", "aten.arange.default",
-        "aten.arange.start", "aten.arange.start_step", "aten.scalar_tensor.default"};
+const std::set<std::string>& familyTargets()
+{
+    static const std::set<std::string> s = {"aten.add.Tensor",
+                                            "aten.add.Scalar",
+                                            "aten.sub.Tensor",
+                                            "aten.sub_.Tensor",
+                                            "aten.mul.Tensor",
+                                            "aten.mul.Scalar",
+                                            "aten.div.Tensor",
+                                            "aten.div.Scalar",
+                                            "aten.neg.default",
+                                            "aten.pow.Tensor_Scalar",
+                                            "aten.rsqrt.default",
+                                            "aten.gelu.default",
+                                            "aten.gelu_backward.default",
+                                            "aten.silu.default",
+                                            "aten.sigmoid.default",
+                                            "aten.bitwise_not.default",
+                                            "aten.masked_fill.Scalar",
+                                            "aten.where.self",
+                                            "aten.fill.Scalar",
+                                            "aten.fill_.Scalar",
+                                            "aten.clone.default",
+                                            "aten._to_copy.default",
+                                            "aten.triu.default",
+                                            "aten.ones_like.default",
+                                            "aten.zeros_like.default",
+                                            "aten.empty_like.default",
+                                            "aten.full.default",
+                                            "aten.zeros.default",
+                                            "aten.empty.memory_format",
+                                            "aten.new_zeros.default",
+                                            "aten.arange.default",
+                                            "aten.arange.start",
+                                            "aten.arange.start_step",
+                                            "aten.scalar_tensor.default"};
     return s;
 }
 
-std::vector<int64_t> concrete(const std::vector<SymInt>& v) {
+std::vector<int64_t> concrete(const std::vector<SymInt>& v)
+{
     std::vector<int64_t> out;
     for (const SymInt& s : v) out.push_back(s.valueOrHint());
     return out;
 }
 
 // A tensor with a node's recorded meta (random values; bools every other element).
-Tensor tensorFromMeta(Backend& be, const TensorMeta& m, uint32_t seed) {
+Tensor tensorFromMeta(Backend& be, const TensorMeta& m, uint32_t seed)
+{
     const auto sizes = concrete(m.sizes);
     const auto strides = m.hasStrides() ? concrete(m.strides) : Tensor::contiguousStrides(sizes);
     int64_t extent = 1;
@@ -318,7 +476,9 @@ Tensor tensorFromMeta(Backend& be, const TensorMeta& m, uint32_t seed) {
     std::normal_distribution<double> d(0.0, 1.0);
     const int64_t isz = dtypeItemSize(m.dtype);
     for (int64_t i = 0; i < storage.numel(); ++i) {
-        const double v = m.dtype == DType::Bool ? (i % 2) : isFloatingPoint(m.dtype) ? d(g) : static_cast<double>(i % 7);
+        const double v = m.dtype == DType::Bool ? (i % 2)
+            : isFloatingPoint(m.dtype)          ? d(g)
+                                                : static_cast<double>(i % 7);
         cpu::storeFromDouble(bytes.data() + i * isz, m.dtype, v);
     }
     be.upload(storage, bytes.data(), storage.nbytes());
@@ -327,24 +487,28 @@ Tensor tensorFromMeta(Backend& be, const TensorMeta& m, uint32_t seed) {
 
 }  // namespace
 
-class TestElementwise : public QObject {
+class TestElementwise : public QObject
+{
     Q_OBJECT
 
 private slots:
-    void initTestCase() {
+    void initTestCase()
+    {
         QVERIFY2(fs::exists(kData / "elementwise.cases.json"),
                  "tests/data/kernels/elementwise.cases.json is missing (run tests/runtime/gen_elementwise_refs.py)");
         QVERIFY(refs().cases.size() > 100);
     }
 
     // Every case of one op against PyTorch; reports the worst f32 allclose ratio per op.
-    void matchesPyTorch_data() {
+    void matchesPyTorch_data()
+    {
         QTest::addColumn<std::string>("op");
         std::set<std::string> ops;
         for (const auto& c : refs().cases) ops.insert(c["op"].get<std::string>());
         for (const auto& op : ops) QTest::newRow(op.c_str()) << op;
     }
-    void matchesPyTorch() {
+    void matchesPyTorch()
+    {
         QFETCH(std::string, op);
         auto be = makeCpuBackend();
         double worstF32 = 0, worstF64 = 0;
@@ -367,9 +531,11 @@ private slots:
             QVERIFY2(r.isTensor(), (id + ": result is not a tensor").c_str());
             const Tensor& out = r.tensor;
             const DType want = *dtypeFromTorchName(c["out_dtype"].get<std::string>());
-            QVERIFY2(out.dtype() == want, (id + ": dtype " + std::string(dtypeAbbr(out.dtype())) + " want " +
-                                           std::string(dtypeAbbr(want))).c_str());
-            QVERIFY2(out.sizes() == c["out_sizes"].get<std::vector<int64_t>>(), (id + ": sizes " + describe(out)).c_str());
+            QVERIFY2(out.dtype() == want,
+                     (id + ": dtype " + std::string(dtypeAbbr(out.dtype())) + " want " + std::string(dtypeAbbr(want)))
+                         .c_str());
+            QVERIFY2(out.sizes() == c["out_sizes"].get<std::vector<int64_t>>(),
+                     (id + ": sizes " + describe(out)).c_str());
             if (out.numel() > 0)
                 QVERIFY2(out.strides() == c["out_strides"].get<std::vector<int64_t>>(),
                          (id + ": strides " + describe(out) + " want " + c["out_strides"].dump()).c_str());
@@ -381,11 +547,14 @@ private slots:
             QVERIFY(e);
             const bool exact = c["exact"].get<bool>();
             exactCases += exact ? 1 : 0;
-            const SafeTensor* e64 = c["out_f64"].is_string() ? refs().st.find(c["out_f64"].get<std::string>()) : nullptr;
+            const SafeTensor* e64 =
+                c["out_f64"].is_string() ? refs().st.find(c["out_f64"].get<std::string>()) : nullptr;
             const Compare cmp = compareValues(bytesOf(*be, out), e->data, want, exact, e64);
             viaF64 += cmp.viaF64;
-            QVERIFY2(cmp.mismatches == 0, (id + (exact ? ": not bit-identical to PyTorch, " : ": outside tolerance, ") +
-                                           std::to_string(cmp.mismatches) + " elements; first " + cmp.firstText).c_str());
+            QVERIFY2(cmp.mismatches == 0,
+                     (id + (exact ? ": not bit-identical to PyTorch, " : ": outside tolerance, ")
+                      + std::to_string(cmp.mismatches) + " elements; first " + cmp.firstText)
+                         .c_str());
             if (want == DType::F32 && cmp.worstRatio > worstF32) {
                 worstF32 = cmp.worstRatio;
                 worstCase = id;
@@ -396,16 +565,19 @@ private slots:
         qInfo("%s: %d cases (%d bit-exact), worst f32 ratio %.4g%s%s, worst f64 ratio %.4g, worst bf16/f16 %lld ulp%s",
               op.c_str(), n, exactCases, worstF32, worstCase.empty() ? "" : " in ", worstCase.c_str(), worstF64,
               static_cast<long long>(worstUlp),
-              viaF64 ? (", " + std::to_string(viaF64) + " elements within tolerance of the f64 result only").c_str() : "");
+              viaF64 ? (", " + std::to_string(viaF64) + " elements within tolerance of the f64 result only").c_str()
+                     : "");
     }
 
     // 1 vs 2 threads on inputs big enough to be split (> 2 * the largest grain).
-    void threadsBitwise_data() {
+    void threadsBitwise_data()
+    {
         QTest::addColumn<int>("index");
         const auto ops = selfOps();
         for (size_t k = 0; k < ops.size(); ++k) QTest::newRow(ops[k].name.c_str()) << static_cast<int>(k);
     }
-    void threadsBitwise() {
+    void threadsBitwise()
+    {
         QFETCH(int, index);
         const SelfOp op = selfOps()[static_cast<size_t>(index)];
         auto one = makeCpuBackend(CpuBackendOptions{1});
@@ -420,8 +592,10 @@ private slots:
         const auto row = randomFloats(static_cast<size_t>(c), 13);
         std::vector<float> yb(static_cast<size_t>(r * c));
         for (int64_t i = 0; i < r * c; ++i) yb[static_cast<size_t>(i)] = row[static_cast<size_t>(i % c)];
-        const auto a2 = logicalBytes(*one, op.run(*one, f32Transposed(*one, r, c, x), cpu::expandTo(f32Tensor(*one, {c}, row), {r, c})));
-        const auto b2 = logicalBytes(*two, op.run(*two, f32Transposed(*two, r, c, x), cpu::expandTo(f32Tensor(*two, {c}, row), {r, c})));
+        const auto a2 = logicalBytes(
+            *one, op.run(*one, f32Transposed(*one, r, c, x), cpu::expandTo(f32Tensor(*one, {c}, row), {r, c})));
+        const auto b2 = logicalBytes(
+            *two, op.run(*two, f32Transposed(*two, r, c, x), cpu::expandTo(f32Tensor(*two, {c}, row), {r, c})));
         QVERIFY2(a2 == b2, (op.name + ": 1 and 2 threads differ (transposed / broadcast inputs)").c_str());
         // the strided walk gives what the contiguous one gives
         const auto a3 = logicalBytes(*two, op.run(*two, f32Tensor(*two, {r, c}, x), f32Tensor(*two, {r, c}, yb)));
@@ -430,7 +604,8 @@ private slots:
 
     // Same values as contiguous, transposed and offset (misaligned) views: same bits.
     void stridedPathBitwise_data() { threadsBitwise_data(); }
-    void stridedPathBitwise() {
+    void stridedPathBitwise()
+    {
         QFETCH(int, index);
         const SelfOp op = selfOps()[static_cast<size_t>(index)];
         auto be = makeCpuBackend();
@@ -451,7 +626,8 @@ private slots:
     // Every window [offset, offset + n) of a vector gives the bits of the same elements of the
     // whole: no body / tail / alignment dependence.
     void bodyTailBitwise_data() { threadsBitwise_data(); }
-    void bodyTailBitwise() {
+    void bodyTailBitwise()
+    {
         QFETCH(int, index);
         const SelfOp op = selfOps()[static_cast<size_t>(index)];
         auto be = makeCpuBackend();
@@ -467,21 +643,23 @@ private slots:
                 const Value part = op.run(*be, xt.asStrided({n}, {1}, off), yt.asStrided({n}, {1}, off));
                 const auto pb = logicalBytes(*be, part);
                 QVERIFY2(std::memcmp(pb.data(), wb.data() + off * isz, static_cast<size_t>(n * isz)) == 0,
-                         (op.name + ": window offset " + std::to_string(off) + " length " + std::to_string(n) +
-                          " differs from the whole").c_str());
+                         (op.name + ": window offset " + std::to_string(off) + " length " + std::to_string(n)
+                          + " differs from the whole")
+                             .c_str());
             }
     }
 
     // Each corpus node of this family: the kernel runs on inputs with the recorded meta and
     // gives the dtype, sizes and strides PyTorch recorded.
-    void corpusLayouts_data() {
+    void corpusLayouts_data()
+    {
         QTest::addColumn<std::string>("file");
         if (!fs::exists(kCorpus / "pytorch")) QSKIP("corpus directory FXLENS_CORPUS_DIR/pytorch not found");
         const std::vector<std::string> files = corpusCodeFiles(kCorpus);
-        for (const auto& f : files)
-            QTest::newRow(fs::relative(f, kCorpus / "pytorch").string().c_str()) << f;
+        for (const auto& f : files) QTest::newRow(fs::relative(f, kCorpus / "pytorch").string().c_str()) << f;
     }
-    void corpusLayouts() {
+    void corpusLayouts()
+    {
         QFETCH(std::string, file);
         auto src = openSource(file);
         QVERIFY(src && !src->artifacts.empty());
@@ -504,11 +682,13 @@ private slots:
             for (const Arg& a : bound) {
                 if (a.isNode()) {
                     const ValueMeta& m = g->node(a.node).val;
-                    if (!m.isTensor()) usable = false;
-                    else key += "|" + formatAnnotation(m);
+                    if (!m.isTensor())
+                        usable = false;
+                    else
+                        key += "|" + formatAnnotation(m);
                 } else {
-                    key += "|" + std::to_string(static_cast<int>(a.kind)) + ":" + std::to_string(a.i) + ":" +
-                           std::to_string(a.f) + ":" + a.s;
+                    key += "|" + std::to_string(static_cast<int>(a.kind)) + ":" + std::to_string(a.i) + ":"
+                        + std::to_string(a.f) + ":" + a.s;
                 }
             }
             if (!usable || !seen.insert(key).second) continue;
@@ -518,8 +698,9 @@ private slots:
             call.outMeta = &n.val;
             uint32_t seed = 1;
             for (const Arg& a : bound)
-                call.args.push_back(a.isNode() ? Value::ofTensor(tensorFromMeta(*be, g->node(a.node).val.tensor, seed++))
-                                               : argToValue(a));
+                call.args.push_back(a.isNode()
+                                        ? Value::ofTensor(tensorFromMeta(*be, g->node(a.node).val.tensor, seed++))
+                                        : argToValue(a));
             try {
                 be->run(call);
             } catch (const std::exception& e) {
@@ -528,8 +709,8 @@ private slots:
             const TensorMeta& want = n.val.tensor;
             QVERIFY2(call.result.isTensor(), (n.name + ": no tensor result").c_str());
             const Tensor& out = call.result.tensor;
-            const std::string what = n.name + " (" + n.target + "): got " + describe(out) + ", recorded " +
-                                     formatAnnotation(n.val);
+            const std::string what =
+                n.name + " (" + n.target + "): got " + describe(out) + ", recorded " + formatAnnotation(n.val);
             QVERIFY2(out.dtype() == want.dtype, what.c_str());
             QVERIFY2(out.sizes() == concrete(want.sizes), what.c_str());
             if (out.numel() > 1) QVERIFY2(out.strides() == concrete(want.strides), what.c_str());
@@ -542,31 +723,58 @@ private slots:
     }
 
     // Inputs PyTorch rejects are rejected with a KernelError, never a crash.
-    void rejectsBadInputs() {
+    void rejectsBadInputs()
+    {
         auto be = makeCpuBackend();
         const auto v = randomFloats(6, 41);
         const Tensor f = f32Tensor(*be, {2, 3}, v);
-        const Value b = runOp(*be, "aten._to_copy.default", {{"self", Value::ofTensor(f)}, {"dtype", dtypeValue(DType::Bool)}});
-        const Value i = runOp(*be, "aten._to_copy.default", {{"self", Value::ofTensor(f)}, {"dtype", dtypeValue(DType::I64)}});
+        const Value b =
+            runOp(*be, "aten._to_copy.default", {{"self", Value::ofTensor(f)}, {"dtype", dtypeValue(DType::Bool)}});
+        const Value i =
+            runOp(*be, "aten._to_copy.default", {{"self", Value::ofTensor(f)}, {"dtype", dtypeValue(DType::I64)}});
         const Tensor f3 = f32Tensor(*be, {3}, {1, 2, 3});
         auto T = [](const Tensor& t) { return Value::ofTensor(t); };
         QVERIFY_EXCEPTION_THROWN(runOp(*be, "aten.sub.Tensor", {{"self", b}, {"other", b}}), KernelError);
-        QVERIFY_EXCEPTION_THROWN(runOp(*be, "aten.sub.Tensor", {{"self", T(f)}, {"other", Value::ofBool(true)}}), KernelError);
+        QVERIFY_EXCEPTION_THROWN(runOp(*be, "aten.sub.Tensor", {{"self", T(f)}, {"other", Value::ofBool(true)}}),
+                                 KernelError);
         QVERIFY_EXCEPTION_THROWN(runOp(*be, "aten.neg.default", {{"self", b}}), KernelError);
-        QVERIFY_EXCEPTION_THROWN(runOp(*be, "aten.pow.Tensor_Scalar", {{"self", i}, {"exponent", Value::ofInt(-1)}}), KernelError);
+        QVERIFY_EXCEPTION_THROWN(runOp(*be, "aten.pow.Tensor_Scalar", {{"self", i}, {"exponent", Value::ofInt(-1)}}),
+                                 KernelError);
         QVERIFY_EXCEPTION_THROWN(runOp(*be, "aten.gelu.default", {{"self", i}}), KernelError);
         QVERIFY_EXCEPTION_THROWN(runOp(*be, "aten.bitwise_not.default", {{"self", T(f)}}), KernelError);
-        QVERIFY_EXCEPTION_THROWN(runOp(*be, "aten.masked_fill.Scalar", {{"self", T(f)}, {"mask", T(f)}, {"value", Value::ofInt(0)}}), KernelError);
-        QVERIFY_EXCEPTION_THROWN(runOp(*be, "aten.add.Tensor", {{"self", T(f)}, {"other", T(f32Tensor(*be, {2}, {1, 2}))}}), KernelError);
-        QVERIFY_EXCEPTION_THROWN(runOp(*be, "aten.add.Tensor", {{"self", i}, {"other", i}, {"alpha", Value::ofFloat(0.5)}}), KernelError);
+        QVERIFY_EXCEPTION_THROWN(
+            runOp(*be, "aten.masked_fill.Scalar", {{"self", T(f)}, {"mask", T(f)}, {"value", Value::ofInt(0)}}),
+            KernelError);
+        QVERIFY_EXCEPTION_THROWN(
+            runOp(*be, "aten.add.Tensor", {{"self", T(f)}, {"other", T(f32Tensor(*be, {2}, {1, 2}))}}), KernelError);
+        QVERIFY_EXCEPTION_THROWN(
+            runOp(*be, "aten.add.Tensor", {{"self", i}, {"other", i}, {"alpha", Value::ofFloat(0.5)}}), KernelError);
         QVERIFY_EXCEPTION_THROWN(runOp(*be, "aten.sub_.Tensor", {{"self", i}, {"other", T(f)}}), KernelError);
         QVERIFY_EXCEPTION_THROWN(runOp(*be, "aten.sub_.Tensor", {{"self", T(f3)}, {"other", T(f)}}), KernelError);
         QVERIFY_EXCEPTION_THROWN(runOp(*be, "aten.triu.default", {{"self", T(f3)}}), KernelError);
-        QVERIFY_EXCEPTION_THROWN(runOp(*be, "aten.fill.Scalar", {{"self", i}, {"value", Value::ofFloat(1e30)}}), KernelError);
-        QVERIFY_EXCEPTION_THROWN(runOp(*be, "aten.arange.start_step", {{"start", Value::ofInt(0)}, {"end", Value::ofInt(5)}, {"step", Value::ofInt(0)}}), KernelError);
-        QVERIFY_EXCEPTION_THROWN(runOp(*be, "aten.arange.start_step", {{"start", Value::ofInt(5)}, {"end", Value::ofInt(0)}, {"step", Value::ofInt(1)}}), KernelError);
-        QVERIFY_EXCEPTION_THROWN(runOp(*be, "aten.full.default", {{"size", Value::ofList({Value::ofInt(-1)})}, {"fill_value", Value::ofInt(0)}}), KernelError);
-        QVERIFY_EXCEPTION_THROWN(runOp(*be, "aten.gelu.default", {{"self", T(f)}, {"approximate", [] { Value s; s.kind = Value::Kind::Str; s.s = "fast"; return s; }()}}), KernelError);
+        QVERIFY_EXCEPTION_THROWN(runOp(*be, "aten.fill.Scalar", {{"self", i}, {"value", Value::ofFloat(1e30)}}),
+                                 KernelError);
+        QVERIFY_EXCEPTION_THROWN(
+            runOp(*be, "aten.arange.start_step",
+                  {{"start", Value::ofInt(0)}, {"end", Value::ofInt(5)}, {"step", Value::ofInt(0)}}),
+            KernelError);
+        QVERIFY_EXCEPTION_THROWN(
+            runOp(*be, "aten.arange.start_step",
+                  {{"start", Value::ofInt(5)}, {"end", Value::ofInt(0)}, {"step", Value::ofInt(1)}}),
+            KernelError);
+        QVERIFY_EXCEPTION_THROWN(runOp(*be, "aten.full.default",
+                                       {{"size", Value::ofList({Value::ofInt(-1)})}, {"fill_value", Value::ofInt(0)}}),
+                                 KernelError);
+        QVERIFY_EXCEPTION_THROWN(runOp(*be, "aten.gelu.default",
+                                       {{"self", T(f)},
+                                        {"approximate",
+                                         [] {
+                                             Value s;
+                                             s.kind = Value::Kind::Str;
+                                             s.s = "fast";
+                                             return s;
+                                         }()}}),
+                                 KernelError);
     }
 };
 

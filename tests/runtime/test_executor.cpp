@@ -19,39 +19,47 @@ Q_DECLARE_METATYPE(std::string)
 namespace {
 const fs::path kCorpus = FXLENS_CORPUS_DIR;
 
-struct Loaded {
+struct Loaded
+{
     std::shared_ptr<Graph> graph;
     SafeTensorsFile inputs, constants, expected;
 };
 
-Loaded load(const std::string& name) {
+Loaded load(const std::string& name)
+{
     const std::string stem = (kCorpus / "pytorch" / name).string();  // name may be "large/..."
 
     auto src = openSource(stem + ".joint.code.py");
     Loaded l;
     l.graph = src->graph(src->artifacts.at(0).id);
     l.inputs = readSafetensors(stem + ".inputs.safetensors");
-    if (fs::exists(stem + ".joint.constants.safetensors")) l.constants = readSafetensors(stem + ".joint.constants.safetensors");
+    if (fs::exists(stem + ".joint.constants.safetensors"))
+        l.constants = readSafetensors(stem + ".joint.constants.safetensors");
     l.expected = readSafetensors(stem + ".outputs.safetensors");
     return l;
 }
 }  // namespace
 
-class TestExecutor : public QObject {
+class TestExecutor : public QObject
+{
     Q_OBJECT
 
 private slots:
-    void initTestCase() {
+    void initTestCase()
+    {
         if (!fs::exists(kCorpus / "pytorch")) QSKIP("corpus directory FXLENS_CORPUS_DIR/pytorch not found");
     }
 
-    void matchesPyTorch_data() {
+    void matchesPyTorch_data()
+    {
         QTest::addColumn<std::string>("name");
-        for (const char* n : {"mlp_gelu", "linear_ce", "gpt2_tiny", "llama_tiny", "moe_tiny", "moe_dispatch", "checkpoint_mlp"})
+        for (const char* n :
+             {"mlp_gelu", "linear_ce", "gpt2_tiny", "llama_tiny", "moe_tiny", "moe_dispatch", "checkpoint_mlp"})
             QTest::newRow(n) << std::string(n);
         QTest::newRow("large/gpt2_deep640") << std::string("large/gpt2_deep640");
     }
-    void matchesPyTorch() {
+    void matchesPyTorch()
+    {
         QFETCH(std::string, name);
         Loaded l = load(name);
         ExecOptions opts;
@@ -85,7 +93,8 @@ private slots:
 
     // Executor peak bytes equal the memory timeline's estimate for the same order.
     void peakMatchesTimeline_data() { matchesPyTorch_data(); }
-    void peakMatchesTimeline() {
+    void peakMatchesTimeline()
+    {
         QFETCH(std::string, name);
         Loaded l = load(name);
         ExecOptions opts;

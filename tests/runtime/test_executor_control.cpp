@@ -14,21 +14,22 @@ using namespace fxl;
 namespace {
 
 // x @ w, a GELU and a sum: 6 nodes (2 placeholders, 3 calls, output).
-const char* const kText =
-    "class G(torch.nn.Module):\n"
-    "    def forward(self, x: \"f32[8, 16][16, 1]cpu\", w: \"f32[16, 4][4, 1]cpu\"):\n"
-    "        mm = torch.ops.aten.mm.default(x, w)\n"
-    "        gelu = torch.ops.aten.gelu.default(mm)\n"
-    "        sum_1 = torch.ops.aten.sum.default(gelu)\n"
-    "        return (gelu, sum_1)\n";
+const char* const kText = "class G(torch.nn.Module):\n"
+                          "    def forward(self, x: \"f32[8, 16][16, 1]cpu\", w: \"f32[16, 4][4, 1]cpu\"):\n"
+                          "        mm = torch.ops.aten.mm.default(x, w)\n"
+                          "        gelu = torch.ops.aten.gelu.default(mm)\n"
+                          "        sum_1 = torch.ops.aten.sum.default(gelu)\n"
+                          "        return (gelu, sum_1)\n";
 
-Graph graph() {
+Graph graph()
+{
     Graph g = parseFxText(kText, "<test>");
     g.rebuildUsers();
     return g;
 }
 
-SafeTensor f32Tensor(const std::string& name, std::vector<int64_t> shape, float start) {
+SafeTensor f32Tensor(const std::string& name, std::vector<int64_t> shape, float start)
+{
     SafeTensor t;
     t.name = name;
     t.dtype = DType::F32;
@@ -42,7 +43,8 @@ SafeTensor f32Tensor(const std::string& name, std::vector<int64_t> shape, float 
     return t;
 }
 
-std::vector<uint8_t> bytesOf(const ExecResult& r, Backend& b, size_t item) {
+std::vector<uint8_t> bytesOf(const ExecResult& r, Backend& b, size_t item)
+{
     const Tensor& t = r.outputs.at(item).tensor;
     std::vector<uint8_t> out(static_cast<size_t>(t.nbytes()));
     b.download(out.data(), t, t.nbytes());
@@ -51,11 +53,13 @@ std::vector<uint8_t> bytesOf(const ExecResult& r, Backend& b, size_t item) {
 
 }  // namespace
 
-class TestExecutorControl : public QObject {
+class TestExecutorControl : public QObject
+{
     Q_OBJECT
 
 private slots:
-    void progressOncePerNodeInOrder() {
+    void progressOncePerNodeInOrder()
+    {
         Graph g = graph();
         std::vector<std::string> seen;
         std::vector<size_t> done;
@@ -76,11 +80,13 @@ private slots:
     }
 
     // Cancelling from the progress callback stops before the next node.
-    void cancelStopsBetweenNodes_data() {
+    void cancelStopsBetweenNodes_data()
+    {
         QTest::addColumn<int>("after");
         for (int k : {0, 1, 3, 4}) QTest::newRow(qPrintable(QString("after %1 nodes").arg(k))) << k;
     }
-    void cancelStopsBetweenNodes() {
+    void cancelStopsBetweenNodes()
+    {
         QFETCH(int, after);
         Graph g = graph();
         std::atomic<bool> cancel{after == 0};
@@ -98,7 +104,8 @@ private slots:
     }
 
     // Generated inputs depend on the seed only; resolveInputs gives exactly what a run uses.
-    void seededInputs() {
+    void seededInputs()
+    {
         Graph g = graph();
         auto be = makeCpuBackend(CpuBackendOptions{1});
         auto run = [&](uint64_t seed) {
@@ -128,14 +135,19 @@ private slots:
 
     // Inputs from a file: used as given; a missing, mistyped or misshapen one is an error
     // that names the placeholder.
-    void inputErrors_data() {
+    void inputErrors_data()
+    {
         QTest::addColumn<QString>("what");
         QTest::addColumn<QString>("message");
-        QTest::newRow("missing") << "missing" << "input 'w' is missing";
-        QTest::newRow("dtype") << "dtype" << "input 'w'";
-        QTest::newRow("shape") << "shape" << "input 'w'";
+        QTest::newRow("missing") << "missing"
+                                 << "input 'w' is missing";
+        QTest::newRow("dtype") << "dtype"
+                               << "input 'w'";
+        QTest::newRow("shape") << "shape"
+                               << "input 'w'";
     }
-    void inputErrors() {
+    void inputErrors()
+    {
         QFETCH(QString, what);
         QFETCH(QString, message);
         Graph g = graph();
@@ -166,21 +178,22 @@ private slots:
     }
 
     // No CUDA backend yet: asking for one says why instead of failing later.
-    void cudaBackendSaysWhy() {
+    void cudaBackendSaysWhy()
+    {
         std::string why;
         auto b = makeCudaBackend(0, &why);
         QVERIFY(!b);
         QVERIFY2(why.find("CUDA") != std::string::npos, why.c_str());
     }
 
-    void missingConstant() {
-        Graph g = parseFxText(
-            "class G(torch.nn.Module):\n"
-            "    def forward(self, x: \"f32[4][1]cpu\"):\n"
-            "        _tensor_constant0 = self._tensor_constant0\n"
-            "        add = torch.ops.aten.add.Tensor(x, _tensor_constant0)\n"
-            "        return (add,)\n",
-            "<test>");
+    void missingConstant()
+    {
+        Graph g = parseFxText("class G(torch.nn.Module):\n"
+                              "    def forward(self, x: \"f32[4][1]cpu\"):\n"
+                              "        _tensor_constant0 = self._tensor_constant0\n"
+                              "        add = torch.ops.aten.add.Tensor(x, _tensor_constant0)\n"
+                              "        return (add,)\n",
+                              "<test>");
         g.rebuildUsers();
         try {
             executeGraph(g, ExecOptions{});

@@ -16,14 +16,14 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/ops/op_registry.hpp"
 #include "core/formats/safetensors.hpp"
+#include "core/ops/op_registry.hpp"
+#include "kernel_test_util.hpp"
 #include "runtime/backend.hpp"
 #include "runtime/cpu/cpu_common.hpp"
 #include "runtime/cpu/gemm.hpp"
 #include "runtime/kernel.hpp"
 #include "runtime/thread_pool.hpp"
-#include "kernel_test_util.hpp"
 
 using namespace fxl;
 using kerneltest::bytesOf;
@@ -41,20 +41,24 @@ const fs::path kData = fs::path(FXLENS_TEST_DATA_DIR) / "kernels";
 
 // ---- running one op by hand (no executor)
 
-Tensor runOp(Backend& be, const std::string& target, const NamedArgs& given) {
+Tensor runOp(Backend& be, const std::string& target, const NamedArgs& given)
+{
     KernelCall call = makeCall(target, given);
     be.run(call);
     if (!call.result.isTensor()) throw std::runtime_error(target + " returned no tensor");
     return call.result.tensor;
 }
 
-Tensor mm(Backend& be, const Tensor& a, const Tensor& b) {
+Tensor mm(Backend& be, const Tensor& a, const Tensor& b)
+{
     return runOp(be, "aten.mm.default", {{"self", Value::ofTensor(a)}, {"mat2", Value::ofTensor(b)}});
 }
-Tensor bmm(Backend& be, const Tensor& a, const Tensor& b) {
+Tensor bmm(Backend& be, const Tensor& a, const Tensor& b)
+{
     return runOp(be, "aten.bmm.default", {{"self", Value::ofTensor(a)}, {"mat2", Value::ofTensor(b)}});
 }
-Tensor addmm(Backend& be, const Tensor& bias, const Tensor& a, const Tensor& b) {
+Tensor addmm(Backend& be, const Tensor& bias, const Tensor& a, const Tensor& b)
+{
     return runOp(be, "aten.addmm.default",
                  {{"self", Value::ofTensor(bias)}, {"mat1", Value::ofTensor(a)}, {"mat2", Value::ofTensor(b)}});
 }
@@ -63,7 +67,8 @@ Tensor addmm(Backend& be, const Tensor& bias, const Tensor& a, const Tensor& b) 
 
 // normal(0, 1) drawn in float (kerneltest::randomTensor draws in double): the inputs these
 // tests were written against.
-Tensor randomTensor(Backend& be, const std::vector<int64_t>& sizes, DType dt, uint32_t seed) {
+Tensor randomTensor(Backend& be, const std::vector<int64_t>& sizes, DType dt, uint32_t seed)
+{
     Tensor t = be.empty(sizes, dt);
     std::mt19937 rng(seed);
     std::normal_distribution<float> nd(0.0f, 1.0f);
@@ -73,7 +78,8 @@ Tensor randomTensor(Backend& be, const std::vector<int64_t>& sizes, DType dt, ui
 }
 
 // Rows [r0, r0+n) of a 2-d (or dim -2 of a 3-d) tensor as a view.
-Tensor rowsView(const Tensor& t, int64_t r0, int64_t n) {
+Tensor rowsView(const Tensor& t, int64_t r0, int64_t n)
+{
     std::vector<int64_t> sz = t.sizes();
     sz[sz.size() - 2] = n;
     return t.asStrided(sz, t.strides(), t.offset() + r0 * t.strides()[t.strides().size() - 2]);
@@ -81,7 +87,8 @@ Tensor rowsView(const Tensor& t, int64_t r0, int64_t n) {
 
 // The transpose of the last two dims, stored that way: a contiguous [.., C, R] tensor holding
 // the values of t, viewed back as [.., R, C] (strides swapped). Same values, other strides.
-Tensor transposedCopy(Backend& be, const Tensor& t) {
+Tensor transposedCopy(Backend& be, const Tensor& t)
+{
     std::vector<int64_t> sz = t.sizes();
     std::swap(sz[sz.size() - 1], sz[sz.size() - 2]);
     Tensor store = be.empty(sz, t.dtype());
@@ -93,7 +100,8 @@ Tensor transposedCopy(Backend& be, const Tensor& t) {
 }
 
 // Same values in a buffer with a row pitch of cols+pad and a base offset: strided rows.
-Tensor paddedCopy(Backend& be, const Tensor& t, int64_t pad, int64_t offset) {
+Tensor paddedCopy(Backend& be, const Tensor& t, int64_t pad, int64_t offset)
+{
     const int64_t R = t.size(0), C = t.size(1);
     Tensor store = be.empty({R * (C + pad) + offset}, t.dtype());
     Tensor view = store.asStrided({R, C}, {C + pad, 1}, offset);
@@ -101,7 +109,8 @@ Tensor paddedCopy(Backend& be, const Tensor& t, int64_t pad, int64_t offset) {
     return view;
 }
 
-int64_t differingBytes(const std::vector<uint8_t>& a, const std::vector<uint8_t>& b) {
+int64_t differingBytes(const std::vector<uint8_t>& a, const std::vector<uint8_t>& b)
+{
     if (a.size() != b.size()) return -1;
     int64_t n = 0;
     for (size_t k = 0; k < a.size(); ++k) n += a[k] != b[k];
@@ -109,8 +118,9 @@ int64_t differingBytes(const std::vector<uint8_t>& a, const std::vector<uint8_t>
 }
 
 // ---- the definition: acc = 0; for k ascending: acc = fma(a, b, acc)
-template <class T>
-std::vector<T> naiveChain(const std::vector<T>& A, const std::vector<T>& B, int64_t M, int64_t K, int64_t N) {
+template<class T>
+std::vector<T> naiveChain(const std::vector<T>& A, const std::vector<T>& B, int64_t M, int64_t K, int64_t N)
+{
     std::vector<T> C(static_cast<size_t>(M * N));
     for (int64_t i = 0; i < M; ++i)
         for (int64_t j = 0; j < N; ++j) {
@@ -121,45 +131,51 @@ std::vector<T> naiveChain(const std::vector<T>& A, const std::vector<T>& B, int6
     return C;
 }
 
-std::vector<float> asFloats(Backend& be, const Tensor& t) {
+std::vector<float> asFloats(Backend& be, const Tensor& t)
+{
     std::vector<uint8_t> b = bytesOf(be, t);
     std::vector<float> out(static_cast<size_t>(t.numel()));
     for (size_t k = 0; k < out.size(); ++k) out[k] = cpu::loadAsFloat(b.data() + k * t.itemSize(), t.dtype());
     return out;
 }
 
-
-struct RefCase {
+struct RefCase
+{
     std::string id, op, note;
     nlohmann::json j;
 };
 
-std::vector<RefCase> loadCases() {
+std::vector<RefCase> loadCases()
+{
     std::vector<RefCase> out;
     std::ifstream f(kData / "matmul.cases.json");
     if (!f) return out;
     nlohmann::json doc = nlohmann::json::parse(f);
     for (const auto& c : doc.at("cases"))
-        out.push_back({c.at("id").get<std::string>(), c.at("op").get<std::string>(), c.at("note").get<std::string>(), c});
+        out.push_back(
+            {c.at("id").get<std::string>(), c.at("op").get<std::string>(), c.at("note").get<std::string>(), c});
     return out;
 }
 
 const std::vector<cpu::GemmIsa> kAllIsas = {cpu::GemmIsa::Scalar, cpu::GemmIsa::Avx2, cpu::GemmIsa::Avx512};
 
-struct IsaGuard {
+struct IsaGuard
+{
     ~IsaGuard() { cpu::setGemmIsaOverride(std::nullopt); }
 };
 
 }  // namespace
 
-class TestMatmul : public QObject {
+class TestMatmul : public QObject
+{
     Q_OBJECT
 
     SafeTensorsFile refs_;
     std::unique_ptr<Backend> be1_, be2_, be3_;
 
 private slots:
-    void initTestCase() {
+    void initTestCase()
+    {
         be1_ = makeCpuBackend({1});
         be2_ = makeCpuBackend({2});
         be3_ = makeCpuBackend({3});
@@ -169,12 +185,14 @@ private slots:
     }
 
     // ---------------- PyTorch references
-    void matchesPyTorch_data() {
+    void matchesPyTorch_data()
+    {
         QTest::addColumn<std::string>("id");
         const auto cases = loadCases();
         for (const auto& c : cases) QTest::newRow((c.id + " " + c.note).c_str()) << c.id;
     }
-    void matchesPyTorch() {
+    void matchesPyTorch()
+    {
         QFETCH(std::string, id);
         if (refs_.tensors.empty()) refs_ = readSafetensors((kData / "matmul.safetensors").string());
         static const auto cases = loadCases();
@@ -211,8 +229,11 @@ private slots:
             QCOMPARE(out.dtype(), exp->dtype);
             std::vector<uint8_t> got = bytesOf(be, out);
             QCOMPARE(got.size(), exp->data.size());
-            if (first.empty()) first = got;
-            else QVERIFY2(got == first, (std::string("path ") + cpu::gemmIsaName(isa) + " differs from the first path").c_str());
+            if (first.empty())
+                first = got;
+            else
+                QVERIFY2(got == first,
+                         (std::string("path ") + cpu::gemmIsaName(isa) + " differs from the first path").c_str());
         }
         const DType dt = exp->dtype;
         const int64_t n = static_cast<int64_t>(exp->numel());
@@ -242,7 +263,8 @@ private slots:
             }
             const double gv = cpu::loadAsDouble(g, dt), ev = cpu::loadAsDouble(e, dt);
             if (std::isnan(ev) || std::isnan(gv)) {
-                QVERIFY2(std::isnan(ev) && std::isnan(gv), qPrintable(QString("element %1: %2 vs %3").arg(k).arg(gv).arg(ev)));
+                QVERIFY2(std::isnan(ev) && std::isnan(gv),
+                         qPrintable(QString("element %1: %2 vs %3").arg(k).arg(gv).arg(ev)));
                 continue;
             }
             if (std::isinf(ev) || std::isinf(gv)) {
@@ -252,7 +274,8 @@ private slots:
             const double tol = dt == DType::F64 ? 1e-12 + 1e-10 * std::fabs(ev) : 1e-6 + 1e-5 * std::fabs(ev);
             const double ratio = std::fabs(gv - ev) / tol;
             if (ratio > worst) worst = ratio, worstAt = k;
-            QVERIFY2(ratio <= 1.0, qPrintable(QString("element %1: %2 vs %3").arg(k).arg(gv, 0, 'g', 17).arg(ev, 0, 'g', 17)));
+            QVERIFY2(ratio <= 1.0,
+                     qPrintable(QString("element %1: %2 vs %3").arg(k).arg(gv, 0, 'g', 17).arg(ev, 0, 'g', 17)));
         }
         if (rc->j.contains("out_native")) {  // PyTorch's own (not round-once) bf16 result, for information
             const SafeTensor* nat = refs_.find(rc->j.at("out_native").get<std::string>());
@@ -271,7 +294,8 @@ private slots:
     }
 
     // ---------------- the definition (bitwise)
-    void equalsNaiveChain_data() {
+    void equalsNaiveChain_data()
+    {
         QTest::addColumn<int>("M");
         QTest::addColumn<int>("K");
         QTest::addColumn<int>("N");
@@ -281,7 +305,8 @@ private slots:
         QTest::newRow("150x64x70") << 150 << 64 << 70;
         QTest::newRow("3x1000x1") << 3 << 1000 << 1;
     }
-    void equalsNaiveChain() {
+    void equalsNaiveChain()
+    {
         QFETCH(int, M);
         QFETCH(int, K);
         QFETCH(int, N);
@@ -309,17 +334,20 @@ private slots:
     }
 
     // bf16/f16: widen exactly, the f32 chain, round once (f16 has no PyTorch CPU reference).
-    void halfRoundsOnce_data() {
+    void halfRoundsOnce_data()
+    {
         QTest::addColumn<int>("dtype");
         QTest::newRow("bf16") << static_cast<int>(DType::BF16);
         QTest::newRow("f16") << static_cast<int>(DType::F16);
     }
-    void halfRoundsOnce() {
+    void halfRoundsOnce()
+    {
         QFETCH(int, dtype);
         const DType dt = static_cast<DType>(dtype);
         Backend& be = *be2_;
         const int64_t M = 37, K = 300, N = 41;
-        Tensor a = randomTensor(be, {M, K}, dt, 21), b = randomTensor(be, {K, N}, dt, 22), bias = randomTensor(be, {N}, dt, 23);
+        Tensor a = randomTensor(be, {M, K}, dt, 21), b = randomTensor(be, {K, N}, dt, 22),
+               bias = randomTensor(be, {N}, dt, 23);
         std::vector<float> A = asFloats(be, a), B = asFloats(be, b), Bias = asFloats(be, bias);
         std::vector<float> ref = naiveChain(A, B, M, K, N);
         Tensor c = mm(be, a, b);
@@ -336,7 +364,8 @@ private slots:
     }
 
     // addmm = dot rounded to f32, then + bias (one rounding each), for every bias broadcast.
-    void addmmAddsBiasAfterDot() {
+    void addmmAddsBiasAfterDot()
+    {
         Backend& be = *be2_;
         const int64_t M = 19, K = 77, N = 33;
         Tensor a = randomTensor(be, {M, K}, DType::F32, 31), b = randomTensor(be, {K, N}, DType::F32, 32);
@@ -350,13 +379,15 @@ private slots:
                 for (int64_t j = 0; j < N; ++j) {
                     const float bv = bx.data<float>()[i * bx.strides()[0] + j * bx.strides()[1]];
                     const float want = dot[i * N + j] + bv;
-                    QVERIFY2(std::memcmp(&want, &o[i * N + j], 4) == 0, qPrintable(QString("bias rank %1 at %2,%3").arg(bs.size()).arg(i).arg(j)));
+                    QVERIFY2(std::memcmp(&want, &o[i * N + j], 4) == 0,
+                             qPrintable(QString("bias rank %1 at %2,%3").arg(bs.size()).arg(i).arg(j)));
                 }
         }
     }
 
     // ---------------- batch invariance
-    void rowChunksBitwise_data() {
+    void rowChunksBitwise_data()
+    {
         QTest::addColumn<int>("K");
         QTest::addColumn<int>("dtype");
         for (int k : {64, 300, 777}) {
@@ -365,7 +396,8 @@ private slots:
         QTest::newRow("bf16 K=300") << 300 << static_cast<int>(DType::BF16);
         QTest::newRow("f64 K=300") << 300 << static_cast<int>(DType::F64);
     }
-    void rowChunksBitwise() {
+    void rowChunksBitwise()
+    {
         QFETCH(int, K);
         QFETCH(int, dtype);
         const DType dt = static_cast<DType>(dtype);
@@ -404,7 +436,8 @@ private slots:
         qInfo("%d chunk placements bitwise equal", checked);
     }
 
-    void stridedEqualsContiguous() {
+    void stridedEqualsContiguous()
+    {
         Backend& be = *be2_;
         const int64_t M = 70, K = 290, N = 53;
         Tensor a = randomTensor(be, {M, K}, DType::F32, 51), b = randomTensor(be, {K, N}, DType::F32, 52);
@@ -417,10 +450,12 @@ private slots:
             {paddedCopy(be, a, 0, 1), paddedCopy(be, b, 0, 1)},  // misaligned base
         };
         for (size_t v = 0; v < variants.size(); ++v)
-            QVERIFY2(bytesOf(be, mm(be, variants[v].first, variants[v].second)) == want, qPrintable(QString("variant %1").arg(v)));
+            QVERIFY2(bytesOf(be, mm(be, variants[v].first, variants[v].second)) == want,
+                     qPrintable(QString("variant %1").arg(v)));
     }
 
-    void threadsBitwise_data() {
+    void threadsBitwise_data()
+    {
         QTest::addColumn<int>("M");
         QTest::addColumn<int>("K");
         QTest::addColumn<int>("N");
@@ -429,7 +464,8 @@ private slots:
         QTest::newRow("4x3000x700 (few rows)") << 4 << 3000 << 700;
         QTest::newRow("1000x64x40 (narrow)") << 1000 << 64 << 40;
     }
-    void threadsBitwise() {
+    void threadsBitwise()
+    {
         QFETCH(int, M);
         QFETCH(int, K);
         QFETCH(int, N);
@@ -445,7 +481,8 @@ private slots:
         QVERIFY(std::memcmp(C.data(), one.data(), one.size()) == 0);
     }
 
-    void isaPathsBitwise() {
+    void isaPathsBitwise()
+    {
         Backend& be = *be2_;
         IsaGuard guard;
         const int64_t M = 97, K = 515, N = 83;
@@ -460,16 +497,21 @@ private slots:
                 QCOMPARE(cpu::gemmIsa(), isa);
                 const std::vector<uint8_t> got = bytesOf(be, mm(be, a, bT));
                 if (first.empty()) first = got;
-                QVERIFY2(got == first, qPrintable(QString("%1 differs (%2 bytes)").arg(cpu::gemmIsaName(isa)).arg(differingBytes(got, first))));
+                QVERIFY2(
+                    got == first,
+                    qPrintable(
+                        QString("%1 differs (%2 bytes)").arg(cpu::gemmIsaName(isa)).arg(differingBytes(got, first))));
                 ++paths;
             }
             qInfo("%s: %d paths bitwise equal", std::string(dtypeAbbr(dt)).c_str(), paths);
         }
         for (auto isa : kAllIsas)
-            if (!cpu::gemmIsaSupported(isa)) QVERIFY_THROWS_EXCEPTION(std::invalid_argument, cpu::setGemmIsaOverride(isa));
+            if (!cpu::gemmIsaSupported(isa))
+                QVERIFY_THROWS_EXCEPTION(std::invalid_argument, cpu::setGemmIsaOverride(isa));
     }
 
-    void bmmChunksBitwise() {
+    void bmmChunksBitwise()
+    {
         Backend& be = *be2_;
         const int64_t Bn = 10, M = 33, K = 70, N = 45;
         Tensor a = randomTensor(be, {Bn, M, K}, DType::F32, 81), b = randomTensor(be, {Bn, K, N}, DType::F32, 82);
@@ -490,7 +532,8 @@ private slots:
             for (int64_t off : {int64_t{0}, int64_t{5}}) {
                 const std::vector<uint8_t> part = bytesOf(be, bmm(be, rowsView(a, off, c), b));
                 for (int64_t e = 0; e < Bn; ++e)
-                    QVERIFY(std::memcmp(part.data() + e * c * N * 4, whole.data() + e * entry + off * N * 4, c * N * 4) == 0);
+                    QVERIFY(std::memcmp(part.data() + e * c * N * 4, whole.data() + e * entry + off * N * 4, c * N * 4)
+                            == 0);
             }
         }
         for (int64_t e = 0; e < Bn; ++e) {
@@ -499,13 +542,15 @@ private slots:
             QVERIFY(std::memcmp(one.data(), whole.data() + e * entry, entry) == 0);
         }
         // threads and a big batch entry (parallel inside the entry)
-        Tensor a2 = randomTensor(be, {2, 200, 300}, DType::F32, 83), b2 = randomTensor(be, {2, 300, 150}, DType::F32, 84);
+        Tensor a2 = randomTensor(be, {2, 200, 300}, DType::F32, 83),
+               b2 = randomTensor(be, {2, 300, 150}, DType::F32, 84);
         QCOMPARE(bytesOf(*be1_, bmm(*be1_, a2, b2)), bytesOf(*be2_, bmm(*be2_, a2, b2)));
         QCOMPARE(bytesOf(*be1_, bmm(*be1_, a, b)), whole);
     }
 
     // ---------------- errors
-    void badInputsThrow() {
+    void badInputsThrow()
+    {
         Backend& be = *be1_;
         Tensor a = randomTensor(be, {3, 4}, DType::F32, 1), b = randomTensor(be, {5, 6}, DType::F32, 2);
         QVERIFY_THROWS_EXCEPTION(KernelError, mm(be, a, b));
@@ -515,13 +560,17 @@ private slots:
         QVERIFY_THROWS_EXCEPTION(KernelError, mm(be, a3, bd));
         QVERIFY_THROWS_EXCEPTION(KernelError, bmm(be, a3, randomTensor(be, {3, 4, 5}, DType::F32, 5)));
         Tensor ok = randomTensor(be, {4, 6}, DType::F32, 6);
-        QVERIFY_THROWS_EXCEPTION(KernelError, addmm(be, randomTensor(be, {5}, DType::F32, 7), a, ok));  // bias does not broadcast
+        QVERIFY_THROWS_EXCEPTION(KernelError,
+                                 addmm(be, randomTensor(be, {5}, DType::F32, 7), a, ok));  // bias does not broadcast
         Tensor ia = be.empty({2, 2}, DType::I64), ib = be.empty({2, 2}, DType::I64);
         std::memset(ia.rawData(), 0, 32);
         std::memset(ib.rawData(), 0, 32);
-        QVERIFY_THROWS_EXCEPTION(KernelError, runOp(be, "aten.addmm.default",
-                                                    {{"self", Value::ofTensor(ia)}, {"mat1", Value::ofTensor(ia)},
-                                                     {"mat2", Value::ofTensor(ib)}, {"alpha", Value::ofFloat(0.5)}}));
+        QVERIFY_THROWS_EXCEPTION(KernelError,
+                                 runOp(be, "aten.addmm.default",
+                                       {{"self", Value::ofTensor(ia)},
+                                        {"mat1", Value::ofTensor(ia)},
+                                        {"mat2", Value::ofTensor(ib)},
+                                        {"alpha", Value::ofFloat(0.5)}}));
         Tensor bo = be.empty({2, 2}, DType::Bool);
         QVERIFY_THROWS_EXCEPTION(KernelError, mm(be, bo, bo));
     }

@@ -10,8 +10,8 @@
 #include <fstream>
 #include <sstream>
 
-#include "core/formats/fx/fx_text_parser.hpp"
 #include "core/analysis/memory_timeline.hpp"
+#include "core/formats/fx/fx_text_parser.hpp"
 #include "core/formats/safetensors.hpp"
 #include "core/formats/source.hpp"
 #include "runtime/equivalence.hpp"
@@ -31,7 +31,8 @@ const fs::path kData = fs::path(FXLENS_TEST_DATA_DIR) / "nested";
 const fs::path kCorpusFx = fs::path(FXLENS_CORPUS_DIR) / "fx";
 
 // A test graph, with `from` replaced by `to` in its text (once; the text must contain it).
-Graph loadNested(const std::string& file, const std::string& from = {}, const std::string& to = {}) {
+Graph loadNested(const std::string& file, const std::string& from = {}, const std::string& to = {})
+{
     std::string text = readText(kData / file);
     if (!from.empty()) {
         const size_t at = text.find(from);
@@ -42,23 +43,26 @@ Graph loadNested(const std::string& file, const std::string& from = {}, const st
 }
 
 // Sets an input of a resolved inputs file to one scalar (pred of cond, the loop counter).
-void setScalar(SafeTensorsFile& f, const std::string& name, DType t, int64_t v) {
+void setScalar(SafeTensorsFile& f, const std::string& name, DType t, int64_t v)
+{
     for (auto& st : f.tensors)
         if (st.name == name) {
             st.dtype = t;
             st.shape.clear();
             st.data.assign(static_cast<size_t>(dtypeItemSize(t)), 0);
-            if (t == DType::Bool) st.data[0] = v ? 1 : 0;
-            else std::memcpy(st.data.data(), &v, st.data.size());  // little-endian i64
+            if (t == DType::Bool)
+                st.data[0] = v ? 1 : 0;
+            else
+                std::memcpy(st.data.data(), &v, st.data.size());  // little-endian i64
             return;
         }
     throw std::runtime_error("no input " + name);
 }
 
-
 // The inputs a HOP graph case runs on: generated from the graph's meta (seed 7), with the
 // scalars that steer control flow set by the case.
-SafeTensorsFile caseInputs(const Graph& g, const std::string& row) {
+SafeTensorsFile caseInputs(const Graph& g, const std::string& row)
+{
     ExecOptions opts;
     opts.inputSeed = 7;
     SafeTensorsFile f = resolveInputs(g, opts);
@@ -68,7 +72,8 @@ SafeTensorsFile caseInputs(const Graph& g, const std::string& row) {
     return f;
 }
 
-QString stepMismatch(const Graph& g, const MemoryTimeline& t, size_t k, int64_t got, int64_t expected) {
+QString stepMismatch(const Graph& g, const MemoryTimeline& t, size_t k, int64_t got, int64_t expected)
+{
     const Node& n = g.node(t.steps[k].node);
     return QStringLiteral("step %1 (%2): executor %3 bytes, expected %4 (timeline %5)")
         .arg(k)
@@ -79,25 +84,34 @@ QString stepMismatch(const Graph& g, const MemoryTimeline& t, size_t k, int64_t 
 }
 }  // namespace
 
-class TestNested : public QObject {
+class TestNested : public QObject
+{
     Q_OBJECT
 
 private slots:
     // HOP graph == the same graph with its bodies inlined by hand, bitwise; the measured live
     // bytes equal the timeline at every step (no body here returns one of its operands).
-    void matchesInlined_data() {
+    void matchesInlined_data()
+    {
         QTest::addColumn<std::string>("row");
         QTest::addColumn<std::string>("hopFile");
         QTest::addColumn<std::string>("inlinedFile");
-        QTest::newRow("invoke_subgraph") << std::string("invoke_subgraph") << std::string("invoke_subgraph.py") << std::string("invoke_subgraph_inlined.py");
-        QTest::newRow("tag_activation_checkpoint") << std::string("checkpoint") << std::string("checkpoint.py") << std::string("checkpoint_inlined.py");
-        QTest::newRow("set_grad_enabled+autocast(off)") << std::string("wrap_modes") << std::string("wrap_modes.py") << std::string("wrap_modes_inlined.py");
-        QTest::newRow("cond true") << std::string("cond_true") << std::string("cond.py") << std::string("cond_true_inlined.py");
-        QTest::newRow("cond false") << std::string("cond_false") << std::string("cond.py") << std::string("cond_false_inlined.py");
-        QTest::newRow("while_loop 3 iterations") << std::string("while_loop") << std::string("while_loop.py") << std::string("while_loop_inlined.py");
+        QTest::newRow("invoke_subgraph") << std::string("invoke_subgraph") << std::string("invoke_subgraph.py")
+                                         << std::string("invoke_subgraph_inlined.py");
+        QTest::newRow("tag_activation_checkpoint")
+            << std::string("checkpoint") << std::string("checkpoint.py") << std::string("checkpoint_inlined.py");
+        QTest::newRow("set_grad_enabled+autocast(off)")
+            << std::string("wrap_modes") << std::string("wrap_modes.py") << std::string("wrap_modes_inlined.py");
+        QTest::newRow("cond true") << std::string("cond_true") << std::string("cond.py")
+                                   << std::string("cond_true_inlined.py");
+        QTest::newRow("cond false") << std::string("cond_false") << std::string("cond.py")
+                                    << std::string("cond_false_inlined.py");
+        QTest::newRow("while_loop 3 iterations")
+            << std::string("while_loop") << std::string("while_loop.py") << std::string("while_loop_inlined.py");
         QTest::newRow("map_impl") << std::string("map") << std::string("map.py") << std::string("map_inlined.py");
     }
-    void matchesInlined() {
+    void matchesInlined()
+    {
         QFETCH(std::string, row);
         QFETCH(std::string, hopFile);
         QFETCH(std::string, inlinedFile);
@@ -132,7 +146,8 @@ private slots:
     }
 
     // The cond rows discriminate: the true branch is not the false branch's inlined graph.
-    void condBranchesDiffer() {
+    void condBranchesDiffer()
+    {
         const Graph hop = loadNested("cond.py");
         const Graph other = loadNested("cond_false_inlined.py");
         const SafeTensorsFile inputs = caseInputs(hop, "cond_true");
@@ -142,7 +157,8 @@ private slots:
     }
 
     // A while_loop whose condition is false at once returns copies of its carried inputs.
-    void whileLoopNoIteration() {
+    void whileLoopNoIteration()
+    {
         const Graph g = loadNested("while_loop.py");
         SafeTensorsFile in = caseInputs(g, "while_loop");
         setScalar(in, "it", DType::I64, 5);
@@ -155,7 +171,8 @@ private slots:
     }
 
     // Misuse of each HOP: a KernelError whose message names the HOP node (and the reason).
-    void errors_data() {
+    void errors_data()
+    {
         QTest::addColumn<std::string>("row");
         QTest::addColumn<std::string>("file");
         QTest::addColumn<std::string>("from");
@@ -163,36 +180,41 @@ private slots:
         QTest::addColumn<std::string>("node");
         QTest::addColumn<std::string>("why");
         QTest::addColumn<int>("maxIterations");
-        auto row = [](const char* name, const char* r, const char* file, const char* from, const char* to, const char* node,
-                      const char* why, int maxIt = 1000000) {
-            QTest::newRow(name) << std::string(r) << std::string(file) << std::string(from) << std::string(to) << std::string(node)
-                                << std::string(why) << maxIt;
+        auto row = [](const char* name, const char* r, const char* file, const char* from, const char* to,
+                      const char* node, const char* why, int maxIt = 1000000) {
+            QTest::newRow(name) << std::string(r) << std::string(file) << std::string(from) << std::string(to)
+                                << std::string(node) << std::string(why) << maxIt;
         };
-        row("invoke_subgraph operand count", "invoke_subgraph", "invoke_subgraph.py", "'subgraph_0', x, w, b)", "'subgraph_0', x, w)",
-            "invoke_subgraph", "'repeated_subgraph0' takes 3 input(s), got 2");
-        row("checkpoint operand count", "checkpoint", "checkpoint.py", "(wrap_body_0, l_x_, l_w_,", "(wrap_body_0, l_x_,",
-            "tag_activation_checkpoint", "'wrap_body_0' takes 2 input(s), got 1");
-        row("set_grad_enabled operand count", "wrap_modes", "wrap_modes.py", "(False, submod_0, x, y)", "(False, submod_0, x)",
-            "wrap_with_set_grad_enabled", "'submod_0' takes 2 input(s), got 1");
+        row("invoke_subgraph operand count", "invoke_subgraph", "invoke_subgraph.py", "'subgraph_0', x, w, b)",
+            "'subgraph_0', x, w)", "invoke_subgraph", "'repeated_subgraph0' takes 3 input(s), got 2");
+        row("checkpoint operand count", "checkpoint", "checkpoint.py", "(wrap_body_0, l_x_, l_w_,",
+            "(wrap_body_0, l_x_,", "tag_activation_checkpoint", "'wrap_body_0' takes 2 input(s), got 1");
+        row("set_grad_enabled operand count", "wrap_modes", "wrap_modes.py", "(False, submod_0, x, y)",
+            "(False, submod_0, x)", "wrap_with_set_grad_enabled", "'submod_0' takes 2 input(s), got 1");
         row("autocast operand count", "wrap_modes", "wrap_modes.py", "submod_1, getitem, y)", "submod_1, getitem)",
             "wrap_with_autocast", "'submod_1' takes 2 input(s), got 1");
         row("autocast enabled bf16", "wrap_modes", "wrap_modes.py", "torch.bfloat16, False", "torch.bfloat16, True",
             "wrap_with_autocast", "autocast enabled with dtype bf16 is not supported");
-        row("cond operand count", "cond_true", "cond.py", "(x, y));", "(x,));", "cond", "'true_graph_0' takes 2 input(s), got 1");
-        row("cond non-graph branch", "cond_true", "cond.py", "(pred, true_graph_0, false_graph_0,", "(pred, true_graph_0, x,",
-            "cond", "is not a nested graph");
+        row("cond operand count", "cond_true", "cond.py", "(x, y));", "(x,));", "cond",
+            "'true_graph_0' takes 2 input(s), got 1");
+        row("cond non-graph branch", "cond_true", "cond.py", "(pred, true_graph_0, false_graph_0,",
+            "(pred, true_graph_0, x,", "cond", "is not a nested graph");
         row("cond predicate with many elements", "cond_true", "cond.py", "cond(pred,", "cond(y,", "cond",
             "must have one element");
         row("while_loop operand count", "while_loop", "while_loop.py", "(it, x), (w,))", "(it, x), ())", "while_loop",
             "'cond_fn_0' takes 3 input(s), got 2");
-        row("while_loop iteration limit", "while_loop", "while_loop.py", "", "", "while_loop", "while_loop ran 2 iterations", 2);
+        row("while_loop iteration limit", "while_loop", "while_loop.py", "", "", "while_loop",
+            "while_loop ran 2 iterations", 2);
         row("while_loop body arity", "while_loop", "while_loop.py", "return (add, tanh)", "return (add,)", "while_loop",
             "returned 1 value(s) for 2 carried input(s)");
-        row("map operand count", "map", "map.py", "[xs], [w])", "[xs], [])", "map_impl", "'body_graph_0' takes 2 input(s), got 1");
+        row("map operand count", "map", "map.py", "[xs], [w])", "[xs], [])", "map_impl",
+            "'body_graph_0' takes 2 input(s), got 1");
         row("error inside a body", "invoke_subgraph", "invoke_subgraph.py", "torch.ops.aten.tanh.default(addmm)",
-            "torch.ops.aten.tanh.default(addmm, 3)", "invoke_subgraph", "in nested graph 'repeated_subgraph0': node 'tanh'");
+            "torch.ops.aten.tanh.default(addmm, 3)", "invoke_subgraph",
+            "in nested graph 'repeated_subgraph0': node 'tanh'");
     }
-    void errors() {
+    void errors()
+    {
         QFETCH(std::string, row);
         QFETCH(std::string, file);
         QFETCH(std::string, from);
@@ -216,7 +238,8 @@ private slots:
     // The corpus invoke_subgraph graphs (pytorch test expectations): the partitioned forward
     // runs and gives what its body gives (out0 = body + body, the saved values = the
     // inputs); the Dynamo-level graph stops at the first node no kernel runs, inside its body.
-    void corpusPartitionedForward() {
+    void corpusPartitionedForward()
+    {
         const fs::path p = kCorpusFx / "pytorch_test_invoke_subgraph_partitioned_fw.txt";
         if (!fs::exists(p)) QSKIP("FXLENS_CORPUS_DIR/fx/pytorch_test_invoke_subgraph_partitioned_fw.txt not found");
         auto src = openSource(p.string());
@@ -265,7 +288,8 @@ private slots:
         QCOMPARE(r.result.peakBytes, t.peakBytes);
     }
 
-    void corpusDynamoGraph() {
+    void corpusDynamoGraph()
+    {
         const fs::path p = kCorpusFx / "pytorch_test_invoke_subgraph_dynamo_graph.txt";
         if (!fs::exists(p)) QSKIP("FXLENS_CORPUS_DIR/fx/pytorch_test_invoke_subgraph_dynamo_graph.txt not found");
         auto src = openSource(p.string());
@@ -276,19 +300,18 @@ private slots:
         // The body's Dynamo-level nodes (buf.add_(1), torch.mul, mul.sin(), sin + 5) run through
         // runtime/torch_level; both invocations mutate the buffer, so the second sees buf + 2.
         // The same computation in aten ops, on the same inputs (renamed to its placeholders):
-        const Graph at = parseFxText(
-            "class GraphModule(torch.nn.Module):\n"
-            "    def forward(self, x: \"f32[8]\", y: \"f32[8]\", buf: \"f32[8]\"):\n"
-            "        b1: \"f32[8]\" = torch.ops.aten.add.Scalar(buf, 1)\n"
-            "        m: \"f32[8]\" = torch.ops.aten.mul.Tensor(x, y)\n"
-            "        s: \"f32[8]\" = torch.ops.aten.sin.default(m)\n"
-            "        a: \"f32[8]\" = torch.ops.aten.add.Scalar(s, 5)\n"
-            "        o1: \"f32[8]\" = torch.ops.aten.add.Tensor(a, b1)\n"
-            "        b2: \"f32[8]\" = torch.ops.aten.add.Scalar(b1, 1)\n"
-            "        o2: \"f32[8]\" = torch.ops.aten.add.Tensor(a, b2)\n"
-            "        out: \"f32[8]\" = torch.ops.aten.add.Tensor(o1, o2)\n"
-            "        return (out,)\n",
-            "invoke_subgraph_aten");
+        const Graph at = parseFxText("class GraphModule(torch.nn.Module):\n"
+                                     "    def forward(self, x: \"f32[8]\", y: \"f32[8]\", buf: \"f32[8]\"):\n"
+                                     "        b1: \"f32[8]\" = torch.ops.aten.add.Scalar(buf, 1)\n"
+                                     "        m: \"f32[8]\" = torch.ops.aten.mul.Tensor(x, y)\n"
+                                     "        s: \"f32[8]\" = torch.ops.aten.sin.default(m)\n"
+                                     "        a: \"f32[8]\" = torch.ops.aten.add.Scalar(s, 5)\n"
+                                     "        o1: \"f32[8]\" = torch.ops.aten.add.Tensor(a, b1)\n"
+                                     "        b2: \"f32[8]\" = torch.ops.aten.add.Scalar(b1, 1)\n"
+                                     "        o2: \"f32[8]\" = torch.ops.aten.add.Tensor(a, b2)\n"
+                                     "        out: \"f32[8]\" = torch.ops.aten.add.Tensor(o1, o2)\n"
+                                     "        return (out,)\n",
+                                     "invoke_subgraph_aten");
         SafeTensorsFile atIn = in;
         QCOMPARE(atIn.tensors.size(), size_t(3));
         const char* names[] = {"x", "y", "buf"};

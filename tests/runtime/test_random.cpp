@@ -14,11 +14,11 @@
 
 #include "core/formats/fx/fx_text_parser.hpp"
 #include "core/ops/op_registry.hpp"
+#include "kernel_test_util.hpp"
 #include "runtime/backend.hpp"
 #include "runtime/cpu/cpu_common.hpp"
 #include "runtime/executor.hpp"
 #include "runtime/philox.hpp"
-#include "kernel_test_util.hpp"
 
 using namespace fxl;
 using kerneltest::bytesOf;
@@ -33,7 +33,8 @@ Q_DECLARE_METATYPE(std::string)
 namespace {
 
 // Runs one op with the given arguments (by schema name; the rest from the defaults).
-Value runOp(Backend& be, const std::string& target, const std::map<std::string, Value>& given, RngState* rng) {
+Value runOp(Backend& be, const std::string& target, const std::map<std::string, Value>& given, RngState* rng)
+{
     KernelCall call = makeCall(target, given);
     call.rng = rng;
     be.run(call);
@@ -42,35 +43,46 @@ Value runOp(Backend& be, const std::string& target, const std::map<std::string, 
 
 Tensor scalarI64(Backend& be, int64_t v) { return upload(be, DType::I64, {}, &v); }
 
-std::vector<double> valuesOf(Backend& be, const Tensor& t) {
+std::vector<double> valuesOf(Backend& be, const Tensor& t)
+{
     const auto b = bytesOf(be, t);
     std::vector<double> v(static_cast<size_t>(t.numel()));
-    for (size_t k = 0; k < v.size(); ++k) v[k] = cpu::loadAsDouble(b.data() + k * static_cast<size_t>(t.itemSize()), t.dtype());
+    for (size_t k = 0; k < v.size(); ++k)
+        v[k] = cpu::loadAsDouble(b.data() + k * static_cast<size_t>(t.itemSize()), t.dtype());
     return v;
 }
 
-std::vector<float> normalInput(int64_t n, uint64_t seed) {
+std::vector<float> normalInput(int64_t n, uint64_t seed)
+{
     std::vector<float> x(static_cast<size_t>(n));
     for (int64_t k = 0; k < n; ++k) x[static_cast<size_t>(k)] = philoxNormal(seed, 3, static_cast<uint64_t>(k));
     return x;
 }
 
 // One random op with its element count n drawn at the generator's current state.
-struct Case {
+struct Case
+{
     std::string target;
     DType dtype = DType::F32;
     uint64_t drawsPerElement = 1;
 };
 
-Case caseNamed(const std::string& name) {
+Case caseNamed(const std::string& name)
+{
     static const std::map<std::string, Case> cases = {
-        {"rand_f32", {"aten.rand.default", DType::F32, 1}},       {"rand_f64", {"aten.rand.default", DType::F64, 2}},
-        {"rand_bf16", {"aten.rand.default", DType::BF16, 1}},     {"rand_f16", {"aten.rand.default", DType::F16, 1}},
-        {"randn_f32", {"aten.randn.default", DType::F32, 1}},     {"randn_f64", {"aten.randn.default", DType::F64, 2}},
-        {"randn_bf16", {"aten.randn.default", DType::BF16, 1}},   {"rand_like", {"aten.rand_like.default", DType::F32, 1}},
-        {"randn_like", {"aten.randn_like.default", DType::F32, 1}}, {"uniform", {"aten.uniform.default", DType::F32, 1}},
+        {"rand_f32", {"aten.rand.default", DType::F32, 1}},
+        {"rand_f64", {"aten.rand.default", DType::F64, 2}},
+        {"rand_bf16", {"aten.rand.default", DType::BF16, 1}},
+        {"rand_f16", {"aten.rand.default", DType::F16, 1}},
+        {"randn_f32", {"aten.randn.default", DType::F32, 1}},
+        {"randn_f64", {"aten.randn.default", DType::F64, 2}},
+        {"randn_bf16", {"aten.randn.default", DType::BF16, 1}},
+        {"rand_like", {"aten.rand_like.default", DType::F32, 1}},
+        {"randn_like", {"aten.randn_like.default", DType::F32, 1}},
+        {"uniform", {"aten.uniform.default", DType::F32, 1}},
         {"normal_functional", {"aten.normal_functional.default", DType::F64, 2}},
-        {"bernoulli_p", {"aten.bernoulli.p", DType::F32, 1}},     {"bernoulli_tensor", {"aten.bernoulli.default", DType::F32, 1}},
+        {"bernoulli_p", {"aten.bernoulli.p", DType::F32, 1}},
+        {"bernoulli_tensor", {"aten.bernoulli.default", DType::F32, 1}},
         {"native_dropout", {"aten.native_dropout.default", DType::F32, 1}},
         {"native_dropout_bf16", {"aten.native_dropout.default", DType::BF16, 1}},
         {"native_dropout_f64", {"aten.native_dropout.default", DType::F64, 2}},
@@ -81,21 +93,25 @@ Case caseNamed(const std::string& name) {
 
 // Input tensor for ops that take `self`/`input`: elements [first, first + n) of a fixed
 // sequence (so a window sees the tail of the full input).
-Tensor inputFor(Backend& be, const Case& c, int64_t first, int64_t n) {
+Tensor inputFor(Backend& be, const Case& c, int64_t first, int64_t n)
+{
     std::vector<double> v(static_cast<size_t>(n));
     for (int64_t k = 0; k < n; ++k) {
         const uint64_t i = static_cast<uint64_t>(first + k);
-        v[static_cast<size_t>(k)] = c.target == "aten.bernoulli.default" ? philoxUniform(9, 1, i) : philoxNormal(9, 2, i);
+        v[static_cast<size_t>(k)] =
+            c.target == "aten.bernoulli.default" ? philoxUniform(9, 1, i) : philoxNormal(9, 2, i);
     }
     Tensor t = be.empty({n}, c.dtype);
     std::vector<uint8_t> bytes(static_cast<size_t>(t.nbytes()));
-    for (int64_t k = 0; k < n; ++k) cpu::storeFromDouble(bytes.data() + k * t.itemSize(), c.dtype, v[static_cast<size_t>(k)]);
+    for (int64_t k = 0; k < n; ++k)
+        cpu::storeFromDouble(bytes.data() + k * t.itemSize(), c.dtype, v[static_cast<size_t>(k)]);
     be.upload(t, bytes.data(), t.nbytes());
     return t;
 }
 
 // Runs case c on elements [first, first + n) of the full input; returns all outputs' bytes.
-std::vector<std::vector<uint8_t>> runCase(Backend& be, const Case& c, RngState& rng, int64_t first, int64_t n) {
+std::vector<std::vector<uint8_t>> runCase(Backend& be, const Case& c, RngState& rng, int64_t first, int64_t n)
+{
     std::map<std::string, Value> args;
     const std::string& t = c.target;
     if (t == "aten.rand.default" || t == "aten.randn.default") {
@@ -107,8 +123,14 @@ std::vector<std::vector<uint8_t>> runCase(Backend& be, const Case& c, RngState& 
         if (t == "aten.native_dropout.default") args["train"] = Value::ofBool(true);
     } else {
         args["self"] = Value::ofTensor(inputFor(be, c, first, n));
-        if (t == "aten.uniform.default") { args["from"] = Value::ofFloat(-2.0); args["to"] = Value::ofFloat(3.0); }
-        if (t == "aten.normal_functional.default") { args["mean"] = Value::ofFloat(1.5); args["std"] = Value::ofFloat(0.25); }
+        if (t == "aten.uniform.default") {
+            args["from"] = Value::ofFloat(-2.0);
+            args["to"] = Value::ofFloat(3.0);
+        }
+        if (t == "aten.normal_functional.default") {
+            args["mean"] = Value::ofFloat(1.5);
+            args["std"] = Value::ofFloat(0.25);
+        }
         if (t == "aten.bernoulli.p") args["p"] = Value::ofFloat(0.4);
     }
     const Value r = runOp(be, t, args, &rng);
@@ -118,12 +140,14 @@ std::vector<std::vector<uint8_t>> runCase(Backend& be, const Case& c, RngState& 
     return out;
 }
 
-double mean(const std::vector<double>& v) {
+double mean(const std::vector<double>& v)
+{
     double s = 0;
     for (double x : v) s += x;
     return s / static_cast<double>(v.size());
 }
-double variance(const std::vector<double>& v, double m) {
+double variance(const std::vector<double>& v, double m)
+{
     double s = 0;
     for (double x : v) s += (x - m) * (x - m);
     return s / static_cast<double>(v.size());
@@ -131,19 +155,25 @@ double variance(const std::vector<double>& v, double m) {
 
 }  // namespace
 
-class TestRandom : public QObject {
+class TestRandom : public QObject
+{
     Q_OBJECT
 
 private slots:
     // Random123 tests/kat_vectors ("philox4x32 10" lines), DEShawResearch/random123 v1.14.0:
     // counter words, key words, expected output words.
-    void philoxKnownAnswers_data() {
+    void philoxKnownAnswers_data()
+    {
         QTest::addColumn<QString>("line");
-        QTest::newRow("zeros") << "00000000 00000000 00000000 00000000 00000000 00000000 6627e8d5 e169c58d bc57ac4c 9b00dbd8";
-        QTest::newRow("ones") << "ffffffff ffffffff ffffffff ffffffff ffffffff ffffffff 408f276d 41c83b0e a20bc7c6 6d5451fd";
-        QTest::newRow("pi") << "243f6a88 85a308d3 13198a2e 03707344 a4093822 299f31d0 d16cfe09 94fdcceb 5001e420 24126ea1";
+        QTest::newRow("zeros")
+            << "00000000 00000000 00000000 00000000 00000000 00000000 6627e8d5 e169c58d bc57ac4c 9b00dbd8";
+        QTest::newRow("ones")
+            << "ffffffff ffffffff ffffffff ffffffff ffffffff ffffffff 408f276d 41c83b0e a20bc7c6 6d5451fd";
+        QTest::newRow("pi")
+            << "243f6a88 85a308d3 13198a2e 03707344 a4093822 299f31d0 d16cfe09 94fdcceb 5001e420 24126ea1";
     }
-    void philoxKnownAnswers() {
+    void philoxKnownAnswers()
+    {
         QFETCH(QString, line);
         const QStringList w = line.split(' ');
         QCOMPARE(w.size(), 10);
@@ -154,14 +184,16 @@ private slots:
 
     // The stream's layout end to end: rand([6]) at seed 0, offset 0 takes the KAT block
     // (counter 0, key 0) lanes 0..3 then block 1, each mapped by curand_uniform.
-    void randUsesTheDocumentedStream() {
+    void randUsesTheDocumentedStream()
+    {
         auto be = makeCpuBackend();
         RngState rng{0, 0};
         const Value r = runOp(*be, "aten.rand.default", {{"size", sizesValue({6})}}, &rng);
         QCOMPARE(rng.offset, uint64_t(8));
         const auto v = valuesOf(*be, r.tensor);
         const uint32_t kat[4] = {0x6627e8d5u, 0xe169c58du, 0xbc57ac4cu, 0x9b00dbd8u};
-        for (int k = 0; k < 4; ++k) QCOMPARE(v[static_cast<size_t>(k)], double(static_cast<float>(kat[k]) * 0x1p-32f + 0x1p-33f));
+        for (int k = 0; k < 4; ++k)
+            QCOMPARE(v[static_cast<size_t>(k)], double(static_cast<float>(kat[k]) * 0x1p-32f + 0x1p-33f));
         const auto b1 = philox4x32({1, 0, 0, 0}, {0, 0});
         QCOMPARE(v[4], double(static_cast<float>(b1[0]) * 0x1p-32f + 0x1p-33f));
         // the seed is the key: seed 0x0000000100000002 -> key {2, 1}
@@ -173,14 +205,17 @@ private slots:
     // Element k of an op depends only on (seed, offset, k): the op drawn for elements
     // [k, n) at offset + D*k gives the tail of the op drawn for [0, n) at offset; the
     // generator advances by the draws rounded up to 4; 1 vs 2 threads bitwise.
-    void windowsAndThreads_data() {
+    void windowsAndThreads_data()
+    {
         QTest::addColumn<std::string>("name");
-        for (const char* n : {"rand_f32", "rand_f64", "rand_bf16", "rand_f16", "randn_f32", "randn_f64", "randn_bf16", "rand_like",
-                              "randn_like", "uniform", "normal_functional", "bernoulli_p", "bernoulli_tensor", "native_dropout",
-                              "native_dropout_bf16", "native_dropout_f64", "functional_dropout"})
+        for (const char* n :
+             {"rand_f32", "rand_f64", "rand_bf16", "rand_f16", "randn_f32", "randn_f64", "randn_bf16", "rand_like",
+              "randn_like", "uniform", "normal_functional", "bernoulli_p", "bernoulli_tensor", "native_dropout",
+              "native_dropout_bf16", "native_dropout_f64", "functional_dropout"})
             QTest::newRow(n) << std::string(n);
     }
-    void windowsAndThreads() {
+    void windowsAndThreads()
+    {
         QFETCH(std::string, name);
         const Case c = caseNamed(name);
         auto be = makeCpuBackend(CpuBackendOptions{1});
@@ -211,7 +246,8 @@ private slots:
 
     // rand_like / randn_like of a transposed tensor: element k is the k-th in the logical
     // (row-major) order, whatever the output's strides.
-    void layoutIndependent() {
+    void layoutIndependent()
+    {
         auto be = makeCpuBackend();
         const std::vector<float> x = normalInput(6 * 5, 1);
         const Tensor base = upload(*be, DType::F32, {6, 5}, x.data());
@@ -221,57 +257,74 @@ private slots:
             const Value r = runOp(*be, op, {{"self", Value::ofTensor(xt)}}, &a);
             QCOMPARE(r.tensor.strides(), (std::vector<int64_t>{1, 5}));  // preserve_format
             const bool normal = std::string(op) == "aten.randn_like.default";
-            const Value ref = runOp(*be, normal ? "aten.randn.default" : "aten.rand.default", {{"size", sizesValue({5, 6})}}, &b);
+            const Value ref =
+                runOp(*be, normal ? "aten.randn.default" : "aten.rand.default", {{"size", sizesValue({5, 6})}}, &b);
             QVERIFY(bytesOf(*be, r.tensor) == bytesOf(*be, ref.tensor));
             QCOMPARE(a.offset, b.offset);
         }
     }
 
     // ---- statistics (1e6 draws, 5 sigma)
-    void uniformStatistics_data() {
+    void uniformStatistics_data()
+    {
         QTest::addColumn<int>("dtype");
         QTest::newRow("f32") << int(DType::F32);
         QTest::newRow("f64") << int(DType::F64);
         QTest::newRow("bf16") << int(DType::BF16);
     }
-    void uniformStatistics() {
+    void uniformStatistics()
+    {
         QFETCH(int, dtype);
         auto be = makeCpuBackend();
         const int64_t n = 1000000;
         RngState rng{2024, 0};
-        const auto v = valuesOf(*be, runOp(*be, "aten.rand.default", {{"size", sizesValue({n})}, {"dtype", dtypeValue(DType(dtype))}}, &rng).tensor);
+        const auto v = valuesOf(
+            *be,
+            runOp(*be, "aten.rand.default", {{"size", sizesValue({n})}, {"dtype", dtypeValue(DType(dtype))}}, &rng)
+                .tensor);
         double lo = 1, hi = 0;
-        for (double x : v) { lo = std::min(lo, x); hi = std::max(hi, x); }
+        for (double x : v) {
+            lo = std::min(lo, x);
+            hi = std::max(hi, x);
+        }
         QVERIFY(lo >= 0.0);
         QVERIFY(hi < 1.0);
         const double m = mean(v), var = variance(v, m), nn = double(n);
         // bf16 rounds to 8 bits: its mean/variance shift by at most ~2^-9, well inside the bounds below
         const double slack = DType(dtype) == DType::BF16 ? 0x1p-8 : 0.0;
         QVERIFY2(std::fabs(m - 0.5) < 5 * std::sqrt(1.0 / 12.0 / nn) + slack, qPrintable(QString::number(m)));
-        QVERIFY2(std::fabs(var - 1.0 / 12.0) < 5 * std::sqrt((1.0 / 80.0 - 1.0 / 144.0) / nn) + slack, qPrintable(QString::number(var)));
+        QVERIFY2(std::fabs(var - 1.0 / 12.0) < 5 * std::sqrt((1.0 / 80.0 - 1.0 / 144.0) / nn) + slack,
+                 qPrintable(QString::number(var)));
         // deciles: each holds 10% within 5 sigma
         std::vector<int64_t> bins(10, 0);
         for (double x : v) ++bins[static_cast<size_t>(std::min(9.0, std::floor(x * 10)))];
         if (DType(dtype) != DType::BF16)
-            for (int64_t b : bins) QVERIFY2(std::fabs(double(b) - nn / 10) < 5 * std::sqrt(nn * 0.09), qPrintable(QString::number(b)));
+            for (int64_t b : bins)
+                QVERIFY2(std::fabs(double(b) - nn / 10) < 5 * std::sqrt(nn * 0.09), qPrintable(QString::number(b)));
     }
 
-    void normalStatistics_data() {
+    void normalStatistics_data()
+    {
         QTest::addColumn<QString>("op");
         QTest::addColumn<int>("dtype");
         QTest::newRow("randn f32") << "aten.randn.default" << int(DType::F32);
         QTest::newRow("randn f64") << "aten.randn.default" << int(DType::F64);
         QTest::newRow("inductor randn") << "prims.inductor_random.default" << int(DType::F32);
     }
-    void normalStatistics() {
+    void normalStatistics()
+    {
         QFETCH(QString, op);
         QFETCH(int, dtype);
         auto be = makeCpuBackend();
         const int64_t n = 1000000;
         RngState rng{99, 0};
         std::map<std::string, Value> args{{"size", sizesValue({n})}};
-        if (op == "aten.randn.default") args["dtype"] = dtypeValue(DType(dtype));
-        else { args["seed"] = Value::ofTensor(scalarI64(*be, 123456789)); args["mode"] = strValue("randn"); }
+        if (op == "aten.randn.default")
+            args["dtype"] = dtypeValue(DType(dtype));
+        else {
+            args["seed"] = Value::ofTensor(scalarI64(*be, 123456789));
+            args["mode"] = strValue("randn");
+        }
         const auto v = valuesOf(*be, runOp(*be, op.toStdString(), args, &rng).tensor);
         const double m = mean(v), var = variance(v, m), nn = double(n);
         QVERIFY2(std::fabs(m) < 5 / std::sqrt(nn), qPrintable(QString::number(m)));
@@ -279,16 +332,22 @@ private slots:
         int64_t within1 = 0;
         for (double x : v) within1 += std::fabs(x) < 1.0;
         const double p1 = 0.6826894921370859;
-        QVERIFY2(std::fabs(double(within1) - nn * p1) < 5 * std::sqrt(nn * p1 * (1 - p1)), qPrintable(QString::number(within1)));
+        QVERIFY2(std::fabs(double(within1) - nn * p1) < 5 * std::sqrt(nn * p1 * (1 - p1)),
+                 qPrintable(QString::number(within1)));
     }
 
-    void inductorRandStatistics() {
+    void inductorRandStatistics()
+    {
         auto be = makeCpuBackend();
         const int64_t n = 1000000;
         RngState rng{1, 0};
-        const auto v = valuesOf(*be, runOp(*be, "prims.inductor_random.default",
-                                           {{"size", sizesValue({n})}, {"seed", Value::ofTensor(scalarI64(*be, 42))}, {"mode", strValue("rand")}},
-                                           &rng).tensor);
+        const auto v = valuesOf(
+            *be,
+            runOp(
+                *be, "prims.inductor_random.default",
+                {{"size", sizesValue({n})}, {"seed", Value::ofTensor(scalarI64(*be, 42))}, {"mode", strValue("rand")}},
+                &rng)
+                .tensor);
         QCOMPARE(rng.offset, uint64_t(0));  // functional: the generator is untouched
         const double m = mean(v), nn = double(n);
         QVERIFY(std::fabs(m - 0.5) < 5 * std::sqrt(1.0 / 12.0 / nn));
@@ -298,37 +357,48 @@ private slots:
         QCOMPARE(float(v[0]), tritonBitsToUniform(philox4x32({0, 0, 0, 0}, {42, 0})[0]));
     }
 
-    void inductorSeedsAndRandint() {
+    void inductorSeedsAndRandint()
+    {
         auto be = makeCpuBackend();
         RngState rng{7, 0};
         const Value seeds = runOp(*be, "prims.inductor_seeds.default", {{"count", Value::ofInt(3)}}, &rng);
         QCOMPARE(seeds.tensor.dtype(), DType::I64);
         QCOMPARE(rng.offset, uint64_t(8));
-        const Value s1 = runOp(*be, "prims.inductor_lookup_seed.default", {{"seeds", seeds}, {"index", Value::ofInt(1)}}, &rng);
+        const Value s1 =
+            runOp(*be, "prims.inductor_lookup_seed.default", {{"seeds", seeds}, {"index", Value::ofInt(1)}}, &rng);
         QCOMPARE(s1.tensor.dim(), int64_t(0));
         QCOMPARE(*s1.tensor.data<int64_t>(), seeds.tensor.data<int64_t>()[1]);
         QVERIFY(seeds.tensor.data<int64_t>()[0] != seeds.tensor.data<int64_t>()[1]);
-        QVERIFY_THROWS_EXCEPTION(KernelError, runOp(*be, "prims.inductor_lookup_seed.default", {{"seeds", seeds}, {"index", Value::ofInt(3)}}, &rng));
-        const Value ri = runOp(*be, "prims.inductor_randint.default",
-                               {{"low", Value::ofInt(-5)}, {"high", Value::ofInt(7)}, {"size", sizesValue({100000})}, {"seed", s1}}, &rng);
+        QVERIFY_THROWS_EXCEPTION(
+            KernelError,
+            runOp(*be, "prims.inductor_lookup_seed.default", {{"seeds", seeds}, {"index", Value::ofInt(3)}}, &rng));
+        const Value ri = runOp(
+            *be, "prims.inductor_randint.default",
+            {{"low", Value::ofInt(-5)}, {"high", Value::ofInt(7)}, {"size", sizesValue({100000})}, {"seed", s1}}, &rng);
         std::vector<int64_t> counts(12, 0);
         for (int64_t k = 0; k < 100000; ++k) {
             const int64_t x = ri.tensor.data<int64_t>()[k];
             QVERIFY(x >= -5 && x < 7);
             ++counts[static_cast<size_t>(x + 5)];
         }
-        for (int64_t c : counts) QVERIFY2(std::fabs(double(c) - 100000.0 / 12) < 5 * std::sqrt(100000.0 / 12 * 11 / 12), qPrintable(QString::number(c)));
+        for (int64_t c : counts)
+            QVERIFY2(std::fabs(double(c) - 100000.0 / 12) < 5 * std::sqrt(100000.0 / 12 * 11 / 12),
+                     qPrintable(QString::number(c)));
     }
 
     // ---- dropout: PyTorch 1.13 CPU arithmetic, output = (x * mask) * float(1 / (1 - p))
-    void dropoutStatisticsAndScale() {
+    void dropoutStatisticsAndScale()
+    {
         auto be = makeCpuBackend();
         const int64_t n = 1000000;
         const double p = 0.3;
         const std::vector<float> x = normalInput(n, 4);
         RngState rng{31337, 0};
         const Value r = runOp(*be, "aten.native_dropout.default",
-                              {{"input", Value::ofTensor(upload(*be, DType::F32, {n}, x.data()))}, {"p", Value::ofFloat(p)}, {"train", Value::ofBool(true)}}, &rng);
+                              {{"input", Value::ofTensor(upload(*be, DType::F32, {n}, x.data()))},
+                               {"p", Value::ofFloat(p)},
+                               {"train", Value::ofBool(true)}},
+                              &rng);
         QCOMPARE(r.items.size(), size_t(2));
         const Tensor& out = r.items[0].tensor;
         const Tensor& mask = r.items[1].tensor;
@@ -341,24 +411,29 @@ private slots:
         for (int64_t k = 0; k < n; ++k) {
             kept += m[k];
             const float expect = (x[static_cast<size_t>(k)] * (m[k] ? 1.0f : 0.0f)) * scale;
-            if (std::memcmp(&expect, &o[k], 4) != 0) QFAIL(qPrintable(QString("element %1: %2 vs %3").arg(k).arg(o[k]).arg(expect)));
+            if (std::memcmp(&expect, &o[k], 4) != 0)
+                QFAIL(qPrintable(QString("element %1: %2 vs %3").arg(k).arg(o[k]).arg(expect)));
         }
         const double nn = double(n);
-        QVERIFY2(std::fabs(double(kept) - nn * (1 - p)) < 5 * std::sqrt(nn * p * (1 - p)), qPrintable(QString::number(kept)));
+        QVERIFY2(std::fabs(double(kept) - nn * (1 - p)) < 5 * std::sqrt(nn * p * (1 - p)),
+                 qPrintable(QString::number(kept)));
         // the mask is the decomposition's rand_like(x) > p at the same state
         RngState again{31337, 0};
         const auto u = valuesOf(*be, runOp(*be, "aten.rand.default", {{"size", sizesValue({n})}}, &again).tensor);
         for (int64_t k = 0; k < n; ++k)
-            if (m[k] != (u[static_cast<size_t>(k)] > double(float(p)))) QFAIL(qPrintable(QString("mask %1 differs from rand > p").arg(k)));
+            if (m[k] != (u[static_cast<size_t>(k)] > double(float(p))))
+                QFAIL(qPrintable(QString("mask %1 differs from rand > p").arg(k)));
     }
 
-    void dropoutEdgeCases() {
+    void dropoutEdgeCases()
+    {
         auto be = makeCpuBackend();
         const float inf = std::numeric_limits<float>::infinity(), nan = std::numeric_limits<float>::quiet_NaN();
         const float x[5] = {inf, -1.0f, 2.0f, nan, -0.0f};
         const Tensor xt = upload(*be, DType::F32, {5}, x);
         auto run = [&](double p, Value train, RngState& rng) {
-            return runOp(*be, "aten.native_dropout.default", {{"input", Value::ofTensor(xt)}, {"p", Value::ofFloat(p)}, {"train", train}}, &rng);
+            return runOp(*be, "aten.native_dropout.default",
+                         {{"input", Value::ofTensor(xt)}, {"p", Value::ofFloat(p)}, {"train", train}}, &rng);
         };
         // p = 1 (PyTorch 1.13 CPU: scale 0, mask all false, x*0*0): [nan, -0, 0, nan, -0]
         RngState rng{1, 0};
@@ -386,33 +461,43 @@ private slots:
         // out of range p and integer input are errors
         QVERIFY_THROWS_EXCEPTION(KernelError, run(1.5, Value::ofBool(true), rng));
         const int64_t ix[2] = {1, 2};
-        QVERIFY_THROWS_EXCEPTION(KernelError, runOp(*be, "aten.native_dropout.default",
-                                                    {{"input", Value::ofTensor(upload(*be, DType::I64, {2}, ix))}, {"p", Value::ofFloat(0.5)}}, &rng));
+        QVERIFY_THROWS_EXCEPTION(
+            KernelError,
+            runOp(*be, "aten.native_dropout.default",
+                  {{"input", Value::ofTensor(upload(*be, DType::I64, {2}, ix))}, {"p", Value::ofFloat(0.5)}}, &rng));
         // no RNG state: a clear error, not a crash
         QVERIFY_THROWS_EXCEPTION(KernelError, runOp(*be, "aten.rand.default", {{"size", sizesValue({2})}}, nullptr));
     }
 
-    void bernoulliStatistics() {
+    void bernoulliStatistics()
+    {
         auto be = makeCpuBackend();
         const int64_t n = 1000000;
         std::vector<float> z(static_cast<size_t>(n), 0.0f);
         const Tensor t = upload(*be, DType::F32, {n}, z.data());
         for (double p : {0.0, 0.25, 1.0}) {
             RngState rng{5, 0};
-            const auto v = valuesOf(*be, runOp(*be, "aten.bernoulli.p", {{"self", Value::ofTensor(t)}, {"p", Value::ofFloat(p)}}, &rng).tensor);
+            const auto v = valuesOf(
+                *be,
+                runOp(*be, "aten.bernoulli.p", {{"self", Value::ofTensor(t)}, {"p", Value::ofFloat(p)}}, &rng).tensor);
             const double m = mean(v);
-            if (p == 0.0 || p == 1.0) QCOMPARE(m, p);
-            else QVERIFY2(std::fabs(m - p) < 5 * std::sqrt(p * (1 - p) / double(n)), qPrintable(QString::number(m)));
+            if (p == 0.0 || p == 1.0)
+                QCOMPARE(m, p);
+            else
+                QVERIFY2(std::fabs(m - p) < 5 * std::sqrt(p * (1 - p) / double(n)), qPrintable(QString::number(m)));
         }
     }
 
     // rngprims.philox_rand: the values of aten.rand at (seed, offset), the offset advanced.
-    void philoxRandFunctional() {
+    void philoxRandFunctional()
+    {
         auto be = makeCpuBackend();
         RngState untouched{3, 0};
         const Value r = runOp(*be, "rngprims.philox_rand.default",
-                              {{"size", sizesValue({3, 7})}, {"seed", Value::ofTensor(scalarI64(*be, 1234))},
-                               {"offset", Value::ofTensor(scalarI64(*be, 40))}}, &untouched);
+                              {{"size", sizesValue({3, 7})},
+                               {"seed", Value::ofTensor(scalarI64(*be, 1234))},
+                               {"offset", Value::ofTensor(scalarI64(*be, 40))}},
+                              &untouched);
         QCOMPARE(untouched.offset, uint64_t(0));
         QCOMPARE(r.items.size(), size_t(2));
         QCOMPARE(*r.items[1].tensor.data<int64_t>(), int64_t(40 + 24));
@@ -423,15 +508,16 @@ private slots:
     }
 
     // ---- the executor
-    void executorSeeds() {
-        const std::string text =
-            "class G(torch.nn.Module):\n"
-            "    def forward(self, x: \"f32[64, 33][33, 1]cpu\"):\n"
-            "        nd = torch.ops.aten.native_dropout.default(x, 0.5, True)\n"
-            "        out = operator.getitem(nd, 0)\n"
-            "        mask = operator.getitem(nd, 1)\n"
-            "        r = torch.ops.aten.randn.default([5, 4], dtype = torch.float32, device = device(type='cpu'), pin_memory = False)\n"
-            "        return (out, mask, r)\n";
+    void executorSeeds()
+    {
+        const std::string text = "class G(torch.nn.Module):\n"
+                                 "    def forward(self, x: \"f32[64, 33][33, 1]cpu\"):\n"
+                                 "        nd = torch.ops.aten.native_dropout.default(x, 0.5, True)\n"
+                                 "        out = operator.getitem(nd, 0)\n"
+                                 "        mask = operator.getitem(nd, 1)\n"
+                                 "        r = torch.ops.aten.randn.default([5, 4], dtype = torch.float32, device = "
+                                 "device(type='cpu'), pin_memory = False)\n"
+                                 "        return (out, mask, r)\n";
         Graph g = parseFxText(text, "<test>");
         g.rebuildUsers();
         auto be = makeCpuBackend();
@@ -458,19 +544,20 @@ private slots:
 
     // The AOT decomposition (rand_like > p, mask * x, * 1/(1-p)) and native_dropout give the
     // same bits at the same seed.
-    void executorDecompositionMatches() {
+    void executorDecompositionMatches()
+    {
         const std::string header = "class G(torch.nn.Module):\n    def forward(self, x: \"f32[16, 40][40, 1]cpu\"):\n";
-        Graph fused = parseFxText(header +
-                                      "        nd = torch.ops.aten.native_dropout.default(x, 0.1, True)\n"
-                                      "        out = operator.getitem(nd, 0)\n"
-                                      "        return (out,)\n",
+        Graph fused = parseFxText(header
+                                      + "        nd = torch.ops.aten.native_dropout.default(x, 0.1, True)\n"
+                                        "        out = operator.getitem(nd, 0)\n"
+                                        "        return (out,)\n",
                                   "<fused>");
-        Graph decomposed = parseFxText(header +
-                                           "        rand = torch.ops.aten.rand_like.default(x)\n"
-                                           "        gt = torch.ops.aten.gt.Scalar(rand, 0.1)\n"
-                                           "        mul_3 = torch.ops.aten.mul.Tensor(gt, x)\n"
-                                           "        mul_4 = torch.ops.aten.mul.Tensor(mul_3, 1.1111111111111112)\n"
-                                           "        return (mul_4,)\n",
+        Graph decomposed = parseFxText(header
+                                           + "        rand = torch.ops.aten.rand_like.default(x)\n"
+                                             "        gt = torch.ops.aten.gt.Scalar(rand, 0.1)\n"
+                                             "        mul_3 = torch.ops.aten.mul.Tensor(gt, x)\n"
+                                             "        mul_4 = torch.ops.aten.mul.Tensor(mul_3, 1.1111111111111112)\n"
+                                             "        return (mul_4,)\n",
                                        "<decomposed>");
         fused.rebuildUsers();
         decomposed.rebuildUsers();
@@ -489,18 +576,21 @@ private slots:
 
     // Functional form: recomputing philox_rand with the same (seed, offset) inputs replays
     // bitwise (what activation-checkpointing recomputation relies on), a later offset differs.
-    void executorFunctionalReplay() {
-        const std::string text =
-            "class G(torch.nn.Module):\n"
-            "    def forward(self, seed: \"i64[][]cpu\", offset: \"i64[][]cpu\"):\n"
-            "        pr = torch.ops.rngprims.philox_rand.default([4, 9], seed, offset, None, device(type='cpu'), torch.float32)\n"
-            "        a = operator.getitem(pr, 0)\n"
-            "        off2 = operator.getitem(pr, 1)\n"
-            "        pr2 = torch.ops.rngprims.philox_rand.default([4, 9], seed, offset, None, device(type='cpu'), torch.float32)\n"
-            "        b = operator.getitem(pr2, 0)\n"
-            "        pr3 = torch.ops.rngprims.philox_rand.default([4, 9], seed, off2, None, device(type='cpu'), torch.float32)\n"
-            "        c = operator.getitem(pr3, 0)\n"
-            "        return (a, b, c, off2, offset)\n";
+    void executorFunctionalReplay()
+    {
+        const std::string text = "class G(torch.nn.Module):\n"
+                                 "    def forward(self, seed: \"i64[][]cpu\", offset: \"i64[][]cpu\"):\n"
+                                 "        pr = torch.ops.rngprims.philox_rand.default([4, 9], seed, offset, None, "
+                                 "device(type='cpu'), torch.float32)\n"
+                                 "        a = operator.getitem(pr, 0)\n"
+                                 "        off2 = operator.getitem(pr, 1)\n"
+                                 "        pr2 = torch.ops.rngprims.philox_rand.default([4, 9], seed, offset, None, "
+                                 "device(type='cpu'), torch.float32)\n"
+                                 "        b = operator.getitem(pr2, 0)\n"
+                                 "        pr3 = torch.ops.rngprims.philox_rand.default([4, 9], seed, off2, None, "
+                                 "device(type='cpu'), torch.float32)\n"
+                                 "        c = operator.getitem(pr3, 0)\n"
+                                 "        return (a, b, c, off2, offset)\n";
         Graph g = parseFxText(text, "<test>");
         g.rebuildUsers();
         auto be = makeCpuBackend();
@@ -515,8 +605,10 @@ private slots:
             QVERIFY(bytesOf(*be, r.outputs[0].tensor) != bytesOf(*be, r.outputs[2].tensor));
             QCOMPARE(*r.outputs[3].tensor.data<int64_t>(), *r.outputs[4].tensor.data<int64_t>() + 36);
             static std::vector<uint8_t> first;
-            if (rngSeed == 0) first = bytesOf(*be, r.outputs[0].tensor);
-            else QVERIFY(first == bytesOf(*be, r.outputs[0].tensor));
+            if (rngSeed == 0)
+                first = bytesOf(*be, r.outputs[0].tensor);
+            else
+                QVERIFY(first == bytesOf(*be, r.outputs[0].tensor));
         }
     }
 };

@@ -22,13 +22,13 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/ops/op_registry.hpp"
 #include "core/formats/safetensors.hpp"
 #include "core/formats/source.hpp"
+#include "core/ops/op_registry.hpp"
+#include "kernel_test_util.hpp"
 #include "runtime/backend.hpp"
 #include "runtime/cpu/cpu_common.hpp"
 #include "runtime/kernel.hpp"
-#include "kernel_test_util.hpp"
 
 using namespace fxl;
 using namespace kerneltest;
@@ -42,23 +42,63 @@ const fs::path kData = fs::path(FXLENS_TEST_DATA_DIR) / "kernels";
 const fs::path kCorpus = FXLENS_CORPUS_DIR;
 
 // The ops of this family.
-const std::set<std::string> kFamily = {
-    "aten.view.default", "aten._unsafe_view.default", "aten.view.dtype", "aten.reshape.default",
-    "aten._reshape_alias.default", "aten.as_strided.default", "aten.permute.default", "aten.t.default",
-    "aten.transpose.int", "aten.expand.default", "aten.unsqueeze.default", "aten.squeeze.dim", "aten.squeeze.dims",
-    "aten.squeeze.default", "aten.select.int", "aten.slice.Tensor", "aten.diagonal.default", "aten.unfold.default",
-    "aten.alias.default", "aten.detach.default", "aten.lift_fresh.default", "aten.split.Tensor",
-    "aten.split_with_sizes.default", "aten.unbind.int", "aten.chunk.default", "aten.cat.default",
-    "aten.stack.default", "aten.repeat.default", "aten.flip.default", "aten.slice_scatter.default",
-    "aten.select_scatter.default", "aten.as_strided_scatter.default", "aten.slice_backward.default",
-    "aten.select_backward.default", "aten.repeat_interleave.Tensor", "aten.one_hot.default",
-    "aten.embedding.default", "aten.index_select.default", "aten.index.Tensor", "aten._unsafe_index.Tensor",
-    "aten.index_put.default", "aten._unsafe_index_put.default", "aten.index_put_.default",
-    "aten.index_add.default", "aten.gather.default", "aten.scatter.src", "aten.scatter_add.default",
-    "aten.scatter_add_.default", "aten.scatter_reduce.two", "aten.nonzero.default", "aten.sort.default",
-    "aten.sort.stable", "aten.argsort.default", "aten.topk.default"};
+const std::set<std::string> kFamily = {"aten.view.default",
+                                       "aten._unsafe_view.default",
+                                       "aten.view.dtype",
+                                       "aten.reshape.default",
+                                       "aten._reshape_alias.default",
+                                       "aten.as_strided.default",
+                                       "aten.permute.default",
+                                       "aten.t.default",
+                                       "aten.transpose.int",
+                                       "aten.expand.default",
+                                       "aten.unsqueeze.default",
+                                       "aten.squeeze.dim",
+                                       "aten.squeeze.dims",
+                                       "aten.squeeze.default",
+                                       "aten.select.int",
+                                       "aten.slice.Tensor",
+                                       "aten.diagonal.default",
+                                       "aten.unfold.default",
+                                       "aten.alias.default",
+                                       "aten.detach.default",
+                                       "aten.lift_fresh.default",
+                                       "aten.split.Tensor",
+                                       "aten.split_with_sizes.default",
+                                       "aten.unbind.int",
+                                       "aten.chunk.default",
+                                       "aten.cat.default",
+                                       "aten.stack.default",
+                                       "aten.repeat.default",
+                                       "aten.flip.default",
+                                       "aten.slice_scatter.default",
+                                       "aten.select_scatter.default",
+                                       "aten.as_strided_scatter.default",
+                                       "aten.slice_backward.default",
+                                       "aten.select_backward.default",
+                                       "aten.repeat_interleave.Tensor",
+                                       "aten.one_hot.default",
+                                       "aten.embedding.default",
+                                       "aten.index_select.default",
+                                       "aten.index.Tensor",
+                                       "aten._unsafe_index.Tensor",
+                                       "aten.index_put.default",
+                                       "aten._unsafe_index_put.default",
+                                       "aten.index_put_.default",
+                                       "aten.index_add.default",
+                                       "aten.gather.default",
+                                       "aten.scatter.src",
+                                       "aten.scatter_add.default",
+                                       "aten.scatter_add_.default",
+                                       "aten.scatter_reduce.two",
+                                       "aten.nonzero.default",
+                                       "aten.sort.default",
+                                       "aten.sort.stable",
+                                       "aten.argsort.default",
+                                       "aten.topk.default"};
 
-std::string shapeText(const std::vector<int64_t>& v) {
+std::string shapeText(const std::vector<int64_t>& v)
+{
     std::string s = "[";
     for (size_t k = 0; k < v.size(); ++k) s += (k ? ", " : "") + std::to_string(v[k]);
     return s + "]";
@@ -66,7 +106,8 @@ std::string shapeText(const std::vector<int64_t>& v) {
 
 // Values of `a` against a reference: bitwise (exact) or allclose (f32 1e-6 + 1e-5|e|, f64
 // 1e-12 + 1e-10|e|, bf16/f16 within 1 ulp, integers exact). "" when they match.
-std::string compareValues(Backend& be, const Tensor& a, const SafeTensor& e, bool exact, double* worst) {
+std::string compareValues(Backend& be, const Tensor& a, const SafeTensor& e, bool exact, double* worst)
+{
     if (a.sizes() != e.shape) return "sizes " + shapeText(a.sizes()) + " vs " + shapeText(e.shape);
     if (a.dtype() != e.dtype)
         return std::string("dtype ") + std::string(dtypeAbbr(a.dtype())) + " vs " + std::string(dtypeAbbr(e.dtype));
@@ -78,8 +119,8 @@ std::string compareValues(Backend& be, const Tensor& a, const SafeTensor& e, boo
         const uint8_t* pe = e.data.data() + k * is;
         if (std::memcmp(pa, pe, static_cast<size_t>(is)) == 0) continue;
         const double x = cpu::loadAsDouble(pa, a.dtype()), y = cpu::loadAsDouble(pe, a.dtype());
-        const std::string what = "element " + std::to_string(k) + ": " + QString::number(x, 'g', 9).toStdString() +
-                                 " vs " + QString::number(y, 'g', 9).toStdString();
+        const std::string what = "element " + std::to_string(k) + ": " + QString::number(x, 'g', 9).toStdString()
+            + " vs " + QString::number(y, 'g', 9).toStdString();
         if (exact || !isFloatingPoint(a.dtype())) return what + " (bits differ)";
         if (std::isnan(x) && std::isnan(y)) continue;
         if (std::isnan(x) || std::isnan(y) || std::isinf(x) || std::isinf(y)) return what;
@@ -99,7 +140,8 @@ std::string compareValues(Backend& be, const Tensor& a, const SafeTensor& e, boo
 }
 
 // ---- the reference data
-const RefFile& refs() {
+const RefFile& refs()
+{
     static const RefFile r = [] {
         RefFile f;
         f.load(kData, "shape");
@@ -109,22 +151,27 @@ const RefFile& refs() {
 }
 
 // Always a view (reshape and the other "view-or-copy" ops copy when no view is possible).
-bool isViewOp(const OpInfo* op) {
-    return (op->has(kTraitView) || op->has(kTraitViewList) || op->has(kTraitAliasNoAnnot)) && op->kind != "view-or-copy";
+bool isViewOp(const OpInfo* op)
+{
+    return (op->has(kTraitView) || op->has(kTraitViewList) || op->has(kTraitAliasNoAnnot))
+        && op->kind != "view-or-copy";
 }
 
 // A sequential reference for the accumulating ops: dst[index[i]] += src[i] along dim 0 of
 // 2-d f32 tensors, in index order.
 std::vector<float> indexAddReference(const std::vector<float>& self, int64_t cols, const std::vector<int64_t>& index,
-                                     const std::vector<float>& src) {
+                                     const std::vector<float>& src)
+{
     std::vector<float> out = self;
     for (size_t i = 0; i < index.size(); ++i)
         for (int64_t c = 0; c < cols; ++c)
-            out[static_cast<size_t>(index[i] * cols + c)] += src[i * static_cast<size_t>(cols) + static_cast<size_t>(c)];
+            out[static_cast<size_t>(index[i] * cols + c)] +=
+                src[i * static_cast<size_t>(cols) + static_cast<size_t>(c)];
     return out;
 }
 
-std::vector<float> floatsOf(Backend& be, const Tensor& t) {
+std::vector<float> floatsOf(Backend& be, const Tensor& t)
+{
     std::vector<uint8_t> b = bytesOf(be, t);
     std::vector<float> f(static_cast<size_t>(t.numel()));
     std::memcpy(f.data(), b.data(), b.size());
@@ -133,14 +180,16 @@ std::vector<float> floatsOf(Backend& be, const Tensor& t) {
 
 }  // namespace
 
-class TestShape : public QObject {
+class TestShape : public QObject
+{
     Q_OBJECT
 
     std::unique_ptr<Backend> be1_, be2_, be3_;
 
     // Runs a reference case on `be`; fills inputs and outputs; the live-byte delta of the
     // call (outputs still held) goes to `allocated`.
-    std::vector<Tensor> runCase(Backend& be, const nlohmann::json& c, std::vector<Tensor>& inputs, int64_t& allocated) {
+    std::vector<Tensor> runCase(Backend& be, const nlohmann::json& c, std::vector<Tensor>& inputs, int64_t& allocated)
+    {
         const OpInfo* op = OpRegistry::instance().find(c.at("op").get<std::string>());
         if (!op) throw std::runtime_error("no op " + c.at("op").get<std::string>());
         std::vector<Value> args;
@@ -152,15 +201,18 @@ class TestShape : public QObject {
     }
 
 private slots:
-    void initTestCase() {
+    void initTestCase()
+    {
         be1_ = makeCpuBackend(CpuBackendOptions{1});
         be2_ = makeCpuBackend(CpuBackendOptions{2});
         be3_ = makeCpuBackend(CpuBackendOptions{3});
-        if (refs().doc.is_null()) QFAIL("tests/data/kernels/shape.cases.json is missing (run tests/runtime/gen_shape_refs.py)");
+        if (refs().doc.is_null())
+            QFAIL("tests/data/kernels/shape.cases.json is missing (run tests/runtime/gen_shape_refs.py)");
     }
 
     // Every registered target of the family has a schema and a CPU kernel.
-    void registered() {
+    void registered()
+    {
         for (const std::string& t : kFamily) {
             QVERIFY2(OpRegistry::instance().find(t), t.c_str());
             QVERIFY2(KernelRegistry::instance().find(t, DeviceKind::Cpu), t.c_str());
@@ -168,14 +220,16 @@ private slots:
     }
 
     // ---------------- PyTorch references
-    void reference_data() {
+    void reference_data()
+    {
         QTest::addColumn<std::string>("id");
         for (const auto& c : refs().doc.at("cases")) {
             const std::string id = c.at("id").get<std::string>();
             QTest::newRow(id.c_str()) << id;
         }
     }
-    void reference() {
+    void reference()
+    {
         QFETCH(std::string, id);
         const nlohmann::json& c = *refs().byId.at(id);
         const std::string target = c.at("op").get<std::string>();
@@ -220,20 +274,26 @@ private slots:
             if (checkStrides) {
                 const auto st = m.at("strides").get<std::vector<int64_t>>();
                 QVERIFY2(t.strides() == st || t.numel() == 0,
-                         ("output " + std::to_string(k) + ": strides " + shapeText(t.strides()) + " vs PyTorch " + shapeText(st)).c_str());
+                         ("output " + std::to_string(k) + ": strides " + shapeText(t.strides()) + " vs PyTorch "
+                          + shapeText(st))
+                             .c_str());
                 if (t.numel() > 0 && !m.at("alias").is_null())
                     QVERIFY2(t.offset() == m.at("offset").get<int64_t>(),
-                             ("output " + std::to_string(k) + ": storage offset " + std::to_string(t.offset()) + " vs PyTorch " +
-                              std::to_string(m.at("offset").get<int64_t>())).c_str());
+                             ("output " + std::to_string(k) + ": storage offset " + std::to_string(t.offset())
+                              + " vs PyTorch " + std::to_string(m.at("offset").get<int64_t>()))
+                                 .c_str());
             }
             // storage sharing: exactly as PyTorch's (views of empty tensors still share here)
             const Storage* s = t.storage().get();
             if (!m.at("alias").is_null()) {
                 const size_t j = m.at("alias").get<size_t>();
-                QVERIFY2(j < in1.size() && in1[j].storage().get() == s, ("output " + std::to_string(k) + " must be a view of input " + std::to_string(j)).c_str());
-            } else if (t.numel() > 0 || !(op->has(kTraitView) || op->has(kTraitViewList) || op->has(kTraitAliasNoAnnot))) {
+                QVERIFY2(j < in1.size() && in1[j].storage().get() == s,
+                         ("output " + std::to_string(k) + " must be a view of input " + std::to_string(j)).c_str());
+            } else if (t.numel() > 0
+                       || !(op->has(kTraitView) || op->has(kTraitViewList) || op->has(kTraitAliasNoAnnot))) {
                 for (const Tensor& i : in1)
-                    QVERIFY2(i.storage().get() != s, ("output " + std::to_string(k) + " must not share an input's storage").c_str());
+                    QVERIFY2(i.storage().get() != s,
+                             ("output " + std::to_string(k) + " must not share an input's storage").c_str());
             }
             bool isInput = false;
             for (const Tensor& i : in1) isInput = isInput || i.storage().get() == s;
@@ -242,20 +302,22 @@ private slots:
             QCOMPARE(out2[k].strides(), t.strides());
         }
         // a view allocates nothing; a copy exactly its outputs' storages
-        QVERIFY2(alloc1 == newBytes, (std::to_string(alloc1) + " bytes allocated for outputs of " + std::to_string(newBytes)).c_str());
+        QVERIFY2(alloc1 == newBytes,
+                 (std::to_string(alloc1) + " bytes allocated for outputs of " + std::to_string(newBytes)).c_str());
         if (view) QCOMPARE(alloc1, int64_t(0));
     }
 
     // _unsafe_index / _unsafe_index_put / index_put_ give what index / index_put give.
-    void unsafeAndInplaceVariants() {
+    void unsafeAndInplaceVariants()
+    {
         Backend& be = *be2_;
         int checked = 0;
         for (const auto& c : refs().doc.at("cases")) {
             const std::string target = c.at("op").get<std::string>();
             if (c.contains("error") || (target != "aten.index.Tensor" && target != "aten.index_put.default")) continue;
             const std::vector<std::string> others = target == "aten.index.Tensor"
-                                                        ? std::vector<std::string>{"aten._unsafe_index.Tensor"}
-                                                        : std::vector<std::string>{"aten._unsafe_index_put.default", "aten.index_put_.default"};
+                ? std::vector<std::string>{"aten._unsafe_index.Tensor"}
+                : std::vector<std::string>{"aten._unsafe_index_put.default", "aten.index_put_.default"};
             std::vector<Tensor> in;
             int64_t alloc = 0;
             const Tensor want = runCase(be, c, in, alloc).at(0);
@@ -276,7 +338,8 @@ private slots:
     }
 
     // ---------------- determinism of the accumulating and gathering ops on large inputs
-    void accumulationOrder() {
+    void accumulationOrder()
+    {
         const OpInfo* indexAdd = OpRegistry::instance().find("aten.index_add.default");
         const OpInfo* indexPut = OpRegistry::instance().find("aten.index_put.default");
         const OpInfo* scatterAdd = OpRegistry::instance().find("aten.scatter_add.default");
@@ -288,21 +351,30 @@ private slots:
             Tensor self = randomTensor(be, {rows, cols}, DType::F32, 1);
             Tensor src = randomTensor(be, {n, cols}, DType::F32, 2);
             Tensor idx = randomInts(be, {n}, 0, rows, 3);  // many duplicates
-            Tensor ia = runCall(be, indexAdd, {Value::ofTensor(self), Value::ofInt(0), Value::ofTensor(idx), Value::ofTensor(src), Value::ofInt(1)}).at(0);
-            Tensor ip = runCall(be, indexPut, {Value::ofTensor(self), Value::ofList({Value::ofTensor(idx)}), Value::ofTensor(src), Value::ofBool(true)}).at(0);
+            Tensor ia = runCall(be, indexAdd,
+                                {Value::ofTensor(self), Value::ofInt(0), Value::ofTensor(idx), Value::ofTensor(src),
+                                 Value::ofInt(1)})
+                            .at(0);
+            Tensor ip = runCall(be, indexPut,
+                                {Value::ofTensor(self), Value::ofList({Value::ofTensor(idx)}), Value::ofTensor(src),
+                                 Value::ofBool(true)})
+                            .at(0);
             Tensor sidx = randomInts(be, {n, cols}, 0, rows, 4);
-            Tensor sa = runCall(be, scatterAdd, {Value::ofTensor(self), Value::ofInt(0), Value::ofTensor(sidx), Value::ofTensor(src)}).at(0);
+            Tensor sa = runCall(be, scatterAdd,
+                                {Value::ofTensor(self), Value::ofInt(0), Value::ofTensor(sidx), Value::ofTensor(src)})
+                            .at(0);
             // sequential references in index order
-            const std::vector<float> want = indexAddReference(floatsOf(be, self), cols,
-                                                              std::vector<int64_t>(idx.data<int64_t>(), idx.data<int64_t>() + n),
-                                                              floatsOf(be, src));
+            const std::vector<float> want = indexAddReference(
+                floatsOf(be, self), cols, std::vector<int64_t>(idx.data<int64_t>(), idx.data<int64_t>() + n),
+                floatsOf(be, src));
             QVERIFY(floatsOf(be, ia) == want);
             QVERIFY(floatsOf(be, ip) == want);
             std::vector<float> ws = floatsOf(be, self);
             const std::vector<float> sv = floatsOf(be, src);
             for (int64_t i = 0; i < n; ++i)
                 for (int64_t c = 0; c < cols; ++c)
-                    ws[static_cast<size_t>(sidx.data<int64_t>()[i * cols + c] * cols + c)] += sv[static_cast<size_t>(i * cols + c)];
+                    ws[static_cast<size_t>(sidx.data<int64_t>()[i * cols + c] * cols + c)] +=
+                        sv[static_cast<size_t>(i * cols + c)];
             QVERIFY(floatsOf(be, sa) == ws);
             results[b] = {ia, ip, sa};
         }
@@ -311,7 +383,8 @@ private slots:
     }
 
     // Gathers split between threads give the same bits as one thread, and as a naive loop.
-    void largeGathers() {
+    void largeGathers()
+    {
         const OpInfo* index = OpRegistry::instance().find("aten.index.Tensor");
         const OpInfo* gather = OpRegistry::instance().find("aten.gather.default");
         const OpInfo* emb = OpRegistry::instance().find("aten.embedding.default");
@@ -326,17 +399,23 @@ private slots:
             Tensor ids = randomInts(be, {16, 300}, 0, 500, 6);
             Tensor e = runCall(be, emb, {Value::ofTensor(w), Value::ofTensor(ids)}).at(0);
             for (int64_t i = 0; i < ids.numel(); ++i)
-                QVERIFY(std::memcmp(e.data<float>() + i * 96, w.data<float>() + ids.data<int64_t>()[i] * 96, 96 * 4) == 0);
+                QVERIFY(std::memcmp(e.data<float>() + i * 96, w.data<float>() + ids.data<int64_t>()[i] * 96, 96 * 4)
+                        == 0);
             Tensor x = randomTensor(be, {40, 50, 30}, DType::F32, 7);
             Tensor i1 = randomInts(be, {20, 1}, -40, 40, 8), i2 = randomInts(be, {1, 25}, 0, 30, 9);
-            Tensor ix = runCall(be, index, {Value::ofTensor(x), Value::ofList({Value::ofTensor(i1), Value::none(), Value::ofTensor(i2)})}).at(0);
+            Tensor ix =
+                runCall(be, index,
+                        {Value::ofTensor(x), Value::ofList({Value::ofTensor(i1), Value::none(), Value::ofTensor(i2)})})
+                    .at(0);
             QCOMPARE(ix.sizes(), (std::vector<int64_t>{20, 25, 50}));
             Tensor gi = randomInts(be, {40, 50, 60}, 0, 30, 10);
             Tensor g = runCall(be, gather, {Value::ofTensor(x), Value::ofInt(2), Value::ofTensor(gi)}).at(0);
             for (int64_t a = 0; a < 40; a += 7)
                 for (int64_t c = 0; c < 60; c += 11)
-                    QCOMPARE(g.data<float>()[(a * 50 + 3) * 60 + c], x.data<float>()[(a * 50 + 3) * 30 + gi.data<int64_t>()[(a * 50 + 3) * 60 + c]]);
-            Tensor ct = runCall(be, cat, {Value::ofList({Value::ofTensor(x), Value::ofTensor(x)}), Value::ofInt(1)}).at(0);
+                    QCOMPARE(g.data<float>()[(a * 50 + 3) * 60 + c],
+                             x.data<float>()[(a * 50 + 3) * 30 + gi.data<int64_t>()[(a * 50 + 3) * 60 + c]]);
+            Tensor ct =
+                runCall(be, cat, {Value::ofList({Value::ofTensor(x), Value::ofTensor(x)}), Value::ofInt(1)}).at(0);
             Tensor y = randomTensor(be, {300, 200}, DType::F32, 11);
             std::vector<Tensor> so = runCall(be, sort, {Value::ofTensor(y), Value::ofInt(0), Value::ofBool(true)});
             std::vector<Tensor> tk = runCall(be, topk, {Value::ofTensor(y), Value::ofInt(7), Value::ofInt(1)});
@@ -348,7 +427,8 @@ private slots:
     }
 
     // sort/topk ties: lower index first, independent of the row length or the k chosen.
-    void tiesLowerIndexFirst() {
+    void tiesLowerIndexFirst()
+    {
         Backend& be = *be2_;
         const OpInfo* sort = OpRegistry::instance().find("aten.sort.default");
         const OpInfo* topk = OpRegistry::instance().find("aten.topk.default");
@@ -363,7 +443,8 @@ private slots:
                     if (v[k - 1] == v[k]) QVERIFY(i[k - 1] < i[k]);
                 }
                 for (int64_t k : {int64_t(1), n / 2, n}) {
-                    std::vector<Tensor> t = runCall(be, topk, {Value::ofTensor(x), Value::ofInt(k), Value::ofInt(0), Value::ofBool(desc)});
+                    std::vector<Tensor> t =
+                        runCall(be, topk, {Value::ofTensor(x), Value::ofInt(k), Value::ofInt(0), Value::ofBool(desc)});
                     QVERIFY(std::memcmp(t[1].rawData(), s[1].rawData(), static_cast<size_t>(k * 8)) == 0);
                 }
             }
@@ -371,12 +452,15 @@ private slots:
     }
 
     // ---------------- the corpus graphs
-    void corpusOps_data() {
+    void corpusOps_data()
+    {
         QTest::addColumn<std::string>("path");
         if (!fs::exists(kCorpus / "pytorch")) QSKIP("corpus directory FXLENS_CORPUS_DIR/pytorch not found");
-        for (const std::string& f : corpusCodeFiles(kCorpus)) QTest::newRow(fs::path(f).filename().string().c_str()) << f;
+        for (const std::string& f : corpusCodeFiles(kCorpus))
+            QTest::newRow(fs::path(f).filename().string().c_str()) << f;
     }
-    void corpusOps() {
+    void corpusOps()
+    {
         QFETCH(std::string, path);
         auto src = openSource(path);
         QVERIFY(src && !src->artifacts.empty());
@@ -418,8 +502,9 @@ private slots:
                     for (size_t k = 0; k < sizes.size(); ++k) span += (sizes[k] - 1) * strides[k];
                     bool empty = false;
                     for (int64_t s : sizes) empty = empty || s == 0;
-                    Tensor store = isFloatingPoint(m.tensor.dtype) ? randomTensor(be, {empty ? 0 : span}, m.tensor.dtype, ++seed)
-                                                                   : be.empty({empty ? 0 : span}, m.tensor.dtype);
+                    Tensor store = isFloatingPoint(m.tensor.dtype)
+                        ? randomTensor(be, {empty ? 0 : span}, m.tensor.dtype, ++seed)
+                        : be.empty({empty ? 0 : span}, m.tensor.dtype);
                     if (!isFloatingPoint(m.tensor.dtype) && store.nbytes() > 0)
                         std::memset(store.rawData(), 0, static_cast<size_t>(store.nbytes()));
                     Tensor t = store.asStrided(sizes, strides, 0);
@@ -456,18 +541,21 @@ private slots:
                 return;
             }
             if (want.size() != out.size()) {
-                failure = n.name + ": " + std::to_string(out.size()) + " outputs, meta has " + std::to_string(want.size());
+                failure =
+                    n.name + ": " + std::to_string(out.size()) + " outputs, meta has " + std::to_string(want.size());
                 return;
             }
             for (size_t k = 0; k < want.size(); ++k) {
                 if (!want[k]) continue;
-                const std::vector<int64_t> sizes = concrete(want[k]->sizes, -1), strides = concrete(want[k]->strides, -1);
+                const std::vector<int64_t> sizes = concrete(want[k]->sizes, -1),
+                                           strides = concrete(want[k]->strides, -1);
                 if (out[k].sizes() != sizes || out[k].dtype() != want[k]->dtype) {
                     failure = n.name + " (" + n.target + "): output " + describe(out[k]) + ", meta " + shapeText(sizes);
                     return;
                 }
                 if (strides.size() == sizes.size() && out[k].numel() > 1 && out[k].strides() != strides) {
-                    failure = n.name + " (" + n.target + "): output strides " + shapeText(out[k].strides()) + ", meta " + shapeText(strides);
+                    failure = n.name + " (" + n.target + "): output strides " + shapeText(out[k].strides()) + ", meta "
+                        + shapeText(strides);
                     return;
                 }
                 if (isViewOp(op) && out[k].storage() != inputs.at(0).storage()) {
@@ -478,7 +566,8 @@ private slots:
             ++ran;
         });
         QVERIFY2(failure.empty(), failure.c_str());
-        qInfo("%s: %d distinct shape-family calls checked, %d skipped", fs::path(path).filename().string().c_str(), ran, skipped);
+        qInfo("%s: %d distinct shape-family calls checked, %d skipped", fs::path(path).filename().string().c_str(), ran,
+              skipped);
     }
 };
 

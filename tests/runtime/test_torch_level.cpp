@@ -10,8 +10,8 @@
 #include <fstream>
 #include <sstream>
 
-#include "core/formats/fx/fx_text_parser.hpp"
 #include "core/analysis/memory_timeline.hpp"
+#include "core/formats/fx/fx_text_parser.hpp"
 #include "core/formats/source.hpp"
 #include "runtime/equivalence.hpp"
 #include "runtime/executor.hpp"
@@ -33,7 +33,8 @@ const fs::path kCorpusFx = fs::path(FXLENS_CORPUS_DIR) / "fx";
 Run run(const Graph& g, const SafeTensorsFile& inputs, Backend& b) { return runGraph(g, inputs, b); }
 
 // The message of the KernelError running `g` throws ("" when it runs).
-std::string failure(const Graph& g) {
+std::string failure(const Graph& g)
+{
     try {
         ExecOptions o;
         o.inputSeed = 1;
@@ -44,13 +45,15 @@ std::string failure(const Graph& g) {
     return {};
 }
 
-std::string dynamoGraph(const std::string& body) {
+std::string dynamoGraph(const std::string& body)
+{
     return "class GraphModule(torch.nn.Module):\n    def forward(self, L_x_: \"f32[4, 8]\"):\n" + body;
 }
 
 // `in` (placeholder order of another graph) renamed to `g`'s placeholders, in order: the
 // Dynamo graphs name their inputs l_x_ (L_x_ aliased), the aten twins L_x_.
-SafeTensorsFile renamedFor(const Graph& g, const SafeTensorsFile& in) {
+SafeTensorsFile renamedFor(const Graph& g, const SafeTensorsFile& in)
+{
     SafeTensorsFile out = in;
     size_t k = 0;
     for (NodeId id : g.order())
@@ -58,7 +61,8 @@ SafeTensorsFile renamedFor(const Graph& g, const SafeTensorsFile& in) {
     return out;
 }
 
-void verifyBitwise(const SafeTensorsFile& a, const SafeTensorsFile& b) {
+void verifyBitwise(const SafeTensorsFile& a, const SafeTensorsFile& b)
+{
     const EquivalenceReport rep = compareOutputs(a, b);
     QVERIFY2(rep.allBitwiseEqual(), reportToText(rep).c_str());
     QVERIFY(!a.tensors.empty());
@@ -66,16 +70,19 @@ void verifyBitwise(const SafeTensorsFile& a, const SafeTensorsFile& b) {
 }
 }  // namespace
 
-class TestTorchLevel : public QObject {
+class TestTorchLevel : public QObject
+{
     Q_OBJECT
 
 private slots:
-    void matchesAten_data() {
+    void matchesAten_data()
+    {
         QTest::addColumn<std::string>("name");
         // views / in-place / no-op methods share storages on both sides (timeline R3)
         for (const char* n : {"arith", "act", "matmul", "norm", "views", "inplace"}) QTest::newRow(n) << std::string(n);
     }
-    void matchesAten() {
+    void matchesAten()
+    {
         QFETCH(std::string, name);
         const Graph dyn = parseFxText(readText(kData / (name + ".py")), name + ".py");
         const Graph at = parseFxText(readText(kData / (name + "_aten.py")), name + "_aten.py");
@@ -113,7 +120,8 @@ private slots:
     }
 
     // a view method shares the input's storage; an in-place method writes into it
-    void viewsAlias() {
+    void viewsAlias()
+    {
         const Graph g = parseFxText(dynamoGraph("        v: \"f32[32]\" = L_x_.view(32)\n"
                                                 "        w: \"f32[8, 4]\" = L_x_.transpose(0, 1)\n"
                                                 "        c: \"f32[4, 8]\" = L_x_.clone()\n"
@@ -130,7 +138,8 @@ private slots:
     }
 
     // size() gives ints that feed a view; getitem by a node int
-    void sizeAndSymbolicArithmetic() {
+    void sizeAndSymbolicArithmetic()
+    {
         const Graph g = parseFxText(dynamoGraph("        s = L_x_.size()\n"
                                                 "        n = s[1]\n"
                                                 "        m = n * 2\n"
@@ -153,28 +162,33 @@ private slots:
         QCOMPARE(r.outputs.at(1).tensor.offset(), int64_t(24));
     }
 
-    void torchLevelKeysListed() {
+    void torchLevelKeysListed()
+    {
         const auto keys = torchLevelKeys();
-        for (const char* k : {"method:view", "method:add_", "operator.add", "operator.getitem", "torch._C._nn.linear", "torch.matmul",
-                              "torch.nn.functional.layer_norm", "method:to", "method:size"})
+        for (const char* k : {"method:view", "method:add_", "operator.add", "operator.getitem", "torch._C._nn.linear",
+                              "torch.matmul", "torch.nn.functional.layer_norm", "method:to", "method:size"})
             QVERIFY2(std::find(keys.begin(), keys.end(), k) != keys.end(), k);
     }
 
     // (b) corpus Dynamo graphs
-    void corpus_data() {
+    void corpus_data()
+    {
         QTest::addColumn<std::string>("file");
         QTest::addColumn<std::string>("expectedError");  // empty: runs
-        QTest::newRow("invoke_subgraph") << std::string("pytorch_test_invoke_subgraph_dynamo_graph.txt") << std::string();
+        QTest::newRow("invoke_subgraph") << std::string("pytorch_test_invoke_subgraph_dynamo_graph.txt")
+                                         << std::string();
         QTest::newRow("mlp") << std::string("tlparse_v2.9dev_mlp_dynamo_output_graph.txt") << std::string();
         QTest::newRow("getattr") << std::string("tlparse_v2.4dev_getattr_dynamo_output_graph.txt")
                                  << std::string("constant 'L__self___param' is not in the constants file");
         QTest::newRow("gelu_dropout") << std::string("tlparse_v2.6dev_gelu_dropout_dynamo_output_graph.txt")
                                       << std::string("node 'out_1' (test.baz): unknown operator test.baz");
-        QTest::newRow("collectives") << std::string("tlparse_v2.9dev_collectives_dynamo_output_graph.txt")
-                                     << std::string("node 'all_reduce_default' (_c10d_functional.all_reduce.default): no CPU kernel for "
-                                                    "_c10d_functional.all_reduce.default");
+        QTest::newRow("collectives")
+            << std::string("tlparse_v2.9dev_collectives_dynamo_output_graph.txt")
+            << std::string("node 'all_reduce_default' (_c10d_functional.all_reduce.default): no CPU kernel for "
+                           "_c10d_functional.all_reduce.default");
     }
-    void corpus() {
+    void corpus()
+    {
         QFETCH(std::string, file);
         QFETCH(std::string, expectedError);
         const fs::path p = kCorpusFx / file;
@@ -183,12 +197,15 @@ private slots:
         std::shared_ptr<Graph> g = src->graph(src->artifacts.at(0).id);
         const std::string msg = failure(*g);
         qInfo("%s: %s", file.c_str(), msg.empty() ? "ran" : msg.c_str());
-        if (expectedError.empty()) QVERIFY2(msg.empty(), msg.c_str());
-        else QVERIFY2(msg.find(expectedError) != std::string::npos, msg.c_str());
+        if (expectedError.empty())
+            QVERIFY2(msg.empty(), msg.c_str());
+        else
+            QVERIFY2(msg.find(expectedError) != std::string::npos, msg.c_str());
     }
 
     // the MLP graph gives bitwise what the same computation written in aten ops gives
-    void corpusMlpMatchesAten() {
+    void corpusMlpMatchesAten()
+    {
         const fs::path p = kCorpusFx / "tlparse_v2.9dev_mlp_dynamo_output_graph.txt";
         if (!fs::exists(p)) QSKIP("FXLENS_CORPUS_DIR/fx/tlparse_v2.9dev_mlp_dynamo_output_graph.txt not found");
         auto src = openSource(p.string());
@@ -198,7 +215,8 @@ private slots:
         const SafeTensorsFile in = resolveInputs(*g, gen);
         const Graph at = parseFxText(
             "class GraphModule(torch.nn.Module):\n"
-            "    def forward(self, L_self_modules_fc1_parameters_weight_: \"f32[16, 10]\", L_self_modules_fc1_parameters_bias_: "
+            "    def forward(self, L_self_modules_fc1_parameters_weight_: \"f32[16, 10]\", "
+            "L_self_modules_fc1_parameters_bias_: "
             "\"f32[16]\", L_x_: \"f32[8, 10]\", L_a_: \"f32[10, 20]\", L_c_: \"f32[10, 30]\", L_b_: \"f32[20, 30]\"):\n"
             "        wt: \"f32[10, 16]\" = torch.ops.aten.t.default(L_self_modules_fc1_parameters_weight_)\n"
             "        x: \"f32[8, 16]\" = torch.ops.aten.addmm.default(L_self_modules_fc1_parameters_bias_, L_x_, wt)\n"
@@ -214,25 +232,31 @@ private slots:
     }
 
     // (c) errors name the node and the target
-    void errors_data() {
+    void errors_data()
+    {
         QTest::addColumn<std::string>("body");
         QTest::addColumn<std::string>("expected");
-        QTest::newRow("unknown method") << std::string("        f: \"f32[4, 8]\" = L_x_.frobnicate(2)\n        return (f,)\n")
-                                        << std::string("node 'f' (frobnicate): call_method 'frobnicate' has no lowering to aten kernels");
+        QTest::newRow("unknown method")
+            << std::string("        f: \"f32[4, 8]\" = L_x_.frobnicate(2)\n        return (f,)\n")
+            << std::string("node 'f' (frobnicate): call_method 'frobnicate' has no lowering to aten kernels");
         QTest::newRow("unknown torch function")
             << std::string("        f: \"f32[4, 8]\" = torch.special.frob(L_x_)\n        return (f,)\n")
             << std::string("node 'f' (torch.special.frob): unknown operator torch.special.frob");
         QTest::newRow("call_module") << std::string("        f: \"f32[4, 8]\" = self.fc1(L_x_)\n        return (f,)\n")
                                      << std::string("node 'f' (fc1): call_module nodes cannot run: the module 'fc1'");
-        QTest::newRow("bad keyword") << std::string("        f: \"f32[32]\" = L_x_.view(32, foo = 1)\n        return (f,)\n")
-                                     << std::string("node 'f' (view): call_method 'view': unexpected keyword argument 'foo'");
-        QTest::newRow("missing argument") << std::string("        f: \"f32[8, 4]\" = L_x_.transpose(0)\n        return (f,)\n")
-                                          << std::string("node 'f' (transpose): call_method 'transpose': missing argument 'dim1'");
-        QTest::newRow("too many positionals") << std::string("        f: \"f32[8, 4]\" = L_x_.t(0)\n        return (f,)\n")
-                                              << std::string("node 'f' (t): call_method 't': 2 positional arguments");
-        QTest::newRow("inplace relu")
-            << std::string("        f: \"f32[4, 8]\" = torch.nn.functional.relu(L_x_, inplace = True)\n        return (f,)\n")
-            << std::string("node 'f' (torch.nn.functional.relu): inplace=True is not supported");
+        QTest::newRow("bad keyword")
+            << std::string("        f: \"f32[32]\" = L_x_.view(32, foo = 1)\n        return (f,)\n")
+            << std::string("node 'f' (view): call_method 'view': unexpected keyword argument 'foo'");
+        QTest::newRow("missing argument")
+            << std::string("        f: \"f32[8, 4]\" = L_x_.transpose(0)\n        return (f,)\n")
+            << std::string("node 'f' (transpose): call_method 'transpose': missing argument 'dim1'");
+        QTest::newRow("too many positionals")
+            << std::string("        f: \"f32[8, 4]\" = L_x_.t(0)\n        return (f,)\n")
+            << std::string("node 'f' (t): call_method 't': 2 positional arguments");
+        QTest::newRow("inplace relu") << std::string(
+            "        f: \"f32[4, 8]\" = torch.nn.functional.relu(L_x_, inplace = True)\n        return (f,)\n")
+                                      << std::string(
+                                             "node 'f' (torch.nn.functional.relu): inplace=True is not supported");
         QTest::newRow("matmul sizes") << std::string("        f = torch.matmul(L_x_, L_x_)\n        return (f,)\n")
                                       << std::string("node 'f' (torch.matmul): ");
         QTest::newRow("softmax without dim")
@@ -242,7 +266,8 @@ private slots:
             << std::string("        i = L_x_ > 0\n        f = L_x_[(i, 0)]\n        return (f,)\n")
             << std::string("node 'f' (operator.getitem): getitem: a tensor index together with other indices");
     }
-    void errors() {
+    void errors()
+    {
         QFETCH(std::string, body);
         QFETCH(std::string, expected);
         const Graph g = parseFxText(dynamoGraph(body), "errors");

@@ -25,63 +25,70 @@ namespace {
 
 constexpr int kMaxNesting = 200;
 
-struct BinOp {
+struct BinOp
+{
     const char* text;
     const char* target;
 };
 // FX's magic_methods / reflectable_magic_methods ("div" prints like "truediv")
 constexpr BinOp kBinOps[] = {
-    {"+", "operator.add"},     {"-", "operator.sub"},     {"*", "operator.mul"},    {"/", "operator.truediv"},
-    {"//", "operator.floordiv"}, {"%", "operator.mod"},   {"**", "operator.pow"},   {"<<", "operator.lshift"},
-    {">>", "operator.rshift"}, {"&", "operator.and_"},    {"|", "operator.or_"},    {"^", "operator.xor"},
-    {"@", "operator.matmul"},  {"==", "operator.eq"},     {"!=", "operator.ne"},    {"<", "operator.lt"},
-    {">", "operator.gt"},      {"<=", "operator.le"},     {">=", "operator.ge"},
+    {"+", "operator.add"},       {"-", "operator.sub"},  {"*", "operator.mul"},  {"/", "operator.truediv"},
+    {"//", "operator.floordiv"}, {"%", "operator.mod"},  {"**", "operator.pow"}, {"<<", "operator.lshift"},
+    {">>", "operator.rshift"},   {"&", "operator.and_"}, {"|", "operator.or_"},  {"^", "operator.xor"},
+    {"@", "operator.matmul"},    {"==", "operator.eq"},  {"!=", "operator.ne"},  {"<", "operator.lt"},
+    {">", "operator.gt"},        {"<=", "operator.le"},  {">=", "operator.ge"},
 };
 // FX's inplace_methods (setitem is handled separately)
 constexpr BinOp kInplaceOps[] = {
-    {"+=", "operator.iadd"},  {"&=", "operator.iand"},  {"//=", "operator.ifloordiv"}, {"<<=", "operator.ilshift"},
-    {"%=", "operator.imod"},  {"*=", "operator.imul"},  {"@=", "operator.imatmul"},    {"|=", "operator.ior"},
-    {"**=", "operator.ipow"}, {">>=", "operator.irshift"}, {"-=", "operator.isub"},    {"/=", "operator.itruediv"},
+    {"+=", "operator.iadd"},  {"&=", "operator.iand"},     {"//=", "operator.ifloordiv"}, {"<<=", "operator.ilshift"},
+    {"%=", "operator.imod"},  {"*=", "operator.imul"},     {"@=", "operator.imatmul"},    {"|=", "operator.ior"},
+    {"**=", "operator.ipow"}, {">>=", "operator.irshift"}, {"-=", "operator.isub"},       {"/=", "operator.itruediv"},
     {"^=", "operator.ixor"},
 };
 
-const char* binOpTarget(std::string_view op) {
+const char* binOpTarget(std::string_view op)
+{
     for (const auto& b : kBinOps)
         if (op == b.text) return b.target;
     return nullptr;
 }
-const char* inplaceTarget(std::string_view op) {
+const char* inplaceTarget(std::string_view op)
+{
     for (const auto& b : kInplaceOps)
         if (op == b.text) return b.target;
     return nullptr;
 }
 
-
-
-
 // Node names of one forward: open addressing over (hash, text range) slots. Every name is
 // spelled somewhere in the text, so keys are offsets into it (no string copies); this is the
 // hottest lookup of the parser (every argument that is a node).
-class NameTable {
+class NameTable
+{
 public:
-    explicit NameTable(std::string_view text) : text_(text) {}
-    void reserve(size_t n) {
+    explicit NameTable(std::string_view text)
+        : text_(text)
+    { }
+    void reserve(size_t n)
+    {
         size_t cap = 16;
         while (cap < n * 2) cap <<= 1;
         if (cap > slots_.size()) rehash(cap);
     }
-    NodeId find(std::string_view key) const {
+    NodeId find(std::string_view key) const
+    {
         if (slots_.empty()) return kNoNode;
         const uint32_t h = hash(key);
         for (size_t i = h & mask_;; i = (i + 1) & mask_) {
             const Slot& s = slots_[i];
             if (s.id == kEmpty) return kNoNode;
-            if (s.hash == h && s.len == key.size() && std::memcmp(text_.data() + s.off, key.data(), key.size()) == 0) return s.id;
+            if (s.hash == h && s.len == key.size() && std::memcmp(text_.data() + s.off, key.data(), key.size()) == 0)
+                return s.id;
         }
     }
     // Binds the name spelled at text offset `off` (length `len`); false when it is bound already
     // (then *existing is its node).
-    bool insert(uint32_t off, uint32_t len, NodeId id, NodeId* existing) {
+    bool insert(uint32_t off, uint32_t len, NodeId id, NodeId* existing)
+    {
         if ((count_ + 1) * 2 > slots_.size()) rehash(slots_.empty() ? 16 : slots_.size() * 2);
         std::string_view key = text_.substr(off, len);
         const uint32_t h = hash(key);
@@ -98,7 +105,8 @@ public:
             }
         }
     }
-    void assign(uint32_t off, uint32_t len, NodeId id) {
+    void assign(uint32_t off, uint32_t len, NodeId id)
+    {
         NodeId existing;
         if (insert(off, len, id, &existing)) return;
         std::string_view key = text_.substr(off, len);
@@ -114,7 +122,8 @@ public:
 
 private:
     static constexpr NodeId kEmpty = -2;
-    struct Slot {
+    struct Slot
+    {
         uint32_t hash = 0;
         uint32_t off = 0;
         uint32_t len = 0;
@@ -125,12 +134,14 @@ private:
     size_t mask_ = 0;
     size_t count_ = 0;
 
-    static uint32_t hash(std::string_view k) {
+    static uint32_t hash(std::string_view k)
+    {
         uint32_t h = 2166136261u;  // FNV-1a
         for (char c : k) h = (h ^ static_cast<unsigned char>(c)) * 16777619u;
         return h ^ (h >> 15);
     }
-    void rehash(size_t cap) {
+    void rehash(size_t cap)
+    {
         std::vector<Slot> old;
         old.swap(slots_);
         slots_.assign(cap, Slot{});
@@ -149,19 +160,27 @@ private:
 };
 
 // A parameter of the def line (or a pytree declaration) before it becomes a placeholder.
-struct Param {
+struct Param
+{
     std::string_view target;  // as written, '*' included
-    uint32_t at = 0;          // offset of the name
+    uint32_t at = 0;  // offset of the name
     ValueMeta val;
     std::string typeExpr;
     std::optional<Arg> def;
     std::string desc;
 };
 
-class FxTextParser {
+class FxTextParser
+{
 public:
     FxTextParser(std::string_view text, const std::string& file, int firstLine, DiagnosticList* diags, int columnOffset)
-        : text_(text), lex_(text), file_(file), firstLine_(firstLine), diags_(diags), columnOffset_(columnOffset) {}
+        : text_(text)
+        , lex_(text)
+        , file_(file)
+        , firstLine_(firstLine)
+        , diags_(diags)
+        , columnOffset_(columnOffset)
+    { }
 
     Graph run();
 
@@ -178,9 +197,12 @@ private:
     size_t head_ = 0;
 
     // --- per-forward state
-    struct FwdState {
+    struct FwdState
+    {
         Graph* g = nullptr;
-        explicit FwdState(std::string_view text) : names(text) {}
+        explicit FwdState(std::string_view text)
+            : names(text)
+        { }
         NameTable names;
         std::vector<uint32_t> defAt;  // node id -> offset of its definition (error messages)
         std::vector<Param> params;
@@ -197,7 +219,8 @@ private:
     FwdState* fs_ = nullptr;
 
     // ---------------------------------------------------------------- tokens
-    const Token& rawAt(size_t k) {
+    const Token& rawAt(size_t k)
+    {
         while (buf_.size() - head_ <= k) {
             if (head_ > 0 && (head_ == buf_.size() || head_ >= 64)) {
                 buf_.erase(buf_.begin(), buf_.begin() + static_cast<std::ptrdiff_t>(head_));
@@ -208,13 +231,15 @@ private:
         return buf_[head_ + k];
     }
     Token peekAny() { return rawAt(0); }
-    Token nextAny() {
+    Token nextAny()
+    {
         Token t = rawAt(0);
         ++head_;
         return t;
     }
     // k-th non-comment token ahead
-    Token peek(size_t k = 0) {
+    Token peek(size_t k = 0)
+    {
         size_t i = 0;
         for (;;) {
             const Token& t = rawAt(i);
@@ -225,14 +250,16 @@ private:
             ++i;
         }
     }
-    Token next() {
+    Token next()
+    {
         for (;;) {
             Token t = nextAny();
             if (t.kind != TokKind::Comment) return t;
         }
     }
     // "item,  # desc": the comment right after a consumed ',' on the same line, else ""
-    std::string trailingDesc(const Token& comma) {
+    std::string trailingDesc(const Token& comma)
+    {
         Token c = peekAny();
         if (c.kind != TokKind::Comment || c.line != comma.line) return {};
         std::string_view d = text(c).substr(1);
@@ -241,7 +268,8 @@ private:
     }
     std::string_view text(const Token& t) const { return text_.substr(t.begin, t.end - t.begin); }
     // byte loops: these run a few times per token, a memcmp call per check was measurable
-    bool sameText(const Token& t, std::string_view s) const {
+    bool sameText(const Token& t, std::string_view s) const
+    {
         if (t.end - t.begin != s.size()) return false;
         const char* p = text_.data() + t.begin;
         for (size_t i = 0; i < s.size(); ++i)
@@ -250,12 +278,14 @@ private:
     }
     bool isOp(const Token& t, std::string_view op) const { return t.kind == TokKind::Op && sameText(t, op); }
     bool isName(const Token& t, std::string_view n) const { return t.kind == TokKind::Name && sameText(t, n); }
-    bool atStatementEnd(const Token& t) const {
+    bool atStatementEnd(const Token& t) const
+    {
         return t.kind == TokKind::Newline || t.kind == TokKind::End || isOp(t, ";");
     }
 
     [[noreturn]] void fail(uint32_t offset, std::string msg) const { throw LexError{offset, std::move(msg)}; }
-    [[noreturn]] void failAt(const Token& t, const std::string& expected) const {
+    [[noreturn]] void failAt(const Token& t, const std::string& expected) const
+    {
         // A statement found inside brackets, no deeper indented than the line that opened them:
         // the real error is the bracket that was never closed (what Python reports too).
         if (t.lineStart && lex_.bracketDepth() > 0 && t.kind != TokKind::End) {
@@ -264,36 +294,42 @@ private:
                 uint32_t ls = open;
                 while (ls > 0 && text_[ls - 1] != '\n') --ls;
                 int indent = 0;
-                while (ls + static_cast<uint32_t>(indent) < text_.size() && text_[ls + static_cast<uint32_t>(indent)] == ' ') ++indent;
-                if (t.col <= indent)
-                    fail(open, std::string("'") + text_[open] + "' was never closed");
+                while (ls + static_cast<uint32_t>(indent) < text_.size()
+                       && text_[ls + static_cast<uint32_t>(indent)] == ' ')
+                    ++indent;
+                if (t.col <= indent) fail(open, std::string("'") + text_[open] + "' was never closed");
             }
         }
         fail(t.begin, expected + ", found " + describe(t));
     }
-    std::string describe(const Token& t) const {
+    std::string describe(const Token& t) const
+    {
         switch (t.kind) {
-            case TokKind::End: return "end of text";
-            case TokKind::Newline: return "end of line";
-            case TokKind::Comment: return "a comment";
-            case TokKind::String: return "a string";
-            default: {
-                std::string s(text(t).substr(0, 40));
-                return "'" + s + "'";
-            }
+        case TokKind::End: return "end of text";
+        case TokKind::Newline: return "end of line";
+        case TokKind::Comment: return "a comment";
+        case TokKind::String: return "a string";
+        default: {
+            std::string s(text(t).substr(0, 40));
+            return "'" + s + "'";
+        }
         }
     }
-    Token expectOp(std::string_view op, const char* context = nullptr) {
+    Token expectOp(std::string_view op, const char* context = nullptr)
+    {
         Token t = next();
-        if (!isOp(t, op)) failAt(t, std::string("expected '") + std::string(op) + "'" + (context ? std::string(" ") + context : ""));
+        if (!isOp(t, op))
+            failAt(t, std::string("expected '") + std::string(op) + "'" + (context ? std::string(" ") + context : ""));
         return t;
     }
-    Token expectName(const char* what) {
+    Token expectName(const char* what)
+    {
         Token t = next();
         if (t.kind != TokKind::Name) failAt(t, std::string("expected ") + what);
         return t;
     }
-    void expectEndOfLine() {
+    void expectEndOfLine()
+    {
         for (;;) {
             Token t = nextAny();
             if (t.kind == TokKind::Comment) continue;
@@ -302,19 +338,22 @@ private:
         }
     }
     // Skips the rest of a logical line (brackets balanced by the lexer).
-    void skipLogicalLine() {
+    void skipLogicalLine()
+    {
         for (;;) {
             Token t = nextAny();
             if (t.kind == TokKind::Newline || t.kind == TokKind::End) return;
         }
     }
-    void note(uint32_t offset, const std::string& msg) {
+    void note(uint32_t offset, const std::string& msg)
+    {
         if (!diags_) return;
         int l, c;
         lex_.locate(offset, &l, &c);
         diags_->note(file_, firstLine_ + l, c + 1 + columnOffset_, msg);
     }
-    void warn(uint32_t offset, const std::string& msg) {
+    void warn(uint32_t offset, const std::string& msg)
+    {
         if (!diags_) return;
         int l, c;
         lex_.locate(offset, &l, &c);
@@ -339,12 +378,13 @@ private:
     void handleComment(const Token& t);
 
     // ---------------------------------------------------------------- values
-    struct Annot {
+    struct Annot
+    {
         bool present = false;
         bool quoted = false;
         std::string_view text;  // annotation text (quotes removed)
-        uint32_t at = 0;        // offset of the annotation text
-        std::string decoded;    // when the quoted text had escapes
+        uint32_t at = 0;  // offset of the annotation text
+        std::string decoded;  // when the quoted text had escapes
     };
     Annot parseAnnotationAfterColon(bool inParams);
     void applyAnnotation(const Annot& a, ValueMeta* val, std::string* typeExpr);
@@ -359,10 +399,9 @@ private:
     void parseRhs(Node& n);
     void parseSelfPath(Node& n);
     std::string parseDottedName(Token first, Token* last);
-    NodeId lookup(const Token& t) const {
-        return fs_->names.find(text(t));
-    }
-    NodeId requireNode(const Token& t) const {
+    NodeId lookup(const Token& t) const { return fs_->names.find(text(t)); }
+    NodeId requireNode(const Token& t) const
+    {
         NodeId id = lookup(t);
         if (id == kNoNode) fail(t.begin, "undefined name '" + std::string(text(t)) + "'");
         return id;
@@ -371,10 +410,14 @@ private:
     NodeId addNode(Node&& n, uint32_t at, bool bind = true);
     bool topLevel_ = true;
 
-    struct DepthGuard {
+    struct DepthGuard
+    {
         int& d;
-        DepthGuard(int& depth, const FxTextParser& p, uint32_t at) : d(depth) {
-            if (++d > kMaxNesting) p.fail(at, "nested too deeply (more than " + std::to_string(kMaxNesting) + " levels)");
+        DepthGuard(int& depth, const FxTextParser& p, uint32_t at)
+            : d(depth)
+        {
+            if (++d > kMaxNesting)
+                p.fail(at, "nested too deeply (more than " + std::to_string(kMaxNesting) + " levels)");
         }
         ~DepthGuard() { --d; }
     };
@@ -384,8 +427,10 @@ private:
 
 // ==================================================================== structure
 
-Graph FxTextParser::run() {
-    if (text_.size() >= 0xFFFFFFF0u) throw InputError(file_, firstLine_, 1 + columnOffset_, "text too large (over 4 GiB)");
+Graph FxTextParser::run()
+{
+    if (text_.size() >= 0xFFFFFFF0u)
+        throw InputError(file_, firstLine_, 1 + columnOffset_, "text too large (over 4 GiB)");
     Graph g;
     try {
         size_t bad = findInvalidUtf8(text_);
@@ -400,7 +445,8 @@ Graph FxTextParser::run() {
     return g;
 }
 
-void FxTextParser::parseModule(Graph& g) {
+void FxTextParser::parseModule(Graph& g)
+{
     bool haveGraph = false;
     for (;;) {
         Token t = peekAny();
@@ -435,19 +481,23 @@ void FxTextParser::parseModule(Graph& g) {
             continue;
         }
         // module preamble of saved graph files: imports, "b8: type" declarations, wrap("fn")
-        const bool preamble = isName(t, "import") || isName(t, "from") || (t.kind == TokKind::Name && isOp(t1, ":")) ||
-                              (isName(t, "wrap") && isOp(t1, "(")) ||
-                              (isName(t, "torch") && isOp(t1, ".") && isName(peek(2), "fx") && isOp(peek(3), ".") && isName(peek(4), "wrap"));
+        const bool preamble = isName(t, "import") || isName(t, "from") || (t.kind == TokKind::Name && isOp(t1, ":"))
+            || (isName(t, "wrap") && isOp(t1, "("))
+            || (isName(t, "torch") && isOp(t1, ".") && isName(peek(2), "fx") && isOp(peek(3), ".")
+                && isName(peek(4), "wrap"));
         if (preamble) {
             skipLogicalLine();
             continue;
         }
         failAt(t, "expected 'class' or 'def'");
     }
-    if (!haveGraph) fail(static_cast<uint32_t>(text_.size()), "no graph found: expected 'class <Name>(torch.nn.Module):' or 'def forward(self, ...):'");
+    if (!haveGraph)
+        fail(static_cast<uint32_t>(text_.size()),
+             "no graph found: expected 'class <Name>(torch.nn.Module):' or 'def forward(self, ...):'");
 }
 
-void FxTextParser::parseClass(Graph& g, int classCol) {
+void FxTextParser::parseClass(Graph& g, int classCol)
+{
     Token kw = next();  // 'class'
     DepthGuard guard(classDepth_, *this, kw.begin);  // nested classes recurse
     Token first = next();
@@ -470,7 +520,8 @@ void FxTextParser::parseClass(Graph& g, int classCol) {
     expectEndOfLine();
 
     Token m = peek();
-    if (m.kind == TokKind::End || m.col <= classCol) fail(m.kind == TokKind::End ? m.begin : m.begin, "expected an indented class body");
+    if (m.kind == TokKind::End || m.col <= classCol)
+        fail(m.kind == TokKind::End ? m.begin : m.begin, "expected an indented class body");
     const int memberCol = m.col;
     bool haveForward = false;
     std::vector<std::pair<uint32_t, std::shared_ptr<Graph>>> nested;
@@ -482,8 +533,9 @@ void FxTextParser::parseClass(Graph& g, int classCol) {
         }
         if (s.kind == TokKind::End || s.col <= classCol) break;
         if (s.col != memberCol)
-            fail(s.begin, s.col > memberCol ? "unexpected indent in class body"
-                                             : "unindent does not match any outer indentation level");
+            fail(s.begin,
+                 s.col > memberCol ? "unexpected indent in class body"
+                                   : "unindent does not match any outer indentation level");
         if (isName(s, "def")) {
             if (haveForward) fail(s.begin, "a second method in a graph module class (expected one 'def forward')");
             parseForward(g, memberCol, true);
@@ -500,7 +552,8 @@ void FxTextParser::parseClass(Graph& g, int classCol) {
     attachSubgraphs(g, nested);
 }
 
-void FxTextParser::attachSubgraphs(Graph& g, std::vector<std::pair<uint32_t, std::shared_ptr<Graph>>>& nested) {
+void FxTextParser::attachSubgraphs(Graph& g, std::vector<std::pair<uint32_t, std::shared_ptr<Graph>>>& nested)
+{
     if (nested.empty()) return;
     // Since 2.4 a nested class is named after its attribute ("repeated_subgraph0"); before, after
     // the child's own class ("<lambda>", possibly twice). Those are matched to the get_attr nodes
@@ -537,7 +590,8 @@ void FxTextParser::attachSubgraphs(Graph& g, std::vector<std::pair<uint32_t, std
         if (next < attrs.size()) {
             keys[k] = attrs[next];
             used.insert(attrs[next]);
-            note(nested[k].first, "nested class '" + nested[k].second->className + "' read as attribute '" + keys[k] + "'");
+            note(nested[k].first,
+                 "nested class '" + nested[k].second->className + "' read as attribute '" + keys[k] + "'");
             continue;
         }
         std::string key = nested[k].second->className;
@@ -545,12 +599,14 @@ void FxTextParser::attachSubgraphs(Graph& g, std::vector<std::pair<uint32_t, std
         used.insert(key);
         keys[k] = key;
         if (key != nested[k].second->className)
-            warn(nested[k].first, "nested class '" + nested[k].second->className + "' has no attribute; kept as '" + key + "'");
+            warn(nested[k].first,
+                 "nested class '" + nested[k].second->className + "' has no attribute; kept as '" + key + "'");
     }
     for (size_t k = 0; k < nested.size(); ++k) g.subgraphs.emplace(keys[k], std::move(nested[k].second));
 }
 
-void FxTextParser::parseParams(FwdState& st, bool* expanded) {
+void FxTextParser::parseParams(FwdState& st, bool* expanded)
+{
     Token open = expectOp("(", "after the function name");
     Token t = peek();
     *expanded = t.line > open.line && !isOp(t, ")");
@@ -582,7 +638,8 @@ void FxTextParser::parseParams(FwdState& st, bool* expanded) {
                 next();
                 p.def = parseValue();
             }
-            if (!st.paramNames.insert(p.target).second) fail(p.at, "duplicate parameter '" + std::string(p.target) + "'");
+            if (!st.paramNames.insert(p.target).second)
+                fail(p.at, "duplicate parameter '" + std::string(p.target) + "'");
             st.params.push_back(std::move(p));
         }
         Token sep = next();
@@ -594,21 +651,26 @@ void FxTextParser::parseParams(FwdState& st, bool* expanded) {
     }
 }
 
-void FxTextParser::parseForward(Graph& g, int defCol, bool inClass) {
+void FxTextParser::parseForward(Graph& g, int defCol, bool inClass)
+{
     FwdState st(text_);
     st.g = &g;
     FwdState* saved = fs_;
     fs_ = &st;
     Token def = next();  // 'def'
     Token name = expectName("a function name after 'def'");
-    if (text(name) != "forward") note(name.begin, "graph function is named '" + std::string(text(name)) + "', read as forward");
+    if (text(name) != "forward")
+        note(name.begin, "graph function is named '" + std::string(text(name)) + "', read as forward");
     bool expanded = false;
     parseParams(st, &expanded);
     if (topLevel_) {
         // capacity from the line count: one node per line at most, roughly
         topLevel_ = false;
         size_t lines = 16 + st.params.size();
-        for (const char* p = text_.data(); (p = static_cast<const char*>(std::memchr(p, '\n', static_cast<size_t>(text_.data() + text_.size() - p)))); ++p) ++lines;
+        for (const char* p = text_.data();
+             (p = static_cast<const char*>(std::memchr(p, '\n', static_cast<size_t>(text_.data() + text_.size() - p))));
+             ++p)
+            ++lines;
         lines = std::min<size_t>(lines, 50'000'000);
         g.reserveNodes(lines);
         st.names.reserve(lines);  // NameTable::reserve
@@ -621,7 +683,8 @@ void FxTextParser::parseForward(Graph& g, int defCol, bool inClass) {
         for (;;) {
             t = next();
             if (isOp(t, ":") && lex_.bracketDepth() == 0) break;
-            if (t.kind == TokKind::Newline || t.kind == TokKind::End) failAt(t, "expected ':' after the return annotation");
+            if (t.kind == TokKind::Newline || t.kind == TokKind::End)
+                failAt(t, "expected ':' after the return annotation");
             if (isOp(t, "(") || isOp(t, "[") || isOp(t, "{")) skipBalanced(t);
         }
     }
@@ -660,7 +723,8 @@ void FxTextParser::parseForward(Graph& g, int defCol, bool inClass) {
     fs_ = saved;
 }
 
-void FxTextParser::materialize() {
+void FxTextParser::materialize()
+{
     FwdState& st = *fs_;
     if (st.materialized) return;
     st.materialized = true;
@@ -680,7 +744,8 @@ void FxTextParser::materialize() {
     }
 }
 
-NodeId FxTextParser::addNode(Node&& n, uint32_t at, bool bind) {
+NodeId FxTextParser::addNode(Node&& n, uint32_t at, bool bind)
+{
     FwdState& st = *fs_;
     Graph& g = *st.g;
     const NodeId newId = static_cast<NodeId>(g.size());  // ids are dense while parsing (no removals)
@@ -698,13 +763,15 @@ NodeId FxTextParser::addNode(Node&& n, uint32_t at, bool bind) {
         }
     }
     NodeId id = g.addNode(std::move(n));
-    if (bind && id != newId) st.names.assign(at, static_cast<uint32_t>(id == kNoNode ? 0 : st.g->node(id).name.size()), id);
+    if (bind && id != newId)
+        st.names.assign(at, static_cast<uint32_t>(id == kNoNode ? 0 : st.g->node(id).name.size()), id);
     if (st.defAt.size() <= static_cast<size_t>(id)) st.defAt.resize(static_cast<size_t>(id) + 1, at);
     st.defAt[static_cast<size_t>(id)] = at;
     return id;
 }
 
-void FxTextParser::handleComment(const Token& t) {
+void FxTextParser::handleComment(const Token& t)
+{
     NodeMeta m;
     if (parseSummaryComment(text(t), m)) {
         FwdState& st = *fs_;
@@ -716,7 +783,8 @@ void FxTextParser::handleComment(const Token& t) {
     }
 }
 
-void FxTextParser::parseStatement() {
+void FxTextParser::parseStatement()
+{
     Token t = peek();
     if (t.kind == TokKind::String) {
         // FX_GRAPH_SHOW_META blocks: """key: value ...""" before a node
@@ -773,7 +841,8 @@ void FxTextParser::parseStatement() {
     failAt(t1, "expected '=' after '" + std::string(w) + "'");
 }
 
-FxTextParser::Annot FxTextParser::parseAnnotationAfterColon(bool inParams) {
+FxTextParser::Annot FxTextParser::parseAnnotationAfterColon(bool inParams)
+{
     Annot a;
     a.present = true;
     // Decide from the raw text whether a quoted annotation follows: the unquoted kind is read
@@ -807,7 +876,8 @@ FxTextParser::Annot FxTextParser::parseAnnotationAfterColon(bool inParams) {
     return a;
 }
 
-void FxTextParser::applyAnnotation(const Annot& a, ValueMeta* val, std::string* typeExpr) {
+void FxTextParser::applyAnnotation(const Annot& a, ValueMeta* val, std::string* typeExpr)
+{
     if (!a.present) return;
     std::string_view s = a.text;
     bool looksLikeMeta = a.quoted;
@@ -830,7 +900,9 @@ void FxTextParser::applyAnnotation(const Annot& a, ValueMeta* val, std::string* 
         int col = e.diagnostic().column;
         uint32_t off = a.at + static_cast<uint32_t>(col > 0 ? col - 1 : 0);
         if (!a.quoted || !a.decoded.empty()) off = a.at;
-        if (!a.quoted) fail(std::min<uint32_t>(off, a.at + static_cast<uint32_t>(s.size())), "malformed annotation: " + e.diagnostic().message);
+        if (!a.quoted)
+            fail(std::min<uint32_t>(off, a.at + static_cast<uint32_t>(s.size())),
+                 "malformed annotation: " + e.diagnostic().message);
         warn(std::min<uint32_t>(off, a.at + static_cast<uint32_t>(s.size())),
              "annotation not understood, kept verbatim: " + e.diagnostic().message);
     } catch (const std::exception& e) {
@@ -843,7 +915,8 @@ void FxTextParser::applyAnnotation(const Annot& a, ValueMeta* val, std::string* 
     *val = std::move(v);
 }
 
-void FxTextParser::parseDeclarations(Token first) {
+void FxTextParser::parseDeclarations(Token first)
+{
     FwdState& st = *fs_;
     Token nameTok = first;
     for (;;) {
@@ -884,7 +957,8 @@ void FxTextParser::parseDeclarations(Token first) {
             return;
         }
         // a declaration (pytree prologue)
-        if (st.materialized) fail(nameTok.begin, "annotation without a value (declarations must come before the pytree flatten line)");
+        if (st.materialized)
+            fail(nameTok.begin, "annotation without a value (declarations must come before the pytree flatten line)");
         Param p;
         p.target = text(nameTok);
         p.at = nameTok.begin;
@@ -917,7 +991,8 @@ void FxTextParser::parseDeclarations(Token first) {
     }
 }
 
-void FxTextParser::parseFlatten(Token first) {
+void FxTextParser::parseFlatten(Token first)
+{
     FwdState& st = *fs_;
     if (st.materialized) fail(first.begin, "pytree flatten line after the first node");
     std::vector<Token> lhs{first};
@@ -935,7 +1010,8 @@ void FxTextParser::parseFlatten(Token first) {
     Token f0 = expectName("'fx_pytree.tree_flatten_spec'");
     Token last;
     std::string callee = parseDottedName(f0, &last);
-    if (callee != "fx_pytree.tree_flatten_spec") fail(f0.begin, "expected 'fx_pytree.tree_flatten_spec', found '" + callee + "'");
+    if (callee != "fx_pytree.tree_flatten_spec")
+        fail(f0.begin, "expected 'fx_pytree.tree_flatten_spec', found '" + callee + "'");
     Token open = expectOp("(");
     skipBalanced(open);
     expectEndOfLine();
@@ -960,10 +1036,12 @@ void FxTextParser::parseFlatten(Token first) {
         addNode(std::move(n), nt.begin);
     }
     for (std::string_view d : st.declaredOrder)
-        if (st.declared.count(d)) warn(st.declared[d].at, "declared name '" + std::string(d) + "' is not bound by the flatten line");
+        if (st.declared.count(d))
+            warn(st.declared[d].at, "declared name '" + std::string(d) + "' is not bound by the flatten line");
 }
 
-void FxTextParser::parseAssignment(Token lhs) {
+void FxTextParser::parseAssignment(Token lhs)
+{
     FwdState& st = *fs_;
     next();  // '='
     Token r0 = peek();
@@ -973,7 +1051,8 @@ void FxTextParser::parseAssignment(Token lhs) {
         next();
         Token a = expectName("'args_list'");
         expectOp(")");
-        if (text(lhs) != "args_iter" || text(a) != "args_list") fail(lhs.begin, "expected 'args_iter = iter(args_list)'");
+        if (text(lhs) != "args_iter" || text(a) != "args_list")
+            fail(lhs.begin, "expected 'args_iter = iter(args_list)'");
         st.boxed = true;
         st.materialized = true;
         st.g->signature = SignatureStyle::Boxed;
@@ -1001,8 +1080,9 @@ void FxTextParser::parseAssignment(Token lhs) {
         if (id == kNoNode) fail(r0.begin, "undefined name '" + std::string(text(r0)) + "'");
         Node& ph = st.g->node(id);
         if (ph.op != NodeOp::Placeholder || ph.name != text(r0))
-            fail(lhs.begin, "plain assignment '" + std::string(text(lhs)) + " = " + std::string(text(r0)) +
-                                "' (only placeholder aliases like 'l_x_ = L_x_' are FX statements)");
+            fail(lhs.begin,
+                 "plain assignment '" + std::string(text(lhs)) + " = " + std::string(text(r0))
+                     + "' (only placeholder aliases like 'l_x_ = L_x_' are FX statements)");
         std::string newName(text(lhs));
         if (st.g->findByName(newName) != kNoNode) fail(lhs.begin, "duplicate node name '" + newName + "'");
         st.g->rename(id, newName);
@@ -1020,7 +1100,8 @@ void FxTextParser::parseAssignment(Token lhs) {
     parseTail();
 }
 
-void FxTextParser::parseInplace(Token lhs) {
+void FxTextParser::parseInplace(Token lhs)
+{
     // "a += b;  iadd = a"
     FwdState& st = *fs_;
     materialize();
@@ -1047,7 +1128,8 @@ void FxTextParser::parseInplace(Token lhs) {
     parseTail();
 }
 
-void FxTextParser::parseSetitem(Token lhs) {
+void FxTextParser::parseSetitem(Token lhs)
+{
     // "a[i] = v;  setitem = a"
     FwdState& st = *fs_;
     materialize();
@@ -1087,7 +1169,8 @@ void FxTextParser::parseSetitem(Token lhs) {
     parseTail();
 }
 
-void FxTextParser::parseTail() {
+void FxTextParser::parseTail()
+{
     // ";  a = b = None" deletion lists carry no meaning: checked for syntax, then dropped
     for (;;) {
         Token t = nextAny();
@@ -1107,7 +1190,8 @@ void FxTextParser::parseTail() {
     }
 }
 
-void FxTextParser::parseReturn(Token ret) {
+void FxTextParser::parseReturn(Token ret)
+{
     FwdState& st = *fs_;
     materialize();
     Graph& g = *st.g;
@@ -1121,7 +1205,8 @@ void FxTextParser::parseReturn(Token ret) {
     } else if (isName(t, "pytree") && isOp(peek(1), ".")) {
         Token last;
         std::string callee = parseDottedName(next(), &last);
-        if (callee != "pytree.tree_unflatten") fail(t.begin, "expected 'pytree.tree_unflatten', found '" + callee + "'");
+        if (callee != "pytree.tree_unflatten")
+            fail(t.begin, "expected 'pytree.tree_unflatten', found '" + callee + "'");
         expectOp("(");
         n.args.push_back(parseValue(&descs));
         expectOp(",", "before the output spec");
@@ -1143,7 +1228,8 @@ void FxTextParser::parseReturn(Token ret) {
 
 // ==================================================================== values
 
-std::string FxTextParser::parseDottedName(Token first, Token* last) {
+std::string FxTextParser::parseDottedName(Token first, Token* last)
+{
     *last = first;
     while (isOp(peek(), ".") && peek(1).kind == TokKind::Name) {
         next();
@@ -1152,7 +1238,8 @@ std::string FxTextParser::parseDottedName(Token first, Token* last) {
     return std::string(text_.substr(first.begin, last->end - first.begin));
 }
 
-void FxTextParser::skipBalanced(const Token& open) {
+void FxTextParser::skipBalanced(const Token& open)
+{
     // `open` was consumed; count brackets up to its closer (the lexer already checked pairing)
     int d = 1;
     for (;;) {
@@ -1160,14 +1247,16 @@ void FxTextParser::skipBalanced(const Token& open) {
         if (t.kind == TokKind::End) fail(open.begin, "'" + std::string(text(open)) + "' was never closed");
         if (t.kind != TokKind::Op) continue;
         std::string_view s = text(t);
-        if (s == "(" || s == "[" || s == "{") ++d;
+        if (s == "(" || s == "[" || s == "{")
+            ++d;
         else if (s == ")" || s == "]" || s == "}") {
             if (--d == 0) return;
         }
     }
 }
 
-Arg FxTextParser::parseNumber(const Token& t, bool negative) {
+Arg FxTextParser::parseNumber(const Token& t, bool negative)
+{
     std::string_view s = text(t);
     if (t.kind == TokKind::Int) {
         uint64_t u = 0;
@@ -1188,7 +1277,8 @@ Arg FxTextParser::parseNumber(const Token& t, bool negative) {
     return Arg::ofRaw((negative ? "-" : "") + std::string(s));
 }
 
-Arg FxTextParser::parseDevice(Token nameTok) {
+Arg FxTextParser::parseDevice(Token nameTok)
+{
     expectOp("(");
     std::string type;
     std::optional<int64_t> index;
@@ -1210,8 +1300,10 @@ Arg FxTextParser::parseDevice(Token nameTok) {
             if (v.kind != Arg::Kind::Str) fail(t.begin, "expected a device type string");
             type = v.s;
         } else if (key == "index" || (key.empty() && pos == 1)) {
-            if (v.kind == Arg::Kind::Int) index = v.i;
-            else if (v.kind != Arg::Kind::None) fail(t.begin, "expected a device index");
+            if (v.kind == Arg::Kind::Int)
+                index = v.i;
+            else if (v.kind != Arg::Kind::None)
+                fail(t.begin, "expected a device index");
         } else {
             fail(t.begin, "unexpected device() argument");
         }
@@ -1225,7 +1317,8 @@ Arg FxTextParser::parseDevice(Token nameTok) {
     return Arg::ofDevice(std::move(type));
 }
 
-Arg FxTextParser::parseRawPrimary(Token first) {
+Arg FxTextParser::parseRawPrimary(Token first)
+{
     // Name ('.' Name | '(' ... ')' | '[' ... ']')* kept verbatim (enums, named tuples, torch.Tensor(...))
     uint32_t end = first.end;
     for (;;) {
@@ -1245,7 +1338,8 @@ Arg FxTextParser::parseRawPrimary(Token first) {
     return Arg::ofRaw(std::string(text_.substr(first.begin, end - first.begin)));
 }
 
-Arg FxTextParser::parseTorchPath(Token first) {
+Arg FxTextParser::parseTorchPath(Token first)
+{
     Token last;
     std::string path = parseDottedName(first, &last);
     if (isOp(peek(), "(")) {
@@ -1268,126 +1362,135 @@ Arg FxTextParser::parseTorchPath(Token first) {
     return Arg::ofRaw(std::move(path));
 }
 
-Arg FxTextParser::parseValue(std::vector<std::string>* descs) {
+Arg FxTextParser::parseValue(std::vector<std::string>* descs)
+{
     Token t = next();
     DepthGuard guard(valueDepth_, *this, t.begin);
     switch (t.kind) {
-        case TokKind::Int:
-        case TokKind::Float:
-            return parseNumber(t, false);
-        case TokKind::String: {
-            std::string s;
+    case TokKind::Int:
+    case TokKind::Float: return parseNumber(t, false);
+    case TokKind::String: {
+        std::string s;
+        for (;;) {
+            try {
+                s += decodePyString(text(t));
+            } catch (const LexError& e) {
+                fail(t.begin + e.offset, e.message);
+            }
+            if (peek().kind != TokKind::String) break;
+            t = next();
+        }
+        return Arg::ofStr(std::move(s));
+    }
+    case TokKind::Name: {
+        std::string_view w = text(t);
+        if (w == "None") return Arg::none();
+        if (w == "True") return Arg::ofBool(true);
+        if (w == "False") return Arg::ofBool(false);
+        if (w == "inf") return Arg::ofFloat(std::numeric_limits<double>::infinity());
+        if (w == "nan") return Arg::ofFloat(std::numeric_limits<double>::quiet_NaN());
+        if (w == "Ellipsis") {
+            Arg a;
+            a.kind = Arg::Kind::Ellipsis;
+            return a;
+        }
+        Token n1 = peek();
+        if (fs_) {
+            NodeId id = lookup(t);
+            if (id != kNoNode && !isOp(n1, "(")) {
+                if (isOp(n1, ".") || isOp(n1, "["))
+                    failAt(n1, "expected ',' or a closing bracket after the node name '" + std::string(w) + "'");
+                return Arg::ofNode(id);
+            }
+        }
+        if (w == "device" && isOp(n1, "(")) return parseDevice(t);
+        if (w == "slice" && isOp(n1, "(")) {
+            Token open = next();
+            std::vector<Arg> items;
+            while (!isOp(peek(), ")")) {
+                items.push_back(parseValue());
+                if (!isOp(peek(), ",")) break;
+                next();
+            }
+            expectOp(")");
+            if (items.empty() || items.size() > 3) fail(open.begin, "slice() takes 1 to 3 arguments");
+            if (items.size() == 1) items.insert(items.begin(), Arg::none());
+            while (items.size() < 3) items.push_back(Arg::none());
+            Arg a;
+            a.kind = Arg::Kind::Slice;
+            a.items = std::move(items);
+            return a;
+        }
+        if (w == "torch" && isOp(n1, ".")) return parseTorchPath(t);
+        if (isOp(n1, ".") || isOp(n1, "(")) return parseRawPrimary(t);
+        fail(t.begin, "undefined name '" + std::string(w) + "'");
+    }
+    case TokKind::Op: {
+        std::string_view o = text(t);
+        if (o == "-" || o == "+") {
+            Token n = next();
+            if (n.kind == TokKind::Int || n.kind == TokKind::Float) return parseNumber(n, o == "-");
+            if (isName(n, "inf"))
+                return Arg::ofFloat(o == "-" ? -std::numeric_limits<double>::infinity()
+                                             : std::numeric_limits<double>::infinity());
+            if (isName(n, "nan")) return Arg::ofFloat(std::numeric_limits<double>::quiet_NaN());
+            failAt(n, std::string("expected a number after unary '") + std::string(o) + "'");
+        }
+        if (o == "...") {
+            Arg a;
+            a.kind = Arg::Kind::Ellipsis;
+            return a;
+        }
+        if (o == "(" || o == "[") {
+            const bool tuple = o == "(";
+            const char* close = tuple ? ")" : "]";
+            std::vector<Arg> items;
+            bool comma = false;
+            std::vector<std::string> localDescs;
+            bool anyDesc = false;
             for (;;) {
-                try {
-                    s += decodePyString(text(t));
-                } catch (const LexError& e) {
-                    fail(t.begin + e.offset, e.message);
+                if (isOp(peek(), close)) break;
+                items.push_back(parseValue());
+                if (descs) localDescs.emplace_back();
+                Token sep = peek();
+                if (!isOp(sep, ",")) break;
+                next();
+                comma = true;
+                if (descs) {
+                    localDescs.back() = trailingDesc(sep);
+                    anyDesc = anyDesc || !localDescs.back().empty();
                 }
-                if (peek().kind != TokKind::String) break;
-                t = next();
             }
-            return Arg::ofStr(std::move(s));
+            Token c = next();
+            if (!isOp(c, close)) failAt(c, std::string("expected ',' or '") + close + "'");
+            if (tuple && items.size() == 1 && !comma) return std::move(items[0]);  // parenthesized value
+            if (descs && anyDesc) *descs = std::move(localDescs);
+            return tuple ? Arg::ofTuple(std::move(items)) : Arg::ofList(std::move(items));
         }
-        case TokKind::Name: {
-            std::string_view w = text(t);
-            if (w == "None") return Arg::none();
-            if (w == "True") return Arg::ofBool(true);
-            if (w == "False") return Arg::ofBool(false);
-            if (w == "inf") return Arg::ofFloat(std::numeric_limits<double>::infinity());
-            if (w == "nan") return Arg::ofFloat(std::numeric_limits<double>::quiet_NaN());
-            if (w == "Ellipsis") { Arg a; a.kind = Arg::Kind::Ellipsis; return a; }
-            Token n1 = peek();
-            if (fs_) {
-                NodeId id = lookup(t);
-                if (id != kNoNode && !isOp(n1, "(")) {
-                    if (isOp(n1, ".") || isOp(n1, "["))
-                        failAt(n1, "expected ',' or a closing bracket after the node name '" + std::string(w) + "'");
-                    return Arg::ofNode(id);
-                }
+        if (o == "{") {
+            Arg a;
+            a.kind = Arg::Kind::Dict;
+            for (;;) {
+                if (isOp(peek(), "}")) break;
+                Arg k = parseValue();
+                expectOp(":", "in a dict");
+                Arg v = parseValue();
+                a.dict.emplace_back(std::move(k), std::move(v));
+                if (!isOp(peek(), ",")) break;
+                next();
             }
-            if (w == "device" && isOp(n1, "(")) return parseDevice(t);
-            if (w == "slice" && isOp(n1, "(")) {
-                Token open = next();
-                std::vector<Arg> items;
-                while (!isOp(peek(), ")")) {
-                    items.push_back(parseValue());
-                    if (!isOp(peek(), ",")) break;
-                    next();
-                }
-                expectOp(")");
-                if (items.empty() || items.size() > 3) fail(open.begin, "slice() takes 1 to 3 arguments");
-                if (items.size() == 1) items.insert(items.begin(), Arg::none());
-                while (items.size() < 3) items.push_back(Arg::none());
-                Arg a;
-                a.kind = Arg::Kind::Slice;
-                a.items = std::move(items);
-                return a;
-            }
-            if (w == "torch" && isOp(n1, ".")) return parseTorchPath(t);
-            if (isOp(n1, ".") || isOp(n1, "(")) return parseRawPrimary(t);
-            fail(t.begin, "undefined name '" + std::string(w) + "'");
+            Token c = next();
+            if (!isOp(c, "}")) failAt(c, "expected ',' or '}'");
+            return a;
         }
-        case TokKind::Op: {
-            std::string_view o = text(t);
-            if (o == "-" || o == "+") {
-                Token n = next();
-                if (n.kind == TokKind::Int || n.kind == TokKind::Float) return parseNumber(n, o == "-");
-                if (isName(n, "inf")) return Arg::ofFloat(o == "-" ? -std::numeric_limits<double>::infinity()
-                                                                   : std::numeric_limits<double>::infinity());
-                if (isName(n, "nan")) return Arg::ofFloat(std::numeric_limits<double>::quiet_NaN());
-                failAt(n, std::string("expected a number after unary '") + std::string(o) + "'");
-            }
-            if (o == "...") { Arg a; a.kind = Arg::Kind::Ellipsis; return a; }
-            if (o == "(" || o == "[") {
-                const bool tuple = o == "(";
-                const char* close = tuple ? ")" : "]";
-                std::vector<Arg> items;
-                bool comma = false;
-                std::vector<std::string> localDescs;
-                bool anyDesc = false;
-                for (;;) {
-                    if (isOp(peek(), close)) break;
-                    items.push_back(parseValue());
-                    if (descs) localDescs.emplace_back();
-                    Token sep = peek();
-                    if (!isOp(sep, ",")) break;
-                    next();
-                    comma = true;
-                    if (descs) {
-                        localDescs.back() = trailingDesc(sep);
-                        anyDesc = anyDesc || !localDescs.back().empty();
-                    }
-                }
-                Token c = next();
-                if (!isOp(c, close)) failAt(c, std::string("expected ',' or '") + close + "'");
-                if (tuple && items.size() == 1 && !comma) return std::move(items[0]);  // parenthesized value
-                if (descs && anyDesc) *descs = std::move(localDescs);
-                return tuple ? Arg::ofTuple(std::move(items)) : Arg::ofList(std::move(items));
-            }
-            if (o == "{") {
-                Arg a;
-                a.kind = Arg::Kind::Dict;
-                for (;;) {
-                    if (isOp(peek(), "}")) break;
-                    Arg k = parseValue();
-                    expectOp(":", "in a dict");
-                    Arg v = parseValue();
-                    a.dict.emplace_back(std::move(k), std::move(v));
-                    if (!isOp(peek(), ",")) break;
-                    next();
-                }
-                Token c = next();
-                if (!isOp(c, "}")) failAt(c, "expected ',' or '}'");
-                return a;
-            }
-            failAt(t, "expected a value");
-        }
-        default:
-            failAt(t, "expected a value");
+        failAt(t, "expected a value");
+    }
+    default: failAt(t, "expected a value");
     }
 }
 
-void FxTextParser::parseCallArgs(Node& n) {
+void FxTextParser::parseCallArgs(Node& n)
+{
     // after '(' up to and including ')'
     for (;;) {
         Token t = peek();
@@ -1411,7 +1514,8 @@ void FxTextParser::parseCallArgs(Node& n) {
     }
 }
 
-void FxTextParser::parseSelfPath(Node& n) {
+void FxTextParser::parseSelfPath(Node& n)
+{
     // path := atom ('.' name)* ; atom := 'self' | 'getattr' '(' path ',' "str" ')'
     // (FX's _format_target: getattr(self.layers, "0").weight)
     std::string path;
@@ -1456,13 +1560,15 @@ void FxTextParser::parseSelfPath(Node& n) {
     }
 }
 
-void FxTextParser::parseRhs(Node& n) {
+void FxTextParser::parseRhs(Node& n)
+{
     n.op = NodeOp::CallFunction;
     Token t = peek();
     Arg left;
     if (t.kind == TokKind::Op && (text(t) == "-" || text(t) == "+" || text(t) == "~")) {
         Token t1 = peek(1);
-        bool literal = text(t) != "~" && (t1.kind == TokKind::Int || t1.kind == TokKind::Float || isName(t1, "inf") || isName(t1, "nan"));
+        bool literal = text(t) != "~"
+            && (t1.kind == TokKind::Int || t1.kind == TokKind::Float || isName(t1, "inf") || isName(t1, "nan"));
         if (!literal) {
             next();
             n.target = text(t) == "-" ? "operator.neg" : text(t) == "+" ? "operator.pos" : "operator.invert";
@@ -1523,8 +1629,10 @@ void FxTextParser::parseRhs(Node& n) {
             next();
             // op overloads lose "torch.ops." unless their namespace looks like a Python root, which
             // the writer could not tell apart from a Python path ("operator.add")
-            if (callee.rfind("torch.ops.", 0) == 0 && !isPythonPathTarget(std::string_view(callee).substr(10))) callee.erase(0, 10);
-            else if (callee.find('.') == std::string::npos && isPythonBuiltinFunctionName(callee)) callee = "builtins." + callee;
+            if (callee.rfind("torch.ops.", 0) == 0 && !isPythonPathTarget(std::string_view(callee).substr(10)))
+                callee.erase(0, 10);
+            else if (callee.find('.') == std::string::npos && isPythonBuiltinFunctionName(callee))
+                callee = "builtins." + callee;
             n.target = std::move(callee);
             parseCallArgs(n);
             return;
@@ -1568,92 +1676,103 @@ void FxTextParser::parseRhs(Node& n) {
 
 namespace {
 
-
 // Python literal (repr of a dict of str/int/float/bool/None/list/tuple/dict) to JSON.
 bool pyLiteralToJson(PyLexer& lx, Token t, nlohmann::json& out, int depth);
 
-bool pyLiteralToJsonNext(PyLexer& lx, nlohmann::json& out, int depth) {
+bool pyLiteralToJsonNext(PyLexer& lx, nlohmann::json& out, int depth)
+{
     Token t = lx.next();
     while (t.kind == TokKind::Comment) t = lx.next();
     return pyLiteralToJson(lx, t, out, depth);
 }
 
-bool pyLiteralToJson(PyLexer& lx, Token t, nlohmann::json& out, int depth) {
+bool pyLiteralToJson(PyLexer& lx, Token t, nlohmann::json& out, int depth)
+{
     if (depth > 64) return false;
     std::string_view s = lx.tokenText(t);
     switch (t.kind) {
-        case TokKind::Int: {
-            int64_t v = 0;
-            auto r = std::from_chars(s.data(), s.data() + s.size(), v);
-            if (r.ec != std::errc() || r.ptr != s.data() + s.size()) return false;
-            out = v;
+    case TokKind::Int: {
+        int64_t v = 0;
+        auto r = std::from_chars(s.data(), s.data() + s.size(), v);
+        if (r.ec != std::errc() || r.ptr != s.data() + s.size()) return false;
+        out = v;
+        return true;
+    }
+    case TokKind::Float: {
+        double d = 0;
+        auto r = std::from_chars(s.data(), s.data() + s.size(), d);
+        if (r.ec != std::errc() || r.ptr != s.data() + s.size()) return false;
+        out = d;
+        return true;
+    }
+    case TokKind::String: out = decodePyString(s); return true;
+    case TokKind::Name:
+        if (s == "True") {
+            out = true;
             return true;
         }
-        case TokKind::Float: {
-            double d = 0;
-            auto r = std::from_chars(s.data(), s.data() + s.size(), d);
-            if (r.ec != std::errc() || r.ptr != s.data() + s.size()) return false;
-            out = d;
+        if (s == "False") {
+            out = false;
             return true;
         }
-        case TokKind::String:
-            out = decodePyString(s);
+        if (s == "None") {
+            out = nullptr;
             return true;
-        case TokKind::Name:
-            if (s == "True") { out = true; return true; }
-            if (s == "False") { out = false; return true; }
-            if (s == "None") { out = nullptr; return true; }
-            return false;
-        case TokKind::Op: {
-            if (s == "-") {
+        }
+        return false;
+    case TokKind::Op: {
+        if (s == "-") {
+            Token n = lx.next();
+            nlohmann::json v;
+            if ((n.kind != TokKind::Int && n.kind != TokKind::Float) || !pyLiteralToJson(lx, n, v, depth + 1))
+                return false;
+            if (v.is_number_integer())
+                out = -v.get<int64_t>();
+            else
+                out = -v.get<double>();
+            return true;
+        }
+        if (s == "[" || s == "(") {
+            const char* close = s == "[" ? "]" : ")";
+            out = nlohmann::json::array();
+            for (;;) {
                 Token n = lx.next();
+                if (n.kind == TokKind::Op && lx.tokenText(n) == close) return true;
                 nlohmann::json v;
-                if ((n.kind != TokKind::Int && n.kind != TokKind::Float) || !pyLiteralToJson(lx, n, v, depth + 1)) return false;
-                if (v.is_number_integer()) out = -v.get<int64_t>();
-                else out = -v.get<double>();
-                return true;
+                if (!pyLiteralToJson(lx, n, v, depth + 1)) return false;
+                out.push_back(std::move(v));
+                Token sep = lx.next();
+                if (sep.kind == TokKind::Op && lx.tokenText(sep) == close) return true;
+                if (!(sep.kind == TokKind::Op && lx.tokenText(sep) == ",")) return false;
             }
-            if (s == "[" || s == "(") {
-                const char* close = s == "[" ? "]" : ")";
-                out = nlohmann::json::array();
-                for (;;) {
-                    Token n = lx.next();
-                    if (n.kind == TokKind::Op && lx.tokenText(n) == close) return true;
-                    nlohmann::json v;
-                    if (!pyLiteralToJson(lx, n, v, depth + 1)) return false;
-                    out.push_back(std::move(v));
-                    Token sep = lx.next();
-                    if (sep.kind == TokKind::Op && lx.tokenText(sep) == close) return true;
-                    if (!(sep.kind == TokKind::Op && lx.tokenText(sep) == ",")) return false;
-                }
-            }
-            if (s == "{") {
-                out = nlohmann::json::object();
-                for (;;) {
-                    Token n = lx.next();
-                    if (n.kind == TokKind::Op && lx.tokenText(n) == "}") return true;
-                    nlohmann::json k;
-                    if (!pyLiteralToJson(lx, n, k, depth + 1)) return false;
-                    Token colon = lx.next();
-                    if (!(colon.kind == TokKind::Op && lx.tokenText(colon) == ":")) return false;
-                    nlohmann::json v;
-                    if (!pyLiteralToJsonNext(lx, v, depth + 1)) return false;
-                    std::string key = k.is_string() ? k.get<std::string>() : k.dump();
-                    out[key] = std::move(v);
-                    Token sep = lx.next();
-                    if (sep.kind == TokKind::Op && lx.tokenText(sep) == "}") return true;
-                    if (!(sep.kind == TokKind::Op && lx.tokenText(sep) == ",")) return false;
-                }
-            }
-            return false;
         }
-        default:
-            return false;
+        if (s == "{") {
+            out = nlohmann::json::object();
+            for (;;) {
+                Token n = lx.next();
+                if (n.kind == TokKind::Op && lx.tokenText(n) == "}") return true;
+                nlohmann::json k;
+                if (!pyLiteralToJson(lx, n, k, depth + 1)) return false;
+                Token colon = lx.next();
+                if (!(colon.kind == TokKind::Op && lx.tokenText(colon) == ":")) return false;
+                nlohmann::json v;
+                if (!pyLiteralToJsonNext(lx, v, depth + 1)) return false;
+                std::string key = k.is_string() ? k.get<std::string>() : k.dump();
+                out[key] = std::move(v);
+                Token sep = lx.next();
+                if (sep.kind == TokKind::Op && lx.tokenText(sep) == "}") return true;
+                if (!(sep.kind == TokKind::Op && lx.tokenText(sep) == ",")) return false;
+            }
+        }
+        return false;
+    }
+    default: return false;
     }
 }
 
 // End of a balanced {...} starting at s[0] == '{', quotes respected; npos when unbalanced.
-size_t balancedBraceEnd(std::string_view s) {
+size_t balancedBraceEnd(std::string_view s)
+{
     int d = 0;
     for (size_t i = 0; i < s.size(); ++i) {
         char c = s[i];
@@ -1662,7 +1781,8 @@ size_t balancedBraceEnd(std::string_view s) {
                 if (s[i] == '\\') ++i;
             continue;
         }
-        if (c == '{' || c == '[' || c == '(') ++d;
+        if (c == '{' || c == '[' || c == '(')
+            ++d;
         else if (c == '}' || c == ']' || c == ')') {
             if (--d == 0) return i + 1;
         }
@@ -1670,7 +1790,8 @@ size_t balancedBraceEnd(std::string_view s) {
     return std::string_view::npos;
 }
 
-void parseFileSummary(std::string_view s, SourceLocation& loc) {
+void parseFileSummary(std::string_view s, SourceLocation& loc)
+{
     // "{file}:{lineno} in {function}, code: {code}"  or (pre 2.4) "{file}:{lineno}, code: {code}"
     for (size_t p = s.find(':'); p != std::string_view::npos; p = s.find(':', p + 1)) {
         size_t q = p + 1;
@@ -1707,7 +1828,8 @@ void parseFileSummary(std::string_view s, SourceLocation& loc) {
 
 }  // namespace
 
-bool parseSummaryComment(std::string_view comment, NodeMeta& m) {
+bool parseSummaryComment(std::string_view comment, NodeMeta& m)
+{
     std::string_view s = comment;
     bool recognized = false;
     auto skipHashes = [&]() {
@@ -1733,9 +1855,12 @@ bool parseSummaryComment(std::string_view comment, NodeMeta& m) {
         }
         if (s.starts_with("autograd_backward:")) {
             std::string_view v = trimLeft(s.substr(18));
-            if (v.starts_with("True")) m.autogradBackward = true, v.remove_prefix(4);
-            else if (v.starts_with("False")) m.autogradBackward = false, v.remove_prefix(5);
-            else return false;
+            if (v.starts_with("True"))
+                m.autogradBackward = true, v.remove_prefix(4);
+            else if (v.starts_with("False"))
+                m.autogradBackward = false, v.remove_prefix(5);
+            else
+                return false;
             recognized = true;
             s = v;
             if (!s.empty() && s.front() == ',') s.remove_prefix(1);
@@ -1805,7 +1930,9 @@ bool parseSummaryComment(std::string_view comment, NodeMeta& m) {
     return recognized;
 }
 
-Graph parseFxText(std::string_view text, const std::string& file, int firstLine, DiagnosticList* diags, int columnOffset) {
+Graph parseFxText(std::string_view text, const std::string& file, int firstLine, DiagnosticList* diags,
+                  int columnOffset)
+{
     FxTextParser p(text, file, firstLine, diags, columnOffset);
     return p.run();
 }

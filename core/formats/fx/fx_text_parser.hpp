@@ -17,8 +17,8 @@ namespace fxl {
 // locations (a TORCH_TRACE payload passes its file and the line of its first payload line,
 // and `columnOffset` 1 for the tab). Throws InputError on malformed text; lossy or
 // unusual input adds to `diags` when given.
-Graph parseFxText(std::string_view text, const std::string& file, int firstLine = 1,
-                  DiagnosticList* diags = nullptr, int columnOffset = 0);
+Graph parseFxText(std::string_view text, const std::string& file, int firstLine = 1, DiagnosticList* diags = nullptr,
+                  int columnOffset = 0);
 
 // --- pieces shared with other readers of FX text
 

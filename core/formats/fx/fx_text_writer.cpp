@@ -13,32 +13,35 @@ namespace fxl {
 
 namespace {
 
-struct OpForm {
+struct OpForm
+{
     const char* target;
     const char* text;
 };
 constexpr OpForm kBinary[] = {
-    {"operator.add", "+"},   {"operator.sub", "-"},    {"operator.mul", "*"},      {"operator.truediv", "/"},
-    {"operator.div", "/"},   {"operator.floordiv", "//"}, {"operator.mod", "%"},   {"operator.pow", "**"},
-    {"operator.lshift", "<<"}, {"operator.rshift", ">>"}, {"operator.and_", "&"},  {"operator.or_", "|"},
-    {"operator.xor", "^"},   {"operator.matmul", "@"}, {"operator.eq", "=="},     {"operator.ne", "!="},
-    {"operator.lt", "<"},    {"operator.gt", ">"},     {"operator.le", "<="},     {"operator.ge", ">="},
+    {"operator.add", "+"},     {"operator.sub", "-"},       {"operator.mul", "*"},  {"operator.truediv", "/"},
+    {"operator.div", "/"},     {"operator.floordiv", "//"}, {"operator.mod", "%"},  {"operator.pow", "**"},
+    {"operator.lshift", "<<"}, {"operator.rshift", ">>"},   {"operator.and_", "&"}, {"operator.or_", "|"},
+    {"operator.xor", "^"},     {"operator.matmul", "@"},    {"operator.eq", "=="},  {"operator.ne", "!="},
+    {"operator.lt", "<"},      {"operator.gt", ">"},        {"operator.le", "<="},  {"operator.ge", ">="},
 };
 constexpr OpForm kUnary[] = {{"operator.neg", "-"}, {"operator.pos", "+"}, {"operator.invert", "~"}};
 constexpr OpForm kInplace[] = {
-    {"operator.iadd", "+="},  {"operator.iand", "&="},   {"operator.ifloordiv", "//="}, {"operator.ilshift", "<<="},
-    {"operator.imod", "%="},  {"operator.imul", "*="},   {"operator.imatmul", "@="},    {"operator.ior", "|="},
-    {"operator.ipow", "**="}, {"operator.irshift", ">>="}, {"operator.isub", "-="},     {"operator.itruediv", "/="},
+    {"operator.iadd", "+="},  {"operator.iand", "&="},     {"operator.ifloordiv", "//="}, {"operator.ilshift", "<<="},
+    {"operator.imod", "%="},  {"operator.imul", "*="},     {"operator.imatmul", "@="},    {"operator.ior", "|="},
+    {"operator.ipow", "**="}, {"operator.irshift", ">>="}, {"operator.isub", "-="},       {"operator.itruediv", "/="},
     {"operator.ixor", "^="},
 };
 
-const char* findForm(const OpForm* forms, size_t n, const std::string& target) {
+const char* findForm(const OpForm* forms, size_t n, const std::string& target)
+{
     for (size_t k = 0; k < n; ++k)
         if (target == forms[k].target) return forms[k].text;
     return nullptr;
 }
 
-bool isIdentifier(std::string_view s) {
+bool isIdentifier(std::string_view s)
+{
     if (s.empty()) return false;
     auto c0 = static_cast<unsigned char>(s[0]);
     if (!(std::isalpha(c0) || c0 == '_')) return false;
@@ -48,7 +51,8 @@ bool isIdentifier(std::string_view s) {
 }
 
 // "self" + "layers.0.weight" -> getattr(self.layers, "0").weight  (FX's _format_target)
-std::string formatTarget(std::string base, const std::string& target) {
+std::string formatTarget(std::string base, const std::string& target)
+{
     size_t b = 0;
     for (;;) {
         size_t e = target.find('.', b);
@@ -58,7 +62,9 @@ std::string formatTarget(std::string base, const std::string& target) {
             base += atom;
         } else {
             std::string s(atom);
-            std::string lit = (s.find('"') == std::string::npos && s.find('\\') == std::string::npos) ? "\"" + s + "\"" : pythonStrRepr(s);
+            std::string lit = (s.find('"') == std::string::npos && s.find('\\') == std::string::npos)
+                ? "\"" + s + "\""
+                : pythonStrRepr(s);
             base = "getattr(" + base + ", " + lit + ")";
         }
         if (e == std::string::npos) break;
@@ -67,17 +73,18 @@ std::string formatTarget(std::string base, const std::string& target) {
     return base;
 }
 
-
 void appendArg(std::string& out, const Arg& a, const Graph& g);
 
-void appendSeq(std::string& out, const std::vector<Arg>& items, const Graph& g) {
+void appendSeq(std::string& out, const std::vector<Arg>& items, const Graph& g)
+{
     for (size_t k = 0; k < items.size(); ++k) {
         if (k) out += ", ";
         appendArg(out, items[k], g);
     }
 }
 
-std::string deviceRepr(const std::string& d) {
+std::string deviceRepr(const std::string& d)
+{
     size_t c = d.rfind(':');
     if (c != std::string::npos && c + 1 < d.size()) {
         bool digits = true;
@@ -87,85 +94,111 @@ std::string deviceRepr(const std::string& d) {
     return "device(type=" + pythonStrRepr(d) + ")";
 }
 
-void appendArg(std::string& out, const Arg& a, const Graph& g) {
+void appendArg(std::string& out, const Arg& a, const Graph& g)
+{
     switch (a.kind) {
-        case Arg::Kind::None: out += "None"; return;
-        case Arg::Kind::Node:
-            if (g.alive(a.node)) out += g.node(a.node).name;
-            else out += "None";
-            return;
-        case Arg::Kind::Int: out += std::to_string(a.i); return;
-        case Arg::Kind::Float: out += pythonFloatRepr(a.f); return;
-        case Arg::Kind::Bool: out += a.b ? "True" : "False"; return;
-        case Arg::Kind::Str: out += pythonStrRepr(a.s); return;
-        case Arg::Kind::List:
-            out += '[';
-            appendSeq(out, a.items, g);
-            out += ']';
-            return;
-        case Arg::Kind::Tuple:
-            out += '(';
-            appendSeq(out, a.items, g);
-            if (a.items.size() == 1) out += ',';
-            out += ')';
-            return;
-        case Arg::Kind::Dict:
-            out += '{';
-            for (size_t k = 0; k < a.dict.size(); ++k) {
-                if (k) out += ", ";
-                appendArg(out, a.dict[k].first, g);
-                out += ": ";
-                appendArg(out, a.dict[k].second, g);
-            }
-            out += '}';
-            return;
-        case Arg::Kind::DType: out += "torch."; out += dtypeTorchName(a.dtype); return;
-        case Arg::Kind::Device: out += deviceRepr(a.s); return;
-        case Arg::Kind::Layout:
-        case Arg::Kind::MemoryFormat: out += "torch."; out += a.s; return;
-        case Arg::Kind::Op: out += "torch.ops."; out += a.s; return;
-        case Arg::Kind::Slice: {
-            out += "slice(";
-            for (size_t k = 0; k < 3; ++k) {
-                if (k) out += ", ";
-                if (k < a.items.size()) appendArg(out, a.items[k], g);
-                else out += "None";
-            }
-            out += ')';
-            return;
+    case Arg::Kind::None: out += "None"; return;
+    case Arg::Kind::Node:
+        if (g.alive(a.node))
+            out += g.node(a.node).name;
+        else
+            out += "None";
+        return;
+    case Arg::Kind::Int: out += std::to_string(a.i); return;
+    case Arg::Kind::Float: out += pythonFloatRepr(a.f); return;
+    case Arg::Kind::Bool: out += a.b ? "True" : "False"; return;
+    case Arg::Kind::Str: out += pythonStrRepr(a.s); return;
+    case Arg::Kind::List:
+        out += '[';
+        appendSeq(out, a.items, g);
+        out += ']';
+        return;
+    case Arg::Kind::Tuple:
+        out += '(';
+        appendSeq(out, a.items, g);
+        if (a.items.size() == 1) out += ',';
+        out += ')';
+        return;
+    case Arg::Kind::Dict:
+        out += '{';
+        for (size_t k = 0; k < a.dict.size(); ++k) {
+            if (k) out += ", ";
+            appendArg(out, a.dict[k].first, g);
+            out += ": ";
+            appendArg(out, a.dict[k].second, g);
         }
-        case Arg::Kind::Ellipsis: out += "..."; return;
-        case Arg::Kind::Raw: out += a.s; return;
+        out += '}';
+        return;
+    case Arg::Kind::DType:
+        out += "torch.";
+        out += dtypeTorchName(a.dtype);
+        return;
+    case Arg::Kind::Device: out += deviceRepr(a.s); return;
+    case Arg::Kind::Layout:
+    case Arg::Kind::MemoryFormat:
+        out += "torch.";
+        out += a.s;
+        return;
+    case Arg::Kind::Op:
+        out += "torch.ops.";
+        out += a.s;
+        return;
+    case Arg::Kind::Slice: {
+        out += "slice(";
+        for (size_t k = 0; k < 3; ++k) {
+            if (k) out += ", ";
+            if (k < a.items.size())
+                appendArg(out, a.items[k], g);
+            else
+                out += "None";
+        }
+        out += ')';
+        return;
+    }
+    case Arg::Kind::Ellipsis: out += "..."; return;
+    case Arg::Kind::Raw: out += a.s; return;
     }
 }
 
 // Operands FX's magic-method printing can use without changing how the line parses back.
-bool simpleOperand(const Arg& a) {
+bool simpleOperand(const Arg& a)
+{
     switch (a.kind) {
-        case Arg::Kind::Node: case Arg::Kind::Int: case Arg::Kind::Float: case Arg::Kind::Bool:
-        case Arg::Kind::None: case Arg::Kind::Str: case Arg::Kind::List: case Arg::Kind::Tuple:
-        case Arg::Kind::Dict:
-            return true;
-        default:
-            return false;
+    case Arg::Kind::Node:
+    case Arg::Kind::Int:
+    case Arg::Kind::Float:
+    case Arg::Kind::Bool:
+    case Arg::Kind::None:
+    case Arg::Kind::Str:
+    case Arg::Kind::List:
+    case Arg::Kind::Tuple:
+    case Arg::Kind::Dict: return true;
+    default: return false;
     }
 }
 
-bool printsAsAnnotation(const ValueMeta& v) {
+bool printsAsAnnotation(const ValueMeta& v)
+{
     switch (v.kind) {
-        case ValueMeta::Kind::Tensor: case ValueMeta::Kind::SymInt: case ValueMeta::Kind::SymFloat:
-        case ValueMeta::Kind::SymBool: case ValueMeta::Kind::Opaque:
-            return true;
-        default:
-            return false;
+    case ValueMeta::Kind::Tensor:
+    case ValueMeta::Kind::SymInt:
+    case ValueMeta::Kind::SymFloat:
+    case ValueMeta::Kind::SymBool:
+    case ValueMeta::Kind::Opaque: return true;
+    default: return false;
     }
 }
 
-class Writer {
+class Writer
+{
 public:
-    Writer(const PrintOptions& o, std::string& out) : opts_(o), out_(out) {}
+    Writer(const PrintOptions& o, std::string& out)
+        : opts_(o)
+        , out_(out)
+    { }
 
-    void module(const Graph& g, const std::string& name, int indent) {
+    void module(const Graph& g, const std::string& name, int indent)
+    {
         pad(indent);
         out_ += "class " + name + "(torch.nn.Module):\n";
         forward(g, indent + 4);
@@ -173,7 +206,8 @@ public:
         std::vector<std::string> keys;
         std::unordered_set<std::string> seen;
         g.forEachNode([&](const Node& n) {
-            if (n.op == NodeOp::GetAttr && g.subgraphs.count(n.target) && seen.insert(n.target).second) keys.push_back(n.target);
+            if (n.op == NodeOp::GetAttr && g.subgraphs.count(n.target) && seen.insert(n.target).second)
+                keys.push_back(n.target);
         });
         for (const auto& [k, sg] : g.subgraphs)
             if (seen.insert(k).second) keys.push_back(k);
@@ -190,7 +224,8 @@ private:
 
     void pad(int n) { out_.append(static_cast<size_t>(n), ' '); }
 
-    std::string annotation(const Node& n) const {
+    std::string annotation(const Node& n) const
+    {
         if (opts_.annotations && printsAsAnnotation(n.val)) {
             std::string a = formatAnnotation(n.val);
             if (a.find('"') == std::string::npos && a.find('\\') == std::string::npos) return ": \"" + a + "\"";
@@ -200,7 +235,8 @@ private:
         return {};
     }
 
-    std::string paramText(const Node& p, const Graph& g) const {
+    std::string paramText(const Node& p, const Graph& g) const
+    {
         std::string s = p.target.empty() ? p.name : p.target;
         s += annotation(p);
         if (p.placeholderDefault) {
@@ -210,14 +246,16 @@ private:
         return s;
     }
 
-    static std::string rawName(const Node& p) {
+    static std::string rawName(const Node& p)
+    {
         std::string t = p.target.empty() ? p.name : p.target;
         size_t k = 0;
         while (k < t.size() && t[k] == '*') ++k;
         return t.substr(k);
     }
 
-    void forward(const Graph& g, int ind) {
+    void forward(const Graph& g, int ind)
+    {
         const int body = ind + 4;
         std::vector<const Node*> phs;
         g.forEachNode([&](const Node& n) {
@@ -230,93 +268,93 @@ private:
         // --- signature
         pad(ind);
         switch (g.signature) {
-            case SignatureStyle::Pytree: {
-                const bool expanded = descs && (anyDesc || !g.outputDescs.empty());
-                if (expanded) {
-                    out_ += "def forward(\n";
+        case SignatureStyle::Pytree: {
+            const bool expanded = descs && (anyDesc || !g.outputDescs.empty());
+            if (expanded) {
+                out_ += "def forward(\n";
+                pad(body);
+                out_ += "self,\n";
+                for (const auto& a : g.pytreeArgNames) {
                     pad(body);
-                    out_ += "self,\n";
-                    for (const auto& a : g.pytreeArgNames) {
-                        pad(body);
-                        out_ += a + ",\n";
-                    }
-                    pad(ind);
-                    out_ += "):\n";
-                } else {
-                    out_ += "def forward(self";
-                    for (const auto& a : g.pytreeArgNames) out_ += ", " + a;
-                    out_ += "):\n";
+                    out_ += a + ",\n";
                 }
-                if (!phs.empty()) {
-                    if (expanded) {
-                        for (const Node* p : phs) {
-                            std::string an = annotation(*p);
-                            if (an.empty()) continue;
-                            pad(body);
-                            out_ += rawName(*p) + an;
-                            if (!p->meta.desc.empty()) out_ += "  # " + p->meta.desc;
-                            out_ += '\n';
-                        }
-                    } else {
-                        std::string decl;
-                        for (const Node* p : phs) {
-                            std::string an = annotation(*p);
-                            if (!an.empty()) decl += rawName(*p) + an + "; ";
-                        }
-                        if (!decl.empty()) {
-                            pad(body);
-                            out_ += decl;
-                            out_ += '\n';
-                            pad(body);
-                            out_ += '\n';
-                        }
-                    }
-                    pad(body);
-                    for (const Node* p : phs) out_ += rawName(*p) + ", ";
-                    out_ += "= fx_pytree.tree_flatten_spec([";
-                    for (size_t k = 0; k < g.pytreeArgNames.size(); ++k) {
-                        if (k) out_ += ", ";
-                        out_ += g.pytreeArgNames[k];
-                    }
-                    out_ += "], self._in_spec)\n";
-                }
-                break;
+                pad(ind);
+                out_ += "):\n";
+            } else {
+                out_ += "def forward(self";
+                for (const auto& a : g.pytreeArgNames) out_ += ", " + a;
+                out_ += "):\n";
             }
-            case SignatureStyle::Boxed:
-                out_ += "def forward(self, args_list):\n";
-                if (!phs.empty()) {
-                    pad(body);
-                    out_ += "args_iter = iter(args_list)\n";
+            if (!phs.empty()) {
+                if (expanded) {
                     for (const Node* p : phs) {
+                        std::string an = annotation(*p);
+                        if (an.empty()) continue;
                         pad(body);
-                        out_ += rawName(*p) + annotation(*p) + " = next(args_iter)\n";
-                    }
-                    pad(body);
-                    out_ += "args_list.clear()\n";
-                }
-                break;
-            case SignatureStyle::Expanded:
-                if (!phs.empty() || descs) {
-                    out_ += "def forward(\n";
-                    pad(body);
-                    out_ += "self,\n";
-                    for (const Node* p : phs) {
-                        pad(body);
-                        out_ += paramText(*p, g) + ",";
-                        if (descs && !p->meta.desc.empty()) out_ += "  # " + p->meta.desc;
+                        out_ += rawName(*p) + an;
+                        if (!p->meta.desc.empty()) out_ += "  # " + p->meta.desc;
                         out_ += '\n';
                     }
-                    pad(ind);
-                    out_ += "):\n";
-                    break;
+                } else {
+                    std::string decl;
+                    for (const Node* p : phs) {
+                        std::string an = annotation(*p);
+                        if (!an.empty()) decl += rawName(*p) + an + "; ";
+                    }
+                    if (!decl.empty()) {
+                        pad(body);
+                        out_ += decl;
+                        out_ += '\n';
+                        pad(body);
+                        out_ += '\n';
+                    }
                 }
-                [[fallthrough]];
-            case SignatureStyle::Flat:
-            case SignatureStyle::Plain:
-                out_ += "def forward(self";
-                for (const Node* p : phs) out_ += ", " + paramText(*p, g);
+                pad(body);
+                for (const Node* p : phs) out_ += rawName(*p) + ", ";
+                out_ += "= fx_pytree.tree_flatten_spec([";
+                for (size_t k = 0; k < g.pytreeArgNames.size(); ++k) {
+                    if (k) out_ += ", ";
+                    out_ += g.pytreeArgNames[k];
+                }
+                out_ += "], self._in_spec)\n";
+            }
+            break;
+        }
+        case SignatureStyle::Boxed:
+            out_ += "def forward(self, args_list):\n";
+            if (!phs.empty()) {
+                pad(body);
+                out_ += "args_iter = iter(args_list)\n";
+                for (const Node* p : phs) {
+                    pad(body);
+                    out_ += rawName(*p) + annotation(*p) + " = next(args_iter)\n";
+                }
+                pad(body);
+                out_ += "args_list.clear()\n";
+            }
+            break;
+        case SignatureStyle::Expanded:
+            if (!phs.empty() || descs) {
+                out_ += "def forward(\n";
+                pad(body);
+                out_ += "self,\n";
+                for (const Node* p : phs) {
+                    pad(body);
+                    out_ += paramText(*p, g) + ",";
+                    if (descs && !p->meta.desc.empty()) out_ += "  # " + p->meta.desc;
+                    out_ += '\n';
+                }
+                pad(ind);
                 out_ += "):\n";
                 break;
+            }
+            [[fallthrough]];
+        case SignatureStyle::Flat:
+        case SignatureStyle::Plain:
+            out_ += "def forward(self";
+            for (const Node* p : phs) out_ += ", " + paramText(*p, g);
+            out_ += "):\n";
+            break;
         }
 
         // --- Dynamo aliases "l_x_ = L_x_" (they open the body, so a comment after them gets a blank line)
@@ -341,7 +379,8 @@ private:
         for (size_t k = 0; k < order.size(); ++k) {
             const Node& n = g.node(order[k]);
             auto use = [&](NodeId in) {
-                if (in >= 0 && static_cast<size_t>(in) < maxId) lastUse[static_cast<size_t>(in)] = static_cast<int32_t>(k);
+                if (in >= 0 && static_cast<size_t>(in) < maxId)
+                    lastUse[static_cast<size_t>(in)] = static_cast<int32_t>(k);
             };
             for (const auto& a : n.args) a.forEachNode(use);
             for (const auto& kv : n.kwargs) kv.second.forEachNode(use);
@@ -399,7 +438,8 @@ private:
         out_ += '\n';
     }
 
-    void callArgs(const Node& n, const Graph& g, size_t from) {
+    void callArgs(const Node& n, const Graph& g, size_t from)
+    {
         out_ += '(';
         bool first = true;
         for (size_t k = from; k < n.args.size(); ++k) {
@@ -417,7 +457,8 @@ private:
         out_ += ')';
     }
 
-    void statement(const Graph& g, const Node& n) {
+    void statement(const Graph& g, const Node& n)
+    {
         const std::string an = annotation(n);
         auto lhs = [&]() {
             out_ += n.name;
@@ -425,37 +466,38 @@ private:
             out_ += " = ";
         };
         switch (n.op) {
-            case NodeOp::GetAttr:
-                lhs();
-                out_ += formatTarget("self", n.target);
-                return;
-            case NodeOp::CallModule:
-                lhs();
-                out_ += formatTarget("self", n.target);
-                callArgs(n, g, 0);
-                return;
-            case NodeOp::CallMethod:
-                lhs();
-                if (!n.args.empty() && n.args[0].kind == Arg::Kind::Node && isIdentifier(n.target)) {
+        case NodeOp::GetAttr:
+            lhs();
+            out_ += formatTarget("self", n.target);
+            return;
+        case NodeOp::CallModule:
+            lhs();
+            out_ += formatTarget("self", n.target);
+            callArgs(n, g, 0);
+            return;
+        case NodeOp::CallMethod:
+            lhs();
+            if (!n.args.empty() && n.args[0].kind == Arg::Kind::Node && isIdentifier(n.target)) {
+                appendArg(out_, n.args[0], g);
+                out_ += '.';
+                out_ += n.target;
+                callArgs(n, g, 1);
+            } else {
+                // not printable as a method call: keep it readable (lossy)
+                out_ += "getattr(";
+                if (!n.args.empty())
                     appendArg(out_, n.args[0], g);
-                    out_ += '.';
-                    out_ += n.target;
-                    callArgs(n, g, 1);
-                } else {
-                    // not printable as a method call: keep it readable (lossy)
-                    out_ += "getattr(";
-                    if (!n.args.empty()) appendArg(out_, n.args[0], g);
-                    else out_ += "None";
-                    out_ += ", " + pythonStrRepr(n.target) + ")";
-                    callArgs(n, g, n.args.empty() ? 0 : 1);
-                }
-                return;
-            case NodeOp::CallFunction:
-                break;
-            default:
-                lhs();
-                out_ += "None";
-                return;
+                else
+                    out_ += "None";
+                out_ += ", " + pythonStrRepr(n.target) + ")";
+                callArgs(n, g, n.args.empty() ? 0 : 1);
+            }
+            return;
+        case NodeOp::CallFunction: break;
+        default:
+            lhs();
+            out_ += "None";
+            return;
         }
         const size_t na = n.args.size();
         const bool noKw = n.kwargs.empty();
@@ -508,8 +550,8 @@ private:
                 return;
             }
         }
-        if (noKw && na == 2 && n.target == "builtins.getattr" && n.args[0].kind == Arg::Kind::Node &&
-            n.args[1].kind == Arg::Kind::Str && isIdentifier(n.args[1].s)) {
+        if (noKw && na == 2 && n.target == "builtins.getattr" && n.args[0].kind == Arg::Kind::Node
+            && n.args[1].kind == Arg::Kind::Str && isIdentifier(n.args[1].s)) {
             appendArg(out_, n.args[0], g);
             out_ += '.';
             out_ += n.args[1].s;
@@ -519,7 +561,8 @@ private:
         callArgs(n, g, 0);
     }
 
-    void output(const Graph& g, const Node& n, int body) {
+    void output(const Graph& g, const Node& n, int body)
+    {
         const Arg none;
         const Arg& v = n.args.empty() ? none : n.args[0];
         pad(body);
@@ -549,46 +592,49 @@ private:
 
 }  // namespace
 
-std::string calleeText(const std::string& target) {
+std::string calleeText(const std::string& target)
+{
     if (target.starts_with("builtins.") && isPythonBuiltinFunctionName(std::string_view(target).substr(9)))
         return target.substr(9);
     if (target.find('.') == std::string::npos || isPythonPathTarget(target)) return target;
     return "torch.ops." + target;
 }
 
-std::string pythonReprOfJson(const nlohmann::json& j) {
+std::string pythonReprOfJson(const nlohmann::json& j)
+{
     switch (j.type()) {
-        case nlohmann::json::value_t::null: return "None";
-        case nlohmann::json::value_t::boolean: return j.get<bool>() ? "True" : "False";
-        case nlohmann::json::value_t::number_integer: return std::to_string(j.get<int64_t>());
-        case nlohmann::json::value_t::number_unsigned: return std::to_string(j.get<uint64_t>());
-        case nlohmann::json::value_t::number_float: return pythonFloatRepr(j.get<double>());
-        case nlohmann::json::value_t::string: return pythonStrRepr(j.get<std::string>());
-        case nlohmann::json::value_t::array: {
-            std::string s = "[";
-            bool first = true;
-            for (const auto& e : j) {
-                if (!first) s += ", ";
-                first = false;
-                s += pythonReprOfJson(e);
-            }
-            return s + "]";
+    case nlohmann::json::value_t::null: return "None";
+    case nlohmann::json::value_t::boolean: return j.get<bool>() ? "True" : "False";
+    case nlohmann::json::value_t::number_integer: return std::to_string(j.get<int64_t>());
+    case nlohmann::json::value_t::number_unsigned: return std::to_string(j.get<uint64_t>());
+    case nlohmann::json::value_t::number_float: return pythonFloatRepr(j.get<double>());
+    case nlohmann::json::value_t::string: return pythonStrRepr(j.get<std::string>());
+    case nlohmann::json::value_t::array: {
+        std::string s = "[";
+        bool first = true;
+        for (const auto& e : j) {
+            if (!first) s += ", ";
+            first = false;
+            s += pythonReprOfJson(e);
         }
-        case nlohmann::json::value_t::object: {
-            std::string s = "{";
-            bool first = true;
-            for (auto it = j.begin(); it != j.end(); ++it) {
-                if (!first) s += ", ";
-                first = false;
-                s += pythonStrRepr(it.key()) + ": " + pythonReprOfJson(it.value());
-            }
-            return s + "}";
+        return s + "]";
+    }
+    case nlohmann::json::value_t::object: {
+        std::string s = "{";
+        bool first = true;
+        for (auto it = j.begin(); it != j.end(); ++it) {
+            if (!first) s += ", ";
+            first = false;
+            s += pythonStrRepr(it.key()) + ": " + pythonReprOfJson(it.value());
         }
-        default: return "None";
+        return s + "}";
+    }
+    default: return "None";
     }
 }
 
-std::string formatSummaryComment(const NodeMeta& m) {
+std::string formatSummaryComment(const NodeMeta& m)
+{
     std::string s = "#";
     if (m.autogradBackward) {
         s += " autograd_backward: ";
@@ -613,19 +659,21 @@ std::string formatSummaryComment(const NodeMeta& m) {
     } else if (m.source.function.empty()) {
         s += " File: " + m.source.file + ":" + std::to_string(m.source.line) + ", code: " + m.source.code;
     } else {
-        s += " File: " + m.source.file + ":" + std::to_string(m.source.line) + " in " + m.source.function +
-             ", code: " + m.source.code;
+        s += " File: " + m.source.file + ":" + std::to_string(m.source.line) + " in " + m.source.function
+            + ", code: " + m.source.code;
     }
     return s;
 }
 
-std::string formatArgPython(const Arg& a, const Graph& g) {
+std::string formatArgPython(const Arg& a, const Graph& g)
+{
     std::string s;
     appendArg(s, a, g);
     return s;
 }
 
-std::string printReadable(const Graph& g, const PrintOptions& opts) {
+std::string printReadable(const Graph& g, const PrintOptions& opts)
+{
     std::string out;
     out.reserve(64 + g.size() * 96);
     Writer w(opts, out);

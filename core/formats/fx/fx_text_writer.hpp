@@ -9,10 +9,11 @@
 
 namespace fxl {
 
-struct PrintOptions {
-    bool annotations = true;   // "f32[8, 4][4, 1]cpu" annotations (verbose print_readable)
-    bool comments = true;      // "# File:", "# Annotation:", recompute / ac_graph_id comment lines
-    bool deletions = true;     // ";  a = b = None" suffixes
+struct PrintOptions
+{
+    bool annotations = true;  // "f32[8, 4][4, 1]cpu" annotations (verbose print_readable)
+    bool comments = true;  // "# File:", "# Annotation:", recompute / ac_graph_id comment lines
+    bool deletions = true;  // ";  a = b = None" suffixes
 };
 
 // print_readable() form: "class X(torch.nn.Module):" + forward + nested classes.

@@ -11,9 +11,9 @@
 #include <unordered_map>
 #include <vector>
 
-#include "core/ops/op_registry.hpp"
 #include "core/formats/fx/py_lexer.hpp"
 #include "core/ir/tensor_meta.hpp"
+#include "core/ops/op_registry.hpp"
 #include "core/util/strings.hpp"
 
 namespace fxl {
@@ -22,17 +22,16 @@ namespace {
 
 constexpr int kMaxDepth = 200;
 
-bool isIdentChar(char c) {
+bool isIdentChar(char c)
+{
     return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
 }
 
-
-
-
 // str(torch.device): "cpu", "cuda", "cuda:0", "meta", ...
-bool looksLikeDevice(std::string_view s) {
-    static const char* const types[] = {"cpu", "cuda", "meta", "mps", "xpu", "npu", "hpu", "xla", "ipu",
-                                        "mtia", "lazy", "vulkan", "privateuseone", "hip", "mkldnn"};
+bool looksLikeDevice(std::string_view s)
+{
+    static const char* const types[] = {"cpu", "cuda", "meta", "mps",    "xpu",           "npu", "hpu",   "xla",
+                                        "ipu", "mtia", "lazy", "vulkan", "privateuseone", "hip", "mkldnn"};
     size_t colon = s.find(':');
     std::string_view type = s.substr(0, colon);
     bool known = false;
@@ -47,16 +46,20 @@ bool looksLikeDevice(std::string_view s) {
 }
 
 // "ns.name.overload" as str(OpOverload) prints it.
-bool looksLikeOpOverload(std::string_view s) {
+bool looksLikeOpOverload(std::string_view s)
+{
     int dots = 0;
     for (char c : s) {
-        if (c == '.') ++dots;
-        else if (!isIdentChar(c)) return false;
+        if (c == '.')
+            ++dots;
+        else if (!isIdentChar(c))
+            return false;
     }
     return dots == 2 && s.front() != '.' && s.back() != '.' && s.find("..") == std::string_view::npos;
 }
 
-std::optional<int64_t> parseIntText(std::string_view s) {
+std::optional<int64_t> parseIntText(std::string_view s)
+{
     bool neg = !s.empty() && s[0] == '-';
     std::string_view d = neg ? s.substr(1) : s;
     if (d.empty()) return std::nullopt;
@@ -70,7 +73,8 @@ std::optional<int64_t> parseIntText(std::string_view s) {
     return std::nullopt;
 }
 
-bool isIntSpelling(std::string_view s) {
+bool isIntSpelling(std::string_view s)
+{
     bool neg = !s.empty() && s[0] == '-';
     std::string_view d = neg ? s.substr(1) : s;
     if (d.empty()) return false;
@@ -80,16 +84,20 @@ bool isIntSpelling(std::string_view s) {
 }
 
 // Python's str(float): "1e-05", "0.5", "3.0", "inf", "-inf", "nan".
-std::optional<double> parseFloatText(std::string_view s) {
+std::optional<double> parseFloatText(std::string_view s)
+{
     if (s == "inf") return std::numeric_limits<double>::infinity();
     if (s == "-inf") return -std::numeric_limits<double>::infinity();
     if (s == "nan") return std::numeric_limits<double>::quiet_NaN();
     if (s.empty()) return std::nullopt;
     bool sawDigit = false, sawDotOrExp = false;
     for (char c : s) {
-        if (c >= '0' && c <= '9') sawDigit = true;
-        else if (c == '.' || c == 'e' || c == 'E') sawDotOrExp = true;
-        else if (c != '-' && c != '+') return std::nullopt;
+        if (c >= '0' && c <= '9')
+            sawDigit = true;
+        else if (c == '.' || c == 'e' || c == 'E')
+            sawDotOrExp = true;
+        else if (c != '-' && c != '+')
+            return std::nullopt;
     }
     if (!sawDigit || !sawDotOrExp) return std::nullopt;
     double d = 0;
@@ -103,8 +111,17 @@ std::optional<double> parseFloatText(std::string_view s) {
 struct PValPair;  // a dict entry (std::pair<PVal, PVal> would need a complete PVal under clang)
 
 // A value as printed, before typing.
-struct PVal {
-    enum class Kind : uint8_t { NodeRef, List, Tuple, Dict, Quoted, Bare };
+struct PVal
+{
+    enum class Kind : uint8_t
+    {
+        NodeRef,
+        List,
+        Tuple,
+        Dict,
+        Quoted,
+        Bare
+    };
     Kind kind = Kind::Bare;
     std::string text;  // node name (NodeRef), decoded string (Quoted), raw text (Bare)
     std::vector<PVal> items;
@@ -112,24 +129,40 @@ struct PVal {
     int line = 0, col = 0;
 };
 
-struct PValPair {
+struct PValPair
+{
     PVal first, second;
-    PValPair(PVal k, PVal v) : first(std::move(k)), second(std::move(v)) {}
+    PValPair(PVal k, PVal v)
+        : first(std::move(k))
+        , second(std::move(v))
+    { }
 };
 
 // What a schema type says about a value.
-enum class Cat : uint8_t { Unknown, Str, Device, DType, Layout, MemoryFormat, OpOverload, Typed };
-
-struct TypeInfo {
-    Cat cat = Cat::Unknown;
-    bool optional = false;
-    bool list = false;   // "int[]", "Tensor?[]", "int[2]"
-    Cat elem = Cat::Unknown;
-    bool elemOptional = false;
-    std::string text;    // as in the schema, for messages
+enum class Cat : uint8_t
+{
+    Unknown,
+    Str,
+    Device,
+    DType,
+    Layout,
+    MemoryFormat,
+    OpOverload,
+    Typed
 };
 
-Cat baseCat(std::string_view t) {
+struct TypeInfo
+{
+    Cat cat = Cat::Unknown;
+    bool optional = false;
+    bool list = false;  // "int[]", "Tensor?[]", "int[2]"
+    Cat elem = Cat::Unknown;
+    bool elemOptional = false;
+    std::string text;  // as in the schema, for messages
+};
+
+Cat baseCat(std::string_view t)
+{
     if (t == "str") return Cat::Str;
     if (t == "Device") return Cat::Device;
     if (t == "ScalarType") return Cat::DType;
@@ -137,14 +170,16 @@ Cat baseCat(std::string_view t) {
     if (t == "MemoryFormat") return Cat::MemoryFormat;
     if (t == "OpOverload") return Cat::OpOverload;
     if (t == "Any" || t.empty()) return Cat::Unknown;
-    static const char* const typed[] = {"int", "SymInt", "float", "bool", "Scalar", "Tensor", "SymFloat", "SymBool",
-                                        "Generator", "GraphModule", "Storage", "Stream", "Dimname", "complex"};
+    static const char* const typed[] = {"int",     "SymInt",   "float",   "bool",      "Scalar",
+                                        "Tensor",  "SymFloat", "SymBool", "Generator", "GraphModule",
+                                        "Storage", "Stream",   "Dimname", "complex"};
     for (const char* k : typed)
         if (t == k) return Cat::Typed;
     return Cat::Unknown;
 }
 
-TypeInfo typeInfo(std::string_view t) {
+TypeInfo typeInfo(std::string_view t)
+{
     TypeInfo ti;
     ti.text = std::string(t);
     if (!t.empty() && t.back() == '?') {
@@ -169,7 +204,8 @@ TypeInfo typeInfo(std::string_view t) {
     return ti;
 }
 
-TypeInfo elementType(const TypeInfo& t) {
+TypeInfo elementType(const TypeInfo& t)
+{
     TypeInfo e;
     e.cat = t.elem;
     e.optional = t.elemOptional;
@@ -179,7 +215,8 @@ TypeInfo elementType(const TypeInfo& t) {
 
 // ------------------------------------------------------------------ losses
 
-enum Loss : int {
+enum Loss : int
+{
     kStrBySchema,
     kDeviceBySchema,
     kOpValue,
@@ -197,29 +234,37 @@ enum Loss : int {
     kLossCount
 };
 
-struct LossRecord {
+struct LossRecord
+{
     int count = 0;
     int line = 0, col = 0;
     std::string example;
 };
 
-std::string clip(std::string_view s) {
+std::string clip(std::string_view s)
+{
     if (s.size() <= 60) return std::string(s);
     return std::string(s.substr(0, 57)) + "...";
 }
 
 // ------------------------------------------------------------------ parser
 
-struct NodeLine {
-    int line = 0;           // 1-based
+struct NodeLine
+{
+    int line = 0;  // 1-based
     std::string_view text;  // the whole line (no newline)
-    size_t indent = 0;      // bytes before '%'
+    size_t indent = 0;  // bytes before '%'
 };
 
-class ListingParser {
+class ListingParser
+{
 public:
     ListingParser(std::string_view text, const std::string& file, DiagnosticList& diags)
-        : text_(text), file_(file), diags_(diags), reg_(OpRegistry::instance()) {}
+        : text_(text)
+        , file_(file)
+        , diags_(diags)
+        , reg_(OpRegistry::instance())
+    { }
 
     Graph parse();
 
@@ -231,10 +276,11 @@ private:
     Graph g_;
     std::unordered_map<std::string, NodeId> ids_;  // names of all node lines (pass 1)
     std::array<LossRecord, kLossCount> losses_{};
-    int oldUsers_ = 0;      // line of the first "[#users=N]"
+    int oldUsers_ = 0;  // line of the first "[#users=N]"
     int noMetaTotal_ = 0;
     std::string returnType_;  // "graph() -> T:"
-    struct Printed {
+    struct Printed
+    {
         NodeId id;
         int64_t users;
         int line;
@@ -248,11 +294,13 @@ private:
     size_t pos_ = 0;
     int depth_ = 0;
 
-    [[noreturn]] void fail(size_t at, const std::string& msg) const {
+    [[noreturn]] void fail(size_t at, const std::string& msg) const
+    {
         throw InputError(file_, line_, static_cast<int>(at) + 1, msg);
     }
 
-    void loss(Loss k, int line, int col, std::string_view example) {
+    void loss(Loss k, int line, int col, std::string_view example)
+    {
         LossRecord& r = losses_[k];
         if (r.count++ == 0) {
             r.line = line;
@@ -263,14 +311,17 @@ private:
 
     // --- text scanning on cur_
 
-    void skipSpaces() {
+    void skipSpaces()
+    {
         while (pos_ < cur_.size() && cur_[pos_] == ' ') ++pos_;
     }
     bool startsWith(std::string_view s) const { return cur_.substr(pos_, s.size()) == s; }
-    void expect(std::string_view s, const char* what) {
+    void expect(std::string_view s, const char* what)
+    {
         if (!startsWith(s))
-            fail(pos_, std::string("expected '") + std::string(s) + "' " + what + ", found '" +
-                           clip(cur_.substr(pos_, 20)) + "'");
+            fail(pos_,
+                 std::string("expected '") + std::string(s) + "' " + what + ", found '" + clip(cur_.substr(pos_, 20))
+                     + "'");
         pos_ += s.size();
     }
 
@@ -291,7 +342,8 @@ private:
 };
 
 // Quoted Python string at pos_ (repr contexts: return line, slices, defaults in containers).
-std::string ListingParser::readQuoted() {
+std::string ListingParser::readQuoted()
+{
     const size_t start = pos_;
     const char q = cur_[pos_];
     size_t p = pos_ + 1;
@@ -311,7 +363,8 @@ std::string ListingParser::readQuoted() {
 
 // Bare text up to a ',' or an unmatched closing bracket (or ':' for dict keys), brackets
 // and quotes inside balanced. Spaces inside are kept ("Runtime assertion failed for ...").
-std::string ListingParser::readBare(bool stopAtColon) {
+std::string ListingParser::readBare(bool stopAtColon)
+{
     const size_t start = pos_;
     std::vector<char> stack;
     while (pos_ < cur_.size()) {
@@ -337,14 +390,16 @@ std::string ListingParser::readBare(bool stopAtColon) {
         }
         ++pos_;
     }
-    if (!stack.empty()) fail(start, std::string("'") + cur_[start] + "...' is not closed: expected '" + stack.back() + "'");
+    if (!stack.empty())
+        fail(start, std::string("'") + cur_[start] + "...' is not closed: expected '" + stack.back() + "'");
     return std::string(trim(cur_.substr(start, pos_ - start)));
 }
 
 // reprMode: the text is Python repr (strings quoted, nodes by bare name): the return line,
 // placeholder defaults inside containers. Otherwise it is FX's _format_arg (nodes as %name,
 // strings bare, dict keys bare).
-PVal ListingParser::parseValue(bool reprMode, bool dictKeyStr) {
+PVal ListingParser::parseValue(bool reprMode, bool dictKeyStr)
+{
     if (++depth_ > kMaxDepth) fail(pos_, "values nested deeper than " + std::to_string(kMaxDepth) + " levels");
     skipSpaces();
     PVal v;
@@ -375,8 +430,9 @@ PVal ListingParser::parseValue(bool reprMode, bool dictKeyStr) {
             break;
         }
         if (pos_ >= cur_.size() || cur_[pos_] != close)
-            fail(pos_, std::string("expected ',' or '") + close + "'" +
-                           (pos_ < cur_.size() ? ", found '" + std::string(1, cur_[pos_]) + "'" : std::string()));
+            fail(pos_,
+                 std::string("expected ',' or '") + close + "'"
+                     + (pos_ < cur_.size() ? ", found '" + std::string(1, cur_[pos_]) + "'" : std::string()));
         ++pos_;
     } else if (c == '{') {
         v.kind = PVal::Kind::Dict;
@@ -421,47 +477,50 @@ PVal ListingParser::parseValue(bool reprMode, bool dictKeyStr) {
     return v;
 }
 
-Arg ListingParser::resolveRef(const PVal& v) {
+Arg ListingParser::resolveRef(const PVal& v)
+{
     auto it = ids_.find(v.text);
     if (it == ids_.end())
         throw InputError(file_, v.line, v.col, "undefined node '%" + v.text + "' (no line defines it)");
     return Arg::ofNode(it->second);
 }
 
-Arg ListingParser::toArg(const PVal& v, const TypeInfo& t, bool reprMode) {
+Arg ListingParser::toArg(const PVal& v, const TypeInfo& t, bool reprMode)
+{
     switch (v.kind) {
-        case PVal::Kind::NodeRef: return resolveRef(v);
-        case PVal::Kind::Quoted: return Arg::ofStr(v.text);
-        case PVal::Kind::List:
-        case PVal::Kind::Tuple: {
-            // a tuple/list in a slot that is not a list type: its items are untyped
-            TypeInfo et = t.list ? elementType(t) : TypeInfo{};
-            std::vector<Arg> items;
-            items.reserve(v.items.size());
-            for (const auto& x : v.items) items.push_back(toArg(x, et, reprMode));
-            return v.kind == PVal::Kind::List ? Arg::ofList(std::move(items)) : Arg::ofTuple(std::move(items));
-        }
-        case PVal::Kind::Dict: {
-            Arg d;
-            d.kind = Arg::Kind::Dict;
-            for (const auto& [k, x] : v.dict) {
-                Arg key;
-                if (k.kind == PVal::Kind::Bare && !reprMode) {
-                    key = Arg::ofStr(k.text);
-                    loss(kDictKeys, k.line, k.col, k.text);
-                } else {
-                    key = toArg(k, TypeInfo{}, reprMode);
-                }
-                d.dict.emplace_back(std::move(key), toArg(x, TypeInfo{}, reprMode));
+    case PVal::Kind::NodeRef: return resolveRef(v);
+    case PVal::Kind::Quoted: return Arg::ofStr(v.text);
+    case PVal::Kind::List:
+    case PVal::Kind::Tuple: {
+        // a tuple/list in a slot that is not a list type: its items are untyped
+        TypeInfo et = t.list ? elementType(t) : TypeInfo{};
+        std::vector<Arg> items;
+        items.reserve(v.items.size());
+        for (const auto& x : v.items) items.push_back(toArg(x, et, reprMode));
+        return v.kind == PVal::Kind::List ? Arg::ofList(std::move(items)) : Arg::ofTuple(std::move(items));
+    }
+    case PVal::Kind::Dict: {
+        Arg d;
+        d.kind = Arg::Kind::Dict;
+        for (const auto& [k, x] : v.dict) {
+            Arg key;
+            if (k.kind == PVal::Kind::Bare && !reprMode) {
+                key = Arg::ofStr(k.text);
+                loss(kDictKeys, k.line, k.col, k.text);
+            } else {
+                key = toArg(k, TypeInfo{}, reprMode);
             }
-            return d;
+            d.dict.emplace_back(std::move(key), toArg(x, TypeInfo{}, reprMode));
         }
-        case PVal::Kind::Bare: return bareToArg(v, t, reprMode);
+        return d;
+    }
+    case PVal::Kind::Bare: return bareToArg(v, t, reprMode);
     }
     return Arg::none();
 }
 
-Arg ListingParser::bareToArg(const PVal& v, const TypeInfo& t, bool reprMode) {
+Arg ListingParser::bareToArg(const PVal& v, const TypeInfo& t, bool reprMode)
+{
     const std::string& s = v.text;
     // a list-typed slot may hold a single value ("int[1] dim" given as 1)
     const Cat cat = t.list ? t.elem : t.cat;
@@ -474,11 +533,16 @@ Arg ListingParser::bareToArg(const PVal& v, const TypeInfo& t, bool reprMode) {
     }
     // spellings that are the same for every type
     std::optional<Arg> lit;
-    if (s == "None") lit = Arg::none();
-    else if (s == "True") lit = Arg::ofBool(true);
-    else if (s == "False") lit = Arg::ofBool(false);
-    else if (auto i = parseIntText(s)) lit = Arg::ofInt(*i);
-    else if (auto f = parseFloatText(s)) lit = Arg::ofFloat(*f);
+    if (s == "None")
+        lit = Arg::none();
+    else if (s == "True")
+        lit = Arg::ofBool(true);
+    else if (s == "False")
+        lit = Arg::ofBool(false);
+    else if (auto i = parseIntText(s))
+        lit = Arg::ofInt(*i);
+    else if (auto f = parseFloatText(s))
+        lit = Arg::ofFloat(*f);
     if (lit) {
         if (cat == Cat::Unknown && !reprMode) loss(kBySpelling, v.line, v.col, s);
         return *lit;
@@ -537,8 +601,10 @@ Arg ListingParser::bareToArg(const PVal& v, const TypeInfo& t, bool reprMode) {
         }
     }
     if (cat == Cat::Device) {
-        if (!looksLikeDevice(s)) loss(kTypeMismatch, v.line, v.col, s + " for " + t.text);
-        else loss(kDeviceBySchema, v.line, v.col, s);
+        if (!looksLikeDevice(s))
+            loss(kTypeMismatch, v.line, v.col, s + " for " + t.text);
+        else
+            loss(kDeviceBySchema, v.line, v.col, s);
         return Arg::ofDevice(s);
     }
     if (cat == Cat::OpOverload) {
@@ -568,7 +634,8 @@ Arg ListingParser::bareToArg(const PVal& v, const TypeInfo& t, bool reprMode) {
 }
 
 // "(args = (...), kwargs = {...})" after the target.
-void ListingParser::parseCallArgs(Node& n, const OpInfo* op) {
+void ListingParser::parseCallArgs(Node& n, const OpInfo* op)
+{
     expect("(args = ", "after the target");
     skipSpaces();
     if (pos_ >= cur_.size() || cur_[pos_] != '(') fail(pos_, "expected '(' starting the args tuple");
@@ -587,7 +654,8 @@ void ListingParser::parseCallArgs(Node& n, const OpInfo* op) {
             if (!a.kwargOnly) positional.push_back(&a);
     for (size_t i = 0; i < args.items.size(); ++i) {
         TypeInfo t;
-        if (i < positional.size()) t = typeInfo(positional[i]->type);
+        if (i < positional.size())
+            t = typeInfo(positional[i]->type);
         else if (op && !op->schema.varargs)
             loss(kBeyondSchema, args.items[i].line, args.items[i].col, "%" + n.name + " argument " + std::to_string(i));
         n.args.push_back(toArg(args.items[i], t, false));
@@ -603,12 +671,14 @@ void ListingParser::parseCallArgs(Node& n, const OpInfo* op) {
             }
         }
         for (const auto& kv : n.kwargs)
-            if (kv.first == k.text) throw InputError(file_, k.line, k.col, "keyword argument '" + k.text + "' repeated");
+            if (kv.first == k.text)
+                throw InputError(file_, k.line, k.col, "keyword argument '" + k.text + "' repeated");
         n.kwargs.emplace_back(k.text, toArg(x, t, false));
     }
 }
 
-void ListingParser::parseNodeLine(const NodeLine& nl) {
+void ListingParser::parseNodeLine(const NodeLine& nl)
+{
     line_ = nl.line;
     cur_ = nl.text;
     pos_ = nl.indent + 1;  // after '%'
@@ -662,8 +732,9 @@ void ListingParser::parseNodeLine(const NodeLine& nl) {
     std::string_view opName = cur_.substr(pos_, opEnd - pos_);
     auto op = nodeOpFromName(opName);
     if (!op || *op == NodeOp::Output)
-        fail(pos_, "expected a node op (placeholder, call_function, call_method, call_module, get_attr), found '" +
-                       clip(opName) + "'");
+        fail(pos_,
+             "expected a node op (placeholder, call_function, call_method, call_module, get_attr), found '"
+                 + clip(opName) + "'");
     n.op = *op;
     pos_ = opEnd;
     expect("[target=", "after the node op");
@@ -734,7 +805,8 @@ void ListingParser::parseNodeLine(const NodeLine& nl) {
     printed_.push_back({id, *printedUsers, line_});
 }
 
-void ListingParser::parseReturn(const NodeLine& nl) {
+void ListingParser::parseReturn(const NodeLine& nl)
+{
     line_ = nl.line;
     cur_ = nl.text;
     pos_ = nl.indent + 6;  // after "return"
@@ -749,7 +821,8 @@ void ListingParser::parseReturn(const NodeLine& nl) {
         // str(node.args[0]): a Python repr (nodes by bare name, strings quoted)
         PVal v = parseValue(true, false);
         skipSpaces();
-        if (pos_ != cur_.size()) fail(pos_, "unexpected text after the returned value: '" + clip(cur_.substr(pos_)) + "'");
+        if (pos_ != cur_.size())
+            fail(pos_, "unexpected text after the returned value: '" + clip(cur_.substr(pos_)) + "'");
         // a single returned node prints as its bare name
         n.args.push_back(toArg(v, TypeInfo{}, true));
     }
@@ -758,7 +831,8 @@ void ListingParser::parseReturn(const NodeLine& nl) {
     g_.addNode(std::move(n));
 }
 
-Graph ListingParser::parse() {
+Graph ListingParser::parse()
+{
     // split into lines
     std::vector<NodeLine> lines;
     {
@@ -796,8 +870,10 @@ Graph ListingParser::parse() {
                     fail(l.indent, "expected 'graph(...):' as the first line");
                 std::string_view params = body.substr(6, close - 6);
                 std::string_view after = trim(body.substr(close + 1, body.size() - close - 2));
-                if (after.rfind("->", 0) == 0) returnType_ = std::string(trim(after.substr(2)));
-                else if (!after.empty()) fail(l.indent + close + 1, "expected ':' or ' -> type:' after 'graph(...)'");
+                if (after.rfind("->", 0) == 0)
+                    returnType_ = std::string(trim(after.substr(2)));
+                else if (!after.empty())
+                    fail(l.indent + close + 1, "expected ':' or ' -> type:' after 'graph(...)'");
                 size_t b = 0;
                 while (b < params.size()) {
                     size_t e = params.find(',', b);
@@ -816,9 +892,11 @@ Graph ListingParser::parse() {
         } else if (body == "return" || body.rfind("return ", 0) == 0) {
             ret = &l;
         } else {
-            fail(l.indent, std::string(sawHeader ? "" : "expected 'graph():' (the first line of print(gm.graph)) or ") +
-                               "expected a node line '%name : [num_users=N] = op[target=...]...' or 'return ...', "
-                               "found '" + clip(body) + "'");
+            fail(l.indent,
+                 std::string(sawHeader ? "" : "expected 'graph():' (the first line of print(gm.graph)) or ")
+                     + "expected a node line '%name : [num_users=N] = op[target=...]...' or 'return ...', "
+                       "found '"
+                     + clip(body) + "'");
         }
     }
     if (!sawAny) throw InputError(file_, 1, 1, "empty input: expected a graph listing ('graph():' then node lines)");
@@ -836,9 +914,11 @@ Graph ListingParser::parse() {
         if (e == b) throw InputError(file_, nl->line, static_cast<int>(b) + 1, "expected a node name after '%'");
         std::string name(nl->text.substr(b, e - b));
         if (!ids_.emplace(name, static_cast<NodeId>(ids_.size())).second)
-            throw InputError(file_, nl->line, static_cast<int>(b), "duplicate node name '%" + name + "'" +
-                                 (definedAt.count(name) ? " (first defined on line " + std::to_string(definedAt[name]) + ")"
-                                                        : std::string(" (a header placeholder)")));
+            throw InputError(file_, nl->line, static_cast<int>(b),
+                             "duplicate node name '%" + name + "'"
+                                 + (definedAt.count(name)
+                                        ? " (first defined on line " + std::to_string(definedAt[name]) + ")"
+                                        : std::string(" (a header placeholder)")));
         definedAt.emplace(name, nl->line);
     }
 
@@ -852,7 +932,8 @@ Graph ListingParser::parse() {
         lineOf_.push_back(1);
     }
     if (!headerParams.empty())
-        diags_.note(file_, 1, 1, std::to_string(headerParams.size()) + " placeholder(s) read from the 'graph(...)' header");
+        diags_.note(file_, 1, 1,
+                    std::to_string(headerParams.size()) + " placeholder(s) read from the 'graph(...)' header");
     for (const NodeLine* nl : nodeLines) {
         parseNodeLine(*nl);
         lineOf_.push_back(nl->line);
@@ -911,9 +992,11 @@ Graph ListingParser::parse() {
     return std::move(g_);
 }
 
-void ListingParser::report() {
+void ListingParser::report()
+{
     if (oldUsers_) diags_.note(file_, oldUsers_, 0, "old listing format '[#users=N]' (PyTorch before 2.1)");
-    struct Text {
+    struct Text
+    {
         Loss kind;
         Severity severity;
         const char* what;
@@ -922,23 +1005,27 @@ void ListingParser::report() {
         {kStrBySchema, Severity::Note,
          "value(s) printed without quotes were read as strings because the op schema types them 'str' "
          "(print(gm.graph) drops string quotes)"},
-        {kDeviceBySchema, Severity::Note, "device value(s) printed as bare text were read as devices from the op schema"},
+        {kDeviceBySchema, Severity::Note,
+         "device value(s) printed as bare text were read as devices from the op schema"},
         {kOpValue, Severity::Note,
-         "value(s) spelled like a registered operator overload were read as operator values (a string prints the same)"},
+         "value(s) spelled like a registered operator overload were read as operator values (a string prints the "
+         "same)"},
         {kDictKeys, Severity::Note,
          "dict key(s) printed without quotes were read as strings (an int key prints the same)"},
         {kBySpelling, Severity::Warning,
          "value(s) in positions with no schema type (call_method, call_module, unknown operators, 'Any' or untyped "
          "operands) were read by their spelling: the string '0' or 'None' prints the same as the number or constant"},
         {kGuessedString, Severity::Warning,
-         "bare word(s) with no schema type were read as strings (print(gm.graph) drops string quotes, and other objects "
+         "bare word(s) with no schema type were read as strings (print(gm.graph) drops string quotes, and other "
+         "objects "
          "print bare too)"},
         {kGuessedDevice, Severity::Warning,
          "word(s) with no schema type that look like devices were read as devices (a string prints the same)"},
         {kTypeMismatch, Severity::Warning, "value(s) do not fit the schema type and were kept verbatim"},
         {kRawValue, Severity::Warning, "value(s) could not be typed and were kept verbatim"},
         {kUnknownTarget, Severity::Note,
-         "call_function node(s) have targets that are not in the operator registry: their values were read by spelling"},
+         "call_function node(s) have targets that are not in the operator registry: their values were read by "
+         "spelling"},
         {kBeyondSchema, Severity::Warning,
          "argument(s) do not match the operator schema (extra positional arguments or unknown keywords; a string with "
          "', ' in it splits into several) and were read by spelling"},
@@ -954,20 +1041,22 @@ void ListingParser::report() {
     for (const auto& t : texts) {
         const LossRecord& r = losses_[t.kind];
         if (r.count == 0) continue;
-        std::string msg = std::to_string(r.count) + " " +
-                          (t.kind == kNoMeta ? "of " + std::to_string(noMetaTotal_) + " " : std::string()) + t.what +
-                          ", e.g. " + r.example;
+        std::string msg = std::to_string(r.count) + " "
+            + (t.kind == kNoMeta ? "of " + std::to_string(noMetaTotal_) + " " : std::string()) + t.what + ", e.g. "
+            + r.example;
         diags_.items.push_back({t.severity, file_, r.line, r.col, std::move(msg)});
     }
 }
 
 }  // namespace
 
-Graph parseGraphListing(std::string_view text, const std::string& file, DiagnosticList& diags) {
+Graph parseGraphListing(std::string_view text, const std::string& file, DiagnosticList& diags)
+{
     return ListingParser(text, file, diags).parse();
 }
 
-bool looksLikeGraphListing(std::string_view head) {
+bool looksLikeGraphListing(std::string_view head)
+{
     size_t p = 0;
     while (p < head.size()) {
         size_t nl = head.find('\n', p);
@@ -977,11 +1066,12 @@ bool looksLikeGraphListing(std::string_view head) {
         if (l.empty()) continue;
         if (l.rfind("graph(", 0) == 0) {
             size_t close = l.find(')');
-            return close != std::string_view::npos && l.back() == ':' &&
-                   (nl >= head.size() || head.find('%', nl) != std::string_view::npos || head.find("return", nl) != std::string_view::npos);
+            return close != std::string_view::npos && l.back() == ':'
+                && (nl >= head.size() || head.find('%', nl) != std::string_view::npos
+                    || head.find("return", nl) != std::string_view::npos);
         }
-        return l[0] == '%' && l.find(" : ") != std::string_view::npos &&
-               (l.find("[num_users=") != std::string_view::npos || l.find("[#users=") != std::string_view::npos);
+        return l[0] == '%' && l.find(" : ") != std::string_view::npos
+            && (l.find("[num_users=") != std::string_view::npos || l.find("[#users=") != std::string_view::npos);
     }
     return false;
 }

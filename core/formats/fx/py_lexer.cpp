@@ -16,12 +16,15 @@ const char* closerFor(char open) { return open == '(' ? ")" : open == '[' ? "]" 
 
 // Length of the string prefix (r, b, u, f, rb, br, fr, rf in any case) before a quote, or
 // -1 when the name at `p` is not a string prefix.
-int stringPrefixLength(std::string_view t, uint32_t p) {
+int stringPrefixLength(std::string_view t, uint32_t p)
+{
     size_t n = 0;
     while (n < 2 && p + n < t.size()) {
         char c = static_cast<char>(t[p + n] | 0x20);
-        if (c == 'r' || c == 'b' || c == 'u' || c == 'f') ++n;
-        else break;
+        if (c == 'r' || c == 'b' || c == 'u' || c == 'f')
+            ++n;
+        else
+            break;
     }
     if (n == 0 || p + n >= t.size()) return -1;
     if (t[p + n] == '\'' || t[p + n] == '"') return static_cast<int>(n);
@@ -30,20 +33,24 @@ int stringPrefixLength(std::string_view t, uint32_t p) {
 
 }  // namespace
 
-PyLexer::PyLexer(std::string_view text) : text_(text) {
+PyLexer::PyLexer(std::string_view text)
+    : text_(text)
+{
     brackets_.reserve(16);
     if (text_.substr(0, 3) == "\xEF\xBB\xBF") pos_ = lineBegin_ = 3;  // UTF-8 byte order mark
 }
 
 void PyLexer::fail(uint32_t offset, std::string msg) const { throw LexError{offset, std::move(msg)}; }
 
-void PyLexer::newline(uint32_t nlOffset) {
+void PyLexer::newline(uint32_t nlOffset)
+{
     ++line_;
     lineBegin_ = nlOffset + 1;
     atPhysLineStart_ = true;
 }
 
-Token PyLexer::make(TokKind k, uint32_t b, uint32_t e, bool lineStart) const {
+Token PyLexer::make(TokKind k, uint32_t b, uint32_t e, bool lineStart) const
+{
     Token t;
     t.kind = k;
     t.begin = b;
@@ -54,7 +61,8 @@ Token PyLexer::make(TokKind k, uint32_t b, uint32_t e, bool lineStart) const {
     return t;
 }
 
-void PyLexer::locate(uint32_t offset, int* line, int* col) const {
+void PyLexer::locate(uint32_t offset, int* line, int* col) const
+{
     if (offset > text_.size()) offset = static_cast<uint32_t>(text_.size());
     int l = 0;
     uint32_t lb = 0;
@@ -76,7 +84,8 @@ void PyLexer::locate(uint32_t offset, int* line, int* col) const {
     *col = c;
 }
 
-uint32_t PyLexer::scanString(uint32_t b) {
+uint32_t PyLexer::scanString(uint32_t b)
+{
     uint32_t p = b;
     while (text_[p] != '\'' && text_[p] != '"') ++p;  // prefix
     const char q = text_[p];
@@ -92,8 +101,10 @@ uint32_t PyLexer::scanString(uint32_t b) {
                 p += 2;
                 continue;
             }
-            if (c == '\n') newline(p);
-            else if (c == q && p + 2 < n && text_[p + 1] == q && text_[p + 2] == q) return p + 3;
+            if (c == '\n')
+                newline(p);
+            else if (c == q && p + 2 < n && text_[p + 1] == q && text_[p + 2] == q)
+                return p + 3;
             ++p;
         }
     }
@@ -103,7 +114,8 @@ uint32_t PyLexer::scanString(uint32_t b) {
         char c = text_[p];
         if (c == '\\') {
             if (p + 1 >= n) fail(b, "unterminated string literal");
-            if (text_[p + 1] == '\n') newline(p + 1);
+            if (text_[p + 1] == '\n')
+                newline(p + 1);
             else if (text_[p + 1] == '\r' && p + 2 < n && text_[p + 2] == '\n') {
                 newline(p + 2);
                 ++p;
@@ -111,13 +123,15 @@ uint32_t PyLexer::scanString(uint32_t b) {
             p += 2;
             continue;
         }
-        if (c == '\n' || c == '\r') fail(b, "unterminated string literal (expected a closing " + std::string(1, q) + " on this line)");
+        if (c == '\n' || c == '\r')
+            fail(b, "unterminated string literal (expected a closing " + std::string(1, q) + " on this line)");
         if (c == q) return p + 1;
         ++p;
     }
 }
 
-uint32_t PyLexer::scanNumber(uint32_t b, bool* isFloat) {
+uint32_t PyLexer::scanNumber(uint32_t b, bool* isFloat)
+{
     const uint32_t n = static_cast<uint32_t>(text_.size());
     uint32_t p = b;
     *isFloat = false;
@@ -151,7 +165,8 @@ uint32_t PyLexer::scanNumber(uint32_t b, bool* isFloat) {
     return p;
 }
 
-Token PyLexer::next() {
+Token PyLexer::next()
+{
     const uint32_t n = static_cast<uint32_t>(text_.size());
     bool sawTab = false;
     uint32_t tabAt = 0;
@@ -159,7 +174,8 @@ Token PyLexer::next() {
         if (pos_ >= n) {
             if (!brackets_.empty()) {
                 char open = text_[brackets_.back()];
-                fail(brackets_.back(), std::string("'") + open + "' was never closed (expected '" + closerFor(open) + "')");
+                fail(brackets_.back(),
+                     std::string("'") + open + "' was never closed (expected '" + closerFor(open) + "')");
             }
             if (lineHasCode_) {
                 lineHasCode_ = false;
@@ -197,7 +213,8 @@ Token PyLexer::next() {
             newline(at);
             continue;
         }
-        if (c == '\\' && pos_ + 1 < n && (text_[pos_ + 1] == '\n' || (text_[pos_ + 1] == '\r' && pos_ + 2 < n && text_[pos_ + 2] == '\n'))) {
+        if (c == '\\' && pos_ + 1 < n
+            && (text_[pos_ + 1] == '\n' || (text_[pos_ + 1] == '\r' && pos_ + 2 < n && text_[pos_ + 2] == '\n'))) {
             uint32_t nl = text_[pos_ + 1] == '\n' ? pos_ + 1 : pos_ + 2;
             pos_ = nl + 1;
             newline(nl);
@@ -216,7 +233,9 @@ Token PyLexer::next() {
             return make(TokKind::Comment, b, te, lineStart);
         }
         if (lineStart && sawTab && brackets_.empty())
-            fail(tabAt, "tab character in indentation (FX text is indented with spaces; strip the TAB of TORCH_TRACE payload lines)");
+            fail(tabAt,
+                 "tab character in indentation (FX text is indented with spaces; strip the TAB of TORCH_TRACE payload "
+                 "lines)");
         lineHasCode_ = true;
         const unsigned char uc = static_cast<unsigned char>(c);
         if (isIdentStart(uc)) {
@@ -246,25 +265,30 @@ Token PyLexer::next() {
             return t;
         }
         switch (c) {
-            case '(': case '[': case '{':
-                brackets_.push_back(b);
-                ++pos_;
-                return make(TokKind::Op, b, b + 1, lineStart);
-            case ')': case ']': case '}': {
-                if (brackets_.empty()) fail(b, std::string("unmatched '") + c + "'");
-                char open = text_[brackets_.back()];
-                if (*closerFor(open) != c) {
-                    int ol, oc;
-                    locate(brackets_.back(), &ol, &oc);
-                    std::string where = ol == line_ ? "" : " opened " + std::to_string(line_ - ol) + " line(s) above";
-                    fail(b, std::string("closing '") + c + "' does not match '" + open + "'" + where + " (expected '" +
-                                closerFor(open) + "')");
-                }
-                brackets_.pop_back();
-                ++pos_;
-                return make(TokKind::Op, b, b + 1, lineStart);
+        case '(':
+        case '[':
+        case '{':
+            brackets_.push_back(b);
+            ++pos_;
+            return make(TokKind::Op, b, b + 1, lineStart);
+        case ')':
+        case ']':
+        case '}': {
+            if (brackets_.empty()) fail(b, std::string("unmatched '") + c + "'");
+            char open = text_[brackets_.back()];
+            if (*closerFor(open) != c) {
+                int ol, oc;
+                locate(brackets_.back(), &ol, &oc);
+                std::string where = ol == line_ ? "" : " opened " + std::to_string(line_ - ol) + " line(s) above";
+                fail(b,
+                     std::string("closing '") + c + "' does not match '" + open + "'" + where + " (expected '"
+                         + closerFor(open) + "')");
             }
-            default: break;
+            brackets_.pop_back();
+            ++pos_;
+            return make(TokKind::Op, b, b + 1, lineStart);
+        }
+        default: break;
         }
         // operators: longest match, decided on the first two or three bytes
         {
@@ -272,18 +296,30 @@ Token PyLexer::next() {
             const char c2 = pos_ + 2 < n ? text_[pos_ + 2] : '\0';
             uint32_t len = 0;
             switch (c) {
-                case '*': case '/': case '<': case '>':
-                    if (c1 == c) len = c2 == '=' ? 3 : 2;
-                    else len = c1 == '=' ? 2 : 1;
-                    break;
-                case '.': len = (c1 == '.' && c2 == '.') ? 3 : 1; break;
-                case '-': len = (c1 == '>' || c1 == '=') ? 2 : 1; break;
-                case '=': case ':': case '+': case '%': case '&': case '|': case '^': case '@':
+            case '*':
+            case '/':
+            case '<':
+            case '>':
+                if (c1 == c)
+                    len = c2 == '=' ? 3 : 2;
+                else
                     len = c1 == '=' ? 2 : 1;
-                    break;
-                case '!': len = c1 == '=' ? 2 : 0; break;
-                case '~': case ',': case ';': len = 1; break;
-                default: break;
+                break;
+            case '.': len = (c1 == '.' && c2 == '.') ? 3 : 1; break;
+            case '-': len = (c1 == '>' || c1 == '=') ? 2 : 1; break;
+            case '=':
+            case ':':
+            case '+':
+            case '%':
+            case '&':
+            case '|':
+            case '^':
+            case '@': len = c1 == '=' ? 2 : 1; break;
+            case '!': len = c1 == '=' ? 2 : 0; break;
+            case '~':
+            case ',':
+            case ';': len = 1; break;
+            default: break;
             }
             if (len) {
                 pos_ += len;
@@ -296,7 +332,8 @@ Token PyLexer::next() {
     }
 }
 
-std::string_view PyLexer::scanRawAnnotation(bool inParams, uint32_t* beginOut) {
+std::string_view PyLexer::scanRawAnnotation(bool inParams, uint32_t* beginOut)
+{
     const uint32_t n = static_cast<uint32_t>(text_.size());
     while (pos_ < n && (text_[pos_] == ' ' || text_[pos_] == '\t')) ++pos_;
     const uint32_t b = pos_;
@@ -338,7 +375,8 @@ std::string_view PyLexer::scanRawAnnotation(bool inParams, uint32_t* beginOut) {
     return text_.substr(b, e - b);
 }
 
-size_t findInvalidUtf8(std::string_view text) {
+size_t findInvalidUtf8(std::string_view text)
+{
     const unsigned char* s = reinterpret_cast<const unsigned char*>(text.data());
     const size_t n = text.size();
     size_t i = 0;
@@ -362,18 +400,25 @@ size_t findInvalidUtf8(std::string_view text) {
         }
         size_t len;
         uint32_t cp;
-        if ((c & 0xE0) == 0xC0) { len = 2; cp = c & 0x1F; }
-        else if ((c & 0xF0) == 0xE0) { len = 3; cp = c & 0x0F; }
-        else if ((c & 0xF8) == 0xF0) { len = 4; cp = c & 0x07; }
-        else return i;
+        if ((c & 0xE0) == 0xC0) {
+            len = 2;
+            cp = c & 0x1F;
+        } else if ((c & 0xF0) == 0xE0) {
+            len = 3;
+            cp = c & 0x0F;
+        } else if ((c & 0xF8) == 0xF0) {
+            len = 4;
+            cp = c & 0x07;
+        } else
+            return i;
         if (i + len > n) return i;
         for (size_t k = 1; k < len; ++k) {
             if ((s[i + k] & 0xC0) != 0x80) return i;
             cp = (cp << 6) | (s[i + k] & 0x3F);
         }
         // overlong forms, surrogates, out of range
-        if ((len == 2 && cp < 0x80) || (len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) || cp > 0x10FFFF ||
-            (cp >= 0xD800 && cp <= 0xDFFF))
+        if ((len == 2 && cp < 0x80) || (len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) || cp > 0x10FFFF
+            || (cp >= 0xD800 && cp <= 0xDFFF))
             return i;
         i += len;
     }
@@ -382,55 +427,62 @@ size_t findInvalidUtf8(std::string_view text) {
 
 namespace {
 
-
-int hexValue(char c) {
+int hexValue(char c)
+{
     if (c >= '0' && c <= '9') return c - '0';
     c = static_cast<char>(c | 0x20);
     if (c >= 'a' && c <= 'f') return c - 'a' + 10;
     return -1;
 }
 
-struct StringParts {
+struct StringParts
+{
     size_t prefixLen;
     size_t quoteLen;
     bool raw;
 };
 
-StringParts stringParts(std::string_view tok) {
+StringParts stringParts(std::string_view tok)
+{
     StringParts p{0, 1, false};
     while (p.prefixLen < tok.size() && tok[p.prefixLen] != '\'' && tok[p.prefixLen] != '"') {
         if ((tok[p.prefixLen] | 0x20) == 'r') p.raw = true;
         ++p.prefixLen;
     }
-    if (tok.size() >= p.prefixLen + 6 && tok[p.prefixLen + 1] == tok[p.prefixLen] && tok[p.prefixLen + 2] == tok[p.prefixLen])
+    if (tok.size() >= p.prefixLen + 6 && tok[p.prefixLen + 1] == tok[p.prefixLen]
+        && tok[p.prefixLen + 2] == tok[p.prefixLen])
         p.quoteLen = 3;
     return p;
 }
 
 }  // namespace
 
-bool isPythonBuiltinFunctionName(std::string_view n) {
+bool isPythonBuiltinFunctionName(std::string_view n)
+{
     static const std::unordered_set<std::string_view> names = {
-        "getattr", "setattr", "hasattr", "len",   "isinstance", "int",   "float", "bool",  "str",
-        "abs",     "min",     "max",     "sum",   "range",      "tuple", "list",  "dict",  "round",
-        "divmod",  "pow",     "all",     "any",   "print",      "type",  "iter",  "next",  "zip",
-        "map",     "sorted",  "reversed", "enumerate", "id",   "hash",  "repr",  "slice", "set"};
+        "getattr", "setattr", "hasattr",  "len",       "isinstance", "int",   "float", "bool",  "str",
+        "abs",     "min",     "max",      "sum",       "range",      "tuple", "list",  "dict",  "round",
+        "divmod",  "pow",     "all",      "any",       "print",      "type",  "iter",  "next",  "zip",
+        "map",     "sorted",  "reversed", "enumerate", "id",         "hash",  "repr",  "slice", "set"};
     return names.count(n) != 0;
 }
 
-std::string_view pyStringContent(std::string_view tok) {
+std::string_view pyStringContent(std::string_view tok)
+{
     StringParts p = stringParts(tok);
     size_t b = p.prefixLen + p.quoteLen;
     if (tok.size() < b + p.quoteLen) return {};
     return tok.substr(b, tok.size() - b - p.quoteLen);
 }
 
-bool pyStringIsPlain(std::string_view tok) {
+bool pyStringIsPlain(std::string_view tok)
+{
     StringParts p = stringParts(tok);
     return p.raw || pyStringContent(tok).find('\\') == std::string_view::npos;
 }
 
-std::string decodePyString(std::string_view tok) {
+std::string decodePyString(std::string_view tok)
+{
     StringParts parts = stringParts(tok);
     std::string_view body = pyStringContent(tok);
     const size_t base = parts.prefixLen + parts.quoteLen;
@@ -449,44 +501,50 @@ std::string decodePyString(std::string_view tok) {
         }
         char e = body[++i];
         switch (e) {
-            case '\n': break;
-            case '\r': if (i + 1 < body.size() && body[i + 1] == '\n') ++i; break;
-            case '\\': out += '\\'; break;
-            case '\'': out += '\''; break;
-            case '"': out += '"'; break;
-            case 'a': out += '\a'; break;
-            case 'b': out += '\b'; break;
-            case 'f': out += '\f'; break;
-            case 'n': out += '\n'; break;
-            case 'r': out += '\r'; break;
-            case 't': out += '\t'; break;
-            case 'v': out += '\v'; break;
-            case 'x': case 'u': case 'U': {
-                size_t digits = e == 'x' ? 2 : e == 'u' ? 4 : 8;
-                uint32_t cp = 0;
-                for (size_t k = 0; k < digits; ++k) {
-                    int h = i + 1 + k < body.size() ? hexValue(body[i + 1 + k]) : -1;
-                    if (h < 0)
-                        throw LexError{static_cast<uint32_t>(base + i - 1),
-                                       std::string("truncated \\") + e + " escape: expected " + std::to_string(digits) + " hex digits"};
-                    cp = cp * 16 + static_cast<uint32_t>(h);
-                }
-                if (cp > 0x10FFFF) throw LexError{static_cast<uint32_t>(base + i - 1), "illegal Unicode character in \\U escape"};
-                i += digits;
-                appendUtf8(out, cp);
-                break;
+        case '\n': break;
+        case '\r':
+            if (i + 1 < body.size() && body[i + 1] == '\n') ++i;
+            break;
+        case '\\': out += '\\'; break;
+        case '\'': out += '\''; break;
+        case '"': out += '"'; break;
+        case 'a': out += '\a'; break;
+        case 'b': out += '\b'; break;
+        case 'f': out += '\f'; break;
+        case 'n': out += '\n'; break;
+        case 'r': out += '\r'; break;
+        case 't': out += '\t'; break;
+        case 'v': out += '\v'; break;
+        case 'x':
+        case 'u':
+        case 'U': {
+            size_t digits = e == 'x' ? 2 : e == 'u' ? 4 : 8;
+            uint32_t cp = 0;
+            for (size_t k = 0; k < digits; ++k) {
+                int h = i + 1 + k < body.size() ? hexValue(body[i + 1 + k]) : -1;
+                if (h < 0)
+                    throw LexError{static_cast<uint32_t>(base + i - 1),
+                                   std::string("truncated \\") + e + " escape: expected " + std::to_string(digits)
+                                       + " hex digits"};
+                cp = cp * 16 + static_cast<uint32_t>(h);
             }
-            default:
-                if (e >= '0' && e <= '7') {
-                    uint32_t cp = static_cast<uint32_t>(e - '0');
-                    for (int k = 0; k < 2 && i + 1 < body.size() && body[i + 1] >= '0' && body[i + 1] <= '7'; ++k)
-                        cp = cp * 8 + static_cast<uint32_t>(body[++i] - '0');
-                    appendUtf8(out, cp);
-                } else {
-                    // unknown escapes (and \N{...}) stay as written, like Python does
-                    out += '\\';
-                    out += e;
-                }
+            if (cp > 0x10FFFF)
+                throw LexError{static_cast<uint32_t>(base + i - 1), "illegal Unicode character in \\U escape"};
+            i += digits;
+            appendUtf8(out, cp);
+            break;
+        }
+        default:
+            if (e >= '0' && e <= '7') {
+                uint32_t cp = static_cast<uint32_t>(e - '0');
+                for (int k = 0; k < 2 && i + 1 < body.size() && body[i + 1] >= '0' && body[i + 1] <= '7'; ++k)
+                    cp = cp * 8 + static_cast<uint32_t>(body[++i] - '0');
+                appendUtf8(out, cp);
+            } else {
+                // unknown escapes (and \N{...}) stay as written, like Python does
+                out += '\\';
+                out += e;
+            }
         }
     }
     return out;

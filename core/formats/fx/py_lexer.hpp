@@ -10,34 +10,38 @@
 
 namespace fxl {
 
-enum class TokKind : uint8_t {
-    End,      // end of text
+enum class TokKind : uint8_t
+{
+    End,  // end of text
     Newline,  // end of a logical line (only outside brackets, only after code)
-    Name,     // identifier or keyword
-    Int,      // decimal integer literal
-    Float,    // float literal (digits with '.', or an exponent)
-    String,   // string literal, quotes included (also triple-quoted)
-    Op,       // operator or bracket: "(", "==", "**=", "...", ...
+    Name,  // identifier or keyword
+    Int,  // decimal integer literal
+    Float,  // float literal (digits with '.', or an exponent)
+    String,  // string literal, quotes included (also triple-quoted)
+    Op,  // operator or bracket: "(", "==", "**=", "...", ...
     Comment,  // '#' to the end of the line, '#' included
 };
 
-struct Token {
+struct Token
+{
     TokKind kind = TokKind::End;
     bool lineStart = false;  // first token on its physical line
-    uint32_t begin = 0;      // byte range in the text
+    uint32_t begin = 0;  // byte range in the text
     uint32_t end = 0;
-    int32_t line = 0;        // 0-based line index of `begin`
-    int32_t col = 0;         // 0-based byte column of `begin`
+    int32_t line = 0;  // 0-based line index of `begin`
+    int32_t col = 0;  // 0-based byte column of `begin`
 };
 
 // Thrown by the lexer (and by helpers below); the parser turns it into an InputError with
 // file, line offset and column offset applied.
-struct LexError {
+struct LexError
+{
     uint32_t offset;  // byte offset of the problem
     std::string message;
 };
 
-class PyLexer {
+class PyLexer
+{
 public:
     explicit PyLexer(std::string_view text);
 
@@ -66,7 +70,7 @@ private:
     uint32_t pos_ = 0;
     int32_t line_ = 0;
     uint32_t lineBegin_ = 0;
-    bool lineHasCode_ = false;   // a non-comment token was returned on this logical line
+    bool lineHasCode_ = false;  // a non-comment token was returned on this logical line
     bool atPhysLineStart_ = true;
     std::vector<uint32_t> brackets_;  // offsets of open brackets
 

@@ -7,7 +7,8 @@ namespace fxl {
 namespace {
 
 inline uint32_t rotl(uint32_t x, int c) { return (x << c) | (x >> (32 - c)); }
-inline uint32_t load32(const uint8_t* p) {
+inline uint32_t load32(const uint8_t* p)
+{
     return uint32_t(p[0]) | (uint32_t(p[1]) << 8) | (uint32_t(p[2]) << 16) | (uint32_t(p[3]) << 24);
 }
 
@@ -25,7 +26,8 @@ constexpr int kS[4][4] = {{7, 12, 17, 22}, {5, 9, 14, 20}, {4, 11, 16, 23}, {6, 
 
 }  // namespace
 
-void Md5::reset() {
+void Md5::reset()
+{
     a_ = 0x67452301;
     b_ = 0xefcdab89;
     c_ = 0x98badcfe;
@@ -34,17 +36,18 @@ void Md5::reset() {
     buffered_ = 0;
 }
 
-void Md5::block(const uint8_t* p) {
+void Md5::block(const uint8_t* p)
+{
     uint32_t x[16];
     for (int i = 0; i < 16; ++i) x[i] = load32(p + 4 * i);
     uint32_t a = a_, b = b_, c = c_, d = d_;
     // The four rounds differ in the mixing function and in which message word each step uses;
     // fully unrolled so that the word index and shift are constants.
 #define FXL_MD5_STEP(F, a, b, c, d, k, s, i) a = b + rotl(a + (F) + x[k] + kT[i], s)
-#define FXL_MD5_ROUND(F, k0, k1, k2, k3, i)                                       \
-    FXL_MD5_STEP(F(b, c, d), a, b, c, d, k0, kS[(i) >> 4][0], i);                 \
-    FXL_MD5_STEP(F(a, b, c), d, a, b, c, k1, kS[(i) >> 4][1], (i) + 1);           \
-    FXL_MD5_STEP(F(d, a, b), c, d, a, b, k2, kS[(i) >> 4][2], (i) + 2);           \
+#define FXL_MD5_ROUND(F, k0, k1, k2, k3, i)                                                                            \
+    FXL_MD5_STEP(F(b, c, d), a, b, c, d, k0, kS[(i) >> 4][0], i);                                                      \
+    FXL_MD5_STEP(F(a, b, c), d, a, b, c, k1, kS[(i) >> 4][1], (i) + 1);                                                \
+    FXL_MD5_STEP(F(d, a, b), c, d, a, b, k2, kS[(i) >> 4][2], (i) + 2);                                                \
     FXL_MD5_STEP(F(c, d, a), b, c, d, a, k3, kS[(i) >> 4][3], (i) + 3)
 #define FXL_F(x, y, z) ((z) ^ ((x) & ((y) ^ (z))))
 #define FXL_G(x, y, z) ((y) ^ ((z) & ((x) ^ (y))))
@@ -78,7 +81,8 @@ void Md5::block(const uint8_t* p) {
     d_ += d;
 }
 
-void Md5::update(const void* data, size_t size) {
+void Md5::update(const void* data, size_t size)
+{
     const auto* p = static_cast<const uint8_t*>(data);
     length_ += size;
     if (buffered_ > 0) {
@@ -98,7 +102,8 @@ void Md5::update(const void* data, size_t size) {
     }
 }
 
-std::array<uint8_t, 16> Md5::finish() {
+std::array<uint8_t, 16> Md5::finish()
+{
     const uint64_t bits = length_ * 8;
     static const uint8_t pad[64] = {0x80};
     // Pad to 56 mod 64, then the message length in bits, little-endian.
@@ -114,7 +119,8 @@ std::array<uint8_t, 16> Md5::finish() {
     return out;
 }
 
-std::string Md5::finishHex() {
+std::string Md5::finishHex()
+{
     static const char hex[] = "0123456789abcdef";
     auto d = finish();
     std::string s(32, '0');
@@ -125,7 +131,8 @@ std::string Md5::finishHex() {
     return s;
 }
 
-std::string md5Hex(std::string_view data) {
+std::string md5Hex(std::string_view data)
+{
     Md5 m;
     m.update(data);
     return m.finishHex();

@@ -9,7 +9,8 @@
 
 namespace fxl {
 
-class Md5 {
+class Md5
+{
 public:
     Md5() { reset(); }
     void reset();
@@ -24,7 +25,7 @@ public:
 private:
     void block(const uint8_t* p);  // one 64-byte block
     uint32_t a_, b_, c_, d_;
-    uint64_t length_ = 0;          // bytes fed so far
+    uint64_t length_ = 0;  // bytes fed so far
     uint8_t buffer_[64];
     size_t buffered_ = 0;
 };

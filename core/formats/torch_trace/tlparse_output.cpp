@@ -17,7 +17,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::optional<int> rankFromDirName(const std::string& name) {
+std::optional<int> rankFromDirName(const std::string& name)
+{
     if (name.rfind("rank_", 0) != 0 || name.size() == 5 || name.size() > 14) return std::nullopt;
     int r = 0;
     for (size_t i = 5; i < name.size(); ++i) {
@@ -27,13 +28,15 @@ std::optional<int> rankFromDirName(const std::string& name) {
     return r;
 }
 
-struct Root {
+struct Root
+{
     fs::path dir;
     std::optional<int> rank;
     std::string prefix;
 };
 
-std::vector<Root> findRoots(const std::string& dir) {
+std::vector<Root> findRoots(const std::string& dir)
+{
     std::vector<Root> roots;
     std::error_code ec;
     if (fs::is_regular_file(fs::path(dir) / "compile_directory.json", ec)) roots.push_back({dir, std::nullopt, ""});
@@ -49,7 +52,8 @@ std::vector<Root> findRoots(const std::string& dir) {
     return roots;
 }
 
-std::string readWholeFile(const std::string& path, int line) {
+std::string readWholeFile(const std::string& path, int line)
+{
     std::ifstream in(path, std::ios::binary);
     if (!in) throw InputError(path, line, 0, "cannot read file");
     std::ostringstream ss;
@@ -59,16 +63,18 @@ std::string readWholeFile(const std::string& path, int line) {
 
 // "dynamo_output_graph_0.txt" -> "dynamo_output_graph": tlparse appends "_<N>" (one running
 // output counter) to every per-compile file name.
-std::string kindFromFileName(const fs::path& p) {
+std::string kindFromFileName(const fs::path& p)
+{
     std::string stem = p.stem().string();
     size_t u = stem.find_last_of('_');
-    if (u != std::string::npos && u + 1 < stem.size() &&
-        std::all_of(stem.begin() + long(u) + 1, stem.end(), [](char c) { return c >= '0' && c <= '9'; }))
+    if (u != std::string::npos && u + 1 < stem.size()
+        && std::all_of(stem.begin() + long(u) + 1, stem.end(), [](char c) { return c >= '0' && c <= '9'; }))
         stem.resize(u);
     return stem;
 }
 
-bool firstLineIsGraphClass(const std::string& path) {
+bool firstLineIsGraphClass(const std::string& path)
+{
     std::ifstream in(path, std::ios::binary);
     std::string line;
     while (std::getline(in, line)) {
@@ -79,7 +85,8 @@ bool firstLineIsGraphClass(const std::string& path) {
 }
 
 // 1-based line and column of a byte offset in a text.
-std::pair<int, int> lineColumn(const std::string& text, size_t byte) {
+std::pair<int, int> lineColumn(const std::string& text, size_t byte)
+{
     byte = std::min(byte, text.size());
     int line = 1 + int(std::count(text.begin(), text.begin() + long(byte), '\n'));
     size_t lastNl = byte == 0 ? std::string::npos : text.rfind('\n', byte - 1);
@@ -87,7 +94,8 @@ std::pair<int, int> lineColumn(const std::string& text, size_t byte) {
     return {line, col};
 }
 
-void loadRoot(Source& src, const Root& root) {
+void loadRoot(Source& src, const Root& root)
+{
     const std::string cdPath = (root.dir / "compile_directory.json").string();
     std::string text = readWholeFile(cdPath, 0);
     nlohmann::ordered_json doc;
@@ -115,9 +123,8 @@ void loadRoot(Source& src, const Root& root) {
             std::string url = art["url"].get<std::string>();
             fs::path rel(url);
             if (url.find("://") != std::string::npos) continue;  // a link entry, not a file
-            bool escapes = rel.is_absolute() || std::any_of(rel.begin(), rel.end(), [](const fs::path& c) {
-                               return c == "..";
-                           });
+            bool escapes =
+                rel.is_absolute() || std::any_of(rel.begin(), rel.end(), [](const fs::path& c) { return c == ".."; });
             if (escapes) {
                 src.diagnostics.warn(cdPath, 0, 0, "artifact url '" + url + "' leaves the folder; skipped");
                 continue;
@@ -137,8 +144,8 @@ void loadRoot(Source& src, const Root& root) {
             a.file = file.string();
             a.line = 1;
             a.payloadLength = int64_t(size);
-            a.isGraph = rel.extension() == ".txt" &&
-                        (isGraphKind(a.kind) || (a.kind != "fx_graph_runnable" && firstLineIsGraphClass(a.file)));
+            a.isGraph = rel.extension() == ".txt"
+                && (isGraphKind(a.kind) || (a.kind != "fx_graph_runnable" && firstLineIsGraphClass(a.file)));
             src.artifacts.push_back(std::move(a));
         }
     }
@@ -162,12 +169,14 @@ void loadRoot(Source& src, const Root& root) {
 
 }  // namespace
 
-bool isTlparseOutputDir(const std::string& dir) {
+bool isTlparseOutputDir(const std::string& dir)
+{
     std::error_code ec;
     return fs::is_directory(dir, ec) && !findRoots(dir).empty();
 }
 
-std::unique_ptr<Source> loadTlparseOutput(const std::string& dir) {
+std::unique_ptr<Source> loadTlparseOutput(const std::string& dir)
+{
     auto roots = findRoots(dir);
     if (roots.empty())
         throw InputError(dir, 0, 0, "not a tlparse output folder: no compile_directory.json (or rank_<N>/ with one)");

@@ -13,8 +13,8 @@
 #include <tuple>
 
 #include "core/formats/fx/fx_text_parser.hpp"
-#include "core/formats/torch_trace/md5.hpp"
 #include "core/formats/source.hpp"
+#include "core/formats/torch_trace/md5.hpp"
 #include "core/formats/torch_trace/tlparse_output.hpp"
 
 namespace fxl {
@@ -22,7 +22,8 @@ namespace fxl {
 // ---------------------------------------------------------------------------------------
 // Compile ids
 
-std::string TraceCompileId::str() const {
+std::string TraceCompileId::str() const
+{
     if (empty()) return "[-/-]";
     std::string s = "[";
     if (compiledAutograd >= 0) s += "!" + std::to_string(compiledAutograd) + "/";
@@ -33,29 +34,31 @@ std::string TraceCompileId::str() const {
     return s + "]";
 }
 
-std::string TraceCompileId::directoryName() const {
+std::string TraceCompileId::directoryName() const
+{
     auto part = [](int64_t v) { return v >= 0 ? std::to_string(v) : std::string("-"); };
     return part(compiledAutograd) + "_" + part(frame) + "_" + part(frameCompile) + "_" + part(attempt);
 }
 
-bool TraceCompileId::sameCompile(const TraceCompileId& o) const {
-    return compiledAutograd == o.compiledAutograd && frame == o.frame &&
-           frameCompile == o.frameCompile && std::max<int64_t>(attempt, 0) == std::max<int64_t>(o.attempt, 0);
+bool TraceCompileId::sameCompile(const TraceCompileId& o) const
+{
+    return compiledAutograd == o.compiledAutograd && frame == o.frame && frameCompile == o.frameCompile
+        && std::max<int64_t>(attempt, 0) == std::max<int64_t>(o.attempt, 0);
 }
 
 // ---------------------------------------------------------------------------------------
 // Small helpers
 
-bool isGraphKind(std::string_view k) {
+bool isGraphKind(std::string_view k)
+{
     static const std::set<std::string_view> kinds = {
-        "dynamo_output_graph", "aot_joint_graph", "aot_forward_graph", "aot_backward_graph",
-        "aot_inference_graph", "inductor_pre_grad_graph", "inductor_post_grad_graph",
-        "optimize_ddp_split_graph", "optimize_ddp_split_child", "compiled_autograd_graph",
-        "exported_program",
+        "dynamo_output_graph", "aot_joint_graph", "aot_forward_graph", "aot_backward_graph", "aot_inference_graph",
+        "inductor_pre_grad_graph", "inductor_post_grad_graph", "optimize_ddp_split_graph", "optimize_ddp_split_child",
+        "compiled_autograd_graph", "exported_program",
         // Inductor pass pipelines (before/after pairs), 2025 names and their older names.
-        "before_pre_grad_graph", "after_pre_grad_graph", "before_post_grad_graph",
-        "after_post_grad_graph", "before_recompile_pre_grad", "after_recompile_pre_grad",
-        "before_recompile_post_grad", "after_recompile_post_grad"};
+        "before_pre_grad_graph", "after_pre_grad_graph", "before_post_grad_graph", "after_post_grad_graph",
+        "before_recompile_pre_grad", "after_recompile_pre_grad", "before_recompile_post_grad",
+        "after_recompile_post_grad"};
     // fx_graph_runnable is deliberately absent: it is a Python repro script (imports, config
     // assignments, class Repro, load_args), not print_readable() output.
     return kinds.count(k) > 0 || k.rfind("optimize_ddp_split_child_", 0) == 0;
@@ -65,14 +68,16 @@ namespace {
 
 // "class X(torch.nn.Module):" / "class GraphModule(torch.nn.Module):" — how every
 // print_readable() dump starts; used for artifact and graph_dump names we do not know.
-bool looksLikeGraphClassLine(std::string_view s) {
+bool looksLikeGraphClassLine(std::string_view s)
+{
     while (!s.empty() && (s.back() == ' ' || s.back() == '\r')) s.remove_suffix(1);
-    return s.rfind("class ", 0) == 0 && s.size() > 8 && s.substr(s.size() - 2) == "):" &&
-           s.find("Module") != std::string_view::npos;
+    return s.rfind("class ", 0) == 0 && s.size() > 8 && s.substr(s.size() - 2) == "):"
+        && s.find("Module") != std::string_view::npos;
 }
 
 // Offset of the first byte that is not valid UTF-8, or npos.
-size_t firstInvalidUtf8(const unsigned char* p, size_t n) {
+size_t firstInvalidUtf8(const unsigned char* p, size_t n)
+{
     size_t i = 0;
     while (i < n) {
         if (i + 8 <= n) {  // ASCII fast path
@@ -90,18 +95,22 @@ size_t firstInvalidUtf8(const unsigned char* p, size_t n) {
         }
         size_t len;
         uint32_t cp;
-        if ((c & 0xE0) == 0xC0) len = 2, cp = c & 0x1F;
-        else if ((c & 0xF0) == 0xE0) len = 3, cp = c & 0x0F;
-        else if ((c & 0xF8) == 0xF0) len = 4, cp = c & 0x07;
-        else return i;
+        if ((c & 0xE0) == 0xC0)
+            len = 2, cp = c & 0x1F;
+        else if ((c & 0xF0) == 0xE0)
+            len = 3, cp = c & 0x0F;
+        else if ((c & 0xF8) == 0xF0)
+            len = 4, cp = c & 0x07;
+        else
+            return i;
         if (i + len > n) return i;
         for (size_t k = 1; k < len; ++k) {
             if ((p[i + k] & 0xC0) != 0x80) return i;
             cp = (cp << 6) | (p[i + k] & 0x3F);
         }
         // overlong forms, surrogates, beyond U+10FFFF
-        if ((len == 2 && cp < 0x80) || (len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) ||
-            cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
+        if ((len == 2 && cp < 0x80) || (len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) || cp > 0x10FFFF
+            || (cp >= 0xD800 && cp <= 0xDFFF))
             return i;
         i += len;
     }
@@ -110,7 +119,8 @@ size_t firstInvalidUtf8(const unsigned char* p, size_t n) {
 
 bool isDigit(char c) { return c >= '0' && c <= '9'; }
 
-struct Header {
+struct Header
+{
     char level = 'V';
     int month = 0, day = 0;
     int64_t timeMicros = 0;
@@ -122,7 +132,8 @@ struct Header {
 
 // Parses "V0819 12:42:53.477000 888578 torch/x.py:1633] {...". Returns the 1-based column
 // of the first mismatch, or 0 on success.
-size_t parseHeader(std::string_view s, Header& h) {
+size_t parseHeader(std::string_view s, Header& h)
+{
     size_t i = 0;
     auto digits = [&](size_t count, int64_t& out) -> bool {
         out = 0;
@@ -143,8 +154,7 @@ size_t parseHeader(std::string_view s, Header& h) {
     int64_t mo, dd, hh, mi, ss;
     if (!digits(2, mo) || !digits(2, dd)) return i + 1;
     if (!expect(' ')) return i + 1;
-    if (!digits(2, hh) || !expect(':') || !digits(2, mi) || !expect(':') || !digits(2, ss) ||
-        !expect('.'))
+    if (!digits(2, hh) || !expect(':') || !digits(2, mi) || !expect(':') || !digits(2, ss) || !expect('.'))
         return i + 1;
     int64_t frac = 0;
     int fracDigits = 0;
@@ -183,10 +193,23 @@ size_t parseHeader(std::string_view s, Header& h) {
 // Captures what the index needs from an envelope without building a DOM: the top-level
 // context keys, the first event key, and "name"/"encoding"/"type" of its metadata (or the
 // [string, index] pair of a "str" entry).
-class EnvelopeSax {
+class EnvelopeSax
+{
 public:
     using json = nlohmann::json;
-    enum class Slot { None, Frame, FrameCompile, Attempt, CompiledAutograd, Rank, HasPayload, Subgraph, Event, Ignore };
+    enum class Slot
+    {
+        None,
+        Frame,
+        FrameCompile,
+        Attempt,
+        CompiledAutograd,
+        Rank,
+        HasPayload,
+        Subgraph,
+        Event,
+        Ignore
+    };
 
     TraceCompileId cid;
     int64_t rank = -1;
@@ -197,25 +220,29 @@ public:
     std::string strValue;
     int64_t strIndex = -1;
     bool strValueSet = false;
-    std::string badField;      // first context key with a value of the wrong type
-    std::string error;         // parse error message
+    std::string badField;  // first context key with a value of the wrong type
+    std::string error;  // parse error message
     size_t errorPos = 0;
 
     bool null() { return scalar(); }
     bool boolean(bool) { return typeError(); }
     bool number_integer(json::number_integer_t v) { return integer(v); }
-    bool number_unsigned(json::number_unsigned_t v) {
-        return integer(v > uint64_t(INT64_MAX) ? -2 : int64_t(v));
-    }
+    bool number_unsigned(json::number_unsigned_t v) { return integer(v > uint64_t(INT64_MAX) ? -2 : int64_t(v)); }
     bool number_float(json::number_float_t, const json::string_t&) { return typeError(); }
     bool binary(json::binary_t&) { return scalar(); }
-    bool string(json::string_t& v) {
+    bool string(json::string_t& v)
+    {
         if (depth_ == 1) {
             switch (slot_) {
-                case Slot::HasPayload: hasPayload = true; md5 = v; return true;
-                case Slot::Subgraph: subgraph = v; return true;
-                case Slot::None: case Slot::Event: case Slot::Ignore: return true;
-                default: return typeError();
+            case Slot::HasPayload:
+                hasPayload = true;
+                md5 = v;
+                return true;
+            case Slot::Subgraph: subgraph = v; return true;
+            case Slot::None:
+            case Slot::Event:
+            case Slot::Ignore: return true;
+            default: return typeError();
             }
         }
         if (depth_ == 2 && inEvent_) {
@@ -235,7 +262,8 @@ public:
     bool start_array(std::size_t) { return open(true); }
     bool end_object() { return close(); }
     bool end_array() { return close(); }
-    bool key(json::string_t& k) {
+    bool key(json::string_t& k)
+    {
         if (depth_ == 1) {
             slot_ = classify(k);
             if (slot_ == Slot::Event) {
@@ -251,7 +279,8 @@ public:
         }
         return true;
     }
-    bool parse_error(std::size_t pos, const std::string&, const nlohmann::detail::exception& ex) {
+    bool parse_error(std::size_t pos, const std::string&, const nlohmann::detail::exception& ex)
+    {
         errorPos = pos;
         error = ex.what();
         // "[json.exception.parse_error.101] parse error at line 1, column 5: syntax error ..."
@@ -261,7 +290,8 @@ public:
     }
 
 private:
-    static Slot classify(const std::string& k) {
+    static Slot classify(const std::string& k)
+    {
         if (k == "frame_id") return Slot::Frame;
         if (k == "frame_compile_id") return Slot::FrameCompile;
         if (k == "attempt") return Slot::Attempt;
@@ -274,29 +304,30 @@ private:
             return Slot::Ignore;
         return Slot::Event;
     }
-    bool scalar() {
+    bool scalar()
+    {
         if (depth_ == 2 && inEvent_ && eventIsArray_) ++arrayPos_;
         return true;
     }
-    bool typeError() {
-        if (depth_ == 1 && slot_ != Slot::Event && slot_ != Slot::Ignore && slot_ != Slot::None &&
-            badField.empty())
+    bool typeError()
+    {
+        if (depth_ == 1 && slot_ != Slot::Event && slot_ != Slot::Ignore && slot_ != Slot::None && badField.empty())
             badField = slotName();
         return scalar();
     }
-    bool integer(int64_t v) {
+    bool integer(int64_t v)
+    {
         if (depth_ == 1) {
-            if (v < 0 && slot_ != Slot::None && slot_ != Slot::Event && slot_ != Slot::Ignore)
-                return typeError();
+            if (v < 0 && slot_ != Slot::None && slot_ != Slot::Event && slot_ != Slot::Ignore) return typeError();
             switch (slot_) {
-                case Slot::Frame: cid.frame = v; break;
-                case Slot::FrameCompile: cid.frameCompile = v; break;
-                case Slot::Attempt: cid.attempt = v; break;
-                case Slot::CompiledAutograd: cid.compiledAutograd = v; break;
-                case Slot::Rank: rank = v > INT32_MAX ? -1 : v; break;
-                case Slot::HasPayload: hasPayload = true; break;
-                case Slot::Subgraph: return typeError();
-                default: break;
+            case Slot::Frame: cid.frame = v; break;
+            case Slot::FrameCompile: cid.frameCompile = v; break;
+            case Slot::Attempt: cid.attempt = v; break;
+            case Slot::CompiledAutograd: cid.compiledAutograd = v; break;
+            case Slot::Rank: rank = v > INT32_MAX ? -1 : v; break;
+            case Slot::HasPayload: hasPayload = true; break;
+            case Slot::Subgraph: return typeError();
+            default: break;
             }
             return true;
         }
@@ -305,7 +336,8 @@ private:
         }
         return true;
     }
-    bool open(bool array) {
+    bool open(bool array)
+    {
         if (depth_ == 0 && array) {
             error = "the envelope is a JSON array, expected an object";
             return false;
@@ -326,7 +358,8 @@ private:
         ++depth_;
         return true;
     }
-    bool close() {
+    bool close()
+    {
         --depth_;
         if (depth_ == 1) {
             inEvent_ = false;
@@ -334,16 +367,17 @@ private:
         }
         return true;
     }
-    std::string slotName() const {
+    std::string slotName() const
+    {
         switch (slot_) {
-            case Slot::Frame: return "frame_id";
-            case Slot::FrameCompile: return "frame_compile_id";
-            case Slot::Attempt: return "attempt";
-            case Slot::CompiledAutograd: return "compiled_autograd_id";
-            case Slot::Rank: return "rank";
-            case Slot::HasPayload: return "has_payload";
-            case Slot::Subgraph: return "subgraph_name";
-            default: return "?";
+        case Slot::Frame: return "frame_id";
+        case Slot::FrameCompile: return "frame_compile_id";
+        case Slot::Attempt: return "attempt";
+        case Slot::CompiledAutograd: return "compiled_autograd_id";
+        case Slot::Rank: return "rank";
+        case Slot::HasPayload: return "has_payload";
+        case Slot::Subgraph: return "subgraph_name";
+        default: return "?";
         }
     }
 
@@ -354,24 +388,41 @@ private:
     std::string key2_;
 };
 
-enum WarnKind { kBadHeader, kBadJson, kMd5, kOrphan, kUtf8, kField, kNoKind, kExtraKey, kBadStr, kWarnKinds };
+enum WarnKind
+{
+    kBadHeader,
+    kBadJson,
+    kMd5,
+    kOrphan,
+    kUtf8,
+    kField,
+    kNoKind,
+    kExtraKey,
+    kBadStr,
+    kWarnKinds
+};
 constexpr int kMaxWarningsPerKind = 25;
 
-struct TransparentHash {
+struct TransparentHash
+{
     using is_transparent = void;
     size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
 };
 
 // The one-pass indexer: fed complete lines (without their '\n') in file order.
-class Indexer {
+class Indexer
+{
 public:
-    Indexer(std::string file, DiagnosticList& diags) : diags_(diags) {
+    Indexer(std::string file, DiagnosticList& diags)
+        : diags_(diags)
+    {
         index_.file = std::move(file);
         index_.names.emplace_back();
         lookup_.emplace(std::string(), 0);
     }
 
-    void line(const char* p, size_t n, int64_t offset) {
+    void line(const char* p, size_t n, int64_t offset)
+    {
         ++lineNo_;
         rawLength_ = n;
         if (n > 0 && p[n - 1] == '\r') --n;  // CRLF logs (Rust's lines() accepts them too)
@@ -387,28 +438,29 @@ public:
         headerLine(std::string_view(p, n), offset);
     }
 
-    TraceIndex finish(int64_t fileSize) {
+    TraceIndex finish(int64_t fileSize)
+    {
         finishEvent();
         index_.fileSize = fileSize;
         index_.lineCount = lineNo_;
         for (int k = 0; k < kWarnKinds; ++k)
             if (suppressed_[k] > 0)
                 diags_.note(index_.file, 0, 0,
-                            std::to_string(suppressed_[k]) + " more warnings like '" + firstMessage_[k] +
-                                "' not shown");
+                            std::to_string(suppressed_[k]) + " more warnings like '" + firstMessage_[k]
+                                + "' not shown");
         if (index_.events.empty() && index_.strings.empty()) {
             if (index_.badHeaderLines > 0 || index_.badJsonLines > 0)
                 throw InputError(index_.file, int(firstBadLine_), int(firstBadColumn_),
                                  "not a TORCH_TRACE log: expected header lines like "
                                  "'V0819 12:42:53.477000 <pid> <file>.py:<line>] {json}'");
-            diags_.note(index_.file, 0, 0,
-                        lineNo_ == 0 ? "empty TORCH_TRACE log" : "TORCH_TRACE log without events");
+            diags_.note(index_.file, 0, 0, lineNo_ == 0 ? "empty TORCH_TRACE log" : "TORCH_TRACE log without events");
         }
         return std::move(index_);
     }
 
 private:
-    uint32_t intern(std::string_view s) {
+    uint32_t intern(std::string_view s)
+    {
         if (auto it = lookup_.find(s); it != lookup_.end()) return it->second;
         uint32_t id = uint32_t(index_.names.size());
         index_.names.emplace_back(s);
@@ -416,7 +468,8 @@ private:
         return id;
     }
 
-    void warn(WarnKind k, int64_t line, int64_t column, std::string msg) {
+    void warn(WarnKind k, int64_t line, int64_t column, std::string msg)
+    {
         if (count_[k]++ >= kMaxWarningsPerKind) {
             ++suppressed_[k];
             return;
@@ -425,11 +478,13 @@ private:
         diags_.warn(index_.file, int(line), int(column), std::move(msg));
     }
 
-    void noteBad(int64_t column) {
+    void noteBad(int64_t column)
+    {
         if (firstBadLine_ == 0) firstBadLine_ = lineNo_, firstBadColumn_ = column;
     }
 
-    void headerLine(std::string_view s, int64_t offset) {
+    void headerLine(std::string_view s, int64_t offset)
+    {
         state_ = State::Skip;
         Header h;
         if (size_t col = parseHeader(s, h); col != 0) {
@@ -456,8 +511,7 @@ private:
         }
         if (!sax.extraKind.empty())
             warn(kExtraKey, lineNo_, int64_t(h.jsonStart + 1),
-                 "envelope has more than one event key ('" + sax.kind + "', '" + sax.extraKind +
-                     "'); using the first");
+                 "envelope has more than one event key ('" + sax.kind + "', '" + sax.extraKind + "'); using the first");
         if (!sax.badField.empty())
             warn(kField, lineNo_, int64_t(h.jsonStart + 1),
                  "envelope key '" + sax.badField + "' has a value of the wrong type; ignored");
@@ -465,8 +519,7 @@ private:
             if (sax.strValueSet && sax.strIndex >= 0)
                 index_.strings[sax.strIndex] = sax.strValue;
             else
-                warn(kBadStr, lineNo_, int64_t(h.jsonStart + 1),
-                     "'str' entry is not [string, index]; ignored");
+                warn(kBadStr, lineNo_, int64_t(h.jsonStart + 1), "'str' entry is not [string, index]; ignored");
             return;  // any payload lines after it are ignored silently
         }
 
@@ -507,7 +560,8 @@ private:
         state_ = sax.hasPayload ? State::Payload : State::NoPayload;
     }
 
-    void payloadLine(const char* p, size_t n, int64_t offset) {
+    void payloadLine(const char* p, size_t n, int64_t offset)
+    {
         if (state_ == State::Payload) {
             if (cur_->payloadLines > 0) md5_.update("\n", 1);
             md5_.update(p + 1, n - 1);
@@ -526,34 +580,33 @@ private:
                 if (bad != std::string_view::npos) {
                     utf8Reported_ = true;
                     warn(kUtf8, lineNo_, int64_t(bad) + 1,
-                         "payload of '" + std::string(index_.kind(*cur_)) + "' (line " +
-                             std::to_string(cur_->line) + ") is not valid UTF-8");
+                         "payload of '" + std::string(index_.kind(*cur_)) + "' (line " + std::to_string(cur_->line)
+                             + ") is not valid UTF-8");
                 }
             }
         } else if (state_ == State::NoPayload) {
             warn(kOrphan, lineNo_, 1,
-                 "payload lines after an event without has_payload (line " + std::to_string(cur_->line) +
-                     "); ignored");
+                 "payload lines after an event without has_payload (line " + std::to_string(cur_->line) + "); ignored");
             state_ = State::Skip;
         }
         // State::Skip: lines of an envelope that was already reported
     }
 
-    void finishEvent() {
+    void finishEvent()
+    {
         if (state_ == State::Payload) {
             TraceEvent& e = *cur_;
             if (expectedMd5_.size() == 32) {
                 std::string got = md5_.finishHex();
-                bool same = std::equal(got.begin(), got.end(), expectedMd5_.begin(), [](char a, char b) {
-                    return a == std::tolower(static_cast<unsigned char>(b));
-                });
+                bool same = std::equal(got.begin(), got.end(), expectedMd5_.begin(),
+                                       [](char a, char b) { return a == std::tolower(static_cast<unsigned char>(b)); });
                 e.md5 = same ? Md5Check::Ok : Md5Check::Mismatch;
                 if (!same) {
                     ++index_.md5Mismatches;
                     warn(kMd5, e.line, 1,
-                         "payload of '" + std::string(index_.kind(e)) + "' " + e.compileId.str() +
-                             " does not match its MD5 (has_payload " + expectedMd5_ + ", computed " + got +
-                             ", " + std::to_string(e.payloadLines) + " lines): lines lost or edited; kept");
+                         "payload of '" + std::string(index_.kind(e)) + "' " + e.compileId.str()
+                             + " does not match its MD5 (has_payload " + expectedMd5_ + ", computed " + got + ", "
+                             + std::to_string(e.payloadLines) + " lines): lines lost or edited; kept");
                 }
             } else if (!expectedMd5_.empty()) {
                 e.md5 = Md5Check::Mismatch;
@@ -571,15 +624,16 @@ private:
     }
 
     // before_X / after_X of one compile id, in log order.
-    void pair(int32_t i) {
+    void pair(int32_t i)
+    {
         TraceEvent& e = index_.events[size_t(i)];
         std::string_view k = index_.kind(e);
         bool before = k.rfind("before_", 0) == 0, after = k.rfind("after_", 0) == 0;
         if (!before && !after) return;
         std::string base(k.substr(before ? 7 : 6));
         const auto& c = e.compileId;
-        auto key = std::make_tuple(e.rank, c.compiledAutograd, c.frame, c.frameCompile,
-                                   std::max<int64_t>(c.attempt, 0), base);
+        auto key =
+            std::make_tuple(e.rank, c.compiledAutograd, c.frame, c.frameCompile, std::max<int64_t>(c.attempt, 0), base);
         if (before) {
             pending_[key] = i;
         } else if (auto it = pending_.find(key); it != pending_.end()) {
@@ -589,7 +643,12 @@ private:
         }
     }
 
-    enum class State { Skip, NoPayload, Payload };
+    enum class State
+    {
+        Skip,
+        NoPayload,
+        Payload
+    };
 
     DiagnosticList& diags_;
     TraceIndex index_;
@@ -613,18 +672,21 @@ private:
 // ---------------------------------------------------------------------------------------
 // TraceIndex
 
-size_t TraceIndex::graphCount() const {
+size_t TraceIndex::graphCount() const
+{
     return size_t(std::count_if(events.begin(), events.end(), [](const TraceEvent& e) { return e.isGraph; }));
 }
 
-std::vector<int> TraceIndex::ranks() const {
+std::vector<int> TraceIndex::ranks() const
+{
     std::set<int> r;
     for (const auto& e : events)
         if (e.rank >= 0) r.insert(e.rank);
     return {r.begin(), r.end()};
 }
 
-std::string TraceIndex::timeString(const TraceEvent& e) {
+std::string TraceIndex::timeString(const TraceEvent& e)
+{
     char buf[40];
     int64_t t = e.timeMicros;
     std::snprintf(buf, sizeof buf, "%02d%02d %02d:%02d:%02d.%06d", e.month, e.day, int(t / 3600000000),
@@ -632,7 +694,8 @@ std::string TraceIndex::timeString(const TraceEvent& e) {
     return buf;
 }
 
-TraceIndex indexTorchTraceText(std::string_view text, const std::string& file, DiagnosticList& diags) {
+TraceIndex indexTorchTraceText(std::string_view text, const std::string& file, DiagnosticList& diags)
+{
     Indexer ix(file, diags);
     size_t pos = 0;
     while (pos < text.size()) {
@@ -644,7 +707,8 @@ TraceIndex indexTorchTraceText(std::string_view text, const std::string& file, D
     return ix.finish(int64_t(text.size()));
 }
 
-TraceIndex indexTorchTrace(const std::string& path, DiagnosticList& diags) {
+TraceIndex indexTorchTrace(const std::string& path, DiagnosticList& diags)
+{
     std::FILE* f = std::fopen(path.c_str(), "rb");
     if (!f) throw InputError(path, 0, 0, "cannot open TORCH_TRACE log: " + std::string(std::strerror(errno)));
     std::unique_ptr<std::FILE, int (*)(std::FILE*)> guard(f, &std::fclose);
@@ -658,8 +722,8 @@ TraceIndex indexTorchTrace(const std::string& path, DiagnosticList& diags) {
     Indexer ix(path, diags);
     bool eof = false;
     while (true) {
-        const char* nl = begin < end ? static_cast<const char*>(std::memchr(buf.data() + begin, '\n', end - begin))
-                                     : nullptr;
+        const char* nl =
+            begin < end ? static_cast<const char*>(std::memchr(buf.data() + begin, '\n', end - begin)) : nullptr;
         if (nl) {
             size_t e = size_t(nl - buf.data());
             ix.line(buf.data() + begin, e - begin, base + int64_t(begin));
@@ -690,7 +754,8 @@ TraceIndex indexTorchTrace(const std::string& path, DiagnosticList& diags) {
 // ---------------------------------------------------------------------------------------
 // Payloads
 
-std::string payloadFromRaw(std::string_view raw) {
+std::string payloadFromRaw(std::string_view raw)
+{
     std::string out;
     out.reserve(raw.size());
     bool first = true;
@@ -711,7 +776,8 @@ std::string payloadFromRaw(std::string_view raw) {
     return out;
 }
 
-std::string readTracePayload(const std::string& file, int64_t line, int64_t offset, int64_t length) {
+std::string readTracePayload(const std::string& file, int64_t line, int64_t offset, int64_t length)
+{
     if (length <= 0) return {};
     std::ifstream in(file, std::ios::binary);
     if (!in) throw InputError(file, int(line), 0, "cannot reopen the log to read a payload");
@@ -726,7 +792,8 @@ std::string readTracePayload(const std::string& file, int64_t line, int64_t offs
 // ---------------------------------------------------------------------------------------
 // Detection
 
-bool looksLikeTorchTrace(std::string_view s) {
+bool looksLikeTorchTrace(std::string_view s)
+{
     // Skip blank lines a log collector may have added before the first record.
     while (!s.empty() && (s.front() == '\n' || s.front() == '\r')) s.remove_prefix(1);
     size_t nl = s.find('\n');
@@ -736,10 +803,10 @@ bool looksLikeTorchTrace(std::string_view s) {
     return h.jsonStart < first.size() && first[h.jsonStart] == '{';
 }
 
-std::optional<int> rankFromTraceFileName(std::string_view name) {
+std::optional<int> rankFromTraceFileName(std::string_view name)
+{
     static constexpr std::string_view prefix = "dedicated_log_torch_trace_rank_";
-    if (name.rfind(prefix, 0) != 0 || name.size() < 4 || name.substr(name.size() - 4) != ".log")
-        return std::nullopt;
+    if (name.rfind(prefix, 0) != 0 || name.size() < 4 || name.substr(name.size() - 4) != ".log") return std::nullopt;
     size_t i = prefix.size();
     int64_t r = 0;
     size_t start = i;
@@ -754,7 +821,8 @@ std::optional<int> rankFromTraceFileName(std::string_view name) {
 namespace {
 
 // Appends one artifact per event that has a payload or is a graph.
-void addArtifacts(Source& src, const TraceIndex& ix, const std::string& idPrefix, std::optional<int> forcedRank) {
+void addArtifacts(Source& src, const TraceIndex& ix, const std::string& idPrefix, std::optional<int> forcedRank)
+{
     src.artifacts.reserve(src.artifacts.size() + ix.events.size());
     for (size_t i = 0; i < ix.events.size(); ++i) {
         const TraceEvent& e = ix.events[i];
@@ -762,8 +830,10 @@ void addArtifacts(Source& src, const TraceIndex& ix, const std::string& idPrefix
         Artifact a;
         a.id = idPrefix + std::to_string(i);
         a.kind = std::string(ix.kind(e));
-        if (forcedRank) a.rank = forcedRank;
-        else if (e.rank >= 0) a.rank = e.rank;
+        if (forcedRank)
+            a.rank = forcedRank;
+        else if (e.rank >= 0)
+            a.rank = e.rank;
         a.compileId = e.compileId.str();
         a.file = ix.file;
         a.line = e.line;
@@ -778,27 +848,29 @@ void addArtifacts(Source& src, const TraceIndex& ix, const std::string& idPrefix
     }
 }
 
-void setTraceReaders(Source& src) {
+void setTraceReaders(Source& src)
+{
     src.readPayload = [](const Artifact& a) {
         return readTracePayload(a.file, a.line, a.payloadOffset, a.payloadLength);
     };
     src.parseGraph = [](const Artifact& a, DiagnosticList& d) -> std::shared_ptr<Graph> {
-        if (!a.isGraph)
-            throw InputError(a.file, int(a.line), 1, "'" + a.kind + "' is not an FX graph payload");
+        if (!a.isGraph) throw InputError(a.file, int(a.line), 1, "'" + a.kind + "' is not an FX graph payload");
         std::string text = readTracePayload(a.file, a.line, a.payloadOffset, a.payloadLength);
         // The payload's first line is the line after the envelope; columns shift by the TAB.
         return std::make_shared<Graph>(parseFxText(text, a.file, int(a.line + 1), &d, 1));
     };
 }
 
-void collectRanks(Source& src) {
+void collectRanks(Source& src)
+{
     std::set<int> r;
     for (const auto& a : src.artifacts)
         if (a.rank) r.insert(*a.rank);
     src.ranks.assign(r.begin(), r.end());
 }
 
-std::unique_ptr<Source> loadTraceDirectory(const std::string& dir) {
+std::unique_ptr<Source> loadTraceDirectory(const std::string& dir)
+{
     namespace fs = std::filesystem;
     auto src = std::make_unique<Source>();
     src->path = dir;
@@ -813,7 +885,8 @@ std::unique_ptr<Source> loadTraceDirectory(const std::string& dir) {
     if (ec) throw InputError(dir, 0, 0, "cannot list directory: " + ec.message());
     std::sort(files.begin(), files.end());
 
-    struct Loaded {
+    struct Loaded
+    {
         TraceIndex index;
         std::optional<int> rank;  // from the file name, else the envelopes' single rank
         std::string stem;
@@ -853,9 +926,9 @@ std::unique_ptr<Source> loadTraceDirectory(const std::string& dir) {
                 std::string said;
                 for (int r : envRanks) said += (said.empty() ? "" : ", ") + std::to_string(r);
                 src->diagnostics.warn(ps, 0, 0,
-                                      "the file name says rank " + std::to_string(*nameRank) +
-                                          " but its envelopes say rank " + said +
-                                          "; using the file name (as tlparse does)");
+                                      "the file name says rank " + std::to_string(*nameRank)
+                                          + " but its envelopes say rank " + said
+                                          + "; using the file name (as tlparse does)");
             }
         } else if (envRanks.size() == 1) {
             l.rank = envRanks[0];
@@ -872,8 +945,8 @@ std::unique_ptr<Source> loadTraceDirectory(const std::string& dir) {
         bool uniqueRank = l.rank && perRank[*l.rank] == 1;
         if (l.rank && !uniqueRank)
             src->diagnostics.warn(l.index.file, 0, 0,
-                                  "more than one log for rank " + std::to_string(*l.rank) +
-                                      " in this directory (repeated runs?); artifact ids use the file name");
+                                  "more than one log for rank " + std::to_string(*l.rank)
+                                      + " in this directory (repeated runs?); artifact ids use the file name");
         std::string prefix = uniqueRank ? "rank" + std::to_string(*l.rank) + "/" : l.stem + "/";
         // A file-name rank overrides the envelopes; without one each event keeps its own.
         std::optional<int> forced = rankFromTraceFileName(std::filesystem::path(l.index.file).filename().string());
@@ -886,7 +959,8 @@ std::unique_ptr<Source> loadTraceDirectory(const std::string& dir) {
 
 }  // namespace
 
-std::unique_ptr<Source> sourceFromTraceIndex(TraceIndex index, DiagnosticList diags) {
+std::unique_ptr<Source> sourceFromTraceIndex(TraceIndex index, DiagnosticList diags)
+{
     auto src = std::make_unique<Source>();
     src->path = index.file;
     src->format = SourceFormat::TorchTrace;
@@ -897,7 +971,8 @@ std::unique_ptr<Source> sourceFromTraceIndex(TraceIndex index, DiagnosticList di
     return src;
 }
 
-std::unique_ptr<Source> loadTorchTrace(const std::string& pathOrDir) {
+std::unique_ptr<Source> loadTorchTrace(const std::string& pathOrDir)
+{
     std::error_code ec;
     if (std::filesystem::is_directory(pathOrDir, ec)) {
         if (isTlparseOutputDir(pathOrDir)) return loadTlparseOutput(pathOrDir);

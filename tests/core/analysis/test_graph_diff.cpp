@@ -9,9 +9,9 @@
 #include <sstream>
 #include <time.h>
 
+#include "core/analysis/graph_diff.hpp"
 #include "core/formats/fx/fx_text_parser.hpp"
 #include "core/ir/graph.hpp"
-#include "core/analysis/graph_diff.hpp"
 
 using namespace fxl;
 namespace fs = std::filesystem;
@@ -20,49 +20,47 @@ namespace {
 
 const fs::path kPytorch = fs::path(FXLENS_CORPUS_DIR) / "pytorch";
 
-std::string readFile(const fs::path& p) {
+std::string readFile(const fs::path& p)
+{
     std::ifstream in(p, std::ios::binary);
     std::ostringstream ss;
     ss << in.rdbuf();
     return ss.str();
 }
 
-const char* kBase =
-    "class GraphModule(torch.nn.Module):\n"
-    "    def forward(self, x: \"f32[2, 4]\", w1: \"f32[4, 8]\", w2: \"f32[8, 4]\"):\n"
-    "        mm: \"f32[2, 8]\" = torch.ops.aten.mm.default(x, w1)\n"
-    "        sin: \"f32[2, 4]\" = torch.ops.aten.sin.default(x)\n"
-    "        gelu: \"f32[2, 8]\" = torch.ops.aten.gelu.default(mm)\n"
-    "        mul: \"f32[2, 8]\" = torch.ops.aten.mul.Tensor(gelu, 2.0)\n"
-    "        neg: \"f32[2, 8]\" = torch.ops.aten.neg.default(mm)\n"
-    "        add: \"f32[2, 8]\" = torch.ops.aten.add.Tensor(mul, neg)\n"
-    "        mm_1: \"f32[2, 4]\" = torch.ops.aten.mm.default(add, w2)\n"
-    "        sum_1: \"f32[]\" = torch.ops.aten.sum.default(mm_1)\n"
-    "        return (sum_1,)\n";
+const char* kBase = "class GraphModule(torch.nn.Module):\n"
+                    "    def forward(self, x: \"f32[2, 4]\", w1: \"f32[4, 8]\", w2: \"f32[8, 4]\"):\n"
+                    "        mm: \"f32[2, 8]\" = torch.ops.aten.mm.default(x, w1)\n"
+                    "        sin: \"f32[2, 4]\" = torch.ops.aten.sin.default(x)\n"
+                    "        gelu: \"f32[2, 8]\" = torch.ops.aten.gelu.default(mm)\n"
+                    "        mul: \"f32[2, 8]\" = torch.ops.aten.mul.Tensor(gelu, 2.0)\n"
+                    "        neg: \"f32[2, 8]\" = torch.ops.aten.neg.default(mm)\n"
+                    "        add: \"f32[2, 8]\" = torch.ops.aten.add.Tensor(mul, neg)\n"
+                    "        mm_1: \"f32[2, 4]\" = torch.ops.aten.mm.default(add, w2)\n"
+                    "        sum_1: \"f32[]\" = torch.ops.aten.sum.default(mm_1)\n"
+                    "        return (sum_1,)\n";
 
 // kBase with: sin removed, gelu's op changed to relu (same name), mul renamed to mul_7,
 // add's second input rewired from neg to mm, cos added.
-const char* kEdited =
-    "class GraphModule(torch.nn.Module):\n"
-    "    def forward(self, x: \"f32[2, 4]\", w1: \"f32[4, 8]\", w2: \"f32[8, 4]\"):\n"
-    "        mm: \"f32[2, 8]\" = torch.ops.aten.mm.default(x, w1)\n"
-    "        gelu: \"f32[2, 8]\" = torch.ops.aten.relu.default(mm)\n"
-    "        mul_7: \"f32[2, 8]\" = torch.ops.aten.mul.Tensor(gelu, 2.0)\n"
-    "        neg: \"f32[2, 8]\" = torch.ops.aten.neg.default(mm)\n"
-    "        add: \"f32[2, 8]\" = torch.ops.aten.add.Tensor(mul_7, mm)\n"
-    "        mm_1: \"f32[2, 4]\" = torch.ops.aten.mm.default(add, w2)\n"
-    "        cos: \"f32[2, 4]\" = torch.ops.aten.cos.default(mm_1)\n"
-    "        sum_1: \"f32[]\" = torch.ops.aten.sum.default(mm_1)\n"
-    "        return (sum_1,)\n";
+const char* kEdited = "class GraphModule(torch.nn.Module):\n"
+                      "    def forward(self, x: \"f32[2, 4]\", w1: \"f32[4, 8]\", w2: \"f32[8, 4]\"):\n"
+                      "        mm: \"f32[2, 8]\" = torch.ops.aten.mm.default(x, w1)\n"
+                      "        gelu: \"f32[2, 8]\" = torch.ops.aten.relu.default(mm)\n"
+                      "        mul_7: \"f32[2, 8]\" = torch.ops.aten.mul.Tensor(gelu, 2.0)\n"
+                      "        neg: \"f32[2, 8]\" = torch.ops.aten.neg.default(mm)\n"
+                      "        add: \"f32[2, 8]\" = torch.ops.aten.add.Tensor(mul_7, mm)\n"
+                      "        mm_1: \"f32[2, 4]\" = torch.ops.aten.mm.default(add, w2)\n"
+                      "        cos: \"f32[2, 4]\" = torch.ops.aten.cos.default(mm_1)\n"
+                      "        sum_1: \"f32[]\" = torch.ops.aten.sum.default(mm_1)\n"
+                      "        return (sum_1,)\n";
 
 // The remat scenario of passes.md 3.2 in miniature.
-const char* kRematBefore =
-    "class GraphModule(torch.nn.Module):\n"
-    "    def forward(self, x: \"f32[2, 4]\", w1: \"f32[4, 8]\", g: \"f32[2, 8]\"):\n"
-    "        mm: \"f32[2, 8]\" = torch.ops.aten.mm.default(x, w1)\n"
-    "        gelu: \"f32[2, 8]\" = torch.ops.aten.gelu.default(mm)\n"
-    "        gelu_backward: \"f32[2, 8]\" = torch.ops.aten.gelu_backward.default(g, mm)\n"
-    "        return (gelu, gelu_backward)\n";
+const char* kRematBefore = "class GraphModule(torch.nn.Module):\n"
+                           "    def forward(self, x: \"f32[2, 4]\", w1: \"f32[4, 8]\", g: \"f32[2, 8]\"):\n"
+                           "        mm: \"f32[2, 8]\" = torch.ops.aten.mm.default(x, w1)\n"
+                           "        gelu: \"f32[2, 8]\" = torch.ops.aten.gelu.default(mm)\n"
+                           "        gelu_backward: \"f32[2, 8]\" = torch.ops.aten.gelu_backward.default(g, mm)\n"
+                           "        return (gelu, gelu_backward)\n";
 const char* kRematAfter =
     "class GraphModule(torch.nn.Module):\n"
     "    def forward(self, x: \"f32[2, 4]\", w1: \"f32[4, 8]\", g: \"f32[2, 8]\"):\n"
@@ -72,43 +70,48 @@ const char* kRematAfter =
     "        gelu_backward: \"f32[2, 8]\" = torch.ops.aten.gelu_backward.default(g, mm_recomputed)\n"
     "        return (gelu, gelu_backward)\n";
 // A pass that replaced gelu by a renamed tanh-approximate copy and recorded provenance.
-const char* kProvenanceAfter =
-    "class GraphModule(torch.nn.Module):\n"
-    "    def forward(self, x: \"f32[2, 4]\", w1: \"f32[4, 8]\", g: \"f32[2, 8]\"):\n"
-    "        mm: \"f32[2, 8]\" = torch.ops.aten.mm.default(x, w1)\n"
-    "        act: \"f32[2, 8]\" = torch.ops.aten.tanh.default(mm)\n"
-    "        gelu_backward: \"f32[2, 8]\" = torch.ops.aten.gelu_backward.default(g, mm)\n"
-    "        return (act, gelu_backward)\n";
+const char* kProvenanceAfter = "class GraphModule(torch.nn.Module):\n"
+                               "    def forward(self, x: \"f32[2, 4]\", w1: \"f32[4, 8]\", g: \"f32[2, 8]\"):\n"
+                               "        mm: \"f32[2, 8]\" = torch.ops.aten.mm.default(x, w1)\n"
+                               "        act: \"f32[2, 8]\" = torch.ops.aten.tanh.default(mm)\n"
+                               "        gelu_backward: \"f32[2, 8]\" = torch.ops.aten.gelu_backward.default(g, mm)\n"
+                               "        return (act, gelu_backward)\n";
 
-const NodeDiff* findDiff(const GraphDiff& d, const std::string& name) {
+const NodeDiff* findDiff(const GraphDiff& d, const std::string& name)
+{
     for (const auto& nd : d.nodes)
         if (nd.name() == name || nd.aName == name) return &nd;
     return nullptr;
 }
 
-QString fieldsOf(const NodeDiff* nd) {
+QString fieldsOf(const NodeDiff* nd)
+{
     QStringList l;
     if (nd)
         for (const auto& f : nd->fields) l << QString::fromStdString(f);
     return l.join(',');
 }
 
-std::vector<std::string> linesWith(const std::string& text, char mark) {
+std::vector<std::string> linesWith(const std::string& text, char mark)
+{
     std::vector<std::string> out;
     std::istringstream in(text);
     std::string line;
     while (std::getline(in, line))
-        if (!line.empty() && line[0] == mark && line.rfind("---", 0) != 0 && line.rfind("+++", 0) != 0) out.push_back(line);
+        if (!line.empty() && line[0] == mark && line.rfind("---", 0) != 0 && line.rfind("+++", 0) != 0)
+            out.push_back(line);
     return out;
 }
 
 }  // namespace
 
-class TestGraphDiff : public QObject {
+class TestGraphDiff : public QObject
+{
     Q_OBJECT
 
 private slots:
-    void identical() {
+    void identical()
+    {
         Graph a = parseFxText(kBase, "a.py");
         Graph b = parseFxText(kBase, "b.py");
         GraphDiff d = diffGraphs(a, b);
@@ -120,7 +123,8 @@ private slots:
         for (NodeId id : a.order()) QCOMPARE(d.matchOfA(id), b.findByName(a.node(id).name));
         std::string text = diffToText(d, a, b);
         QVERIFY(linesWith(text, '+').empty() && linesWith(text, '-').empty() && linesWith(text, '~').empty());
-        QVERIFY2(text.find("# nodes: 0 added, 0 removed, 0 changed, 12 unchanged; 0 rewired edges") != std::string::npos,
+        QVERIFY2(text.find("# nodes: 0 added, 0 removed, 0 changed, 12 unchanged; 0 rewired edges")
+                     != std::string::npos,
                  text.c_str());
         QVERIFY2(text.find("@@") == std::string::npos, "no hunk without a change");
         nlohmann::json j = diffToJson(d);
@@ -132,7 +136,8 @@ private slots:
         QVERIFY(diffGraphs(a, c).identical());
     }
 
-    void handEdited() {
+    void handEdited()
+    {
         Graph a = parseFxText(kBase, "a.py");
         Graph b = parseFxText(kEdited, "b.py");
         GraphDiff d = diffGraphs(a, b);
@@ -173,24 +178,32 @@ private slots:
         // merged order: removed sin sits where it was (after mm), added cos after mm_1
         std::vector<std::string> order;
         for (const auto& nd : d.nodes) order.push_back(nd.name());
-        std::vector<std::string> want = {"x", "w1", "w2", "mm", "sin", "gelu", "mul_7", "neg", "add", "mm_1", "cos", "sum_1", "output"};
+        std::vector<std::string> want = {"x",   "w1",  "w2",   "mm",  "sin",   "gelu",  "mul_7",
+                                         "neg", "add", "mm_1", "cos", "sum_1", "output"};
         QCOMPARE(order, want);
 
         // text
         DiffTextOptions to;
         to.context = 1;
         std::string text = diffToText(d, a, b, to);
-        QVERIFY2(text.rfind("--- a\n+++ b\n# nodes: 1 added, 1 removed, 2 changed, 9 unchanged (1 renamed); 1 rewired edge\n", 0) == 0,
-                 text.c_str());
+        QVERIFY2(
+            text.rfind(
+                "--- a\n+++ b\n# nodes: 1 added, 1 removed, 2 changed, 9 unchanged (1 renamed); 1 rewired edge\n", 0)
+                == 0,
+            text.c_str());
         auto minus = linesWith(text, '-'), plus = linesWith(text, '+'), tilde = linesWith(text, '~');
         QCOMPARE(minus.size(), size_t(1));
         QCOMPARE(minus[0], std::string("- sin: \"f32[2, 4]\" = torch.ops.aten.sin.default(x)"));
         QCOMPARE(plus.size(), size_t(1));
         QCOMPARE(plus[0], std::string("+ cos: \"f32[2, 4]\" = torch.ops.aten.cos.default(mm_1)"));
         QCOMPARE(tilde.size(), size_t(2));
-        QCOMPARE(tilde[0], std::string("~ gelu: \"f32[2, 8]\" = torch.ops.aten.relu.default(mm)  # target aten.gelu.default -> aten.relu.default"));
-        QCOMPARE(tilde[1], std::string("~ add: \"f32[2, 8]\" = torch.ops.aten.add.Tensor(mul_7, mm)  # inputs arg 1: neg -> mm"));
-        QVERIFY2(text.find("  mul_7: \"f32[2, 8]\" = torch.ops.aten.mul.Tensor(gelu, 2.0)  # renamed from mul\n") != std::string::npos,
+        QCOMPARE(tilde[0],
+                 std::string("~ gelu: \"f32[2, 8]\" = torch.ops.aten.relu.default(mm)  # target aten.gelu.default -> "
+                             "aten.relu.default"));
+        QCOMPARE(tilde[1],
+                 std::string("~ add: \"f32[2, 8]\" = torch.ops.aten.add.Tensor(mul_7, mm)  # inputs arg 1: neg -> mm"));
+        QVERIFY2(text.find("  mul_7: \"f32[2, 8]\" = torch.ops.aten.mul.Tensor(gelu, 2.0)  # renamed from mul\n")
+                     != std::string::npos,
                  text.c_str());
         // with context 1 the inputs (x, w1, w2) are not shown; one hunk starting at mm
         QVERIFY2(text.find("@@ a 4 b 4 @@\n  mm: ") != std::string::npos, text.c_str());
@@ -215,7 +228,8 @@ private slots:
         QCOMPARE(g["class"].get<std::string>(), std::string("changed"));
         QCOMPARE(g["fields"], nlohmann::json::array({"target"}));
         QCOMPARE(g["match"].get<std::string>(), std::string("name_only"));
-        QCOMPARE(j["rewired"][0], (nlohmann::json{{"consumer", "add"}, {"where", "arg 1"}, {"from", "neg"}, {"to", "mm"}}));
+        QCOMPARE(j["rewired"][0],
+                 (nlohmann::json{{"consumer", "add"}, {"where", "arg 1"}, {"from", "neg"}, {"to", "mm"}}));
         // the reverse diff mirrors it
         GraphDiff r = diffGraphs(b, a);
         QCOMPARE(r.counts.added, size_t(1));
@@ -226,7 +240,8 @@ private slots:
         QCOMPARE(r.rewired[0].toProducer, std::string("neg"));
     }
 
-    void metaFields() {
+    void metaFields()
+    {
         Graph a = parseFxText(kBase, "a.py");
         Graph b = a.clone();
         Node& mm = b.node(b.findByName("mm"));
@@ -254,7 +269,8 @@ private slots:
         QVERIFY(q.identical());
     }
 
-    void provenance() {
+    void provenance()
+    {
         Graph a = parseFxText(kRematBefore, "a.py");
         Graph b = parseFxText(kRematAfter, "b.py");
         b.node(b.findByName("mm_recomputed")).meta.provenance = "mm";
@@ -273,8 +289,9 @@ private slots:
         QCOMPARE(d.rewired.size(), size_t(1));
         QCOMPARE(d.rewired[0].where, std::string("arg 1"));
         QCOMPARE(d.rewired[0].toProducer, std::string("mm_recomputed"));
-        QVERIFY(diffToText(d, a, b).find("+ mm_recomputed: \"f32[2, 8]\" = torch.ops.aten.mm.default(x, w1)  # copy of mm\n") !=
-                std::string::npos);
+        QVERIFY(diffToText(d, a, b).find(
+                    "+ mm_recomputed: \"f32[2, 8]\" = torch.ops.aten.mm.default(x, w1)  # copy of mm\n")
+                != std::string::npos);
 
         // a renamed replacement found only through provenance
         Graph c = parseFxText(kProvenanceAfter, "c.py");
@@ -298,7 +315,8 @@ private slots:
         QCOMPARE(diffGraphs(a, c, noProv).counts.added, size_t(1));
     }
 
-    void nestedGraphs() {
+    void nestedGraphs()
+    {
         const char* outer =
             "class GraphModule(torch.nn.Module):\n"
             "    def forward(self, x: \"f32[4]\"):\n"
@@ -313,7 +331,8 @@ private slots:
         Graph a = parseFxText(outer, "a.py");
         QVERIFY(a.subgraph("repeated_subgraph0"));
         Graph b = a.clone();
-        b.subgraphs["repeated_subgraph0"]->node(b.subgraphs["repeated_subgraph0"]->findByName("sin")).target = "aten.cos.default";
+        b.subgraphs["repeated_subgraph0"]->node(b.subgraphs["repeated_subgraph0"]->findByName("sin")).target =
+            "aten.cos.default";
         GraphDiff d = diffGraphs(a, b);
         QVERIFY(!d.identical());
         QCOMPARE(d.subgraphs.size(), size_t(1));
@@ -322,9 +341,11 @@ private slots:
         QCOMPARE(fieldsOf(findDiff(d, "repeated_subgraph0")), QString("subgraph"));
         std::string text = diffToText(d, a, b);
         QVERIFY2(text.find("=== subgraph repeated_subgraph0 ===\n") != std::string::npos, text.c_str());
-        QVERIFY2(text.find("~ sin: \"f32[4]\" = torch.ops.aten.cos.default(arg0_1)  # target aten.sin.default -> aten.cos.default") !=
-                     std::string::npos,
-                 text.c_str());
+        QVERIFY2(
+            text.find(
+                "~ sin: \"f32[4]\" = torch.ops.aten.cos.default(arg0_1)  # target aten.sin.default -> aten.cos.default")
+                != std::string::npos,
+            text.c_str());
         nlohmann::json j = diffToJson(d);
         QCOMPARE(j["subgraphs"]["repeated_subgraph0"]["counts"]["changed"].get<int>(), 1);
         // a nested graph present on one side only
@@ -335,7 +356,8 @@ private slots:
         QVERIFY(!e.identical());
     }
 
-    void corpusPartitions_data() {
+    void corpusPartitions_data()
+    {
         QTest::addColumn<QString>("name");
         QTest::addColumn<int>("added");
         QTest::addColumn<int>("removed");
@@ -356,7 +378,8 @@ private slots:
                                     << "mm_1,mm_2,mm_5,mm_8,mm_9,add_10,mm_12,output";
     }
 
-    void corpusPartitions() {
+    void corpusPartitions()
+    {
         QFETCH(QString, name);
         QFETCH(int, added);
         QFETCH(int, removed);
@@ -395,16 +418,19 @@ private slots:
         QCOMPARE(j["counts"]["added"].get<int>(), added);
         QCOMPARE(int(j["rewired"].size()), rewired);
         if (name == "llama_tiny") {
-            QVERIFY2(text.find("~ mm_1 = torch.ops.aten.mm.default(_reshape_alias, t_1)  # inputs arg 0: _reshape_alias_2 -> _reshape_alias\n") !=
-                         std::string::npos,
+            QVERIFY2(text.find("~ mm_1 = torch.ops.aten.mm.default(_reshape_alias, t_1)  # inputs arg 0: "
+                               "_reshape_alias_2 -> _reshape_alias\n")
+                         != std::string::npos,
                      text.c_str());
-            QVERIFY(text.find("- full_1 = torch.ops.aten.full.default([16, 16], -inf, device = device(type='cpu'), pin_memory = False)\n") !=
-                    std::string::npos ||
-                    text.find("- full_1 = torch.ops.aten.full.default([16, 16], -inf") != std::string::npos);
+            QVERIFY(text.find("- full_1 = torch.ops.aten.full.default([16, 16], -inf, device = device(type='cpu'), "
+                              "pin_memory = False)\n")
+                        != std::string::npos
+                    || text.find("- full_1 = torch.ops.aten.full.default([16, 16], -inf") != std::string::npos);
             bool addRewired = false;
             for (const auto& e : d.rewired)
-                addRewired = addRewired || (e.consumer == "add_10" && e.where == "arg 1" && e.fromProducer == "triu_1" &&
-                                            e.toProducer == "triu");
+                addRewired = addRewired
+                    || (e.consumer == "add_10" && e.where == "arg 1" && e.fromProducer == "triu_1"
+                        && e.toProducer == "triu");
             QVERIFY(addRewired);
         }
         if (name == "linear_ce") {
@@ -416,7 +442,8 @@ private slots:
 
     // The 100k-node graph against a copy with 1000 renames, one node removed (its users rewired
     // to its input), one target changed and one node added.
-    void largeGraph() {
+    void largeGraph()
+    {
         fs::path f = kPytorch / "large" / "gpt2_deep640.joint.code.py";
         if (!fs::exists(f)) QSKIP("corpus/pytorch/large not found (FXLENS_CORPUS_DIR)");
         Graph a = parseFxText(readFile(f), f.string());
@@ -438,8 +465,8 @@ private slots:
         NodeId victim = kNoNode, replacement = kNoNode;
         for (size_t k = n * 7 / 10; k < n && victim == kNoNode; ++k) {
             const Node& x = b.node(order[k]);
-            if (x.op == NodeOp::CallFunction && !x.args.empty() && x.args[0].isNode() && !x.users.empty() &&
-                x.target != "operator.getitem") {
+            if (x.op == NodeOp::CallFunction && !x.args.empty() && x.args[0].isNode() && !x.users.empty()
+                && x.target != "operator.getitem") {
                 victim = x.id;
                 replacement = x.args[0].node;
             }
@@ -453,7 +480,8 @@ private slots:
         // change the op of the first mul after 80% (mul.Tensor -> div.Tensor)
         NodeId gelu = kNoNode;
         for (size_t k = n * 8 / 10; k < n && gelu == kNoNode; ++k)
-            if (b.alive(order[k]) && b.node(order[k]).target == "aten.mul.Tensor" && !consumers.count(b.node(order[k]).name))
+            if (b.alive(order[k]) && b.node(order[k]).target == "aten.mul.Tensor"
+                && !consumers.count(b.node(order[k]).name))
                 gelu = order[k];
         QVERIFY(gelu != kNoNode);
         b.node(gelu).target = "aten.div.Tensor";

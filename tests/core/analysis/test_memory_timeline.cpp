@@ -6,17 +6,17 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
 #include <functional>
 #include <map>
-#include <fstream>
 #include <sstream>
 
-#include "core/formats/fx/fx_text_parser.hpp"
-#include "core/ir/graph.hpp"
 #include "core/analysis/memory_timeline.hpp"
+#include "core/formats/fx/fx_text_parser.hpp"
+#include "core/formats/sidecar.hpp"
+#include "core/ir/graph.hpp"
 #include "core/ops/op_registry.hpp"
 #include "core/ops/shape_prop.hpp"
-#include "core/formats/sidecar.hpp"
 
 using namespace fxl;
 namespace fs = std::filesystem;
@@ -25,18 +25,21 @@ namespace {
 
 const fs::path kPytorch = fs::path(FXLENS_CORPUS_DIR) / "pytorch";
 
-std::string readFile(const fs::path& p) {
+std::string readFile(const fs::path& p)
+{
     std::ifstream in(p, std::ios::binary);
     std::ostringstream ss;
     ss << in.rdbuf();
     return ss.str();
 }
 
-std::string module(const std::string& sig, const std::string& body) {
+std::string module(const std::string& sig, const std::string& body)
+{
     return "class GraphModule(torch.nn.Module):\n    def forward(self, " + sig + "):\n" + body;
 }
 
-ValueMeta tensor(DType dt, std::vector<int64_t> sizes) {
+ValueMeta tensor(DType dt, std::vector<int64_t> sizes)
+{
     TensorMeta t;
     t.dtype = dt;
     for (int64_t s : sizes) t.sizes.emplace_back(s);
@@ -45,31 +48,36 @@ ValueMeta tensor(DType dt, std::vector<int64_t> sizes) {
     return ValueMeta::ofTensor(t);
 }
 
-std::vector<int64_t> live(const MemoryTimeline& t) {
+std::vector<int64_t> live(const MemoryTimeline& t)
+{
     std::vector<int64_t> v;
     for (const auto& s : t.steps) v.push_back(s.liveBytes);
     return v;
 }
 
-std::vector<int64_t> liveAfter(const MemoryTimeline& t) {
+std::vector<int64_t> liveAfter(const MemoryTimeline& t)
+{
     std::vector<int64_t> v;
     for (const auto& s : t.steps) v.push_back(s.liveAfterBytes);
     return v;
 }
 
-std::vector<std::string> storageNames(const MemoryTimeline& t, const std::vector<int>& idx) {
+std::vector<std::string> storageNames(const MemoryTimeline& t, const std::vector<int>& idx)
+{
     std::vector<std::string> v;
     for (int s : idx) v.push_back(t.storageName(s));
     return v;
 }
 
-std::vector<std::string> savedNames(const MemoryTimeline& t, const Graph& g) {
+std::vector<std::string> savedNames(const MemoryTimeline& t, const Graph& g)
+{
     std::vector<std::string> v;
     for (const auto& s : t.saved) v.push_back(g.node(s.node).name);
     return v;
 }
 
-int storageOf(const MemoryTimeline& t, const std::string& name) {
+int storageOf(const MemoryTimeline& t, const std::string& name)
+{
     for (size_t k = 0; k < t.storages.size(); ++k)
         if (t.storageName(static_cast<int>(k)) == name) return static_cast<int>(k);
     return -1;
@@ -77,39 +85,41 @@ int storageOf(const MemoryTimeline& t, const std::string& name) {
 
 // --- views, outputs, resident inputs
 const std::string kViews = module("x: \"f32[4, 8]\", w: \"f32[8, 8]\"",
-    "        mm: \"f32[4, 8]\" = torch.ops.aten.mm.default(x, w)\n"
-    "        view: \"f32[32]\" = torch.ops.aten.view.default(mm, [32])\n"
-    "        relu: \"f32[32]\" = torch.ops.aten.relu.default(view)\n"
-    "        view_1: \"f32[4, 8]\" = torch.ops.aten.view.default(relu, [4, 8])\n"
-    "        sum_1: \"f32[]\" = torch.ops.aten.sum.default(relu)\n"
-    "        t: \"f32[8, 8]\" = torch.ops.aten.t.default(w)\n"
-    "        return (sum_1, view_1, t)\n");
+                                  "        mm: \"f32[4, 8]\" = torch.ops.aten.mm.default(x, w)\n"
+                                  "        view: \"f32[32]\" = torch.ops.aten.view.default(mm, [32])\n"
+                                  "        relu: \"f32[32]\" = torch.ops.aten.relu.default(view)\n"
+                                  "        view_1: \"f32[4, 8]\" = torch.ops.aten.view.default(relu, [4, 8])\n"
+                                  "        sum_1: \"f32[]\" = torch.ops.aten.sum.default(relu)\n"
+                                  "        t: \"f32[8, 8]\" = torch.ops.aten.t.default(w)\n"
+                                  "        return (sum_1, view_1, t)\n");
 
 // --- a tuple output, getitem, an in-place op
-const std::string kTupleInplace = module("x: \"f32[2, 8]\", w: \"f32[8]\", b: \"f32[8]\"",
-    "        native_layer_norm = torch.ops.aten.native_layer_norm.default(x, [8], w, b, 1e-05)\n"
-    "        getitem: \"f32[2, 8]\" = native_layer_norm[0]\n"
-    "        getitem_1: \"f32[2, 1]\" = native_layer_norm[1]\n"
-    "        add_: \"f32[2, 8]\" = torch.ops.aten.add_.Tensor(getitem, 1.0)\n"
-    "        mul: \"f32[2, 8]\" = torch.ops.aten.mul.Tensor(add_, getitem_1)\n"
-    "        return (mul,)\n");
+const std::string kTupleInplace =
+    module("x: \"f32[2, 8]\", w: \"f32[8]\", b: \"f32[8]\"",
+           "        native_layer_norm = torch.ops.aten.native_layer_norm.default(x, [8], w, b, 1e-05)\n"
+           "        getitem: \"f32[2, 8]\" = native_layer_norm[0]\n"
+           "        getitem_1: \"f32[2, 1]\" = native_layer_norm[1]\n"
+           "        add_: \"f32[2, 8]\" = torch.ops.aten.add_.Tensor(getitem, 1.0)\n"
+           "        mul: \"f32[2, 8]\" = torch.ops.aten.mul.Tensor(add_, getitem_1)\n"
+           "        return (mul,)\n");
 
 // --- a view list, and reshape as a view (contiguous input) or a copy (transposed input)
 const std::string kSplitReshape = module("x: \"f32[4, 6]\"",
-    "        relu: \"f32[4, 6]\" = torch.ops.aten.relu.default(x)\n"
-    "        split = torch.ops.aten.split.Tensor(relu, 2, 1)\n"
-    "        getitem: \"f32[4, 2]\" = split[0]\n"
-    "        getitem_1: \"f32[4, 2]\" = split[1]\n"
-    "        getitem_2: \"f32[4, 2]\" = split[2]\n"
-    "        clone: \"f32[4, 2]\" = torch.ops.aten.clone.default(getitem_1)\n"
-    "        t: \"f32[6, 4][1, 6]\" = torch.ops.aten.t.default(x)\n"
-    "        reshape: \"f32[24]\" = torch.ops.aten.reshape.default(t, [24])\n"
-    "        reshape_1: \"f32[24]\" = torch.ops.aten.reshape.default(relu, [24])\n"
-    "        sum_1: \"f32[]\" = torch.ops.aten.sum.default(reshape_1)\n"
-    "        return (clone, reshape, sum_1)\n");
+                                         "        relu: \"f32[4, 6]\" = torch.ops.aten.relu.default(x)\n"
+                                         "        split = torch.ops.aten.split.Tensor(relu, 2, 1)\n"
+                                         "        getitem: \"f32[4, 2]\" = split[0]\n"
+                                         "        getitem_1: \"f32[4, 2]\" = split[1]\n"
+                                         "        getitem_2: \"f32[4, 2]\" = split[2]\n"
+                                         "        clone: \"f32[4, 2]\" = torch.ops.aten.clone.default(getitem_1)\n"
+                                         "        t: \"f32[6, 4][1, 6]\" = torch.ops.aten.t.default(x)\n"
+                                         "        reshape: \"f32[24]\" = torch.ops.aten.reshape.default(t, [24])\n"
+                                         "        reshape_1: \"f32[24]\" = torch.ops.aten.reshape.default(relu, [24])\n"
+                                         "        sum_1: \"f32[]\" = torch.ops.aten.sum.default(reshape_1)\n"
+                                         "        return (clone, reshape, sum_1)\n");
 
 // --- an AOT joint graph in miniature: backward found from the tangent
-const std::string kJointTangent = module("x: \"f32[2, 4]\", w1: \"f32[4, 8]\", tangents_1: \"f32[2, 8]\"",
+const std::string kJointTangent = module(
+    "x: \"f32[2, 4]\", w1: \"f32[4, 8]\", tangents_1: \"f32[2, 8]\"",
     "        mm: \"f32[2, 8]\" = torch.ops.aten.mm.default(x, w1)\n"
     "        relu: \"f32[2, 8]\" = torch.ops.aten.relu.default(mm)\n"
     "        detach: \"f32[2, 8]\" = torch.ops.aten.detach.default(relu)\n"
@@ -119,27 +129,32 @@ const std::string kJointTangent = module("x: \"f32[2, 4]\", w1: \"f32[4, 8]\", t
     "        return (mm_1,)\n");
 
 // --- a make_fx train step in miniature: backward found from the ones_like seed of the loss
-const std::string kJointLoss = module("x: \"f32[2, 4]\", w: \"f32[4, 4]\"",
-    "        mm: \"f32[2, 4]\" = torch.ops.aten.mm.default(x, w)\n"
-    "        sum_1: \"f32[]\" = torch.ops.aten.sum.default(mm)\n"
-    "        ones_like: \"f32[]\" = torch.ops.aten.ones_like.default(sum_1, pin_memory = False, memory_format = torch.preserve_format)\n"
-    "        expand: \"f32[2, 4]\" = torch.ops.aten.expand.default(ones_like, [2, 4])\n"
-    "        t: \"f32[4, 2]\" = torch.ops.aten.t.default(x)\n"
-    "        mm_1: \"f32[4, 4]\" = torch.ops.aten.mm.default(t, expand)\n"
-    "        return (sum_1, mm_1)\n");
+const std::string kJointLoss =
+    module("x: \"f32[2, 4]\", w: \"f32[4, 4]\"",
+           "        mm: \"f32[2, 4]\" = torch.ops.aten.mm.default(x, w)\n"
+           "        sum_1: \"f32[]\" = torch.ops.aten.sum.default(mm)\n"
+           "        ones_like: \"f32[]\" = torch.ops.aten.ones_like.default(sum_1, pin_memory = False, memory_format = "
+           "torch.preserve_format)\n"
+           "        expand: \"f32[2, 4]\" = torch.ops.aten.expand.default(ones_like, [2, 4])\n"
+           "        t: \"f32[4, 2]\" = torch.ops.aten.t.default(x)\n"
+           "        mm_1: \"f32[4, 4]\" = torch.ops.aten.mm.default(t, expand)\n"
+           "        return (sum_1, mm_1)\n");
 
 // --- the forward graph of a partition: [user output, saved...]
-std::string forwardPartition(const std::string& savedActivation) {
+std::string forwardPartition(const std::string& savedActivation)
+{
     return module("primals_1: \"f32[2, 4]\", primals_2: \"f32[4, 8]\"",
-        "        mm: \"f32[2, 8]\" = torch.ops.aten.mm.default(primals_1, primals_2)\n"
-        "        relu: \"f32[2, 8]\" = torch.ops.aten.relu.default(mm)\n"
-        "        sum_1: \"f32[]\" = torch.ops.aten.sum.default(relu)\n"
-        "        t: \"f32[8, 4]\" = torch.ops.aten.t.default(primals_2)\n"
-        "        return [sum_1, " + savedActivation + ", t, primals_1]\n");
+                  "        mm: \"f32[2, 8]\" = torch.ops.aten.mm.default(primals_1, primals_2)\n"
+                  "        relu: \"f32[2, 8]\" = torch.ops.aten.relu.default(mm)\n"
+                  "        sum_1: \"f32[]\" = torch.ops.aten.sum.default(relu)\n"
+                  "        t: \"f32[8, 4]\" = torch.ops.aten.t.default(primals_2)\n"
+                  "        return [sum_1, "
+                      + savedActivation + ", t, primals_1]\n");
 }
 
 // Bytes of the largest tensor a node allocates (placeholders and non-alias ops), from its val.
-int64_t largestAllocation(const Graph& g) {
+int64_t largestAllocation(const Graph& g)
+{
     const auto& reg = OpRegistry::instance();
     int64_t best = 0;
     std::function<void(const ValueMeta&)> visit = [&](const ValueMeta& v) {
@@ -151,8 +166,9 @@ int64_t largestAllocation(const Graph& g) {
         if (n.op == NodeOp::CallFunction) {
             if (n.target == "operator.getitem") return;
             const OpInfo* op = reg.find(n.target);
-            if (op && (op->has(kTraitView) || op->has(kTraitViewList) || op->has(kTraitAliasNoAnnot) || op->has(kTraitInplace) ||
-                       op->has(kTraitWait)))
+            if (op
+                && (op->has(kTraitView) || op->has(kTraitViewList) || op->has(kTraitAliasNoAnnot)
+                    || op->has(kTraitInplace) || op->has(kTraitWait)))
                 return;
         }
         visit(n.val);
@@ -160,21 +176,25 @@ int64_t largestAllocation(const Graph& g) {
     return best;
 }
 
-int64_t placeholderBytes(const Graph& g) {
+int64_t placeholderBytes(const Graph& g)
+{
     int64_t sum = 0;
     g.forEachNode([&](const Node& n) {
-        if ((n.op == NodeOp::Placeholder || n.op == NodeOp::GetAttr) && n.val.isTensor()) sum += n.val.tensor.bytesHint();
+        if ((n.op == NodeOp::Placeholder || n.op == NodeOp::GetAttr) && n.val.isTensor())
+            sum += n.val.tensor.bytesHint();
     });
     return sum;
 }
 
 }  // namespace
 
-class TestMemoryTimeline : public QObject {
+class TestMemoryTimeline : public QObject
+{
     Q_OBJECT
 
 private slots:
-    void viewsOutputsInputs() {
+    void viewsOutputsInputs()
+    {
         Graph g = parseFxText(kViews, "views.py");
         MemoryTimeline t = computeMemoryTimeline(g);
         QCOMPARE(t.steps.size(), g.size());
@@ -218,13 +238,15 @@ private slots:
         std::vector<std::string> rows;
         for (std::string line; std::getline(in, line);) rows.push_back(line);
         QCOMPARE(rows.size(), g.size() + 1);
-        QCOMPARE(rows[0], std::string("step,node,op,target,phase,allocated_bytes,freed_bytes,live_bytes,live_after_bytes"));
+        QCOMPARE(rows[0],
+                 std::string("step,node,op,target,phase,allocated_bytes,freed_bytes,live_bytes,live_after_bytes"));
         QCOMPARE(rows[1], std::string("0,x,placeholder,x,input,128,0,128,128"));
         QCOMPARE(rows[5], std::string("4,relu,call_function,aten.relu.default,forward,128,128,640,512"));
         QCOMPARE(rows[9], std::string("8,output,output,output,output,0,0,516,516"));
     }
 
-    void tupleAndInplace() {
+    void tupleAndInplace()
+    {
         Graph g = parseFxText(kTupleInplace, "tuple.py");
         // print_readable has no annotation for tuples: the meta the tracer records
         g.node(g.findByName("native_layer_norm")).val =
@@ -264,22 +286,23 @@ private slots:
 
     // A higher-order op whose body returns one of its operands: that output element shares
     // the operand's storage (R3); the body's own temporaries are not counted.
-    void hopPassThrough() {
-        const char* text =
-            "class GraphModule(torch.nn.Module):\n"
-            "    def forward(self, x: \"f32[4, 8]\", w: \"f32[8, 8]\"):\n"
-            "        body = self.body\n"
-            "        invoke_subgraph = torch.ops.higher_order.invoke_subgraph(body, 'subgraph_0', x, w);  body = x = None\n"
-            "        getitem: \"f32[4, 8]\" = invoke_subgraph[0]\n"
-            "        getitem_1: \"f32[8, 8]\" = invoke_subgraph[1];  invoke_subgraph = None\n"
-            "        mul: \"f32[4, 8]\" = torch.ops.aten.mul.Tensor(getitem, 2);  getitem = None\n"
-            "        return (mul, getitem_1)\n"
-            "\n"
-            "    class body(torch.nn.Module):\n"
-            "        def forward(self, arg0_1: \"f32[4, 8]\", arg1_1: \"f32[8, 8]\"):\n"
-            "            mm: \"f32[4, 8]\" = torch.ops.aten.mm.default(arg0_1, arg1_1);  arg0_1 = None\n"
-            "            tanh: \"f32[4, 8]\" = torch.ops.aten.tanh.default(mm);  mm = None\n"
-            "            return (tanh, arg1_1)\n";
+    void hopPassThrough()
+    {
+        const char* text = "class GraphModule(torch.nn.Module):\n"
+                           "    def forward(self, x: \"f32[4, 8]\", w: \"f32[8, 8]\"):\n"
+                           "        body = self.body\n"
+                           "        invoke_subgraph = torch.ops.higher_order.invoke_subgraph(body, 'subgraph_0', x, "
+                           "w);  body = x = None\n"
+                           "        getitem: \"f32[4, 8]\" = invoke_subgraph[0]\n"
+                           "        getitem_1: \"f32[8, 8]\" = invoke_subgraph[1];  invoke_subgraph = None\n"
+                           "        mul: \"f32[4, 8]\" = torch.ops.aten.mul.Tensor(getitem, 2);  getitem = None\n"
+                           "        return (mul, getitem_1)\n"
+                           "\n"
+                           "    class body(torch.nn.Module):\n"
+                           "        def forward(self, arg0_1: \"f32[4, 8]\", arg1_1: \"f32[8, 8]\"):\n"
+                           "            mm: \"f32[4, 8]\" = torch.ops.aten.mm.default(arg0_1, arg1_1);  arg0_1 = None\n"
+                           "            tanh: \"f32[4, 8]\" = torch.ops.aten.tanh.default(mm);  mm = None\n"
+                           "            return (tanh, arg1_1)\n";
         Graph g = parseFxText(text, "hop.py");
         QVERIFY(g.subgraph("body"));
         MemoryTimeline t = computeMemoryTimeline(g);
@@ -302,18 +325,18 @@ private slots:
 
     // Dynamo-level nodes: tensor methods, augmented assignment and torch.X views alias as
     // their aten ops (R3); other methods allocate.
-    void torchLevelAliases() {
-        const char* text =
-            "class GraphModule(torch.nn.Module):\n"
-            "    def forward(self, L_x_: \"f32[4, 8]\", L_y_: \"f32[4, 8]\"):\n"
-            "        v: \"f32[32]\" = L_x_.view(32)\n"
-            "        tr: \"f32[8, 4][1, 8]\" = torch.transpose(L_x_, 0, 1)\n"
-            "        c: \"f32[8, 4]\" = tr.contiguous()\n"
-            "        f: \"f32[32]\" = L_y_.flatten()\n"
-            "        s: \"f32[4, 8]\" = L_x_.sin()\n"
-            "        a: \"f32[4, 8]\" = s.add_(1)\n"
-            "        i: \"f32[4, 8]\" = operator.iadd(s, L_y_)\n"
-            "        return (v, c, f, a, i)\n";
+    void torchLevelAliases()
+    {
+        const char* text = "class GraphModule(torch.nn.Module):\n"
+                           "    def forward(self, L_x_: \"f32[4, 8]\", L_y_: \"f32[4, 8]\"):\n"
+                           "        v: \"f32[32]\" = L_x_.view(32)\n"
+                           "        tr: \"f32[8, 4][1, 8]\" = torch.transpose(L_x_, 0, 1)\n"
+                           "        c: \"f32[8, 4]\" = tr.contiguous()\n"
+                           "        f: \"f32[32]\" = L_y_.flatten()\n"
+                           "        s: \"f32[4, 8]\" = L_x_.sin()\n"
+                           "        a: \"f32[4, 8]\" = s.add_(1)\n"
+                           "        i: \"f32[4, 8]\" = operator.iadd(s, L_y_)\n"
+                           "        return (v, c, f, a, i)\n";
         Graph g = parseFxText(text, "dyn.py");
         MemoryTimeline t = computeMemoryTimeline(g);
         // inputs 128 + 128; view, transpose, flatten (contiguous input), add_, iadd: 0;
@@ -330,7 +353,8 @@ private slots:
         QCOMPARE(t.peakBytes, int64_t(512));
     }
 
-    void viewListAndReshape() {
+    void viewListAndReshape()
+    {
         Graph g = parseFxText(kSplitReshape, "split.py");
         g.node(g.findByName("split")).val =
             ValueMeta::ofTuple({tensor(DType::F32, {4, 2}), tensor(DType::F32, {4, 2}), tensor(DType::F32, {4, 2})});
@@ -350,7 +374,8 @@ private slots:
         QCOMPARE(live(computeMemoryTimeline(u)), live(t));
     }
 
-    void jointFromTangents() {
+    void jointFromTangents()
+    {
         Graph g = parseFxText(kJointTangent, "joint.py");
         MemoryTimeline t = computeMemoryTimeline(g);
         QCOMPARE(live(t), (std::vector<int64_t>{32, 160, 224, 288, 352, 288, 288, 352, 416, 352}));
@@ -360,9 +385,10 @@ private slots:
         QCOMPARE(t.liveAtBoundaryBytes, int64_t(288));
         std::vector<StepPhase> phases;
         for (const auto& s : t.steps) phases.push_back(s.phase);
-        QCOMPARE(phases, (std::vector<StepPhase>{StepPhase::Input, StepPhase::Input, StepPhase::Input, StepPhase::Forward,
-                                                 StepPhase::Forward, StepPhase::Forward, StepPhase::Forward, StepPhase::Backward,
-                                                 StepPhase::Backward, StepPhase::Output}));
+        QCOMPARE(phases,
+                 (std::vector<StepPhase>{StepPhase::Input, StepPhase::Input, StepPhase::Input, StepPhase::Forward,
+                                         StepPhase::Forward, StepPhase::Forward, StepPhase::Forward,
+                                         StepPhase::Backward, StepPhase::Backward, StepPhase::Output}));
         // saved: detach (relu's 64 bytes) and t (a view of the input x: no activation bytes)
         QCOMPARE(savedNames(t, g), (std::vector<std::string>{"detach", "t"}));
         QCOMPARE(t.saved[0].bytes, int64_t(64));
@@ -387,7 +413,8 @@ private slots:
         QCOMPARE(computeMemoryTimeline(g, o).boundaryStep, 7);
     }
 
-    void jointFromLossSeed() {
+    void jointFromLossSeed()
+    {
         Graph g = parseFxText(kJointLoss, "loss.py");
         MemoryTimeline t = computeMemoryTimeline(g);
         QCOMPARE(live(t), (std::vector<int64_t>{32, 96, 128, 132, 104, 104, 104, 168, 164}));
@@ -401,7 +428,8 @@ private slots:
         QCOMPARE(t.outputBytes, int64_t(68));
     }
 
-    void forwardPartitionAndCompare() {
+    void forwardPartitionAndCompare()
+    {
         Graph a = parseFxText(forwardPartition("relu"), "fw_a.py");
         Graph b = parseFxText(forwardPartition("mm"), "fw_b.py");
         MemoryTimeline plain = computeMemoryTimeline(a);
@@ -426,7 +454,8 @@ private slots:
         QCOMPARE(c.summary, std::string("peak 288 B -> 292 B (+4 B) at relu -> sum_1; saved 64 B -> 64 B (0 B)"));
     }
 
-    void byteFormat() {
+    void byteFormat()
+    {
         QCOMPARE(formatByteSize(0), std::string("0 B"));
         QCOMPARE(formatByteSize(1023), std::string("1023 B"));
         QCOMPARE(formatByteSize(1024), std::string("1 KiB"));
@@ -436,7 +465,8 @@ private slots:
         QCOMPARE(formatByteSize(-2048), std::string("-2 KiB"));
     }
 
-    void symbolicSizes() {
+    void symbolicSizes()
+    {
         Graph g = parseFxText(module("x: \"f32[s0, 4]\"",
                                      "        relu: \"f32[s0, 4]\" = torch.ops.aten.relu.default(x)\n"
                                      "        return (relu,)\n"),
@@ -456,27 +486,29 @@ private slots:
         QCOMPARE(live(t), (std::vector<int64_t>{128, 256, 256}));
     }
 
-    void unknownSizes() {
+    void unknownSizes()
+    {
         // gm.code without annotations: sizes unknown, counted 0, listed
-        Graph g = parseFxText(
-            "def forward(self, x):\n"
-            "    relu = torch.ops.aten.relu.default(x)\n"
-            "    view = torch.ops.aten.view.default(relu, [4])\n"
-            "    return (view,)\n",
-            "plain.py");
+        Graph g = parseFxText("def forward(self, x):\n"
+                              "    relu = torch.ops.aten.relu.default(x)\n"
+                              "    view = torch.ops.aten.view.default(relu, [4])\n"
+                              "    return (view,)\n",
+                              "plain.py");
         MemoryTimeline t = computeMemoryTimeline(g);
         QCOMPARE(t.peakBytes, int64_t(0));
         QCOMPARE(t.unknownSizes, (std::vector<std::string>{"x", "relu"}));
         // an unknown operator is an allocation, and said so
-        Graph u = parseFxText(module("x: \"f32[4]\"", "        y: \"f32[4]\" = torch.ops.mylib.frob.default(x)\n        return (y,)\n"),
-                              "unknown.py");
+        Graph u = parseFxText(
+            module("x: \"f32[4]\"", "        y: \"f32[4]\" = torch.ops.mylib.frob.default(x)\n        return (y,)\n"),
+            "unknown.py");
         MemoryTimeline tu = computeMemoryTimeline(u);
         QCOMPARE(tu.peakBytes, int64_t(32));
         QCOMPARE(tu.notes.size(), size_t(1));
         QVERIFY(tu.notes[0].find("mylib.frob.default") != std::string::npos);
     }
 
-    void corpusJoint_data() {
+    void corpusJoint_data()
+    {
         QTest::addColumn<QString>("path");
         if (!fs::is_directory(kPytorch)) return;
         std::vector<fs::path> files;
@@ -492,7 +524,8 @@ private slots:
         for (const auto& f : files) QTest::newRow(f.filename().string().c_str()) << QString::fromStdString(f.string());
     }
 
-    void corpusJoint() {
+    void corpusJoint()
+    {
         QFETCH(QString, path);
         if (path.isEmpty()) QSKIP("corpus/pytorch not found (FXLENS_CORPUS_DIR)");
         const std::string file = path.toStdString();
@@ -519,7 +552,8 @@ private slots:
         QCOMPARE(t.steps.size(), g.size());
         const int64_t largest = largestAllocation(g);
         QVERIFY(largest > 0);
-        QVERIFY2(t.peakBytes >= largest, qPrintable(QString("peak %1 < largest tensor %2").arg(t.peakBytes).arg(largest)));
+        QVERIFY2(t.peakBytes >= largest,
+                 qPrintable(QString("peak %1 < largest tensor %2").arg(t.peakBytes).arg(largest)));
         QCOMPARE(t.inputBytes, placeholderBytes(g));
         QCOMPARE(t.finalBytes, t.inputBytes + t.outputBytes);
         QCOMPARE(t.steps.back().liveAfterBytes, t.finalBytes);
@@ -548,18 +582,20 @@ private slots:
         QCOMPARE(j["peak"]["bytes"].get<int64_t>(), t.peakBytes);
         qDebug("%s: %s; dataflow: boundary at %s, saved %s; meta.json alone: %s (%zu tensors of unknown size); "
                "%zu shape problems; %lld ms",
-               fs::path(file).filename().c_str(), timelineSummary(t).c_str(), d.names[static_cast<size_t>(d.boundaryStep)].c_str(),
-               formatByteSize(d.savedBytes).c_str(), timelineSummary(raw).c_str(), raw.unknownSizes.size(), prop.problems.size(),
-               static_cast<long long>(ms));
+               fs::path(file).filename().c_str(), timelineSummary(t).c_str(),
+               d.names[static_cast<size_t>(d.boundaryStep)].c_str(), formatByteSize(d.savedBytes).c_str(),
+               timelineSummary(raw).c_str(), raw.unknownSizes.size(), prop.problems.size(), static_cast<long long>(ms));
     }
 
-    void partitionsSaved_data() {
+    void partitionsSaved_data()
+    {
         QTest::addColumn<QString>("name");
         for (const char* n : {"mlp_gelu", "linear_ce", "gpt2_tiny", "llama_tiny"}) QTest::newRow(n) << n;
     }
 
     // The forward graphs of AOT's default and min-cut partitioners: min-cut saves no more.
-    void partitionsSaved() {
+    void partitionsSaved()
+    {
         QFETCH(QString, name);
         const std::string base = (kPytorch / name.toStdString()).string();
         if (!fs::exists(base + ".joint.code.py")) QSKIP("corpus/pytorch not found (FXLENS_CORPUS_DIR)");
@@ -600,8 +636,8 @@ private slots:
             QVERIFY(tl[k].unknownSizes.empty());
             QCOMPARE(tl[k].boundaryStep, int(g.size()) - 1);
             QCOMPARE(tl[k].finalBytes, tl[k].inputBytes + tl[k].outputBytes);
-            qDebug("%s fw.%s: %s (%zu saved values, %zu user outputs)", qPrintable(name), parts[k], timelineSummary(tl[k]).c_str(),
-                   tl[k].saved.size(), *o.forwardOutputs);
+            qDebug("%s fw.%s: %s (%zu saved values, %zu user outputs)", qPrintable(name), parts[k],
+                   timelineSummary(tl[k]).c_str(), tl[k].saved.size(), *o.forwardOutputs);
         }
         TimelineComparison c = compareTimelines(tl[0], tl[1]);
         qDebug("%s default -> mincut: %s", qPrintable(name), c.summary.c_str());

@@ -7,17 +7,18 @@
 #include <memory>
 #include <sstream>
 
+#include "core/analysis/verify.hpp"
 #include "core/formats/fx/fx_text_parser.hpp"
 #include "core/ir/graph.hpp"
 #include "core/ops/op_registry.hpp"
-#include "core/analysis/verify.hpp"
 
 using namespace fxl;
 namespace fs = std::filesystem;
 
 namespace {
 
-ValueMeta tensorVal(DType dt, std::vector<int64_t> sizes, std::vector<int64_t> strides = {}) {
+ValueMeta tensorVal(DType dt, std::vector<int64_t> sizes, std::vector<int64_t> strides = {})
+{
     ValueMeta m;
     m.kind = ValueMeta::Kind::Tensor;
     m.tensor.dtype = dt;
@@ -26,14 +27,16 @@ ValueMeta tensorVal(DType dt, std::vector<int64_t> sizes, std::vector<int64_t> s
     return m;
 }
 
-ValueMeta tupleVal(std::vector<ValueMeta> elems) {
+ValueMeta tupleVal(std::vector<ValueMeta> elems)
+{
     ValueMeta m;
     m.kind = ValueMeta::Kind::Tuple;
     m.elems = std::move(elems);
     return m;
 }
 
-NodeId placeholder(Graph& g, const std::string& name, ValueMeta val = {}) {
+NodeId placeholder(Graph& g, const std::string& name, ValueMeta val = {})
+{
     Node n;
     n.name = name;
     n.op = NodeOp::Placeholder;
@@ -43,7 +46,8 @@ NodeId placeholder(Graph& g, const std::string& name, ValueMeta val = {}) {
 }
 
 NodeId call(Graph& g, const std::string& name, const std::string& target, std::vector<Arg> args,
-            std::vector<std::pair<std::string, Arg>> kwargs = {}, ValueMeta val = {}, NodeId before = kNoNode) {
+            std::vector<std::pair<std::string, Arg>> kwargs = {}, ValueMeta val = {}, NodeId before = kNoNode)
+{
     Node n;
     n.name = name;
     n.op = NodeOp::CallFunction;
@@ -54,7 +58,8 @@ NodeId call(Graph& g, const std::string& name, const std::string& target, std::v
     return g.insertNode(std::move(n), before);
 }
 
-NodeId getAttr(Graph& g, const std::string& name, const std::string& target) {
+NodeId getAttr(Graph& g, const std::string& name, const std::string& target)
+{
     Node n;
     n.name = name;
     n.op = NodeOp::GetAttr;
@@ -62,7 +67,8 @@ NodeId getAttr(Graph& g, const std::string& name, const std::string& target) {
     return g.addNode(std::move(n));
 }
 
-NodeId output(Graph& g, std::vector<NodeId> outs, const std::string& name = "output") {
+NodeId output(Graph& g, std::vector<NodeId> outs, const std::string& name = "output")
+{
     Node n;
     n.name = name;
     n.op = NodeOp::Output;
@@ -76,7 +82,8 @@ NodeId output(Graph& g, std::vector<NodeId> outs, const std::string& name = "out
 Arg N(NodeId id) { return Arg::ofNode(id); }
 
 // x: f32[4, 8], w: f32[8, 2]; mm = x @ w; return (mm,)
-Graph smallGraph() {
+Graph smallGraph()
+{
     Graph g;
     NodeId x = placeholder(g, "x", tensorVal(DType::F32, {4, 8}, {8, 1}));
     NodeId w = placeholder(g, "w", tensorVal(DType::F32, {8, 2}, {2, 1}));
@@ -85,7 +92,8 @@ Graph smallGraph() {
     return g;
 }
 
-std::string dump(const std::vector<Problem>& ps) {
+std::string dump(const std::vector<Problem>& ps)
+{
     std::string s;
     for (const auto& p : ps) s += p.format() + "\n";
     return s;
@@ -93,30 +101,37 @@ std::string dump(const std::vector<Problem>& ps) {
 
 // Problems of at least `sev` that mention `fragment`, on node `node`.
 int count(const std::vector<Problem>& ps, const std::string& node, const std::string& fragment,
-          Severity sev = Severity::Error, const std::string& graph = "") {
+          Severity sev = Severity::Error, const std::string& graph = "")
+{
     int c = 0;
     for (const auto& p : ps)
-        if (p.node == node && p.severity == sev && p.graph == graph && p.message.find(fragment) != std::string::npos) ++c;
+        if (p.node == node && p.severity == sev && p.graph == graph && p.message.find(fragment) != std::string::npos)
+            ++c;
     return c;
 }
 
-#define EXPECT_PROBLEM(ps, node, fragment, ...) \
-    QVERIFY2(count(ps, node, fragment, ##__VA_ARGS__) == 1, qPrintable(QString::fromStdString("missing [" + std::string(node) + "] " + fragment + " in:\n" + dump(ps))))
+#define EXPECT_PROBLEM(ps, node, fragment, ...)                                                                        \
+    QVERIFY2(                                                                                                          \
+        count(ps, node, fragment, ##__VA_ARGS__) == 1,                                                                 \
+        qPrintable(QString::fromStdString("missing [" + std::string(node) + "] " + fragment + " in:\n" + dump(ps))))
 
 }  // namespace
 
-class TestVerify : public QObject {
+class TestVerify : public QObject
+{
     Q_OBJECT
 
 private slots:
-    void cleanGraph() {
+    void cleanGraph()
+    {
         Graph g = smallGraph();
         auto ps = verifyGraph(g);
         QVERIFY2(ps.empty(), dump(ps).c_str());
         QVERIFY(unknownOperators(g).empty());
     }
 
-    void useBeforeDefinition() {
+    void useBeforeDefinition()
+    {
         Graph g = smallGraph();
         NodeId mm = g.findByName("mm");
         // relu placed before the mm it reads
@@ -126,7 +141,8 @@ private slots:
         QVERIFY(hasErrors(ps));
     }
 
-    void selfUseAndDeadRefs() {
+    void selfUseAndDeadRefs()
+    {
         Graph g = smallGraph();
         NodeId mm = g.findByName("mm");
         NodeId t = call(g, "t", "aten.t.default", {N(mm)}, {}, {}, g.outputNode());
@@ -141,7 +157,8 @@ private slots:
         (void)user;
     }
 
-    void usesOutput() {
+    void usesOutput()
+    {
         Graph g = smallGraph();
         NodeId out = g.outputNode();
         call(g, "late", "aten.neg.default", {N(out)});
@@ -150,7 +167,8 @@ private slots:
         EXPECT_PROBLEM(ps, "output", "the output node is not the last node (1 node(s) follow)");
     }
 
-    void duplicateAndEmptyNames() {
+    void duplicateAndEmptyNames()
+    {
         // Graph::addNode rejects duplicates, so rename behind its back.
         Graph g = smallGraph();
         g.node(g.findByName("w")).name = "x";
@@ -160,7 +178,8 @@ private slots:
         EXPECT_PROBLEM(ps, "", "node #2 has no name");
     }
 
-    void outputRules() {
+    void outputRules()
+    {
         Graph none;
         placeholder(none, "x");
         auto ps = verifyGraph(none);
@@ -172,7 +191,8 @@ private slots:
         EXPECT_PROBLEM(ps, "output_1", "more than one output node");
     }
 
-    void placeholderOrder() {
+    void placeholderOrder()
+    {
         Graph g = smallGraph();
         placeholder(g, "late_input");
         // move the output back to the end: remove and re-add
@@ -186,13 +206,16 @@ private slots:
         QVERIFY2(!hasErrors(ps), dump(ps).c_str());
     }
 
-    void arityAndKeywords() {
+    void arityAndKeywords()
+    {
         Graph g;
         NodeId x = placeholder(g, "x");
         NodeId a = call(g, "a", "aten.mm.default", {N(x), N(x), N(x)});
-        NodeId b = call(g, "b", "aten.sum.dim_IntList", {N(x), Arg::ofList({Arg::ofInt(0)})}, {{"keepdims", Arg::ofBool(true)}});
+        NodeId b = call(g, "b", "aten.sum.dim_IntList", {N(x), Arg::ofList({Arg::ofInt(0)})},
+                        {{"keepdims", Arg::ofBool(true)}});
         NodeId c = call(g, "c", "aten.div.Tensor_mode", {N(x), N(x)});
-        NodeId d = call(g, "d", "aten.addmm.default", {N(x), N(x), N(x)}, {{"beta", Arg::ofInt(0)}, {"alpha", Arg::ofInt(2)}});
+        NodeId d =
+            call(g, "d", "aten.addmm.default", {N(x), N(x), N(x)}, {{"beta", Arg::ofInt(0)}, {"alpha", Arg::ofInt(2)}});
         output(g, {a, b, c, d});
         auto ps = verifyGraph(g);
         EXPECT_PROBLEM(ps, "a", "aten.mm.default() takes 2 positional arguments but 3 were given");
@@ -201,13 +224,15 @@ private slots:
         QCOMPARE(count(ps, "d", ""), 0);
     }
 
-    void unknownOperatorsListed() {
+    void unknownOperatorsListed()
+    {
         Graph g;
         NodeId x = placeholder(g, "x");
         NodeId a = call(g, "baz", "test.baz", {N(x)});
         NodeId b = call(g, "log", "tg.log_tensor.default", {N(a), Arg::ofStr("tokens")});
         NodeId c = call(g, "baz_1", "test.baz", {N(b)});
-        call(g, "auto_functionalized_v2", "higher_order.auto_functionalized_v2", {Arg::ofOp("tg.inplace_log_tensor.default")},
+        call(g, "auto_functionalized_v2", "higher_order.auto_functionalized_v2",
+             {Arg::ofOp("tg.inplace_log_tensor.default")},
              {{"s", Arg::ofStr("w")}, {"_t_base_index", Arg::ofInt(0)}, {"_all_bases", Arg::ofList({N(x)})}});
         auto sub = std::make_shared<Graph>();
         NodeId sx = placeholder(*sub, "x");
@@ -216,25 +241,31 @@ private slots:
         g.subgraphs["subgraph_0"] = sub;
         output(g, {c});
         auto unknown = unknownOperators(g);
-        QCOMPARE(unknown, (std::vector<std::string>{"apex.fused_layer_norm_affine_fwd.default", "test.baz",
-                                                    "tg.inplace_log_tensor.default", "tg.log_tensor.default"}));
+        QCOMPARE(unknown,
+                 (std::vector<std::string>{"apex.fused_layer_norm_affine_fwd.default", "test.baz",
+                                           "tg.inplace_log_tensor.default", "tg.log_tensor.default"}));
         auto ps = verifyGraph(g);
         EXPECT_PROBLEM(ps, "baz", "unknown operator 'test.baz'", Severity::Note);
         EXPECT_PROBLEM(ps, "fwd", "unknown operator", Severity::Note, "subgraph_0");
         QVERIFY2(!hasErrors(ps), dump(ps).c_str());
     }
 
-    void nestedGraphs() {
+    void nestedGraphs()
+    {
         Graph g;
         NodeId x = placeholder(g, "x", tensorVal(DType::F32, {8}));
         NodeId sg = getAttr(g, "repeated_subgraph0", "repeated_subgraph0");
-        NodeId inv = call(g, "invoke_subgraph", "higher_order.invoke_subgraph", {N(sg), Arg::ofStr("subgraph_0"), N(x)});
+        NodeId inv =
+            call(g, "invoke_subgraph", "higher_order.invoke_subgraph", {N(sg), Arg::ofStr("subgraph_0"), N(x)});
         NodeId gi = call(g, "getitem", "operator.getitem", {N(inv), Arg::ofInt(0)});
         NodeId bad = call(g, "getitem_1", "operator.getitem", {N(inv), Arg::ofInt(1)});
         NodeId param = getAttr(g, "weight", "weight");
-        NodeId inv2 = call(g, "invoke_subgraph_1", "higher_order.invoke_subgraph", {N(param), Arg::ofStr("subgraph_1"), N(x)});
-        NodeId inv3 = call(g, "invoke_subgraph_2", "higher_order.invoke_subgraph", {N(x), Arg::ofStr("subgraph_2"), N(x)});
-        NodeId inv4 = call(g, "invoke_subgraph_3", "higher_order.invoke_subgraph", {Arg::ofStr("oops"), Arg::ofStr("s"), N(x)});
+        NodeId inv2 =
+            call(g, "invoke_subgraph_1", "higher_order.invoke_subgraph", {N(param), Arg::ofStr("subgraph_1"), N(x)});
+        NodeId inv3 =
+            call(g, "invoke_subgraph_2", "higher_order.invoke_subgraph", {N(x), Arg::ofStr("subgraph_2"), N(x)});
+        NodeId inv4 =
+            call(g, "invoke_subgraph_3", "higher_order.invoke_subgraph", {Arg::ofStr("oops"), Arg::ofStr("s"), N(x)});
         output(g, {gi, bad, inv2, inv3, inv4});
 
         auto sub = std::make_shared<Graph>();
@@ -247,7 +278,8 @@ private slots:
         auto ps = verifyGraph(g);
         EXPECT_PROBLEM(ps, "getitem_1", "getitem index 1 is out of range for 'invoke_subgraph' with 1 output(s)");
         EXPECT_PROBLEM(ps, "invoke_subgraph_1", "get_attr 'weight' names no nested graph (target 'weight')");
-        EXPECT_PROBLEM(ps, "invoke_subgraph_2", "argument 'subgraph' of higher_order.invoke_subgraph is 'x', not a get_attr");
+        EXPECT_PROBLEM(ps, "invoke_subgraph_2",
+                       "argument 'subgraph' of higher_order.invoke_subgraph is 'x', not a get_attr");
         EXPECT_PROBLEM(ps, "invoke_subgraph_3", "is not a node");
         EXPECT_PROBLEM(ps, "mm", "is missing a value for argument 'mat2'", Severity::Error, "repeated_subgraph0");
         EXPECT_PROBLEM(ps, "cos", "uses 'mm' before it is defined", Severity::Error, "repeated_subgraph0");
@@ -265,7 +297,8 @@ private slots:
         QVERIFY(found);
     }
 
-    void graphContainingItself() {
+    void graphContainingItself()
+    {
         Graph g = smallGraph();
         // no-op deleter: the graph lives on the stack, and a real cycle would leak
         g.subgraphs["self"] = std::shared_ptr<Graph>(&g, [](Graph*) {});
@@ -278,7 +311,8 @@ private slots:
         g.subgraphs.clear();
     }
 
-    void metaConsistency() {
+    void metaConsistency()
+    {
         Graph g;
         NodeId x = placeholder(g, "x", tensorVal(DType::F32, {4, 8}, {8, 1}));
         NodeId badStrides = placeholder(g, "y", tensorVal(DType::F32, {4, 8}, {1}));
@@ -291,15 +325,19 @@ private slots:
         // producer without val: the schema's return count bounds the index
         NodeId mx = call(g, "max_1", "aten.max.dim", {N(x), Arg::ofInt(1)});
         NodeId g5 = call(g, "getitem_5", "operator.getitem", {N(mx), Arg::ofInt(5)});
-        NodeId v = call(g, "view", "aten.view.default", {N(x), Arg::ofList({Arg::ofInt(32)})}, {}, tensorVal(DType::BF16, {32}, {1}));
-        NodeId vd = call(g, "view_1", "aten.view.dtype", {N(x), Arg::ofDType(DType::I32)}, {}, tensorVal(DType::I32, {4, 8}, {8, 1}));
-        NodeId vok = call(g, "view_2", "aten.view.default", {N(x), Arg::ofList({Arg::ofInt(32)})}, {}, tensorVal(DType::F32, {32}, {1}));
+        NodeId v = call(g, "view", "aten.view.default", {N(x), Arg::ofList({Arg::ofInt(32)})}, {},
+                        tensorVal(DType::BF16, {32}, {1}));
+        NodeId vd = call(g, "view_1", "aten.view.dtype", {N(x), Arg::ofDType(DType::I32)}, {},
+                         tensorVal(DType::I32, {4, 8}, {8, 1}));
+        NodeId vok = call(g, "view_2", "aten.view.default", {N(x), Arg::ofList({Arg::ofInt(32)})}, {},
+                          tensorVal(DType::F32, {32}, {1}));
         NodeId mmTuple = call(g, "mm", "aten.mm.default", {N(x), N(x)}, {},
                               tupleVal({tensorVal(DType::F32, {4, 4}), tensorVal(DType::F32, {4, 4})}));
         ValueMeta sym;
         sym.kind = ValueMeta::Kind::SymInt;
         NodeId mxTensor = call(g, "max_2", "aten.max.dim", {N(x), Arg::ofInt(0)}, {}, tensorVal(DType::F32, {8}));
-        NodeId mxShort = call(g, "max_3", "aten.max.dim", {N(x), Arg::ofInt(0)}, {}, tupleVal({tensorVal(DType::F32, {8})}));
+        NodeId mxShort =
+            call(g, "max_3", "aten.max.dim", {N(x), Arg::ofInt(0)}, {}, tupleVal({tensorVal(DType::F32, {8})}));
         NodeId relu = call(g, "relu", "aten.relu.default", {N(x)}, {}, sym);
         output(g, {badStrides, g0, g2, gneg, g5, v, vd, vok, mmTuple, mxTensor, mxShort, relu});
         auto ps = verifyGraph(g);
@@ -310,7 +348,8 @@ private slots:
         EXPECT_PROBLEM(ps, "view", "view op aten.view.default changes the dtype from f32 ('x') to bf16");
         EXPECT_PROBLEM(ps, "mm", "aten.mm.default returns one Tensor but the node's value is a tuple of 2");
         EXPECT_PROBLEM(ps, "max_2", "aten.max.dim returns 2 values but the node's value is a tensor");
-        EXPECT_PROBLEM(ps, "max_3", "aten.max.dim returns 2 values but the node's value is a tuple of 1", Severity::Warning);
+        EXPECT_PROBLEM(ps, "max_3", "aten.max.dim returns 2 values but the node's value is a tuple of 1",
+                       Severity::Warning);
         EXPECT_PROBLEM(ps, "relu", "returns one Tensor but the node's value is a symbolic int");
         QCOMPARE(count(ps, "getitem", ""), 0);
         QCOMPARE(count(ps, "view_1", ""), 0);
@@ -319,14 +358,15 @@ private slots:
     }
 
     // One broken graph, many problems: all of them come back.
-    void reportsEveryProblem() {
+    void reportsEveryProblem()
+    {
         Graph g = smallGraph();
         NodeId mm = g.findByName("mm");
-        call(g, "early", "aten.relu.default", {N(mm)}, {}, {}, mm);                       // use before def
-        call(g, "arity", "aten.neg.default", {N(mm), N(mm)}, {}, {}, g.outputNode());     // too many args
+        call(g, "early", "aten.relu.default", {N(mm)}, {}, {}, mm);  // use before def
+        call(g, "arity", "aten.neg.default", {N(mm), N(mm)}, {}, {}, g.outputNode());  // too many args
         call(g, "kw", "aten.mm.default", {N(mm), N(mm)}, {{"out", N(mm)}}, {}, g.outputNode());  // bad keyword
-        g.node(g.findByName("w")).name = "x";                                              // duplicate name
-        call(g, "after", "aten.neg.default", {N(mm)});                                     // after the output
+        g.node(g.findByName("w")).name = "x";  // duplicate name
+        call(g, "after", "aten.neg.default", {N(mm)});  // after the output
         auto ps = verifyGraph(g);
         EXPECT_PROBLEM(ps, "early", "uses 'mm' before it is defined");
         EXPECT_PROBLEM(ps, "arity", "takes 1 positional argument but 2 were given");
@@ -338,7 +378,8 @@ private slots:
     }
 
     // Real graphs from the corpus load and verify without errors.
-    void corpusGraphsVerify_data() {
+    void corpusGraphsVerify_data()
+    {
         QTest::addColumn<QString>("path");
         fs::path dir(FXLENS_CORPUS_DIR);
         if (!fs::is_directory(dir)) return;
@@ -351,7 +392,8 @@ private slots:
         for (const auto& f : files)
             if (fs::exists(f)) QTest::newRow(f.filename().string().c_str()) << QString::fromStdString(f.string());
     }
-    void corpusGraphsVerify() {
+    void corpusGraphsVerify()
+    {
         if (!fs::is_directory(FXLENS_CORPUS_DIR)) QSKIP("corpus dir " FXLENS_CORPUS_DIR " absent");
         QFETCH(QString, path);
         std::ifstream in(path.toStdString(), std::ios::binary);

@@ -14,7 +14,8 @@ using namespace fxl;
 namespace {
 
 // The `name: "text"` pairs of a line (FX annotations are printed that way).
-std::vector<std::string> quotedAnnotations(const std::string& line) {
+std::vector<std::string> quotedAnnotations(const std::string& line)
+{
     std::vector<std::string> out;
     for (size_t at = line.find(": \""); at != std::string::npos; at = line.find(": \"", at + 1)) {
         if (at == 0) continue;
@@ -28,7 +29,8 @@ std::vector<std::string> quotedAnnotations(const std::string& line) {
 }
 
 // dtype[...], Sym(...) or ClassName(...): other quoted strings in logs are not annotations.
-bool looksLikeAnnotation(const std::string& a) {
+bool looksLikeAnnotation(const std::string& a)
+{
     if (a.empty()) return false;
     size_t i = 0;
     while (i < a.size() && (std::isalnum(static_cast<unsigned char>(a[i])) || a[i] == '_')) ++i;
@@ -40,7 +42,8 @@ bool looksLikeAnnotation(const std::string& a) {
 
 // Distinct annotation texts in the graph dumps and TORCH_TRACE logs, with the first file
 // each one was seen in.
-std::map<std::string, std::string> corpusAnnotations(const std::filesystem::path& root) {
+std::map<std::string, std::string> corpusAnnotations(const std::filesystem::path& root)
+{
     std::map<std::string, std::string> out;
     for (const char* sub : {"fx", "tlparse", "pytorch"}) {
         std::filesystem::path dir = root / sub;
@@ -53,8 +56,7 @@ std::map<std::string, std::string> corpusAnnotations(const std::filesystem::path
             std::string line;
             while (std::getline(in, line)) {
                 for (const std::string& a : quotedAnnotations(line))
-                    if (looksLikeAnnotation(a))
-                        out.emplace(a, std::filesystem::relative(entry.path(), root).string());
+                    if (looksLikeAnnotation(a)) out.emplace(a, std::filesystem::relative(entry.path(), root).string());
             }
         }
     }
@@ -63,7 +65,8 @@ std::map<std::string, std::string> corpusAnnotations(const std::filesystem::path
 
 QString q(const std::string& s) { return QString::fromStdString(s); }
 
-std::string dims(const std::vector<SymInt>& v) {
+std::string dims(const std::vector<SymInt>& v)
+{
     std::string s;
     for (size_t i = 0; i < v.size(); ++i) s += (i ? "," : "") + v[i].str();
     return s;
@@ -71,11 +74,13 @@ std::string dims(const std::vector<SymInt>& v) {
 
 }  // namespace
 
-class TestAnnotation : public QObject {
+class TestAnnotation : public QObject
+{
     Q_OBJECT
 
 private slots:
-    void corpusRoundTrip_data() {
+    void corpusRoundTrip_data()
+    {
         QTest::addColumn<QString>("text");
         QTest::addColumn<QString>("file");
         std::filesystem::path root(FXLENS_CORPUS_DIR);
@@ -83,7 +88,8 @@ private slots:
         auto all = corpusAnnotations(root);
         for (const auto& [text, file] : all) QTest::newRow(text.c_str()) << q(text) << q(file);
     }
-    void corpusRoundTrip() {
+    void corpusRoundTrip()
+    {
         QFETCH(QString, text);
         QFETCH(QString, file);
         ValueMeta m;
@@ -112,7 +118,8 @@ private slots:
         QVERIFY(parseAnnotation(formatAnnotation(m)) == m);
     }
 
-    void corpusCoverage() {
+    void corpusCoverage()
+    {
         std::filesystem::path root(FXLENS_CORPUS_DIR);
         if (!std::filesystem::exists(root / "fx")) QSKIP("corpus not found at FXLENS_CORPUS_DIR");
         auto all = corpusAnnotations(root);
@@ -124,7 +131,8 @@ private slots:
         QVERIFY(all.size() > 50);
     }
 
-    void handCases_data() {
+    void handCases_data()
+    {
         QTest::addColumn<QString>("text");
         QTest::addColumn<int>("kind");
         QTest::addColumn<QString>("dtype");
@@ -132,39 +140,119 @@ private slots:
         QTest::addColumn<QString>("strides");
         QTest::addColumn<QString>("device");
         using K = ValueMeta::Kind;
-        QTest::newRow("plain") << "f32[8, 4]" << int(K::Tensor) << "f32" << "8,4" << "" << "";
-        QTest::newRow("strided") << "f32[8, 4][4, 1]cuda:0" << int(K::Tensor) << "f32" << "8,4" << "4,1" << "cuda:0";
-        QTest::newRow("0-d") << "f32[]" << int(K::Tensor) << "f32" << "" << "" << "";
-        QTest::newRow("0-d device") << "f32[][]cuda:0" << int(K::Tensor) << "f32" << "" << "" << "cuda:0";
-        QTest::newRow("bool sym") << "b8[s0, 3]" << int(K::Tensor) << "b8" << "s0,3" << "" << "";
-        QTest::newRow("cpu") << "i64[2][1]cpu" << int(K::Tensor) << "i64" << "2" << "1" << "cpu";
-        QTest::newRow("cuda no index") << "bf16[2, 3][3, 1]cuda" << int(K::Tensor) << "bf16" << "2,3" << "3,1" << "cuda";
-        QTest::newRow("meta") << "f16[4][1]meta" << int(K::Tensor) << "f16" << "4" << "1" << "meta";
-        QTest::newRow("xpu") << "f32[4][1]xpu:0" << int(K::Tensor) << "f32" << "4" << "1" << "xpu:0";
-        QTest::newRow("f8") << "f8e4m3fn[16, 16][16, 1]cuda:0" << int(K::Tensor) << "f8e4m3fn" << "16,16" << "16,1" << "cuda:0";
+        QTest::newRow("plain") << "f32[8, 4]" << int(K::Tensor) << "f32"
+                               << "8,4"
+                               << ""
+                               << "";
+        QTest::newRow("strided") << "f32[8, 4][4, 1]cuda:0" << int(K::Tensor) << "f32"
+                                 << "8,4"
+                                 << "4,1"
+                                 << "cuda:0";
+        QTest::newRow("0-d") << "f32[]" << int(K::Tensor) << "f32"
+                             << ""
+                             << ""
+                             << "";
+        QTest::newRow("0-d device") << "f32[][]cuda:0" << int(K::Tensor) << "f32"
+                                    << ""
+                                    << ""
+                                    << "cuda:0";
+        QTest::newRow("bool sym") << "b8[s0, 3]" << int(K::Tensor) << "b8"
+                                  << "s0,3"
+                                  << ""
+                                  << "";
+        QTest::newRow("cpu") << "i64[2][1]cpu" << int(K::Tensor) << "i64"
+                             << "2"
+                             << "1"
+                             << "cpu";
+        QTest::newRow("cuda no index") << "bf16[2, 3][3, 1]cuda" << int(K::Tensor) << "bf16"
+                                       << "2,3"
+                                       << "3,1"
+                                       << "cuda";
+        QTest::newRow("meta") << "f16[4][1]meta" << int(K::Tensor) << "f16"
+                              << "4"
+                              << "1"
+                              << "meta";
+        QTest::newRow("xpu") << "f32[4][1]xpu:0" << int(K::Tensor) << "f32"
+                             << "4"
+                             << "1"
+                             << "xpu:0";
+        QTest::newRow("f8") << "f8e4m3fn[16, 16][16, 1]cuda:0" << int(K::Tensor) << "f8e4m3fn"
+                            << "16,16"
+                            << "16,1"
+                            << "cuda:0";
         QTest::newRow("channels last") << "f32[1, 320, 128, 128][5242880, 1, 40960, 320]cuda:0" << int(K::Tensor)
-                                       << "f32" << "1,320,128,128" << "5242880,1,40960,320" << "cuda:0";
-        QTest::newRow("symbolic strides") << "f32[s0, s1][s1, 1]cuda:0" << int(K::Tensor) << "f32" << "s0,s1" << "s1,1"
+                                       << "f32"
+                                       << "1,320,128,128"
+                                       << "5242880,1,40960,320"
+                                       << "cuda:0";
+        QTest::newRow("symbolic strides") << "f32[s0, s1][s1, 1]cuda:0" << int(K::Tensor) << "f32"
+                                          << "s0,s1"
+                                          << "s1,1"
                                           << "cuda:0";
         QTest::newRow("expr with commas") << "f32[Max(1, s0), 2*s0 + 1]" << int(K::Tensor) << "f32"
-                                          << "Max(1, s0),2*s0 + 1" << "" << "";
-        QTest::newRow("unbacked") << "f32[(((-u1)//3)) + 5]" << int(K::Tensor) << "f32" << "(((-u1)//3)) + 5" << "" << "";
-        QTest::newRow("zero size") << "f32[0, 4][4, 1]cpu" << int(K::Tensor) << "f32" << "0,4" << "4,1" << "cpu";
-        QTest::newRow("subclass") << "TwoTensor(f32[3, 4])" << int(K::Tensor) << "f32" << "3,4" << "" << "";
+                                          << "Max(1, s0),2*s0 + 1"
+                                          << ""
+                                          << "";
+        QTest::newRow("unbacked") << "f32[(((-u1)//3)) + 5]" << int(K::Tensor) << "f32"
+                                  << "(((-u1)//3)) + 5"
+                                  << ""
+                                  << "";
+        QTest::newRow("zero size") << "f32[0, 4][4, 1]cpu" << int(K::Tensor) << "f32"
+                                   << "0,4"
+                                   << "4,1"
+                                   << "cpu";
+        QTest::newRow("subclass") << "TwoTensor(f32[3, 4])" << int(K::Tensor) << "f32"
+                                  << "3,4"
+                                  << ""
+                                  << "";
         QTest::newRow("dtensor") << "DTensor(f32[8, 4][4, 1]cuda:0, (Shard(dim=0), Replicate()))" << int(K::Tensor)
-                                 << "f32" << "8,4" << "4,1" << "cuda:0";
-        QTest::newRow("nested subclass") << "A(B(i32[2]))" << int(K::Tensor) << "i32" << "2" << "" << "";
-        QTest::newRow("sym int") << "Sym(s0)" << int(K::SymInt) << "" << "" << "" << "";
-        QTest::newRow("sym floordiv") << "Sym(((-u1)//3))" << int(K::SymInt) << "" << "" << "" << "";
-        QTest::newRow("sym float") << "Sym(s1 - 1.0)" << int(K::SymFloat) << "" << "" << "" << "";
-        QTest::newRow("sym bool") << "Sym(u0 >= 0)" << int(K::SymBool) << "" << "" << "" << "";
-        QTest::newRow("sym eq") << "Sym(Eq(s0, 3))" << int(K::SymBool) << "" << "" << "" << "";
-        QTest::newRow("sym true") << "Sym(True)" << int(K::SymBool) << "" << "" << "" << "";
-        QTest::newRow("opaque type") << "torch.Tensor" << int(K::Opaque) << "" << "" << "" << "";
-        QTest::newRow("opaque wrapper") << "Foo(bar baz)" << int(K::Opaque) << "" << "" << "" << "";
-        QTest::newRow("wrapper of sym") << "Wrap(Sym(s0))" << int(K::Opaque) << "" << "" << "" << "";
+                                 << "f32"
+                                 << "8,4"
+                                 << "4,1"
+                                 << "cuda:0";
+        QTest::newRow("nested subclass") << "A(B(i32[2]))" << int(K::Tensor) << "i32"
+                                         << "2"
+                                         << ""
+                                         << "";
+        QTest::newRow("sym int") << "Sym(s0)" << int(K::SymInt) << ""
+                                 << ""
+                                 << ""
+                                 << "";
+        QTest::newRow("sym floordiv") << "Sym(((-u1)//3))" << int(K::SymInt) << ""
+                                      << ""
+                                      << ""
+                                      << "";
+        QTest::newRow("sym float") << "Sym(s1 - 1.0)" << int(K::SymFloat) << ""
+                                   << ""
+                                   << ""
+                                   << "";
+        QTest::newRow("sym bool") << "Sym(u0 >= 0)" << int(K::SymBool) << ""
+                                  << ""
+                                  << ""
+                                  << "";
+        QTest::newRow("sym eq") << "Sym(Eq(s0, 3))" << int(K::SymBool) << ""
+                                << ""
+                                << ""
+                                << "";
+        QTest::newRow("sym true") << "Sym(True)" << int(K::SymBool) << ""
+                                  << ""
+                                  << ""
+                                  << "";
+        QTest::newRow("opaque type") << "torch.Tensor" << int(K::Opaque) << ""
+                                     << ""
+                                     << ""
+                                     << "";
+        QTest::newRow("opaque wrapper") << "Foo(bar baz)" << int(K::Opaque) << ""
+                                        << ""
+                                        << ""
+                                        << "";
+        QTest::newRow("wrapper of sym") << "Wrap(Sym(s0))" << int(K::Opaque) << ""
+                                        << ""
+                                        << ""
+                                        << "";
     }
-    void handCases() {
+    void handCases()
+    {
         QFETCH(QString, text);
         QFETCH(int, kind);
         QFETCH(QString, dtype);
@@ -183,7 +271,8 @@ private slots:
         if (m.kind == ValueMeta::Kind::Opaque) QCOMPARE(q(m.opaqueText), text);
     }
 
-    void fields() {
+    void fields()
+    {
         ValueMeta m = parseAnnotation("TwoTensor(f32[3, 4])");
         QCOMPARE(m.wrapperPrefix, std::string("TwoTensor("));
         QCOMPARE(m.wrapperSuffix, std::string(")"));
@@ -204,7 +293,8 @@ private slots:
         QCOMPARE(formatAnnotation(parseAnnotation("f32[s0*2]")), std::string("f32[2*s0]"));
     }
 
-    void equality() {
+    void equality()
+    {
         ValueMeta a = parseAnnotation("f32[s0, 4]");
         ValueMeta b = parseAnnotation("f32[s0, 4]");
         b.tensor.sizes[0].setHint(16);  // hints are ignored
@@ -221,7 +311,8 @@ private slots:
         QCOMPARE(formatAnnotation(ValueMeta::ofTuple({a})), std::string());
     }
 
-    void strides() {
+    void strides()
+    {
         std::vector<SymInt> s = {2, 3, 4};
         QCOMPARE(contiguousStrides(s), (std::vector<SymInt>{12, 4, 1}));
         QCOMPARE(contiguousStrides({5, 0, 3}), (std::vector<SymInt>{3, 3, 1}));  // max(size, 1)
@@ -236,7 +327,8 @@ private slots:
         QCOMPARE(contiguousStrides(m.tensor.sizes), m.tensor.strides);
     }
 
-    void malformed_data() {
+    void malformed_data()
+    {
         QTest::addColumn<QString>("text");
         QTest::addColumn<int>("column");
         QTest::newRow("empty") << "" << 1;
@@ -257,7 +349,8 @@ private slots:
         QTest::newRow("bad inner dtype") << "TwoTensor(q32[3])" << 11;
         QTest::newRow("huge size") << "f32[99999999999999999999]" << 5;
     }
-    void malformed() {
+    void malformed()
+    {
         QFETCH(QString, text);
         QFETCH(int, column);
         try {

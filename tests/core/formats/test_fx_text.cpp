@@ -25,20 +25,23 @@ namespace {
 
 QString corpusDir() { return QStringLiteral(FXLENS_CORPUS_DIR); }
 
-std::string readFile(const QString& path) {
+std::string readFile(const QString& path)
+{
     QFile f(path);
     if (!f.open(QIODevice::ReadOnly)) return {};
     QByteArray b = f.readAll();
     return std::string(b.constData(), static_cast<size_t>(b.size()));
 }
 
-size_t totalNodes(const Graph& g) {
+size_t totalNodes(const Graph& g)
+{
     size_t n = g.size();
     for (const auto& [k, sg] : g.subgraphs) n += totalNodes(*sg);
     return n;
 }
 
-double cpuSeconds() {
+double cpuSeconds()
+{
     timespec t{};
     clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
     return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_nsec) * 1e-9;
@@ -47,7 +50,8 @@ double cpuSeconds() {
 // Node count of FX text by line patterns, independent of the parser: per forward, the
 // placeholders (def parameters, or the names bound by the pytree flatten line), one node
 // per "name[: annot] = rhs" line that is not a placeholder alias, one output per return.
-int independentNodeCount(const std::string& text) {
+int independentNodeCount(const std::string& text)
+{
     const QStringList lines = QString::fromStdString(text).split(QLatin1Char('\n'));
     static const QRegularExpression defRe(QStringLiteral("^\\s*def forward\\("));
     static const QRegularExpression quoted(QStringLiteral("\"[^\"]*\"|'[^']*'"));
@@ -105,7 +109,8 @@ int independentNodeCount(const std::string& text) {
     return total;
 }
 
-struct Payload {
+struct Payload
+{
     QString name;
     int firstLine = 0;
     std::string text;
@@ -113,7 +118,8 @@ struct Payload {
 
 // FX graph payloads of a TORCH_TRACE log (torch_trace.md §2.2): the TAB-prefixed lines after an
 // envelope with "has_payload" whose kind carries print_readable() text.
-std::vector<Payload> graphPayloads(const QString& path) {
+std::vector<Payload> graphPayloads(const QString& path)
+{
     static const QRegularExpression header(
         QStringLiteral("^[VIWEC]\\d{4} \\d\\d:\\d\\d:\\d\\d\\.\\d+ +\\d+ [^\\]]+\\] (\\{.*\\})$"));
     static const QStringList graphKinds = {
@@ -122,8 +128,9 @@ std::vector<Payload> graphPayloads(const QString& path) {
         QStringLiteral("aot_inference_graph"),      QStringLiteral("inductor_pre_grad_graph"),
         QStringLiteral("inductor_post_grad_graph"), QStringLiteral("optimize_ddp_split_graph"),
         QStringLiteral("optimize_ddp_split_child"), QStringLiteral("compiled_autograd_graph")};
-    static const QStringList graphArtifacts = {QStringLiteral("before_pre_grad_graph"), QStringLiteral("after_pre_grad_graph"),
-                                               QStringLiteral("before_post_grad_graph"), QStringLiteral("after_post_grad_graph")};
+    static const QStringList graphArtifacts = {
+        QStringLiteral("before_pre_grad_graph"), QStringLiteral("after_pre_grad_graph"),
+        QStringLiteral("before_post_grad_graph"), QStringLiteral("after_post_grad_graph")};
     std::vector<Payload> out;
     const std::string all = readFile(path);
     std::vector<std::string> lines;
@@ -142,7 +149,8 @@ std::vector<Payload> graphPayloads(const QString& path) {
         const QString kind = QString::fromStdString(env.begin().key());
         QString name = kind;
         bool graph = graphKinds.contains(kind);
-        if (kind == QLatin1String("artifact") && env.begin().value().is_object() && env.begin().value().contains("name")) {
+        if (kind == QLatin1String("artifact") && env.begin().value().is_object()
+            && env.begin().value().contains("name")) {
             name = QString::fromStdString(env.begin().value()["name"].get<std::string>());
             graph = graphArtifacts.contains(name);
         }
@@ -157,8 +165,8 @@ std::vector<Payload> graphPayloads(const QString& path) {
             first = false;
         }
         if (graph) {
-            p.name = QDir(corpusDir()).relativeFilePath(path) + QLatin1Char(':') + QString::number(i + 1) +
-                     QLatin1Char(':') + name;
+            p.name = QDir(corpusDir()).relativeFilePath(path) + QLatin1Char(':') + QString::number(i + 1)
+                + QLatin1Char(':') + name;
             out.push_back(std::move(p));
         }
         i = k - 1;
@@ -166,7 +174,8 @@ std::vector<Payload> graphPayloads(const QString& path) {
     return out;
 }
 
-bool outputIsLast(const Graph& g, QString* why) {
+bool outputIsLast(const Graph& g, QString* why)
+{
     int outputs = 0;
     bool seenOther = false;
     for (size_t k = 0; k < g.order().size(); ++k) {
@@ -187,21 +196,23 @@ bool outputIsLast(const Graph& g, QString* why) {
     return true;
 }
 
-const Node& byName(const Graph& g, const char* name) {
+const Node& byName(const Graph& g, const char* name)
+{
     NodeId id = g.findByName(name);
     if (id == kNoNode) throw std::runtime_error(std::string("no node ") + name);
     return g.node(id);
 }
 
 // Parses, prints, parses again: same graph, and printing is a fixpoint.
-void checkRoundTrip(const Graph& g) {
+void checkRoundTrip(const Graph& g)
+{
     const std::string printed = printReadable(g);
     Graph g2;
     try {
         g2 = parseFxText(printed, "<printed>");
     } catch (const InputError& e) {
-        QFAIL(qPrintable(QStringLiteral("printed text does not parse: ") + QString::fromStdString(e.what()) +
-                         QStringLiteral("\n") + QString::fromStdString(printed.substr(0, 4000))));
+        QFAIL(qPrintable(QStringLiteral("printed text does not parse: ") + QString::fromStdString(e.what())
+                         + QStringLiteral("\n") + QString::fromStdString(printed.substr(0, 4000))));
     }
     std::string why;
     QVERIFY2(g.structurallyEqual(g2, &why), why.c_str());
@@ -215,39 +226,45 @@ void checkRoundTrip(const Graph& g) {
     QCOMPARE(printReadable(g2), printed);
 }
 
-QString loadFixture(const char* name, std::string* text) {
+QString loadFixture(const char* name, std::string* text)
+{
     *text = readFile(corpusDir() + QStringLiteral("/fx/") + QLatin1String(name));
     return text->empty() ? QStringLiteral("corpus file fx/%1 not found").arg(QLatin1String(name)) : QString();
 }
 
 }  // namespace
 
-class TestFxText : public QObject {
+class TestFxText : public QObject
+{
     Q_OBJECT
 
 private slots:
-    void initTestCase() {
+    void initTestCase()
+    {
         if (!QDir(corpusDir()).exists()) QSKIP("corpus directory FXLENS_CORPUS_DIR not found");
     }
 
     // ---------------------------------------------------------------- every corpus graph
-    void corpusGraph_data() {
+    void corpusGraph_data()
+    {
         QTest::addColumn<QString>("file");
         QTest::addColumn<int>("firstLine");
         QTest::addColumn<std::string>("text");
         const QString root = corpusDir();
         QStringList files;
         for (const QString& sub : {QStringLiteral("pytorch"), QStringLiteral("pytorch/large")})
-            for (const QString& f : QDir(root + QLatin1Char('/') + sub).entryList({QStringLiteral("*.code.py")}, QDir::Files, QDir::Name))
+            for (const QString& f :
+                 QDir(root + QLatin1Char('/') + sub).entryList({QStringLiteral("*.code.py")}, QDir::Files, QDir::Name))
                 files << sub + QLatin1Char('/') + f;
-        for (const QString& f : QDir(root + QStringLiteral("/fx")).entryList({QStringLiteral("*.txt")}, QDir::Files, QDir::Name))
+        for (const QString& f :
+             QDir(root + QStringLiteral("/fx")).entryList({QStringLiteral("*.txt")}, QDir::Files, QDir::Name))
             files << QStringLiteral("fx/") + f;
         for (const QString& f : files) {
             const std::string text = readFile(root + QLatin1Char('/') + f);
             QTest::newRow(qPrintable(f)) << root + QLatin1Char('/') + f << 1 << text;
         }
-        QDirIterator it(root + QStringLiteral("/tlparse"), {QStringLiteral("*.log"), QStringLiteral("*.txt")}, QDir::Files,
-                        QDirIterator::Subdirectories);
+        QDirIterator it(root + QStringLiteral("/tlparse"), {QStringLiteral("*.log"), QStringLiteral("*.txt")},
+                        QDir::Files, QDirIterator::Subdirectories);
         QStringList logs;
         while (it.hasNext()) logs << it.next();
         logs.sort();
@@ -260,7 +277,8 @@ private slots:
         QVERIFY2(payloads >= 50, "expected the tlparse logs to carry at least 50 graph payloads");
     }
 
-    void corpusGraph() {
+    void corpusGraph()
+    {
         QFETCH(QString, file);
         QFETCH(int, firstLine);
         QFETCH(std::string, text);
@@ -288,12 +306,15 @@ private slots:
 
     // The text FX would print: ours matches the original line for line (code lines, ignoring
     // comment-only lines, blank lines and trailing spaces).
-    void printMatchesOriginal_data() {
+    void printMatchesOriginal_data()
+    {
         QTest::addColumn<QString>("file");
-        for (const QString& f : QDir(corpusDir() + QStringLiteral("/fx")).entryList({QStringLiteral("*.txt")}, QDir::Files, QDir::Name))
+        for (const QString& f :
+             QDir(corpusDir() + QStringLiteral("/fx")).entryList({QStringLiteral("*.txt")}, QDir::Files, QDir::Name))
             QTest::newRow(qPrintable(f)) << corpusDir() + QStringLiteral("/fx/") + f;
     }
-    void printMatchesOriginal() {
+    void printMatchesOriginal()
+    {
         QFETCH(QString, file);
         const std::string text = readFile(file);
         Graph g = parseFxText(text, file.toStdString());
@@ -312,7 +333,8 @@ private slots:
                     if (!l.startsWith(QLatin1String("class "))) continue;
                     inGraph = true;
                 }
-                if (original && !l.trimmed().isEmpty() && !l.startsWith(QLatin1Char(' ')) && !l.startsWith(QLatin1String("class ")))
+                if (original && !l.trimmed().isEmpty() && !l.startsWith(QLatin1Char(' '))
+                    && !l.startsWith(QLatin1String("class ")))
                     break;  // "Graph signature:", "# graph id: ..." after the module
                 if (exported) l = l.mid(4);
                 while (l.endsWith(QLatin1Char(' '))) l.chop(1);
@@ -328,7 +350,8 @@ private slots:
     }
 
     // Comments: the summary lines FX prints come back (first differing node gets one).
-    void commentsMatchOriginal() {
+    void commentsMatchOriginal()
+    {
         std::string text;
         QString missing = loadFixture("tlparse_v2.9dev_mlp_aot_forward_graph_expanded.txt", &text);
         if (!missing.isEmpty()) QSKIP(qPrintable(missing));
@@ -336,13 +359,15 @@ private slots:
         auto comments = [](const std::string& t) {
             QStringList out;
             for (const QString& l : QString::fromStdString(t).split(QLatin1Char('\n')))
-                if (l.trimmed().startsWith(QLatin1Char('#')) && !l.contains(QLatin1String("No stacktrace"))) out << l.trimmed();
+                if (l.trimmed().startsWith(QLatin1Char('#')) && !l.contains(QLatin1String("No stacktrace")))
+                    out << l.trimmed();
             return out;
         };
         QCOMPARE(comments(printReadable(g)), comments(text));
     }
 
-    void largeGraphParses() {
+    void largeGraphParses()
+    {
         const QString path = corpusDir() + QStringLiteral("/pytorch/large/gpt2_deep640.joint.code.py");
         const std::string text = readFile(path);
         if (text.empty()) QSKIP("large corpus graph not found");
@@ -361,7 +386,8 @@ private slots:
     }
 
     // ---------------------------------------------------------------- documented examples
-    void e1JointGraphExpanded() {
+    void e1JointGraphExpanded()
+    {
         std::string text;
         QString missing = loadFixture("tlparse_v2.9dev_mlp_aot_joint_graph_expanded.txt", &text);
         if (!missing.isEmpty()) QSKIP(qPrintable(missing));
@@ -411,7 +437,8 @@ private slots:
         checkRoundTrip(g);
     }
 
-    void e3ForwardExpandedSignature() {
+    void e3ForwardExpandedSignature()
+    {
         std::string text;
         QString missing = loadFixture("tlparse_v2.9dev_mlp_aot_forward_graph_expanded.txt", &text);
         if (!missing.isEmpty()) QSKIP(qPrintable(missing));
@@ -421,9 +448,10 @@ private slots:
         QCOMPARE(byName(g, "primals_6").meta.desc, std::string("PlainAOTInput(idx=5)"));
         QVERIFY(!g.outputPytree);
         QVERIFY(!g.outputIsList);
-        QCOMPARE(g.outputDescs, (std::vector<std::string>{"PlainAOTOutput(idx=0)", "PlainAOTOutput(idx=1)",
-                                                           "SavedForBackwardsAOTOutput(idx=0)", "SavedForBackwardsAOTOutput(idx=1)",
-                                                           "SavedForBackwardsAOTOutput(idx=2)"}));
+        QCOMPARE(g.outputDescs,
+                 (std::vector<std::string>{"PlainAOTOutput(idx=0)", "PlainAOTOutput(idx=1)",
+                                           "SavedForBackwardsAOTOutput(idx=0)", "SavedForBackwardsAOTOutput(idx=1)",
+                                           "SavedForBackwardsAOTOutput(idx=2)"}));
         const Node& out = g.node(g.outputNode());
         QCOMPARE(out.args[0].kind, Arg::Kind::Tuple);
         QCOMPARE(out.args[0].items[3].node, byName(g, "sigmoid").id);
@@ -438,7 +466,8 @@ private slots:
         checkRoundTrip(b);
     }
 
-    void e2PytreeDeclarationsAndPreamble() {
+    void e2PytreeDeclarationsAndPreamble()
+    {
         std::string text;
         QString missing = loadFixture("entangle_megatron_gpt_tp1_fwd_bwd_both.g0.r0.txt", &text);
         if (!missing.isEmpty()) QSKIP(qPrintable(missing));
@@ -457,7 +486,8 @@ private slots:
         QVERIFY(apex);
     }
 
-    void e4CollectivesAndTuples() {
+    void e4CollectivesAndTuples()
+    {
         std::string text;
         QString missing = loadFixture("tlparse_v2.9dev_collectives_aot_inference_graph.txt", &text);
         if (!missing.isEmpty()) QSKIP(qPrintable(missing));
@@ -477,7 +507,8 @@ private slots:
         QVERIFY(byName(g, "wait_tensor").isOp("_c10d_functional.wait_tensor.default"));
     }
 
-    void e5DynamoGraph() {
+    void e5DynamoGraph()
+    {
         std::string text;
         QString missing = loadFixture("tlparse_v2.9dev_collectives_dynamo_output_graph.txt", &text);
         if (!missing.isEmpty()) QSKIP(qPrintable(missing));
@@ -515,7 +546,8 @@ private slots:
         QCOMPARE(formatAnnotation(ga.val), std::string("f32[2][1]cpu"));
     }
 
-    void e6InvokeSubgraph() {
+    void e6InvokeSubgraph()
+    {
         std::string text;
         QString missing = loadFixture("pytorch_test_invoke_subgraph_dynamo_graph.txt", &text);
         if (!missing.isEmpty()) QSKIP(qPrintable(missing));
@@ -547,13 +579,15 @@ private slots:
         QCOMPARE(f.subgraph("partitioned_fw_subgraph_0_0")->placeholders().size(), size_t(3));
     }
 
-    void flexAttentionNestedGraphs() {
+    void flexAttentionNestedGraphs()
+    {
         const QString log = corpusDir() + QStringLiteral("/tlparse/cache_hit_miss.log");
         std::vector<Payload> ps = graphPayloads(log);
         if (ps.empty()) QSKIP("cache_hit_miss.log not found");
         const Payload* dyn = nullptr;
         for (const Payload& p : ps)
-            if (p.name.endsWith(QLatin1String("dynamo_output_graph")) && p.text.find("mask_fn_0") != std::string::npos) {
+            if (p.name.endsWith(QLatin1String("dynamo_output_graph"))
+                && p.text.find("mask_fn_0") != std::string::npos) {
                 dyn = &p;
                 break;
             }
@@ -580,7 +614,8 @@ private slots:
         checkRoundTrip(g);
     }
 
-    void e7SymbolicShapes() {
+    void e7SymbolicShapes()
+    {
         std::string text;
         QString missing = loadFixture("pytorch_test_aotdispatch_twotensor_symbolic_fw.txt", &text);
         if (!missing.isEmpty()) QSKIP(qPrintable(missing));
@@ -598,7 +633,8 @@ private slots:
         QCOMPARE(out.args[0].items[3].node, out.args[0].items[4].node);  // outputs may repeat
     }
 
-    void e8UnbackedExportedProgram() {
+    void e8UnbackedExportedProgram()
+    {
         std::string text;
         QString missing = loadFixture("tlparse_v2.7dev_exported_program_unbacked_symints.txt", &text);
         if (!missing.isEmpty()) QSKIP(qPrintable(missing));
@@ -619,23 +655,28 @@ private slots:
     }
 
     // Comment lines of newer versions: custom annotations, SAC tags, autograd_backward.
-    void e9SacTagsAndAnnotations() {
+    void e9SacTagsAndAnnotations()
+    {
         const std::string text =
             "class GraphModule(torch.nn.Module):\n"
             "    def forward(self, embedding: \"f32[4, 4096]\", w: \"f32[4096]\"):\n"
-            "        # Annotation: {'module_fqn': 'layers.0.attention_norm', 'fusion_class': 'decomposable', 'is_fusible': True} "
-            "recompute: PREFER_RECOMPUTE File: /x/torch/nn/modules/normalization.py:427 in forward, code: return F.rms_norm(x, "
+            "        # Annotation: {'module_fqn': 'layers.0.attention_norm', 'fusion_class': 'decomposable', "
+            "'is_fusible': True} "
+            "recompute: PREFER_RECOMPUTE File: /x/torch/nn/modules/normalization.py:427 in forward, code: return "
+            "F.rms_norm(x, "
             "self.normalized_shape, self.weight, self.eps)\n"
             "        _fused_rms_norm_default = torch.ops.aten._fused_rms_norm.default(embedding, [4096], w, 1e-05)\n"
             "        getitem = _fused_rms_norm_default[0]\n"
             "\n"
-            "        # ac_graph_id: 6 - PREFER_RECOMPUTE File: /x/test_fused_attention.py:376 in sfdp_pattern_5_v2, code: attn_mask = torch.zeros(\n"
+            "        # ac_graph_id: 6 - PREFER_RECOMPUTE File: /x/test_fused_attention.py:376 in sfdp_pattern_5_v2, "
+            "code: attn_mask = torch.zeros(\n"
             "        mul = torch.ops.aten.mul.Tensor(getitem, 2)\n"
             "\n"
             "        # # recompute: MUST_SAVE File: /x/a.py:3 in f, code: y = x\n"
             "        mul_1 = torch.ops.aten.mul.Tensor(mul, 3)\n"
             "\n"
-            "        # autograd_backward: True # Annotation: {'n': [1, 2.5, None], 'k': (1,)} recompute: MUST_RECOMPUTE File: /x/b.py:7, code: z\n"
+            "        # autograd_backward: True # Annotation: {'n': [1, 2.5, None], 'k': (1,)} recompute: "
+            "MUST_RECOMPUTE File: /x/b.py:7, code: z\n"
             "        mul_2 = torch.ops.aten.mul.Tensor(mul_1, 4)\n"
             "\n"
             "        # No stacktrace found for following nodes\n"
@@ -648,7 +689,8 @@ private slots:
         QCOMPARE(rms.meta.custom["module_fqn"].get<std::string>(), std::string("layers.0.attention_norm"));
         QCOMPARE(rms.meta.custom["is_fusible"].get<bool>(), true);
         QCOMPARE(rms.meta.source.line, 427);
-        QCOMPARE(rms.meta.source.code, std::string("return F.rms_norm(x, self.normalized_shape, self.weight, self.eps)"));
+        QCOMPARE(rms.meta.source.code,
+                 std::string("return F.rms_norm(x, self.normalized_shape, self.weight, self.eps)"));
         QCOMPARE(rms.args[3].f, 1e-05);
         QCOMPARE(byName(g, "getitem").meta.recompute, Recompute::PreferRecompute);
         const Node& mul = byName(g, "mul");
@@ -673,7 +715,8 @@ private slots:
     }
 
     // 2.1-2.3: unquoted annotations; nested classes named after the child's class.
-    void oldUnquotedAnnotations() {
+    void oldUnquotedAnnotations()
+    {
         const std::string text =
             "class GraphModule(torch.nn.Module):\n"
             "    def forward(self, arg0_1: f32[s0, 3]):\n"
@@ -681,7 +724,8 @@ private slots:
             "        gt: Sym(s0 > 4) = sym_size > 4;  sym_size = None\n"
             "        true_graph_0 = self.true_graph_0\n"
             "        false_graph_0 = self.false_graph_0\n"
-            "        conditional: f32[s0, 3] = torch.ops.higher_order.cond(gt, true_graph_0, false_graph_0, [arg0_1]);  gt = true_graph_0 = false_graph_0 = arg0_1 = None\n"
+            "        conditional: f32[s0, 3] = torch.ops.higher_order.cond(gt, true_graph_0, false_graph_0, [arg0_1]); "
+            " gt = true_graph_0 = false_graph_0 = arg0_1 = None\n"
             "        return (conditional,)\n"
             "\n"
             "    class <lambda>(torch.nn.Module):\n"
@@ -710,15 +754,14 @@ private slots:
         checkRoundTrip(g);
 
         // pre-2.0 Python type annotations are kept verbatim
-        const std::string typed =
-            "class GraphModule(torch.nn.Module):\n"
-            "    def forward(self, L_a_ : torch.Tensor, L_b_ : torch.Tensor):\n"
-            "        l_a_ = L_a_\n"
-            "        l_b_ = L_b_\n"
-            "\n"
-            "        # File: /root/dynami.py:9, code: return a + b\n"
-            "        add = l_a_ + l_b_;  l_a_ = l_b_ = None\n"
-            "        return (add,)\n";
+        const std::string typed = "class GraphModule(torch.nn.Module):\n"
+                                  "    def forward(self, L_a_ : torch.Tensor, L_b_ : torch.Tensor):\n"
+                                  "        l_a_ = L_a_\n"
+                                  "        l_b_ = L_b_\n"
+                                  "\n"
+                                  "        # File: /root/dynami.py:9, code: return a + b\n"
+                                  "        add = l_a_ + l_b_;  l_a_ = l_b_ = None\n"
+                                  "        return (add,)\n";
         Graph t = parseFxText(typed, "typed");
         const Node& a = byName(t, "l_a_");
         QCOMPARE(a.typeExpr, std::string("torch.Tensor"));
@@ -729,7 +772,8 @@ private slots:
     }
 
     // Every statement form of §2.4.
-    void operatorForms() {
+    void operatorForms()
+    {
         const std::string text =
             "class GraphModule(torch.nn.Module):\n"
             "    def forward(self, a: \"f32[4, 4]\", b: \"f32[4, 4]\", n: \"Sym(s0)\", *args, k = None):\n"
@@ -763,7 +807,8 @@ private slots:
             "        af = torch.ops.higher_order.auto_functionalized_v2(torch.ops.fsdp.split_with_sizes_copy.default, "
             "all_gather_output = a, _out_0_size = (2, 128), _all_bases = [b])\n"
             "        baz = torch.ops.test.baz(a)\n"
-            "        return [add, neg, pos, invert, matmul, sub, rsub, pow_1, floordiv, ge, eq, getitem, getitem_1, getitem_2, iadd, "
+            "        return [add, neg, pos, invert, matmul, sub, rsub, pow_1, floordiv, ge, eq, getitem, getitem_1, "
+            "getitem_2, iadd, "
             "setitem, shape, view, new_empty, linear, layer, w, c0, ga, s, nt, af, baz]\n";
         Graph g = parseFxText(text, "ops");
         auto is = [&](const char* name, const char* target) { return byName(g, name).isOp(target); };
@@ -829,13 +874,13 @@ private slots:
 
     // A call target under "builtins." that is not a builtin function keeps its prefix when printed
     // (found by fuzz_fx_text: "builtins.frob" printed as "frob" and came back as "frob").
-    void builtinsPrefixRoundTrip() {
-        const std::string text =
-            "class GraphModule(torch.nn.Module):\n"
-            "    def forward(self, a: \"f32[4]\"):\n"
-            "        frob = builtins.frob(a)\n"
-            "        n = len(a)\n"
-            "        return [frob, n]\n";
+    void builtinsPrefixRoundTrip()
+    {
+        const std::string text = "class GraphModule(torch.nn.Module):\n"
+                                 "    def forward(self, a: \"f32[4]\"):\n"
+                                 "        frob = builtins.frob(a)\n"
+                                 "        n = len(a)\n"
+                                 "        return [frob, n]\n";
         Graph g = parseFxText(text, "builtins");
         QVERIFY(byName(g, "frob").isOp("builtins.frob"));
         QVERIFY(byName(g, "n").isOp("builtins.len"));
@@ -847,13 +892,15 @@ private slots:
 
     // Floats print as Python's repr (shortest round-trip digits), whatever the C locale says;
     // the expected strings were printed by python3's repr() for the same bit patterns.
-    void pythonFloatRepr_data() {
+    void pythonFloatRepr_data()
+    {
         QTest::addColumn<quint64>("bits");
         QTest::addColumn<QString>("repr");
         QTest::newRow("0.1") << quint64(0x3fb999999999999aULL) << QStringLiteral("0.1");
         QTest::newRow("1e+16") << quint64(0x4341c37937e08000ULL) << QStringLiteral("1e+16");
         QTest::newRow("1000000000000000.0") << quint64(0x430c6bf526340000ULL) << QStringLiteral("1000000000000000.0");
-        QTest::newRow("1.2345678901234568e+17") << quint64(0x437b69b4ba630f35ULL) << QStringLiteral("1.2345678901234568e+17");
+        QTest::newRow("1.2345678901234568e+17")
+            << quint64(0x437b69b4ba630f35ULL) << QStringLiteral("1.2345678901234568e+17");
         QTest::newRow("0.0001") << quint64(0x3f1a36e2eb1c432dULL) << QStringLiteral("0.0001");
         QTest::newRow("1e-05") << quint64(0x3ee4f8b588e368f1ULL) << QStringLiteral("1e-05");
         QTest::newRow("0.00012345") << quint64(0x3f202e4b6ce5dc68ULL) << QStringLiteral("0.00012345");
@@ -861,7 +908,8 @@ private slots:
         QTest::newRow("1.0") << quint64(0x3ff0000000000000ULL) << QStringLiteral("1.0");
         QTest::newRow("3e+300") << quint64(0x7e51eb2d66005835ULL) << QStringLiteral("3e+300");
         QTest::newRow("5e-324") << quint64(0x0000000000000001ULL) << QStringLiteral("5e-324");
-        QTest::newRow("1.7976931348623157e+308") << quint64(0x7fefffffffffffffULL) << QStringLiteral("1.7976931348623157e+308");
+        QTest::newRow("1.7976931348623157e+308")
+            << quint64(0x7fefffffffffffffULL) << QStringLiteral("1.7976931348623157e+308");
         QTest::newRow("0.3") << quint64(0x3fd3333333333333ULL) << QStringLiteral("0.3");
         QTest::newRow("0.6666666666666666") << quint64(0x3fe5555555555555ULL) << QStringLiteral("0.6666666666666666");
         QTest::newRow("-1e-07") << quint64(0xbe7ad7f29abcaf48ULL) << QStringLiteral("-1e-07");
@@ -872,7 +920,8 @@ private slots:
         QTest::newRow("inf") << quint64(0x7ff0000000000000ULL) << QStringLiteral("inf");
         QTest::newRow("-inf") << quint64(0xfff0000000000000ULL) << QStringLiteral("-inf");
     }
-    void pythonFloatRepr() {
+    void pythonFloatRepr()
+    {
         QFETCH(quint64, bits);
         QFETCH(QString, repr);
         double v;
@@ -890,14 +939,19 @@ private slots:
     }
 
     // Argument values: exact ints and floats, strings, torch objects.
-    void argumentValues() {
+    void argumentValues()
+    {
         const std::string text =
             "def forward(self, x):\n"
             "    foo = torch.ops.aten.foo.default(x, 9223372036854775807, -9223372036854775808, 1e-05, 0.1, -0.0, 3.0, "
-            "inf, -inf, nan, 'a\\'b', \"it's\", '\\n\\t\\\\\\x41\\u00e9', [1, (2,), ()], {'k': None, 'j': [True, False]}, "
-            "torch.float32, torch.bfloat16, torch.float8_e4m3fn, device(type='cuda', index=0), device(type='cpu'), torch.strided, "
-            "torch.contiguous_format, torch.channels_last, torch.ops.fsdp.split_with_sizes_copy.default, slice(None, 2, None), ..., "
-            "123456789012345678901234567890, 2.5e-300, 1.7976931348623157e+308, 5e-324, torch.Tensor(size=[2], dtype=float32), "
+            "inf, -inf, nan, 'a\\'b', \"it's\", '\\n\\t\\\\\\x41\\u00e9', [1, (2,), ()], {'k': None, 'j': [True, "
+            "False]}, "
+            "torch.float32, torch.bfloat16, torch.float8_e4m3fn, device(type='cuda', index=0), device(type='cpu'), "
+            "torch.strided, "
+            "torch.contiguous_format, torch.channels_last, torch.ops.fsdp.split_with_sizes_copy.default, slice(None, "
+            "2, None), ..., "
+            "123456789012345678901234567890, 2.5e-300, 1.7976931348623157e+308, 5e-324, torch.Tensor(size=[2], "
+            "dtype=float32), "
             "MyEnum.VALUE, 'é')\n"
             "    return foo\n";
         Graph g = parseFxText(text, "args");
@@ -951,18 +1005,19 @@ private slots:
     }
 
     // gm.code of exported modules and the boxed calling convention.
-    void pytreeAndBoxedCode() {
-        const std::string code =
-            "\n\n\ndef forward(self, x):\n"
-            "    x, = fx_pytree.tree_flatten_spec(([x], {}), self._in_spec)\n"
-            "    _guards_fn = self._guards_fn(x);  _guards_fn = None\n"
-            "    add = torch.ops.aten.add.Tensor(x, 1);  x = None\n"
-            "    submod_4 = self.submod_2\n"
-            "    add_1 = torch.ops.higher_order.wrap_with_set_grad_enabled(False, submod_4, add);  submod_4 = add = None\n"
-            "    getitem = add_1[0];  add_1 = None\n"
-            "    sub = torch.ops.aten.sub.Tensor(getitem, 1)\n"
-            "    return pytree.tree_unflatten((getitem, sub), self._out_spec)\n"
-            "    ";
+    void pytreeAndBoxedCode()
+    {
+        const std::string code = "\n\n\ndef forward(self, x):\n"
+                                 "    x, = fx_pytree.tree_flatten_spec(([x], {}), self._in_spec)\n"
+                                 "    _guards_fn = self._guards_fn(x);  _guards_fn = None\n"
+                                 "    add = torch.ops.aten.add.Tensor(x, 1);  x = None\n"
+                                 "    submod_4 = self.submod_2\n"
+                                 "    add_1 = torch.ops.higher_order.wrap_with_set_grad_enabled(False, submod_4, add); "
+                                 " submod_4 = add = None\n"
+                                 "    getitem = add_1[0];  add_1 = None\n"
+                                 "    sub = torch.ops.aten.sub.Tensor(getitem, 1)\n"
+                                 "    return pytree.tree_unflatten((getitem, sub), self._out_spec)\n"
+                                 "    ";
         Graph g = parseFxText(code, "export");
         QCOMPARE(static_cast<int>(g.signature), static_cast<int>(SignatureStyle::Pytree));
         QCOMPARE(g.pytreeArgNames, std::vector<std::string>{"x"});
@@ -973,14 +1028,13 @@ private slots:
         QCOMPARE(g.size(), size_t(8));
         checkRoundTrip(g);
 
-        const std::string boxed =
-            "def forward(self, args_list):\n"
-            "    args_iter = iter(args_list)\n"
-            "    arg0_1 = next(args_iter)\n"
-            "    arg1_1 = next(args_iter)\n"
-            "    args_list.clear()\n"
-            "    mul = torch.ops.aten.mul.Tensor(arg0_1, arg1_1);  arg0_1 = arg1_1 = None\n"
-            "    return (mul,)\n";
+        const std::string boxed = "def forward(self, args_list):\n"
+                                  "    args_iter = iter(args_list)\n"
+                                  "    arg0_1 = next(args_iter)\n"
+                                  "    arg1_1 = next(args_iter)\n"
+                                  "    args_list.clear()\n"
+                                  "    mul = torch.ops.aten.mul.Tensor(arg0_1, arg1_1);  arg0_1 = arg1_1 = None\n"
+                                  "    return (mul,)\n";
         Graph b = parseFxText(boxed, "boxed");
         QCOMPARE(static_cast<int>(b.signature), static_cast<int>(SignatureStyle::Boxed));
         QCOMPARE(b.placeholders().size(), size_t(2));
@@ -992,7 +1046,8 @@ private slots:
         checkRoundTrip(b2);
     }
 
-    void printOptions() {
+    void printOptions()
+    {
         std::string text;
         QString missing = loadFixture("tlparse_v2.9dev_mlp_aot_joint_graph_expanded.txt", &text);
         if (!missing.isEmpty()) QSKIP(qPrintable(missing));
@@ -1011,13 +1066,14 @@ private slots:
     }
 
     // Windows line ends, a byte order mark, an annotation the meta parser does not know.
-    void crlfBomAndUnknownAnnotation() {
-        const std::string text =
-            "\xEF\xBB\xBF" "class G(torch.nn.Module):\r\n"
-            "    def forward(self, x: \"q32[8]\"):\r\n"
-            "        # File: /a.py:1 in f, code: y = x.foo()\r\n"
-            "        y: \"f32[8][1]cpu\" = x.foo('a\\\r\nb');  x = None\r\n"
-            "        return (y,)\r\n";
+    void crlfBomAndUnknownAnnotation()
+    {
+        const std::string text = "\xEF\xBB\xBF"
+                                 "class G(torch.nn.Module):\r\n"
+                                 "    def forward(self, x: \"q32[8]\"):\r\n"
+                                 "        # File: /a.py:1 in f, code: y = x.foo()\r\n"
+                                 "        y: \"f32[8][1]cpu\" = x.foo('a\\\r\nb');  x = None\r\n"
+                                 "        return (y,)\r\n";
         DiagnosticList diags;
         Graph g = parseFxText(text, "crlf", 1, &diags);
         QCOMPARE(g.className, std::string("G"));
@@ -1034,12 +1090,12 @@ private slots:
     }
 
     // TORCH_TRACE payloads: locations refer to the log file.
-    void payloadLocations() {
-        const std::string payload =
-            "class GraphModule(torch.nn.Module):\n"
-            "    def forward(self, x: \"f32[2]\"):\n"
-            "        y = torch.ops.aten.sin.default(q)\n"
-            "        return (y,)\n";
+    void payloadLocations()
+    {
+        const std::string payload = "class GraphModule(torch.nn.Module):\n"
+                                    "    def forward(self, x: \"f32[2]\"):\n"
+                                    "        y = torch.ops.aten.sin.default(q)\n"
+                                    "        return (y,)\n";
         try {
             parseFxText(payload, "trace.log", 41, nullptr, 1);
             QFAIL("expected an InputError");
@@ -1051,7 +1107,8 @@ private slots:
     }
 
     // ---------------------------------------------------------------- malformed inputs
-    void malformed_data() {
+    void malformed_data()
+    {
         QTest::addColumn<std::string>("text");
         QTest::addColumn<int>("line");
         QTest::addColumn<int>("column");
@@ -1059,36 +1116,154 @@ private slots:
         auto addMalformed = [](const char* name, const std::string& text, int line, int column, const char* message) {
             QTest::newRow(name) << text << line << column << QString::fromUtf8(message);
         };
-    addMalformed("undefined name in arguments", std::string("class GraphModule(torch.nn.Module):\n    def forward(self, x: \"f32[2]\"):\n        y: \"f32[2]\" = torch.ops.aten.sin.default(z)\n        return (y,)\n", 144), 3, 50, "undefined name 'z'");
-    addMalformed("undefined name in return", std::string("class GraphModule(torch.nn.Module):\n    def forward(self, x: \"f32[2]\"):\n        y: \"f32[2]\" = torch.ops.aten.sin.default(x)\n        return (y, w)\n", 146), 4, 20, "undefined name 'w'");
-    addMalformed("duplicate node name", std::string("class GraphModule(torch.nn.Module):\n    def forward(self, x: \"f32[2]\"):\n        y = torch.ops.aten.sin.default(x)\n        y = torch.ops.aten.cos.default(x)\n        return (y,)\n", 176), 4, 9, "duplicate node name 'y'");
-    addMalformed("duplicate parameter", std::string("class GraphModule(torch.nn.Module):\n    def forward(self, x: \"f32[2]\", x: \"f32[2]\"):\n        return (x,)\n", 105), 2, 36, "duplicate parameter 'x'");
-    addMalformed("bracket never closed", std::string("class GraphModule(torch.nn.Module):\n    def forward(self, x: \"f32[2]\"):\n        y = torch.ops.aten.cat.default([x, x]\n        return (y,)\n", 138), 3, 39, "'(' was never closed");
-    addMalformed("mismatched closing bracket", std::string("class GraphModule(torch.nn.Module):\n    def forward(self, x: \"f32[2]\"):\n        y = torch.ops.aten.cat.default([x, x)\n        return (y,)\n", 138), 3, 45, "does not match '['");
-    addMalformed("unexpected indent", std::string("class GraphModule(torch.nn.Module):\n    def forward(self, x: \"f32[2]\"):\n        y = torch.ops.aten.sin.default(x)\n            z = torch.ops.aten.cos.default(y)\n        return (z,)\n", 180), 4, 13, "unexpected indent");
-    addMalformed("unindent mismatch", std::string("class GraphModule(torch.nn.Module):\n    def forward(self, x: \"f32[2]\"):\n        y = torch.ops.aten.sin.default(x)\n      z = torch.ops.aten.cos.default(y)\n        return (z,)\n", 174), 4, 7, "unindent does not match");
-    addMalformed("invalid UTF-8 in a comment", std::string("class GraphModule(torch.nn.Module):\n    def forward(self, x: \"f32[2]\"):\n        # File: /tmp/x\xc3""\xa9""y.py:1 in f, code: \xff""\n        return (x,)\n", 137), 3, 43, "invalid UTF-8");
-    addMalformed("unterminated string", std::string("class GraphModule(torch.nn.Module):\n    def forward(self, x: \"f32[2]\"):\n        y = torch.ops.aten.add.default(x, 'abc)\n        return (y,)\n", 140), 3, 43, "unterminated string");
-    addMalformed("statement after return", std::string("class GraphModule(torch.nn.Module):\n    def forward(self, x: \"f32[2]\"):\n        return (x,)\n        y = torch.ops.aten.sin.default(x)\n", 134), 4, 9, "statement after 'return'");
-    addMalformed("no return", std::string("class GraphModule(torch.nn.Module):\n    def forward(self, x: \"f32[2]\"):\n        y = torch.ops.aten.sin.default(x)\n", 114), 2, 5, "no 'return'");
-    addMalformed("class header without colon", std::string("class GraphModule(torch.nn.Module)\n    def forward(self, x):\n        return (x,)\n", 81), 1, 35, "expected ':'");
-    addMalformed("tab in indentation", std::string("class GraphModule(torch.nn.Module):\n    def forward(self, x: \"f32[2]\"):\n\t        return (x,)\n", 93), 3, 1, "tab character");
-    addMalformed("unexpected character", std::string("class GraphModule(torch.nn.Module):\n    def forward(self, x: \"f32[2]\"):\n        y = torch.ops.aten.sin.default(x) $ 2\n        return (y,)\n", 138), 3, 43, "unexpected character '$'");
-    addMalformed("empty text", std::string("", 0), 1, 1, "no graph found");
-    addMalformed("positional after keyword", std::string("class GraphModule(torch.nn.Module):\n    def forward(self, x: \"f32[2]\"):\n        y = torch.ops.aten.sum.dim_IntList(x, dim = [0], True)\n        return (y,)\n", 155), 3, 58, "positional argument follows keyword argument");
-    addMalformed("truncated hex escape", std::string("class GraphModule(torch.nn.Module):\n    def forward(self, x: \"f32[2]\"):\n        y = torch.ops.aten.add.default(x, 'a\\x4')\n        return (y,)\n", 142), 3, 45, "truncated \\x escape");
-    addMalformed("missing value", std::string("class GraphModule(torch.nn.Module):\n    def forward(self, x: \"f32[2]\"):\n        y = torch.ops.aten.sin.default(x, , x)\n        return (y,)\n", 139), 3, 43, "expected a value");
-    addMalformed("expression statement", std::string("class GraphModule(torch.nn.Module):\n    def forward(self, x: \"f32[2]\"):\n        torch.ops.aten.sin.default(x)\n        return (x,)\n", 130), 3, 14, "expected '='");
-    addMalformed("unclosed unquoted annotation", std::string("class GraphModule(torch.nn.Module):\n    def forward(self, arg0_1: f32[s0, 3):\n        return (arg0_1,)\n", 103), 2, 40, "does not match '['");
-    addMalformed("NUL byte", std::string("class GraphModule(torch.nn.Module):\n    def forward(self, x: \"f32[2]\"):\n        return (x,)\0""\n", 93), 3, 20, "NUL byte");
-    addMalformed("nesting too deep", std::string("class GraphModule(torch.nn.Module):\n    def forward(self, x: \"f32[2]\"):\n        y = torch.ops.aten.foo.default([[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]])\n        return (y,)\n", 555), 3, 240, "nested too deeply");
-    addMalformed("missing forward body", std::string("class GraphModule(torch.nn.Module):\n    def forward(self, x):\nclass Other(torch.nn.Module):\n    pass\n", 101), 3, 1, "expected an indented forward body");
-    addMalformed("operator without operand", std::string("class GraphModule(torch.nn.Module):\n    def forward(self, x: \"f32[2]\"):\n        y = x + \n        return (y,)\n", 109), 3, 17, "expected a value");
-    addMalformed("bad deletion list", std::string("class GraphModule(torch.nn.Module):\n    def forward(self, x: \"f32[2]\"):\n        y = torch.ops.aten.sin.default(x);  x = 3\n        return (y,)\n", 142), 3, 49, "deletion list");
-    addMalformed("garbage at module level", std::string("print(1 +)\n", 11), 1, 1, "expected 'class' or 'def'");
+        addMalformed("undefined name in arguments",
+                     std::string("class GraphModule(torch.nn.Module):\n    def forward(self, x: \"f32[2]\"):\n        "
+                                 "y: \"f32[2]\" = torch.ops.aten.sin.default(z)\n        return (y,)\n",
+                                 144),
+                     3, 50, "undefined name 'z'");
+        addMalformed("undefined name in return",
+                     std::string("class GraphModule(torch.nn.Module):\n    def forward(self, x: \"f32[2]\"):\n        "
+                                 "y: \"f32[2]\" = torch.ops.aten.sin.default(x)\n        return (y, w)\n",
+                                 146),
+                     4, 20, "undefined name 'w'");
+        addMalformed(
+            "duplicate node name",
+            std::string(
+                "class GraphModule(torch.nn.Module):\n    def forward(self, x: \"f32[2]\"):\n        y = "
+                "torch.ops.aten.sin.default(x)\n        y = torch.ops.aten.cos.default(x)\n        return (y,)\n",
+                176),
+            4, 9, "duplicate node name 'y'");
+        addMalformed("duplicate parameter",
+                     std::string("class GraphModule(torch.nn.Module):\n    def forward(self, x: \"f32[2]\", x: "
+                                 "\"f32[2]\"):\n        return (x,)\n",
+                                 105),
+                     2, 36, "duplicate parameter 'x'");
+        addMalformed("bracket never closed",
+                     std::string("class GraphModule(torch.nn.Module):\n    def forward(self, x: \"f32[2]\"):\n        "
+                                 "y = torch.ops.aten.cat.default([x, x]\n        return (y,)\n",
+                                 138),
+                     3, 39, "'(' was never closed");
+        addMalformed("mismatched closing bracket",
+                     std::string("class GraphModule(torch.nn.Module):\n    def forward(self, x: \"f32[2]\"):\n        "
+                                 "y = torch.ops.aten.cat.default([x, x)\n        return (y,)\n",
+                                 138),
+                     3, 45, "does not match '['");
+        addMalformed(
+            "unexpected indent",
+            std::string(
+                "class GraphModule(torch.nn.Module):\n    def forward(self, x: \"f32[2]\"):\n        y = "
+                "torch.ops.aten.sin.default(x)\n            z = torch.ops.aten.cos.default(y)\n        return (z,)\n",
+                180),
+            4, 13, "unexpected indent");
+        addMalformed(
+            "unindent mismatch",
+            std::string("class GraphModule(torch.nn.Module):\n    def forward(self, x: \"f32[2]\"):\n        y = "
+                        "torch.ops.aten.sin.default(x)\n      z = torch.ops.aten.cos.default(y)\n        return (z,)\n",
+                        174),
+            4, 7, "unindent does not match");
+        addMalformed(
+            "invalid UTF-8 in a comment",
+            std::string(
+                "class GraphModule(torch.nn.Module):\n    def forward(self, x: \"f32[2]\"):\n        # File: /tmp/x\xc3"
+                "\xa9"
+                "y.py:1 in f, code: \xff"
+                "\n        return (x,)\n",
+                137),
+            3, 43, "invalid UTF-8");
+        addMalformed("unterminated string",
+                     std::string("class GraphModule(torch.nn.Module):\n    def forward(self, x: \"f32[2]\"):\n        "
+                                 "y = torch.ops.aten.add.default(x, 'abc)\n        return (y,)\n",
+                                 140),
+                     3, 43, "unterminated string");
+        addMalformed("statement after return",
+                     std::string("class GraphModule(torch.nn.Module):\n    def forward(self, x: \"f32[2]\"):\n        "
+                                 "return (x,)\n        y = torch.ops.aten.sin.default(x)\n",
+                                 134),
+                     4, 9, "statement after 'return'");
+        addMalformed("no return",
+                     std::string("class GraphModule(torch.nn.Module):\n    def forward(self, x: \"f32[2]\"):\n        "
+                                 "y = torch.ops.aten.sin.default(x)\n",
+                                 114),
+                     2, 5, "no 'return'");
+        addMalformed(
+            "class header without colon",
+            std::string("class GraphModule(torch.nn.Module)\n    def forward(self, x):\n        return (x,)\n", 81), 1,
+            35, "expected ':'");
+        addMalformed(
+            "tab in indentation",
+            std::string(
+                "class GraphModule(torch.nn.Module):\n    def forward(self, x: \"f32[2]\"):\n\t        return (x,)\n",
+                93),
+            3, 1, "tab character");
+        addMalformed("unexpected character",
+                     std::string("class GraphModule(torch.nn.Module):\n    def forward(self, x: \"f32[2]\"):\n        "
+                                 "y = torch.ops.aten.sin.default(x) $ 2\n        return (y,)\n",
+                                 138),
+                     3, 43, "unexpected character '$'");
+        addMalformed("empty text", std::string("", 0), 1, 1, "no graph found");
+        addMalformed("positional after keyword",
+                     std::string("class GraphModule(torch.nn.Module):\n    def forward(self, x: \"f32[2]\"):\n        "
+                                 "y = torch.ops.aten.sum.dim_IntList(x, dim = [0], True)\n        return (y,)\n",
+                                 155),
+                     3, 58, "positional argument follows keyword argument");
+        addMalformed("truncated hex escape",
+                     std::string("class GraphModule(torch.nn.Module):\n    def forward(self, x: \"f32[2]\"):\n        "
+                                 "y = torch.ops.aten.add.default(x, 'a\\x4')\n        return (y,)\n",
+                                 142),
+                     3, 45, "truncated \\x escape");
+        addMalformed("missing value",
+                     std::string("class GraphModule(torch.nn.Module):\n    def forward(self, x: \"f32[2]\"):\n        "
+                                 "y = torch.ops.aten.sin.default(x, , x)\n        return (y,)\n",
+                                 139),
+                     3, 43, "expected a value");
+        addMalformed("expression statement",
+                     std::string("class GraphModule(torch.nn.Module):\n    def forward(self, x: \"f32[2]\"):\n        "
+                                 "torch.ops.aten.sin.default(x)\n        return (x,)\n",
+                                 130),
+                     3, 14, "expected '='");
+        addMalformed("unclosed unquoted annotation",
+                     std::string("class GraphModule(torch.nn.Module):\n    def forward(self, arg0_1: f32[s0, 3):\n     "
+                                 "   return (arg0_1,)\n",
+                                 103),
+                     2, 40, "does not match '['");
+        addMalformed(
+            "NUL byte",
+            std::string(
+                "class GraphModule(torch.nn.Module):\n    def forward(self, x: \"f32[2]\"):\n        return (x,)\0"
+                "\n",
+                93),
+            3, 20, "NUL byte");
+        addMalformed(
+            "nesting too deep",
+            std::string(
+                "class GraphModule(torch.nn.Module):\n    def forward(self, x: \"f32[2]\"):\n        y = "
+                "torch.ops.aten.foo.default([[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[["
+                "[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[["
+                "[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]"
+                "]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]"
+                "]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]])\n        return (y,)\n",
+                555),
+            3, 240, "nested too deeply");
+        addMalformed("missing forward body",
+                     std::string("class GraphModule(torch.nn.Module):\n    def forward(self, x):\nclass "
+                                 "Other(torch.nn.Module):\n    pass\n",
+                                 101),
+                     3, 1, "expected an indented forward body");
+        addMalformed("operator without operand",
+                     std::string("class GraphModule(torch.nn.Module):\n    def forward(self, x: \"f32[2]\"):\n        "
+                                 "y = x + \n        return (y,)\n",
+                                 109),
+                     3, 17, "expected a value");
+        addMalformed("bad deletion list",
+                     std::string("class GraphModule(torch.nn.Module):\n    def forward(self, x: \"f32[2]\"):\n        "
+                                 "y = torch.ops.aten.sin.default(x);  x = 3\n        return (y,)\n",
+                                 142),
+                     3, 49, "deletion list");
+        addMalformed("garbage at module level", std::string("print(1 +)\n", 11), 1, 1, "expected 'class' or 'def'");
     }
 
-    void malformed() {
+    void malformed()
+    {
         QFETCH(std::string, text);
         QFETCH(int, line);
         QFETCH(int, column);
@@ -1106,7 +1281,8 @@ private slots:
     }
 
     // Summary comments alone: the forms of §2.7.
-    void summaryComments() {
+    void summaryComments()
+    {
         NodeMeta m;
         QVERIFY(parseSummaryComment(" # File: /a/b.py:12 in fn, code: x = y  # note", m));
         QCOMPARE(m.source.file, std::string("/a/b.py"));
@@ -1121,9 +1297,13 @@ private slots:
         QVERIFY(!parseSummaryComment("# graph id: 139869766265856", n));
         QVERIFY(!parseSummaryComment("# Copyright (c) 2025", n));
         NodeMeta t;
-        QVERIFY(parseSummaryComment("# Annotation: {'x': 'truncated val...', 'y': <object at 0x1>} No stacktrace found for following nodes", t));
+        QVERIFY(parseSummaryComment(
+            "# Annotation: {'x': 'truncated val...', 'y': <object at 0x1>} No stacktrace found for following nodes",
+            t));
         QVERIFY(t.custom.is_string());  // not a Python literal: kept as text
-        QCOMPARE(formatSummaryComment(t), std::string("# Annotation: {'x': 'truncated val...', 'y': <object at 0x1>} No stacktrace found for following nodes"));
+        QCOMPARE(formatSummaryComment(t),
+                 std::string("# Annotation: {'x': 'truncated val...', 'y': <object at 0x1>} No stacktrace found for "
+                             "following nodes"));
         QCOMPARE(formatSummaryComment(NodeMeta{}), std::string("# No stacktrace found for following nodes"));
     }
 };

@@ -6,10 +6,10 @@
 #include <fstream>
 #include <sstream>
 
-#include "core/ir/diagnostics.hpp"
 #include "core/formats/fx/fx_text_parser.hpp"
-#include "core/ir/graph.hpp"
 #include "core/formats/fx/graph_listing.hpp"
+#include "core/ir/diagnostics.hpp"
+#include "core/ir/graph.hpp"
 
 using namespace fxl;
 namespace fs = std::filesystem;
@@ -18,14 +18,16 @@ namespace {
 
 const std::string kCorpus = FXLENS_CORPUS_DIR;
 
-std::string readFile(const fs::path& p) {
+std::string readFile(const fs::path& p)
+{
     std::ifstream in(p, std::ios::binary);
     std::ostringstream ss;
     ss << in.rdbuf();
     return ss.str();
 }
 
-std::vector<fs::path> corpusListings() {
+std::vector<fs::path> corpusListings()
+{
     std::vector<fs::path> out;
     const fs::path dir = fs::path(kCorpus) / "pytorch";
     if (!fs::is_directory(dir)) return out;
@@ -37,19 +39,22 @@ std::vector<fs::path> corpusListings() {
     return out;
 }
 
-std::string dump(const DiagnosticList& d) {
+std::string dump(const DiagnosticList& d)
+{
     std::string s;
     for (const auto& x : d.items) s += x.format() + "\n";
     return s;
 }
 
-const Diagnostic* findDiag(const DiagnosticList& d, std::string_view part) {
+const Diagnostic* findDiag(const DiagnosticList& d, std::string_view part)
+{
     for (const auto& x : d.items)
         if (x.message.find(part) != std::string::npos) return &x;
     return nullptr;
 }
 
-const Node& byName(const Graph& g, const std::string& name) {
+const Node& byName(const Graph& g, const std::string& name)
+{
     NodeId id = g.findByName(name);
     if (id == kNoNode) qFatal("no node '%s'", name.c_str());
     return g.node(id);
@@ -58,14 +63,16 @@ const Node& byName(const Graph& g, const std::string& name) {
 Graph parse(const std::string& text, DiagnosticList& diags) { return parseGraphListing(text, "t.txt", diags); }
 
 // Lines of the listing that define nodes (what the file itself says).
-struct FileFacts {
+struct FileFacts
+{
     size_t nodeLines = 0;
     bool hasReturn = false;
     std::vector<std::pair<std::string, int>> printedUsers;  // name, N
     size_t bareStrKwargs = 0;  // "approximate: tanh" style str kwargs
 };
 
-FileFacts factsOf(const std::string& text) {
+FileFacts factsOf(const std::string& text)
+{
     FileFacts f;
     std::istringstream in(text);
     std::string line;
@@ -77,7 +84,8 @@ FileFacts factsOf(const std::string& text) {
         ++f.nodeLines;
         size_t sp = line.find(' ', p);
         size_t u = line.find("users=", p);
-        if (u != std::string::npos) f.printedUsers.emplace_back(line.substr(p + 1, sp - p - 1), std::stoi(line.substr(u + 6)));
+        if (u != std::string::npos)
+            f.printedUsers.emplace_back(line.substr(p + 1, sp - p - 1), std::stoi(line.substr(u + 6)));
         if (line.find("approximate: ") != std::string::npos) ++f.bareStrKwargs;
     }
     return f;
@@ -85,20 +93,23 @@ FileFacts factsOf(const std::string& text) {
 
 }  // namespace
 
-class TestGraphListing : public QObject {
+class TestGraphListing : public QObject
+{
     Q_OBJECT
 
 private slots:
     // ---------------------------------------------------------------- the real listings
 
-    void corpusListing_data() {
+    void corpusListing_data()
+    {
         QTest::addColumn<QString>("path");
         const auto files = corpusListings();
         if (files.empty()) QSKIP(("no *.joint.graph.txt in the corpus at " + kCorpus).c_str());
         for (const auto& f : files) QTest::newRow(f.filename().string().c_str()) << QString::fromStdString(f.string());
     }
 
-    void corpusListing() {
+    void corpusListing()
+    {
         QFETCH(QString, path);
         const std::string p = path.toStdString();
         const std::string text = readFile(p);
@@ -142,24 +153,28 @@ private slots:
         }
         // every loss line names a count and an example
         for (const auto& d : diags.items)
-            if (d.message.find("e.g.") != std::string::npos) QVERIFY2(std::isdigit(static_cast<unsigned char>(d.message[0])), d.message.c_str());
+            if (d.message.find("e.g.") != std::string::npos)
+                QVERIFY2(std::isdigit(static_cast<unsigned char>(d.message[0])), d.message.c_str());
     }
 
     // The same graph printed as gm.code: both readers must give structurally equal graphs.
-    void sameAsCodeForm_data() {
+    void sameAsCodeForm_data()
+    {
         QTest::addColumn<QString>("listing");
         QTest::addColumn<QString>("code");
         const auto files = corpusListings();
         if (files.empty()) QSKIP(("no *.joint.graph.txt in the corpus at " + kCorpus).c_str());
         for (const auto& f : files) {
             std::string name = f.filename().string();
-            fs::path code = f.parent_path() / (name.substr(0, name.size() - std::string(".graph.txt").size()) + ".code.py");
+            fs::path code =
+                f.parent_path() / (name.substr(0, name.size() - std::string(".graph.txt").size()) + ".code.py");
             if (!fs::exists(code)) continue;
             QTest::newRow(name.c_str()) << QString::fromStdString(f.string()) << QString::fromStdString(code.string());
         }
     }
 
-    void sameAsCodeForm() {
+    void sameAsCodeForm()
+    {
         QFETCH(QString, listing);
         QFETCH(QString, code);
         DiagnosticList d1, d2;
@@ -183,7 +198,8 @@ private slots:
 
     // ---------------------------------------------------------------- forms and typing
 
-    void newerFormWithTypes() {
+    void newerFormWithTypes()
+    {
         const std::string text =
             "graph():\n"
             "    %x : [num_users=2] = placeholder[target=x]\n"
@@ -192,13 +208,18 @@ private slots:
             "    %tag : [num_users=0] = placeholder[target=tag](default=hello, world)\n"
             "    %shape : [num_users=0] = placeholder[target=shape](default=(2, 'a', None))\n"
             "    %linear_weight : [num_users=1] = get_attr[target=linear.weight]\n"
-            "    %mm : Tensor \"f32[8, 16][16, 1]cuda:0\"[num_users=1] = call_function[target=torch.ops.aten.mm.default](args = (%x, %linear_weight), kwargs = {})\n"
+            "    %mm : Tensor \"f32[8, 16][16, 1]cuda:0\"[num_users=1] = "
+            "call_function[target=torch.ops.aten.mm.default](args = (%x, %linear_weight), kwargs = {})\n"
             "    %lin : [num_users=1] = call_module[target=layers.0.linear](args = (%mm,), kwargs = {})\n"
             "    %relu : [num_users=1] = call_method[target=relu](args = (%lin,), kwargs = {})\n"
-            "    %full : [num_users=1] = call_function[target=torch.ops.aten.full.default](args = ([16, 16], -inf), kwargs = {dtype: torch.bfloat16, layout: torch.strided, device: cuda:0, pin_memory: False})\n"
-            "    %slice_1 : [num_users=1] = call_function[target=torch.ops.aten.slice.Tensor](args = (%full, 0, 0, 9223372036854775807), kwargs = {})\n"
-            "    %getitem : [num_users=1] = call_function[target=operator.getitem](args = (%slice_1, slice(None, 2, None)), kwargs = {})\n"
-            "    %add : [num_users=1] = call_function[target=torch.ops.aten.add.Tensor](args = (%getitem, 1e-05), kwargs = {alpha: 2})\n"
+            "    %full : [num_users=1] = call_function[target=torch.ops.aten.full.default](args = ([16, 16], -inf), "
+            "kwargs = {dtype: torch.bfloat16, layout: torch.strided, device: cuda:0, pin_memory: False})\n"
+            "    %slice_1 : [num_users=1] = call_function[target=torch.ops.aten.slice.Tensor](args = (%full, 0, 0, "
+            "9223372036854775807), kwargs = {})\n"
+            "    %getitem : [num_users=1] = call_function[target=operator.getitem](args = (%slice_1, slice(None, 2, "
+            "None)), kwargs = {})\n"
+            "    %add : [num_users=1] = call_function[target=torch.ops.aten.add.Tensor](args = (%getitem, 1e-05), "
+            "kwargs = {alpha: 2})\n"
             "    return (add, relu, None)\n";
         DiagnosticList diags;
         Graph g = parse(text, diags);
@@ -252,18 +273,25 @@ private slots:
         QVERIFY2(nm && nm->message.rfind("12 ", 0) == 0, dump(diags).c_str());
     }
 
-    void stringsTypedBySchema() {
+    void stringsTypedBySchema()
+    {
         // '0' (a group name) prints like the int 0; the schema says str
         const std::string text =
             "graph():\n"
             "    %x : [num_users=2] = placeholder[target=x]\n"
-            "    %all_reduce : [num_users=1] = call_function[target=torch.ops._c10d_functional.all_reduce.default](args = (%x, sum, 0), kwargs = {})\n"
-            "    %wait : [num_users=1] = call_function[target=torch.ops._c10d_functional.wait_tensor.default](args = (%all_reduce,), kwargs = {})\n"
-            "    %gelu : [num_users=1] = call_function[target=torch.ops.aten.gelu.default](args = (%wait,), kwargs = {approximate: tanh})\n"
+            "    %all_reduce : [num_users=1] = "
+            "call_function[target=torch.ops._c10d_functional.all_reduce.default](args = (%x, sum, 0), kwargs = {})\n"
+            "    %wait : [num_users=1] = call_function[target=torch.ops._c10d_functional.wait_tensor.default](args = "
+            "(%all_reduce,), kwargs = {})\n"
+            "    %gelu : [num_users=1] = call_function[target=torch.ops.aten.gelu.default](args = (%wait,), kwargs = "
+            "{approximate: tanh})\n"
             "    %ge : [num_users=1] = call_function[target=torch.ops.aten.ge.Scalar](args = (%x, 0), kwargs = {})\n"
-            "    %assert_1 : [num_users=0] = call_function[target=torch.ops.aten._assert_scalar.default](args = (%ge, Runtime assertion failed for expression u0 >= 0 on node 'ge_1'), kwargs = {})\n"
-            "    %conv : [num_users=1] = call_function[target=torch.ops.prims.convert_element_type.default](args = (%gelu, torch.float16), kwargs = {})\n"
-            "    %to : [num_users=1] = call_function[target=torch.ops.prims.device_put.default](args = (%conv, cpu), kwargs = {})\n"
+            "    %assert_1 : [num_users=0] = call_function[target=torch.ops.aten._assert_scalar.default](args = (%ge, "
+            "Runtime assertion failed for expression u0 >= 0 on node 'ge_1'), kwargs = {})\n"
+            "    %conv : [num_users=1] = call_function[target=torch.ops.prims.convert_element_type.default](args = "
+            "(%gelu, torch.float16), kwargs = {})\n"
+            "    %to : [num_users=1] = call_function[target=torch.ops.prims.device_put.default](args = (%conv, cpu), "
+            "kwargs = {})\n"
             "    return [to]\n";
         DiagnosticList diags;
         Graph g = parse(text, diags);
@@ -289,15 +317,20 @@ private slots:
         QVERIFY(!findDiag(diags, "user count"));
     }
 
-    void unknownOpsAndHops() {
+    void unknownOpsAndHops()
+    {
         const std::string text =
             "graph():\n"
             "    %arg0_1 : [num_users=1] = placeholder[target=arg0_1]\n"
             "    %repeated_subgraph0 : [num_users=1] = get_attr[target=repeated_subgraph0]\n"
-            "    %invoke_subgraph : [num_users=1] = call_function[target=torch.ops.higher_order.invoke_subgraph](args = (%repeated_subgraph0, subgraph_0, %arg0_1), kwargs = {})\n"
-            "    %getitem : [num_users=1] = call_function[target=operator.getitem](args = (%invoke_subgraph, 0), kwargs = {})\n"
-            "    %baz : [num_users=1] = call_function[target=torch.ops.mylib.baz.default](args = (%getitem, mean, 3, cuda:1), kwargs = {opts: {BACKEND: AUTO, 0: True}})\n"
-            "    %af : [num_users=1] = call_function[target=torch.ops.higher_order.auto_functionalized](args = (aten.add_.Tensor,), kwargs = {self: %baz, other: %baz})\n"
+            "    %invoke_subgraph : [num_users=1] = call_function[target=torch.ops.higher_order.invoke_subgraph](args "
+            "= (%repeated_subgraph0, subgraph_0, %arg0_1), kwargs = {})\n"
+            "    %getitem : [num_users=1] = call_function[target=operator.getitem](args = (%invoke_subgraph, 0), "
+            "kwargs = {})\n"
+            "    %baz : [num_users=1] = call_function[target=torch.ops.mylib.baz.default](args = (%getitem, mean, 3, "
+            "cuda:1), kwargs = {opts: {BACKEND: AUTO, 0: True}})\n"
+            "    %af : [num_users=1] = call_function[target=torch.ops.higher_order.auto_functionalized](args = "
+            "(aten.add_.Tensor,), kwargs = {self: %baz, other: %baz})\n"
             "    return (af,)\n";
         DiagnosticList diags;
         Graph g = parse(text, diags);
@@ -305,8 +338,8 @@ private slots:
         QCOMPARE(byName(g, "invoke_subgraph").args[1].kind, Arg::Kind::Str);
         QCOMPARE(byName(g, "invoke_subgraph").args[1].s, std::string("subgraph_0"));
         const Node& baz = byName(g, "baz");
-        QCOMPARE(baz.args[1].kind, Arg::Kind::Str);     // guessed
-        QCOMPARE(baz.args[2].kind, Arg::Kind::Int);     // by spelling
+        QCOMPARE(baz.args[1].kind, Arg::Kind::Str);  // guessed
+        QCOMPARE(baz.args[2].kind, Arg::Kind::Int);  // by spelling
         QCOMPARE(baz.args[3].kind, Arg::Kind::Device);  // guessed
         const Arg& opts = *baz.kwarg("opts");
         QCOMPARE(opts.kind, Arg::Kind::Dict);
@@ -316,8 +349,8 @@ private slots:
         QCOMPARE(byName(g, "af").args[0].kind, Arg::Kind::Op);
         QCOMPARE(byName(g, "af").args[0].s, std::string("aten.add_.Tensor"));
         const Diagnostic* unknown = findDiag(diags, "not in the operator registry");
-        QVERIFY2(unknown && unknown->message.rfind("1 call_function", 0) == 0 &&
-                     unknown->message.find("e.g. mylib.baz.default") != std::string::npos,
+        QVERIFY2(unknown && unknown->message.rfind("1 call_function", 0) == 0
+                     && unknown->message.find("e.g. mylib.baz.default") != std::string::npos,
                  dump(diags).c_str());
         QVERIFY2(findDiag(diags, "with no schema type were read as strings"), dump(diags).c_str());
         QVERIFY2(findDiag(diags, "look like devices"), dump(diags).c_str());
@@ -328,7 +361,8 @@ private slots:
         QVERIFY(nested->message.find("repeated_subgraph0") != std::string::npos);
     }
 
-    void userCountMismatchIsReported() {
+    void userCountMismatchIsReported()
+    {
         const std::string text =
             "graph():\n"
             "    %x : [num_users=3] = placeholder[target=x]\n"
@@ -344,7 +378,8 @@ private slots:
         QCOMPARE(g.node(g.outputNode()).args[0].kind, Arg::Kind::Node);  // "return neg": a bare node
     }
 
-    void headerVariants() {
+    void headerVariants()
+    {
         DiagnosticList diags;
         Graph g = parse("graph(x, y) -> torch.Tensor:\n"
                         "    %add : [num_users=1] = call_function[target=operator.add](args = (%x, %y), kwargs = {})\n"
@@ -353,17 +388,19 @@ private slots:
         QCOMPARE(g.placeholders().size(), size_t(2));
         QCOMPARE(g.node(g.outputNode()).typeExpr, std::string("torch.Tensor"));
         DiagnosticList d2;
-        Graph h = parse("%x : [#users=1] = placeholder[target=x]\n"
-                        "%r : [#users=1] = call_function[target=<built-in function getitem>](args = (%x, 0), kwargs = {})\n"
-                        "return (r,)\n",
-                        d2);
+        Graph h =
+            parse("%x : [#users=1] = placeholder[target=x]\n"
+                  "%r : [#users=1] = call_function[target=<built-in function getitem>](args = (%x, 0), kwargs = {})\n"
+                  "return (r,)\n",
+                  d2);
         QCOMPARE(byName(h, "r").target, std::string("operator.getitem"));
         QVERIFY(findDiag(d2, "no 'graph():' header"));
     }
 
     // ---------------------------------------------------------------- bad input
 
-    void badInput_data() {
+    void badInput_data()
+    {
         QTest::addColumn<QString>("text");
         QTest::addColumn<int>("line");
         QTest::addColumn<int>("column");
@@ -372,42 +409,45 @@ private slots:
         QTest::newRow("empty") << QString("\n\n") << 1 << 1 << "empty input";
         QTest::newRow("not a listing") << QString("def forward(self, x):\n    return x\n") << 1 << 1
                                        << "expected 'graph():'";
-        QTest::newRow("no users") << head + "    %y : = call_function[target=f](args = (), kwargs = {})\n" << 3 << 10
-                                  << "expected '[num_users=N]'";
-        QTest::newRow("bad op") << head + "    %y : [num_users=0] = call_fn[target=f](args = (), kwargs = {})\n" << 3 << 26
-                                << "expected a node op";
-        QTest::newRow("output op") << head + "    %y : [num_users=0] = output[target=output](args = (), kwargs = {})\n" << 3
-                                   << 26 << "expected a node op";
-        QTest::newRow("undefined ref")
-            << head + "    %y : [num_users=0] = call_function[target=torch.ops.aten.neg.default](args = (%z,), kwargs = {})\n"
-            << 3 << 83 << "undefined node '%z'";
-        QTest::newRow("duplicate name") << head + "    %x : [num_users=0] = placeholder[target=x]\n" << 3 << 5
-                                        << "duplicate node name '%x' (first defined on line 2)";
-        QTest::newRow("unclosed list")
-            << head + "    %y : [num_users=0] = call_function[target=torch.ops.aten.view.default](args = (%x, [2, 3), kwargs = {})\n"
-            << 3 << 93 << "expected ',' or ']', found ')'";
-        QTest::newRow("no kwargs")
-            << head + "    %y : [num_users=0] = call_function[target=torch.ops.aten.neg.default](args = (%x,))\n" << 3 << 87
-            << "expected ', kwargs = '";
-        QTest::newRow("no args")
-            << head + "    %y : [num_users=0] = call_function[target=torch.ops.aten.neg.default]\n" << 3 << 47
-            << "expected '](args = ...'";
-        QTest::newRow("text after return") << head + "    return (x,)\n    %z : [num_users=0] = placeholder[target=z]\n" << 4
-                                           << 5 << "unexpected text after the return line";
-        QTest::newRow("garbage line") << head + "    x = torch.ops.aten.neg.default(x)\n" << 3 << 5
-                                      << "expected a node line";
-        QTest::newRow("trailing junk") << head + "    return (x,) junk\n" << 3 << 17 << "unexpected text after the returned value";
-        QTest::newRow("repeated kwarg")
-            << head + "    %y : [num_users=0] = call_function[target=torch.ops.aten.add.Tensor](args = (%x, %x), kwargs = {alpha: 1, alpha: 2})\n"
-            << 3 << 111 << "keyword argument 'alpha' repeated";
+        QTest::newRow("no users") << head + "    %y : = call_function[target=f](args = (), kwargs = {})\n"
+                                  << 3 << 10 << "expected '[num_users=N]'";
+        QTest::newRow("bad op") << head + "    %y : [num_users=0] = call_fn[target=f](args = (), kwargs = {})\n"
+                                << 3 << 26 << "expected a node op";
+        QTest::newRow("output op") << head + "    %y : [num_users=0] = output[target=output](args = (), kwargs = {})\n"
+                                   << 3 << 26 << "expected a node op";
+        QTest::newRow("undefined ref") << head
+                + "    %y : [num_users=0] = call_function[target=torch.ops.aten.neg.default](args = (%z,), kwargs = "
+                  "{})\n" << 3 << 83 << "undefined node '%z'";
+        QTest::newRow("duplicate name") << head + "    %x : [num_users=0] = placeholder[target=x]\n"
+                                        << 3 << 5 << "duplicate node name '%x' (first defined on line 2)";
+        QTest::newRow("unclosed list") << head
+                + "    %y : [num_users=0] = call_function[target=torch.ops.aten.view.default](args = (%x, [2, 3), "
+                  "kwargs = {})\n" << 3 << 93
+                                       << "expected ',' or ']', found ')'";
+        QTest::newRow("no kwargs") << head
+                + "    %y : [num_users=0] = call_function[target=torch.ops.aten.neg.default](args = (%x,))\n"
+                                   << 3 << 87 << "expected ', kwargs = '";
+        QTest::newRow("no args") << head + "    %y : [num_users=0] = call_function[target=torch.ops.aten.neg.default]\n"
+                                 << 3 << 47 << "expected '](args = ...'";
+        QTest::newRow("text after return") << head + "    return (x,)\n    %z : [num_users=0] = placeholder[target=z]\n"
+                                           << 4 << 5 << "unexpected text after the return line";
+        QTest::newRow("garbage line") << head + "    x = torch.ops.aten.neg.default(x)\n"
+                                      << 3 << 5 << "expected a node line";
+        QTest::newRow("trailing junk") << head + "    return (x,) junk\n"
+                                       << 3 << 17 << "unexpected text after the returned value";
+        QTest::newRow("repeated kwarg") << head
+                + "    %y : [num_users=0] = call_function[target=torch.ops.aten.add.Tensor](args = (%x, %x), kwargs = "
+                  "{alpha: 1, alpha: 2})\n"
+                                        << 3 << 111 << "keyword argument 'alpha' repeated";
         QTest::newRow("bad string escape") << head + "    return (x, '\\x4')\n" << 3 << 17 << "escape";
-        QTest::newRow("users not a number") << head + "    %y : [num_users=many] = placeholder[target=y]\n" << 3 << 21
-                                            << "expected the number of users";
+        QTest::newRow("users not a number") << head + "    %y : [num_users=many] = placeholder[target=y]\n"
+                                            << 3 << 21 << "expected the number of users";
         std::string deep = "    return " + std::string(300, '(') + "x" + std::string(300, ')') + "\n";
         QTest::newRow("too deep") << head + QString::fromStdString(deep) << 3 << 0 << "nested deeper";
     }
 
-    void badInput() {
+    void badInput()
+    {
         QFETCH(QString, text);
         QFETCH(int, line);
         QFETCH(int, column);
@@ -425,7 +465,8 @@ private slots:
         }
     }
 
-    void detection() {
+    void detection()
+    {
         QVERIFY(looksLikeGraphListing("graph():\n    %x : [num_users=1] = placeholder[target=x]\n"));
         QVERIFY(looksLikeGraphListing("\n%x : [#users=1] = placeholder[target=x]\n"));
         QVERIFY(!looksLikeGraphListing("def forward(self, x):\n    return x\n"));

@@ -10,10 +10,10 @@
 #include <limits>
 #include <sstream>
 
-#include "core/ir/diagnostics.hpp"
 #include "core/formats/fx/fx_text_parser.hpp"
-#include "core/ir/graph.hpp"
 #include "core/formats/json_io.hpp"
+#include "core/ir/diagnostics.hpp"
+#include "core/ir/graph.hpp"
 
 using namespace fxl;
 namespace fs = std::filesystem;
@@ -22,7 +22,8 @@ namespace {
 
 const std::string kCorpus = FXLENS_CORPUS_DIR;
 
-std::string readFile(const fs::path& p) {
+std::string readFile(const fs::path& p)
+{
     std::ifstream in(p, std::ios::binary);
     std::ostringstream ss;
     ss << in.rdbuf();
@@ -31,7 +32,8 @@ std::string readFile(const fs::path& p) {
 
 SymInt sym(const char* text, std::optional<int64_t> hint) { return SymInt(SymExpr::parse(text), hint); }
 
-TensorMeta tensor(DType dt, std::vector<SymInt> sizes, std::vector<SymInt> strides, std::string device) {
+TensorMeta tensor(DType dt, std::vector<SymInt> sizes, std::vector<SymInt> strides, std::string device)
+{
     TensorMeta t;
     t.dtype = dt;
     t.sizes = std::move(sizes);
@@ -40,20 +42,23 @@ TensorMeta tensor(DType dt, std::vector<SymInt> sizes, std::vector<SymInt> strid
     return t;
 }
 
-Arg slice(Arg a, Arg b, Arg c) {
+Arg slice(Arg a, Arg b, Arg c)
+{
     Arg s;
     s.kind = Arg::Kind::Slice;
     s.items = {std::move(a), std::move(b), std::move(c)};
     return s;
 }
 
-Arg ellipsis() {
+Arg ellipsis()
+{
     Arg e;
     e.kind = Arg::Kind::Ellipsis;
     return e;
 }
 
-Arg dict(std::vector<ArgPair> kv) {
+Arg dict(std::vector<ArgPair> kv)
+{
     Arg d;
     d.kind = Arg::Kind::Dict;
     d.dict = std::move(kv);
@@ -61,7 +66,8 @@ Arg dict(std::vector<ArgPair> kv) {
 }
 
 Node mk(std::string name, NodeOp op, std::string target, std::vector<Arg> args = {},
-        std::vector<std::pair<std::string, Arg>> kwargs = {}) {
+        std::vector<std::pair<std::string, Arg>> kwargs = {})
+{
     Node n;
     n.name = std::move(name);
     n.op = op;
@@ -74,7 +80,8 @@ Node mk(std::string name, NodeOp op, std::string target, std::vector<Arg> args =
 // A graph that uses every Arg kind, every ValueMeta kind, every NodeMeta field, placeholder
 // defaults, type expressions, every graph-level field, a removed node (ids with a hole) and
 // two levels of nested graphs.
-Graph kitchenSink() {
+Graph kitchenSink()
+{
     Graph inner2;
     inner2.className = "GraphModule";
     inner2.signature = SignatureStyle::Plain;
@@ -92,7 +99,8 @@ Graph kitchenSink() {
     NodeId sub = inner.addNode(mk("body", NodeOp::GetAttr, "body"));
     NodeId call = inner.addNode(mk("invoke", NodeOp::CallFunction, "higher_order.invoke_subgraph",
                                    {Arg::ofNode(sub), Arg::ofStr("subgraph_0"), Arg::ofNode(x)}));
-    NodeId gi = inner.addNode(mk("getitem", NodeOp::CallFunction, "operator.getitem", {Arg::ofNode(call), Arg::ofInt(0)}));
+    NodeId gi =
+        inner.addNode(mk("getitem", NodeOp::CallFunction, "operator.getitem", {Arg::ofNode(call), Arg::ofInt(0)}));
     inner.addNode(mk("output", NodeOp::Output, "output", {Arg::ofTuple({Arg::ofNode(gi)})}));
     inner.subgraphs["body"] = std::make_shared<Graph>(std::move(inner2));
     inner.rebuildUsers();
@@ -189,7 +197,8 @@ Graph kitchenSink() {
     ValueMeta wrapped = ValueMeta::ofTensor(tensor(DType::F32, {3, 4}, {}, ""));
     wrapped.wrapperPrefix = "TwoTensor(";
     wrapped.wrapperSuffix = ")";
-    TensorMeta offs = tensor(DType::I64, {sym("2*s0 + 1", 17), sym("((u0//3))", std::nullopt)}, {sym("s1", 5), 1}, "cpu");
+    TensorMeta offs =
+        tensor(DType::I64, {sym("2*s0 + 1", 17), sym("((u0//3))", std::nullopt)}, {sym("s1", 5), 1}, "cpu");
     offs.storageOffset = sym("s2", 3);
     ValueMeta sf, sb, op, none;
     sf.kind = ValueMeta::Kind::SymFloat;
@@ -201,7 +210,14 @@ Graph kitchenSink() {
     op.opaqueText = "DTensor(f32[8, 4], S(0))";
     none.kind = ValueMeta::Kind::None;
     ValueMeta scalar0d = ValueMeta::ofTensor(tensor(DType::F32, {}, {}, "cuda:0"));
-    tup.elems = {ValueMeta::ofTensor(offs), ValueMeta::unknown(), none, sf, sb, op, wrapped, scalar0d,
+    tup.elems = {ValueMeta::ofTensor(offs),
+                 ValueMeta::unknown(),
+                 none,
+                 sf,
+                 sb,
+                 op,
+                 wrapped,
+                 scalar0d,
                  ValueMeta::ofTuple({ValueMeta::ofTensor(tensor(DType::Bool, {1}, {1}, "meta"))})};
     big.val = tup;
     big.meta.modulePath = "blocks.0.attn";
@@ -241,7 +257,8 @@ Graph kitchenSink() {
 
 // structurallyEqual leaves out the graph-level printing fields and SymInt hints; lossless
 // means those too.
-void expectSameGraphFields(const Graph& a, const Graph& b, const std::string& where) {
+void expectSameGraphFields(const Graph& a, const Graph& b, const std::string& where)
+{
     QVERIFY2(a.signature == b.signature, (where + ": signature").c_str());
     QVERIFY2(a.pytreeArgNames == b.pytreeArgNames, (where + ": pytreeArgNames").c_str());
     QVERIFY2(a.outputPytree == b.outputPytree, (where + ": outputPytree").c_str());
@@ -274,7 +291,8 @@ void expectSameGraphFields(const Graph& a, const Graph& b, const std::string& wh
     }
 }
 
-void expectRoundTrip(const Graph& g, const std::string& label) {
+void expectRoundTrip(const Graph& g, const std::string& label)
+{
     std::string why;
     // through the json value
     const nlohmann::json j = graphToJson(g);
@@ -296,10 +314,12 @@ void expectRoundTrip(const Graph& g, const std::string& label) {
     QVERIFY2(lines >= g.size(), (label + ": expected at least one line per node").c_str());
 }
 
-struct LineCol {
+struct LineCol
+{
     int line, column;
 };
-LineCol lineColOf(const std::string& text, size_t off) {
+LineCol lineColOf(const std::string& text, size_t off)
+{
     LineCol lc{1, 1};
     for (size_t i = 0; i < off; ++i) {
         if (text[i] == '\n') {
@@ -322,7 +342,8 @@ const char* kGood = R"({"format": "fxlens-graph", "version": 1,
   ]}}
 )";
 
-std::string edit(std::string_view from, std::string_view to) {
+std::string edit(std::string_view from, std::string_view to)
+{
     std::string s = kGood;
     size_t p = s.find(from);
     if (p == std::string::npos) qFatal("test bug: '%s' not in the base document", std::string(from).c_str());
@@ -332,16 +353,19 @@ std::string edit(std::string_view from, std::string_view to) {
 
 }  // namespace
 
-class TestJsonIo : public QObject {
+class TestJsonIo : public QObject
+{
     Q_OBJECT
 
 private slots:
-    void kitchenSinkRoundTrip() {
+    void kitchenSinkRoundTrip()
+    {
         Graph g = kitchenSink();
         expectRoundTrip(g, "kitchen sink");
     }
 
-    void specialFloatsAreBitExact() {
+    void specialFloatsAreBitExact()
+    {
         Graph g = kitchenSink();
         Graph back = parseGraphJson(formatGraphJson(g), "<mem>");
         const Node& a = g.node(g.findByName("kitchen_sink"));
@@ -365,7 +389,8 @@ private slots:
         QCOMPARE(args[13].dump(), std::string(R"({"float":"nan:0x7ff4000000000001"})"));
     }
 
-    void writerShape() {
+    void writerShape()
+    {
         Graph g = kitchenSink();
         nlohmann::json j = graphToJson(g);
         QCOMPARE(j["format"].get<std::string>(), std::string("fxlens-graph"));
@@ -390,12 +415,14 @@ private slots:
         QVERIFY_THROWS_EXCEPTION(std::invalid_argument, graphToJson(bad));
     }
 
-    void emptyGraph() {
+    void emptyGraph()
+    {
         Graph g;
         expectRoundTrip(g, "empty graph");
     }
 
-    void corpusRoundTrip_data() {
+    void corpusRoundTrip_data()
+    {
         QTest::addColumn<QString>("path");
         if (!fs::is_directory(kCorpus)) QSKIP(("corpus not found at " + kCorpus).c_str());
         std::vector<fs::path> files;
@@ -408,15 +435,15 @@ private slots:
         const fs::path fx = fs::path(kCorpus) / "fx";
         if (fs::is_directory(fx))
             for (const auto& e : fs::directory_iterator(fx))
-                if (e.is_regular_file() && e.path().extension() == ".txt")
-                    files.push_back(e.path());
+                if (e.is_regular_file() && e.path().extension() == ".txt") files.push_back(e.path());
         std::sort(files.begin(), files.end());
         if (files.empty()) QSKIP("no graph files in the corpus");
         for (const auto& f : files)
             QTest::newRow(fs::relative(f, kCorpus).string().c_str()) << QString::fromStdString(f.string());
     }
 
-    void corpusRoundTrip() {
+    void corpusRoundTrip()
+    {
         QFETCH(QString, path);
         const std::string p = path.toStdString();
         Graph g;
@@ -430,8 +457,9 @@ private slots:
         expectRoundTrip(g, p);
     }
 
-    void badDocuments_data() {
-        QTest::addColumn<QString>("text");      // "@@" marks where the error must be reported
+    void badDocuments_data()
+    {
+        QTest::addColumn<QString>("text");  // "@@" marks where the error must be reported
         QTest::addColumn<QString>("expected");  // part of the message
         auto row = [](const char* name, const std::string& text, const char* expected) {
             QTest::newRow(name) << QString::fromStdString(text) << QString(expected);
@@ -442,13 +470,15 @@ private slots:
         row("not an object", "@@[1, 2]", "(document): expected an fxlens graph document (a JSON object), got an array");
         row("wrong format", edit(R"("format": "fxlens-graph")", R"("format": @@"fxlens-grahp")"),
             "/format: expected \"fxlens-graph\", got \"fxlens-grahp\"");
-        row("missing format", "@@" + edit(R"("format": "fxlens-graph", )", ""), "(document): missing required field \"format\"");
+        row("missing format", "@@" + edit(R"("format": "fxlens-graph", )", ""),
+            "(document): missing required field \"format\"");
         row("unsupported version", edit(R"("version": 1)", R"("version": @@2)"),
             "/version: unsupported version 2 (this fxlens reads version 1)");
-        row("version as string", edit(R"("version": 1)", R"("version": @@"1")"), "/version: expected an integer version");
-        row("missing graph", "@@{\"format\": \"fxlens-graph\", \"version\": 1}", "(document): missing required field \"graph\"");
-        row("unknown top-level field",
-            edit(R"("version": 1,)", R"("version": 1, "comment": @@"hi",)"),
+        row("version as string", edit(R"("version": 1)", R"("version": @@"1")"),
+            "/version: expected an integer version");
+        row("missing graph", "@@{\"format\": \"fxlens-graph\", \"version\": 1}",
+            "(document): missing required field \"graph\"");
+        row("unknown top-level field", edit(R"("version": 1,)", R"("version": 1, "comment": @@"hi",)"),
             "/comment: unknown field \"comment\"");
         row("misspelt nodes",
             edit(R"("graph": {"class_name": "GraphModule", "signature": "flat",)",
@@ -456,7 +486,8 @@ private slots:
             "/graph/nodez: unknown field");
         row("bad signature", edit(R"("signature": "flat")", R"("signature": @@"fancy")"),
             "/graph/signature: unknown signature style \"fancy\"");
-        row("node without name", edit(R"({"name": "mm", )", R"(@@{)"), "/graph/nodes/1: missing required field \"name\"");
+        row("node without name", edit(R"({"name": "mm", )", R"(@@{)"),
+            "/graph/nodes/1: missing required field \"name\"");
         row("duplicate node name", edit(R"({"name": "mm",)", R"({"name": @@"x",)"),
             "/graph/nodes/1/name: duplicate node name \"x\" (first defined at /graph/nodes/0)");
         row("empty node name", edit(R"({"name": "mm",)", R"({"name": @@"",)"), "/graph/nodes/1/name: empty node name");
@@ -476,7 +507,8 @@ private slots:
             "/graph/nodes/1/args/1: a list argument is written as {\"list\": [...]}");
         row("unknown argument kind", edit(R"({"node": "x"}, {"node": "x"}])", R"({"node": "x"}, {"tensor": @@1}])"),
             "/graph/nodes/1/args/1/tensor: unknown argument kind \"tensor\"");
-        row("argument with two keys", edit(R"({"node": "x"}, {"node": "x"}])", R"({"node": "x"}, @@{"node": "x", "float": "1.0"}])"),
+        row("argument with two keys",
+            edit(R"({"node": "x"}, {"node": "x"}])", R"({"node": "x"}, @@{"node": "x", "float": "1.0"}])"),
             "/graph/nodes/1/args/1: an argument object has exactly one key");
         row("integer too large", edit(R"({"node": "x"}, {"node": "x"}])", R"({"node": "x"}, @@9223372036854775808])"),
             "/graph/nodes/1/args/1: integer 9223372036854775808 does not fit in 64 bits");
@@ -486,7 +518,8 @@ private slots:
             "/graph/nodes/1/args/1/slice: a slice has 3 items");
         row("kwargs not pairs", edit(R"({"node": "x"}], "kwargs": [])", R"({"node": "x"}], "kwargs": [@@["alpha"]])"),
             "/graph/nodes/1/kwargs/0: expected a [\"name\", value] pair");
-        row("duplicate kwarg", edit(R"({"node": "x"}], "kwargs": [])", R"({"node": "x"}], "kwargs": [["a", 1], [@@"a", 2]])"),
+        row("duplicate kwarg",
+            edit(R"({"node": "x"}], "kwargs": [])", R"({"node": "x"}], "kwargs": [["a", 1], [@@"a", 2]])"),
             "/graph/nodes/1/kwargs/1/0: duplicate keyword argument \"a\"");
         row("missing args", edit(R"("target": "x", "args": [], )", R"("target": "x", )"),
             "/graph/nodes/0: missing required field \"args\"");
@@ -494,24 +527,29 @@ private slots:
             "/graph/nodes/0/colour: unknown field \"colour\"");
         row("bad value kind", edit(R"("target": "x",)", R"("target": "x", "val": {"kind": @@"matrix"},)"),
             "/graph/nodes/0/val/kind: unknown value kind \"matrix\"");
-        row("tensor without sizes", edit(R"("target": "x",)", R"("target": "x", "val": @@{"kind": "tensor", "dtype": "float32"},)"),
+        row("tensor without sizes",
+            edit(R"("target": "x",)", R"("target": "x", "val": @@{"kind": "tensor", "dtype": "float32"},)"),
             "/graph/nodes/0/val: missing required field \"sizes\"");
         row("malformed size expression",
-            edit(R"("target": "x",)", R"("target": "x", "val": {"kind": "tensor", "dtype": "float32", "sizes": [{"expr": @@"s0 +"}]},)"),
+            edit(R"("target": "x",)",
+                 R"("target": "x", "val": {"kind": "tensor", "dtype": "float32", "sizes": [{"expr": @@"s0 +"}]},)"),
             "/graph/nodes/0/val/sizes/0/expr: malformed symbolic expression \"s0 +\"");
         row("size as float",
-            edit(R"("target": "x",)", R"("target": "x", "val": {"kind": "tensor", "dtype": "float32", "sizes": [@@2.5]},)"),
+            edit(R"("target": "x",)",
+                 R"("target": "x", "val": {"kind": "tensor", "dtype": "float32", "sizes": [@@2.5]},)"),
             "/graph/nodes/0/val/sizes/0: expected an integer or {\"expr\": \"s0\", \"hint\": 8}");
         row("bad recompute", edit(R"("target": "x",)", R"("target": "x", "meta": {"recompute": @@"ALWAYS"},)"),
             "/graph/nodes/0/meta/recompute: unknown recompute policy \"ALWAYS\"");
         row("bad phase", edit(R"("target": "x",)", R"("target": "x", "meta": {"phase": @@"sideways"},)"),
             "/graph/nodes/0/meta/phase: unknown phase \"sideways\"");
-        row("source line as string", edit(R"("target": "x",)", R"("target": "x", "meta": {"source": {"line": @@"7"}},)"),
+        row("source line as string",
+            edit(R"("target": "x",)", R"("target": "x", "meta": {"source": {"line": @@"7"}},)"),
             "/graph/nodes/0/meta/source/line: expected an integer");
         row("subgraphs not an object", edit(R"("signature": "flat",)", R"("signature": "flat", "subgraphs": @@[],)"),
             "/graph/subgraphs: expected an object of nested graphs");
         row("bad nested graph",
-            edit(R"("signature": "flat",)", R"("signature": "flat", "subgraphs": {"sub/0": @@{"class_name": "X", "signature": "flat"}},)"),
+            edit(R"("signature": "flat",)",
+                 R"("signature": "flat", "subgraphs": {"sub/0": @@{"class_name": "X", "signature": "flat"}},)"),
             "/graph/subgraphs/sub~10: missing required field \"nodes\"");
         row("duplicate JSON key", edit(R"({"name": "x", )", R"({"name": "x", @@"name": "z", )"),
             "duplicate key \"name\" in a JSON object");
@@ -526,7 +564,8 @@ private slots:
             "nested deeper than 200 levels");
     }
 
-    void badDocuments() {
+    void badDocuments()
+    {
         QFETCH(QString, text);
         QFETCH(QString, expected);
         std::string t = text.toStdString();
@@ -544,8 +583,8 @@ private slots:
             if (mark != std::string::npos) {
                 LineCol want = lineColOf(t, mark);
                 QVERIFY2(d.line == want.line && d.column == want.column,
-                         (e.what() + std::string(" -- expected at ") + std::to_string(want.line) + ":" +
-                          std::to_string(want.column))
+                         (e.what() + std::string(" -- expected at ") + std::to_string(want.line) + ":"
+                          + std::to_string(want.column))
                              .c_str());
             }
         }
@@ -563,7 +602,8 @@ private slots:
         }
     }
 
-    void goodDocumentReads() {
+    void goodDocumentReads()
+    {
         Graph g = parseGraphJson(kGood, "good.json");
         QCOMPARE(g.size(), size_t(3));
         const Node& mm = g.node(g.findByName("mm"));
@@ -571,7 +611,8 @@ private slots:
         QCOMPARE(g.node(g.findByName("x")).users.size(), size_t(1));  // users are rebuilt
     }
 
-    void forwardReferenceIsAllowed() {
+    void forwardReferenceIsAllowed()
+    {
         // refs are by name within the graph, not only to earlier nodes: the format stores any
         // Graph, even one a pass left out of order (verification reports that, not the reader)
         std::string t = edit(R"([{"node": "x"}, {"node": "x"}])", R"([{"node": "x"}, {"node": "output"}])");
@@ -579,7 +620,8 @@ private slots:
         QCOMPARE(g.node(g.findByName("mm")).args[1].node, g.findByName("output"));
     }
 
-    void writeIsAtomic() {
+    void writeIsAtomic()
+    {
         QTemporaryDir dir;
         QVERIFY(dir.isValid());
         const fs::path d = dir.path().toStdString();
@@ -611,7 +653,8 @@ private slots:
         }
     }
 
-    void detection() {
+    void detection()
+    {
         QVERIFY(looksLikeGraphJson(formatGraphJson(kitchenSink()).substr(0, 200)));
         QVERIFY(looksLikeGraphJson("  \n{\"format\": \"fxlens-graph\""));
         QVERIFY(!looksLikeGraphJson("{\"dynamo_output_graph\": {}}"));
@@ -620,7 +663,8 @@ private slots:
     }
 
     // core/json_format.md shows an example document: it must be one this reader accepts.
-    void documentedExampleReads() {
+    void documentedExampleReads()
+    {
         const fs::path doc = fs::path(FXLENS_TEST_DATA_DIR) / ".." / ".." / "core" / "json_format.md";
         if (!fs::exists(doc)) QSKIP("core/json_format.md not found");
         const std::string md = readFile(doc);

@@ -11,8 +11,8 @@
 #include <random>
 #include <set>
 
-#include "core/ir/diagnostics.hpp"
 #include "core/formats/safetensors.hpp"
+#include "core/ir/diagnostics.hpp"
 
 using namespace fxl;
 namespace fs = std::filesystem;
@@ -23,17 +23,20 @@ namespace {
 
 const fs::path kPytorch = fs::path(FXLENS_CORPUS_DIR) / "pytorch";
 
-std::vector<uint8_t> readBytes(const fs::path& p) {
+std::vector<uint8_t> readBytes(const fs::path& p)
+{
     std::ifstream in(p, std::ios::binary);
     return std::vector<uint8_t>(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
 }
 
-void writeBytes(const fs::path& p, const std::vector<uint8_t>& b) {
+void writeBytes(const fs::path& p, const std::vector<uint8_t>& b)
+{
     std::ofstream out(p, std::ios::binary | std::ios::trunc);
     out.write(reinterpret_cast<const char*>(b.data()), static_cast<std::streamsize>(b.size()));
 }
 
-std::vector<fs::path> corpusSafetensors() {
+std::vector<fs::path> corpusSafetensors()
+{
     std::vector<fs::path> out;
     for (const fs::path& dir : {kPytorch, kPytorch / "large"}) {
         std::error_code ec;
@@ -47,7 +50,8 @@ std::vector<fs::path> corpusSafetensors() {
 
 // The case name (before the first dot) and the kind (inputs / outputs / outputs_f64 / a
 // constants file of some graph part).
-std::string caseName(const fs::path& p) {
+std::string caseName(const fs::path& p)
+{
     std::string f = p.filename().string();
     return f.substr(0, f.find('.'));
 }
@@ -55,10 +59,11 @@ std::string caseName(const fs::path& p) {
 // The reference Dtype enum order, as written in huggingface/safetensors tensor.rs
 // ("They MUST be in increasing alignment order"). Kept here independently of the library
 // code so that the test checks the writer's order against the reference's.
-int referenceRank(const std::string& st) {
-    static const char* kOrder[] = {"BOOL", "F4",  "F6_E2M3", "F6_E3M2", "U8",  "I8",  "F8_E5M2",
-                                   "F8_E4M3", "F8_E8M0", "I16", "U16", "F16", "BF16", "I32",
-                                   "U32", "F32", "C64", "F64", "I64", "U64"};
+int referenceRank(const std::string& st)
+{
+    static const char* kOrder[] = {"BOOL",    "F4",      "F6_E2M3", "F6_E3M2", "U8",  "I8",   "F8_E5M2",
+                                   "F8_E4M3", "F8_E8M0", "I16",     "U16",     "F16", "BF16", "I32",
+                                   "U32",     "F32",     "C64",     "F64",     "I64", "U64"};
     for (int i = 0; i < int(std::size(kOrder)); ++i)
         if (st == kOrder[i]) return i;
     return -1;
@@ -66,7 +71,8 @@ int referenceRank(const std::string& st) {
 
 // Is the tensor order of a header (from the raw JSON, in data-offset order) what the
 // reference writer produces: dtype rank descending, then name?
-bool inReferenceOrder(const std::vector<std::pair<std::string, std::string>>& nameDtype) {
+bool inReferenceOrder(const std::vector<std::pair<std::string, std::string>>& nameDtype)
+{
     for (size_t i = 1; i < nameDtype.size(); ++i) {
         int ra = referenceRank(nameDtype[i - 1].second), rb = referenceRank(nameDtype[i].second);
         if (ra < rb) return false;
@@ -77,27 +83,31 @@ bool inReferenceOrder(const std::vector<std::pair<std::string, std::string>>& na
 
 // Header JSON of a file, parsed independently of the library (nlohmann keeps keys sorted,
 // so the data-offset order is recovered from data_offsets).
-nlohmann::json rawHeader(const std::vector<uint8_t>& b) {
+nlohmann::json rawHeader(const std::vector<uint8_t>& b)
+{
     uint64_t n = 0;
     for (int i = 7; i >= 0; --i) n = (n << 8) | b[size_t(i)];
     return nlohmann::json::parse(b.begin() + 8, b.begin() + 8 + long(n));
 }
 
-std::vector<uint8_t> le64(uint64_t v) {
+std::vector<uint8_t> le64(uint64_t v)
+{
     std::vector<uint8_t> out(8);
     for (int i = 0; i < 8; ++i) out[size_t(i)] = uint8_t(v >> (8 * i));
     return out;
 }
 
 // A file from a header text and a data section (header length written as given).
-std::vector<uint8_t> makeFile(const std::string& header, size_t dataBytes, std::optional<uint64_t> lengthField = {}) {
+std::vector<uint8_t> makeFile(const std::string& header, size_t dataBytes, std::optional<uint64_t> lengthField = {})
+{
     std::vector<uint8_t> out = le64(lengthField ? *lengthField : header.size());
     out.insert(out.end(), header.begin(), header.end());
     for (size_t i = 0; i < dataBytes; ++i) out.push_back(uint8_t(i * 7 + 1));
     return out;
 }
 
-SafeTensor tensor(std::string name, DType dt, std::vector<int64_t> shape, uint8_t fill = 0) {
+SafeTensor tensor(std::string name, DType dt, std::vector<int64_t> shape, uint8_t fill = 0)
+{
     SafeTensor t;
     t.name = std::move(name);
     t.dtype = dt;
@@ -107,9 +117,10 @@ SafeTensor tensor(std::string name, DType dt, std::vector<int64_t> shape, uint8_
     return t;
 }
 
-fs::path tempDir(const char* tag) {
-    fs::path d = fs::temp_directory_path() /
-                 ("fxlens_st_" + std::string(tag) + "_" + std::to_string(QCoreApplication::applicationPid()));
+fs::path tempDir(const char* tag)
+{
+    fs::path d = fs::temp_directory_path()
+        / ("fxlens_st_" + std::string(tag) + "_" + std::to_string(QCoreApplication::applicationPid()));
     fs::remove_all(d);
     fs::create_directories(d);
     return d;
@@ -117,7 +128,8 @@ fs::path tempDir(const char* tag) {
 
 }  // namespace
 
-class TestSafetensors : public QObject {
+class TestSafetensors : public QObject
+{
     Q_OBJECT
 
 private slots:
@@ -133,7 +145,8 @@ private slots:
     void writeIsAtomic();
 };
 
-void TestSafetensors::corpusFile_data() {
+void TestSafetensors::corpusFile_data()
+{
     QTest::addColumn<std::string>("path");
     auto files = corpusSafetensors();
     if (files.empty()) QSKIP("corpus/pytorch not found (FXLENS_CORPUS_DIR): no real safetensors files to read");
@@ -143,7 +156,8 @@ void TestSafetensors::corpusFile_data() {
     }
 }
 
-void TestSafetensors::corpusFile() {
+void TestSafetensors::corpusFile()
+{
     QFETCH(std::string, path);
     const std::vector<uint8_t> bytes = readBytes(path);
     QVERIFY(bytes.size() > 8);
@@ -213,8 +227,8 @@ void TestSafetensors::corpusFile() {
     std::set<int> seen;
     for (const auto& t : f.tensors) {
         QVERIFY2(t.name.rfind(prefix, 0) == 0, t.name.c_str());
-        QVERIFY2(t.name.size() >= prefix.size() + suffix.size() &&
-                     t.name.compare(t.name.size() - suffix.size(), suffix.size(), suffix) == 0,
+        QVERIFY2(t.name.size() >= prefix.size() + suffix.size()
+                     && t.name.compare(t.name.size() - suffix.size(), suffix.size(), suffix) == 0,
                  t.name.c_str());
         std::string num = t.name.substr(prefix.size(), t.name.size() - prefix.size() - suffix.size());
         QVERIFY2(!num.empty() && num.find_first_not_of("0123456789") == std::string::npos, t.name.c_str());
@@ -260,15 +274,16 @@ void TestSafetensors::corpusFile() {
     } else {
         size_t k = 1;
         while (k < nameDtype.size() && inReferenceOrder({nameDtype[k - 1], nameDtype[k]})) ++k;
-        qInfo("%s: not in the safetensors library's order (%s %s before %s %s): compared by content only",
-              file.c_str(), nameDtype[k - 1].second.c_str(), nameDtype[k - 1].first.c_str(),
-              nameDtype[k].second.c_str(), nameDtype[k].first.c_str());
+        qInfo("%s: not in the safetensors library's order (%s %s before %s %s): compared by content only", file.c_str(),
+              nameDtype[k - 1].second.c_str(), nameDtype[k - 1].first.c_str(), nameDtype[k].second.c_str(),
+              nameDtype[k].first.c_str());
         QVERIFY(lib != bytes);
     }
 }
 
 // Inputs are keyed by placeholder name in placeholder order; outputs_f64 mirrors outputs.
-void TestSafetensors::corpusNamesMatchMeta() {
+void TestSafetensors::corpusNamesMatchMeta()
+{
     auto files = corpusSafetensors();
     if (files.empty()) QSKIP("corpus/pytorch not found (FXLENS_CORPUS_DIR)");
     int checked = 0;
@@ -314,7 +329,8 @@ void TestSafetensors::corpusNamesMatchMeta() {
 // Byte vectors from the official library's own tests (huggingface/safetensors,
 // safetensors/src/tensor.rs: test_serialization, test_empty,
 // test_serialization_forced_alignement): our writer must produce exactly these bytes.
-void TestSafetensors::referenceVectors() {
+void TestSafetensors::referenceVectors()
+{
     auto f32data = [](std::initializer_list<float> v) {
         std::vector<uint8_t> out;
         for (float x : v) {
@@ -333,11 +349,11 @@ void TestSafetensors::referenceVectors() {
         t.data = f32data({0, 1, 2, 3, 4, 5});
         f.tensors.push_back(t);
         const std::vector<uint8_t> expected = {
-            64, 0, 0, 0, 0, 0, 0, 0, 123, 34, 97, 116, 116, 110, 46, 48, 34, 58, 123, 34, 100,
-            116, 121, 112, 101, 34, 58, 34, 70, 51, 50, 34, 44, 34, 115, 104, 97, 112, 101, 34,
-            58, 91, 49, 44, 50, 44, 51, 93, 44, 34, 100, 97, 116, 97, 95, 111, 102, 102, 115,
-            101, 116, 115, 34, 58, 91, 48, 44, 50, 52, 93, 125, 125, 0, 0, 0, 0, 0, 0, 128, 63,
-            0, 0, 0, 64, 0, 0, 64, 64, 0, 0, 128, 64, 0, 0, 160, 64};
+            64,  0,   0,   0,   0,   0,  0,  0,  123, 34, 97,  116, 116, 110, 46,  48,  34,  58,  123, 34,
+            100, 116, 121, 112, 101, 34, 58, 34, 70,  51, 50,  34,  44,  34,  115, 104, 97,  112, 101, 34,
+            58,  91,  49,  44,  50,  44, 51, 93, 44,  34, 100, 97,  116, 97,  95,  111, 102, 102, 115, 101,
+            116, 115, 34,  58,  91,  48, 44, 50, 52,  93, 125, 125, 0,   0,   0,   0,   0,   0,   128, 63,
+            0,   0,   0,   64,  0,   0,  64, 64, 0,   0,  128, 64,  0,   0,   160, 64};
         QVERIFY(serializeSafetensors(f) == expected);
         SafeTensorsFile back = parseSafetensors(expected.data(), expected.size());
         QCOMPARE(back.tensors.size(), size_t(1));
@@ -349,10 +365,10 @@ void TestSafetensors::referenceVectors() {
         QVERIFY(serializeSafetensors(f) == expected);
         QVERIFY(parseSafetensors(expected.data(), expected.size()).tensors.empty());
         f.metadata["framework"] = "pt";
-        const std::vector<uint8_t> withMeta = {
-            40, 0, 0, 0, 0, 0, 0, 0, 123, 34, 95, 95, 109, 101, 116, 97, 100, 97, 116, 97, 95,
-            95, 34, 58, 123, 34, 102, 114, 97, 109, 101, 119, 111, 114, 107, 34, 58, 34, 112,
-            116, 34, 125, 125, 32, 32, 32, 32, 32};
+        const std::vector<uint8_t> withMeta = {40,  0,   0,   0,   0,   0,   0,   0,   123, 34,  95,  95,
+                                               109, 101, 116, 97,  100, 97,  116, 97,  95,  95,  34,  58,
+                                               123, 34,  102, 114, 97,  109, 101, 119, 111, 114, 107, 34,
+                                               58,  34,  112, 116, 34,  125, 125, 32,  32,  32,  32,  32};
         QVERIFY(serializeSafetensors(f) == withMeta);
         SafeTensorsFile back = parseSafetensors(withMeta.data(), withMeta.size());
         QCOMPARE(back.metadata.at("framework"), std::string("pt"));
@@ -366,17 +382,17 @@ void TestSafetensors::referenceVectors() {
         t.data = f32data({0, 1, 2, 3, 4, 5});
         f.tensors.push_back(t);
         const std::vector<uint8_t> expected = {
-            72, 0, 0, 0, 0, 0, 0, 0, 123, 34, 97, 116, 116, 110, 48, 34, 58, 123, 34, 100, 116,
-            121, 112, 101, 34, 58, 34, 70, 51, 50, 34, 44, 34, 115, 104, 97, 112, 101, 34, 58,
-            91, 49, 44, 49, 44, 50, 44, 51, 93, 44, 34, 100, 97, 116, 97, 95, 111, 102, 102,
-            115, 101, 116, 115, 34, 58, 91, 48, 44, 50, 52, 93, 125, 125, 32, 32, 32, 32, 32,
-            32, 32, 0, 0, 0, 0, 0, 0, 128, 63, 0, 0, 0, 64, 0, 0, 64, 64, 0, 0, 128, 64, 0, 0,
-            160, 64};
+            72,  0,   0,   0,  0,  0,  0,  0,  123, 34,  97, 116, 116, 110, 48,  34,  58,  123, 34,  100, 116,
+            121, 112, 101, 34, 58, 34, 70, 51, 50,  34,  44, 34,  115, 104, 97,  112, 101, 34,  58,  91,  49,
+            44,  49,  44,  50, 44, 51, 93, 44, 34,  100, 97, 116, 97,  95,  111, 102, 102, 115, 101, 116, 115,
+            34,  58,  91,  48, 44, 50, 52, 93, 125, 125, 32, 32,  32,  32,  32,  32,  32,  0,   0,   0,   0,
+            0,   0,   128, 63, 0,  0,  0,  64, 0,   0,   64, 64,  0,   0,   128, 64,  0,   0,   160, 64};
         QVERIFY(serializeSafetensors(f) == expected);
     }
 }
 
-void TestSafetensors::libraryOrder() {
+void TestSafetensors::libraryOrder()
+{
     // The gpt2_tiny inputs (I64 token ids first, then F32 parameters arg2_1 .. arg27_1 in
     // placeholder order) come out with the I64 tensors first and the F32 ones by name, so
     // "arg10_1" sorts before "arg2_1", as the reference writer does.
@@ -409,7 +425,8 @@ void TestSafetensors::libraryOrder() {
     QCOMPARE(mb.tensors[4].name, std::string("a32"));
 }
 
-void TestSafetensors::everyDtypeRoundTrips() {
+void TestSafetensors::everyDtypeRoundTrips()
+{
     SafeTensorsFile f;
     int n = 0;
     for (int i = 0; i <= int(DType::F4E2M1FNx2); ++i) {
@@ -449,7 +466,8 @@ void TestSafetensors::everyDtypeRoundTrips() {
     QVERIFY(serializeSafetensors(back) == bytes);
 }
 
-void TestSafetensors::malformed_data() {
+void TestSafetensors::malformed_data()
+{
     QTest::addColumn<QByteArray>("bytes");
     QTest::addColumn<QString>("expected");
 
@@ -466,8 +484,7 @@ void TestSafetensors::malformed_data() {
     row("empty file", {}, "file too small");
     row("truncated in the length", std::vector<uint8_t>(base.begin(), base.begin() + 5), "file too small");
     row("truncated in the header", std::vector<uint8_t>(base.begin(), base.begin() + 40), "larger than the file");
-    row("truncated at the data", std::vector<uint8_t>(base.begin(), base.begin() + 8 + long(good.size())),
-        "truncated");
+    row("truncated at the data", std::vector<uint8_t>(base.begin(), base.begin() + 8 + long(good.size())), "truncated");
     row("truncated in the data", std::vector<uint8_t>(base.begin(), base.end() - 3), "truncated");
     row("header length past the end", makeFile(good, 24, good.size() + 25), "larger than the file");
     row("header length over the limit", makeFile(good, 24, 100'000'001), "exceeds the limit of 100000000");
@@ -478,25 +495,28 @@ void TestSafetensors::malformed_data() {
     row("leading space", makeFile(" " + good, 24), "must start with '{'");
     row("empty header", makeFile("", 0), "header is empty");
     row("offsets with a hole",
-        makeFile(R"({"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]},"b":{"dtype":"F32","shape":[2,2],"data_offsets":[12,28]}})", 28),
+        makeFile(
+            R"({"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]},"b":{"dtype":"F32","shape":[2,2],"data_offsets":[12,28]}})",
+            28),
         "hole");
-    row("first tensor not at 0",
-        makeFile(R"({"a":{"dtype":"F32","shape":[2],"data_offsets":[4,12]}})", 12), "hole");
+    row("first tensor not at 0", makeFile(R"({"a":{"dtype":"F32","shape":[2],"data_offsets":[4,12]}})", 12), "hole");
     row("overlapping offsets",
-        makeFile(R"({"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]},"b":{"dtype":"F32","shape":[2,2],"data_offsets":[4,20]}})", 20),
+        makeFile(
+            R"({"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]},"b":{"dtype":"F32","shape":[2,2],"data_offsets":[4,20]}})",
+            20),
         "overlap");
-    row("shape/bytes mismatch",
-        makeFile(R"({"a":{"dtype":"F32","shape":[3],"data_offsets":[0,8]}})", 8), "needs 12 bytes");
-    row("dtype/bytes mismatch",
-        makeFile(R"({"a":{"dtype":"F64","shape":[2],"data_offsets":[0,8]}})", 8), "needs 16 bytes");
+    row("shape/bytes mismatch", makeFile(R"({"a":{"dtype":"F32","shape":[3],"data_offsets":[0,8]}})", 8),
+        "needs 12 bytes");
+    row("dtype/bytes mismatch", makeFile(R"({"a":{"dtype":"F64","shape":[2],"data_offsets":[0,8]}})", 8),
+        "needs 16 bytes");
     row("trailing data", makeFile(good, 30), "6 trailing bytes");
     row("unknown dtype", makeFile(R"({"a":{"dtype":"F7","shape":[2],"data_offsets":[0,8]}})", 8), "unknown dtype 'F7'");
     row("dtype not a string", makeFile(R"({"a":{"dtype":4,"shape":[2],"data_offsets":[0,8]}})", 8),
         "dtype must be a string");
     row("negative shape", makeFile(R"({"a":{"dtype":"F32","shape":[-2],"data_offsets":[0,8]}})", 8), "negative");
     row("float shape", makeFile(R"({"a":{"dtype":"F32","shape":[2.5],"data_offsets":[0,8]}})", 8), "not an integer");
-    row("shape overflow",
-        makeFile(R"({"a":{"dtype":"F32","shape":[4294967296,4294967296],"data_offsets":[0,8]}})", 8), "overflow");
+    row("shape overflow", makeFile(R"({"a":{"dtype":"F32","shape":[4294967296,4294967296],"data_offsets":[0,8]}})", 8),
+        "overflow");
     row("byte count overflow",
         makeFile(R"({"a":{"dtype":"F64","shape":[4611686018427387904],"data_offsets":[0,8]}})", 8), "overflow");
     row("end before begin", makeFile(R"({"a":{"dtype":"F32","shape":[0],"data_offsets":[8,0]}})", 8),
@@ -506,7 +526,9 @@ void TestSafetensors::malformed_data() {
     row("missing data_offsets", makeFile(R"({"a":{"dtype":"F32","shape":[2]}})", 8), "has no data_offsets");
     row("tensor not an object", makeFile(R"({"a":[1,2]})", 0), "must be an object");
     row("duplicate names",
-        makeFile(R"({"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]},"a":{"dtype":"F32","shape":[2],"data_offsets":[8,16]}})", 16),
+        makeFile(
+            R"({"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]},"a":{"dtype":"F32","shape":[2],"data_offsets":[8,16]}})",
+            16),
         "duplicate tensor name 'a'");
     row("duplicate field", makeFile(R"({"a":{"dtype":"F32","dtype":"F32","shape":[2],"data_offsets":[0,8]}})", 8),
         "duplicate field 'dtype'");
@@ -522,7 +544,8 @@ void TestSafetensors::malformed_data() {
     }
 }
 
-void TestSafetensors::malformed() {
+void TestSafetensors::malformed()
+{
     QFETCH(QByteArray, bytes);
     QFETCH(QString, expected);
     const auto* p = reinterpret_cast<const uint8_t*>(bytes.constData());
@@ -554,7 +577,8 @@ void TestSafetensors::malformed() {
     fs::remove_all(dir);
 }
 
-void TestSafetensors::garbage() {
+void TestSafetensors::garbage()
+{
     // Random bytes and random corruptions of a real file: InputError or a valid parse, never
     // anything else.
     std::vector<uint8_t> real;
@@ -599,7 +623,8 @@ void TestSafetensors::garbage() {
     }
 }
 
-void TestSafetensors::writeIsAtomic() {
+void TestSafetensors::writeIsAtomic()
+{
     fs::path dir = tempDir("write");
     fs::path target = dir / "out.safetensors";
     SafeTensorsFile f;

@@ -11,11 +11,11 @@
 #include <set>
 #include <sstream>
 
-#include "core/ir/diagnostics.hpp"
 #include "core/formats/fx/fx_text_parser.hpp"
-#include "core/ir/graph.hpp"
 #include "core/formats/safetensors.hpp"
 #include "core/formats/sidecar.hpp"
+#include "core/ir/diagnostics.hpp"
+#include "core/ir/graph.hpp"
 
 using namespace fxl;
 namespace fs = std::filesystem;
@@ -26,11 +26,13 @@ namespace {
 
 const fs::path kPytorch = fs::path(FXLENS_CORPUS_DIR) / "pytorch";
 
-bool endsWith(const std::string& s, const std::string& suf) {
+bool endsWith(const std::string& s, const std::string& suf)
+{
     return s.size() >= suf.size() && s.compare(s.size() - suf.size(), suf.size(), suf) == 0;
 }
 
-std::vector<fs::path> corpusFiles(const std::string& suffix) {
+std::vector<fs::path> corpusFiles(const std::string& suffix)
+{
     std::vector<fs::path> out;
     for (const fs::path& dir : {kPytorch, kPytorch / "large"}) {
         std::error_code ec;
@@ -42,7 +44,8 @@ std::vector<fs::path> corpusFiles(const std::string& suffix) {
     return out;
 }
 
-std::string slurp(const fs::path& p) {
+std::string slurp(const fs::path& p)
+{
     std::ifstream in(p, std::ios::binary);
     std::ostringstream ss;
     ss << in.rdbuf();
@@ -53,7 +56,8 @@ nlohmann::json readJson(const fs::path& p) { return nlohmann::json::parse(slurp(
 
 // A graph with the nodes (name, op, target) of a meta.json, in its order: the FX parser is
 // not needed to test the attachment itself.
-Graph graphFromMeta(const nlohmann::json& meta) {
+Graph graphFromMeta(const nlohmann::json& meta)
+{
     Graph g;
     for (const auto& jn : meta["nodes"]) {
         Node n;
@@ -65,21 +69,24 @@ Graph graphFromMeta(const nlohmann::json& meta) {
     return g;
 }
 
-std::vector<int64_t> ints(const std::vector<SymInt>& v) {
+std::vector<int64_t> ints(const std::vector<SymInt>& v)
+{
     std::vector<int64_t> out;
     for (const auto& s : v) out.push_back(s.isConcrete() ? *s.maybeValue() : -999);
     return out;
 }
 
-std::string diagText(const DiagnosticList& d) {
+std::string diagText(const DiagnosticList& d)
+{
     std::string s;
     for (const auto& x : d.items) s += x.format() + "\n";
     return s;
 }
 
-fs::path tempDir(const char* tag) {
-    fs::path d = fs::temp_directory_path() /
-                 ("fxlens_sc_" + std::string(tag) + "_" + std::to_string(QCoreApplication::applicationPid()));
+fs::path tempDir(const char* tag)
+{
+    fs::path d = fs::temp_directory_path()
+        / ("fxlens_sc_" + std::string(tag) + "_" + std::to_string(QCoreApplication::applicationPid()));
     fs::remove_all(d);
     fs::create_directories(d);
     return d;
@@ -89,7 +96,8 @@ void touch(const fs::path& p, const std::string& text = "") { std::ofstream(p) <
 
 }  // namespace
 
-class TestSidecar : public QObject {
+class TestSidecar : public QObject
+{
     Q_OBJECT
 
 private slots:
@@ -106,7 +114,8 @@ private slots:
     void params();
 };
 
-void TestSidecar::findSidecars_data() {
+void TestSidecar::findSidecars_data()
+{
     QTest::addColumn<std::string>("graph");
     auto code = corpusFiles(".code.py");
     auto listing = corpusFiles(".graph.txt");
@@ -115,7 +124,8 @@ void TestSidecar::findSidecars_data() {
     for (const auto& p : code) QTest::newRow(fs::relative(p, kPytorch).string().c_str()) << p.string();
 }
 
-void TestSidecar::findSidecars() {
+void TestSidecar::findSidecars()
+{
     QFETCH(std::string, graph);
     SidecarFiles s = fxl::findSidecars(graph);
     fs::path p(graph);
@@ -139,7 +149,8 @@ void TestSidecar::findSidecars() {
     // _tensor_constant attributes, and holds each of them.
     std::string text = slurp(p);
     std::set<std::string> used;
-    for (size_t at = text.find("_tensor_constant"); at != std::string::npos; at = text.find("_tensor_constant", at + 1)) {
+    for (size_t at = text.find("_tensor_constant"); at != std::string::npos;
+         at = text.find("_tensor_constant", at + 1)) {
         size_t e = at + 16;
         while (e < text.size() && std::isdigit(static_cast<unsigned char>(text[e]))) ++e;
         if (e > at + 16) used.insert(text.substr(at, e - at));
@@ -155,7 +166,8 @@ void TestSidecar::findSidecars() {
     QVERIFY(have == used);
 }
 
-void TestSidecar::findSidecarsDottedNames() {
+void TestSidecar::findSidecarsDottedNames()
+{
     fs::path d = tempDir("dotted");
     touch(d / "my.model.fw.mincut.code.py");
     touch(d / "my.model.meta.json");
@@ -184,14 +196,16 @@ void TestSidecar::findSidecarsDottedNames() {
     fs::remove_all(d);
 }
 
-void TestSidecar::attachMeta_data() {
+void TestSidecar::attachMeta_data()
+{
     QTest::addColumn<std::string>("meta");
     auto metas = corpusFiles(".meta.json");
     if (metas.empty()) QSKIP("corpus/pytorch not found (FXLENS_CORPUS_DIR): no meta.json files");
     for (const auto& p : metas) QTest::newRow(fs::relative(p, kPytorch).string().c_str()) << p.string();
 }
 
-void TestSidecar::attachMeta() {
+void TestSidecar::attachMeta()
+{
     QFETCH(std::string, meta);
     nlohmann::json j = readJson(meta);
     Graph g = graphFromMeta(j);
@@ -287,14 +301,16 @@ void TestSidecar::attachMeta() {
 
 // The real graph files: the joint gm.code parsed by parseFxText, its sidecars found and its
 // meta attached: every node of the meta file matches a graph node and gets its meta.
-void TestSidecar::attachToParsedJoint_data() {
+void TestSidecar::attachToParsedJoint_data()
+{
     QTest::addColumn<std::string>("graph");
     auto files = corpusFiles(".joint.code.py");
     if (files.empty()) QSKIP("corpus/pytorch not found (FXLENS_CORPUS_DIR): no joint graphs");
     for (const auto& p : files) QTest::newRow(fs::relative(p, kPytorch).string().c_str()) << p.string();
 }
 
-void TestSidecar::attachToParsedJoint() {
+void TestSidecar::attachToParsedJoint()
+{
     QFETCH(std::string, graph);
     Graph g;
     try {
@@ -325,7 +341,8 @@ void TestSidecar::attachToParsedJoint() {
     }
 }
 
-void TestSidecar::attachMismatches() {
+void TestSidecar::attachMismatches()
+{
     fs::path meta = kPytorch / "mlp_gelu.meta.json";
     if (!fs::exists(meta)) QSKIP("corpus/pytorch/mlp_gelu.meta.json not found");
     nlohmann::json j = readJson(meta);
@@ -348,7 +365,8 @@ void TestSidecar::attachMismatches() {
     }
     QCOMPARE(warnings, 2);
     QCOMPARE(errors, 1);
-    QVERIFY2(QString::fromStdString(all).contains(QString::fromStdString("'" + renamed + "' of the meta file is not in the graph")),
+    QVERIFY2(QString::fromStdString(all).contains(
+                 QString::fromStdString("'" + renamed + "' of the meta file is not in the graph")),
              all.c_str());
     QVERIFY2(QString::fromStdString(all).contains("'renamed_node' has no entry"), all.c_str());
     QVERIFY2(QString::fromStdString(all).contains(QString::fromStdString(
@@ -370,7 +388,8 @@ void TestSidecar::attachMismatches() {
     QVERIFY(QString::fromStdString(diagText(d2)).contains(QString("and %1 more").arg(j["nodes"].size() - 10)));
 }
 
-void TestSidecar::attachTupleAndErrors() {
+void TestSidecar::attachTupleAndErrors()
+{
     fs::path d = tempDir("tuple");
     fs::path meta = d / "t.meta.json";
     touch(meta, R"({"nodes": [
@@ -388,8 +407,10 @@ void TestSidecar::attachTupleAndErrors() {
        "tensor_meta": {"dtype": "int64", "shape": [1], "stride": [1]}}
     ]})");
     Graph g;
-    for (auto [name, op] : {std::pair{"x", NodeOp::Placeholder}, {"topk", NodeOp::CallFunction},
-                            {"bad", NodeOp::CallFunction}, {"odd", NodeOp::CallFunction}}) {
+    for (auto [name, op] : {std::pair{"x", NodeOp::Placeholder},
+                            {"topk", NodeOp::CallFunction},
+                            {"bad", NodeOp::CallFunction},
+                            {"odd", NodeOp::CallFunction}}) {
         Node n;
         n.name = name;
         n.op = op;
@@ -445,14 +466,16 @@ void TestSidecar::attachTupleAndErrors() {
     fs::remove_all(d);
 }
 
-void TestSidecar::params_data() {
+void TestSidecar::params_data()
+{
     QTest::addColumn<std::string>("params");
     auto files = corpusFiles(".params.json");
     if (files.empty()) QSKIP("corpus/pytorch not found (FXLENS_CORPUS_DIR): no params.json files");
     for (const auto& p : files) QTest::newRow(fs::relative(p, kPytorch).string().c_str()) << p.string();
 }
 
-void TestSidecar::params() {
+void TestSidecar::params()
+{
     QFETCH(std::string, params);
     ParamsInfo pi = readParamsJson(params);
     nlohmann::json j = readJson(params);

@@ -13,11 +13,11 @@
 #include <set>
 #include <sstream>
 
-#include "core/ir/diagnostics.hpp"
-#include "core/formats/torch_trace/md5.hpp"
 #include "core/formats/source.hpp"
+#include "core/formats/torch_trace/md5.hpp"
 #include "core/formats/torch_trace/tlparse_output.hpp"
 #include "core/formats/torch_trace/torch_trace.hpp"
+#include "core/ir/diagnostics.hpp"
 
 using namespace fxl;
 namespace fs = std::filesystem;
@@ -29,20 +29,23 @@ namespace {
 const fs::path kCorpus = fs::path(FXLENS_CORPUS_DIR);
 const fs::path kTlparse = kCorpus / "tlparse";
 
-std::string readText(const fs::path& p) {
+std::string readText(const fs::path& p)
+{
     std::ifstream in(p, std::ios::binary);
     std::ostringstream ss;
     ss << in.rdbuf();
     return ss.str();
 }
 
-void writeText(const fs::path& p, const std::string& s) {
+void writeText(const fs::path& p, const std::string& s)
+{
     fs::create_directories(p.parent_path());
     std::ofstream out(p, std::ios::binary | std::ios::trunc);
     out << s;
 }
 
-std::vector<std::string> splitLines(const std::string& s) {
+std::vector<std::string> splitLines(const std::string& s)
+{
     std::vector<std::string> out;
     size_t pos = 0;
     while (pos <= s.size()) {
@@ -57,46 +60,52 @@ std::vector<std::string> splitLines(const std::string& s) {
     return out;
 }
 
-std::string joinLines(const std::vector<std::string>& lines) {
+std::string joinLines(const std::vector<std::string>& lines)
+{
     std::string s;
     for (const auto& l : lines) s += l + "\n";
     return s;
 }
 
 // 1-based number of the first line containing `needle`, 0 when none.
-int lineOf(const std::vector<std::string>& lines, const std::string& needle, int from = 1) {
+int lineOf(const std::vector<std::string>& lines, const std::string& needle, int from = 1)
+{
     for (size_t i = size_t(from - 1); i < lines.size(); ++i)
         if (lines[i].find(needle) != std::string::npos) return int(i + 1);
     return 0;
 }
 
-int countDiags(const DiagnosticList& d, Severity sev, const std::string& fragment, int line = -1) {
+int countDiags(const DiagnosticList& d, Severity sev, const std::string& fragment, int line = -1)
+{
     int n = 0;
     for (const auto& x : d.items)
         if (x.severity == sev && x.message.find(fragment) != std::string::npos && (line < 0 || x.line == line)) ++n;
     return n;
 }
 
-std::string dumpDiags(const DiagnosticList& d) {
+std::string dumpDiags(const DiagnosticList& d)
+{
     std::string s;
     for (const auto& x : d.items) s += x.format() + "\n";
     return s;
 }
 
-#define REQUIRE_CORPUS()                                                                             \
-    do {                                                                                             \
-        if (!fs::is_directory(kTlparse))                                                             \
-            QSKIP(qPrintable(QString("corpus not found at %1").arg(kTlparse.string().c_str())));     \
+#define REQUIRE_CORPUS()                                                                                               \
+    do {                                                                                                               \
+        if (!fs::is_directory(kTlparse))                                                                               \
+            QSKIP(qPrintable(QString("corpus not found at %1").arg(kTlparse.string().c_str())));                       \
     } while (0)
 
 }  // namespace
 
-class TestTorchTrace : public QObject {
+class TestTorchTrace : public QObject
+{
     Q_OBJECT
 
 private slots:
     // ---------------------------------------------------------------- MD5 (RFC 1321 A.5)
-    void md5_data() {
+    void md5_data()
+    {
         QTest::addColumn<std::string>("input");
         QTest::addColumn<std::string>("digest");
         QTest::newRow("empty") << std::string("") << std::string("d41d8cd98f00b204e9800998ecf8427e");
@@ -106,14 +115,14 @@ private slots:
                                         << std::string("f96b697d7cb7938d525a2f31aaf161d0");
         QTest::newRow("a-z") << std::string("abcdefghijklmnopqrstuvwxyz")
                              << std::string("c3fcd3d76192e4007dfb496cca67e13b");
-        QTest::newRow("A-Za-z0-9")
-            << std::string("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
-            << std::string("d174ab98d277d9f5a5611c2c9f419d9f");
-        QTest::newRow("8x1234567890")
-            << std::string("12345678901234567890123456789012345678901234567890123456789012345678901234567890")
-            << std::string("57edf4a22be3c955ac49da2e2107b67a");
+        QTest::newRow("A-Za-z0-9") << std::string("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
+                                   << std::string("d174ab98d277d9f5a5611c2c9f419d9f");
+        QTest::newRow("8x1234567890") << std::string(
+            "12345678901234567890123456789012345678901234567890123456789012345678901234567890")
+                                      << std::string("57edf4a22be3c955ac49da2e2107b67a");
     }
-    void md5() {
+    void md5()
+    {
         QFETCH(std::string, input);
         QFETCH(std::string, digest);
         QCOMPARE(md5Hex(input), digest);
@@ -125,7 +134,8 @@ private slots:
             QCOMPARE(m.finishHex(), digest);
         }
     }
-    void md5LongInput() {
+    void md5LongInput()
+    {
         // Python: hashlib.md5(b'x' * 1000003).hexdigest()
         std::string s(1000003, 'x');
         Md5 m;
@@ -134,30 +144,31 @@ private slots:
     }
 
     // ---------------------------------------------------------------- corpus logs
-    void corpusLogs_data() {
+    void corpusLogs_data()
+    {
         QTest::addColumn<std::string>("file");
-        QTest::addColumn<int>("events");    // envelopes other than "str"
+        QTest::addColumn<int>("events");  // envelopes other than "str"
         QTest::addColumn<int>("payloads");  // envelopes with has_payload
-        QTest::addColumn<int>("strs");      // "str" intern entries
+        QTest::addColumn<int>("strs");  // "str" intern entries
         QTest::addColumn<int>("md5bad");
-        QTest::addColumn<int>("graphs");    // FX payloads (fx_graph_runnable not counted)
+        QTest::addColumn<int>("graphs");  // FX payloads (fx_graph_runnable not counted)
         QTest::addColumn<int>("runnable");  // fx_graph_runnable payloads
         QTest::addColumn<std::string>("graphKinds");
         QTest::addColumn<std::string>("compileIds");  // events per compile id
         QTest::addColumn<std::string>("ranks");
-        QTest::addColumn<int>("pairs");     // before_X/after_X pairs
+        QTest::addColumn<int>("pairs");  // before_X/after_X pairs
         // Every number below was obtained with this Python script (regex + json + hashlib,
         // no fxlens code), run as `python3 survey.py FILE`:
         //   import re,json,hashlib,sys,collections as C
         //   H=re.compile(r'^[VIWEC]\d{4} \d\d:\d\d:\d\d\.\d+ +\d+ [^\]]+:\d+\] (\{.*\})$')
         //   X={'frame_id','frame_compile_id','attempt','compiled_autograd_id','rank','stack','has_payload','subgraph_name'}
-        //   FX=set('dynamo_output_graph aot_joint_graph aot_forward_graph aot_backward_graph aot_inference_graph inductor_pre_grad_graph inductor_post_grad_graph'.split())
-        //   FX|={p+s for p in('before_','after_') for s in('pre_grad_graph','post_grad_graph','recompile_pre_grad','recompile_post_grad')}
-        //   def cid(e):
+        //   FX=set('dynamo_output_graph aot_joint_graph aot_forward_graph aot_backward_graph aot_inference_graph
+        //   inductor_pre_grad_graph inductor_post_grad_graph'.split()) FX|={p+s for p in('before_','after_') for s
+        //   in('pre_grad_graph','post_grad_graph','recompile_pre_grad','recompile_post_grad')} def cid(e):
         //     f,c,a=e.get('frame_id'),e.get('frame_compile_id'),e.get('attempt')
         //     return '[-/-]' if f is None and c is None else '[%s/%s%s]'%(f,c,'_%d'%a if a else '')
-        //   L=open(sys.argv[1],'rb').read().split(b'\n'); n=C.Counter(); g=C.Counter(); ids=C.Counter(); ranks=set(); i=0
-        //   while i<len(L):
+        //   L=open(sys.argv[1],'rb').read().split(b'\n'); n=C.Counter(); g=C.Counter(); ids=C.Counter(); ranks=set();
+        //   i=0 while i<len(L):
         //     m=H.match(L[i].decode()); i+=1
         //     if not m: continue
         //     e=json.loads(m.group(1)); k=[k for k in e if k not in X][0]; k=e[k].get('name',k) if k=='artifact' else k
@@ -165,8 +176,11 @@ private slots:
         //     while i<len(L) and L[i][:1] in (b'\t',b''): p+=[L[i][1:]]*(L[i]!=b''); i+=1
         //     if k=='str': n['str']+=1; continue
         //     n['events']+=1; ids[cid(e)]+=1; ranks|={e['rank']} if 'rank' in e else set()
-        //     if 'has_payload' in e: n['payloads']+=1; n['md5bad']+=hashlib.md5(b'\n'.join(p)).hexdigest()!=e['has_payload']; g[k]+=k in FX; n['runnable']+=k=='fx_graph_runnable'
-        //   print(dict(n),sum(g.values()),' '.join('%s=%d'%kv for kv in sorted(g.items()) if kv[1]),' '.join('%s=%d'%kv for kv in sorted(ids.items())),sorted(ranks))
+        //     if 'has_payload' in e: n['payloads']+=1;
+        //     n['md5bad']+=hashlib.md5(b'\n'.join(p)).hexdigest()!=e['has_payload']; g[k]+=k in FX;
+        //     n['runnable']+=k=='fx_graph_runnable'
+        //   print(dict(n),sum(g.values()),' '.join('%s=%d'%kv for kv in sorted(g.items()) if kv[1]),' '.join('%s=%d'%kv
+        //   for kv in sorted(ids.items())),sorted(ranks))
         // and the pairs by matching before_X with the next after_X of the same (rank, compile id).
         // Cross-checks with shared/corpus/tlparse/SOURCES.md: its per-file kind lists and md5
         // notes agree. torch_trace.md §6 counts fx_graph_runnable as a graph for simple (4),
@@ -186,10 +200,12 @@ private slots:
             << std::string("aot_inference_graph=3 dynamo_output_graph=6 inductor_post_grad_graph=2")
             << std::string("[0/0]=129 [1/0]=240") << std::string("") << 0;
         QTest::newRow("links.log") << std::string("links.log") << 9 << 6 << 3 << 0 << 3 << 0
-                                   << std::string("aot_forward_graph=1 dynamo_output_graph=1 inductor_post_grad_graph=1")
+                                   << std::string(
+                                          "aot_forward_graph=1 dynamo_output_graph=1 inductor_post_grad_graph=1")
                                    << std::string("[0/0]=9") << std::string("") << 0;
         QTest::newRow("simple.log") << std::string("simple.log") << 64 << 59 << 12 << 0 << 3 << 1
-                                    << std::string("aot_inference_graph=1 dynamo_output_graph=1 inductor_post_grad_graph=1")
+                                    << std::string(
+                                           "aot_inference_graph=1 dynamo_output_graph=1 inductor_post_grad_graph=1")
                                     << std::string("[-/-]=6 [0/0]=58") << std::string("") << 0;
         QTest::newRow("inductor_provenance_aot_cuda_log.txt")
             << std::string("inductor_provenance_aot_cuda_log.txt") << 105 << 92 << 29 << 0 << 5 << 1
@@ -211,14 +227,15 @@ private slots:
             << std::string("graph_exec_order/dedicated_log_torch_trace_rank_1_fglwclht.log") << 245 << 212 << 5 << 0
             << 12 << 2 << sixKinds << std::string("[-/-]=25 [0/0]=104 [0/1]=116") << std::string("1") << 4;
         QTest::newRow("multi_rank_schedule rank 0")
-            << std::string("multi_rank_schedule/dedicated_log_torch_trace_rank_0_6u3fubwl.log") << 159 << 146 << 2
-            << 0 << 12 << 2 << sixKinds << std::string("[-/-]=8 [0/0]=79 [1/0]=72") << std::string("0") << 4;
+            << std::string("multi_rank_schedule/dedicated_log_torch_trace_rank_0_6u3fubwl.log") << 159 << 146 << 2 << 0
+            << 12 << 2 << sixKinds << std::string("[-/-]=8 [0/0]=79 [1/0]=72") << std::string("0") << 4;
         QTest::newRow("fx/tlparse_v2.4dev_raw_structured_log_links.log")
             << std::string("../fx/tlparse_v2.4dev_raw_structured_log_links.log") << 9 << 6 << 3 << 0 << 3 << 0
             << std::string("aot_forward_graph=1 dynamo_output_graph=1 inductor_post_grad_graph=1")
             << std::string("[0/0]=9") << std::string("") << 0;
     }
-    void corpusLogs() {
+    void corpusLogs()
+    {
         REQUIRE_CORPUS();
         QFETCH(std::string, file);
         QFETCH(int, events);
@@ -298,7 +315,8 @@ private slots:
     // Every payload read back lazily hashes to the has_payload digest that the test reads
     // itself from the envelope line (except the known mismatches).
     void payloadsMatchTheirDigest_data() { corpusLogs_data(); }
-    void payloadsMatchTheirDigest() {
+    void payloadsMatchTheirDigest()
+    {
         REQUIRE_CORPUS();
         QFETCH(std::string, file);
         QFETCH(int, md5bad);
@@ -308,21 +326,24 @@ private slots:
         const std::regex digest("\"has_payload\": \"([0-9a-f]{32})\"");
         int mismatches = 0;
         for (const auto& a : src->artifacts) {
-            std::string envelope = text.substr(size_t(a.byteOffset), text.find('\n', size_t(a.byteOffset)) - size_t(a.byteOffset));
+            std::string envelope =
+                text.substr(size_t(a.byteOffset), text.find('\n', size_t(a.byteOffset)) - size_t(a.byteOffset));
             QVERIFY2(envelope.rfind("V", 0) == 0 || envelope.rfind("I", 0) == 0, envelope.c_str());
             std::smatch m;
             QVERIFY(std::regex_search(envelope, m, digest));
             const std::string payload = src->readPayload(a);
             if (md5Hex(payload) != m[1].str()) ++mismatches;
-            if (a.isGraph) QVERIFY2(payload.rfind("class ", 0) == 0 || payload.rfind("ExportedProgram", 0) == 0,
-                                    payload.substr(0, 80).c_str());
+            if (a.isGraph)
+                QVERIFY2(payload.rfind("class ", 0) == 0 || payload.rfind("ExportedProgram", 0) == 0,
+                         payload.substr(0, 80).c_str());
         }
         QCOMPARE(mismatches, md5bad);
     }
 
     // Header fields of the first event of simple.log:
     // V1206 15:18:15.925000 1500233 torch/_dynamo/utils.py:1288] {"chromium_event": {}, ...}
-    void headerFields() {
+    void headerFields()
+    {
         REQUIRE_CORPUS();
         DiagnosticList d;
         TraceIndex ix = indexTorchTrace((kTlparse / "simple.log").string(), d);
@@ -336,10 +357,11 @@ private slots:
         QCOMPARE(e.sourceLine, 1288);
         QCOMPARE(std::string(ix.kind(e)), std::string("chromium_event"));
         QCOMPARE(e.compileId.str(), std::string("[-/-]"));
-        QCOMPARE(e.payloadOffset, int64_t(std::string("V1206 15:18:15.925000 1500233 torch/_dynamo/utils.py:1288] "
-                                                      "{\"chromium_event\": {}, \"has_payload\": "
-                                                      "\"490a3a38ce10390374e403dd6e063c7f\"}\n")
-                                              .size()));
+        QCOMPARE(e.payloadOffset,
+                 int64_t(std::string("V1206 15:18:15.925000 1500233 torch/_dynamo/utils.py:1288] "
+                                     "{\"chromium_event\": {}, \"has_payload\": "
+                                     "\"490a3a38ce10390374e403dd6e063c7f\"}\n")
+                             .size()));
         QCOMPARE(e.payloadLines, int64_t(11));
         // The intern table: {"str": ["/data/users/xmfan/a/pytorch/torch/_dynamo/convert_frame.py", 0]}
         QCOMPARE(ix.strings.at(0), std::string("/data/users/xmfan/a/pytorch/torch/_dynamo/convert_frame.py"));
@@ -356,7 +378,8 @@ private slots:
     }
 
     // Runtime events carry frame_id/frame_compile_id without attempt: listed as [0/0].
-    void runtimeEventsWithoutAttempt() {
+    void runtimeEventsWithoutAttempt()
+    {
         REQUIRE_CORPUS();
         DiagnosticList d;
         TraceIndex ix = indexTorchTrace((kTlparse / "autotune_with_compile_id.log").string(), d);
@@ -372,7 +395,8 @@ private slots:
         QCOMPARE(noAttempt, 1);
     }
 
-    void compileIdNotation_data() {
+    void compileIdNotation_data()
+    {
         QTest::addColumn<std::string>("envelope");
         QTest::addColumn<std::string>("id");
         QTest::addColumn<std::string>("dir");
@@ -381,17 +405,19 @@ private slots:
         QTest::newRow("attempt") << std::string(R"({"x": {}, "frame_id": 2, "frame_compile_id": 0, "attempt": 1})")
                                  << std::string("[2/0_1]") << std::string("-_2_0_1");
         QTest::newRow("compiled autograd")
-            << std::string(R"({"compiled_autograd_graph": {}, "compiled_autograd_id": 0})")
-            << std::string("[!0/-/-]") << std::string("0_-_-_-");
-        QTest::newRow("ca + dynamo")
-            << std::string(R"({"x": {}, "compiled_autograd_id": 3, "frame_id": 1, "frame_compile_id": 2, "attempt": 4})")
-            << std::string("[!3/1/2_4]") << std::string("3_1_2_4");
-        QTest::newRow("null ca") << std::string(R"({"x": {}, "compiled_autograd_id": null, "frame_id": 5, "frame_compile_id": 0, "attempt": 0})")
+            << std::string(R"({"compiled_autograd_graph": {}, "compiled_autograd_id": 0})") << std::string("[!0/-/-]")
+            << std::string("0_-_-_-");
+        QTest::newRow("ca + dynamo") << std::string(
+            R"({"x": {}, "compiled_autograd_id": 3, "frame_id": 1, "frame_compile_id": 2, "attempt": 4})")
+                                     << std::string("[!3/1/2_4]") << std::string("3_1_2_4");
+        QTest::newRow("null ca") << std::string(
+            R"({"x": {}, "compiled_autograd_id": null, "frame_id": 5, "frame_compile_id": 0, "attempt": 0})")
                                  << std::string("[5/0]") << std::string("-_5_0_0");
         QTest::newRow("stack only") << std::string(R"({"x": {}, "stack": [{"line": 1, "name": "f", "filename": 2}]})")
                                     << std::string("[-/-]") << std::string("-_-_-_-");
     }
-    void compileIdNotation() {
+    void compileIdNotation()
+    {
         QFETCH(std::string, envelope);
         QFETCH(std::string, id);
         QFETCH(std::string, dir);
@@ -405,31 +431,37 @@ private slots:
 
     // Kinds: artifact / graph_dump take their name; unknown artifacts that print a
     // GraphModule class are graphs, C++ graph dumps are not; subgraph_name is kept.
-    void kindsAndGraphDetection() {
+    void kindsAndGraphDetection()
+    {
         const std::string h = "V0101 00:00:00.000000 1 a.py:1] ";
         auto withPayload = [&](const std::string& env, const std::string& payload) {
-            return h + env.substr(0, env.size() - 1) + ", \"has_payload\": \"" + md5Hex(payload) + "\"}\n\t" +
-                   std::regex_replace(payload, std::regex("\n"), "\n\t") + "\n";
+            return h + env.substr(0, env.size() - 1) + ", \"has_payload\": \"" + md5Hex(payload) + "\"}\n\t"
+                + std::regex_replace(payload, std::regex("\n"), "\n\t") + "\n";
         };
         const std::string gm = "class GraphModule(torch.nn.Module):\n    def forward(self, x):\n        return (x,)\n";
-        std::string log = withPayload(R"({"graph_dump": {"name": "vllm_submod_0"}})", gm) +
-                          withPayload(R"({"graph_dump": {"name": "inductor_aot_wrapper_code", "type": "cpp"}})",
-                                      "class X(torch.nn.Module):\n") +
-                          withPayload(R"({"artifact": {"name": "vllm_post_grad.3.FusionPass", "encoding": "string"}})", gm) +
-                          withPayload(R"({"artifact": {"name": "fx_graph_runnable", "encoding": "string"}})",
-                                      "\nimport torch\n" + gm) +
-                          withPayload(R"({"optimize_ddp_split_child": {"name": "submod_0"}, "frame_id": 0, "frame_compile_id": 0, "attempt": 0})", gm) +
-                          withPayload(R"({"dynamo_output_graph": {"sizes": {}}, "subgraph_name": "repeated_subgraph0"})", gm) +
-                          h + R"({"dynamo_start": {"stack": []}, "frame_id": 0, "frame_compile_id": 0, "attempt": 0})" + "\n";
+        std::string log =
+            withPayload(R"({"graph_dump": {"name": "vllm_submod_0"}})", gm)
+            + withPayload(R"({"graph_dump": {"name": "inductor_aot_wrapper_code", "type": "cpp"}})",
+                          "class X(torch.nn.Module):\n")
+            + withPayload(R"({"artifact": {"name": "vllm_post_grad.3.FusionPass", "encoding": "string"}})", gm)
+            + withPayload(R"({"artifact": {"name": "fx_graph_runnable", "encoding": "string"}})",
+                          "\nimport torch\n" + gm)
+            + withPayload(
+                R"({"optimize_ddp_split_child": {"name": "submod_0"}, "frame_id": 0, "frame_compile_id": 0, "attempt": 0})",
+                gm)
+            + withPayload(R"({"dynamo_output_graph": {"sizes": {}}, "subgraph_name": "repeated_subgraph0"})", gm) + h
+            + R"({"dynamo_start": {"stack": []}, "frame_id": 0, "frame_compile_id": 0, "attempt": 0})" + "\n";
         DiagnosticList d;
         TraceIndex ix = indexTorchTraceText(log, "<m>", d);
         QVERIFY2(d.items.empty(), dumpDiags(d).c_str());
         QCOMPARE(int(ix.events.size()), 7);
-        std::vector<std::pair<std::string, bool>> want = {
-            {"vllm_submod_0", true},          {"inductor_aot_wrapper_code", false},
-            {"vllm_post_grad.3.FusionPass", true}, {"fx_graph_runnable", false},
-            {"optimize_ddp_split_child_submod_0", true}, {"dynamo_output_graph", true},
-            {"dynamo_start", false}};
+        std::vector<std::pair<std::string, bool>> want = {{"vllm_submod_0", true},
+                                                          {"inductor_aot_wrapper_code", false},
+                                                          {"vllm_post_grad.3.FusionPass", true},
+                                                          {"fx_graph_runnable", false},
+                                                          {"optimize_ddp_split_child_submod_0", true},
+                                                          {"dynamo_output_graph", true},
+                                                          {"dynamo_start", false}};
         for (size_t i = 0; i < want.size(); ++i) {
             QCOMPARE(std::string(ix.kind(ix.events[i])), want[i].first);
             QCOMPARE(ix.events[i].isGraph, want[i].second);
@@ -442,13 +474,14 @@ private slots:
     }
 
     // ---------------------------------------------------------------- directories
-    void rankDirectory() {
+    void rankDirectory()
+    {
         REQUIRE_CORPUS();
         auto src = loadTorchTrace((kTlparse / "graph_exec_order").string());
         QVERIFY(src->format == SourceFormat::TorchTraceDir);
         QCOMPARE(src->ranks, std::vector<int>({0, 1}));
-        QCOMPARE(int(src->graphs().size()), 24);     // 12 per rank (corpusLogs rows)
-        QCOMPARE(int(src->artifacts.size()), 424);   // 212 payloads per rank
+        QCOMPARE(int(src->graphs().size()), 24);  // 12 per rank (corpusLogs rows)
+        QCOMPARE(int(src->artifacts.size()), 424);  // 212 payloads per rank
         std::map<int, int> perRank;
         for (const auto* a : src->graphs()) {
             QVERIFY(a->rank.has_value());
@@ -463,12 +496,14 @@ private slots:
 
     // Renamed copies whose envelopes say another rank, an empty log and a non-log file
     // (the layout of tlparse's multi_rank_messy_input / multi_rank_schedule fixtures).
-    void messyRankDirectory() {
+    void messyRankDirectory()
+    {
         REQUIRE_CORPUS();
         QTemporaryDir tmp;
         QVERIFY(tmp.isValid());
         const fs::path dir = tmp.path().toStdString();
-        const std::string rank0 = readText(kTlparse / "multi_rank_schedule/dedicated_log_torch_trace_rank_0_6u3fubwl.log");
+        const std::string rank0 =
+            readText(kTlparse / "multi_rank_schedule/dedicated_log_torch_trace_rank_0_6u3fubwl.log");
         writeText(dir / "dedicated_log_torch_trace_rank_0_6u3fubwl.log", rank0);
         writeText(dir / "dedicated_log_torch_trace_rank_1_n8zycf07.log", rank0);  // says "rank": 0 inside
         writeText(dir / "dedicated_log_torch_trace_rank_2_empty.log", "");
@@ -479,8 +514,7 @@ private slots:
         QCOMPARE(countDiags(src->diagnostics, Severity::Warning, "the file name says rank 1"), 1);
         QCOMPARE(countDiags(src->diagnostics, Severity::Note, "empty file skipped"), 1);
         QCOMPARE(countDiags(src->diagnostics, Severity::Note, "not a TORCH_TRACE log"), 1);
-        for (const auto& a : src->artifacts)
-            QCOMPARE(*a.rank, a.file.find("rank_1_") != std::string::npos ? 1 : 0);
+        for (const auto& a : src->artifacts) QCOMPARE(*a.rank, a.file.find("rank_1_") != std::string::npos ? 1 : 0);
         // Graph payloads of the copy equal the original's.
         for (const auto* a : src->graphs())
             if (a->rank == 1) {
@@ -490,7 +524,8 @@ private slots:
             }
     }
 
-    void emptyDirectoryIsAnError() {
+    void emptyDirectoryIsAnError()
+    {
         QTemporaryDir tmp;
         writeText(fs::path(tmp.path().toStdString()) / "readme.md", "# nothing here\n");
         QVERIFY_THROWS_EXCEPTION(InputError, loadTorchTrace(tmp.path().toStdString()));
@@ -499,18 +534,20 @@ private slots:
     // ---------------------------------------------------------------- tlparse output folders
     // A folder laid out like tlparse's (compile_directory.json, <ca>_<f>_<c>_<a>/<kind>_<N>.txt),
     // written at test time from the payloads of real logs, optionally as rank_<N>/ subfolders.
-    void tlparseOutput_data() {
+    void tlparseOutput_data()
+    {
         QTest::addColumn<QStringList>("logs");
         QTest::addColumn<bool>("perRank");
         QTest::addColumn<int>("graphs");
         QTest::addColumn<int>("pairs");
-        QTest::newRow("jit training log") << QStringList{"inductor_provenance_jit_debug_handle_log.txt"} << false << 8 << 2;
-        QTest::newRow("two ranks")
-            << QStringList{"graph_exec_order/dedicated_log_torch_trace_rank_0_a74od7a1.log",
-                           "graph_exec_order/dedicated_log_torch_trace_rank_1_fglwclht.log"}
-            << true << 24 << 8;
+        QTest::newRow("jit training log")
+            << QStringList{"inductor_provenance_jit_debug_handle_log.txt"} << false << 8 << 2;
+        QTest::newRow("two ranks") << QStringList{"graph_exec_order/dedicated_log_torch_trace_rank_0_a74od7a1.log",
+                                                  "graph_exec_order/dedicated_log_torch_trace_rank_1_fglwclht.log"}
+                                   << true << 24 << 8;
     }
-    void tlparseOutput() {
+    void tlparseOutput()
+    {
         REQUIRE_CORPUS();
         QFETCH(QStringList, logs);
         QFETCH(bool, perRank);
@@ -528,14 +565,18 @@ private slots:
                 if (a.kind == "chromium_event") continue;  // tlparse merges these into one file
                 std::string cdir = a.compileId == "[-/-]" ? "-_-_-_-" : a.compileId;
                 for (char& c : cdir)
-                    if (c == '[' || c == ']') c = '_';
-                    else if (c == '/') c = '_';
+                    if (c == '[' || c == ']')
+                        c = '_';
+                    else if (c == '/')
+                        c = '_';
                 const std::string url = cdir + "/" + a.kind + "_" + std::to_string(n) + ".txt";
                 const std::string text = src->readPayload(a);
                 writeText(root / url, text);
-                dir[a.compileId]["artifacts"].push_back(
-                    {{"url", url}, {"name", a.kind + "_" + std::to_string(n) + ".txt"}, {"number", n},
-                     {"suffix", ""}, {"readable_url", nullptr}});
+                dir[a.compileId]["artifacts"].push_back({{"url", url},
+                                                         {"name", a.kind + "_" + std::to_string(n) + ".txt"},
+                                                         {"number", n},
+                                                         {"suffix", ""},
+                                                         {"readable_url", nullptr}});
                 expectedText[(perRank ? "rank_" + std::to_string(r) + "/" : "") + url] = text;
                 ++n;
             }
@@ -580,7 +621,8 @@ private slots:
     }
 
     // ---------------------------------------------------------------- malformed logs
-    void truncatedLogs() {
+    void truncatedLogs()
+    {
         REQUIRE_CORPUS();
         const std::string full = readText(kTlparse / "links.log");
         // Every cut point (step 37 bytes): a warning or an InputError, never a crash, and any
@@ -590,7 +632,8 @@ private slots:
             try {
                 TraceIndex ix = indexTorchTraceText(std::string_view(full).substr(0, cut), "cut", d);
                 QVERIFY(ix.events.size() <= 9);
-                for (const auto& x : d.items) QVERIFY(x.severity == Severity::Note || (x.line >= 1 && x.line <= ix.lineCount));
+                for (const auto& x : d.items)
+                    QVERIFY(x.severity == Severity::Note || (x.line >= 1 && x.line <= ix.lineCount));
             } catch (const InputError& e) {
                 QCOMPARE(e.diagnostic().line, 1);  // only when not even the first header is whole
             }
@@ -609,7 +652,8 @@ private slots:
         QCOMPARE(ix.events.back().payloadLines, int64_t(3));
     }
 
-    void garbageAndBadJson() {
+    void garbageAndBadJson()
+    {
         REQUIRE_CORPUS();
         auto lines = splitLines(readText(kTlparse / "simple.log"));
         DiagnosticList d0;
@@ -638,7 +682,8 @@ private slots:
         for (const auto& x : d.items) QCOMPARE(x.file, std::string("m"));
     }
 
-    void invalidUtf8InPayload() {
+    void invalidUtf8InPayload()
+    {
         REQUIRE_CORPUS();
         auto lines = splitLines(readText(kTlparse / "simple.log"));
         const int env = lineOf(lines, "{\"aot_inference_graph\"");
@@ -654,7 +699,8 @@ private slots:
     }
 
     // Blank lines anywhere (log collectors "stutter") and CRLF line ends change nothing.
-    void blankLinesAndCrlf() {
+    void blankLinesAndCrlf()
+    {
         REQUIRE_CORPUS();
         const std::string orig = readText(kTlparse / "cache_hit_miss.log");
         DiagnosticList d0;
@@ -683,7 +729,8 @@ private slots:
         }
     }
 
-    void notALog() {
+    void notALog()
+    {
         DiagnosticList d;
         try {
             indexTorchTraceText("hello\nworld\n", "n", d);
@@ -703,7 +750,8 @@ private slots:
     }
 
     // Random byte edits of a real log: warnings or InputError, never a crash (ASan build).
-    void randomMutations() {
+    void randomMutations()
+    {
         REQUIRE_CORPUS();
         const std::string orig = readText(kTlparse / "artifacts.log");
         std::mt19937 rng(12345);
@@ -713,10 +761,10 @@ private slots:
             for (int k = 0; k < edits; ++k) {
                 size_t at = rng() % s.size();
                 switch (rng() % 4) {
-                    case 0: s[at] = char(rng() & 0xFF); break;
-                    case 1: s.erase(at, rng() % 64); break;
-                    case 2: s.insert(at, 1, "\n\t{}[]\":,"[rng() % 9]); break;
-                    default: s.resize(at); break;
+                case 0: s[at] = char(rng() & 0xFF); break;
+                case 1: s.erase(at, rng() % 64); break;
+                case 2: s.insert(at, 1, "\n\t{}[]\":,"[rng() % 9]); break;
+                default: s.resize(at); break;
                 }
                 if (s.empty()) s = "x";
             }
@@ -737,7 +785,8 @@ private slots:
     // Every graph payload of every corpus log goes through Source::graph (lazy read + the FX
     // text parser) and gives a non-empty graph with an output node.
     void allCorpusGraphsParse_data() { corpusLogs_data(); }
-    void allCorpusGraphsParse() {
+    void allCorpusGraphsParse()
+    {
         REQUIRE_CORPUS();
         QFETCH(std::string, file);
         QFETCH(int, graphs);
@@ -755,7 +804,8 @@ private slots:
         QCOMPARE(parsed, graphs);
     }
 
-    void parsedGraphsAreCached() {
+    void parsedGraphsAreCached()
+    {
         REQUIRE_CORPUS();
         auto src = loadTorchTrace((kTlparse / "simple.log").string());
         const Artifact* g = nullptr;

@@ -17,7 +17,8 @@ namespace {
 using Env = std::map<std::string, int64_t>;
 
 // "s0=5,u1=-7" -> map
-Env parseEnv(const QString& s) {
+Env parseEnv(const QString& s)
+{
     Env env;
     for (const QString& kv : s.split(',', Qt::SkipEmptyParts)) {
         auto parts = kv.split('=');
@@ -27,7 +28,8 @@ Env parseEnv(const QString& s) {
 }
 
 // The `name: "text"` pairs of a line (FX annotations are printed that way).
-std::vector<std::string> quotedAnnotations(const std::string& line) {
+std::vector<std::string> quotedAnnotations(const std::string& line)
+{
     std::vector<std::string> out;
     for (size_t at = line.find(": \""); at != std::string::npos; at = line.find(": \"", at + 1)) {
         if (at == 0) continue;
@@ -40,7 +42,8 @@ std::vector<std::string> quotedAnnotations(const std::string& line) {
     return out;
 }
 
-bool isTensorAnnotation(const std::string& a) {
+bool isTensorAnnotation(const std::string& a)
+{
     size_t i = 0;
     if (a.empty() || !(a[0] >= 'a' && a[0] <= 'z')) return false;
     while (i < a.size() && std::isalnum(static_cast<unsigned char>(a[i]))) ++i;
@@ -48,7 +51,8 @@ bool isTensorAnnotation(const std::string& a) {
 }
 
 // Symbolic size elements and Sym(...) contents in the FX dumps of the corpus.
-std::set<std::string> corpusExpressions(const std::filesystem::path& dir) {
+std::set<std::string> corpusExpressions(const std::filesystem::path& dir)
+{
     std::set<std::string> out;
     for (const auto& entry : std::filesystem::recursive_directory_iterator(dir)) {
         if (!entry.is_regular_file()) continue;
@@ -67,7 +71,10 @@ std::set<std::string> corpusExpressions(const std::filesystem::path& dir) {
                 int depth = 0;
                 std::string cur;
                 for (char c : a) {
-                    if (c == '[' && depth++ == 0) { cur.clear(); continue; }
+                    if (c == '[' && depth++ == 0) {
+                        cur.clear();
+                        continue;
+                    }
                     if (c == ']' && --depth == 0) {
                         if (!cur.empty()) out.insert(cur);
                         cur.clear();
@@ -96,24 +103,65 @@ std::set<std::string> corpusExpressions(const std::filesystem::path& dir) {
 
 }  // namespace
 
-class TestSymExpr : public QObject {
+class TestSymExpr : public QObject
+{
     Q_OBJECT
 
 private slots:
     // Text as PyTorch prints it must come back unchanged.
-    void roundTrip_data() {
+    void roundTrip_data()
+    {
         QTest::addColumn<QString>("text");
-        for (const char* t : {"s0", "s77", "u0", "42", "-3", "2*s0", "s0 - 1", "2*s0 + 1", "-s0", "s0 + s1",
-                              "s0*s1", "s0**2", "Max(1, s0)", "Min(s0, s1)", "(s0//2)", "((-u1)//3)",
-                              "(((-u1)//3)) + 5", "((s0//2)) + 1", "Mod(s0, 4)", "u0 >= 0", "s0 > 4",
-                              "s1 - 1.0", "Eq(s0, 3)", "Ne(u0, 0)", "1 - s0", "-s0 - 1", "2*s0*s1 + s0 + 1",
-                              "s0*s1 + s0", "s0**2 + s0 + 1", "ceiling(s0/2)", "-2*s0", "foo(s0, 2)",
-                              "(s0 + 1)**2", "s1*(s0 + 1)", "2*((s0//4))", "-((s0//4))", "((s0 + 1)//2)",
-                              "((2*s0)//3)", "(s0//s1)", "u0 < s0", "(s0 < 2) & (s1 > 3)", "~(s0 > 2)",
-                              "0.5*s0", "s0 - 1.00000000000000", "Max(1, s0) + 1", "s2 + Max(1, s0)"})
+        for (const char* t : {"s0",
+                              "s77",
+                              "u0",
+                              "42",
+                              "-3",
+                              "2*s0",
+                              "s0 - 1",
+                              "2*s0 + 1",
+                              "-s0",
+                              "s0 + s1",
+                              "s0*s1",
+                              "s0**2",
+                              "Max(1, s0)",
+                              "Min(s0, s1)",
+                              "(s0//2)",
+                              "((-u1)//3)",
+                              "(((-u1)//3)) + 5",
+                              "((s0//2)) + 1",
+                              "Mod(s0, 4)",
+                              "u0 >= 0",
+                              "s0 > 4",
+                              "s1 - 1.0",
+                              "Eq(s0, 3)",
+                              "Ne(u0, 0)",
+                              "1 - s0",
+                              "-s0 - 1",
+                              "2*s0*s1 + s0 + 1",
+                              "s0*s1 + s0",
+                              "s0**2 + s0 + 1",
+                              "ceiling(s0/2)",
+                              "-2*s0",
+                              "foo(s0, 2)",
+                              "(s0 + 1)**2",
+                              "s1*(s0 + 1)",
+                              "2*((s0//4))",
+                              "-((s0//4))",
+                              "((s0 + 1)//2)",
+                              "((2*s0)//3)",
+                              "(s0//s1)",
+                              "u0 < s0",
+                              "(s0 < 2) & (s1 > 3)",
+                              "~(s0 > 2)",
+                              "0.5*s0",
+                              "s0 - 1.00000000000000",
+                              "Max(1, s0) + 1",
+                              "s2 + Max(1, s0)"})
             QTest::newRow(t) << QString::fromUtf8(t);
     }
-    void roundTrip() {
+    void roundTrip()
+    {
         QFETCH(QString, text);
         SymExpr e = SymExpr::parse(text.toStdString());
         QCOMPARE(QString::fromStdString(e.str()), text);
@@ -122,7 +170,8 @@ private slots:
     }
 
     // Every symbolic expression that appears in the corpus FX dumps.
-    void corpusRoundTrip() {
+    void corpusRoundTrip()
+    {
         std::filesystem::path dir = std::filesystem::path(FXLENS_CORPUS_DIR);
         if (!std::filesystem::exists(dir / "fx")) QSKIP("corpus not found at FXLENS_CORPUS_DIR");
         std::set<std::string> exprs = corpusExpressions(dir / "fx");
@@ -144,34 +193,80 @@ private slots:
     }
 
     // Different spellings of the same expression compare equal and print canonically.
-    void canonical_data() {
+    void canonical_data()
+    {
         QTest::addColumn<QString>("a");
         QTest::addColumn<QString>("b");
         QTest::addColumn<QString>("printed");
-        QTest::newRow("commute add") << "s0*2 + 1" << "1 + 2*s0" << "2*s0 + 1";
-        QTest::newRow("commute mul") << "s1*s0" << "s0*s1" << "s0*s1";
-        QTest::newRow("like terms") << "s0 + s0 + s0" << "3*s0" << "3*s0";
-        QTest::newRow("cancel") << "s0 - s0 + 4" << "4" << "4";
-        QTest::newRow("neg") << "-(s0)" << "-1*s0" << "-s0";
-        QTest::newRow("sub") << "s0 + -1" << "s0 - 1" << "s0 - 1";
-        QTest::newRow("distribute") << "2*(s0 + 1)" << "2*s0 + 2" << "2*s0 + 2";
-        QTest::newRow("pow merge") << "s0*s0" << "s0**2" << "s0**2";
-        QTest::newRow("max order") << "Max(s0, 1)" << "Max(1, s0)" << "Max(1, s0)";
-        QTest::newRow("max flatten") << "Max(s0, Max(1, s1))" << "Max(1, s0, s1)" << "Max(1, s0, s1)";
-        QTest::newRow("max fold") << "Max(2, 5, s0)" << "Max(s0, 5)" << "Max(5, s0)";
-        QTest::newRow("floor spellings") << "floor(s0/2)" << "FloorDiv(s0, 2)" << "(s0//2)";
-        QTest::newRow("floor infix") << "s0//2" << "((s0)//2)" << "(s0//2)";
-        QTest::newRow("ceil spellings") << "ceiling(s0/2)" << "CeilDiv(s0, 2)" << "ceiling(s0/2)";
-        QTest::newRow("floordiv exact") << "(4*s0)//4" << "s0" << "s0";
-        QTest::newRow("floordiv pull out") << "(4*s0 + s1)//4" << "s0 + FloorDiv(s1, 4)" << "s0 + ((s1//4))";
-        QTest::newRow("floordiv nested") << "(s0//2)//3" << "s0//6" << "(s0//6)";
-        QTest::newRow("mod multiple") << "Mod(4*s0 + s1, 4)" << "Mod(s1, 4)" << "Mod(s1, 4)";
-        QTest::newRow("eq spelling") << "s0 == 3" << "Eq(s0, 3)" << "Eq(s0, 3)";
-        QTest::newRow("python mod") << "s0 % 4" << "Mod(s0, 4)" << "Mod(s0, 4)";
-        QTest::newRow("spaces") << "  2 *s0+  1 " << "2*s0 + 1" << "2*s0 + 1";
-        QTest::newRow("degree order") << "1 + s0 + s0*s1" << "s0*s1 + s0 + 1" << "s0*s1 + s0 + 1";
+        QTest::newRow("commute add") << "s0*2 + 1"
+                                     << "1 + 2*s0"
+                                     << "2*s0 + 1";
+        QTest::newRow("commute mul") << "s1*s0"
+                                     << "s0*s1"
+                                     << "s0*s1";
+        QTest::newRow("like terms") << "s0 + s0 + s0"
+                                    << "3*s0"
+                                    << "3*s0";
+        QTest::newRow("cancel") << "s0 - s0 + 4"
+                                << "4"
+                                << "4";
+        QTest::newRow("neg") << "-(s0)"
+                             << "-1*s0"
+                             << "-s0";
+        QTest::newRow("sub") << "s0 + -1"
+                             << "s0 - 1"
+                             << "s0 - 1";
+        QTest::newRow("distribute") << "2*(s0 + 1)"
+                                    << "2*s0 + 2"
+                                    << "2*s0 + 2";
+        QTest::newRow("pow merge") << "s0*s0"
+                                   << "s0**2"
+                                   << "s0**2";
+        QTest::newRow("max order") << "Max(s0, 1)"
+                                   << "Max(1, s0)"
+                                   << "Max(1, s0)";
+        QTest::newRow("max flatten") << "Max(s0, Max(1, s1))"
+                                     << "Max(1, s0, s1)"
+                                     << "Max(1, s0, s1)";
+        QTest::newRow("max fold") << "Max(2, 5, s0)"
+                                  << "Max(s0, 5)"
+                                  << "Max(5, s0)";
+        QTest::newRow("floor spellings") << "floor(s0/2)"
+                                         << "FloorDiv(s0, 2)"
+                                         << "(s0//2)";
+        QTest::newRow("floor infix") << "s0//2"
+                                     << "((s0)//2)"
+                                     << "(s0//2)";
+        QTest::newRow("ceil spellings") << "ceiling(s0/2)"
+                                        << "CeilDiv(s0, 2)"
+                                        << "ceiling(s0/2)";
+        QTest::newRow("floordiv exact") << "(4*s0)//4"
+                                        << "s0"
+                                        << "s0";
+        QTest::newRow("floordiv pull out") << "(4*s0 + s1)//4"
+                                           << "s0 + FloorDiv(s1, 4)"
+                                           << "s0 + ((s1//4))";
+        QTest::newRow("floordiv nested") << "(s0//2)//3"
+                                         << "s0//6"
+                                         << "(s0//6)";
+        QTest::newRow("mod multiple") << "Mod(4*s0 + s1, 4)"
+                                      << "Mod(s1, 4)"
+                                      << "Mod(s1, 4)";
+        QTest::newRow("eq spelling") << "s0 == 3"
+                                     << "Eq(s0, 3)"
+                                     << "Eq(s0, 3)";
+        QTest::newRow("python mod") << "s0 % 4"
+                                    << "Mod(s0, 4)"
+                                    << "Mod(s0, 4)";
+        QTest::newRow("spaces") << "  2 *s0+  1 "
+                                << "2*s0 + 1"
+                                << "2*s0 + 1";
+        QTest::newRow("degree order") << "1 + s0 + s0*s1"
+                                      << "s0*s1 + s0 + 1"
+                                      << "s0*s1 + s0 + 1";
     }
-    void canonical() {
+    void canonical()
+    {
         QFETCH(QString, a);
         QFETCH(QString, b);
         QFETCH(QString, printed);
@@ -182,7 +277,8 @@ private slots:
         QCOMPARE(QString::fromStdString(eb.str()), printed);
     }
 
-    void notEqual() {
+    void notEqual()
+    {
         QVERIFY(SymExpr::parse("s0") != SymExpr::parse("s1"));
         QVERIFY(SymExpr::parse("2*s0") != SymExpr::parse("s0*3"));
         QVERIFY(SymExpr::parse("s0//2") != SymExpr::parse("ceiling(s0/2)"));
@@ -190,36 +286,61 @@ private slots:
         QVERIFY(SymExpr::parse("s0 > 2") != SymExpr::parse("s0 >= 2"));
     }
 
-    void evaluate_data() {
+    void evaluate_data()
+    {
         QTest::addColumn<QString>("text");
         QTest::addColumn<QString>("env");
         QTest::addColumn<bool>("defined");
         QTest::addColumn<qlonglong>("expected");
-        QTest::newRow("symbol") << "s0" << "s0=5" << true << 5LL;
-        QTest::newRow("linear") << "2*s0 + 1" << "s0=5" << true << 11LL;
-        QTest::newRow("neg floordiv") << "((-u1)//3)" << "u1=7" << true << -3LL;  // Python: -7 // 3 == -3
-        QTest::newRow("neg floordiv exact") << "((-u1)//3)" << "u1=6" << true << -2LL;
-        QTest::newRow("corpus shape") << "(((-u1)//3)) + 5" << "u1=7" << true << 2LL;
-        QTest::newRow("negative divisor") << "((s0)//(-2))" << "s0=7" << true << -4LL;
-        QTest::newRow("floor both neg") << "s0//s1" << "s0=-7,s1=-2" << true << 3LL;
-        QTest::newRow("mod sign of divisor") << "Mod(s0, 3)" << "s0=-7" << true << 2LL;
-        QTest::newRow("mod neg divisor") << "Mod(s0, s1)" << "s0=7,s1=-3" << true << -2LL;
-        QTest::newRow("ceil neg") << "ceiling(s0/2)" << "s0=-7" << true << -3LL;
-        QTest::newRow("ceil pos") << "ceiling(s0/2)" << "s0=7" << true << 4LL;
-        QTest::newRow("max") << "Max(1, s0)" << "s0=0" << true << 1LL;
-        QTest::newRow("min") << "Min(s0, s1)" << "s0=3,s1=-4" << true << -4LL;
-        QTest::newRow("pow") << "s0**3" << "s0=-2" << true << -8LL;
-        QTest::newRow("comparison true") << "u0 >= 0" << "u0=0" << true << 1LL;
-        QTest::newRow("comparison false") << "Eq(s0, 3)" << "s0=4" << true << 0LL;
-        QTest::newRow("and") << "(s0 > 2) & (s1 < 3)" << "s0=3,s1=2" << true << 1LL;
-        QTest::newRow("missing symbol") << "s0 + s1" << "s0=1" << false << 0LL;
-        QTest::newRow("division by zero") << "s0//s1" << "s0=1,s1=0" << false << 0LL;
-        QTest::newRow("mod by zero") << "Mod(s0, s1)" << "s0=1,s1=0" << false << 0LL;
-        QTest::newRow("float") << "s1 - 1.0" << "s1=3" << false << 0LL;
-        QTest::newRow("overflow") << "s0*s0" << "s0=9223372036854775807" << false << 0LL;
-        QTest::newRow("unknown function") << "foo(s0)" << "s0=1" << false << 0LL;
+        QTest::newRow("symbol") << "s0"
+                                << "s0=5" << true << 5LL;
+        QTest::newRow("linear") << "2*s0 + 1"
+                                << "s0=5" << true << 11LL;
+        QTest::newRow("neg floordiv") << "((-u1)//3)"
+                                      << "u1=7" << true << -3LL;  // Python: -7 // 3 == -3
+        QTest::newRow("neg floordiv exact") << "((-u1)//3)"
+                                            << "u1=6" << true << -2LL;
+        QTest::newRow("corpus shape") << "(((-u1)//3)) + 5"
+                                      << "u1=7" << true << 2LL;
+        QTest::newRow("negative divisor") << "((s0)//(-2))"
+                                          << "s0=7" << true << -4LL;
+        QTest::newRow("floor both neg") << "s0//s1"
+                                        << "s0=-7,s1=-2" << true << 3LL;
+        QTest::newRow("mod sign of divisor") << "Mod(s0, 3)"
+                                             << "s0=-7" << true << 2LL;
+        QTest::newRow("mod neg divisor") << "Mod(s0, s1)"
+                                         << "s0=7,s1=-3" << true << -2LL;
+        QTest::newRow("ceil neg") << "ceiling(s0/2)"
+                                  << "s0=-7" << true << -3LL;
+        QTest::newRow("ceil pos") << "ceiling(s0/2)"
+                                  << "s0=7" << true << 4LL;
+        QTest::newRow("max") << "Max(1, s0)"
+                             << "s0=0" << true << 1LL;
+        QTest::newRow("min") << "Min(s0, s1)"
+                             << "s0=3,s1=-4" << true << -4LL;
+        QTest::newRow("pow") << "s0**3"
+                             << "s0=-2" << true << -8LL;
+        QTest::newRow("comparison true") << "u0 >= 0"
+                                         << "u0=0" << true << 1LL;
+        QTest::newRow("comparison false") << "Eq(s0, 3)"
+                                          << "s0=4" << true << 0LL;
+        QTest::newRow("and") << "(s0 > 2) & (s1 < 3)"
+                             << "s0=3,s1=2" << true << 1LL;
+        QTest::newRow("missing symbol") << "s0 + s1"
+                                        << "s0=1" << false << 0LL;
+        QTest::newRow("division by zero") << "s0//s1"
+                                          << "s0=1,s1=0" << false << 0LL;
+        QTest::newRow("mod by zero") << "Mod(s0, s1)"
+                                     << "s0=1,s1=0" << false << 0LL;
+        QTest::newRow("float") << "s1 - 1.0"
+                               << "s1=3" << false << 0LL;
+        QTest::newRow("overflow") << "s0*s0"
+                                  << "s0=9223372036854775807" << false << 0LL;
+        QTest::newRow("unknown function") << "foo(s0)"
+                                          << "s0=1" << false << 0LL;
     }
-    void evaluate() {
+    void evaluate()
+    {
         QFETCH(QString, text);
         QFETCH(QString, env);
         QFETCH(bool, defined);
@@ -230,7 +351,8 @@ private slots:
     }
 
     // Python floor semantics against a brute-force reference over a grid of signs.
-    void evaluateFloorGrid() {
+    void evaluateFloorGrid()
+    {
         SymExpr fd = SymExpr::parse("a//b"), md = SymExpr::parse("Mod(a, b)"), cd = SymExpr::parse("ceiling(a/b)");
         for (int64_t a = -9; a <= 9; ++a) {
             for (int64_t b = -4; b <= 4; ++b) {
@@ -248,7 +370,8 @@ private slots:
         }
     }
 
-    void folding() {
+    void folding()
+    {
         SymExpr s0 = SymExpr::symbol("s0");
         SymExpr c3 = SymExpr::constant(3), c4 = SymExpr::constant(4);
         QCOMPARE(*(c3 + c4).constantValue(), int64_t(7));
@@ -284,7 +407,8 @@ private slots:
         QCOMPARE(QString::fromStdString(SymExpr::fromNode(n).str()), QString("2*s0 + 1"));
     }
 
-    void symbols() {
+    void symbols()
+    {
         auto syms = SymExpr::parse("Max(s1, u0) + 2*s0 + ((s1//2))").symbols();
         QCOMPARE(syms, (std::vector<std::string>{"s0", "s1", "u0"}));
         QVERIFY(SymExpr::parse("s7").isSymbol());
@@ -293,7 +417,8 @@ private slots:
         QCOMPARE(*SymExpr::parse("-12").constantValue(), int64_t(-12));
     }
 
-    void errors_data() {
+    void errors_data()
+    {
         QTest::addColumn<QString>("text");
         QTest::addColumn<int>("column");
         QTest::newRow("empty") << "" << 1;
@@ -307,7 +432,8 @@ private slots:
         QTest::newRow("double operator") << "s0 * * 2" << 6;
         QTest::newRow("chained comparison") << "s0 < s1 < s2" << 9;
     }
-    void errors() {
+    void errors()
+    {
         QFETCH(QString, text);
         QFETCH(int, column);
         try {
@@ -317,15 +443,16 @@ private slots:
             QCOMPARE(QString::fromStdString(e.diagnostic().file), QString("<expr>"));
             QCOMPARE(e.diagnostic().line, 1);
             QCOMPARE(e.diagnostic().column, column);
-            QVERIFY2(e.diagnostic().message.find("expected") != std::string::npos ||
-                         e.diagnostic().message.find("unclosed") != std::string::npos ||
-                         e.diagnostic().message.find("not supported") != std::string::npos ||
-                         e.diagnostic().message.find("out of range") != std::string::npos,
+            QVERIFY2(e.diagnostic().message.find("expected") != std::string::npos
+                         || e.diagnostic().message.find("unclosed") != std::string::npos
+                         || e.diagnostic().message.find("not supported") != std::string::npos
+                         || e.diagnostic().message.find("out of range") != std::string::npos,
                      e.what());
         }
     }
 
-    void deepNestingThrows() {
+    void deepNestingThrows()
+    {
         std::string deep(5000, '(');
         deep += "s0";
         deep += std::string(5000, ')');
@@ -337,7 +464,8 @@ private slots:
         QVERIFY_THROWS_EXCEPTION(InputError, SymExpr::parse(minus + "s0"));
     }
 
-    void symInt() {
+    void symInt()
+    {
         SymInt a = 8, b = 3;
         QVERIFY(a.isConcrete());
         QCOMPARE(*(a + b).maybeValue(), int64_t(11));
@@ -368,7 +496,8 @@ private slots:
         QCOMPARE(SymInt(5).expr().str(), std::string("5"));
     }
 
-    void parseSymIntElements() {
+    void parseSymIntElements()
+    {
         QVERIFY(parseSymInt("8").isConcrete());
         QCOMPARE(*parseSymInt("8").maybeValue(), int64_t(8));
         QCOMPARE(*parseSymInt("-1").maybeValue(), int64_t(-1));

@@ -13,16 +13,19 @@ using namespace fxl;
 
 namespace {
 
-struct Run {
+struct Run
+{
     Graph g;
     ShapePropResult r;
-    QString ann(const char* name) const {
+    QString ann(const char* name) const
+    {
         NodeId id = g.findByName(name);
         if (id == kNoNode) return "<no node>";
         return QString::fromStdString(formatAnnotation(g.node(id).val));
     }
     const ValueMeta& val(const char* name) const { return g.node(g.findByName(name)).val; }
-    QString problems() const {
+    QString problems() const
+    {
         QString s;
         for (const auto& p : r.problems) s += QString::fromStdString(p) + "\n";
         return s;
@@ -32,7 +35,8 @@ struct Run {
 // `inputs`: placeholder name -> annotation ("f32[4, 3][1, 4]"). `body`: the lines of
 // forward after the signature (4-space indented), including the return.
 Run run(const std::vector<std::pair<std::string, std::string>>& inputs, const std::string& body,
-        const Graph* recorded = nullptr) {
+        const Graph* recorded = nullptr)
+{
     std::string text = "def forward(self";
     for (const auto& [n, a] : inputs) text += ", " + n;
     text += "):\n" + body;
@@ -47,54 +51,136 @@ Run run(const std::vector<std::pair<std::string, std::string>>& inputs, const st
 
 }  // namespace
 
-class TestOpMeta : public QObject {
+class TestOpMeta : public QObject
+{
     Q_OBJECT
 
 private slots:
-    void everyCorpusOpHasAMetaFunction() {
+    void everyCorpusOpHasAMetaFunction()
+    {
         const OpRegistry& reg = OpRegistry::instance();
         // the ops the traced corpus uses (all namespaces but custom ones)
-        for (const char* op :
-             {"aten.t.default", "aten._reshape_alias.default", "aten.view.default", "aten.transpose.int",
-              "aten.mm.default", "aten._unsafe_view.default", "aten.clone.default", "aten.bmm.default",
-              "aten.add.Tensor", "aten.expand.default", "aten.sum.dim_IntList", "aten.addmm.default",
-              "aten.mul.Tensor", "aten.detach.default", "aten.native_layer_norm_backward.default",
-              "aten.native_layer_norm.default", "aten.masked_fill.Scalar", "aten.alias.default",
-              "aten._softmax_backward_data.default", "aten._softmax.default", "aten.gelu.default",
-              "aten.gelu_backward.default", "aten.cat.default", "aten.bitwise_not.default", "aten.split.Tensor",
-              "_c10d_functional.wait_tensor.default", "aten.slice.Tensor", "aten.permute.default",
-              "_c10d_functional.all_reduce.default", "prims.convert_element_type.default", "aten.unsqueeze.default",
-              "_c10d_functional.all_gather_into_tensor.default", "_c10d_functional.reduce_scatter_tensor.default",
-              "aten.pow.Tensor_Scalar", "aten.sub.Tensor", "aten.sigmoid.default", "aten.select.int",
-              "aten.relu.default", "aten.mul.Scalar", "aten.erf.default", "aten.rsqrt.default",
-              "aten.slice_backward.default", "aten.div.Tensor", "_c10d_functional.all_reduce_.default",
-              "aten.repeat.default", "aten.silu.default", "aten.mean.dim", "aten.div.Scalar", "aten.copy.default",
-              "aten.empty_like.default", "aten.embedding_dense_backward.default", "aten.embedding.default",
-              "aten.add.Scalar", "aten._to_copy.default", "aten.var_mean.correction", "aten.stack.default",
-              "aten.select_backward.default", "aten.neg.default", "aten.fill_.Scalar", "aten.ones_like.default",
-              "aten.sub_.Tensor", "aten.squeeze.dim", "aten.nll_loss_forward.default",
-              "aten.nll_loss_backward.default", "aten._log_softmax_backward_data.default",
-              "aten._log_softmax.default", "aten.index_put.default", "aten.sum.default", "aten.index.Tensor",
-              "_c10d_functional.broadcast.default", "aten.gt.Scalar", "aten.full.default",
-              "aten.empty.memory_format", "aten.le.Scalar", "prims.inductor_random.default",
-              "prims.inductor_lookup_seed.default", "aten.zeros.default", "aten.triu.default",
-              "aten.arange.default", "prims.inductor_seeds.default", "aten.sin.default", "aten.scatter.src",
-              "aten.lift_fresh_copy.default", "aten.ge.Tensor", "aten.zeros_like.default", "aten.where.self",
-              "aten.topk.default", "aten.mse_loss_backward.default", "aten.mse_loss.default",
-              "aten.index_select.default", "aten.fill.Scalar", "aten.bincount.default", "aten.arange.start",
-              "aten.lt.Scalar", "aten.ge.Scalar", "aten.bitwise_or.Tensor", "aten.split_with_sizes.default",
-              "aten.sort.default", "aten.scalar_tensor.default", "aten.rsub.Scalar",
-              "aten.repeat_interleave.Tensor", "aten.rand.default", "aten.new_zeros.default",
-              "aten.new_empty_strided.default", "aten.max.dim", "aten.log.default", "aten.linear.default",
-              "aten.index_add.default", "aten.gather.default", "aten.exp.default", "aten.baddbmm.default",
-              "aten._local_scalar_dense.default", "operator.getitem"}) {
+        for (const char* op : {"aten.t.default",
+                               "aten._reshape_alias.default",
+                               "aten.view.default",
+                               "aten.transpose.int",
+                               "aten.mm.default",
+                               "aten._unsafe_view.default",
+                               "aten.clone.default",
+                               "aten.bmm.default",
+                               "aten.add.Tensor",
+                               "aten.expand.default",
+                               "aten.sum.dim_IntList",
+                               "aten.addmm.default",
+                               "aten.mul.Tensor",
+                               "aten.detach.default",
+                               "aten.native_layer_norm_backward.default",
+                               "aten.native_layer_norm.default",
+                               "aten.masked_fill.Scalar",
+                               "aten.alias.default",
+                               "aten._softmax_backward_data.default",
+                               "aten._softmax.default",
+                               "aten.gelu.default",
+                               "aten.gelu_backward.default",
+                               "aten.cat.default",
+                               "aten.bitwise_not.default",
+                               "aten.split.Tensor",
+                               "_c10d_functional.wait_tensor.default",
+                               "aten.slice.Tensor",
+                               "aten.permute.default",
+                               "_c10d_functional.all_reduce.default",
+                               "prims.convert_element_type.default",
+                               "aten.unsqueeze.default",
+                               "_c10d_functional.all_gather_into_tensor.default",
+                               "_c10d_functional.reduce_scatter_tensor.default",
+                               "aten.pow.Tensor_Scalar",
+                               "aten.sub.Tensor",
+                               "aten.sigmoid.default",
+                               "aten.select.int",
+                               "aten.relu.default",
+                               "aten.mul.Scalar",
+                               "aten.erf.default",
+                               "aten.rsqrt.default",
+                               "aten.slice_backward.default",
+                               "aten.div.Tensor",
+                               "_c10d_functional.all_reduce_.default",
+                               "aten.repeat.default",
+                               "aten.silu.default",
+                               "aten.mean.dim",
+                               "aten.div.Scalar",
+                               "aten.copy.default",
+                               "aten.empty_like.default",
+                               "aten.embedding_dense_backward.default",
+                               "aten.embedding.default",
+                               "aten.add.Scalar",
+                               "aten._to_copy.default",
+                               "aten.var_mean.correction",
+                               "aten.stack.default",
+                               "aten.select_backward.default",
+                               "aten.neg.default",
+                               "aten.fill_.Scalar",
+                               "aten.ones_like.default",
+                               "aten.sub_.Tensor",
+                               "aten.squeeze.dim",
+                               "aten.nll_loss_forward.default",
+                               "aten.nll_loss_backward.default",
+                               "aten._log_softmax_backward_data.default",
+                               "aten._log_softmax.default",
+                               "aten.index_put.default",
+                               "aten.sum.default",
+                               "aten.index.Tensor",
+                               "_c10d_functional.broadcast.default",
+                               "aten.gt.Scalar",
+                               "aten.full.default",
+                               "aten.empty.memory_format",
+                               "aten.le.Scalar",
+                               "prims.inductor_random.default",
+                               "prims.inductor_lookup_seed.default",
+                               "aten.zeros.default",
+                               "aten.triu.default",
+                               "aten.arange.default",
+                               "prims.inductor_seeds.default",
+                               "aten.sin.default",
+                               "aten.scatter.src",
+                               "aten.lift_fresh_copy.default",
+                               "aten.ge.Tensor",
+                               "aten.zeros_like.default",
+                               "aten.where.self",
+                               "aten.topk.default",
+                               "aten.mse_loss_backward.default",
+                               "aten.mse_loss.default",
+                               "aten.index_select.default",
+                               "aten.fill.Scalar",
+                               "aten.bincount.default",
+                               "aten.arange.start",
+                               "aten.lt.Scalar",
+                               "aten.ge.Scalar",
+                               "aten.bitwise_or.Tensor",
+                               "aten.split_with_sizes.default",
+                               "aten.sort.default",
+                               "aten.scalar_tensor.default",
+                               "aten.rsub.Scalar",
+                               "aten.repeat_interleave.Tensor",
+                               "aten.rand.default",
+                               "aten.new_zeros.default",
+                               "aten.new_empty_strided.default",
+                               "aten.max.dim",
+                               "aten.log.default",
+                               "aten.linear.default",
+                               "aten.index_add.default",
+                               "aten.gather.default",
+                               "aten.exp.default",
+                               "aten.baddbmm.default",
+                               "aten._local_scalar_dense.default",
+                               "operator.getitem"}) {
             const OpInfo* info = reg.find(op);
             QVERIFY2(info, op);
             QVERIFY2(static_cast<bool>(info->meta), op);
         }
     }
 
-    void viewOfNonContiguous() {
+    void viewOfNonContiguous()
+    {
         // moe_tiny: permute then view keeps the permuted layout
         Run r = run({{"x", "f32[4, 24, 64, 1][64, 256, 1, 256]"}},
                     "    v = torch.ops.aten.view.default(x, [4, 24, 64])\n"
@@ -117,7 +203,8 @@ private slots:
         QCOMPARE(ok.ann("s"), QString("f32[4, 3, 2][1, 8, 4]"));  // splitting a dim is a view
     }
 
-    void expandStrides() {
+    void expandStrides()
+    {
         Run r = run({{"x", "f32[3]"}, {"y", "f32[3, 1][1, 1]"}, {"z", "f32[]"}},
                     "    a = torch.ops.aten.expand.default(x, [2, 3])\n"
                     "    b = torch.ops.aten.expand.default(y, [3, 4])\n"
@@ -135,7 +222,8 @@ private slots:
         QCOMPARE(bad.r.problems.size(), size_t(1));
     }
 
-    void permuteTransposeOfNonContiguous() {
+    void permuteTransposeOfNonContiguous()
+    {
         Run r = run({{"x", "f32[4, 24, 64][64, 256, 1]"}},
                     "    p = torch.ops.aten.permute.default(x, [2, 0, 1])\n"
                     "    t = torch.ops.aten.transpose.int(p, -1, 0)\n"
@@ -153,7 +241,8 @@ private slots:
         QCOMPARE(r.ann("s2"), QString("f32[4, 24, 64][64, 256, 1]"));  // size 4 is not squeezed
     }
 
-    void sliceSelectSplit() {
+    void sliceSelectSplit()
+    {
         Run r = run({{"x", "f32[10, 4]"}},
                     "    a = torch.ops.aten.slice.Tensor(x, 0, 1, 8, 3)\n"
                     "    b = torch.ops.aten.slice.Tensor(x, 1, -3, 9223372036854775807)\n"
@@ -179,29 +268,65 @@ private slots:
         QCOMPARE(r.ann("h1"), QString("f32[10, 3][4, 1]"));
     }
 
-    void promotionWithScalars_data() {
+    void promotionWithScalars_data()
+    {
         QTest::addColumn<QString>("input");
         QTest::addColumn<QString>("call");
         QTest::addColumn<QString>("dtype");
-        QTest::newRow("i64 + 2.5 -> default float") << "i64[4]" << "aten.add.Tensor(x, 2.5)" << "f32";
-        QTest::newRow("bf16 * 2.0 keeps bf16") << "bf16[4]" << "aten.mul.Tensor(x, 2.0)" << "bf16";
-        QTest::newRow("i32 + 1 keeps i32") << "i32[4]" << "aten.add.Tensor(x, 1)" << "i32";
-        QTest::newRow("bool + 1 -> i64") << "b8[4]" << "aten.add.Tensor(x, 1)" << "i64";
-        QTest::newRow("bool + True keeps bool") << "b8[4]" << "aten.add.Tensor(x, True)" << "b8";
-        QTest::newRow("u8 + int keeps u8") << "u8[4]" << "aten.add.Scalar(x, 300)" << "u8";
-        QTest::newRow("i64 / i64 -> f32") << "i64[4]" << "aten.div.Tensor(x, x)" << "f32";
-        QTest::newRow("i64 / 2 -> f32") << "i64[4]" << "aten.div.Scalar(x, 2)" << "f32";
-        QTest::newRow("f16 ** 2 keeps f16") << "f16[4]" << "aten.pow.Tensor_Scalar(x, 2)" << "f16";
-        QTest::newRow("i64 ** 0.5 -> f32") << "i64[4]" << "aten.pow.Tensor_Scalar(x, 0.5)" << "f32";
-        QTest::newRow("compare -> bool") << "f32[4]" << "aten.gt.Scalar(x, 0)" << "b8";
-        QTest::newRow("rsub bf16") << "bf16[4]" << "aten.rsub.Scalar(x, 1.0)" << "bf16";
-        QTest::newRow("sigmoid of int -> f32") << "i64[4]" << "aten.sigmoid.default(x)" << "f32";
-        QTest::newRow("neg keeps int") << "i32[4]" << "aten.neg.default(x)" << "i32";
-        QTest::newRow("abs of complex -> real") << "c64[4]" << "aten.abs.default(x)" << "f32";
-        QTest::newRow("int sum -> i64") << "i32[4]" << "aten.sum.default(x)" << "i64";
-        QTest::newRow("sum dtype=") << "bf16[4]" << "aten.sum.dim_IntList(x, [0], dtype = torch.float32)" << "f32";
+        QTest::newRow("i64 + 2.5 -> default float") << "i64[4]"
+                                                    << "aten.add.Tensor(x, 2.5)"
+                                                    << "f32";
+        QTest::newRow("bf16 * 2.0 keeps bf16") << "bf16[4]"
+                                               << "aten.mul.Tensor(x, 2.0)"
+                                               << "bf16";
+        QTest::newRow("i32 + 1 keeps i32") << "i32[4]"
+                                           << "aten.add.Tensor(x, 1)"
+                                           << "i32";
+        QTest::newRow("bool + 1 -> i64") << "b8[4]"
+                                         << "aten.add.Tensor(x, 1)"
+                                         << "i64";
+        QTest::newRow("bool + True keeps bool") << "b8[4]"
+                                                << "aten.add.Tensor(x, True)"
+                                                << "b8";
+        QTest::newRow("u8 + int keeps u8") << "u8[4]"
+                                           << "aten.add.Scalar(x, 300)"
+                                           << "u8";
+        QTest::newRow("i64 / i64 -> f32") << "i64[4]"
+                                          << "aten.div.Tensor(x, x)"
+                                          << "f32";
+        QTest::newRow("i64 / 2 -> f32") << "i64[4]"
+                                        << "aten.div.Scalar(x, 2)"
+                                        << "f32";
+        QTest::newRow("f16 ** 2 keeps f16") << "f16[4]"
+                                            << "aten.pow.Tensor_Scalar(x, 2)"
+                                            << "f16";
+        QTest::newRow("i64 ** 0.5 -> f32") << "i64[4]"
+                                           << "aten.pow.Tensor_Scalar(x, 0.5)"
+                                           << "f32";
+        QTest::newRow("compare -> bool") << "f32[4]"
+                                         << "aten.gt.Scalar(x, 0)"
+                                         << "b8";
+        QTest::newRow("rsub bf16") << "bf16[4]"
+                                   << "aten.rsub.Scalar(x, 1.0)"
+                                   << "bf16";
+        QTest::newRow("sigmoid of int -> f32") << "i64[4]"
+                                               << "aten.sigmoid.default(x)"
+                                               << "f32";
+        QTest::newRow("neg keeps int") << "i32[4]"
+                                       << "aten.neg.default(x)"
+                                       << "i32";
+        QTest::newRow("abs of complex -> real") << "c64[4]"
+                                                << "aten.abs.default(x)"
+                                                << "f32";
+        QTest::newRow("int sum -> i64") << "i32[4]"
+                                        << "aten.sum.default(x)"
+                                        << "i64";
+        QTest::newRow("sum dtype=") << "bf16[4]"
+                                    << "aten.sum.dim_IntList(x, [0], dtype = torch.float32)"
+                                    << "f32";
     }
-    void promotionWithScalars() {
+    void promotionWithScalars()
+    {
         QFETCH(QString, input);
         QFETCH(QString, call);
         QFETCH(QString, dtype);
@@ -211,31 +336,37 @@ private slots:
         QCOMPARE(QString::fromStdString(std::string(dtypeAbbr(r.val("y").tensor.dtype))), dtype);
     }
 
-    void tensorPromotionAndBroadcasting() {
+    void tensorPromotionAndBroadcasting()
+    {
         Run r = run({{"a", "f32[]"}, {"b", "bf16[2, 3]"}, {"c", "u8[3]"}, {"d", "i8[2, 1]"}, {"e", "f16[2, 3]"}},
-                    "    x = torch.ops.aten.mul.Tensor(a, b)\n"      // zero-dim f32 loses to dim>0 bf16
-                    "    y = torch.ops.aten.add.Tensor(c, d)\n"      // u8 + i8 -> i16, broadcast
-                    "    z = torch.ops.aten.add.Tensor(b, e)\n"      // bf16 + f16 -> f32
+                    "    x = torch.ops.aten.mul.Tensor(a, b)\n"  // zero-dim f32 loses to dim>0 bf16
+                    "    y = torch.ops.aten.add.Tensor(c, d)\n"  // u8 + i8 -> i16, broadcast
+                    "    z = torch.ops.aten.add.Tensor(b, e)\n"  // bf16 + f16 -> f32
                     "    m = torch.ops.aten.gt.Scalar(y, 0)\n"
-                    "    w = torch.ops.aten.where.self(m, a, c)\n"   // where: promote self/other
+                    "    w = torch.ops.aten.where.self(m, a, c)\n"  // where: promote self/other
                     "    return (x, y, z, w)\n");
         QVERIFY2(r.r.problems.empty(), qPrintable(r.problems()));
         QCOMPARE(r.ann("x"), QString("bf16[2, 3][3, 1]"));
         QCOMPARE(r.ann("y"), QString("i16[2, 3][3, 1]"));
         QCOMPARE(r.ann("z"), QString("f32[2, 3][3, 1]"));
         QCOMPARE(r.ann("w"), QString("f32[2, 3][3, 1]"));
-        Run bad = run({{"a", "f32[2, 3]"}, {"b", "f32[4]"}}, "    x = torch.ops.aten.add.Tensor(a, b)\n    return (x,)\n");
+        Run bad =
+            run({{"a", "f32[2, 3]"}, {"b", "f32[4]"}}, "    x = torch.ops.aten.add.Tensor(a, b)\n    return (x,)\n");
         QCOMPARE(bad.r.problems.size(), size_t(1));
     }
 
-    void elementwiseOutputStrides() {
-        Run r = run({{"t", "f32[3, 4][1, 3]"}, {"c", "f32[3, 4][4, 1]"}, {"p", "f32[2, 3, 4][12, 1, 3]"},
-                     {"b", "f32[4]"}, {"n", "f32[4, 1, 64][64, 1, 1]"}},
-                    "    a = torch.ops.aten.add.Tensor(t, t)\n"      // transposed in, transposed out
-                    "    m = torch.ops.aten.add.Tensor(c, t)\n"      // contiguous first operand decides
-                    "    k = torch.ops.aten.add.Tensor(t, c)\n"      // transposed first operand decides
-                    "    q = torch.ops.aten.mul.Tensor(p, b)\n"      // broadcast operand has no say
-                    "    s = torch.ops.aten.relu.default(n)\n"       // contiguous input (size-1 dim ignored)
+    void elementwiseOutputStrides()
+    {
+        Run r = run({{"t", "f32[3, 4][1, 3]"},
+                     {"c", "f32[3, 4][4, 1]"},
+                     {"p", "f32[2, 3, 4][12, 1, 3]"},
+                     {"b", "f32[4]"},
+                     {"n", "f32[4, 1, 64][64, 1, 1]"}},
+                    "    a = torch.ops.aten.add.Tensor(t, t)\n"  // transposed in, transposed out
+                    "    m = torch.ops.aten.add.Tensor(c, t)\n"  // contiguous first operand decides
+                    "    k = torch.ops.aten.add.Tensor(t, c)\n"  // transposed first operand decides
+                    "    q = torch.ops.aten.mul.Tensor(p, b)\n"  // broadcast operand has no say
+                    "    s = torch.ops.aten.relu.default(n)\n"  // contiguous input (size-1 dim ignored)
                     "    g = torch.ops.aten.gelu.default(t)\n"
                     "    return (a, m, k, q, s, g)\n");
         QVERIFY2(r.r.problems.empty(), qPrintable(r.problems()));
@@ -247,9 +378,10 @@ private slots:
         QCOMPARE(r.ann("g"), QString("f32[3, 4][1, 3]"));
     }
 
-    void memoryFormats() {
+    void memoryFormats()
+    {
         Run r = run({{"x", "f32[4, 4, 16, 16][3072, 16, 192, 1]"}, {"d", "f32[3, 4][1, 3]"}},
-                    "    a = torch.ops.aten.clone.default(x)\n"                                   // not dense: keep permutation
+                    "    a = torch.ops.aten.clone.default(x)\n"  // not dense: keep permutation
                     "    b = torch.ops.aten.clone.default(x, memory_format = torch.contiguous_format)\n"
                     "    c = torch.ops.aten.empty_like.default(d, memory_format = torch.preserve_format)\n"
                     "    e = torch.ops.aten.clone.default(b, memory_format = torch.channels_last)\n"
@@ -268,13 +400,15 @@ private slots:
         QCOMPARE(r.ann("v"), QString("f32[4, 4, 16, 16][1024, 16, 64, 1]"));
     }
 
-    void multiOutputOps() {
+    void multiOutputOps()
+    {
         Run r = run({{"x", "f32[4, 16, 64]"}, {"w", "f32[64]"}, {"l", "f32[8, 10]"}, {"t", "i64[8]"}},
                     "    ln = torch.ops.aten.native_layer_norm.default(x, [64], w, w, 1e-05)\n"
                     "    out = ln[0]\n"
                     "    mean = ln[1]\n"
                     "    rstd = ln[2]\n"
-                    "    bw = torch.ops.aten.native_layer_norm_backward.default(out, x, [64], mean, rstd, w, w, [True, False, True])\n"
+                    "    bw = torch.ops.aten.native_layer_norm_backward.default(out, x, [64], mean, rstd, w, w, [True, "
+                    "False, True])\n"
                     "    gx = bw[0]\n"
                     "    gw = bw[1]\n"
                     "    gb = bw[2]\n"
@@ -298,7 +432,8 @@ private slots:
         QCOMPARE(r.ann("var"), QString("f32[4, 16, 1][16, 1, 1]"));
     }
 
-    void collectives() {
+    void collectives()
+    {
         Run r = run({{"x", "bf16[8, 32][1, 8]"}},
                     "    ag = torch.ops._c10d_functional.all_gather_into_tensor.default(x, 4, '0')\n"
                     "    rs = torch.ops._c10d_functional.reduce_scatter_tensor.default(x, 'sum', 4, '0')\n"
@@ -310,12 +445,14 @@ private slots:
         QCOMPARE(r.ann("rs"), QString("bf16[2, 32][32, 1]"));
         QCOMPARE(r.ann("ar"), QString("bf16[8, 32][1, 8]"));
         QCOMPARE(r.ann("w"), QString("bf16[8, 32][1, 8]"));
-        Run bad = run({{"x", "f32[6, 2]"}},
-                      "    rs = torch.ops._c10d_functional.reduce_scatter_tensor.default(x, 'sum', 4, '0')\n    return (rs,)\n");
+        Run bad = run(
+            {{"x", "f32[6, 2]"}},
+            "    rs = torch.ops._c10d_functional.reduce_scatter_tensor.default(x, 'sum', 4, '0')\n    return (rs,)\n");
         QCOMPARE(bad.r.problems.size(), size_t(1));
     }
 
-    void symbolicSizes() {
+    void symbolicSizes()
+    {
         Run r = run({{"x", "f32[s0, 16][16, 1]"}, {"y", "f32[16]"}},
                     "    a = torch.ops.aten.view.default(x, [-1])\n"
                     "    b = torch.ops.aten.add.Tensor(x, y)\n"
@@ -332,17 +469,17 @@ private slots:
         QCOMPARE(r.ann("f"), QString("f32[16][1]"));
     }
 
-    void unbackedSymbols() {
-        const char* body =
-            "    bc = torch.ops.aten.bincount.default(x, None, 4)\n"
-            "    ri = torch.ops.aten.repeat_interleave.Tensor(x)\n"
-            "    s = torch.ops.aten.select.int(f, 2, 0)\n"
-            "    m = torch.ops.aten.gt.Scalar(s, 0)\n"
-            "    sel = torch.ops.aten.index.Tensor(f, [m])\n"
-            "    v = torch.ops.aten.view.default(sel, [-1])\n"
-            "    nz = torch.ops.aten.nonzero.default(f)\n"
-            "    e = torch.ops.aten.embedding.default(w, ri)\n"
-            "    return (bc, v, nz, e)\n";
+    void unbackedSymbols()
+    {
+        const char* body = "    bc = torch.ops.aten.bincount.default(x, None, 4)\n"
+                           "    ri = torch.ops.aten.repeat_interleave.Tensor(x)\n"
+                           "    s = torch.ops.aten.select.int(f, 2, 0)\n"
+                           "    m = torch.ops.aten.gt.Scalar(s, 0)\n"
+                           "    sel = torch.ops.aten.index.Tensor(f, [m])\n"
+                           "    v = torch.ops.aten.view.default(sel, [-1])\n"
+                           "    nz = torch.ops.aten.nonzero.default(f)\n"
+                           "    e = torch.ops.aten.embedding.default(w, ri)\n"
+                           "    return (bc, v, nz, e)\n";
         // hints come from the recorded graph
         Graph recorded = parseFxText(std::string("def forward(self, x, f, w):\n") + body, "<rec>");
         recorded.node(recorded.findByName("bc")).val = parseAnnotation("i64[7]");
@@ -366,18 +503,22 @@ private slots:
         QVERIFY(r.r.unbacked[0].rfind("u0 (bc, hint 7)", 0) == 0);
     }
 
-    void factories() {
-        Run r = run({{"x", "f32[2, 3][1, 2]"}},
-                    "    a = torch.ops.aten.arange.default(24, device = device(type='cpu'), pin_memory = False)\n"
-                    "    b = torch.ops.aten.arange.start(0, 5.0)\n"
-                    "    c = torch.ops.aten.full.default([16, 16], -inf, device = device(type='cpu'), pin_memory = False)\n"
-                    "    d = torch.ops.aten.full.default([2], 7)\n"
-                    "    e = torch.ops.aten.ones_like.default(x, dtype = torch.float32, memory_format = torch.preserve_format)\n"
-                    "    f = torch.ops.aten.new_zeros.default(x, [5])\n"
-                    "    g = torch.ops.aten.scalar_tensor.default(1)\n"
-                    "    h = torch.ops.aten.empty.memory_format([2, 3, 4, 5], dtype = torch.int64, memory_format = torch.channels_last)\n"
-                    "    i = torch.ops.aten.arange.start_step(0, 10, 3)\n"
-                    "    return (a, b, c, d, e, f, g, h, i)\n");
+    void factories()
+    {
+        Run r =
+            run({{"x", "f32[2, 3][1, 2]"}},
+                "    a = torch.ops.aten.arange.default(24, device = device(type='cpu'), pin_memory = False)\n"
+                "    b = torch.ops.aten.arange.start(0, 5.0)\n"
+                "    c = torch.ops.aten.full.default([16, 16], -inf, device = device(type='cpu'), pin_memory = False)\n"
+                "    d = torch.ops.aten.full.default([2], 7)\n"
+                "    e = torch.ops.aten.ones_like.default(x, dtype = torch.float32, memory_format = "
+                "torch.preserve_format)\n"
+                "    f = torch.ops.aten.new_zeros.default(x, [5])\n"
+                "    g = torch.ops.aten.scalar_tensor.default(1)\n"
+                "    h = torch.ops.aten.empty.memory_format([2, 3, 4, 5], dtype = torch.int64, memory_format = "
+                "torch.channels_last)\n"
+                "    i = torch.ops.aten.arange.start_step(0, 10, 3)\n"
+                "    return (a, b, c, d, e, f, g, h, i)\n");
         QVERIFY2(r.r.problems.empty(), qPrintable(r.problems()));
         QCOMPARE(r.ann("a"), QString("i64[24][1]cpu"));
         QCOMPARE(r.ann("b"), QString("f32[5][1]cpu"));
@@ -390,7 +531,8 @@ private slots:
         QCOMPARE(r.ann("i"), QString("i64[4][1]cpu"));
     }
 
-    void inplaceReturnsSelf() {
+    void inplaceReturnsSelf()
+    {
         Run r = run({{"x", "f32[3, 4][1, 3]"}, {"y", "f32[4]"}},
                     "    a = torch.ops.aten.sub_.Tensor(x, y)\n"
                     "    b = torch.ops.aten.fill_.Scalar(x, 2)\n"
@@ -398,7 +540,8 @@ private slots:
         QVERIFY2(r.r.problems.empty(), qPrintable(r.problems()));
         QCOMPARE(r.ann("a"), QString("f32[3, 4][1, 3]"));
         QCOMPARE(r.ann("b"), QString("f32[3, 4][1, 3]"));
-        Run bad = run({{"x", "f32[4]"}, {"y", "f32[3, 4]"}}, "    a = torch.ops.aten.sub_.Tensor(x, y)\n    return (a,)\n");
+        Run bad =
+            run({{"x", "f32[4]"}, {"y", "f32[3, 4]"}}, "    a = torch.ops.aten.sub_.Tensor(x, y)\n    return (a,)\n");
         QCOMPARE(bad.r.problems.size(), size_t(1));
         // the promoted result (float) cannot be written into an integer self
         Run cast = run({{"x", "i64[4]"}}, "    a = torch.ops.aten.sub_.Tensor(x, 0.5)\n    return (a,)\n");
@@ -406,7 +549,8 @@ private slots:
         QVERIFY(cast.r.problems[0].find("can't be cast") != std::string::npos);
     }
 
-    void indexingAndCat() {
+    void indexingAndCat()
+    {
         Run r = run({{"x", "f32[24, 32]"}, {"i", "i64[48]"}, {"j", "i64[5, 2]"}, {"k", "i64[2]"}},
                     "    a = torch.ops.aten.index.Tensor(x, [i])\n"
                     "    b = torch.ops.aten.index.Tensor(x, [None, k])\n"

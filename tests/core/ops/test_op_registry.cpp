@@ -17,12 +17,14 @@ namespace fs = std::filesystem;
 
 namespace {
 
-struct TsvRow {
+struct TsvRow
+{
     int line = 0;
     std::string target, schema, kind, notes;
 };
 
-std::vector<TsvRow> tsvRows(std::string_view text) {
+std::vector<TsvRow> tsvRows(std::string_view text)
+{
     std::vector<TsvRow> rows;
     std::istringstream in{std::string(text)};
     std::string line;
@@ -45,7 +47,8 @@ std::vector<TsvRow> tsvRows(std::string_view text) {
     return rows;
 }
 
-std::string readFile(const fs::path& p) {
+std::string readFile(const fs::path& p)
+{
     std::ifstream f(p, std::ios::binary);
     std::ostringstream ss;
     ss << f.rdbuf();
@@ -54,7 +57,8 @@ std::string readFile(const fs::path& p) {
 
 bool hasCorpus() { return fs::is_directory(FXLENS_CORPUS_DIR); }
 
-Node callNode(std::string target, std::vector<Arg> args, std::vector<std::pair<std::string, Arg>> kwargs = {}) {
+Node callNode(std::string target, std::vector<Arg> args, std::vector<std::pair<std::string, Arg>> kwargs = {})
+{
     Node n;
     n.name = "n";
     n.op = NodeOp::CallFunction;
@@ -65,7 +69,9 @@ Node callNode(std::string target, std::vector<Arg> args, std::vector<std::pair<s
 }
 
 std::optional<std::string> bindTarget(const std::string& target, std::vector<Arg> args,
-                                      std::vector<std::pair<std::string, Arg>> kwargs, std::vector<Arg>* boundOut = nullptr) {
+                                      std::vector<std::pair<std::string, Arg>> kwargs,
+                                      std::vector<Arg>* boundOut = nullptr)
+{
     const auto& reg = OpRegistry::instance();
     const OpInfo* op = reg.find(target);
     if (!op) return "no such op " + target;
@@ -77,7 +83,8 @@ std::optional<std::string> bindTarget(const std::string& target, std::vector<Arg
 }
 
 // Operator names the way `grep -rhoE 'torch\.ops\.[a-z_0-9]+\.[a-zA-Z_0-9]+(\.[a-zA-Z_0-9]+)?'` finds them.
-std::set<std::string> corpusOpNames(const std::string& text) {
+std::set<std::string> corpusOpNames(const std::string& text)
+{
     std::set<std::string> out;
     auto lowerIdent = [](char c) { return (c >= 'a' && c <= 'z') || c == '_' || (c >= '0' && c <= '9'); };
     auto ident = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
@@ -105,7 +112,8 @@ std::set<std::string> corpusOpNames(const std::string& text) {
 
 // Operators in the corpus that the registry deliberately does not know: custom ops of
 // tests and third-party libraries whose schemas are not public PyTorch.
-const std::map<std::string, std::string>& expectedUnknown() {
+const std::map<std::string, std::string>& expectedUnknown()
+{
     static const std::map<std::string, std::string> m = {
         {"test.baz", "custom op defined inside PyTorch's inductor test (tlparse simple.log)"},
         {"test.baz.default", "same custom test op with overload"},
@@ -119,14 +127,16 @@ const std::map<std::string, std::string>& expectedUnknown() {
 
 // ---- splitting printed calls into positional args and kwargs (enough for binding checks)
 
-struct PrintedCall {
+struct PrintedCall
+{
     std::string target;
     std::vector<std::string> args;
     std::vector<std::pair<std::string, std::string>> kwargs;
 };
 
 // Splits at top-level commas; returns false on unbalanced text.
-bool splitTopLevel(std::string_view s, std::vector<std::string>& parts) {
+bool splitTopLevel(std::string_view s, std::vector<std::string>& parts)
+{
     int depth = 0;
     size_t b = 0;
     for (size_t i = 0; i < s.size(); ++i) {
@@ -156,7 +166,8 @@ bool splitTopLevel(std::string_view s, std::vector<std::string>& parts) {
 }
 
 // Text between the bracket at `open` and its match.
-std::optional<std::string> bracketed(const std::string& line, size_t open) {
+std::optional<std::string> bracketed(const std::string& line, size_t open)
+{
     char o = line[open], c = o == '(' ? ')' : o == '{' ? '}' : ']';
     int depth = 0;
     for (size_t i = open; i < line.size(); ++i) {
@@ -174,7 +185,8 @@ std::optional<std::string> bracketed(const std::string& line, size_t open) {
 
 // "x = torch.ops.aten.mm.default(a, b, k = v)" (code) and
 // "%x : ... = call_function[target=torch.ops.aten.mm.default](args = (a, b), kwargs = {k: v})" (graph).
-std::optional<PrintedCall> parsePrintedCall(const std::string& line) {
+std::optional<PrintedCall> parsePrintedCall(const std::string& line)
+{
     PrintedCall pc;
     auto ct = line.find("call_function[target=");
     if (ct != std::string::npos) {
@@ -213,8 +225,8 @@ std::optional<PrintedCall> parsePrintedCall(const std::string& line) {
         while (i < p.size() && (std::isalnum(static_cast<unsigned char>(p[i])) || p[i] == '_')) ++i;
         size_t j = i;
         while (j < p.size() && p[j] == ' ') ++j;
-        if (i > 0 && !std::isdigit(static_cast<unsigned char>(p[0])) && j < p.size() && p[j] == '=' &&
-            (j + 1 >= p.size() || p[j + 1] != '='))
+        if (i > 0 && !std::isdigit(static_cast<unsigned char>(p[0])) && j < p.size() && p[j] == '='
+            && (j + 1 >= p.size() || p[j + 1] != '='))
             pc.kwargs.emplace_back(p.substr(0, i), p.substr(j + 1));
         else
             pc.args.push_back(p);
@@ -222,7 +234,8 @@ std::optional<PrintedCall> parsePrintedCall(const std::string& line) {
     return pc;
 }
 
-std::vector<fs::path> corpusTextFiles() {
+std::vector<fs::path> corpusTextFiles()
+{
     std::vector<fs::path> files;
     for (const auto& e : fs::recursive_directory_iterator(FXLENS_CORPUS_DIR)) {
         if (!e.is_regular_file()) continue;
@@ -236,12 +249,14 @@ std::vector<fs::path> corpusTextFiles() {
 
 }  // namespace
 
-class TestOpRegistry : public QObject {
+class TestOpRegistry : public QObject
+{
     Q_OBJECT
 
 private slots:
     // ---- every row loads
-    void everyRowLoads_data() {
+    void everyRowLoads_data()
+    {
         QTest::addColumn<int>("line");
         QTest::addColumn<QString>("target");
         QTest::addColumn<QString>("schema");
@@ -250,7 +265,8 @@ private slots:
             QTest::newRow(r.target.c_str()) << r.line << QString::fromStdString(r.target)
                                             << QString::fromStdString(r.schema) << QString::fromStdString(r.kind);
     }
-    void everyRowLoads() {
+    void everyRowLoads()
+    {
         QFETCH(int, line);
         QFETCH(QString, target);
         QFETCH(QString, schema);
@@ -283,14 +299,16 @@ private slots:
         }
     }
 
-    void registrySizeMatchesTable() {
+    void registrySizeMatchesTable()
+    {
         QCOMPARE(OpRegistry::instance().size(), tsvRows(embeddedOpsTsv()).size());
         QCOMPARE(OpRegistry::instance().all().size(), OpRegistry::instance().size());
     }
 
     // The resource is a superset of the design doc's table, with the same schema text except
     // where a row says fxlens corrected it.
-    void resourceExtendsSharedTable() {
+    void resourceExtendsSharedTable()
+    {
         fs::path shared = fs::path(FXLENS_CORPUS_DIR).parent_path() / "docs" / "ops.tsv";
         if (!fs::exists(shared)) QSKIP("shared/docs/ops.tsv not present");
         const auto& reg = OpRegistry::instance();
@@ -310,8 +328,10 @@ private slots:
     }
 
     // ---- the grammar
-    void parseAliasAnnotations() {
-        Schema s = parseSchema("split.Tensor(Tensor(a -> *) self, SymInt split_size, int dim=0) -> Tensor(a)[]", "aten");
+    void parseAliasAnnotations()
+    {
+        Schema s =
+            parseSchema("split.Tensor(Tensor(a -> *) self, SymInt split_size, int dim=0) -> Tensor(a)[]", "aten");
         QCOMPARE(s.name, std::string("split"));
         QCOMPARE(s.overload, std::string("Tensor"));
         QCOMPARE(s.qualifiedName(), std::string("aten.split.Tensor"));
@@ -333,16 +353,19 @@ private slots:
         QCOMPARE(w.args[2].type, std::string("Scalar"));
         QVERIFY(w.returns[0].alias->isWrite);
 
-        Schema l = parseSchema("_foreach_copy_(Tensor(a!)[] self, Tensor[] src, bool non_blocking=False) -> ()", "aten");
+        Schema l =
+            parseSchema("_foreach_copy_(Tensor(a!)[] self, Tensor[] src, bool non_blocking=False) -> ()", "aten");
         QCOMPARE(l.args[0].type, std::string("Tensor[]"));
         QVERIFY(l.args[0].alias->isWrite);
         QVERIFY(l.returns.empty());
         QCOMPARE(l.overload, std::string("default"));
     }
 
-    void parseTypesAndReturns() {
+    void parseTypesAndReturns()
+    {
         Schema s = parseSchema(
-            "sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor", "aten");
+            "sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor",
+            "aten");
         QCOMPARE(s.args[1].type, std::string("int[1]?"));
         QVERIFY(!s.args[1].defaultText);
         QCOMPARE(s.args[3].type, std::string("ScalarType?"));
@@ -351,19 +374,21 @@ private slots:
         Schema i = parseSchema("index.Tensor(Tensor self, Tensor?[] indices) -> Tensor", "aten");
         QCOMPARE(i.args[1].type, std::string("Tensor?[]"));
 
-        Schema c = parseSchema("convolution_backward(Tensor grad_output, Tensor input, Tensor weight, SymInt[]? bias_sizes, "
-                               "SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] "
-                               "output_padding, SymInt groups, bool[3] output_mask) -> (Tensor, Tensor, Tensor)",
-                               "aten");
+        Schema c =
+            parseSchema("convolution_backward(Tensor grad_output, Tensor input, Tensor weight, SymInt[]? bias_sizes, "
+                        "SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] "
+                        "output_padding, SymInt groups, bool[3] output_mask) -> (Tensor, Tensor, Tensor)",
+                        "aten");
         QCOMPARE(c.args.size(), size_t(11));
         QCOMPARE(c.args[10].type, std::string("bool[3]"));
         QCOMPARE(c.returns.size(), size_t(3));
         QVERIFY(c.returns[2].name.empty());
 
-        Schema f = parseSchema("_scaled_dot_product_flash_attention_for_cpu(Tensor query, Tensor key, Tensor value, float "
-                               "dropout_p=0.0, bool is_causal=False, *, Tensor? attn_mask=None, float? scale=None) -> "
-                               "(Tensor output, Tensor logsumexp)",
-                               "aten");
+        Schema f =
+            parseSchema("_scaled_dot_product_flash_attention_for_cpu(Tensor query, Tensor key, Tensor value, float "
+                        "dropout_p=0.0, bool is_causal=False, *, Tensor? attn_mask=None, float? scale=None) -> "
+                        "(Tensor output, Tensor logsumexp)",
+                        "aten");
         QCOMPARE(f.returns.size(), size_t(2));
         QCOMPARE(f.returns[0].name, std::string("output"));
         QCOMPARE(f.returns[1].name, std::string("logsumexp"));
@@ -373,7 +398,8 @@ private slots:
         Schema g = parseSchema("gelu(Tensor self, *, str approximate='none') -> Tensor", "aten");
         QCOMPARE(g.args[1].defaultText.value(), std::string("'none'"));
 
-        Schema m = parseSchema("contiguous(Tensor(a) self, *, MemoryFormat memory_format=contiguous_format) -> Tensor(a)", "aten");
+        Schema m = parseSchema(
+            "contiguous(Tensor(a) self, *, MemoryFormat memory_format=contiguous_format) -> Tensor(a)", "aten");
         QCOMPARE(m.args[1].defaultText.value(), std::string("contiguous_format"));
 
         Schema ns = parseSchema("aten::add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor", "");
@@ -389,7 +415,8 @@ private slots:
         Schema sym = parseSchema("sym_size.int(Tensor self, int dim) -> SymInt", "aten");
         QCOMPARE(sym.returns[0].type, std::string("SymInt"));
 
-        Schema v = parseSchema("invoke_subgraph(GraphModule subgraph, str identifier, *operands) -> tuple", "higher_order");
+        Schema v =
+            parseSchema("invoke_subgraph(GraphModule subgraph, str identifier, *operands) -> tuple", "higher_order");
         QVERIFY(v.varargs);
         QVERIFY(!v.informal);
         QCOMPARE(v.args.size(), size_t(2));
@@ -402,12 +429,14 @@ private slots:
         Schema dots = parseSchema("format(str self, ...) -> str", "aten");
         QVERIFY(dots.varargs);
 
-        Schema untyped = parseSchema("cond(pred, GraphModule true_fn, GraphModule false_fn, tuple operands) -> tuple", "higher_order");
+        Schema untyped = parseSchema("cond(pred, GraphModule true_fn, GraphModule false_fn, tuple operands) -> tuple",
+                                     "higher_order");
         QCOMPARE(untyped.args[0].name, std::string("pred"));
         QCOMPARE(untyped.args[0].type, std::string("Any"));
     }
 
-    void parseErrors_data() {
+    void parseErrors_data()
+    {
         QTest::addColumn<QString>("text");
         QTest::addColumn<int>("column");
         QTest::addColumn<QString>("fragment");
@@ -415,8 +444,10 @@ private slots:
         QTest::newRow("no parens") << "mm -> Tensor" << 4 << "expected '('";
         QTest::newRow("unclosed args") << "mm(Tensor self, Tensor mat2" << 28 << "expected ',' or ')'";
         QTest::newRow("missing comma") << "mm(Tensor self Tensor mat2) -> Tensor" << 16 << "expected ',' or ')'";
-        QTest::newRow("type without name") << "mm(Tensor, Tensor) -> Tensor" << 10 << "expected an argument name after type 'Tensor'";
-        QTest::newRow("unclosed alias") << "view(Tensor(a self) -> Tensor(a)" << 15 << "expected ')' to close the alias annotation";
+        QTest::newRow("type without name")
+            << "mm(Tensor, Tensor) -> Tensor" << 10 << "expected an argument name after type 'Tensor'";
+        QTest::newRow("unclosed alias") << "view(Tensor(a self) -> Tensor(a)" << 15
+                                        << "expected ')' to close the alias annotation";
         QTest::newRow("alias arrow") << "f(Tensor(a -> b) x) -> Tensor" << 15 << "expected '*' after '->'";
         QTest::newRow("empty alias") << "f(Tensor() x) -> Tensor" << 10 << "expected an alias set";
         QTest::newRow("empty default") << "f(int x=) -> int" << 9 << "expected a default value";
@@ -426,13 +457,16 @@ private slots:
         QTest::newRow("after kwargs") << "f(**kw, int x) -> int" << 9 << "nothing may follow '**kwargs'";
         QTest::newRow("duplicate arg") << "f(int x, int x) -> int" << 10 << "duplicate argument name 'x'";
         QTest::newRow("no arrow") << "f(int x) Tensor" << 10 << "expected '->'";
-        QTest::newRow("junk after returns") << "f(int x) -> Tensor junk more" << 25 << "unexpected text after the returns";
-        QTest::newRow("returns unclosed") << "f(int x) -> (Tensor, Tensor" << 28 << "expected ',' or ')' in the returns";
+        QTest::newRow("junk after returns")
+            << "f(int x) -> Tensor junk more" << 25 << "unexpected text after the returns";
+        QTest::newRow("returns unclosed")
+            << "f(int x) -> (Tensor, Tensor" << 28 << "expected ',' or ')' in the returns";
         QTest::newRow("no type") << "f(int x) -> " << 13 << "expected a type";
         QTest::newRow("list unclosed") << "f(int[3 x) -> int" << 9 << "expected ']'";
         QTest::newRow("overload missing") << "f.(int x) -> int" << 3 << "expected an overload name";
     }
-    void parseErrors() {
+    void parseErrors()
+    {
         QFETCH(QString, text);
         QFETCH(int, column);
         QFETCH(QString, fragment);
@@ -447,7 +481,8 @@ private slots:
         }
     }
 
-    void lenientRows() {
+    void lenientRows()
+    {
         const auto& reg = OpRegistry::instance();
         const OpInfo* tac = reg.find("higher_order.tag_activation_checkpoint");
         QVERIFY(tac);
@@ -503,35 +538,83 @@ private slots:
     }
 
     // ---- defaults
-    void defaults_data() {
+    void defaults_data()
+    {
         QTest::addColumn<QString>("argDecl");
         QTest::addColumn<QString>("expectKind");
         QTest::addColumn<QString>("expectText");
-        QTest::newRow("none") << "Tensor? bias=None" << "None" << "";
-        QTest::newRow("int") << "int dim=-1" << "Int" << "-1";
-        QTest::newRow("int max") << "SymInt end=9223372036854775807" << "Int" << "9223372036854775807";
-        QTest::newRow("int min") << "int low=-9223372036854775808" << "Int" << "-9223372036854775808";
-        QTest::newRow("float") << "float p=0.5" << "Float" << "0.5";
-        QTest::newRow("float exp") << "float eps=1e-05" << "Float" << "1e-05";
-        QTest::newRow("float from int") << "float scale=1" << "Float" << "1";
-        QTest::newRow("scalar int") << "Scalar alpha=1" << "Int" << "1";
-        QTest::newRow("bool") << "bool keepdim=False" << "Bool" << "false";
-        QTest::newRow("true") << "bool sorted=True" << "Bool" << "true";
-        QTest::newRow("empty list") << "int[1] dim=[]" << "List" << "";
-        QTest::newRow("list") << "int[] dims=[0,1]" << "List" << "0,1";
-        QTest::newRow("repeat") << "int[2] stride=1" << "List" << "1,1";
-        QTest::newRow("tuple") << "tuple bufs=()" << "Tuple" << "";
-        QTest::newRow("str single") << "str approximate='none'" << "Str" << "none";
-        QTest::newRow("str double") << "str reduce=\"mean\"" << "Str" << "mean";
-        QTest::newRow("memory format") << "MemoryFormat memory_format=contiguous_format" << "MemoryFormat" << "contiguous_format";
-        QTest::newRow("reduction") << "int reduction=Mean" << "Int" << "1";
-        QTest::newRow("dtype") << "ScalarType? dtype=long" << "DType" << "int64";
-        QTest::newRow("layout") << "Layout? layout=strided" << "Layout" << "strided";
-        QTest::newRow("device") << "Device? device=\"cpu\"" << "Device" << "cpu";
-        QTest::newRow("inf") << "float max=inf" << "Float" << "inf";
-        QTest::newRow("raw") << "Any x=some.thing" << "Raw" << "some.thing";
+        QTest::newRow("none") << "Tensor? bias=None"
+                              << "None"
+                              << "";
+        QTest::newRow("int") << "int dim=-1"
+                             << "Int"
+                             << "-1";
+        QTest::newRow("int max") << "SymInt end=9223372036854775807"
+                                 << "Int"
+                                 << "9223372036854775807";
+        QTest::newRow("int min") << "int low=-9223372036854775808"
+                                 << "Int"
+                                 << "-9223372036854775808";
+        QTest::newRow("float") << "float p=0.5"
+                               << "Float"
+                               << "0.5";
+        QTest::newRow("float exp") << "float eps=1e-05"
+                                   << "Float"
+                                   << "1e-05";
+        QTest::newRow("float from int") << "float scale=1"
+                                        << "Float"
+                                        << "1";
+        QTest::newRow("scalar int") << "Scalar alpha=1"
+                                    << "Int"
+                                    << "1";
+        QTest::newRow("bool") << "bool keepdim=False"
+                              << "Bool"
+                              << "false";
+        QTest::newRow("true") << "bool sorted=True"
+                              << "Bool"
+                              << "true";
+        QTest::newRow("empty list") << "int[1] dim=[]"
+                                    << "List"
+                                    << "";
+        QTest::newRow("list") << "int[] dims=[0,1]"
+                              << "List"
+                              << "0,1";
+        QTest::newRow("repeat") << "int[2] stride=1"
+                                << "List"
+                                << "1,1";
+        QTest::newRow("tuple") << "tuple bufs=()"
+                               << "Tuple"
+                               << "";
+        QTest::newRow("str single") << "str approximate='none'"
+                                    << "Str"
+                                    << "none";
+        QTest::newRow("str double") << "str reduce=\"mean\""
+                                    << "Str"
+                                    << "mean";
+        QTest::newRow("memory format") << "MemoryFormat memory_format=contiguous_format"
+                                       << "MemoryFormat"
+                                       << "contiguous_format";
+        QTest::newRow("reduction") << "int reduction=Mean"
+                                   << "Int"
+                                   << "1";
+        QTest::newRow("dtype") << "ScalarType? dtype=long"
+                               << "DType"
+                               << "int64";
+        QTest::newRow("layout") << "Layout? layout=strided"
+                                << "Layout"
+                                << "strided";
+        QTest::newRow("device") << "Device? device=\"cpu\""
+                                << "Device"
+                                << "cpu";
+        QTest::newRow("inf") << "float max=inf"
+                             << "Float"
+                             << "inf";
+        QTest::newRow("raw") << "Any x=some.thing"
+                             << "Raw"
+                             << "some.thing";
     }
-    void defaults() {
+    void defaults()
+    {
         QFETCH(QString, argDecl);
         QFETCH(QString, expectKind);
         QFETCH(QString, expectText);
@@ -540,18 +623,18 @@ private slots:
         Arg a = parseDefaultValue(s.args[0]);
         auto text = [](const Arg& v) -> std::string {
             switch (v.kind) {
-                case Arg::Kind::Int: return std::to_string(v.i);
-                case Arg::Kind::Float: return pythonFloatRepr(v.f);
-                case Arg::Kind::Bool: return v.b ? "true" : "false";
-                case Arg::Kind::DType: return std::string(dtypeTorchName(v.dtype));
-                default: return v.s;
+            case Arg::Kind::Int: return std::to_string(v.i);
+            case Arg::Kind::Float: return pythonFloatRepr(v.f);
+            case Arg::Kind::Bool: return v.b ? "true" : "false";
+            case Arg::Kind::DType: return std::string(dtypeTorchName(v.dtype));
+            default: return v.s;
             }
         };
-        std::map<Arg::Kind, QString> kinds = {{Arg::Kind::None, "None"},   {Arg::Kind::Int, "Int"},
-                                              {Arg::Kind::Float, "Float"}, {Arg::Kind::Bool, "Bool"},
-                                              {Arg::Kind::List, "List"},   {Arg::Kind::Tuple, "Tuple"},
-                                              {Arg::Kind::Str, "Str"},     {Arg::Kind::MemoryFormat, "MemoryFormat"},
-                                              {Arg::Kind::DType, "DType"}, {Arg::Kind::Layout, "Layout"},
+        std::map<Arg::Kind, QString> kinds = {{Arg::Kind::None, "None"},     {Arg::Kind::Int, "Int"},
+                                              {Arg::Kind::Float, "Float"},   {Arg::Kind::Bool, "Bool"},
+                                              {Arg::Kind::List, "List"},     {Arg::Kind::Tuple, "Tuple"},
+                                              {Arg::Kind::Str, "Str"},       {Arg::Kind::MemoryFormat, "MemoryFormat"},
+                                              {Arg::Kind::DType, "DType"},   {Arg::Kind::Layout, "Layout"},
                                               {Arg::Kind::Device, "Device"}, {Arg::Kind::Raw, "Raw"}};
         QCOMPARE(kinds[a.kind], expectKind);
         if (a.isSequence()) {
@@ -568,15 +651,18 @@ private slots:
     }
 
     // ---- traits
-    void traits_data() {
+    void traits_data()
+    {
         QTest::addColumn<QString>("target");
         QTest::addColumn<uint>("want");
         QTest::addColumn<uint>("notWant");
-        QTest::newRow("view") << "aten.view.default" << uint(kTraitView) << uint(kTraitInplace | kTraitMatmul | kTraitPointwise);
+        QTest::newRow("view") << "aten.view.default" << uint(kTraitView)
+                              << uint(kTraitInplace | kTraitMatmul | kTraitPointwise);
         QTest::newRow("view via schema") << "aten.reshape.default" << uint(kTraitView) << 0u;
         QTest::newRow("view_list") << "aten.split.Tensor" << uint(kTraitViewList) << uint(kTraitView);
         QTest::newRow("alias no annot") << "aten._unsafe_view.default" << uint(kTraitAliasNoAnnot) << uint(kTraitView);
-        QTest::newRow("inplace") << "aten.add_.Tensor" << uint(kTraitInplace | kTraitSideEffect | kTraitPointwise) << 0u;
+        QTest::newRow("inplace") << "aten.add_.Tensor" << uint(kTraitInplace | kTraitSideEffect | kTraitPointwise)
+                                 << 0u;
         QTest::newRow("inplace list") << "aten._foreach_copy_.default" << uint(kTraitInplace) << 0u;
         QTest::newRow("out variant") << "aten.split_with_sizes_copy.out" << uint(kTraitInplace) << 0u;
         QTest::newRow("random") << "aten.native_dropout.default" << uint(kTraitRandom | kTraitPointwise) << 0u;
@@ -584,10 +670,13 @@ private slots:
         QTest::newRow("dynamic") << "aten.nonzero.default" << uint(kTraitDynamicShape) << 0u;
         QTest::newRow("sym") << "aten.sym_size.int" << uint(kTraitSym) << 0u;
         QTest::newRow("side effect") << "aten._assert_scalar.default" << uint(kTraitSideEffect) << 0u;
-        QTest::newRow("collective") << "_c10d_functional.all_reduce.default" << uint(kTraitCollective | kTraitCommunication) << uint(kTraitInplace);
-        QTest::newRow("collective inplace") << "_c10d_functional.all_reduce_.default" << uint(kTraitCollective | kTraitInplace) << 0u;
+        QTest::newRow("collective") << "_c10d_functional.all_reduce.default"
+                                    << uint(kTraitCollective | kTraitCommunication) << uint(kTraitInplace);
+        QTest::newRow("collective inplace")
+            << "_c10d_functional.all_reduce_.default" << uint(kTraitCollective | kTraitInplace) << 0u;
         QTest::newRow("wait") << "_c10d_functional.wait_tensor.default" << uint(kTraitWait) << uint(kTraitCollective);
-        QTest::newRow("sync collective") << "_dtensor.shard_dim_alltoall.default" << uint(kTraitCommunication) << uint(kTraitCollective);
+        QTest::newRow("sync collective") << "_dtensor.shard_dim_alltoall.default" << uint(kTraitCommunication)
+                                         << uint(kTraitCollective);
         QTest::newRow("hop") << "higher_order.invoke_subgraph" << uint(kTraitHigherOrder) << 0u;
         QTest::newRow("builtin") << "operator.getitem" << uint(kTraitBuiltin) << uint(kTraitPointwise);
         QTest::newRow("sym builtin") << "torch.sym_float" << uint(kTraitBuiltin | kTraitSym) << 0u;
@@ -610,10 +699,11 @@ private slots:
         QTest::newRow("softmax") << "aten._softmax.default" << uint(kTraitReduction) << 0u;
         QTest::newRow("var_mean") << "aten.var_mean.correction" << uint(kTraitReduction) << 0u;
         QTest::newRow("layer norm") << "aten.native_layer_norm.default" << uint(kTraitReduction) << 0u;
-        QTest::newRow("permute no class") << "aten.permute.default" << uint(kTraitView)
-                                           << uint(kTraitMatmul | kTraitPointwise | kTraitReduction);
+        QTest::newRow("permute no class")
+            << "aten.permute.default" << uint(kTraitView) << uint(kTraitMatmul | kTraitPointwise | kTraitReduction);
     }
-    void traits() {
+    void traits()
+    {
         QFETCH(QString, target);
         QFETCH(uint, want);
         QFETCH(uint, notWant);
@@ -623,12 +713,13 @@ private slots:
         QCOMPARE(op->traits & notWant, 0u);
     }
 
-    void traitsFromSchemaAlone() {
-        OpRegistry r = OpRegistry::fromTsv(
-            "x.v.default\tv(Tensor(a) self) -> Tensor(a)\tfunctional\t\n"
-            "x.w.default\tw(Tensor(a!) self, Tensor other) -> ()\tfunctional\t\n"
-            "x.l.default\tl(Tensor(a -> *) self) -> Tensor(a)[]\tfunctional\t\n"
-            "x.k.default\tk(Tensor self) -> Tensor\tcollective_async+inplace\tnotes\there\n");
+    void traitsFromSchemaAlone()
+    {
+        OpRegistry r =
+            OpRegistry::fromTsv("x.v.default\tv(Tensor(a) self) -> Tensor(a)\tfunctional\t\n"
+                                "x.w.default\tw(Tensor(a!) self, Tensor other) -> ()\tfunctional\t\n"
+                                "x.l.default\tl(Tensor(a -> *) self) -> Tensor(a)[]\tfunctional\t\n"
+                                "x.k.default\tk(Tensor self) -> Tensor\tcollective_async+inplace\tnotes\there\n");
         QVERIFY(r.find("x.v.default")->has(kTraitView));
         QVERIFY(r.find("x.w.default")->has(kTraitInplace));
         QVERIFY(r.find("x.w.default")->has(kTraitSideEffect));
@@ -640,15 +731,18 @@ private slots:
     }
 
     // ---- lookup
-    void find() {
+    void find()
+    {
         const auto& reg = OpRegistry::instance();
         QCOMPARE(reg.find("aten.mm.default")->qualifiedName, std::string("aten.mm.default"));
         QCOMPARE(reg.find("aten.mm")->qualifiedName, std::string("aten.mm.default"));
         QCOMPARE(reg.find("torch.ops.aten.mm.default")->qualifiedName, std::string("aten.mm.default"));
         QCOMPARE(reg.find("aten::mm")->qualifiedName, std::string("aten.mm.default"));
         QCOMPARE(reg.find("_operator.add")->qualifiedName, std::string("operator.add"));
-        QCOMPARE(reg.find("_c10d_functional.all_reduce")->qualifiedName, std::string("_c10d_functional.all_reduce.default"));
-        QCOMPARE(reg.find("higher_order.invoke_subgraph")->schema.qualifiedName(), std::string("higher_order.invoke_subgraph"));
+        QCOMPARE(reg.find("_c10d_functional.all_reduce")->qualifiedName,
+                 std::string("_c10d_functional.all_reduce.default"));
+        QCOMPARE(reg.find("higher_order.invoke_subgraph")->schema.qualifiedName(),
+                 std::string("higher_order.invoke_subgraph"));
         QVERIFY(!reg.find("aten.add"));  // add has no .default overload
         QVERIFY(!reg.find("aten.nope.default"));
         QVERIFY(!reg.find(""));
@@ -660,21 +754,28 @@ private slots:
         QCOMPARE(r.find("torch.ops.test.baz")->schema.ns, std::string("test"));
     }
 
-    void tsvErrors_data() {
+    void tsvErrors_data()
+    {
         QTest::addColumn<QString>("tsv");
         QTest::addColumn<int>("line");
         QTest::addColumn<int>("column");
         QTest::addColumn<QString>("fragment");
-        QTest::newRow("columns") << "# header\naten.mm.default\tmm(Tensor a) -> Tensor\n" << 2 << 1 << "found 2 column(s)";
-        QTest::newRow("duplicate") << "a.b.default\tb(Tensor a) -> Tensor\tfunctional\t\na.b.default\tb(Tensor a) -> Tensor\tfunctional\t\n"
-                                   << 2 << 1 << "duplicate target";
-        QTest::newRow("kind") << "a.b.default\tb(Tensor a) -> Tensor\tfunctional+bogus\t\n" << 1 << 46 << "unknown kind 'bogus'";
+        QTest::newRow("columns") << "# header\naten.mm.default\tmm(Tensor a) -> Tensor\n"
+                                 << 2 << 1 << "found 2 column(s)";
+        QTest::newRow("duplicate")
+            << "a.b.default\tb(Tensor a) -> Tensor\tfunctional\t\na.b.default\tb(Tensor a) -> Tensor\tfunctional\t\n"
+            << 2 << 1 << "duplicate target";
+        QTest::newRow("kind") << "a.b.default\tb(Tensor a) -> Tensor\tfunctional+bogus\t\n"
+                              << 1 << 46 << "unknown kind 'bogus'";
         QTest::newRow("empty kind") << "a.b.default\tb(Tensor a) -> Tensor\t\t\n" << 1 << 35 << "expected a kind";
-        QTest::newRow("mismatch") << "\n\na.b.default\tc(Tensor a) -> Tensor\tfunctional\t\n" << 3 << 13 << "does not match target";
-        QTest::newRow("bad target") << "a b\tb(Tensor a) -> Tensor\tfunctional\t\n" << 1 << 1 << "dotted operator target";
+        QTest::newRow("mismatch") << "\n\na.b.default\tc(Tensor a) -> Tensor\tfunctional\t\n"
+                                  << 3 << 13 << "does not match target";
+        QTest::newRow("bad target") << "a b\tb(Tensor a) -> Tensor\tfunctional\t\n"
+                                    << 1 << 1 << "dotted operator target";
         QTest::newRow("no schema") << "a.b.default\t \tfunctional\t\n" << 1 << 13 << "expected a schema";
     }
-    void tsvErrors() {
+    void tsvErrors()
+    {
         QFETCH(QString, tsv);
         QFETCH(int, line);
         QFETCH(int, column);
@@ -691,7 +792,8 @@ private slots:
     }
 
     // ---- binding
-    void bindFillsDefaults() {
+    void bindFillsDefaults()
+    {
         std::vector<Arg> b;
         QVERIFY(!bindTarget("aten.mm.default", {Arg::ofNode(0), Arg::ofNode(1)}, {}, &b));
         QCOMPARE(b.size(), size_t(2));
@@ -701,7 +803,8 @@ private slots:
         QCOMPARE(b[3], Arg::ofInt(1));
         QCOMPARE(b[4], Arg::ofInt(1));
 
-        QVERIFY(!bindTarget("aten.addmm.default", {Arg::ofNode(0), Arg::ofNode(1), Arg::ofNode(2)}, {{"alpha", Arg::ofFloat(0.5)}}, &b));
+        QVERIFY(!bindTarget("aten.addmm.default", {Arg::ofNode(0), Arg::ofNode(1), Arg::ofNode(2)},
+                            {{"alpha", Arg::ofFloat(0.5)}}, &b));
         QCOMPARE(b[3], Arg::ofInt(1));
         QCOMPARE(b[4], Arg::ofFloat(0.5));
 
@@ -722,7 +825,9 @@ private slots:
         QCOMPARE(b[2], Arg::ofInt(1));
 
         QVERIFY(!bindTarget("aten.empty.memory_format", {Arg::ofList({Arg::ofInt(256)})},
-                            {{"dtype", Arg::ofDType(DType::BF16)}, {"device", Arg::ofDevice("cuda:0")}, {"pin_memory", Arg::ofBool(false)}},
+                            {{"dtype", Arg::ofDType(DType::BF16)},
+                             {"device", Arg::ofDevice("cuda:0")},
+                             {"pin_memory", Arg::ofBool(false)}},
                             &b));
         QCOMPARE(b[1], Arg::ofDType(DType::BF16));
         QVERIFY(b[2].isNone());  // layout
@@ -732,13 +837,14 @@ private slots:
         QVERIFY(!bindTarget("aten.gelu.default", {Arg::ofNode(0)}, {}, &b));
         QCOMPARE(b[1], Arg::ofStr("none"));
 
-        QVERIFY(!bindTarget("aten.convolution_backward.default",
-                            std::vector<Arg>(11, Arg::ofInt(0)), {}, &b));
-        QVERIFY(!bindTarget("aten.sum.dim_IntList", {Arg::ofNode(0), Arg::ofList({Arg::ofInt(0)}), Arg::ofBool(true)}, {}, &b));
+        QVERIFY(!bindTarget("aten.convolution_backward.default", std::vector<Arg>(11, Arg::ofInt(0)), {}, &b));
+        QVERIFY(!bindTarget("aten.sum.dim_IntList", {Arg::ofNode(0), Arg::ofList({Arg::ofInt(0)}), Arg::ofBool(true)},
+                            {}, &b));
         QVERIFY(b[3].isNone());
     }
 
-    void bindErrors_data() {
+    void bindErrors_data()
+    {
         QTest::addColumn<QString>("target");
         QTest::addColumn<int>("nargs");
         QTest::addColumn<QStringList>("kwargs");
@@ -764,7 +870,8 @@ private slots:
         QTest::newRow("hop required") << "higher_order.invoke_subgraph" << 1 << QStringList{}
                                       << "higher_order.invoke_subgraph() is missing a value for argument 'identifier'";
     }
-    void bindErrors() {
+    void bindErrors()
+    {
         QFETCH(QString, target);
         QFETCH(int, nargs);
         QFETCH(QStringList, kwargs);
@@ -778,25 +885,34 @@ private slots:
         QCOMPARE(QString::fromStdString(*err), message);
     }
 
-    void bindVarargs() {
+    void bindVarargs()
+    {
         std::vector<Arg> b;
         QVERIFY(!bindTarget("higher_order.invoke_subgraph",
-                            {Arg::ofNode(0), Arg::ofStr("subgraph_0"), Arg::ofNode(1), Arg::ofNode(2), Arg::ofNode(3)}, {}, &b));
+                            {Arg::ofNode(0), Arg::ofStr("subgraph_0"), Arg::ofNode(1), Arg::ofNode(2), Arg::ofNode(3)},
+                            {}, &b));
         QCOMPARE(b.size(), size_t(2));
         QCOMPARE(b[1], Arg::ofStr("subgraph_0"));
         QVERIFY(!bindTarget("higher_order.tag_activation_checkpoint", {Arg::ofNode(0), Arg::ofNode(1)},
                             {{"use_reentrant", Arg::ofBool(false)}}, &b));
-        QVERIFY(!bindTarget("higher_order.auto_functionalized_v2", {Arg::ofOp("tg.inplace_log_tensor.default")},
-                            {{"s", Arg::ofStr("w")}, {"_t_base_index", Arg::ofInt(0)}, {"_all_bases", Arg::ofList({Arg::ofNode(0)})}}, &b));
+        QVERIFY(!bindTarget(
+            "higher_order.auto_functionalized_v2", {Arg::ofOp("tg.inplace_log_tensor.default")},
+            {{"s", Arg::ofStr("w")}, {"_t_base_index", Arg::ofInt(0)}, {"_all_bases", Arg::ofList({Arg::ofNode(0)})}},
+            &b));
         QCOMPARE(b[0], Arg::ofOp("tg.inplace_log_tensor.default"));
         QVERIFY(!bindTarget("higher_order.triton_kernel_wrapper_functional", {},
-                            {{"kernel_idx", Arg::ofInt(0)}, {"constant_args_idx", Arg::ofInt(1)}, {"grid", Arg::ofList({})},
-                             {"tma_descriptor_metadata", Arg::none()}, {"kwargs", Arg::none()}, {"tensors_to_clone", Arg::ofList({})}},
+                            {{"kernel_idx", Arg::ofInt(0)},
+                             {"constant_args_idx", Arg::ofInt(1)},
+                             {"grid", Arg::ofList({})},
+                             {"tma_descriptor_metadata", Arg::none()},
+                             {"kwargs", Arg::none()},
+                             {"tensors_to_clone", Arg::ofList({})}},
                             &b));
         QVERIFY(!bindTarget("operator.getitem", {Arg::ofNode(0), Arg::ofInt(1)}, {}, &b));
     }
 
-    void metaCallArgs() {
+    void metaCallArgs()
+    {
         const OpInfo* op = OpRegistry::instance().find("aten.addmm.default");
         MetaCall call;
         call.op = op;
@@ -816,7 +932,8 @@ private slots:
         QCOMPARE(call.tensorArg("alpha").kind, ValueMeta::Kind::Unknown);  // not a node
     }
 
-    void metaFunctionsAttached() {
+    void metaFunctionsAttached()
+    {
         const auto& reg = OpRegistry::instance();
         size_t withMeta = 0;
         for (const auto* op : reg.all()) withMeta += op->meta ? 1 : 0;
@@ -828,7 +945,8 @@ private slots:
     }
 
     // ---- coverage of the corpus
-    void corpusOperatorsKnown_data() {
+    void corpusOperatorsKnown_data()
+    {
         QTest::addColumn<QString>("name");
         if (!hasCorpus()) return;
         std::set<std::string> names;
@@ -836,7 +954,8 @@ private slots:
             for (const auto& n : corpusOpNames(readFile(f))) names.insert(n);
         for (const auto& n : names) QTest::newRow(n.c_str()) << QString::fromStdString(n);
     }
-    void corpusOperatorsKnown() {
+    void corpusOperatorsKnown()
+    {
         if (!hasCorpus()) QSKIP("corpus dir " FXLENS_CORPUS_DIR " absent");
         QFETCH(QString, name);
         std::string n = name.toStdString();
@@ -850,7 +969,8 @@ private slots:
     }
 
     // The list of deliberately unknown operators is not stale.
-    void expectedUnknownAppearInCorpus() {
+    void expectedUnknownAppearInCorpus()
+    {
         if (!hasCorpus()) QSKIP("corpus dir " FXLENS_CORPUS_DIR " absent");
         std::set<std::string> names;
         for (const auto& f : corpusTextFiles())
@@ -860,7 +980,8 @@ private slots:
     }
 
     // Every printed call of a registered operator in the corpus binds to its schema.
-    void corpusCallsBind_data() {
+    void corpusCallsBind_data()
+    {
         QTest::addColumn<QString>("file");
         if (!hasCorpus()) return;
         for (const auto& f : corpusTextFiles()) {
@@ -868,7 +989,8 @@ private slots:
             QTest::newRow(rel.c_str()) << QString::fromStdString(f.string());
         }
     }
-    void corpusCallsBind() {
+    void corpusCallsBind()
+    {
         if (!hasCorpus()) QSKIP("corpus dir " FXLENS_CORPUS_DIR " absent");
         QFETCH(QString, file);
         std::istringstream in(readFile(file.toStdString()));
@@ -887,8 +1009,10 @@ private slots:
             for (const auto& [k, v] : pc->kwargs) n.kwargs.emplace_back(k, Arg::ofRaw(v));
             std::vector<Arg> b;
             auto err = reg.bind(*op, n, b);
-            if (err) failures << QString("line %1: %2").arg(lineNo).arg(QString::fromStdString(*err));
-            else ++bound;
+            if (err)
+                failures << QString("line %1: %2").arg(lineNo).arg(QString::fromStdString(*err));
+            else
+                ++bound;
         }
         QVERIFY2(failures.isEmpty(), qPrintable(failures.mid(0, 10).join("\n")));
         if (bound == 0) QSKIP("no printed operator calls in this file");

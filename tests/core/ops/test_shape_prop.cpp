@@ -5,17 +5,17 @@
 #include <QtTest>
 
 #include <chrono>
-#include <functional>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <regex>
 #include <set>
 #include <sstream>
 
 #include "core/formats/fx/fx_text_parser.hpp"
+#include "core/formats/sidecar.hpp"
 #include "core/ops/op_registry.hpp"
 #include "core/ops/shape_prop.hpp"
-#include "core/formats/sidecar.hpp"
 
 using namespace fxl;
 namespace fs = std::filesystem;
@@ -24,7 +24,8 @@ namespace {
 
 const fs::path kCorpus = fs::path(FXLENS_CORPUS_DIR) / "pytorch";
 
-std::string readFile(const fs::path& p) {
+std::string readFile(const fs::path& p)
+{
     std::ifstream in(p, std::ios::binary);
     std::stringstream ss;
     ss << in.rdbuf();
@@ -32,19 +33,22 @@ std::string readFile(const fs::path& p) {
 }
 
 // Ops whose output size depends on the data.
-bool isDataDependent(const Node& n) {
+bool isDataDependent(const Node& n)
+{
     static const std::set<std::string> kOps{"aten.bincount.default", "aten.repeat_interleave.Tensor",
                                             "aten.nonzero.default", "aten.masked_select.default"};
     return n.op == NodeOp::CallFunction && kOps.count(n.target) > 0;
 }
 
-bool sameInt(const SymInt& got, const SymInt& want) {
+bool sameInt(const SymInt& got, const SymInt& want)
+{
     auto g = got.maybeValue(), w = want.maybeValue();
     return g && w && *g == *w;
 }
 
 // Empty when equal; else what differs.
-std::string compareTensor(const TensorMeta& got, const TensorMeta& want) {
+std::string compareTensor(const TensorMeta& got, const TensorMeta& want)
+{
     std::string why;
     if (got.dtype != want.dtype)
         why += "dtype " + std::string(dtypeAbbr(got.dtype)) + " vs " + std::string(dtypeAbbr(want.dtype)) + "; ";
@@ -53,11 +57,13 @@ std::string compareTensor(const TensorMeta& got, const TensorMeta& want) {
     bool stridesOk = got.strides.size() == want.strides.size();
     for (size_t i = 0; stridesOk && i < got.strides.size(); ++i) stridesOk = sameInt(got.strides[i], want.strides[i]);
     if (!sizesOk || !stridesOk)
-        why += "got " + formatAnnotation(ValueMeta::ofTensor(got)) + " want " + formatAnnotation(ValueMeta::ofTensor(want));
+        why += "got " + formatAnnotation(ValueMeta::ofTensor(got)) + " want "
+            + formatAnnotation(ValueMeta::ofTensor(want));
     return why;
 }
 
-std::string compareValue(const ValueMeta& got, const ValueMeta& want) {
+std::string compareValue(const ValueMeta& got, const ValueMeta& want)
+{
     if (want.kind == ValueMeta::Kind::Tensor) {
         if (!got.isTensor()) return "not a tensor (kind " + std::to_string(static_cast<int>(got.kind)) + ")";
         return compareTensor(got.tensor, want.tensor);
@@ -72,21 +78,24 @@ std::string compareValue(const ValueMeta& got, const ValueMeta& want) {
     return {};
 }
 
-bool hasSymbolicSize(const ValueMeta& v) {
+bool hasSymbolicSize(const ValueMeta& v)
+{
     if (!v.isTensor()) return false;
     for (const auto& s : v.tensor.sizes)
         if (!s.isConcrete()) return true;
     return false;
 }
 
-struct CaseResult {
+struct CaseResult
+{
     int compared = 0, matched = 0, symbolic = 0;
     std::vector<std::string> mismatches;
     ShapePropResult prop;
     double ms = 0;
 };
 
-CaseResult runJoint(const fs::path& code, Graph& g) {
+CaseResult runJoint(const fs::path& code, Graph& g)
+{
     SidecarFiles sc = findSidecars(code.string());
     g = parseFxText(readFile(code), code.string());
     ShapePropOptions opts;
@@ -110,16 +119,21 @@ CaseResult runJoint(const fs::path& code, Graph& g) {
         std::string why = compareValue(n.val, want);
         if (why.empty() && isDataDependent(n)) {
             // the data-dependent size must stay a symbol (its hint matched above)
-            if (!hasSymbolicSize(n.val)) why = "data-dependent size is not symbolic";
-            else ++r.symbolic;
+            if (!hasSymbolicSize(n.val))
+                why = "data-dependent size is not symbolic";
+            else
+                ++r.symbolic;
         }
-        if (why.empty()) ++r.matched;
-        else r.mismatches.push_back(n.name + " (" + n.target + "): " + why);
+        if (why.empty())
+            ++r.matched;
+        else
+            r.mismatches.push_back(n.name + " (" + n.target + "): " + why);
     }
     return r;
 }
 
-QString firstFew(const std::vector<std::string>& v, size_t k = 12) {
+QString firstFew(const std::vector<std::string>& v, size_t k = 12)
+{
     QString s;
     for (size_t i = 0; i < v.size() && i < k; ++i) s += QString::fromStdString(v[i]) + "\n";
     if (v.size() > k) s += QString("... and %1 more").arg(v.size() - k);
@@ -128,7 +142,8 @@ QString firstFew(const std::vector<std::string>& v, size_t k = 12) {
 
 // Same target and, recursively, the same arguments: the partitioners rename some nodes
 // (detach_N), so a name alone does not identify a joint node.
-bool sameNode(const Node& a, const Graph& ga, const Node& b, const Graph& gb, int depth = 0) {
+bool sameNode(const Node& a, const Graph& ga, const Node& b, const Graph& gb, int depth = 0)
+{
     // inputs of a partition graph are named primals_k / after forward outputs
     if (a.op == NodeOp::Placeholder)
         return a.name == b.name || (b.op == NodeOp::Placeholder && a.name.rfind("primals_", 0) == 0);
@@ -148,7 +163,8 @@ bool sameNode(const Node& a, const Graph& ga, const Node& b, const Graph& gb, in
 // Input metas of a partition graph: primals_k is the joint's k-th placeholder; other
 // placeholders are forward outputs / joint nodes of the same name; tangents_k follow the
 // forward graph's k-th output.
-std::map<std::string, TensorMeta> partitionInputs(const Graph& part, const Graph& joint, const Graph* fw) {
+std::map<std::string, TensorMeta> partitionInputs(const Graph& part, const Graph& joint, const Graph* fw)
+{
     std::map<std::string, TensorMeta> in;
     auto jointPh = joint.placeholders();
     std::vector<ValueMeta> fwOuts;
@@ -168,8 +184,10 @@ std::map<std::string, TensorMeta> partitionInputs(const Graph& part, const Graph
             if (k >= 1 && k <= fwOuts.size()) v = &fwOuts[k - 1];
         } else {
             NodeId f = fw ? fw->findByName(p.name) : kNoNode;
-            if (f != kNoNode) v = &fw->node(f).val;
-            else if ((f = joint.findByName(p.name)) != kNoNode) v = &joint.node(f).val;
+            if (f != kNoNode)
+                v = &fw->node(f).val;
+            else if ((f = joint.findByName(p.name)) != kNoNode)
+                v = &joint.node(f).val;
         }
         if (v && v->isTensor()) in[p.name] = v->tensor;
     }
@@ -178,11 +196,13 @@ std::map<std::string, TensorMeta> partitionInputs(const Graph& part, const Graph
 
 }  // namespace
 
-class TestShapeProp : public QObject {
+class TestShapeProp : public QObject
+{
     Q_OBJECT
 
 private slots:
-    void jointGraphs_data() {
+    void jointGraphs_data()
+    {
         QTest::addColumn<QString>("code");
         if (!fs::exists(kCorpus)) return;
         std::vector<fs::path> files;
@@ -193,11 +213,11 @@ private slots:
         std::sort(files.begin(), files.end());
         files.push_back(kCorpus / "large" / "gpt2_deep640.joint.code.py");
         for (const auto& p : files)
-            if (fs::exists(p))
-                QTest::newRow(p.filename().string().c_str()) << QString::fromStdString(p.string());
+            if (fs::exists(p)) QTest::newRow(p.filename().string().c_str()) << QString::fromStdString(p.string());
     }
 
-    void jointGraphs() {
+    void jointGraphs()
+    {
         if (!fs::exists(kCorpus)) QSKIP("corpus/pytorch not found (FXLENS_CORPUS_DIR)");
         QFETCH(QString, code);
         Graph g;
@@ -212,13 +232,15 @@ private slots:
     }
 
     // moe graphs: the data-dependent sizes are new unbacked symbols with the recorded hint
-    void unbackedSymbols_data() {
+    void unbackedSymbols_data()
+    {
         QTest::addColumn<QString>("name");
         QTest::addColumn<int>("expected");
-        QTest::newRow("moe_tiny") << "moe_tiny" << 1;          // bincount
+        QTest::newRow("moe_tiny") << "moe_tiny" << 1;  // bincount
         QTest::newRow("moe_dispatch") << "moe_dispatch" << 2;  // bincount, repeat_interleave
     }
-    void unbackedSymbols() {
+    void unbackedSymbols()
+    {
         if (!fs::exists(kCorpus)) QSKIP("corpus/pytorch not found (FXLENS_CORPUS_DIR)");
         QFETCH(QString, name);
         QFETCH(int, expected);
@@ -244,11 +266,13 @@ private slots:
     // The data inputs' batch dim made an unbacked symbol (hint = the real size), as the
     // chunking passes trace them: everything must still propagate, and every size and
     // stride hint must equal the recorded value.
-    void symbolicBatch_data() {
+    void symbolicBatch_data()
+    {
         QTest::addColumn<QString>("name");
         for (const char* n : {"gpt2_tiny", "llama_tiny", "moe_tiny", "moe_dispatch"}) QTest::newRow(n) << n;
     }
-    void symbolicBatch() {
+    void symbolicBatch()
+    {
         if (!fs::exists(kCorpus)) QSKIP("corpus/pytorch not found (FXLENS_CORPUS_DIR)");
         QFETCH(QString, name);
         fs::path code = kCorpus / (name.toStdString() + ".joint.code.py");
@@ -283,14 +307,18 @@ private slots:
             if (!why.empty()) mismatches.push_back(n.name + " (" + n.target + "): " + why);
             if (n.val.isTensor())
                 for (const auto& sz : n.val.tensor.sizes)
-                    if (!sz.isConcrete() && sz.str().find("u0") != std::string::npos) { ++symbolic; break; }
+                    if (!sz.isConcrete() && sz.str().find("u0") != std::string::npos) {
+                        ++symbolic;
+                        break;
+                    }
         }
         qInfo("%s: %d nodes carry the symbolic batch", qPrintable(name), symbolic);
         QVERIFY2(mismatches.empty(), qPrintable(firstFew(mismatches)));
         QVERIFY(symbolic >= params.numDataInputs);
     }
 
-    void partitionGraphs_data() {
+    void partitionGraphs_data()
+    {
         QTest::addColumn<QString>("name");
         QTest::addColumn<QString>("partitioner");
         if (!fs::exists(kCorpus)) return;
@@ -299,7 +327,8 @@ private slots:
                 if (fs::exists(kCorpus / (std::string(n) + ".fw." + p + ".code.py")))
                     QTest::newRow((std::string(n) + "." + p).c_str()) << n << p;
     }
-    void partitionGraphs() {
+    void partitionGraphs()
+    {
         if (!fs::exists(kCorpus)) QSKIP("corpus/pytorch not found (FXLENS_CORPUS_DIR)");
         QFETCH(QString, name);
         QFETCH(QString, partitioner);
@@ -326,8 +355,10 @@ private slots:
                 if (j == kNoNode || !sameNode(n, g, joint.node(j), joint)) continue;
                 ++compared;
                 std::string why = compareValue(n.val, joint.node(j).val);
-                if (why.empty()) ++same;
-                else diffs.push_back(n.name + ": " + why);
+                if (why.empty())
+                    ++same;
+                else
+                    diffs.push_back(n.name + ": " + why);
             }
             qInfo("%s.%s.%s: %d nodes computed, %d/%d agree with the joint graph", qPrintable(name), kind,
                   qPrintable(partitioner), r.nodesComputed, same, compared);
@@ -338,7 +369,8 @@ private slots:
 
     // Graph dumps printed by PyTorch 2.x with annotations: recompute every call_function
     // node from the placeholders' annotations and compare with the printed annotation.
-    void annotatedDumps_data() {
+    void annotatedDumps_data()
+    {
         QTest::addColumn<QString>("path");
         fs::path dir = fs::path(FXLENS_CORPUS_DIR) / "fx";
         if (!fs::exists(dir)) return;
@@ -348,7 +380,8 @@ private slots:
         std::sort(files.begin(), files.end());
         for (const auto& p : files) QTest::newRow(p.filename().string().c_str()) << QString::fromStdString(p.string());
     }
-    void annotatedDumps() {
+    void annotatedDumps()
+    {
         if (!fs::exists(fs::path(FXLENS_CORPUS_DIR) / "fx")) QSKIP("corpus/fx not found (FXLENS_CORPUS_DIR)");
         QFETCH(QString, path);
         fs::path p = path.toStdString();
@@ -364,8 +397,8 @@ private slots:
                 if (n.target == "operator.getitem" && !n.args.empty() && n.args[0].isNode()) {
                     const Node& src = gr.node(n.args[0].node);
                     const OpInfo* sop = OpRegistry::instance().find(src.target);
-                    computable = src.op != NodeOp::CallFunction || (sop && sop->meta) ||
-                                 src.target.rfind("higher_order.", 0) == 0;
+                    computable = src.op != NodeOp::CallFunction || (sop && sop->meta)
+                        || src.target.rfind("higher_order.", 0) == 0;
                 }
                 if (n.op == NodeOp::CallFunction && computable && n.val.kind != ValueMeta::Kind::Unknown) {
                     ++annotated;
@@ -395,29 +428,31 @@ private slots:
             static const std::regex kUnbacked("u[0-9]+");
             got = std::regex_replace(got, kUnbacked, "u#");
             exp = std::regex_replace(exp, kUnbacked, "u#");
-            if (got == exp) ++matched;
-            else diffs.push_back(n.name + " (" + n.target + "): got " + got + " want " + exp);
+            if (got == exp)
+                ++matched;
+            else
+                diffs.push_back(n.name + " (" + n.target + "): got " + got + " want " + exp);
         }
         qInfo("%s: %d/%d annotated nodes match, %d computed, %zu problems", p.filename().string().c_str(), matched,
               compared, r.nodesComputed, r.problems.size());
         QVERIFY2(diffs.empty(), qPrintable(firstFew(diffs)));
         // the only acceptable problems: custom ops without a schema, and their users
         for (const auto& pr : r.problems)
-            QVERIFY2(pr.find("unknown operator (no schema)") != std::string::npos ||
-                         pr.find("not computed because an input") != std::string::npos,
+            QVERIFY2(pr.find("unknown operator (no schema)") != std::string::npos
+                         || pr.find("not computed because an input") != std::string::npos,
                      pr.c_str());
         QVERIFY(compared > 0);
     }
 
     // A graph with a broken node reports it and keeps going; nothing throws.
-    void badGraphsReportProblems() {
-        const char* text =
-            "def forward(self, x, y):\n"
-            "    mm = torch.ops.aten.mm.default(x, y)\n"
-            "    relu = torch.ops.aten.relu.default(mm)\n"
-            "    foo = torch.ops.aten.no_such_op.default(x)\n"
-            "    neg = torch.ops.aten.neg.default(foo)\n"
-            "    return (relu, neg)\n";
+    void badGraphsReportProblems()
+    {
+        const char* text = "def forward(self, x, y):\n"
+                           "    mm = torch.ops.aten.mm.default(x, y)\n"
+                           "    relu = torch.ops.aten.relu.default(mm)\n"
+                           "    foo = torch.ops.aten.no_such_op.default(x)\n"
+                           "    neg = torch.ops.aten.neg.default(foo)\n"
+                           "    return (relu, neg)\n";
         Graph g = parseFxText(text, "<test>");
         ShapePropOptions opts;
         TensorMeta x;
@@ -434,7 +469,8 @@ private slots:
         opts.inputs["y"].sizes = {SymInt(3), SymInt(5)};
         r = propagateShapes(g, opts);
         QCOMPARE(r.nodesComputed, 2);
-        QCOMPARE(QString::fromStdString(formatAnnotation(g.node(g.findByName("relu")).val)), QString("f32[4, 5][5, 1]"));
+        QCOMPARE(QString::fromStdString(formatAnnotation(g.node(g.findByName("relu")).val)),
+                 QString("f32[4, 5][5, 1]"));
     }
 };
 
