@@ -8,6 +8,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <tuple>
@@ -707,7 +708,8 @@ TraceIndex indexTorchTraceText(std::string_view text, const std::string& file, D
     return ix.finish(int64_t(text.size()));
 }
 
-TraceIndex indexTorchTrace(const std::string& path, DiagnosticList& diags)
+TraceIndex indexTorchTrace(const std::string& path, DiagnosticList& diags,
+                           const std::function<void(int64_t bytesDone)>& onBytes)
 {
     std::FILE* f = std::fopen(path.c_str(), "rb");
     if (!f) throw InputError(path, 0, 0, "cannot open TORCH_TRACE log: " + std::string(std::strerror(errno)));
@@ -721,6 +723,8 @@ TraceIndex indexTorchTrace(const std::string& path, DiagnosticList& diags)
     int64_t base = 0;  // file offset of buf[0]
     Indexer ix(path, diags);
     bool eof = false;
+    constexpr int64_t kBytesBetweenCalls = 64 * 1024;  // a cheap test per line, a call now and then
+    int64_t nextCall = onBytes ? 0 : std::numeric_limits<int64_t>::max();
     while (true) {
         const char* nl =
             begin < end ? static_cast<const char*>(std::memchr(buf.data() + begin, '\n', end - begin)) : nullptr;
@@ -728,6 +732,10 @@ TraceIndex indexTorchTrace(const std::string& path, DiagnosticList& diags)
             size_t e = size_t(nl - buf.data());
             ix.line(buf.data() + begin, e - begin, base + int64_t(begin));
             begin = e + 1;
+            if (base + int64_t(begin) >= nextCall) {
+                onBytes(base + int64_t(begin));
+                nextCall = base + int64_t(begin) + kBytesBetweenCalls;
+            }
             continue;
         }
         if (eof) {
@@ -869,7 +877,7 @@ void collectRanks(Source& src)
     src.ranks.assign(r.begin(), r.end());
 }
 
-std::unique_ptr<Source> loadTraceDirectory(const std::string& dir)
+std::unique_ptr<Source> loadTraceDirectory(const std::string& dir, const Progress& progress)
 {
     namespace fs = std::filesystem;
     auto src = std::make_unique<Source>();
@@ -884,6 +892,18 @@ std::unique_ptr<Source> loadTraceDirectory(const std::string& dir)
     }
     if (ec) throw InputError(dir, 0, 0, "cannot list directory: " + ec.message());
     std::sort(files.begin(), files.end());
+    // Progress counts the bytes of every file; a skipped file counts as done at once.
+    std::vector<int64_t> sizes;
+    int64_t totalBytes = 0;
+    for (const auto& p : files) {
+        std::error_code ec2;
+        const auto size = fs::file_size(p, ec2);
+        sizes.push_back(ec2 ? 0 : int64_t(size));
+        totalBytes += sizes.back();
+    }
+    ProgressMeter meter(progress, totalBytes);
+    meter.report(0, files.empty() ? std::string() : files.front().filename().string());
+    int64_t bytesBefore = 0;  // of the files before the current one
 
     struct Loaded
     {
@@ -892,8 +912,12 @@ std::unique_ptr<Source> loadTraceDirectory(const std::string& dir)
         std::string stem;
     };
     std::vector<Loaded> loaded;
-    for (const auto& p : files) {
+    for (size_t fi = 0; fi < files.size(); ++fi) {
+        const fs::path& p = files[fi];
         const std::string ps = p.string();
+        const std::string fileName = p.filename().string();
+        if (fi > 0) bytesBefore += sizes[fi - 1];
+        meter.update(bytesBefore, fileName);
         std::error_code ec2;
         auto size = fs::file_size(p, ec2);
         if (ec2 || size == 0) {
@@ -912,7 +936,8 @@ std::unique_ptr<Source> loadTraceDirectory(const std::string& dir)
         }
         Loaded l;
         try {
-            l.index = indexTorchTrace(ps, src->diagnostics);
+            l.index = indexTorchTrace(ps, src->diagnostics,
+                                      [&](int64_t bytes) { meter.update(bytesBefore + bytes, fileName); });
         } catch (const InputError& e) {
             src->diagnostics.items.push_back(e.diagnostic());
             continue;
@@ -954,6 +979,7 @@ std::unique_ptr<Source> loadTraceDirectory(const std::string& dir)
     }
     setTraceReaders(*src);
     collectRanks(*src);
+    meter.finish(files.back().filename().string());
     return src;
 }
 
@@ -971,16 +997,29 @@ std::unique_ptr<Source> sourceFromTraceIndex(TraceIndex index, DiagnosticList di
     return src;
 }
 
-std::unique_ptr<Source> loadTorchTrace(const std::string& pathOrDir)
+std::unique_ptr<Source> loadTorchTrace(const std::string& pathOrDir, const Progress& progress)
 {
     std::error_code ec;
+    const std::filesystem::path fsPath(pathOrDir);
+    const std::string name = (fsPath.has_filename() ? fsPath : fsPath.parent_path()).filename().string();
     if (std::filesystem::is_directory(pathOrDir, ec)) {
-        if (isTlparseOutputDir(pathOrDir)) return loadTlparseOutput(pathOrDir);
-        return loadTraceDirectory(pathOrDir);
+        if (isTlparseOutputDir(pathOrDir)) {  // nothing to index: one step
+            ProgressMeter meter(progress, 1);
+            meter.report(0, name);
+            auto src = loadTlparseOutput(pathOrDir);
+            meter.finish(name);
+            return src;
+        }
+        return loadTraceDirectory(pathOrDir, progress);
     }
+    const auto size = std::filesystem::file_size(pathOrDir, ec);
+    ProgressMeter meter(progress, ec ? 0 : int64_t(size));
+    meter.report(0, name);
     DiagnosticList diags;
-    TraceIndex ix = indexTorchTrace(pathOrDir, diags);
-    return sourceFromTraceIndex(std::move(ix), std::move(diags));
+    TraceIndex ix = indexTorchTrace(pathOrDir, diags, [&](int64_t bytes) { meter.update(bytes, name); });
+    auto src = sourceFromTraceIndex(std::move(ix), std::move(diags));
+    meter.finish(name);
+    return src;
 }
 
 }  // namespace fxl
