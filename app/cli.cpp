@@ -1,6 +1,5 @@
 #include "app/cli.hpp"
 
-#include <cstdio>
 #include <exception>
 #include <iomanip>
 #include <ostream>
@@ -80,21 +79,6 @@ long long Args::intValue(const std::string& name, long long fallback) const
     if (v.empty() || pos != v.size() || n < 0)
         throw UsageError("--" + name + " expects a non-negative integer, got '" + v + "'");
     return n;
-}
-
-std::string formatBytes(long long bytes)
-{
-    if (bytes < 1024) return std::to_string(bytes) + " B";
-    static const char* units[] = {"KiB", "MiB", "GiB", "TiB", "PiB"};
-    double v = static_cast<double>(bytes);
-    int u = -1;
-    while (v >= 1024.0 && u < 4) {
-        v /= 1024.0;
-        ++u;
-    }
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%.1f %s", v, units[u]);
-    return buf;
 }
 
 const std::vector<Verb>& verbTable()

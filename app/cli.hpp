@@ -83,7 +83,4 @@ void printVerbHelp(const Verb& verb, std::ostream& out);
 // Entry point of the CLI (argv without the program name). Never throws.
 int runCli(const std::vector<std::string>& argv, Io& io);
 
-// Human-readable byte count: "1.5 MiB" (exact bytes below 1 KiB).
-std::string formatBytes(long long bytes);
-
 }  // namespace fxl::cli

@@ -10,6 +10,7 @@
 #include "app/cli_info.hpp"
 #include "core/analysis/graph_stats.hpp"
 #include "core/formats/source.hpp"
+#include "core/util/format.hpp"
 
 #include "core/analysis/verify.hpp"
 
@@ -158,12 +159,12 @@ void printGraphText(const json& d, std::ostream& out)
     for (const auto& o : d["ops"])
         out << "      " << std::setw(6) << o["count"].get<int64_t>() << "  " << o["target"].get<std::string>() << "\n";
     const json& p = d["parameters"];
-    out << "    parameters: " << p["count"].get<size_t>() << " tensors, " << formatBytes(p["bytes"].get<int64_t>());
+    out << "    parameters: " << p["count"].get<size_t>() << " tensors, " << formatByteSize(p["bytes"].get<int64_t>());
     if (p["without_meta"].get<size_t>() > 0) out << " (" << p["without_meta"].get<size_t>() << " without shape)";
     out << "\n      rule: " << p["rule"].get<std::string>() << "\n";
     const json& act = d["activations"];
     out << "    activations: " << act["tensors"].get<size_t>() << " tensors, "
-        << formatBytes(act["bytes"].get<int64_t>()) << " (views excluded)";
+        << formatByteSize(act["bytes"].get<int64_t>()) << " (views excluded)";
     if (act["without_meta"].get<size_t>() > 0)
         out << "; " << act["without_meta"].get<size_t>() << " nodes without shape not counted";
     out << "\n";

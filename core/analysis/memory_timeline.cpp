@@ -1,13 +1,12 @@
 #include "core/analysis/memory_timeline.hpp"
 
 #include <algorithm>
-#include <cmath>
-#include <cstdio>
 #include <map>
 #include <unordered_map>
 #include <unordered_set>
 
 #include "core/ops/op_registry.hpp"
+#include "core/util/format.hpp"
 
 namespace fxl {
 
@@ -671,27 +670,6 @@ MemoryTimeline computeMemoryTimeline(const Graph& g, const MemoryOptions& opts)
     MemoryTimeline t;
     Builder(g, opts, t).run();
     return t;
-}
-
-std::string formatByteSize(int64_t bytes)
-{
-    if (bytes < 0) return "-" + formatByteSize(bytes == INT64_MIN ? INT64_MAX : -bytes);
-    if (bytes < 1024) return std::to_string(bytes) + " B";
-    static const char* units[] = {"KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
-    double v = static_cast<double>(bytes) / 1024.0;
-    int u = 0;
-    while (v >= 1000.0 && u < 5) {  // "1000 KiB" reads worse than "0.98 MiB"
-        v /= 1024.0;
-        ++u;
-    }
-    char buf[64];
-    if (v >= 100.0 || v == std::floor(v))
-        std::snprintf(buf, sizeof buf, "%.0f %s", v, units[u]);
-    else if (v >= 10.0)
-        std::snprintf(buf, sizeof buf, "%.1f %s", v, units[u]);
-    else
-        std::snprintf(buf, sizeof buf, "%.2f %s", v, units[u]);
-    return buf;
 }
 
 std::string timelineSummary(const MemoryTimeline& t)
