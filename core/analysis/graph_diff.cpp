@@ -162,6 +162,16 @@ uint64_t hashArg(const Arg& a, const RefHash& ref)
     return h;
 }
 
+// The function a node calls, one spelling per function: FX prints "_operator.getitem" or
+// "operator.getitem" (the C module `operator` re-exports) depending on the PyTorch version,
+// and the two spellings of one graph must diff as unchanged.
+std::string_view targetKey(const Node& n)
+{
+    std::string_view t = n.target;
+    if (n.op == NodeOp::CallFunction && t.rfind("_operator.", 0) == 0) t.remove_prefix(1);
+    return t;
+}
+
 size_t idSpan(const Graph& g)
 {
     NodeId mx = -1;
@@ -196,7 +206,7 @@ std::vector<uint64_t> structuralHashes(const Graph& g, size_t span, const Matche
         if (placeholder)
             x = mix(x, pi);
         else
-            x = mix(x, hashStr(n.target));
+            x = mix(x, hashStr(targetKey(n)));
         x = mix(x, n.args.size());
         for (const auto& a : n.args) x = mix(x, hashArg(a, ref));
         x = mix(x, n.kwargs.size());
@@ -282,7 +292,7 @@ private:
         kind_[static_cast<size_t>(ia)] = k;
     }
 
-    static bool sameOp(const Node& x, const Node& y) { return x.op == y.op && x.target == y.target; }
+    static bool sameOp(const Node& x, const Node& y) { return x.op == y.op && targetKey(x) == targetKey(y); }
 
     void diffSubgraphs()
     {
@@ -496,7 +506,7 @@ private:
         PairDiff pd;
         if (na.op != nb.op)
             add(pd, "op", "op " + std::string(nodeOpName(na.op)) + " -> " + std::string(nodeOpName(nb.op)));
-        if (na.target != nb.target) add(pd, "target", "target " + na.target + " -> " + nb.target);
+        if (targetKey(na) != targetKey(nb)) add(pd, "target", "target " + na.target + " -> " + nb.target);
 
         // args
         bool argsStructural = na.args.size() != nb.args.size();
