@@ -26,6 +26,7 @@ const std::vector<OptionSpec>& commonOptions()
 {
     static const std::vector<OptionSpec> opts = {
         {"json", 0, "", "machine output: one JSON document on stdout"},
+        {"verbose", 0, "", "print every diagnostic (repeated ones are folded by default)"},
         {"help", 'h', "", "show this help"},
     };
     return opts;
@@ -315,7 +316,7 @@ void printGlobalHelp(std::ostream& out)
         << "       fxlens --version | --help\n\n"
         << "Verbs:\n";
     for (const auto& v : verbTable()) out << "  " << std::left << std::setw(10) << v.name << v.summary << "\n";
-    out << "\nEvery verb accepts --json (machine output) and --help.\n"
+    out << "\nEvery verb accepts --json (machine output), --verbose (every diagnostic) and --help.\n"
         << "Exit codes: 0 ok, 1 input error, 2 usage error, 3 internal error.\n"
         << "Run 'fxlens <verb> --help' for the options of a verb.\n";
 }
@@ -372,6 +373,7 @@ int runCli(const std::vector<std::string>& argv, Io& io)
             printVerbHelp(*verb, io.out);
             return kExitOk;
         }
+        io.verbose = args.has("verbose");
         try {
             return verb->run(args, io);
         } catch (const UsageError& e) {

@@ -57,6 +57,8 @@ struct Io
 {
     std::ostream& out;
     std::ostream& err;
+    // --verbose: every load diagnostic is printed (by default repeated ones are folded)
+    bool verbose = false;
 };
 
 struct Verb
@@ -65,7 +67,7 @@ struct Verb
     std::string summary;  // one line for the global help
     std::string usage;  // "fxlens info [options] FILE..."
     std::string description;  // paragraph(s) for --help
-    std::vector<OptionSpec> options;  // verb-specific (--json and --help are added for all)
+    std::vector<OptionSpec> options;  // verb-specific (--json, --verbose and --help are added for all)
     int minPositional = 0;
     int maxPositional = -1;  // -1 = unlimited
     int (*run)(const Args&, Io&) = nullptr;

@@ -249,7 +249,7 @@ int runInfo(const Args& args, Io& io)
             s["md5_failures"] = md5Failures;
         }
         // Loader warnings (MD5 mismatches, skipped lines) go to stderr as well.
-        for (const Diagnostic& d : src->diagnostics.items) io.err << d.format() << "\n";
+        printDiagnostics(src->diagnostics, 0, io);
         s["diagnostics"] = diagnosticsJson(src->diagnostics, 0);
         const size_t loadDiags = src->diagnostics.items.size();
 
@@ -275,8 +275,7 @@ int runInfo(const Args& args, Io& io)
             s["graph_info"].push_back(std::move(r.doc));
         }
         // Diagnostics raised while parsing graphs (lossy input, unknown ops, ...).
-        for (size_t i = loadDiags; i < src->diagnostics.items.size(); ++i)
-            io.err << src->diagnostics.items[i].format() << "\n";
+        printDiagnostics(src->diagnostics, loadDiags, io);
         // An error-level diagnostic (a broken sidecar, an unreadable log among several) is
         // an input error even though loading went on.
         if (src->diagnostics.hasErrors()) rc = kExitInputError;
