@@ -174,21 +174,11 @@ bool isSym(const ValueMeta& v)
 
 bool isTangentName(const std::string& name) { return name.find("tangent") != std::string::npos; }
 
-int64_t valueBytes(const ValueMeta& v)
-{
-    switch (v.kind) {
-    case ValueMeta::Kind::Tensor: return std::max<int64_t>(0, v.tensor.bytesHint());
-    case ValueMeta::Kind::Tuple: {
-        int64_t s = 0;
-        for (const auto& e : v.elems) s += valueBytes(e);
-        return s;
-    }
-    default: return 0;
-    }
-}
+// Bytes of a value for the cut and the saved-bytes count; values of unknown size count 0.
+int64_t knownBytesOrZero(const ValueMeta& v) { return valueBytes(v).value_or(0); }
 
 // _size_of: symbolic scalars count 1.
-int64_t sizeOf(const Node& n) { return isSym(n.val) ? 1 : valueBytes(n.val); }
+int64_t sizeOf(const Node& n) { return isSym(n.val) ? 1 : knownBytesOrZero(n.val); }
 
 // Node references inside a node's args and kwargs, first occurrence order.
 template<class F>
@@ -1054,7 +1044,7 @@ PartitionResult Partitioner::run()
     // ---------------- result, log
     for (NodeId id : saved_) {
         r.saved.push_back(N(id).name);
-        r.savedBytes += valueBytes(N(id).val);
+        r.savedBytes += knownBytesOrZero(N(id).val);
     }
     for (NodeId id : savedSym_) r.savedSymbols.push_back(N(id).name);
     for (NodeId id : g_.order())
