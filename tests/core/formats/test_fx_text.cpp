@@ -16,6 +16,7 @@
 
 #include "core/formats/fx/fx_text_parser.hpp"
 #include "core/formats/fx/fx_text_writer.hpp"
+#include "core/formats/fx/summary_comment.hpp"
 
 using namespace fxl;
 
