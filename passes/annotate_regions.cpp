@@ -1,5 +1,5 @@
 // annotate_regions: AC region ids (custom.ac_region_id = k) for the nodes of transformer block k
-// (passes.md 2.2), derived after tracing from module paths, `# File:` source lines or node names.
+// (docs/passes.md section 6), derived after tracing from module paths, `# File:` source lines or node names.
 #include <map>
 #include <regex>
 
@@ -87,7 +87,8 @@ public:
     std::string description() const override
     {
         return "Stamps custom.ac_region_id = k on every node that belongs to transformer block k, the annotation "
-               "torchtitan's annotate_ac_regions puts in place before tracing (passes.md 2.2). The block is found, "
+               "torchtitan's annotate_ac_regions puts in place before tracing (docs/passes.md section 6). The block is "
+               "found, "
                "in this order (option `from`=auto): the module path (meta or custom.module_fqn) containing "
                "`<prefix>.<k>` for a prefix of `prefix`; the `# File:` source line containing `<prefix>[<k>]` or "
                "`<prefix>.<k>`; the node name matched by the regular expression `name_pattern` (its first "

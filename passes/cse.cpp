@@ -2,7 +2,7 @@
 // merging, same kwargs), keeping the first. Only pure ops take part: random ops, mutations,
 // ops with side effects and uninitialised factories never merge; collectives merge only as a
 // whole chain "collective -> wait_tensor" (the FSDP all-gather recomputed in the backward and
-// the copy baked into it must become one, passes.md 5.4).
+// the copy baked into it must become one, docs/passes.md section 4).
 #include <algorithm>
 #include <cstring>
 #include <numeric>
@@ -66,7 +66,7 @@ void argKey(const Arg& a, const std::vector<NodeId>& rep, std::string& out)
     }
 }
 
-// The tags that keep otherwise equal nodes apart: recompute policy, AC region, phase.
+// The tags that keep otherwise equal nodes apart: recompute policy, AC region, phase, autograd_backward.
 std::string tagKey(const Node& n)
 {
     std::string k = "|r" + std::to_string(static_cast<int>(n.meta.recompute));
@@ -139,7 +139,7 @@ public:
                "rewired and the duplicates removed. Only pure operators take part (not random, in-place, "
                "side-effecting, uninitialised factories, unknown ops, or anything touching a mutated tensor). "
                "A collective merges only together with its wait_tensor, as a chain. Nodes with different "
-               "recompute tags, ac_graph_id or phase are kept apart unless ignore_tags=true.";
+               "recompute tags, ac_graph_id, phase or autograd_backward are kept apart unless ignore_tags=true.";
     }
     std::vector<PassOption> options() const override
     {
@@ -147,7 +147,7 @@ public:
                  OptionType::Bool,
                  "false",
                  {},
-                 "merge nodes even when their recompute tag, ac_graph_id or phase differ"}};
+                 "merge nodes even when their recompute tag, ac_graph_id, phase or autograd_backward differ"}};
     }
 
     void run(Graph& g, const PassOptions& opts, PassContext& ctx) const override

@@ -1,5 +1,5 @@
 // partition: splits a joint training graph into a forward graph and a backward graph plus the
-// list of values the forward saves for the backward (passes.md 5.4, 6).
+// list of values the forward saves for the backward (docs/passes.md section 9).
 //
 // Input: one graph, either an AOT joint graph (primals + tangents placeholders -> forward
 // outputs + gradients) or a fwd+loss+bwd graph traced from `loss + autograd.grad` (no tangent

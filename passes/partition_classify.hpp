@@ -1,4 +1,4 @@
-// Classification of a joint graph's nodes for the partitioner (classify_nodes, passes.md 6.2):
+// Classification of a joint graph's nodes for the partitioner (classify_nodes, docs/passes.md sections 2.2 and 9.3):
 // which nodes the forward outputs need, which depend on the backward seeds, which neither;
 // the loss seeds of a fwd+loss+bwd graph; the recompute-tag clean-up (6.3); and the node
 // predicates the save choosers share.

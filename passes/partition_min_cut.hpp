@@ -1,5 +1,5 @@
 // The saves of the min-cut partition mode: min_cut_rematerialization_partition's
-// choose_saved_values_set with budget 1.0 (passes.md 6.3-6.5). Each node is an edge
+// choose_saved_values_set with budget 1.0 (docs/passes.md section 9.7). Each node is an edge
 // in -> out weighted by its size (grown with its distance to the backward, doubled when it
 // would not be materialized anyway); what the backward needs is joined to the sink, what
 // must not be recomputed (bans) to the source. The minimum cut is the set of values to save.

@@ -1,4 +1,4 @@
-// Which ops the partitioner may recompute and which it treats specially (passes.md 6.6):
+// Which ops the partitioner may recompute and which it treats specially (docs/passes.md section 9.8):
 // PyTorch's op lists of min_cut_rematerialization_partition (views, recomputable ops, random
 // and compute-intensive ops, collectives), matched by op name, with the registry's traits for
 // ops the lists do not name.

@@ -50,7 +50,7 @@ struct PassOption
 
 // Option values after validation against a pass's PassOption list. Every declared option
 // has a value (its default unless given). Lists are written "a;b;c" in a spec (',' separates
-// options), "a,b,c" is accepted on the CLI side by the caller splitting it.
+// options).
 class PassOptions
 {
 public:

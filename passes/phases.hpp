@@ -3,7 +3,7 @@
 // epilogue set, and the contiguous backward regions. Used by the AC passes (annotate_regions,
 // sac, remat); core's memory timeline has its own rule (R8) and does not use this.
 //
-// Rules (passes.md 2.4 and 6.2):
+// Rules (docs/passes.md section 2.2):
 //  1. User annotation: when any node carries custom.phase == "backward", exactly those call
 //     nodes are backward (upstream remat's rule) and the rest is forward.
 //  2. Otherwise per node, from meta when present: meta.phase Backward -> backward, Forward /

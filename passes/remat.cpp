@@ -1,4 +1,4 @@
-// remat: realise recompute tags inside one fwd+loss+bwd graph (passes.md 2.4, torchtitan's
+// remat: realise recompute tags inside one fwd+loss+bwd graph (docs/passes.md section 8, torchtitan's
 // in-place variant): every forward value tagged MUST/PREFER_RECOMPUTE that the backward needs is
 // re-executed right before its earliest backward consumer, and the forward original is erased
 // when nothing uses it any more.
@@ -101,8 +101,10 @@ public:
     }
     std::string description() const override
     {
-        return "torchtitan's in-place remat_using_tags_for_fwd_loss_bwd_graph (passes.md 2.4). Tags are first "
-               "normalised (passes.md 6.3, default-partition mode): a recomputable node with a recomputable user in "
+        return "torchtitan's in-place remat_using_tags_for_fwd_loss_bwd_graph (docs/passes.md section 8). Tags are "
+               "first "
+               "normalised (docs/passes.md section 2.5, default-partition mode): a recomputable node with a "
+               "recomputable user in "
                "a later AC region (larger ac_graph_id) is saved; a node without ac_graph_id feeding a recomputable "
                "user is saved (region input); recomputable in-place ops and the forward source of a buffer "
                "mutated in both forward and backward are saved (replaying a mutation would apply it twice). "
@@ -129,7 +131,7 @@ public:
              {},
              "ignore backward nodes up to the last node whose module path starts with loss / lm_head (chunked-loss "
              "backward runs are not remat regions)"},
-            {"cleanup", OptionType::Bool, "true", {}, "normalise tags first (passes.md 6.3)"},
+            {"cleanup", OptionType::Bool, "true", {}, "normalise tags first (docs/passes.md section 2.5)"},
         };
     }
 
@@ -186,10 +188,12 @@ public:
         for (NodeId id : g.order())
             if (fwdRecompute(id) && isRngNode(g.node(id), ctx.registry)) rng.push_back(id);
         if (!rng.empty())
-            throw PassError("rematerialization in a forward-loss-backward graph does not support RNG ops in "
-                            "recompute regions: "
-                            + joinNames(g, rng)
-                            + ". Save them (MUST_SAVE) or use the joint-graph partitioner, which replays RNG state");
+            throw PassError(
+                "rematerialization in a forward-loss-backward graph does not support RNG ops in "
+                "recompute regions: "
+                + joinNames(g, rng)
+                + ". Save them (MUST_SAVE) or use the joint-graph partitioner (partition), which saves random values "
+                  "instead of recomputing them");
 
         const BackwardRegion& region = regions[needing.front()];
         realise(g, ph, region, ctx);
@@ -230,7 +234,7 @@ private:
         n.meta.recompute = r;
     }
 
-    // passes.md 6.3, default-partition mode, over forward call nodes.
+    // docs/passes.md section 2.5, default-partition mode, over forward call nodes.
     static void cleanupTags(Graph& g, const PhaseInfo& ph, PassContext& ctx)
     {
         int64_t boundary = 0, regionInput = 0, inplace = 0, mutationSrc = 0;

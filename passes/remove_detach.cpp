@@ -1,7 +1,7 @@
 // remove_detach: drops detach (and optionally alias) nodes and identity views / slices,
 // rewiring their users to the producer, as torchtitan's remove_detach /
 // remove_identity_view / remove_identity_slice do before SAC tagging: a detach tagged
-// MUST_SAVE would stop the remat walk (passes.md 3.4). A removed node's recompute tag moves
+// MUST_SAVE would stop the remat walk (docs/passes.md section 2.6). A removed node's recompute tag moves
 // to its producer when the producer has none.
 #include <unordered_map>
 #include <unordered_set>

@@ -1,4 +1,4 @@
-// sac: per-op selective activation-checkpoint tagging of a fwd+loss+bwd graph (passes.md 2.3):
+// sac: per-op selective activation-checkpoint tagging of a fwd+loss+bwd graph (docs/passes.md section 7):
 // writes meta.recompute and meta.ac_graph_id on forward call nodes by a policy.
 #include "passes/sac.hpp"
 

@@ -13,7 +13,7 @@
 
 namespace fxl {
 
-// must_recompute of passes.md 6.3: MUST_RECOMPUTE or PREFER_RECOMPUTE.
+// must_recompute of docs/passes.md section 2.5: MUST_RECOMPUTE or PREFER_RECOMPUTE.
 inline bool isRecomputeTag(Recompute r) { return r == Recompute::MustRecompute || r == Recompute::PreferRecompute; }
 
 // custom.ac_region_id when it is a non-negative integer (torchtitan's -1 = "not in layers").
@@ -31,12 +31,12 @@ std::string opBaseName(std::string_view target);
 bool targetMatches(std::string_view target, std::string_view pattern);
 
 // getitem and wait_tensor: never decided on their own, they inherit their producer's tag.
-// detach / alias too (passes.md 3.4), so a policy that saves "everything else" does not stop
+// detach / alias too (docs/passes.md section 2.6), so a policy that saves "everything else" does not stop
 // the recompute walk at an alias of a recomputable value.
 bool inheritsTag(const Node& n);
 // RNG ops (registry trait "random", plus the usual random op names the registry lacks).
 bool isRngNode(const Node& n, const OpRegistry& reg = OpRegistry::instance());
-// torchtitan's SAVE_OPS (passes.md 2.3): compute-intensive ops, attention kinds (the CPU
+// torchtitan's SAVE_OPS (docs/passes.md section 7.4): compute-intensive ops, attention kinds (the CPU
 // flash variant included), aten.max.default, linear, flex attention / compiled-code HOPs,
 // reduce_scatter / all_to_all outputs and DeepEP/HybridEP dispatch / combine.
 bool isSaveOp(const Node& n);

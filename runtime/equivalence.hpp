@@ -1,4 +1,4 @@
-// Equivalence of two runs: per output, bitwise equality or how they differ (runtime.md 1.11).
+// Equivalence of two runs: per output, bitwise equality or how they differ (docs/numerics.md section 11).
 #pragma once
 
 #include <cstdint>

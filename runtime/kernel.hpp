@@ -2,7 +2,7 @@
 // ("aten.mm.default"). A kernel gets its arguments bound to the schema (defaults filled in)
 // and returns the node's value.
 //
-// Numerics contract (architecture.md, runtime.md 1.6): each output element is computed by one
+// Numerics contract (docs/numerics.md section 2): each output element is computed by one
 // thread with one reduction order that depends only on the reduced length; results never
 // depend on thread count, batch size, row offset, strides or SIMD path; -ffp-contract=off and
 // explicit std::fma where the order says so; bf16/f16 accumulate in f32 and round once (RNE).

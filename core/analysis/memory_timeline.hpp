@@ -51,7 +51,7 @@
 //  R8 Phase. A node is backward when its meta.phase says backward; forward when meta.phase is
 //     forward or loss; otherwise it is backward when it is a seed (a placeholder whose name
 //     contains "tangent", or an aten.ones_like of a 0-dim or unknown-shape tensor: the loss
-//     seed, passes.md 6.2) or has a backward input, and forward if not. Placeholders and
+//     seed, docs/passes.md section 2.2) or has a backward input, and forward if not. Placeholders and
 //     get_attr are inputs, the output node is neither.
 //  R9 Boundary and saved activations. The boundary is the first backward step. A saved value
 //     is a forward value (not an input) used by a backward node; savedBytes counts the

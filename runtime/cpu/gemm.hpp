@@ -1,4 +1,4 @@
-// Fixed-order GEMM engine of the CPU backend (runtime.md 1.6, 1.8, 5).
+// Fixed-order GEMM engine of the CPU backend (docs/numerics.md section 4).
 //
 // Every output element C[b][i][j] is one chain over k ascending, starting at +0:
 //     acc = 0; for k = 0..K-1: acc = fma(A[b][i][k], B[b][k][j], acc)

@@ -1,7 +1,7 @@
 // Parser of FX graph text (print_readable / gm.code, PyTorch 1.13 to 2.11) into fxl::Graph.
 //
 // One pass over a token stream (core/py_lexer.hpp). Statement forms are the ones FX's
-// CodeGen emits (docs/fx_text.md §2, §4); anything else is an InputError with the exact
+// CodeGen emits (docs/formats.md section 2); anything else is an InputError with the exact
 // location. Internally every error is a LexError(byte offset) converted once at the end.
 //
 // The reader is built in layers, each in its own file: the token stream

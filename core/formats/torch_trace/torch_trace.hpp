@@ -1,6 +1,6 @@
 // TORCH_TRACE structured logs (the input of tlparse): a one-pass index of every event with
 // lazily read payloads, and loaders that turn a log, a directory of per-rank logs or a
-// tlparse output folder into a Source. Format notes: shared/docs/torch_trace.md.
+// tlparse output folder into a Source. The format: docs/formats.md section 4.
 #pragma once
 
 #include <cstdint>
