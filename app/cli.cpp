@@ -86,12 +86,17 @@ Verb convertVerb()
             "fxlens convert [options] FILE --to json|py [-o OUT]",
             "Convert one graph of FILE. A file with several graphs needs --graph ID. Output goes to\n"
             "stdout unless -o is given; -o writes atomically and never replaces an existing file\n"
-            "unless --force is given.",
+            "unless --force is given. The constants the graph reads with get_attr (from --constants,\n"
+            "else embedded in FILE, else FILE's STEM.constants.safetensors, as for fxlens run) go with\n"
+            "it: JSON embeds them; with --to py they are written beside OUT as\n"
+            "OUT-STEM.constants.safetensors, where every verb finds them. A graph whose constants\n"
+            "cannot be found is still converted, with a warning.",
             {
                 {"graph", 'g', "ID", "the graph to convert (artifact id, see fxlens info)"},
                 {"to", 't', "FORMAT", "json (fxlens JSON) or py (print_readable text)"},
                 {"output", 'o', "OUT", "write to OUT instead of stdout"},
-                {"force", 'f', "", "replace OUT if it exists"},
+                {"constants", 'c', "C", "safetensors file of the graph's get_attr constants"},
+                {"force", 'f', "", "replace OUT (and its constants file) if it exists"},
             },
             1,
             1,
@@ -114,12 +119,16 @@ Verb passesVerb()
             "finds errors; 2 for a bad spec (the column is shown).\n"
             "--out DIR writes each step's graph as NN_<pass>.py (00_input.py for the input;\n"
             "NN_<pass>.<role>.py when a step holds several graphs, e.g. forward and backward after\n"
-            "partition) in print_readable form that PyTorch can exec, NN_<pass>.changes.json (the\n"
+            "partition) in print_readable form that PyTorch can exec, beside each one the constants\n"
+            "it reads with get_attr (NN_<pass>.constants.safetensors, taken from the input's: from\n"
+            "--constants, else embedded in FILE, else FILE's STEM.constants.safetensors), so that\n"
+            "every step runs on its own (fxlens run, fxlens check), NN_<pass>.changes.json (the\n"
             "change log), summary.json and summary.txt. DIR must be empty or absent unless --force\n"
             "(which replaces files of the same names and leaves others alone).",
             {
                 {"graph", 'g', "ID", "the graph to transform (artifact id, see fxlens info)"},
                 {"pipeline", 'p', "SPEC", "the passes to run, in order"},
+                {"constants", 'c', "C", "safetensors file of the input graph's get_attr constants"},
                 {"out", 'o', "DIR", "write every step's files into DIR"},
                 {"force", 'f', "", "write into a non-empty DIR, replacing files of the same names"},
             },
@@ -186,7 +195,9 @@ Verb runVerb()
             "--inputs by name; without it from the graph file's corpus sidecar NAME.inputs.safetensors\n"
             "when there is one (said in the output); placeholders not found are generated from their\n"
             "meta (normal(0,1) floats, ints in [0, 16)) with --seed. get_attr constants come from\n"
-            "--constants or the sidecar FILE.constants.safetensors. Prints the measured peak of live\n"
+            "--constants, else from the graph file itself (fxlens JSON embeds them), else from\n"
+            "STEM.constants.safetensors beside it (STEM: FILE's name less .code.py or its extension,\n"
+            "as 'passes run --out' and 'convert --to py' write it). Prints the measured peak of live\n"
             "bytes next to the memory timeline's estimate (fxlens mem), the run time, the slowest\n"
             "nodes and per output its node, dtype, shape, a checksum of its bytes (FNV-1a 64) and\n"
             "min/max/mean. --out writes the outputs (out_0, out_1, ... as PyTorch's\n"
@@ -216,8 +227,10 @@ Verb checkVerb()
             "else A's sidecar, else generated with --seed; B's placeholders are matched by name,\n"
             "those not found are generated and listed) or, when B ends in .safetensors, compare A's\n"
             "outputs with that file of expected outputs (out_0, out_1, ... as written by fxlens run\n"
-            "--out or PyTorch's NAME.outputs.safetensors), by name. Constants come from each graph's\n"
-            "sidecar. Graph outputs are paired by position, except when the two output lists are\n"
+            "--out or PyTorch's NAME.outputs.safetensors), by name. Each graph's constants come from\n"
+            "--constants-a / --constants-b, else from the graph file itself (fxlens JSON), else from\n"
+            "its STEM.constants.safetensors (as for fxlens run). Graph outputs are paired by\n"
+            "position, except when the two output lists are\n"
             "a reordering or a subset of one another identified by their (unique) output node\n"
             "names: then by name (the pairs are listed). Per output: bitwise equal, or how many\n"
             "elements differ, max abs/rel/ULP difference, sign flips, NaN and signed-zero\n"
@@ -229,6 +242,8 @@ Verb checkVerb()
                 {"graph-a", 0, "ID", "the graph of A (when A holds several)"},
                 {"graph-b", 0, "ID", "the graph of B (when B holds several)"},
                 {"inputs", 'i', "X", "safetensors file of A's placeholder values"},
+                {"constants-a", 0, "C", "safetensors file of A's get_attr constants"},
+                {"constants-b", 0, "C", "safetensors file of B's get_attr constants"},
                 {"tolerance", 't', "ATOL,RTOL", "accept differences within atol + rtol*|expected| (e.g. 1e-6,1e-5)"},
                 {"seed", 0, "N", "seed of generated inputs and random ops (default 0)"},
                 {"threads", 'j', "N", "worker threads (default 2; results never depend on it)"},

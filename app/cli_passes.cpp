@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "app/cli_common.hpp"
+#include "app/cli_constants.hpp"
 #include "app/cli_passes.hpp"
 #include "core/formats/fx/fx_text_writer.hpp"
 #include "core/formats/source.hpp"
@@ -200,7 +201,20 @@ void prepareOutDir(const std::string& dir, bool force)
 }
 
 // Writes the step files; returns their names (relative to dir), in order.
-std::vector<std::string> writeSteps(const PipelineRun& run, const std::string& dir, bool force, json& doc)
+// Constants that the written step graphs read but the input's constants lack (or all of them
+// when the input has none), each once.
+struct StepConstantsGap
+{
+    std::vector<std::string> missing;
+    void add(const std::vector<std::string>& names)
+    {
+        for (const std::string& n : names)
+            if (std::find(missing.begin(), missing.end(), n) == missing.end()) missing.push_back(n);
+    }
+};
+
+std::vector<std::string> writeSteps(const PipelineRun& run, const std::string& dir, bool force,
+                                    const GraphConstants& constants, StepConstantsGap& gap, json& doc)
 {
     std::vector<std::string> files;
     const fs::path base(dir);
@@ -218,6 +232,16 @@ std::vector<std::string> writeSteps(const PipelineRun& run, const std::string& d
             const std::string name = prefix + (single || g->role.empty() ? "" : "." + fileSafe(g->role)) + ".py";
             write(name, printReadable(g->graph));
             stepFiles.push_back(name);
+            // what the graph needs to run on its own, under the name every verb looks for
+            std::vector<std::string> missing;
+            const std::string written =
+                writeConstantsBeside((base / name).string(), g->graph, constants, force, missing);
+            if (!written.empty()) {
+                const std::string constantsName = fs::path(written).filename().string();
+                files.push_back(constantsName);
+                stepFiles.push_back(constantsName);
+            }
+            gap.add(missing);
         }
         if (s.index > 0) {
             const std::string name = prefix + ".changes.json";
@@ -261,6 +285,7 @@ int runRun(const Args& args, Io& io)
         return kExitUsage;
     }
     const LoadedGraph lg = loadGraph(args.positional[1], args.value("graph"), io);
+    const GraphConstants constants = chooseConstants(lg, args.value("constants"));
     if (!outDir.empty()) prepareOutDir(outDir, args.has("force"));  // before the (long) run
     std::vector<RoleGraph> input;
     input.push_back(RoleGraph{"", lg.graph->clone()});
@@ -291,7 +316,21 @@ int runRun(const Args& args, Io& io)
     if (!outDir.empty()) {
         doc["out"] = outDir;
         const bool force = args.has("force");
-        std::vector<std::string> files = writeSteps(run, outDir, force, doc);
+        StepConstantsGap gap;
+        std::vector<std::string> files = writeSteps(run, outDir, force, constants, gap, doc);
+        doc["constants"] = constants.toJson();
+        doc["constants_missing"] = gap.missing;
+        if (!gap.missing.empty()) {
+            // the steps are still written: they can be read, diffed and run with --constants
+            std::string where = constants.present() ? "the constants " + constants.describe() + " lack them"
+                : constants.lookedFor.empty()
+                ? "the input has no constants file"
+                : "no constants were found (fxlens looked for " + constants.lookedFor + ")";
+            text << "warning: the step graphs read " << gap.missing.size() << " constant tensor"
+                 << (gap.missing.size() == 1 ? "" : "s")
+                 << " with get_attr that were not written beside them: " << where
+                 << "; give them with --constants FILE\n";
+        }
         writeFileAtomic((fs::path(outDir) / "summary.txt").string(), text.str(), force);
         writeFileAtomic((fs::path(outDir) / "summary.json").string(), doc.dump(1) + "\n", force);
         text << "wrote " << files.size() + 2 << " files to " << outDir << "\n";
@@ -314,7 +353,7 @@ int runPasses(const Args& args, Io& io)
     const std::string& sub = args.positional.front();
     if (sub == "list") {
         if (args.positional.size() > 1) throw UsageError("passes list takes no arguments");
-        for (const char* o : {"graph", "pipeline", "out", "force"})
+        for (const char* o : {"graph", "pipeline", "constants", "out", "force"})
             if (args.has(o)) throw UsageError(std::string("--") + o + " is an option of 'passes run'");
         return runList(args, io);
     }

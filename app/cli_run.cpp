@@ -15,6 +15,7 @@
 #include <sstream>
 
 #include "app/cli_common.hpp"
+#include "app/cli_constants.hpp"
 #include "app/cli_run.hpp"
 #include "core/analysis/memory_timeline.hpp"
 #include "core/formats/safetensors.hpp"
@@ -314,7 +315,8 @@ int runExec(const Args& args, Io& io)
     const LoadedGraph lg = loadGraph(args.positional.front(), args.value("graph"), io);
     const Artifact& art = *lg.source->find(lg.id);
     const TensorFile inputs = chooseFile(args.value("inputs"), art.inputsPath);
-    const TensorFile constants = chooseFile(args.value("constants"), art.constantsPath);
+    const GraphConstants constants = chooseConstants(lg, args.value("constants"));
+    requireConstants(constants, lg, "give them with --constants FILE");
     // Refuse before spending the run's time.
     if (args.has("out") && !args.has("force")) {
         std::error_code ec;
@@ -336,8 +338,7 @@ int runExec(const Args& args, Io& io)
     json doc = {
         {"fxlens", "run"}, {"source", lg.source->path}, {"graph", lg.id}, {"nodes", g.size()}, {"threads", threads}};
     doc["inputs"] = inputsJson(inputs, match, seed);
-    doc["constants"] =
-        constants.present() ? json({{"file", constants.path}, {"from_sidecar", constants.fromSidecar}}) : json(nullptr);
+    doc["constants"] = constants.toJson();
     ExecResult res;
     try {
         res = executeGraph(g, opts);
@@ -384,8 +385,7 @@ int runExec(const Args& args, Io& io)
     o << lg.source->path << " graph " << lg.id << ": " << g.size() << " nodes, " << threads
       << (threads == 1 ? " thread\n" : " threads\n");
     printInputs(inputs, match, seed, "", o);
-    if (constants.present())
-        o << "constants: " << constants.path << (constants.fromSidecar ? " (the graph file's sidecar)" : "") << "\n";
+    if (constants.present()) o << "constants: " << constants.describe() << "\n";
     o << "time: " << millis(res.seconds) << "\n";
     o << "peak live bytes: " << formatByteSize(res.peakBytes) << " (" << res.peakBytes << ") at " << res.peakNode
       << "; memory timeline estimate " << formatByteSize(estimate.peakBytes) << " (" << estimate.peakBytes << ") at "
@@ -407,10 +407,14 @@ int runExec(const Args& args, Io& io)
 
 namespace {
 
+// check reads the constants of each side on its own.
+constexpr const char* kCheckConstantsHint =
+    "give them with --constants-a FILE for A, --constants-b FILE for B (check takes one per side)";
+
 struct RunSide
 {
     LoadedGraph lg;
-    TensorFile constants;
+    GraphConstants constants;
     InputMatch match;
     std::unique_ptr<Backend> backend;
     ExecResult res;
@@ -489,6 +493,90 @@ json sideJson(const RunSide& s, bool withInputs, const TensorFile& inputs, uint6
     return d;
 }
 
+// A's outputs against B's, paired by pairOutputs; `byName` tells how they were paired.
+EquivalenceReport compareSides(const RunSide& a, const RunSide& b, const std::optional<Tolerance>& tol, bool& byName)
+{
+    EquivalenceReport report;
+    const OutputPairs p = pairOutputs(
+        a.nodeNames.size() == a.res.outputs.size() ? a.nodeNames : std::vector<std::string>(a.res.outputs.size()),
+        b.nodeNames.size() == b.res.outputs.size() ? b.nodeNames : std::vector<std::string>(b.res.outputs.size()));
+    byName = p.byName;
+    auto key = [](size_t k) { return "out_" + std::to_string(k); };
+    for (const auto& [i, j] : p.pairs) {
+        const SafeTensor* ta = a.outs.find(key(i));
+        const SafeTensor* tb = b.outs.find(key(j));
+        const std::string la = label(key(i), a.nodeNames), lb = label(key(j), b.nodeNames);
+        if (p.byName && i != j) report.mapping.push_back({la, lb});
+        if (ta && tb)
+            report.outputs.push_back(compareTensors(la, *ta, *tb, tol));
+        else if (ta)
+            report.onlyInA.push_back(la + " (None in B)");
+        else if (tb)
+            report.onlyInB.push_back(lb + " (None in A)");
+        // both None: nothing to compare
+    }
+    for (size_t i : p.onlyA) report.onlyInA.push_back(label(key(i), a.nodeNames));
+    for (size_t j : p.onlyB) report.onlyInB.push_back(label(key(j), b.nodeNames));
+    return report;
+}
+
+// Runs A, then B (when it is a graph) on the very same tensors: A's inputs as used (file +
+// generated). Throws KernelError; `stage` says which side was running.
+void runSides(RunSide& a, RunSide* b, const TensorFile& inputs, int threads, uint64_t seed, std::string& stage)
+{
+    stage = "A";
+    ExecOptions opts;
+    opts.threads = threads;
+    opts.inputs = inputs.present() ? &inputs.file : nullptr;
+    opts.inputSeed = seed;
+    opts.rngSeed = seed;
+    a.backend = makeCpuBackend(CpuBackendOptions{threads});
+    opts.backend = a.backend.get();
+    const SafeTensorsFile resolved = resolveInputs(*a.lg.graph, opts);
+    opts.inputs = &resolved;
+    opts.constants = a.constants.present() ? &a.constants.file : nullptr;
+    a.res = executeGraph(*a.lg.graph, opts);
+    a.outs = outputsFile(a.res, *a.backend);
+    a.nodeNames = outputNodeNames(*a.lg.graph);
+    if (!b) return;
+    stage = "B";
+    b->match = matchInputs(*b->lg.graph, &resolved);
+    b->backend = makeCpuBackend(CpuBackendOptions{threads});
+    opts.backend = b->backend.get();
+    opts.constants = b->constants.present() ? &b->constants.file : nullptr;
+    b->res = executeGraph(*b->lg.graph, opts);
+    b->outs = outputsFile(b->res, *b->backend);
+    b->nodeNames = outputNodeNames(*b->lg.graph);
+}
+
+// The text form of check's result.
+void printCheckText(const RunSide& a, const RunSide* b, const std::string& pathB, const TensorFile& inputs,
+                    uint64_t seed, bool byName, const EquivalenceReport& report, const std::optional<Tolerance>& tol,
+                    std::ostream& o)
+{
+    const bool bitwise = report.allBitwiseEqual();
+    const bool within = tol && report.allWithinTolerance();
+    o << "A: " << a.lg.source->path << " graph " << a.lg.id << " (" << millis(a.res.seconds) << ")\n";
+    printInputs(inputs, a.match, seed, "  ", o);
+    if (!b) {
+        o << "B: " << pathB << " (expected outputs, compared by name)\n";
+    } else {
+        o << "B: " << b->lg.source->path << " graph " << b->lg.id << " (" << millis(b->res.seconds)
+          << "), on A's inputs\n";
+        if (!b->match.generated.empty())
+            o << "  placeholders of B not among A's inputs, generated (seed " << seed
+              << "): " << nameList(b->match.generated) << "\n";
+        o << "outputs compared by " << (byName ? "output node name" : "position") << "\n";
+    }
+    o << reportToText(report);
+    o << "result: "
+      << (bitwise ? "bitwise equal"
+              : within
+              ? "within tolerance (atol " + number(tol->atol) + ", rtol " + number(tol->rtol) + "), not bitwise equal"
+              : std::string(tol ? "outside the tolerance" : "not bitwise equal (no --tolerance given)"))
+      << "\n";
+}
+
 }  // namespace
 
 int runCheck(const Args& args, Io& io)
@@ -508,7 +596,8 @@ int runCheck(const Args& args, Io& io)
     a.lg = loadGraph(pathA, args.value("graph-a"), io);
     const Artifact& artA = *a.lg.source->find(a.lg.id);
     const TensorFile inputs = chooseFile(args.value("inputs"), artA.inputsPath);
-    a.constants = chooseFile("", artA.constantsPath);
+    a.constants = chooseConstants(a.lg, args.value("constants-a"));
+    requireConstants(a.constants, a.lg, kCheckConstantsHint);
     a.match = matchInputs(*a.lg.graph, inputs.present() ? &inputs.file : nullptr);
     std::optional<SafeTensorsFile> expected;
     RunSide b;
@@ -516,37 +605,15 @@ int runCheck(const Args& args, Io& io)
         expected = readSafetensors(pathB);
     } else {
         b.lg = loadGraph(pathB, args.value("graph-b"), io);
-        b.constants = chooseFile("", b.lg.source->find(b.lg.id)->constantsPath);
+        b.constants = chooseConstants(b.lg, args.value("constants-b"));
+        requireConstants(b.constants, b.lg, kCheckConstantsHint);
     }
 
     json doc = {{"fxlens", "check"}, {"threads", threads}};
     doc["tolerance"] = tol ? json({{"atol", tol->atol}, {"rtol", tol->rtol}}) : json(nullptr);
-    std::string stage = "A";
+    std::string stage;
     try {
-        ExecOptions opts;
-        opts.threads = threads;
-        opts.inputs = inputs.present() ? &inputs.file : nullptr;
-        opts.inputSeed = seed;
-        opts.rngSeed = seed;
-        // Both graphs get the very same tensors: A's inputs as used (file + generated).
-        a.backend = makeCpuBackend(CpuBackendOptions{threads});
-        opts.backend = a.backend.get();
-        const SafeTensorsFile resolved = resolveInputs(*a.lg.graph, opts);
-        opts.inputs = &resolved;
-        opts.constants = a.constants.present() ? &a.constants.file : nullptr;
-        a.res = executeGraph(*a.lg.graph, opts);
-        a.outs = outputsFile(a.res, *a.backend);
-        a.nodeNames = outputNodeNames(*a.lg.graph);
-        if (!bIsFile) {
-            stage = "B";
-            b.match = matchInputs(*b.lg.graph, &resolved);
-            b.backend = makeCpuBackend(CpuBackendOptions{threads});
-            opts.backend = b.backend.get();
-            opts.constants = b.constants.present() ? &b.constants.file : nullptr;
-            b.res = executeGraph(*b.lg.graph, opts);
-            b.outs = outputsFile(b.res, *b.backend);
-            b.nodeNames = outputNodeNames(*b.lg.graph);
-        }
+        runSides(a, bIsFile ? nullptr : &b, inputs, threads, seed, stage);
     } catch (const KernelError& e) {
         const std::string& path = stage == "A" ? a.lg.source->path : b.lg.source->path;
         io.err << "fxlens check: error: " << stage << ": " << path << ": " << e.what() << "\n";
@@ -564,26 +631,7 @@ int runCheck(const Args& args, Io& io)
         for (auto& d : report.outputs) d.name = label(d.name, a.nodeNames);
         for (auto& n : report.onlyInA) n = label(n, a.nodeNames);
     } else {
-        const OutputPairs p = pairOutputs(
-            a.nodeNames.size() == a.res.outputs.size() ? a.nodeNames : std::vector<std::string>(a.res.outputs.size()),
-            b.nodeNames.size() == b.res.outputs.size() ? b.nodeNames : std::vector<std::string>(b.res.outputs.size()));
-        byName = p.byName;
-        auto key = [](size_t k) { return "out_" + std::to_string(k); };
-        for (const auto& [i, j] : p.pairs) {
-            const SafeTensor* ta = a.outs.find(key(i));
-            const SafeTensor* tb = b.outs.find(key(j));
-            const std::string la = label(key(i), a.nodeNames), lb = label(key(j), b.nodeNames);
-            if (p.byName && i != j) report.mapping.push_back({la, lb});
-            if (ta && tb)
-                report.outputs.push_back(compareTensors(la, *ta, *tb, tol));
-            else if (ta)
-                report.onlyInA.push_back(la + " (None in B)");
-            else if (tb)
-                report.onlyInB.push_back(lb + " (None in A)");
-            // both None: nothing to compare
-        }
-        for (size_t i : p.onlyA) report.onlyInA.push_back(label(key(i), a.nodeNames));
-        for (size_t j : p.onlyB) report.onlyInB.push_back(label(key(j), b.nodeNames));
+        report = compareSides(a, b, tol, byName);
     }
     const bool bitwise = report.allBitwiseEqual();
     const bool within = tol && report.allWithinTolerance();
@@ -602,26 +650,7 @@ int runCheck(const Args& args, Io& io)
         io.out << doc.dump(1) << "\n";
         return rc;
     }
-    std::ostream& o = io.out;
-    o << "A: " << a.lg.source->path << " graph " << a.lg.id << " (" << millis(a.res.seconds) << ")\n";
-    printInputs(inputs, a.match, seed, "  ", o);
-    if (bIsFile) {
-        o << "B: " << pathB << " (expected outputs, compared by name)\n";
-    } else {
-        o << "B: " << b.lg.source->path << " graph " << b.lg.id << " (" << millis(b.res.seconds)
-          << "), on A's inputs\n";
-        if (!b.match.generated.empty())
-            o << "  placeholders of B not among A's inputs, generated (seed " << seed
-              << "): " << nameList(b.match.generated) << "\n";
-        o << "outputs compared by " << (byName ? "output node name" : "position") << "\n";
-    }
-    o << reportToText(report);
-    o << "result: "
-      << (bitwise ? "bitwise equal"
-              : within
-              ? "within tolerance (atol " + number(tol->atol) + ", rtol " + number(tol->rtol) + "), not bitwise equal"
-              : std::string(tol ? "outside the tolerance" : "not bitwise equal (no --tolerance given)"))
-      << "\n";
+    printCheckText(a, bIsFile ? nullptr : &b, pathB, inputs, seed, byName, report, tol, io.out);
     return rc;
 }
 

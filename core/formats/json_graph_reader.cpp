@@ -6,7 +6,9 @@
 
 #include "core/formats/json_graph_spelling.hpp"
 #include "core/formats/json_io.hpp"
+#include "core/formats/safetensors.hpp"
 #include "core/ir/diagnostics.hpp"
+#include "core/util/base64.hpp"
 
 namespace fxl {
 
@@ -59,15 +61,55 @@ public:
             fail("/format", "expected \"" + std::string(kJsonFormatName) + "\", got " + shortDump(format));
         const json& version = require(j, root, "version");
         if (!version.is_number_integer()) fail("/version", "expected an integer version, got " + shortDump(version));
-        if (version.get<int64_t>() != kJsonFormatVersion)
+        const int64_t v = version.get<int64_t>();
+        if (v < kJsonFormatOldestVersion || v > kJsonFormatVersion)
             fail("/version",
-                 "unsupported version " + shortDump(version) + " (this fxlens reads version "
-                     + std::to_string(kJsonFormatVersion) + ")");
-        checkKeys(j, root, {"format", "version", "graph"});
-        return readGraph(require(j, root, "graph"), child(root, "graph"), 0);
+                 "unsupported version " + shortDump(version) + " (this fxlens reads versions "
+                     + std::to_string(kJsonFormatOldestVersion) + " to " + std::to_string(kJsonFormatVersion) + ")");
+        if (v == 1)
+            checkKeys(j, root, {"format", "version", "graph"});
+        else
+            checkKeys(j, root, {"format", "version", "graph", "constants"});
+        Graph g = readGraph(require(j, root, "graph"), child(root, "graph"), 0);
+        if (auto it = j.find("constants"); it != j.end())
+            g.embeddedConstants = readConstants(*it, child(root, "constants"));
+        return g;
     }
 
 private:
+    // {"format": "safetensors", "encoding": "base64", "names": [...], "data": "..."}: the bytes
+    // must be a valid safetensors file holding exactly `names`, in that order.
+    static std::shared_ptr<const std::vector<uint8_t>> readConstants(const json& obj, const Path& ptr)
+    {
+        requireObject(obj, ptr, "the embedded constants");
+        checkKeys(obj, ptr, {"format", "encoding", "names", "data"});
+        if (getString(require(obj, ptr, "format"), child(ptr, "format")) != "safetensors")
+            fail(child(ptr, "format"), "expected \"safetensors\"");
+        if (getString(require(obj, ptr, "encoding"), child(ptr, "encoding")) != "base64")
+            fail(child(ptr, "encoding"), "expected \"base64\"");
+        const Path namesPtr = child(ptr, "names");
+        const json& names = getArray(require(obj, ptr, "names"), namesPtr);
+        const Path dataPtr = child(ptr, "data");
+        const std::string& text = getString(require(obj, ptr, "data"), dataPtr);
+        size_t badOffset = 0;
+        std::optional<std::vector<uint8_t>> bytes = decodeBase64(text, badOffset);
+        if (!bytes) fail(dataPtr, "invalid base64 at character " + std::to_string(badOffset));
+        SafeTensorsFile file;
+        try {
+            file = parseSafetensors(bytes->data(), bytes->size(), "constants");
+        } catch (const InputError& e) {
+            fail(dataPtr, "not a valid safetensors file: " + e.diagnostic().message);
+        }
+        if (names.size() != file.tensors.size())
+            fail(namesPtr,
+                 std::to_string(names.size()) + " names for " + std::to_string(file.tensors.size())
+                     + " tensors in \"data\"");
+        for (size_t i = 0; i < names.size(); ++i)
+            if (getString(names[i], child(namesPtr, i)) != file.tensors[i].name)
+                fail(child(namesPtr, i), "\"data\" holds \"" + file.tensors[i].name + "\" here");
+        return std::make_shared<const std::vector<uint8_t>>(std::move(*bytes));
+    }
+
     [[noreturn]] static void fail(const Path& ptr, const std::string& msg) { throw JsonContentError{ptr.str(), msg}; }
     [[noreturn]] static void fail(const char* pointer, const std::string& msg) { throw JsonContentError{pointer, msg}; }
 

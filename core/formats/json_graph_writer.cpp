@@ -4,6 +4,8 @@
 
 #include "core/formats/json_graph_spelling.hpp"
 #include "core/formats/json_io.hpp"
+#include "core/formats/safetensors.hpp"
+#include "core/util/base64.hpp"
 
 namespace fxl {
 
@@ -180,6 +182,7 @@ public:
         str(kJsonFormatName);
         out_ += ", \"version\": " + std::to_string(kJsonFormatVersion) + ",\n\"graph\": ";
         graph(g, "");
+        if (g.embeddedConstants) out_ += ",\n\"constants\": " + compactJson(constantsToJson(g));
         out_ += "}\n";
     }
 
@@ -477,6 +480,18 @@ private:
 };
 
 }  // namespace
+
+json constantsToJson(const Graph& g)
+{
+    const std::vector<uint8_t>& bytes = *g.embeddedConstants;
+    json names = json::array();
+    for (const SafeTensor& t : parseSafetensors(bytes.data(), bytes.size(), "<embedded constants>").tensors)
+        names.push_back(t.name);
+    return json{{"format", "safetensors"},
+                {"encoding", "base64"},
+                {"names", std::move(names)},
+                {"data", encodeBase64(bytes.data(), bytes.size())}};
+}
 
 void appendGraphJsonText(std::string& out, const Graph& g) { JsonTextWriter(out).document(g); }
 

@@ -13,7 +13,10 @@ namespace fxl {
 // std::invalid_argument when an argument refers to a removed node.
 nlohmann::json graphObjectToJson(const Graph& g);
 
-// The whole document ({"format", "version", "graph"}) as text, one node per line; json::parse
+// The "constants" object of the document: Graph::embeddedConstants as base64 safetensors
+// bytes with the tensor names. Only for a graph that embeds constants.
+nlohmann::json constantsToJson(const Graph& g);
+// The whole document ({"format", "version", "graph", "constants"}) as text, one node per line; json::parse
 // of it equals graphToJson(g).
 void appendGraphJsonText(std::string& out, const Graph& g);
 

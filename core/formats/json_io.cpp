@@ -26,6 +26,7 @@ json graphToJson(const Graph& g)
     doc["format"] = kJsonFormatName;
     doc["version"] = kJsonFormatVersion;
     doc["graph"] = graphObjectToJson(g);
+    if (g.embeddedConstants) doc["constants"] = constantsToJson(g);
     return doc;
 }
 

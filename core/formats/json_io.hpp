@@ -1,6 +1,6 @@
 // fxlens' own graph file format: a versioned, lossless JSON serialisation of a Graph
-// (every node, argument, value meta, node meta and nested graph). core/json_format.md
-// describes it.
+// (every node, argument, value meta, node meta and nested graph) and of the constants its
+// get_attr nodes read. docs/json_format.md describes it.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -12,9 +12,11 @@
 namespace fxl {
 
 inline constexpr const char* kJsonFormatName = "fxlens-graph";
-inline constexpr int kJsonFormatVersion = 1;
+inline constexpr int kJsonFormatVersion = 2;  // what the writers write
+inline constexpr int kJsonFormatOldestVersion = 1;  // the oldest the reader reads
 
-// {"format": "fxlens-graph", "version": 1, "graph": {...}}. Throws std::invalid_argument
+// {"format": "fxlens-graph", "version": 2, "graph": {...}, "constants": {...}} (constants only
+// when the graph embeds them, Graph::embeddedConstants). Throws std::invalid_argument
 // when the graph refers to a removed node (it cannot be named).
 nlohmann::json graphToJson(const Graph& g);
 

@@ -134,12 +134,12 @@ constexpr size_t kMaxListed = 10;
 
 }  // namespace
 
-SidecarFiles findSidecars(const std::string& graphPath)
+namespace {
+
+// The graph file's name less .code.py, .graph.txt or (any other name) its last extension.
+std::string graphFileStem(const fs::path& p)
 {
-    SidecarFiles out;
-    fs::path p(graphPath);
-    fs::path dir = p.parent_path();
-    std::string file = p.filename().string();
+    const std::string file = p.filename().string();
     std::string stem = file;
     for (std::string_view suffix : {".code.py", ".graph.txt"}) {
         if (stem.size() > suffix.size() && stem.compare(stem.size() - suffix.size(), suffix.size(), suffix) == 0) {
@@ -150,6 +150,23 @@ SidecarFiles findSidecars(const std::string& graphPath)
     if (stem == file) {  // some other extension: drop the last one
         if (auto dot = stem.rfind('.'); dot != std::string::npos && dot > 0) stem.resize(dot);
     }
+    return stem;
+}
+
+}  // namespace
+
+std::string constantsSidecarPath(const std::string& graphPath)
+{
+    const fs::path p(graphPath);
+    return (p.parent_path() / (graphFileStem(p) + ".constants.safetensors")).string();
+}
+
+SidecarFiles findSidecars(const std::string& graphPath)
+{
+    SidecarFiles out;
+    fs::path p(graphPath);
+    fs::path dir = p.parent_path();
+    const std::string stem = graphFileStem(p);
 
     // NAME: the longest dotted prefix of the stem that has a sidecar.
     auto at = [&](const std::string& name, const char* suffix) { return (dir / (name + suffix)).string(); };
@@ -169,7 +186,7 @@ SidecarFiles findSidecars(const std::string& graphPath)
     if (isFile(at(out.name, ".inputs.safetensors"))) out.inputs = at(out.name, ".inputs.safetensors");
     if (isFile(at(out.name, ".params.json"))) out.params = at(out.name, ".params.json");
     // constants belong to this very graph file (joint, fw.mincut, ...)
-    if (isFile(at(stem, ".constants.safetensors"))) out.constants = at(stem, ".constants.safetensors");
+    if (const std::string constants = constantsSidecarPath(graphPath); isFile(constants)) out.constants = constants;
     return out;
 }
 

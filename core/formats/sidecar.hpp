@@ -29,6 +29,11 @@ struct SidecarFiles
 // which a meta, inputs or params file exists, so case names with dots work too.
 SidecarFiles findSidecars(const std::string& graphPath);
 
+// Where the constants of the graph file `graphPath` are looked for, and written by the writers
+// that cannot embed them: DIR/STEM.constants.safetensors, STEM being the file name less
+// .code.py, .graph.txt or (any other name) its last extension (04_dce.py: 04_dce).
+std::string constantsSidecarPath(const std::string& graphPath);
+
 // NAME.meta.json read once: the node list (in file order) with what could be read of each.
 struct SidecarNodeMeta
 {

@@ -306,6 +306,9 @@ bool Graph::structurallyEqual(const Graph& o, std::string* why) const
             return fail(where + "placeholder default");
         if (a.typeExpr != b.typeExpr) return fail(where + "type expression");
     }
+    const bool sameConstants = embeddedConstants && o.embeddedConstants ? *embeddedConstants == *o.embeddedConstants
+                                                                        : !embeddedConstants && !o.embeddedConstants;
+    if (!sameConstants) return fail("embedded constants");
     if (subgraphs.size() != o.subgraphs.size()) return fail("nested graph count");
     for (const auto& [name, g] : subgraphs) {
         auto it = o.subgraphs.find(name);

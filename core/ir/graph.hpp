@@ -197,8 +197,14 @@ public:
     std::map<std::string, std::shared_ptr<Graph>> subgraphs;
     const Graph* subgraph(std::string_view attr) const;
 
+    // --- the values of its get_attr tensors, when the file it came from carried them (fxlens
+    // JSON embeds them): the bytes of a safetensors file keyed by attribute name. Null when
+    // they live in a file of their own (core/formats/graph_constants.hpp).
+    std::shared_ptr<const std::vector<uint8_t>> embeddedConstants;
+
     // Structural equality: same nodes in the same order (names, ops, targets, args, kwargs,
-    // val, meta), same nested graphs. Ids may differ. `why` gets the first difference.
+    // val, meta), same nested graphs, same embedded constants. Ids may differ. `why` gets the
+    // first difference.
     bool structurallyEqual(const Graph& o, std::string* why = nullptr) const;
 
     // Deep copy (nested graphs copied too).

@@ -1,6 +1,6 @@
 // fxlens JSON: lossless round trips (hand-built graphs with every kind of argument, value
 // and meta; every corpus graph), error messages with JSON pointers and positions, atomic
-// writes, and the example in core/json_format.md.
+// writes, and the example in docs/json_format.md.
 #include <QtTest>
 
 #include <bit>
@@ -394,7 +394,7 @@ private slots:
         Graph g = kitchenSink();
         nlohmann::json j = graphToJson(g);
         QCOMPARE(j["format"].get<std::string>(), std::string("fxlens-graph"));
-        QCOMPARE(j["version"].get<int>(), 1);
+        QCOMPARE(j["version"].get<int>(), 2);
         const auto& nodes = j["graph"]["nodes"];
         QCOMPARE(nodes.size(), g.size());
         // removed nodes are not written; refs are by name
@@ -472,8 +472,10 @@ private slots:
             "/format: expected \"fxlens-graph\", got \"fxlens-grahp\"");
         row("missing format", "@@" + edit(R"("format": "fxlens-graph", )", ""),
             "(document): missing required field \"format\"");
-        row("unsupported version", edit(R"("version": 1)", R"("version": @@2)"),
-            "/version: unsupported version 2 (this fxlens reads version 1)");
+        row("unsupported version", edit(R"("version": 1)", R"("version": @@3)"),
+            "/version: unsupported version 3 (this fxlens reads versions 1 to 2)");
+        row("version 0", edit(R"("version": 1)", R"("version": @@0)"),
+            "/version: unsupported version 0 (this fxlens reads versions 1 to 2)");
         row("version as string", edit(R"("version": 1)", R"("version": @@"1")"),
             "/version: expected an integer version");
         row("missing graph", "@@{\"format\": \"fxlens-graph\", \"version\": 1}",
@@ -662,14 +664,14 @@ private slots:
         QVERIFY(!looksLikeGraphJson(""));
     }
 
-    // core/json_format.md shows an example document: it must be one this reader accepts.
+    // docs/json_format.md shows an example document: it must be one this reader accepts.
     void documentedExampleReads()
     {
-        const fs::path doc = fs::path(FXLENS_TEST_DATA_DIR) / ".." / ".." / "core" / "json_format.md";
-        if (!fs::exists(doc)) QSKIP("core/json_format.md not found");
+        const fs::path doc = fs::path(FXLENS_TEST_DATA_DIR) / ".." / ".." / "docs" / "json_format.md";
+        if (!fs::exists(doc)) QFAIL("docs/json_format.md not found");
         const std::string md = readFile(doc);
         size_t start = md.find("```json\n");
-        QVERIFY2(start != std::string::npos, "no ```json block in core/json_format.md");
+        QVERIFY2(start != std::string::npos, "no ```json block in docs/json_format.md");
         start += 8;
         size_t end = md.find("```", start);
         QVERIFY(end != std::string::npos);

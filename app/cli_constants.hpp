@@ -1,0 +1,51 @@
+// A graph's constants (the tensors its get_attr nodes read) for the verbs that run or write a
+// graph: where they come from (an option, the graph file itself, the file beside it), a clear
+// error when they cannot be found, and writing them beside a written graph file.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "app/cli_common.hpp"
+#include "core/formats/safetensors.hpp"
+
+namespace fxl::cli {
+
+struct GraphConstants
+{
+    enum class Origin
+    {
+        None,
+        Option,  // --constants FILE
+        Embedded,  // fxlens JSON carries them
+        Sidecar,  // STEM.constants.safetensors beside the graph file
+    };
+    Origin origin = Origin::None;
+    std::string path;  // the file read; the graph file itself when Embedded
+    SafeTensorsFile file;
+    std::vector<std::string> needed;  // the tensors the graph reads (constantTensorNames)
+    std::string lookedFor;  // the sidecar path looked for; "" when the source has none (a log)
+    bool present() const { return origin != Origin::None; }
+    // "FILE", "FILE (the graph file's sidecar)", "embedded in FILE"
+    std::string describe() const;
+    // {"file", "origin": "option" | "embedded" | "sidecar", "from_sidecar"}, null when none
+    nlohmann::json toJson() const;
+};
+
+// The constants of `lg`: the file `given` (an option's value) when not empty, else those the
+// graph file embeds, else the graph file's sidecar. Throws InputError for a bad file.
+GraphConstants chooseConstants(const LoadedGraph& lg, const std::string& given);
+
+// Throws InputError naming the graph file when the graph reads a tensor that `c` does not hold:
+// which tensors, where fxlens looked, and `how` to give them ("give one with --constants FILE").
+void requireConstants(const GraphConstants& c, const LoadedGraph& lg, const std::string& how);
+
+// For a graph written to `graphPath` by a writer that cannot embed constants (print_readable
+// text): writes the tensors of `c` that `g` reads to constantsSidecarPath(graphPath), where
+// every verb finds them. Returns the file written ("" when `g` reads none). Tensors `g` reads
+// that `c` lacks are appended to `missing` (nothing is written when `c` has none of them).
+std::string writeConstantsBeside(const std::string& graphPath, const Graph& g, const GraphConstants& c, bool force,
+                                 std::vector<std::string>& missing);
+
+}  // namespace fxl::cli
