@@ -17,6 +17,7 @@
 #include "core/formats/source.hpp"
 #include "core/formats/torch_trace/tlparse_output.hpp"
 #include "core/formats/torch_trace/torch_trace.hpp"
+#include "core/formats/utf8.hpp"
 #include "core/ir/diagnostics.hpp"
 #include "core/ops/shape_prop.hpp"
 
@@ -115,41 +116,14 @@ std::pair<int, int> lineColumn(std::string_view text, size_t offset)
 // `prefixOnly`: the text may end in the middle of a sequence (a sniffed prefix).
 size_t firstBadUtf8(std::string_view s, bool prefixOnly)
 {
-    size_t i = 0;
-    const size_t n = s.size();
-    while (i < n) {
-        const auto c = static_cast<unsigned char>(s[i]);
-        if (c == 0) return i;
-        if (c < 0x80) {
-            ++i;
-            continue;
-        }
-        size_t len = 0;
-        uint32_t cp = 0;
-        if ((c & 0xE0) == 0xC0) {
-            len = 2;
-            cp = c & 0x1F;
-        } else if ((c & 0xF0) == 0xE0) {
-            len = 3;
-            cp = c & 0x0F;
-        } else if ((c & 0xF8) == 0xF0) {
-            len = 4;
-            cp = c & 0x07;
-        } else {
-            return i;
-        }
-        if (i + len > n) return prefixOnly ? std::string_view::npos : i;
-        for (size_t k = 1; k < len; ++k) {
-            const auto cc = static_cast<unsigned char>(s[i + k]);
-            if ((cc & 0xC0) != 0x80) return i;
-            cp = (cp << 6) | (cc & 0x3F);
-        }
-        // overlong forms, surrogates, beyond U+10FFFF
-        if ((len == 2 && cp < 0x80) || (len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000)
-            || (cp >= 0xD800 && cp <= 0xDFFF) || cp > 0x10FFFF)
-            return i;
-        i += len;
-    }
+    const size_t bad = firstInvalidUtf8(s, NulByte::Invalid);
+    if (bad == std::string_view::npos || !prefixOnly) return bad;
+    // a lead byte whose sequence the cut-off text could still complete
+    const auto c = static_cast<unsigned char>(s[bad]);
+    const size_t len = (c & 0xE0) == 0xC0 ? 2 : (c & 0xF0) == 0xE0 ? 3 : (c & 0xF8) == 0xF0 ? 4 : 0;
+    if (len == 0 || bad + len <= s.size()) return bad;
+    for (size_t k = bad + 1; k < s.size(); ++k)
+        if ((static_cast<unsigned char>(s[k]) & 0xC0) != 0x80) return bad;
     return std::string_view::npos;
 }
 
