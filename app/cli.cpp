@@ -171,7 +171,7 @@ Verb memVerb()
             "storages live at it, and the bytes of forward values kept for the backward. Sizes come\n"
             "from tensor meta (a .meta.json beside a corpus file, annotations in print_readable\n"
             "text); tensors of unknown size count 0 bytes and are reported. The rules are listed in\n"
-            "core/analysis/memory_timeline.hpp. The first output line is the summary.",
+            "docs/memory.md (section 2). The first output line is the summary.",
             {
                 {"graph", 'g', "ID", "the graph to analyze (artifact id, see fxlens info)"},
                 {"csv", 0, "OUT", "write the per-node timeline as CSV to OUT ('-' = stdout, summary to stderr)"},
