@@ -30,6 +30,17 @@ log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 
 step() { echo; echo "== $*"; }
+# Builds a build dir; on failure prints the compiler's errors (warnings are errors) and counts
+# the stage as failed.
+build_dir() {
+    local dir=$1
+    if ! nice cmake --build "$dir" -j"$jobs" >"$log" 2>&1; then
+        grep -E "error|warning:" "$log" | head -60
+        echo "fxlens: the build in $dir FAILED"
+        status=1; failed=$((failed + 1))
+        return 1
+    fi
+}
 # Runs ctest in a build dir and adds its counts to the totals.
 run_ctest() {
     local dir=$1; shift
@@ -45,28 +56,24 @@ run_ctest() {
 }
 
 step "release build and tests (build/)"
-cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DFXLENS_CORPUS_DIR="$corpus" >/dev/null
-cmake --build build -j"$jobs" 2>&1 | grep -E "error|warning:" || true
-cmake --build build -j"$jobs" >/dev/null
-run_ctest build --timeout 600
+cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DFXLENS_WERROR=ON -DFXLENS_CORPUS_DIR="$corpus" >/dev/null
+build_dir build && run_ctest build --timeout 600
 
 if [ $asan -eq 1 ]; then
     step "ASan+UBSan build and unit tests (build-asan/)"
     # Debug (-O0): with the sanitizers, -O1 compiles 3.5x slower (23 s vs 6.5 s for
     # runtime/cpu/cpu_index.cpp), and the build is the long part of this stage on 2 cores
-    cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG="-g" -DFXLENS_SANITIZE=ON -DFXLENS_BUILD_VIEWER=OFF \
+    cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG="-g" -DFXLENS_SANITIZE=ON -DFXLENS_WERROR=ON -DFXLENS_BUILD_VIEWER=OFF \
           -DFXLENS_CORPUS_DIR="$corpus" >/dev/null
-    cmake --build build-asan -j"$jobs" >/dev/null
-    ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+    build_dir build-asan && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
         run_ctest build-asan --timeout 900 -LE slow
 fi
 
 if [ $fuzz -eq 1 ]; then
     step "libFuzzer: ${fuzz_seconds}s per parser (build-fuzz/)"
-    CC=clang-14 CXX=clang++-14 cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DFXLENS_FUZZ=ON \
+    CC=clang-14 CXX=clang++-14 cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DFXLENS_FUZZ=ON -DFXLENS_WERROR=ON \
           -DFXLENS_BUILD_VIEWER=OFF -DFXLENS_FUZZ_SECONDS="$fuzz_seconds" -DFXLENS_CORPUS_DIR="$corpus" >/dev/null
-    cmake --build build-fuzz -j"$jobs" >/dev/null
-    run_ctest build-fuzz
+    build_dir build-fuzz && run_ctest build-fuzz
 fi
 
 step "summary"

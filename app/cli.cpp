@@ -1,6 +1,5 @@
 #include "app/cli.hpp"
 
-#include <cstdio>
 #include <exception>
 #include <iomanip>
 #include <ostream>
@@ -27,6 +26,7 @@ const std::vector<OptionSpec>& commonOptions()
 {
     static const std::vector<OptionSpec> opts = {
         {"json", 0, "", "machine output: one JSON document on stdout"},
+        {"verbose", 0, "", "print every diagnostic (repeated ones are folded by default)"},
         {"help", 'h', "", "show this help"},
     };
     return opts;
@@ -57,6 +57,187 @@ void printOptionList(const std::vector<OptionSpec>& opts, std::ostream& out)
     }
 }
 
+// One function per verb: its name, help texts, options and entry point.
+Verb infoVerb()
+{
+    return {"info",
+            "summarize graphs and logs: origin, node counts, ops, parameter and activation bytes",
+            "fxlens info [options] FILE...",
+            "For every FILE (FX code, graph listing, fxlens JSON, TORCH_TRACE log or directory of\n"
+            "logs, tlparse output folder) print its format and, for logs, ranks, compile ids,\n"
+            "artifact counts and MD5 failures; then for each graph its origin, node counts, the\n"
+            "operator histogram, parameter bytes (and the rule used to find parameters),\n"
+            "activation bytes (tensor outputs of call_function nodes, views excluded), unknown\n"
+            "operators and verifier problems.",
+            {
+                {"graph", 'g', "ID", "only the graph with this artifact id (see the ids listed)", true},
+                {"top", 0, "N", "operators shown in the histogram (default 10)"},
+                {"all-ops", 0, "", "show every operator in the histogram"},
+            },
+            1,
+            -1,
+            &runInfo};
+}
+
+Verb convertVerb()
+{
+    return {"convert",
+            "write a graph as fxlens JSON or as print_readable() Python text",
+            "fxlens convert [options] FILE --to json|py [-o OUT]",
+            "Convert one graph of FILE. A file with several graphs needs --graph ID. Output goes to\n"
+            "stdout unless -o is given; -o writes atomically and never replaces an existing file\n"
+            "unless --force is given.",
+            {
+                {"graph", 'g', "ID", "the graph to convert (artifact id, see fxlens info)"},
+                {"to", 't', "FORMAT", "json (fxlens JSON) or py (print_readable text)"},
+                {"output", 'o', "OUT", "write to OUT instead of stdout"},
+                {"force", 'f', "", "replace OUT if it exists"},
+            },
+            1,
+            1,
+            &runConvert};
+}
+
+Verb passesVerb()
+{
+    return {"passes",
+            "list the graph passes, or run a pipeline of them and write every step",
+            "fxlens passes list [--json]\n"
+            "       fxlens passes run [options] FILE --pipeline SPEC [--out DIR]",
+            "'passes list' shows every registered pass with its options (name, type, default,\n"
+            "choices). 'passes run' runs a pipeline on one graph of FILE, e.g.\n"
+            "  --pipeline 'remove_detach,sac(policy=alternate_mm),remat,dce'\n"
+            "(options in parentheses, ',' between options, ';' between the items of a list), checks\n"
+            "every step with the verifier, and prints per step the pass, its wall time, the node\n"
+            "count, the changes (+added -removed ~rewired, tags set), the verifier status and the\n"
+            "pass's notes. Exit code 1 when a pass fails (its stage is named) or the verifier\n"
+            "finds errors; 2 for a bad spec (the column is shown).\n"
+            "--out DIR writes each step's graph as NN_<pass>.py (00_input.py for the input;\n"
+            "NN_<pass>.<role>.py when a step holds several graphs, e.g. forward and backward after\n"
+            "partition) in print_readable form that PyTorch can exec, NN_<pass>.changes.json (the\n"
+            "change log), summary.json and summary.txt. DIR must be empty or absent unless --force\n"
+            "(which replaces files of the same names and leaves others alone).",
+            {
+                {"graph", 'g', "ID", "the graph to transform (artifact id, see fxlens info)"},
+                {"pipeline", 'p', "SPEC", "the passes to run, in order"},
+                {"out", 'o', "DIR", "write every step's files into DIR"},
+                {"force", 'f', "", "write into a non-empty DIR, replacing files of the same names"},
+            },
+            0,
+            2,
+            &runPasses};
+}
+
+Verb diffVerb()
+{
+    return {"diff",
+            "compare two graphs node by node (added, removed, changed, rewired)",
+            "fxlens diff [options] A B",
+            "Diff graph B against graph A (typically one graph before and after a pass, e.g. two\n"
+            "files written by 'fxlens passes run --out'). Nodes are matched by provenance, then by\n"
+            "name, then by structure, so renamed copies pair up. The text form is a unified diff\n"
+            "of print_readable lines: ' ' unchanged, '-' removed, '+' added, '~' changed (with the\n"
+            "changed fields). The exit code is 0 whether or not the graphs differ (1 only for\n"
+            "input errors): read 'identical' or the counts from --json to test for a difference.",
+            {
+                {"graph-a", 0, "ID", "the graph of A to compare (when A holds several)"},
+                {"graph-b", 0, "ID", "the graph of B to compare (when B holds several)"},
+                {"context", 'C', "N", "unchanged lines shown around each change (default 3)"},
+                {"all", 0, "", "show every node (text), list unchanged nodes too (--json)"},
+                {"ignore", 0, "FIELDS",
+                 "leave fields out of the comparison, comma-separated: val, module_path, source, ...", true},
+            },
+            2,
+            2,
+            &runDiff};
+}
+
+Verb memVerb()
+{
+    return {"mem",
+            "memory timeline: peak live bytes, the node at the peak, activations saved for backward",
+            "fxlens mem [options] FILE",
+            "Estimate the memory of running one graph of FILE in its node order: every tensor's\n"
+            "allocation and free (views share their base's storage), the peak of live bytes and the\n"
+            "storages live at it, and the bytes of forward values kept for the backward. Sizes come\n"
+            "from tensor meta (a .meta.json beside a corpus file, annotations in print_readable\n"
+            "text); tensors of unknown size count 0 bytes and are reported. The rules are listed in\n"
+            "core/analysis/memory_timeline.hpp. The first output line is the summary.",
+            {
+                {"graph", 'g', "ID", "the graph to analyze (artifact id, see fxlens info)"},
+                {"csv", 0, "OUT", "write the per-node timeline as CSV to OUT ('-' = stdout, summary to stderr)"},
+                {"force", 'f', "", "replace the --csv file if it exists"},
+                {"no-inputs", 0, "", "do not count placeholder and get_attr tensors (parameters, inputs)"},
+                {"no-phase", 0, "", "ignore recorded forward/backward phase meta; infer it from data flow"},
+                {"forward-outputs", 0, "N",
+                 "the graph is a forward partition returning N user outputs; the rest are saved values"},
+            },
+            1,
+            1,
+            &runMem};
+}
+
+Verb runVerb()
+{
+    return {"run",
+            "execute a graph on the CPU reference backend: outputs, checksums, peak memory, time",
+            "fxlens run [options] FILE",
+            "Run one graph of FILE with the deterministic CPU backend. Placeholders are read from\n"
+            "--inputs by name; without it from the graph file's corpus sidecar NAME.inputs.safetensors\n"
+            "when there is one (said in the output); placeholders not found are generated from their\n"
+            "meta (normal(0,1) floats, ints in [0, 16)) with --seed. get_attr constants come from\n"
+            "--constants or the sidecar FILE.constants.safetensors. Prints the measured peak of live\n"
+            "bytes next to the memory timeline's estimate (fxlens mem), the run time, the slowest\n"
+            "nodes and per output its node, dtype, shape, a checksum of its bytes (FNV-1a 64) and\n"
+            "min/max/mean. --out writes the outputs (out_0, out_1, ... as PyTorch's\n"
+            "NAME.outputs.safetensors; Python numbers as 0-dim tensors, None left out) atomically,\n"
+            "never replacing an existing file unless --force. Exit code 1 when an input is bad or a\n"
+            "node cannot run (the node is named).",
+            {
+                {"graph", 'g', "ID", "the graph to run (artifact id, see fxlens info)"},
+                {"inputs", 'i', "X", "safetensors file of placeholder values, keyed by placeholder name"},
+                {"constants", 'c', "C", "safetensors file of get_attr constants, keyed by attribute name"},
+                {"seed", 0, "N", "seed of generated inputs and random ops (default 0)"},
+                {"threads", 'j', "N", "worker threads (default 2; results never depend on it)"},
+                {"out", 'o', "Y", "write the outputs to the safetensors file Y"},
+                {"force", 'f', "", "replace Y if it exists"},
+            },
+            1,
+            1,
+            &runExec};
+}
+
+Verb checkVerb()
+{
+    return {"check",
+            "run two graphs on identical inputs (or one against expected outputs) and compare bitwise",
+            "fxlens check [options] A B",
+            "Run graph A and either graph B on the very same input tensors (A's inputs: --inputs,\n"
+            "else A's sidecar, else generated with --seed; B's placeholders are matched by name,\n"
+            "those not found are generated and listed) or, when B ends in .safetensors, compare A's\n"
+            "outputs with that file of expected outputs (out_0, out_1, ... as written by fxlens run\n"
+            "--out or PyTorch's NAME.outputs.safetensors), by name. Constants come from each graph's\n"
+            "sidecar. Graph outputs are paired by position, except when the two output lists are\n"
+            "a reordering or a subset of one another identified by their (unique) output node\n"
+            "names: then by name (the pairs are listed). Per output: bitwise equal, or how many\n"
+            "elements differ, max abs/rel/ULP difference, sign flips, NaN and signed-zero\n"
+            "differences, and the first differing element. Exit code 0 only when every output is\n"
+            "bitwise equal, or within --tolerance when one is given (|a-b| <= atol + rtol*|b|,\n"
+            "integers exact, infinities and NaN only matching themselves); 1 otherwise (and on\n"
+            "input errors).",
+            {
+                {"graph-a", 0, "ID", "the graph of A (when A holds several)"},
+                {"graph-b", 0, "ID", "the graph of B (when B holds several)"},
+                {"inputs", 'i', "X", "safetensors file of A's placeholder values"},
+                {"tolerance", 't', "ATOL,RTOL", "accept differences within atol + rtol*|expected| (e.g. 1e-6,1e-5)"},
+                {"seed", 0, "N", "seed of generated inputs and random ops (default 0)"},
+                {"threads", 'j', "N", "worker threads (default 2; results never depend on it)"},
+            },
+            2,
+            2,
+            &runCheck};
+}
+
 }  // namespace
 
 std::string Args::value(const std::string& name, const std::string& fallback) const
@@ -82,177 +263,10 @@ long long Args::intValue(const std::string& name, long long fallback) const
     return n;
 }
 
-std::string formatBytes(long long bytes)
-{
-    if (bytes < 1024) return std::to_string(bytes) + " B";
-    static const char* units[] = {"KiB", "MiB", "GiB", "TiB", "PiB"};
-    double v = static_cast<double>(bytes);
-    int u = -1;
-    while (v >= 1024.0 && u < 4) {
-        v /= 1024.0;
-        ++u;
-    }
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%.1f %s", v, units[u]);
-    return buf;
-}
-
 const std::vector<Verb>& verbTable()
 {
-    static const std::vector<Verb> verbs = {
-        {"info",
-         "summarize graphs and logs: origin, node counts, ops, parameter and activation bytes",
-         "fxlens info [options] FILE...",
-         "For every FILE (FX code, graph listing, fxlens JSON, TORCH_TRACE log or directory of\n"
-         "logs, tlparse output folder) print its format and, for logs, ranks, compile ids,\n"
-         "artifact counts and MD5 failures; then for each graph its origin, node counts, the\n"
-         "operator histogram, parameter bytes (and the rule used to find parameters),\n"
-         "activation bytes (tensor outputs of call_function nodes, views excluded), unknown\n"
-         "operators and verifier problems.",
-         {
-             {"graph", 'g', "ID", "only the graph with this artifact id (see the ids listed)", true},
-             {"top", 0, "N", "operators shown in the histogram (default 10)"},
-             {"all-ops", 0, "", "show every operator in the histogram"},
-         },
-         1,
-         -1,
-         &runInfo},
-        {"convert",
-         "write a graph as fxlens JSON or as print_readable() Python text",
-         "fxlens convert [options] FILE --to json|py [-o OUT]",
-         "Convert one graph of FILE. A file with several graphs needs --graph ID. Output goes to\n"
-         "stdout unless -o is given; -o writes atomically and never replaces an existing file\n"
-         "unless --force is given.",
-         {
-             {"graph", 'g', "ID", "the graph to convert (artifact id, see fxlens info)"},
-             {"to", 't', "FORMAT", "json (fxlens JSON) or py (print_readable text)"},
-             {"output", 'o', "OUT", "write to OUT instead of stdout"},
-             {"force", 'f', "", "replace OUT if it exists"},
-         },
-         1,
-         1,
-         &runConvert},
-        {"passes",
-         "list the graph passes, or run a pipeline of them and write every step",
-         "fxlens passes list [--json]\n"
-         "       fxlens passes run [options] FILE --pipeline SPEC [--out DIR]",
-         "'passes list' shows every registered pass with its options (name, type, default,\n"
-         "choices). 'passes run' runs a pipeline on one graph of FILE, e.g.\n"
-         "  --pipeline 'remove_detach,sac(policy=alternate_mm),remat,dce'\n"
-         "(options in parentheses, ',' between options, ';' between the items of a list), checks\n"
-         "every step with the verifier, and prints per step the pass, its wall time, the node\n"
-         "count, the changes (+added -removed ~rewired, tags set), the verifier status and the\n"
-         "pass's notes. Exit code 1 when a pass fails (its stage is named) or the verifier\n"
-         "finds errors; 2 for a bad spec (the column is shown).\n"
-         "--out DIR writes each step's graph as NN_<pass>.py (00_input.py for the input;\n"
-         "NN_<pass>.<role>.py when a step holds several graphs, e.g. forward and backward after\n"
-         "partition) in print_readable form that PyTorch can exec, NN_<pass>.changes.json (the\n"
-         "change log), summary.json and summary.txt. DIR must be empty or absent unless --force\n"
-         "(which replaces files of the same names and leaves others alone).",
-         {
-             {"graph", 'g', "ID", "the graph to transform (artifact id, see fxlens info)"},
-             {"pipeline", 'p', "SPEC", "the passes to run, in order"},
-             {"out", 'o', "DIR", "write every step's files into DIR"},
-             {"force", 'f', "", "write into a non-empty DIR, replacing files of the same names"},
-         },
-         0,
-         2,
-         &runPasses},
-        {"diff",
-         "compare two graphs node by node (added, removed, changed, rewired)",
-         "fxlens diff [options] A B",
-         "Diff graph B against graph A (typically one graph before and after a pass, e.g. two\n"
-         "files written by 'fxlens passes run --out'). Nodes are matched by provenance, then by\n"
-         "name, then by structure, so renamed copies pair up. The text form is a unified diff\n"
-         "of print_readable lines: ' ' unchanged, '-' removed, '+' added, '~' changed (with the\n"
-         "changed fields). The exit code is 0 whether or not the graphs differ (1 only for\n"
-         "input errors): read 'identical' or the counts from --json to test for a difference.",
-         {
-             {"graph-a", 0, "ID", "the graph of A to compare (when A holds several)"},
-             {"graph-b", 0, "ID", "the graph of B to compare (when B holds several)"},
-             {"context", 'C', "N", "unchanged lines shown around each change (default 3)"},
-             {"all", 0, "", "show every node (text), list unchanged nodes too (--json)"},
-             {"ignore", 0, "FIELDS",
-              "leave fields out of the comparison, comma-separated: val, module_path, source, ...", true},
-         },
-         2,
-         2,
-         &runDiff},
-        {"mem",
-         "memory timeline: peak live bytes, the node at the peak, activations saved for backward",
-         "fxlens mem [options] FILE",
-         "Estimate the memory of running one graph of FILE in its node order: every tensor's\n"
-         "allocation and free (views share their base's storage), the peak of live bytes and the\n"
-         "storages live at it, and the bytes of forward values kept for the backward. Sizes come\n"
-         "from tensor meta (a .meta.json beside a corpus file, annotations in print_readable\n"
-         "text); tensors of unknown size count 0 bytes and are reported. The rules are listed in\n"
-         "core/analysis/memory_timeline.hpp. The first output line is the summary.",
-         {
-             {"graph", 'g', "ID", "the graph to analyze (artifact id, see fxlens info)"},
-             {"csv", 0, "OUT", "write the per-node timeline as CSV to OUT ('-' = stdout, summary to stderr)"},
-             {"force", 'f', "", "replace the --csv file if it exists"},
-             {"no-inputs", 0, "", "do not count placeholder and get_attr tensors (parameters, inputs)"},
-             {"no-phase", 0, "", "ignore recorded forward/backward phase meta; infer it from data flow"},
-             {"forward-outputs", 0, "N",
-              "the graph is a forward partition returning N user outputs; the rest are saved values"},
-         },
-         1,
-         1,
-         &runMem},
-        {"run",
-         "execute a graph on the CPU reference backend: outputs, checksums, peak memory, time",
-         "fxlens run [options] FILE",
-         "Run one graph of FILE with the deterministic CPU backend. Placeholders are read from\n"
-         "--inputs by name; without it from the graph file's corpus sidecar NAME.inputs.safetensors\n"
-         "when there is one (said in the output); placeholders not found are generated from their\n"
-         "meta (normal(0,1) floats, ints in [0, 16)) with --seed. get_attr constants come from\n"
-         "--constants or the sidecar FILE.constants.safetensors. Prints the measured peak of live\n"
-         "bytes next to the memory timeline's estimate (fxlens mem), the run time, the slowest\n"
-         "nodes and per output its node, dtype, shape, a checksum of its bytes (FNV-1a 64) and\n"
-         "min/max/mean. --out writes the outputs (out_0, out_1, ... as PyTorch's\n"
-         "NAME.outputs.safetensors; Python numbers as 0-dim tensors, None left out) atomically,\n"
-         "never replacing an existing file unless --force. Exit code 1 when an input is bad or a\n"
-         "node cannot run (the node is named).",
-         {
-             {"graph", 'g', "ID", "the graph to run (artifact id, see fxlens info)"},
-             {"inputs", 'i', "X", "safetensors file of placeholder values, keyed by placeholder name"},
-             {"constants", 'c', "C", "safetensors file of get_attr constants, keyed by attribute name"},
-             {"seed", 0, "N", "seed of generated inputs and random ops (default 0)"},
-             {"threads", 'j', "N", "worker threads (default 2; results never depend on it)"},
-             {"out", 'o', "Y", "write the outputs to the safetensors file Y"},
-             {"force", 'f', "", "replace Y if it exists"},
-         },
-         1,
-         1,
-         &runExec},
-        {"check",
-         "run two graphs on identical inputs (or one against expected outputs) and compare bitwise",
-         "fxlens check [options] A B",
-         "Run graph A and either graph B on the very same input tensors (A's inputs: --inputs,\n"
-         "else A's sidecar, else generated with --seed; B's placeholders are matched by name,\n"
-         "those not found are generated and listed) or, when B ends in .safetensors, compare A's\n"
-         "outputs with that file of expected outputs (out_0, out_1, ... as written by fxlens run\n"
-         "--out or PyTorch's NAME.outputs.safetensors), by name. Constants come from each graph's\n"
-         "sidecar. Graph outputs are paired by position, except when the two output lists are\n"
-         "a reordering or a subset of one another identified by their (unique) output node\n"
-         "names: then by name (the pairs are listed). Per output: bitwise equal, or how many\n"
-         "elements differ, max abs/rel/ULP difference, sign flips, NaN and signed-zero\n"
-         "differences, and the first differing element. Exit code 0 only when every output is\n"
-         "bitwise equal, or within --tolerance when one is given (|a-b| <= atol + rtol*|b|,\n"
-         "integers exact, infinities and NaN only matching themselves); 1 otherwise (and on\n"
-         "input errors).",
-         {
-             {"graph-a", 0, "ID", "the graph of A (when A holds several)"},
-             {"graph-b", 0, "ID", "the graph of B (when B holds several)"},
-             {"inputs", 'i', "X", "safetensors file of A's placeholder values"},
-             {"tolerance", 't', "ATOL,RTOL", "accept differences within atol + rtol*|expected| (e.g. 1e-6,1e-5)"},
-             {"seed", 0, "N", "seed of generated inputs and random ops (default 0)"},
-             {"threads", 'j', "N", "worker threads (default 2; results never depend on it)"},
-         },
-         2,
-         2,
-         &runCheck},
-    };
+    static const std::vector<Verb> verbs = {infoVerb(), convertVerb(), passesVerb(), diffVerb(),
+                                            memVerb(),  runVerb(),     checkVerb()};
     return verbs;
 }
 
@@ -331,7 +345,7 @@ void printGlobalHelp(std::ostream& out)
         << "       fxlens --version | --help\n\n"
         << "Verbs:\n";
     for (const auto& v : verbTable()) out << "  " << std::left << std::setw(10) << v.name << v.summary << "\n";
-    out << "\nEvery verb accepts --json (machine output) and --help.\n"
+    out << "\nEvery verb accepts --json (machine output), --verbose (every diagnostic) and --help.\n"
         << "Exit codes: 0 ok, 1 input error, 2 usage error, 3 internal error.\n"
         << "Run 'fxlens <verb> --help' for the options of a verb.\n";
 }
@@ -388,6 +402,7 @@ int runCli(const std::vector<std::string>& argv, Io& io)
             printVerbHelp(*verb, io.out);
             return kExitOk;
         }
+        io.verbose = args.has("verbose");
         try {
             return verb->run(args, io);
         } catch (const UsageError& e) {

@@ -57,6 +57,8 @@ struct Io
 {
     std::ostream& out;
     std::ostream& err;
+    // --verbose: every load diagnostic is printed (by default repeated ones are folded)
+    bool verbose = false;
 };
 
 struct Verb
@@ -65,7 +67,7 @@ struct Verb
     std::string summary;  // one line for the global help
     std::string usage;  // "fxlens info [options] FILE..."
     std::string description;  // paragraph(s) for --help
-    std::vector<OptionSpec> options;  // verb-specific (--json and --help are added for all)
+    std::vector<OptionSpec> options;  // verb-specific (--json, --verbose and --help are added for all)
     int minPositional = 0;
     int maxPositional = -1;  // -1 = unlimited
     int (*run)(const Args&, Io&) = nullptr;
@@ -82,8 +84,5 @@ void printVerbHelp(const Verb& verb, std::ostream& out);
 
 // Entry point of the CLI (argv without the program name). Never throws.
 int runCli(const std::vector<std::string>& argv, Io& io);
-
-// Human-readable byte count: "1.5 MiB" (exact bytes below 1 KiB).
-std::string formatBytes(long long bytes);
 
 }  // namespace fxl::cli

@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -26,6 +27,19 @@ nlohmann::json diagnosticsJson(const DiagnosticList& list, size_t from)
     nlohmann::json a = nlohmann::json::array();
     for (size_t i = from; i < list.items.size(); ++i) a.push_back(diagnosticJson(list.items[i]));
     return a;
+}
+
+void printDiagnostics(std::span<const Diagnostic> items, Io& io)
+{
+    for (const FoldedDiagnostic& f : foldDiagnostics(items, io.verbose ? 0 : kDiagnosticsShownPerKind)) {
+        io.err << f.diagnostic->format() << "\n";
+        if (f.moreLikeThis > 0) io.err << "... and " << f.moreLikeThis << " more like this (--verbose shows all)\n";
+    }
+}
+
+void printDiagnostics(const DiagnosticList& list, size_t from, Io& io)
+{
+    printDiagnostics(std::span<const Diagnostic>(list.items).subspan(std::min(from, list.items.size())), io);
 }
 
 std::string formatDescription(SourceFormat f)
@@ -142,11 +156,9 @@ LoadedGraph loadGraph(const std::string& path, const std::string& id, Io& io)
     lg.diagnosticsFrom = lg.source->diagnostics.items.size();
     lg.graph = lg.source->graph(a.id);
     const auto& items = lg.source->diagnostics.items;
+    printDiagnostics(lg.source->diagnostics, lg.diagnosticsFrom, io);
     bool errors = false;
-    for (size_t i = lg.diagnosticsFrom; i < items.size(); ++i) {
-        io.err << items[i].format() << "\n";
-        errors = errors || items[i].severity == Severity::Error;
-    }
+    for (size_t i = lg.diagnosticsFrom; i < items.size(); ++i) errors = errors || items[i].severity == Severity::Error;
     if (!lg.graph) throw InputError(lg.source->path, 0, 0, "graph '" + a.id + "' could not be read");
     if (errors) throw InputError(lg.source->path, 0, 0, "graph '" + a.id + "' came with errors (above): not used");
     return lg;

@@ -4,6 +4,7 @@
 
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <span>
 #include <string>
 
 #include "app/cli.hpp"
@@ -16,6 +17,17 @@ namespace fxl::cli {
 nlohmann::json diagnosticJson(const Diagnostic& d);
 // Items of `list` from index `from` on.
 nlohmann::json diagnosticsJson(const DiagnosticList& list, size_t from);
+
+// Diagnostics of one kind (diagnosticKind in core/ir/diagnostics.hpp) printed before
+// "... and N more like this", unless --verbose.
+constexpr size_t kDiagnosticsShownPerKind = 3;
+
+// Prints load diagnostics to io.err, one line each, repeated kinds folded unless io.verbose.
+// Every verb prints its diagnostics through here; --json documents list them all
+// (diagnosticsJson).
+void printDiagnostics(std::span<const Diagnostic> items, Io& io);
+// Items of `list` from index `from` on.
+void printDiagnostics(const DiagnosticList& list, size_t from, Io& io);
 
 // "FX code (print_readable / gm.code)", "TORCH_TRACE log", ...
 std::string formatDescription(SourceFormat f);

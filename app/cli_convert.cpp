@@ -22,7 +22,7 @@ int runConvert(const Args& args, Io& io)
     const Artifact& a = selectGraph(*src, args.value("graph"));
     const size_t diagsBefore = src->diagnostics.items.size();
     std::shared_ptr<Graph> g = src->graph(a.id);
-    for (const Diagnostic& d : src->diagnostics.items) io.err << d.format() << "\n";
+    printDiagnostics(src->diagnostics, 0, io);
     if (!g) throw InputError(src->path, 0, 0, "graph '" + a.id + "' could not be read");
     for (size_t i = diagsBefore; i < src->diagnostics.items.size(); ++i) {
         // The graph came with an error-level problem (e.g. a broken meta.json): do not write

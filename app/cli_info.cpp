@@ -10,6 +10,7 @@
 #include "app/cli_info.hpp"
 #include "core/analysis/graph_stats.hpp"
 #include "core/formats/source.hpp"
+#include "core/util/format.hpp"
 
 #include "core/analysis/verify.hpp"
 
@@ -158,12 +159,12 @@ void printGraphText(const json& d, std::ostream& out)
     for (const auto& o : d["ops"])
         out << "      " << std::setw(6) << o["count"].get<int64_t>() << "  " << o["target"].get<std::string>() << "\n";
     const json& p = d["parameters"];
-    out << "    parameters: " << p["count"].get<size_t>() << " tensors, " << formatBytes(p["bytes"].get<int64_t>());
+    out << "    parameters: " << p["count"].get<size_t>() << " tensors, " << formatByteSize(p["bytes"].get<int64_t>());
     if (p["without_meta"].get<size_t>() > 0) out << " (" << p["without_meta"].get<size_t>() << " without shape)";
     out << "\n      rule: " << p["rule"].get<std::string>() << "\n";
     const json& act = d["activations"];
     out << "    activations: " << act["tensors"].get<size_t>() << " tensors, "
-        << formatBytes(act["bytes"].get<int64_t>()) << " (views excluded)";
+        << formatByteSize(act["bytes"].get<int64_t>()) << " (views excluded)";
     if (act["without_meta"].get<size_t>() > 0)
         out << "; " << act["without_meta"].get<size_t>() << " nodes without shape not counted";
     out << "\n";
@@ -248,7 +249,7 @@ int runInfo(const Args& args, Io& io)
             s["md5_failures"] = md5Failures;
         }
         // Loader warnings (MD5 mismatches, skipped lines) go to stderr as well.
-        for (const Diagnostic& d : src->diagnostics.items) io.err << d.format() << "\n";
+        printDiagnostics(src->diagnostics, 0, io);
         s["diagnostics"] = diagnosticsJson(src->diagnostics, 0);
         const size_t loadDiags = src->diagnostics.items.size();
 
@@ -274,8 +275,7 @@ int runInfo(const Args& args, Io& io)
             s["graph_info"].push_back(std::move(r.doc));
         }
         // Diagnostics raised while parsing graphs (lossy input, unknown ops, ...).
-        for (size_t i = loadDiags; i < src->diagnostics.items.size(); ++i)
-            io.err << src->diagnostics.items[i].format() << "\n";
+        printDiagnostics(src->diagnostics, loadDiags, io);
         // An error-level diagnostic (a broken sidecar, an unreadable log among several) is
         // an input error even though loading went on.
         if (src->diagnostics.hasErrors()) rc = kExitInputError;

@@ -9,6 +9,7 @@
 #include "core/analysis/memory_timeline.hpp"
 #include "core/formats/source.hpp"
 #include "core/ir/graph.hpp"
+#include "core/util/format.hpp"
 
 namespace fxl::cli {
 

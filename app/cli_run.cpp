@@ -20,6 +20,7 @@
 #include "core/formats/safetensors.hpp"
 #include "core/formats/source.hpp"
 #include "core/ir/graph.hpp"
+#include "core/util/format.hpp"
 #include "runtime/backend.hpp"
 #include "runtime/cpu/cpu_common.hpp"
 #include "runtime/equivalence.hpp"

@@ -27,6 +27,10 @@
 //    MUST_SAVE / custom.ap_must_save nodes, placeholders and symbolic scalars; the backward
 //    recomputes everything else it needs.
 //  - mincut:   min_cut_rematerialization_partition with budget 1.0 (6.3-6.5).
+//
+// The parts: partition_classify (classification, seeds, tag clean-up), partition_op_sets (the
+// op lists), partition_save_modes (save_all, tagged), partition_min_cut (mincut) and
+// partitioner (completing the saves, building the two graphs).
 #pragma once
 
 #include <cstdint>
@@ -37,6 +41,7 @@
 
 #include "core/ir/graph.hpp"
 #include "core/ops/op_registry.hpp"
+#include "passes/partition_classify.hpp"
 #include "passes/pass.hpp"
 
 namespace fxl {
@@ -66,42 +71,6 @@ struct PartitionOptions
     const OpRegistry* registry = nullptr;  // nullptr: OpRegistry::instance()
 };
 
-// classify_nodes (6.2), indexed by NodeId of the classified graph.
-struct NodeClassification
-{
-    std::vector<NodeId> primals;  // non-tangent placeholders, in order
-    std::vector<NodeId> tangents;  // tangent placeholders and ones_like loss seeds, in order
-    std::vector<NodeId> fwdOutputs;  // output items [0, numFwdOutputs) (kNoNode for a non-node item)
-    std::vector<NodeId> bwdOutputs;  // the rest (gradients; kNoNode for None)
-    std::vector<char> requiredFw, requiredBw, unclaimed;
-    std::vector<int> fwOrder;  // index among required_fw nodes, -1 elsewhere
-    std::vector<std::string> notes;  // how the seed / the forward outputs were found
-    bool isRequiredFw(NodeId n) const
-    {
-        return n >= 0 && static_cast<size_t>(n) < requiredFw.size() && requiredFw[static_cast<size_t>(n)];
-    }
-    bool isRequiredBw(NodeId n) const
-    {
-        return n >= 0 && static_cast<size_t>(n) < requiredBw.size() && requiredBw[static_cast<size_t>(n)];
-    }
-    bool isUnclaimed(NodeId n) const
-    {
-        return n >= 0 && static_cast<size_t>(n) < unclaimed.size() && unclaimed[static_cast<size_t>(n)];
-    }
-};
-
-// Needs users (Graph::rebuildUsers()). numFwdOutputs -1: automatic.
-NodeClassification classifyNodes(const Graph& g, int numFwdOutputs = -1);
-
-// True for `aten.ones_like` of a loss: its input is a graph output item, or the ones_like is
-// marked backward (meta.phase) and its input is a 0-dim / unknown-shape tensor. classifyNodes
-// looks for such seeds only when no placeholder is a tangent (an AOT joint has its seeds).
-bool isLossSeed(const Graph& g, const Node& n);
-
-// cleanup_recompute_tags (6.3) rules (a), (b) and, in default-partition mode, (c). Records each
-// MUST_SAVE it sets on ctx (when given). Returns the names it tagged.
-std::vector<std::string> cleanupRecomputeTags(Graph& g, bool defaultPartitionMode, PassContext* ctx = nullptr);
-
 struct PartitionResult
 {
     Graph forward, backward;
@@ -110,7 +79,7 @@ struct PartitionResult
     std::vector<std::string> savedSymbols;  // joint names of saved symbolic scalars
     std::vector<std::string> recomputed;  // joint call nodes computed in both graphs
     std::vector<std::string> banned;  // mincut: nodes with SOURCE -> v_in
-    int64_t savedBytes = 0;  // numel * itemsize of each saved tensor (hints)
+    int64_t savedBytes = 0;  // valueBytes of the saved values (sizes by their hints; unknown counts 0)
     std::vector<std::string> notes;
     // {"saved", "saved_bytes", "saved_symbols", "forward_nodes", "backward_nodes", "recomputed", "mode", ...}
     nlohmann::json stats() const;
@@ -120,10 +89,8 @@ struct PartitionResult
 // backward needs depends on a tangent through the forward, or min-cut finds no finite cut).
 PartitionResult partitionJointGraph(const Graph& joint, const PartitionOptions& opts, PassContext* ctx = nullptr);
 
-// The registered pass ("partition", options: mode, num_fwd_outputs, aggressive, ...).
-std::unique_ptr<Pass> makePartitionPass();
-
-// The partition pass (joint graph -> forward + backward graphs).
+// The registered pass ("partition", options: mode, num_fwd_outputs, aggressive, ...): joint
+// graph -> forward + backward graphs.
 std::unique_ptr<Pass> makePartitionPass();
 
 }  // namespace fxl

@@ -527,6 +527,22 @@ PipelineRun runPipeline(std::vector<RoleGraph> input, const std::vector<Pipeline
     if (opts.verify) s0.problems = verifyAll(s0.graphs, ops);
     run.steps.push_back(std::move(s0));
 
+    // Reports, then stops the run between steps when it was cancelled (true = stop).
+    ProgressMeter meter(opts.progress, static_cast<int64_t>(stages.size()));
+    auto reportStep = [&](size_t done, std::string_view what) {
+        try {
+            meter.report(static_cast<int64_t>(done), what);
+        } catch (const CancelledError&) {
+            run.ok = false;
+            run.cancelled = true;
+            run.error =
+                "cancelled with " + std::to_string(done) + " of " + std::to_string(stages.size()) + " stages done";
+            return true;
+        }
+        return false;
+    };
+    if (reportStep(0, "input")) return run;
+
     for (size_t si = 0; si < stages.size(); ++si) {
         const PipelineStage& st = stages[si];
         const std::string label = "stage " + std::to_string(si + 1) + " (" + st.pass + ")";
@@ -598,6 +614,7 @@ PipelineRun runPipeline(std::vector<RoleGraph> input, const std::vector<Pipeline
         step.log = std::move(ctx.log);
         if (opts.verify) step.problems = verifyAll(step.graphs, ops);
         run.steps.push_back(std::move(step));
+        if (reportStep(si + 1, run.steps.back().spec)) break;
     }
     return run;
 }

@@ -22,6 +22,7 @@
 #include "core/analysis/verify.hpp"
 #include "core/ir/graph.hpp"
 #include "core/ops/op_registry.hpp"
+#include "core/util/progress.hpp"
 
 namespace fxl {
 
@@ -210,19 +211,28 @@ struct PipelineOptions
 {
     bool verify = true;  // run the verifier after every step
     const PassRegistry* registry = nullptr;  // nullptr = PassRegistry::instance()
+    // Passes done out of the number of stages: (0, n, "input") once the input step is made,
+    // then (k, n, stage k's text) after each step k (its verifier included). The cancel flag
+    // is checked right after each report: a pass is not interrupted.
+    Progress progress;
 };
 
 struct PipelineRun
 {
     std::vector<Step> steps;  // steps[0] is the input
     bool ok = true;
-    std::string error;  // "stage 3 (remat): ..." when a pass failed
-    int failedStage = -1;  // index into the parsed stages
+    std::string error;  // "stage 3 (remat): ..." when a pass failed, "cancelled with 2 of 4 stages done"
+    int failedStage = -1;  // index into the parsed stages (-1 when none failed)
+    bool cancelled = false;  // stopped by PipelineOptions::progress.cancel
 };
 
 // Runs a pipeline on a graph. A pass that throws PassError stops the run: `ok` is false, the
 // error says which stage and why, and the steps made so far are kept. Throws InputError for
 // a bad spec (before anything runs).
+//
+// Cancelled (the flag seen at a report, the last one included): `cancelled` is true, `ok`
+// false, failedStage -1, and `steps` holds the input and every step whose pass finished
+// before the check, each complete and verified as without cancellation; no step is half made.
 PipelineRun runPipeline(const Graph& input, std::string_view spec, const PipelineOptions& opts = {});
 // Same from already parsed stages and a multi-graph input.
 PipelineRun runPipeline(std::vector<RoleGraph> input, const std::vector<PipelineStage>& stages,

@@ -2,494 +2,41 @@
 
 #include <algorithm>
 #include <chrono>
-#include <limits>
 #include <memory>
-#include <string_view>
 #include <unordered_map>
 
 #include "core/ir/diagnostics.hpp"
 #include "core/ops/op_registry.hpp"
 #include "runtime/cpu/cpu_common.hpp"
+#include "runtime/executor_hop_values.hpp"
+#include "runtime/executor_inputs.hpp"
+#include "runtime/executor_plan.hpp"
 #include "runtime/kernel.hpp"
 #include "runtime/philox.hpp"
-#include "runtime/torch_level.hpp"
 
 namespace fxl {
 
+using exec::allocateStackedOutputs;
+using exec::argToValue;
+using exec::BindRecipe;
+using exec::checkInputAgainstMeta;
+using exec::copyIntoStackedOutputs;
+using exec::findInput;
+using exec::generateInput;
+using exec::GraphPlan;
+using exec::Hop;
+using exec::itemsOf;
+using exec::NodePlan;
+using exec::predicateTruth;
+using exec::RecipeCache;
+using exec::replaceTensorsWithCopies;
+using exec::rngStateOf;
+using exec::rngStateTensor;
+using exec::sliceOfDim0;
+using exec::TensorIndex;
+using exec::uploadSafeTensor;
+
 namespace {
-
-constexpr size_t kNever = std::numeric_limits<size_t>::max();
-
-Tensor uploadSafeTensor(const SafeTensor& st, Backend& b, const std::string& what)
-{
-    if (!runtimeSupportsDType(st.dtype))
-        throw KernelError(what + ": dtype " + std::string(dtypeAbbr(st.dtype)) + " is not supported by the runtime");
-    Tensor t = b.empty(st.shape, st.dtype);
-    if (static_cast<int64_t>(st.data.size()) != t.nbytes())
-        throw KernelError(what + ": " + std::to_string(st.data.size()) + " bytes for shape of "
-                          + std::to_string(t.nbytes()));
-    b.upload(t, st.data.data(), t.nbytes());
-    return t;
-}
-
-int64_t hintOf(const SymInt& s, const std::string& what)
-{
-    auto h = s.maybeValue();
-    if (!h) throw KernelError(what + ": a size has no hint (" + s.str() + ")");
-    return *h;
-}
-
-// A bad inputs file must fail at its placeholder, not somewhere downstream in a kernel:
-// the file's dtype and concrete sizes must be the ones the graph recorded (symbolic sizes
-// are free: a dynamic graph may run on other sizes than its hints).
-void checkInputAgainstMeta(const Node& n, const SafeTensor& st)
-{
-    const ValueMeta& m = n.val;
-    if (!m.isTensor()) return;
-    const TensorMeta& tm = m.tensor;
-    auto shapeText = [](const std::vector<int64_t>& s) {
-        std::string t = "[";
-        for (size_t k = 0; k < s.size(); ++k) t += (k ? ", " : "") + std::to_string(s[k]);
-        return t + "]";
-    };
-    if (tm.dtype != DType::Undefined && st.dtype != tm.dtype)
-        throw KernelError("input '" + n.name + "': the inputs file has dtype " + std::string(dtypeAbbr(st.dtype))
-                          + ", the graph expects " + std::string(dtypeAbbr(tm.dtype)));
-    bool bad = st.shape.size() != tm.sizes.size();
-    std::string expected = "[";
-    for (size_t k = 0; k < tm.sizes.size(); ++k) {
-        expected += (k ? ", " : "") + tm.sizes[k].str();
-        if (!bad && tm.sizes[k].isConcrete()) {
-            auto v = tm.sizes[k].maybeValue();
-            if (v && *v != st.shape[k]) bad = true;
-        }
-    }
-    expected += "]";
-    if (bad)
-        throw KernelError("input '" + n.name + "': the inputs file has shape " + shapeText(st.shape)
-                          + ", the graph expects " + expected);
-}
-
-// Tensors of an inputs/constants file by name: SafeTensorsFile::find is a linear scan, which
-// made feeding a graph with thousands of placeholders quadratic.
-class TensorIndex
-{
-public:
-    explicit TensorIndex(const SafeTensorsFile* f)
-    {
-        if (!f) return;
-        map_.reserve(f->tensors.size());
-        for (const auto& t : f->tensors) map_.emplace(t.name, &t);  // first of duplicate names, as find()
-    }
-    const SafeTensor* find(const std::string& name) const
-    {
-        auto it = map_.find(name);
-        return it == map_.end() ? nullptr : it->second;
-    }
-
-private:
-    std::unordered_map<std::string_view, const SafeTensor*> map_;
-};
-
-const SafeTensor* findInput(const Node& n, const TensorIndex& inputs)
-{
-    const SafeTensor* st = inputs.find(n.name);
-    if (!st && n.target != n.name) st = inputs.find(n.target);
-    return st;
-}
-
-// A placeholder with no value given: generated from its meta (Philox, seeded per input).
-Value generateInput(const Node& n, uint64_t seed, uint64_t index, Backend& b)
-{
-    const ValueMeta& m = n.val;
-    if (m.kind == ValueMeta::Kind::SymInt) {
-        if (!m.symHint) throw KernelError("input '" + n.name + "': symbolic int without a hint");
-        return Value::ofInt(*m.symHint);
-    }
-    if (!m.isTensor())
-        throw KernelError("input '" + n.name + "' has no tensor meta to generate it from; give it in the inputs file");
-    std::vector<int64_t> sizes;
-    for (const auto& s : m.tensor.sizes) sizes.push_back(hintOf(s, "input '" + n.name + "'"));
-    Tensor t = b.empty(sizes, m.tensor.dtype);
-    const int64_t count = t.numel();
-    std::vector<uint8_t> host(static_cast<size_t>(t.nbytes()));
-    const DType dt = m.tensor.dtype;
-    for (int64_t k = 0; k < count; ++k) {
-        void* p = host.data() + k * t.itemSize();
-        if (isFloatingPoint(dt))
-            cpu::storeFromFloat(p, dt, philoxNormal(seed, index, static_cast<uint64_t>(k)));
-        else if (dt == DType::Bool)
-            cpu::storeFromDouble(p, dt, philoxDraw(seed, index, static_cast<uint64_t>(k)) & 1u);
-        else
-            cpu::storeFromDouble(p, dt, philoxDraw(seed, index, static_cast<uint64_t>(k)) % 16u);
-    }
-    b.upload(t, host.data(), t.nbytes());
-    return Value::ofTensor(t);
-}
-
-// Higher-order operators the executor runs by entering their nested graphs.
-enum class Hop : uint8_t
-{
-    None,
-    InvokeSubgraph,  // invoke_subgraph(body, identifier, *operands)
-    Checkpoint,  // tag_activation_checkpoint(body, *operands, **checkpoint_kwargs)
-    SetGradEnabled,  // wrap_with_set_grad_enabled(enable_grad, body, *operands)
-    Autocast,  // wrap_with_autocast(device_type, dtype, enabled, cache_enabled, body, *operands)
-    Cond,  // cond(pred, true_fn, false_fn, operands)
-    WhileLoop,  // while_loop(cond_fn, body_fn, carried_inputs, additional_inputs)
-    Map,  // map_impl(f, xs, pos_args)
-    RunAndSaveRng,  // run_and_save_rng_state(op, *args, **kwargs) -> (rng_state, op(...))
-    RunWithRng,  // run_with_rng_state(rng_state, op, *args, **kwargs) -> op(...)
-    Unsupported,  // another higher_order.* target
-};
-
-Hop hopOf(std::string_view t)
-{
-    if (t.rfind("higher_order.", 0) != 0) return Hop::None;
-    t.remove_prefix(13);
-    if (t == "invoke_subgraph") return Hop::InvokeSubgraph;
-    if (t == "tag_activation_checkpoint") return Hop::Checkpoint;
-    if (t == "wrap_with_set_grad_enabled") return Hop::SetGradEnabled;
-    if (t == "wrap_with_autocast") return Hop::Autocast;
-    if (t == "cond") return Hop::Cond;
-    if (t == "while_loop") return Hop::WhileLoop;
-    if (t == "map_impl") return Hop::Map;
-    if (t == "run_and_save_rng_state") return Hop::RunAndSaveRng;
-    if (t == "run_with_rng_state") return Hop::RunWithRng;
-    return Hop::Unsupported;
-}
-
-// How the arguments of a node map onto its op's schema: per schema argument, one of the
-// node's positional arguments, one of its keyword arguments, or the default. Shared by every
-// node with the same op and argument shape (most nodes of a training graph), so the defaults
-// are parsed and converted once rather than by OpRegistry::bind for every node.
-struct BindRecipe
-{
-    enum class From : uint8_t
-    {
-        Positional,
-        Keyword,
-        Default
-    };
-    struct Source
-    {
-        From from = From::Default;
-        uint32_t index = 0;  // into n.args / n.kwargs
-    };
-    std::vector<Source> sources;  // by schema argument
-    std::vector<Arg> defaults;  // by schema argument (None where not a default)
-    std::vector<Value> defaultValues;
-    std::vector<uint8_t> defaultOk;  // converted without error (else converted, and thrown, when run)
-};
-
-// What running one node needs, worked out once per graph (not once per execution of a node:
-// a body may run many times, and the binding of a node's arguments to the schema costs more
-// than many of the kernels of a training graph with tiny tensors).
-struct NodePlan
-{
-    enum class Kind : uint8_t
-    {
-        Placeholder,
-        GetAttr,
-        Builtin,
-        Op,
-        Hop,
-        Torch,
-        Output,
-        Unsupported
-    };
-    Kind kind = Kind::Unsupported;
-    Hop hop = Hop::None;
-    const OpInfo* op = nullptr;
-    const BindRecipe* bind = nullptr;  // Op, and the op wrapped by an RNG-state HOP
-    std::string error;  // Op / RNG-state HOP: why the node cannot run (thrown when it is reached)
-    // run_and_save_rng_state / run_with_rng_state: the wrapped op as a node of its own (the
-    // HOP's arguments after the op, its kwargs, the op's part of the meta), so it binds and
-    // runs exactly as the same op written as a node
-    const Node* inner = nullptr;
-    // Torch: the Dynamo-level node translated to aten kernels (runtime/torch_level.hpp); also
-    // set on operator.getitem builtins, for getitem on a tensor
-    std::unique_ptr<TorchLowering> torch;
-};
-
-struct GraphPlan
-{
-    const Graph* g = nullptr;
-    std::vector<NodePlan> nodes;  // by position in g->order()
-    size_t maxId = 0;
-    size_t placeholders = 0;
-    // the nodes dying after each step, as one flat array with per-step offsets (a vector per
-    // step costs an allocation per node on 100k-node graphs)
-    std::vector<size_t> dyingStart;
-    std::vector<NodeId> dying;
-    std::vector<std::unique_ptr<Node>> innerNodes;  // NodePlan::inner
-};
-
-Value argToValue(const Arg& a);
-
-// Recipes by (op, positional count, keyword names); the key's text is only built for nodes
-// with keyword arguments.
-class RecipeCache
-{
-public:
-    // nullptr with `error` set when the node's arguments do not fit the schema.
-    const BindRecipe* get(const OpRegistry& reg, const OpInfo& op, const Node& n, std::string& error)
-    {
-        std::string key;
-        for (const auto& kv : n.kwargs) key += kv.first + ",";
-        auto& slot = cache_[Key{&op, n.args.size(), std::move(key)}];
-        if (slot.first) return slot.first.get();
-        if (!slot.second.empty()) {
-            error = slot.second;
-            return nullptr;
-        }
-        auto r = build(op, n);
-        if (!r) {
-            std::vector<Arg> bound;  // the registry's own message
-            auto err = reg.bind(op, n, bound);
-            slot.second = err ? *err : op.qualifiedName + "(): arguments do not fit the schema";
-            error = slot.second;
-            return nullptr;
-        }
-        slot.first = std::move(r);
-        return slot.first.get();
-    }
-
-private:
-    struct Key
-    {
-        const OpInfo* op;
-        size_t nargs;
-        std::string kwargs;
-        bool operator==(const Key& o) const { return op == o.op && nargs == o.nargs && kwargs == o.kwargs; }
-    };
-    struct KeyHash
-    {
-        size_t operator()(const Key& k) const
-        {
-            return std::hash<const void*>()(k.op) ^ (k.nargs * 0x9E3779B97F4A7C15ull)
-                ^ std::hash<std::string>()(k.kwargs);
-        }
-    };
-    std::unordered_map<Key, std::pair<std::unique_ptr<BindRecipe>, std::string>, KeyHash> cache_;
-
-    // The rules of OpRegistry::bind; nullptr where bind reports an error.
-    static std::unique_ptr<BindRecipe> build(const OpInfo& op, const Node& n)
-    {
-        const Schema& s = op.schema;
-        auto r = std::make_unique<BindRecipe>();
-        r->sources.resize(s.args.size());
-        r->defaults.assign(s.args.size(), Arg::none());
-        r->defaultValues.resize(s.args.size());
-        r->defaultOk.assign(s.args.size(), 0);
-        std::vector<uint8_t> given(s.args.size(), 0);
-        std::vector<size_t> positional;
-        for (size_t i = 0; i < s.args.size(); ++i)
-            if (!s.args[i].kwargOnly) positional.push_back(i);
-        if (n.args.size() > positional.size() && !s.varargs) return nullptr;
-        for (size_t k = 0; k < n.args.size() && k < positional.size(); ++k) {
-            r->sources[positional[k]] = {BindRecipe::From::Positional, static_cast<uint32_t>(k)};
-            given[positional[k]] = 1;
-        }
-        for (size_t j = 0; j < n.kwargs.size(); ++j) {
-            const int idx = s.argIndex(n.kwargs[j].first);
-            if (idx < 0) {
-                if (s.varargs) continue;
-                return nullptr;
-            }
-            if (given[static_cast<size_t>(idx)]) return nullptr;
-            r->sources[static_cast<size_t>(idx)] = {BindRecipe::From::Keyword, static_cast<uint32_t>(j)};
-            given[static_cast<size_t>(idx)] = 1;
-        }
-        for (size_t i = 0; i < s.args.size(); ++i) {
-            if (given[i]) continue;
-            if (s.args[i].defaultText)
-                r->defaults[i] = parseDefaultValue(s.args[i]);
-            else if (!(s.informal && s.varargs))
-                return nullptr;
-            try {
-                r->defaultValues[i] = argToValue(r->defaults[i]);
-                r->defaultOk[i] = 1;
-            } catch (const KernelError&) { }
-        }
-        return r;
-    }
-};
-
-// run_and_save_rng_state(op, *args, **kwargs) / run_with_rng_state(rng_state, op, *args,
-// **kwargs) (torch/_prims/rng_prims.py; AOT's functionalize_rng_ops wraps a recomputed random
-// node's target and arguments so): the op is an op overload printed inline
-// (torch.ops.aten.rand.default). PyTorch never passes a nested graph there.
-void planRngHop(GraphPlan& p, NodePlan& np, const Node& n, const OpRegistry& reg, RecipeCache& recipes)
-{
-    const bool save = np.hop == Hop::RunAndSaveRng;
-    const size_t k = save ? 0 : 1;
-    const std::string hop = save ? "run_and_save_rng_state" : "run_with_rng_state";
-    if (n.args.size() <= k) {
-        np.error = hop + " expects " + (save ? "(op, *args, **kwargs)" : "(rng_state, op, *args, **kwargs)");
-        return;
-    }
-    const Arg& a = n.args[k];
-    if (a.isNode()) {
-        const Node& an = p.g->node(a.node);
-        if (an.op == NodeOp::GetAttr && p.g->subgraph(an.target)) {
-            np.error = hop + " with a nested graph ('" + an.target
-                + "') as its op is not supported (PyTorch passes an op overload, torch.ops.aten.*)";
-            return;
-        }
-    }
-    if (a.kind != Arg::Kind::Op) {
-        np.error =
-            hop + ": argument " + std::to_string(k) + " must be an op overload (torch.ops.aten.rand.default, ...)";
-        return;
-    }
-    const OpInfo* op = reg.find(a.s);
-    if (!op) {
-        np.error = hop + ": unknown operator " + a.s;
-        return;
-    }
-    if (op->has(kTraitHigherOrder)) {
-        np.error = hop + ": the wrapped op " + a.s + " is a higher-order operator (not supported)";
-        return;
-    }
-    auto inner = std::make_unique<Node>();
-    inner->id = n.id;
-    inner->name = n.name;
-    inner->op = NodeOp::CallFunction;
-    inner->target = op->qualifiedName;
-    inner->args.assign(n.args.begin() + static_cast<std::ptrdiff_t>(k + 1), n.args.end());
-    inner->kwargs = n.kwargs;
-    if (!save)
-        inner->val = n.val;
-    else if (n.val.kind == ValueMeta::Kind::Tuple && n.val.elems.size() == 2)
-        inner->val = n.val.elems[1];
-    inner->meta = n.meta;
-    np.op = op;
-    np.bind = recipes.get(reg, *op, *inner, np.error);
-    if (!np.bind) np.error = hop + ": " + np.error;
-    np.inner = inner.get();
-    p.innerNodes.push_back(std::move(inner));
-}
-
-std::unique_ptr<GraphPlan> makePlan(const Graph& g, const OpRegistry& reg, RecipeCache& recipes, DeviceKind device)
-{
-    auto p = std::make_unique<GraphPlan>();
-    p->g = &g;
-    const auto& order = g.order();
-    for (NodeId id : order) p->maxId = std::max(p->maxId, static_cast<size_t>(id) + 1);
-    p->nodes.resize(order.size());
-    std::unordered_map<std::string_view, const OpInfo*> opByTarget;
-    for (size_t k = 0; k < order.size(); ++k) {
-        const Node& n = g.node(order[k]);
-        NodePlan& np = p->nodes[k];
-        switch (n.op) {
-        case NodeOp::Placeholder:
-            np.kind = NodePlan::Kind::Placeholder;
-            ++p->placeholders;
-            break;
-        case NodeOp::GetAttr: np.kind = NodePlan::Kind::GetAttr; break;
-        case NodeOp::Output: np.kind = NodePlan::Kind::Output; break;
-        case NodeOp::CallFunction: {
-            const bool isOperator = n.target.rfind("operator.", 0) == 0 || n.target.rfind("_operator.", 0) == 0;
-            if (n.isGetitem()) {
-                // tuples by int stay a builtin (by reference); tensors take the lowering
-                np.kind = NodePlan::Kind::Builtin;
-                std::string ignored;
-                np.torch = planTorchLevel(n, ignored);
-                break;
-            }
-            if (isOperator && hasTorchLevelLowering(n)) {
-                np.kind = NodePlan::Kind::Torch;
-                np.torch = planTorchLevel(n, np.error);
-                break;
-            }
-            if (isOperator || n.target.rfind("builtins.", 0) == 0) {
-                np.kind = NodePlan::Kind::Builtin;
-                break;
-            }
-            // one registry lookup per distinct target (it normalises, allocating, each time)
-            auto [it, fresh] = opByTarget.try_emplace(n.target, nullptr);
-            if (fresh) it->second = reg.find(n.target);
-            const OpInfo* op = it->second;
-            // torch-level targets (torch.mul, torch.nn.functional.gelu, ...) run through their
-            // lowering to aten ops unless a kernel is registered for the target itself
-            if (hasTorchLevelLowering(n) && !(op && KernelRegistry::instance().find(op->qualifiedName, device))) {
-                np.kind = NodePlan::Kind::Torch;
-                np.torch = planTorchLevel(n, np.error);
-                break;
-            }
-            np.hop = hopOf(op ? std::string_view(op->qualifiedName) : std::string_view(n.target));
-            if (np.hop != Hop::None) {
-                np.kind = NodePlan::Kind::Hop;
-                if (np.hop == Hop::RunAndSaveRng || np.hop == Hop::RunWithRng) planRngHop(*p, np, n, reg, recipes);
-                break;
-            }
-            np.kind = NodePlan::Kind::Op;
-            np.op = op;
-            if (!np.op)
-                np.error = "unknown operator " + n.target;
-            else if (np.op->has(kTraitHigherOrder))
-                np.error = "higher-order operator " + n.target + " is not supported by the executor";
-            else
-                np.bind = recipes.get(reg, *np.op, n, np.error);
-            break;
-        }
-        case NodeOp::CallMethod:
-            np.kind = NodePlan::Kind::Torch;
-            np.torch = planTorchLevel(n, np.error);
-            break;
-        case NodeOp::CallModule:
-            np.kind = NodePlan::Kind::Unsupported;
-            np.error = "call_module nodes cannot run: the module '" + n.target
-                + "' (its code and parameters) is not part of the graph; run a graph with the module inlined "
-                  "(Dynamo's output graph, AOT graphs)";
-            break;
-        default: np.kind = NodePlan::Kind::Unsupported; break;
-        }
-    }
-
-    // last step that reads each node; outputs and inputs never die (R4, R6)
-    std::vector<size_t> lastUse(p->maxId, kNever);
-    std::vector<uint8_t> pinned(p->maxId, 0);
-    for (size_t k = 0; k < order.size(); ++k) {
-        const Node& n = g.node(order[k]);
-        lastUse[static_cast<size_t>(n.id)] = k;  // a value nothing reads dies after its own step (R5)
-        if (n.op == NodeOp::Placeholder || n.op == NodeOp::GetAttr) pinned[static_cast<size_t>(n.id)] = 1;
-        auto use = [&](NodeId id) {
-            if (n.op == NodeOp::Output)
-                pinned[static_cast<size_t>(id)] = 1;
-            else
-                lastUse[static_cast<size_t>(id)] = k;
-        };
-        for (const auto& a : n.args) a.forEachNode(use);
-        for (const auto& kv : n.kwargs) kv.second.forEachNode(use);
-    }
-    p->dyingStart.assign(order.size() + 1, 0);
-    for (NodeId id : order) {
-        const size_t i = static_cast<size_t>(id);
-        if (!pinned[i] && lastUse[i] != kNever) ++p->dyingStart[lastUse[i] + 1];
-    }
-    for (size_t k = 0; k < order.size(); ++k) p->dyingStart[k + 1] += p->dyingStart[k];
-    p->dying.resize(p->dyingStart.back());
-    std::vector<size_t> fill(p->dyingStart.begin(), p->dyingStart.end() - 1);
-    for (NodeId id : order) {
-        const size_t i = static_cast<size_t>(id);
-        if (!pinned[i] && lastUse[i] != kNever) p->dying[fill[lastUse[i]]++] = id;
-    }
-    return p;
-}
-
-// A constant argument (no node references) as a value.
-// Constant arguments as runtime values; what has none is an error of the node.
-Value argToValue(const Arg& a)
-{
-    try {
-        return Value::ofConstant(a);
-    } catch (const std::invalid_argument& e) {
-        if (a.kind == Arg::Kind::Node) throw KernelError("a node reference where a constant was expected");
-        throw KernelError(std::string(e.what()) + ": not supported by the runtime");
-    }
-}
 
 // Thrown from inside a nested graph when the run is cancelled (the top level catches it).
 struct Cancelled
@@ -742,25 +289,6 @@ struct Runner
         return f.plan.g->node(n.args[k].node).target;
     }
 
-    // Truth value of a predicate: a bool/int, or a tensor with one element (cond's pred,
-    // while_loop's cond_fn result).
-    bool truth(const Value& v, const char* what)
-    {
-        if (v.kind == Value::Kind::Bool) return v.b;
-        if (v.kind == Value::Kind::Int) return v.i != 0;
-        const Value* t = &v;
-        if (v.kind == Value::Kind::List && v.items.size() == 1) t = &v.items[0];
-        if (t->isTensor()) {
-            if (t->tensor.numel() != 1)
-                throw KernelError(std::string(what) + " must have one element, got " + describe(t->tensor));
-            alignas(8) unsigned char host[8] = {};
-            Tensor one = t->tensor.asStrided({}, {}, t->tensor.offset());
-            backend.download(host, one, one.itemSize());
-            return cpu::loadAsDouble(host, one.dtype()) != 0.0;
-        }
-        throw KernelError(std::string(what) + " must be a bool or a one-element tensor");
-    }
-
     // Runs a nested graph on `operands` (bound to its placeholders in order) and returns the
     // value its output node returns (a tuple: a List value).
     Value runBody(const Graph& body, const std::string& name, std::vector<Value> operands)
@@ -786,14 +314,6 @@ struct Runner
             throw KernelError("in nested graph '" + name + "': " + e.what());
         }
     }
-    static std::vector<Value> itemsOf(Value v)
-    {
-        if (v.kind == Value::Kind::List) return std::move(v.items);
-        std::vector<Value> one;
-        one.push_back(std::move(v));
-        return one;
-    }
-
     Value callHop(const Frame& f, const Node& n, const NodePlan& np)
     {
         switch (np.hop) {
@@ -805,101 +325,79 @@ struct Runner
         case Hop::SetGradEnabled:
             // no autograd here: grad mode changes nothing the body computes
             return runBody(bodyArg(f, n, 1, "body"), bodyName(f, n, 1), operandsFrom(f, n, 2));
-        case Hop::Autocast: {
-            const Graph& body = bodyArg(f, n, 4, "body");
-            const Value enabled = toValue(f, n.args.at(2));
-            if (enabled.kind != Value::Kind::Bool) throw KernelError("autocast: 'enabled' (argument 2) must be a bool");
-            std::vector<Value> ops = operandsFrom(f, n, 5);
-            if (enabled.b) {
-                // Autocast recasts the inputs of many ops to a lower precision; the body's
-                // ops do not carry those casts, so running it would compute in the wrong
-                // dtype. Only a no-op autocast (f32 with f32 operands) is run.
-                const Value dt = toValue(f, n.args.at(1));
-                bool noop = dt.kind == Value::Kind::DType && dt.dtype == DType::F32;
-                for (const auto& v : ops)
-                    forEachTensor(v, [&](const Tensor& t) {
-                        if (isFloatingPoint(t.dtype()) && t.dtype() != DType::F32) noop = false;
-                    });
-                if (!noop)
-                    throw KernelError("autocast enabled with dtype "
-                                      + std::string(dt.kind == Value::Kind::DType ? dtypeAbbr(dt.dtype) : "default")
-                                      + " is not supported (it would change the dtypes the body computes in)");
-            }
-            return runBody(body, bodyName(f, n, 4), std::move(ops));
-        }
-        case Hop::Cond: {
-            const Graph& tb = bodyArg(f, n, 1, "true_fn");
-            const Graph& fb = bodyArg(f, n, 2, "false_fn");
-            std::vector<Value> ops = tupleArg(f, n, 3, "operands");
-            if (n.args.size() > 4) throw KernelError("cond expects (pred, true_fn, false_fn, operands)");
-            const bool p = truth(toValue(f, n.args.at(0)), "cond's predicate");
-            return p ? runBody(tb, bodyName(f, n, 1), std::move(ops)) : runBody(fb, bodyName(f, n, 2), std::move(ops));
-        }
+        case Hop::Autocast: return autocast(f, n);
+        case Hop::Cond: return cond(f, n);
         case Hop::WhileLoop: return whileLoop(f, n);
         case Hop::Map: return mapImpl(f, n);
-        case Hop::RunAndSaveRng: {
-            // (state before the op, the op's value); the op advances the generator as usual
-            if (!np.error.empty()) throw KernelError(np.error);
-            const RngState before = rng;
-            Value out = callOp(f, *np.inner, np);
-            std::vector<Value> items;
-            items.push_back(Value::ofTensor(rngStateTensor(before)));
-            items.push_back(std::move(out));
-            return Value::ofList(std::move(items));
-        }
-        case Hop::RunWithRng: {
-            // As PyTorch: the op runs at the given state, then the generator goes back to
-            // the state it had before (what the op drew does not advance the run's stream).
-            if (!np.error.empty()) throw KernelError(np.error);
-            const RngState given = rngStateOf(toValue(f, n.args[0]));
-            const RngState outer = rng;
-            rng = given;
-            try {
-                Value out = callOp(f, *np.inner, np);
-                rng = outer;
-                return out;
-            } catch (...) {
-                rng = outer;
-                throw;
-            }
-        }
+        case Hop::RunAndSaveRng: return runAndSaveRngState(f, np);
+        case Hop::RunWithRng: return runWithRngState(f, n, np);
         default: throw KernelError("higher-order operator " + n.target + " is not supported by the executor");
         }
     }
 
-    // The runtime value of an RNG state (run_and_save_rng_state's first output): an int64
-    // tensor [2] = {seed, offset} (bit patterns of the uint64s). Its 16 bytes are also the layout
-    // of PyTorch's CUDA Philox state (torch.cuda.get_rng_state(): uint8[16], seed then offset,
-    // little-endian), which run_with_rng_state accepts too; CPU PyTorch's mt19937 state
-    // (uint8[5056]) has no Philox equivalent and is rejected.
-    Tensor rngStateTensor(const RngState& s)
+    Value autocast(const Frame& f, const Node& n)
     {
-        Tensor t = backend.empty({2}, DType::I64);
-        const uint64_t host[2] = {s.seed, s.offset};
-        backend.upload(t, host, sizeof host);
-        return t;
-    }
-    RngState rngStateOf(const Value& v)
-    {
-        if (!v.isTensor())
-            throw KernelError(
-                "run_with_rng_state: rng_state (argument 0) must be a tensor (an int64 [2] {seed, offset})");
-        const Tensor& t = v.tensor;
-        const bool i64 = t.dtype() == DType::I64 && t.dim() == 1 && t.size(0) == 2;
-        const bool u8 = t.dtype() == DType::U8 && t.dim() == 1 && t.size(0) == 16;
-        if (!i64 && !u8)
-            throw KernelError(
-                "run_with_rng_state: rng_state must be an int64 tensor [2] {seed, offset} (as run_and_save_rng_state "
-                "returns) or a uint8 tensor [16] (CUDA's Philox state), got "
-                + describe(t));
-        Tensor c = t;
-        if (!t.isContiguous()) {
-            c = backend.empty(t.sizes(), t.dtype());
-            backend.copy(c, t);
+        const Graph& body = bodyArg(f, n, 4, "body");
+        const Value enabled = toValue(f, n.args.at(2));
+        if (enabled.kind != Value::Kind::Bool) throw KernelError("autocast: 'enabled' (argument 2) must be a bool");
+        std::vector<Value> ops = operandsFrom(f, n, 5);
+        if (enabled.b) {
+            // Autocast recasts the inputs of many ops to a lower precision; the body's
+            // ops do not carry those casts, so running it would compute in the wrong
+            // dtype. Only a no-op autocast (f32 with f32 operands) is run.
+            const Value dt = toValue(f, n.args.at(1));
+            bool noop = dt.kind == Value::Kind::DType && dt.dtype == DType::F32;
+            for (const auto& v : ops)
+                forEachTensor(v, [&](const Tensor& t) {
+                    if (isFloatingPoint(t.dtype()) && t.dtype() != DType::F32) noop = false;
+                });
+            if (!noop)
+                throw KernelError("autocast enabled with dtype "
+                                  + std::string(dt.kind == Value::Kind::DType ? dtypeAbbr(dt.dtype) : "default")
+                                  + " is not supported (it would change the dtypes the body computes in)");
         }
-        uint64_t host[2] = {0, 0};
-        backend.download(host, c, sizeof host);
-        return RngState{host[0], host[1]};
+        return runBody(body, bodyName(f, n, 4), std::move(ops));
+    }
+
+    Value cond(const Frame& f, const Node& n)
+    {
+        const Graph& trueBody = bodyArg(f, n, 1, "true_fn");
+        const Graph& falseBody = bodyArg(f, n, 2, "false_fn");
+        std::vector<Value> ops = tupleArg(f, n, 3, "operands");
+        if (n.args.size() > 4) throw KernelError("cond expects (pred, true_fn, false_fn, operands)");
+        const bool predicate = predicateTruth(backend, toValue(f, n.args.at(0)), "cond's predicate");
+        return predicate ? runBody(trueBody, bodyName(f, n, 1), std::move(ops))
+                         : runBody(falseBody, bodyName(f, n, 2), std::move(ops));
+    }
+
+    // (state before the op, the op's value); the op advances the generator as usual.
+    Value runAndSaveRngState(const Frame& f, const NodePlan& np)
+    {
+        if (!np.error.empty()) throw KernelError(np.error);
+        const RngState before = rng;
+        Value out = callOp(f, *np.inner, np);
+        std::vector<Value> items;
+        items.push_back(Value::ofTensor(rngStateTensor(backend, before)));
+        items.push_back(std::move(out));
+        return Value::ofList(std::move(items));
+    }
+
+    // As PyTorch: the op runs at the given state, then the generator goes back to the state
+    // it had before (what the op drew does not advance the run's stream).
+    Value runWithRngState(const Frame& f, const Node& n, const NodePlan& np)
+    {
+        if (!np.error.empty()) throw KernelError(np.error);
+        const RngState given = rngStateOf(backend, toValue(f, n.args[0]));
+        const RngState outer = rng;
+        rng = given;
+        try {
+            Value out = callOp(f, *np.inner, np);
+            rng = outer;
+            return out;
+        } catch (...) {
+            rng = outer;
+            throw;
+        }
     }
 
     Value whileLoop(const Frame& f, const Node& n)
@@ -918,7 +416,7 @@ struct Runner
         };
         int64_t iterations = 0;
         for (;;) {
-            if (!truth(runBody(condFn, condName, withExtra()), "while_loop's cond_fn result")) break;
+            if (!predicateTruth(backend, runBody(condFn, condName, withExtra()), "while_loop's cond_fn result")) break;
             if (iterations >= opts.maxLoopIterations)
                 throw KernelError("while_loop ran " + std::to_string(iterations)
                                   + " iterations without its condition turning false (ExecOptions::maxLoopIterations)");
@@ -931,13 +429,7 @@ struct Runner
         }
         // As PyTorch: with no iteration the outputs are copies of the carried inputs (a HOP's
         // outputs never alias its operands).
-        if (iterations == 0)
-            for (auto& v : carried)
-                if (v.isTensor()) {
-                    Tensor c = backend.empty(v.tensor.sizes(), v.tensor.dtype());
-                    backend.copy(c, v.tensor);
-                    v = Value::ofTensor(std::move(c));
-                }
+        if (iterations == 0) replaceTensorsWithCopies(backend, carried);
         return Value::ofList(std::move(carried));
     }
 
@@ -963,37 +455,11 @@ struct Runner
         std::vector<Tensor> stacked;
         for (int64_t i = 0; i < count; ++i) {
             std::vector<Value> in;
-            for (const auto& x : xs) {
-                const Tensor& t = x.tensor;
-                std::vector<int64_t> sz(t.sizes().begin() + 1, t.sizes().end()),
-                    st(t.strides().begin() + 1, t.strides().end());
-                in.push_back(Value::ofTensor(t.asStrided(std::move(sz), std::move(st), t.offset() + i * t.stride(0))));
-            }
+            for (const auto& x : xs) in.push_back(Value::ofTensor(sliceOfDim0(x.tensor, i)));
             in.insert(in.end(), pos.begin(), pos.end());
-            std::vector<Value> out = itemsOf(runBody(body, name, std::move(in)));
-            if (i == 0) {
-                for (const auto& o : out) {
-                    if (!o.isTensor()) throw KernelError("map_impl: the body must return tensors");
-                    std::vector<int64_t> sz{count};
-                    sz.insert(sz.end(), o.tensor.sizes().begin(), o.tensor.sizes().end());
-                    stacked.push_back(backend.empty(sz, o.tensor.dtype()));
-                }
-            }
-            if (out.size() != stacked.size())
-                throw KernelError("map_impl: the body returned a different number of outputs");
-            for (size_t j = 0; j < out.size(); ++j) {
-                const Tensor& dst = stacked[j];
-                if (!out[j].isTensor() || out[j].tensor.dtype() != dst.dtype()
-                    || !std::equal(out[j].tensor.sizes().begin(), out[j].tensor.sizes().end(), dst.sizes().begin() + 1,
-                                   dst.sizes().end())
-                    || out[j].tensor.dim() + 1 != dst.dim())
-                    throw KernelError("map_impl: the body's output " + std::to_string(j)
-                                      + " changes shape or dtype across slices");
-                std::vector<int64_t> sz(dst.sizes().begin() + 1, dst.sizes().end()),
-                    st(dst.strides().begin() + 1, dst.strides().end());
-                backend.copy(dst.asStrided(std::move(sz), std::move(st), dst.offset() + i * dst.stride(0)),
-                             out[j].tensor);
-            }
+            const std::vector<Value> out = itemsOf(runBody(body, name, std::move(in)));
+            if (i == 0) stacked = allocateStackedOutputs(backend, out, count);
+            copyIntoStackedOutputs(backend, stacked, out, i);
         }
         std::vector<Value> items;
         for (auto& t : stacked) items.push_back(Value::ofTensor(std::move(t)));
@@ -1001,6 +467,72 @@ struct Runner
     }
 
     // ---- the node loop
+
+    // A placeholder's value: the next operand in a body; at top level from the inputs file
+    // (checked against the meta) or generated.
+    Value placeholderValue(const Node& n, uint64_t index, std::vector<Value>* operands)
+    {
+        if (operands) return std::move((*operands)[index]);
+        if (const SafeTensor* st = findInput(n, *inputs)) {
+            checkInputAgainstMeta(n, *st);
+            return Value::ofTensor(uploadSafeTensor(*st, backend, "input '" + n.name + "'"));
+        }
+        if (opts.requireAllInputs) throw KernelError("input '" + n.name + "' is missing from the inputs file");
+        return generateInput(n, opts.inputSeed, index, backend);
+    }
+
+    // A get_attr tensor from the constants file; a nested graph has no value (the HOP that
+    // names it reads it) and no storage.
+    Value constantValue(const Graph& g, const Node& n)
+    {
+        if (g.subgraph(n.target)) return Value();
+        const SafeTensor* st = constants->find(n.target);
+        if (!st) throw KernelError("constant '" + n.target + "' is not in the constants file");
+        return Value::ofTensor(uploadSafeTensor(*st, backend, "constant '" + n.target + "'"));
+    }
+
+    // The value of one node (the output node sets `result` instead).
+    Value computeNode(const Frame& f, const Node& n, const NodePlan& np, std::vector<Value>* operands,
+                      size_t& placeholderIndex, Value& result)
+    {
+        switch (np.kind) {
+        case NodePlan::Kind::Placeholder: return placeholderValue(n, placeholderIndex++, operands);
+        case NodePlan::Kind::GetAttr: return constantValue(*f.plan.g, n);
+        case NodePlan::Kind::Builtin: return callBuiltin(f, n, np);
+        case NodePlan::Kind::Torch: return callTorch(f, n, np);
+        case NodePlan::Kind::Op: return callOp(f, n, np);
+        case NodePlan::Kind::Hop: return callHop(f, n, np);
+        case NodePlan::Kind::Output:
+            if (!n.args.empty()) result = toValue(f, n.args[0]);
+            return Value();
+        default:
+            if (!np.error.empty()) throw KernelError(np.error);
+            throw KernelError(std::string(nodeOpName(n.op)) + " nodes are not supported by the runtime");
+        }
+    }
+
+    // Top level: the live bytes after a step, and the peak.
+    void recordLiveBytes(const Node& n, ExecResult& res) const
+    {
+        res.liveBytesPerStep.push_back(live);
+        if (live > res.peakBytes) {
+            res.peakBytes = live;
+            res.peakNode = n.name;
+        }
+    }
+
+    // Frees the values whose last use was step k (released from the accounting at top level).
+    void freeDyingValues(Frame& f, size_t k, bool top)
+    {
+        const GraphPlan& plan = f.plan;
+        for (size_t j = plan.dyingStart[k]; j < plan.dyingStart[k + 1]; ++j) {
+            const size_t i = static_cast<size_t>(plan.dying[j]);
+            if (!f.have[i]) continue;
+            if (top) releaseValue(f.env[i]);
+            f.env[i] = Value::none();
+            f.have[i] = 0;
+        }
+    }
 
     // Runs one graph. Top level (operands == nullptr): placeholders from the inputs file or
     // generated, live bytes accounted into `res`. Nested: placeholders bound to `operands` in
@@ -1022,67 +554,19 @@ struct Runner
             const NodePlan& np = plan.nodes[k];
             if (opts.cancel && opts.cancel->load()) throw Cancelled{};
             Value v;
-            bool isInput = false;
             try {
-                switch (np.kind) {
-                case NodePlan::Kind::Placeholder: {
-                    isInput = true;
-                    const uint64_t index = placeholderIndex++;
-                    if (!top) {
-                        v = std::move((*operands)[index]);
-                        break;
-                    }
-                    const SafeTensor* st = findInput(n, *inputs);
-                    if (st) {
-                        checkInputAgainstMeta(n, *st);
-                        v = Value::ofTensor(uploadSafeTensor(*st, backend, "input '" + n.name + "'"));
-                    } else if (opts.requireAllInputs)
-                        throw KernelError("input '" + n.name + "' is missing from the inputs file");
-                    else
-                        v = generateInput(n, opts.inputSeed, index, backend);
-                    break;
-                }
-                case NodePlan::Kind::GetAttr: {
-                    isInput = true;
-                    if (g.subgraph(n.target)) break;  // a nested graph: read by the HOP that names it, no storage
-                    const SafeTensor* st = constants->find(n.target);
-                    if (!st) throw KernelError("constant '" + n.target + "' is not in the constants file");
-                    v = Value::ofTensor(uploadSafeTensor(*st, backend, "constant '" + n.target + "'"));
-                    break;
-                }
-                case NodePlan::Kind::Builtin: v = callBuiltin(f, n, np); break;
-                case NodePlan::Kind::Torch: v = callTorch(f, n, np); break;
-                case NodePlan::Kind::Op: v = callOp(f, n, np); break;
-                case NodePlan::Kind::Hop: v = callHop(f, n, np); break;
-                case NodePlan::Kind::Output:
-                    if (!n.args.empty()) result = toValue(f, n.args[0]);
-                    break;
-                default:
-                    if (!np.error.empty()) throw KernelError(np.error);
-                    throw KernelError(std::string(nodeOpName(n.op)) + " nodes are not supported by the runtime");
-                }
+                v = computeNode(f, n, np, operands, placeholderIndex, result);
             } catch (const KernelError& e) {
                 throw KernelError("node '" + n.name + "' (" + n.target + "): " + e.what());
             }
             if (np.kind != NodePlan::Kind::Output) {
+                const bool isInput = np.kind == NodePlan::Kind::Placeholder || np.kind == NodePlan::Kind::GetAttr;
                 if (top) acquire(v, isInput);
                 f.env[static_cast<size_t>(n.id)] = std::move(v);
                 f.have[static_cast<size_t>(n.id)] = 1;
             }
-            if (top) {
-                res->liveBytesPerStep.push_back(live);
-                if (live > res->peakBytes) {
-                    res->peakBytes = live;
-                    res->peakNode = n.name;
-                }
-            }
-            for (size_t j = plan.dyingStart[k]; j < plan.dyingStart[k + 1]; ++j) {
-                const size_t i = static_cast<size_t>(plan.dying[j]);
-                if (!f.have[i]) continue;
-                if (top) releaseValue(f.env[i]);
-                f.env[i] = Value::none();
-                f.have[i] = 0;
-            }
+            if (top) recordLiveBytes(n, *res);
+            freeDyingValues(f, k, top);
             if (top) {
                 const auto now = std::chrono::steady_clock::now();
                 stepSeconds->push_back(std::chrono::duration<double>(now - last).count());

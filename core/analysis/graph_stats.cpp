@@ -47,36 +47,6 @@ bool aliasesAnotherValue(const Node& n)
 
 }  // namespace
 
-std::optional<int64_t> valueBytes(const ValueMeta& m)
-{
-    switch (m.kind) {
-    case ValueMeta::Kind::Tensor: {
-        int64_t numel = 1;
-        for (const SymInt& d : m.tensor.sizes) {
-            auto v = d.maybeValue();
-            if (!v || *v < 0) return std::nullopt;
-            numel *= *v;
-        }
-        return numel * dtypeItemSize(m.tensor.dtype);
-    }
-    case ValueMeta::Kind::Tuple: {
-        int64_t sum = 0;
-        for (const ValueMeta& e : m.elems) {
-            if (e.kind == ValueMeta::Kind::None) continue;
-            auto b = valueBytes(e);
-            if (!b) return std::nullopt;
-            sum += *b;
-        }
-        return sum;
-    }
-    case ValueMeta::Kind::None:
-    case ValueMeta::Kind::SymInt:
-    case ValueMeta::Kind::SymFloat:
-    case ValueMeta::Kind::SymBool: return 0;
-    default: return std::nullopt;
-    }
-}
-
 std::optional<int> jointInputIndex(const std::string& name)
 {
     // make_fx names joint inputs arg0_1, arg1_1, ...; AOT autograd primals_1, primals_2, ...
@@ -145,8 +115,8 @@ GraphStats computeGraphStats(const Graph& g, const ParamsInfo* params)
     for (NodeId id : paramIds) {
         const Node& n = g.node(id);
         s.parameterNames.push_back(n.name);
-        auto b = valueBytes(n.val);
-        if (b && n.val.kind != ValueMeta::Kind::Unknown)
+        const std::optional<int64_t> b = valueBytes(n.val);
+        if (b)
             s.parameterBytes += *b;
         else
             s.parametersWithoutMeta++;
@@ -156,11 +126,7 @@ GraphStats computeGraphStats(const Graph& g, const ParamsInfo* params)
     g.forEachNode([&](const Node& n) {
         if (n.op != NodeOp::CallFunction) return;
         if (aliasesAnotherValue(n)) return;
-        if (n.val.kind == ValueMeta::Kind::Unknown) {
-            s.activationsWithoutMeta++;
-            return;
-        }
-        auto b = valueBytes(n.val);
+        const std::optional<int64_t> b = valueBytes(n.val);
         if (!b) {
             s.activationsWithoutMeta++;
             return;

@@ -30,7 +30,7 @@ struct GraphStats
     // (ties by name).
     std::vector<OpCount> opHistogram;
 
-    // Parameters: which placeholders count, how many bytes (from their meta), and the rule.
+    // Parameters: which placeholders count, how many bytes (valueBytes of their meta), and the rule.
     std::vector<std::string> parameterNames;
     int64_t parameterBytes = 0;
     size_t parametersWithoutMeta = 0;
@@ -41,7 +41,7 @@ struct GraphStats
     // a value already counted).
     int64_t activationBytes = 0;
     size_t activationTensors = 0;
-    size_t activationsWithoutMeta = 0;  // call_function nodes whose value meta is unknown
+    size_t activationsWithoutMeta = 0;  // call_function nodes whose bytes are unknown (valueBytes nullopt)
 };
 
 // `params` is the params.json of the traced step when known (readParamsJson in sidecar.hpp).
@@ -50,8 +50,5 @@ GraphStats computeGraphStats(const Graph& g, const ParamsInfo* params = nullptr)
 // Index of a placeholder among the inputs of the traced joint step, from its name:
 // "arg3_1" -> 3, "primals_4" -> 3 (primals are 1-based). nullopt for other names.
 std::optional<int> jointInputIndex(const std::string& placeholderName);
-
-// Bytes of a value meta (tuples summed, unknown/symbolic-without-hint = nullopt).
-std::optional<int64_t> valueBytes(const ValueMeta& m);
 
 }  // namespace fxl

@@ -160,10 +160,6 @@ struct TimelineComparison
 
 TimelineComparison compareTimelines(const MemoryTimeline& a, const MemoryTimeline& b);
 
-// "512 B", "456 KiB", "1.23 MiB", "12.3 GiB" (binary units, 3 significant digits); negative
-// numbers get a "-".
-std::string formatByteSize(int64_t bytes);
-
 // "peak 1.23 MiB at mm_4 (node 37/120), saved 456 KiB across fw/bw"
 // (", no fw/bw boundary" when there is none).
 std::string timelineSummary(const MemoryTimeline& t);

@@ -7,6 +7,7 @@
 #include <sstream>
 #include <unordered_set>
 
+#include "core/formats/json_text_position.hpp"
 #include "core/formats/safetensors.hpp"
 
 namespace fxl {
@@ -40,25 +41,16 @@ json parseJson(const std::string& text, const std::string& path)
         return json::parse(text);
     } catch (const json::parse_error& e) {
         // e.byte is the 1-based offset of the offending character
-        size_t upto = std::min<size_t>(e.byte > 0 ? e.byte - 1 : 0, text.size());
-        int line = 1, col = 1;
-        for (size_t i = 0; i < upto; ++i) {
-            if (text[i] == '\n') {
-                ++line;
-                col = 1;
-            } else {
-                ++col;
-            }
-        }
+        TextPosition at = textPositionAt(text, e.byte > 0 ? e.byte - 1 : 0);
         std::string what = e.what();
         if (auto p = what.find("] "); p != std::string::npos) what = what.substr(p + 2);
-        throw InputError(path, line, col, "not valid JSON: " + what);
+        throw InputError(path, at.line, at.column, "not valid JSON: " + what);
     }
 }
 
 std::optional<DType> dtypeFromMeta(std::string_view s)
 {
-    if (s.substr(0, 6) == "torch.") s.remove_prefix(6);
+    if (s.starts_with("torch.")) s.remove_prefix(6);
     return dtypeFromTorchName(s);
 }
 

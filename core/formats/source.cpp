@@ -314,11 +314,11 @@ std::unique_ptr<Source> openSingleGraph(const std::string& path, SourceFormat fo
     return src;
 }
 
-std::unique_ptr<Source> openDirectory(const std::string& path)
+std::unique_ptr<Source> openDirectory(const std::string& path, const Progress& progress)
 {
     std::error_code ec;
     if (isTlparseOutputDir(path)) {
-        auto src = loadTlparseOutput(path);
+        auto src = loadTorchTrace(path, progress);  // loads it as a tlparse output folder
         src->format = SourceFormat::TlparseOutput;
         return src;
     }
@@ -342,19 +342,30 @@ std::unique_ptr<Source> openDirectory(const std::string& path)
         throw InputError(path, 0, 0,
                          "directory holds no TORCH_TRACE log (a file starting with a trace header line) "
                          "and no compile_directory.json (tlparse output)");
-    auto src = loadTorchTrace(path);
+    auto src = loadTorchTrace(path, progress);
     src->format = SourceFormat::TorchTraceDir;
+    return src;
+}
+
+// A single graph file: nothing to index, so one step of progress.
+std::unique_ptr<Source> openSingleGraphFile(const std::string& path, SourceFormat format, const Progress& progress)
+{
+    ProgressMeter meter(progress, 1);
+    const std::string name = fs::path(path).filename().string();
+    meter.report(0, name);
+    auto src = openSingleGraph(path, format);
+    meter.finish(name);
     return src;
 }
 
 }  // namespace
 
-std::unique_ptr<Source> openSource(const std::string& path)
+std::unique_ptr<Source> openSource(const std::string& path, const Progress& progress)
 {
     std::error_code ec;
     const fs::file_status st = fs::status(path, ec);
     if (ec || !fs::exists(st)) throw InputError(path, 0, 0, "no such file or directory");
-    if (fs::is_directory(st)) return openDirectory(path);
+    if (fs::is_directory(st)) return openDirectory(path, progress);
     if (!fs::is_regular_file(st)) throw InputError(path, 0, 0, "not a regular file or directory");
 
     const std::string head = readPrefix(path, kSniffBytes);
@@ -366,14 +377,14 @@ std::unique_ptr<Source> openSource(const std::string& path)
                          "torch.export .pt2 archive: .pt2 is not supported yet "
                          "(print the ExportedProgram or its graph module instead)");
     if (looksLikeTorchTrace(head)) {
-        auto src = loadTorchTrace(path);
+        auto src = loadTorchTrace(path, progress);
         src->format = SourceFormat::TorchTrace;
         return src;
     }
-    if (looksLikeJson(head)) return openSingleGraph(path, SourceFormat::Json);
+    if (looksLikeJson(head)) return openSingleGraphFile(path, SourceFormat::Json, progress);
     requireText(head, path, true, "FX graph code or a graph listing");
-    if (looksLikeGraphListing(head)) return openSingleGraph(path, SourceFormat::GraphListing);
-    return openSingleGraph(path, SourceFormat::FxCode);
+    if (looksLikeGraphListing(head)) return openSingleGraphFile(path, SourceFormat::GraphListing, progress);
+    return openSingleGraphFile(path, SourceFormat::FxCode, progress);
 }
 
 }  // namespace fxl

@@ -12,6 +12,7 @@
 
 #include "core/ir/diagnostics.hpp"
 #include "core/ir/graph.hpp"
+#include "core/util/progress.hpp"
 
 namespace fxl {
 
@@ -71,6 +72,13 @@ private:
 
 // Opens any supported input: detects the format from the content (and the path for
 // directories). Throws InputError with a location for unreadable input.
-std::unique_ptr<Source> openSource(const std::string& path);
+//
+// Progress, once the input is recognized: a TORCH_TRACE log counts its bytes indexed, a
+// directory of per-rank logs the bytes of all its files (`what` is the file being indexed);
+// a single graph file and a tlparse output folder, which have nothing to index (graphs are
+// parsed later by Source::graph), count one step, 0 then 1. A cancelled open throws
+// CancelledError and leaves nothing behind (no Source, no file written): cancelling at any
+// report, the last one included, gives that outcome.
+std::unique_ptr<Source> openSource(const std::string& path, const Progress& progress = {});
 
 }  // namespace fxl

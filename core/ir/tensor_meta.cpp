@@ -87,6 +87,32 @@ bool ValueMeta::operator==(const ValueMeta& o) const
     return false;
 }
 
+std::optional<int64_t> valueBytes(const ValueMeta& m)
+{
+    switch (m.kind) {
+    case ValueMeta::Kind::Tensor: {
+        const int64_t bytes = m.tensor.bytesHint();
+        if (bytes < 0) return std::nullopt;
+        return bytes;
+    }
+    case ValueMeta::Kind::Tuple: {
+        int64_t sum = 0;
+        for (const ValueMeta& e : m.elems) {
+            const std::optional<int64_t> b = valueBytes(e);
+            if (!b || __builtin_add_overflow(sum, *b, &sum)) return std::nullopt;
+        }
+        return sum;
+    }
+    case ValueMeta::Kind::None:
+    case ValueMeta::Kind::SymInt:
+    case ValueMeta::Kind::SymFloat:
+    case ValueMeta::Kind::SymBool: return 0;
+    case ValueMeta::Kind::Unknown:
+    case ValueMeta::Kind::Opaque: return std::nullopt;
+    }
+    return std::nullopt;
+}
+
 // ---------------------------------------------------------------------------------------
 // Annotation parser
 

@@ -61,6 +61,17 @@ struct ValueMeta
     bool operator!=(const ValueMeta& o) const { return !(*this == o); }
 };
 
+// The bytes a value's tensors take, numel * item size, the one rule for every byte count
+// taken from meta (graph stats, the partitioner's cut weights and saved bytes):
+//  - Tensor: concrete sizes as they are, symbolic sizes (s0, u0, ...) by their hint; nullopt
+//    when a size has no hint or a negative one, or the product overflows int64. A view counts
+//    its own extent, like any tensor (whether it shares storage is the caller's concern).
+//  - Tuple: the sum of its elements; nullopt when any element is nullopt.
+//  - None, SymInt, SymFloat, SymBool: 0 (no tensor storage).
+//  - Unknown, Opaque: nullopt. Callers decide what unknown means (graph stats count the value
+//    as "without meta", the partitioner as 0 bytes).
+std::optional<int64_t> valueBytes(const ValueMeta& m);
+
 // Parses an FX annotation (quotes already removed): "f32[8, 4]", "f32[8, 4][4, 1]cuda:0",
 // "f32[]", "b8[s0, 3]", "Sym(s0)", "Sym(u0 >= 0)", "TwoTensor(f32[3, 4])".
 // Throws InputError with column relative to the text on malformed input.

@@ -104,9 +104,8 @@ ValueMeta arange(const MetaCall& c, const Arg* startA, const Arg& endA, const Ar
     return tensorValue(makeContiguous(out, {len}, deviceKw(c, "cpu")));
 }
 
-}  // namespace
-
-void registerFactories(MetaTable& t)
+// zeros, ones, empty, full, arange, the prims random and seed ops
+void registerNewTensors(MetaTable& t)
 {
     for (const char* n : {"aten.zeros.default", "aten.ones.default", "aten.empty.memory_format", "aten.rand.default",
                           "aten.randn.default"})
@@ -168,8 +167,11 @@ void registerFactories(MetaTable& t)
         const TensorMeta& seed = tensorOf(c, "seed");
         return tensorValue(makeContiguous(DType::I64, symListArg(c, "size"), seed.device));
     };
+}
 
-    // copies and casts
+// clone, _to_copy, fill, copy, convert_element_type, to
+void registerCopiesAndCasts(MetaTable& t)
+{
     t["aten.clone.default"] = likeFactory;
     t["aten.lift_fresh_copy.default"] = likeFactory;
     t["aten._to_copy.default"] = likeFactory;
@@ -214,6 +216,14 @@ void registerFactories(MetaTable& t)
     t["aten.to.dtype"] = toImpl;
     t["aten.to.dtype_layout"] = toImpl;
     t["aten.to.device"] = toImpl;
+}
+
+}  // namespace
+
+void registerFactories(MetaTable& t)
+{
+    registerNewTensors(t);
+    registerCopiesAndCasts(t);
 }
 
 }  // namespace fxl::meta

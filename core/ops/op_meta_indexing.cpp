@@ -134,9 +134,8 @@ ValueMeta sortImpl(const MetaCall& c)
                                tensorValue(makeTensor(DType::I64, self.sizes, st, self.device))});
 }
 
-}  // namespace
-
-void registerIndexing(MetaTable& t)
+// index, index_put, index_select, gather, scatter, sort, topk, histc
+void registerIndexOps(MetaTable& t)
 {
     t["aten.index.Tensor"] = indexImpl;
     t["aten._unsafe_index.Tensor"] = indexImpl;
@@ -204,8 +203,11 @@ void registerIndexing(MetaTable& t)
         const TensorMeta& self = tensorOf(c, "self");
         return tensorValue(makeContiguous(self.dtype, {intArg(c, "bins")}, self.device));
     };
+}
 
-    // data-dependent sizes
+// ops whose output size depends on the data: bincount, nonzero, repeat_interleave, one_hot, masked_select
+void registerDataDependent(MetaTable& t)
+{
     t["aten.bincount.default"] = [](const MetaCall& c) {
         const TensorMeta& self = tensorOf(c, "self");
         if (self.sizes.size() != 1 || !isIntegral(self.dtype, false))
@@ -240,6 +242,14 @@ void registerIndexing(MetaTable& t)
         const TensorMeta& self = tensorOf(c, "self");
         return tensorValue(makeContiguous(self.dtype, {unbacked(c, 0, 0)}, self.device));
     };
+}
+
+}  // namespace
+
+void registerIndexing(MetaTable& t)
+{
+    registerIndexOps(t);
+    registerDataDependent(t);
 }
 
 }  // namespace fxl::meta

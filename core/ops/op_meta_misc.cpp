@@ -139,9 +139,8 @@ TensorMeta scattered(const TensorMeta& in, int64_t g)
 
 ValueMeta listOf(std::vector<ValueMeta> v) { return ValueMeta::ofTuple(std::move(v)); }
 
-}  // namespace
-
-void registerMisc(MetaTable& t)
+// cat, stack, repeat, pad, flip, triu, the scatter and backward of slicing
+void registerShapeOps(MetaTable& t)
 {
     t["aten.cat.default"] = catImpl;
     t["aten.stack.default"] = stackImpl;
@@ -184,8 +183,11 @@ void registerMisc(MetaTable& t)
     t["aten.as_strided_scatter.default"] = t["aten.slice_scatter.default"];
     t["aten.slice_backward.default"] = zerosOfSizes;
     t["aten.select_backward.default"] = zerosOfSizes;
+}
 
-    // functional collectives (results valid after wait_tensor)
+// functional collectives (results valid after wait_tensor), FSDP and inductor buffers
+void registerCollectives(MetaTable& t)
+{
     t["_c10d_functional.all_reduce.default"] = [](const MetaCall& c) { return likePreserve(tensorOf(c, "input")); };
     t["_c10d_functional.broadcast.default"] = t["_c10d_functional.all_reduce.default"];
     t["_c10d_functional.all_reduce_.default"] = [](const MetaCall& c) { return sameAs(c, "input"); };
@@ -255,8 +257,11 @@ void registerMisc(MetaTable& t)
         return tensorValue(
             makeTensor(dt ? *dt : self.dtype, symListArg(c, "size"), symListArg(c, "stride"), self.device));
     };
+}
 
-    // symbolic ints
+// sym_size, sym_stride, sym_numel, _local_scalar_dense
+void registerSymbolicInts(MetaTable& t)
+{
     t["aten.sym_size.int"] = [](const MetaCall& c) {
         const TensorMeta& self = tensorOf(c, "self");
         int64_t d = wrapDim(intArg(c, "dim"), static_cast<int64_t>(self.sizes.size()), false);
@@ -284,8 +289,11 @@ void registerMisc(MetaTable& t)
         if (self.dtype == DType::Bool) v.kind = ValueMeta::Kind::SymBool;
         return v;
     };
+}
 
-    // foreach
+// _foreach ops and operator.getitem
+void registerForeachAndGetitem(MetaTable& t)
+{
     t["aten._foreach_add.List"] = [](const MetaCall& c) {
         auto a = tensorListOf(c, "self");
         auto b = tensorListOf(c, "other");
@@ -321,6 +329,16 @@ void registerMisc(MetaTable& t)
         if (i < 0 || i >= sz) throw MetaError("getitem index " + std::to_string(i) + " out of range");
         return v.elems[static_cast<size_t>(i)];
     };
+}
+
+}  // namespace
+
+void registerMisc(MetaTable& t)
+{
+    registerShapeOps(t);
+    registerCollectives(t);
+    registerSymbolicInts(t);
+    registerForeachAndGetitem(t);
 }
 
 }  // namespace fxl::meta

@@ -158,9 +158,8 @@ Sizes convOutput(const TensorMeta& in, const TensorMeta& w, const std::vector<in
     return out;
 }
 
-}  // namespace
-
-void registerNn(MetaTable& t)
+// mm, bmm, matmul, linear, scaled and grouped matrix products
+void registerMatmul(MetaTable& t)
 {
     t["aten.mm.default"] = [](const MetaCall& c) { return mmImpl(tensorOf(c, "self"), tensorOf(c, "mat2"), "mm"); };
     t["aten.mm.dtype"] = [](const MetaCall& c) {
@@ -227,7 +226,11 @@ void registerNn(MetaTable& t)
     };
     t["aten._grouped_mm.default"] = grouped;
     t["aten._scaled_grouped_mm.default"] = grouped;
+}
 
+// softmax and log_softmax, layer, RMS, group and batch norm
+void registerSoftmaxAndNorms(MetaTable& t)
+{
     t["aten._softmax.default"] = softmaxImpl;
     t["aten._log_softmax.default"] = softmaxImpl;
     t["aten._softmax_backward_data.default"] = softmaxBackwardImpl;
@@ -305,7 +308,11 @@ void registerNn(MetaTable& t)
                                    tensorValue(makeContiguous(rm.dtype, rm.sizes, rm.device)),
                                    tensorValue(makeContiguous(rv.dtype, rv.sizes, rv.device))});
     };
+}
 
+// embedding, nll_loss, mse_loss
+void registerEmbeddingAndLosses(MetaTable& t)
+{
     t["aten.embedding.default"] = [](const MetaCall& c) {
         const TensorMeta& w = tensorOf(c, "weight");
         const TensorMeta& idx = tensorOf(c, "indices");
@@ -359,8 +366,11 @@ void registerNn(MetaTable& t)
         tensorOf(c, "target");
         return tensorValue(makeContiguous(self.dtype, self.sizes, self.device));
     };
+}
 
-    // attention
+// scaled dot product attention, every backend and its backward
+void registerAttention(MetaTable& t)
+{
     auto flashLike = [](const MetaCall& c) {
         const TensorMeta& q = tensorOf(c, "query");
         const TensorMeta& k = tensorOf(c, "key");
@@ -455,7 +465,11 @@ void registerNn(MetaTable& t)
         out.back() = v.sizes.back();
         return tensorValue(makeContiguous(q.dtype, std::move(out), q.device));
     };
+}
 
+// dropout, bernoulli, convolution
+void registerDropoutAndConvolution(MetaTable& t)
+{
     t["aten.native_dropout.default"] = [](const MetaCall& c) {
         const TensorMeta& in = tensorOf(c, "input");
         Sizes st = stridesLike(in, "");
@@ -488,6 +502,17 @@ void registerNn(MetaTable& t)
              noneOr(m[1], makeTensor(w.dtype, w.sizes, stridesLike(w, ""), w.device)),
              noneOr(m[2], makeContiguous(w.dtype, bias.empty() ? Sizes{w.sizes[0]} : bias, w.device))});
     };
+}
+
+}  // namespace
+
+void registerNn(MetaTable& t)
+{
+    registerMatmul(t);
+    registerSoftmaxAndNorms(t);
+    registerEmbeddingAndLosses(t);
+    registerAttention(t);
+    registerDropoutAndConvolution(t);
 }
 
 }  // namespace fxl::meta

@@ -378,7 +378,10 @@ TensorMeta selectMeta(const TensorMeta& self, int64_t dim, SymInt index)
     return selectImpl(self, dim, std::move(index));
 }
 
-void registerViews(MetaTable& t)
+namespace {
+
+// view, reshape, as_strided, permute, transpose, expand, squeeze, unsqueeze
+void registerReshapes(MetaTable& t)
 {
     t["aten.view.default"] = [](const MetaCall& c) { return viewImpl(c, "size", ViewMode::Strict); };
     t["aten._unsafe_view.default"] = [](const MetaCall& c) { return viewImpl(c, "size", ViewMode::UnsafeView); };
@@ -417,6 +420,11 @@ void registerViews(MetaTable& t)
     t["aten.squeeze.dim"] = [](const MetaCall& c) { return squeezeDims(selfOf(c), {intArg(c, "dim")}, false); };
     t["aten.squeeze.dims"] = [](const MetaCall& c) { return squeezeDims(selfOf(c), intListArg(c, "dim"), false); };
     t["aten.squeeze.default"] = [](const MetaCall& c) { return squeezeDims(selfOf(c), {}, true); };
+}
+
+// select, slice, narrow, diagonal, unfold
+void registerSlicing(MetaTable& t)
+{
     t["aten.select.int"] = [](const MetaCall& c) {
         return tensorValue(selectImpl(selfOf(c), intArg(c, "dim"), symArg(c, "index")));
     };
@@ -475,6 +483,11 @@ void registerViews(MetaTable& t)
         nt.push_back(n > 0 ? strides[static_cast<size_t>(d)] : SymInt(1));
         return tensorValue(viewOf(self, std::move(ns), std::move(nt), self.storageOffset));
     };
+}
+
+// aliases, view.dtype, view_as_real, view_as_complex
+void registerAliasesAndDtypeViews(MetaTable& t)
+{
     for (const char* n : {"aten.alias.default", "aten.detach.default", "aten.lift_fresh.default",
                           "aten.detach_.default", "aten.view_as.default"})
         t[n] = sameAlias;
@@ -529,6 +542,11 @@ void registerViews(MetaTable& t)
         r.storageOffset = exactDiv(self.storageOffset, 2);
         return tensorValue(std::move(r));
     };
+}
+
+// split, chunk, unbind, contiguous
+void registerSplits(MetaTable& t)
+{
     t["aten.split.Tensor"] = [](const MetaCall& c) {
         return splitImpl(selfOf(c), intArg(c, "dim"), symArg(c, "split_size"));
     };
@@ -562,6 +580,16 @@ void registerViews(MetaTable& t)
         return tensorValue(
             makeTensor(v.tensor.dtype, v.tensor.sizes, stridesFor(v.tensor.sizes, fmt), v.tensor.device));
     };
+}
+
+}  // namespace
+
+void registerViews(MetaTable& t)
+{
+    registerReshapes(t);
+    registerSlicing(t);
+    registerAliasesAndDtypeViews(t);
+    registerSplits(t);
 }
 
 }  // namespace fxl::meta

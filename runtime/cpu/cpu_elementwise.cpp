@@ -1,9 +1,11 @@
 // CPU elementwise family: shared pieces (type promotion, output layouts, casts) and the copy
-// kernels (clone, _to_copy, copy). The arithmetic, activation and factory kernels live in
-// cpu_elementwise_{arith,act,factory}.cpp and register from registerElementwiseKernels.
+// kernels (clone, _to_copy, copy). The arithmetic, comparison, activation and factory kernels
+// live in cpu_elementwise_{arith,compare,act,factory}.cpp and register from
+// registerElementwiseKernels.
 #include "runtime/cpu/cpu_elementwise.hpp"
 #include "runtime/cpu/cpu_elementwise_act.hpp"
 #include "runtime/cpu/cpu_elementwise_arith.hpp"
+#include "runtime/cpu/cpu_elementwise_compare.hpp"
 #include "runtime/cpu/cpu_elementwise_factory.hpp"
 
 #include <algorithm>
@@ -390,6 +392,7 @@ void registerElementwiseKernels(KernelRegistry& reg)
 {
     ew::registerCopies(reg);
     ew::registerArithmetic(reg);
+    ew::registerComparisons(reg);
     ew::registerActivations(reg);
     ew::registerFactories(reg);
 }

@@ -2,12 +2,14 @@
 // tanh, erf, sin, cos, sigmoid, silu, gelu (erf and tanh forms) and gelu / silu / sigmoid /
 // tanh backward. The formulas are PyTorch CPU's scalar ones (Activation.cpp,
 // UnaryOpsKernel.cpp), evaluated in f32 for f32/bf16/f16 (rounded once) and in f64 for f64,
-// with one libm call (erff/expf/tanhf or the double ones) per element on every path.
+// with one libm call (erff/expf/tanhf or the double ones) per element on every path. Also the
+// piecewise-linear activations: relu, threshold_backward, hardtanh, leaky_relu and their
+// backward.
 #include "runtime/cpu/cpu_elementwise_act.hpp"
 
 #include <cmath>
 
-#include "runtime/cpu/cpu_elementwise.hpp"
+#include "runtime/cpu/cpu_elementwise_binary.hpp"
 
 namespace fxl::cpu::ew {
 namespace {
@@ -279,11 +281,122 @@ void geluBackwardKernel(KernelCall& call)
         floatBinary<GeluBackward>(call, "gelu_backward", "grad_output", "self");
 }
 
+// ---- relu, threshold_backward, hardtanh, leaky_relu (and their backward): clamps and selections
+
+// relu = clamp_min(self, 0): std::max(x, 0), so NaN and -0 pass through.
+void reluKernel(KernelCall& call)
+{
+    const Tensor& self = call.tensor("self");
+    if (self.dtype() == DType::Bool) throw KernelError("relu: bool tensors are not supported");
+    unaryKernel<Set::Numeric>(call, "relu", self.dtype(), [](auto tag) {
+        using S = typename decltype(tag)::type;
+        using C = typename Num<S>::C;
+        return [](C x) -> C { return x < C(0) ? C(0) : x; };
+    });
+}
+
+// threshold_backward(grad_output, self, threshold) = self <= threshold ? 0 : grad_output.
+void thresholdBackwardKernel(KernelCall& call)
+{
+    const Value& g = call.arg("grad_output");
+    const Value& x = call.arg("self");
+    const Value& th = call.arg("threshold");
+    if (!g.isTensor() || !x.isTensor() || !isScalarValue(th))
+        throw KernelError("threshold_backward: expects (Tensor, Tensor, Scalar)");
+    const DType common = resultType({&g, &x});
+    Tensor out = binaryOutput(call, x, g, common);
+    dispatch<Set::Numeric>(common, "threshold_backward", [&](auto tag) {
+        using S = typename decltype(tag)::type;
+        using C = typename Num<S>::C;
+        const C t = Num<S>::load(checkedScalarTo<S>(th, "threshold_backward"));
+        runBinary<S>(call, out, x, g, [t](C xv, C gv) -> C { return xv <= t ? C(0) : gv; });
+    });
+    call.result = Value::ofTensor(out);
+}
+
+// hardtanh(self, min_val, max_val) = clamp(self, min_val, max_val) for floating tensors.
+void hardtanhKernel(KernelCall& call)
+{
+    const Tensor& self = call.tensor("self");
+    if (!isFloatingPoint(self.dtype())) throw KernelError("hardtanh: expects a floating point tensor");
+    const Value lo = call.arg("min_val"), hi = call.arg("max_val");
+    unaryKernel<Set::Float>(call, "hardtanh", self.dtype(), [&](auto tag) {
+        using S = typename decltype(tag)::type;
+        using C = typename Num<S>::C;
+        const C l = Num<S>::load(checkedScalarTo<S>(lo, "hardtanh")),
+                h = Num<S>::load(checkedScalarTo<S>(hi, "hardtanh"));
+        return [l, h](C x) -> C {
+            x = x < l ? l : x;
+            return h < x ? h : x;
+        };
+    });
+}
+
+// Binary (grad_output, self) float ops with scalar parameters, in the result type.
+template<class Make>
+void gradSelfKernel(KernelCall& call, const char* name, Make make)
+{
+    const Value& g = call.arg("grad_output");
+    const Value& x = call.arg("self");
+    if (!g.isTensor() || !x.isTensor()) throw KernelError(std::string(name) + ": expects two tensors");
+    const DType common = resultType({&g, &x});
+    if (!isFloatingPoint(common)) throw KernelError(std::string(name) + ": expects floating point tensors");
+    Tensor out = binaryOutput(call, g, x, common);
+    dispatch<Set::Float>(common, name,
+                         [&](auto tag) { runBinary<typename decltype(tag)::type>(call, out, g, x, make(tag)); });
+    call.result = Value::ofTensor(out);
+}
+
+void hardtanhBackwardKernel(KernelCall& call)
+{
+    const Value lo = call.arg("min_val"), hi = call.arg("max_val");
+    gradSelfKernel(call, "hardtanh_backward", [&](auto tag) {
+        using S = typename decltype(tag)::type;
+        using C = typename Num<S>::C;
+        const C l = Num<S>::load(checkedScalarTo<S>(lo, "hardtanh_backward"));
+        const C h = Num<S>::load(checkedScalarTo<S>(hi, "hardtanh_backward"));
+        return [l, h](C dy, C x) -> C { return (x <= l || x >= h) ? C(0) : dy; };
+    });
+}
+
+void leakyReluKernel(KernelCall& call)
+{
+    const Tensor& self = call.tensor("self");
+    if (!isFloatingPoint(self.dtype())) throw KernelError("leaky_relu: expects a floating point tensor");
+    const Value slope = call.arg("negative_slope");
+    unaryKernel<Set::Float>(call, "leaky_relu", self.dtype(), [&](auto tag) {
+        using S = typename decltype(tag)::type;
+        using C = typename Num<S>::C;
+        // bf16/f16: the slope in f32 (PyTorch's reduced-precision path)
+        const C k =
+            kIsReduced<S> ? static_cast<C>(slope.toDouble()) : Num<S>::load(checkedScalarTo<S>(slope, "leaky_relu"));
+        return [k](C x) -> C { return x > C(0) ? x : x * k; };
+    });
+}
+
+void leakyReluBackwardKernel(KernelCall& call)
+{
+    const Value slope = call.arg("negative_slope");
+    gradSelfKernel(call, "leaky_relu_backward", [&](auto tag) {
+        using S = typename decltype(tag)::type;
+        using C = typename Num<S>::C;
+        const C k = kIsReduced<S> ? static_cast<C>(slope.toDouble())
+                                  : Num<S>::load(checkedScalarTo<S>(slope, "leaky_relu_backward"));
+        return [k](C dy, C x) -> C { return x > C(0) ? dy : dy * k; };
+    });
+}
+
 }  // namespace
 
 void registerActivations(KernelRegistry& reg)
 {
     const DeviceKind cpu = DeviceKind::Cpu;
+    reg.add("aten.relu.default", cpu, reluKernel);
+    reg.add("aten.threshold_backward.default", cpu, thresholdBackwardKernel);
+    reg.add("aten.hardtanh.default", cpu, hardtanhKernel);
+    reg.add("aten.hardtanh_backward.default", cpu, hardtanhBackwardKernel);
+    reg.add("aten.leaky_relu.default", cpu, leakyReluKernel);
+    reg.add("aten.leaky_relu_backward.default", cpu, leakyReluBackwardKernel);
     reg.add("aten.rsqrt.default", cpu, [](KernelCall& c) { floatUnary<Rsqrt>(c, "rsqrt", true); });
     reg.add("aten.sigmoid.default", cpu, [](KernelCall& c) { floatUnary<Sigmoid>(c, "sigmoid", true); });
     reg.add("aten.silu.default", cpu, [](KernelCall& c) { floatUnary<Silu>(c, "silu", false); });

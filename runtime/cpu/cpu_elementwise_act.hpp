@@ -1,4 +1,4 @@
-// Floating-point unary kernels and activation backward.
+// Floating-point unary kernels, activations and activation backward.
 #pragma once
 
 #include "runtime/kernel.hpp"

@@ -1,81 +1,15 @@
-// Arithmetic, comparison and selection kernels: add/sub (alpha), mul, div (and rounding
-// modes), neg, abs, sign, relu, pow (three forms), comparisons, maximum/minimum, clamp,
-// logical_not, bitwise not/and/or, threshold_backward, masked_fill, where, in the dtype torch.result_type gives (Python
-// numbers are wrapped numbers: they do not raise a tensor's dtype within its category).
+// Arithmetic and selection kernels: add/sub (alpha), mul, div (and rounding modes), neg, abs,
+// sign, pow (three forms), bitwise_not, masked_fill, where, floor/ceil/trunc/round, fmod /
+// remainder, addcmul / addcdiv, lerp, in the dtype torch.result_type gives (Python numbers are
+// wrapped numbers: they do not raise a tensor's dtype within its category).
 #include "runtime/cpu/cpu_elementwise_arith.hpp"
 
 #include <cmath>
 
-#include "runtime/cpu/cpu_elementwise.hpp"
+#include "runtime/cpu/cpu_elementwise_binary.hpp"
 
 namespace fxl::cpu::ew {
 namespace {
-
-const Value& argOr(const KernelCall& call, const char* name, const Value& dflt)
-{
-    const int k = call.argIndex(name);
-    if (k < 0 || static_cast<size_t>(k) >= call.args.size() || call.args[static_cast<size_t>(k)].isNone()) return dflt;
-    return call.args[static_cast<size_t>(k)];
-}
-
-const Value& one()
-{
-    static const Value v = Value::ofInt(1);
-    return v;
-}
-
-std::vector<int64_t> broadcastOf(const std::vector<const Value*>& vals)
-{
-    std::vector<int64_t> shape;
-    bool first = true;
-    for (const Value* v : vals) {
-        if (!v->isTensor()) continue;
-        shape = first ? v->tensor.sizes() : broadcastShapes(shape, v->tensor.sizes());
-        first = false;
-    }
-    return shape;
-}
-
-std::vector<const Tensor*> tensorsOf(const std::vector<const Value*>& vals)
-{
-    std::vector<const Tensor*> out;
-    for (const Value* v : vals)
-        if (v->isTensor()) out.push_back(&v->tensor);
-    return out;
-}
-
-int scalarsOf(const std::vector<const Value*>& vals)
-{
-    int n = 0;
-    for (const Value* v : vals) n += isScalarValue(*v) ? 1 : 0;
-    return n;
-}
-
-void needOperand(const Value& v, const char* op, const char* name)
-{
-    if (!v.isTensor() && !isScalarValue(v))
-        throw KernelError(std::string(op) + ": argument '" + name + "' must be a tensor or a number");
-}
-
-Tensor binaryOutput(const KernelCall& call, const Value& a, const Value& b, DType t)
-{
-    const std::vector<const Value*> ops = {&a, &b};
-    const std::vector<int64_t> shape = broadcastOf(ops);
-    return allocStrided(call, shape, iteratorStrides(shape, tensorsOf(ops), scalarsOf(ops)), t);
-}
-
-// Integer arithmetic wraps (as PyTorch's does in practice); done on unsigned 64-bit to stay
-// clear of signed-overflow UB.
-template<class T>
-T wrapAdd(T a, T b)
-{
-    return static_cast<T>(static_cast<uint64_t>(a) + static_cast<uint64_t>(b));
-}
-template<class T>
-T wrapMul(T a, T b)
-{
-    return static_cast<T>(static_cast<uint64_t>(a) * static_cast<uint64_t>(b));
-}
 
 // self + alpha * other. alpha == 1 is exactly self + other; otherwise one fused multiply-add
 // (PyTorch's vectorised body is vec::fmadd(other, alpha, self)).
@@ -134,37 +68,6 @@ struct DivOp
     C operator()(C a, C b) const { return a / b; }
 };
 
-// out = f(a, b) with a, b tensors (cast to S, broadcast) or Python numbers (converted to S
-// once, the way TensorIterator casts a wrapped number to the common dtype). The output's
-// storage type is OutS (S, or B8 for comparisons).
-template<class S, class OutS = S, class F>
-void runBinary(const KernelCall& call, const Tensor& out, const Value& a, const Value& b, F f,
-               int64_t grain = kGrainCheap)
-{
-    using C = typename Num<S>::C;
-    using OutC = typename Num<OutS>::C;
-    constexpr DType dt = dtypeOf<S>();
-    // a number becomes a 0-dim tensor of S (broadcast with stride 0), except the common
-    // tensor-number case, which gets its own loop (the number folded into the functor)
-    auto prep = [&](const Value& v) {
-        if (v.isTensor()) return expandTo(castTo(call, v.tensor, dt), out.sizes());
-        Tensor t = call.newTensor({}, dt);
-        *t.data<S>() = scalarTo<S>(v);
-        return expandTo(t, out.sizes());
-    };
-    if (a.isTensor() && !b.isTensor()) {
-        const C cb = Num<S>::load(scalarTo<S>(b));
-        pointwise<OutS, S>(call.pool, out, {prep(a)}, lifted<OutS, S>([f, cb](C x) -> OutC { return f(x, cb); }),
-                           grain);
-    } else {
-        pointwise<OutS, S, S>(call.pool, out, {prep(a), prep(b)}, lifted<OutS, S, S>(f), grain);
-    }
-}
-
-// A new output for a binary op of a and b (tensors or numbers): broadcast shape, laid out
-// as TensorIterator would.
-Tensor binaryOutput(const KernelCall& call, const Value& a, const Value& b, DType t);
-
 enum class Bin
 {
     Add,
@@ -195,7 +98,7 @@ void binaryKernel(KernelCall& call, Bin op, bool inplace, bool reversed = false)
     needOperand(*a, name, "self");
     needOperand(*b, name, "other");
     const bool hasAlpha = op == Bin::Add || op == Bin::Sub;
-    const Value& alpha = hasAlpha ? argOr(call, "alpha", one()) : one();
+    const Value& alpha = hasAlpha ? argOr(call, "alpha", intOne()) : intOne();
     DType common = resultType({a, b});
     if (op == Bin::Div && !isFloatingPoint(common)) common = DType::F32;  // true division of integers
     auto isBool = [](const Value* v) {
@@ -254,21 +157,6 @@ void binaryKernel(KernelCall& call, Bin op, bool inplace, bool reversed = false)
     } else {
         call.result = Value::ofTensor(out);
     }
-}
-
-// A unary op on self cast to `compute`, output laid out as TensorIterator would.
-template<Set set, class Make>
-void unaryKernel(KernelCall& call, const char* name, DType compute, Make make, int64_t grain = kGrainCheap,
-                 bool inplace = false)
-{
-    const Tensor& self = call.tensor("self");
-    Tensor out = inplace ? self : allocStrided(call, self.sizes(), iteratorStrides(self.sizes(), {&self}, 0), compute);
-    const Tensor in = castTo(call, self, compute);
-    dispatch<set>(compute, name, [&](auto tag) {
-        using S = typename decltype(tag)::type;
-        pointwise<S, S>(call.pool, out, {in}, lifted<S, S>(make(tag)), grain);
-    });
-    call.result = Value::ofTensor(out);
 }
 
 void negKernel(KernelCall& call)
@@ -457,141 +345,6 @@ void whereKernel(KernelCall& call)
     call.result = Value::ofTensor(out);
 }
 
-// ---- comparisons, min/max, clamp, logical / bitwise, rounding division, more pow forms
-
-enum class Cmp
-{
-    Eq,
-    Ne,
-    Lt,
-    Le,
-    Gt,
-    Ge
-};
-
-// self <op> other in their result type; a bool tensor.
-void compareKernel(KernelCall& call, Cmp cmp, const char* name)
-{
-    const Value& a = call.arg("self");
-    const Value& b = call.arg("other");
-    needOperand(a, name, "self");
-    needOperand(b, name, "other");
-    const DType common = resultType({&a, &b});
-    Tensor out = binaryOutput(call, a, b, DType::Bool);
-    dispatch<Set::All>(common, name, [&](auto tag) {
-        using S = typename decltype(tag)::type;
-        using C = typename Num<S>::C;
-        runBinary<S, B8>(call, out, a, b, [cmp](C x, C y) -> bool {
-            switch (cmp) {
-            case Cmp::Eq: return x == y;
-            case Cmp::Ne: return x != y;
-            case Cmp::Lt: return x < y;
-            case Cmp::Le: return x <= y;
-            case Cmp::Gt: return x > y;
-            case Cmp::Ge: return x >= y;
-            }
-            return false;
-        });
-    });
-    call.result = Value::ofTensor(out);
-}
-
-// maximum / minimum: NaN wins (PyTorch propagates it), else the larger / smaller.
-void minMaxKernel(KernelCall& call, bool isMax)
-{
-    const Value& a = call.arg("self");
-    const Value& b = call.arg("other");
-    if (!a.isTensor() || !b.isTensor()) throw KernelError("maximum/minimum: expects two tensors");
-    const DType common = resultType({&a, &b});
-    Tensor out = binaryOutput(call, a, b, common);
-    dispatch<Set::All>(common, isMax ? "maximum" : "minimum", [&](auto tag) {
-        using S = typename decltype(tag)::type;
-        using C = typename Num<S>::C;
-        runBinary<S>(call, out, a, b, [isMax](C x, C y) -> C {
-            if constexpr (kIsFloat<S>) {
-                if (x != x) return x;
-                if (y != y) return y;
-            }
-            if constexpr (kIsBool<S>)
-                return isMax ? (x || y) : (x && y);
-            else
-                return isMax ? (x < y ? y : x) : (y < x ? y : x);
-        });
-    });
-    call.result = Value::ofTensor(out);
-}
-
-// clamp(self, min, max) = min(max(self, lo), hi) with std::max / std::min (NaN stays NaN);
-// integer tensors promote with float bounds (torch 1.13 clamp's manual promotion).
-void clampKernel(KernelCall& call, bool hasLo, bool hasHi, bool inplace = false)
-{
-    const Value& self = call.arg("self");
-    static const Value kNone;
-    const Value& lo = hasLo ? call.arg("min") : kNone;
-    const Value& hi = hasHi ? call.arg("max") : kNone;
-    if (!self.isTensor()) throw KernelError("clamp: self must be a tensor");
-    if (lo.isNone() && hi.isNone()) throw KernelError("clamp: at least one of 'min' or 'max' must not be None");
-    for (const Value* v : {&lo, &hi})
-        if (!v->isNone() && !isScalarValue(*v)) throw KernelError("clamp: bounds must be numbers");
-    const DType common =
-        isFloatingPoint(self.tensor.dtype()) || inplace ? self.tensor.dtype() : resultType({&self, &lo, &hi});
-    if (common == DType::Bool) throw KernelError("clamp: bool tensors are not supported");
-    if (inplace && resultType({&self, &lo, &hi}) != common)
-        throw KernelError("clamp_: the bounds would promote self's dtype (in-place clamp cannot)");
-    unaryKernel<Set::Numeric>(
-        call, "clamp", common,
-        [&](auto tag) {
-            using S = typename decltype(tag)::type;
-            using C = typename Num<S>::C;
-            const bool useLo = !lo.isNone(), useHi = !hi.isNone();
-            const C l = useLo ? Num<S>::load(checkedScalarTo<S>(lo, "clamp")) : C(0);
-            const C h = useHi ? Num<S>::load(checkedScalarTo<S>(hi, "clamp")) : C(0);
-            return [=](C x) -> C {
-                if (useLo) x = x < l ? l : x;  // std::max(x, l)
-                if (useHi) x = h < x ? h : x;  // std::min(x, h)
-                return x;
-            };
-        },
-        kGrainCheap, inplace);
-}
-
-void logicalNotKernel(KernelCall& call)
-{
-    const Tensor& self = call.tensor("self");
-    Tensor out = allocStrided(call, self.sizes(), iteratorStrides(self.sizes(), {&self}, 0), DType::Bool);
-    dispatch<Set::All>(self.dtype(), "logical_not", [&](auto tag) {
-        using S = typename decltype(tag)::type;
-        using C = typename Num<S>::C;
-        pointwise<B8, S>(call.pool, out, {self}, lifted<B8, S>([](C x) -> bool { return !(x != C(0)); }));
-    });
-    call.result = Value::ofTensor(out);
-}
-
-void bitwiseBinaryKernel(KernelCall& call, bool isAnd)
-{
-    const char* name = isAnd ? "bitwise_and" : "bitwise_or";
-    const Value& a = call.arg("self");
-    const Value& b = call.arg("other");
-    needOperand(a, name, "self");
-    needOperand(b, name, "other");
-    const DType common = resultType({&a, &b});
-    if (isFloatingPoint(common))
-        throw KernelError(std::string(name) + ": only integral and bool tensors are supported");
-    Tensor out = binaryOutput(call, a, b, common);
-    dispatch<Set::All>(common, name, [&](auto tag) {
-        using S = typename decltype(tag)::type;
-        using C = typename Num<S>::C;
-        if constexpr (!kIsFloat<S>)
-            runBinary<S>(call, out, a, b, [isAnd](C x, C y) -> C {
-                if constexpr (kIsBool<S>)
-                    return isAnd ? (x && y) : (x || y);
-                else
-                    return isAnd ? static_cast<C>(x & y) : static_cast<C>(x | y);
-            });
-    });
-    call.result = Value::ofTensor(out);
-}
-
 void absKernel(KernelCall& call)
 {
     const Tensor& self = call.tensor("self");
@@ -621,37 +374,6 @@ void signKernel(KernelCall& call)
                 return static_cast<C>((C(0) < x) - (x < C(0)));
         };
     });
-}
-
-// relu = clamp_min(self, 0): std::max(x, 0), so NaN and -0 pass through.
-void reluKernel(KernelCall& call)
-{
-    const Tensor& self = call.tensor("self");
-    if (self.dtype() == DType::Bool) throw KernelError("relu: bool tensors are not supported");
-    unaryKernel<Set::Numeric>(call, "relu", self.dtype(), [](auto tag) {
-        using S = typename decltype(tag)::type;
-        using C = typename Num<S>::C;
-        return [](C x) -> C { return x < C(0) ? C(0) : x; };
-    });
-}
-
-// threshold_backward(grad_output, self, threshold) = self <= threshold ? 0 : grad_output.
-void thresholdBackwardKernel(KernelCall& call)
-{
-    const Value& g = call.arg("grad_output");
-    const Value& x = call.arg("self");
-    const Value& th = call.arg("threshold");
-    if (!g.isTensor() || !x.isTensor() || !isScalarValue(th))
-        throw KernelError("threshold_backward: expects (Tensor, Tensor, Scalar)");
-    const DType common = resultType({&g, &x});
-    Tensor out = binaryOutput(call, x, g, common);
-    dispatch<Set::Numeric>(common, "threshold_backward", [&](auto tag) {
-        using S = typename decltype(tag)::type;
-        using C = typename Num<S>::C;
-        const C t = Num<S>::load(checkedScalarTo<S>(th, "threshold_backward"));
-        runBinary<S>(call, out, x, g, [t](C xv, C gv) -> C { return xv <= t ? C(0) : gv; });
-    });
-    call.result = Value::ofTensor(out);
 }
 
 template<class T>
@@ -741,7 +463,7 @@ void powBinaryKernel(KernelCall& call)
     call.result = Value::ofTensor(out);
 }
 
-// ---- rounding, remainders, predicates, logical ops, hardtanh / leaky_relu, addcmul / addcdiv, lerp
+// ---- rounding, remainders, addcmul / addcdiv, lerp
 
 enum class Round
 {
@@ -803,136 +525,6 @@ void modKernel(KernelCall& call, bool remainder)
         });
     });
     call.result = Value::ofTensor(out);
-}
-
-void isKernel(KernelCall& call, bool nan)
-{
-    const Tensor& self = call.tensor("self");
-    Tensor out = allocStrided(call, self.sizes(), iteratorStrides(self.sizes(), {&self}, 0), DType::Bool);
-    dispatch<Set::All>(self.dtype(), nan ? "isnan" : "isinf", [&](auto tag) {
-        using S = typename decltype(tag)::type;
-        using C = typename Num<S>::C;
-        pointwise<B8, S>(call.pool, out, {self}, lifted<B8, S>([nan](C x) -> bool {
-                             if constexpr (kIsFloat<S>)
-                                 return nan ? std::isnan(x) : std::isinf(x);
-                             else
-                                 return false;
-                         }));
-    });
-    call.result = Value::ofTensor(out);
-}
-
-void logicalBinaryKernel(KernelCall& call, bool isAnd)
-{
-    const char* name = isAnd ? "logical_and" : "logical_or";
-    const Value& a = call.arg("self");
-    const Value& b = call.arg("other");
-    if (!a.isTensor() || !b.isTensor()) throw KernelError(std::string(name) + ": expects two tensors");
-    const DType common = resultType({&a, &b});
-    Tensor out = binaryOutput(call, a, b, DType::Bool);
-    dispatch<Set::All>(common, name, [&](auto tag) {
-        using S = typename decltype(tag)::type;
-        using C = typename Num<S>::C;
-        runBinary<S, B8>(call, out, a, b, [isAnd](C x, C y) -> bool {
-            const bool p = x != C(0), q = y != C(0);
-            return isAnd ? (p && q) : (p || q);
-        });
-    });
-    call.result = Value::ofTensor(out);
-}
-
-// clamp_min.Tensor / clamp_max.Tensor: maximum / minimum with the bound tensor (NaN wins).
-void clampTensorKernel(KernelCall& call, bool isMin)
-{
-    const Value& self = call.arg("self");
-    const Value& bound = call.arg(isMin ? "min" : "max");
-    if (!self.isTensor() || !bound.isTensor()) throw KernelError("clamp: expects tensors");
-    const DType common = resultType({&self, &bound});
-    Tensor out = binaryOutput(call, self, bound, common);
-    dispatch<Set::Numeric>(common, "clamp", [&](auto tag) {
-        using S = typename decltype(tag)::type;
-        using C = typename Num<S>::C;
-        runBinary<S>(call, out, self, bound, [isMin](C x, C y) -> C {
-            if constexpr (kIsFloat<S>) {
-                if (x != x) return x;
-                if (y != y) return y;
-            }
-            return isMin ? (x < y ? y : x) : (y < x ? y : x);
-        });
-    });
-    call.result = Value::ofTensor(out);
-}
-
-// hardtanh(self, min_val, max_val) = clamp(self, min_val, max_val) for floating tensors.
-void hardtanhKernel(KernelCall& call)
-{
-    const Tensor& self = call.tensor("self");
-    if (!isFloatingPoint(self.dtype())) throw KernelError("hardtanh: expects a floating point tensor");
-    const Value lo = call.arg("min_val"), hi = call.arg("max_val");
-    unaryKernel<Set::Float>(call, "hardtanh", self.dtype(), [&](auto tag) {
-        using S = typename decltype(tag)::type;
-        using C = typename Num<S>::C;
-        const C l = Num<S>::load(checkedScalarTo<S>(lo, "hardtanh")),
-                h = Num<S>::load(checkedScalarTo<S>(hi, "hardtanh"));
-        return [l, h](C x) -> C {
-            x = x < l ? l : x;
-            return h < x ? h : x;
-        };
-    });
-}
-
-// Binary (grad_output, self) float ops with scalar parameters, in the result type.
-template<class Make>
-void gradSelfKernel(KernelCall& call, const char* name, Make make)
-{
-    const Value& g = call.arg("grad_output");
-    const Value& x = call.arg("self");
-    if (!g.isTensor() || !x.isTensor()) throw KernelError(std::string(name) + ": expects two tensors");
-    const DType common = resultType({&g, &x});
-    if (!isFloatingPoint(common)) throw KernelError(std::string(name) + ": expects floating point tensors");
-    Tensor out = binaryOutput(call, g, x, common);
-    dispatch<Set::Float>(common, name,
-                         [&](auto tag) { runBinary<typename decltype(tag)::type>(call, out, g, x, make(tag)); });
-    call.result = Value::ofTensor(out);
-}
-
-void hardtanhBackwardKernel(KernelCall& call)
-{
-    const Value lo = call.arg("min_val"), hi = call.arg("max_val");
-    gradSelfKernel(call, "hardtanh_backward", [&](auto tag) {
-        using S = typename decltype(tag)::type;
-        using C = typename Num<S>::C;
-        const C l = Num<S>::load(checkedScalarTo<S>(lo, "hardtanh_backward"));
-        const C h = Num<S>::load(checkedScalarTo<S>(hi, "hardtanh_backward"));
-        return [l, h](C dy, C x) -> C { return (x <= l || x >= h) ? C(0) : dy; };
-    });
-}
-
-void leakyReluKernel(KernelCall& call)
-{
-    const Tensor& self = call.tensor("self");
-    if (!isFloatingPoint(self.dtype())) throw KernelError("leaky_relu: expects a floating point tensor");
-    const Value slope = call.arg("negative_slope");
-    unaryKernel<Set::Float>(call, "leaky_relu", self.dtype(), [&](auto tag) {
-        using S = typename decltype(tag)::type;
-        using C = typename Num<S>::C;
-        // bf16/f16: the slope in f32 (PyTorch's reduced-precision path)
-        const C k =
-            kIsReduced<S> ? static_cast<C>(slope.toDouble()) : Num<S>::load(checkedScalarTo<S>(slope, "leaky_relu"));
-        return [k](C x) -> C { return x > C(0) ? x : x * k; };
-    });
-}
-
-void leakyReluBackwardKernel(KernelCall& call)
-{
-    const Value slope = call.arg("negative_slope");
-    gradSelfKernel(call, "leaky_relu_backward", [&](auto tag) {
-        using S = typename decltype(tag)::type;
-        using C = typename Num<S>::C;
-        const C k = kIsReduced<S> ? static_cast<C>(slope.toDouble())
-                                  : Num<S>::load(checkedScalarTo<S>(slope, "leaky_relu_backward"));
-        return [k](C dy, C x) -> C { return x > C(0) ? dy : dy * k; };
-    });
 }
 
 // addcmul: self + value * t1 * t2; addcdiv: self + value * t1 / t2 (PyTorch's left-to-right
@@ -1030,34 +622,9 @@ void registerArithmetic(KernelRegistry& reg)
     reg.add("aten.div.Tensor_mode", cpu, divModeKernel);
     reg.add("aten.pow.Tensor_Tensor", cpu, powBinaryKernel);
     reg.add("aten.pow.Scalar", cpu, powBinaryKernel);
-    reg.add("aten.eq.Scalar", cpu, [](KernelCall& c) { compareKernel(c, Cmp::Eq, "eq"); });
-    reg.add("aten.ne.Scalar", cpu, [](KernelCall& c) { compareKernel(c, Cmp::Ne, "ne"); });
-    reg.add("aten.lt.Scalar", cpu, [](KernelCall& c) { compareKernel(c, Cmp::Lt, "lt"); });
-    reg.add("aten.le.Scalar", cpu, [](KernelCall& c) { compareKernel(c, Cmp::Le, "le"); });
-    reg.add("aten.gt.Scalar", cpu, [](KernelCall& c) { compareKernel(c, Cmp::Gt, "gt"); });
-    reg.add("aten.ge.Scalar", cpu, [](KernelCall& c) { compareKernel(c, Cmp::Ge, "ge"); });
-    reg.add("aten.eq.Tensor", cpu, [](KernelCall& c) { compareKernel(c, Cmp::Eq, "eq"); });
-    reg.add("aten.ne.Tensor", cpu, [](KernelCall& c) { compareKernel(c, Cmp::Ne, "ne"); });
-    reg.add("aten.lt.Tensor", cpu, [](KernelCall& c) { compareKernel(c, Cmp::Lt, "lt"); });
-    reg.add("aten.le.Tensor", cpu, [](KernelCall& c) { compareKernel(c, Cmp::Le, "le"); });
-    reg.add("aten.gt.Tensor", cpu, [](KernelCall& c) { compareKernel(c, Cmp::Gt, "gt"); });
-    reg.add("aten.ge.Tensor", cpu, [](KernelCall& c) { compareKernel(c, Cmp::Ge, "ge"); });
-    reg.add("aten.maximum.default", cpu, [](KernelCall& c) { minMaxKernel(c, true); });
-    reg.add("aten.minimum.default", cpu, [](KernelCall& c) { minMaxKernel(c, false); });
-    reg.add("aten.clamp.default", cpu, [](KernelCall& c) { clampKernel(c, true, true); });
-    reg.add("aten.clamp_min.default", cpu, [](KernelCall& c) { clampKernel(c, true, false); });
-    reg.add("aten.clamp_max.default", cpu, [](KernelCall& c) { clampKernel(c, false, true); });
-    reg.add("aten.logical_not.default", cpu, logicalNotKernel);
-    reg.add("aten.bitwise_and.Tensor", cpu, [](KernelCall& c) { bitwiseBinaryKernel(c, true); });
-    reg.add("aten.bitwise_or.Tensor", cpu, [](KernelCall& c) { bitwiseBinaryKernel(c, false); });
     reg.add("aten.abs.default", cpu, absKernel);
     reg.add("aten.sign.default", cpu, signKernel);
-    reg.add("aten.relu.default", cpu, reluKernel);
-    reg.add("aten.threshold_backward.default", cpu, thresholdBackwardKernel);
     reg.add("aten.div_.Tensor", cpu, [](KernelCall& c) { binaryKernel(c, Bin::Div, true); });
-    reg.add("aten.clamp_.default", cpu, [](KernelCall& c) { clampKernel(c, true, true, true); });
-    reg.add("aten.clamp_min.Tensor", cpu, [](KernelCall& c) { clampTensorKernel(c, true); });
-    reg.add("aten.clamp_max.Tensor", cpu, [](KernelCall& c) { clampTensorKernel(c, false); });
     reg.add("aten.floor.default", cpu, [](KernelCall& c) { roundKernel(c, Round::Floor, "floor"); });
     reg.add("aten.ceil.default", cpu, [](KernelCall& c) { roundKernel(c, Round::Ceil, "ceil"); });
     reg.add("aten.trunc.default", cpu, [](KernelCall& c) { roundKernel(c, Round::Trunc, "trunc"); });
@@ -1067,15 +634,7 @@ void registerArithmetic(KernelRegistry& reg)
     reg.add("aten.remainder.Tensor", cpu, [](KernelCall& c) { modKernel(c, true); });
     reg.add("aten.remainder.Scalar", cpu, [](KernelCall& c) { modKernel(c, true); });
     reg.add("aten.floor_divide.default", cpu, [](KernelCall& c) { divRoundingKernel(c, true); });
-    reg.add("aten.isnan.default", cpu, [](KernelCall& c) { isKernel(c, true); });
-    reg.add("aten.isinf.default", cpu, [](KernelCall& c) { isKernel(c, false); });
-    reg.add("aten.logical_and.default", cpu, [](KernelCall& c) { logicalBinaryKernel(c, true); });
-    reg.add("aten.logical_or.default", cpu, [](KernelCall& c) { logicalBinaryKernel(c, false); });
     reg.add("aten.sgn.default", cpu, signKernel);
-    reg.add("aten.hardtanh.default", cpu, hardtanhKernel);
-    reg.add("aten.hardtanh_backward.default", cpu, hardtanhBackwardKernel);
-    reg.add("aten.leaky_relu.default", cpu, leakyReluKernel);
-    reg.add("aten.leaky_relu_backward.default", cpu, leakyReluBackwardKernel);
     reg.add("aten.addcmul.default", cpu, [](KernelCall& c) { addcKernel(c, false); });
     reg.add("aten.addcdiv.default", cpu, [](KernelCall& c) { addcKernel(c, true); });
     reg.add("aten.lerp.Scalar", cpu, [](KernelCall& c) { lerpKernel(c, false); });

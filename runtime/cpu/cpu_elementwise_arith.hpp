@@ -1,4 +1,4 @@
-// Arithmetic, comparison and selection kernels.
+// Arithmetic and selection kernels.
 #pragma once
 
 #include "runtime/kernel.hpp"

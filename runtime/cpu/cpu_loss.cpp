@@ -68,52 +68,53 @@ Tensor castTo(const KernelCall& call, const Tensor& t, DType to)
 struct NllShape
 {
     bool batched = false;
-    int64_t N = 1, C = 0;
+    int64_t rows = 1, classes = 0;  // N and C
 };
 
-NllShape nllShape(const Tensor& x, const Tensor& target, const Value& weight, const char* op)
+NllShape nllShape(const Tensor& input, const Tensor& target, const Value& weight, const char* op)
 {
-    if (x.dim() < 1 || x.dim() > 2) throw KernelError(std::string(op) + ": input tensor should be 1D or 2D");
+    if (input.dim() < 1 || input.dim() > 2) throw KernelError(std::string(op) + ": input tensor should be 1D or 2D");
     if (target.dim() > 1)
         throw KernelError(std::string(op) + ": 0D or 1D target tensor expected, multi-target not supported");
-    NllShape s;
-    s.batched = x.dim() == 2;
-    s.N = s.batched ? x.size(0) : 1;
-    s.C = x.size(-1);
-    if (s.batched ? (target.dim() != 1 || target.size(0) != s.N) : target.numel() != 1)
+    NllShape shape;
+    shape.batched = input.dim() == 2;
+    shape.rows = shape.batched ? input.size(0) : 1;
+    shape.classes = input.size(-1);
+    if (shape.batched ? (target.dim() != 1 || target.size(0) != shape.rows) : target.numel() != 1)
         throw KernelError(std::string(op) + ": size mismatch between input and target batch");
-    if (!weight.isNone() && weight.tensor.numel() != s.C)
-        throw KernelError(std::string(op) + ": weight tensor should be defined either for all " + std::to_string(s.C)
-                          + " classes or no classes");
-    return s;
+    if (!weight.isNone() && weight.tensor.numel() != shape.classes)
+        throw KernelError(std::string(op) + ": weight tensor should be defined either for all "
+                          + std::to_string(shape.classes) + " classes or no classes");
+    return shape;
 }
 
-void checkTarget(int64_t t, int64_t C, const char* op)
+void checkTarget(int64_t target, int64_t classes, const char* op)
 {
-    if (t < 0 || t >= C) throw KernelError(std::string(op) + ": target " + std::to_string(t) + " is out of bounds");
+    if (target < 0 || target >= classes)
+        throw KernelError(std::string(op) + ": target " + std::to_string(target) + " is out of bounds");
 }
 
 // What both nll_loss kernels read, checked in PyTorch's order: reduction, ignore_index, the
 // shapes, then every target not ignored in [0, C).
 struct NllArgs
 {
-    NllShape s;
-    int64_t reduction = 0, ignore = 0;
-    std::vector<int64_t> tg;
+    NllShape shape;
+    int64_t reduction = 0, ignoreIndex = 0;
+    std::vector<int64_t> targets;  // one class per row
     bool perRow = false;  // reduction none with a batch: one loss per row
 };
 
-NllArgs nllArgs(KernelCall& call, const Tensor& x, const Tensor& target, const Value& wv, const char* op)
+NllArgs nllArgs(KernelCall& call, const Tensor& input, const Tensor& target, const Value& weight, const char* op)
 {
-    NllArgs a;
-    a.reduction = reductionOf(call, op);
-    a.ignore = call.arg("ignore_index").toInt();
-    a.s = nllShape(x, target, wv, op);
-    a.tg = indexValues(target, op);
-    for (int64_t t : a.tg)
-        if (t != a.ignore) checkTarget(t, a.s.C, op);
-    a.perRow = a.reduction == kNone && a.s.batched;
-    return a;
+    NllArgs args;
+    args.reduction = reductionOf(call, op);
+    args.ignoreIndex = call.arg("ignore_index").toInt();
+    args.shape = nllShape(input, target, weight, op);
+    args.targets = indexValues(target, op);
+    for (int64_t t : args.targets)
+        if (t != args.ignoreIndex) checkTarget(t, args.shape.classes, op);
+    args.perRow = args.reduction == kNone && args.shape.batched;
+    return args;
 }
 
 // loss_i = -(x[i, t_i] [* w[t_i]]) or +0 for ignored rows; w_i = w[t_i] (1 without weight)
@@ -122,55 +123,54 @@ NllArgs nllArgs(KernelCall& call, const Tensor& x, const Tensor& target, const V
 void nllForward(KernelCall& call)
 {
     const char* op = "nll_loss_forward";
-    const Tensor& x = call.tensor("self");
+    const Tensor& input = call.tensor("self");
     const Tensor& target = call.tensor("target");
-    const Value& wv = call.arg("weight");
-    const NllArgs na = nllArgs(call, x, target, wv, op);
-    const NllShape& s = na.s;
-    const int64_t reduction = na.reduction, ignore = na.ignore;
-    const std::vector<int64_t>& tg = na.tg;
-    const bool perRow = na.perRow;
-    Tensor out = call.newTensor(perRow ? std::vector<int64_t>{s.N} : std::vector<int64_t>{}, x.dtype());
-    Tensor total = call.newTensor({}, x.dtype());
-    dispatchFloating(x.dtype(), op, [&](auto tag) {
+    const Value& weight = call.arg("weight");
+    const NllArgs args = nllArgs(call, input, target, weight, op);
+    const NllShape& shape = args.shape;
+    Tensor out = call.newTensor(args.perRow ? std::vector<int64_t>{shape.rows} : std::vector<int64_t>{}, input.dtype());
+    Tensor total = call.newTensor({}, input.dtype());
+    dispatchFloating(input.dtype(), op, [&](auto tag) {
         using T = decltype(tag);
         using A = AccOf<T>;
-        const std::vector<A> w = wv.isNone() ? std::vector<A>{} : widenAll<A>(wv.tensor);
-        const T* p = x.template data<T>();
-        const int64_t rs = s.batched ? x.stride(0) : 0, cs = x.stride(-1);
-        auto term = [&](int64_t i, A& wi) -> A {
-            const int64_t t = tg[static_cast<size_t>(i)];
-            if (t == ignore) {
-                wi = A(0);
+        const std::vector<A> classWeights = weight.isNone() ? std::vector<A>{} : widenAll<A>(weight.tensor);
+        const T* in = input.template data<T>();
+        const int64_t rowStride = shape.batched ? input.stride(0) : 0, classStride = input.stride(-1);
+        // the loss of row i; rowWeight gets its weight
+        auto rowLoss = [&](int64_t i, A& rowWeight) -> A {
+            const int64_t t = args.targets[static_cast<size_t>(i)];
+            if (t == args.ignoreIndex) {
+                rowWeight = A(0);
                 return A(0);
             }
-            const A v = widenTo<A>(p[i * rs + t * cs]);
-            wi = w.empty() ? A(1) : w[static_cast<size_t>(t)];
-            return w.empty() ? -v : -(v * wi);
+            const A v = widenTo<A>(in[i * rowStride + t * classStride]);
+            rowWeight = classWeights.empty() ? A(1) : classWeights[static_cast<size_t>(t)];
+            return classWeights.empty() ? -v : -(v * rowWeight);
         };
-        T* o = out.template data<T>();
-        T* tw = total.template data<T>();
-        if (perRow) {
-            parallelRows(call.pool, s.N, 4096, [&](int64_t b, int64_t e) {
+        T* outData = out.template data<T>();
+        T* totalWeight = total.template data<T>();
+        if (args.perRow) {
+            parallelRows(call.pool, shape.rows, 4096, [&](int64_t b, int64_t e) {
                 for (int64_t i = b; i < e; ++i) {
-                    A wi;
-                    o[i] = narrowTo<T>(term(i, wi));
+                    A rowWeight;
+                    outData[i] = narrowTo<T>(rowLoss(i, rowWeight));
                 }
             });
-            *tw = narrowTo<T>(A(0));
+            *totalWeight = narrowTo<T>(A(0));
             return;
         }
-        std::vector<A> loss(static_cast<size_t>(s.N)), wts(static_cast<size_t>(s.N));
-        for (int64_t i = 0; i < s.N; ++i) loss[static_cast<size_t>(i)] = term(i, wts[static_cast<size_t>(i)]);
-        if (reduction == kNone) {  // 1-d input: one row
-            *o = narrowTo<T>(loss[0]);
-            *tw = narrowTo<T>(wts[0]);
+        std::vector<A> losses(static_cast<size_t>(shape.rows)), rowWeights(static_cast<size_t>(shape.rows));
+        for (int64_t i = 0; i < shape.rows; ++i)
+            losses[static_cast<size_t>(i)] = rowLoss(i, rowWeights[static_cast<size_t>(i)]);
+        if (args.reduction == kNone) {  // 1-d input: one row
+            *outData = narrowTo<T>(losses[0]);
+            *totalWeight = narrowTo<T>(rowWeights[0]);
             return;
         }
-        const A sl = sumOrdered<A>(s.N, [&](int64_t i) { return loss[static_cast<size_t>(i)]; });
-        const A sw = sumOrdered<A>(s.N, [&](int64_t i) { return wts[static_cast<size_t>(i)]; });
-        *o = narrowTo<T>(reduction == kMean ? sl / sw : sl);
-        *tw = narrowTo<T>(sw);
+        const A lossSum = sumOrdered<A>(shape.rows, [&](int64_t i) { return losses[static_cast<size_t>(i)]; });
+        const A weightSum = sumOrdered<A>(shape.rows, [&](int64_t i) { return rowWeights[static_cast<size_t>(i)]; });
+        *outData = narrowTo<T>(args.reduction == kMean ? lossSum / weightSum : lossSum);
+        *totalWeight = narrowTo<T>(weightSum);
     });
     call.result = Value::ofList({Value::ofTensor(out), Value::ofTensor(total)});
 }
@@ -180,44 +180,41 @@ void nllForward(KernelCall& call)
 void nllBackward(KernelCall& call)
 {
     const char* op = "nll_loss_backward";
-    const Tensor& g = call.tensor("grad_output");
-    const Tensor& x = call.tensor("self");
+    const Tensor& gradOutput = call.tensor("grad_output");
+    const Tensor& input = call.tensor("self");
     const Tensor& target = call.tensor("target");
-    const Value& wv = call.arg("weight");
-    const NllArgs na = nllArgs(call, x, target, wv, op);
-    const NllShape& s = na.s;
-    const int64_t reduction = na.reduction, ignore = na.ignore;
-    const std::vector<int64_t>& tg = na.tg;
-    const bool perRow = na.perRow;
-    if (perRow ? (g.dim() != 1 || g.size(0) != s.N) : g.numel() != 1)
+    const Value& weight = call.arg("weight");
+    const NllArgs args = nllArgs(call, input, target, weight, op);
+    const NllShape& shape = args.shape;
+    if (args.perRow ? (gradOutput.dim() != 1 || gradOutput.size(0) != shape.rows) : gradOutput.numel() != 1)
         throw KernelError(std::string(op) + ": grad_output has the wrong shape for the reduction");
-    Tensor out = call.newTensor(x.sizes(), x.dtype());
-    dispatchFloating(x.dtype(), op, [&](auto tag) {
+    Tensor out = call.newTensor(input.sizes(), input.dtype());
+    dispatchFloating(input.dtype(), op, [&](auto tag) {
         using T = decltype(tag);
         using A = AccOf<T>;
-        const std::vector<A> w = wv.isNone() ? std::vector<A>{} : widenAll<A>(wv.tensor);
-        const std::vector<A> gv = widenAll<A>(g);
-        A scalarGrad = A(0);
-        if (!perRow) {
-            if (reduction == kMean)
-                scalarGrad = -(gv[0] / widenAll<A>(call.tensor("total_weight"))[0]);
-            else if (reduction == kSum)
-                scalarGrad = -gv[0];
+        const std::vector<A> classWeights = weight.isNone() ? std::vector<A>{} : widenAll<A>(weight.tensor);
+        const std::vector<A> grads = widenAll<A>(gradOutput);
+        A reducedGrad = A(0);  // sum and mean: the one gradient every row gets
+        if (!args.perRow) {
+            if (args.reduction == kMean)
+                reducedGrad = -(grads[0] / widenAll<A>(call.tensor("total_weight"))[0]);
+            else if (args.reduction == kSum)
+                reducedGrad = -grads[0];
         }
-        T* o = out.template data<T>();
-        const int64_t C = s.C;
-        parallelRows(call.pool, s.N, grainFor(C), [&](int64_t b, int64_t e) {
+        T* outData = out.template data<T>();
+        const int64_t classes = shape.classes;
+        parallelRows(call.pool, shape.rows, grainFor(classes), [&](int64_t b, int64_t e) {
             for (int64_t i = b; i < e; ++i) {
-                T* row = o + i * C;
-                for (int64_t j = 0; j < C; ++j) row[j] = narrowTo<T>(A(0));
-                const int64_t t = tg[static_cast<size_t>(i)];
-                if (t == ignore) continue;
+                T* row = outData + i * classes;
+                for (int64_t j = 0; j < classes; ++j) row[j] = narrowTo<T>(A(0));
+                const int64_t t = args.targets[static_cast<size_t>(i)];
+                if (t == args.ignoreIndex) continue;
                 A v;
-                if (reduction == kNone) {
-                    const A gi = gv[static_cast<size_t>(i)];
-                    v = w.empty() ? -gi : -w[static_cast<size_t>(t)] * gi;
+                if (args.reduction == kNone) {
+                    const A rowGrad = grads[static_cast<size_t>(i)];
+                    v = classWeights.empty() ? -rowGrad : -classWeights[static_cast<size_t>(t)] * rowGrad;
                 } else {
-                    v = w.empty() ? scalarGrad : w[static_cast<size_t>(t)] * scalarGrad;
+                    v = classWeights.empty() ? reducedGrad : classWeights[static_cast<size_t>(t)] * reducedGrad;
                 }
                 row[t] = narrowTo<T>(v);
             }
@@ -232,46 +229,48 @@ void nllBackward(KernelCall& call)
 void mseLoss(KernelCall& call)
 {
     const char* op = "mse_loss";
-    const Tensor& x0 = call.tensor("self");
-    const Tensor& t0 = call.tensor("target");
+    const Tensor& selfArg = call.tensor("self");
+    const Tensor& targetArg = call.tensor("target");
     const int64_t reduction = reductionOf(call, op);
-    const std::vector<int64_t> shape = broadcastShapes(x0.sizes(), t0.sizes());
-    const DType dt = promoteTypes(x0.dtype(), t0.dtype());
-    Tensor x = expandTo(x0, shape), t = expandTo(t0, shape);
-    if (x.dtype() != dt) x = castTo(call, x, dt);
-    if (t.dtype() != dt) t = castTo(call, t, dt);
+    const std::vector<int64_t> shape = broadcastShapes(selfArg.sizes(), targetArg.sizes());
+    const DType dt = promoteTypes(selfArg.dtype(), targetArg.dtype());
+    Tensor input = expandTo(selfArg, shape), target = expandTo(targetArg, shape);
+    if (input.dtype() != dt) input = castTo(call, input, dt);
+    if (target.dtype() != dt) target = castTo(call, target, dt);
     Tensor out = call.newTensor(reduction == kNone ? shape : std::vector<int64_t>{}, dt);
-    std::vector<int64_t> all;
-    for (int64_t d = 0; d < static_cast<int64_t>(shape.size()); ++d) all.push_back(d);
+    std::vector<int64_t> allDims;
+    for (int64_t d = 0; d < static_cast<int64_t>(shape.size()); ++d) allDims.push_back(d);
     dispatchFloating(dt, op, [&](auto tag) {
         using T = decltype(tag);
         using A = AccOf<T>;
-        const T* xp = x.template data<T>();
-        const T* tp = t.template data<T>();
-        T* o = out.template data<T>();
+        const T* inputData = input.template data<T>();
+        const T* targetData = target.template data<T>();
+        T* outData = out.template data<T>();
         if (reduction == kNone) {
-            const std::vector<int64_t> last = shape.empty() ? std::vector<int64_t>{} : std::vector<int64_t>{all.back()};
-            const RowView rx(x, last), rt(t, last), ro(out, last);
-            parallelRows(call.pool, rx.rows, grainFor(rx.cols), [&](int64_t b, int64_t e) {
+            const std::vector<int64_t> lastDim =
+                shape.empty() ? std::vector<int64_t>{} : std::vector<int64_t>{allDims.back()};
+            const RowView inputRows(input, lastDim), targetRows(target, lastDim), outRows(out, lastDim);
+            parallelRows(call.pool, inputRows.rows, grainFor(inputRows.cols), [&](int64_t b, int64_t e) {
                 for (int64_t r = b; r < e; ++r) {
-                    const T* xq = xp + rx.rowOffset(r);
-                    const T* tq = tp + rt.rowOffset(r);
-                    T* w = o + ro.rowOffset(r);
-                    for (int64_t j = 0; j < rx.cols; ++j) {
-                        const A d = widenTo<A>(xq[rx.colOffset(j)]) - widenTo<A>(tq[rt.colOffset(j)]);
-                        w[ro.colOffset(j)] = narrowTo<T>(d * d);
+                    const T* inputRow = inputData + inputRows.rowOffset(r);
+                    const T* targetRow = targetData + targetRows.rowOffset(r);
+                    T* outRow = outData + outRows.rowOffset(r);
+                    for (int64_t j = 0; j < inputRows.cols; ++j) {
+                        const A d = widenTo<A>(inputRow[inputRows.colOffset(j)])
+                            - widenTo<A>(targetRow[targetRows.colOffset(j)]);
+                        outRow[outRows.colOffset(j)] = narrowTo<T>(d * d);
                     }
                 }
             });
             return;
         }
-        const RowView rx(x, all), rt(t, all);
-        const int64_t n = rx.cols;
-        const A s = sumOrdered<A>(n, [&](int64_t i) {
-            const A d = widenTo<A>(xp[rx.colOffset(i)]) - widenTo<A>(tp[rt.colOffset(i)]);
+        const RowView inputAll(input, allDims), targetAll(target, allDims);
+        const int64_t count = inputAll.cols;
+        const A sum = sumOrdered<A>(count, [&](int64_t i) {
+            const A d = widenTo<A>(inputData[inputAll.colOffset(i)]) - widenTo<A>(targetData[targetAll.colOffset(i)]);
             return d * d;
         });
-        *o = narrowTo<T>(reduction == kMean ? s / static_cast<A>(n) : s);
+        *outData = narrowTo<T>(reduction == kMean ? sum / static_cast<A>(count) : sum);
     });
     call.result = Value::ofTensor(out);
 }
@@ -280,35 +279,38 @@ void mseLoss(KernelCall& call)
 void mseLossBwd(KernelCall& call)
 {
     const char* op = "mse_loss_backward";
-    const Tensor& g0 = call.tensor("grad_output");
-    const Tensor& x = call.tensor("self");
-    const Tensor& t0 = call.tensor("target");
+    const Tensor& gradArg = call.tensor("grad_output");
+    const Tensor& input = call.tensor("self");
+    const Tensor& targetArg = call.tensor("target");
     const int64_t reduction = reductionOf(call, op);
-    if (t0.dtype() != x.dtype() || g0.dtype() != x.dtype())
+    if (targetArg.dtype() != input.dtype() || gradArg.dtype() != input.dtype())
         throw KernelError(std::string(op) + ": grad_output, self and target must have the same dtype");
-    const std::vector<int64_t>& shape = x.sizes();
-    const Tensor t = expandTo(t0, shape), g = expandTo(g0, shape);
-    Tensor out = call.newTensor(shape, x.dtype());
-    const std::vector<int64_t> last = shape.empty() ? std::vector<int64_t>{} : std::vector<int64_t>{x.dim() - 1};
-    const double norm = reduction == kMean ? 2.0 / static_cast<double>(x.numel()) : 2.0;
-    dispatchFloating(x.dtype(), op, [&](auto tag) {
+    const std::vector<int64_t>& shape = input.sizes();
+    const Tensor target = expandTo(targetArg, shape), grad = expandTo(gradArg, shape);
+    Tensor out = call.newTensor(shape, input.dtype());
+    const std::vector<int64_t> lastDim = shape.empty() ? std::vector<int64_t>{} : std::vector<int64_t>{input.dim() - 1};
+    const double norm = reduction == kMean ? 2.0 / static_cast<double>(input.numel()) : 2.0;
+    dispatchFloating(input.dtype(), op, [&](auto tag) {
         using T = decltype(tag);
         using A = AccOf<T>;
-        const A nA = static_cast<A>(norm);
-        const RowView rx(x, last), rt(t, last), rg(g, last), ro(out, last);
-        const T* xp = x.template data<T>();
-        const T* tp = t.template data<T>();
-        const T* gp = g.template data<T>();
-        T* o = out.template data<T>();
-        parallelRows(call.pool, rx.rows, grainFor(rx.cols), [&](int64_t b, int64_t e) {
+        const A normAcc = static_cast<A>(norm);
+        const RowView inputRows(input, lastDim), targetRows(target, lastDim), gradRows(grad, lastDim),
+            outRows(out, lastDim);
+        const T* inputData = input.template data<T>();
+        const T* targetData = target.template data<T>();
+        const T* gradData = grad.template data<T>();
+        T* outData = out.template data<T>();
+        parallelRows(call.pool, inputRows.rows, grainFor(inputRows.cols), [&](int64_t b, int64_t e) {
             for (int64_t r = b; r < e; ++r) {
-                const T* xq = xp + rx.rowOffset(r);
-                const T* tq = tp + rt.rowOffset(r);
-                const T* gq = gp + rg.rowOffset(r);
-                T* w = o + ro.rowOffset(r);
-                for (int64_t j = 0; j < rx.cols; ++j) {
-                    const A d = widenTo<A>(xq[rx.colOffset(j)]) - widenTo<A>(tq[rt.colOffset(j)]);
-                    w[ro.colOffset(j)] = narrowTo<T>((nA * d) * widenTo<A>(gq[rg.colOffset(j)]));
+                const T* inputRow = inputData + inputRows.rowOffset(r);
+                const T* targetRow = targetData + targetRows.rowOffset(r);
+                const T* gradRow = gradData + gradRows.rowOffset(r);
+                T* outRow = outData + outRows.rowOffset(r);
+                for (int64_t j = 0; j < inputRows.cols; ++j) {
+                    const A d =
+                        widenTo<A>(inputRow[inputRows.colOffset(j)]) - widenTo<A>(targetRow[targetRows.colOffset(j)]);
+                    outRow[outRows.colOffset(j)] =
+                        narrowTo<T>((normAcc * d) * widenTo<A>(gradRow[gradRows.colOffset(j)]));
                 }
             }
         });
@@ -320,82 +322,92 @@ void mseLossBwd(KernelCall& call)
 // of scale_v * grad[k, :]; scale_v = 1 / count_v with scale_grad_by_freq, else the term is
 // grad[k, :] itself. Tokens equal to padding_idx are skipped. Vocabulary rows are split between
 // threads, each row reduced by one thread.
+
+// The tokens of each vocabulary row, in token order (a stable counting sort): the tokens of
+// row v are tokens[rowStart[v] .. rowStart[v + 1]).
+struct TokensByRow
+{
+    std::vector<int64_t> rowStart, tokens;
+};
+
+TokensByRow sortTokensByRow(const std::vector<int64_t>& ids, int64_t numWeights, int64_t paddingIdx, const char* op)
+{
+    TokensByRow sorted;
+    sorted.rowStart.assign(static_cast<size_t>(numWeights) + 1, 0);
+    for (int64_t v : ids) {
+        if (v == paddingIdx) continue;
+        if (v < 0 || v >= numWeights)
+            throw KernelError(std::string(op) + ": index " + std::to_string(v) + " is out of range [0, "
+                              + std::to_string(numWeights) + ")");
+        ++sorted.rowStart[static_cast<size_t>(v) + 1];
+    }
+    for (int64_t v = 0; v < numWeights; ++v)
+        sorted.rowStart[static_cast<size_t>(v) + 1] += sorted.rowStart[static_cast<size_t>(v)];
+    sorted.tokens.resize(static_cast<size_t>(sorted.rowStart[static_cast<size_t>(numWeights)]));
+    std::vector<int64_t> next(sorted.rowStart.begin(), sorted.rowStart.end() - 1);
+    for (int64_t k = 0; k < static_cast<int64_t>(ids.size()); ++k) {
+        const int64_t v = ids[static_cast<size_t>(k)];
+        if (v != paddingIdx) sorted.tokens[static_cast<size_t>(next[static_cast<size_t>(v)]++)] = k;
+    }
+    return sorted;
+}
+
 void embeddingDenseBwd(KernelCall& call)
 {
     const char* op = "embedding_dense_backward";
-    const Tensor& g = call.tensor("grad_output");
+    const Tensor& gradOutput = call.tensor("grad_output");
     const Tensor& indices = call.tensor("indices");
-    const int64_t V = call.arg("num_weights").toInt();
-    const int64_t pad = call.arg("padding_idx").toInt();
+    const int64_t numWeights = call.arg("num_weights").toInt();
+    const int64_t paddingIdx = call.arg("padding_idx").toInt();
     const bool byFreq = call.arg("scale_grad_by_freq").toInt() != 0;
-    if (g.dim() < 1) throw KernelError(std::string(op) + ": grad must have at least 1 dim");
-    if (V < 0) throw KernelError(std::string(op) + ": num_weights must be >= 0");
-    const RowView rg(g, {g.dim() - 1});
+    if (gradOutput.dim() < 1) throw KernelError(std::string(op) + ": grad must have at least 1 dim");
+    if (numWeights < 0) throw KernelError(std::string(op) + ": num_weights must be >= 0");
+    const RowView gradRows(gradOutput, {gradOutput.dim() - 1});
     const std::vector<int64_t> ids = indexValues(indices, op);
-    const int64_t K = static_cast<int64_t>(ids.size());
-    if (rg.rows != K)
-        throw KernelError(std::string(op) + ": grad has " + std::to_string(rg.rows) + " rows but indices has "
-                          + std::to_string(K) + " elements");
-    const int64_t D = rg.cols;
-    // counting sort of the tokens by vocabulary row, stable (token order within a row)
-    std::vector<int64_t> start(static_cast<size_t>(V) + 1, 0), order;
-    for (int64_t v : ids) {
-        if (v == pad) continue;
-        if (v < 0 || v >= V)
-            throw KernelError(std::string(op) + ": index " + std::to_string(v) + " is out of range [0, "
-                              + std::to_string(V) + ")");
-        ++start[static_cast<size_t>(v) + 1];
-    }
-    for (int64_t v = 0; v < V; ++v) start[static_cast<size_t>(v) + 1] += start[static_cast<size_t>(v)];
-    order.resize(static_cast<size_t>(start[static_cast<size_t>(V)]));
-    {
-        std::vector<int64_t> fill(start.begin(), start.end() - 1);
-        for (int64_t k = 0; k < K; ++k) {
-            const int64_t v = ids[static_cast<size_t>(k)];
-            if (v != pad) order[static_cast<size_t>(fill[static_cast<size_t>(v)]++)] = k;
-        }
-    }
-    std::vector<int64_t> gb(static_cast<size_t>(K));
-    for (int64_t k = 0; k < K; ++k) gb[static_cast<size_t>(k)] = rg.rowOffset(k);
-    Tensor out = call.newTensor({V, D}, g.dtype());
-    dispatchFloating(g.dtype(), op, [&](auto tag) {
+    const int64_t tokenCount = static_cast<int64_t>(ids.size());
+    if (gradRows.rows != tokenCount)
+        throw KernelError(std::string(op) + ": grad has " + std::to_string(gradRows.rows) + " rows but indices has "
+                          + std::to_string(tokenCount) + " elements");
+    const int64_t embeddingDim = gradRows.cols;
+    const TokensByRow sorted = sortTokensByRow(ids, numWeights, paddingIdx, op);
+    std::vector<int64_t> gradRowOffset(static_cast<size_t>(tokenCount));
+    for (int64_t k = 0; k < tokenCount; ++k) gradRowOffset[static_cast<size_t>(k)] = gradRows.rowOffset(k);
+    Tensor out = call.newTensor({numWeights, embeddingDim}, gradOutput.dtype());
+    dispatchFloating(gradOutput.dtype(), op, [&](auto tag) {
         using T = decltype(tag);
         using A = AccOf<T>;
-        const T* p = g.template data<T>();
-        T* o = out.template data<T>();
-        const int64_t cs = rg.colStride;
+        const T* gradData = gradOutput.template data<T>();
+        T* outData = out.template data<T>();
+        const int64_t colStride = gradRows.colStride;
+        const int64_t tokensPerRow = std::max<int64_t>(1, tokenCount / std::max<int64_t>(1, numWeights));
         parallelRows(
-            call.pool, V, std::max<int64_t>(1, grainFor(D * std::max<int64_t>(1, K / std::max<int64_t>(1, V)))),
+            call.pool, numWeights, std::max<int64_t>(1, grainFor(embeddingDim * tokensPerRow)),
             [&](int64_t b, int64_t e) {
                 A acc[kTile];
                 for (int64_t v = b; v < e; ++v) {
-                    const int64_t* tok = order.data() + start[static_cast<size_t>(v)];
-                    const int64_t m = start[static_cast<size_t>(v) + 1] - start[static_cast<size_t>(v)];
-                    const A scale = static_cast<A>(m > 0 ? 1.0 / static_cast<double>(m) : 1.0);
-                    T* row = o + v * D;
-                    for (int64_t j0 = 0; j0 < D; j0 += kTile) {
-                        const int T_ = static_cast<int>(std::min<int64_t>(kTile, D - j0));
-                        const T* q = p + j0 * cs;
-                        if (cs == 1 && !byFreq)  // adjacent columns: the tile loop vectorises
+                    const int64_t* rowTokens = sorted.tokens.data() + sorted.rowStart[static_cast<size_t>(v)];
+                    const int64_t rowTokenCount =
+                        sorted.rowStart[static_cast<size_t>(v) + 1] - sorted.rowStart[static_cast<size_t>(v)];
+                    const A scale = static_cast<A>(rowTokenCount > 0 ? 1.0 / static_cast<double>(rowTokenCount) : 1.0);
+                    T* row = outData + v * embeddingDim;
+                    for (int64_t j0 = 0; j0 < embeddingDim; j0 += kTile) {
+                        const int tileWidth = static_cast<int>(std::min<int64_t>(kTile, embeddingDim - j0));
+                        const T* tileGrad = gradData + j0 * colStride;
+                        auto gradAt = [&](int t, int64_t i, int64_t stride) {
+                            return widenTo<A>(tileGrad[gradRowOffset[static_cast<size_t>(rowTokens[i])] + t * stride]);
+                        };
+                        if (colStride == 1 && !byFreq)  // adjacent columns: the tile loop vectorises
                             sumOrderedTile<A>(
-                                m, T_,
-                                [&](int t, int64_t i) { return widenTo<A>(q[gb[static_cast<size_t>(tok[i])] + t]); },
-                                acc);
+                                rowTokenCount, tileWidth, [&](int t, int64_t i) { return gradAt(t, i, 1); }, acc);
                         else if (byFreq)
                             sumOrderedTile<A>(
-                                m, T_,
-                                [&](int t, int64_t i) {
-                                    return scale * widenTo<A>(q[gb[static_cast<size_t>(tok[i])] + t * cs]);
-                                },
-                                acc);
+                                rowTokenCount, tileWidth,
+                                [&](int t, int64_t i) { return scale * gradAt(t, i, colStride); }, acc);
                         else
                             sumOrderedTile<A>(
-                                m, T_,
-                                [&](int t, int64_t i) {
-                                    return widenTo<A>(q[gb[static_cast<size_t>(tok[i])] + t * cs]);
-                                },
+                                rowTokenCount, tileWidth, [&](int t, int64_t i) { return gradAt(t, i, colStride); },
                                 acc);
-                        for (int t = 0; t < T_; ++t) row[j0 + t] = narrowTo<T>(acc[t]);
+                        for (int t = 0; t < tileWidth; ++t) row[j0 + t] = narrowTo<T>(acc[t]);
                     }
                 }
             });

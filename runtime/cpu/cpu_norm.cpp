@@ -288,6 +288,107 @@ std::vector<A> widenStats(const Tensor& t, int64_t rows, const char* op, const c
     return out;
 }
 
+// The layer-norm statistics backward reads: weight (empty without one), mean and rstd per row.
+template<class A>
+struct LayerNormStats
+{
+    std::vector<A> weight, mean, rstd;
+};
+
+// dx, row by row (rows split between threads):
+// dx_j = (rstd / N) * ((N * g_j - S(g)) - xhat_j * S(g * xhat)).
+template<class T, class A>
+void layerNormInputGrad(ThreadPool* pool, const Tensor& x, const Tensor& dy, const Tensor& dx, const RowView& rx,
+                        const RowView& rg, const RowView& ro, const LayerNormStats<A>& stats)
+{
+    const int64_t M = rx.rows, n = rx.cols;
+    const T* xp = x.template data<T>();
+    const T* gp = dy.template data<T>();
+    const A nA = static_cast<A>(n);
+    T* o = dx.template data<T>();
+    parallelRows(pool, M, grainFor(n), [&](int64_t b, int64_t e) {
+        std::vector<A> gb(static_cast<size_t>(n)), xh(static_cast<size_t>(n));
+        for (int64_t r = b; r < e; ++r) {
+            const T* xq = xp + rx.rowOffset(r);
+            const T* gq = gp + rg.rowOffset(r);
+            T* wr = o + ro.rowOffset(r);
+            const A m = stats.mean[static_cast<size_t>(r)], rs = stats.rstd[static_cast<size_t>(r)];
+            A* xv = xh.data();
+            A* gv = gb.data();
+            gatherRow(xq, rx, xv);
+            gatherRow(gq, rg, gv);
+            for (int64_t j = 0; j < n; ++j) xv[j] = (xv[j] - m) * rs;
+            if (!stats.weight.empty())
+                for (int64_t j = 0; j < n; ++j) gv[j] = gv[j] * stats.weight[static_cast<size_t>(j)];
+            const A sg = sumOrdered<A>(n, [&](int64_t i) { return gv[i]; });
+            const A sgx = sumOrdered<A>(n, [&](int64_t i) { return gv[i] * xv[i]; });
+            const A scale = rs / nA;
+            for (int64_t j = 0; j < n; ++j) gv[j] = scale * ((nA * gv[j] - sg) - xv[j] * sgx);
+            scatterRow(wr, ro, gv);
+        }
+    });
+}
+
+// dgamma_j = S_i(dy_ij * xhat_ij), dbeta_j = S_i(dy_ij): column reductions over the M rows,
+// columns split between threads, tiles of kTile. dwv / dbv: empty when not wanted.
+template<class T, class A>
+void layerNormParamGrads(ThreadPool* pool, const Tensor& x, const Tensor& dy, const RowView& rx, const RowView& rg,
+                         const LayerNormStats<A>& stats, std::vector<A>& dwv, std::vector<A>& dbv)
+{
+    const int64_t M = rx.rows, n = rx.cols;
+    const T* xp = x.template data<T>();
+    const T* gp = dy.template data<T>();
+    const std::vector<A>& mean = stats.mean;
+    const std::vector<A>& rstd = stats.rstd;
+    std::vector<int64_t> xb(static_cast<size_t>(M)), gbase(static_cast<size_t>(M));
+    for (int64_t i = 0; i < M; ++i) {
+        xb[static_cast<size_t>(i)] = rx.rowOffset(i);
+        gbase[static_cast<size_t>(i)] = rg.rowOffset(i);
+    }
+    const bool contiguousCols = rx.colLinear && rx.colStride == 1 && rg.colLinear && rg.colStride == 1;
+    parallelRows(pool, n, std::max<int64_t>(16, grainFor(M)), [&](int64_t b, int64_t e) {
+        for (int64_t j0 = b; j0 < e; j0 += kTile) {
+            const int tileWidth = static_cast<int>(std::min<int64_t>(kTile, e - j0));
+            int64_t xo[kTile], go[kTile];
+            for (int t = 0; t < tileWidth; ++t) {
+                xo[t] = rx.colOffset(j0 + t);
+                go[t] = rg.colOffset(j0 + t);
+            }
+            if (contiguousCols) {  // x[i, j0 + t], dy[i, j0 + t] adjacent in t: the tile loop vectorises
+                if (!dwv.empty())
+                    sumOrderedTile<A>(
+                        M, tileWidth,
+                        [&](int t, int64_t i) {
+                            const size_t ii = static_cast<size_t>(i);
+                            const A xh = (widenTo<A>(xp[xb[ii] + j0 + t]) - mean[ii]) * rstd[ii];
+                            return widenTo<A>(gp[gbase[ii] + j0 + t]) * xh;
+                        },
+                        dwv.data() + j0);
+                if (!dbv.empty())
+                    sumOrderedTile<A>(
+                        M, tileWidth,
+                        [&](int t, int64_t i) { return widenTo<A>(gp[gbase[static_cast<size_t>(i)] + j0 + t]); },
+                        dbv.data() + j0);
+                continue;
+            }
+            if (!dwv.empty())
+                sumOrderedTile<A>(
+                    M, tileWidth,
+                    [&](int t, int64_t i) {
+                        const size_t ii = static_cast<size_t>(i);
+                        const A xh = (widenTo<A>(xp[xb[ii] + xo[t]]) - mean[ii]) * rstd[ii];
+                        return widenTo<A>(gp[gbase[ii] + go[t]]) * xh;
+                    },
+                    dwv.data() + j0);
+            if (!dbv.empty())
+                sumOrderedTile<A>(
+                    M, tileWidth,
+                    [&](int t, int64_t i) { return widenTo<A>(gp[gbase[static_cast<size_t>(i)] + go[t]]); },
+                    dbv.data() + j0);
+        }
+    });
+}
+
 // xhat = (x - mean) * rstd, g = dy [* w]
 // dx_j     = (rstd / N) * ((N * g_j - S(g)) - xhat_j * S(g * xhat))   (per row)
 // dgamma_j = S_i(dy_ij * xhat_ij), dbeta_j = S_i(dy_ij)                 (over rows, per column)
@@ -305,7 +406,6 @@ void layerNormBwd(KernelCall& call)
     const Value& wv = call.arg("weight");
     const Value& bv = call.arg("bias");
     const auto cd = range(axis, x.dim());
-    const auto lead = range(0, axis);
     const RowView rx(x, cd), rg(dy, cd);
     const int64_t M = rx.rows, n = rx.cols;
     Tensor dx, dw, db;
@@ -315,86 +415,14 @@ void layerNormBwd(KernelCall& call)
     dispatchFloating(x.dtype(), op, [&](auto tag) {
         using T = decltype(tag);
         using A = AccOf<T>;
-        const std::vector<A> w = widenParam<A>(wv, n, op, "weight");
-        const std::vector<A> mean = widenStats<A>(call.tensor("mean"), M, op, "mean");
-        const std::vector<A> rstd = widenStats<A>(call.tensor("rstd"), M, op, "rstd");
-        const T* xp = x.template data<T>();
-        const T* gp = dy.template data<T>();
-        const A nA = static_cast<A>(n);
-        if (dx.defined()) {
-            const RowView ro(dx, cd);
-            T* o = dx.template data<T>();
-            parallelRows(call.pool, M, grainFor(n), [&](int64_t b, int64_t e) {
-                std::vector<A> gb(static_cast<size_t>(n)), xh(static_cast<size_t>(n));
-                for (int64_t r = b; r < e; ++r) {
-                    const T* xq = xp + rx.rowOffset(r);
-                    const T* gq = gp + rg.rowOffset(r);
-                    T* wr = o + ro.rowOffset(r);
-                    const A m = mean[static_cast<size_t>(r)], rs = rstd[static_cast<size_t>(r)];
-                    A* xv = xh.data();
-                    A* gv = gb.data();
-                    gatherRow(xq, rx, xv);
-                    gatherRow(gq, rg, gv);
-                    for (int64_t j = 0; j < n; ++j) xv[j] = (xv[j] - m) * rs;
-                    if (!w.empty())
-                        for (int64_t j = 0; j < n; ++j) gv[j] = gv[j] * w[static_cast<size_t>(j)];
-                    const A sg = sumOrdered<A>(n, [&](int64_t i) { return gv[i]; });
-                    const A sgx = sumOrdered<A>(n, [&](int64_t i) { return gv[i] * xv[i]; });
-                    const A scale = rs / nA;
-                    for (int64_t j = 0; j < n; ++j) gv[j] = scale * ((nA * gv[j] - sg) - xv[j] * sgx);
-                    scatterRow(wr, ro, gv);
-                }
-            });
-        }
+        LayerNormStats<A> stats;
+        stats.weight = widenParam<A>(wv, n, op, "weight");
+        stats.mean = widenStats<A>(call.tensor("mean"), M, op, "mean");
+        stats.rstd = widenStats<A>(call.tensor("rstd"), M, op, "rstd");
+        if (dx.defined()) layerNormInputGrad<T, A>(call.pool, x, dy, dx, rx, rg, RowView(dx, cd), stats);
         if (!dw.defined() && !db.defined()) return;
-        // column reductions over the M rows: columns split between threads, tiles of kTile
-        std::vector<int64_t> xb(static_cast<size_t>(M)), gbase(static_cast<size_t>(M));
-        for (int64_t i = 0; i < M; ++i) {
-            xb[static_cast<size_t>(i)] = rx.rowOffset(i);
-            gbase[static_cast<size_t>(i)] = rg.rowOffset(i);
-        }
         std::vector<A> dwv(dw.defined() ? static_cast<size_t>(n) : 0), dbv(db.defined() ? static_cast<size_t>(n) : 0);
-        const bool contiguousCols = rx.colLinear && rx.colStride == 1 && rg.colLinear && rg.colStride == 1;
-        parallelRows(call.pool, n, std::max<int64_t>(16, grainFor(M)), [&](int64_t b, int64_t e) {
-            for (int64_t j0 = b; j0 < e; j0 += kTile) {
-                const int T_ = static_cast<int>(std::min<int64_t>(kTile, e - j0));
-                int64_t xo[kTile], go[kTile];
-                for (int t = 0; t < T_; ++t) {
-                    xo[t] = rx.colOffset(j0 + t);
-                    go[t] = rg.colOffset(j0 + t);
-                }
-                if (contiguousCols) {  // x[i, j0 + t], dy[i, j0 + t] adjacent in t: the tile loop vectorises
-                    if (!dwv.empty())
-                        sumOrderedTile<A>(
-                            M, T_,
-                            [&](int t, int64_t i) {
-                                const size_t ii = static_cast<size_t>(i);
-                                const A xh = (widenTo<A>(xp[xb[ii] + j0 + t]) - mean[ii]) * rstd[ii];
-                                return widenTo<A>(gp[gbase[ii] + j0 + t]) * xh;
-                            },
-                            dwv.data() + j0);
-                    if (!dbv.empty())
-                        sumOrderedTile<A>(
-                            M, T_,
-                            [&](int t, int64_t i) { return widenTo<A>(gp[gbase[static_cast<size_t>(i)] + j0 + t]); },
-                            dbv.data() + j0);
-                    continue;
-                }
-                if (!dwv.empty())
-                    sumOrderedTile<A>(
-                        M, T_,
-                        [&](int t, int64_t i) {
-                            const size_t ii = static_cast<size_t>(i);
-                            const A xh = (widenTo<A>(xp[xb[ii] + xo[t]]) - mean[ii]) * rstd[ii];
-                            return widenTo<A>(gp[gbase[ii] + go[t]]) * xh;
-                        },
-                        dwv.data() + j0);
-                if (!dbv.empty())
-                    sumOrderedTile<A>(
-                        M, T_, [&](int t, int64_t i) { return widenTo<A>(gp[gbase[static_cast<size_t>(i)] + go[t]]); },
-                        dbv.data() + j0);
-            }
-        });
+        layerNormParamGrads<T, A>(call.pool, x, dy, rx, rg, stats, dwv, dbv);
         auto store = [&](Tensor& t, const std::vector<A>& v) {
             char* base = static_cast<char*>(t.rawData());
             for (int64_t j = 0; j < n; ++j)

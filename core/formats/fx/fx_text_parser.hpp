@@ -20,13 +20,4 @@ namespace fxl {
 Graph parseFxText(std::string_view text, const std::string& file, int firstLine = 1, DiagnosticList* diags = nullptr,
                   int columnOffset = 0);
 
-// --- pieces shared with other readers of FX text
-
-// Reads one stack-summary comment line ("# File: x.py:8 in forward, code: ...", "# No stacktrace
-// found for following nodes", "# Annotation: {...} recompute: PREFER_RECOMPUTE File: ...",
-// "# ac_graph_id: 6 - MUST_SAVE File: ...", "# autograd_backward: True # ...") into the source,
-// recompute, acGraphId, custom and autogradBackward fields of `m`. Returns false (m partly
-// written) when the comment is not such a summary.
-bool parseSummaryComment(std::string_view comment, NodeMeta& m);
-
 }  // namespace fxl

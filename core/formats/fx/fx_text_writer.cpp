@@ -1,74 +1,44 @@
 // Writer of print_readable() text (the form FX's CodeGen emits in verbose mode, 2.5+ style
 // annotations) from an fxl::Graph, so that parseFxText(printReadable(g)) gives g back.
+#include <algorithm>
 #include <cctype>
 #include <string>
 #include <unordered_set>
 #include <vector>
 
-#include "core/formats/fx/fx_text_parser.hpp"
 #include "core/formats/fx/fx_text_writer.hpp"
 #include "core/formats/fx/py_lexer.hpp"
+#include "core/formats/fx/python_operators.hpp"
+#include "core/formats/fx/summary_comment.hpp"
 
 namespace fxl {
 
 namespace {
 
-struct OpForm
+// A string literal as FX prints names and annotations: in double quotes, through
+// pythonStrRepr only when it has a quote or a backslash to escape.
+std::string doubleQuoted(const std::string& s)
 {
-    const char* target;
-    const char* text;
-};
-constexpr OpForm kBinary[] = {
-    {"operator.add", "+"},     {"operator.sub", "-"},       {"operator.mul", "*"},  {"operator.truediv", "/"},
-    {"operator.div", "/"},     {"operator.floordiv", "//"}, {"operator.mod", "%"},  {"operator.pow", "**"},
-    {"operator.lshift", "<<"}, {"operator.rshift", ">>"},   {"operator.and_", "&"}, {"operator.or_", "|"},
-    {"operator.xor", "^"},     {"operator.matmul", "@"},    {"operator.eq", "=="},  {"operator.ne", "!="},
-    {"operator.lt", "<"},      {"operator.gt", ">"},        {"operator.le", "<="},  {"operator.ge", ">="},
-};
-constexpr OpForm kUnary[] = {{"operator.neg", "-"}, {"operator.pos", "+"}, {"operator.invert", "~"}};
-constexpr OpForm kInplace[] = {
-    {"operator.iadd", "+="},  {"operator.iand", "&="},     {"operator.ifloordiv", "//="}, {"operator.ilshift", "<<="},
-    {"operator.imod", "%="},  {"operator.imul", "*="},     {"operator.imatmul", "@="},    {"operator.ior", "|="},
-    {"operator.ipow", "**="}, {"operator.irshift", ">>="}, {"operator.isub", "-="},       {"operator.itruediv", "/="},
-    {"operator.ixor", "^="},
-};
-
-const char* findForm(const OpForm* forms, size_t n, const std::string& target)
-{
-    for (size_t k = 0; k < n; ++k)
-        if (target == forms[k].target) return forms[k].text;
-    return nullptr;
-}
-
-bool isIdentifier(std::string_view s)
-{
-    if (s.empty()) return false;
-    auto c0 = static_cast<unsigned char>(s[0]);
-    if (!(std::isalpha(c0) || c0 == '_')) return false;
-    for (char c : s)
-        if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_')) return false;
-    return true;
+    if (s.find('"') == std::string::npos && s.find('\\') == std::string::npos) return "\"" + s + "\"";
+    return pythonStrRepr(s);
 }
 
 // "self" + "layers.0.weight" -> getattr(self.layers, "0").weight  (FX's _format_target)
 std::string formatTarget(std::string base, const std::string& target)
 {
-    size_t b = 0;
+    size_t begin = 0;
     for (;;) {
-        size_t e = target.find('.', b);
-        std::string_view atom = std::string_view(target).substr(b, e == std::string::npos ? std::string::npos : e - b);
-        if (isIdentifier(atom)) {
+        size_t end = target.find('.', begin);
+        std::string_view atom =
+            std::string_view(target).substr(begin, end == std::string::npos ? std::string::npos : end - begin);
+        if (isPythonIdentifier(atom)) {
             base += '.';
             base += atom;
         } else {
-            std::string s(atom);
-            std::string lit = (s.find('"') == std::string::npos && s.find('\\') == std::string::npos)
-                ? "\"" + s + "\""
-                : pythonStrRepr(s);
-            base = "getattr(" + base + ", " + lit + ")";
+            base = "getattr(" + base + ", " + doubleQuoted(std::string(atom)) + ")";
         }
-        if (e == std::string::npos) break;
-        b = e + 1;
+        if (end == std::string::npos) break;
+        begin = end + 1;
     }
     return base;
 }
@@ -83,15 +53,19 @@ void appendSeq(std::string& out, const std::vector<Arg>& items, const Graph& g)
     }
 }
 
-std::string deviceRepr(const std::string& d)
+// "cuda:0" -> device(type='cuda', index=0)
+std::string deviceRepr(const std::string& device)
 {
-    size_t c = d.rfind(':');
-    if (c != std::string::npos && c + 1 < d.size()) {
+    size_t colon = device.rfind(':');
+    if (colon != std::string::npos && colon + 1 < device.size()) {
         bool digits = true;
-        for (size_t k = c + 1; k < d.size(); ++k) digits = digits && std::isdigit(static_cast<unsigned char>(d[k]));
-        if (digits) return "device(type=" + pythonStrRepr(d.substr(0, c)) + ", index=" + d.substr(c + 1) + ")";
+        for (size_t k = colon + 1; k < device.size(); ++k)
+            digits = digits && std::isdigit(static_cast<unsigned char>(device[k]));
+        if (digits)
+            return "device(type=" + pythonStrRepr(device.substr(0, colon)) + ", index=" + device.substr(colon + 1)
+                + ")";
     }
-    return "device(type=" + pythonStrRepr(d) + ")";
+    return "device(type=" + pythonStrRepr(device) + ")";
 }
 
 void appendArg(std::string& out, const Arg& a, const Graph& g)
@@ -189,6 +163,55 @@ bool printsAsAnnotation(const ValueMeta& v)
     }
 }
 
+// Where each node is used last (by position in the order): the ";  a = b = None" suffixes
+// name the values a statement uses for the last time.
+class LastUses
+{
+public:
+    explicit LastUses(const Graph& g)
+    {
+        const auto& order = g.order();
+        for (NodeId id : order) idLimit_ = std::max(idLimit_, static_cast<size_t>(id) + 1);
+        lastUse_.assign(idLimit_, -1);
+        seenAt_.assign(idLimit_, -1);
+        for (size_t k = 0; k < order.size(); ++k) {
+            const Node& n = g.node(order[k]);
+            auto use = [&](NodeId input) {
+                if (input >= 0 && static_cast<size_t>(input) < idLimit_)
+                    lastUse_[static_cast<size_t>(input)] = static_cast<int32_t>(k);
+            };
+            for (const auto& a : n.args) a.forEachNode(use);
+            for (const auto& kv : n.kwargs) kv.second.forEachNode(use);
+        }
+    }
+
+    // "a = b = " for the inputs of `n` (at `position` in the order) used last there, and for
+    // `n` itself when nothing uses it; "" when none.
+    std::string deletions(const Graph& g, const Node& n, size_t position)
+    {
+        const auto k = static_cast<int32_t>(position);
+        std::string names;
+        auto consider = [&](NodeId input) {
+            if (input < 0 || static_cast<size_t>(input) >= idLimit_) return;
+            if (seenAt_[static_cast<size_t>(input)] == k) return;
+            seenAt_[static_cast<size_t>(input)] = k;
+            if (lastUse_[static_cast<size_t>(input)] == k && g.alive(input)) {
+                names += g.node(input).name;
+                names += " = ";
+            }
+        };
+        for (const auto& a : n.args) a.forEachNode(consider);
+        for (const auto& kv : n.kwargs) kv.second.forEachNode(consider);
+        if (lastUse_[static_cast<size_t>(n.id)] < 0) names += n.name + " = ";
+        return names;
+    }
+
+private:
+    size_t idLimit_ = 0;
+    std::vector<int32_t> lastUse_;
+    std::vector<int32_t> seenAt_;  // position of the statement that listed the node last
+};
+
 class Writer
 {
 public:
@@ -227,9 +250,7 @@ private:
     std::string annotation(const Node& n) const
     {
         if (opts_.annotations && printsAsAnnotation(n.val)) {
-            std::string a = formatAnnotation(n.val);
-            if (a.find('"') == std::string::npos && a.find('\\') == std::string::npos) return ": \"" + a + "\"";
-            return ": " + pythonStrRepr(a);
+            return ": " + doubleQuoted(formatAnnotation(n.val));
         }
         if (!n.typeExpr.empty()) return ": " + n.typeExpr;
         return {};
@@ -237,95 +258,52 @@ private:
 
     std::string paramText(const Node& p, const Graph& g) const
     {
-        std::string s = p.target.empty() ? p.name : p.target;
-        s += annotation(p);
+        std::string param = p.target.empty() ? p.name : p.target;
+        param += annotation(p);
         if (p.placeholderDefault) {
-            s += " = ";
-            appendArg(s, *p.placeholderDefault, g);
+            param += " = ";
+            appendArg(param, *p.placeholderDefault, g);
         }
-        return s;
+        return param;
     }
 
+    // The parameter name without its '*' / '**'.
     static std::string rawName(const Node& p)
     {
-        std::string t = p.target.empty() ? p.name : p.target;
-        size_t k = 0;
-        while (k < t.size() && t[k] == '*') ++k;
-        return t.substr(k);
+        std::string name = p.target.empty() ? p.name : p.target;
+        size_t stars = 0;
+        while (stars < name.size() && name[stars] == '*') ++stars;
+        return name.substr(stars);
     }
 
-    void forward(const Graph& g, int ind)
+    void forward(const Graph& g, int indent)
     {
-        const int body = ind + 4;
-        std::vector<const Node*> phs;
+        const int body = indent + 4;
+        std::vector<const Node*> placeholders;
         g.forEachNode([&](const Node& n) {
-            if (n.op == NodeOp::Placeholder) phs.push_back(&n);
+            if (n.op == NodeOp::Placeholder) placeholders.push_back(&n);
         });
-        bool anyDesc = false;
-        for (const Node* p : phs) anyDesc = anyDesc || !p->meta.desc.empty();
-        const bool descs = opts_.comments;
+        signature(g, placeholders, indent);
+        const bool bodyStarted = aliases(placeholders, body);
+        nodes(g, body, bodyStarted);
+        pad(body);
+        out_ += '\n';
+    }
 
-        // --- signature
-        pad(ind);
+    // --- signatures
+
+    void signature(const Graph& g, const std::vector<const Node*>& placeholders, int indent)
+    {
+        const int body = indent + 4;
+        pad(indent);
         switch (g.signature) {
-        case SignatureStyle::Pytree: {
-            const bool expanded = descs && (anyDesc || !g.outputDescs.empty());
-            if (expanded) {
-                out_ += "def forward(\n";
-                pad(body);
-                out_ += "self,\n";
-                for (const auto& a : g.pytreeArgNames) {
-                    pad(body);
-                    out_ += a + ",\n";
-                }
-                pad(ind);
-                out_ += "):\n";
-            } else {
-                out_ += "def forward(self";
-                for (const auto& a : g.pytreeArgNames) out_ += ", " + a;
-                out_ += "):\n";
-            }
-            if (!phs.empty()) {
-                if (expanded) {
-                    for (const Node* p : phs) {
-                        std::string an = annotation(*p);
-                        if (an.empty()) continue;
-                        pad(body);
-                        out_ += rawName(*p) + an;
-                        if (!p->meta.desc.empty()) out_ += "  # " + p->meta.desc;
-                        out_ += '\n';
-                    }
-                } else {
-                    std::string decl;
-                    for (const Node* p : phs) {
-                        std::string an = annotation(*p);
-                        if (!an.empty()) decl += rawName(*p) + an + "; ";
-                    }
-                    if (!decl.empty()) {
-                        pad(body);
-                        out_ += decl;
-                        out_ += '\n';
-                        pad(body);
-                        out_ += '\n';
-                    }
-                }
-                pad(body);
-                for (const Node* p : phs) out_ += rawName(*p) + ", ";
-                out_ += "= fx_pytree.tree_flatten_spec([";
-                for (size_t k = 0; k < g.pytreeArgNames.size(); ++k) {
-                    if (k) out_ += ", ";
-                    out_ += g.pytreeArgNames[k];
-                }
-                out_ += "], self._in_spec)\n";
-            }
-            break;
-        }
+        case SignatureStyle::Pytree: pytreeSignature(g, placeholders, indent); break;
         case SignatureStyle::Boxed:
             out_ += "def forward(self, args_list):\n";
-            if (!phs.empty()) {
+            if (!placeholders.empty()) {
                 pad(body);
                 out_ += "args_iter = iter(args_list)\n";
-                for (const Node* p : phs) {
+                for (const Node* p : placeholders) {
                     pad(body);
                     out_ += rawName(*p) + annotation(*p) + " = next(args_iter)\n";
                 }
@@ -334,17 +312,17 @@ private:
             }
             break;
         case SignatureStyle::Expanded:
-            if (!phs.empty() || descs) {
+            if (!placeholders.empty() || opts_.comments) {
                 out_ += "def forward(\n";
                 pad(body);
                 out_ += "self,\n";
-                for (const Node* p : phs) {
+                for (const Node* p : placeholders) {
                     pad(body);
                     out_ += paramText(*p, g) + ",";
-                    if (descs && !p->meta.desc.empty()) out_ += "  # " + p->meta.desc;
+                    if (opts_.comments && !p->meta.desc.empty()) out_ += "  # " + p->meta.desc;
                     out_ += '\n';
                 }
-                pad(ind);
+                pad(indent);
                 out_ += "):\n";
                 break;
             }
@@ -352,43 +330,93 @@ private:
         case SignatureStyle::Flat:
         case SignatureStyle::Plain:
             out_ += "def forward(self";
-            for (const Node* p : phs) out_ += ", " + paramText(*p, g);
+            for (const Node* p : placeholders) out_ += ", " + paramText(*p, g);
             out_ += "):\n";
             break;
         }
+    }
 
-        // --- Dynamo aliases "l_x_ = L_x_" (they open the body, so a comment after them gets a blank line)
-        bool bodyStarted = false;
-        for (const Node* p : phs) {
+    // "def forward(self, primals, tangents):", the declarations of the flattened names, and the
+    // flatten line.
+    void pytreeSignature(const Graph& g, const std::vector<const Node*>& placeholders, int indent)
+    {
+        const int body = indent + 4;
+        bool anyDesc = false;
+        for (const Node* p : placeholders) anyDesc = anyDesc || !p->meta.desc.empty();
+        const bool expanded = opts_.comments && (anyDesc || !g.outputDescs.empty());
+        if (expanded) {
+            out_ += "def forward(\n";
+            pad(body);
+            out_ += "self,\n";
+            for (const auto& a : g.pytreeArgNames) {
+                pad(body);
+                out_ += a + ",\n";
+            }
+            pad(indent);
+            out_ += "):\n";
+        } else {
+            out_ += "def forward(self";
+            for (const auto& a : g.pytreeArgNames) out_ += ", " + a;
+            out_ += "):\n";
+        }
+        if (placeholders.empty()) return;
+        if (expanded) {
+            for (const Node* p : placeholders) {
+                std::string an = annotation(*p);
+                if (an.empty()) continue;
+                pad(body);
+                out_ += rawName(*p) + an;
+                if (!p->meta.desc.empty()) out_ += "  # " + p->meta.desc;
+                out_ += '\n';
+            }
+        } else {
+            std::string declarations;
+            for (const Node* p : placeholders) {
+                std::string an = annotation(*p);
+                if (!an.empty()) declarations += rawName(*p) + an + "; ";
+            }
+            if (!declarations.empty()) {
+                pad(body);
+                out_ += declarations;
+                out_ += '\n';
+                pad(body);
+                out_ += '\n';
+            }
+        }
+        pad(body);
+        for (const Node* p : placeholders) out_ += rawName(*p) + ", ";
+        out_ += "= fx_pytree.tree_flatten_spec([";
+        for (size_t k = 0; k < g.pytreeArgNames.size(); ++k) {
+            if (k) out_ += ", ";
+            out_ += g.pytreeArgNames[k];
+        }
+        out_ += "], self._in_spec)\n";
+    }
+
+    // Dynamo aliases "l_x_ = L_x_". They open the body (so a comment after them gets a blank
+    // line): true when there is one.
+    bool aliases(const std::vector<const Node*>& placeholders, int body)
+    {
+        bool any = false;
+        for (const Node* p : placeholders) {
             std::string raw = rawName(*p);
             if (raw != p->name) {
                 pad(body);
                 out_ += p->name + " = " + raw + '\n';
-                bodyStarted = true;
+                any = true;
             }
         }
+        return any;
+    }
 
-        // --- last uses, for the deletion suffixes
+    // --- the body
+
+    void nodes(const Graph& g, int body, bool bodyStarted)
+    {
+        LastUses lastUses(g);
         const auto& order = g.order();
-        size_t maxId = 0;
-        for (NodeId id : order) maxId = std::max(maxId, static_cast<size_t>(id) + 1);
-        std::vector<int32_t> pos(maxId, -1);
-        for (size_t k = 0; k < order.size(); ++k) pos[static_cast<size_t>(order[k])] = static_cast<int32_t>(k);
-        std::vector<int32_t> lastUse(maxId, -1);
-        std::vector<int32_t> stamp(maxId, -1);
-        for (size_t k = 0; k < order.size(); ++k) {
-            const Node& n = g.node(order[k]);
-            auto use = [&](NodeId in) {
-                if (in >= 0 && static_cast<size_t>(in) < maxId)
-                    lastUse[static_cast<size_t>(in)] = static_cast<int32_t>(k);
-            };
-            for (const auto& a : n.args) a.forEachNode(use);
-            for (const auto& kv : n.kwargs) kv.second.forEachNode(use);
-        }
-
-        // --- body
         // like FX, the first node always gets its summary ("# No stacktrace found ..." included)
-        std::string prevSummary;
+        std::string previousSummary;
         for (size_t k = 0; k < order.size(); ++k) {
             const Node& n = g.node(order[k]);
             if (n.op == NodeOp::Placeholder) continue;
@@ -398,7 +426,7 @@ private:
             }
             if (opts_.comments) {
                 std::string summary = formatSummaryComment(n.meta);
-                if (summary != prevSummary) {
+                if (summary != previousSummary) {
                     if (bodyStarted) {
                         pad(body);
                         out_ += '\n';
@@ -406,36 +434,22 @@ private:
                     pad(body);
                     out_ += summary;
                     out_ += '\n';
-                    prevSummary = std::move(summary);
+                    previousSummary = std::move(summary);
                 }
             }
             bodyStarted = true;
             pad(body);
             statement(g, n);
             if (opts_.deletions) {
-                std::string del;
-                auto consider = [&](NodeId in) {
-                    if (in < 0 || static_cast<size_t>(in) >= maxId) return;
-                    if (stamp[static_cast<size_t>(in)] == static_cast<int32_t>(k)) return;
-                    stamp[static_cast<size_t>(in)] = static_cast<int32_t>(k);
-                    if (lastUse[static_cast<size_t>(in)] == static_cast<int32_t>(k) && g.alive(in)) {
-                        del += g.node(in).name;
-                        del += " = ";
-                    }
-                };
-                for (const auto& a : n.args) a.forEachNode(consider);
-                for (const auto& kv : n.kwargs) kv.second.forEachNode(consider);
-                if (lastUse[static_cast<size_t>(n.id)] < 0) del += n.name + " = ";
-                if (!del.empty()) {
+                std::string deletions = lastUses.deletions(g, n, k);
+                if (!deletions.empty()) {
                     out_ += ";  ";
-                    out_ += del;
+                    out_ += deletions;
                     out_ += "None";
                 }
             }
             out_ += '\n';
         }
-        pad(body);
-        out_ += '\n';
     }
 
     void callArgs(const Node& n, const Graph& g, size_t from)
@@ -459,106 +473,119 @@ private:
 
     void statement(const Graph& g, const Node& n)
     {
-        const std::string an = annotation(n);
-        auto lhs = [&]() {
-            out_ += n.name;
-            out_ += an;
-            out_ += " = ";
-        };
+        const std::string lhs = n.name + annotation(n) + " = ";
         switch (n.op) {
         case NodeOp::GetAttr:
-            lhs();
+            out_ += lhs;
             out_ += formatTarget("self", n.target);
             return;
         case NodeOp::CallModule:
-            lhs();
+            out_ += lhs;
             out_ += formatTarget("self", n.target);
             callArgs(n, g, 0);
             return;
         case NodeOp::CallMethod:
-            lhs();
-            if (!n.args.empty() && n.args[0].kind == Arg::Kind::Node && isIdentifier(n.target)) {
-                appendArg(out_, n.args[0], g);
-                out_ += '.';
-                out_ += n.target;
-                callArgs(n, g, 1);
-            } else {
-                // not printable as a method call: keep it readable (lossy)
-                out_ += "getattr(";
-                if (!n.args.empty())
-                    appendArg(out_, n.args[0], g);
-                else
-                    out_ += "None";
-                out_ += ", " + pythonStrRepr(n.target) + ")";
-                callArgs(n, g, n.args.empty() ? 0 : 1);
+            out_ += lhs;
+            methodCall(g, n);
+            return;
+        case NodeOp::CallFunction:
+            if (mutation(g, n, lhs)) return;
+            out_ += lhs;
+            if (!operatorForm(g, n)) {
+                out_ += calleeText(n.target);
+                callArgs(n, g, 0);
             }
             return;
-        case NodeOp::CallFunction: break;
         default:
-            lhs();
+            out_ += lhs;
             out_ += "None";
             return;
         }
-        const size_t na = n.args.size();
-        const bool noKw = n.kwargs.empty();
-        if (noKw && na == 2 && n.args[0].kind == Arg::Kind::Node) {
-            if (const char* op = findForm(kInplace, std::size(kInplace), n.target)) {
-                appendArg(out_, n.args[0], g);
-                out_ += ' ';
-                out_ += op;
-                out_ += ' ';
-                appendArg(out_, n.args[1], g);
-                out_ += ";  ";
-                lhs();
-                appendArg(out_, n.args[0], g);
-                return;
-            }
+    }
+
+    void methodCall(const Graph& g, const Node& n)
+    {
+        if (!n.args.empty() && n.args[0].kind == Arg::Kind::Node && isPythonIdentifier(n.target)) {
+            appendArg(out_, n.args[0], g);
+            out_ += '.';
+            out_ += n.target;
+            callArgs(n, g, 1);
+            return;
         }
-        if (noKw && na == 3 && n.target == "operator.setitem" && n.args[0].kind == Arg::Kind::Node) {
+        // not printable as a method call: keep it readable (lossy)
+        out_ += "getattr(";
+        if (!n.args.empty())
+            appendArg(out_, n.args[0], g);
+        else
+            out_ += "None";
+        out_ += ", " + pythonStrRepr(n.target) + ")";
+        callArgs(n, g, n.args.empty() ? 0 : 1);
+    }
+
+    // "a += b;  iadd = a" and "a[i] = v;  setitem = a"; false when `n` has neither form.
+    bool mutation(const Graph& g, const Node& n, const std::string& lhs)
+    {
+        if (!n.kwargs.empty() || n.args.empty() || n.args[0].kind != Arg::Kind::Node) return false;
+        if (n.args.size() == 2) {
+            const char* op = inplaceOperatorText(n.target);
+            if (!op) return false;
+            appendArg(out_, n.args[0], g);
+            out_ += ' ';
+            out_ += op;
+            out_ += ' ';
+            appendArg(out_, n.args[1], g);
+        } else if (n.args.size() == 3 && n.target == "operator.setitem") {
             appendArg(out_, n.args[0], g);
             out_ += '[';
             appendArg(out_, n.args[1], g);
             out_ += "] = ";
             appendArg(out_, n.args[2], g);
-            out_ += ";  ";
-            lhs();
-            appendArg(out_, n.args[0], g);
-            return;
+        } else {
+            return false;
         }
-        lhs();
-        if (noKw && na == 2 && simpleOperand(n.args[0])) {
-            if (const char* op = findForm(kBinary, std::size(kBinary), n.target)) {
+        out_ += ";  ";
+        out_ += lhs;
+        appendArg(out_, n.args[0], g);
+        return true;
+    }
+
+    // "a + b", "a[i]", "-a", "a.attr"; false when `n` has none of these forms.
+    bool operatorForm(const Graph& g, const Node& n)
+    {
+        if (!n.kwargs.empty()) return false;
+        const size_t argCount = n.args.size();
+        if (argCount == 2 && simpleOperand(n.args[0])) {
+            if (const char* op = binaryOperatorText(n.target)) {
                 appendArg(out_, n.args[0], g);
                 out_ += ' ';
                 out_ += op;
                 out_ += ' ';
                 appendArg(out_, n.args[1], g);
-                return;
+                return true;
             }
             if (n.isGetitem()) {
                 appendArg(out_, n.args[0], g);
                 out_ += '[';
                 appendArg(out_, n.args[1], g);
                 out_ += ']';
-                return;
+                return true;
             }
         }
-        if (noKw && na == 1 && n.args[0].kind == Arg::Kind::Node) {
-            if (const char* op = findForm(kUnary, std::size(kUnary), n.target)) {
+        if (argCount == 1 && n.args[0].kind == Arg::Kind::Node) {
+            if (const char* op = unaryOperatorText(n.target)) {
                 out_ += op;
                 appendArg(out_, n.args[0], g);
-                return;
+                return true;
             }
         }
-        if (noKw && na == 2 && n.target == "builtins.getattr" && n.args[0].kind == Arg::Kind::Node
-            && n.args[1].kind == Arg::Kind::Str && isIdentifier(n.args[1].s)) {
+        if (argCount == 2 && n.target == "builtins.getattr" && n.args[0].kind == Arg::Kind::Node
+            && n.args[1].kind == Arg::Kind::Str && isPythonIdentifier(n.args[1].s)) {
             appendArg(out_, n.args[0], g);
             out_ += '.';
             out_ += n.args[1].s;
-            return;
+            return true;
         }
-        out_ += calleeText(n.target);
-        callArgs(n, g, 0);
+        return false;
     }
 
     void output(const Graph& g, const Node& n, int body)
@@ -598,71 +625,6 @@ std::string calleeText(const std::string& target)
         return target.substr(9);
     if (target.find('.') == std::string::npos || isPythonPathTarget(target)) return target;
     return "torch.ops." + target;
-}
-
-std::string pythonReprOfJson(const nlohmann::json& j)
-{
-    switch (j.type()) {
-    case nlohmann::json::value_t::null: return "None";
-    case nlohmann::json::value_t::boolean: return j.get<bool>() ? "True" : "False";
-    case nlohmann::json::value_t::number_integer: return std::to_string(j.get<int64_t>());
-    case nlohmann::json::value_t::number_unsigned: return std::to_string(j.get<uint64_t>());
-    case nlohmann::json::value_t::number_float: return pythonFloatRepr(j.get<double>());
-    case nlohmann::json::value_t::string: return pythonStrRepr(j.get<std::string>());
-    case nlohmann::json::value_t::array: {
-        std::string s = "[";
-        bool first = true;
-        for (const auto& e : j) {
-            if (!first) s += ", ";
-            first = false;
-            s += pythonReprOfJson(e);
-        }
-        return s + "]";
-    }
-    case nlohmann::json::value_t::object: {
-        std::string s = "{";
-        bool first = true;
-        for (auto it = j.begin(); it != j.end(); ++it) {
-            if (!first) s += ", ";
-            first = false;
-            s += pythonStrRepr(it.key()) + ": " + pythonReprOfJson(it.value());
-        }
-        return s + "}";
-    }
-    default: return "None";
-    }
-}
-
-std::string formatSummaryComment(const NodeMeta& m)
-{
-    std::string s = "#";
-    if (m.autogradBackward) {
-        s += " autograd_backward: ";
-        s += *m.autogradBackward ? "True" : "False";
-        s += " #";
-    }
-    if (!m.custom.is_null()) {
-        s += " Annotation: ";
-        s += m.custom.is_string() ? m.custom.get<std::string>() : pythonReprOfJson(m.custom);
-    }
-    if (m.recompute != Recompute::None && m.acGraphId) {
-        s += " # ac_graph_id: " + std::to_string(*m.acGraphId) + " - " + std::string(recomputeName(m.recompute));
-    } else if (m.recompute != Recompute::None) {
-        s += " # recompute: " + std::string(recomputeName(m.recompute));
-    } else if (m.acGraphId) {
-        s += " # ac_graph_id: " + std::to_string(*m.acGraphId);
-    }
-    if (m.source.empty()) {
-        s += " No stacktrace found for following nodes";
-    } else if (m.source.line == 0 && m.source.function.empty() && m.source.code.empty()) {
-        s += " File: " + m.source.file;
-    } else if (m.source.function.empty()) {
-        s += " File: " + m.source.file + ":" + std::to_string(m.source.line) + ", code: " + m.source.code;
-    } else {
-        s += " File: " + m.source.file + ":" + std::to_string(m.source.line) + " in " + m.source.function
-            + ", code: " + m.source.code;
-    }
-    return s;
 }
 
 std::string formatArgPython(const Arg& a, const Graph& g)

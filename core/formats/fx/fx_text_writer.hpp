@@ -2,7 +2,6 @@
 // other writers of FX text share.
 #pragma once
 
-#include <nlohmann/json.hpp>
 #include <string>
 
 #include "core/ir/graph.hpp"
@@ -22,14 +21,9 @@ std::string printReadable(const Graph& g, const PrintOptions& opts = {});
 
 // --- pieces shared with other writers of FX text
 
-// The summary comment FX prints for the fields parseSummaryComment reads ("# No stacktrace found for following nodes"
-// when all are empty), newest format: "# Annotation: {...} # ac_graph_id: 6 - MUST_SAVE File: ...".
-std::string formatSummaryComment(const NodeMeta& m);
 // Text of a call_function target as FX prints it: op overloads under torch.ops ("torch.ops.aten.mm.default"),
 // Python paths as they are, builtin functions by their bare name ("getattr").
 std::string calleeText(const std::string& target);
-// Python repr of a JSON value (dict / list / str / int / float / bool / None).
-std::string pythonReprOfJson(const nlohmann::json& j);
 // Python source text of an argument value as FX prints it (node refs by name from `g`).
 std::string formatArgPython(const Arg& a, const Graph& g);
 

@@ -8,8 +8,6 @@ namespace fxl {
 
 namespace {
 
-inline bool isIdentStart(unsigned char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; }
-inline bool isIdentChar(unsigned char c) { return isIdentStart(c) || (c >= '0' && c <= '9'); }
 inline bool isDigit(unsigned char c) { return c >= '0' && c <= '9'; }
 
 const char* closerFor(char open) { return open == '(' ? ")" : open == '[' ? "]" : "}"; }
@@ -37,7 +35,7 @@ PyLexer::PyLexer(std::string_view text)
     : text_(text)
 {
     brackets_.reserve(16);
-    if (text_.substr(0, 3) == "\xEF\xBB\xBF") pos_ = lineBegin_ = 3;  // UTF-8 byte order mark
+    if (text_.starts_with("\xEF\xBB\xBF")) pos_ = lineBegin_ = 3;  // UTF-8 byte order mark
 }
 
 void PyLexer::fail(uint32_t offset, std::string msg) const { throw LexError{offset, std::move(msg)}; }
@@ -137,7 +135,7 @@ uint32_t PyLexer::scanNumber(uint32_t b, bool* isFloat)
     *isFloat = false;
     if (text_[p] == '0' && p + 1 < n && text_[p + 1] != '\0' && std::strchr("xXoObB", text_[p + 1])) {
         p += 2;
-        while (p < n && (isIdentChar(static_cast<unsigned char>(text_[p])))) ++p;
+        while (p < n && (isPythonIdentifierChar(text_[p]))) ++p;
         return p;
     }
     while (p < n && (isDigit(static_cast<unsigned char>(text_[p])) || text_[p] == '_')) ++p;
@@ -161,7 +159,7 @@ uint32_t PyLexer::scanNumber(uint32_t b, bool* isFloat)
         *isFloat = true;  // complex literal; the parser keeps it verbatim
         ++p;
     }
-    if (p < n && isIdentChar(static_cast<unsigned char>(text_[p]))) fail(p, "invalid number literal");
+    if (p < n && isPythonIdentifierChar(text_[p])) fail(p, "invalid number literal");
     return p;
 }
 
@@ -171,18 +169,7 @@ Token PyLexer::next()
     bool sawTab = false;
     uint32_t tabAt = 0;
     for (;;) {
-        if (pos_ >= n) {
-            if (!brackets_.empty()) {
-                char open = text_[brackets_.back()];
-                fail(brackets_.back(),
-                     std::string("'") + open + "' was never closed (expected '" + closerFor(open) + "')");
-            }
-            if (lineHasCode_) {
-                lineHasCode_ = false;
-                return make(TokKind::Newline, n, n, false);
-            }
-            return make(TokKind::End, n, n, false);
-        }
+        if (pos_ >= n) return endOfText();
         const char c = text_[pos_];
         if (c == ' ' || c == '\f') {
             ++pos_;
@@ -238,7 +225,7 @@ Token PyLexer::next()
                  "lines)");
         lineHasCode_ = true;
         const unsigned char uc = static_cast<unsigned char>(c);
-        if (isIdentStart(uc)) {
+        if (isPythonIdentifierStart(c)) {
             int pl = stringPrefixLength(text_, b);
             if (pl > 0) {
                 Token t = make(TokKind::String, b, b, lineStart);
@@ -247,7 +234,7 @@ Token PyLexer::next()
                 return t;
             }
             uint32_t e = b + 1;
-            while (e < n && isIdentChar(static_cast<unsigned char>(text_[e]))) ++e;
+            while (e < n && isPythonIdentifierChar(text_[e])) ++e;
             pos_ = e;
             return make(TokKind::Name, b, e, lineStart);
         }
@@ -264,72 +251,91 @@ Token PyLexer::next()
             t.end = pos_;
             return t;
         }
-        switch (c) {
-        case '(':
-        case '[':
-        case '{':
-            brackets_.push_back(b);
-            ++pos_;
-            return make(TokKind::Op, b, b + 1, lineStart);
-        case ')':
-        case ']':
-        case '}': {
-            if (brackets_.empty()) fail(b, std::string("unmatched '") + c + "'");
-            char open = text_[brackets_.back()];
-            if (*closerFor(open) != c) {
-                int ol, oc;
-                locate(brackets_.back(), &ol, &oc);
-                std::string where = ol == line_ ? "" : " opened " + std::to_string(line_ - ol) + " line(s) above";
-                fail(b,
-                     std::string("closing '") + c + "' does not match '" + open + "'" + where + " (expected '"
-                         + closerFor(open) + "')");
-            }
-            brackets_.pop_back();
-            ++pos_;
-            return make(TokKind::Op, b, b + 1, lineStart);
+        if (c == '(' || c == '[' || c == '{' || c == ')' || c == ']' || c == '}') return bracket(b, lineStart);
+        if (uint32_t length = operatorLength(b)) {
+            pos_ += length;
+            return make(TokKind::Op, b, b + length, lineStart);
         }
-        default: break;
-        }
-        // operators: longest match, decided on the first two or three bytes
-        {
-            const char c1 = pos_ + 1 < n ? text_[pos_ + 1] : '\0';
-            const char c2 = pos_ + 2 < n ? text_[pos_ + 2] : '\0';
-            uint32_t len = 0;
-            switch (c) {
-            case '*':
-            case '/':
-            case '<':
-            case '>':
-                if (c1 == c)
-                    len = c2 == '=' ? 3 : 2;
-                else
-                    len = c1 == '=' ? 2 : 1;
-                break;
-            case '.': len = (c1 == '.' && c2 == '.') ? 3 : 1; break;
-            case '-': len = (c1 == '>' || c1 == '=') ? 2 : 1; break;
-            case '=':
-            case ':':
-            case '+':
-            case '%':
-            case '&':
-            case '|':
-            case '^':
-            case '@': len = c1 == '=' ? 2 : 1; break;
-            case '!': len = c1 == '=' ? 2 : 0; break;
-            case '~':
-            case ',':
-            case ';': len = 1; break;
-            default: break;
-            }
-            if (len) {
-                pos_ += len;
-                return make(TokKind::Op, b, b + len, lineStart);
-            }
-        }
-        if (uc >= 0x80) fail(b, "unexpected non-ASCII character outside a string or comment");
-        if (uc < 0x20 || uc == 0x7f) fail(b, "unexpected control character");
-        fail(b, std::string("unexpected character '") + c + "'");
+        failUnexpectedCharacter(b);
     }
+}
+
+Token PyLexer::endOfText()
+{
+    const uint32_t n = static_cast<uint32_t>(text_.size());
+    if (!brackets_.empty()) {
+        char open = text_[brackets_.back()];
+        fail(brackets_.back(), std::string("'") + open + "' was never closed (expected '" + closerFor(open) + "')");
+    }
+    if (lineHasCode_) {
+        lineHasCode_ = false;
+        return make(TokKind::Newline, n, n, false);
+    }
+    return make(TokKind::End, n, n, false);
+}
+
+Token PyLexer::bracket(uint32_t b, bool lineStart)
+{
+    const char c = text_[b];
+    if (c == '(' || c == '[' || c == '{') {
+        brackets_.push_back(b);
+        ++pos_;
+        return make(TokKind::Op, b, b + 1, lineStart);
+    }
+    if (brackets_.empty()) fail(b, std::string("unmatched '") + c + "'");
+    char open = text_[brackets_.back()];
+    if (*closerFor(open) != c) {
+        int openLine, openColumn;
+        locate(brackets_.back(), &openLine, &openColumn);
+        std::string where = openLine == line_ ? "" : " opened " + std::to_string(line_ - openLine) + " line(s) above";
+        fail(b,
+             std::string("closing '") + c + "' does not match '" + open + "'" + where + " (expected '" + closerFor(open)
+                 + "')");
+    }
+    brackets_.pop_back();
+    ++pos_;
+    return make(TokKind::Op, b, b + 1, lineStart);
+}
+
+uint32_t PyLexer::operatorLength(uint32_t b) const
+{
+    // longest match, decided on the first two or three bytes
+    const uint32_t n = static_cast<uint32_t>(text_.size());
+    const char c = text_[b];
+    const char c1 = b + 1 < n ? text_[b + 1] : '\0';
+    const char c2 = b + 2 < n ? text_[b + 2] : '\0';
+    switch (c) {
+    case '*':
+    case '/':
+    case '<':
+    case '>':
+        if (c1 == c) return c2 == '=' ? 3 : 2;
+        return c1 == '=' ? 2 : 1;
+    case '.': return (c1 == '.' && c2 == '.') ? 3 : 1;
+    case '-': return (c1 == '>' || c1 == '=') ? 2 : 1;
+    case '=':
+    case ':':
+    case '+':
+    case '%':
+    case '&':
+    case '|':
+    case '^':
+    case '@': return c1 == '=' ? 2 : 1;
+    case '!': return c1 == '=' ? 2 : 0;
+    case '~':
+    case ',':
+    case ';': return 1;
+    default: return 0;
+    }
+}
+
+void PyLexer::failUnexpectedCharacter(uint32_t b) const
+{
+    const char c = text_[b];
+    const unsigned char uc = static_cast<unsigned char>(c);
+    if (uc >= 0x80) fail(b, "unexpected non-ASCII character outside a string or comment");
+    if (uc < 0x20 || uc == 0x7f) fail(b, "unexpected control character");
+    fail(b, std::string("unexpected character '") + c + "'");
 }
 
 std::string_view PyLexer::scanRawAnnotation(bool inParams, uint32_t* beginOut)
@@ -375,54 +381,12 @@ std::string_view PyLexer::scanRawAnnotation(bool inParams, uint32_t* beginOut)
     return text_.substr(b, e - b);
 }
 
-size_t findInvalidUtf8(std::string_view text)
+bool isPythonIdentifier(std::string_view s)
 {
-    const unsigned char* s = reinterpret_cast<const unsigned char*>(text.data());
-    const size_t n = text.size();
-    size_t i = 0;
-    while (i < n) {
-        // fast path: 8 ASCII bytes without NUL at a time
-        if (i + 8 <= n) {
-            uint64_t w;
-            std::memcpy(&w, s + i, 8);
-            const uint64_t hasHigh = w & 0x8080808080808080ULL;
-            const uint64_t hasZero = (w - 0x0101010101010101ULL) & ~w & 0x8080808080808080ULL;
-            if (!hasHigh && !hasZero) {
-                i += 8;
-                continue;
-            }
-        }
-        unsigned char c = s[i];
-        if (c == 0) return i;
-        if (c < 0x80) {
-            ++i;
-            continue;
-        }
-        size_t len;
-        uint32_t cp;
-        if ((c & 0xE0) == 0xC0) {
-            len = 2;
-            cp = c & 0x1F;
-        } else if ((c & 0xF0) == 0xE0) {
-            len = 3;
-            cp = c & 0x0F;
-        } else if ((c & 0xF8) == 0xF0) {
-            len = 4;
-            cp = c & 0x07;
-        } else
-            return i;
-        if (i + len > n) return i;
-        for (size_t k = 1; k < len; ++k) {
-            if ((s[i + k] & 0xC0) != 0x80) return i;
-            cp = (cp << 6) | (s[i + k] & 0x3F);
-        }
-        // overlong forms, surrogates, out of range
-        if ((len == 2 && cp < 0x80) || (len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) || cp > 0x10FFFF
-            || (cp >= 0xD800 && cp <= 0xDFFF))
-            return i;
-        i += len;
-    }
-    return std::string_view::npos;
+    if (s.empty() || !isPythonIdentifierStart(s[0])) return false;
+    for (char c : s)
+        if (!isPythonIdentifierChar(c)) return false;
+    return true;
 }
 
 namespace {

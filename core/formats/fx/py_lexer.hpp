@@ -79,15 +79,21 @@ private:
     Token make(TokKind k, uint32_t b, uint32_t e, bool lineStart) const;
     uint32_t scanString(uint32_t b);
     uint32_t scanNumber(uint32_t b, bool* isFloat);
+    Token endOfText();  // a final Newline when the last line has code, then End
+    Token bracket(uint32_t b, bool lineStart);  // '(' at b opens, ')' at b closes
+    uint32_t operatorLength(uint32_t b) const;  // of the operator at b, 0 when there is none
+    [[noreturn]] void failUnexpectedCharacter(uint32_t b) const;
 };
-
-// Checks that text is valid UTF-8 without NUL bytes; returns the offset of the first bad
-// byte or npos.
-size_t findInvalidUtf8(std::string_view text);
 
 // Decodes the body of a Python string literal token (quotes and prefix included in `tok`),
 // processing escapes. Throws LexError (offset relative to the token) on bad escapes.
 std::string decodePyString(std::string_view tok);
+
+// ASCII identifier characters (FX names are ASCII): letters, digits and '_'.
+inline bool isPythonIdentifierStart(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; }
+inline bool isPythonIdentifierChar(char c) { return isPythonIdentifierStart(c) || (c >= '0' && c <= '9'); }
+// A name that Python can write after a '.': identifier characters, not starting with a digit.
+bool isPythonIdentifier(std::string_view s);
 
 // Python builtin functions FX calls by their bare name ("getattr", "len", ...): the FX text
 // reader keeps them as "builtins.<name>" targets and the writer prints them bare again.

@@ -19,7 +19,7 @@ namespace {
 
 std::optional<int> rankFromDirName(const std::string& name)
 {
-    if (name.rfind("rank_", 0) != 0 || name.size() == 5 || name.size() > 14) return std::nullopt;
+    if (!name.starts_with("rank_") || name.size() == 5 || name.size() > 14) return std::nullopt;
     int r = 0;
     for (size_t i = 5; i < name.size(); ++i) {
         if (name[i] < '0' || name[i] > '9') return std::nullopt;
@@ -79,7 +79,7 @@ bool firstLineIsGraphClass(const std::string& path)
     std::string line;
     while (std::getline(in, line)) {
         if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
-        return line.rfind("class ", 0) == 0 && line.find("Module") != std::string::npos;
+        return line.starts_with("class ") && line.find("Module") != std::string::npos;
     }
     return false;
 }
@@ -154,7 +154,7 @@ void loadRoot(Source& src, const Root& root)
     std::map<std::pair<std::string, std::string>, size_t> pending;
     for (size_t i = first; i < src.artifacts.size(); ++i) {
         Artifact& a = src.artifacts[i];
-        bool before = a.kind.rfind("before_", 0) == 0, after = a.kind.rfind("after_", 0) == 0;
+        bool before = a.kind.starts_with("before_"), after = a.kind.starts_with("after_");
         if (!before && !after) continue;
         auto key = std::make_pair(a.compileId, a.kind.substr(before ? 7 : 6));
         if (before) {

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -13,6 +14,7 @@
 #include <vector>
 
 #include "core/ir/diagnostics.hpp"
+#include "core/util/progress.hpp"
 
 namespace fxl {
 
@@ -92,7 +94,10 @@ struct TraceIndex
 // Indexes a log in one streaming pass (large block reads, no payload kept in memory). MD5
 // mismatches, bad header lines and bad JSON are warnings with line numbers; the pass goes
 // on. Throws InputError when the file cannot be read or holds no TORCH_TRACE line at all.
-TraceIndex indexTorchTrace(const std::string& path, DiagnosticList& diags);
+// `onBytes` (optional) gets the bytes indexed so far every 64 KiB or so; what it throws
+// stops the pass and leaves the call.
+TraceIndex indexTorchTrace(const std::string& path, DiagnosticList& diags,
+                           const std::function<void(int64_t bytesDone)>& onBytes = {});
 // The same over text in memory (tests, fuzzing); `file` names it in diagnostics.
 TraceIndex indexTorchTraceText(std::string_view text, const std::string& file, DiagnosticList& diags);
 
@@ -110,8 +115,10 @@ std::optional<int> rankFromTraceFileName(std::string_view fileName);
 bool isGraphKind(std::string_view kind);
 
 // One log file, a directory of per-rank logs, or a tlparse output folder.
-// Throws InputError for unreadable input.
-std::unique_ptr<Source> loadTorchTrace(const std::string& pathOrDir);
+// Throws InputError for unreadable input. Progress counts the bytes of the logs indexed (all
+// the files of a directory), `what` is the file being indexed; a cancelled load throws
+// CancelledError.
+std::unique_ptr<Source> loadTorchTrace(const std::string& pathOrDir, const Progress& progress = {});
 // A Source from an existing index (the file must still be there for payloads).
 std::unique_ptr<Source> sourceFromTraceIndex(TraceIndex index, DiagnosticList diags);
 

@@ -17,6 +17,7 @@
 #include "core/ir/graph.hpp"
 #include "core/ops/op_registry.hpp"
 #include "core/ops/shape_prop.hpp"
+#include "core/util/format.hpp"
 #include "test_util.hpp"
 
 using namespace fxl;

@@ -13,6 +13,7 @@
 
 #include "core/formats/fx/fx_text_parser.hpp"
 #include "core/formats/fx/fx_text_writer.hpp"
+#include "core/formats/fx/summary_comment.hpp"
 #include "fx_text_test_util.hpp"
 #include "test_util.hpp"
 

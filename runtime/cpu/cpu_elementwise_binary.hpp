@@ -1,0 +1,83 @@
+// Building blocks of the elementwise kernels with several operands (tensors or Python
+// numbers): argument helpers, the broadcast output layout, integer arithmetic that wraps, and
+// the binary / unary loops the arithmetic, comparison and activation kernels run through.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "runtime/cpu/cpu_elementwise.hpp"
+
+namespace fxl::cpu::ew {
+
+// The argument `name`, or `fallback` when it is absent or None.
+const Value& argOr(const KernelCall& call, const char* name, const Value& fallback);
+// The Python number 1 (alpha's default).
+const Value& intOne();
+// The broadcast shape of the tensor operands (numbers do not take part).
+std::vector<int64_t> broadcastOf(const std::vector<const Value*>& vals);
+std::vector<const Tensor*> tensorsOf(const std::vector<const Value*>& vals);
+// How many operands are Python numbers.
+int scalarsOf(const std::vector<const Value*>& vals);
+// Throws unless v is a tensor or a number.
+void needOperand(const Value& v, const char* op, const char* name);
+// A new output for a binary op of a and b (tensors or numbers): broadcast shape, laid out
+// as TensorIterator would.
+Tensor binaryOutput(const KernelCall& call, const Value& a, const Value& b, DType t);
+
+// Integer arithmetic wraps (as PyTorch's does in practice); done on unsigned 64-bit to stay
+// clear of signed-overflow UB.
+template<class T>
+T wrapAdd(T a, T b)
+{
+    return static_cast<T>(static_cast<uint64_t>(a) + static_cast<uint64_t>(b));
+}
+template<class T>
+T wrapMul(T a, T b)
+{
+    return static_cast<T>(static_cast<uint64_t>(a) * static_cast<uint64_t>(b));
+}
+
+// out = f(a, b) with a, b tensors (cast to S, broadcast) or Python numbers (converted to S
+// once, the way TensorIterator casts a wrapped number to the common dtype). The output's
+// storage type is OutS (S, or B8 for comparisons).
+template<class S, class OutS = S, class F>
+void runBinary(const KernelCall& call, const Tensor& out, const Value& a, const Value& b, F f,
+               int64_t grain = kGrainCheap)
+{
+    using C = typename Num<S>::C;
+    using OutC = typename Num<OutS>::C;
+    constexpr DType dt = dtypeOf<S>();
+    // a number becomes a 0-dim tensor of S (broadcast with stride 0), except the common
+    // tensor-number case, which gets its own loop (the number folded into the functor)
+    auto prep = [&](const Value& v) {
+        if (v.isTensor()) return expandTo(castTo(call, v.tensor, dt), out.sizes());
+        Tensor t = call.newTensor({}, dt);
+        *t.data<S>() = scalarTo<S>(v);
+        return expandTo(t, out.sizes());
+    };
+    if (a.isTensor() && !b.isTensor()) {
+        const C cb = Num<S>::load(scalarTo<S>(b));
+        pointwise<OutS, S>(call.pool, out, {prep(a)}, lifted<OutS, S>([f, cb](C x) -> OutC { return f(x, cb); }),
+                           grain);
+    } else {
+        pointwise<OutS, S, S>(call.pool, out, {prep(a), prep(b)}, lifted<OutS, S, S>(f), grain);
+    }
+}
+
+// A unary op on self cast to `compute`, output laid out as TensorIterator would.
+template<Set set, class Make>
+void unaryKernel(KernelCall& call, const char* name, DType compute, Make make, int64_t grain = kGrainCheap,
+                 bool inplace = false)
+{
+    const Tensor& self = call.tensor("self");
+    Tensor out = inplace ? self : allocStrided(call, self.sizes(), iteratorStrides(self.sizes(), {&self}, 0), compute);
+    const Tensor in = castTo(call, self, compute);
+    dispatch<set>(compute, name, [&](auto tag) {
+        using S = typename decltype(tag)::type;
+        pointwise<S, S>(call.pool, out, {in}, lifted<S, S>(make(tag)), grain);
+    });
+    call.result = Value::ofTensor(out);
+}
+
+}  // namespace fxl::cpu::ew

@@ -1,0 +1,238 @@
+// Comparison, min/max, clamp, logical and predicate kernels: eq/ne/lt/le/gt/ge, maximum /
+// minimum, clamp (scalar and tensor bounds, in place), logical_not/and/or, bitwise and/or,
+// isnan / isinf, in the dtype torch.result_type gives.
+#include "runtime/cpu/cpu_elementwise_compare.hpp"
+
+#include <cmath>
+
+#include "runtime/cpu/cpu_elementwise_binary.hpp"
+
+namespace fxl::cpu::ew {
+namespace {
+
+enum class Cmp
+{
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge
+};
+
+// self <op> other in their result type; a bool tensor.
+void compareKernel(KernelCall& call, Cmp cmp, const char* name)
+{
+    const Value& a = call.arg("self");
+    const Value& b = call.arg("other");
+    needOperand(a, name, "self");
+    needOperand(b, name, "other");
+    const DType common = resultType({&a, &b});
+    Tensor out = binaryOutput(call, a, b, DType::Bool);
+    dispatch<Set::All>(common, name, [&](auto tag) {
+        using S = typename decltype(tag)::type;
+        using C = typename Num<S>::C;
+        runBinary<S, B8>(call, out, a, b, [cmp](C x, C y) -> bool {
+            switch (cmp) {
+            case Cmp::Eq: return x == y;
+            case Cmp::Ne: return x != y;
+            case Cmp::Lt: return x < y;
+            case Cmp::Le: return x <= y;
+            case Cmp::Gt: return x > y;
+            case Cmp::Ge: return x >= y;
+            }
+            return false;
+        });
+    });
+    call.result = Value::ofTensor(out);
+}
+
+// maximum / minimum: NaN wins (PyTorch propagates it), else the larger / smaller.
+void minMaxKernel(KernelCall& call, bool isMax)
+{
+    const Value& a = call.arg("self");
+    const Value& b = call.arg("other");
+    if (!a.isTensor() || !b.isTensor()) throw KernelError("maximum/minimum: expects two tensors");
+    const DType common = resultType({&a, &b});
+    Tensor out = binaryOutput(call, a, b, common);
+    dispatch<Set::All>(common, isMax ? "maximum" : "minimum", [&](auto tag) {
+        using S = typename decltype(tag)::type;
+        using C = typename Num<S>::C;
+        runBinary<S>(call, out, a, b, [isMax](C x, C y) -> C {
+            if constexpr (kIsFloat<S>) {
+                if (x != x) return x;
+                if (y != y) return y;
+            }
+            if constexpr (kIsBool<S>)
+                return isMax ? (x || y) : (x && y);
+            else
+                return isMax ? (x < y ? y : x) : (y < x ? y : x);
+        });
+    });
+    call.result = Value::ofTensor(out);
+}
+
+// clamp(self, min, max) = min(max(self, lo), hi) with std::max / std::min (NaN stays NaN);
+// integer tensors promote with float bounds (torch 1.13 clamp's manual promotion).
+void clampKernel(KernelCall& call, bool hasLo, bool hasHi, bool inplace = false)
+{
+    const Value& self = call.arg("self");
+    static const Value kNone;
+    const Value& lo = hasLo ? call.arg("min") : kNone;
+    const Value& hi = hasHi ? call.arg("max") : kNone;
+    if (!self.isTensor()) throw KernelError("clamp: self must be a tensor");
+    if (lo.isNone() && hi.isNone()) throw KernelError("clamp: at least one of 'min' or 'max' must not be None");
+    for (const Value* v : {&lo, &hi})
+        if (!v->isNone() && !isScalarValue(*v)) throw KernelError("clamp: bounds must be numbers");
+    const DType common =
+        isFloatingPoint(self.tensor.dtype()) || inplace ? self.tensor.dtype() : resultType({&self, &lo, &hi});
+    if (common == DType::Bool) throw KernelError("clamp: bool tensors are not supported");
+    if (inplace && resultType({&self, &lo, &hi}) != common)
+        throw KernelError("clamp_: the bounds would promote self's dtype (in-place clamp cannot)");
+    unaryKernel<Set::Numeric>(
+        call, "clamp", common,
+        [&](auto tag) {
+            using S = typename decltype(tag)::type;
+            using C = typename Num<S>::C;
+            const bool useLo = !lo.isNone(), useHi = !hi.isNone();
+            const C l = useLo ? Num<S>::load(checkedScalarTo<S>(lo, "clamp")) : C(0);
+            const C h = useHi ? Num<S>::load(checkedScalarTo<S>(hi, "clamp")) : C(0);
+            return [=](C x) -> C {
+                if (useLo) x = x < l ? l : x;  // std::max(x, l)
+                if (useHi) x = h < x ? h : x;  // std::min(x, h)
+                return x;
+            };
+        },
+        kGrainCheap, inplace);
+}
+
+void logicalNotKernel(KernelCall& call)
+{
+    const Tensor& self = call.tensor("self");
+    Tensor out = allocStrided(call, self.sizes(), iteratorStrides(self.sizes(), {&self}, 0), DType::Bool);
+    dispatch<Set::All>(self.dtype(), "logical_not", [&](auto tag) {
+        using S = typename decltype(tag)::type;
+        using C = typename Num<S>::C;
+        pointwise<B8, S>(call.pool, out, {self}, lifted<B8, S>([](C x) -> bool { return !(x != C(0)); }));
+    });
+    call.result = Value::ofTensor(out);
+}
+
+void bitwiseBinaryKernel(KernelCall& call, bool isAnd)
+{
+    const char* name = isAnd ? "bitwise_and" : "bitwise_or";
+    const Value& a = call.arg("self");
+    const Value& b = call.arg("other");
+    needOperand(a, name, "self");
+    needOperand(b, name, "other");
+    const DType common = resultType({&a, &b});
+    if (isFloatingPoint(common))
+        throw KernelError(std::string(name) + ": only integral and bool tensors are supported");
+    Tensor out = binaryOutput(call, a, b, common);
+    dispatch<Set::All>(common, name, [&](auto tag) {
+        using S = typename decltype(tag)::type;
+        using C = typename Num<S>::C;
+        if constexpr (!kIsFloat<S>)
+            runBinary<S>(call, out, a, b, [isAnd](C x, C y) -> C {
+                if constexpr (kIsBool<S>)
+                    return isAnd ? (x && y) : (x || y);
+                else
+                    return isAnd ? static_cast<C>(x & y) : static_cast<C>(x | y);
+            });
+    });
+    call.result = Value::ofTensor(out);
+}
+
+void isKernel(KernelCall& call, bool nan)
+{
+    const Tensor& self = call.tensor("self");
+    Tensor out = allocStrided(call, self.sizes(), iteratorStrides(self.sizes(), {&self}, 0), DType::Bool);
+    dispatch<Set::All>(self.dtype(), nan ? "isnan" : "isinf", [&](auto tag) {
+        using S = typename decltype(tag)::type;
+        using C = typename Num<S>::C;
+        pointwise<B8, S>(call.pool, out, {self}, lifted<B8, S>([nan](C x) -> bool {
+                             if constexpr (kIsFloat<S>)
+                                 return nan ? std::isnan(x) : std::isinf(x);
+                             else
+                                 return false;
+                         }));
+    });
+    call.result = Value::ofTensor(out);
+}
+
+void logicalBinaryKernel(KernelCall& call, bool isAnd)
+{
+    const char* name = isAnd ? "logical_and" : "logical_or";
+    const Value& a = call.arg("self");
+    const Value& b = call.arg("other");
+    if (!a.isTensor() || !b.isTensor()) throw KernelError(std::string(name) + ": expects two tensors");
+    const DType common = resultType({&a, &b});
+    Tensor out = binaryOutput(call, a, b, DType::Bool);
+    dispatch<Set::All>(common, name, [&](auto tag) {
+        using S = typename decltype(tag)::type;
+        using C = typename Num<S>::C;
+        runBinary<S, B8>(call, out, a, b, [isAnd](C x, C y) -> bool {
+            const bool p = x != C(0), q = y != C(0);
+            return isAnd ? (p && q) : (p || q);
+        });
+    });
+    call.result = Value::ofTensor(out);
+}
+
+// clamp_min.Tensor / clamp_max.Tensor: maximum / minimum with the bound tensor (NaN wins).
+void clampTensorKernel(KernelCall& call, bool isMin)
+{
+    const Value& self = call.arg("self");
+    const Value& bound = call.arg(isMin ? "min" : "max");
+    if (!self.isTensor() || !bound.isTensor()) throw KernelError("clamp: expects tensors");
+    const DType common = resultType({&self, &bound});
+    Tensor out = binaryOutput(call, self, bound, common);
+    dispatch<Set::Numeric>(common, "clamp", [&](auto tag) {
+        using S = typename decltype(tag)::type;
+        using C = typename Num<S>::C;
+        runBinary<S>(call, out, self, bound, [isMin](C x, C y) -> C {
+            if constexpr (kIsFloat<S>) {
+                if (x != x) return x;
+                if (y != y) return y;
+            }
+            return isMin ? (x < y ? y : x) : (y < x ? y : x);
+        });
+    });
+    call.result = Value::ofTensor(out);
+}
+
+}  // namespace
+
+void registerComparisons(KernelRegistry& reg)
+{
+    const DeviceKind cpu = DeviceKind::Cpu;
+    reg.add("aten.eq.Scalar", cpu, [](KernelCall& c) { compareKernel(c, Cmp::Eq, "eq"); });
+    reg.add("aten.ne.Scalar", cpu, [](KernelCall& c) { compareKernel(c, Cmp::Ne, "ne"); });
+    reg.add("aten.lt.Scalar", cpu, [](KernelCall& c) { compareKernel(c, Cmp::Lt, "lt"); });
+    reg.add("aten.le.Scalar", cpu, [](KernelCall& c) { compareKernel(c, Cmp::Le, "le"); });
+    reg.add("aten.gt.Scalar", cpu, [](KernelCall& c) { compareKernel(c, Cmp::Gt, "gt"); });
+    reg.add("aten.ge.Scalar", cpu, [](KernelCall& c) { compareKernel(c, Cmp::Ge, "ge"); });
+    reg.add("aten.eq.Tensor", cpu, [](KernelCall& c) { compareKernel(c, Cmp::Eq, "eq"); });
+    reg.add("aten.ne.Tensor", cpu, [](KernelCall& c) { compareKernel(c, Cmp::Ne, "ne"); });
+    reg.add("aten.lt.Tensor", cpu, [](KernelCall& c) { compareKernel(c, Cmp::Lt, "lt"); });
+    reg.add("aten.le.Tensor", cpu, [](KernelCall& c) { compareKernel(c, Cmp::Le, "le"); });
+    reg.add("aten.gt.Tensor", cpu, [](KernelCall& c) { compareKernel(c, Cmp::Gt, "gt"); });
+    reg.add("aten.ge.Tensor", cpu, [](KernelCall& c) { compareKernel(c, Cmp::Ge, "ge"); });
+    reg.add("aten.maximum.default", cpu, [](KernelCall& c) { minMaxKernel(c, true); });
+    reg.add("aten.minimum.default", cpu, [](KernelCall& c) { minMaxKernel(c, false); });
+    reg.add("aten.clamp.default", cpu, [](KernelCall& c) { clampKernel(c, true, true); });
+    reg.add("aten.clamp_min.default", cpu, [](KernelCall& c) { clampKernel(c, true, false); });
+    reg.add("aten.clamp_max.default", cpu, [](KernelCall& c) { clampKernel(c, false, true); });
+    reg.add("aten.logical_not.default", cpu, logicalNotKernel);
+    reg.add("aten.bitwise_and.Tensor", cpu, [](KernelCall& c) { bitwiseBinaryKernel(c, true); });
+    reg.add("aten.bitwise_or.Tensor", cpu, [](KernelCall& c) { bitwiseBinaryKernel(c, false); });
+    reg.add("aten.clamp_.default", cpu, [](KernelCall& c) { clampKernel(c, true, true, true); });
+    reg.add("aten.clamp_min.Tensor", cpu, [](KernelCall& c) { clampTensorKernel(c, true); });
+    reg.add("aten.clamp_max.Tensor", cpu, [](KernelCall& c) { clampTensorKernel(c, false); });
+    reg.add("aten.isnan.default", cpu, [](KernelCall& c) { isKernel(c, true); });
+    reg.add("aten.isinf.default", cpu, [](KernelCall& c) { isKernel(c, false); });
+    reg.add("aten.logical_and.default", cpu, [](KernelCall& c) { logicalBinaryKernel(c, true); });
+    reg.add("aten.logical_or.default", cpu, [](KernelCall& c) { logicalBinaryKernel(c, false); });
+}
+
+}  // namespace fxl::cpu::ew

@@ -1,0 +1,10 @@
+// Comparison, min/max, clamp, logical and predicate kernels.
+#pragma once
+
+#include "runtime/kernel.hpp"
+
+namespace fxl::cpu::ew {
+
+void registerComparisons(KernelRegistry& reg);
+
+}  // namespace fxl::cpu::ew
