@@ -12,7 +12,13 @@ namespace fxltest {
 
 namespace fs = std::filesystem;
 
-fs::path corpusDir() { return fs::path(FXLENS_CORPUS_DIR); }
+fs::path corpusDir()
+{
+    // the environment wins, so that one build can be run against another corpus (or none)
+    const char* fromEnvironment = std::getenv("FXLENS_CORPUS_DIR");
+    if (fromEnvironment && *fromEnvironment) return fs::path(fromEnvironment);
+    return fs::path(FXLENS_CORPUS_DIR);
+}
 
 fs::path corpusPath(std::string_view relative) { return corpusDir() / relative; }
 
@@ -52,6 +58,9 @@ std::vector<fs::path> corpusFiles(std::string_view relativeDir, const std::vecto
         if (match) files.push_back(e.path());
     }
     std::sort(files.begin(), files.end());
+    // none found (an empty or other directory): one row naming what was looked for, which no
+    // file matches, so that it skips or fails by the corpus rule instead of vanishing
+    if (files.empty()) files.push_back(dir / ("*" + (suffixes.size() == 1 ? suffixes.front() : std::string())));
     return files;
 }
 
@@ -72,6 +81,17 @@ std::string missingCorpusMessage(const fs::path& path)
     return "corpus file not found: " + path.string()
         + (corpusRequired() ? " (CI=true: the corpus is required)"
                             : " (the corpus at FXLENS_CORPUS_DIR is not committed; this row is skipped)");
+}
+
+bool corpusPresent(const fs::path& path, std::source_location where)
+{
+    if (fs::exists(path)) return true;
+    const std::string message = missingCorpusMessage(path);
+    if (corpusRequired())
+        QTest::qFail(message.c_str(), where.file_name(), static_cast<int>(where.line()));
+    else
+        QTest::qSkip(message.c_str(), where.file_name(), static_cast<int>(where.line()));
+    return false;
 }
 
 }  // namespace fxltest

@@ -1,8 +1,9 @@
 // What every test executable shares: where the test data and the corpus are, reading a file,
 // and the corpus rule.
 //
-// The corpus rule. The corpus (FXLENS_CORPUS_DIR, ../shared/corpus by default) holds real
-// graphs and logs that are not committed: third-party files and large generated ones. A test
+// The corpus rule. The corpus (the CMake option FXLENS_CORPUS_DIR, ../shared/corpus by default;
+// the environment variable FXLENS_CORPUS_DIR overrides it at run time) holds real graphs and
+// logs that are not committed: third-party files and large generated ones. A test
 // row that needs a corpus file calls FXL_REQUIRE_CORPUS(path) first. When the file is absent the
 // row is skipped with a message naming the path (the other rows still run), except when the
 // environment variable CI is "true": there a missing corpus is a failure naming the path, so CI
@@ -16,13 +17,15 @@
 #include <QtTest>
 
 #include <filesystem>
+#include <source_location>
 #include <string>
 #include <string_view>
 #include <vector>
 
 namespace fxltest {
 
-// FXLENS_CORPUS_DIR, and a file in it: corpusPath("pytorch/gpt2_tiny.joint.code.py").
+// The corpus directory (the environment variable FXLENS_CORPUS_DIR when set and not empty, else
+// the directory compiled in), and a file in it: corpusPath("pytorch/gpt2_tiny.joint.code.py").
 std::filesystem::path corpusDir();
 std::filesystem::path corpusPath(std::string_view relative);
 
@@ -35,8 +38,9 @@ std::string readFile(const std::filesystem::path& path);
 QByteArray readFile(const QString& path);
 
 // The files directly in corpus directory `relativeDir` whose names end with one of `suffixes`
-// (all files when none is given), sorted by name. An absent directory gives {the directory},
-// so a data function still adds a row, which FXL_REQUIRE_CORPUS then skips or fails.
+// (all files when none is given), sorted by name. An absent directory gives {the directory}, and
+// a directory without such files {directory/"*suffix"}, so a data function still adds a row,
+// which FXL_REQUIRE_CORPUS then skips or fails.
 std::vector<std::filesystem::path> corpusFiles(std::string_view relativeDir,
                                                const std::vector<std::string>& suffixes = {});
 
@@ -53,6 +57,11 @@ bool corpusRequired();
 // The message for a missing corpus path ("corpus file not found: <path> ...").
 std::string missingCorpusMessage(const std::filesystem::path& path);
 
+// The corpus rule for helpers that cannot return from the test function: true when `path`
+// exists; otherwise skips the current row (fails it under CI=true) and returns false, and the
+// caller returns at once. FXL_REQUIRE_CORPUS is this for test functions.
+bool corpusPresent(const std::filesystem::path& path, std::source_location where = std::source_location::current());
+
 }  // namespace fxltest
 
 // Skips the current row (or fails it under CI=true) when `corpusFile` (a corpus file or
@@ -60,10 +69,5 @@ std::string missingCorpusMessage(const std::filesystem::path& path);
 // a test function, before reading the file.
 #define FXL_REQUIRE_CORPUS(corpusFile)                                                                                 \
     do {                                                                                                               \
-        const std::filesystem::path fxlRequiredPath_ = fxltest::toPath(corpusFile);                                    \
-        if (!std::filesystem::exists(fxlRequiredPath_)) {                                                              \
-            const std::string fxlMissing_ = fxltest::missingCorpusMessage(fxlRequiredPath_);                           \
-            if (fxltest::corpusRequired()) QFAIL(fxlMissing_.c_str());                                                 \
-            QSKIP(fxlMissing_.c_str());                                                                                \
-        }                                                                                                              \
+        if (!fxltest::corpusPresent(fxltest::toPath(corpusFile))) return;                                              \
     } while (false)

@@ -5,7 +5,6 @@
 // only drop, merge or recompute: the same kernels on the same values).
 #include <QCryptographicHash>
 #include <QDir>
-#include <QFile>
 #include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -177,9 +176,8 @@ private slots:
 
         // Every pipeline on a case writes the same 00_input.py: run each distinct text once.
         const QString input = out + QStringLiteral("/00_input.py");
-        QFile f(input);
-        QVERIFY(f.open(QIODevice::ReadOnly));
-        const QByteArray key = QCryptographicHash::hash(f.readAll(), QCryptographicHash::Md5);
+        QVERIFY2(QFileInfo::exists(input), qPrintable(input));
+        const QByteArray key = QCryptographicHash::hash(readFile(input), QCryptographicHash::Md5);
         QString inOut = inputOutputs_.value(key);
         QString err;
         if (inOut.isEmpty()) {

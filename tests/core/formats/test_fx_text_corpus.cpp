@@ -27,10 +27,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-QString corpusDir() { return QString::fromStdString(fxltest::corpusDir().string()); }
-
-std::string readFile(const QString& path) { return fxltest::readFile(path.toStdString()); }
-
 size_t totalNodes(const Graph& g)
 {
     size_t n = g.size();
@@ -130,7 +126,7 @@ std::vector<Payload> graphPayloads(const QString& path)
         QStringLiteral("before_pre_grad_graph"), QStringLiteral("after_pre_grad_graph"),
         QStringLiteral("before_post_grad_graph"), QStringLiteral("after_post_grad_graph")};
     std::vector<Payload> out;
-    const std::string all = readFile(path);
+    const std::string all = fxltest::readFile(path.toStdString());
     std::vector<std::string> lines;
     size_t b = 0;
     while (b <= all.size()) {
@@ -163,8 +159,8 @@ std::vector<Payload> graphPayloads(const QString& path)
             first = false;
         }
         if (graph) {
-            p.name = QDir(corpusDir()).relativeFilePath(path) + QLatin1Char(':') + QString::number(i + 1)
-                + QLatin1Char(':') + name;
+            p.name = QDir(QString::fromStdString(fxltest::corpusDir().string())).relativeFilePath(path)
+                + QLatin1Char(':') + QString::number(i + 1) + QLatin1Char(':') + name;
             out.push_back(std::move(p));
         }
         i = k - 1;
@@ -282,7 +278,7 @@ private slots:
     {
         QFETCH(QString, file);
         FXL_REQUIRE_CORPUS(file);
-        const std::string text = readFile(file);
+        const std::string text = fxltest::readFile(file.toStdString());
         Graph g = parseFxText(text, file.toStdString());
         auto codeLines = [](const std::string& t, bool original) {
             QStringList out;
@@ -333,9 +329,10 @@ private slots:
 
     void largeGraphParses()
     {
-        const QString path = corpusDir() + QStringLiteral("/pytorch/large/gpt2_deep640.joint.code.py");
+        const QString path =
+            QString::fromStdString(fxltest::corpusPath("pytorch/large/gpt2_deep640.joint.code.py").string());
         FXL_REQUIRE_CORPUS(path);
-        const std::string text = readFile(path);
+        const std::string text = fxltest::readFile(path.toStdString());
         double best = 1e9;
         size_t nodes = 0;
         for (int rep = 0; rep < 3; ++rep) {
@@ -352,7 +349,7 @@ private slots:
 
     void flexAttentionNestedGraphs()
     {
-        const QString log = corpusDir() + QStringLiteral("/tlparse/cache_hit_miss.log");
+        const QString log = QString::fromStdString(fxltest::corpusPath("tlparse/cache_hit_miss.log").string());
         FXL_REQUIRE_CORPUS(log);
         std::vector<Payload> ps = graphPayloads(log);
         QVERIFY(!ps.empty());
