@@ -256,6 +256,7 @@ private slots:
     // The comparison itself can fail: a graph whose loss is perturbed by one ulp is caught.
     void detectsOneUlp()
     {
+        FXL_REQUIRE_CORPUS(kPytorch / "mlp_gelu.joint.code.py");
         Case c = loadCase("mlp_gelu");
         std::vector<Item> want = run(*c.joint, c.inputs, c.constants);
         std::vector<Item> got = want;

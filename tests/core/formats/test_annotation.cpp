@@ -84,16 +84,17 @@ private slots:
     {
         QTest::addColumn<QString>("text");
         QTest::addColumn<QString>("file");
-        const std::filesystem::path fx = fxltest::corpusPath("fx");
-        if (!std::filesystem::exists(fx)) QTest::newRow("fx") << QString() << q(fx.string());  // skips or fails
-        for (const auto& [text, file] : corpusAnnotations(fxltest::corpusDir()))
-            QTest::newRow(text.c_str()) << q(text) << q(file);
+        const auto annotations = corpusAnnotations(fxltest::corpusDir());
+        if (annotations.empty())  // no corpus: a row that skips or fails by the corpus rule
+            QTest::newRow("fx") << QString() << q(fxltest::corpusPath("fx").string());
+        for (const auto& [text, file] : annotations) QTest::newRow(text.c_str()) << q(text) << q(file);
     }
     void corpusRoundTrip()
     {
         QFETCH(QString, text);
         QFETCH(QString, file);
         FXL_REQUIRE_CORPUS(fxltest::corpusPath("fx"));
+        if (text.isEmpty()) QFAIL("no annotations found in the corpus");
         ValueMeta m;
         try {
             m = parseAnnotation(text.toStdString());

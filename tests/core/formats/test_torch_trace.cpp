@@ -167,8 +167,8 @@ private slots:
 
     void corpusLogs()
     {
-        FXL_REQUIRE_CORPUS(kTlparse);
         QFETCH(std::string, file);
+        FXL_REQUIRE_CORPUS(kTlparse / file);
         QFETCH(int, events);
         QFETCH(int, payloads);
         QFETCH(int, strs);
@@ -249,8 +249,8 @@ private slots:
 
     void payloadsMatchTheirDigest()
     {
-        FXL_REQUIRE_CORPUS(kTlparse);
         QFETCH(std::string, file);
+        FXL_REQUIRE_CORPUS(kTlparse / file);
         QFETCH(int, md5bad);
         const fs::path path = kTlparse / file;
         const std::string text = readFile(path);
@@ -276,7 +276,7 @@ private slots:
     // V1206 15:18:15.925000 1500233 torch/_dynamo/utils.py:1288] {"chromium_event": {}, ...}
     void headerFields()
     {
-        FXL_REQUIRE_CORPUS(kTlparse);
+        FXL_REQUIRE_CORPUS(kTlparse / "simple.log");
         DiagnosticList d;
         TraceIndex ix = indexTorchTrace((kTlparse / "simple.log").string(), d);
         const TraceEvent& e = ix.events.at(0);
@@ -312,7 +312,7 @@ private slots:
     // Runtime events carry frame_id/frame_compile_id without attempt: listed as [0/0].
     void runtimeEventsWithoutAttempt()
     {
-        FXL_REQUIRE_CORPUS(kTlparse);
+        FXL_REQUIRE_CORPUS(kTlparse / "autotune_with_compile_id.log");
         DiagnosticList d;
         TraceIndex ix = indexTorchTrace((kTlparse / "autotune_with_compile_id.log").string(), d);
         int noAttempt = 0;
@@ -409,7 +409,7 @@ private slots:
     // ---------------------------------------------------------------- directories
     void rankDirectory()
     {
-        FXL_REQUIRE_CORPUS(kTlparse);
+        FXL_REQUIRE_CORPUS(kTlparse / "graph_exec_order");
         auto src = loadTorchTrace((kTlparse / "graph_exec_order").string());
         QVERIFY(src->format == SourceFormat::TorchTraceDir);
         QCOMPARE(src->ranks, std::vector<int>({0, 1}));
@@ -431,7 +431,7 @@ private slots:
     // (the layout of tlparse's multi_rank_messy_input / multi_rank_schedule fixtures).
     void messyRankDirectory()
     {
-        FXL_REQUIRE_CORPUS(kTlparse);
+        FXL_REQUIRE_CORPUS(kTlparse / "multi_rank_schedule/dedicated_log_torch_trace_rank_0_6u3fubwl.log");
         QTemporaryDir tmp;
         QVERIFY(tmp.isValid());
         const fs::path dir = tmp.path().toStdString();
@@ -482,8 +482,8 @@ private slots:
 
     void tlparseOutput()
     {
-        FXL_REQUIRE_CORPUS(kTlparse);
         QFETCH(QStringList, logs);
+        for (const QString& log : logs) FXL_REQUIRE_CORPUS(kTlparse / log.toStdString());
         QFETCH(bool, perRank);
         QFETCH(int, graphs);
         QFETCH(int, pairs);
@@ -560,8 +560,8 @@ private slots:
     void allCorpusGraphsParse_data() { corpusLogs_data(); }
     void allCorpusGraphsParse()
     {
-        FXL_REQUIRE_CORPUS(kTlparse);
         QFETCH(std::string, file);
+        FXL_REQUIRE_CORPUS(kTlparse / file);
         QFETCH(int, graphs);
         auto src = loadTorchTrace((kTlparse / file).string());
         int parsed = 0;
@@ -579,7 +579,7 @@ private slots:
 
     void parsedGraphsAreCached()
     {
-        FXL_REQUIRE_CORPUS(kTlparse);
+        FXL_REQUIRE_CORPUS(kTlparse / "simple.log");
         auto src = loadTorchTrace((kTlparse / "simple.log").string());
         const Artifact* g = nullptr;
         const Artifact* nonGraph = nullptr;

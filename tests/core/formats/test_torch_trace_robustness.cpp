@@ -34,7 +34,7 @@ private slots:
     // ---------------------------------------------------------------- malformed logs
     void truncatedLogs()
     {
-        FXL_REQUIRE_CORPUS(kTlparse);
+        FXL_REQUIRE_CORPUS(kTlparse / "links.log");
         const std::string full = readFile(kTlparse / "links.log");
         // Every cut point (step 37 bytes): a warning or an InputError, never a crash, and any
         // md5 warning names a line that exists.
@@ -65,7 +65,7 @@ private slots:
 
     void garbageAndBadJson()
     {
-        FXL_REQUIRE_CORPUS(kTlparse);
+        FXL_REQUIRE_CORPUS(kTlparse / "simple.log");
         auto lines = splitLines(readFile(kTlparse / "simple.log"));
         DiagnosticList d0;
         const size_t events = indexTorchTraceText(joinLines(lines), "orig", d0).events.size();
@@ -95,7 +95,7 @@ private slots:
 
     void invalidUtf8InPayload()
     {
-        FXL_REQUIRE_CORPUS(kTlparse);
+        FXL_REQUIRE_CORPUS(kTlparse / "simple.log");
         auto lines = splitLines(readFile(kTlparse / "simple.log"));
         const int env = lineOf(lines, "{\"aot_inference_graph\"");
         QVERIFY(env > 0);
@@ -112,7 +112,7 @@ private slots:
     // Blank lines anywhere (log collectors "stutter") and CRLF line ends change nothing.
     void blankLinesAndCrlf()
     {
-        FXL_REQUIRE_CORPUS(kTlparse);
+        FXL_REQUIRE_CORPUS(kTlparse / "cache_hit_miss.log");
         const std::string orig = readFile(kTlparse / "cache_hit_miss.log");
         DiagnosticList d0;
         TraceIndex ref = indexTorchTraceText(orig, "o", d0);
@@ -163,7 +163,7 @@ private slots:
     // Random byte edits of a real log: warnings or InputError, never a crash (ASan build).
     void randomMutations()
     {
-        FXL_REQUIRE_CORPUS(kTlparse);
+        FXL_REQUIRE_CORPUS(kTlparse / "artifacts.log");
         const std::string orig = readFile(kTlparse / "artifacts.log");
         std::mt19937 rng(12345);
         for (int iter = 0; iter < 300; ++iter) {

@@ -209,6 +209,7 @@ std::vector<fs::path> corpusTextFiles()
         files.push_back(e.path());
     }
     std::sort(files.begin(), files.end());
+    if (files.empty()) files.push_back(corpus / "*");  // a row that skips or fails by the corpus rule
     return files;
 }
 
@@ -375,14 +376,18 @@ private slots:
     void corpusOperatorsKnown_data()
     {
         QTest::addColumn<QString>("name");
-        if (!fs::is_directory(fxltest::corpusDir())) QTest::newRow("corpus") << QString();  // skips or fails
-        for (const auto& n : corpusOperatorNames()) QTest::newRow(n.c_str()) << QString::fromStdString(n);
+        const std::set<std::string> names = corpusOperatorNames();
+        if (names.empty()) QTest::newRow("corpus") << QString();  // skips or fails by the corpus rule
+        for (const auto& n : names) QTest::newRow(n.c_str()) << QString::fromStdString(n);
     }
 
     void corpusOperatorsKnown()
     {
-        FXL_REQUIRE_CORPUS(fxltest::corpusDir());
         QFETCH(QString, name);
+        if (name.isEmpty()) {
+            FXL_REQUIRE_CORPUS(fxltest::corpusPath("pytorch"));
+            QFAIL("the corpus has no operator calls");
+        }
         std::string n = name.toStdString();
         const OpInfo* op = OpRegistry::instance().find(n);
         auto it = expectedUnknown().find(n);
@@ -396,7 +401,7 @@ private slots:
     // The list of deliberately unknown operators is not stale.
     void expectedUnknownAppearInCorpus()
     {
-        FXL_REQUIRE_CORPUS(fxltest::corpusDir());
+        FXL_REQUIRE_CORPUS(fxltest::corpusPath("pytorch"));
         const std::set<std::string> names = corpusOperatorNames();
         QVERIFY(names.size() > 50);
         for (const auto& [n, why] : expectedUnknown()) QVERIFY2(names.count(n), n.c_str());
