@@ -179,6 +179,7 @@ private slots:
                       "add_ = torch.ops.aten.add_.Tensor(x, y)\nrelu = torch.ops.aten.relu.default(y)\nreturn (x,)");
         PipelineRun run = runPipeline(g, "dce");
         QVERIFY2(run.ok, run.error.c_str());
+        QCOMPARE(run.steps.size(), size_t(2));
         const ChangeLog& log = run.steps[1].log;
         QCOMPARE(names(log.removed), QStringList{"relu"});
         QCOMPARE(names(log.notes),
@@ -449,6 +450,7 @@ private slots:
         g.node(g.findByName("detach")).meta.acGraphId = 4;
         PipelineRun run = runPipeline(g, "remove_detach");
         QVERIFY2(run.ok, run.error.c_str());
+        QCOMPARE(run.steps.size(), size_t(2));
         const Graph& out = run.steps[1].graph();
         QCOMPARE(out.node(out.findByName("relu")).meta.recompute, Recompute::MustSave);
         QCOMPARE(out.node(out.findByName("relu")).meta.acGraphId, std::optional<int>(4));
@@ -503,6 +505,7 @@ private slots:
         const Graph& g = *src->graph(src->artifacts[0].id);
         PipelineRun run = runPipeline(g, "remove_detach,dce,cse");
         QVERIFY2(run.ok, run.error.c_str());
+        QCOMPARE(run.steps.size(), size_t(4));
         const Step& rd = run.steps[1];
         QCOMPARE(int(rd.log.removed.size()), detaches);
         QCOMPARE(rd.log.stats["detach"].get<int>(), detaches);

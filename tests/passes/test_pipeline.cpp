@@ -363,6 +363,7 @@ private slots:
         po.registry = &reg;
         PipelineRun run = runPipeline(smallGraph(), "dup,dce,remove_detach", po);
         QVERIFY2(run.ok, run.error.c_str());
+        QCOMPARE(run.steps.size(), size_t(4));
         const Graph& s1 = run.steps[1].graph();
         QCOMPARE(s1.node(s1.findByName("add_1")).meta.provenance, std::string("add"));
         QCOMPARE(run.steps[1].log.added.size(), size_t(1));

@@ -311,6 +311,7 @@ private slots:
         std::string spec = "remove_detach,annotate_regions,sac(policy=" + policy.toStdString() + "),remat";
         PipelineRun run = runPipeline(*g, spec);
         QVERIFY2(run.ok, run.error.c_str());
+        QCOMPARE(run.steps.size(), size_t(5));  // the input and one per pass
         for (const Step& s : run.steps) {
             std::string probs;
             for (const auto& p : s.problems)
