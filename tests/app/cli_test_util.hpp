@@ -1,5 +1,5 @@
 // What the CLI tests share: running the built fxlens binary (or another program) and reading
-// what it wrote. Header-only; each test executable includes it once.
+// what it wrote (readFile is test_util's). Header-only; each test executable includes it once.
 #pragma once
 
 #include <QByteArray>
@@ -11,6 +11,8 @@
 #include <QString>
 #include <QStringList>
 #include <QtGlobal>
+
+#include "test_util.hpp"
 
 namespace clitest {
 
@@ -52,12 +54,7 @@ inline Run fxlens(const QStringList& args, int timeoutMs = 300000)
     return runProcess(kFxlensBinary, args, timeoutMs);
 }
 
-inline QByteArray readFile(const QString& path)
-{
-    QFile f(path);
-    if (!f.open(QIODevice::ReadOnly)) return {};
-    return f.readAll();
-}
+using fxltest::readFile;
 
 inline bool writeFile(const QString& path, const QByteArray& data)
 {

@@ -8,13 +8,14 @@
 #include <QtTest>
 
 #include "cli_test_util.hpp"
+#include "test_util.hpp"
 
 using namespace clitest;
 
 namespace {
 
 const QString kBinary = clitest::kFxlensBinary;
-const QString kBad = QStringLiteral(FXLENS_TEST_DATA_DIR "/bad");
+const QString kBad = QString::fromStdString(fxltest::testDataPath("bad").string());
 
 struct Case
 {

@@ -16,13 +16,23 @@
 #include "core/formats/source.hpp"
 
 #include "cli_test_util.hpp"
+#include "test_util.hpp"
 
 using namespace clitest;
 
 namespace {
 
 const QString kBinary = clitest::kFxlensBinary;
-const QString kCorpus = QStringLiteral(FXLENS_CORPUS_DIR);
+const QString kCorpus = QString::fromStdString(fxltest::corpusDir().string());
+
+// One row ("path") per file of corpus directory `dir` ending with one of `suffixes` (one row for
+// the directory when it is absent: it skips or fails by the corpus rule).
+void addCorpusRows(const char* dir, const std::vector<std::string>& suffixes)
+{
+    QTest::addColumn<QString>("path");
+    for (const auto& f : fxltest::corpusFiles(dir, suffixes))
+        QTest::newRow(f.filename().string().c_str()) << QString::fromStdString(f.string());
+}
 
 // Node count of gm.code text, counted from the text: the forward parameters, one node per
 // "name = ..." statement, and the output.
@@ -303,19 +313,11 @@ private slots:
     }
 
     // ---------------------------------------------------------------- corpus/pytorch
-    void infoCorpusGraph_data()
-    {
-        QTest::addColumn<QString>("path");
-        const QDir dir(kCorpus + QStringLiteral("/pytorch"));
-        if (!dir.exists()) return;
-        for (const QString& f :
-             dir.entryList({QStringLiteral("*.code.py"), QStringLiteral("*.graph.txt")}, QDir::Files, QDir::Name))
-            QTest::newRow(qPrintable(f)) << dir.filePath(f);
-    }
+    void infoCorpusGraph_data() { addCorpusRows("pytorch", {".code.py", ".graph.txt"}); }
     void infoCorpusGraph()
     {
-        if (!QDir(kCorpus + QStringLiteral("/pytorch")).exists()) QSKIP("corpus/pytorch not found (FXLENS_CORPUS_DIR)");
         QFETCH(QString, path);
+        FXL_REQUIRE_CORPUS(path);
         const Run r = fxlens({QStringLiteral("info"), QStringLiteral("--json"), path});
         QVERIFY(!r.crashed);
         QVERIFY2(r.exitCode == 0, r.err.constData());
@@ -360,19 +362,11 @@ private slots:
         }
     }
 
-    void convertCorpusRoundTrip_data()
-    {
-        QTest::addColumn<QString>("path");
-        const QDir dir(kCorpus + QStringLiteral("/pytorch"));
-        if (!dir.exists()) return;
-        for (const QString& f :
-             dir.entryList({QStringLiteral("*.code.py"), QStringLiteral("*.graph.txt")}, QDir::Files, QDir::Name))
-            QTest::newRow(qPrintable(f)) << dir.filePath(f);
-    }
+    void convertCorpusRoundTrip_data() { addCorpusRows("pytorch", {".code.py", ".graph.txt"}); }
     void convertCorpusRoundTrip()
     {
-        if (!QDir(kCorpus + QStringLiteral("/pytorch")).exists()) QSKIP("corpus/pytorch not found (FXLENS_CORPUS_DIR)");
         QFETCH(QString, path);
+        FXL_REQUIRE_CORPUS(path);
         QTemporaryDir tmp;
         const QString json = tmp.filePath(QStringLiteral("g.json"));
         Run r = fxlens({QStringLiteral("convert"), path, QStringLiteral("--to"), QStringLiteral("json"),
@@ -414,19 +408,11 @@ private slots:
     }
 
     // ---------------------------------------------------------------- corpus/tlparse
-    void infoTrace_data()
-    {
-        QTest::addColumn<QString>("path");
-        const QDir dir(kCorpus + QStringLiteral("/tlparse"));
-        if (!dir.exists()) return;
-        for (const QString& f :
-             dir.entryList({QStringLiteral("*.log"), QStringLiteral("*.txt")}, QDir::Files, QDir::Name))
-            QTest::newRow(qPrintable(f)) << dir.filePath(f);
-    }
+    void infoTrace_data() { addCorpusRows("tlparse", {".log", ".txt"}); }
     void infoTrace()
     {
-        if (!QDir(kCorpus + QStringLiteral("/tlparse")).exists()) QSKIP("corpus/tlparse not found (FXLENS_CORPUS_DIR)");
         QFETCH(QString, path);
+        FXL_REQUIRE_CORPUS(path);
         // What the log says, read here: events with a payload, distinct compile ids, MD5s.
         static const QRegularExpression header(
             QStringLiteral("^[VIWEC]\\d{4} \\d\\d:\\d\\d:\\d\\d\\.\\d{6} \\d+ [^:]*:\\d+\\] (\\{.*)$"));
@@ -477,7 +463,7 @@ private slots:
     void infoTraceDirectory()
     {
         const QString dir = kCorpus + QStringLiteral("/tlparse/graph_exec_order");
-        if (!QDir(dir).exists()) QSKIP("corpus/tlparse/graph_exec_order not found");
+        FXL_REQUIRE_CORPUS(dir);
         const Run r = fxlens({QStringLiteral("info"), QStringLiteral("--json"), dir}, 300000);
         QVERIFY(!r.crashed);
         QVERIFY2(r.exitCode == 0, r.err.right(2000).constData());
@@ -499,10 +485,10 @@ private slots:
     void convertTraceNeedsGraphId()
     {
         const QString path = kCorpus + QStringLiteral("/tlparse/simple.log");
-        if (!QFileInfo::exists(path)) QSKIP("corpus/tlparse/simple.log not found");
+        FXL_REQUIRE_CORPUS(path);
         const Run info = fxlens({QStringLiteral("info"), QStringLiteral("--json"), path});
         const QJsonArray gs = parseJsonDoc(info.out)["sources"][0]["graph_info"].toArray();
-        if (gs.size() < 2) QSKIP("simple.log has fewer than two graphs");
+        QVERIFY2(gs.size() >= 2, "simple.log has two graphs or more");
         Run r = fxlens({QStringLiteral("convert"), path, QStringLiteral("--to"), QStringLiteral("py")});
         QCOMPARE(r.exitCode, 2);
         QVERIFY2(r.err.contains("--graph ID"), r.err.constData());

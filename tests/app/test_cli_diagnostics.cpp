@@ -18,7 +18,7 @@ using namespace clitest;
 
 namespace {
 
-const QString kCorpus = QStringLiteral(FXLENS_CORPUS_DIR);
+const QString kCorpus = QString::fromStdString(fxltest::corpusDir().string());
 constexpr int kShownPerKind = 3;  // kDiagnosticsShownPerKind in app/cli_common.hpp
 
 // A print_readable graph with `n` nodes whose annotation cannot be read: one warning each.
@@ -148,7 +148,8 @@ private slots:
         QFETCH(int, batches);
         QFETCH(QString, mode);
         const bool deep = input == QLatin1String("deep");
-        if (deep && deepGraph.isEmpty()) QSKIP("corpus/pytorch/large not found (FXLENS_CORPUS_DIR)");
+        if (deep) FXL_REQUIRE_CORPUS(kCorpus + QStringLiteral("/pytorch/large/gpt2_deep640.joint.code.py"));
+        QVERIFY(!deep || !deepGraph.isEmpty());
         const QString path = deep ? deepGraph : smallGraph;
         const int perLoad = deep ? deepConstants : kSmallNodes;
         // the message of each kind, whatever the node

@@ -17,13 +17,14 @@
 #include "core/formats/source.hpp"
 
 #include "cli_test_util.hpp"
+#include "test_util.hpp"
 
 using namespace clitest;
 
 namespace {
 
 const QString kBinary = clitest::kFxlensBinary;
-const QString kPytorch = QStringLiteral(FXLENS_CORPUS_DIR "/pytorch");
+const QString kPytorch = QString::fromStdString(fxltest::corpusPath("pytorch").string());
 
 std::shared_ptr<fxl::Graph> loadCorpusGraph(const QString& path)
 {
@@ -51,8 +52,6 @@ fxl::Graph printableForm(const fxl::Graph& g)
     });
     return e;
 }
-
-bool haveCorpus() { return QFileInfo::exists(kPytorch + QStringLiteral("/mlp_gelu.joint.code.py")); }
 
 }  // namespace
 
@@ -104,10 +103,10 @@ private slots:
         }
         for (const char* builtin : {"remove_detach", "dce", "cse"})
             QVERIFY2(names.contains(QLatin1String(builtin)), builtin);
-        if (!haveCorpus()) QSKIP("corpus/pytorch not found (FXLENS_CORPUS_DIR): spec check skipped");
         // Every listed name is a pipeline stage the parser accepts: a run may fail (exit 1,
         // e.g. a pass whose preconditions this graph does not meet) but never as a bad spec.
         const QString file = kPytorch + QStringLiteral("/mlp_gelu.joint.code.py");
+        FXL_REQUIRE_CORPUS(file);
         for (const QString& name : names) {
             const Run r =
                 fxlens({QStringLiteral("passes"), QStringLiteral("run"), file, QStringLiteral("--pipeline"), name});
@@ -134,10 +133,10 @@ private slots:
     // --json document.
     void passesRun()
     {
-        if (!haveCorpus()) QSKIP("corpus/pytorch not found (FXLENS_CORPUS_DIR)");
         QFETCH(QString, name);
         QFETCH(QString, pipeline);
         const QString file = kPytorch + "/" + name + ".joint.code.py";
+        FXL_REQUIRE_CORPUS(file);
         QTemporaryDir tmp;
         const QString out = tmp.filePath(QStringLiteral("steps"));
         const Run r = fxlens({QStringLiteral("passes"), QStringLiteral("run"), file, QStringLiteral("--pipeline"),
@@ -238,10 +237,10 @@ private slots:
     }
     void badSpec()
     {
-        if (!haveCorpus()) QSKIP("corpus/pytorch not found (FXLENS_CORPUS_DIR)");
         QFETCH(QString, spec);
         QFETCH(int, column);
         const QString file = kPytorch + QStringLiteral("/mlp_gelu.joint.code.py");
+        FXL_REQUIRE_CORPUS(file);
         QTemporaryDir tmp;
         const QString out = tmp.filePath(QStringLiteral("never"));
         Run r = fxlens({QStringLiteral("passes"), QStringLiteral("run"), file, QStringLiteral("--pipeline"), spec,
@@ -296,8 +295,8 @@ private slots:
     // A non-empty --out is refused (nothing touched); --force writes beside the user's file.
     void outNeverOverwrites()
     {
-        if (!haveCorpus()) QSKIP("corpus/pytorch not found (FXLENS_CORPUS_DIR)");
         const QString file = kPytorch + QStringLiteral("/mlp_gelu.joint.code.py");
+        FXL_REQUIRE_CORPUS(file);
         QTemporaryDir tmp;
         const QString keep = tmp.filePath(QStringLiteral("00_input.py"));
         QVERIFY(writeFile(keep, "mine\n"));
@@ -331,12 +330,12 @@ private slots:
     // A pass that fails stops the run: exit 1, the stage named, the steps before it written.
     void passFailure()
     {
-        if (!haveCorpus()) QSKIP("corpus/pytorch not found (FXLENS_CORPUS_DIR)");
+        FXL_REQUIRE_CORPUS(kPytorch + QStringLiteral("/mlp_gelu.joint.code.py"));
         const Run list = fxlens({QStringLiteral("passes"), QStringLiteral("list"), QStringLiteral("--json")});
         bool havePartition = false;
         for (const auto& p : parseJsonDoc(list.out)[QStringLiteral("passes")].toArray())
             havePartition = havePartition || p[QStringLiteral("name")].toString() == QLatin1String("partition");
-        if (!havePartition) QSKIP("the partition pass is not registered yet");
+        QVERIFY2(havePartition, "'fxlens passes list' lacks the partition pass");
         // partition needs one joint graph: the second one finds forward + backward
         const QString file = kPytorch + QStringLiteral("/mlp_gelu.joint.code.py");
         QTemporaryDir tmp;
@@ -393,9 +392,10 @@ private slots:
     // diff's numbers are diffGraphs' numbers, its text is diffToText's.
     void diffCorpus()
     {
-        if (!haveCorpus()) QSKIP("corpus/pytorch not found (FXLENS_CORPUS_DIR)");
         const QString a = kPytorch + QStringLiteral("/mlp_gelu.joint.code.py");
         const QString b = kPytorch + QStringLiteral("/checkpoint_mlp.joint.code.py");
+        FXL_REQUIRE_CORPUS(a);
+        FXL_REQUIRE_CORPUS(b);
         const auto ga = loadCorpusGraph(a), gb = loadCorpusGraph(b);
         const fxl::GraphDiff d = fxl::diffGraphs(*ga, *gb);
         QVERIFY2(!d.identical(), "the two corpus graphs differ (checkpointing recomputes)");
@@ -445,9 +445,9 @@ private slots:
     // mem's numbers are computeMemoryTimeline's.
     void memCorpus()
     {
-        if (!haveCorpus()) QSKIP("corpus/pytorch not found (FXLENS_CORPUS_DIR)");
         QFETCH(QString, name);
         const QString file = kPytorch + "/" + name + ".joint.code.py";
+        FXL_REQUIRE_CORPUS(file);
         const auto g = loadCorpusGraph(file);
         for (const bool inputs : {true, false}) {
             fxl::MemoryOptions mo;

@@ -20,17 +20,18 @@
 #include "core/ir/graph.hpp"
 
 #include "cli_test_util.hpp"
+#include "test_util.hpp"
 
 using namespace clitest;
 
 namespace {
 
 const QString kBinary = clitest::kFxlensBinary;
-const QString kPytorch = QStringLiteral(FXLENS_CORPUS_DIR "/pytorch");
-
-QString corpus(const QString& file) { return kPytorch + QLatin1Char('/') + file; }
-
-bool haveCorpus() { return QFileInfo::exists(corpus(QStringLiteral("mlp_gelu.joint.code.py"))); }
+// A corpus/pytorch file.
+QString corpus(const QString& file)
+{
+    return QString::fromStdString(fxltest::corpusPath("pytorch/" + file.toStdString()).string());
+}
 
 QString describe(const Run& r)
 {
@@ -87,7 +88,7 @@ private slots:
     // it wrote and with the memory timeline the peak is defined by.
     void runMatchesPytorch()
     {
-        if (!haveCorpus()) QSKIP("corpus/pytorch is absent");
+        FXL_REQUIRE_CORPUS(corpus(QStringLiteral("mlp_gelu.joint.code.py")));
         QTemporaryDir tmp;
         const QString out = tmp.filePath(QStringLiteral("out.safetensors"));
         const Run r = fxlens({QStringLiteral("run"), corpus(QStringLiteral("mlp_gelu.joint.code.py")),
@@ -145,8 +146,8 @@ private slots:
     }
     void checkCorpusAgainstPytorch()
     {
-        if (!haveCorpus()) QSKIP("corpus/pytorch is absent");
         QFETCH(QString, name);
+        FXL_REQUIRE_CORPUS(corpus(name + QStringLiteral(".joint.code.py")));
         const Run r = fxlens({QStringLiteral("check"), corpus(name + QStringLiteral(".joint.code.py")),
                               corpus(name + QStringLiteral(".outputs.safetensors")), QStringLiteral("--tolerance"),
                               QStringLiteral("1e-6,1e-5"), QStringLiteral("--json")});
@@ -184,9 +185,9 @@ private slots:
     }
     void partitionMatchesJoint()
     {
-        if (!haveCorpus()) QSKIP("corpus/pytorch is absent");
         QFETCH(QString, name);
         QFETCH(QString, partitioner);
+        FXL_REQUIRE_CORPUS(corpus(name + QStringLiteral(".joint.code.py")));
         QTemporaryDir tmp;
         const QString joint = corpus(name + QStringLiteral(".joint.code.py"));
         const QString fw = corpus(name + QStringLiteral(".fw.") + partitioner + QStringLiteral(".code.py"));
@@ -269,7 +270,7 @@ private slots:
     // never depend on them).
     void checkSameGraphBitwise()
     {
-        if (!haveCorpus()) QSKIP("corpus/pytorch is absent");
+        FXL_REQUIRE_CORPUS(corpus(QStringLiteral("mlp_gelu.joint.code.py")));
         const QString g = corpus(QStringLiteral("mlp_gelu.joint.code.py"));
         const Run r = fxlens({QStringLiteral("check"), g, g, QStringLiteral("--json")});
         QVERIFY2(r.exitCode == 0, qPrintable(describe(r)));
@@ -285,7 +286,7 @@ private slots:
     // exit code follows the per-output report); with the float32 allclose tolerance it passes.
     void checkAgainstOutputsFile()
     {
-        if (!haveCorpus()) QSKIP("corpus/pytorch is absent");
+        FXL_REQUIRE_CORPUS(corpus(QStringLiteral("mlp_gelu.joint.code.py")));
         const QString g = corpus(QStringLiteral("mlp_gelu.joint.code.py"));
         const QString e = corpus(QStringLiteral("mlp_gelu.outputs.safetensors"));
         const Run strict = fxlens({QStringLiteral("check"), g, e, QStringLiteral("--json")});
@@ -315,7 +316,7 @@ private slots:
     // kernels make the recomputation bit-identical.
     void checkMlpVsCheckpoint()
     {
-        if (!haveCorpus()) QSKIP("corpus/pytorch is absent");
+        FXL_REQUIRE_CORPUS(corpus(QStringLiteral("mlp_gelu.joint.code.py")));
         const Run r = fxlens({QStringLiteral("check"), corpus(QStringLiteral("mlp_gelu.joint.code.py")),
                               corpus(QStringLiteral("checkpoint_mlp.joint.code.py")), QStringLiteral("--json")});
         QVERIFY2(!r.crashed, qPrintable(describe(r)));
@@ -343,7 +344,7 @@ private slots:
     // A reordered subset of the outputs is paired by output node name.
     void checkMapsOutputsByName()
     {
-        if (!haveCorpus()) QSKIP("corpus/pytorch is absent");
+        FXL_REQUIRE_CORPUS(corpus(QStringLiteral("mlp_gelu.joint.code.py")));
         QTemporaryDir tmp;
         const QByteArray code = readFile(corpus(QStringLiteral("mlp_gelu.joint.code.py")));
         QVERIFY(code.contains("return (sum_1, mm_4, mm_2)"));
@@ -371,7 +372,7 @@ private slots:
     // message naming the file or the placeholder; an unknown operator names its node.
     void badInputs()
     {
-        if (!haveCorpus()) QSKIP("corpus/pytorch is absent");
+        FXL_REQUIRE_CORPUS(corpus(QStringLiteral("mlp_gelu.joint.code.py")));
         QTemporaryDir tmp;
         const QString g = corpus(QStringLiteral("mlp_gelu.joint.code.py"));
         const QString junk = tmp.filePath(QStringLiteral("junk.safetensors"));
@@ -409,7 +410,7 @@ private slots:
     // --out never replaces an existing file unless --force.
     void existingOutRefused()
     {
-        if (!haveCorpus()) QSKIP("corpus/pytorch is absent");
+        FXL_REQUIRE_CORPUS(corpus(QStringLiteral("mlp_gelu.joint.code.py")));
         QTemporaryDir tmp;
         const QString out = tmp.filePath(QStringLiteral("out.safetensors"));
         QVERIFY(writeFile(out, "keep me"));
@@ -428,7 +429,7 @@ private slots:
     // other bits; usage errors exit 2.
     void generatedInputsAndUsage()
     {
-        if (!haveCorpus()) QSKIP("corpus/pytorch is absent");
+        FXL_REQUIRE_CORPUS(corpus(QStringLiteral("mlp_gelu.joint.code.py")));
         QTemporaryDir tmp;
         const QString copy = tmp.filePath(QStringLiteral("graph.code.py"));  // no sidecars here
         QVERIFY(QFile::copy(corpus(QStringLiteral("mlp_gelu.joint.code.py")), copy));

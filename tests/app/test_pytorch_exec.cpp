@@ -5,7 +5,6 @@
 // only drop, merge or recompute: the same kernels on the same values).
 #include <QCryptographicHash>
 #include <QDir>
-#include <QFile>
 #include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -23,14 +22,16 @@
 #include "core/ir/diagnostics.hpp"
 
 #include "cli_test_util.hpp"
+#include "test_util.hpp"
 
 using namespace clitest;
 
 namespace {
 
 const QString kBinary = clitest::kFxlensBinary;
-const QString kPytorch = QStringLiteral(FXLENS_CORPUS_DIR "/pytorch");
-const QString kHarness = QStringLiteral(FXLENS_TEST_DATA_DIR "/../python/run_fx_graph.py");
+const QString kPytorch = QString::fromStdString(fxltest::corpusPath("pytorch").string());
+const QString kHarness =
+    QString::fromStdString((fxltest::testDataPath() / ".." / "python" / "run_fx_graph.py").string());
 
 // A Python that can import torch: $FXLENS_PYTHON, python3 on PATH, then the system one
 // (Debian's python3-torch lives there; a pyenv python3 on PATH may lack it).
@@ -152,11 +153,10 @@ private slots:
         if (python_.isEmpty())
             QSKIP("no Python with PyTorch ('import torch' fails for $FXLENS_PYTHON, python3 and /usr/bin/python3)");
         const QString file = kPytorch + "/" + name + ".joint.code.py";
-        if (!QFileInfo::exists(file)) QSKIP(qPrintable("corpus graph not found: " + file));
+        FXL_REQUIRE_CORPUS(file);
         for (QString stage : pipeline.split(',')) {
             stage = stage.left(stage.indexOf('('));
-            if (!passes_.contains(stage))
-                QSKIP(qPrintable("pass '" + stage + "' is not registered yet ('fxlens passes list' lacks it)"));
+            QVERIFY2(passes_.contains(stage), qPrintable("'fxlens passes list' lacks the pass '" + stage + "'"));
         }
 
         QTemporaryDir tmp;
@@ -186,9 +186,8 @@ private slots:
 
         // Every pipeline on a case writes the same 00_input.py: run each distinct text once.
         const QString input = out + QStringLiteral("/00_input.py");
-        QFile f(input);
-        QVERIFY(f.open(QIODevice::ReadOnly));
-        const QByteArray key = QCryptographicHash::hash(f.readAll(), QCryptographicHash::Md5);
+        QVERIFY2(QFileInfo::exists(input), qPrintable(input));
+        const QByteArray key = QCryptographicHash::hash(readFile(input), QCryptographicHash::Md5);
         QString inOut = inputOutputs_.value(key);
         QString err;
         if (inOut.isEmpty()) {

@@ -12,6 +12,7 @@
 #include "core/formats/fx/fx_text_parser.hpp"
 #include "core/formats/sidecar.hpp"
 #include "core/ops/shape_prop.hpp"
+#include "test_util.hpp"
 
 namespace {
 
@@ -39,8 +40,7 @@ double pythonAstParse(const std::string& path, int repeats)
 
 int main(int argc, char** argv)
 {
-    std::string path =
-        argc > 1 ? argv[1] : std::string(FXLENS_CORPUS_DIR) + "/pytorch/large/gpt2_deep640.joint.code.py";
+    std::string path = argc > 1 ? argv[1] : fxltest::corpusPath("pytorch/large/gpt2_deep640.joint.code.py").string();
     int repeats = argc > 2 ? std::max(1, std::atoi(argv[2])) : 5;
     std::ifstream in(path, std::ios::binary);
     if (!in) {

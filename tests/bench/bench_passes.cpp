@@ -24,6 +24,7 @@
 #include "core/formats/source.hpp"
 #include "core/ir/diagnostics.hpp"
 #include "passes/pass.hpp"
+#include "test_util.hpp"
 
 namespace {
 
@@ -155,7 +156,7 @@ std::optional<std::vector<fxl::RoleGraph>> benchPass(const std::string& label, c
 int main(int argc, char** argv)
 {
     const std::string path =
-        argc > 1 ? argv[1] : std::string(FXLENS_CORPUS_DIR) + "/pytorch/large/gpt2_deep640.joint.code.py";
+        argc > 1 ? argv[1] : fxltest::corpusPath("pytorch/large/gpt2_deep640.joint.code.py").string();
     const int repeats = argc > 2 ? std::max(1, std::atoi(argv[2])) : 3;
 
     std::shared_ptr<fxl::Graph> loaded;

@@ -16,6 +16,7 @@
 #include "core/formats/source.hpp"
 #include "core/formats/torch_trace/torch_trace.hpp"
 #include "core/ir/diagnostics.hpp"
+#include "test_util.hpp"
 
 namespace fs = std::filesystem;
 
@@ -28,7 +29,7 @@ double seconds(std::chrono::steady_clock::time_point t0)
 
 std::string buildLog(double sizeMb)
 {
-    const fs::path corpus = fs::path(FXLENS_CORPUS_DIR) / "tlparse";
+    const fs::path corpus = fxltest::corpusPath("tlparse");
     std::vector<fs::path> logs;
     std::error_code ec;
     for (auto it = fs::recursive_directory_iterator(corpus, ec); !ec && it != fs::recursive_directory_iterator(); ++it)

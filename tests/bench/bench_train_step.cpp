@@ -29,6 +29,7 @@
 #include "runtime/equivalence.hpp"
 #include "runtime/executor.hpp"
 #include "runtime/kernel.hpp"
+#include "test_util.hpp"
 
 using namespace fxl;
 
@@ -122,7 +123,7 @@ int main(int argc, char** argv)
                                                                                 r.value("best_cpu_s", 0.0)};
     }
 
-    const std::string dir = std::string(FXLENS_CORPUS_DIR) + "/pytorch/";
+    const std::string dir = fxltest::corpusPath("pytorch").string() + "/";
     std::printf("bench_train_step: best of %d runs after 1 warm-up, load average %.2f at start\n", reps, loadAverage());
     int rc = 0;
     for (const std::string& name : cases) {

@@ -69,7 +69,8 @@ def time_step(mod, call, reps):
 def main(argv):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("cases", nargs="*", default=["gpt2_tiny", "llama_tiny"])
-    ap.add_argument("--corpus", default=os.environ.get("FXLENS_CORPUS_DIR", "/work/shared/corpus") + "/pytorch")
+    corpus = os.environ.get("FXLENS_CORPUS_DIR") or os.path.join(HERE, "../../../shared/corpus")
+    ap.add_argument("--corpus", default=os.path.join(corpus, "pytorch"))
     ap.add_argument("--reps", type=int, default=50)
     ap.add_argument("--threads", default="2,1")
     ap.add_argument("--json")

@@ -15,6 +15,7 @@
 #include "passes/pass.hpp"
 #include "runtime/equivalence.hpp"
 #include "runtime/executor.hpp"
+#include "test_util.hpp"
 
 using namespace fxl;
 namespace fs = std::filesystem;
@@ -22,7 +23,7 @@ namespace fs = std::filesystem;
 Q_DECLARE_METATYPE(std::string)
 
 namespace {
-const fs::path kPytorch = fs::path(FXLENS_CORPUS_DIR) / "pytorch";
+const fs::path kPytorch = fxltest::corpusPath("pytorch");
 
 struct Case
 {
@@ -149,11 +150,6 @@ class TestPassEquivalence : public QObject
     Q_OBJECT
 
 private slots:
-    void initTestCase()
-    {
-        if (!fs::is_directory(kPytorch)) QSKIP("corpus directory FXLENS_CORPUS_DIR/pytorch not found");
-    }
-
     // Single-graph pipelines: the last step's graph against the input graph.
     void singleGraph_data()
     {
@@ -166,6 +162,7 @@ private slots:
     {
         QFETCH(std::string, name);
         QFETCH(std::string, spec);
+        FXL_REQUIRE_CORPUS(kPytorch / (name + ".joint.code.py"));
         Case c = loadCase(name);
         PipelineRun pr = runPipeline(*c.joint, spec);
         QVERIFY2(pr.ok, pr.error.c_str());
@@ -194,6 +191,7 @@ private slots:
     {
         QFETCH(std::string, name);
         QFETCH(std::string, spec);
+        FXL_REQUIRE_CORPUS(kPytorch / (name + ".joint.code.py"));
         Case c = loadCase(name);
         PipelineRun pr = runPipeline(*c.joint, spec);
         QVERIFY2(pr.ok, pr.error.c_str());
@@ -258,6 +256,7 @@ private slots:
     // The comparison itself can fail: a graph whose loss is perturbed by one ulp is caught.
     void detectsOneUlp()
     {
+        FXL_REQUIRE_CORPUS(kPytorch / "mlp_gelu.joint.code.py");
         Case c = loadCase("mlp_gelu");
         std::vector<Item> want = run(*c.joint, c.inputs, c.constants);
         std::vector<Item> got = want;

@@ -12,6 +12,7 @@
 #include "core/formats/source.hpp"
 #include "passes/graph_edit.hpp"
 #include "passes/pass.hpp"
+#include "test_util.hpp"
 
 using namespace fxl;
 namespace fs = std::filesystem;
@@ -73,15 +74,7 @@ QString rewiredText(const ChangeLog& log)
     return out.join("; ");
 }
 
-std::string readFile(const std::string& p)
-{
-    std::ifstream f(p, std::ios::binary);
-    std::stringstream ss;
-    ss << f.rdbuf();
-    return ss.str();
-}
-
-std::string corpus(const std::string& rel) { return std::string(FXLENS_CORPUS_DIR) + "/" + rel; }
+using fxltest::readFile;
 
 }  // namespace
 
@@ -185,6 +178,8 @@ private slots:
             parseBody("rand = torch.ops.aten.rand.default([2])\nrand_1 = torch.ops.aten.rand.default([3])\n"
                       "add_ = torch.ops.aten.add_.Tensor(x, y)\nrelu = torch.ops.aten.relu.default(y)\nreturn (x,)");
         PipelineRun run = runPipeline(g, "dce");
+        QVERIFY2(run.ok, run.error.c_str());
+        QCOMPARE(run.steps.size(), size_t(2));
         const ChangeLog& log = run.steps[1].log;
         QCOMPARE(names(log.removed), QStringList{"relu"});
         QCOMPARE(names(log.notes),
@@ -454,6 +449,8 @@ private slots:
         applyTags(g, "detach=MUST_SAVE neg=PREFER_RECOMPUTE detach_1=MUST_SAVE detach_2=MUST_SAVE");
         g.node(g.findByName("detach")).meta.acGraphId = 4;
         PipelineRun run = runPipeline(g, "remove_detach");
+        QVERIFY2(run.ok, run.error.c_str());
+        QCOMPARE(run.steps.size(), size_t(2));
         const Graph& out = run.steps[1].graph();
         QCOMPARE(out.node(out.findByName("relu")).meta.recompute, Recompute::MustSave);
         QCOMPARE(out.node(out.findByName("relu")).meta.acGraphId, std::optional<int>(4));
@@ -471,8 +468,8 @@ private slots:
     // The real activation-checkpointed trace: 12 detach nodes and a dead recomputed mm.
     void checkpointMlp()
     {
-        const std::string path = corpus("pytorch/checkpoint_mlp.joint.code.py");
-        if (!fs::exists(path)) QSKIP("corpus absent: pytorch/checkpoint_mlp.joint.code.py");
+        const std::string path = fxltest::corpusPath("pytorch/checkpoint_mlp.joint.code.py").string();
+        FXL_REQUIRE_CORPUS(path);
         const std::string text = readFile(path);
         // Count detach calls and find never-read values straight from the text.
         const std::regex assign(R"(^\s+(\w+) = torch\.ops\.aten\.(\w+)\.\w+\(([^;]*)\))");
@@ -508,6 +505,7 @@ private slots:
         const Graph& g = *src->graph(src->artifacts[0].id);
         PipelineRun run = runPipeline(g, "remove_detach,dce,cse");
         QVERIFY2(run.ok, run.error.c_str());
+        QCOMPARE(run.steps.size(), size_t(4));
         const Step& rd = run.steps[1];
         QCOMPARE(int(rd.log.removed.size()), detaches);
         QCOMPARE(rd.log.stats["detach"].get<int>(), detaches);

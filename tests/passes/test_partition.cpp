@@ -18,13 +18,14 @@
 #include "core/ops/op_registry.hpp"
 #include "passes/partition.hpp"
 #include "passes/pass.hpp"
+#include "test_util.hpp"
 
 using namespace fxl;
 namespace fs = std::filesystem;
 
 namespace {
 
-const fs::path kPytorch = fs::path(FXLENS_CORPUS_DIR) / "pytorch";
+const fs::path kPytorch = fxltest::corpusPath("pytorch");
 
 std::string module(const std::string& sig, const std::string& body)
 {
@@ -688,7 +689,7 @@ private slots:
         QFETCH(QString, name);
         const std::string n = name.toStdString();
         const fs::path joint = kPytorch / (n + ".joint.code.py");
-        if (!fs::exists(joint)) QSKIP(qPrintable("corpus file missing: " + QString::fromStdString(joint.string())));
+        FXL_REQUIRE_CORPUS(joint);
         const Loaded j = load(joint);
         const Loaded fwDefault = load(kPytorch / (n + ".fw.default.code.py"));
         const Loaded fwMincut = load(kPytorch / (n + ".fw.mincut.code.py"));
@@ -752,7 +753,7 @@ private slots:
     {
         QFETCH(QString, name);
         const fs::path joint = kPytorch / (name.toStdString() + ".joint.code.py");
-        if (!fs::exists(joint)) QSKIP(qPrintable("corpus file missing: " + QString::fromStdString(joint.string())));
+        FXL_REQUIRE_CORPUS(joint);
         const Loaded j = load(joint);
         // moe_tiny returns (loss, tokens_per_expert, *grads)
         const size_t expectFwd = name == "moe_tiny" ? 2 : 1;
@@ -771,7 +772,7 @@ private slots:
     void gpt2Memory()
     {
         const fs::path joint = kPytorch / "gpt2_tiny.joint.code.py";
-        if (!fs::exists(joint)) QSKIP("corpus file missing: gpt2_tiny.joint.code.py");
+        FXL_REQUIRE_CORPUS(joint);
         const Loaded j = load(joint);
         const PartitionResult all = partitionJointGraph(*j.g, modeOpts(PartitionMode::SaveAll));
         const PartitionResult cut = partitionJointGraph(*j.g, modeOpts(PartitionMode::MinCut));

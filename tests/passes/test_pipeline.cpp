@@ -15,6 +15,7 @@
 #include "passes/graph_edit.hpp"
 #include "passes/pass.hpp"
 #include "passes/remove_detach.hpp"
+#include "test_util.hpp"
 
 using namespace fxl;
 namespace fs = std::filesystem;
@@ -128,8 +129,6 @@ std::string rewiredTextOf(const ChangeLog& log)
         out += (out.empty() ? "" : "; ") + r.consumer + " " + r.where + " " + r.from + "->" + r.to;
     return out;
 }
-
-std::string corpus(const std::string& rel) { return std::string(FXLENS_CORPUS_DIR) + "/" + rel; }
 
 std::string stepText(const Step& s)
 {
@@ -364,6 +363,7 @@ private slots:
         po.registry = &reg;
         PipelineRun run = runPipeline(smallGraph(), "dup,dce,remove_detach", po);
         QVERIFY2(run.ok, run.error.c_str());
+        QCOMPARE(run.steps.size(), size_t(4));
         const Graph& s1 = run.steps[1].graph();
         QCOMPARE(s1.node(s1.findByName("add_1")).meta.provenance, std::string("add"));
         QCOMPARE(run.steps[1].log.added.size(), size_t(1));
@@ -386,7 +386,7 @@ private slots:
         po.registry = &reg;
         const auto stages = parsePipelineSpec("dce,break", reg);
         PipelineRun run = runPipeline(std::move(in), stages, po);
-        QVERIFY(run.ok);
+        QVERIFY2(run.ok, run.error.c_str());
         QCOMPARE(int(run.steps.size()), 3);
         QCOMPARE(int(run.steps[1].graphs.size()), 2);
         QCOMPARE(run.steps[1].graphs[1]->role, std::string("backward"));
@@ -411,6 +411,8 @@ private slots:
         std::vector<RoleGraph> in2;
         in2.push_back({"", smallGraph()});
         run = runPipeline(std::move(in2), parsePipelineSpec("break", reg), po);
+        QVERIFY2(run.ok, run.error.c_str());
+        QCOMPARE(int(run.steps.size()), 2);
         QVERIFY(run.steps[1].problems.empty());
     }
 
@@ -488,9 +490,10 @@ private slots:
     {
         QFETCH(QString, file);
         QFETCH(QString, spec);
-        const std::string path = corpus(file.toStdString());
-        if (!fs::exists(path)) QSKIP("corpus file absent");
+        const std::string path = fxltest::corpusPath(file.toStdString()).string();
+        FXL_REQUIRE_CORPUS(path);
         auto src = openSource(path);
+        QVERIFY(src && !src->artifacts.empty());
         const Graph& g = *src->graph(src->artifacts[0].id);
         const PipelineRun a = runPipeline(g, spec.toStdString());
         const PipelineRun b = runPipeline(g, spec.toStdString());

@@ -4,7 +4,6 @@
 // half-made one, and hooks that never cancel change nothing.
 #include <QtTest>
 
-#include <algorithm>
 #include <atomic>
 #include <filesystem>
 #include <string>
@@ -14,40 +13,17 @@
 #include "core/formats/source.hpp"
 #include "core/util/progress.hpp"
 #include "passes/pass.hpp"
+#include "test_util.hpp"
 
 using namespace fxl;
 namespace fs = std::filesystem;
 
 namespace {
 
-const fs::path kPytorch = fs::path(FXLENS_CORPUS_DIR) / "pytorch";
+const fs::path kPytorch = fxltest::corpusPath("pytorch");
 
-// True when `path` exists. Otherwise the row is skipped naming the path, or fails when the
-// environment variable CI is "true" (the corpus must be there in CI); the caller returns.
-bool requireCorpusFile(const fs::path& path)
-{
-    if (fs::exists(path)) return true;
-    const std::string msg = "corpus file missing: " + path.string();
-    if (qgetenv("CI") == "true")
-        QTest::qFail(msg.c_str(), __FILE__, __LINE__);
-    else
-        QTest::qSkip(msg.c_str(), __FILE__, __LINE__);
-    return false;
-}
-
-// The corpus joint graphs; without the corpus one row naming the pattern (skipped or failed).
-std::vector<fs::path> jointGraphs()
-{
-    std::vector<fs::path> out;
-    std::error_code ec;
-    for (fs::directory_iterator it(kPytorch, ec), end; !ec && it != end; it.increment(ec)) {
-        const std::string n = it->path().filename().string();
-        if (n.size() > 14 && n.substr(n.size() - 14) == ".joint.code.py") out.push_back(it->path());
-    }
-    std::sort(out.begin(), out.end());
-    if (out.empty()) out.push_back(kPytorch / "*.joint.code.py");
-    return out;
-}
+// The corpus joint graphs; without the corpus one row naming the directory (skipped or failed).
+std::vector<fs::path> jointGraphs() { return fxltest::corpusFiles("pytorch", {".joint.code.py"}); }
 
 const std::vector<std::string> kSpecs = {
     "remove_detach,annotate_regions,sac(policy=alternate_mm),remat,dce,cse",
@@ -121,7 +97,7 @@ private slots:
     {
         QFETCH(QString, path);
         QFETCH(QString, spec);
-        if (!requireCorpusFile(path.toStdString())) return;
+        FXL_REQUIRE_CORPUS(path);
         const auto g = loadGraph(path);
         const auto stages = parsePipelineSpec(spec.toStdString());
         const int64_t n = int64_t(stages.size());
@@ -145,7 +121,7 @@ private slots:
         QFETCH(QString, path);
         QFETCH(QString, spec);
         QFETCH(QString, when);
-        if (!requireCorpusFile(path.toStdString())) return;
+        FXL_REQUIRE_CORPUS(path);
         const auto g = loadGraph(path);
         const PipelineRun plain = runPipeline(*g, spec.toStdString());
         QVERIFY2(plain.ok, plain.error.c_str());
@@ -169,7 +145,7 @@ private slots:
     {
         QFETCH(QString, path);
         QFETCH(QString, spec);
-        if (!requireCorpusFile(path.toStdString())) return;
+        FXL_REQUIRE_CORPUS(path);
         const auto g = loadGraph(path);
         const PipelineRun plain = runPipeline(*g, spec.toStdString());
         std::vector<Call> calls;
@@ -185,7 +161,7 @@ private slots:
     void failureIsNotCancel()
     {
         const fs::path p = kPytorch / "mlp_gelu.joint.code.py";
-        if (!requireCorpusFile(p)) return;
+        FXL_REQUIRE_CORPUS(p);
         const auto g = loadGraph(QString::fromStdString(p.string()));
         // The second partition finds a forward and a backward graph, not one joint graph.
         std::vector<Call> calls;

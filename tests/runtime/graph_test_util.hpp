@@ -1,27 +1,14 @@
-// What the executor tests share: reading a test graph's text and running a graph on given
-// inputs with its outputs downloaded. Header-only; each test executable includes it once.
+// What the executor tests share: running a graph on given inputs with its outputs downloaded.
+// Header-only; each test executable includes it once.
 #pragma once
 
-#include <filesystem>
-#include <fstream>
-#include <sstream>
-#include <stdexcept>
-#include <string>
+#include <cstdint>
 
 #include "core/formats/safetensors.hpp"
 #include "core/ir/graph.hpp"
 #include "runtime/executor.hpp"
 
 namespace graphtest {
-
-inline std::string readText(const std::filesystem::path& p)
-{
-    std::ifstream in(p, std::ios::binary);
-    if (!in) throw std::runtime_error("cannot read " + p.string());
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-}
 
 struct Run
 {

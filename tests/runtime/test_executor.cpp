@@ -10,6 +10,7 @@
 #include "core/formats/source.hpp"
 #include "runtime/equivalence.hpp"
 #include "runtime/executor.hpp"
+#include "test_util.hpp"
 
 using namespace fxl;
 namespace fs = std::filesystem;
@@ -17,7 +18,6 @@ namespace fs = std::filesystem;
 Q_DECLARE_METATYPE(std::string)
 
 namespace {
-const fs::path kCorpus = FXLENS_CORPUS_DIR;
 
 struct Loaded
 {
@@ -27,7 +27,7 @@ struct Loaded
 
 Loaded load(const std::string& name)
 {
-    const std::string stem = (kCorpus / "pytorch" / name).string();  // name may be "large/..."
+    const std::string stem = fxltest::corpusPath("pytorch/" + name).string();  // name may be "large/..."
 
     auto src = openSource(stem + ".joint.code.py");
     Loaded l;
@@ -45,11 +45,6 @@ class TestExecutor : public QObject
     Q_OBJECT
 
 private slots:
-    void initTestCase()
-    {
-        if (!fs::exists(kCorpus / "pytorch")) QSKIP("corpus directory FXLENS_CORPUS_DIR/pytorch not found");
-    }
-
     void matchesPyTorch_data()
     {
         QTest::addColumn<std::string>("name");
@@ -61,6 +56,7 @@ private slots:
     void matchesPyTorch()
     {
         QFETCH(std::string, name);
+        FXL_REQUIRE_CORPUS(fxltest::corpusPath("pytorch/" + name + ".joint.code.py"));
         Loaded l = load(name);
         ExecOptions opts;
         opts.inputs = &l.inputs;
@@ -96,6 +92,7 @@ private slots:
     void peakMatchesTimeline()
     {
         QFETCH(std::string, name);
+        FXL_REQUIRE_CORPUS(fxltest::corpusPath("pytorch/" + name + ".joint.code.py"));
         Loaded l = load(name);
         ExecOptions opts;
         opts.inputs = &l.inputs;

@@ -24,6 +24,7 @@
 #include "runtime/cpu/gemm.hpp"
 #include "runtime/kernel.hpp"
 #include "runtime/thread_pool.hpp"
+#include "test_util.hpp"
 
 using namespace fxl;
 using kerneltest::bytesOf;
@@ -37,7 +38,7 @@ Q_DECLARE_METATYPE(std::string)
 
 namespace {
 
-const fs::path kData = fs::path(FXLENS_TEST_DATA_DIR) / "kernels";
+const fs::path kData = fxltest::testDataPath("kernels");
 
 // ---- running one op by hand (no executor)
 
@@ -148,9 +149,7 @@ struct RefCase
 std::vector<RefCase> loadCases()
 {
     std::vector<RefCase> out;
-    std::ifstream f(kData / "matmul.cases.json");
-    if (!f) return out;
-    nlohmann::json doc = nlohmann::json::parse(f);
+    const nlohmann::json doc = nlohmann::json::parse(fxltest::readFile(kData / "matmul.cases.json"));
     for (const auto& c : doc.at("cases"))
         out.push_back(
             {c.at("id").get<std::string>(), c.at("op").get<std::string>(), c.at("note").get<std::string>(), c});

@@ -19,6 +19,7 @@
 #include "runtime/kernel.hpp"
 
 #include "graph_test_util.hpp"
+#include "test_util.hpp"
 
 using namespace fxl;
 using namespace graphtest;
@@ -27,13 +28,13 @@ namespace fs = std::filesystem;
 Q_DECLARE_METATYPE(std::string)
 
 namespace {
-const fs::path kData = fs::path(FXLENS_TEST_DATA_DIR) / "nested";
-const fs::path kCorpusFx = fs::path(FXLENS_CORPUS_DIR) / "fx";
+const fs::path kData = fxltest::testDataPath("nested");
+const fs::path kCorpusFx = fxltest::corpusPath("fx");
 
 // A test graph, with `from` replaced by `to` in its text (once; the text must contain it).
 Graph loadNested(const std::string& file, const std::string& from = {}, const std::string& to = {})
 {
-    std::string text = readText(kData / file);
+    std::string text = fxltest::readFile(kData / file);
     if (!from.empty()) {
         const size_t at = text.find(from);
         if (at == std::string::npos) throw std::runtime_error(file + " has no '" + from + "'");
@@ -241,7 +242,7 @@ private slots:
     void corpusPartitionedForward()
     {
         const fs::path p = kCorpusFx / "pytorch_test_invoke_subgraph_partitioned_fw.txt";
-        if (!fs::exists(p)) QSKIP("FXLENS_CORPUS_DIR/fx/pytorch_test_invoke_subgraph_partitioned_fw.txt not found");
+        FXL_REQUIRE_CORPUS(p);
         auto src = openSource(p.string());
         std::shared_ptr<Graph> g = src->graph(src->artifacts.at(0).id);
         const Graph* body = g->subgraph("partitioned_fw_subgraph_0_0");
@@ -291,7 +292,7 @@ private slots:
     void corpusDynamoGraph()
     {
         const fs::path p = kCorpusFx / "pytorch_test_invoke_subgraph_dynamo_graph.txt";
-        if (!fs::exists(p)) QSKIP("FXLENS_CORPUS_DIR/fx/pytorch_test_invoke_subgraph_dynamo_graph.txt not found");
+        FXL_REQUIRE_CORPUS(p);
         auto src = openSource(p.string());
         std::shared_ptr<Graph> g = src->graph(src->artifacts.at(0).id);
         ExecOptions gen;

@@ -19,6 +19,7 @@
 #include "runtime/torch_level.hpp"
 
 #include "graph_test_util.hpp"
+#include "test_util.hpp"
 
 using namespace fxl;
 using namespace graphtest;
@@ -27,8 +28,8 @@ namespace fs = std::filesystem;
 Q_DECLARE_METATYPE(std::string)
 
 namespace {
-const fs::path kData = fs::path(FXLENS_TEST_DATA_DIR) / "dynamo";
-const fs::path kCorpusFx = fs::path(FXLENS_CORPUS_DIR) / "fx";
+const fs::path kData = fxltest::testDataPath("dynamo");
+const fs::path kCorpusFx = fxltest::corpusPath("fx");
 
 Run run(const Graph& g, const SafeTensorsFile& inputs, Backend& b) { return runGraph(g, inputs, b); }
 
@@ -84,8 +85,8 @@ private slots:
     void matchesAten()
     {
         QFETCH(std::string, name);
-        const Graph dyn = parseFxText(readText(kData / (name + ".py")), name + ".py");
-        const Graph at = parseFxText(readText(kData / (name + "_aten.py")), name + "_aten.py");
+        const Graph dyn = parseFxText(fxltest::readFile(kData / (name + ".py")), name + ".py");
+        const Graph at = parseFxText(fxltest::readFile(kData / (name + "_aten.py")), name + "_aten.py");
         ExecOptions gen;
         gen.inputSeed = 11;
         const SafeTensorsFile in = resolveInputs(dyn, gen);
@@ -192,7 +193,7 @@ private slots:
         QFETCH(std::string, file);
         QFETCH(std::string, expectedError);
         const fs::path p = kCorpusFx / file;
-        if (!fs::exists(p)) QSKIP(qPrintable(QString::fromStdString("FXLENS_CORPUS_DIR/fx/" + file + " not found")));
+        FXL_REQUIRE_CORPUS(p);
         auto src = openSource(p.string());
         std::shared_ptr<Graph> g = src->graph(src->artifacts.at(0).id);
         const std::string msg = failure(*g);
@@ -207,7 +208,7 @@ private slots:
     void corpusMlpMatchesAten()
     {
         const fs::path p = kCorpusFx / "tlparse_v2.9dev_mlp_dynamo_output_graph.txt";
-        if (!fs::exists(p)) QSKIP("FXLENS_CORPUS_DIR/fx/tlparse_v2.9dev_mlp_dynamo_output_graph.txt not found");
+        FXL_REQUIRE_CORPUS(p);
         auto src = openSource(p.string());
         std::shared_ptr<Graph> g = src->graph(src->artifacts.at(0).id);
         ExecOptions gen;

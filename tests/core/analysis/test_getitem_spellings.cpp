@@ -7,8 +7,6 @@
 #include <QtTest>
 
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include "core/analysis/graph_diff.hpp"
 #include "core/analysis/graph_stats.hpp"
@@ -21,13 +19,15 @@
 #include "core/ir/graph.hpp"
 #include "core/ops/op_registry.hpp"
 #include "core/ops/shape_prop.hpp"
+#include "test_util.hpp"
 
 using namespace fxl;
 namespace fs = std::filesystem;
 
 namespace {
 
-const fs::path kPytorch = fs::path(FXLENS_CORPUS_DIR) / "pytorch";
+const fs::path kPytorch = fxltest::corpusPath("pytorch");
+using fxltest::readFile;
 
 const char* kTupleOps = "class GraphModule(torch.nn.Module):\n"
                         "    def forward(self, x: \"f32[4, 8][8, 1]cpu\", w: \"f32[8][1]cpu\", b: \"f32[8][1]cpu\"):\n"
@@ -41,14 +41,6 @@ const char* kTupleOps = "class GraphModule(torch.nn.Module):\n"
                         "        mul: \"f32[4, 4][4, 1]cpu\" = torch.ops.aten.mul.Tensor(getitem_3, getitem_4)\n"
                         "        sum_1: \"f32[][]cpu\" = torch.ops.aten.sum.default(mul)\n"
                         "        return (sum_1, getitem_1, getitem_2)\n";
-
-std::string readFile(const fs::path& p)
-{
-    std::ifstream in(p, std::ios::binary);
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-}
 
 std::string replaceAll(std::string s, const std::string& from, const std::string& to)
 {
@@ -162,8 +154,7 @@ private slots:
     {
         QFETCH_GLOBAL(int, origin);
         QFETCH_GLOBAL(QString, caseName);
-        if (Origin(origin) != Origin::Text && !fs::exists(kPytorch / (caseName.toStdString() + ".meta.json")))
-            QSKIP("corpus/pytorch not found (FXLENS_CORPUS_DIR)");
+        if (Origin(origin) != Origin::Text) FXL_REQUIRE_CORPUS(kPytorch / (caseName.toStdString() + ".meta.json"));
         graphs = loadSpellings(Origin(origin), caseName);
         // the rows really hold both spellings, and as many getitems of each
         const int plain = countTarget(graphs.plain, "operator.getitem");

@@ -12,21 +12,15 @@
 #include "core/analysis/graph_diff.hpp"
 #include "core/formats/fx/fx_text_parser.hpp"
 #include "core/ir/graph.hpp"
+#include "test_util.hpp"
 
 using namespace fxl;
 namespace fs = std::filesystem;
 
 namespace {
 
-const fs::path kPytorch = fs::path(FXLENS_CORPUS_DIR) / "pytorch";
-
-std::string readFile(const fs::path& p)
-{
-    std::ifstream in(p, std::ios::binary);
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-}
+const fs::path kPytorch = fxltest::corpusPath("pytorch");
+using fxltest::readFile;
 
 const char* kBase = "class GraphModule(torch.nn.Module):\n"
                     "    def forward(self, x: \"f32[2, 4]\", w1: \"f32[4, 8]\", w2: \"f32[8, 4]\"):\n"
@@ -389,7 +383,8 @@ private slots:
         QFETCH(QString, changedNodes);
         fs::path fa = kPytorch / (name.toStdString() + ".fw.default.code.py");
         fs::path fb = kPytorch / (name.toStdString() + ".fw.mincut.code.py");
-        if (!fs::exists(fa) || !fs::exists(fb)) QSKIP("corpus/pytorch partitions not found (FXLENS_CORPUS_DIR)");
+        FXL_REQUIRE_CORPUS(fa);
+        FXL_REQUIRE_CORPUS(fb);
         Graph a = parseFxText(readFile(fa), fa.string());
         Graph b = parseFxText(readFile(fb), fb.string());
         GraphDiff d = diffGraphs(a, b);
@@ -445,7 +440,7 @@ private slots:
     void largeGraph()
     {
         fs::path f = kPytorch / "large" / "gpt2_deep640.joint.code.py";
-        if (!fs::exists(f)) QSKIP("corpus/pytorch/large not found (FXLENS_CORPUS_DIR)");
+        FXL_REQUIRE_CORPUS(f);
         Graph a = parseFxText(readFile(f), f.string());
         QVERIFY(a.size() > 100000);
         Graph b = a.clone();

@@ -18,21 +18,15 @@
 #include "core/ops/op_registry.hpp"
 #include "core/ops/shape_prop.hpp"
 #include "core/util/format.hpp"
+#include "test_util.hpp"
 
 using namespace fxl;
 namespace fs = std::filesystem;
 
 namespace {
 
-const fs::path kPytorch = fs::path(FXLENS_CORPUS_DIR) / "pytorch";
-
-std::string readFile(const fs::path& p)
-{
-    std::ifstream in(p, std::ios::binary);
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-}
+const fs::path kPytorch = fxltest::corpusPath("pytorch");
+using fxltest::readFile;
 
 std::string module(const std::string& sig, const std::string& body)
 {
@@ -511,16 +505,9 @@ private slots:
     void corpusJoint_data()
     {
         QTest::addColumn<QString>("path");
-        if (!fs::is_directory(kPytorch)) return;
         std::vector<fs::path> files;
-        for (const fs::path& dir : {kPytorch, kPytorch / "large"}) {
-            std::error_code ec;
-            if (!fs::is_directory(dir, ec)) continue;
-            for (const auto& e : fs::directory_iterator(dir)) {
-                std::string n = e.path().filename().string();
-                if (n.size() > 14 && n.compare(n.size() - 14, 14, ".joint.code.py") == 0) files.push_back(e.path());
-            }
-        }
+        for (const char* dir : {"pytorch", "pytorch/large"})
+            for (const fs::path& f : fxltest::corpusFiles(dir, {".joint.code.py"})) files.push_back(f);
         std::sort(files.begin(), files.end());
         for (const auto& f : files) QTest::newRow(f.filename().string().c_str()) << QString::fromStdString(f.string());
     }
@@ -528,7 +515,7 @@ private slots:
     void corpusJoint()
     {
         QFETCH(QString, path);
-        if (path.isEmpty()) QSKIP("corpus/pytorch not found (FXLENS_CORPUS_DIR)");
+        FXL_REQUIRE_CORPUS(path);
         const std::string file = path.toStdString();
         Graph g = parseFxText(readFile(file), file);
         SidecarFiles sc = findSidecars(file);
@@ -599,7 +586,7 @@ private slots:
     {
         QFETCH(QString, name);
         const std::string base = (kPytorch / name.toStdString()).string();
-        if (!fs::exists(base + ".joint.code.py")) QSKIP("corpus/pytorch not found (FXLENS_CORPUS_DIR)");
+        FXL_REQUIRE_CORPUS(base + ".joint.code.py");
         Graph joint = parseFxText(readFile(base + ".joint.code.py"), base + ".joint.code.py");
         DiagnosticList diags;
         attachSidecarMeta(joint, findSidecars(base + ".joint.code.py").meta, diags);

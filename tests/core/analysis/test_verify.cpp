@@ -11,6 +11,7 @@
 #include "core/formats/fx/fx_text_parser.hpp"
 #include "core/ir/graph.hpp"
 #include "core/ops/op_registry.hpp"
+#include "test_util.hpp"
 
 using namespace fxl;
 namespace fs = std::filesystem;
@@ -381,29 +382,20 @@ private slots:
     void corpusGraphsVerify_data()
     {
         QTest::addColumn<QString>("path");
-        fs::path dir(FXLENS_CORPUS_DIR);
-        if (!fs::is_directory(dir)) return;
-        std::vector<fs::path> files;
-        for (const auto& e : fs::directory_iterator(dir / "pytorch"))
-            if (e.path().extension() == ".py") files.push_back(e.path());
-        for (const auto& e : fs::directory_iterator(dir / "fx"))
-            if (e.path().extension() == ".txt") files.push_back(e.path());
+        std::vector<fs::path> files = fxltest::corpusFiles("pytorch", {".py"});
+        for (const fs::path& f : fxltest::corpusFiles("fx", {".txt"})) files.push_back(f);
         std::sort(files.begin(), files.end());
-        for (const auto& f : files)
-            if (fs::exists(f)) QTest::newRow(f.filename().string().c_str()) << QString::fromStdString(f.string());
+        for (const auto& f : files) QTest::newRow(f.filename().string().c_str()) << QString::fromStdString(f.string());
     }
     void corpusGraphsVerify()
     {
-        if (!fs::is_directory(FXLENS_CORPUS_DIR)) QSKIP("corpus dir " FXLENS_CORPUS_DIR " absent");
         QFETCH(QString, path);
-        std::ifstream in(path.toStdString(), std::ios::binary);
-        std::stringstream ss;
-        ss << in.rdbuf();
+        FXL_REQUIRE_CORPUS(path);
         Graph g;
         try {
-            g = parseFxText(ss.str(), path.toStdString());
+            g = parseFxText(fxltest::readFile(path.toStdString()), path.toStdString());
         } catch (const InputError& e) {
-            QSKIP(qPrintable(QString("the FX text parser does not read this file yet: ") + e.what()));
+            QFAIL(qPrintable(QString("the FX text parser does not read this file: ") + e.what()));
         }
         QVERIFY(g.size() > 0);
         auto ps = verifyGraph(g);

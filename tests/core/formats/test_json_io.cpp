@@ -14,21 +14,14 @@
 #include "core/formats/json_io.hpp"
 #include "core/ir/diagnostics.hpp"
 #include "core/ir/graph.hpp"
+#include "test_util.hpp"
 
 using namespace fxl;
 namespace fs = std::filesystem;
 
 namespace {
 
-const std::string kCorpus = FXLENS_CORPUS_DIR;
-
-std::string readFile(const fs::path& p)
-{
-    std::ifstream in(p, std::ios::binary);
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-}
+using fxltest::readFile;
 
 SymInt sym(const char* text, std::optional<int64_t> hint) { return SymInt(SymExpr::parse(text), hint); }
 
@@ -424,34 +417,26 @@ private slots:
     void corpusRoundTrip_data()
     {
         QTest::addColumn<QString>("path");
-        if (!fs::is_directory(kCorpus)) QSKIP(("corpus not found at " + kCorpus).c_str());
         std::vector<fs::path> files;
-        const fs::path py = fs::path(kCorpus) / "pytorch";
-        if (fs::is_directory(py))
-            for (const auto& e : fs::recursive_directory_iterator(py)) {
-                const std::string name = e.path().filename().string();
-                if (e.is_regular_file() && name.size() > 8 && name.ends_with(".code.py")) files.push_back(e.path());
-            }
-        const fs::path fx = fs::path(kCorpus) / "fx";
-        if (fs::is_directory(fx))
-            for (const auto& e : fs::directory_iterator(fx))
-                if (e.is_regular_file() && e.path().extension() == ".txt") files.push_back(e.path());
+        for (const auto& [dir, suffix] :
+             {std::pair{"pytorch", ".code.py"}, {"pytorch/large", ".code.py"}, {"fx", ".txt"}})
+            for (const fs::path& f : fxltest::corpusFiles(dir, {suffix})) files.push_back(f);
         std::sort(files.begin(), files.end());
-        if (files.empty()) QSKIP("no graph files in the corpus");
         for (const auto& f : files)
-            QTest::newRow(fs::relative(f, kCorpus).string().c_str()) << QString::fromStdString(f.string());
+            QTest::newRow(fxltest::corpusRowName(f).c_str()) << QString::fromStdString(f.string());
     }
 
     void corpusRoundTrip()
     {
         QFETCH(QString, path);
+        FXL_REQUIRE_CORPUS(path);
         const std::string p = path.toStdString();
         Graph g;
         try {
             DiagnosticList diags;
             g = parseFxText(readFile(p), p, 1, &diags);
         } catch (const InputError& e) {
-            QSKIP(("parseFxText cannot read this file (not a JSON problem): " + std::string(e.what())).c_str());
+            QFAIL(("parseFxText cannot read this file (not a JSON problem): " + std::string(e.what())).c_str());
         }
         QVERIFY(g.size() > 0);
         expectRoundTrip(g, p);
@@ -667,8 +652,8 @@ private slots:
     // docs/json_format.md shows an example document: it must be one this reader accepts.
     void documentedExampleReads()
     {
-        const fs::path doc = fs::path(FXLENS_TEST_DATA_DIR) / ".." / ".." / "docs" / "json_format.md";
-        if (!fs::exists(doc)) QFAIL("docs/json_format.md not found");
+        const fs::path doc = fxltest::testDataPath() / ".." / ".." / "docs" / "json_format.md";
+        QVERIFY2(fs::exists(doc), "docs/json_format.md not found");
         const std::string md = readFile(doc);
         size_t start = md.find("```json\n");
         QVERIFY2(start != std::string::npos, "no ```json block in docs/json_format.md");

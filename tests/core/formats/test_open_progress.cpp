@@ -18,34 +18,14 @@
 #include "core/formats/fx/fx_text_writer.hpp"
 #include "core/formats/source.hpp"
 #include "core/util/progress.hpp"
+#include "test_util.hpp"
 
 using namespace fxl;
 namespace fs = std::filesystem;
 
 namespace {
 
-const fs::path kCorpus = FXLENS_CORPUS_DIR;
-
-// True when `path` exists. Otherwise the row is skipped naming the path, or fails when the
-// environment variable CI is "true" (the corpus must be there in CI); the caller returns.
-bool requireCorpusFile(const fs::path& path)
-{
-    if (fs::exists(path)) return true;
-    const std::string msg = "corpus file missing: " + path.string();
-    if (qgetenv("CI") == "true")
-        QTest::qFail(msg.c_str(), __FILE__, __LINE__);
-    else
-        QTest::qSkip(msg.c_str(), __FILE__, __LINE__);
-    return false;
-}
-
-std::string readText(const fs::path& p)
-{
-    std::ifstream in(p, std::ios::binary);
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-}
+const fs::path kCorpus = fxltest::corpusDir();
 
 void writeText(const fs::path& p, const std::string& text)
 {
@@ -74,7 +54,7 @@ fs::path bigLog()
     if (logs.empty()) return {};
     std::string chunk;
     for (const auto& p : logs) {
-        chunk += readText(p);
+        chunk += fxltest::readFile(p);
         if (!chunk.empty() && chunk.back() != '\n') chunk += '\n';  // simple.log has no final newline
     }
     std::ofstream o(out, std::ios::binary);
@@ -105,11 +85,11 @@ fs::path rowPath(const QString& input)
 {
     if (input == "@tlparse") return tlparseFolder();
     if (input == "@big") {
-        if (!requireCorpusFile(kCorpus / "tlparse" / "simple.log")) return {};
+        if (!fxltest::corpusPresent(kCorpus / "tlparse" / "simple.log")) return {};
         return bigLog();
     }
     const fs::path p = kCorpus / input.toStdString();
-    return requireCorpusFile(p) ? p : fs::path();
+    return fxltest::corpusPresent(p) ? p : fs::path();
 }
 
 // Bytes of a file, or of all the regular files of a folder.

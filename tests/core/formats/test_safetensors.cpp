@@ -13,6 +13,7 @@
 
 #include "core/formats/safetensors.hpp"
 #include "core/ir/diagnostics.hpp"
+#include "test_util.hpp"
 
 using namespace fxl;
 namespace fs = std::filesystem;
@@ -21,12 +22,12 @@ Q_DECLARE_METATYPE(std::string)
 
 namespace {
 
-const fs::path kPytorch = fs::path(FXLENS_CORPUS_DIR) / "pytorch";
+const fs::path kPytorch = fxltest::corpusPath("pytorch");
 
 std::vector<uint8_t> readBytes(const fs::path& p)
 {
-    std::ifstream in(p, std::ios::binary);
-    return std::vector<uint8_t>(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+    const std::string s = fxltest::readFile(p);
+    return std::vector<uint8_t>(s.begin(), s.end());
 }
 
 void writeBytes(const fs::path& p, const std::vector<uint8_t>& b)
@@ -35,15 +36,13 @@ void writeBytes(const fs::path& p, const std::vector<uint8_t>& b)
     out.write(reinterpret_cast<const char*>(b.data()), static_cast<std::streamsize>(b.size()));
 }
 
+// The safetensors files of corpus/pytorch and corpus/pytorch/large (a directory itself when
+// it is absent: its row skips or fails by the corpus rule).
 std::vector<fs::path> corpusSafetensors()
 {
     std::vector<fs::path> out;
-    for (const fs::path& dir : {kPytorch, kPytorch / "large"}) {
-        std::error_code ec;
-        if (!fs::is_directory(dir, ec)) continue;
-        for (const auto& e : fs::directory_iterator(dir))
-            if (e.path().extension() == ".safetensors") out.push_back(e.path());
-    }
+    for (const char* dir : {"pytorch", "pytorch/large"})
+        for (const fs::path& f : fxltest::corpusFiles(dir, {".safetensors"})) out.push_back(f);
     std::sort(out.begin(), out.end());
     return out;
 }
@@ -148,9 +147,7 @@ private slots:
 void TestSafetensors::corpusFile_data()
 {
     QTest::addColumn<std::string>("path");
-    auto files = corpusSafetensors();
-    if (files.empty()) QSKIP("corpus/pytorch not found (FXLENS_CORPUS_DIR): no real safetensors files to read");
-    for (const auto& p : files) {
+    for (const auto& p : corpusSafetensors()) {
         std::string rel = fs::relative(p, kPytorch).string();
         QTest::newRow(rel.c_str()) << p.string();
     }
@@ -159,6 +156,7 @@ void TestSafetensors::corpusFile_data()
 void TestSafetensors::corpusFile()
 {
     QFETCH(std::string, path);
+    FXL_REQUIRE_CORPUS(path);
     const std::vector<uint8_t> bytes = readBytes(path);
     QVERIFY(bytes.size() > 8);
 
@@ -284,8 +282,8 @@ void TestSafetensors::corpusFile()
 // Inputs are keyed by placeholder name in placeholder order; outputs_f64 mirrors outputs.
 void TestSafetensors::corpusNamesMatchMeta()
 {
+    FXL_REQUIRE_CORPUS(kPytorch);
     auto files = corpusSafetensors();
-    if (files.empty()) QSKIP("corpus/pytorch not found (FXLENS_CORPUS_DIR)");
     int checked = 0;
     for (const auto& p : files) {
         std::string file = p.filename().string();
@@ -397,7 +395,7 @@ void TestSafetensors::libraryOrder()
     // placeholder order) come out with the I64 tensors first and the F32 ones by name, so
     // "arg10_1" sorts before "arg2_1", as the reference writer does.
     fs::path p = kPytorch / "gpt2_tiny.inputs.safetensors";
-    if (!fs::exists(p)) QSKIP("corpus/pytorch/gpt2_tiny.inputs.safetensors not found");
+    FXL_REQUIRE_CORPUS(p);
     SafeTensorsFile f = readSafetensors(p.string());
     std::vector<uint8_t> lib = serializeSafetensors(f);
     SafeTensorsFile back = parseSafetensors(lib.data(), lib.size());
@@ -581,9 +579,8 @@ void TestSafetensors::garbage()
 {
     // Random bytes and random corruptions of a real file: InputError or a valid parse, never
     // anything else.
-    std::vector<uint8_t> real;
-    fs::path p = kPytorch / "mlp_gelu.inputs.safetensors";
-    if (fs::exists(p)) real = readBytes(p);
+    const std::vector<uint8_t> real = readBytes(fxltest::testDataPath("pytorch/mlp_gelu.inputs.safetensors"));
+    QVERIFY(!real.empty());
     std::mt19937 rng(1234);
     int errors = 0;
     for (int iter = 0; iter < 3000; ++iter) {

@@ -16,6 +16,7 @@
 #include "core/formats/sidecar.hpp"
 #include "core/ir/diagnostics.hpp"
 #include "core/ir/graph.hpp"
+#include "test_util.hpp"
 
 using namespace fxl;
 namespace fs = std::filesystem;
@@ -24,35 +25,25 @@ Q_DECLARE_METATYPE(std::string)
 
 namespace {
 
-const fs::path kPytorch = fs::path(FXLENS_CORPUS_DIR) / "pytorch";
+const fs::path kPytorch = fxltest::corpusPath("pytorch");
 
 bool endsWith(const std::string& s, const std::string& suf)
 {
     return s.size() >= suf.size() && s.compare(s.size() - suf.size(), suf.size(), suf) == 0;
 }
 
-std::vector<fs::path> corpusFiles(const std::string& suffix)
+// The files of corpus/pytorch and corpus/pytorch/large ending with one of `suffixes` (a
+// directory itself when it is absent: its row skips or fails by the corpus rule).
+std::vector<fs::path> pytorchFiles(const std::vector<std::string>& suffixes)
 {
     std::vector<fs::path> out;
-    for (const fs::path& dir : {kPytorch, kPytorch / "large"}) {
-        std::error_code ec;
-        if (!fs::is_directory(dir, ec)) continue;
-        for (const auto& e : fs::directory_iterator(dir))
-            if (endsWith(e.path().filename().string(), suffix)) out.push_back(e.path());
-    }
+    for (const char* dir : {"pytorch", "pytorch/large"})
+        for (const fs::path& f : fxltest::corpusFiles(dir, suffixes)) out.push_back(f);
     std::sort(out.begin(), out.end());
     return out;
 }
 
-std::string slurp(const fs::path& p)
-{
-    std::ifstream in(p, std::ios::binary);
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-}
-
-nlohmann::json readJson(const fs::path& p) { return nlohmann::json::parse(slurp(p)); }
+nlohmann::json readJson(const fs::path& p) { return nlohmann::json::parse(fxltest::readFile(p)); }
 
 // A graph with the nodes (name, op, target) of a meta.json, in its order: the FX parser is
 // not needed to test the attachment itself.
@@ -117,16 +108,14 @@ private slots:
 void TestSidecar::findSidecars_data()
 {
     QTest::addColumn<std::string>("graph");
-    auto code = corpusFiles(".code.py");
-    auto listing = corpusFiles(".graph.txt");
-    code.insert(code.end(), listing.begin(), listing.end());
-    if (code.empty()) QSKIP("corpus/pytorch not found (FXLENS_CORPUS_DIR): no graph files");
-    for (const auto& p : code) QTest::newRow(fs::relative(p, kPytorch).string().c_str()) << p.string();
+    for (const auto& p : pytorchFiles({".code.py", ".graph.txt"}))
+        QTest::newRow(fs::relative(p, kPytorch).string().c_str()) << p.string();
 }
 
 void TestSidecar::findSidecars()
 {
     QFETCH(std::string, graph);
+    FXL_REQUIRE_CORPUS(graph);
     SidecarFiles s = fxl::findSidecars(graph);
     fs::path p(graph);
     std::string file = p.filename().string();
@@ -147,7 +136,7 @@ void TestSidecar::findSidecars()
 
     // The constants file is that graph's own: it exists exactly when the graph reads
     // _tensor_constant attributes, and holds each of them.
-    std::string text = slurp(p);
+    std::string text = fxltest::readFile(p);
     std::set<std::string> used;
     for (size_t at = text.find("_tensor_constant"); at != std::string::npos;
          at = text.find("_tensor_constant", at + 1)) {
@@ -199,14 +188,14 @@ void TestSidecar::findSidecarsDottedNames()
 void TestSidecar::attachMeta_data()
 {
     QTest::addColumn<std::string>("meta");
-    auto metas = corpusFiles(".meta.json");
-    if (metas.empty()) QSKIP("corpus/pytorch not found (FXLENS_CORPUS_DIR): no meta.json files");
-    for (const auto& p : metas) QTest::newRow(fs::relative(p, kPytorch).string().c_str()) << p.string();
+    for (const auto& p : pytorchFiles({".meta.json"}))
+        QTest::newRow(fs::relative(p, kPytorch).string().c_str()) << p.string();
 }
 
 void TestSidecar::attachMeta()
 {
     QFETCH(std::string, meta);
+    FXL_REQUIRE_CORPUS(meta);
     nlohmann::json j = readJson(meta);
     Graph g = graphFromMeta(j);
     QCOMPARE(g.size(), j["nodes"].size());
@@ -304,17 +293,17 @@ void TestSidecar::attachMeta()
 void TestSidecar::attachToParsedJoint_data()
 {
     QTest::addColumn<std::string>("graph");
-    auto files = corpusFiles(".joint.code.py");
-    if (files.empty()) QSKIP("corpus/pytorch not found (FXLENS_CORPUS_DIR): no joint graphs");
-    for (const auto& p : files) QTest::newRow(fs::relative(p, kPytorch).string().c_str()) << p.string();
+    for (const auto& p : pytorchFiles({".joint.code.py"}))
+        QTest::newRow(fs::relative(p, kPytorch).string().c_str()) << p.string();
 }
 
 void TestSidecar::attachToParsedJoint()
 {
     QFETCH(std::string, graph);
+    FXL_REQUIRE_CORPUS(graph);
     Graph g;
     try {
-        g = parseFxText(slurp(graph), graph);
+        g = parseFxText(fxltest::readFile(graph), graph);
     } catch (const InputError& e) {
         QFAIL((std::string("parseFxText failed: ") + e.what()).c_str());
     }
@@ -344,7 +333,7 @@ void TestSidecar::attachToParsedJoint()
 void TestSidecar::attachMismatches()
 {
     fs::path meta = kPytorch / "mlp_gelu.meta.json";
-    if (!fs::exists(meta)) QSKIP("corpus/pytorch/mlp_gelu.meta.json not found");
+    FXL_REQUIRE_CORPUS(meta);
     nlohmann::json j = readJson(meta);
     Graph g = graphFromMeta(j);
     // one JSON node missing from the graph, one graph node missing from the JSON, one op changed
@@ -469,14 +458,14 @@ void TestSidecar::attachTupleAndErrors()
 void TestSidecar::params_data()
 {
     QTest::addColumn<std::string>("params");
-    auto files = corpusFiles(".params.json");
-    if (files.empty()) QSKIP("corpus/pytorch not found (FXLENS_CORPUS_DIR): no params.json files");
-    for (const auto& p : files) QTest::newRow(fs::relative(p, kPytorch).string().c_str()) << p.string();
+    for (const auto& p : pytorchFiles({".params.json"}))
+        QTest::newRow(fs::relative(p, kPytorch).string().c_str()) << p.string();
 }
 
 void TestSidecar::params()
 {
     QFETCH(std::string, params);
+    FXL_REQUIRE_CORPUS(params);
     ParamsInfo pi = readParamsJson(params);
     nlohmann::json j = readJson(params);
     QCOMPARE(pi.numDataInputs, j["data_inputs"].get<int>());

@@ -1,7 +1,6 @@
 // TORCH_TRACE logs: MD5 against the RFC 1321 vectors, the index of every corpus log against
 // counts taken independently with Python, lazy payloads against their has_payload digests,
-// per-rank directories, tlparse output folders, and malformed logs (warnings with line
-// numbers or InputError, never a crash).
+// per-rank directories and tlparse output folders (malformed logs: test_torch_trace_robustness).
 #include <QtTest>
 
 #include <filesystem>
@@ -18,85 +17,14 @@
 #include "core/formats/torch_trace/tlparse_output.hpp"
 #include "core/formats/torch_trace/torch_trace.hpp"
 #include "core/ir/diagnostics.hpp"
+#include "test_util.hpp"
+#include "torch_trace_test_util.hpp"
 
 using namespace fxl;
+using namespace torchtracetest;
 namespace fs = std::filesystem;
 
 Q_DECLARE_METATYPE(std::string)
-
-namespace {
-
-const fs::path kCorpus = fs::path(FXLENS_CORPUS_DIR);
-const fs::path kTlparse = kCorpus / "tlparse";
-
-std::string readText(const fs::path& p)
-{
-    std::ifstream in(p, std::ios::binary);
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-}
-
-void writeText(const fs::path& p, const std::string& s)
-{
-    fs::create_directories(p.parent_path());
-    std::ofstream out(p, std::ios::binary | std::ios::trunc);
-    out << s;
-}
-
-std::vector<std::string> splitLines(const std::string& s)
-{
-    std::vector<std::string> out;
-    size_t pos = 0;
-    while (pos <= s.size()) {
-        size_t nl = s.find('\n', pos);
-        if (nl == std::string::npos) {
-            if (pos < s.size()) out.push_back(s.substr(pos));
-            break;
-        }
-        out.push_back(s.substr(pos, nl - pos));
-        pos = nl + 1;
-    }
-    return out;
-}
-
-std::string joinLines(const std::vector<std::string>& lines)
-{
-    std::string s;
-    for (const auto& l : lines) s += l + "\n";
-    return s;
-}
-
-// 1-based number of the first line containing `needle`, 0 when none.
-int lineOf(const std::vector<std::string>& lines, const std::string& needle, int from = 1)
-{
-    for (size_t i = size_t(from - 1); i < lines.size(); ++i)
-        if (lines[i].find(needle) != std::string::npos) return int(i + 1);
-    return 0;
-}
-
-int countDiags(const DiagnosticList& d, Severity sev, const std::string& fragment, int line = -1)
-{
-    int n = 0;
-    for (const auto& x : d.items)
-        if (x.severity == sev && x.message.find(fragment) != std::string::npos && (line < 0 || x.line == line)) ++n;
-    return n;
-}
-
-std::string dumpDiags(const DiagnosticList& d)
-{
-    std::string s;
-    for (const auto& x : d.items) s += x.format() + "\n";
-    return s;
-}
-
-#define REQUIRE_CORPUS()                                                                                               \
-    do {                                                                                                               \
-        if (!fs::is_directory(kTlparse))                                                                               \
-            QSKIP(qPrintable(QString("corpus not found at %1").arg(kTlparse.string().c_str())));                       \
-    } while (0)
-
-}  // namespace
 
 class TestTorchTrace : public QObject
 {
@@ -121,6 +49,7 @@ private slots:
             "12345678901234567890123456789012345678901234567890123456789012345678901234567890")
                                       << std::string("57edf4a22be3c955ac49da2e2107b67a");
     }
+
     void md5()
     {
         QFETCH(std::string, input);
@@ -134,6 +63,7 @@ private slots:
             QCOMPARE(m.finishHex(), digest);
         }
     }
+
     void md5LongInput()
     {
         // Python: hashlib.md5(b'x' * 1000003).hexdigest()
@@ -234,10 +164,11 @@ private slots:
             << std::string("aot_forward_graph=1 dynamo_output_graph=1 inductor_post_grad_graph=1")
             << std::string("[0/0]=9") << std::string("") << 0;
     }
+
     void corpusLogs()
     {
-        REQUIRE_CORPUS();
         QFETCH(std::string, file);
+        FXL_REQUIRE_CORPUS(kTlparse / file);
         QFETCH(int, events);
         QFETCH(int, payloads);
         QFETCH(int, strs);
@@ -315,13 +246,14 @@ private slots:
     // Every payload read back lazily hashes to the has_payload digest that the test reads
     // itself from the envelope line (except the known mismatches).
     void payloadsMatchTheirDigest_data() { corpusLogs_data(); }
+
     void payloadsMatchTheirDigest()
     {
-        REQUIRE_CORPUS();
         QFETCH(std::string, file);
+        FXL_REQUIRE_CORPUS(kTlparse / file);
         QFETCH(int, md5bad);
         const fs::path path = kTlparse / file;
-        const std::string text = readText(path);
+        const std::string text = readFile(path);
         auto src = loadTorchTrace(path.string());
         const std::regex digest("\"has_payload\": \"([0-9a-f]{32})\"");
         int mismatches = 0;
@@ -344,7 +276,7 @@ private slots:
     // V1206 15:18:15.925000 1500233 torch/_dynamo/utils.py:1288] {"chromium_event": {}, ...}
     void headerFields()
     {
-        REQUIRE_CORPUS();
+        FXL_REQUIRE_CORPUS(kTlparse / "simple.log");
         DiagnosticList d;
         TraceIndex ix = indexTorchTrace((kTlparse / "simple.log").string(), d);
         const TraceEvent& e = ix.events.at(0);
@@ -380,7 +312,7 @@ private slots:
     // Runtime events carry frame_id/frame_compile_id without attempt: listed as [0/0].
     void runtimeEventsWithoutAttempt()
     {
-        REQUIRE_CORPUS();
+        FXL_REQUIRE_CORPUS(kTlparse / "autotune_with_compile_id.log");
         DiagnosticList d;
         TraceIndex ix = indexTorchTrace((kTlparse / "autotune_with_compile_id.log").string(), d);
         int noAttempt = 0;
@@ -416,6 +348,7 @@ private slots:
         QTest::newRow("stack only") << std::string(R"({"x": {}, "stack": [{"line": 1, "name": "f", "filename": 2}]})")
                                     << std::string("[-/-]") << std::string("-_-_-_-");
     }
+
     void compileIdNotation()
     {
         QFETCH(std::string, envelope);
@@ -476,7 +409,7 @@ private slots:
     // ---------------------------------------------------------------- directories
     void rankDirectory()
     {
-        REQUIRE_CORPUS();
+        FXL_REQUIRE_CORPUS(kTlparse / "graph_exec_order");
         auto src = loadTorchTrace((kTlparse / "graph_exec_order").string());
         QVERIFY(src->format == SourceFormat::TorchTraceDir);
         QCOMPARE(src->ranks, std::vector<int>({0, 1}));
@@ -498,12 +431,12 @@ private slots:
     // (the layout of tlparse's multi_rank_messy_input / multi_rank_schedule fixtures).
     void messyRankDirectory()
     {
-        REQUIRE_CORPUS();
+        FXL_REQUIRE_CORPUS(kTlparse / "multi_rank_schedule/dedicated_log_torch_trace_rank_0_6u3fubwl.log");
         QTemporaryDir tmp;
         QVERIFY(tmp.isValid());
         const fs::path dir = tmp.path().toStdString();
         const std::string rank0 =
-            readText(kTlparse / "multi_rank_schedule/dedicated_log_torch_trace_rank_0_6u3fubwl.log");
+            readFile(kTlparse / "multi_rank_schedule/dedicated_log_torch_trace_rank_0_6u3fubwl.log");
         writeText(dir / "dedicated_log_torch_trace_rank_0_6u3fubwl.log", rank0);
         writeText(dir / "dedicated_log_torch_trace_rank_1_n8zycf07.log", rank0);  // says "rank": 0 inside
         writeText(dir / "dedicated_log_torch_trace_rank_2_empty.log", "");
@@ -546,10 +479,11 @@ private slots:
                                                   "graph_exec_order/dedicated_log_torch_trace_rank_1_fglwclht.log"}
                                    << true << 24 << 8;
     }
+
     void tlparseOutput()
     {
-        REQUIRE_CORPUS();
         QFETCH(QStringList, logs);
+        for (const QString& log : logs) FXL_REQUIRE_CORPUS(kTlparse / log.toStdString());
         QFETCH(bool, perRank);
         QFETCH(int, graphs);
         QFETCH(int, pairs);
@@ -620,175 +554,14 @@ private slots:
         }
     }
 
-    // ---------------------------------------------------------------- malformed logs
-    void truncatedLogs()
-    {
-        REQUIRE_CORPUS();
-        const std::string full = readText(kTlparse / "links.log");
-        // Every cut point (step 37 bytes): a warning or an InputError, never a crash, and any
-        // md5 warning names a line that exists.
-        for (size_t cut = 0; cut < full.size(); cut += 37) {
-            DiagnosticList d;
-            try {
-                TraceIndex ix = indexTorchTraceText(std::string_view(full).substr(0, cut), "cut", d);
-                QVERIFY(ix.events.size() <= 9);
-                for (const auto& x : d.items)
-                    QVERIFY(x.severity == Severity::Note || (x.line >= 1 && x.line <= ix.lineCount));
-            } catch (const InputError& e) {
-                QCOMPARE(e.diagnostic().line, 1);  // only when not even the first header is whole
-            }
-        }
-        // Cut inside the dynamo_output_graph payload: that payload fails its md5 check,
-        // reported at its envelope line, and the graph is still indexed.
-        auto lines = splitLines(full);
-        const int env = lineOf(lines, "{\"dynamo_output_graph\"");
-        QVERIFY(env > 0);
-        std::vector<std::string> cutLines(lines.begin(), lines.begin() + env + 3);
-        DiagnosticList d;
-        TraceIndex ix = indexTorchTraceText(joinLines(cutLines), "cut", d);
-        QCOMPARE(countDiags(d, Severity::Warning, "does not match its MD5", env), 1);
-        QCOMPARE(std::string(ix.kind(ix.events.back())), std::string("dynamo_output_graph"));
-        QVERIFY(ix.events.back().isGraph);
-        QCOMPARE(ix.events.back().payloadLines, int64_t(3));
-    }
-
-    void garbageAndBadJson()
-    {
-        REQUIRE_CORPUS();
-        auto lines = splitLines(readText(kTlparse / "simple.log"));
-        DiagnosticList d0;
-        const size_t events = indexTorchTraceText(joinLines(lines), "orig", d0).events.size();
-        const int graphLine = lineOf(lines, "{\"dynamo_output_graph\"");
-        const int postLine = lineOf(lines, "{\"inductor_post_grad_graph\"");
-        QVERIFY(graphLine > 0 && postLine > graphLine);
-
-        auto mutated = lines;
-        // 1) bad JSON in the dynamo_output_graph envelope: event skipped with its payload.
-        mutated[size_t(graphLine - 1)].pop_back();  // drop the closing brace
-        // 2) wrong md5 in the post-grad graph: one payload character changed.
-        std::string& pl = mutated[size_t(postLine)];
-        pl.back() = pl.back() == 'x' ? 'y' : 'x';
-        // 3) a garbage line (with a NUL and invalid UTF-8) between two records.
-        mutated.insert(mutated.begin() + (postLine - 1), std::string("garbage \x00\xff here", 15));
-        DiagnosticList d;
-        TraceIndex ix = indexTorchTraceText(joinLines(mutated), "m", d);
-        QCOMPARE(ix.events.size(), events - 1);
-        QCOMPARE(countDiags(d, Severity::Warning, "not valid JSON", graphLine), 1);
-        QCOMPARE(countDiags(d, Severity::Warning, "not a TORCH_TRACE header", postLine), 1);
-        QCOMPARE(countDiags(d, Severity::Warning, "does not match its MD5", postLine + 1), 1);
-        QCOMPARE(countDiags(d, Severity::Warning, "payload lines after"), 0);
-        QCOMPARE(int(d.items.size()), 3);
-        QCOMPARE(int(ix.graphCount()), 2);  // aot_inference_graph and the post-grad graph remain
-        for (const auto& x : d.items) QCOMPARE(x.file, std::string("m"));
-    }
-
-    void invalidUtf8InPayload()
-    {
-        REQUIRE_CORPUS();
-        auto lines = splitLines(readText(kTlparse / "simple.log"));
-        const int env = lineOf(lines, "{\"aot_inference_graph\"");
-        QVERIFY(env > 0);
-        lines[size_t(env + 1)].insert(3, "\xC3\x28");  // a lead byte followed by ASCII
-        DiagnosticList d;
-        TraceIndex ix = indexTorchTraceText(joinLines(lines), "u", d);
-        QCOMPARE(countDiags(d, Severity::Warning, "is not valid UTF-8", env + 2), 1);
-        for (const auto& x : d.items)
-            if (x.message.find("UTF-8") != std::string::npos) QCOMPARE(x.column, 4);
-        QCOMPARE(countDiags(d, Severity::Warning, "does not match its MD5", env), 1);
-        QCOMPARE(int(ix.graphCount()), 3);
-    }
-
-    // Blank lines anywhere (log collectors "stutter") and CRLF line ends change nothing.
-    void blankLinesAndCrlf()
-    {
-        REQUIRE_CORPUS();
-        const std::string orig = readText(kTlparse / "cache_hit_miss.log");
-        DiagnosticList d0;
-        TraceIndex ref = indexTorchTraceText(orig, "o", d0);
-        std::string stutter, crlf;
-        for (const auto& l : splitLines(orig)) {
-            stutter += l + "\n\n";
-            crlf += l + "\r\n";
-        }
-        for (const std::string* variant : {&stutter, &crlf}) {
-            DiagnosticList d;
-            TraceIndex ix = indexTorchTraceText(*variant, "v", d);
-            QVERIFY2(d.items.empty(), dumpDiags(d).c_str());
-            QCOMPARE(ix.events.size(), ref.events.size());
-            QCOMPARE(ix.graphCount(), ref.graphCount());
-            QCOMPARE(ix.md5Mismatches, int64_t(0));
-            if (variant == &stutter) QCOMPARE(ix.blankLines, int64_t(splitLines(orig).size()));
-            for (size_t i = 0; i < ix.events.size(); ++i) {
-                const auto& a = ix.events[i];
-                const auto& b = ref.events[i];
-                if (!a.isGraph) continue;
-                std::string_view va(*variant), vb(orig);
-                QCOMPARE(payloadFromRaw(va.substr(size_t(a.payloadOffset), size_t(a.payloadLength))),
-                         payloadFromRaw(vb.substr(size_t(b.payloadOffset), size_t(b.payloadLength))));
-            }
-        }
-    }
-
-    void notALog()
-    {
-        DiagnosticList d;
-        try {
-            indexTorchTraceText("hello\nworld\n", "n", d);
-            QFAIL("expected InputError");
-        } catch (const InputError& e) {
-            QCOMPARE(e.diagnostic().line, 1);
-            QCOMPARE(e.diagnostic().column, 1);
-        }
-        QVERIFY_THROWS_EXCEPTION(InputError, indexTorchTrace("/nonexistent/trace.log", d));
-        // An empty log is not an error, just empty.
-        TraceIndex ix = indexTorchTraceText("", "e", d);
-        QVERIFY(ix.events.empty());
-        QVERIFY(!looksLikeTorchTrace("hello"));
-        QVERIFY(looksLikeTorchTrace("\nV0101 00:00:00.000000 1 a.py:1] {\"x\": {}}"));
-        QCOMPARE(rankFromTraceFileName("dedicated_log_torch_trace_rank_12_ab3x.log"), std::optional<int>(12));
-        QCOMPARE(rankFromTraceFileName("dedicated_log_torch_trace_ab3x.log"), std::optional<int>());
-    }
-
-    // Random byte edits of a real log: warnings or InputError, never a crash (ASan build).
-    void randomMutations()
-    {
-        REQUIRE_CORPUS();
-        const std::string orig = readText(kTlparse / "artifacts.log");
-        std::mt19937 rng(12345);
-        for (int iter = 0; iter < 300; ++iter) {
-            std::string s = orig;
-            int edits = 1 + int(rng() % 8);
-            for (int k = 0; k < edits; ++k) {
-                size_t at = rng() % s.size();
-                switch (rng() % 4) {
-                case 0: s[at] = char(rng() & 0xFF); break;
-                case 1: s.erase(at, rng() % 64); break;
-                case 2: s.insert(at, 1, "\n\t{}[]\":,"[rng() % 9]); break;
-                default: s.resize(at); break;
-                }
-                if (s.empty()) s = "x";
-            }
-            DiagnosticList d;
-            try {
-                TraceIndex ix = indexTorchTraceText(s, "r", d);
-                for (const auto& e : ix.events) {
-                    QVERIFY(e.payloadOffset + e.payloadLength <= int64_t(s.size()));
-                    (void)payloadFromRaw(std::string_view(s).substr(size_t(e.payloadOffset), size_t(e.payloadLength)));
-                }
-            } catch (const InputError& e) {
-                QVERIFY(e.diagnostic().line >= 1);
-            }
-        }
-    }
-
     // ---------------------------------------------------------------- graphs through Source
     // Every graph payload of every corpus log goes through Source::graph (lazy read + the FX
     // text parser) and gives a non-empty graph with an output node.
     void allCorpusGraphsParse_data() { corpusLogs_data(); }
     void allCorpusGraphsParse()
     {
-        REQUIRE_CORPUS();
         QFETCH(std::string, file);
+        FXL_REQUIRE_CORPUS(kTlparse / file);
         QFETCH(int, graphs);
         auto src = loadTorchTrace((kTlparse / file).string());
         int parsed = 0;
@@ -806,7 +579,7 @@ private slots:
 
     void parsedGraphsAreCached()
     {
-        REQUIRE_CORPUS();
+        FXL_REQUIRE_CORPUS(kTlparse / "simple.log");
         auto src = loadTorchTrace((kTlparse / "simple.log").string());
         const Artifact* g = nullptr;
         const Artifact* nonGraph = nullptr;

@@ -9,6 +9,7 @@
 
 #include "core/ir/diagnostics.hpp"
 #include "core/ir/symexpr.hpp"
+#include "test_util.hpp"
 
 using namespace fxl;
 
@@ -172,13 +173,11 @@ private slots:
     // Every symbolic expression that appears in the corpus FX dumps.
     void corpusRoundTrip()
     {
-        std::filesystem::path dir = std::filesystem::path(FXLENS_CORPUS_DIR);
-        if (!std::filesystem::exists(dir / "fx")) QSKIP("corpus not found at FXLENS_CORPUS_DIR");
-        std::set<std::string> exprs = corpusExpressions(dir / "fx");
-        if (std::filesystem::exists(dir / "tlparse")) {
-            auto more = corpusExpressions(dir / "tlparse");
-            exprs.insert(more.begin(), more.end());
-        }
+        FXL_REQUIRE_CORPUS(fxltest::corpusPath("fx"));
+        FXL_REQUIRE_CORPUS(fxltest::corpusPath("tlparse"));
+        std::set<std::string> exprs = corpusExpressions(fxltest::corpusPath("fx"));
+        const std::set<std::string> more = corpusExpressions(fxltest::corpusPath("tlparse"));
+        exprs.insert(more.begin(), more.end());
         QVERIFY2(exprs.size() >= 5, "expected symbolic shapes in the corpus (twotensor, unbacked symints)");
         QVERIFY(exprs.count("(((-u1)//3)) + 5"));
         for (const auto& text : exprs) {

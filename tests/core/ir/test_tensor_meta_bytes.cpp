@@ -4,14 +4,13 @@
 #include <QtTest>
 
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include "core/formats/fx/fx_text_parser.hpp"
 #include "core/formats/sidecar.hpp"
 #include "core/ir/diagnostics.hpp"
 #include "core/ir/tensor_meta.hpp"
 #include "core/ops/shape_prop.hpp"
+#include "test_util.hpp"
 
 using namespace fxl;
 namespace fs = std::filesystem;
@@ -20,17 +19,10 @@ Q_DECLARE_METATYPE(fxl::ValueMeta)
 
 namespace {
 
-const fs::path kCorpus = fs::path(FXLENS_CORPUS_DIR) / "pytorch";
+const fs::path kCorpus = fxltest::corpusPath("pytorch");
+using fxltest::readFile;
 
 constexpr int64_t kUnknown = -1;  // expected nullopt in the rows
-
-std::string readFile(const fs::path& p)
-{
-    std::ifstream in(p, std::ios::binary);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-}
 
 TensorMeta tensorOf(DType dtype, std::vector<SymInt> sizes)
 {
@@ -183,8 +175,8 @@ private slots:
     }
     void unbackedSymbols()
     {
-        if (!fs::exists(kCorpus)) QSKIP("corpus/pytorch not found (FXLENS_CORPUS_DIR)");
         QFETCH(QString, node);
+        FXL_REQUIRE_CORPUS(kCorpus / "moe_dispatch.joint.code.py");
         QFETCH(bool, symbolic);
         QFETCH(qint64, expected);
         const Graph& g = moeDispatch().graph;
@@ -198,7 +190,7 @@ private slots:
     // Every propagated value has the bytes of the recorded (concrete) value, symbolic or not.
     void propagatedMatchesRecorded()
     {
-        if (!fs::exists(kCorpus)) QSKIP("corpus/pytorch not found (FXLENS_CORPUS_DIR)");
+        FXL_REQUIRE_CORPUS(kCorpus / "moe_dispatch.joint.code.py");
         const PropagatedGraph& pg = moeDispatch();
         int compared = 0, symbolic = 0;
         for (NodeId id : pg.graph.order()) {

@@ -16,21 +16,15 @@
 #include "core/formats/sidecar.hpp"
 #include "core/ops/op_registry.hpp"
 #include "core/ops/shape_prop.hpp"
+#include "test_util.hpp"
 
 using namespace fxl;
 namespace fs = std::filesystem;
 
 namespace {
 
-const fs::path kCorpus = fs::path(FXLENS_CORPUS_DIR) / "pytorch";
-
-std::string readFile(const fs::path& p)
-{
-    std::ifstream in(p, std::ios::binary);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-}
+const fs::path kCorpus = fxltest::corpusPath("pytorch");
+using fxltest::readFile;
 
 // Ops whose output size depends on the data.
 bool isDataDependent(const Node& n)
@@ -204,22 +198,15 @@ private slots:
     void jointGraphs_data()
     {
         QTest::addColumn<QString>("code");
-        if (!fs::exists(kCorpus)) return;
-        std::vector<fs::path> files;
-        for (const auto& e : fs::directory_iterator(kCorpus)) {
-            std::string f = e.path().filename().string();
-            if (f.ends_with(".joint.code.py")) files.push_back(e.path());
-        }
-        std::sort(files.begin(), files.end());
+        std::vector<fs::path> files = fxltest::corpusFiles("pytorch", {".joint.code.py"});
         files.push_back(kCorpus / "large" / "gpt2_deep640.joint.code.py");
-        for (const auto& p : files)
-            if (fs::exists(p)) QTest::newRow(p.filename().string().c_str()) << QString::fromStdString(p.string());
+        for (const auto& p : files) QTest::newRow(p.filename().string().c_str()) << QString::fromStdString(p.string());
     }
 
     void jointGraphs()
     {
-        if (!fs::exists(kCorpus)) QSKIP("corpus/pytorch not found (FXLENS_CORPUS_DIR)");
         QFETCH(QString, code);
+        FXL_REQUIRE_CORPUS(code);
         Graph g;
         CaseResult r = runJoint(code.toStdString(), g);
         qInfo("%s: %d/%d nodes matched (%d data-dependent symbolic), %d computed, %zu unbacked, %.1f ms",
@@ -241,11 +228,12 @@ private slots:
     }
     void unbackedSymbols()
     {
-        if (!fs::exists(kCorpus)) QSKIP("corpus/pytorch not found (FXLENS_CORPUS_DIR)");
         QFETCH(QString, name);
         QFETCH(int, expected);
+        const fs::path code = kCorpus / (name.toStdString() + ".joint.code.py");
+        FXL_REQUIRE_CORPUS(code);
         Graph g;
-        CaseResult r = runJoint(kCorpus / (name.toStdString() + ".joint.code.py"), g);
+        CaseResult r = runJoint(code, g);
         QCOMPARE(static_cast<int>(r.prop.unbacked.size()), expected);
         QCOMPARE(r.symbolic, expected);
         NodeId b = g.findByName("bincount");
@@ -273,9 +261,9 @@ private slots:
     }
     void symbolicBatch()
     {
-        if (!fs::exists(kCorpus)) QSKIP("corpus/pytorch not found (FXLENS_CORPUS_DIR)");
         QFETCH(QString, name);
         fs::path code = kCorpus / (name.toStdString() + ".joint.code.py");
+        FXL_REQUIRE_CORPUS(code);
         SidecarFiles sc = findSidecars(code.string());
         Graph g = parseFxText(readFile(code), code.string());
         ShapePropOptions opts;
@@ -321,17 +309,17 @@ private slots:
     {
         QTest::addColumn<QString>("name");
         QTest::addColumn<QString>("partitioner");
-        if (!fs::exists(kCorpus)) return;
         for (const char* n : {"mlp_gelu", "linear_ce", "gpt2_tiny", "llama_tiny"})
-            for (const char* p : {"mincut", "default"})
-                if (fs::exists(kCorpus / (std::string(n) + ".fw." + p + ".code.py")))
-                    QTest::newRow((std::string(n) + "." + p).c_str()) << n << p;
+            for (const char* p : {"mincut", "default"}) QTest::newRow((std::string(n) + "." + p).c_str()) << n << p;
     }
     void partitionGraphs()
     {
-        if (!fs::exists(kCorpus)) QSKIP("corpus/pytorch not found (FXLENS_CORPUS_DIR)");
         QFETCH(QString, name);
         QFETCH(QString, partitioner);
+        FXL_REQUIRE_CORPUS(kCorpus / (name.toStdString() + ".joint.code.py"));
+        for (const char* kind : {"fw", "bw"})
+            FXL_REQUIRE_CORPUS(kCorpus
+                               / (name.toStdString() + "." + kind + "." + partitioner.toStdString() + ".code.py"));
         Graph joint;
         CaseResult jr = runJoint(kCorpus / (name.toStdString() + ".joint.code.py"), joint);
         QVERIFY(jr.prop.problems.empty());
@@ -372,18 +360,13 @@ private slots:
     void annotatedDumps_data()
     {
         QTest::addColumn<QString>("path");
-        fs::path dir = fs::path(FXLENS_CORPUS_DIR) / "fx";
-        if (!fs::exists(dir)) return;
-        std::vector<fs::path> files;
-        for (const auto& e : fs::directory_iterator(dir))
-            if (e.path().extension() == ".txt") files.push_back(e.path());
-        std::sort(files.begin(), files.end());
-        for (const auto& p : files) QTest::newRow(p.filename().string().c_str()) << QString::fromStdString(p.string());
+        for (const auto& p : fxltest::corpusFiles("fx", {".txt"}))
+            QTest::newRow(p.filename().string().c_str()) << QString::fromStdString(p.string());
     }
     void annotatedDumps()
     {
-        if (!fs::exists(fs::path(FXLENS_CORPUS_DIR) / "fx")) QSKIP("corpus/fx not found (FXLENS_CORPUS_DIR)");
         QFETCH(QString, path);
+        FXL_REQUIRE_CORPUS(path);
         fs::path p = path.toStdString();
         Graph recorded = parseFxText(readFile(p), p.string());
         Graph g = recorded.clone();

@@ -1,0 +1,97 @@
+#include "test_util.hpp"
+
+#include <QFile>
+
+#include <algorithm>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+namespace fxltest {
+
+namespace fs = std::filesystem;
+
+fs::path corpusDir()
+{
+    // the environment wins, so that one build can be run against another corpus (or none)
+    const char* fromEnvironment = std::getenv("FXLENS_CORPUS_DIR");
+    if (fromEnvironment && *fromEnvironment) return fs::path(fromEnvironment);
+    return fs::path(FXLENS_CORPUS_DIR);
+}
+
+fs::path corpusPath(std::string_view relative) { return corpusDir() / relative; }
+
+fs::path testDataPath(std::string_view relative)
+{
+    const fs::path data(FXLENS_TEST_DATA_DIR);
+    return relative.empty() ? data : data / relative;
+}
+
+std::string readFile(const fs::path& path)
+{
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw std::runtime_error("cannot read " + path.string());
+    std::ostringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+}
+
+QByteArray readFile(const QString& path)
+{
+    QFile f(path);
+    if (!f.open(QIODevice::ReadOnly)) throw std::runtime_error("cannot read " + path.toStdString());
+    return f.readAll();
+}
+
+std::vector<fs::path> corpusFiles(std::string_view relativeDir, const std::vector<std::string>& suffixes)
+{
+    const fs::path dir = corpusPath(relativeDir);
+    if (!fs::is_directory(dir)) return {dir};
+    std::vector<fs::path> files;
+    for (const auto& e : fs::directory_iterator(dir)) {
+        if (!e.is_regular_file()) continue;
+        const std::string name = e.path().filename().string();
+        const bool match = suffixes.empty() || std::any_of(suffixes.begin(), suffixes.end(), [&](const std::string& s) {
+                               return name.size() > s.size() && name.ends_with(s);
+                           });
+        if (match) files.push_back(e.path());
+    }
+    std::sort(files.begin(), files.end());
+    // none found (an empty or other directory): one row naming what was looked for, which no
+    // file matches, so that it skips or fails by the corpus rule instead of vanishing
+    if (files.empty()) files.push_back(dir / ("*" + (suffixes.size() == 1 ? suffixes.front() : std::string())));
+    return files;
+}
+
+std::string corpusRowName(const fs::path& path)
+{
+    const fs::path rel = path.lexically_relative(corpusDir());
+    return rel.empty() || rel == "." || rel.native().starts_with("..") ? path.string() : rel.string();
+}
+
+bool corpusRequired()
+{
+    const char* ci = std::getenv("CI");
+    return ci && std::string_view(ci) == "true";
+}
+
+std::string missingCorpusMessage(const fs::path& path)
+{
+    return "corpus file not found: " + path.string()
+        + (corpusRequired() ? " (CI=true: the corpus is required)"
+                            : " (the corpus at FXLENS_CORPUS_DIR is not committed; this row is skipped)");
+}
+
+bool corpusPresent(const fs::path& path, std::source_location where)
+{
+    if (fs::exists(path)) return true;
+    const std::string message = missingCorpusMessage(path);
+    if (corpusRequired())
+        QTest::qFail(message.c_str(), where.file_name(), static_cast<int>(where.line()));
+    else
+        QTest::qSkip(message.c_str(), where.file_name(), static_cast<int>(where.line()));
+    return false;
+}
+
+}  // namespace fxltest

@@ -1,0 +1,73 @@
+// What every test executable shares: where the test data and the corpus are, reading a file,
+// and the corpus rule.
+//
+// The corpus rule. The corpus (the CMake option FXLENS_CORPUS_DIR, ../shared/corpus by default;
+// the environment variable FXLENS_CORPUS_DIR overrides it at run time) holds real graphs and
+// logs that are not committed: third-party files and large generated ones. A test
+// row that needs a corpus file calls FXL_REQUIRE_CORPUS(path) first. When the file is absent the
+// row is skipped with a message naming the path (the other rows still run), except when the
+// environment variable CI is "true": there a missing corpus is a failure naming the path, so CI
+// can never go green having tested nothing. A data function that lists a corpus directory adds
+// a row even when the directory is absent (corpusFiles returns the directory itself), so that
+// row skips or fails by the same rule instead of silently disappearing.
+#pragma once
+
+#include <QByteArray>
+#include <QString>
+#include <QtTest>
+
+#include <filesystem>
+#include <source_location>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace fxltest {
+
+// The corpus directory (the environment variable FXLENS_CORPUS_DIR when set and not empty, else
+// the directory compiled in), and a file in it: corpusPath("pytorch/gpt2_tiny.joint.code.py").
+std::filesystem::path corpusDir();
+std::filesystem::path corpusPath(std::string_view relative);
+
+// tests/data, and a file in it: testDataPath("kernels/shape.cases.json").
+std::filesystem::path testDataPath(std::string_view relative = {});
+
+// The whole file as bytes; throws std::runtime_error naming the path when it cannot be read.
+std::string readFile(const std::filesystem::path& path);
+// The same for the Qt-style tests.
+QByteArray readFile(const QString& path);
+
+// The files directly in corpus directory `relativeDir` whose names end with one of `suffixes`
+// (all files when none is given), sorted by name. An absent directory gives {the directory}, and
+// a directory without such files {directory/"*suffix"}, so a data function still adds a row,
+// which FXL_REQUIRE_CORPUS then skips or fails.
+std::vector<std::filesystem::path> corpusFiles(std::string_view relativeDir,
+                                               const std::vector<std::string>& suffixes = {});
+
+// A path's name for a data row: relative to the corpus when it is in the corpus.
+std::string corpusRowName(const std::filesystem::path& path);
+
+// A path from what the tests hold paths in.
+inline std::filesystem::path toPath(const std::filesystem::path& p) { return p; }
+inline std::filesystem::path toPath(const QString& p) { return std::filesystem::path(p.toStdString()); }
+
+// True when CI=true: a missing corpus file is then a failure, not a skip.
+bool corpusRequired();
+
+// The message for a missing corpus path ("corpus file not found: <path> ...").
+std::string missingCorpusMessage(const std::filesystem::path& path);
+
+// The corpus rule for helpers that cannot return from the test function: true when `path`
+// exists; otherwise skips the current row (fails it under CI=true) and returns false, and the
+// caller returns at once. FXL_REQUIRE_CORPUS is this for test functions.
+bool corpusPresent(const std::filesystem::path& path, std::source_location where = std::source_location::current());
+
+}  // namespace fxltest
+
+// Skips the current row (or fails it under CI=true) when `corpusFile` (a corpus file or
+// directory: a std::filesystem::path, std::string or QString) does not exist. Use at the top of
+// a test function, before reading the file.
+#define FXL_REQUIRE_CORPUS(corpusFile)                                                                                 \
+    do {                                                                                                               \
+        if (!fxltest::corpusPresent(fxltest::toPath(corpusFile))) return;                                              \
+    } while (false)
