@@ -66,7 +66,7 @@ if [ $asan -eq 1 ]; then
     cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG="-g" -DFXLENS_SANITIZE=ON -DFXLENS_WERROR=ON -DFXLENS_BUILD_VIEWER=OFF \
           -DFXLENS_CORPUS_DIR="$corpus" >/dev/null
     build_dir build-asan && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-        run_ctest build-asan --timeout 900 -LE slow
+        run_ctest build-asan --timeout 900
 fi
 
 if [ $fuzz -eq 1 ]; then

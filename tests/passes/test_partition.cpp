@@ -1,4 +1,4 @@
-// partition: passes.md 6.7 scenarios P1-P6 on hand-written joint graphs, the tag-driven
+// partition: docs/passes.md section 9.10 scenarios P1-P6 on hand-written joint graphs, the tag-driven
 // partitioner's cases of 5.4, and the corpus: our partitions of PyTorch's traced train steps
 // against PyTorch's own default and min-cut partitions of the same steps.
 #include <QtTest>
@@ -171,7 +171,7 @@ void checkShape(const Graph& joint, const PartitionResult& r)
     checkProvenance(joint, r.backward);
 }
 
-// ---- passes.md 6.7
+// ---- docs/passes.md section 9.10
 const std::string kP1 = module("primals_1: \"f32[8]\", tangents_1: \"f32[8]\"",
                                "        sin: \"f32[8]\" = torch.ops.aten.sin.default(primals_1)\n"
                                "        cos: \"f32[8]\" = torch.ops.aten.cos.default(sin)\n"

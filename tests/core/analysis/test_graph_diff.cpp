@@ -48,7 +48,7 @@ const char* kEdited = "class GraphModule(torch.nn.Module):\n"
                       "        sum_1: \"f32[]\" = torch.ops.aten.sum.default(mm_1)\n"
                       "        return (sum_1,)\n";
 
-// The remat scenario of passes.md 3.2 in miniature.
+// The remat scenario of docs/passes.md section 8.4 in miniature.
 const char* kRematBefore = "class GraphModule(torch.nn.Module):\n"
                            "    def forward(self, x: \"f32[2, 4]\", w1: \"f32[4, 8]\", g: \"f32[2, 8]\"):\n"
                            "        mm: \"f32[2, 8]\" = torch.ops.aten.mm.default(x, w1)\n"

@@ -110,7 +110,7 @@ struct Payload
     std::string text;
 };
 
-// FX graph payloads of a TORCH_TRACE log (torch_trace.md §2.2): the TAB-prefixed lines after an
+// FX graph payloads of a TORCH_TRACE log (docs/formats.md section 4): the TAB-prefixed lines after an
 // envelope with "has_payload" whose kind carries print_readable() text.
 std::vector<Payload> graphPayloads(const QString& path)
 {

@@ -16,6 +16,7 @@
 #include "core/formats/sidecar.hpp"
 #include "core/ir/diagnostics.hpp"
 #include "core/util/base64.hpp"
+#include "test_util.hpp"
 
 using namespace fxl;
 namespace fs = std::filesystem;
@@ -23,8 +24,6 @@ namespace fs = std::filesystem;
 Q_DECLARE_METATYPE(std::string)
 
 namespace {
-
-const std::string kCorpus = FXLENS_CORPUS_DIR "/pytorch";
 
 // get_attr read twice (one tensor), a second tensor, and a plain placeholder.
 const char* kGraphText = R"(class GraphModule(torch.nn.Module):
@@ -219,24 +218,19 @@ private slots:
     {
         QTest::addColumn<std::string>("graph");
         QTest::addColumn<std::string>("constants");
-        bool any = false;
-        std::error_code ec;
-        for (const auto& e : fs::directory_iterator(kCorpus, ec)) {
-            const std::string name = e.path().filename().string();
-            const std::string suffix = ".constants.safetensors";
-            if (name.size() <= suffix.size() || name.compare(name.size() - suffix.size(), suffix.size(), suffix) != 0)
-                continue;
-            const std::string graph = kCorpus + "/" + name.substr(0, name.size() - suffix.size()) + ".code.py";
-            QTest::newRow(name.c_str()) << graph << e.path().string();
-            any = true;
+        const std::string suffix = ".constants.safetensors";
+        for (const auto& p : fxltest::corpusFiles("pytorch", {suffix})) {
+            const std::string name = p.filename().string();
+            const std::string stem = name.size() > suffix.size() ? name.substr(0, name.size() - suffix.size()) : name;
+            QTest::newRow(name.c_str()) << (p.parent_path() / (stem + ".code.py")).string() << p.string();
         }
-        if (!any) QTest::newRow("corpus absent") << std::string() << std::string();
     }
     void corpus()
     {
         QFETCH(std::string, graph);
         QFETCH(std::string, constants);
-        if (graph.empty()) QSKIP(qPrintable(QString::fromStdString(kCorpus + ": no constants files (corpus absent?)")));
+        FXL_REQUIRE_CORPUS(constants);
+        FXL_REQUIRE_CORPUS(graph);
         Graph g = parseFxText(readAll(graph), graph);
         const SafeTensorsFile file = readSafetensors(constants);
         std::vector<std::string> missing;

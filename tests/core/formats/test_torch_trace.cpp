@@ -113,7 +113,7 @@ private slots:
         //   for kv in sorted(ids.items())),sorted(ranks))
         // and the pairs by matching before_X with the next after_X of the same (rank, compile id).
         // Cross-checks with shared/corpus/tlparse/SOURCES.md: its per-file kind lists and md5
-        // notes agree. torch_trace.md §6 counts fx_graph_runnable as a graph for simple (4),
+        // notes agree. docs/formats.md section 4 counts fx_graph_runnable as a graph for simple (4),
         // autotune (9), cache_hit_miss (13) and the jit log (9) but not for the multi-rank
         // files (12, where SOURCES.md's list gives 14 with the two fx_graph_runnable).
         QTest::newRow("artifacts.log") << std::string("artifacts.log") << 7 << 5 << 13 << 0 << 2 << 0

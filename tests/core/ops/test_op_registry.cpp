@@ -107,7 +107,8 @@ private slots:
         QCOMPARE(OpRegistry::instance().all().size(), OpRegistry::instance().size());
     }
 
-    // The resource is a superset of the design doc's table, with the same schema text except
+    // The resource is a superset of the research table it started from (docs/ops.tsv beside the
+    // corpus, not part of the repository; skipped where absent), with the same schema text except
     // where a row says fxlens corrected it.
     void resourceExtendsSharedTable()
     {
