@@ -7,7 +7,7 @@ cd "$(dirname "$0")"
 . packaging/deps.sh
 fxlens_install_deps
 
-cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DFXLENS_CORPUS_DIR="$(pwd)/../shared/corpus" >/dev/null
+cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DFXLENS_CORPUS_DIR="$(pwd)/../shared/corpus" >/dev/null
 cmake --build build -j"$(nproc)" --target fxlens >/dev/null
 
 target=${1:-resources/examples/gpt2_tiny.joint.code.py}

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# Sets everything up and runs all tests: the unit and corpus tests (release build), the same
-# under ASan+UBSan, and a short libFuzzer run of every parser.
+# Sets everything up and runs all tests in two builds: the unit and corpus tests in a release
+# build (g++), then, in one clang build with ASan+UBSan, the same tests again and a short
+# libFuzzer run of every parser.
 # Usage: ./test.sh [--quick]
-#   default  all three stages: release tests, ASan+UBSan unit tests, libFuzzer run of every parser
-#   --quick  release build tests only (for a fast local check; CI runs the default)
+#   default  both stages (CI runs this)
+#   --quick  the release build and its tests only (for a fast local check)
 # FXLENS_FUZZ_SECONDS (default 15) sets the fuzzing time per parser.
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -14,11 +15,10 @@ fxlens_install_deps python3-torch
 
 jobs=$(nproc)
 corpus="$(pwd)/../shared/corpus"
-asan=1
-fuzz=1
+sanitize=1
 case "${1:-}" in
     "") ;;
-    --quick) asan=0; fuzz=0 ;;
+    --quick) sanitize=0 ;;
     --full) ;;  # the default; kept for old habits
     *) echo "usage: ./test.sh [--quick]" >&2; exit 2 ;;
 esac
@@ -56,24 +56,19 @@ run_ctest() {
 }
 
 step "release build and tests (build/)"
-cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DFXLENS_WERROR=ON -DFXLENS_CORPUS_DIR="$corpus" >/dev/null
+cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DFXLENS_WERROR=ON -DFXLENS_CORPUS_DIR="$corpus" >/dev/null
 build_dir build && run_ctest build --timeout 600
 
-if [ $asan -eq 1 ]; then
-    step "ASan+UBSan build and unit tests (build-asan/)"
-    # Debug (-O0): with the sanitizers, -O1 compiles 3.5x slower (23 s vs 6.5 s for
-    # runtime/cpu/cpu_index.cpp), and the build is the long part of this stage on 2 cores
-    cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG="-g" -DFXLENS_SANITIZE=ON -DFXLENS_WERROR=ON -DFXLENS_BUILD_VIEWER=OFF \
+if [ $sanitize -eq 1 ]; then
+    step "ASan+UBSan tests and libFuzzer, ${fuzz_seconds}s per parser (build-sanitize/, clang)"
+    # One build for both: -O0 with line tables (for the sanitizers' stack traces) compiles
+    # fastest, and the build is the long part of this stage on 2 cores.
+    CC=clang-14 CXX=clang++-14 cmake -S . -B build-sanitize -DCMAKE_BUILD_TYPE=Debug \
+          -DCMAKE_CXX_FLAGS_DEBUG="-O0 -gline-tables-only" -DFXLENS_FUZZ=ON -DFXLENS_WERROR=ON \
+          -DFXLENS_BUILD_VIEWER=OFF -DFXLENS_BUILD_BENCH=OFF -DFXLENS_FUZZ_SECONDS="$fuzz_seconds" \
           -DFXLENS_CORPUS_DIR="$corpus" >/dev/null
-    build_dir build-asan && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-        run_ctest build-asan --timeout 900
-fi
-
-if [ $fuzz -eq 1 ]; then
-    step "libFuzzer: ${fuzz_seconds}s per parser (build-fuzz/)"
-    CC=clang-14 CXX=clang++-14 cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DFXLENS_FUZZ=ON -DFXLENS_WERROR=ON \
-          -DFXLENS_BUILD_VIEWER=OFF -DFXLENS_FUZZ_SECONDS="$fuzz_seconds" -DFXLENS_CORPUS_DIR="$corpus" >/dev/null
-    build_dir build-fuzz && run_ctest build-fuzz
+    build_dir build-sanitize && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
+        UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 run_ctest build-sanitize --timeout 900
 fi
 
 step "summary"

@@ -17,7 +17,6 @@
 #include <QtTest>
 
 #include <filesystem>
-#include <source_location>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -28,6 +27,9 @@ namespace fxltest {
 // the directory compiled in), and a file in it: corpusPath("pytorch/gpt2_tiny.joint.code.py").
 std::filesystem::path corpusDir();
 std::filesystem::path corpusPath(std::string_view relative);
+
+// The build directory (where app/fxlens is).
+std::filesystem::path buildDir();
 
 // tests/data, and a file in it: testDataPath("kernels/shape.cases.json").
 std::filesystem::path testDataPath(std::string_view relative = {});
@@ -54,13 +56,34 @@ inline std::filesystem::path toPath(const QString& p) { return std::filesystem::
 // True when CI=true: a missing corpus file is then a failure, not a skip.
 bool corpusRequired();
 
+// True in a build with AddressSanitizer (the sanitizer stage of test.sh). There the rows on the
+// 100k-node graphs of the corpus (pytorch/large/) skip, saying so: at -O0 under ASan each takes
+// minutes, running the same code as the small graphs; the release stage runs them.
+#if defined(__SANITIZE_ADDRESS__)
+inline constexpr bool kSanitizedBuild = true;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+inline constexpr bool kSanitizedBuild = true;
+#else
+inline constexpr bool kSanitizedBuild = false;
+#endif
+#else
+inline constexpr bool kSanitizedBuild = false;
+#endif
+
+// True for a path in the corpus' pytorch/large/ (the 100k-node graphs).
+bool isLargeCorpusPath(const std::filesystem::path& path);
+
 // The message for a missing corpus path ("corpus file not found: <path> ...").
 std::string missingCorpusMessage(const std::filesystem::path& path);
 
 // The corpus rule for helpers that cannot return from the test function: true when `path`
 // exists; otherwise skips the current row (fails it under CI=true) and returns false, and the
-// caller returns at once. FXL_REQUIRE_CORPUS is this for test functions.
-bool corpusPresent(const std::filesystem::path& path, std::source_location where = std::source_location::current());
+// caller returns at once. In the sanitizer build a path of pytorch/large/ skips too
+// (kSanitizedBuild). FXL_REQUIRE_CORPUS is this for test functions.
+// (__builtin_FILE/__builtin_LINE as defaults give the caller's place with g++ and with clang 14,
+// whose libstdc++ std::source_location does not compile.)
+bool corpusPresent(const std::filesystem::path& path, const char* file = __builtin_FILE(), int line = __builtin_LINE());
 
 }  // namespace fxltest
 

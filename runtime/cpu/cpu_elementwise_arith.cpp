@@ -481,7 +481,7 @@ void roundKernel(KernelCall& call, Round mode, const char* name)
     unaryKernel<Set::Numeric>(call, name, self.dtype(), [mode](auto tag) {
         using S = typename decltype(tag)::type;
         using C = typename Num<S>::C;
-        return [mode](C x) -> C {
+        return [=](C x) -> C {
             if constexpr (kIsInt<S>) {
                 return x;
             } else {
@@ -550,7 +550,7 @@ void addcKernel(KernelCall& call, bool div)
         const C v = Num<S>::load(checkedScalarTo<S>(value, name));
         auto prep = [&](const Value& x) { return expandTo(castTo(call, x.tensor, common), shape); };
         pointwise<S, S, S, S>(call.pool, out, {prep(s), prep(t1), prep(t2)},
-                              lifted<S, S, S, S>([v, div](C a, C b, C c) -> C {
+                              lifted<S, S, S, S>([=](C a, C b, C c) -> C {
                                   if constexpr (kIsInt<S>)
                                       return wrapAdd<C>(a, wrapMul<C>(wrapMul<C>(v, b), c));
                                   else

@@ -150,7 +150,7 @@ void isKernel(KernelCall& call, bool nan)
     dispatch<Set::All>(self.dtype(), nan ? "isnan" : "isinf", [&](auto tag) {
         using S = typename decltype(tag)::type;
         using C = typename Num<S>::C;
-        pointwise<B8, S>(call.pool, out, {self}, lifted<B8, S>([nan](C x) -> bool {
+        pointwise<B8, S>(call.pool, out, {self}, lifted<B8, S>([=](C x) -> bool {
                              if constexpr (kIsFloat<S>)
                                  return nan ? std::isnan(x) : std::isinf(x);
                              else

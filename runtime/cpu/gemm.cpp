@@ -17,6 +17,21 @@
 #if defined(__x86_64__) && defined(__GNUC__)
 #define FXL_GEMM_X86 1
 #include <immintrin.h>
+// The AVX2 and AVX-512 kernels are compiled for those targets whatever the build's -march (the
+// CPU is checked at run time), in g++'s and in clang's spelling.
+#if defined(__clang__)
+#define FXL_TARGET_BEGIN_AVX2                                                                                          \
+    _Pragma("clang attribute push(__attribute__((target(\"avx2,fma\"))), apply_to = function)")
+#define FXL_TARGET_BEGIN_AVX512                                                                                        \
+    _Pragma("clang attribute push(__attribute__((target(\"avx2,fma,avx512f\"))), apply_to = function)")
+#define FXL_TARGET_END _Pragma("clang attribute pop")
+#define FXL_UNROLL16 _Pragma("unroll 16")
+#else
+#define FXL_TARGET_BEGIN_AVX2 _Pragma("GCC push_options") _Pragma("GCC target(\"avx2,fma\")")
+#define FXL_TARGET_BEGIN_AVX512 _Pragma("GCC push_options") _Pragma("GCC target(\"avx2,fma,avx512f\")")
+#define FXL_TARGET_END _Pragma("GCC pop_options")
+#define FXL_UNROLL16 _Pragma("GCC unroll 16")
+#endif
 #endif
 
 namespace fxl::cpu {
@@ -179,8 +194,7 @@ KernelSet<T> scalarSet(std::index_sequence<Ms...>)
         return s;                                                                                                      \
     }
 
-#pragma GCC push_options
-#pragma GCC target("avx2,fma")
+FXL_TARGET_BEGIN_AVX2
 namespace avx2 {
 struct F32
 {
@@ -206,14 +220,15 @@ struct F64
 };
 FXL_GEMM_VEC_KERNEL
 }  // namespace avx2
-#pragma GCC pop_options
+FXL_TARGET_END
 
-#pragma GCC push_options
-#pragma GCC target("avx2,fma,avx512f")
+FXL_TARGET_BEGIN_AVX512
 // GCC 12's _mm512_undefined_ps() (inside the shuffle intrinsics) reads itself on purpose.
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wuninitialized"
+#if !defined(__clang__)
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
 namespace avx512 {
 struct F32
 {
@@ -284,10 +299,10 @@ void packColumns(const S* s, int64_t cs, int64_t kc, int64_t n, int nr, float* d
     for (int64_t j0 = 0; j0 < n16; j0 += 16) {
         for (int64_t k0 = 0; k0 < k16; k0 += 16) {
             __m512 r[16];
-#pragma GCC unroll 16
+            FXL_UNROLL16
             for (int i = 0; i < 16; ++i) r[i] = load16(s + (j0 + i) * cs + k0);
             transpose16(r);
-#pragma GCC unroll 16
+            FXL_UNROLL16
             for (int k = 0; k < 16; ++k) _mm512_storeu_ps(dst + (k0 + k) * nr + j0, r[k]);
         }
         for (int64_t k = k16; k < kc; ++k)
@@ -333,10 +348,10 @@ void packRowsA(const S* s, int64_t rs, int64_t m, int64_t kc, int mr, float* dst
     const int64_t k16 = kc / 16 * 16;
     for (int64_t k0 = 0; k0 < k16; k0 += 16) {
         __m512 r[16];
-#pragma GCC unroll 16
+        FXL_UNROLL16
         for (int i = 0; i < 16; ++i) r[i] = i < m ? load16(s + i * rs + k0) : _mm512_setzero_ps();
         transpose16(r);
-#pragma GCC unroll 16
+        FXL_UNROLL16
         for (int k = 0; k < 16; ++k) _mm512_mask_storeu_ps(dst + (k0 + k) * mr, lanes, r[k]);
     }
     for (int64_t k = k16; k < kc; ++k)
@@ -353,7 +368,7 @@ void packColsA(const S* s, int64_t cs, int64_t m, int64_t kc, int mr, float* dst
 }
 }  // namespace avx512
 #pragma GCC diagnostic pop
-#pragma GCC pop_options
+FXL_TARGET_END
 
 #endif  // FXL_GEMM_X86
 

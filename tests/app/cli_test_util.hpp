@@ -16,7 +16,7 @@
 
 namespace clitest {
 
-inline const QString kFxlensBinary = QStringLiteral(FXLENS_BINARY_DIR "/app/fxlens");
+inline const QString kFxlensBinary = QString::fromStdString((fxltest::buildDir() / "app" / "fxlens").string());
 
 struct Run
 {

@@ -119,17 +119,7 @@ const char* const kCases[] = {"mlp_gelu", "linear_ce",    "gpt2_tiny",     "llam
 
 // The 100k-node graph runs in the release build only (a few seconds there; minutes under the
 // sanitizers, whose stage runs the same code on the small cases).
-#if defined(__SANITIZE_ADDRESS__)
-constexpr bool kWithLarge = false;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-constexpr bool kWithLarge = false;
-#else
-constexpr bool kWithLarge = true;
-#endif
-#else
-constexpr bool kWithLarge = true;
-#endif
+constexpr bool kWithLarge = !fxltest::kSanitizedBuild;
 
 // Rows: every corpus case with every spec, and the large graph with `largeSpec` (release only).
 void addRows(std::initializer_list<const char*> specs, const char* largeSpec)

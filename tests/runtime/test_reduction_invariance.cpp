@@ -187,7 +187,7 @@ private slots:
             op = {"aten.native_layer_norm_backward.default",
                   {gi, xi, f[1], f[2], w, b},
                   {0, 0, 0, 0, -1, -1},
-                  [C](const std::vector<Tensor>& v) {
+                  [=](const std::vector<Tensor>& v) {
                       return NamedArgs{{"grad_out", tv(v[0])},
                                        {"input", tv(v[1])},
                                        {"normalized_shape", sizesValue({C})},

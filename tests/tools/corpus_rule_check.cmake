@@ -1,0 +1,58 @@
+# Runs one test executable the way CI would run it on a machine without the corpus (CI=true,
+# FXLENS_CORPUS_DIR naming a directory that does not exist) and checks the corpus rule of
+# tests/test_util.hpp:
+#   - every row that needs the corpus fails, naming the missing path (no row skips it);
+#   - a test that reads the corpus (EXPECT=fail) therefore exits non-zero: CI cannot go green
+#     without the corpus;
+#   - a test that reads none (EXPECT=pass) passes as it does with the corpus;
+#   - nothing else fails, and the executable finishes (a "Totals:" line).
+# Usage: cmake -DTEST=<executable> -DEXPECT=fail|pass -DMISSING=<absent dir> -P corpus_rule_check.cmake
+foreach(var TEST EXPECT MISSING)
+  if(NOT DEFINED ${var})
+    message(FATAL_ERROR "corpus_rule_check: -D${var}=... is required")
+  endif()
+endforeach()
+if(EXISTS "${MISSING}")
+  message(FATAL_ERROR "corpus_rule_check: ${MISSING} exists; it must name a directory that does not")
+endif()
+
+set(ENV{CI} true)
+set(ENV{FXLENS_CORPUS_DIR} "${MISSING}")
+set(ENV{QT_QPA_PLATFORM} offscreen)
+execute_process(COMMAND "${TEST}" RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+set(all "${out}\n${err}")
+get_filename_component(name "${TEST}" NAME)
+
+if(NOT all MATCHES "Totals: [0-9]+ passed, [0-9]+ failed")
+  message(FATAL_ERROR "${name} did not finish without the corpus (exit ${rc}):\n${all}")
+endif()
+string(REGEX MATCHALL "SKIP   : [^\n]*corpus file not found[^\n]*" skips "${all}")
+if(skips)
+  list(JOIN skips "\n" text)
+  message(FATAL_ERROR "${name} skipped corpus rows although CI=true:\n${text}")
+endif()
+string(REGEX MATCHALL "FAIL!  : [^\n]*" fails "${all}")
+set(corpus_failures 0)
+foreach(line IN LISTS fails)
+  if(line MATCHES "corpus file not found: .*CI=true: the corpus is required")
+    math(EXPR corpus_failures "${corpus_failures} + 1")
+  else()
+    message(FATAL_ERROR "${name} failed for another reason than the missing corpus:\n${line}\n\n${all}")
+  endif()
+endforeach()
+
+if(EXPECT STREQUAL "fail")
+  if(rc EQUAL 0 OR corpus_failures EQUAL 0)
+    message(FATAL_ERROR "${name} reads the corpus but exited ${rc} with ${corpus_failures} failures naming it; "
+                        "CI would pass without the corpus:\n${all}")
+  endif()
+  message(STATUS "${name}: ${corpus_failures} rows fail naming the missing corpus (exit ${rc}), as CI needs")
+elseif(EXPECT STREQUAL "pass")
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "${name} names no corpus function in its source but fails without the corpus "
+                        "(a helper reads it: call FXL_REQUIRE_CORPUS in the test itself):\n${all}")
+  endif()
+  message(STATUS "${name}: reads no corpus and passes without it")
+else()
+  message(FATAL_ERROR "corpus_rule_check: EXPECT must be fail or pass, not '${EXPECT}'")
+endif()
