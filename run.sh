@@ -5,9 +5,10 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 . packaging/deps.sh
+. packaging/configure.sh
 fxlens_install_deps
 
-cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DFXLENS_CORPUS_DIR="$(pwd)/../shared/corpus" >/dev/null
+fxlens_configure build -DCMAKE_BUILD_TYPE=Release -DFXLENS_CORPUS_DIR="$(pwd)/../shared/corpus"
 cmake --build build -j"$(nproc)" --target fxlens >/dev/null
 
 target=${1:-resources/examples/gpt2_tiny.joint.code.py}

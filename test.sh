@@ -9,6 +9,7 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 . packaging/deps.sh
+. packaging/configure.sh
 # python3-torch (PyTorch 1.13, CPU) lets the tests run fxlens' step graphs in real PyTorch;
 # those tests skip, saying so, where it is missing.
 fxlens_install_deps python3-torch
@@ -56,17 +57,17 @@ run_ctest() {
 }
 
 step "release build and tests (build/)"
-cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DFXLENS_WERROR=ON -DFXLENS_CORPUS_DIR="$corpus" >/dev/null
+fxlens_configure build -DCMAKE_BUILD_TYPE=Release -DFXLENS_WERROR=ON -DFXLENS_CORPUS_DIR="$corpus"
 build_dir build && run_ctest build --timeout 600
 
 if [ $sanitize -eq 1 ]; then
     step "ASan+UBSan tests and libFuzzer, ${fuzz_seconds}s per parser (build-sanitize/, clang)"
     # One build for both: -O0 with line tables (for the sanitizers' stack traces) compiles
     # fastest, and the build is the long part of this stage on 2 cores.
-    CC=clang-14 CXX=clang++-14 cmake -S . -B build-sanitize -DCMAKE_BUILD_TYPE=Debug \
+    CC=clang-14 CXX=clang++-14 fxlens_configure build-sanitize -DCMAKE_BUILD_TYPE=Debug \
           -DCMAKE_CXX_FLAGS_DEBUG="-O0 -gline-tables-only" -DFXLENS_FUZZ=ON -DFXLENS_WERROR=ON \
           -DFXLENS_BUILD_VIEWER=OFF -DFXLENS_BUILD_BENCH=OFF -DFXLENS_FUZZ_SECONDS="$fuzz_seconds" \
-          -DFXLENS_CORPUS_DIR="$corpus" >/dev/null
+          -DFXLENS_CORPUS_DIR="$corpus"
     build_dir build-sanitize && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
         UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 run_ctest build-sanitize --timeout 900
 fi

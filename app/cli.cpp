@@ -139,26 +139,28 @@ Verb passesVerb()
 
 Verb diffVerb()
 {
-    return {"diff",
-            "compare two graphs node by node (added, removed, changed, rewired)",
-            "fxlens diff [options] A B",
-            "Diff graph B against graph A (typically one graph before and after a pass, e.g. two\n"
-            "files written by 'fxlens passes run --out'). Nodes are matched by provenance, then by\n"
-            "name, then by structure, so renamed copies pair up. The text form is a unified diff\n"
-            "of print_readable lines: ' ' unchanged, '-' removed, '+' added, '~' changed (with the\n"
-            "changed fields). The exit code is 0 whether or not the graphs differ (1 only for\n"
-            "input errors): read 'identical' or the counts from --json to test for a difference.",
-            {
-                {"graph-a", 0, "ID", "the graph of A to compare (when A holds several)"},
-                {"graph-b", 0, "ID", "the graph of B to compare (when B holds several)"},
-                {"context", 'C', "N", "unchanged lines shown around each change (default 3)"},
-                {"all", 0, "", "show every node (text), list unchanged nodes too (--json)"},
-                {"ignore", 0, "FIELDS",
-                 "leave fields out of the comparison, comma-separated: val, module_path, source, ...", true},
-            },
-            2,
-            2,
-            &runDiff};
+    return {
+        "diff",
+        "compare two graphs node by node (added, removed, changed, rewired)",
+        "fxlens diff [options] A B",
+        "Diff graph B against graph A (typically one graph before and after a pass, e.g. two\n"
+        "files written by 'fxlens passes run --out'). Nodes are matched by provenance, then by\n"
+        "name, then by structure, so renamed copies pair up. The text form is a unified diff\n"
+        "of print_readable lines: ' ' unchanged, '-' removed, '+' added, '~' changed (with the\n"
+        "changed fields). The exit code is 0 whether or not the graphs differ (1 only for\n"
+        "input errors): read 'identical' or the counts from --json to test for a difference.",
+        {
+            {"graph-a", 0, "ID", "the graph of A to compare (when A holds several)"},
+            {"graph-b", 0, "ID", "the graph of B to compare (when B holds several)"},
+            {"context", 'C', "N", "unchanged lines shown around each change (default 3)"},
+            {"all", 0, "",
+             "show every node (text), list unchanged nodes too (--json), count vals known on one side only as changes"},
+            {"ignore", 0, "FIELDS",
+             "leave fields out of the comparison, comma-separated: val, device, module_path, source, ...", true},
+        },
+        2,
+        2,
+        &runDiff};
 }
 
 Verb memVerb()
@@ -179,7 +181,8 @@ Verb memVerb()
                 {"no-inputs", 0, "", "do not count placeholder and get_attr tensors (parameters, inputs)"},
                 {"no-phase", 0, "", "ignore recorded forward/backward phase meta; infer it from data flow"},
                 {"forward-outputs", 0, "N",
-                 "the graph is a forward partition returning N user outputs; the rest are saved values"},
+                 "the graph is a forward partition (no backward nodes) returning N user outputs; the rest are saved "
+                 "values"},
             },
             1,
             1,
@@ -244,7 +247,8 @@ Verb checkVerb()
                 {"inputs", 'i', "X", "safetensors file of A's placeholder values"},
                 {"constants-a", 0, "C", "safetensors file of A's get_attr constants"},
                 {"constants-b", 0, "C", "safetensors file of B's get_attr constants"},
-                {"tolerance", 't', "ATOL,RTOL", "accept differences within atol + rtol*|expected| (e.g. 1e-6,1e-5)"},
+                {"tolerance", 't', "ATOL,RTOL",
+                 "accept differences within atol + rtol*|expected| (both numbers: 1e-6,1e-5; 1e-6,0)"},
                 {"seed", 0, "N", "seed of generated inputs and random ops (default 0)"},
                 {"threads", 'j', "N", "worker threads (default 2; results never depend on it)"},
             },
@@ -365,6 +369,15 @@ void printGlobalHelp(std::ostream& out)
         << "Run 'fxlens <verb> --help' for the options of a verb.\n";
 }
 
+// A usage error: the error, the verb's usage line and where the options are, not the whole help
+// (which would bury the one line that matters).
+void printUsageError(const Verb& verb, const std::string& message, std::ostream& out)
+{
+    out << "fxlens " << verb.name << ": error: " << message << "\n"
+        << "Usage: " << verb.usage << "\n"
+        << "Run 'fxlens " << verb.name << " --help' for the options.\n";
+}
+
 void printVerbHelp(const Verb& verb, std::ostream& out)
 {
     out << "Usage: " << verb.usage << "\n\n" << verb.description << "\n\nOptions:\n";
@@ -387,8 +400,8 @@ int runCli(const std::vector<std::string>& argv, Io& io)
                     printVerbHelp(*v, io.out);
                     return kExitOk;
                 }
-                io.err << "fxlens: error: unknown verb '" << argv[1] << "'\n";
-                printGlobalHelp(io.err);
+                io.err << "fxlens: error: unknown verb '" << argv[1] << "'\nUsage: fxlens help <verb>\n"
+                       << "Run 'fxlens --help' for the verbs and 'fxlens <verb> --help' for the options.\n";
                 return kExitUsage;
             }
             printGlobalHelp(io.out);
@@ -401,16 +414,15 @@ int runCli(const std::vector<std::string>& argv, Io& io)
         const Verb* verb = findVerb(first);
         if (!verb) {
             io.err << "fxlens: error: " << (first[0] == '-' ? "unknown option '" : "unknown verb '") << first
-                   << "'\n\n";
-            printGlobalHelp(io.err);
+                   << "'\nUsage: fxlens <verb> [options] [FILE...]\n"
+                   << "Run 'fxlens --help' for the verbs and 'fxlens <verb> --help' for the options.\n";
             return kExitUsage;
         }
         Args args;
         try {
             args = parseArgs(*verb, std::vector<std::string>(argv.begin() + 1, argv.end()));
         } catch (const UsageError& e) {
-            io.err << "fxlens " << verb->name << ": error: " << e.what() << "\n\n";
-            printVerbHelp(*verb, io.err);
+            printUsageError(*verb, e.what(), io.err);
             return kExitUsage;
         }
         if (args.has("help")) {
@@ -421,8 +433,7 @@ int runCli(const std::vector<std::string>& argv, Io& io)
         try {
             return verb->run(args, io);
         } catch (const UsageError& e) {
-            io.err << "fxlens " << verb->name << ": error: " << e.what() << "\n\n";
-            printVerbHelp(*verb, io.err);
+            printUsageError(*verb, e.what(), io.err);
             return kExitUsage;
         }
     } catch (const InputError& e) {

@@ -79,7 +79,7 @@ std::string noSuchGraphMessage(const Source& src, const std::string& id)
         .format();
 }
 
-const Artifact& selectGraph(const Source& src, const std::string& id)
+const Artifact& selectGraph(const Source& src, const std::string& id, const std::string& option)
 {
     if (!id.empty()) {
         const Artifact* a = src.find(id);
@@ -90,8 +90,8 @@ const Artifact& selectGraph(const Source& src, const std::string& id)
     const auto graphs = src.graphs();
     if (graphs.empty()) throw InputError(src.path, 0, 0, "the file holds no graph");
     if (graphs.size() > 1)
-        throw UsageError(src.path + " holds " + std::to_string(graphs.size())
-                         + " graphs: pick one with --graph ID (graphs: " + graphIdList(src) + ")");
+        throw UsageError(src.path + " holds " + std::to_string(graphs.size()) + " graphs: pick one with " + option
+                         + " ID (graphs: " + graphIdList(src) + ")");
     return *graphs.front();
 }
 
@@ -147,11 +147,11 @@ void writeFileAtomic(const std::string& path, const std::string& content, bool f
     if (::rename(tmpl.c_str(), path.c_str()) != 0) fail("cannot rename the temporary file");
 }
 
-LoadedGraph loadGraph(const std::string& path, const std::string& id, Io& io)
+LoadedGraph loadGraph(const std::string& path, const std::string& id, Io& io, const std::string& option)
 {
     LoadedGraph lg;
     lg.source = openSource(path);
-    const Artifact& a = selectGraph(*lg.source, id);
+    const Artifact& a = selectGraph(*lg.source, id, option);
     lg.id = a.id;
     lg.diagnosticsFrom = lg.source->diagnostics.items.size();
     lg.graph = lg.source->graph(a.id);

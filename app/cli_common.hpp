@@ -37,8 +37,8 @@ std::string noSuchGraphMessage(const Source& src, const std::string& id);
 
 // The graph artifact a single-graph verb works on: `id` when given, else the only graph.
 // Throws InputError when the id does not exist and UsageError when the file has several
-// graphs and no id was given.
-const Artifact& selectGraph(const Source& src, const std::string& id);
+// graphs and no id was given; that message names `option`, the verb's option for the id.
+const Artifact& selectGraph(const Source& src, const std::string& id, const std::string& option = "--graph");
 
 // Writes `content` to `path` atomically (temporary file beside it, then rename). Without
 // `force` an existing file is never replaced, even one created while writing.
@@ -57,6 +57,7 @@ struct LoadedGraph
 // and prints the load diagnostics to io.err. Throws InputError when the graph cannot be read
 // or came with an error-level diagnostic (a broken meta.json: results would silently lack
 // what the input meant to give), UsageError when the file has several graphs and no id.
-LoadedGraph loadGraph(const std::string& path, const std::string& id, Io& io);
+// `option` is the verb's option for the id, named in that message.
+LoadedGraph loadGraph(const std::string& path, const std::string& id, Io& io, const std::string& option = "--graph");
 
 }  // namespace fxl::cli

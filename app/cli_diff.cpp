@@ -32,30 +32,18 @@ nlohmann::json countsJson(const DiffCounts& c)
 int runDiff(const Args& args, Io& io)
 {
     const long long context = args.intValue("context", 3);
-    const LoadedGraph a = loadGraph(args.positional.at(0), args.value("graph-a"), io);
-    const LoadedGraph b = loadGraph(args.positional.at(1), args.value("graph-b"), io);
+    const LoadedGraph a = loadGraph(args.positional.at(0), args.value("graph-a"), io, "--graph-a");
+    const LoadedGraph b = loadGraph(args.positional.at(1), args.value("graph-b"), io, "--graph-b");
 
     DiffOptions opts;
     if (args.has("ignore")) {
         // The fields diffGraphs compares (core/analysis/graph_diff.hpp): a typo must not silently
         // ignore nothing.
-        static const std::set<std::string> known = {"op",
-                                                    "target",
-                                                    "args",
-                                                    "kwargs",
-                                                    "inputs",
-                                                    "val",
-                                                    "module_path",
-                                                    "source",
-                                                    "recompute",
-                                                    "ac_graph_id",
-                                                    "custom",
-                                                    "phase",
-                                                    "autograd_backward",
-                                                    "desc",
-                                                    "chunk",
-                                                    "default",
-                                                    "subgraph"};
+        static const std::set<std::string> known = {
+            "op",        "target",      "args",      "kwargs",      "inputs",
+            "val",       "device",      "val_known", "module_path", "source",
+            "recompute", "ac_graph_id", "custom",    "phase",       "autograd_backward",
+            "desc",      "chunk",       "default",   "subgraph"};
         for (const std::string& list : args.options.at("ignore")) {
             size_t start = 0;
             while (start <= list.size()) {
@@ -72,6 +60,8 @@ int runDiff(const Args& args, Io& io)
             }
         }
     }
+    // --all shows everything, vals gained on one side included
+    opts.metaGainedIsChange = args.has("all");
     const GraphDiff d = diffGraphs(*a.graph, *b.graph, opts);
 
     if (args.has("json")) {

@@ -13,6 +13,7 @@
 #include "core/util/format.hpp"
 
 #include "core/analysis/verify.hpp"
+#include "runtime/support_check.hpp"
 
 namespace fxl::cli {
 
@@ -21,6 +22,7 @@ namespace {
 using nlohmann::json;
 
 constexpr size_t kProblemsShown = 5;
+constexpr size_t kNodesShown = 5;  // nodes named per reason a graph cannot run
 
 struct GraphReport
 {
@@ -47,6 +49,12 @@ void checkGraph(const Graph& g, json& doc)
     doc["verifier_warnings"] = warnings;
     doc["verifier_notes"] = notes;
     doc["verifier_first"] = first;
+    // what the CPU runtime lacks for this graph, so that `run` holds no surprise
+    json cannotRun = json::array();
+    for (const MissingSupport& m : missingSupport(g, DeviceKind::Cpu))
+        cannotRun.push_back({{"reason", m.reason}, {"count", m.nodes.size()}, {"nodes", m.nodes}});
+    doc["runs_on_cpu"] = cannotRun.empty();
+    doc["cannot_run"] = std::move(cannotRun);
 }
 
 GraphReport graphReport(Source& src, const Artifact& a, const Args& args, Io& io)
@@ -180,6 +188,19 @@ void printGraphText(const json& d, std::ostream& out)
     out << "    verifier: " << d["verifier_errors"].get<size_t>() << " error(s), "
         << d["verifier_warnings"].get<size_t>() << " warning(s)\n";
     for (const auto& v : d["verifier_first"]) out << "      " << v.get<std::string>() << "\n";
+    if (d["runs_on_cpu"].get<bool>()) {
+        out << "    runs on the CPU runtime: yes\n";
+        return;
+    }
+    out << "    runs on the CPU runtime: no\n";
+    for (const auto& m : d["cannot_run"]) {
+        const auto& nodes = m["nodes"];
+        out << "      " << m["reason"].get<std::string>() << " (" << nodes.size()
+            << (nodes.size() == 1 ? " node: " : " nodes: ");
+        for (size_t i = 0; i < std::min<size_t>(nodes.size(), kNodesShown); ++i)
+            out << (i ? ", " : "") << nodes[i].get<std::string>();
+        out << (nodes.size() > kNodesShown ? ", ...)\n" : ")\n");
+    }
 }
 
 void printSourceText(const json& s, std::ostream& out)
@@ -195,7 +216,12 @@ void printSourceText(const json& s, std::ostream& out)
         for (const auto& c : s["compile_ids"]) out << " " << c.get<std::string>();
         out << "\n";
     }
-    out << "  artifacts: " << s["artifacts"].get<size_t>() << " (" << s["graphs"].get<size_t>() << " graphs)\n";
+    const size_t graphs = s["graphs"].get<size_t>();
+    size_t unreadable = 0;
+    for (const auto& g : s["graph_info"]) unreadable += g.contains("error") ? 1 : 0;
+    out << "  artifacts: " << s["artifacts"].get<size_t>() << " (" << graphs << (graphs == 1 ? " graph" : " graphs");
+    if (unreadable) out << ", " << unreadable << " of them could not be read";
+    out << ")\n";
     if (s["artifacts"].get<size_t>() > 1) {
         for (const auto& [k, v] : s["artifact_kinds"].items())
             out << "    " << std::setw(6) << v.get<size_t>() << "  " << k << "\n";

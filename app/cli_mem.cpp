@@ -15,7 +15,29 @@ namespace fxl::cli {
 
 namespace {
 constexpr size_t kLiveShown = 5;  // largest storages live at the peak, in the text form
+
+// --forward-outputs N reads a forward graph's output list as N user outputs followed by the
+// values saved for backward. N beyond the list, or a graph whose backward the timeline already
+// finds, would be ignored in silence: a UsageError instead.
+void checkForwardOutputs(const Graph& g, int64_t n, const MemoryOptions& mo)
+{
+    size_t outputs = 0;
+    const NodeId out = g.outputNode();
+    if (out != kNoNode) {
+        const Node& on = g.node(out);
+        outputs = on.args.size() == 1 && on.args[0].isSequence() ? on.args[0].items.size() : on.args.size();
+    }
+    if (static_cast<size_t>(n) > outputs)
+        throw UsageError("--forward-outputs " + std::to_string(n) + ": the graph returns " + std::to_string(outputs)
+                         + " values (N user outputs are followed by the saved values: N is at most "
+                         + std::to_string(outputs) + ")");
+    const MemoryTimeline own = computeMemoryTimeline(g, mo);
+    if (own.boundaryStep >= 0)
+        throw UsageError("--forward-outputs applies to a forward graph; this graph has backward nodes (its "
+                         "forward/backward boundary is at step "
+                         + std::to_string(own.boundaryStep) + "), which set the saved values");
 }
+}  // namespace
 
 int runMem(const Args& args, Io& io)
 {
@@ -26,9 +48,17 @@ int runMem(const Args& args, Io& io)
     MemoryOptions mo;
     mo.countInputs = !args.has("no-inputs");
     mo.usePhaseMeta = !args.has("no-phase");
-    if (args.has("forward-outputs")) mo.forwardOutputs = static_cast<size_t>(args.intValue("forward-outputs", 0));
+    int64_t forwardOutputs = -1;
+    if (args.has("forward-outputs")) {
+        forwardOutputs = args.intValue("forward-outputs", 0);
+        if (forwardOutputs < 0) throw UsageError("--forward-outputs expects a count of user outputs (0 or more)");
+    }
 
     const LoadedGraph lg = loadGraph(args.positional.front(), args.value("graph"), io);
+    if (forwardOutputs >= 0) {
+        checkForwardOutputs(*lg.graph, forwardOutputs, mo);
+        mo.forwardOutputs = static_cast<size_t>(forwardOutputs);
+    }
     const MemoryTimeline t = computeMemoryTimeline(*lg.graph, mo);
     const std::string summary = timelineSummary(t);
 

@@ -152,23 +152,37 @@ json stepJson(const Step& s)
     return d;
 }
 
+std::string changesText(const Step& s)
+{
+    if (s.index == 0) return {};
+    return "+" + std::to_string(s.log.added.size()) + " -" + std::to_string(s.log.removed.size()) + " ~"
+        + std::to_string(s.log.rewired.size()) + " tags " + std::to_string(s.log.tags.size());
+}
+
 void printStepsText(const PipelineRun& run, std::ostream& out)
 {
-    out << " step  " << std::left << std::setw(16) << "pass" << std::right << std::setw(12) << "time" << std::setw(9)
+    // columns as wide as their widest cell, two blanks apart, so large counts never run together
+    size_t passWidth = 14, nodesWidth = 7, changesWidth = 22;
+    for (const Step& s : run.steps) {
+        std::string nodes;
+        for (const auto& g : s.graphs) nodes += (nodes.empty() ? "" : "+") + std::to_string(g->graph.size());
+        passWidth = std::max(passWidth, s.pass.size());
+        nodesWidth = std::max(nodesWidth, nodes.size());
+        changesWidth = std::max(changesWidth, changesText(s).size());
+    }
+    const int pw = static_cast<int>(passWidth + 2), nw = static_cast<int>(nodesWidth + 2),
+              cw = static_cast<int>(changesWidth + 2);
+    out << " step  " << std::left << std::setw(pw) << "pass" << std::right << std::setw(10) << "time" << std::setw(nw)
         << "nodes"
-        << "  " << std::left << std::setw(24) << "changes"
+        << "  " << std::left << std::setw(cw) << "changes"
         << "verifier\n";
     for (const Step& s : run.steps) {
         std::string nodes;
         for (const auto& g : s.graphs) nodes += (nodes.empty() ? "" : "+") + std::to_string(g->graph.size());
-        std::string changes;
-        if (s.index > 0)
-            changes = "+" + std::to_string(s.log.added.size()) + " -" + std::to_string(s.log.removed.size()) + " ~"
-                + std::to_string(s.log.rewired.size()) + " tags " + std::to_string(s.log.tags.size());
-        out << std::right << std::setw(5) << s.index << "  " << std::left << std::setw(16)
-            << (s.index == 0 ? std::string("(input)") : s.pass) << std::right << std::setw(12)
-            << (s.index == 0 ? std::string() : millis(s.wallSeconds)) << std::setw(9) << nodes << "  " << std::left
-            << std::setw(24) << changes << verifierText(countProblems(s.problems)) << "\n";
+        out << std::right << std::setw(5) << s.index << "  " << std::left << std::setw(pw)
+            << (s.index == 0 ? std::string("(input)") : s.pass) << std::right << std::setw(10)
+            << (s.index == 0 ? std::string() : millis(s.wallSeconds)) << std::setw(nw) << nodes << "  " << std::left
+            << std::setw(cw) << changesText(s) << verifierText(countProblems(s.problems)) << "\n";
         if (s.index > 0 && s.spec != s.pass) out << "         spec: " << s.spec << "\n";
         for (const std::string& n : s.log.notes) out << "         " << n << "\n";
         size_t shown = 0;

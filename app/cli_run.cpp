@@ -115,6 +115,34 @@ InputMatch matchInputs(const Graph& g, const SafeTensorsFile* inputs)
     return m;
 }
 
+// An inputs file that feeds none of the placeholders is a mistake (an outputs file given as
+// inputs, or another graph's file), not a request to generate them all: an InputError when the
+// user gave it. One found beside the graph (a sidecar of the same stem, such as a corpus case's
+// inputs beside its forward graph, whose placeholders are named otherwise) is fxlens' guess:
+// it is dropped with a warning and the inputs are generated, as without a file.
+void fitInputs(TensorFile& f, InputMatch& m, const Graph& g, Io& io)
+{
+    if (!f.present() || f.file.tensors.empty()) return;
+    const size_t fromFile = m.placeholders - m.generated.size();
+    size_t symbolic = 0;
+    for (NodeId id : g.placeholders()) symbolic += g.node(id).val.kind == ValueMeta::Kind::SymInt ? 1 : 0;
+    if (fromFile > symbolic || m.generated.empty()) return;
+    std::vector<std::string> fileNames;
+    for (const auto& t : f.file.tensors) fileNames.push_back(t.name);
+    const std::string what = "names none of the graph's " + std::to_string(m.generated.size())
+        + " tensor placeholders (the file holds " + nameList(fileNames) + "; the graph reads " + nameList(m.generated)
+        + ")";
+    if (!f.fromSidecar) throw InputError(f.path, 0, 0, what + ": an outputs file or another graph's inputs?");
+    io.err << Diagnostic{Severity::Warning, f.path, 0, 0,
+                         what
+                             + ": found beside the graph, not used; the inputs are generated (give a file with "
+                               "--inputs FILE)"}
+                  .format()
+           << "\n";
+    f = TensorFile{};
+    m = matchInputs(g, nullptr);
+}
+
 // The output node's items by position: the node names ("" for None or a constant).
 std::vector<std::string> outputNodeNames(const Graph& g)
 {
@@ -241,14 +269,19 @@ std::string summaryText(const json& o)
 
 int threadsOption(const Args& args)
 {
-    const long long t = args.intValue("threads", 2);
-    if (t < 1 || t > 256) throw UsageError("--threads expects a number from 1 to 256");
+    if (!args.has("threads")) return 2;
+    const std::string text = args.value("threads");
+    int t = 0;
+    const auto r = std::from_chars(text.data(), text.data() + text.size(), t);
+    if (text.empty() || r.ec != std::errc() || r.ptr != text.data() + text.size() || t < 1 || t > 256)
+        throw UsageError("--threads expects a number from 1 to 256, got '" + text + "'");
     return static_cast<int>(t);
 }
 
 uint64_t seedOption(const Args& args) { return static_cast<uint64_t>(args.intValue("seed", 0)); }
 
-// "ATOL,RTOL" (or one number for both), decimal or exponent form, non-negative.
+// "ATOL,RTOL", decimal or exponent form, non-negative. One number alone is refused: whether it
+// was meant as atol or rtol cannot be told (and one number for both was a surprise).
 Tolerance parseTolerance(const std::string& text)
 {
     auto parse = [&](std::string_view s) {
@@ -261,8 +294,9 @@ Tolerance parseTolerance(const std::string& text)
     };
     const auto comma = text.find(',');
     if (comma == std::string::npos) {
-        const double v = parse(text);
-        return {v, v};
+        (void)parse(text);
+        throw UsageError("--tolerance expects ATOL,RTOL, got one number '" + text + "': write " + text
+                         + ",0 for an absolute tolerance only, 0," + text + " for a relative one");
     }
     return {parse(std::string_view(text).substr(0, comma)), parse(std::string_view(text).substr(comma + 1))};
 }
@@ -314,7 +348,7 @@ int runExec(const Args& args, Io& io)
 
     const LoadedGraph lg = loadGraph(args.positional.front(), args.value("graph"), io);
     const Artifact& art = *lg.source->find(lg.id);
-    const TensorFile inputs = chooseFile(args.value("inputs"), art.inputsPath);
+    TensorFile inputs = chooseFile(args.value("inputs"), art.inputsPath);
     const GraphConstants constants = chooseConstants(lg, args.value("constants"));
     requireConstants(constants, lg, "give them with --constants FILE");
     // Refuse before spending the run's time.
@@ -325,7 +359,8 @@ int runExec(const Args& args, Io& io)
     }
 
     const Graph& g = *lg.graph;
-    const InputMatch match = matchInputs(g, inputs.present() ? &inputs.file : nullptr);
+    InputMatch match = matchInputs(g, inputs.present() ? &inputs.file : nullptr);
+    fitInputs(inputs, match, g, io);
     auto backend = makeCpuBackend(CpuBackendOptions{threads});
     ExecOptions opts;
     opts.backend = backend.get();
@@ -366,7 +401,16 @@ int runExec(const Args& args, Io& io)
         const size_t k = static_cast<size_t>(std::stoul(t.name.substr(4)));
         doc["outputs"].push_back(tensorSummary(t, k < nodeNames.size() ? nodeNames[k] : std::string()));
     }
-    doc["skipped_outputs"] = outs.metadata.count("skipped") ? outs.metadata.at("skipped") : std::string();
+    // the safetensors metadata holds them comma-joined ("out_2,out_5"); JSON gets a list
+    doc["skipped_outputs"] = json::array();
+    if (outs.metadata.count("skipped")) {
+        std::string_view rest = outs.metadata.at("skipped");
+        while (!rest.empty()) {
+            const size_t comma = std::min(rest.find(','), rest.size());
+            doc["skipped_outputs"].push_back(std::string(rest.substr(0, comma)));
+            rest.remove_prefix(std::min(comma + 1, rest.size()));
+        }
+    }
     doc["slowest"] = slowestJson(res);
 
     if (args.has("out")) {
@@ -593,18 +637,19 @@ int runCheck(const Args& args, Io& io)
     if (bIsFile && args.has("graph-b")) throw UsageError("--graph-b does not apply: B is a safetensors file");
 
     RunSide a;
-    a.lg = loadGraph(pathA, args.value("graph-a"), io);
+    a.lg = loadGraph(pathA, args.value("graph-a"), io, "--graph-a");
     const Artifact& artA = *a.lg.source->find(a.lg.id);
-    const TensorFile inputs = chooseFile(args.value("inputs"), artA.inputsPath);
+    TensorFile inputs = chooseFile(args.value("inputs"), artA.inputsPath);
     a.constants = chooseConstants(a.lg, args.value("constants-a"));
     requireConstants(a.constants, a.lg, kCheckConstantsHint);
     a.match = matchInputs(*a.lg.graph, inputs.present() ? &inputs.file : nullptr);
+    fitInputs(inputs, a.match, *a.lg.graph, io);
     std::optional<SafeTensorsFile> expected;
     RunSide b;
     if (bIsFile) {
         expected = readSafetensors(pathB);
     } else {
-        b.lg = loadGraph(pathB, args.value("graph-b"), io);
+        b.lg = loadGraph(pathB, args.value("graph-b"), io, "--graph-b");
         b.constants = chooseConstants(b.lg, args.value("constants-b"));
         requireConstants(b.constants, b.lg, kCheckConstantsHint);
     }

@@ -2,7 +2,7 @@
 # Installs the Debian 12 packages fxlens needs to build, test and run. Idempotent and quiet
 # when everything is already there. Sourced by ../run.sh and ../test.sh.
 fxlens_install_deps() {
-    local want=(cmake g++ make pkg-config ccache qt6-base-dev libgl-dev libgraphviz-dev graphviz
+    local want=(cmake g++ make ninja-build pkg-config ccache qt6-base-dev libgl-dev libgraphviz-dev graphviz
                 nlohmann-json3-dev libsqlite3-dev clang-14 libclang-rt-14-dev lld python3 "$@")
     local missing=()
     local p

@@ -212,8 +212,10 @@ public:
                  + " nodes annotated; " + std::to_string(epilogue) + " loss/epilogue nodes left out; "
                  + std::to_string(unannotatedFw) + " forward and " + std::to_string(unannotatedBw)
                  + " backward nodes outside any block");
+        std::vector<std::string> regionLines;
         for (const auto& [k, c] : perRegion)
-            ctx.note("region " + std::to_string(k) + ": " + std::to_string(c) + " nodes");
+            regionLines.push_back("region " + std::to_string(k) + ": " + std::to_string(c) + " nodes");
+        ctx.noteList(regionLines, "regions", "all in the step's stats \"regions\", with --json");
     }
 };
 

@@ -89,6 +89,9 @@ void Partitioner::chooseSaves()
             "(everything in the forward, empty backward)");
         options_.mode = PartitionMode::SaveAll;
     }
+    // a forward output that depends on the backward seed makes every mode fail; say which
+    // before a mode looks for saves (min-cut would only find "no finite cut")
+    (void)forwardNeeds(std::vector<char>(classified_.slotCount, 0));
     SavedValues saves;
     switch (options_.mode) {
     case PartitionMode::SaveAll: saves = chooseSaveAll(classified_); break;

@@ -88,6 +88,14 @@ std::vector<std::string> splitList(const std::string& text)
     return out;
 }
 
+// A value written in quotes, as shells and Python teach ("mm;addmm", 'x'), is the text inside.
+std::string unquote(std::string v)
+{
+    if (v.size() >= 2 && (v.front() == '"' || v.front() == '\'') && v.back() == v.front())
+        return v.substr(1, v.size() - 2);
+    return v;
+}
+
 std::string joinChoices(const std::vector<std::string>& c)
 {
     std::string s;
@@ -158,7 +166,7 @@ PassOptions resolveOptions(const std::vector<PassOption>& decl, const std::map<s
     for (const auto& o : decl) {
         auto it = raw.find(o.name);
         const bool given = it != raw.end();
-        std::string v = given ? std::string(trim(it->second)) : o.defaultValue;
+        std::string v = given ? unquote(std::string(trim(it->second))) : o.defaultValue;
         const std::string what = "option '" + o.name + "'";
         switch (o.type) {
         case OptionType::Bool: {
@@ -439,7 +447,7 @@ std::vector<PipelineStage> parsePipelineSpec(std::string_view spec, const PassRe
         }
         st.text = std::string(trim(spec.substr(stageStart, i - stageStart)));
         try {
-            (void)resolveOptions(pass->options(), st.raw);
+            pass->checkOptions(resolveOptions(pass->options(), st.raw));
         } catch (const std::invalid_argument& e) {
             // Point at the option the message names (the first one that fails, in name order).
             size_t col = stageStart;
@@ -556,6 +564,7 @@ PipelineRun runPipeline(std::vector<RoleGraph> input, const std::vector<Pipeline
         PassOptions po;
         try {
             po = resolveOptions(pass->options(), st.raw);
+            pass->checkOptions(po);
         } catch (const std::invalid_argument& e) {
             run.ok = false;
             run.error = label + ": " + e.what();

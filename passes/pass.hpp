@@ -135,6 +135,18 @@ public:
     void rewired(const std::string& consumer, const std::string& where, const std::string& from, const std::string& to);
     void tagSet(const std::string& node, const std::string& field, const std::string& before, const std::string& after);
     void note(std::string line) { log.notes.push_back(std::move(line)); }
+    // A list of notes, one per item ("region 3: 144 nodes"), that folds when long: up to
+    // kNoteListMax lines as they are, else the first kNoteListFolded and "... and N more
+    // <what> (<where>)", where says where the whole list is (the step's stats).
+    static constexpr size_t kNoteListMax = 16;
+    static constexpr size_t kNoteListFolded = 3;
+    void noteList(const std::vector<std::string>& lines, const std::string& what, const std::string& where)
+    {
+        const size_t shown = lines.size() > kNoteListMax ? kNoteListFolded : lines.size();
+        for (size_t i = 0; i < shown; ++i) note(lines[i]);
+        if (shown < lines.size())
+            note("... and " + std::to_string(lines.size() - shown) + " more " + what + " (" + where + ")");
+    }
 };
 
 // A graph held by a step, with its role: "" for the single graph of most steps, "forward" and
@@ -153,6 +165,12 @@ public:
     virtual std::string summary() const = 0;  // one line for `fxlens passes list`
     virtual std::string description() const { return summary(); }  // paragraph(s) for help
     virtual std::vector<PassOption> options() const { return {}; }
+
+    // Checks what the option types cannot: options that contradict each other or name what does
+    // not exist. Throws std::invalid_argument naming the option ("option 'save': ..."). Called
+    // when a pipeline spec is parsed (the error points at the option) and again before the
+    // pass runs.
+    virtual void checkOptions(const PassOptions&) const { }
 
     // Transforms one graph in place. Throws PassError when preconditions are unmet.
     virtual void run(Graph& g, const PassOptions& opts, PassContext& ctx) const = 0;

@@ -223,6 +223,10 @@ private:
             ph.phase[static_cast<size_t>(id)] = bw ? NodePhase::Backward : NodePhase::Forward;
             if (bw) ph.epilogue[static_cast<size_t>(id)] = 0;
         }
+        if (ph.firstBackward == kNoNode)
+            throw PassError("remat(backward=remat_pass_tag): no node carries custom.remat_pass_tag == \"is_backward\", "
+                            "so no backward can be found this way; backward=auto finds it from phase meta or data "
+                            "flow");
         return ph;
     }
 

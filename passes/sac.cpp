@@ -2,12 +2,15 @@
 // writes meta.recompute and meta.ac_graph_id on forward call nodes by a policy.
 #include "passes/sac.hpp"
 
+#include <algorithm>
 #include <climits>
 #include <map>
 #include <set>
 
 #include "passes/pass.hpp"
 #include "passes/phases.hpp"
+
+#include "core/util/strings.hpp"
 
 namespace fxl {
 
@@ -222,14 +225,30 @@ public:
         };
     }
 
+    void checkOptions(const PassOptions& opts) const override
+    {
+        const std::string policy = opts.getString("policy");
+        if (policy != "user" && opts.isGiven("save"))
+            throw std::invalid_argument("option 'save' is read by policy=user only (policy is " + policy
+                                        + "): drop it, or write policy=user");
+        if (policy == "user" && opts.getList("save").empty())
+            throw std::invalid_argument("option 'save' is empty: policy=user saves the ops it lists "
+                                        "(save=mm;addmm); to recompute everything write policy=recompute_all");
+        for (const std::string& item : opts.getList("save")) checkSaveItem(item);
+    }
+
     void run(Graph& g, const PassOptions& opts, PassContext& ctx) const override
     {
         const std::string policy = opts.getString("policy");
         const bool resetPerLayer = opts.getBool("reset_per_layer");
         const bool saveRng = opts.getBool("save_rng");
         const std::vector<std::string> saveList = opts.getList("save");
-        if (policy != "user" && opts.isGiven("save"))
-            ctx.note("option save is only read by policy=user; ignored under policy=" + policy);
+        checkOptions(opts);
+        for (const std::string& item : saveList) {
+            bool matched = false;
+            for (NodeId id : g.order()) matched = matched || targetMatches(g.node(id).target, item);
+            if (!matched) ctx.note("save: '" + item + "' matches no node of this graph");
+        }
 
         PhaseInfo ph = classifyPhases(g);
         bool hasRegions = false;
@@ -318,14 +337,50 @@ public:
         ctx.log.stats["reasons"] = reasons;
         ctx.note("sac(policy=" + policy + "): " + std::to_string(save) + " saved, " + std::to_string(recompute)
                  + " recompute over " + std::to_string(byRegion.size()) + " AC region(s); phases from " + ph.method());
-        for (const auto& [k, c] : byRegion)
-            ctx.note("region " + std::to_string(k) + ": " + std::to_string(c.save) + " saved, "
-                     + std::to_string(c.recompute) + " recompute");
+        std::vector<std::string> regionLines;
+        for (const auto& [region, c] : byRegion)
+            regionLines.push_back("region " + std::to_string(region) + ": " + std::to_string(c.save) + " saved, "
+                                  + std::to_string(c.recompute) + " recompute");
+        ctx.noteList(regionLines, "regions", "all in the step's stats \"regions\", with --json");
         if (ph.firstBackward == kNoNode)
             ctx.note("no backward nodes found (no tangent inputs, no ones_like loss seed, no backward meta)");
     }
 
 private:
+    // An item of `save` must name an operator of the registry, in any of the spellings that
+    // targetMatches accepts (mm, aten.mm, aten.mm.default, mm.default), unless it is in a
+    // namespace the registry does not know (a custom op: mylib.fused_linear). A typo gets the
+    // nearest spelling.
+    static void checkSaveItem(const std::string& item)
+    {
+        const auto ops = OpRegistry::instance().all();
+        for (const OpInfo* op : ops)
+            if (targetMatches(op->qualifiedName, item)) return;
+        std::set<std::string> namespaces, names;
+        for (const OpInfo* op : ops) {
+            namespaces.insert(op->schema.ns);
+            names.insert(op->schema.name);
+        }
+        const size_t dot = item.find('.');
+        const std::string first = item.substr(0, dot);
+        if (dot != std::string::npos && !namespaces.count(first) && !names.count(first)) return;  // custom op
+        const size_t dots = static_cast<size_t>(std::count(item.begin(), item.end(), '.'));
+        std::set<std::string> spellings;  // the registry's names written like the item
+        for (const OpInfo* op : ops) {
+            const Schema& sc = op->schema;
+            if (dot == std::string::npos)
+                spellings.insert(sc.name);
+            else if (!namespaces.count(first))
+                spellings.insert(sc.name + "." + sc.overload);
+            else
+                spellings.insert(dots == 1 ? sc.ns + "." + sc.name : op->qualifiedName);
+        }
+        const std::string nearest = nearestSpelling(item, {spellings.begin(), spellings.end()});
+        throw std::invalid_argument("option 'save': '" + item + "' names no operator"
+                                    + (nearest.empty() ? std::string(" (spell it as in the graph: aten.mm.default)")
+                                                       : " (did you mean '" + nearest + "'?)"));
+    }
+
     static Recompute decide(const std::string& policy, const Node& n, std::optional<int> region, bool hasRegions,
                             bool resetPerLayer, const std::vector<std::string>& saveList, std::map<int, int>& mmCount)
     {

@@ -38,6 +38,7 @@ DiffCounts& DiffCounts::operator+=(const DiffCounts& o)
     unchanged += o.unchanged;
     renamed += o.renamed;
     rewired += o.rewired;
+    metaGained += o.metaGained;
     byProvenance += o.byProvenance;
     byName += o.byName;
     byStructure += o.byStructure;
@@ -84,6 +85,9 @@ std::string countsLine(const DiffCounts& c)
         + countText(c.changed, "changed") + ", " + countText(c.unchanged, "unchanged");
     if (c.renamed) s += " (" + std::to_string(c.renamed) + " renamed)";
     s += "; " + std::to_string(c.rewired) + (c.rewired == 1 ? " rewired edge" : " rewired edges");
+    if (c.metaGained)
+        s += "; " + std::to_string(c.metaGained) + (c.metaGained == 1 ? " node" : " nodes")
+            + " with a val on one side only, not counted as changed (--all counts them)";
     return s;
 }
 
@@ -162,6 +166,7 @@ nlohmann::json countsJson(const DiffCounts& c)
             {"unchanged", c.unchanged},
             {"renamed", c.renamed},
             {"rewired", c.rewired},
+            {"meta_gained", c.metaGained},
             {"by_provenance", c.byProvenance},
             {"by_name", c.byName},
             {"by_structure", c.byStructure},

@@ -55,9 +55,15 @@ std::string_view matchKindName(MatchKind m);  // "", "provenance", "name", "stru
 // compared through the matching: a reference that now points at a different producer is an
 // "inputs" change (and a RewiredEdge); "args" / "kwargs" mean the rest of the argument tree
 // (constants, list lengths, keys) differs.
-//   "op" (node kind), "target", "args", "kwargs", "inputs", "val", "module_path", "source",
-//   "recompute", "ac_graph_id", "custom", "phase", "autograd_backward", "desc", "chunk",
-//   "default" (placeholder default), "subgraph" (a get_attr whose nested graph differs).
+//   "op" (node kind), "target", "args", "kwargs", "inputs", "val", "device", "val_known",
+//   "module_path", "source", "recompute", "ac_graph_id", "custom", "phase",
+//   "autograd_backward", "desc", "chunk", "default" (placeholder default), "subgraph" (a
+//   get_attr whose nested graph differs).
+// "val" is a difference of the value meta other than its devices, named field by field when
+// the printed annotations are equal (a storage offset, strides); "device" is a difference of
+// devices alone (rank logs: cuda:0 against cuda:1); "val_known" is a val known on one side only
+// ("?" on the other: shape propagation filled it in), which is not a change unless
+// DiffOptions::metaGainedIsChange.
 // meta.provenance is never compared (a pass sets it on every copy by design), and a name
 // difference alone is a rename, not a change (NodeDiff::renamed, DiffCounts::renamed).
 struct DiffOptions
@@ -66,6 +72,9 @@ struct DiffOptions
     bool useProvenance = true;
     bool useStructure = true;
     bool recurseSubgraphs = true;  // diff nested graphs present on both sides by attribute
+    // A val present on one side only ("val_known") makes a node changed; otherwise it is
+    // counted in DiffCounts::metaGained and the node stays unchanged.
+    bool metaGainedIsChange = false;
 };
 
 struct NodeDiff
@@ -96,6 +105,7 @@ struct DiffCounts
     size_t added = 0, removed = 0, changed = 0, unchanged = 0;
     size_t renamed = 0;  // matched pairs with different names (changed or not)
     size_t rewired = 0;  // rewired edges
+    size_t metaGained = 0;  // unchanged pairs whose val is known on one side only (not changes by default)
     size_t byProvenance = 0, byName = 0, byStructure = 0, byNameOnly = 0;
     DiffCounts& operator+=(const DiffCounts& o);
     bool operator==(const DiffCounts& o) const = default;

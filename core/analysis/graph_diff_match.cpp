@@ -168,6 +168,63 @@ std::string valText(const ValueMeta& v)
     return formatAnnotation(v);
 }
 
+// The value meta with every device cleared (tuple elements too).
+ValueMeta withoutDevices(ValueMeta v)
+{
+    v.tensor.device.clear();
+    for (ValueMeta& e : v.elems) e = withoutDevices(std::move(e));
+    return v;
+}
+
+// The devices of a val: "cuda:0", or "(cuda:0, cuda:0)" for a tuple; "?" where unknown.
+std::string devicesText(const ValueMeta& v)
+{
+    if (v.kind == ValueMeta::Kind::Tuple) {
+        std::string s = "(";
+        for (size_t k = 0; k < v.elems.size(); ++k) s += (k ? ", " : "") + devicesText(v.elems[k]);
+        return s + ")";
+    }
+    if (v.kind != ValueMeta::Kind::Tensor) return "-";
+    return v.tensor.device.empty() ? "?" : v.tensor.device;
+}
+
+std::string symsText(const std::vector<SymInt>& v)
+{
+    std::string s = "[";
+    for (size_t k = 0; k < v.size(); ++k) s += (k ? ", " : "") + v[k].str();
+    return s + "]";
+}
+
+// What differs between two vals whose annotations print the same: the fields the annotation
+// leaves out (storage offset, strides it does not print, a wrapper), by path for tuples.
+std::string hiddenValDifference(const ValueMeta& a, const ValueMeta& b, const std::string& path = "")
+{
+    if (a.kind != b.kind) return path + "kind differs";
+    if (a.kind == ValueMeta::Kind::Tuple) {
+        std::string s;
+        for (size_t k = 0; k < std::min(a.elems.size(), b.elems.size()); ++k)
+            if (a.elems[k] != b.elems[k]) {
+                const std::string d =
+                    hiddenValDifference(a.elems[k], b.elems[k], path + "[" + std::to_string(k) + "] ");
+                s += (s.empty() ? "" : "; ") + d;
+            }
+        return s.empty() ? path + "tuple length differs" : s;
+    }
+    if (a.kind != ValueMeta::Kind::Tensor) return path + "value differs";
+    std::string s;
+    auto field = [&](const std::string& name, const std::string& x, const std::string& y) {
+        if (x != y) s += (s.empty() ? "" : ", ") + path + name + " " + x + " -> " + y;
+    };
+    field("dtype", std::string(dtypeAbbr(a.tensor.dtype)), std::string(dtypeAbbr(b.tensor.dtype)));
+    field("sizes", symsText(a.tensor.sizes), symsText(b.tensor.sizes));
+    field("strides", a.tensor.strides.empty() ? "?" : symsText(a.tensor.strides),
+          b.tensor.strides.empty() ? "?" : symsText(b.tensor.strides));
+    field("storage_offset", a.tensor.storageOffset.str(), b.tensor.storageOffset.str());
+    field("device", a.tensor.device.empty() ? "?" : a.tensor.device, b.tensor.device.empty() ? "?" : b.tensor.device);
+    field("wrapper", a.wrapperPrefix + "..." + a.wrapperSuffix, b.wrapperPrefix + "..." + b.wrapperSuffix);
+    return s.empty() ? path + "meta differs" : s;
+}
+
 std::string argsText(const std::vector<Arg>& args, const Graph& g)
 {
     std::string s = "(";
@@ -348,6 +405,7 @@ private:
         std::vector<std::string> fields, details;
         std::vector<RewiredEdge> rewired;
         bool argsDiffer = false, kwargsDiffer = false;
+        bool metaGained = false;  // a val on one side only, not counted as a change
     };
 
     std::string aName(NodeId id) const { return validRef(a_, id, spanA_) ? a_.node(id).name : "?"; }
@@ -435,6 +493,27 @@ private:
         pd.details.push_back(std::move(detail));
     }
 
+    // "val", "device" and "val_known" (graph_diff.hpp).
+    void compareVal(const ValueMeta& va, const ValueMeta& vb, PairDiff& pd) const
+    {
+        if (va == vb) return;
+        const bool knownA = va.kind != ValueMeta::Kind::Unknown, knownB = vb.kind != ValueMeta::Kind::Unknown;
+        if (knownA != knownB) {
+            if (o_.metaGainedIsChange)
+                add(pd, "val_known", "val " + valText(va) + " -> " + valText(vb));
+            else
+                pd.metaGained = true;
+            return;
+        }
+        const ValueMeta a = withoutDevices(va), b = withoutDevices(vb);
+        if (a != b) {
+            const std::string ta = valText(va), tb = valText(vb);
+            add(pd, "val", ta != tb ? "val " + ta + " -> " + tb : "val " + ta + ": " + hiddenValDifference(va, vb));
+        }
+        const std::string da = devicesText(va), db = devicesText(vb);
+        if (da != db) add(pd, "device", "device " + da + " -> " + db);
+    }
+
     PairDiff comparePair(const Node& na, const Node& nb) const
     {
         PairDiff pd;
@@ -487,7 +566,7 @@ private:
                 pd.rewired.clear();
             }
         }
-        if (na.val != nb.val) add(pd, "val", "val " + valText(na.val) + " -> " + valText(nb.val));
+        compareVal(na.val, nb.val, pd);
         const NodeMeta& ma = na.meta;
         const NodeMeta& mb = nb.meta;
         if (ma.modulePath != mb.modulePath)
@@ -588,6 +667,7 @@ private:
             nd.renamed = na.name != nb.name;
             if (nd.renamed) ++d_.counts.renamed;
             nd.cls = pd.fields.empty() ? DiffClass::Unchanged : DiffClass::Changed;
+            if (pd.fields.empty() && pd.metaGained) ++d_.counts.metaGained;
             ++(pd.fields.empty() ? d_.counts.unchanged : d_.counts.changed);
             nd.fields = std::move(pd.fields);
             nd.details = std::move(pd.details);

@@ -1,5 +1,7 @@
 #include "core/util/strings.hpp"
 
+#include <algorithm>
+
 namespace fxl {
 
 bool isBlank(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\f' || c == '\v'; }
@@ -37,6 +39,38 @@ void appendUtf8(std::string& out, uint32_t codePoint)
         out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
         out += static_cast<char>(0x80 | (cp & 0x3F));
     }
+}
+
+size_t editDistance(std::string_view a, std::string_view b)
+{
+    // one row of the dynamic programme at a time
+    std::vector<size_t> row(b.size() + 1);
+    for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+    for (size_t i = 1; i <= a.size(); ++i) {
+        size_t diagonal = row[0];
+        row[0] = i;
+        for (size_t j = 1; j <= b.size(); ++j) {
+            const size_t above = row[j];
+            row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+            diagonal = above;
+        }
+    }
+    return row[b.size()];
+}
+
+std::string nearestSpelling(std::string_view word, const std::vector<std::string>& candidates)
+{
+    const size_t limit = std::max<size_t>(2, word.size() / 3);
+    std::string best;
+    size_t bestDistance = limit + 1;
+    for (const std::string& c : candidates) {
+        const size_t d = editDistance(word, c);
+        if (d < bestDistance) {
+            bestDistance = d;
+            best = c;
+        }
+    }
+    return best;
 }
 
 }  // namespace fxl

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace fxl {
 
@@ -16,5 +17,13 @@ std::string_view trim(std::string_view s);
 // Appends the UTF-8 encoding of `codePoint`. A lone surrogate (U+D800..U+DFFF) cannot be
 // stored as UTF-8 and becomes U+FFFD, the replacement character.
 void appendUtf8(std::string& out, uint32_t codePoint);
+
+// The Levenshtein distance of two byte strings (insertions, deletions and substitutions).
+size_t editDistance(std::string_view a, std::string_view b);
+
+// Of `candidates`, the one closest to `word` by editDistance (the first of equally close ones),
+// for "did you mean" hints; "" when none is within a third of the word's length (at least 2
+// edits), so that a hint is never a wild guess.
+std::string nearestSpelling(std::string_view word, const std::vector<std::string>& candidates);
 
 }  // namespace fxl

@@ -162,6 +162,8 @@ private slots:
                                    << "--top expects a non-negative integer";
         QTest::newRow("flag with value") << QStringList{QStringLiteral("info"), QStringLiteral("--json=yes"), f}
                                          << "takes no value";
+        QTest::newRow("help for an unknown verb")
+            << QStringList{QStringLiteral("help"), QStringLiteral("frobnicate")} << "unknown verb 'frobnicate'";
     }
     void usageErrors()
     {
@@ -172,6 +174,10 @@ private slots:
         QCOMPARE(r.exitCode, 2);
         QVERIFY2(r.err.contains(message.toUtf8()), r.err.constData());
         QVERIFY2(r.err.contains("Usage: fxlens"), "usage printed on stderr");
+        // the error, the usage line and a hint: not the whole help burying the error
+        QVERIFY2(r.err.contains("--help' for the options."), r.err.constData());
+        QVERIFY2(!r.err.contains("Options:"), r.err.constData());
+        QVERIFY2(r.err.count('\n') <= 4, r.err.constData());
         QVERIFY2(r.out.isEmpty(), r.out.constData());
     }
 

@@ -203,12 +203,14 @@ std::string formatSummaryComment(const NodeMeta& m)
         s += " Annotation: ";
         s += m.custom.is_string() ? m.custom.get<std::string>() : pythonReprOfJson(m.custom);
     }
+    // the tags follow one another after a blank, as PyTorch prints them ("# Annotation: {...}
+    // recompute: MUST_SAVE File: ...", "# ac_graph_id: 6 - PREFER_RECOMPUTE File: ...")
     if (m.recompute != Recompute::None && m.acGraphId) {
-        s += " # ac_graph_id: " + std::to_string(*m.acGraphId) + " - " + std::string(recomputeName(m.recompute));
+        s += " ac_graph_id: " + std::to_string(*m.acGraphId) + " - " + std::string(recomputeName(m.recompute));
     } else if (m.recompute != Recompute::None) {
-        s += " # recompute: " + std::string(recomputeName(m.recompute));
+        s += " recompute: " + std::string(recomputeName(m.recompute));
     } else if (m.acGraphId) {
-        s += " # ac_graph_id: " + std::to_string(*m.acGraphId);
+        s += " ac_graph_id: " + std::to_string(*m.acGraphId);
     }
     if (m.source.empty()) {
         s += " No stacktrace found for following nodes";

@@ -263,6 +263,70 @@ private slots:
         QVERIFY(q.identical());
     }
 
+    // A val gained on one side (shape propagation filled in a "?") is no change by default;
+    // metaGainedIsChange (the CLI's --all) lists it as "val_known".
+    void valKnownOnOneSide()
+    {
+        Graph a = parseFxText(kBase, "a.py");
+        Graph b = a.clone();
+        a.node(a.findByName("gelu")).val = ValueMeta::unknown();
+        a.node(a.findByName("neg")).val = ValueMeta::unknown();
+        GraphDiff d = diffGraphs(a, b);
+        QVERIFY(d.identical());
+        QCOMPARE(d.counts.changed, size_t(0));
+        QCOMPARE(d.counts.metaGained, size_t(2));
+        QVERIFY(diffToText(d, a, b, {}).find("2 nodes with a val on one side only") != std::string::npos);
+        DiffOptions all;
+        all.metaGainedIsChange = true;
+        GraphDiff e = diffGraphs(a, b, all);
+        QCOMPARE(e.counts.changed, size_t(2));
+        QCOMPARE(e.counts.metaGained, size_t(0));
+        QCOMPARE(fieldsOf(findDiff(e, "gelu")), QString("val_known"));
+        QCOMPARE(findDiff(e, "gelu")->details[0], std::string("val ? -> f32[2, 8]"));
+        // a real change next to a gained val is still a change, and only the real one is listed
+        b.node(b.findByName("gelu")).meta.modulePath = "mlp";
+        GraphDiff f = diffGraphs(a, b);
+        QCOMPARE(f.counts.changed, size_t(1));
+        QCOMPARE(fieldsOf(findDiff(f, "gelu")), QString("module_path"));
+    }
+
+    // A difference the printed annotation does not show is named field by field.
+    void hiddenValDifference()
+    {
+        Graph a = parseFxText(kBase, "a.py");
+        Graph b = a.clone();
+        b.node(b.findByName("mm")).val.tensor.storageOffset = 64;
+        GraphDiff d = diffGraphs(a, b);
+        QCOMPARE(d.counts.changed, size_t(1));
+        const NodeDiff* mm = findDiff(d, "mm");
+        QCOMPARE(fieldsOf(mm), QString("val"));
+        QCOMPARE(mm->details[0], std::string("val f32[2, 8]: storage_offset 0 -> 64"));
+    }
+
+    // Two ranks' graphs differ in every device: "device", apart from "val", and ignorable.
+    void devicesApart()
+    {
+        Graph a = parseFxText(kBase, "a.py");
+        a.forEachNodeMut([](Node& n) {
+            if (n.val.isTensor()) n.val.tensor.device = "cuda:0";
+        });
+        Graph b = a.clone();
+        b.forEachNodeMut([](Node& n) {
+            if (n.val.isTensor()) n.val.tensor.device = "cuda:1";
+        });
+        b.node(b.findByName("neg")).val.tensor.dtype = DType::BF16;
+        GraphDiff d = diffGraphs(a, b);
+        QCOMPARE(d.counts.changed, a.size() - 1);  // every node but the output
+        QCOMPARE(fieldsOf(findDiff(d, "mm")), QString("device"));
+        QCOMPARE(findDiff(d, "mm")->details[0], std::string("device cuda:0 -> cuda:1"));
+        QCOMPARE(fieldsOf(findDiff(d, "neg")), QString("val,device"));
+        DiffOptions o;
+        o.ignoreFields = {"device"};
+        GraphDiff e = diffGraphs(a, b, o);
+        QCOMPARE(e.counts.changed, size_t(1));
+        QCOMPARE(fieldsOf(findDiff(e, "neg")), QString("val"));
+    }
+
     void provenance()
     {
         Graph a = parseFxText(kRematBefore, "a.py");

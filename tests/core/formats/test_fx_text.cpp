@@ -560,6 +560,29 @@ private slots:
                  std::string("# Annotation: {'x': 'truncated val...', 'y': <object at 0x1>} No stacktrace found for "
                              "following nodes"));
         QCOMPARE(formatSummaryComment(NodeMeta{}), std::string("# No stacktrace found for following nodes"));
+        // recompute tags as PyTorch prints them: after '#' or the annotation, never "# # ..."
+        NodeMeta r;
+        r.recompute = Recompute::PreferRecompute;
+        r.acGraphId = 0;
+        QCOMPARE(formatSummaryComment(r),
+                 std::string("# ac_graph_id: 0 - PREFER_RECOMPUTE No stacktrace found for following nodes"));
+        r.acGraphId.reset();
+        r.recompute = Recompute::MustSave;
+        r.custom = nlohmann::json::parse(R"({"a": 1})");
+        r.source.file = "/a/b.py";
+        r.source.line = 3;
+        r.source.function = "f";
+        r.source.code = "y = x";
+        QCOMPARE(formatSummaryComment(r),
+                 std::string("# Annotation: {'a': 1} recompute: MUST_SAVE File: /a/b.py:3 in f, code: y = x"));
+        r.custom = nullptr;
+        r.acGraphId = 2;
+        r.recompute = Recompute::None;
+        QCOMPARE(formatSummaryComment(r), std::string("# ac_graph_id: 2 File: /a/b.py:3 in f, code: y = x"));
+        NodeMeta back;  // and it reads back
+        QVERIFY(parseSummaryComment(formatSummaryComment(r), back));
+        QCOMPARE(back.acGraphId.value_or(-1), 2);
+        QCOMPARE(back.source.line, 3);
     }
 };
 
