@@ -139,28 +139,26 @@ Verb passesVerb()
 
 Verb diffVerb()
 {
-    return {
-        "diff",
-        "compare two graphs node by node (added, removed, changed, rewired)",
-        "fxlens diff [options] A B",
-        "Diff graph B against graph A (typically one graph before and after a pass, e.g. two\n"
-        "files written by 'fxlens passes run --out'). Nodes are matched by provenance, then by\n"
-        "name, then by structure, so renamed copies pair up. The text form is a unified diff\n"
-        "of print_readable lines: ' ' unchanged, '-' removed, '+' added, '~' changed (with the\n"
-        "changed fields). The exit code is 0 whether or not the graphs differ (1 only for\n"
-        "input errors): read 'identical' or the counts from --json to test for a difference.",
-        {
-            {"graph-a", 0, "ID", "the graph of A to compare (when A holds several)"},
-            {"graph-b", 0, "ID", "the graph of B to compare (when B holds several)"},
-            {"context", 'C', "N", "unchanged lines shown around each change (default 3)"},
-            {"all", 0, "",
-             "show every node (text), list unchanged nodes too (--json), count vals known on one side only as changes"},
-            {"ignore", 0, "FIELDS",
-             "leave fields out of the comparison, comma-separated: val, device, module_path, source, ...", true},
-        },
-        2,
-        2,
-        &runDiff};
+    return {"diff",
+            "compare two graphs node by node (added, removed, changed, rewired)",
+            "fxlens diff [options] A B",
+            "Diff graph B against graph A (typically one graph before and after a pass, e.g. two\n"
+            "files written by 'fxlens passes run --out'). Nodes are matched by provenance, then by\n"
+            "name, then by structure, so renamed copies pair up. The text form is a unified diff\n"
+            "of print_readable lines: ' ' unchanged, '-' removed, '+' added, '~' changed (with the\n"
+            "changed fields). The exit code is 0 whether or not the graphs differ (1 only for\n"
+            "input errors): read 'identical' or the counts from --json to test for a difference.",
+            {
+                {"graph-a", 0, "ID", "the graph of A to compare (when A holds several)"},
+                {"graph-b", 0, "ID", "the graph of B to compare (when B holds several)"},
+                {"context", 'C', "N", "unchanged lines shown around each change (default 3)"},
+                {"all", 0, "", "show every node; list unchanged ones (--json); count vals gained as changes"},
+                {"ignore", 0, "FIELDS",
+                 "leave fields out of the comparison, comma-separated: val, device, module_path, source, ...", true},
+            },
+            2,
+            2,
+            &runDiff};
 }
 
 Verb memVerb()
