@@ -114,8 +114,10 @@ public:
             throw PassError("partition needs exactly one joint graph (role '' or 'joint'); this step has "
                             + std::to_string(graphs.size()) + " graph(s)" + (roles.empty() ? "" : ": " + roles));
         }
+        const PartitionOptions options = optionsFrom(opts, ctx);
+        refuseWithoutJoint(graphs[0].graph, options.numFwdOutputs);
         // runAll owns its input: the partitioner works on it directly, no copy
-        partitioning::Partitioner partitioner(std::move(graphs[0].graph), optionsFrom(opts, ctx), &ctx);
+        partitioning::Partitioner partitioner(std::move(graphs[0].graph), options, &ctx);
         PartitionResult result = partitioner.run();
         std::vector<RoleGraph> out(2);
         out[0].role = "forward";
@@ -126,6 +128,25 @@ public:
     }
 
 private:
+    // The pass splits a joint forward+backward graph. Given a graph with no backward, or one that
+    // is all backward, it says what the graph is instead of writing an empty half (the library
+    // function partitionJointGraph keeps PyTorch's default partition for the first case).
+    static void refuseWithoutJoint(const Graph& g, int numFwdOutputs)
+    {
+        const partitioning::ClassifiedJoint c = partitioning::classifyJoint(g, numFwdOutputs);
+        if (c.classes.tangents.empty())
+            throw PassError("partition splits a joint forward+backward graph; this graph has no backward (no tangent "
+                            "placeholder, no ones_like(loss) seed, no backward phase meta): a forward-only, "
+                            "inference, post-grad or Dynamo graph has nothing to split");
+        bool forwardOutput = false;
+        for (NodeId id : c.classes.fwdOutputs) forwardOutput = forwardOutput || id != kNoNode;
+        if (!forwardOutput && numFwdOutputs < 0)
+            throw PassError("partition splits a joint forward+backward graph; every output of this graph is a "
+                            "gradient (each depends on the backward seed '"
+                            + g.node(c.classes.tangents.front()).name
+                            + "'): an AOT backward graph, already partitioned");
+    }
+
     static PartitionOptions optionsFrom(const PassOptions& opts, const PassContext& ctx)
     {
         PartitionOptions o;

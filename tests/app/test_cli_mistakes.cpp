@@ -233,6 +233,68 @@ private slots:
         QVERIFY2(!all.contains(symptom.toUtf8()), all.constData());
     }
 
+    // partition refuses graphs it does not apply to, saying what the graph is (it used to write
+    // an empty half and exit 0), over the real graphs of the corpus.
+    void partitionRefusesWhatIsNoJoint_data()
+    {
+        QTest::addColumn<QString>("file");
+        QTest::addColumn<QString>("message");
+        const QString noBackward = QStringLiteral("this graph has no backward");
+        const QString allBackward = QStringLiteral("every output of this graph is a gradient");
+        for (const auto& f : fxltest::corpusFiles("pytorch", {".code.py"})) {
+            const QString name = QString::fromStdString(f.filename().string());
+            if (name.contains(QLatin1String(".fw.")))
+                QTest::newRow(qPrintable(name)) << QString::fromStdString(f.string()) << noBackward;
+            else if (name.contains(QLatin1String(".bw.")))
+                QTest::newRow(qPrintable(name)) << QString::fromStdString(f.string()) << allBackward;
+        }
+        const QString fx = QString::fromStdString(fxltest::corpusPath("fx").string()) + QLatin1Char('/');
+        QTest::newRow("aot backward") << fx + QStringLiteral("tlparse_v2.9dev_mlp_aot_backward_graph_expanded.txt")
+                                      << allBackward;
+        QTest::newRow("aot forward") << fx + QStringLiteral("tlparse_v2.9dev_mlp_aot_forward_graph_expanded.txt")
+                                     << noBackward;
+        QTest::newRow("dynamo") << fx + QStringLiteral("tlparse_v2.9dev_mlp_dynamo_output_graph.txt") << noBackward;
+        QTest::newRow("inference") << fx + QStringLiteral("tlparse_v2.6dev_gelu_dropout_aot_inference_graph.txt")
+                                   << noBackward;
+        QTest::newRow("post-grad") << fx + QStringLiteral("tlparse_v2.6dev_gelu_dropout_inductor_post_grad_graph.txt")
+                                   << noBackward;
+    }
+    void partitionRefusesWhatIsNoJoint()
+    {
+        QFETCH(QString, file);
+        QFETCH(QString, message);
+        FXL_REQUIRE_CORPUS(file);
+        for (const char* mode : {"save_all", "tagged", "mincut"}) {
+            const Run r = fxlens({QStringLiteral("passes"), QStringLiteral("run"), file, QStringLiteral("--pipeline"),
+                                  QStringLiteral("partition(mode=%1)").arg(QLatin1String(mode))});
+            QVERIFY2(!r.crashed, r.err.constData());
+            QVERIFY2(r.exitCode == 1,
+                     qPrintable(QStringLiteral("%1: exit %2: %3")
+                                    .arg(QLatin1String(mode))
+                                    .arg(r.exitCode)
+                                    .arg(QString::fromUtf8(r.out + r.err))));
+            QVERIFY2((r.out + r.err).contains(message.toUtf8()), (r.out + r.err).constData());
+        }
+    }
+
+    // ... and still splits every joint graph of the corpus.
+    void partitionSplitsJoints_data()
+    {
+        QTest::addColumn<QString>("file");
+        for (const auto& f : fxltest::corpusFiles("pytorch", {".joint.code.py"}))
+            QTest::newRow(fxltest::corpusRowName(f).c_str()) << QString::fromStdString(f.string());
+        QTest::newRow("aot joint") << QString::fromStdString(
+            fxltest::corpusPath("fx/tlparse_v2.9dev_mlp_aot_joint_graph_expanded.txt").string());
+    }
+    void partitionSplitsJoints()
+    {
+        QFETCH(QString, file);
+        FXL_REQUIRE_CORPUS(file);
+        const Run r = fxlens({QStringLiteral("passes"), QStringLiteral("run"), file, QStringLiteral("--pipeline"),
+                              QStringLiteral("partition")});
+        QVERIFY2(r.exitCode == 0, (r.out + r.err).constData());
+    }
+
     // The steps table keeps its columns apart however large the counts (the 100k-node graph
     // tags over a thousand nodes: "tags 1279ok" ran together), and long lists fold.
     void stepsTableColumnsApart()
