@@ -278,4 +278,24 @@ std::vector<BackwardRegion> backwardRegions(const Graph& g, const PhaseInfo& inf
     return out;
 }
 
+std::string backwardOnlyGraph(const Graph& g, const PhaseInfo& info, const std::string& pass)
+{
+    if (info.seeds.empty() && info.firstBackward == kNoNode) return {};
+    const NodeId out = g.outputNode();
+    if (out == kNoNode) return {};
+    const Node& o = g.node(out);
+    const std::vector<Arg>& items = o.args.size() == 1 && o.args[0].isSequence() ? o.args[0].items : o.args;
+    bool forwardOutput = false, backwardOutput = false;
+    for (const Arg& a : items)
+        a.forEachNode([&](NodeId id) {
+            forwardOutput = forwardOutput || info.isForward(id);
+            backwardOutput = backwardOutput || info.isBackward(id);
+        });
+    if (backwardOutput && !forwardOutput)
+        return pass
+            + " works on the forward of a forward+loss+backward graph; every output of this graph is computed in the "
+              "backward: an AOT backward graph, already partitioned";
+    return {};
+}
+
 }  // namespace fxl

@@ -86,6 +86,13 @@ struct PhaseInfo
 
 PhaseInfo classifyPhases(const Graph& g, const PhaseOptions& opts = {});
 
+// Why a pass that works on the forward of a forward+loss+backward graph does not apply to `g`
+// ("" when it may): every output item is computed in the backward and none in the forward (an
+// AOT backward graph, already partitioned). `pass` names the pass in the message. (A graph with
+// no backward at all is left to each pass: sac and remat then find nothing to do, partition
+// refuses it.)
+std::string backwardOnlyGraph(const Graph& g, const PhaseInfo& info, const std::string& pass);
+
 // Contiguous backward runs in graph order.
 std::vector<BackwardRegion> backwardRegions(const Graph& g, const PhaseInfo& info);
 

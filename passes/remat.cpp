@@ -138,6 +138,7 @@ public:
     void run(Graph& g, const PassOptions& opts, PassContext& ctx) const override
     {
         PhaseInfo ph = phases(g, opts.getString("backward"));
+        if (const std::string why = backwardOnlyGraph(g, ph, "remat"); !why.empty()) throw PassError(why);
         g.rebuildUsers();
         ctx.log.stats["phases"] = ph.method();
 

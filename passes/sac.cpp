@@ -251,6 +251,7 @@ public:
         }
 
         PhaseInfo ph = classifyPhases(g);
+        if (const std::string why = backwardOnlyGraph(g, ph, "sac"); !why.empty()) throw PassError(why);
         bool hasRegions = false;
         for (NodeId id : g.order())
             if (acRegionId(g.node(id))) {
