@@ -238,13 +238,19 @@ Verb checkVerb()
             "differences, and the first differing element. Exit code 0 only when every output is\n"
             "bitwise equal, or within --tolerance when one is given (|a-b| <= atol + rtol*|b|,\n"
             "integers exact, infinities and NaN only matching themselves); 1 otherwise (and on\n"
-            "input errors).",
+            "input errors).\n"
+            "A partition is checked against its joint: when B is NAME.forward.* with a\n"
+            "NAME.backward.* beside it (what partition writes), or is that backward, or --backward\n"
+            "names the backward, the forward runs on A's inputs, the backward on the forward's saved\n"
+            "values (by name), A's tangents and ones for a loss seed, and A's outputs are compared\n"
+            "with the forward's user outputs followed by the backward's gradients.",
             {
                 {"graph-a", 0, "ID", "the graph of A (when A holds several)"},
                 {"graph-b", 0, "ID", "the graph of B (when B holds several)"},
                 {"inputs", 'i', "X", "safetensors file of A's placeholder values"},
                 {"constants-a", 0, "C", "safetensors file of A's get_attr constants"},
                 {"constants-b", 0, "C", "safetensors file of B's get_attr constants"},
+                {"backward", 0, "G", "B is a partition's forward and G its backward: run both, compare with A"},
                 {"tolerance", 't', "ATOL,RTOL",
                  "accept differences within atol + rtol*|expected| (both numbers: 1e-6,1e-5; 1e-6,0)"},
                 {"seed", 0, "N", "seed of generated inputs and random ops (default 0)"},

@@ -9,6 +9,7 @@
 #include "app/cli_common.hpp"
 #include "app/cli_info.hpp"
 #include "core/analysis/graph_stats.hpp"
+#include "core/analysis/memory_timeline.hpp"
 #include "core/formats/source.hpp"
 #include "core/util/format.hpp"
 
@@ -124,8 +125,15 @@ GraphReport graphReport(Source& src, const Artifact& a, const Args& args, Io& io
                         {"bytes", s.activationBytes},
                         {"without_meta", s.activationsWithoutMeta},
                         {"rule",
-                         "tensor outputs of call_function nodes; views, aliases, in-place "
-                         "results, waits and getitem excluded; nested graphs not counted"}};
+                         "storages allocated by the graph's nodes, as the memory timeline counts them (views, "
+                         "aliases, in-place results, waits and getitems share one; nested graphs' temporaries "
+                         "not counted)"}};
+    d["memory"] = {{"peak_bytes", s.peakBytes},
+                   {"peak_node", s.peakNode},
+                   {"boundary", s.hasBoundary ? json(s.boundaryRule) : json(nullptr)},
+                   {"saved_activations", s.savedActivations},
+                   {"saved_bytes", s.savedBytes},
+                   {"saved_inputs", s.savedInputs}};
     checkGraph(*g, d);
     return r;
 }
@@ -172,10 +180,21 @@ void printGraphText(const json& d, std::ostream& out)
     out << "\n      rule: " << p["rule"].get<std::string>() << "\n";
     const json& act = d["activations"];
     out << "    activations: " << act["tensors"].get<size_t>() << " tensors, "
-        << formatByteSize(act["bytes"].get<int64_t>()) << " (views excluded)";
+        << formatByteSize(act["bytes"].get<int64_t>()) << " (views share their base's)";
     if (act["without_meta"].get<size_t>() > 0)
-        out << "; " << act["without_meta"].get<size_t>() << " nodes without shape not counted";
+        out << "; " << act["without_meta"].get<size_t>() << " tensors of unknown size counted as 0 B";
     out << "\n";
+    const json& mem = d["memory"];
+    out << "    memory: peak " << formatByteSize(mem["peak_bytes"].get<int64_t>()) << " at "
+        << mem["peak_node"].get<std::string>();
+    if (mem["boundary"].is_null())
+        out << ", no fw/bw boundary\n";
+    else
+        out << "; saved for backward: "
+            << savedSummary(mem["saved_activations"].get<size_t>(), mem["saved_bytes"].get<int64_t>(),
+                            mem["saved_inputs"].get<size_t>())
+            << " (boundary: " << mem["boundary"].get<std::string>() << ")"
+            << "\n";
     if (d.contains("params_error")) out << "    params.json: " << d["params_error"]["text"].get<std::string>() << "\n";
     out << "    unknown operators: ";
     if (d["unknown_operators"].empty()) out << "none";

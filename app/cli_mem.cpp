@@ -32,7 +32,7 @@ void checkForwardOutputs(const Graph& g, int64_t n, const MemoryOptions& mo)
                          + " values (N user outputs are followed by the saved values: N is at most "
                          + std::to_string(outputs) + ")");
     const MemoryTimeline own = computeMemoryTimeline(g, mo);
-    if (own.boundaryStep >= 0)
+    if (own.boundaryStep >= 0 && own.boundaryRule == "first backward node")
         throw UsageError("--forward-outputs applies to a forward graph; this graph has backward nodes (its "
                          "forward/backward boundary is at step "
                          + std::to_string(own.boundaryStep) + "), which set the saved values");
@@ -85,8 +85,9 @@ int runMem(const Args& args, Io& io)
     }
     io.out << summary << "\n";
     io.out << "  inputs " << formatByteSize(t.inputBytes) << (mo.countInputs ? "" : " (not counted)") << ", outputs "
-           << formatByteSize(t.outputBytes) << ", live at the end " << formatByteSize(t.finalBytes) << ", "
-           << t.saved.size() << " saved values\n";
+           << formatByteSize(t.outputBytes) << ", live at the end " << formatByteSize(t.finalBytes) << "\n";
+    if (t.boundaryStep >= 0)
+        io.out << "  saved for backward: " << savedSummary(t) << "; boundary: " << t.boundaryRule << "\n";
     if (!t.liveAtPeak.empty()) {
         io.out << "  live at the peak (" << t.liveAtPeak.size() << " storages), largest:\n";
         for (size_t i = 0; i < std::min(kLiveShown, t.liveAtPeak.size()); ++i) {

@@ -395,7 +395,11 @@ int runExec(const Args& args, Io& io)
     doc["allocator_peak_bytes"] = backend->peakBytes();
     doc["estimate"] = {{"peak_bytes", estimate.peakBytes},
                        {"peak_node", estimate.peakNode()},
-                       {"unknown_sizes", estimate.unknownSizes.size()}};
+                       {"unknown_sizes", estimate.unknownSizes.size()},
+                       {"boundary", estimate.boundaryStep >= 0 ? json(estimate.boundaryRule) : json(nullptr)},
+                       {"saved_activations", estimate.savedActivations()},
+                       {"saved_bytes", estimate.savedBytes},
+                       {"saved_inputs", estimate.savedInputs()}};
     doc["outputs"] = json::array();
     for (const SafeTensor& t : outs.tensors) {
         const size_t k = static_cast<size_t>(std::stoul(t.name.substr(4)));
@@ -434,6 +438,7 @@ int runExec(const Args& args, Io& io)
     o << "peak live bytes: " << formatByteSize(res.peakBytes) << " (" << res.peakBytes << ") at " << res.peakNode
       << "; memory timeline estimate " << formatByteSize(estimate.peakBytes) << " (" << estimate.peakBytes << ") at "
       << estimate.peakNode() << "; allocator high-water mark " << formatByteSize(backend->peakBytes()) << "\n";
+    if (estimate.boundaryStep >= 0) o << "saved for backward: " << savedSummary(estimate) << "\n";
     if (!estimate.unknownSizes.empty())
         o << "  (the estimate counts " << estimate.unknownSizes.size() << " tensors of unknown size as 0 bytes)\n";
     o << "outputs (" << res.outputs.size() << "):\n";
@@ -593,6 +598,230 @@ void runSides(RunSide& a, RunSide* b, const TensorFile& inputs, int threads, uin
     b->nodeNames = outputNodeNames(*b->lg.graph);
 }
 
+// --- a partition checked against its joint: forward, then backward on the forward's saved
+// values and the tangents, their outputs together against the joint's.
+
+// "D/01_partition.forward.py" -> "D/01_partition.backward.py" (any extension); "" when the name
+// has no ".forward." part.
+std::string backwardSibling(const std::string& forwardPath)
+{
+    const size_t slash = forwardPath.find_last_of('/');
+    const size_t at = forwardPath.rfind(".forward.");
+    if (at == std::string::npos || (slash != std::string::npos && at < slash)) return {};
+    return forwardPath.substr(0, at) + ".backward." + forwardPath.substr(at + 9);
+}
+
+std::string forwardSibling(const std::string& backwardPath)
+{
+    const size_t slash = backwardPath.find_last_of('/');
+    const size_t at = backwardPath.rfind(".backward.");
+    if (at == std::string::npos || (slash != std::string::npos && at < slash)) return {};
+    return backwardPath.substr(0, at) + ".forward." + backwardPath.substr(at + 10);
+}
+
+bool fileExists(const std::string& path)
+{
+    std::error_code ec;
+    return !path.empty() && std::filesystem::is_regular_file(path, ec);
+}
+
+struct PartitionSides
+{
+    RunSide forward, backward;
+    size_t userOutputs = 0;  // forward outputs before the saved values
+    std::string userOutputsRule;  // how userOutputs was found
+    std::vector<std::string> saved;  // backward placeholders fed from the forward's outputs
+    std::vector<std::string> tangentsFromA;  // fed from A's inputs (an AOT joint's tangents)
+    std::vector<std::string> seeds;  // fed ones: the loss seed d(loss)/d(loss)
+    bool forwardByPosition = false;  // forward placeholders named otherwise than A's: fed by position
+};
+
+// Where the forward's saved values start: its output descriptors, else the first output from
+// which every output is a placeholder of the backward (saved values keep their names).
+size_t userOutputCount(const Graph& fw, const Graph& bw, std::string& rule)
+{
+    if (const std::optional<size_t> k = savedOutputsStart(fw)) {
+        rule = "output descriptors";
+        return *k;
+    }
+    std::set<std::string> bwInputs;
+    for (NodeId id : bw.placeholders()) bwInputs.insert(bw.node(id).name);
+    const std::vector<std::string> names = outputNodeNames(fw);
+    size_t k = names.size();
+    while (k > 0 && bwInputs.count(names[k - 1])) --k;
+    rule = "outputs named as backward inputs";
+    return k;
+}
+
+// Ones shaped as the seed placeholder says, or, when it has no meta (PyTorch's own backward
+// graphs), as the joint's user output it is the tangent of (tangents_K: A's output K-1).
+SafeTensor onesLike(const Node& placeholder, const std::string& file, const SafeTensorsFile& aOutputs)
+{
+    if (!placeholder.val.isTensor() && placeholder.name.starts_with("tangents_")) {
+        size_t k = 0;
+        const std::string digits = placeholder.name.substr(9);
+        const auto r = std::from_chars(digits.data(), digits.data() + digits.size(), k);
+        if (r.ec == std::errc() && k >= 1)
+            if (const SafeTensor* like = aOutputs.find("out_" + std::to_string(k - 1))) {
+                SafeTensor t;
+                t.name = placeholder.name;
+                t.dtype = like->dtype;
+                t.shape = like->shape;
+                const size_t item = static_cast<size_t>(dtypeItemSize(t.dtype));
+                t.data.resize(static_cast<size_t>(t.numel()) * item);
+                for (int64_t i = 0; i < t.numel(); ++i)
+                    cpu::storeFromDouble(t.data.data() + static_cast<size_t>(i) * item, t.dtype, 1.0);
+                return t;
+            }
+    }
+    if (!placeholder.val.isTensor())
+        throw InputError(file, 0, 0,
+                         "backward input '" + placeholder.name
+                             + "' is a seed with no tensor meta: its shape is unknown");
+    SafeTensor t;
+    t.name = placeholder.name;
+    t.dtype = placeholder.val.tensor.dtype;
+    for (const auto& d : placeholder.val.tensor.sizes) {
+        const std::optional<int64_t> v = d.maybeValue();
+        if (!v)
+            throw InputError(file, 0, 0,
+                             "backward input '" + placeholder.name + "' has a symbolic size without a hint");
+        t.shape.push_back(*v);
+    }
+    const int64_t n = t.numel();
+    const size_t item = static_cast<size_t>(dtypeItemSize(t.dtype));
+    t.data.resize(static_cast<size_t>(n) * item);
+    for (int64_t i = 0; i < n; ++i) cpu::storeFromDouble(t.data.data() + static_cast<size_t>(i) * item, t.dtype, 1.0);
+    return t;
+}
+
+// Runs the forward on A's inputs (by name, or by position when none of the names match), then
+// the backward on the forward's saved values (by name), A's tangents (by name) and ones for a
+// loss seed. Throws KernelError; `stage` says which graph was running.
+void runPartition(const SafeTensorsFile& aInputs, const SafeTensorsFile& aOutputs, const Graph& a, PartitionSides& p,
+                  int threads, uint64_t seed, std::string& stage)
+{
+    ExecOptions opts;
+    opts.threads = threads;
+    opts.inputSeed = seed;
+    opts.rngSeed = seed;
+
+    // forward
+    stage = "B (forward)";
+    const Graph& fw = *p.forward.lg.graph;
+    SafeTensorsFile fwInputs = aInputs;
+    bool anyName = false;
+    for (NodeId id : fw.placeholders()) anyName = anyName || aInputs.find(fw.node(id).name);
+    if (!anyName) {
+        // PyTorch's own partitions name the forward's inputs primals_1.. where the joint has
+        // arg0_1..: A's non-tangent inputs in order
+        std::vector<const SafeTensor*> primals;
+        for (NodeId id : a.placeholders()) {
+            const Node& n = a.node(id);
+            if (n.name.find("tangent") != std::string::npos) continue;
+            if (const SafeTensor* t = aInputs.find(n.name)) primals.push_back(t);
+        }
+        const std::vector<NodeId> fp = fw.placeholders();
+        if (primals.size() == fp.size()) {
+            fwInputs.tensors.clear();
+            for (size_t k = 0; k < fp.size(); ++k) {
+                SafeTensor t = *primals[k];
+                t.name = fw.node(fp[k]).name;
+                fwInputs.tensors.push_back(std::move(t));
+            }
+            p.forwardByPosition = true;
+        }
+    }
+    p.forward.match = matchInputs(fw, &fwInputs);
+    p.forward.backend = makeCpuBackend(CpuBackendOptions{threads});
+    opts.backend = p.forward.backend.get();
+    opts.inputs = &fwInputs;
+    opts.constants = p.forward.constants.present() ? &p.forward.constants.file : nullptr;
+    p.forward.res = executeGraph(fw, opts);
+    p.forward.outs = outputsFile(p.forward.res, *p.forward.backend);
+    p.forward.nodeNames = outputNodeNames(fw);
+
+    // backward
+    stage = "B (backward)";
+    const Graph& bw = *p.backward.lg.graph;
+    SafeTensorsFile bwInputs;
+    for (NodeId id : bw.placeholders()) {
+        const Node& n = bw.node(id);
+        size_t k = p.userOutputs;
+        while (k < p.forward.nodeNames.size() && p.forward.nodeNames[k] != n.name) ++k;
+        if (k < p.forward.nodeNames.size()) {
+            if (const SafeTensor* t = p.forward.outs.find("out_" + std::to_string(k))) {
+                SafeTensor c = *t;
+                c.name = n.name;
+                bwInputs.tensors.push_back(std::move(c));
+                p.saved.push_back(n.name);
+                continue;
+            }
+        }
+        if (const SafeTensor* t = aInputs.find(n.name)) {
+            bwInputs.tensors.push_back(*t);
+            p.tangentsFromA.push_back(n.name);
+            continue;
+        }
+        if (n.val.kind == ValueMeta::Kind::SymInt) continue;  // from its hint
+        if (n.name.find("tangent") != std::string::npos || n.meta.desc.starts_with("TangentAOTInput")) {
+            bwInputs.tensors.push_back(onesLike(n, p.backward.lg.source->path, aOutputs));
+            p.seeds.push_back(n.name);
+        }
+        // anything else is generated from the seed and listed as generated
+    }
+    p.backward.match = matchInputs(bw, &bwInputs);
+    p.backward.backend = makeCpuBackend(CpuBackendOptions{threads});
+    opts.backend = p.backward.backend.get();
+    opts.inputs = &bwInputs;
+    opts.constants = p.backward.constants.present() ? &p.backward.constants.file : nullptr;
+    p.backward.res = executeGraph(bw, opts);
+    p.backward.outs = outputsFile(p.backward.res, *p.backward.backend);
+    p.backward.nodeNames = outputNodeNames(bw);
+}
+
+// A's outputs against the forward's user outputs followed by the backward's outputs, by position.
+EquivalenceReport comparePartition(const RunSide& a, const PartitionSides& p, const std::optional<Tolerance>& tol)
+{
+    EquivalenceReport report;
+    struct Item
+    {
+        const SafeTensor* t;
+        std::string label;
+    };
+    std::vector<Item> b;
+    for (size_t k = 0; k < p.userOutputs && k < p.forward.res.outputs.size(); ++k) {
+        const std::string key = "out_" + std::to_string(k);
+        b.push_back({p.forward.outs.find(key), "forward " + label(key, p.forward.nodeNames)});
+    }
+    for (size_t k = 0; k < p.backward.res.outputs.size(); ++k) {
+        const std::string key = "out_" + std::to_string(k);
+        b.push_back({p.backward.outs.find(key), "backward " + label(key, p.backward.nodeNames)});
+    }
+    const size_t n = a.res.outputs.size();
+    for (size_t k = 0; k < std::max(n, b.size()); ++k) {
+        const std::string key = "out_" + std::to_string(k);
+        const SafeTensor* ta = k < n ? a.outs.find(key) : nullptr;
+        const std::string la = label(key, a.nodeNames);
+        if (k >= b.size()) {
+            if (ta) report.onlyInA.push_back(la);
+            continue;
+        }
+        if (k >= n) {
+            if (b[k].t) report.onlyInB.push_back(b[k].label);
+            continue;
+        }
+        if (ta && b[k].t) {
+            report.outputs.push_back(compareTensors(la + " = " + b[k].label, *ta, *b[k].t, tol));
+        } else if (ta) {
+            report.onlyInA.push_back(la + " (None in B)");
+        } else if (b[k].t) {
+            report.onlyInB.push_back(b[k].label + " (None in A)");
+        }
+    }
+    return report;
+}
+
 // The text form of check's result.
 void printCheckText(const RunSide& a, const RunSide* b, const std::string& pathB, const TensorFile& inputs,
                     uint64_t seed, bool byName, const EquivalenceReport& report, const std::optional<Tolerance>& tol,
@@ -623,6 +852,86 @@ void printCheckText(const RunSide& a, const RunSide* b, const std::string& pathB
 
 }  // namespace
 
+namespace {
+
+int runPartitionCheck(const Args& args, Io& io, RunSide& a, PartitionSides& p, const TensorFile& inputs,
+                      const std::optional<Tolerance>& tol, int threads, uint64_t seed)
+{
+    const bool asJson = args.has("json");
+    json doc = {{"fxlens", "check"}, {"threads", threads}};
+    doc["tolerance"] = tol ? json({{"atol", tol->atol}, {"rtol", tol->rtol}}) : json(nullptr);
+    std::string stage;
+    try {
+        runSides(a, nullptr, inputs, threads, seed, stage);
+        ExecOptions opts;
+        opts.inputs = inputs.present() ? &inputs.file : nullptr;
+        opts.inputSeed = seed;
+        const SafeTensorsFile resolved = resolveInputs(*a.lg.graph, opts);
+        runPartition(resolved, a.outs, *a.lg.graph, p, threads, seed, stage);
+    } catch (const KernelError& e) {
+        const std::string& path = stage == "A" ? a.lg.source->path
+            : stage == "B (forward)"           ? p.forward.lg.source->path
+                                               : p.backward.lg.source->path;
+        io.err << "fxlens check: error: " << stage << ": " << path << ": " << e.what() << "\n";
+        if (asJson) {
+            doc["error"] = stage + ": " + e.what();
+            io.out << doc.dump(1) << "\n";
+        }
+        return kExitInputError;
+    }
+    const EquivalenceReport report = comparePartition(a, p, tol);
+    const bool bitwise = report.allBitwiseEqual();
+    const bool within = tol && report.allWithinTolerance();
+    const char* verdict = bitwise ? "bitwise_equal" : within ? "within_tolerance" : "different";
+    const size_t savedCount = p.forward.res.outputs.size() - std::min(p.userOutputs, p.forward.res.outputs.size());
+    if (asJson) {
+        doc["a"] = sideJson(a, true, inputs, seed);
+        doc["b"] = {{"partition", true},
+                    {"forward", sideJson(p.forward, false, inputs, seed)},
+                    {"backward", sideJson(p.backward, false, inputs, seed)},
+                    {"user_outputs", p.userOutputs},
+                    {"user_outputs_rule", p.userOutputsRule},
+                    {"saved_outputs", savedCount},
+                    {"saved_fed", p.saved.size()},
+                    {"tangents_from_a", p.tangentsFromA},
+                    {"seeds_as_ones", p.seeds},
+                    {"forward_inputs_by_position", p.forwardByPosition}};
+        doc["mapped_by"] = "partition";
+        doc["report"] = reportToJson(report);
+        doc["result"] = verdict;
+        io.out << doc.dump(1) << "\n";
+        return bitwise || within ? kExitOk : kExitInputError;
+    }
+    std::ostream& o = io.out;
+    o << "A: " << a.lg.source->path << " graph " << a.lg.id << " (" << millis(a.res.seconds) << ")\n";
+    printInputs(inputs, a.match, seed, "  ", o);
+    o << "B: the partition " << p.forward.lg.source->path << " (" << millis(p.forward.res.seconds) << ") then "
+      << p.backward.lg.source->path << " (" << millis(p.backward.res.seconds) << ")\n";
+    o << "  forward on A's inputs" << (p.forwardByPosition ? " (by position: its inputs are named otherwise)" : "")
+      << "; " << p.userOutputs << " user output(s) then " << savedCount << " saved (" << p.userOutputsRule << ")\n";
+    o << "  backward on the forward's " << p.saved.size() << " saved value(s)";
+    if (!p.tangentsFromA.empty()) o << ", A's " << nameList(p.tangentsFromA);
+    if (!p.seeds.empty()) o << ", ones for the loss seed " << nameList(p.seeds);
+    o << "\n";
+    if (!p.forward.match.generated.empty())
+        o << "  forward inputs not among A's, generated (seed " << seed << "): " << nameList(p.forward.match.generated)
+          << "\n";
+    if (!p.backward.match.generated.empty())
+        o << "  backward inputs neither saved nor tangents, generated (seed " << seed
+          << "): " << nameList(p.backward.match.generated) << "\n";
+    o << "outputs compared by position: A's outputs against the forward's user outputs, then the backward's\n";
+    o << reportToText(report);
+    o << "result: "
+      << (bitwise ? "bitwise equal"
+              : within
+              ? "within tolerance (atol " + number(tol->atol) + ", rtol " + number(tol->rtol) + "), not bitwise equal"
+              : std::string(tol ? "outside the tolerance" : "not bitwise equal (no --tolerance given)"))
+      << "\n";
+    return bitwise || within ? kExitOk : kExitInputError;
+}
+
+}  // namespace
+
 int runCheck(const Args& args, Io& io)
 {
     const bool asJson = args.has("json");
@@ -646,13 +955,45 @@ int runCheck(const Args& args, Io& io)
     fitInputs(inputs, a.match, *a.lg.graph, io);
     std::optional<SafeTensorsFile> expected;
     RunSide b;
+    std::optional<PartitionSides> part;
     if (bIsFile) {
         expected = readSafetensors(pathB);
     } else {
         b.lg = loadGraph(pathB, args.value("graph-b"), io, "--graph-b");
         b.constants = chooseConstants(b.lg, args.value("constants-b"));
         requireConstants(b.constants, b.lg, kCheckConstantsHint);
+        // B is one graph of a partition (a forward whose outputs end with saved values, or a
+        // NAME.backward.* beside its NAME.forward.*): check the pair against A
+        std::string backwardPath = args.value("backward");
+        bool bIsBackward = false;
+        if (backwardPath.empty()) {
+            const std::string sibling = backwardSibling(pathB);
+            if (fileExists(sibling) && (savedOutputsStart(*b.lg.graph) || !args.has("graph-b"))) backwardPath = sibling;
+            const std::string fwSibling = forwardSibling(pathB);
+            if (backwardPath.empty() && fileExists(fwSibling)) {
+                backwardPath = pathB;
+                bIsBackward = true;
+            }
+        }
+        if (!backwardPath.empty()) {
+            part.emplace();
+            if (bIsBackward) {
+                part->backward = std::move(b);
+                part->forward.lg = loadGraph(forwardSibling(pathB), "", io, "--graph-b");
+                part->forward.constants = chooseConstants(part->forward.lg, "");
+                requireConstants(part->forward.constants, part->forward.lg, kCheckConstantsHint);
+            } else {
+                part->forward = std::move(b);
+                part->backward.lg = loadGraph(backwardPath, "", io, "--backward");
+                part->backward.constants = chooseConstants(part->backward.lg, "");
+                requireConstants(part->backward.constants, part->backward.lg, kCheckConstantsHint);
+            }
+            part->userOutputs =
+                userOutputCount(*part->forward.lg.graph, *part->backward.lg.graph, part->userOutputsRule);
+        }
     }
+    if (args.has("backward") && !part) throw UsageError("--backward needs B to be a graph (the partition's forward)");
+    if (part) return runPartitionCheck(args, io, a, *part, inputs, tol, threads, seed);
 
     json doc = {{"fxlens", "check"}, {"threads", threads}};
     doc["tolerance"] = tol ? json({{"atol", tol->atol}, {"rtol", tol->rtol}}) : json(nullptr);

@@ -3,9 +3,9 @@
 #include <map>
 #include <regex>
 
+#include "core/analysis/phases.hpp"
 #include "passes/annotate_regions.hpp"
 #include "passes/pass.hpp"
-#include "passes/phases.hpp"
 #include "passes/sac.hpp"
 
 namespace fxl {

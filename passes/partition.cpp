@@ -9,6 +9,9 @@ nlohmann::json PartitionResult::stats() const
     nlohmann::json j = nlohmann::json::object();
     j["saved"] = saved;
     j["saved_bytes"] = savedBytes;
+    j["saved_activations"] = savedActivations;
+    j["saved_activation_bytes"] = savedActivationBytes;
+    j["saved_inputs"] = savedInputs;
     j["saved_symbols"] = savedSymbols;
     j["forward_nodes"] = forward.size();
     j["backward_nodes"] = backward.size();

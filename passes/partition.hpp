@@ -80,8 +80,15 @@ struct PartitionResult
     std::vector<std::string> recomputed;  // joint call nodes computed in both graphs
     std::vector<std::string> banned;  // mincut: nodes with SOURCE -> v_in
     int64_t savedBytes = 0;  // valueBytes of the saved values (sizes by their hints; unknown counts 0)
+    // The saved set as every verb counts it (the forward's memory timeline, R9 of
+    // memory_timeline.hpp): activations with storage of their own and their distinct bytes;
+    // parameters / inputs and views of them, apart.
+    size_t savedActivations = 0;
+    int64_t savedActivationBytes = 0;
+    size_t savedInputs = 0;
     std::vector<std::string> notes;
-    // {"saved", "saved_bytes", "saved_symbols", "forward_nodes", "backward_nodes", "recomputed", "mode", ...}
+    // {"saved", "saved_bytes", "saved_activations", "saved_activation_bytes", "saved_inputs", "saved_symbols",
+    //  "forward_nodes", "backward_nodes", "recomputed", "mode", ...}
     nlohmann::json stats() const;
 };
 

@@ -1,5 +1,7 @@
 #include "passes/partitioner.hpp"
 
+#include "core/analysis/memory_timeline.hpp"
+
 #include <algorithm>
 #include <sstream>
 #include <unordered_map>
@@ -301,6 +303,18 @@ void Partitioner::buildForward(const std::vector<char>& forwardNeed, Graph& forw
     }
     for (NodeId id : saved_) outputs.push_back(Arg::ofNode(copies.at(slotOf(id))));
     for (NodeId id : savedSymbols_) outputs.push_back(Arg::ofNode(copies.at(slotOf(id))));
+    // The descriptors PyTorch prints on a forward graph's outputs: they record where the saved
+    // values start, so that every verb reading the written forward finds its boundary.
+    forward.outputDescs.clear();
+    for (size_t i = 0; i < outputs.size(); ++i) {
+        const size_t user = classes().fwdOutputs.size();
+        if (i < user)
+            forward.outputDescs.push_back(i < joint_.outputDescs.size() && !joint_.outputDescs[i].empty()
+                                              ? joint_.outputDescs[i]
+                                              : "PlainAOTOutput(idx=" + std::to_string(i) + ")");
+        else
+            forward.outputDescs.push_back("SavedForBackwardsAOTOutput(idx=" + std::to_string(i - user) + ")");
+    }
     forward.addNode(outputNodeOf(forward, std::move(outputs)));
 }
 
@@ -375,8 +389,16 @@ void Partitioner::summarise(const std::vector<char>& forwardNeed, const std::vec
     result.banned = banned_;
     if (requested != options_.mode) result.notes.push_back(std::string("mode ") + modeName(requested) + " -> save_all");
     for (const auto& s : notes_) result.notes.push_back(s);
+    // the saved set as every verb counts it: the memory timeline of the forward (R9)
+    MemoryOptions mo;
+    mo.forwardOutputs = result.numFwdOutputs;
+    mo.registry = options_.registry;
+    const MemoryTimeline forwardTimeline = computeMemoryTimeline(result.forward, mo);
+    result.savedActivations = forwardTimeline.savedActivations();
+    result.savedInputs = forwardTimeline.savedInputs();
+    result.savedActivationBytes = forwardTimeline.savedBytes;
     std::ostringstream os;
-    os << modeName(options_.mode) << ": " << result.saved.size() << " saved (" << result.savedBytes << " bytes)";
+    os << modeName(options_.mode) << ": " << savedSummary(forwardTimeline);
     if (!result.savedSymbols.empty()) os << " + " << result.savedSymbols.size() << " symbol(s)";
     os << ", " << result.recomputed.size() << " recomputed; forward " << result.forward.size() << " nodes, backward "
        << result.backward.size() << " nodes";

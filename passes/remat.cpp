@@ -6,8 +6,8 @@
 #include <map>
 #include <set>
 
+#include "core/analysis/phases.hpp"
 #include "passes/pass.hpp"
-#include "passes/phases.hpp"
 #include "passes/remat.hpp"
 #include "passes/sac.hpp"
 

@@ -7,8 +7,8 @@
 #include <map>
 #include <set>
 
+#include "core/analysis/phases.hpp"
 #include "passes/pass.hpp"
-#include "passes/phases.hpp"
 
 #include "core/util/strings.hpp"
 

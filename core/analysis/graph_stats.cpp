@@ -1,5 +1,7 @@
 #include "core/analysis/graph_stats.hpp"
 
+#include "core/analysis/memory_timeline.hpp"
+
 #include <algorithm>
 #include <charconv>
 
@@ -33,16 +35,6 @@ void countNested(const Graph& g, const std::string& prefix, GraphStats& s, std::
         s.totalNodeCount += sub->size();
         countNested(*sub, path, s, ops, depth + 1);
     }
-}
-
-// Values that share storage with a value counted elsewhere.
-bool aliasesAnotherValue(const Node& n)
-{
-    if (n.target == "operator.getitem") return true;  // an element of a counted tuple
-    const OpInfo* op = OpRegistry::instance().find(n.target);
-    if (!op) return false;
-    return op->has(kTraitView) || op->has(kTraitViewList) || op->has(kTraitAliasNoAnnot) || op->has(kTraitInplace)
-        || op->has(kTraitWait) || op->has(kTraitBuiltin);
 }
 
 }  // namespace
@@ -122,24 +114,26 @@ GraphStats computeGraphStats(const Graph& g, const ParamsInfo* params)
             s.parametersWithoutMeta++;
     }
 
-    // --- activations
-    g.forEachNode([&](const Node& n) {
-        if (n.op != NodeOp::CallFunction) return;
-        if (aliasesAnotherValue(n)) return;
-        const std::optional<int64_t> b = valueBytes(n.val);
-        if (!b) {
+    // --- activations and the saved set: the memory timeline's accounting (memory_timeline.hpp)
+    const MemoryTimeline t = computeMemoryTimeline(g);
+    for (const StorageInfo& st : t.storages) {
+        if (st.input) continue;
+        s.activationTensors++;
+        s.activationBytes += st.bytes;
+    }
+    for (const std::string& u : t.unknownSizes) {
+        const NodeId id = g.findByName(u.substr(0, u.find('[')));
+        if (id != kNoNode && g.node(id).op != NodeOp::Placeholder && g.node(id).op != NodeOp::GetAttr)
             s.activationsWithoutMeta++;
-            return;
-        }
-        if (*b == 0 && !n.val.isTensor() && n.val.kind != ValueMeta::Kind::Tuple) return;  // symbolic scalars
-        s.activationBytes += *b;
-        if (n.val.kind == ValueMeta::Kind::Tuple) {
-            for (const ValueMeta& e : n.val.elems)
-                if (e.isTensor()) s.activationTensors++;
-        } else if (n.val.isTensor()) {
-            s.activationTensors++;
-        }
-    });
+    }
+    s.peakBytes = t.peakBytes;
+    s.peakNode = t.peakNode();
+    s.hasBoundary = t.boundaryStep >= 0;
+    s.boundaryRule = t.boundaryRule;
+    s.savedActivations = t.savedActivations();
+    s.savedInputs = t.savedInputs();
+    s.savedBytes = t.savedBytes;
+    s.savedSummary = s.hasBoundary ? savedSummary(t) : std::string();
     return s;
 }
 

@@ -36,12 +36,22 @@ struct GraphStats
     size_t parametersWithoutMeta = 0;
     std::string parameterRule;
 
-    // Activations: tensor outputs of call_function nodes of this graph (not nested graphs),
-    // views, aliases, in-place results, waits and getitem excluded (they share storage with
-    // a value already counted).
+    // Activations, as the memory timeline counts them (memory_timeline.hpp, R2/R3): the storages
+    // the graph's nodes allocate (call_function, call_method, call_module; views, aliases,
+    // in-place results, waits and getitems share a storage already counted; nested graphs' own
+    // temporaries not counted).
     int64_t activationBytes = 0;
     size_t activationTensors = 0;
-    size_t activationsWithoutMeta = 0;  // call_function nodes whose bytes are unknown (valueBytes nullopt)
+    size_t activationsWithoutMeta = 0;  // tensors of unknown size (counted as 0 bytes)
+
+    // The memory timeline's peak and saved set (R7, R9), the numbers `mem` prints.
+    int64_t peakBytes = 0;
+    std::string peakNode;
+    bool hasBoundary = false;
+    std::string boundaryRule;
+    size_t savedActivations = 0, savedInputs = 0;
+    int64_t savedBytes = 0;
+    std::string savedSummary;  // "" without a boundary
 };
 
 // `params` is the params.json of the traced step when known (readParamsJson in sidecar.hpp).

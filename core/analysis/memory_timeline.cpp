@@ -1,5 +1,7 @@
 #include "core/analysis/memory_timeline.hpp"
 
+#include <algorithm>
+
 #include "core/analysis/memory_timeline_builder.hpp"
 #include "core/util/format.hpp"
 
@@ -54,6 +56,36 @@ MemoryTimeline computeMemoryTimeline(const Graph& g, const MemoryOptions& opts)
     MemoryTimeline t;
     buildMemoryTimeline(g, opts, t);
     return t;
+}
+
+size_t MemoryTimeline::savedActivations() const
+{
+    return static_cast<size_t>(
+        std::count_if(saved.begin(), saved.end(), [](const SavedValue& v) { return !v.inputBacked; }));
+}
+
+size_t MemoryTimeline::savedInputs() const { return saved.size() - savedActivations(); }
+
+std::optional<size_t> savedOutputsStart(const Graph& g)
+{
+    for (size_t k = 0; k < g.outputDescs.size(); ++k)
+        if (g.outputDescs[k].starts_with("SavedForBackwardsAOTOutput")) return k;
+    return std::nullopt;
+}
+
+std::string savedSummary(const MemoryTimeline& t)
+{
+    return savedSummary(t.savedActivations(), t.savedBytes, t.savedInputs());
+}
+
+std::string savedSummary(size_t acts, int64_t bytes, size_t inputs)
+{
+    std::string s = std::to_string(acts) + (acts == 1 ? " saved activation (" : " saved activations (")
+        + formatByteSize(bytes) + ")";
+    if (inputs > 0)
+        s += ", " + std::to_string(inputs) + (inputs == 1 ? " parameter / input" : " parameters / inputs")
+            + " or views of them (resident, not counted)";
+    return s;
 }
 
 std::string timelineSummary(const MemoryTimeline& t)
@@ -136,7 +168,11 @@ nlohmann::json timelineToJson(const MemoryTimeline& t)
                                                                             : std::string("?")},
              {"bytes", sv.bytes},
              {"input_backed", sv.inputBacked}});
-    j["saved"] = {{"bytes", t.savedBytes}, {"values", std::move(saved)}};
+    j["saved"] = {{"bytes", t.savedBytes},
+                  {"activations", t.savedActivations()},
+                  {"inputs", t.savedInputs()},
+                  {"values", std::move(saved)}};
+    j["boundary_rule"] = t.boundaryRule.empty() ? json(nullptr) : json(t.boundaryRule);
     json steps = json::array();
     for (size_t k = 0; k < t.steps.size(); ++k) {
         const auto& st = t.steps[k];

@@ -48,16 +48,24 @@
 //     node runs with its inputs still held and its outputs allocated); liveAfterBytes =
 //     liveBytes - bytes freed after k. The peak is the largest liveBytes (first such step).
 //     So the final liveAfterBytes = counted input bytes + outputBytes.
-//  R8 Phase. A node is backward when its meta.phase says backward; forward when meta.phase is
-//     forward or loss; otherwise it is backward when it is a seed (a placeholder whose name
-//     contains "tangent", or an aten.ones_like of a 0-dim or unknown-shape tensor: the loss
-//     seed, docs/passes.md section 2.2) or has a backward input, and forward if not. Placeholders and
-//     get_attr are inputs, the output node is neither.
-//  R9 Boundary and saved activations. The boundary is the first backward step. A saved value
-//     is a forward value (not an input) used by a backward node; savedBytes counts the
-//     distinct storages of the saved values that are not resident inputs. For the forward
-//     graph of a partition (no backward nodes) set MemoryOptions::forwardOutputs = N: the
-//     output items from index N on are the saved values and the boundary is the output step.
+//  R8 Phase: classifyPhases (core/analysis/phases.hpp): meta (phase, autograd_backward,
+//     custom.phase) first, else dataflow from the seeds (tangent placeholders, the ones_like of
+//     the loss); forward-computable work only the backward uses is backward when placed after
+//     the first backward node. Placeholders and get_attr are inputs, the output node is neither.
+//  R8 and R9 use the phases of core/analysis/phases.hpp, as the passes do.
+//  R9 Boundary and saved values. The boundary is the first backward step. The saved values are
+//     what a partition of the graph (passes/partition.hpp, save_all) hands from the forward to
+//     the backward: the forward values the forward outputs need (required_fw) and the
+//     placeholders (not tangents or loss seeds, not get_attr constants) that are read by the
+//     other call nodes the outputs need (backward nodes, and forward work only the backward
+//     uses, which the partition recomputes there; dead work is in neither graph), seeds
+//     excepted (a seed reads only its input's shape). Saved activations are the saved values with a storage of their
+//     own (not a resident input); the others, parameters and inputs and their views, are listed apart (inputBacked):
+//     they cost no memory. savedBytes counts the distinct storages of the saved activations. The forward graph of a
+//     partition (no backward nodes) says where its saved values start by its output descriptors
+//     ("SavedForBackwardsAOTOutput(idx=0)", as PyTorch prints them and fxlens' partition writes them), or
+//     MemoryOptions::forwardOutputs = N: the output items from index N on are the saved values and the boundary is the
+//     output step.
 //  Nested graphs of higher-order ops are not entered: a HOP's outputs are allocations (R2).
 #pragma once
 
@@ -117,7 +125,7 @@ struct SavedValue
     NodeId node = kNoNode;
     int step = -1;
     int64_t bytes = 0;  // bytes of its non-input storages
-    bool inputBacked = false;  // all of its storages are resident inputs
+    bool inputBacked = false;  // a parameter / input or a view of one: all of its storages are resident inputs
 };
 
 struct MemoryTimeline
@@ -136,8 +144,11 @@ struct MemoryTimeline
 
     int boundaryStep = -1;  // first backward step (R9); -1: none
     int64_t liveAtBoundaryBytes = 0;  // live after the step before the boundary
-    std::vector<SavedValue> saved;  // in producer order
-    int64_t savedBytes = 0;
+    std::string boundaryRule;  // "first backward node", "output descriptors", "forward outputs given"
+    std::vector<SavedValue> saved;  // in producer order, activations and inputs
+    int64_t savedBytes = 0;  // distinct storages of the saved activations
+    size_t savedActivations() const;  // saved values that are not inputBacked
+    size_t savedInputs() const;  // inputBacked saved values
 
     std::vector<std::string> unknownSizes;  // "name" or "name[i]" of tensors counted as 0 bytes
     std::vector<std::string> notes;  // e.g. unknown operators treated as allocations
@@ -147,6 +158,16 @@ struct MemoryTimeline
 };
 
 MemoryTimeline computeMemoryTimeline(const Graph& g, const MemoryOptions& opts = {});
+
+// Index of the first output item whose descriptor says it is saved for the backward
+// ("SavedForBackwardsAOTOutput(...)"): where a partition's forward graph starts its saved
+// values. nullopt when no output carries one.
+std::optional<size_t> savedOutputsStart(const Graph& g);
+
+// "51 saved activations (643 KiB), 11 parameters / inputs or views of them": the one way every
+// verb prints a saved set.
+std::string savedSummary(const MemoryTimeline& t);
+std::string savedSummary(size_t activations, int64_t activationBytes, size_t inputs);
 
 struct TimelineComparison
 {

@@ -1,10 +1,12 @@
 #include "core/analysis/memory_timeline_builder.hpp"
 
 #include <algorithm>
+#include <functional>
 #include <map>
 #include <unordered_map>
 #include <unordered_set>
 
+#include "core/analysis/phases.hpp"
 #include "core/ops/op_registry.hpp"
 
 namespace fxl {
@@ -68,6 +70,7 @@ public:
         elems_.resize(span_);
         step_.assign(span_, -1);
         phase_.assign(span_, StepPhase::Forward);
+        seed_.assign(span_, 0);
     }
 
     void run()
@@ -94,6 +97,8 @@ private:
     std::vector<std::vector<StorageList>> elems_;  // per tuple element, when known
     std::vector<int> step_;  // node id -> step
     std::vector<StepPhase> phase_;
+    PhaseInfo phases_;
+    std::vector<uint8_t> seed_;  // tangent placeholders and loss seeds
     std::unordered_set<std::string> unknownOps_;
     std::unordered_map<NodeId, std::map<int64_t, const ValueMeta*>> extracted_;  // getitem index -> its val
 
@@ -128,43 +133,24 @@ private:
     }
 
     // --- R8
-    static bool isSeed(const Graph& g, const Node& n)
-    {
-        if (n.op == NodeOp::Placeholder)
-            return n.name.find("tangent") != std::string::npos || n.target.find("tangent") != std::string::npos;
-        if (n.op != NodeOp::CallFunction || n.target.rfind("aten.ones_like", 0) != 0 || n.args.empty()
-            || !n.args[0].isNode())
-            return false;
-        NodeId in = n.args[0].node;
-        if (!g.alive(in)) return false;
-        const ValueMeta& v = g.node(in).val;
-        return v.kind == ValueMeta::Kind::Unknown || (v.isTensor() && v.tensor.sizes.empty());
-    }
-
+    // The phases of core/analysis/phases.hpp, the one definition every verb and pass uses.
     void classifyPhases()
     {
+        PhaseOptions po;
+        po.useMeta = o_.usePhaseMeta;
+        phases_ = fxl::classifyPhases(g_, po);
         for (NodeId id : g_.order()) {
-            const Node& n = g_.node(id);
-            StepPhase p;
-            if (n.op == NodeOp::Output) {
-                p = StepPhase::Output;
-            } else if (n.op == NodeOp::Placeholder || n.op == NodeOp::GetAttr) {
-                p = StepPhase::Input;
-                if (isSeed(g_, n)) p = StepPhase::Backward;  // tangents seed the backward but stay inputs below
-            } else if (o_.usePhaseMeta && n.meta.phase == Phase::Backward) {
-                p = StepPhase::Backward;
-            } else if (o_.usePhaseMeta && (n.meta.phase == Phase::Forward || n.meta.phase == Phase::Loss)) {
-                p = StepPhase::Forward;
-            } else {
-                bool bw = isSeed(g_, n);
-                if (!bw)
-                    forEachInput(n, [&](NodeId in) {
-                        if (valid(in) && phase_[static_cast<size_t>(in)] == StepPhase::Backward) bw = true;
-                    });
-                p = bw ? StepPhase::Backward : StepPhase::Forward;
+            StepPhase p = StepPhase::Forward;
+            switch (phases_.of(id)) {
+            case NodePhase::Input: p = StepPhase::Input; break;
+            case NodePhase::Forward: p = StepPhase::Forward; break;
+            case NodePhase::Backward: p = StepPhase::Backward; break;
+            case NodePhase::Output: p = StepPhase::Output; break;
             }
             phase_[static_cast<size_t>(id)] = p;
         }
+        for (NodeId s : phases_.seeds)
+            if (valid(s)) seed_[static_cast<size_t>(s)] = 1;
     }
 
     bool isBackward(NodeId id) const
@@ -446,8 +432,6 @@ private:
         TimelineStep& st = t_.steps[static_cast<size_t>(step)];
         st.node = id;
         st.phase = phase_[static_cast<size_t>(id)];
-        if (st.phase == StepPhase::Backward && (n.op == NodeOp::Placeholder || n.op == NodeOp::GetAttr))
-            st.phase = StepPhase::Input;
         t_.names[static_cast<size_t>(step)] = n.name;
         auto& vs = values_[static_cast<size_t>(id)];
         switch (n.op) {
@@ -566,7 +550,9 @@ private:
     {
         if (!valid(id) || isSaved[static_cast<size_t>(id)]) return;
         const Node& n = g_.node(id);
-        if (n.op == NodeOp::Placeholder || n.op == NodeOp::GetAttr || n.op == NodeOp::Output) return;
+        // a parameter or input the backward reads is saved too (listed apart: resident, no bytes);
+        // tangents and loss seeds are the backward's own inputs, constants are in both graphs
+        if (n.op == NodeOp::GetAttr || n.op == NodeOp::Output || seed_[static_cast<size_t>(id)]) return;
         isSaved[static_cast<size_t>(id)] = 1;
     }
 
@@ -577,16 +563,52 @@ private:
         for (size_t k = 0; k < order.size(); ++k)
             if (isBackward(order[k])) {
                 t_.boundaryStep = static_cast<int>(k);
+                t_.boundaryRule = "first backward node";
                 break;
             }
         if (t_.boundaryStep >= 0) {
+            // The values a partition of this graph saves: what the forward computes for its
+            // outputs (or takes as inputs) and the backward reads. Forward work only the
+            // backward uses (a detach kept for autograd) is the backward's, recomputed there;
+            // a seed reads only its input's shape.
+            // An element of a forward tuple is a forward value (the partition saves a multi-output
+            // node through its getitems).
+            // (A graph that returns no forward value has no required_fw: its forward phase is
+            // the forward side.)
+            bool anyNeeded = false;
+            for (NodeId id : order)
+                anyNeeded =
+                    anyNeeded || (phase_[static_cast<size_t>(id)] == StepPhase::Forward && phases_.isForwardNeeded(id));
+            std::function<bool(NodeId)> forwardSide = [&](NodeId id) {
+                const StepPhase p = phase_[static_cast<size_t>(id)];
+                if (p == StepPhase::Input || (p == StepPhase::Forward && (!anyNeeded || phases_.isForwardNeeded(id))))
+                    return true;
+                const Node& n = g_.node(id);
+                return p == StepPhase::Forward && n.isGetitem() && !n.args.empty() && n.args[0].isNode()
+                    && valid(n.args[0].node) && forwardSide(n.args[0].node);
+            };
+            // Only what the outputs need reads saved values (dead work is in neither graph).
+            std::vector<uint8_t> needed(span_, 0);
+            std::vector<NodeId> stack;
+            if (g_.outputNode() != kNoNode) stack.push_back(g_.outputNode());
+            while (!stack.empty()) {
+                const NodeId id = stack.back();
+                stack.pop_back();
+                if (!valid(id) || needed[static_cast<size_t>(id)]) continue;
+                needed[static_cast<size_t>(id)] = 1;
+                forEachInput(g_.node(id), [&](NodeId in) { stack.push_back(in); });
+            }
             for (NodeId id : order) {
-                if (!isBackward(id)) continue;
-                forEachInput(g_.node(id), [&](NodeId in) {
-                    if (valid(in) && phase_[static_cast<size_t>(in)] == StepPhase::Forward) addSaved(in, isSaved);
+                const Node& n = g_.node(id);
+                if (n.op == NodeOp::Placeholder || n.op == NodeOp::GetAttr || n.op == NodeOp::Output
+                    || seed_[static_cast<size_t>(id)] || !needed[static_cast<size_t>(id)] || forwardSide(id))
+                    continue;
+                forEachInput(n, [&](NodeId in) {
+                    if (valid(in) && forwardSide(in)) addSaved(in, isSaved);
                 });
             }
-        } else if (o_.forwardOutputs) {
+        } else if (std::optional<size_t> fo = o_.forwardOutputs ? o_.forwardOutputs : savedOutputsStart(g_)) {
+            t_.boundaryRule = o_.forwardOutputs ? "forward outputs given" : "output descriptors";
             NodeId out = g_.outputNode();
             if (out != kNoNode && g_.alive(out)) {
                 t_.boundaryStep = step_[static_cast<size_t>(out)];
@@ -594,7 +616,7 @@ private:
                 // return (a, b, ...) / return [a, b, ...]: one output list
                 const std::vector<Arg>* items = &on.args;
                 if (on.args.size() == 1 && on.args[0].isSequence()) items = &on.args[0].items;
-                for (size_t k = *o_.forwardOutputs; k < items->size(); ++k)
+                for (size_t k = *fo; k < items->size(); ++k)
                     (*items)[k].forEachNode([&](NodeId in) { addSaved(in, isSaved); });
             }
         }

@@ -39,14 +39,12 @@ QSet<QString> nodeNames(const fxl::Graph& g)
     return s;
 }
 
-// What print_readable text can hold of a corpus graph: no module path or phase (those come
-// from meta.json), no storage offsets, no annotation for tuple-valued nodes (as test_cli).
+// What print_readable text can hold of a corpus graph: no storage offsets, no annotation for
+// tuple-valued nodes (as test_cli); module paths and phases travel in fxlens' comments.
 fxl::Graph printableForm(const fxl::Graph& g)
 {
     fxl::Graph e = g.clone();
     e.forEachNodeMut([](fxl::Node& n) {
-        n.meta.modulePath.clear();
-        n.meta.phase = fxl::Phase::Unknown;
         if (n.val.kind == fxl::ValueMeta::Kind::Tuple) n.val = fxl::ValueMeta::unknown();
         if (n.val.isTensor()) n.val.tensor.storageOffset = 0;
     });

@@ -8,11 +8,11 @@
 
 #include "core/analysis/graph_diff.hpp"
 #include "core/analysis/memory_timeline.hpp"
+#include "core/analysis/phases.hpp"
 #include "core/analysis/verify.hpp"
 #include "core/formats/fx/fx_text_parser.hpp"
 #include "core/formats/source.hpp"
 #include "passes/pass.hpp"
-#include "passes/phases.hpp"
 #include "passes/sac.hpp"
 #include "sac_remat_test_util.hpp"
 #include "test_util.hpp"

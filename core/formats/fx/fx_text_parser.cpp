@@ -338,6 +338,10 @@ void FxTextParser::handleComment(const Token& t)
         summary.acGraphId = m.acGraphId;
         summary.custom = std::move(m.custom);
         summary.autogradBackward = m.autogradBackward;
+        summary.modulePath = std::move(m.modulePath);
+        summary.phase = m.phase;
+        summary.provenance = std::move(m.provenance);
+        summary.chunk = std::move(m.chunk);
     }
 }
 

@@ -425,7 +425,7 @@ private:
                 continue;
             }
             if (opts_.comments) {
-                std::string summary = formatSummaryComment(n.meta);
+                std::string summary = formatSummaryComment(n.meta, n.name);
                 if (summary != previousSummary) {
                     if (bodyStarted) {
                         pad(body);

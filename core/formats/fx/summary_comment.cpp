@@ -118,6 +118,34 @@ std::optional<std::string_view> readRecompute(std::string_view value, NodeMeta& 
     return v.substr(length);
 }
 
+// fxlens' own annotation: "{'module': 'layers.0.attn', 'phase': 'backward', 'provenance': 'mm',
+// 'chunk': {...}}": what passes and verbs read that PyTorch's comments do not carry.
+std::optional<std::string_view> readFxlens(std::string_view value, NodeMeta& m)
+{
+    std::string_view v = trimLeft(value);
+    if (v.empty() || v.front() != '{') return std::nullopt;
+    size_t end = balancedBraceEnd(v);
+    if (end == std::string_view::npos) return std::nullopt;
+    const std::optional<nlohmann::json> dict = jsonFromPythonLiteral(v.substr(0, end));
+    if (!dict || !dict->is_object()) return std::nullopt;
+    for (const auto& [key, field] : dict->items()) {
+        if (key == "module" && field.is_string()) {
+            m.modulePath = field.get<std::string>();
+        } else if (key == "phase" && field.is_string()) {
+            const std::optional<Phase> p = phaseFromName(field.get_ref<const std::string&>());
+            if (!p) return std::nullopt;
+            m.phase = *p;
+        } else if (key == "provenance" && field.is_string()) {
+            m.provenance = field.get<std::string>();
+        } else if (key == "chunk") {
+            m.chunk = field;
+        } else {
+            return std::nullopt;  // a field this version does not know: not our comment
+        }
+    }
+    return v.substr(end);
+}
+
 // "6" or "6 - MUST_SAVE"
 std::optional<std::string_view> readAcGraphId(std::string_view value, NodeMeta& m)
 {
@@ -166,7 +194,9 @@ bool parseSummaryComment(std::string_view comment, NodeMeta& m)
             return true;
         }
         std::optional<std::string_view> afterTag;
-        if (rest.starts_with("autograd_backward:")) {
+        if (rest.starts_with("fxlens:")) {
+            afterTag = readFxlens(rest.substr(7), m);
+        } else if (rest.starts_with("autograd_backward:")) {
             afterTag = readAutogradBackward(rest.substr(18), m);
         } else if (rest.starts_with("Annotation:")) {
             afterTag = readAnnotation(rest.substr(11), m);
@@ -191,9 +221,15 @@ bool parseSummaryComment(std::string_view comment, NodeMeta& m)
 
 // ==================================================================== writing
 
-std::string formatSummaryComment(const NodeMeta& m)
+std::string formatSummaryComment(const NodeMeta& m, std::string_view nodeName)
 {
     std::string s = "#";
+    nlohmann::json own = nlohmann::json::object();
+    if (!m.modulePath.empty()) own["module"] = m.modulePath;
+    if (m.phase != Phase::Unknown) own["phase"] = std::string(phaseName(m.phase));
+    if (!m.provenance.empty() && m.provenance != nodeName) own["provenance"] = m.provenance;
+    if (!m.chunk.is_null()) own["chunk"] = m.chunk;
+    if (!own.empty()) s += " fxlens: " + pythonReprOfJson(own) + " #";
     if (m.autogradBackward) {
         s += " autograd_backward: ";
         s += *m.autogradBackward ? "True" : "False";

@@ -583,6 +583,32 @@ private slots:
         QVERIFY(parseSummaryComment(formatSummaryComment(r), back));
         QCOMPARE(back.acGraphId.value_or(-1), 2);
         QCOMPARE(back.source.line, 3);
+
+        // fxlens' own tag: module path, phase, provenance (when not the node's own name), chunk
+        NodeMeta f = r;
+        f.modulePath = "layers.0.attn";
+        f.phase = Phase::Backward;
+        f.provenance = "mm";
+        f.chunk = nlohmann::json::parse(R"({"dim": 0, "need_sum": false})");
+        const std::string text = formatSummaryComment(f, "mm_recomputed");
+        QCOMPARE(text, std::string("# fxlens: {'chunk': {'dim': 0, 'need_sum': False}, 'module': 'layers.0.attn', "
+                                   "'phase': 'backward', 'provenance': 'mm'} # ac_graph_id: 2 File: /a/b.py:3 in f, "
+                                   "code: y = x"));
+        NodeMeta fb;
+        QVERIFY(parseSummaryComment(text, fb));
+        QCOMPARE(fb.modulePath, f.modulePath);
+        QCOMPARE(fb.phase, Phase::Backward);
+        QCOMPARE(fb.provenance, std::string("mm"));
+        QCOMPARE(fb.chunk, f.chunk);
+        QCOMPARE(fb.acGraphId.value_or(-1), 2);
+        QCOMPARE(fb.source.line, 3);
+        // a provenance equal to the node's name is not written
+        QVERIFY(formatSummaryComment(f, "mm").find("provenance") == std::string::npos);
+        // fields this version does not know, or a phase it does not know: not a summary
+        NodeMeta bad;
+        QVERIFY(!parseSummaryComment("# fxlens: {'colour': 'red'} # No stacktrace found for following nodes", bad));
+        QVERIFY(!parseSummaryComment("# fxlens: {'phase': 'sideways'} # No stacktrace found for following nodes", bad));
+        QVERIFY(!parseSummaryComment("# fxlens: {'module': 'a' # No stacktrace found for following nodes", bad));
     }
 };
 

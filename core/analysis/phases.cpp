@@ -1,5 +1,5 @@
 // Forward / backward classification (see phases.hpp for the rules).
-#include "passes/phases.hpp"
+#include "core/analysis/phases.hpp"
 
 #include <algorithm>
 
@@ -176,6 +176,8 @@ PhaseInfo classifyPhases(const Graph& g, const PhaseOptions& opts)
         for (const auto& a : n.args) a.forEachNode(push);
         for (const auto& kv : n.kwargs) kv.second.forEachNode(push);
     }
+
+    info.forwardNeeded = fw;
 
     // --- final classification
     size_t firstBwPos = order.size();

@@ -1,7 +1,8 @@
 // Forward / backward classification of the nodes of a training graph (fwd+loss+bwd graphs
 // traced from `loss + autograd.grad`, and AOT joint graphs with tangent inputs), the loss /
-// epilogue set, and the contiguous backward regions. Used by the AC passes (annotate_regions,
-// sac, remat); core's memory timeline has its own rule (R8) and does not use this.
+// epilogue set, and the contiguous backward regions. The one definition of a node's phase: the
+// memory timeline (its boundary and saved values), the AC passes (annotate_regions, sac, remat)
+// and cse use it.
 //
 // Rules (docs/passes.md section 2.2):
 //  1. User annotation: when any node carries custom.phase == "backward", exactly those call
@@ -29,6 +30,7 @@
 //    after the model, e.g. gpt2_tiny's tied lm_head + cross entropy).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -63,6 +65,10 @@ struct PhaseInfo
 {
     std::vector<NodePhase> phase;  // indexed by NodeId (removed ids: Input)
     std::vector<uint8_t> epilogue;  // indexed by NodeId: 1 = loss / epilogue (forward only)
+    // indexed by NodeId: 1 = the forward outputs (output items not computed from a seed) need it
+    // (required_fw); a forward node without it is work only the backward uses, which a
+    // partition recomputes in the backward
+    std::vector<uint8_t> forwardNeeded;
     NodeId loss = kNoNode;  // the loss value (first output) when there is one
     std::vector<NodeId> seeds;  // tangent placeholders or the ones_like seed(s)
     NodeId firstBackward = kNoNode;  // first backward node in order
@@ -76,6 +82,11 @@ struct PhaseInfo
     }
     bool isBackward(NodeId id) const { return of(id) == NodePhase::Backward; }
     bool isForward(NodeId id) const { return of(id) == NodePhase::Forward; }
+    bool isForwardNeeded(NodeId id) const
+    {
+        return id >= 0 && static_cast<size_t>(id) < forwardNeeded.size() && forwardNeeded[static_cast<size_t>(id)] != 0;
+    }
+    bool isSeed(NodeId id) const { return std::find(seeds.begin(), seeds.end(), id) != seeds.end(); }
     bool isEpilogue(NodeId id) const
     {
         return id >= 0 && static_cast<size_t>(id) < epilogue.size() && epilogue[static_cast<size_t>(id)] != 0;
