@@ -1,8 +1,10 @@
 // cse: merges call nodes that compute the same value (same target, same arguments after
 // merging, same kwargs), keeping the first. Only pure ops take part: random ops, mutations,
-// ops with side effects and uninitialised factories never merge; collectives merge only as a
-// whole chain "collective -> wait_tensor" (the FSDP all-gather recomputed in the backward and
-// the copy baked into it must become one, docs/passes.md section 4).
+// ops with side effects and uninitialised factories never merge. A backward node is never
+// merged into a forward value unless across_phases=true (that would undo a checkpoint's
+// recomputation); collectives merge only with collectives=true, and only as a whole chain
+// "collective -> wait_tensor" (an FSDP all-gather recomputed in the backward and its forward
+// copy, docs/passes.md section 4). What was refused is noted.
 #include <algorithm>
 #include <cstring>
 #include <numeric>
@@ -11,6 +13,7 @@
 
 #include "passes/cse.hpp"
 #include "passes/graph_edit.hpp"
+#include "passes/phases.hpp"
 
 namespace fxl {
 namespace {
@@ -138,8 +141,14 @@ public:
                "earlier merges) and the same kwargs are merged into the first occurrence; its users are "
                "rewired and the duplicates removed. Only pure operators take part (not random, in-place, "
                "side-effecting, uninitialised factories, unknown ops, or anything touching a mutated tensor). "
-               "A collective merges only together with its wait_tensor, as a chain. Nodes with different "
-               "recompute tags, ac_graph_id, phase or autograd_backward are kept apart unless ignore_tags=true.";
+               "Nodes with different recompute tags, ac_graph_id, phase or autograd_backward are kept apart unless "
+               "ignore_tags=true.\n"
+               "Memory and communication decisions stay: in a joint graph a backward node is never merged into a "
+               "forward value (the backward's recomputation after a checkpoint, a backward re-all-gather: merging "
+               "keeps the forward value alive until the backward) unless across_phases=true (phases by "
+               "phases.hpp); collectives merge only with collectives=true, and then only as a whole chain "
+               "\"collective -> wait_tensor\". The merges refused are noted (count and first names) and listed in "
+               "the stats \"refused_merges\".";
     }
     std::vector<PassOption> options() const override
     {
@@ -147,12 +156,26 @@ public:
                  OptionType::Bool,
                  "false",
                  {},
-                 "merge nodes even when their recompute tag, ac_graph_id, phase or autograd_backward differ"}};
+                 "merge nodes even when their recompute tag, ac_graph_id, phase or autograd_backward differ"},
+                {"collectives",
+                 OptionType::Bool,
+                 "false",
+                 {},
+                 "merge equal collective -> wait_tensor chains (an FSDP all-gather recomputed in the backward and "
+                 "its forward copy); off, they stay: each is a communication of its own"},
+                {"across_phases",
+                 OptionType::Bool,
+                 "false",
+                 {},
+                 "merge a backward node into an equal forward value (undoes a checkpoint's recomputation: the "
+                 "forward value then lives until the backward)"}};
     }
 
     void run(Graph& g, const PassOptions& opts, PassContext& ctx) const override
     {
         const bool ignoreTags = opts.getBool("ignore_tags");
+        const bool collectives = opts.getBool("collectives");
+        const bool acrossPhases = opts.getBool("across_phases");
         const OpRegistry& reg = ctx.registry;
         g.rebuildUsers();
         const std::vector<NodeId> order = g.order();
@@ -205,14 +228,65 @@ public:
             return t;
         };
 
+        // Phases: a backward node is never merged into a forward value (nor the other way) unless
+        // across_phases: the backward's own recomputation (a checkpoint, a re-all-gather) is a memory
+        // decision, and merging it back keeps the forward value alive until the backward. Only in a
+        // graph that has both (a joint); a forward or backward graph is one phase.
+        const PhaseInfo ph = classifyPhases(g);
+        const bool usePhases = !acrossPhases && (ctx.graphRole.empty() || ctx.graphRole == "joint")
+            && ph.firstBackward != kNoNode && backwardOnlyGraph(g, ph, "cse").empty();
         std::vector<NodeId> rep(maxId);
         std::iota(rep.begin(), rep.end(), NodeId{0});
-        std::unordered_map<std::string, NodeId> seen;  // pure ops
-        std::unordered_map<std::string, NodeId> seenColl;  // collectives (with their wait)
+        // srep: the representatives had every merge been allowed (collectives, across phases), to
+        // find the merges refused, those that follow a refused one included.
+        std::vector<NodeId> srep = rep;
+        // key -> the first node with that key in each phase (slot 1: backward, when usePhases)
+        struct Firsts
+        {
+            NodeId inPhase[2] = {kNoNode, kNoNode};
+        };
+        auto slot = [&](NodeId id) { return usePhases && ph.of(id) == NodePhase::Backward ? 1 : 0; };
+        std::unordered_map<std::string, Firsts> seen;  // pure ops
+        std::unordered_map<std::string, Firsts> seenColl;  // collectives (with their wait)
         std::vector<NodeId> waitOf(maxId, kNoNode);  // collective -> its only user, a wait
         std::vector<NodeId> dups;  // in graph order
         size_t chains = 0;
-
+        struct Refused
+        {
+            NodeId node, into;
+            const char* why;
+        };
+        std::vector<Refused> refused;
+        auto refuse = [&](NodeId id, NodeId into, const char* why) {
+            refused.push_back({id, into, why});
+            srep[static_cast<size_t>(id)] = srep[static_cast<size_t>(into)];
+        };
+        // The node's key under srep, when an input's merge was refused ("" otherwise).
+        auto shadowKey = [&](const Node& n) {
+            bool differs = false;
+            auto visit = [&](NodeId p) {
+                if (p >= 0 && static_cast<size_t>(p) < maxId
+                    && rep[static_cast<size_t>(p)] != srep[static_cast<size_t>(p)])
+                    differs = true;
+            };
+            for (const auto& a : n.args) a.forEachNode(visit);
+            for (const auto& kv : n.kwargs) kv.second.forEachNode(visit);
+            return differs ? nodeKey(n, srep, ignoreTags) : std::string();
+        };
+        // The node a refused merge would have kept: same phase first, else the other one.
+        auto wouldMergeInto = [&](const std::unordered_map<std::string, Firsts>& map, const std::string& key, NodeId id,
+                                  auto&& accept) {
+            auto it = map.find(key);
+            if (it == map.end()) return kNoNode;
+            const int sl = slot(id);
+            for (NodeId c : {it->second.inPhase[sl], it->second.inPhase[1 - sl]})
+                if (c != kNoNode && c != id && accept(c)) return c;
+            return kNoNode;
+        };
+        auto whyNot = [&](NodeId id, NodeId into) {
+            if (slot(id) == slot(into)) return "after a refused merge";
+            return slot(id) == 1 ? "backward into forward" : "forward into backward";
+        };
         auto isWaitOp = [&](NodeId id) {
             const OpInfo* op = info[static_cast<size_t>(id)];
             return op && op->has(kTraitWait);
@@ -220,30 +294,44 @@ public:
 
         for (NodeId id : order) {
             const size_t ix = static_cast<size_t>(id);
-            if (rep[ix] != id) continue;  // already merged (a wait of a merged chain)
+            if (rep[ix] != id || srep[ix] != id) continue;  // already merged or refused (a wait of a chain)
             const Node& n = g.node(id);
             const OpInfo* op = info[ix];
             if (!op || readsTainted(n)) continue;
+            const int sl = slot(id);
             if (op->has(kTraitCollective)) {
                 if (impureReason(n, reg, DceOptions{true, false, false}) != ImpureReason::None) continue;
                 if (n.users.size() != 1 || !isWaitOp(n.users[0])) continue;
                 const NodeId w = n.users[0];
+                // The kept wait must come first so the duplicate wait's users stay after it.
+                auto chainMerges = [&](NodeId first) {
+                    const NodeId w0 = waitOf[static_cast<size_t>(first)];
+                    return w0 != kNoNode && g.positionOf(w0) < g.positionOf(w)
+                        && (ignoreTags || tagKey(g.node(w0)) == tagKey(g.node(w)));  // the waits' tags agree
+                };
                 const std::string key = nodeKey(n, rep, ignoreTags);
-                auto it = seenColl.find(key);
-                if (it == seenColl.end()) {
-                    seenColl.emplace(key, id);
-                    waitOf[ix] = w;
+                Firsts& f = seenColl[key];
+                const NodeId first = f.inPhase[sl];
+                if (collectives && first != kNoNode && chainMerges(first)) {
+                    const NodeId w0 = waitOf[static_cast<size_t>(first)];
+                    rep[ix] = first;
+                    srep[ix] = srep[static_cast<size_t>(first)];
+                    rep[static_cast<size_t>(w)] = w0;
+                    srep[static_cast<size_t>(w)] = srep[static_cast<size_t>(w0)];
+                    dups.push_back(id);
+                    dups.push_back(w);
+                    ++chains;
                     continue;
                 }
-                const NodeId w0 = waitOf[static_cast<size_t>(it->second)];
-                // The kept wait must come first so the duplicate wait's users stay after it.
-                if (w0 == kNoNode || g.positionOf(w0) > g.positionOf(w)) continue;
-                if (!ignoreTags && tagKey(g.node(w0)) != tagKey(g.node(w))) continue;  // the waits' tags differ
-                rep[ix] = it->second;
-                rep[static_cast<size_t>(w)] = w0;
-                dups.push_back(id);
-                dups.push_back(w);
-                ++chains;
+                if (first == kNoNode) f.inPhase[sl] = id;
+                waitOf[ix] = w;
+                const std::string skey = shadowKey(n);
+                const NodeId into = wouldMergeInto(seenColl, skey.empty() ? key : skey, id, chainMerges);
+                if (into != kNoNode) {
+                    const char* why = !collectives ? "collective" : whyNot(id, into);
+                    refuse(id, into, why);
+                    refuse(w, waitOf[static_cast<size_t>(into)], why);
+                }
                 continue;
             }
             if (impureReason(n, reg, DceOptions{}) != ImpureReason::None) continue;
@@ -251,10 +339,17 @@ public:
                 || op->has(kTraitDynamicShape) || isUninitFactory(*op))
                 continue;
             const std::string key = nodeKey(n, rep, ignoreTags);
-            auto [it, inserted] = seen.emplace(key, id);
-            if (inserted) continue;
-            rep[ix] = it->second;
-            dups.push_back(id);
+            Firsts& f = seen[key];
+            if (const NodeId first = f.inPhase[sl]; first != kNoNode) {
+                rep[ix] = first;
+                srep[ix] = srep[static_cast<size_t>(first)];
+                dups.push_back(id);
+                continue;
+            }
+            f.inPhase[sl] = id;
+            const std::string skey = shadowKey(n);
+            const NodeId into = wouldMergeInto(seen, skey.empty() ? key : skey, id, [](NodeId) { return true; });
+            if (into != kNoNode) refuse(id, into, whyNot(id, into));
         }
 
         // Rewire in graph order, then drop the duplicates (now unused).
@@ -276,6 +371,35 @@ public:
             + (chains ? " (" + std::to_string(chains) + " collective chain" + (chains == 1 ? "" : "s") + ")" : ""));
         ctx.log.stats["merged"] = ctx.log.stats.value("merged", size_t{0}) + dups.size();
         ctx.log.stats["collective_chains"] = ctx.log.stats.value("collective_chains", size_t{0}) + chains;
+        noteRefused(g, refused, prefix, ctx);
+    }
+
+private:
+    template<class R>
+    static void noteRefused(const Graph& g, const std::vector<R>& refused, const std::string& prefix, PassContext& ctx)
+    {
+        size_t phases = 0, colls = 0, follow = 0;
+        std::vector<std::string> lines;
+        nlohmann::json list = ctx.log.stats.value("refused_merges", nlohmann::json::array());
+        for (const R& r : refused) {
+            const std::string why = r.why;
+            (why == "collective" ? colls : why == "after a refused merge" ? follow : phases) += 1;
+            lines.push_back(prefix + g.node(r.node).name + " -> " + g.node(r.into).name + " (" + why + ")");
+            list.push_back({{"node", g.node(r.node).name}, {"into", g.node(r.into).name}, {"why", why}});
+        }
+        ctx.log.stats["refused"] = ctx.log.stats.value("refused", size_t{0}) + refused.size();
+        ctx.log.stats["refused_merges"] = list;
+        if (refused.empty()) return;
+        std::string parts;
+        auto part = [&](size_t k, const std::string& text) {
+            if (k) parts += (parts.empty() ? "" : ", ") + std::to_string(k) + " " + text;
+        };
+        part(phases, "across the forward/backward boundary (across_phases=true merges them)");
+        part(colls, "collective (collectives=true merges whole collective -> wait_tensor chains)");
+        part(follow, "reading a value whose merge was refused");
+        ctx.note(prefix + "refused " + std::to_string(refused.size()) + " merge" + (refused.size() == 1 ? "" : "s")
+                 + " (memory and communication decisions kept): " + parts);
+        ctx.noteList(lines, "refused merges", "all in the step's stats \"refused_merges\", with --json");
     }
 };
 

@@ -41,8 +41,9 @@ public:
                "mode=save_all saves every forward value the backward reads (PyTorch's default_partition); "
                "mode=tagged saves only MUST_SAVE / custom.ap_must_save nodes, placeholders and symbols and recomputes "
                "the rest (AutoParallel's replay partitioner); mode=mincut chooses the saves by a minimum cut over "
-               "memory sizes with PyTorch's bans (min_cut_rematerialization_partition, budget 1.0). A graph without "
-               "a backward gets the default partition (empty backward) and a note.";
+               "memory sizes with PyTorch's bans (min_cut_rematerialization_partition, budget 1.0). Collectives "
+               "(force_save_collectives) and, in tagged mode, side effects and unknown ops are saved unless tagged "
+               "MUST_RECOMPUTE on purpose. A graph without a backward, or one that is all backward, is refused.";
     }
     std::vector<PassOption> options() const override
     {
@@ -93,7 +94,7 @@ public:
              OptionType::Bool,
              "true",
              {},
-             "tagged/mincut: untagged collectives -> MUST_SAVE"},
+             "tagged/mincut: collectives not tagged MUST_RECOMPUTE -> MUST_SAVE"},
             {"reorder_backward",
              OptionType::Bool,
              "true",

@@ -66,7 +66,7 @@ struct PartitionOptions
     bool banReduction = true;
     bool recomputeViews = false;  // views never saved (infinite cost) and never banned
     bool cleanupTags = true;  // cleanup_recompute_tags (6.3) before choosing saves
-    bool forceSaveCollectives = true;  // untagged collectives -> MUST_SAVE (tagged and mincut modes)
+    bool forceSaveCollectives = true;  // collectives not MUST_RECOMPUTE -> MUST_SAVE (tagged, mincut)
     bool reorderBackward = true;  // recomputation right before first use (reordering_to_mimic_autograd_engine)
     const OpRegistry* registry = nullptr;  // nullptr: OpRegistry::instance()
 };

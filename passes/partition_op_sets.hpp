@@ -35,6 +35,7 @@ public:
     bool isFusible(const Node& n) const { return isRecomputable(n) || isRandom(n); }
     bool isCat(const Node& n) const;
     bool isSideEffect(const Node& n) const { return hasTrait(n, kTraitSideEffect); }
+    const OpRegistry& registry() const { return registry_; }
 
 private:
     const OpRegistry& registry_;

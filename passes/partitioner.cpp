@@ -7,6 +7,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "passes/node_kinds.hpp"
 #include "passes/partition_min_cut.hpp"
 #include "passes/partition_save_modes.hpp"
 
@@ -61,18 +62,25 @@ void Partitioner::prepareTags()
         const auto tagged = cleanupRecomputeTags(joint_, false, context_);
         if (!tagged.empty()) notes_.push_back("cleanup_recompute_tags: MUST_SAVE on " + joinNames(tagged));
     }
-    if (options_.forceSaveCollectives) {
-        std::vector<std::string> forced;
-        for (NodeId id : joint_.order()) {
-            Node& n = joint_.node(id);
-            if (!ops_.isCollective(n) || mustRecompute(n) || n.meta.recompute == Recompute::MustSave) continue;
-            if (context_)
-                context_->tagSet(n.name, "recompute", std::string(recomputeName(n.meta.recompute)), "MUST_SAVE");
-            n.meta.recompute = Recompute::MustSave;
-            forced.push_back(n.name);
-        }
-        if (!forced.empty()) notes_.push_back("force_save_collectives: MUST_SAVE on " + joinNames(forced));
+    // Collectives (force_save_collectives) and, in tagged mode, side effects and unknown ops are
+    // saved unless tagged MUST_RECOMPUTE on purpose (an FSDP all-gather): a PREFER_RECOMPUTE or no
+    // tag would make the backward run them again (node_kinds.hpp).
+    std::vector<std::string> forced, kept;
+    for (NodeId id : joint_.order()) {
+        Node& n = joint_.node(id);
+        if (n.meta.recompute == Recompute::MustRecompute || n.meta.recompute == Recompute::MustSave) continue;
+        const bool collective = ops_.isCollective(n);
+        const Unreplayable kind = collective ? Unreplayable::Collective : unreplayableKind(n, ops_.registry());
+        if (collective ? !options_.forceSaveCollectives
+                       : kind == Unreplayable::None || options_.mode != PartitionMode::Tagged)
+            continue;
+        if (context_) context_->tagSet(n.name, "recompute", std::string(recomputeName(n.meta.recompute)), "MUST_SAVE");
+        n.meta.recompute = Recompute::MustSave;
+        (collective ? forced : kept).push_back(n.name);
     }
+    if (!forced.empty()) notes_.push_back("force_save_collectives: MUST_SAVE on " + joinNames(forced));
+    if (!kept.empty())
+        notes_.push_back("side effects and unknown ops are not recomputed: MUST_SAVE on " + joinNames(kept));
     joint_.rebuildUsers();
 }
 

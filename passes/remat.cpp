@@ -6,7 +6,11 @@
 #include <map>
 #include <set>
 
+<<<<<<< HEAD
 #include "core/analysis/phases.hpp"
+=======
+#include "passes/node_kinds.hpp"
+>>>>>>> side-effects
 #include "passes/pass.hpp"
 #include "passes/remat.hpp"
 #include "passes/sac.hpp"
@@ -113,8 +117,13 @@ public:
                "duplicates \"<name>_recomputed\" go right before their earliest backward consumer, marked backward "
                "(phase backward, autograd_backward, provenance = the original), and only the direct backward "
                "consumers are rewired. Originals left without users are erased newest-first; no global DCE.\n"
+               "Side effects and mutations (in-place, out=, auto_functionalized, with_effects, logging), collectives "
+               "and ops the registry does not know are never recomputed on a PREFER_RECOMPUTE tag (by hand or by an "
+               "old sac): they are saved, with a note; MUST_RECOMPUTE (sac's recompute=... list, an FSDP all-gather) "
+               "recomputes them on purpose.\n"
                "Errors: RNG ops tagged for recompute (the graph cannot replay RNG state), more than one disjoint "
-               "backward region needing recomputation.";
+               "backward region needing recomputation, a graph with no backward (forward-only, inference, "
+               "post-grad, Dynamo) or an AOT backward graph.";
     }
     std::vector<PassOption> options() const override
     {
@@ -138,9 +147,11 @@ public:
     void run(Graph& g, const PassOptions& opts, PassContext& ctx) const override
     {
         PhaseInfo ph = phases(g, opts.getString("backward"));
+        if (const std::string why = noBackwardGraph(g, ph, "remat"); !why.empty()) throw PassError(why);
         if (const std::string why = backwardOnlyGraph(g, ph, "remat"); !why.empty()) throw PassError(why);
         g.rebuildUsers();
         ctx.log.stats["phases"] = ph.method();
+        keepUnreplayableSaved(g, ph, ctx);
 
         auto fwdRecompute = [&](NodeId id) {
             const Node& n = g.node(id);
@@ -229,6 +240,37 @@ private:
                             "so no backward can be found this way; backward=auto finds it from phase meta or data "
                             "flow");
         return ph;
+    }
+
+    // A side effect, collective or unknown op tagged PREFER_RECOMPUTE (by hand, or by a tagger that
+    // does not know better) is saved instead: running it again in the backward would log, mutate
+    // or communicate twice. MUST_RECOMPUTE is a decision (sac's recompute list, an FSDP all-gather
+    // policy) and stays.
+    static void keepUnreplayableSaved(Graph& g, const PhaseInfo& ph, PassContext& ctx)
+    {
+        UnreplayableCounts kept, onPurpose;
+        for (NodeId id : g.order()) {
+            const Node& n = g.node(id);
+            if (!isCall(n) || !ph.isForward(id) || !isRecomputeTag(n.meta.recompute)) continue;
+            const Unreplayable k = unreplayableKind(n, ctx.registry);
+            if (k == Unreplayable::None) continue;
+            if (n.meta.recompute == Recompute::MustRecompute) {
+                onPurpose.add(k, n.name);
+                continue;
+            }
+            kept.add(k, n.name);
+            setTag(g, id, Recompute::MustSave, ctx);
+        }
+        ctx.log.stats["kept_saved"] = {{"side_effect", kept.sideEffect.size()},
+                                       {"collective", kept.collective.size()},
+                                       {"unknown_op", kept.unknown.size()}};
+        if (kept.total())
+            ctx.note("remat: not recomputing " + std::to_string(kept.total())
+                     + " node(s) tagged PREFER_RECOMPUTE that must not run twice, saved instead: " + kept.text()
+                     + "; tag them MUST_RECOMPUTE (sac(recompute=...)) to recompute them on purpose");
+        if (onPurpose.total())
+            ctx.note("remat: tagged MUST_RECOMPUTE on purpose, recomputed where the backward reads them: "
+                     + onPurpose.text());
     }
 
     static void setTag(Graph& g, NodeId id, Recompute r, PassContext& ctx)

@@ -7,7 +7,11 @@
 #include <map>
 #include <set>
 
+<<<<<<< HEAD
 #include "core/analysis/phases.hpp"
+=======
+#include "passes/node_kinds.hpp"
+>>>>>>> side-effects
 #include "passes/pass.hpp"
 
 #include "core/util/strings.hpp"
@@ -53,7 +57,9 @@ OpName splitTarget(std::string_view target)
         "aten", "prims", "higher_order", "_c10d_functional", "c10d_functional", "_c10d", "quantized", "_quantized"};
     if (prev != std::string::npos && prev != 0) {
         std::string ns = t.substr(0, prev);
-        if (kOpNs.count(ns) || t.rfind("aten.", 0) == 0)
+        // a custom op the registry does not know (torch.ops.tg.log_tensor.default): "ns.name.default"
+        const bool customOp = ns.find('.') == std::string::npos && t.substr(last + 1) == "default";
+        if (kOpNs.count(ns) || t.rfind("aten.", 0) == 0 || customOp)
             return {ns, t.substr(prev + 1, last - prev - 1), t.substr(last + 1)};
     }
     return {t.substr(0, last), t.substr(last + 1), ""};
@@ -200,7 +206,13 @@ public:
                "Always: backward nodes and placeholders are not touched; getitem, wait_tensor, detach and alias "
                "inherit their producer's tag; the loss and the loss / lm_head epilogue (see phases.hpp) are "
                "MUST_SAVE so ones_like(loss) never drags the forward back in; symbolic scalars are MUST_SAVE; RNG "
-               "ops are MUST_SAVE unless save_rng=false (remat cannot replay RNG state).";
+               "ops are MUST_SAVE unless save_rng=false (remat cannot replay RNG state); side effects and mutations "
+               "(in-place, out=, auto_functionalized, with_effects, logging), collectives and ops the registry "
+               "does not know are MUST_SAVE (running them again in the backward would log, mutate or communicate "
+               "twice) unless `recompute` names them on purpose (an FSDP all-gather), which tags them "
+               "MUST_RECOMPUTE.\n"
+               "Refused: a graph with no backward (forward-only, inference, post-grad, Dynamo) and an AOT backward "
+               "graph: there is nothing to recompute in.";
     }
     std::vector<PassOption> options() const override
     {
@@ -222,6 +234,12 @@ public:
              {},
              "user policy: ops saved (\"mm;aten.bmm.default;addmm\"), the rest recomputed"},
             {"save_rng", OptionType::Bool, "true", {}, "tag RNG ops MUST_SAVE whatever the policy"},
+            {"recompute",
+             OptionType::StringList,
+             "",
+             {},
+             "ops recomputed on purpose, whatever the policy (MUST_RECOMPUTE), side effects, collectives and "
+             "unknown ops included (\"all_gather_into_tensor\")"},
         };
     }
 
@@ -234,7 +252,8 @@ public:
         if (policy == "user" && opts.getList("save").empty())
             throw std::invalid_argument("option 'save' is empty: policy=user saves the ops it lists "
                                         "(save=mm;addmm); to recompute everything write policy=recompute_all");
-        for (const std::string& item : opts.getList("save")) checkSaveItem(item);
+        for (const std::string& item : opts.getList("save")) checkSaveItem(item, "save");
+        for (const std::string& item : opts.getList("recompute")) checkSaveItem(item, "recompute");
     }
 
     void run(Graph& g, const PassOptions& opts, PassContext& ctx) const override
@@ -243,14 +262,17 @@ public:
         const bool resetPerLayer = opts.getBool("reset_per_layer");
         const bool saveRng = opts.getBool("save_rng");
         const std::vector<std::string> saveList = opts.getList("save");
+        const std::vector<std::string> recomputeList = opts.getList("recompute");
         checkOptions(opts);
-        for (const std::string& item : saveList) {
-            bool matched = false;
-            for (NodeId id : g.order()) matched = matched || targetMatches(g.node(id).target, item);
-            if (!matched) ctx.note("save: '" + item + "' matches no node of this graph");
-        }
+        for (const auto& [option, list] : {std::pair{"save", &saveList}, std::pair{"recompute", &recomputeList}})
+            for (const std::string& item : *list) {
+                bool matched = false;
+                for (NodeId id : g.order()) matched = matched || targetMatches(g.node(id).target, item);
+                if (!matched) ctx.note(std::string(option) + ": '" + item + "' matches no node of this graph");
+            }
 
         PhaseInfo ph = classifyPhases(g);
+        if (const std::string why = noBackwardGraph(g, ph, "sac"); !why.empty()) throw PassError(why);
         if (const std::string why = backwardOnlyGraph(g, ph, "sac"); !why.empty()) throw PassError(why);
         bool hasRegions = false;
         for (NodeId id : g.order())
@@ -267,6 +289,8 @@ public:
         std::map<int, Counts> byRegion;
         std::map<std::string, Counts> byOp;
         std::map<std::string, int64_t> reasons;
+        UnreplayableCounts kept;  // saved whatever the policy: side effects, collectives, unknown ops
+        UnreplayableCounts onPurpose;  // the same, named in `recompute`
         int64_t changed = 0;
 
         for (NodeId id : g.order()) {
@@ -294,6 +318,14 @@ public:
                 } else if (saveRng && isRngNode(n, ctx.registry)) {
                     tag = Recompute::MustSave;
                     ++reasons["rng"];
+                } else if (named(n, recomputeList)) {
+                    tag = Recompute::MustRecompute;
+                    ++reasons["named in recompute"];
+                    onPurpose.add(unreplayableKind(n, ctx.registry), n.name);
+                } else if (const Unreplayable k = unreplayableKind(n, ctx.registry); k != Unreplayable::None) {
+                    tag = Recompute::MustSave;
+                    ++reasons[std::string(unreplayableName(k))];
+                    kept.add(k, n.name);
                 } else {
                     tag = decide(policy, n, region, hasRegions, resetPerLayer, saveList, mmCount);
                     ++reasons["policy"];
@@ -338,21 +370,34 @@ public:
         ctx.log.stats["reasons"] = reasons;
         ctx.note("sac(policy=" + policy + "): " + std::to_string(save) + " saved, " + std::to_string(recompute)
                  + " recompute over " + std::to_string(byRegion.size()) + " AC region(s); phases from " + ph.method());
+        if (kept.total())
+            ctx.note("sac: saved whatever the policy, as they must not run twice: " + kept.text()
+                     + "; name an op in recompute=... to recompute it on purpose");
+        if (onPurpose.total()) ctx.note("sac: MUST_RECOMPUTE on purpose (named in recompute): " + onPurpose.text());
+        ctx.log.stats["kept_saved"] = {{"side_effect", kept.sideEffect.size()},
+                                       {"collective", kept.collective.size()},
+                                       {"unknown_op", kept.unknown.size()}};
         std::vector<std::string> regionLines;
         for (const auto& [region, c] : byRegion)
             regionLines.push_back("region " + std::to_string(region) + ": " + std::to_string(c.save) + " saved, "
                                   + std::to_string(c.recompute) + " recompute");
         ctx.noteList(regionLines, "regions", "all in the step's stats \"regions\", with --json");
-        if (ph.firstBackward == kNoNode)
-            ctx.note("no backward nodes found (no tangent inputs, no ones_like loss seed, no backward meta)");
     }
 
 private:
-    // An item of `save` must name an operator of the registry, in any of the spellings that
-    // targetMatches accepts (mm, aten.mm, aten.mm.default, mm.default), unless it is in a
-    // namespace the registry does not know (a custom op: mylib.fused_linear). A typo gets the
-    // nearest spelling.
-    static void checkSaveItem(const std::string& item)
+    // The node's target matches an item of `list` (targetMatches).
+    static bool named(const Node& n, const std::vector<std::string>& list)
+    {
+        for (const auto& s : list)
+            if (targetMatches(n.target, s)) return true;
+        return false;
+    }
+
+    // An item of `save` or `recompute` must name an operator of the registry, in any of the
+    // spellings that targetMatches accepts (mm, aten.mm, aten.mm.default, mm.default), unless it
+    // is in a namespace the registry does not know (a custom op: mylib.fused_linear). A typo gets
+    // the nearest spelling.
+    static void checkSaveItem(const std::string& item, const std::string& option)
     {
         const auto ops = OpRegistry::instance().all();
         for (const OpInfo* op : ops)
@@ -377,7 +422,7 @@ private:
                 spellings.insert(dots == 1 ? sc.ns + "." + sc.name : op->qualifiedName);
         }
         const std::string nearest = nearestSpelling(item, {spellings.begin(), spellings.end()});
-        throw std::invalid_argument("option 'save': '" + item + "' names no operator"
+        throw std::invalid_argument("option '" + option + "': '" + item + "' names no operator"
                                     + (nearest.empty() ? std::string(" (spell it as in the graph: aten.mm.default)")
                                                        : " (did you mean '" + nearest + "'?)"));
     }

@@ -300,4 +300,26 @@ std::string backwardOnlyGraph(const Graph& g, const PhaseInfo& info, const std::
     return {};
 }
 
+std::string noBackwardGraph(const Graph& g, const PhaseInfo& info, const std::string& pass)
+{
+    if (!info.seeds.empty() || info.firstBackward != kNoNode) return {};
+    bool primals = false, dynamo = false;
+    for (NodeId id : g.order()) {
+        const Node& n = g.node(id);
+        if (n.op != NodeOp::Placeholder) continue;
+        primals = primals || n.name.rfind("primals_", 0) == 0;
+        dynamo = dynamo || n.name.rfind("L_", 0) == 0 || n.name.rfind("l_", 0) == 0;
+    }
+    const std::string what = primals ? "its primals_* inputs make it an AOT forward graph, already partitioned (its "
+                                       "backward is a separate graph)"
+        : dynamo ? "its L_* inputs make it a Dynamo graph, captured before autograd traced a backward"
+                 : "a forward-only, inference, post-grad or Dynamo graph";
+    return pass
+        + " works on a forward+loss+backward graph, recomputing forward values in its backward; this graph has no "
+          "backward (no tangent placeholder, no ones_like(loss) seed, no backward phase meta): "
+        + what
+        + ". It applies to a joint graph (a log's aot_joint_graph, a traced loss + autograd.grad): fxlens info "
+          "lists a log's graphs, --graph ID picks one";
+}
+
 }  // namespace fxl

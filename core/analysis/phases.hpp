@@ -99,10 +99,14 @@ PhaseInfo classifyPhases(const Graph& g, const PhaseOptions& opts = {});
 
 // Why a pass that works on the forward of a forward+loss+backward graph does not apply to `g`
 // ("" when it may): every output item is computed in the backward and none in the forward (an
-// AOT backward graph, already partitioned). `pass` names the pass in the message. (A graph with
-// no backward at all is left to each pass: sac and remat then find nothing to do, partition
-// refuses it.)
+// AOT backward graph, already partitioned). `pass` names the pass in the message.
 std::string backwardOnlyGraph(const Graph& g, const PhaseInfo& info, const std::string& pass);
+
+// The same for a graph with no backward at all (no tangent placeholder, no ones_like(loss) seed,
+// no backward meta): a forward-only, inference, post-grad or Dynamo graph, saying which when the
+// inputs tell (primals_* -> an AOT forward graph, L_* -> a Dynamo graph). sac and remat refuse it
+// (there is no backward to recompute in); partition has its own message.
+std::string noBackwardGraph(const Graph& g, const PhaseInfo& info, const std::string& pass);
 
 // Contiguous backward runs in graph order.
 std::vector<BackwardRegion> backwardRegions(const Graph& g, const PhaseInfo& info);

@@ -20,8 +20,11 @@ namespace {
 
 const QString kPytorch = QString::fromStdString(fxltest::corpusPath("pytorch").string());
 
-// Pipelines over every pass that keeps a single graph, and one that ends in a partition.
+// Pipelines over every pass that keeps a single graph, and one that ends in a partition. sac and
+// remat refuse a graph without a backward (a .fw. graph): there the single-graph pipeline is
+// checked to be refused, and its other passes run.
 const QString kSingleGraphPipeline = QStringLiteral("remove_detach,cse,sac(policy=alternate_mm),remat,dce");
+const QString kForwardGraphPipeline = QStringLiteral("remove_detach,cse,dce");
 const QString kPartitionPipeline = QStringLiteral("remove_detach,sac(policy=save_list),partition(mode=tagged)");
 
 QString describe(const Run& r)
@@ -107,6 +110,15 @@ private slots:
         FXL_SKIP_UNLESS_RUNNABLE(input);
         QTemporaryDir tmp;
         const QString out = tmp.filePath("steps");
+        if (graph.contains(QStringLiteral(".fw.")) && pipeline == kSingleGraphPipeline) {
+            const Run refused = fxlens({"passes", "run", input, "--pipeline", pipeline, "--out", tmp.filePath("no")});
+            FXL_EXPECT_EXIT(refused, 1);
+            const QByteArray said = refused.out + refused.err;
+            QVERIFY2(said.contains("stage 3 (sac): sac works on a forward+loss+backward graph")
+                         && said.contains("this graph has no backward"),
+                     qPrintable(describe(refused)));
+            pipeline = kForwardGraphPipeline;
+        }
         const Run passes = fxlens({"passes", "run", input, "--pipeline", pipeline, "--out", out, "--json"});
         FXL_EXPECT_EXIT(passes, 0);
         const QJsonObject doc = parseJsonDoc(passes.out);

@@ -304,6 +304,16 @@ private slots:
             << "mm = torch.ops.aten.mm.default(x, y)\nmm_1 = torch.ops.aten.mm.default(x, y)\nreturn (mm, mm_1)"
             << false << "mm@forward mm_1@backward"
             << "cse" << QStringList{} << "";
+        // tags ignored, the phases still keep a backward copy apart from the forward value (a
+        // checkpoint's recomputation), unless across_phases
+        QTest::newRow("different phases, ignore_tags")
+            << "mm = torch.ops.aten.mm.default(x, y)\nmm_1 = torch.ops.aten.mm.default(x, y)\nreturn (mm, mm_1)"
+            << false << "mm@forward mm_1@backward"
+            << "cse(ignore_tags=true)" << QStringList{} << "";
+        QTest::newRow("different phases, across_phases")
+            << "mm = torch.ops.aten.mm.default(x, y)\nmm_1 = torch.ops.aten.mm.default(x, y)\nreturn (mm, mm_1)"
+            << false << "mm@forward mm_1@backward"
+            << "cse(ignore_tags=true,across_phases=true)" << QStringList{"mm_1"} << "output arg 0[1] mm_1->mm";
         QTest::newRow("random not merged") << "rand = torch.ops.aten.rand.default([2])\nrand_1 = "
                                               "torch.ops.aten.rand.default([2])\nreturn (rand, rand_1)"
                                            << false << ""
@@ -332,7 +342,17 @@ private slots:
                "mm = torch.ops.aten.mm.default(wait_tensor, y)\nmm_1 = torch.ops.aten.mm.default(wait_tensor_1, "
                "y)\nreturn (mm, mm_1)"
             << false << ""
-            << "cse" << QStringList{"all_gather_into_tensor_1", "wait_tensor_1", "mm_1"} << "output arg 0[1] mm_1->mm";
+            << "cse(collectives=true)" << QStringList{"all_gather_into_tensor_1", "wait_tensor_1", "mm_1"}
+            << "output arg 0[1] mm_1->mm";
+        QTest::newRow("collective chains kept by default")
+            << "all_gather_into_tensor = torch.ops._c10d_functional.all_gather_into_tensor.default(x, 2, '0')\n"
+               "wait_tensor = torch.ops._c10d_functional.wait_tensor.default(all_gather_into_tensor)\n"
+               "all_gather_into_tensor_1 = torch.ops._c10d_functional.all_gather_into_tensor.default(x, 2, '0')\n"
+               "wait_tensor_1 = torch.ops._c10d_functional.wait_tensor.default(all_gather_into_tensor_1)\n"
+               "mm = torch.ops.aten.mm.default(wait_tensor, y)\nmm_1 = torch.ops.aten.mm.default(wait_tensor_1, "
+               "y)\nreturn (mm, mm_1)"
+            << false << ""
+            << "cse" << QStringList{} << "";
         QTest::newRow("reduce_scatter chain, interleaved waits")
             << "reduce_scatter_tensor = torch.ops._c10d_functional.reduce_scatter_tensor.default(y, 'sum', 2, '0')\n"
                "reduce_scatter_tensor_1 = torch.ops._c10d_functional.reduce_scatter_tensor.default(y, 'sum', 2, '0')\n"
@@ -340,7 +360,7 @@ private slots:
                "wait_tensor_1 = torch.ops._c10d_functional.wait_tensor.default(reduce_scatter_tensor_1)\nreturn "
                "(wait_tensor, wait_tensor_1)"
             << false << ""
-            << "cse" << QStringList{"reduce_scatter_tensor_1", "wait_tensor_1"}
+            << "cse(collectives=true)" << QStringList{"reduce_scatter_tensor_1", "wait_tensor_1"}
             << "output arg 0[1] wait_tensor_1->wait_tensor";
         QTest::newRow("chain whose wait comes first not merged")
             << "all_reduce = torch.ops._c10d_functional.all_reduce.default(x, 'sum', '0')\n"
@@ -349,7 +369,7 @@ private slots:
                "wait_tensor = torch.ops._c10d_functional.wait_tensor.default(all_reduce)\nreturn (wait_tensor, "
                "wait_tensor_1)"
             << false << ""
-            << "cse" << QStringList{} << "";
+            << "cse(collectives=true)" << QStringList{} << "";
         QTest::newRow("different groups not merged")
             << "all_gather_into_tensor = torch.ops._c10d_functional.all_gather_into_tensor.default(x, 2, '0')\n"
                "wait_tensor = torch.ops._c10d_functional.wait_tensor.default(all_gather_into_tensor)\n"
@@ -357,7 +377,7 @@ private slots:
                "wait_tensor_1 = torch.ops._c10d_functional.wait_tensor.default(all_gather_into_tensor_1)\nreturn "
                "(wait_tensor, wait_tensor_1)"
             << false << ""
-            << "cse" << QStringList{} << "";
+            << "cse(collectives=true)" << QStringList{} << "";
         QTest::newRow("collective with extra user not merged")
             << "all_gather_into_tensor = torch.ops._c10d_functional.all_gather_into_tensor.default(x, 2, '0')\n"
                "wait_tensor = torch.ops._c10d_functional.wait_tensor.default(all_gather_into_tensor)\n"
@@ -365,7 +385,7 @@ private slots:
                "wait_tensor_1 = torch.ops._c10d_functional.wait_tensor.default(all_gather_into_tensor_1)\n"
                "relu = torch.ops.aten.relu.default(all_gather_into_tensor_1)\nreturn (wait_tensor, wait_tensor_1, relu)"
             << false << ""
-            << "cse" << QStringList{} << "";
+            << "cse(collectives=true)" << QStringList{} << "";
         QTest::newRow("chain with different tags not merged")
             << "all_gather_into_tensor = torch.ops._c10d_functional.all_gather_into_tensor.default(x, 2, '0')\n"
                "wait_tensor = torch.ops._c10d_functional.wait_tensor.default(all_gather_into_tensor)\n"
@@ -373,7 +393,7 @@ private slots:
                "wait_tensor_1 = torch.ops._c10d_functional.wait_tensor.default(all_gather_into_tensor_1)\nreturn "
                "(wait_tensor, wait_tensor_1)"
             << false << "all_gather_into_tensor=MUST_RECOMPUTE wait_tensor=MUST_RECOMPUTE"
-            << "cse" << QStringList{} << "";
+            << "cse(collectives=true)" << QStringList{} << "";
         QTest::newRow("chain with different tags, ignore_tags")
             << "all_gather_into_tensor = torch.ops._c10d_functional.all_gather_into_tensor.default(x, 2, '0')\n"
                "wait_tensor = torch.ops._c10d_functional.wait_tensor.default(all_gather_into_tensor)\n"
@@ -383,7 +403,18 @@ private slots:
             << false
             << "all_gather_into_tensor=MUST_RECOMPUTE wait_tensor=MUST_RECOMPUTE all_gather_into_tensor_1@backward "
                "wait_tensor_1@backward"
-            << "cse(ignore_tags=true)" << QStringList{"all_gather_into_tensor_1", "wait_tensor_1"} << "";
+            << "cse(ignore_tags=true,collectives=true,across_phases=true)"
+            << QStringList{"all_gather_into_tensor_1", "wait_tensor_1"} << "";
+        QTest::newRow("chain across phases kept")  // the backward re-all-gather of an FSDP / TP graph
+            << "all_gather_into_tensor = torch.ops._c10d_functional.all_gather_into_tensor.default(x, 2, '0')\n"
+               "wait_tensor = torch.ops._c10d_functional.wait_tensor.default(all_gather_into_tensor)\n"
+               "all_gather_into_tensor_1 = torch.ops._c10d_functional.all_gather_into_tensor.default(x, 2, '0')\n"
+               "wait_tensor_1 = torch.ops._c10d_functional.wait_tensor.default(all_gather_into_tensor_1)\nreturn "
+               "(wait_tensor, wait_tensor_1)"
+            << false
+            << "all_gather_into_tensor=MUST_RECOMPUTE wait_tensor=MUST_RECOMPUTE all_gather_into_tensor_1@backward "
+               "wait_tensor_1@backward"
+            << "cse(ignore_tags=true,collectives=true)" << QStringList{} << "";
         QTest::newRow("getitem duplicates") << "split = torch.ops.aten.split.Tensor(x, 1)\ngetitem = "
                                                "split[0]\ngetitem_1 = split[0]\nreturn (getitem, getitem_1)"
                                             << false << ""
@@ -516,12 +547,24 @@ private slots:
         QCOMPARE(rd.graph().node(t.args[0].node).name, std::string("gelu_1"));
         const Step& dce = run.steps[2];
         QCOMPARE(names(dce.log.removed), deadInText);
-        // cse then merges the recomputed forward (mm_2, gelu_1) with the original (mm, gelu).
+        // cse keeps the checkpoint's recomputation in the backward (mm_2, gelu_1) apart from the
+        // forward values (mm, gelu) they equal, and says so; across_phases=true merges them.
         const Step& cse = run.steps[3];
-        QCOMPARE(names(cse.log.removed), (QStringList{"mm_2", "gelu_1"}));
+        QCOMPARE(names(cse.log.removed), QStringList{});
+        QCOMPARE(cse.log.stats["refused"].get<int>(), 2);
+        QCOMPARE(cse.log.stats["refused_merges"][0]["node"].get<std::string>(), std::string("mm_2"));
+        QCOMPARE(cse.log.stats["refused_merges"][0]["into"].get<std::string>(), std::string("mm"));
+        QCOMPARE(cse.log.stats["refused_merges"][1]["node"].get<std::string>(), std::string("gelu_1"));
+        QCOMPARE(cse.log.stats["refused_merges"][1]["into"].get<std::string>(), std::string("gelu"));
         for (const auto& s : run.steps) QVERIFY(s.verifierClean());
+        PipelineRun merged = runPipeline(g, "remove_detach,dce,cse(across_phases=true)");
+        QVERIFY2(merged.ok, merged.error.c_str());
+        const Step& cseAcross = merged.steps[3];
+        QCOMPARE(names(cseAcross.log.removed), (QStringList{"mm_2", "gelu_1"}));
+        QCOMPARE(cseAcross.log.stats["refused"].get<int>(), 0);
+        for (const auto& s : merged.steps) QVERIFY(s.verifierClean());
         std::string why;
-        QVERIFY2(isTopologicallyOrdered(cse.graph(), &why), why.c_str());
+        QVERIFY2(isTopologicallyOrdered(cseAcross.graph(), &why), why.c_str());
     }
 };
 

@@ -89,6 +89,47 @@ private slots:
         QCOMPARE(argName(g, "g2", 1), std::string("r_recomputed"));
     }
 
+    // A collective and a logging op tagged PREFER_RECOMPUTE by hand are saved, not run again in
+    // the backward (a note says so); MUST_RECOMPUTE recomputes them on purpose. A graph with no
+    // backward is refused.
+    void rematKeepsSideEffectsSaved()
+    {
+        const std::vector<std::string> body = {
+            "lg: \"f32[8, 4]\" = torch.ops.tg.log_tensor.default(x, 'x')",
+            "ag: \"f32[16, 4]\" = torch.ops._c10d_functional.all_gather_into_tensor.default(lg, 2, '0')",
+            "w: \"f32[16, 4]\" = torch.ops._c10d_functional.wait_tensor.default(ag)",
+            "r: \"f32[16, 4]\" = torch.ops.aten.relu.default(w)",
+            "s: \"f32[]\" = torch.ops.aten.sum.default(r)",
+            "ones: \"f32[]\" = torch.ops.aten.ones_like.default(s)",
+            "g1: \"f32[16, 4]\" = torch.ops.aten.mul.Tensor(ones, r)",
+            "return (s, g1)",
+        };
+        Graph g = parseG("x: \"f32[8, 4]\"", body);
+        setMeta(g, "lg=PREFER_RECOMPUTE ag=PREFER_RECOMPUTE w=PREFER_RECOMPUTE r=PREFER_RECOMPUTE s=MUST_SAVE");
+        ChangeLog log = runPass(g, "remat");
+        QCOMPARE(order(g), (QStringList{"x", "lg", "ag", "w", "r", "s", "ones", "r_recomputed", "g1", "output"}));
+        QCOMPARE(log.stats["kept_saved"]["side_effect"].get<int>(), 1);
+        QCOMPARE(log.stats["kept_saved"]["collective"].get<int>(), 2);
+        bool noted = false;
+        for (const auto& n : log.notes)
+            noted = noted
+                || n.find("not recomputing 3 node(s) tagged PREFER_RECOMPUTE that must not run twice, saved instead: 1 "
+                          "side effect (lg), 2 collective (ag, w)")
+                    != std::string::npos;
+        QVERIFY(noted);
+        // on purpose: the all-gather and its wait run again in the backward, the log op stays saved
+        Graph h = parseG("x: \"f32[8, 4]\"", body);
+        setMeta(h, "lg=MUST_SAVE ag=MUST_RECOMPUTE w=MUST_RECOMPUTE r=PREFER_RECOMPUTE s=MUST_SAVE");
+        runPass(h, "remat");
+        QCOMPARE(order(h),
+                 (QStringList{"x", "lg", "ag", "w", "r", "s", "ones", "ag_recomputed", "w_recomputed", "r_recomputed",
+                              "g1", "output"}));
+        // no backward: refused, saying what the graph is
+        Graph fwd = parseG("x: \"f32[8, 4]\"", {"r: \"f32[8, 4]\" = torch.ops.aten.relu.default(x)", "return (r,)"});
+        setMeta(fwd, "r=PREFER_RECOMPUTE");
+        QVERIFY_THROWS_EXCEPTION(PassError, runPass(fwd, "remat"));
+    }
+
     void rematRngS3()
     {
         const std::vector<std::string> body = {

@@ -245,9 +245,15 @@ private slots:
         QCOMPARE(log.stats["ops"]["aten.mm.default"]["save"].get<int>(), 2);
         QCOMPARE(log.stats["ops"]["aten.mm.default"]["recompute"].get<int>(), 2);
         QVERIFY(!log.notes.empty());
-        // reset_per_layer makes no difference without regions (global counting of #2766)
+        // reset_per_layer makes no difference without regions (global counting of #2766); the graph
+        // has a backward (sac refuses a graph without one)
         Graph h = parseG("x: \"f32[4, 4]\", w: \"f32[4, 4]\"",
-                         {"mm: \"f32[4, 4]\" = torch.ops.aten.mm.default(x, w)", "return (mm,)"});
+                         {"mm: \"f32[4, 4]\" = torch.ops.aten.mm.default(x, w)",
+                          "relu: \"f32[4, 4]\" = torch.ops.aten.relu.default(mm)",
+                          "loss: \"f32[]\" = torch.ops.aten.sum.default(relu)",
+                          "ones: \"f32[]\" = torch.ops.aten.ones_like.default(loss)",
+                          "gexp: \"f32[4, 4]\" = torch.ops.aten.expand.default(ones, [4, 4])",
+                          "gw: \"f32[4, 4]\" = torch.ops.aten.mm.default(mm, gexp)", "return (loss, gw)"});
         runPass(h, "sac", {{"reset_per_layer", "false"}});
         QCOMPARE(tagOf(h, "mm"), std::string("MUST_SAVE"));
     }
@@ -273,9 +279,10 @@ private slots:
             lines.push_back(n + ": \"f32[4, 4]\" = torch.ops.aten.mm.default(" + prev + ", w)");
             prev = n;
         }
-        lines.push_back("return (" + prev + ",)");
+        lines.push_back("gw: \"f32[4, 4]\" = torch.ops.aten.mm.default(" + prev + ", w)");  // the backward
+        lines.push_back("return (" + prev + ", gw)");
         Graph g = parseG("x: \"f32[4, 4]\", w: \"f32[4, 4]\"", lines);
-        setMeta(g, "mm_0%0 mm_1%0 mm_2%0 mm_3%1 mm_4%1 mm_5%1");
+        setMeta(g, "mm_0%0 mm_1%0 mm_2%0 mm_3%1 mm_4%1 mm_5%1 gw@backward");
         runPass(g, "sac", {{"policy", "alternate_mm"}, {"reset_per_layer", reset.toStdString()}});
         QStringList got;
         PhaseInfo ph = classifyPhases(g);
@@ -320,6 +327,7 @@ private slots:
                              "addmm: \"f32[4, 4]\" = torch.ops.aten.addmm.default(bias, view, w)",
                              "sym_size_int: \"Sym(s0)\" = torch.ops.aten.sym_size.int(gelu, 0)",
                              "s: \"f32[]\" = torch.ops.aten.sum.default(addmm)",
+                             "ones: \"f32[]\" = torch.ops.aten.ones_like.default(s)",  // the backward's seed
                              "return (s, gelu, sym_size_int)",
                          });
         std::map<std::string, std::string> raw;
@@ -336,7 +344,9 @@ private slots:
 
     void sacCollectivesInherit()
     {
-        // wait_tensor inherits its collective's tag: reduce_scatter is in SAVE_OPS, all_gather is not
+        // Collectives are saved whatever the policy (running one again in the backward is a
+        // communication the other ranks do not make), and wait_tensor inherits its collective's
+        // tag; `recompute` names one on purpose (an FSDP all-gather) and tags it MUST_RECOMPUTE.
         Graph g =
             parseG("x: \"f32[8, 4]\"",
                    {
@@ -344,18 +354,53 @@ private slots:
                        "w0: \"f32[4, 4]\" = torch.ops._c10d_functional.wait_tensor.default(rs)",
                        "ag: \"f32[8, 4]\" = torch.ops._c10d_functional.all_gather_into_tensor.default(w0, 2, '0')",
                        "w1: \"f32[8, 4]\" = torch.ops._c10d_functional.wait_tensor.default(ag)",
-                       "s: \"f32[]\" = torch.ops.aten.sum.default(w1)",
+                       "r: \"f32[8, 4]\" = torch.ops.aten.relu.default(w1)",
+                       "s: \"f32[]\" = torch.ops.aten.sum.default(r)",
+                       "ones: \"f32[]\" = torch.ops.aten.ones_like.default(s)",
                        "return (s,)",
                    });
-        runPass(g, "sac", {{"policy", "save_list"}});
+        ChangeLog log = runPass(g, "sac", {{"policy", "recompute_all"}});
+        for (const char* n : {"rs", "w0", "ag", "w1"}) QCOMPARE(tagOf(g, n), std::string("MUST_SAVE"));
+        QCOMPARE(tagOf(g, "r"), std::string("PREFER_RECOMPUTE"));
+        QCOMPARE(log.stats["reasons"]["collective"].get<int>(), 2);
+        QCOMPARE(log.stats["kept_saved"]["collective"].get<int>(), 2);
+        bool noted = false;
+        for (const auto& n : log.notes) noted = noted || n.find("2 collective (rs, ag)") != std::string::npos;
+        QVERIFY(noted);
+        runPass(g, "sac", {{"policy", "save_list"}, {"recompute", "all_gather_into_tensor"}});
         QCOMPARE(tagOf(g, "rs"), std::string("MUST_SAVE"));
         QCOMPARE(tagOf(g, "w0"), std::string("MUST_SAVE"));
-        QCOMPARE(tagOf(g, "ag"), std::string("PREFER_RECOMPUTE"));
-        QCOMPARE(tagOf(g, "w1"), std::string("PREFER_RECOMPUTE"));
-        runPass(g, "sac", {{"policy", "user"}, {"save", "all_gather_into_tensor"}});
-        QCOMPARE(tagOf(g, "rs"), std::string("PREFER_RECOMPUTE"));
-        QCOMPARE(tagOf(g, "w0"), std::string("PREFER_RECOMPUTE"));
-        QCOMPARE(tagOf(g, "w1"), std::string("MUST_SAVE"));
+        QCOMPARE(tagOf(g, "ag"), std::string("MUST_RECOMPUTE"));
+        QCOMPARE(tagOf(g, "w1"), std::string("MUST_RECOMPUTE"));
+    }
+
+    // Side effects, mutating wrappers and unknown ops are saved like collectives.
+    void sacSideEffectsSaved()
+    {
+        Graph g =
+            parseG("x: \"f32[4]\", b: \"f32[4]\"",
+                   {
+                       "lg: \"f32[4]\" = torch.ops.tg.log_tensor.default(x, 'x')",
+                       "af = torch.ops.higher_order.auto_functionalized_v2(torch.ops.tg.inplace_log_tensor.default, "
+                       "s = 'b', _t_base_index = 0, _all_bases = [b])",
+                       "getitem: \"f32[4]\" = af[1]",
+                       "ln = torch.ops.apex.fused_layer_norm_affine_fwd.default(lg, [4], b, b, 1e-05)",
+                       "getitem_1: \"f32[4]\" = ln[0]",
+                       "add_: \"f32[4]\" = torch.ops.aten.add_.Tensor(getitem_1, 1)",
+                       "r: \"f32[4]\" = torch.ops.aten.relu.default(add_)",
+                       "s: \"f32[]\" = torch.ops.aten.sum.default(r)",
+                       "ones: \"f32[]\" = torch.ops.aten.ones_like.default(s)",
+                       "return (s, getitem)",
+                   });
+        ChangeLog log = runPass(g, "sac", {{"policy", "recompute_all"}});
+        for (const char* n : {"lg", "af", "getitem", "ln", "getitem_1", "add_"})
+            QCOMPARE(tagOf(g, n), std::string("MUST_SAVE"));
+        QCOMPARE(tagOf(g, "r"), std::string("PREFER_RECOMPUTE"));
+        QCOMPARE(log.stats["kept_saved"]["side_effect"].get<int>(), 3);  // lg, af, add_
+        QCOMPARE(log.stats["kept_saved"]["unknown_op"].get<int>(), 1);  // ln
+        runPass(g, "sac", {{"policy", "recompute_all"}, {"recompute", "tg.log_tensor"}});
+        QCOMPARE(tagOf(g, "lg"), std::string("MUST_RECOMPUTE"));
+        QCOMPARE(tagOf(g, "af"), std::string("MUST_SAVE"));
     }
 
     // ------------------------------------------------------------ issue #178935 on the real trace
