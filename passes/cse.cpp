@@ -11,9 +11,9 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "core/analysis/phases.hpp"
 #include "passes/cse.hpp"
 #include "passes/graph_edit.hpp"
-#include "passes/phases.hpp"
 
 namespace fxl {
 namespace {

@@ -6,11 +6,8 @@
 #include <map>
 #include <set>
 
-<<<<<<< HEAD
 #include "core/analysis/phases.hpp"
-=======
 #include "passes/node_kinds.hpp"
->>>>>>> side-effects
 #include "passes/pass.hpp"
 #include "passes/remat.hpp"
 #include "passes/sac.hpp"

@@ -7,11 +7,8 @@
 #include <map>
 #include <set>
 
-<<<<<<< HEAD
 #include "core/analysis/phases.hpp"
-=======
 #include "passes/node_kinds.hpp"
->>>>>>> side-effects
 #include "passes/pass.hpp"
 
 #include "core/util/strings.hpp"
