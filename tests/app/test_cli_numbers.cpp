@@ -42,6 +42,12 @@ std::vector<std::filesystem::path> joints(bool withLarge = true)
     return out;
 }
 
+// The joint graphs among the fx dumps: Megatron tensor-parallel steps with collectives and
+// custom ops, and an AOT joint with tangent inputs.
+constexpr const char* kFxJoints[] = {"fx/entangle_megatron_gpt_tp1_fwd_bwd_both.g0.r0.txt",
+                                     "fx/entangle_megatron_gpt_tp2_fwd_bwd_both.g0.r0.txt",
+                                     "fx/tlparse_v2.9dev_mlp_aot_joint_graph_expanded.txt"};
+
 QString q(const std::filesystem::path& p) { return QString::fromStdString(p.string()); }
 
 // Runs fxlens and returns its JSON document; fails the test (returns {}) on a nonzero exit.
@@ -104,7 +110,9 @@ private slots:
     {
         QTest::addColumn<QString>("joint");
         QTest::addColumn<QString>("policy");
-        for (const auto& j : joints())
+        std::vector<std::filesystem::path> graphs = joints();
+        for (const char* f : kFxJoints) graphs.push_back(fxltest::corpusPath(f));
+        for (const auto& j : graphs)
             for (const QString& p : kPolicies)
                 QTest::newRow(qPrintable(QString::fromStdString(fxltest::corpusRowName(j)) + " " + p)) << q(j) << p;
     }
@@ -249,7 +257,9 @@ private slots:
     {
         QTest::addColumn<QString>("joint");
         QTest::addColumn<QString>("pipeline");
-        for (const auto& j : joints(false))
+        std::vector<std::filesystem::path> graphs = joints(false);
+        graphs.push_back(fxltest::corpusPath(kFxJoints[2]));  // tangents fed from A's inputs
+        for (const auto& j : graphs)
             for (const char* p : {"partition(mode=save_all)", "sac,partition(mode=tagged)", "partition(mode=mincut)"})
                 QTest::newRow(qPrintable(QString::fromStdString(fxltest::corpusRowName(j)) + " " + p)) << q(j) << p;
     }
