@@ -27,6 +27,7 @@
 #include "runtime/equivalence.hpp"
 #include "runtime/executor.hpp"
 #include "runtime/kernel.hpp"
+#include "runtime/thread_choice.hpp"
 
 namespace fxl::cli {
 
@@ -267,15 +268,31 @@ std::string summaryText(const json& o)
     return s;
 }
 
+// --threads N, or 0 when not given: then resolveThreads decides from the graph.
 int threadsOption(const Args& args)
 {
-    if (!args.has("threads")) return 2;
+    if (!args.has("threads")) return 0;
     const std::string text = args.value("threads");
     int t = 0;
     const auto r = std::from_chars(text.data(), text.data() + text.size(), t);
     if (text.empty() || r.ec != std::errc() || r.ptr != text.data() + text.size() || t < 1 || t > 256)
         throw UsageError("--threads expects a number from 1 to 256, got '" + text + "'");
     return static_cast<int>(t);
+}
+
+// The default thread count: 2 (the CPU backend's default) only when large kernels carry the
+// graph's work, else 1 (runtime/thread_choice.hpp). `rule` says which and why.
+constexpr int kDefaultMaxThreads = 2;
+
+int resolveThreads(int given, const Graph& g, std::string& rule)
+{
+    if (given > 0) {
+        rule = "given";
+        return given;
+    }
+    const ThreadChoice c = chooseThreads(g, kDefaultMaxThreads);
+    rule = "auto: " + c.reason;
+    return c.threads;
 }
 
 uint64_t seedOption(const Args& args) { return static_cast<uint64_t>(args.intValue("seed", 0)); }
@@ -340,7 +357,7 @@ json slowestJson(const ExecResult& r)
 int runExec(const Args& args, Io& io)
 {
     const bool asJson = args.has("json");
-    const int threads = threadsOption(args);
+    const int threadsGiven = threadsOption(args);
     const uint64_t seed = seedOption(args);
     const std::string outPath = args.value("out");
     if (args.has("out") && outPath.empty()) throw UsageError("--out needs a file name");
@@ -359,6 +376,8 @@ int runExec(const Args& args, Io& io)
     }
 
     const Graph& g = *lg.graph;
+    std::string threadsRule;
+    const int threads = resolveThreads(threadsGiven, g, threadsRule);
     InputMatch match = matchInputs(g, inputs.present() ? &inputs.file : nullptr);
     fitInputs(inputs, match, g, io);
     auto backend = makeCpuBackend(CpuBackendOptions{threads});
@@ -372,6 +391,7 @@ int runExec(const Args& args, Io& io)
 
     json doc = {
         {"fxlens", "run"}, {"source", lg.source->path}, {"graph", lg.id}, {"nodes", g.size()}, {"threads", threads}};
+    doc["threads_rule"] = threadsRule;
     doc["inputs"] = inputsJson(inputs, match, seed);
     doc["constants"] = constants.toJson();
     ExecResult res;
@@ -431,7 +451,7 @@ int runExec(const Args& args, Io& io)
     }
     std::ostream& o = io.out;
     o << lg.source->path << " graph " << lg.id << ": " << g.size() << " nodes, " << threads
-      << (threads == 1 ? " thread\n" : " threads\n");
+      << (threads == 1 ? " thread" : " threads") << (threadsRule == "given" ? "" : " (" + threadsRule + ")") << "\n";
     printInputs(inputs, match, seed, "", o);
     if (constants.present()) o << "constants: " << constants.describe() << "\n";
     o << "time: " << millis(res.seconds) << "\n";
@@ -855,10 +875,10 @@ void printCheckText(const RunSide& a, const RunSide* b, const std::string& pathB
 namespace {
 
 int runPartitionCheck(const Args& args, Io& io, RunSide& a, PartitionSides& p, const TensorFile& inputs,
-                      const std::optional<Tolerance>& tol, int threads, uint64_t seed)
+                      const std::optional<Tolerance>& tol, int threads, const std::string& threadsRule, uint64_t seed)
 {
     const bool asJson = args.has("json");
-    json doc = {{"fxlens", "check"}, {"threads", threads}};
+    json doc = {{"fxlens", "check"}, {"threads", threads}, {"threads_rule", threadsRule}};
     doc["tolerance"] = tol ? json({{"atol", tol->atol}, {"rtol", tol->rtol}}) : json(nullptr);
     std::string stage;
     try {
@@ -935,7 +955,7 @@ int runPartitionCheck(const Args& args, Io& io, RunSide& a, PartitionSides& p, c
 int runCheck(const Args& args, Io& io)
 {
     const bool asJson = args.has("json");
-    const int threads = threadsOption(args);
+    const int threadsGiven = threadsOption(args);
     const uint64_t seed = seedOption(args);
     std::optional<Tolerance> tol;
     if (args.has("tolerance")) tol = parseTolerance(args.value("tolerance"));
@@ -947,6 +967,8 @@ int runCheck(const Args& args, Io& io)
 
     RunSide a;
     a.lg = loadGraph(pathA, args.value("graph-a"), io, "--graph-a");
+    std::string threadsRule;
+    const int threads = resolveThreads(threadsGiven, *a.lg.graph, threadsRule);
     const Artifact& artA = *a.lg.source->find(a.lg.id);
     TensorFile inputs = chooseFile(args.value("inputs"), artA.inputsPath);
     a.constants = chooseConstants(a.lg, args.value("constants-a"));
@@ -993,9 +1015,9 @@ int runCheck(const Args& args, Io& io)
         }
     }
     if (args.has("backward") && !part) throw UsageError("--backward needs B to be a graph (the partition's forward)");
-    if (part) return runPartitionCheck(args, io, a, *part, inputs, tol, threads, seed);
+    if (part) return runPartitionCheck(args, io, a, *part, inputs, tol, threads, threadsRule, seed);
 
-    json doc = {{"fxlens", "check"}, {"threads", threads}};
+    json doc = {{"fxlens", "check"}, {"threads", threads}, {"threads_rule", threadsRule}};
     doc["tolerance"] = tol ? json({{"atol", tol->atol}, {"rtol", tol->rtol}}) : json(nullptr);
     std::string stage;
     try {

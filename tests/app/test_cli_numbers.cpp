@@ -351,6 +351,34 @@ private slots:
         QCOMPARE(dd["diff"]["counts"]["removed"].toInt(), 0);
     }
 
+    // Item 14: without --threads a run of small kernels uses one thread (a second thread only
+    // adds hand-offs: tests/bench/RESULTS.md, "The default thread count"), and says why;
+    // --threads still decides when given.
+    void defaultThreads_data()
+    {
+        QTest::addColumn<QString>("graph");
+        for (const auto& j : joints()) QTest::newRow(fxltest::corpusRowName(j).c_str()) << q(j);
+    }
+
+    void defaultThreads()
+    {
+        QFETCH(QString, graph);
+        FXL_REQUIRE_CORPUS(graph);
+        const QJsonObject d = jsonOf({QStringLiteral("run"), QStringLiteral("--json"), graph});
+        QVERIFY(!d.isEmpty());
+        QCOMPARE(d["threads"].toInt(), 1);
+        QVERIFY2(d["threads_rule"].toString().startsWith(QStringLiteral("auto: 0 of ")),
+                 qPrintable(d["threads_rule"].toString()));
+        const QJsonObject given = jsonOf(
+            {QStringLiteral("run"), QStringLiteral("--json"), graph, QStringLiteral("--threads"), QStringLiteral("2")});
+        QCOMPARE(given["threads"].toInt(), 2);
+        QCOMPARE(given["threads_rule"].toString(), QStringLiteral("given"));
+        const Run text = fxlens({QStringLiteral("run"), graph});
+        QVERIFY(text.out.contains("1 thread (auto: 0 of "));
+        const QJsonObject check = jsonOf({QStringLiteral("check"), QStringLiteral("--json"), graph, graph});
+        QCOMPARE(check["threads"].toInt(), 1);
+    }
+
     // Item 5: running remat again on a written remat step finds nothing to do, as a second
     // remat does inside one pipeline.
     void rematOnItsOwnStepIsNoOp()
