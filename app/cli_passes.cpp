@@ -11,8 +11,10 @@
 #include "app/cli_common.hpp"
 #include "app/cli_constants.hpp"
 #include "app/cli_passes.hpp"
+#include "core/analysis/memory_timeline.hpp"
 #include "core/formats/fx/fx_text_writer.hpp"
 #include "core/formats/source.hpp"
+#include "core/util/format.hpp"
 #include "passes/pass.hpp"
 
 namespace fxl::cli {
@@ -121,7 +123,43 @@ size_t stepNodes(const Step& s)
     return n;
 }
 
-json stepJson(const Step& s)
+// The memory timeline's peak and saved set of each graph of a step: the numbers `mem`, `info`
+// and `run --json` print for that graph (a partition's forward finds its saved values by its
+// output descriptors).
+struct GraphMemory
+{
+    int64_t peak = 0, savedBytes = 0;
+    size_t savedActivations = 0, savedInputs = 0;
+    bool boundary = false;
+};
+
+std::vector<GraphMemory> stepMemory(const Step& s)
+{
+    std::vector<GraphMemory> out;
+    for (const auto& g : s.graphs) {
+        const MemoryTimeline t = computeMemoryTimeline(g->graph);
+        out.push_back({t.peakBytes, t.savedBytes, t.savedActivations(), t.savedInputs(), t.boundaryStep >= 0});
+    }
+    return out;
+}
+
+// "1.23 MiB" per graph, "+" between the graphs of a partition
+std::string peakText(const std::vector<GraphMemory>& m)
+{
+    std::string t;
+    for (const auto& g : m) t += (t.empty() ? "" : "+") + formatByteSize(g.peak);
+    return t;
+}
+
+// the saved activations' bytes of the graph that has a boundary ("-" when none has one)
+std::string savedText(const std::vector<GraphMemory>& m)
+{
+    for (const auto& g : m)
+        if (g.boundary) return formatByteSize(g.savedBytes) + " (" + std::to_string(g.savedActivations) + ")";
+    return "-";
+}
+
+json stepJson(const Step& s, const std::vector<GraphMemory>& memory)
 {
     json d;
     d["index"] = s.index;
@@ -132,7 +170,16 @@ json stepJson(const Step& s)
     d["wall_seconds"] = s.wallSeconds;
     d["nodes"] = stepNodes(s);
     json graphs = json::array();
-    for (const auto& g : s.graphs) graphs.push_back({{"role", g->role}, {"nodes", g->graph.size()}});
+    for (size_t k = 0; k < s.graphs.size(); ++k) {
+        const GraphMemory& m = memory[k];
+        graphs.push_back({{"role", s.graphs[k]->role},
+                          {"nodes", s.graphs[k]->graph.size()},
+                          {"peak_bytes", m.peak},
+                          {"boundary", m.boundary},
+                          {"saved_bytes", m.savedBytes},
+                          {"saved_activations", m.savedActivations},
+                          {"saved_inputs", m.savedInputs}});
+    }
     d["graphs"] = graphs;
     d["changes"] = {{"added", s.log.added.size()},
                     {"removed", s.log.removed.size()},
@@ -159,30 +206,36 @@ std::string changesText(const Step& s)
         + std::to_string(s.log.rewired.size()) + " tags " + std::to_string(s.log.tags.size());
 }
 
-void printStepsText(const PipelineRun& run, std::ostream& out)
+void printStepsText(const PipelineRun& run, const std::vector<std::vector<GraphMemory>>& memory, std::ostream& out)
 {
     // columns as wide as their widest cell, two blanks apart, so large counts never run together
-    size_t passWidth = 14, nodesWidth = 7, changesWidth = 22;
-    for (const Step& s : run.steps) {
+    size_t passWidth = 14, nodesWidth = 7, changesWidth = 22, peakWidth = 4, savedWidth = 5;
+    for (size_t i = 0; i < run.steps.size(); ++i) {
+        const Step& s = run.steps[i];
         std::string nodes;
         for (const auto& g : s.graphs) nodes += (nodes.empty() ? "" : "+") + std::to_string(g->graph.size());
         passWidth = std::max(passWidth, s.pass.size());
         nodesWidth = std::max(nodesWidth, nodes.size());
         changesWidth = std::max(changesWidth, changesText(s).size());
+        peakWidth = std::max(peakWidth, peakText(memory[i]).size());
+        savedWidth = std::max(savedWidth, savedText(memory[i]).size());
     }
     const int pw = static_cast<int>(passWidth + 2), nw = static_cast<int>(nodesWidth + 2),
-              cw = static_cast<int>(changesWidth + 2);
+              cw = static_cast<int>(changesWidth + 2), kw = static_cast<int>(peakWidth + 2),
+              sw = static_cast<int>(savedWidth + 2);
     out << " step  " << std::left << std::setw(pw) << "pass" << std::right << std::setw(10) << "time" << std::setw(nw)
-        << "nodes"
+        << "nodes" << std::setw(kw) << "peak" << std::setw(sw) << "saved"
         << "  " << std::left << std::setw(cw) << "changes"
         << "verifier\n";
-    for (const Step& s : run.steps) {
+    for (size_t i = 0; i < run.steps.size(); ++i) {
+        const Step& s = run.steps[i];
         std::string nodes;
         for (const auto& g : s.graphs) nodes += (nodes.empty() ? "" : "+") + std::to_string(g->graph.size());
         out << std::right << std::setw(5) << s.index << "  " << std::left << std::setw(pw)
             << (s.index == 0 ? std::string("(input)") : s.pass) << std::right << std::setw(10)
-            << (s.index == 0 ? std::string() : millis(s.wallSeconds)) << std::setw(nw) << nodes << "  " << std::left
-            << std::setw(cw) << changesText(s) << verifierText(countProblems(s.problems)) << "\n";
+            << (s.index == 0 ? std::string() : millis(s.wallSeconds)) << std::setw(nw) << nodes << std::setw(kw)
+            << peakText(memory[i]) << std::setw(sw) << savedText(memory[i]) << "  " << std::left << std::setw(cw)
+            << changesText(s) << verifierText(countProblems(s.problems)) << "\n";
         if (s.index > 0 && s.spec != s.pass) out << "         spec: " << s.spec << "\n";
         for (const std::string& n : s.log.notes) out << "         " << n << "\n";
         size_t shown = 0;
@@ -312,8 +365,11 @@ int runRun(const Args& args, Io& io)
     doc["steps"] = nlohmann::json::array();
     bool verifierErrors = false;
     double total = 0;
-    for (const Step& s : run.steps) {
-        doc["steps"].push_back(stepJson(s));
+    std::vector<std::vector<GraphMemory>> memory;
+    for (const Step& s : run.steps) memory.push_back(stepMemory(s));
+    for (size_t i = 0; i < run.steps.size(); ++i) {
+        const Step& s = run.steps[i];
+        doc["steps"].push_back(stepJson(s, memory[i]));
         verifierErrors = verifierErrors || !s.verifierClean();
         total += s.wallSeconds;
     }
@@ -322,7 +378,7 @@ int runRun(const Args& args, Io& io)
 
     std::ostringstream text;
     text << lg.source->path << " (graph " << lg.id << "): pipeline " << spec << "\n";
-    printStepsText(run, text);
+    printStepsText(run, memory, text);
     text << "total " << millis(total) << " in passes\n";
     if (!run.ok) text << "error: " << run.error << "\n";
     if (verifierErrors) text << "error: the verifier reports errors (see above)\n";

@@ -124,11 +124,20 @@ private slots:
         FXL_REQUIRE_CORPUS(joint);
         QTemporaryDir dir;
         const QString steps = dir.filePath(QStringLiteral("steps")), split = dir.filePath(QStringLiteral("split"));
-        const Run r = fxlens({QStringLiteral("passes"), QStringLiteral("run"), joint, QStringLiteral("--pipeline"),
-                              "sac(policy=" + policy + "),remat", QStringLiteral("--out"), steps});
-        QVERIFY2(r.exitCode == 0, r.err.constData());
+        const QJsonObject r =
+            jsonOf({QStringLiteral("passes"), QStringLiteral("run"), joint, QStringLiteral("--pipeline"),
+                    "sac(policy=" + policy + "),remat", QStringLiteral("--out"), steps, QStringLiteral("--json")});
+        QVERIFY(!r.isEmpty());
         const SavedSet before = memSaved(steps + QStringLiteral("/00_input.py"));
         const SavedSet after = memSaved(steps + QStringLiteral("/02_remat.py"));
+        // passes prints, per step, what mem prints for the step's file
+        for (const auto& [k, m] : {std::pair{0, &before}, std::pair{2, &after}}) {
+            const QJsonObject g = r["steps"][k]["graphs"][0].toObject();
+            QCOMPARE(g["peak_bytes"].toInteger(), m->peak);
+            QCOMPARE(g["saved_bytes"].toInteger(), m->bytes);
+            QCOMPARE(g["saved_activations"].toInteger(), qint64(m->activations.size()));
+            QCOMPARE(g["saved_inputs"].toInteger(), qint64(m->inputs.size()));
+        }
         QVERIFY(before.boundary && after.boundary);
         QVERIFY2(after.bytes <= before.bytes,
                  qPrintable(QStringLiteral("saved bytes grew: %1 -> %2").arg(before.bytes).arg(after.bytes)));
@@ -155,6 +164,10 @@ private slots:
         QCOMPARE(stats["saved_activations"].toInteger(), qint64(fw.activations.size()));
         QCOMPARE(stats["saved_activation_bytes"].toInteger(), fw.bytes);
         QCOMPARE(stats["saved_inputs"].toInteger(), qint64(fw.inputs.size()));
+        const QJsonObject fwStep = p["steps"][1]["graphs"][0].toObject();
+        QCOMPARE(fwStep["role"].toString(), QStringLiteral("forward"));
+        QCOMPARE(fwStep["peak_bytes"].toInteger(), fw.peak);
+        QCOMPARE(fwStep["saved_bytes"].toInteger(), fw.bytes);
     }
 
     // Items 2 and 3: info, mem and run --json print the same peak and saved numbers, and
