@@ -10,6 +10,7 @@
 #include "app/cli_info.hpp"
 #include "app/cli_mem.hpp"
 #include "app/cli_passes.hpp"
+#include "app/cli_render.hpp"
 #include "app/cli_run.hpp"
 #include "core/ir/diagnostics.hpp"
 
@@ -220,6 +221,32 @@ Verb runVerb()
             &runExec};
 }
 
+Verb renderVerb()
+{
+    return {"render",
+            "draw the graph view (groups, stubs, colours of the window) to an SVG or PNG file",
+            "fxlens render [options] FILE --out X.svg|X.png",
+            "Draw one graph of FILE as the viewer shows it, without a display: grouped by phase\n"
+            "(inputs, forward, loss, backward) and module path, groups collapsed unless --expand\n"
+            "names them, levels with more than 200 children split into ranges, and every edge that\n"
+            "leaves its group, spans more than 3 layers or goes from the forward to the backward\n"
+            "cut into stubs that name the other end. Nodes are coloured by phase, with a stripe for\n"
+            "their operator class; groups show their node count and how many siblings share their\n"
+            "structure. Layout: Graphviz dot per expanded group (a layered layout above 300 items).",
+            {
+                {"graph", 'g', "ID", "the graph to draw (artifact id, see fxlens info)"},
+                {"out", 'o', "X", "the file to write: X.svg or X.png"},
+                {"expand", 'e', "PATH", "expand a group (forward/blocks.0, or blocks.0 when unique; all)", true},
+                {"group", 0, "MODE", "phase,module (default) or none (every node shown)"},
+                {"select", 0, "NAME", "expand the groups down to this node and mark it"},
+                {"scale", 0, "S", "PNG pixels per point (default 1)"},
+                {"force", 'f', "", "replace --out if it exists"},
+            },
+            1,
+            1,
+            &runRender};
+}
+
 Verb checkVerb()
 {
     return {"check",
@@ -291,7 +318,7 @@ long long Args::intValue(const std::string& name, long long fallback) const
 const std::vector<Verb>& verbTable()
 {
     static const std::vector<Verb> verbs = {infoVerb(), convertVerb(), passesVerb(), diffVerb(),
-                                            memVerb(),  runVerb(),     checkVerb()};
+                                            memVerb(),  runVerb(),     checkVerb(),  renderVerb()};
     return verbs;
 }
 

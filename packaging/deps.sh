@@ -3,7 +3,7 @@
 # when everything is already there. Sourced by ../run.sh and ../test.sh.
 fxlens_install_deps() {
     local want=(cmake g++ make ninja-build pkg-config ccache qt6-base-dev libgl-dev libgraphviz-dev graphviz
-                nlohmann-json3-dev libsqlite3-dev clang-14 libclang-rt-14-dev lld python3 "$@")
+                nlohmann-json3-dev libsqlite3-dev clang-14 libclang-rt-14-dev lld python3 fonts-dejavu-core "$@")
     local missing=()
     local p
     for p in "${want[@]}"; do

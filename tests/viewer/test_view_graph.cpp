@@ -1,0 +1,338 @@
+// The graph view's model, layout and drawing (viewer/model, viewer/layout, viewer/render) on the
+// corpus: the top level of a traced step shows its phases, expanding a group shows its module
+// children, no drawn edge leaves its container (every other dataflow edge is a pair of stubs
+// that name each other's ends), identical sibling blocks are recognised (the 100k-node graph's
+// 640 forward blocks) and a block changed alone stands out, and `fxlens render`'s SVG holds
+// exactly the items and edges of the view.
+#include <QFileInfo>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QXmlStreamReader>
+#include <QtTest>
+
+#include <map>
+#include <set>
+
+#include "core/formats/source.hpp"
+#include "test_util.hpp"
+#include "viewer/layout/graph_layout.hpp"
+#include "viewer/model/view_graph.hpp"
+#include "viewer/render/scene_draw.hpp"
+
+using namespace fxl;
+using namespace fxl::viewer;
+
+namespace {
+
+std::shared_ptr<Graph> load(const std::string& path)
+{
+    auto src = openSource(path);
+    return src->graph(src->graphs().front()->id);
+}
+
+std::vector<std::string> topLabels(const GroupTree& t, const ViewGraph& v)
+{
+    std::vector<std::string> out;
+    for (const auto& it : v.items)
+        if (it.container == 0 && it.kind != ItemKind::Stub)
+            out.push_back(it.kind == ItemKind::Group ? t.group(it.group).label : it.title);
+    return out;
+}
+
+// Every dataflow edge between two shown items is drawn inside one container, or is an
+// out-stub at the producer's item naming the consumer and an in-stub at the consumer's item
+// naming the producer.
+void checkEdgesAndStubs(const GroupTree& t, const ViewGraph& v)
+{
+    const Graph& g = t.graph();
+    std::map<NodeId, int> rep;
+    for (size_t k = 0; k < v.items.size(); ++k)
+        if (v.items[k].kind == ItemKind::Node) rep[v.items[k].node] = static_cast<int>(k);
+    for (NodeId id : g.order()) {
+        if (rep.count(id)) continue;
+        for (int k : t.chain(t.groupOf(id))) {
+            const int item = v.itemOfGroup(k);
+            if (item >= 0) {
+                rep[id] = item;
+                break;
+            }
+        }
+    }
+    std::set<std::pair<int, int>> drawn;
+    for (const ViewEdge& e : v.edges) {
+        QCOMPARE(v.items[static_cast<size_t>(e.from)].container, v.items[static_cast<size_t>(e.to)].container);
+        drawn.insert({e.from, e.to});
+    }
+    for (NodeId c : g.order()) {
+        const Node& n = g.node(c);
+        auto check = [&](NodeId p) {
+            QVERIFY2(rep.count(p) && rep.count(c), "every node is shown or inside a shown group");
+            const int rp = rep[p], rc = rep[c];
+            if (rp == rc || drawn.count({rp, rc})) return;
+            bool out = false, in = false;
+            for (size_t k = 0; k < v.items.size(); ++k) {
+                const ViewItem& s = v.items[k];
+                if (s.kind != ItemKind::Stub) continue;
+                const bool named = std::find(s.peers.begin(), s.peers.end(), s.incoming ? p : c) != s.peers.end();
+                if (!named) continue;
+                if (!s.incoming && drawn.count({rp, static_cast<int>(k)})) out = true;
+                if (s.incoming && drawn.count({static_cast<int>(k), rc})) in = true;
+            }
+            QVERIFY2(out && in,
+                     qPrintable(QString::fromStdString("edge " + g.node(p).name + " -> " + n.name
+                                                       + " is neither drawn nor stubbed")));
+        };
+        for (const Arg& a : n.args) a.forEachNode(check);
+        for (const auto& kv : n.kwargs) kv.second.forEachNode(check);
+    }
+}
+
+}  // namespace
+
+class TestViewGraph : public QObject
+{
+    Q_OBJECT
+
+private slots:
+    void gpt2TopLevelAndExpand()
+    {
+        const auto path = fxltest::corpusPath("pytorch/gpt2_tiny.joint.code.py");
+        FXL_REQUIRE_CORPUS(path);
+        const auto g = load(path.string());
+        const GroupTree t(*g);
+        const ViewGraph top = buildViewGraph(t, {});
+        QCOMPARE(topLabels(t, top), (std::vector<std::string>{"inputs", "forward", "loss", "backward", "output"}));
+        QCOMPARE(top.groupItems, size_t(4));
+        QCOMPARE(top.nodeItems, size_t(1));  // the output node
+        size_t total = 0;
+        for (const auto& it : top.items)
+            if (it.kind == ItemKind::Group) total += t.group(it.group).totalNodes;
+        QCOMPARE(total + 1, g->size());
+        checkEdgesAndStubs(t, top);
+
+        const int forward = t.find("forward");
+        QVERIFY(forward > 0);
+        const ViewGraph fw = buildViewGraph(t, {forward});
+        std::vector<std::string> inside;
+        for (const auto& it : fw.items)
+            if (it.container == forward && it.kind == ItemKind::Group) inside.push_back(t.group(it.group).label);
+        QCOMPARE(inside, (std::vector<std::string>{"wte", "wpe", "blocks.0", "blocks.1", "lnf"}));  // graph order
+        // the forward box is replaced by its 5 groups and its 2 direct nodes (arange, add)
+        QCOMPARE(fw.groupItems, top.groupItems - 1 + 5);
+        QCOMPARE(fw.nodeItems, top.nodeItems + 2);
+        QCOMPARE(fw.containers, (std::vector<int>{0, forward}));
+        const GroupInfo& b0 = t.group(t.find("forward/blocks.0"));
+        QCOMPARE(b0.identicalSiblings, size_t(2));
+        QCOMPARE(b0.familySize, size_t(2));
+        checkEdgesAndStubs(t, fw);
+
+        // down to one node: its chain opens, the node is an item
+        std::set<int> open;
+        const NodeId mm = g->findByName("mm");
+        QVERIFY(mm != kNoNode);
+        expandTo(t, mm, open);
+        const ViewGraph deep = buildViewGraph(t, open);
+        QVERIFY(deep.itemOfNode(mm) >= 0);
+        checkEdgesAndStubs(t, deep);
+        // everything open: every node is an item, and only short same-container edges are drawn
+        std::set<int> all;
+        for (size_t k = 1; k < t.groups().size(); ++k) all.insert(static_cast<int>(k));
+        const ViewGraph flat = buildViewGraph(t, all);
+        QCOMPARE(flat.nodeItems, g->size());
+        QCOMPARE(flat.groupItems, size_t(0));
+        checkEdgesAndStubs(t, flat);
+    }
+
+    void layoutKeepsItemsInTheirFrames()
+    {
+        const auto path = fxltest::corpusPath("pytorch/gpt2_tiny.joint.code.py");
+        FXL_REQUIRE_CORPUS(path);
+        const auto g = load(path.string());
+        const GroupTree t(*g);
+        std::set<int> open;
+        expandTo(t, g->findByName("mm"), open);
+        const ViewGraph v = buildViewGraph(t, open);
+        const Layout l = layoutView(v, t);
+        QCOMPARE(l.items.size(), v.items.size());
+        QVERIFY(l.dotContainers == v.containers.size());
+        std::map<int, Box> frame;
+        for (const ContainerBox& c : l.containers) frame[c.group] = c.box;
+        for (size_t k = 0; k < v.items.size(); ++k) {
+            const Box& b = l.items[k];
+            const Box& f = frame.at(v.items[k].container);
+            QVERIFY2(b.w > 0 && b.h > 0, "every item has a size");
+            QVERIFY2(b.x >= f.x - 0.5 && b.y >= f.y - 0.5 && b.x + b.w <= f.x + f.w + 0.5
+                         && b.y + b.h <= f.y + f.h + 0.5,
+                     qPrintable(QString::fromStdString(v.items[k].title) + " lies outside its frame"));
+        }
+        for (const EdgePath& e : l.edges) QVERIFY(e.points.size() >= 4 && (e.points.size() - 1) % 3 == 0);
+        // items of one container do not overlap
+        for (size_t a = 0; a < v.items.size(); ++a)
+            for (size_t b = a + 1; b < v.items.size(); ++b) {
+                if (v.items[a].container != v.items[b].container) continue;
+                const Box &p = l.items[a], &q = l.items[b];
+                const bool apart = p.x + p.w <= q.x + 0.5 || q.x + q.w <= p.x + 0.5 || p.y + p.h <= q.y + 0.5
+                    || q.y + q.h <= p.y + 0.5;
+                QVERIFY2(apart, qPrintable(QString::fromStdString(v.items[a].title + " overlaps " + v.items[b].title)));
+            }
+    }
+
+    void identicalBlocksOfTheLargeGraph()
+    {
+        const auto path = fxltest::corpusPath("pytorch/large/gpt2_deep640.joint.code.py");
+        FXL_REQUIRE_CORPUS(path);
+        const auto g = load(path.string());
+        GroupTree t(*g);
+        const GroupInfo& b0 = t.group(t.find("forward/blocks.0"));
+        QCOMPARE(b0.familySize, size_t(640));
+        QCOMPARE(b0.identicalSiblings, size_t(640));
+        QVERIFY(!b0.differs);
+        // the forward level has 640 blocks + 5 others: split into ranges of 200
+        const GroupInfo& fw = t.group(t.find("forward"));
+        QCOMPARE(fw.childGroups.size(), size_t(4));
+        for (int r : fw.childGroups) QVERIFY(t.group(r).range);
+        const ViewGraph top = buildViewGraph(t, {});
+        QCOMPARE(top.groupItems, size_t(4));
+        const ViewGraph open = buildViewGraph(t, {t.find("forward")});
+        QCOMPARE(open.groupItems, size_t(3 + 4));  // the ranges, collapsed
+        checkEdgesAndStubs(t, open);
+
+        // one block changed alone (a node added to blocks.7, as a pass that touched only it
+        // would): that block, and only it, differs
+        Graph changed = g->clone();
+        NodeId target = kNoNode;
+        for (NodeId id : changed.order())
+            if (changed.node(id).meta.modulePath == "blocks.7.mlp" && changed.node(id).target == "aten.gelu.default"
+                && changed.node(id).meta.phase == Phase::Forward) {
+                target = id;
+                break;
+            }
+        QVERIFY(target != kNoNode);
+        Node extra;
+        extra.name = changed.uniqueName("gelu_twice");
+        extra.op = NodeOp::CallFunction;
+        extra.target = "aten.gelu.default";
+        extra.args = {Arg::ofNode(target)};
+        extra.val = changed.node(target).val;
+        extra.meta.modulePath = "blocks.7.mlp";
+        extra.meta.phase = Phase::Forward;
+        changed.insertNode(std::move(extra),
+                           changed.node(target).users.empty() ? kNoNode : changed.node(target).users.front());
+        const GroupTree t2(changed);
+        size_t differing = 0;
+        for (const GroupInfo& gi : t2.groups())
+            if (gi.family == "blocks" && gi.phase == PhaseClass::Forward && gi.differs) {
+                ++differing;
+                QCOMPARE(gi.key, std::string("forward/blocks.7"));
+                QCOMPARE(gi.identicalSiblings, size_t(1));
+            }
+        QCOMPARE(differing, size_t(1));
+        QCOMPARE(t2.group(t2.find("forward/blocks.8")).identicalSiblings, size_t(639));
+    }
+
+    // fxlens render's SVG holds the view's items and edges, by class.
+    void renderSvgMatchesTheView_data()
+    {
+        QTest::addColumn<QString>("path");
+        QTest::addColumn<QStringList>("expand");
+        const QString gpt2 = QString::fromStdString(fxltest::corpusPath("pytorch/gpt2_tiny.joint.code.py").string());
+        QTest::newRow("gpt2 top") << gpt2 << QStringList{};
+        QTest::newRow("gpt2 forward") << gpt2 << QStringList{QStringLiteral("forward")};
+        QTest::newRow("gpt2 blocks.0") << gpt2 << QStringList{QStringLiteral("forward/blocks.0")};
+        QTest::newRow("llama all") << QString::fromStdString(
+            fxltest::corpusPath("pytorch/llama_tiny.joint.code.py").string())
+                                   << QStringList{QStringLiteral("all")};
+        QTest::newRow("dynamo graph") << QString::fromStdString(
+            fxltest::corpusPath("fx/tlparse_v2.9dev_mlp_dynamo_output_graph.txt").string())
+                                      << QStringList{QStringLiteral("all")};
+    }
+
+    void renderSvgMatchesTheView()
+    {
+        QFETCH(QString, path);
+        QFETCH(QStringList, expand);
+        FXL_REQUIRE_CORPUS(path);
+        QTemporaryDir dir;
+        const QString out = dir.filePath(QStringLiteral("view.svg"));
+        QStringList args{QStringLiteral("render"), path, QStringLiteral("--out"), out, QStringLiteral("--json")};
+        for (const QString& e : expand) args << QStringLiteral("--expand") << e;
+        QProcess p;
+        p.start(QString::fromStdString((fxltest::buildDir() / "app" / "fxlens").string()), args);
+        QVERIFY(p.waitForFinished(120000));
+        QVERIFY2(p.exitCode() == 0, p.readAllStandardError().constData());
+        const QJsonObject doc = QJsonDocument::fromJson(p.readAllStandardOutput()).object();
+        QFile f(out);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        QXmlStreamReader xml(&f);
+        std::map<QString, int> counts;
+        while (!xml.atEnd()) {
+            xml.readNext();
+            if (!xml.isStartElement()) continue;
+            const QString cls = xml.attributes().value(QStringLiteral("class")).toString();
+            if (!cls.isEmpty())
+                counts[(xml.name() == QStringLiteral("path") ? QStringLiteral("path.") : QString()) + cls]++;
+        }
+        QVERIFY2(!xml.hasError(), qPrintable(xml.errorString()));
+        QCOMPARE(counts[QStringLiteral("node")], doc[QStringLiteral("nodes")].toInt());
+        QCOMPARE(counts[QStringLiteral("group")], doc[QStringLiteral("groups")].toInt());
+        QCOMPARE(counts[QStringLiteral("stub-in")] + counts[QStringLiteral("stub-out")],
+                 doc[QStringLiteral("stubs")].toInt());
+        QCOMPARE(counts[QStringLiteral("path.edge")], doc[QStringLiteral("edges")].toInt());
+        QCOMPARE(counts[QStringLiteral("frame")], doc[QStringLiteral("expanded")].toInt());
+        // and the same numbers in-process
+        const auto g = load(path.toStdString());
+        const GroupTree t(*g);
+        std::set<int> open;
+        for (const QString& e : expand) {
+            if (e == QStringLiteral("all")) {
+                for (size_t k = 1; k < t.groups().size(); ++k) open.insert(static_cast<int>(k));
+                continue;
+            }
+            for (int k : t.chain(t.find(e.toStdString()))) open.insert(k);
+        }
+        const ViewGraph v = buildViewGraph(t, open);
+        QCOMPARE(qsizetype(v.nodeItems), qsizetype(doc[QStringLiteral("nodes")].toInt()));
+        QCOMPARE(qsizetype(v.stubItems), qsizetype(doc[QStringLiteral("stubs")].toInt()));
+        QCOMPARE(qsizetype(v.edges.size()), qsizetype(doc[QStringLiteral("edges")].toInt()));
+    }
+
+    void renderRefusesBadRequests()
+    {
+        const QString gpt2 = QString::fromStdString(fxltest::corpusPath("pytorch/gpt2_tiny.joint.code.py").string());
+        FXL_REQUIRE_CORPUS(gpt2);
+        QTemporaryDir dir;
+        const QString fxlens = QString::fromStdString((fxltest::buildDir() / "app" / "fxlens").string());
+        struct Case
+        {
+            QStringList args;
+            QString message;
+        };
+        const QList<Case> cases = {
+            {{QStringLiteral("render"), gpt2, QStringLiteral("--out"), dir.filePath(QStringLiteral("x.jpg"))},
+             QStringLiteral("must end in .svg or .png")},
+            {{QStringLiteral("render"), gpt2, QStringLiteral("--out"), dir.filePath(QStringLiteral("x.svg")),
+              QStringLiteral("--expand"), QStringLiteral("blocks.9")},
+             QStringLiteral("no such group")},
+            {{QStringLiteral("render"), gpt2, QStringLiteral("--out"), dir.filePath(QStringLiteral("x.svg")),
+              QStringLiteral("--expand"), QStringLiteral("blocks.0")},
+             QStringLiteral("names several groups")},
+            {{QStringLiteral("render"), gpt2, QStringLiteral("--out"), dir.filePath(QStringLiteral("x.svg")),
+              QStringLiteral("--select"), QStringLiteral("no_such_node")},
+             QStringLiteral("no node of that name")},
+        };
+        for (const Case& c : cases) {
+            QProcess p;
+            p.start(fxlens, c.args);
+            QVERIFY(p.waitForFinished(60000));
+            QCOMPARE(p.exitCode(), 2);
+            QVERIFY2(p.readAllStandardError().contains(c.message.toUtf8()), qPrintable(c.message));
+        }
+        QVERIFY(!QFileInfo::exists(dir.filePath(QStringLiteral("x.svg"))));
+        QVERIFY(!QFileInfo::exists(dir.filePath(QStringLiteral("x.jpg"))));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestViewGraph)
+#include "test_view_graph.moc"

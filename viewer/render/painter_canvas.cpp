@@ -1,0 +1,75 @@
+#include "viewer/render/painter_canvas.hpp"
+
+#include <QFont>
+#include <QPainterPath>
+#include <QPen>
+
+#include <cmath>
+
+namespace fxl::viewer {
+
+namespace {
+QColor qcolour(Rgb c) { return QColor(c.r, c.g, c.b); }
+}  // namespace
+
+void PainterCanvas::rect(const Box& b, Rgb fill, Rgb stroke, double strokeWidth, double radius, bool dashed)
+{
+    QPen pen(qcolour(stroke), strokeWidth);
+    if (dashed) pen.setStyle(Qt::DashLine);
+    p_.setPen(strokeWidth > 0 ? pen : QPen(Qt::NoPen));
+    p_.setBrush(qcolour(fill));
+    p_.drawRoundedRect(QRectF(b.x, b.y, b.w, b.h), radius, radius);
+}
+
+void PainterCanvas::text(double x, double y, const std::string& s, double size, Rgb colour, bool bold)
+{
+    QFont f(QStringLiteral("DejaVu Sans"));
+    f.setPixelSize(static_cast<int>(std::lround(size)));
+    f.setBold(bold);
+    p_.setFont(f);
+    p_.setPen(qcolour(colour));
+    p_.drawText(QPointF(x, y), QString::fromStdString(s));
+}
+
+void PainterCanvas::bezier(const std::vector<Point>& pts, Rgb colour, double width)
+{
+    QPainterPath path(QPointF(pts[0].x, pts[0].y));
+    for (size_t i = 1; i + 2 < pts.size(); i += 3)
+        path.cubicTo(QPointF(pts[i].x, pts[i].y), QPointF(pts[i + 1].x, pts[i + 1].y),
+                     QPointF(pts[i + 2].x, pts[i + 2].y));
+    p_.setPen(QPen(qcolour(colour), width));
+    p_.setBrush(Qt::NoBrush);
+    p_.drawPath(path);
+    const Point& tip = pts.back();
+    const Point& from = pts.size() >= 4 && pts[pts.size() - 2].x == tip.x && pts[pts.size() - 2].y == tip.y
+        ? pts[pts.size() - 4]
+        : pts[pts.size() - 2];
+    double dx = tip.x - from.x, dy = tip.y - from.y;
+    const double len = std::max(1e-6, std::sqrt(dx * dx + dy * dy));
+    dx /= len;
+    dy /= len;
+    QPolygonF head;
+    head << QPointF(tip.x, tip.y) << QPointF(tip.x - 7 * dx + 3.5 * dy, tip.y - 7 * dy - 3.5 * dx)
+         << QPointF(tip.x - 7 * dx - 3.5 * dy, tip.y - 7 * dy + 3.5 * dx);
+    p_.setPen(Qt::NoPen);
+    p_.setBrush(qcolour(colour));
+    p_.drawPolygon(head);
+}
+
+QImage renderImage(const GroupTree& tree, const ViewGraph& v, const Layout& l, double scale, const DrawOptions& opts)
+{
+    const int w = std::max(1, static_cast<int>(std::ceil(l.width * scale)));
+    const int h = std::max(1, static_cast<int>(std::ceil(l.height * scale)));
+    QImage img(w, h, QImage::Format_ARGB32_Premultiplied);
+    img.fill(Qt::white);
+    QPainter p(&img);
+    p.setRenderHint(QPainter::Antialiasing);
+    p.setRenderHint(QPainter::TextAntialiasing);
+    p.scale(scale, scale);
+    PainterCanvas c(p);
+    drawScene(c, tree, v, l, opts);
+    p.end();
+    return img;
+}
+
+}  // namespace fxl::viewer

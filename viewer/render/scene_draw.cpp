@@ -1,0 +1,203 @@
+#include "viewer/render/scene_draw.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+namespace fxl::viewer {
+
+std::string Rgb::hex() const
+{
+    char buf[8];
+    std::snprintf(buf, sizeof buf, "#%02x%02x%02x", r, g, b);
+    return buf;
+}
+
+Rgb phaseColour(PhaseClass p)
+{
+    switch (p) {
+    case PhaseClass::Input: return {238, 238, 238};
+    case PhaseClass::Forward: return {222, 235, 250};
+    case PhaseClass::Loss: return {250, 236, 204};
+    case PhaseClass::Backward: return {250, 224, 222};
+    case PhaseClass::Recomputed: return {232, 222, 248};
+    case PhaseClass::Output: return {224, 240, 224};
+    }
+    return {255, 255, 255};
+}
+
+Rgb opClassColour(OpClass c)
+{
+    switch (c) {
+    case OpClass::Matmul: return {31, 119, 180};
+    case OpClass::Pointwise: return {150, 150, 150};
+    case OpClass::View: return {200, 200, 200};
+    case OpClass::Reduction: return {44, 160, 44};
+    case OpClass::Collective: return {214, 39, 40};
+    case OpClass::Random: return {227, 119, 194};
+    case OpClass::Opaque: return {140, 86, 75};
+    case OpClass::Input: return {90, 90, 90};
+    case OpClass::Output: return {23, 190, 207};
+    }
+    return {0, 0, 0};
+}
+
+namespace {
+
+const Rgb kText{30, 30, 30}, kSubText{90, 90, 90}, kBorder{120, 120, 120}, kEdge{110, 110, 110};
+const Rgb kSelected{255, 140, 0}, kDiffers{214, 39, 40};
+
+std::string clip(const std::string& s, double width, double charWidth)
+{
+    const size_t fit = static_cast<size_t>(std::max(1.0, width / charWidth));
+    if (s.size() <= fit) return s;
+    return s.substr(0, fit > 1 ? fit - 1 : 0) + "…";
+}
+
+}  // namespace
+
+void drawScene(Canvas& c, const GroupTree& tree, const ViewGraph& v, const Layout& l, const DrawOptions& opts)
+{
+    c.begin(l.width, l.height);
+    // frames of the expanded groups (the root has none)
+    for (size_t k = 1; k < l.containers.size(); ++k) {
+        const GroupInfo& g = tree.group(l.containers[k].group);
+        const Box& b = l.containers[k].box;
+        c.beginItem("frame", g.key);
+        Rgb fill = phaseColour(g.phase);
+        fill = {static_cast<uint8_t>((fill.r + 255 * 2) / 3), static_cast<uint8_t>((fill.g + 255 * 2) / 3),
+                static_cast<uint8_t>((fill.b + 255 * 2) / 3)};
+        c.rect(b, fill, g.differs ? kDiffers : kBorder, g.differs ? 2.0 : 1.0, 6);
+        if (opts.labels) c.text(b.x + 8, b.y + 14, clip(g.label, b.w - 16, 6.2), 10, kText, true);
+        c.endItem();
+    }
+    for (const EdgePath& e : l.edges) {
+        if (e.points.size() < 4) continue;
+        c.beginItem("edge", std::to_string(e.edge));
+        c.bezier(e.points, kEdge, 1.0);
+        c.endItem();
+    }
+    for (size_t k = 0; k < v.items.size(); ++k) {
+        const ViewItem& it = v.items[k];
+        const Box& b = l.items[k];
+        switch (it.kind) {
+        case ItemKind::Node: {
+            const bool sel = !opts.selected.empty() && it.title == opts.selected;
+            c.beginItem("node", it.title);
+            c.rect(b, phaseColour(it.phase), sel ? kSelected : kBorder, sel ? 2.5 : 1.0, 3);
+            c.rect({b.x, b.y, 5, b.h}, opClassColour(it.opClass), opClassColour(it.opClass), 0, 0);
+            if (opts.labels) {
+                c.text(b.x + 9, b.y + 14, clip(it.title, b.w - 12, 6.2), 10, kText, true);
+                c.text(b.x + 9, b.y + 27, clip(it.subtitle, b.w - 12, 5.0), 8, kSubText);
+            }
+            c.endItem();
+            break;
+        }
+        case ItemKind::Group: {
+            const GroupInfo& g = tree.group(it.group);
+            c.beginItem("group", g.key);
+            c.rect({b.x + 4, b.y - 4, b.w * 0.4, 6}, phaseColour(it.phase), kBorder, 1.0, 2);  // folder tab
+            c.rect(b, phaseColour(it.phase), g.differs ? kDiffers : kBorder, g.differs ? 2.5 : 1.5, 4);
+            if (opts.labels) {
+                c.text(b.x + 8, b.y + 17, clip(it.title, b.w - 16, 6.2), 10, kText, true);
+                c.text(b.x + 8, b.y + 32, clip(it.subtitle, b.w - 16, 5.0), 8, g.differs ? kDiffers : kSubText);
+            }
+            c.endItem();
+            break;
+        }
+        case ItemKind::Stub: {
+            c.beginItem(it.incoming ? "stub-in" : "stub-out", it.title);
+            c.rect(b, {255, 255, 255}, kBorder, 1.0, 9, true);
+            if (opts.labels) c.text(b.x + 7, b.y + 14, clip(it.title, b.w - 10, 5.6), 9, kSubText);
+            c.endItem();
+            break;
+        }
+        }
+    }
+    c.end();
+}
+
+// ------------------------------------------------------------------ SVG
+
+namespace {
+
+std::string num(double v)
+{
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.1f", v);
+    return buf;
+}
+
+std::string escape(const std::string& s)
+{
+    std::string out;
+    for (char ch : s) {
+        switch (ch) {
+        case '&': out += "&amp;"; break;
+        case '<': out += "&lt;"; break;
+        case '>': out += "&gt;"; break;
+        case '"': out += "&quot;"; break;
+        default: out += ch;
+        }
+    }
+    return out;
+}
+
+}  // namespace
+
+void SvgCanvas::begin(double width, double height)
+{
+    out_ = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" + num(width)
+        + "\" height=\"" + num(height) + "\" viewBox=\"0 0 " + num(width) + " " + num(height)
+        + "\" font-family=\"DejaVu Sans, sans-serif\">\n<rect x=\"0\" y=\"0\" width=\"" + num(width) + "\" height=\""
+        + num(height) + "\" fill=\"#ffffff\"/>\n";
+}
+
+void SvgCanvas::beginItem(const std::string& cls, const std::string& id)
+{
+    out_ += "<g class=\"" + cls + "\" data-id=\"" + escape(id) + "\">";
+}
+
+void SvgCanvas::endItem() { out_ += "</g>\n"; }
+
+void SvgCanvas::rect(const Box& b, Rgb fill, Rgb stroke, double strokeWidth, double radius, bool dashed)
+{
+    out_ += "<rect x=\"" + num(b.x) + "\" y=\"" + num(b.y) + "\" width=\"" + num(b.w) + "\" height=\"" + num(b.h)
+        + "\" rx=\"" + num(radius) + "\" fill=\"" + fill.hex() + "\"";
+    if (strokeWidth > 0) out_ += " stroke=\"" + stroke.hex() + "\" stroke-width=\"" + num(strokeWidth) + "\"";
+    if (dashed) out_ += " stroke-dasharray=\"3,2\"";
+    out_ += "/>";
+}
+
+void SvgCanvas::text(double x, double y, const std::string& s, double size, Rgb colour, bool bold)
+{
+    out_ += "<text x=\"" + num(x) + "\" y=\"" + num(y) + "\" font-size=\"" + num(size) + "\" fill=\"" + colour.hex()
+        + "\"" + (bold ? " font-weight=\"bold\"" : "") + ">" + escape(s) + "</text>";
+}
+
+void SvgCanvas::bezier(const std::vector<Point>& pts, Rgb colour, double width)
+{
+    std::string d = "M" + num(pts[0].x) + "," + num(pts[0].y);
+    for (size_t i = 1; i + 2 < pts.size(); i += 3)
+        d += " C" + num(pts[i].x) + "," + num(pts[i].y) + " " + num(pts[i + 1].x) + "," + num(pts[i + 1].y) + " "
+            + num(pts[i + 2].x) + "," + num(pts[i + 2].y);
+    out_ += "<path class=\"edge\" d=\"" + d + "\" fill=\"none\" stroke=\"" + colour.hex() + "\" stroke-width=\""
+        + num(width) + "\"/>";
+    // arrow head at the end, along the last control segment
+    const Point& tip = pts.back();
+    const Point& from = pts[pts.size() - 2].x == tip.x && pts[pts.size() - 2].y == tip.y && pts.size() >= 4
+        ? pts[pts.size() - 4]
+        : pts[pts.size() - 2];
+    double dx = tip.x - from.x, dy = tip.y - from.y;
+    const double len = std::max(1e-6, std::sqrt(dx * dx + dy * dy));
+    dx /= len;
+    dy /= len;
+    const Point a{tip.x - 7 * dx + 3.5 * dy, tip.y - 7 * dy - 3.5 * dx},
+        b{tip.x - 7 * dx - 3.5 * dy, tip.y - 7 * dy + 3.5 * dx};
+    out_ += "<path d=\"M" + num(tip.x) + "," + num(tip.y) + " L" + num(a.x) + "," + num(a.y) + " L" + num(b.x) + ","
+        + num(b.y) + " Z\" fill=\"" + colour.hex() + "\"/>";
+}
+
+void SvgCanvas::end() { out_ += "</svg>\n"; }
+
+}  // namespace fxl::viewer

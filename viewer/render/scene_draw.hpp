@@ -1,0 +1,68 @@
+// Drawing a laid-out view graph: one drawing routine over a small canvas interface, so the
+// window, `fxlens render --out x.svg` and `--out x.png` draw the same boxes, colours, texts and
+// edges. The colours (one place): fill by phase (forward, loss, backward, recomputed, input,
+// output), a stripe on the left by operator class (matmul, pointwise, view, reduction,
+// collective, random, opaque); groups are drawn as folders with their node count, stubs as
+// small tags that name the far end, expanded groups as frames with their title.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "viewer/layout/graph_layout.hpp"
+#include "viewer/model/view_graph.hpp"
+
+namespace fxl::viewer {
+
+struct Rgb
+{
+    uint8_t r = 0, g = 0, b = 0;
+    std::string hex() const;  // "#rrggbb"
+};
+
+Rgb phaseColour(PhaseClass p);  // box fill
+Rgb opClassColour(OpClass c);  // stripe
+
+// What a canvas draws. Class and id name the drawn thing for exports (SVG groups carry them).
+class Canvas
+{
+public:
+    virtual ~Canvas() = default;
+    virtual void begin(double width, double height) = 0;
+    virtual void beginItem(const std::string& cls, const std::string& id) = 0;
+    virtual void endItem() = 0;
+    virtual void rect(const Box& b, Rgb fill, Rgb stroke, double strokeWidth, double radius, bool dashed = false) = 0;
+    // text with its baseline's left end at (x, y)
+    virtual void text(double x, double y, const std::string& s, double size, Rgb colour, bool bold = false) = 0;
+    virtual void bezier(const std::vector<Point>& pts, Rgb colour, double width) = 0;  // with an arrow head
+    virtual void end() = 0;
+};
+
+struct DrawOptions
+{
+    std::string selected;  // node name drawn selected
+    bool labels = true;  // titles and subtitles (level of detail)
+};
+
+void drawScene(Canvas& c, const GroupTree& tree, const ViewGraph& v, const Layout& l, const DrawOptions& opts = {});
+
+// An SVG document of the drawing (texts escaped; every item a <g class="node|group|stub|frame"
+// data-id="...">, every edge a <path class="edge">).
+class SvgCanvas : public Canvas
+{
+public:
+    void begin(double width, double height) override;
+    void beginItem(const std::string& cls, const std::string& id) override;
+    void endItem() override;
+    void rect(const Box& b, Rgb fill, Rgb stroke, double strokeWidth, double radius, bool dashed) override;
+    void text(double x, double y, const std::string& s, double size, Rgb colour, bool bold) override;
+    void bezier(const std::vector<Point>& pts, Rgb colour, double width) override;
+    void end() override;
+    const std::string& svg() const { return out_; }
+
+private:
+    std::string out_;
+};
+
+}  // namespace fxl::viewer
