@@ -715,6 +715,20 @@ SafeTensor onesLike(const Node& placeholder, const std::string& file, const Safe
     return t;
 }
 
+// Runs one graph of a partition on `inputs` (by name) with its own backend and constants.
+void runSide(RunSide& side, const SafeTensorsFile& inputs, int threads, ExecOptions opts)
+{
+    const Graph& g = *side.lg.graph;
+    side.match = matchInputs(g, &inputs);
+    side.backend = makeCpuBackend(CpuBackendOptions{threads});
+    opts.backend = side.backend.get();
+    opts.inputs = &inputs;
+    opts.constants = side.constants.present() ? &side.constants.file : nullptr;
+    side.res = executeGraph(g, opts);
+    side.outs = outputsFile(side.res, *side.backend);
+    side.nodeNames = outputNodeNames(g);
+}
+
 // Runs the forward on A's inputs (by name, or by position when none of the names match), then
 // the backward on the forward's saved values (by name), A's tangents (by name) and ones for a
 // loss seed. Throws KernelError; `stage` says which graph was running.
@@ -752,14 +766,7 @@ void runPartition(const SafeTensorsFile& aInputs, const SafeTensorsFile& aOutput
             p.forwardByPosition = true;
         }
     }
-    p.forward.match = matchInputs(fw, &fwInputs);
-    p.forward.backend = makeCpuBackend(CpuBackendOptions{threads});
-    opts.backend = p.forward.backend.get();
-    opts.inputs = &fwInputs;
-    opts.constants = p.forward.constants.present() ? &p.forward.constants.file : nullptr;
-    p.forward.res = executeGraph(fw, opts);
-    p.forward.outs = outputsFile(p.forward.res, *p.forward.backend);
-    p.forward.nodeNames = outputNodeNames(fw);
+    runSide(p.forward, fwInputs, threads, opts);
 
     // backward
     stage = "B (backward)";
@@ -790,14 +797,7 @@ void runPartition(const SafeTensorsFile& aInputs, const SafeTensorsFile& aOutput
         }
         // anything else is generated from the seed and listed as generated
     }
-    p.backward.match = matchInputs(bw, &bwInputs);
-    p.backward.backend = makeCpuBackend(CpuBackendOptions{threads});
-    opts.backend = p.backward.backend.get();
-    opts.inputs = &bwInputs;
-    opts.constants = p.backward.constants.present() ? &p.backward.constants.file : nullptr;
-    p.backward.res = executeGraph(bw, opts);
-    p.backward.outs = outputsFile(p.backward.res, *p.backward.backend);
-    p.backward.nodeNames = outputNodeNames(bw);
+    runSide(p.backward, bwInputs, threads, opts);
 }
 
 // A's outputs against the forward's user outputs followed by the backward's outputs, by position.

@@ -40,17 +40,8 @@ void PainterCanvas::bezier(const std::vector<Point>& pts, Rgb colour, double wid
     p_.setPen(QPen(qcolour(colour), width));
     p_.setBrush(Qt::NoBrush);
     p_.drawPath(path);
-    const Point& tip = pts.back();
-    const Point& from = pts.size() >= 4 && pts[pts.size() - 2].x == tip.x && pts[pts.size() - 2].y == tip.y
-        ? pts[pts.size() - 4]
-        : pts[pts.size() - 2];
-    double dx = tip.x - from.x, dy = tip.y - from.y;
-    const double len = std::max(1e-6, std::sqrt(dx * dx + dy * dy));
-    dx /= len;
-    dy /= len;
     QPolygonF head;
-    head << QPointF(tip.x, tip.y) << QPointF(tip.x - 7 * dx + 3.5 * dy, tip.y - 7 * dy - 3.5 * dx)
-         << QPointF(tip.x - 7 * dx - 3.5 * dy, tip.y - 7 * dy + 3.5 * dx);
+    for (const Point& q : arrowHead(pts)) head << QPointF(q.x, q.y);
     p_.setPen(Qt::NoPen);
     p_.setBrush(qcolour(colour));
     p_.drawPolygon(head);

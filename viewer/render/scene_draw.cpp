@@ -56,6 +56,22 @@ std::string clip(const std::string& s, double width, double charWidth)
 
 }  // namespace
 
+std::vector<Point> arrowHead(const std::vector<Point>& pts)
+{
+    // along the last control segment (dot repeats the end point when it finishes at the head)
+    const Point& tip = pts.back();
+    const Point& from = pts.size() >= 4 && pts[pts.size() - 2].x == tip.x && pts[pts.size() - 2].y == tip.y
+        ? pts[pts.size() - 4]
+        : pts[pts.size() - 2];
+    double dx = tip.x - from.x, dy = tip.y - from.y;
+    const double len = std::max(1e-6, std::sqrt(dx * dx + dy * dy));
+    dx /= len;
+    dy /= len;
+    return {tip,
+            {tip.x - 7 * dx + 3.5 * dy, tip.y - 7 * dy - 3.5 * dx},
+            {tip.x - 7 * dx - 3.5 * dy, tip.y - 7 * dy + 3.5 * dx}};
+}
+
 void drawScene(Canvas& c, const GroupTree& tree, const ViewGraph& v, const Layout& l, const DrawOptions& opts)
 {
     c.begin(l.width, l.height);
@@ -183,19 +199,9 @@ void SvgCanvas::bezier(const std::vector<Point>& pts, Rgb colour, double width)
             + num(pts[i + 2].x) + "," + num(pts[i + 2].y);
     out_ += "<path class=\"edge\" d=\"" + d + "\" fill=\"none\" stroke=\"" + colour.hex() + "\" stroke-width=\""
         + num(width) + "\"/>";
-    // arrow head at the end, along the last control segment
-    const Point& tip = pts.back();
-    const Point& from = pts[pts.size() - 2].x == tip.x && pts[pts.size() - 2].y == tip.y && pts.size() >= 4
-        ? pts[pts.size() - 4]
-        : pts[pts.size() - 2];
-    double dx = tip.x - from.x, dy = tip.y - from.y;
-    const double len = std::max(1e-6, std::sqrt(dx * dx + dy * dy));
-    dx /= len;
-    dy /= len;
-    const Point a{tip.x - 7 * dx + 3.5 * dy, tip.y - 7 * dy - 3.5 * dx},
-        b{tip.x - 7 * dx - 3.5 * dy, tip.y - 7 * dy + 3.5 * dx};
-    out_ += "<path d=\"M" + num(tip.x) + "," + num(tip.y) + " L" + num(a.x) + "," + num(a.y) + " L" + num(b.x) + ","
-        + num(b.y) + " Z\" fill=\"" + colour.hex() + "\"/>";
+    const std::vector<Point> head = arrowHead(pts);
+    out_ += "<path d=\"M" + num(head[0].x) + "," + num(head[0].y) + " L" + num(head[1].x) + "," + num(head[1].y) + " L"
+        + num(head[2].x) + "," + num(head[2].y) + " Z\" fill=\"" + colour.hex() + "\"/>";
 }
 
 void SvgCanvas::end() { out_ += "</svg>\n"; }

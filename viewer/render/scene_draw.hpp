@@ -45,6 +45,9 @@ struct DrawOptions
     bool labels = true;  // titles and subtitles (level of detail)
 };
 
+// The arrow head at the end of a Bezier path: tip, then the two back corners.
+std::vector<Point> arrowHead(const std::vector<Point>& pts);
+
 void drawScene(Canvas& c, const GroupTree& tree, const ViewGraph& v, const Layout& l, const DrawOptions& opts = {});
 
 // An SVG document of the drawing (texts escaped; every item a <g class="node|group|stub|frame"
