@@ -318,6 +318,10 @@ private slots:
                                     QStringLiteral("partition(mode=tagged)")};
         for (const CorpusGraph& g : corpusGraphs()) {
             if (QFileInfo::exists(g.file) && shapeOf(g.file, g.kind) != Shape::Joint) continue;
+            // the sanitizer stage (5-10x slower) runs the graphs with side effects and
+            // collectives; the release stage runs every joint
+            if (fxltest::kSanitizedBuild && QFileInfo::exists(g.file) && !g.file.contains(QLatin1String("megatron")))
+                continue;
             for (const QString& p : pipelines) QTest::newRow(qPrintable(g.row() + " | " + p)) << g << p;
         }
     }
@@ -560,8 +564,11 @@ private slots:
         QFETCH(CorpusGraph, graph);
         FXL_REQUIRE_CORPUS(graph.file);
         const Shape shape = shapeOf(graph.file, graph.kind);
-        for (const QString& spec : {QStringLiteral("sac"), QStringLiteral("sac(policy=recompute_all)"),
-                                    QStringLiteral("remat"), QStringLiteral("remove_detach,sac,remat,dce")}) {
+        // the sanitizer stage runs one spec per pass; the release stage all four
+        QStringList specs{QStringLiteral("sac"), QStringLiteral("remat")};
+        if (!fxltest::kSanitizedBuild)
+            specs << QStringLiteral("sac(policy=recompute_all)") << QStringLiteral("remove_detach,sac,remat,dce");
+        for (const QString& spec : specs) {
             QTemporaryDir tmp;
             const QString out = tmp.filePath(QStringLiteral("steps"));
             const Run r =
