@@ -1,14 +1,39 @@
-// fxlens: with no verb the GUI (later; the help for now), otherwise the headless CLI.
+// fxlens: with no verb (or with files only) the window, otherwise the headless CLI.
+#include <cstdlib>
+#include <filesystem>
 #include <iostream>
 #include <string>
 #include <vector>
 
 #include "app/cli.hpp"
 
+#ifdef FXLENS_HAVE_VIEWER
+#include "viewer/widgets/main_window.hpp"
+#endif
+
 int main(int argc, char** argv)
 {
     std::ios::sync_with_stdio(false);
     std::vector<std::string> args(argv + (argc > 0 ? 1 : 0), argv + argc);
+#ifdef FXLENS_HAVE_VIEWER
+    // `fxlens` alone opens the bundled example; `fxlens FILE...` (existing paths, no verb) opens them
+    bool files = true;
+    for (const std::string& a : args) {
+        std::error_code ec;
+        files = files && !a.empty() && a[0] != '-' && !fxl::cli::findVerb(a) && std::filesystem::exists(a, ec);
+    }
+    const bool display = std::getenv("DISPLAY") || std::getenv("WAYLAND_DISPLAY") || std::getenv("QT_QPA_PLATFORM");
+    if (files && (display || !args.empty())) {  // `fxlens` alone without a display: the help
+        std::vector<std::string> open = args;
+        if (open.empty()) {
+            const std::filesystem::path example =
+                std::filesystem::path(FXLENS_EXAMPLES_DIR) / "gpt2_tiny.joint.code.py";
+            std::error_code ec;
+            if (std::filesystem::exists(example, ec)) open.push_back(example.string());
+        }
+        return fxl::viewer::runMainWindow(argc, argv, open);
+    }
+#endif
     fxl::cli::Io io{std::cout, std::cerr};
     const int rc = fxl::cli::runCli(args, io);
     std::cout.flush();
