@@ -1,5 +1,4 @@
 // fxlens: with no verb (or with files only) the window, otherwise the headless CLI.
-#include <cstdlib>
 #include <filesystem>
 #include <iostream>
 #include <string>
@@ -22,7 +21,7 @@ int main(int argc, char** argv)
         std::error_code ec;
         files = files && !a.empty() && a[0] != '-' && !fxl::cli::findVerb(a) && std::filesystem::exists(a, ec);
     }
-    const bool display = std::getenv("DISPLAY") || std::getenv("WAYLAND_DISPLAY") || std::getenv("QT_QPA_PLATFORM");
+    const bool display = fxl::viewer::hasDisplay();
     if (files && (display || !args.empty())) {  // `fxlens` alone without a display: the help
         std::vector<std::string> open = args;
         if (open.empty()) {

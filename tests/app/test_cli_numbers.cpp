@@ -114,7 +114,9 @@ private slots:
         for (const char* f : kFxJoints) graphs.push_back(fxltest::corpusPath(f));
         for (const auto& j : graphs)
             for (const QString& p : kPolicies)
-                QTest::newRow(qPrintable(QString::fromStdString(fxltest::corpusRowName(j)) + " " + p)) << q(j) << p;
+                QTest::newRow(qPrintable(QString::fromStdString(fxltest::corpusRowName(j)) + " "
+                                         + QString(p).replace(QLatin1Char(';'), QLatin1Char('+'))))
+                    << q(j) << p;
     }
 
     void savedAfterRemat()
@@ -274,7 +276,9 @@ private slots:
         graphs.push_back(fxltest::corpusPath(kFxJoints[2]));  // tangents fed from A's inputs
         for (const auto& j : graphs)
             for (const char* p : {"partition(mode=save_all)", "sac,partition(mode=tagged)", "partition(mode=mincut)"})
-                QTest::newRow(qPrintable(QString::fromStdString(fxltest::corpusRowName(j)) + " " + p)) << q(j) << p;
+                QTest::newRow(qPrintable(QString::fromStdString(fxltest::corpusRowName(j)) + " "
+                                         + QString(p).replace(QLatin1Char(';'), QLatin1Char('+'))))
+                    << q(j) << p;
     }
 
     void checkPartitionStep()
@@ -317,7 +321,9 @@ private slots:
         for (const auto& j : joints(false))
             for (const char* p :
                  {"annotate_regions,sac,remat", "sac(policy=recompute_all),remat", "cse,dce", "partition(mode=mincut)"})
-                QTest::newRow(qPrintable(QString::fromStdString(fxltest::corpusRowName(j)) + " " + p)) << q(j) << p;
+                QTest::newRow(qPrintable(QString::fromStdString(fxltest::corpusRowName(j)) + " "
+                                         + QString(p).replace(QLatin1Char(';'), QLatin1Char('+'))))
+                    << q(j) << p;
     }
 
     void convertedFileGivesTheSameResult()

@@ -5,6 +5,7 @@
 #include <QApplication>
 #include <QDir>
 #include <QFileInfo>
+#include <QProcess>
 #include <QtTest>
 
 #include "test_util.hpp"
@@ -75,6 +76,29 @@ private slots:
         const QString out =
             QString::fromStdString((fxltest::buildDir() / "tests" / "main_window_gpt2_tiny.png").string());
         QVERIFY(shot.save(out));
+    }
+
+    // `fxlens FILE` without a display says so and points to fxlens render, instead of waiting
+    // for a window nobody sees; `fxlens` alone there prints the help.
+    void noDisplay()
+    {
+        const QString fxlens = QString::fromStdString((fxltest::buildDir() / "app" / "fxlens").string());
+        const QString file = QString::fromStdString(fxltest::testDataPath("pytorch/mlp_gelu.joint.code.py").string());
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.remove(QStringLiteral("DISPLAY"));
+        env.remove(QStringLiteral("WAYLAND_DISPLAY"));
+        env.insert(QStringLiteral("QT_QPA_PLATFORM"), QStringLiteral("offscreen"));
+        QProcess p;
+        p.setProcessEnvironment(env);
+        p.start(fxlens, {file});
+        QVERIFY(p.waitForFinished(30000));
+        QCOMPARE(p.exitCode(), 1);
+        const QByteArray err = p.readAllStandardError();
+        QVERIFY2(err.contains("no display") && err.contains("fxlens render"), err.constData());
+        p.start(fxlens, {});
+        QVERIFY(p.waitForFinished(30000));
+        QCOMPARE(p.exitCode(), 0);
+        QVERIFY(p.readAllStandardOutput().contains("Usage: fxlens"));
     }
 
     void badFilesKeepTheWindowUsable_data()

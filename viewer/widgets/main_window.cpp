@@ -230,11 +230,20 @@ void MainWindow::dropEvent(QDropEvent* e)
         if (u.isLocalFile()) openPath(u.toLocalFile());
 }
 
+bool hasDisplay()
+{
+    // an offscreen or minimal platform draws for nobody: a window there would wait forever
+    const QByteArray platform = qgetenv("QT_QPA_PLATFORM");
+    if (platform.startsWith("offscreen") || platform.startsWith("minimal")) return false;
+    return !qEnvironmentVariableIsEmpty("DISPLAY") || !qEnvironmentVariableIsEmpty("WAYLAND_DISPLAY")
+        || !platform.isEmpty();
+}
+
 int runMainWindow(int argc, char** argv, const std::vector<std::string>& files)
 {
-    if (qEnvironmentVariableIsEmpty("DISPLAY") && qEnvironmentVariableIsEmpty("WAYLAND_DISPLAY")
-        && qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")) {
-        std::cerr << "fxlens: no display (DISPLAY and WAYLAND_DISPLAY are unset): the window cannot open.\n"
+    if (!hasDisplay()) {
+        std::cerr << "fxlens: no display (DISPLAY and WAYLAND_DISPLAY unset, or an offscreen Qt platform): the window "
+                     "cannot open.\n"
                   << "Draw the graph instead: fxlens render FILE --out view.png; see fxlens --help for the verbs.\n";
         return 1;
     }

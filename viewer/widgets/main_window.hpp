@@ -64,6 +64,10 @@ private:
     void showShortcuts();
 };
 
+// Whether a window can be seen: DISPLAY or WAYLAND_DISPLAY set (or another Qt platform asked
+// for), and the platform is not offscreen or minimal.
+bool hasDisplay();
+
 // `fxlens` without a verb: the window on `files` (or the bundled example). Returns the exit
 // code; without a display it says so and returns 1.
 int runMainWindow(int argc, char** argv, const std::vector<std::string>& files);
