@@ -178,8 +178,13 @@ private slots:
     {
         QTest::addColumn<QString>("file");
         QTest::addColumn<QString>("graph");
-        for (const auto& j : fxltest::corpusFiles("pytorch", {".joint.code.py", ".fw.mincut.code.py"}))
+        for (const auto& j : fxltest::corpusFiles("pytorch", {".joint.code.py", ".fw.mincut.code.py"})) {
+            // the sanitizer stage: gpt2_tiny's two files (the release stage: all)
+            if (fxltest::kSanitizedBuild && j.filename().string().rfind("gpt2_tiny.", 0) != 0
+                && j.filename().string().find(".code.py") != std::string::npos)
+                continue;
             QTest::newRow(fxltest::corpusRowName(j).c_str()) << q(j) << QString();
+        }
         for (const char* f :
              {"fx/tlparse_v2.9dev_mlp_dynamo_output_graph.txt", "fx/tlparse_v2.9dev_mlp_aot_forward_graph_expanded.txt",
               "fx/tlparse_v2.9dev_mlp_aot_joint_graph_expanded.txt"})
