@@ -14,6 +14,7 @@
 #include <QImage>
 
 #include "viewer/layout/graph_layout.hpp"
+#include "viewer/model/node_search.hpp"
 #include "viewer/model/view_graph.hpp"
 #include "viewer/render/painter_canvas.hpp"
 #include "viewer/render/scene_draw.hpp"
@@ -93,14 +94,35 @@ int runRender(const Args& args, Io& io)
         viewer::expandTo(tree, id, expanded);
     }
     const viewer::ViewGraph view = viewer::buildViewGraph(tree, expanded);
-    const viewer::Layout layout = viewer::layoutView(view, tree);
+    viewer::Layout layout = viewer::layoutView(view, tree);
     viewer::DrawOptions draw;
     draw.selected = selected;
+    draw.dark = args.has("dark");
+    if (args.has("trace")) {
+        const std::string dir = args.value("trace");
+        if (selected.empty()) throw UsageError("--trace needs --select NAME: the node whose cone to highlight");
+        if (dir != "up" && dir != "down") throw UsageError("--trace expects up or down, got '" + dir + "'");
+        const NodeId id = lg.graph->findByName(selected);
+        viewer::setHighlights(
+            tree, dir == "up" ? viewer::upstreamCone(*lg.graph, id) : viewer::downstreamCone(*lg.graph, id), draw);
+    }
+    // the legend sits right of the drawing
+    const viewer::Box legend = viewer::legendSize();
+    const double legendX = layout.width + 10;
+    if (args.has("legend")) {
+        layout.width = legendX + legend.w + 10;
+        layout.height = std::max(layout.height, legend.h + 20);
+    }
+    auto drawAll = [&](viewer::Canvas& c) {
+        viewer::drawScene(c, tree, view, layout, draw, false);
+        if (args.has("legend")) viewer::drawLegend(c, legendX, 10, draw.dark);
+        c.end();
+    };
 
     std::string bytes;
     if (svg) {
         viewer::SvgCanvas canvas;
-        viewer::drawScene(canvas, tree, view, layout, draw);
+        drawAll(canvas);
         bytes = canvas.svg();
     } else {
         // text needs a QGuiApplication (fonts); no display is needed
@@ -118,7 +140,7 @@ int runRender(const Args& args, Io& io)
             throw UsageError("the drawing is " + std::to_string(static_cast<long long>(layout.width)) + " x "
                              + std::to_string(static_cast<long long>(layout.height))
                              + " points: too large for a PNG; write an SVG, collapse groups or lower --scale");
-        const QImage img = viewer::renderImage(tree, view, layout, scale, draw);
+        const QImage img = viewer::renderImage(layout.width, layout.height, scale, draw.dark, drawAll);
         QByteArray data;
         QBuffer buf(&data);
         buf.open(QIODevice::WriteOnly);

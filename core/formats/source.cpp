@@ -5,6 +5,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <future>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -223,10 +224,12 @@ std::unique_ptr<Graph> recordedGraph(const std::string& metaPath, DiagnosticList
 // Shapes for a graph printed without annotations (gm.code): the recorded meta.json first,
 // then shape propagation from the real inputs' dtypes and shapes (and, for a partitioned
 // graph, the recorded values of its placeholders) for whatever is still unknown.
-void enrichGraph(Graph& g, const Artifact& a, DiagnosticList& diags)
+// `meta`: the meta file, read already (by the caller, while the graph was parsed), when it
+// describes this graph.
+void enrichGraph(Graph& g, const Artifact& a, DiagnosticList& diags, const SidecarMeta* meta)
 {
-    const bool attach = !a.metaPath.empty() && metaDescribesGraph(a.file);
-    if (attach) attachSidecarMeta(g, a.metaPath, diags);
+    const bool attach = meta != nullptr;
+    if (attach) attachSidecarMeta(g, *meta, diags);
     bool missing = false;
     g.forEachNode([&](const Node& n) {
         if (n.op != NodeOp::Output && n.val.kind == ValueMeta::Kind::Unknown) missing = true;
@@ -281,8 +284,18 @@ std::unique_ptr<Source> openSingleGraph(const std::string& path, SourceFormat fo
     src->artifacts.push_back(std::move(a));
     src->readPayload = [](const Artifact& art) { return readAll(art.file); };
     src->parseGraph = [format](const Artifact& art, DiagnosticList& diags) {
+        // the meta file (28 MB of JSON for a 100k-node graph) is read while the graph text is
+        // parsed; its errors still come after the graph's own
+        std::future<SidecarMeta> meta;
+        if (!art.metaPath.empty() && metaDescribesGraph(art.file))
+            meta = std::async(std::launch::async, [path = art.metaPath] { return readSidecarMeta(path); });
         auto g = std::make_shared<Graph>(parseSingleGraph(format, art.file, diags));
-        enrichGraph(*g, art, diags);
+        if (meta.valid()) {
+            const SidecarMeta m = meta.get();
+            enrichGraph(*g, art, diags, &m);
+        } else {
+            enrichGraph(*g, art, diags, nullptr);
+        }
         return g;
     };
     return src;

@@ -1,20 +1,41 @@
 // The window (viewer/widgets), offscreen: a graph opens into the source tree and the graph
-// view, groups expand, a node shows in the inspector, every malformed file of tests/data/bad
-// gives an error message and leaves the window usable, and the window is grabbed to a PNG
-// (tests/viewer/main_window_gpt2_tiny.png in the build directory) for a person to look at.
+// view (in the background: the tests wait as a user would), groups expand, a node shows in the
+// inspector with links, find finds, walks to producers and consumers end where the graph says,
+// traces highlight cones, the original text shows the node's line (in a file and in a
+// TORCH_TRACE payload), every malformed file of tests/data/bad gives an error message and
+// leaves the window usable, and the window is grabbed to PNGs (main_window_*.png in the build
+// directory's tests/) for a person to look at.
 #include <QApplication>
 #include <QDir>
 #include <QFileInfo>
 #include <QProcess>
+#include <QTreeView>
 #include <QtTest>
 
 #include "test_util.hpp"
+#include "viewer/model/node_search.hpp"
+#include "viewer/model/search_results_model.hpp"
 #include "viewer/model/source_tree_model.hpp"
 #include "viewer/widgets/graph_view.hpp"
 #include "viewer/widgets/main_window.hpp"
 
 using namespace fxl;
 using namespace fxl::viewer;
+
+namespace {
+
+// Waits until the graph view shows what was last asked of it.
+#define SETTLE(v) QTRY_VERIFY_WITH_TIMEOUT(!(v)->layoutPending(), 30000)
+
+void saveShot(QWidget& w, const char* name)
+{
+    QCoreApplication::processEvents();
+    const QImage shot = w.grab().toImage();
+    QVERIFY(!shot.isNull() && shot.width() > 100);
+    QVERIFY(shot.save(QString::fromStdString((fxltest::buildDir() / "tests" / name).string())));
+}
+
+}  // namespace
 
 class TestMainWindow : public QObject
 {
@@ -38,8 +59,9 @@ private slots:
         QVERIFY2(w.openPath(path).isEmpty(), qPrintable(w.lastError()));
         QCOMPARE(w.sourceModel()->rowCount(), 1);
         QCOMPARE(w.sourceModel()->data(w.sourceModel()->index(0, SourceTreeModel::GraphsColumn)).toInt(), 1);
-        const GraphView* v = w.graphView();
+        GraphView* v = w.graphView();
         QVERIFY(v->tree());
+        SETTLE(v);
         QVERIFY(v->view().groupItems >= 3);  // inputs, forward, backward (at least)
     }
 
@@ -54,28 +76,226 @@ private slots:
         QVERIFY(QTest::qWaitForWindowExposed(&w));
         QVERIFY2(w.openPath(QString::fromStdString(path.string())).isEmpty(), qPrintable(w.lastError()));
         GraphView* v = w.graphView();
+        SETTLE(v);
         QCOMPARE(v->view().groupItems, size_t(4));
         QCOMPARE(v->view().nodeItems, size_t(1));
         v->toggleGroup(v->tree()->find("forward"));
+        SETTLE(v);
         QCOMPARE(v->view().groupItems, size_t(8));
         v->toggleGroup(v->tree()->find("forward"));
+        SETTLE(v);
         QCOMPARE(v->view().groupItems, size_t(4));
         // jump to a node: its groups open, it is selected, the inspector shows it
         QVERIFY(v->showNode(QStringLiteral("addmm")));
+        SETTLE(v);
         QCOMPARE(v->selected(), QStringLiteral("addmm"));
         QVERIFY(v->view().itemOfNode(v->tree()->graph().findByName("addmm")) >= 0);
         const QString text = w.inspectorText();
         QVERIFY2(text.contains(QStringLiteral("aten.addmm.default")), qPrintable(text));
         QVERIFY2(text.contains(QStringLiteral("blocks.0")), qPrintable(text));
+        // the inspector links every argument to its producer and every user
+        const Graph& g = v->tree()->graph();
+        const Node& addmm = g.node(g.findByName("addmm"));
+        const QString html = w.inspectorHtml();
+        for (NodeId p : producersOf(g, addmm.id))
+            QVERIFY2(html.contains(QStringLiteral("node:%1").arg(QString::fromStdString(g.node(p).name))),
+                     g.node(p).name.c_str());
+        for (NodeId u : addmm.users)
+            QVERIFY2(html.contains(QStringLiteral("node:%1").arg(QString::fromStdString(g.node(u).name))),
+                     g.node(u).name.c_str());
+        // breadcrumbs: file, phase, module groups, node
+        const QString crumbs = w.breadcrumbText();
+        QVERIFY2(crumbs.contains(QStringLiteral("forward")) && crumbs.contains(QStringLiteral("blocks.0"))
+                     && crumbs.endsWith(QStringLiteral("addmm")),
+                 qPrintable(crumbs));
+        // the original text is at the node's line
+        QVERIFY(w.originalLine() > 0);
+        QCOMPARE(w.originalLine(), findNodeLine(fxltest::readFile(path), "addmm"));
         QVERIFY(!v->showNode(QStringLiteral("no_such_node")));
-        // a click on an item selects what is under it
         v->fit();
-        QCoreApplication::processEvents();
-        const QImage shot = w.grab().toImage();
-        QVERIFY(!shot.isNull() && shot.width() > 100);
-        const QString out =
-            QString::fromStdString((fxltest::buildDir() / "tests" / "main_window_gpt2_tiny.png").string());
-        QVERIFY(shot.save(out));
+        saveShot(w, "main_window_gpt2_tiny.png");
+    }
+
+    // Find: the query language of the find dock, results that jump.
+    void findNodes()
+    {
+        const auto path = fxltest::corpusPath("pytorch/gpt2_tiny.joint.code.py");
+        FXL_REQUIRE_CORPUS(path);
+        MainWindow w;
+        w.setQuietErrors(true);
+        w.resize(1400, 850);
+        w.show();
+        QVERIFY(w.openPath(QString::fromStdString(path.string())).isEmpty());
+        GraphView* v = w.graphView();
+        SETTLE(v);
+        QCOMPARE(w.find(QStringLiteral("target:aten.mm.default")), 19);
+        SETTLE(v);
+        // the first result is selected and shown (its groups expanded on the way)
+        const NodeId first = w.searchModel()->nodeAt(0);
+        const QString firstName = QString::fromStdString(v->graph()->node(first).name);
+        QCOMPARE(v->selected(), firstName);
+        QVERIFY(v->view().itemOfNode(first) >= 0);
+        w.findNext();
+        SETTLE(v);
+        QCOMPARE(v->selected(), QString::fromStdString(v->graph()->node(w.searchModel()->nodeAt(1)).name));
+        w.findNext(-2);
+        SETTLE(v);
+        QCOMPARE(v->selected(), QString::fromStdString(v->graph()->node(w.searchModel()->nodeAt(18)).name));
+        QCOMPARE(
+            w.find(QStringLiteral("op:mm phase:backward module:blocks.1")),
+            static_cast<int>(searchNodes(*v->tree(), parseSearchQuery("op:mm phase:backward module:blocks.1")).size()));
+        QVERIFY(w.searchModel()->rowCount() > 0);
+        QCOMPARE(w.find(QStringLiteral("colour:red")), 0);
+        QVERIFY2(w.findStatus().contains(QStringLiteral("colour")), qPrintable(w.findStatus()));
+    }
+
+    // Walks: producer / consumer from a node, through the others, ending where the graph ends.
+    void walks_data()
+    {
+        QTest::addColumn<QString>("file");
+        QTest::newRow("gpt2_tiny") << "pytorch/gpt2_tiny.joint.code.py";
+        QTest::newRow("mlp_gelu") << "pytorch/mlp_gelu.joint.code.py";
+    }
+
+    void walks()
+    {
+        QFETCH(QString, file);
+        const auto path = fxltest::corpusPath(file.toStdString());
+        FXL_REQUIRE_CORPUS(path);
+        MainWindow w;
+        w.setQuietErrors(true);
+        w.resize(1200, 800);
+        w.show();
+        QVERIFY(w.openPath(QString::fromStdString(path.string())).isEmpty());
+        GraphView* v = w.graphView();
+        const Graph& g = *v->graph();
+        // from the output, always the first producer: ends at a node without producers
+        const NodeId out = g.outputNode();
+        QVERIFY(v->showNode(QString::fromStdString(g.node(out).name)));
+        SETTLE(v);
+        NodeId at = out;
+        int steps = 0;
+        while (w.walkProducer()) {
+            SETTLE(v);
+            const NodeId next = g.findByName(v->selected().toStdString());
+            QCOMPARE(next, producersOf(g, at).front());
+            at = next;
+            QVERIFY(++steps < 100000);
+        }
+        QVERIFY(producersOf(g, at).empty());
+        QVERIFY(g.node(at).op == NodeOp::Placeholder || g.node(at).op == NodeOp::GetAttr || g.node(at).args.empty());
+        // its consumers, one after the other, and round again
+        const std::vector<NodeId> users = consumersOf(g, at);
+        QVERIFY(!users.empty());
+        QVERIFY(w.walkConsumer());
+        for (size_t k = 0; k < users.size(); ++k) {
+            SETTLE(v);
+            QCOMPARE(v->selected(), QString::fromStdString(g.node(users[k]).name));
+            QVERIFY(w.walkNext());
+        }
+        SETTLE(v);
+        QCOMPARE(v->selected(), QString::fromStdString(g.node(users[0]).name));
+        // the output has no consumers: the walk says so and stays
+        QVERIFY(v->showNode(QString::fromStdString(g.node(out).name)));
+        SETTLE(v);
+        QVERIFY(!w.walkConsumer());
+        QCOMPARE(v->selected(), QString::fromStdString(g.node(out).name));
+        QVERIFY(w.statusText().contains(QStringLiteral("no consumers")));
+    }
+
+    // Trace: the cones are highlighted (their size is the graph's), and Esc clears them.
+    void traces()
+    {
+        const auto path = fxltest::corpusPath("pytorch/gpt2_tiny.joint.code.py");
+        FXL_REQUIRE_CORPUS(path);
+        MainWindow w;
+        w.setQuietErrors(true);
+        w.resize(1400, 850);
+        w.show();
+        QVERIFY(w.openPath(QString::fromStdString(path.string())).isEmpty());
+        GraphView* v = w.graphView();
+        QVERIFY(v->showNode(QStringLiteral("addmm")));
+        SETTLE(v);
+        const Graph& g = *v->graph();
+        const NodeId id = g.findByName("addmm");
+        QCOMPARE(w.traceUpstream(), upstreamCone(g, id).size());
+        QCOMPARE(v->highlightCount(), upstreamCone(g, id).size() + 1);
+        QCOMPARE(w.traceDownstream(), downstreamCone(g, id).size());
+        QVERIFY(w.traceDownstream() > 100);  // the first linear feeds most of the step
+        saveShot(w, "main_window_trace.png");
+        w.clearTrace();
+        QCOMPARE(v->highlightCount(), size_t(0));
+    }
+
+    // A TORCH_TRACE log: its tree, a graph's payload in the text dock at the node's line.
+    void logPayloadText()
+    {
+        const auto path = fxltest::corpusPath("tlparse/simple.log");
+        FXL_REQUIRE_CORPUS(path);
+        MainWindow w;
+        w.setQuietErrors(true);
+        w.resize(1400, 850);
+        w.show();
+        QVERIFY(w.openPath(QString::fromStdString(path.string())).isEmpty());
+        GraphView* v = w.graphView();
+        SETTLE(v);
+        const Graph& g = *v->graph();
+        // a node in the middle of the graph
+        const NodeId id = g.order()[g.order().size() / 2];
+        const std::string name = g.node(id).name;
+        QVERIFY(v->showNode(QString::fromStdString(name)));
+        SETTLE(v);
+        QVERIFY(w.originalLine() > 1);
+        // that line of the log file defines the node
+        const std::string log = fxltest::readFile(path);
+        size_t pos = 0;
+        for (int l = 1; l < w.originalLine(); ++l) pos = log.find('\n', pos) + 1;
+        const std::string line = log.substr(pos, log.find('\n', pos) - pos);
+        QVERIFY2(line.find(name) != std::string::npos, line.c_str());
+        w.setTheme(MainWindow::Theme::Dark);
+        QVERIFY(v->dark());
+        saveShot(w, "main_window_log_dark.png");
+        w.setTheme(MainWindow::Theme::Light);
+        QVERIFY(!v->dark());
+        w.setTheme(MainWindow::Theme::FollowDesktop);
+    }
+
+    // A log with several compile ids: its tree (counts per compile id), one of its graphs shown
+    // with a node selected: the screenshot of the README.
+    void logWithCompileIds()
+    {
+        const auto path = fxltest::corpusPath("tlparse/cache_hit_miss.log");
+        FXL_REQUIRE_CORPUS(path);
+        MainWindow w;
+        w.setQuietErrors(true);
+        w.resize(1500, 900);
+        w.show();
+        QVERIFY(w.openPath(QString::fromStdString(path.string())).isEmpty());
+        SourceTreeModel* m = w.sourceModel();
+        const QModelIndex file = m->index(0, 0);
+        QStringList ids;
+        for (int r = 0; r < m->rowCount(file); ++r) ids << m->index(r, 0, file).data().toString();
+        QVERIFY2(ids.contains(QStringLiteral("[0/0]")) && ids.contains(QStringLiteral("[1/0]")),
+                 qPrintable(ids.join(',')));
+        w.sourceView()->expandAll();
+        GraphView* v = w.graphView();
+        SETTLE(v);
+        const Graph& g = *v->graph();
+        QVERIFY(v->showNode(QString::fromStdString(g.node(g.order()[g.order().size() / 2]).name)));
+        SETTLE(v);
+        saveShot(w, "main_window_log.png");
+    }
+
+    // The shortcut list comes from the menus: every frequent action is in it.
+    void shortcuts()
+    {
+        MainWindow w;
+        const QString list = w.shortcutList();
+        for (const char* what : {"Open", "Find nodes", "Go to producer", "Go to consumer", "Trace upstream",
+                                 "Trace downstream", "Fit", "Collapse all", "Keyboard shortcuts"})
+            QVERIFY2(list.contains(QLatin1String(what)), what);
+        QVERIFY(list.contains(QStringLiteral("Ctrl+F")));
+        QVERIFY(list.contains(QStringLiteral("Alt+Up")));
     }
 
     // `fxlens FILE` without a display says so and points to fxlens render, instead of waiting
@@ -118,6 +338,7 @@ private slots:
         MainWindow w;
         w.setQuietErrors(true);
         QVERIFY(w.openPath(good).isEmpty());
+        SETTLE(w.graphView());
         const size_t shown = w.graphView()->view().items.size();
         const QString error = w.openPath(path);
         if (error.isEmpty()) {
@@ -141,6 +362,7 @@ private slots:
         }
         // the window still works: the good graph is there and can be shown again
         QVERIFY(w.showGraph(0, QStringLiteral("0")));
+        SETTLE(w.graphView());
         QCOMPARE(w.graphView()->view().items.size(), shown);
     }
 };

@@ -18,6 +18,7 @@
 #include "core/formats/source.hpp"
 #include "test_util.hpp"
 #include "viewer/layout/graph_layout.hpp"
+#include "viewer/model/node_search.hpp"
 #include "viewer/model/view_graph.hpp"
 #include "viewer/render/scene_draw.hpp"
 
@@ -296,6 +297,86 @@ private slots:
         QCOMPARE(qsizetype(v.nodeItems), qsizetype(doc[QStringLiteral("nodes")].toInt()));
         QCOMPARE(qsizetype(v.stubItems), qsizetype(doc[QStringLiteral("stubs")].toInt()));
         QCOMPARE(qsizetype(v.edges.size()), qsizetype(doc[QStringLiteral("edges")].toInt()));
+    }
+
+    // --select N --trace up|down: exactly the shown nodes of the cone (and N) are drawn
+    // highlighted, and groups holding one; --dark and --legend draw the dark theme and the legend.
+    void renderTrace_data()
+    {
+        QTest::addColumn<QString>("path");
+        QTest::addColumn<QString>("node");
+        QTest::addColumn<QString>("dir");
+        const QString gpt2 = QString::fromStdString(fxltest::corpusPath("pytorch/gpt2_tiny.joint.code.py").string());
+        QTest::newRow("gpt2_tiny addmm up") << gpt2 << "addmm"
+                                            << "up";
+        QTest::newRow("gpt2_tiny addmm down") << gpt2 << "addmm"
+                                              << "down";
+        QTest::newRow("mlp_gelu mm down")
+            << QString::fromStdString(fxltest::corpusPath("pytorch/mlp_gelu.joint.code.py").string()) << "mm"
+            << "down";
+    }
+
+    void renderTrace()
+    {
+        QFETCH(QString, path);
+        QFETCH(QString, node);
+        QFETCH(QString, dir);
+        FXL_REQUIRE_CORPUS(path);
+        QTemporaryDir tmp;
+        const QString out = tmp.filePath(QStringLiteral("trace.svg"));
+        QProcess p;
+        p.start(QString::fromStdString((fxltest::buildDir() / "app" / "fxlens").string()),
+                {QStringLiteral("render"), path, QStringLiteral("--select"), node, QStringLiteral("--trace"), dir,
+                 QStringLiteral("--dark"), QStringLiteral("--legend"), QStringLiteral("--out"), out});
+        QVERIFY(p.waitForFinished(120000));
+        QVERIFY2(p.exitCode() == 0, p.readAllStandardError().constData());
+        // expected: the view of --select, and the cone
+        const auto g = load(path.toStdString());
+        const GroupTree t(*g);
+        const NodeId id = g->findByName(node.toStdString());
+        std::set<int> open;
+        expandTo(t, id, open);
+        const ViewGraph v = buildViewGraph(t, open);
+        std::vector<NodeId> cone = dir == QStringLiteral("up") ? upstreamCone(*g, id) : downstreamCone(*g, id);
+        QVERIFY(!cone.empty());
+        std::set<std::string> litNodes;
+        std::set<std::string> litGroups;
+        for (NodeId c : cone) {
+            if (v.itemOfNode(c) >= 0) litNodes.insert(g->node(c).name);
+            for (int k = t.groupOf(c); k > 0; k = t.group(k).parent)
+                if (v.itemOfGroup(k) >= 0) litGroups.insert(t.group(k).key);
+        }
+        // read back: items whose box is stroked with the dark theme's highlight colour
+        const std::string lit = theme(true).highlight.hex();
+        QFile f(out);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        QXmlStreamReader xml(&f);
+        std::set<std::string> gotNodes, gotGroups;
+        QString cls, id2, background;
+        bool legend = false;
+        while (!xml.atEnd()) {
+            xml.readNext();
+            if (!xml.isStartElement()) continue;
+            const auto attrs = xml.attributes();
+            if (xml.name() == QStringLiteral("g")) {
+                cls = attrs.value(QStringLiteral("class")).toString();
+                id2 = attrs.value(QStringLiteral("data-id")).toString();
+                legend = legend || cls == QStringLiteral("legend");
+            } else if (xml.name() == QStringLiteral("rect")) {
+                if (background.isEmpty()) background = attrs.value(QStringLiteral("fill")).toString();
+                if (attrs.value(QStringLiteral("stroke")).toString().toStdString() == lit) {
+                    if (cls == QStringLiteral("node")) gotNodes.insert(id2.toStdString());
+                    if (cls == QStringLiteral("group")) gotGroups.insert(id2.toStdString());
+                }
+            }
+        }
+        QVERIFY2(!xml.hasError(), qPrintable(xml.errorString()));
+        // the selected node is drawn selected (its own colour), every other shown cone node lit
+        litNodes.erase(node.toStdString());
+        QCOMPARE(gotNodes, litNodes);
+        QCOMPARE(gotGroups, litGroups);
+        QVERIFY(legend);
+        QCOMPARE(background.toStdString(), theme(true).background.hex());
     }
 
     void renderRefusesBadRequests()

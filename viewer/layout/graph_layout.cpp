@@ -1,6 +1,7 @@
 #include "viewer/layout/graph_layout.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <mutex>
 
@@ -152,8 +153,53 @@ Box itemSize(const ViewItem& item, const LayoutOptions& opts)
     return {0, 0, std::max(80.0, std::max(title, sub) + 16), 34};
 }
 
-Layout layoutView(const ViewGraph& v, const GroupTree& tree, const LayoutOptions& opts)
+std::shared_ptr<const LayoutCache::Entry> LayoutCache::find(const std::string& key)
 {
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto it = entries_.find(key);
+    if (it == entries_.end()) {
+        ++misses_;
+        return nullptr;
+    }
+    ++hits_;
+    it->second.first = ++tick_;
+    return it->second.second;
+}
+
+void LayoutCache::insert(const std::string& key, std::shared_ptr<const Entry> entry)
+{
+    std::lock_guard<std::mutex> lock(mutex_);
+    entries_[key] = {++tick_, std::move(entry)};
+    while (entries_.size() > maxEntries_) {
+        auto oldest = entries_.begin();
+        for (auto it = entries_.begin(); it != entries_.end(); ++it)
+            if (it->second.first < oldest->second.first) oldest = it;
+        entries_.erase(oldest);
+    }
+}
+
+size_t LayoutCache::hits() const
+{
+    std::lock_guard<std::mutex> lock(mutex_);
+    return hits_;
+}
+
+size_t LayoutCache::misses() const
+{
+    std::lock_guard<std::mutex> lock(mutex_);
+    return misses_;
+}
+
+size_t LayoutCache::size() const
+{
+    std::lock_guard<std::mutex> lock(mutex_);
+    return entries_.size();
+}
+
+Layout layoutView(const ViewGraph& v, const GroupTree& tree, const LayoutOptions& opts, LayoutCache* cache,
+                  const Progress& progress)
+{
+    ProgressMeter meter(progress, static_cast<int64_t>(v.containers.size()));
     Layout out;
     out.items.resize(v.items.size());
     out.edges.resize(v.edges.size());
@@ -216,13 +262,59 @@ Layout layoutView(const ViewGraph& v, const GroupTree& tree, const LayoutOptions
             if (before >= 0) orderEdges.push_back({before, static_cast<int>(m)});
             if (after >= 0) orderEdges.push_back({static_cast<int>(m), after});
         }
-        if (c.members.size() <= opts.maxDotItems && dot(c, memberEdges, edgeIds, orderEdges)) {
+        const bool wantDot = c.members.size() <= opts.maxDotItems;
+        std::string key;
+        if (cache) {
+            // the engine's input: member sizes in order, edges, order edges (rounded to 1/100 pt)
+            key.reserve(c.members.size() * 12 + (memberEdges.size() + orderEdges.size()) * 8 + 8);
+            key += wantDot ? 'D' : 'L';
+            auto put = [&](long long v) {
+                key += std::to_string(v);
+                key += ',';
+            };
+            for (const Member& m : c.members) {
+                put(std::llround(m.w * 100));
+                put(std::llround(m.h * 100));
+            }
+            key += '|';
+            for (const auto& [a, b] : memberEdges) {
+                put(a);
+                put(b);
+            }
+            key += '|';
+            for (const auto& [a, b] : orderEdges) {
+                put(a);
+                put(b);
+            }
+            if (auto hit = cache->find(key)) {
+                for (size_t m = 0; m < c.members.size(); ++m) c.members[m].local = hit->positions[m];
+                for (size_t e = 0; e < edgeIds.size(); ++e) c.edges.push_back({edgeIds[e], hit->edges[e]});
+                c.w = hit->w;
+                c.h = hit->h;
+                ++out.cachedContainers;
+                meter.report(static_cast<int64_t>(v.containers.size() - r), "layout");
+                continue;
+            }
+        }
+        bool usedDot = false;
+        if (wantDot && dot(c, memberEdges, edgeIds, orderEdges)) {
             ++out.dotContainers;
+            usedDot = true;
         } else {
             c.edges.clear();
             layered(c, memberEdges, edgeIds);
             ++out.layeredContainers;
         }
+        if (cache) {
+            auto entry = std::make_shared<LayoutCache::Entry>();
+            for (const Member& m : c.members) entry->positions.push_back(m.local);
+            for (auto& e : c.edges) entry->edges.push_back(e.second);
+            entry->w = c.w;
+            entry->h = c.h;
+            entry->dot = usedDot;
+            cache->insert(key, std::move(entry));
+        }
+        meter.report(static_cast<int64_t>(v.containers.size() - r), "layout");
     }
     // absolute positions, outermost first
     std::vector<Point> origin(v.containers.size());

@@ -8,11 +8,22 @@
 // edges), as dot grows super-linearly. Graphviz is not thread-safe: every call holds one
 // process-wide lock, so layouts may run in worker threads.
 //
+// Cache (LayoutCache): a container's layout is a pure function of what goes into the layout
+// engine (its members' sizes in order, its edges and its order edges, the engine's choice), so
+// it is kept under that key: expanding a group lays out only the containers whose input
+// changed (the group and the containers around it), and collapsing or re-expanding what was
+// laid out before costs no engine call.
+//
 // Coordinates are points, y down, (0, 0) the top-left of the whole drawing.
 #pragma once
 
+#include <map>
+#include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
+
+#include "core/util/progress.hpp"
 
 #include "viewer/model/view_graph.hpp"
 
@@ -53,12 +64,45 @@ struct Layout
     std::vector<EdgePath> edges;  // per ViewGraph edge
     double width = 0, height = 0;
     size_t dotContainers = 0, layeredContainers = 0;  // which engine laid out how many
+    size_t cachedContainers = 0;  // taken from the cache
+};
+
+// Laid-out containers by their engine input (see the top of this file). Thread-safe; keeps
+// at most maxEntries, dropping the least recently used.
+class LayoutCache
+{
+public:
+    explicit LayoutCache(size_t maxEntries = 2048)
+        : maxEntries_(maxEntries)
+    { }
+    struct Entry
+    {
+        std::vector<Point> positions;  // top-left of each member, in member order
+        std::vector<std::vector<Point>> edges;  // per engine edge, in input order
+        double w = 0, h = 0;
+        bool dot = false;
+    };
+    std::shared_ptr<const Entry> find(const std::string& key);
+    void insert(const std::string& key, std::shared_ptr<const Entry> entry);
+    size_t hits() const;
+    size_t misses() const;
+    size_t size() const;
+
+private:
+    mutable std::mutex mutex_;
+    size_t maxEntries_;
+    size_t hits_ = 0, misses_ = 0;
+    uint64_t tick_ = 0;
+    std::map<std::string, std::pair<uint64_t, std::shared_ptr<const Entry>>> entries_;
 };
 
 // The size an item is drawn at (points).
 Box itemSize(const ViewItem& item, const LayoutOptions& opts = {});
 
-Layout layoutView(const ViewGraph& v, const GroupTree& tree, const LayoutOptions& opts = {});
+// With a cache, containers laid out before are taken from it. Progress counts containers;
+// a cancelled layout throws CancelledError.
+Layout layoutView(const ViewGraph& v, const GroupTree& tree, const LayoutOptions& opts = {},
+                  LayoutCache* cache = nullptr, const Progress& progress = {});
 
 // Title bar height of an expanded group's frame, and the padding inside it.
 inline constexpr double kFrameTitle = 20, kFramePad = 10;

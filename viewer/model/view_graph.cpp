@@ -4,6 +4,7 @@
 #include <cctype>
 #include <functional>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "core/analysis/phases.hpp"
 #include "core/ops/op_registry.hpp"
@@ -299,19 +300,21 @@ void GroupTree::computeStructure()
         for (int k = groupOf(id); k > 0; k = groups_[static_cast<size_t>(k)].parent)
             members[static_cast<size_t>(k)].push_back(id);
     }
-    std::unordered_map<NodeId, size_t> local;
+    // position of a node inside the group being hashed: localPos, valid where localOf == k
+    std::vector<size_t> localPos(groupOfNode_.size(), 0);
+    std::vector<size_t> localOf(groupOfNode_.size(), 0);
     for (size_t k = 1; k < groups_.size(); ++k) {
-        local.clear();
         uint64_t h = 0;
         for (size_t i = 0; i < members[k].size(); ++i) {
             const Node& n = g_->node(members[k][i]);
-            local[n.id] = i;
+            localPos[static_cast<size_t>(n.id)] = i;
+            localOf[static_cast<size_t>(n.id)] = k;
             h = mix(h, static_cast<uint64_t>(n.op));
             h = mix(h, hashText(n.target));
             h = mix(h, hashText(valText(n.val)));
             auto arg = [&](NodeId in) {
-                auto it = local.find(in);
-                h = mix(h, it == local.end() ? 0xFFFFFFFFULL : i - it->second);
+                const size_t at = static_cast<size_t>(in);
+                h = mix(h, at < localOf.size() && localOf[at] == k ? i - localPos[at] : 0xFFFFFFFFULL);
             };
             for (const Arg& a : n.args) a.forEachNode(arg);
             for (const auto& kv : n.kwargs) {
@@ -406,7 +409,9 @@ ViewGraph buildViewGraph(const GroupTree& tree, const std::set<int>& expandedIn,
         open[k] = all ? 1 : 0;
     }
     std::vector<int> itemOfGroup(tree.groups().size(), -1);
-    std::unordered_map<NodeId, int> rep;  // node -> item showing it (itself or a collapsed group)
+    size_t ids = 0;
+    for (NodeId id : g.order()) ids = std::max(ids, static_cast<size_t>(id) + 1);
+    std::vector<int> rep(ids, -1);  // node -> item showing it (itself or a collapsed group), -1 none
     std::function<void(int)> visit = [&](int k) {
         v.containers.push_back(k);
         for (const auto& [cg, nid] : tree.children(k)) {
@@ -433,7 +438,7 @@ ViewGraph buildViewGraph(const GroupTree& tree, const std::set<int>& expandedIn,
                 it.subtitle = nodeSubtitle(n);
                 it.phase = tree.phaseOf(nid);
                 it.opClass = classifyOp(n);
-                rep[nid] = static_cast<int>(v.items.size());
+                rep[static_cast<size_t>(nid)] = static_cast<int>(v.items.size());
                 ++v.nodeItems;
             }
             v.items.push_back(std::move(it));
@@ -442,10 +447,11 @@ ViewGraph buildViewGraph(const GroupTree& tree, const std::set<int>& expandedIn,
     visit(0);
     // nodes inside collapsed groups: the highest collapsed group above them
     for (NodeId id : g.order()) {
-        if (rep.count(id)) continue;
-        for (int k : tree.chain(tree.groupOf(id)))
-            if (k > 0 && !open[static_cast<size_t>(k)]) {
-                rep[id] = itemOfGroup[static_cast<size_t>(k)];
+        if (rep[static_cast<size_t>(id)] >= 0) continue;
+        // the collapsed group whose parent is open (V1: open means every group above is open)
+        for (int k = tree.groupOf(id); k > 0; k = tree.group(k).parent)
+            if (!open[static_cast<size_t>(k)] && open[static_cast<size_t>(tree.group(k).parent)]) {
+                rep[static_cast<size_t>(id)] = itemOfGroup[static_cast<size_t>(k)];
                 break;
             }
     }
@@ -457,13 +463,16 @@ ViewGraph buildViewGraph(const GroupTree& tree, const std::set<int>& expandedIn,
         NodeId producer, consumer;
     };
     std::vector<Cand> cands;
-    std::set<std::pair<int, int>> seen;
+    auto key = [](int a, int b) {
+        return (static_cast<uint64_t>(static_cast<uint32_t>(a)) << 32) | static_cast<uint32_t>(b);
+    };
+    std::unordered_set<uint64_t> seen;
     for (NodeId c : g.order()) {
         const Node& n = g.node(c);
-        const int rc = rep.count(c) ? rep[c] : -1;
+        const int rc = rep[static_cast<size_t>(c)];
         auto see = [&](NodeId p) {
-            if (!rep.count(p) || rc < 0) return;
-            const int rp = rep[p];
+            const int rp = static_cast<size_t>(p) < rep.size() ? rep[static_cast<size_t>(p)] : -1;
+            if (rp < 0 || rc < 0) return;
             if (rp == rc) return;
             cands.push_back({rp, rc, p, c});
         };
@@ -481,23 +490,35 @@ ViewGraph buildViewGraph(const GroupTree& tree, const std::set<int>& expandedIn,
     auto isForward = [](PhaseClass p) { return p == PhaseClass::Forward || p == PhaseClass::Loss; };
     auto isBackward = [](PhaseClass p) { return p == PhaseClass::Backward || p == PhaseClass::Recomputed; };
     // stubs are keyed by the items at both ends: a collapsed group's many values make one stub
-    std::map<std::pair<int, int>, int> outStub;  // (producer item, container) -> stub item
-    std::map<std::pair<int, int>, int> inStub;  // (producer item, consumer item) -> stub item
-    auto addPeer = [](std::vector<NodeId>& peers, NodeId id) {
-        if (std::find(peers.begin(), peers.end(), id) == peers.end()) peers.push_back(id);
+    std::unordered_map<uint64_t, int> outStub;  // (producer item, container) -> stub item
+    std::unordered_map<uint64_t, int> inStub;  // (producer item, consumer item) -> stub item
+    std::unordered_set<uint64_t> peerSeen;  // (stub item, node)
+    auto addPeer = [&](int stub, NodeId id) {
+        if (peerSeen.insert(key(stub, id)).second) v.items[static_cast<size_t>(stub)].peers.push_back(id);
+    };
+    struct End
+    {
+        ItemKind kind;
+        NodeId node;
+        int group, container;
+        PhaseClass phase;
+    };
+    auto end = [&](int item) {
+        const ViewItem& it = v.items[static_cast<size_t>(item)];
+        return End{it.kind, it.node, it.group, it.container, it.phase};
     };
     for (const Cand& e : cands) {
-        const ViewItem a = v.items[static_cast<size_t>(e.from)], b = v.items[static_cast<size_t>(e.to)];
+        const End a = end(e.from), b = end(e.to);
         const bool sameContainer = a.container == b.container && e.from < e.to;
         const bool span =
             std::abs(layer[static_cast<size_t>(e.to)] - layer[static_cast<size_t>(e.from)]) > opts.maxSpan;
         const bool crossPhase = isForward(a.phase) && isBackward(b.phase);
         if (sameContainer && !span && !crossPhase) {
-            if (seen.insert({e.from, e.to}).second) v.edges.push_back({e.from, e.to});
+            if (seen.insert(key(e.from, e.to)).second) v.edges.push_back({e.from, e.to});
             continue;
         }
         const std::string why = crossPhase ? "forward -> backward" : !sameContainer ? "other group" : "long edge";
-        auto ok = outStub.find({e.from, a.container});
+        auto ok = outStub.find(key(e.from, a.container));
         if (ok == outStub.end()) {
             ViewItem s;
             s.kind = ItemKind::Stub;
@@ -510,11 +531,11 @@ ViewGraph buildViewGraph(const GroupTree& tree, const std::set<int>& expandedIn,
             const int si = static_cast<int>(v.items.size());
             v.items.push_back(std::move(s));
             ++v.stubItems;
-            ok = outStub.emplace(std::make_pair(e.from, a.container), si).first;
+            ok = outStub.emplace(key(e.from, a.container), si).first;
             v.edges.push_back({e.from, si});
         }
-        addPeer(v.items[static_cast<size_t>(ok->second)].peers, e.consumer);
-        auto ik = inStub.find({e.from, e.to});
+        addPeer(ok->second, e.consumer);
+        auto ik = inStub.find(key(e.from, e.to));
         if (ik == inStub.end()) {
             ViewItem s;
             s.kind = ItemKind::Stub;
@@ -527,10 +548,10 @@ ViewGraph buildViewGraph(const GroupTree& tree, const std::set<int>& expandedIn,
             const int si = static_cast<int>(v.items.size());
             v.items.push_back(std::move(s));
             ++v.stubItems;
-            ik = inStub.emplace(std::make_pair(e.from, e.to), si).first;
+            ik = inStub.emplace(key(e.from, e.to), si).first;
             v.edges.push_back({si, e.to});
         }
-        addPeer(v.items[static_cast<size_t>(ik->second)].peers, e.producer);
+        addPeer(ik->second, e.producer);
     }
     // titles name the far end: a node by its name, a group's values by the group and their count
     for (auto& it : v.items) {

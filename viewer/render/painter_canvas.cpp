@@ -47,20 +47,26 @@ void PainterCanvas::bezier(const std::vector<Point>& pts, Rgb colour, double wid
     p_.drawPolygon(head);
 }
 
-QImage renderImage(const GroupTree& tree, const ViewGraph& v, const Layout& l, double scale, const DrawOptions& opts)
+QImage renderImage(double width, double height, double scale, bool dark, const std::function<void(Canvas&)>& draw)
 {
-    const int w = std::max(1, static_cast<int>(std::ceil(l.width * scale)));
-    const int h = std::max(1, static_cast<int>(std::ceil(l.height * scale)));
+    const int w = std::max(1, static_cast<int>(std::ceil(width * scale)));
+    const int h = std::max(1, static_cast<int>(std::ceil(height * scale)));
     QImage img(w, h, QImage::Format_ARGB32_Premultiplied);
-    img.fill(Qt::white);
+    const Rgb bg = theme(dark).background;
+    img.fill(QColor(bg.r, bg.g, bg.b));
     QPainter p(&img);
     p.setRenderHint(QPainter::Antialiasing);
     p.setRenderHint(QPainter::TextAntialiasing);
     p.scale(scale, scale);
     PainterCanvas c(p);
-    drawScene(c, tree, v, l, opts);
+    draw(c);
     p.end();
     return img;
+}
+
+QImage renderImage(const GroupTree& tree, const ViewGraph& v, const Layout& l, double scale, const DrawOptions& opts)
+{
+    return renderImage(l.width, l.height, scale, opts.dark, [&](Canvas& c) { drawScene(c, tree, v, l, opts); });
 }
 
 }  // namespace fxl::viewer

@@ -6,6 +6,8 @@
 #include <QPainter>
 #include <QString>
 
+#include <functional>
+
 #include "viewer/render/scene_draw.hpp"
 
 namespace fxl::viewer {
@@ -16,7 +18,7 @@ public:
     explicit PainterCanvas(QPainter& p)
         : p_(p)
     { }
-    void begin(double, double) override { }
+    void begin(double, double, Rgb) override { }
     void beginItem(const std::string&, const std::string&) override { }
     void endItem() override { }
     void rect(const Box& b, Rgb fill, Rgb stroke, double strokeWidth, double radius, bool dashed) override;
@@ -27,6 +29,10 @@ public:
 private:
     QPainter& p_;
 };
+
+// An image of width x height points, `scale` device pixels per point, filled with the theme's
+// background, drawn by `draw` on a PainterCanvas.
+QImage renderImage(double width, double height, double scale, bool dark, const std::function<void(Canvas&)>& draw);
 
 // The whole drawing as an image, `scale` device pixels per point (white background).
 QImage renderImage(const GroupTree& tree, const ViewGraph& v, const Layout& l, double scale = 1.0,

@@ -13,8 +13,18 @@ std::string Rgb::hex() const
     return buf;
 }
 
-Rgb phaseColour(PhaseClass p)
+Rgb phaseColour(PhaseClass p, bool dark)
 {
+    if (dark) {
+        switch (p) {
+        case PhaseClass::Input: return {58, 58, 62};
+        case PhaseClass::Forward: return {32, 58, 92};
+        case PhaseClass::Loss: return {92, 72, 28};
+        case PhaseClass::Backward: return {96, 40, 40};
+        case PhaseClass::Recomputed: return {68, 50, 100};
+        case PhaseClass::Output: return {36, 80, 44};
+        }
+    }
     switch (p) {
     case PhaseClass::Input: return {238, 238, 238};
     case PhaseClass::Forward: return {222, 235, 250};
@@ -44,8 +54,17 @@ Rgb opClassColour(OpClass c)
 
 namespace {
 
-const Rgb kText{30, 30, 30}, kSubText{90, 90, 90}, kBorder{120, 120, 120}, kEdge{110, 110, 110};
-const Rgb kSelected{255, 140, 0}, kDiffers{214, 39, 40};
+const Theme kLight{{255, 255, 255}, {30, 30, 30},  {90, 90, 90},  {120, 120, 120}, {110, 110, 110},
+                   {255, 140, 0},   {214, 39, 40}, {0, 170, 220}, {255, 255, 255}};
+const Theme kDark{{30, 31, 34},   {230, 230, 230}, {170, 170, 175}, {140, 140, 148}, {150, 150, 158},
+                  {255, 160, 40}, {255, 90, 90},   {60, 200, 255},  {45, 46, 50}};
+
+Rgb mix(Rgb a, Rgb b, int wa, int wb)
+{
+    const int t = wa + wb;
+    return {static_cast<uint8_t>((a.r * wa + b.r * wb) / t), static_cast<uint8_t>((a.g * wa + b.g * wb) / t),
+            static_cast<uint8_t>((a.b * wa + b.b * wb) / t)};
+}
 
 std::string clip(const std::string& s, double width, double charWidth)
 {
@@ -55,6 +74,25 @@ std::string clip(const std::string& s, double width, double charWidth)
 }
 
 }  // namespace
+
+const Theme& theme(bool dark) { return dark ? kDark : kLight; }
+
+void setHighlights(const GroupTree& tree, const std::vector<NodeId>& nodes, DrawOptions& opts)
+{
+    opts.highlightNodes.clear();
+    opts.highlightGroups.clear();
+    if (nodes.empty()) return;
+    size_t ids = 0;
+    for (NodeId id : tree.graph().order()) ids = std::max(ids, static_cast<size_t>(id) + 1);
+    opts.highlightNodes.assign(ids, 0);
+    opts.highlightGroups.assign(tree.groups().size(), 0);
+    for (NodeId id : nodes) {
+        opts.highlightNodes[static_cast<size_t>(id)] = 1;
+        for (int k = tree.groupOf(id); k >= 0 && !opts.highlightGroups[static_cast<size_t>(k)];
+             k = tree.group(k).parent)
+            opts.highlightGroups[static_cast<size_t>(k)] = 1;
+    }
+}
 
 std::vector<Point> arrowHead(const std::vector<Point>& pts)
 {
@@ -72,17 +110,27 @@ std::vector<Point> arrowHead(const std::vector<Point>& pts)
             {tip.x - 7 * dx - 3.5 * dy, tip.y - 7 * dy + 3.5 * dx}};
 }
 
-void drawScene(Canvas& c, const GroupTree& tree, const ViewGraph& v, const Layout& l, const DrawOptions& opts)
+void drawScene(Canvas& c, const GroupTree& tree, const ViewGraph& v, const Layout& l, const DrawOptions& opts,
+               bool finish)
 {
-    c.begin(l.width, l.height);
+    const Theme& th = theme(opts.dark);
+    const Rgb kText = th.text, kSubText = th.subText, kBorder = th.border, kEdge = th.edge, kSelected = th.selected,
+              kDiffers = th.differs;
+    auto litNode = [&](NodeId id) {
+        return id >= 0 && static_cast<size_t>(id) < opts.highlightNodes.size()
+            && opts.highlightNodes[static_cast<size_t>(id)];
+    };
+    auto litGroup = [&](int k) {
+        return k >= 0 && static_cast<size_t>(k) < opts.highlightGroups.size()
+            && opts.highlightGroups[static_cast<size_t>(k)];
+    };
+    c.begin(l.width, l.height, th.background);
     // frames of the expanded groups (the root has none)
     for (size_t k = 1; k < l.containers.size(); ++k) {
         const GroupInfo& g = tree.group(l.containers[k].group);
         const Box& b = l.containers[k].box;
         c.beginItem("frame", g.key);
-        Rgb fill = phaseColour(g.phase);
-        fill = {static_cast<uint8_t>((fill.r + 255 * 2) / 3), static_cast<uint8_t>((fill.g + 255 * 2) / 3),
-                static_cast<uint8_t>((fill.b + 255 * 2) / 3)};
+        const Rgb fill = mix(phaseColour(g.phase, opts.dark), th.background, 1, 2);
         c.rect(b, fill, g.differs ? kDiffers : kBorder, g.differs ? 2.0 : 1.0, 6);
         if (opts.labels) c.text(b.x + 8, b.y + 14, clip(g.label, b.w - 16, 6.2), 10, kText, true);
         c.endItem();
@@ -99,8 +147,13 @@ void drawScene(Canvas& c, const GroupTree& tree, const ViewGraph& v, const Layou
         switch (it.kind) {
         case ItemKind::Node: {
             const bool sel = !opts.selected.empty() && it.title == opts.selected;
+            const bool lit = litNode(it.node);
             c.beginItem("node", it.title);
-            c.rect(b, phaseColour(it.phase), sel ? kSelected : kBorder, sel ? 2.5 : 1.0, 3);
+            c.rect(b, phaseColour(it.phase, opts.dark),
+                   sel       ? kSelected
+                       : lit ? th.highlight
+                             : kBorder,
+                   sel || lit ? 2.5 : 1.0, 3);
             c.rect({b.x, b.y, 5, b.h}, opClassColour(it.opClass), opClassColour(it.opClass), 0, 0);
             if (opts.labels) {
                 c.text(b.x + 9, b.y + 14, clip(it.title, b.w - 12, 6.2), 10, kText, true);
@@ -112,8 +165,13 @@ void drawScene(Canvas& c, const GroupTree& tree, const ViewGraph& v, const Layou
         case ItemKind::Group: {
             const GroupInfo& g = tree.group(it.group);
             c.beginItem("group", g.key);
-            c.rect({b.x + 4, b.y - 4, b.w * 0.4, 6}, phaseColour(it.phase), kBorder, 1.0, 2);  // folder tab
-            c.rect(b, phaseColour(it.phase), g.differs ? kDiffers : kBorder, g.differs ? 2.5 : 1.5, 4);
+            const bool lit = litGroup(it.group);
+            c.rect({b.x + 4, b.y - 4, b.w * 0.4, 6}, phaseColour(it.phase, opts.dark), kBorder, 1.0, 2);  // folder tab
+            c.rect(b, phaseColour(it.phase, opts.dark),
+                   g.differs ? kDiffers
+                       : lit ? th.highlight
+                             : kBorder,
+                   g.differs || lit ? 2.5 : 1.5, 4);
             if (opts.labels) {
                 c.text(b.x + 8, b.y + 17, clip(it.title, b.w - 16, 6.2), 10, kText, true);
                 c.text(b.x + 8, b.y + 32, clip(it.subtitle, b.w - 16, 5.0), 8, g.differs ? kDiffers : kSubText);
@@ -123,14 +181,44 @@ void drawScene(Canvas& c, const GroupTree& tree, const ViewGraph& v, const Layou
         }
         case ItemKind::Stub: {
             c.beginItem(it.incoming ? "stub-in" : "stub-out", it.title);
-            c.rect(b, {255, 255, 255}, kBorder, 1.0, 9, true);
+            c.rect(b, th.stubFill, kBorder, 1.0, 9, true);
             if (opts.labels) c.text(b.x + 7, b.y + 14, clip(it.title, b.w - 10, 5.6), 9, kSubText);
             c.endItem();
             break;
         }
         }
     }
-    c.end();
+    if (finish) c.end();
+}
+
+Box legendSize() { return {0, 0, 250, 16 + 6 * 16 + 8 + 16 + 7 * 16 + 8}; }
+
+Box drawLegend(Canvas& c, double x, double y, bool dark)
+{
+    const Theme& th = theme(dark);
+    const Box size = legendSize();
+    c.beginItem("legend", "legend");
+    c.rect({x, y, size.w, size.h}, th.background, th.border, 1.0, 4);
+    double at = y + 14;
+    c.text(x + 8, at, "phase (fill)", 10, th.text, true);
+    at += 4;
+    for (PhaseClass p : {PhaseClass::Input, PhaseClass::Forward, PhaseClass::Loss, PhaseClass::Backward,
+                         PhaseClass::Recomputed, PhaseClass::Output}) {
+        c.rect({x + 8, at, 22, 12}, phaseColour(p, dark), th.border, 1.0, 2);
+        c.text(x + 38, at + 10, phaseClassName(p), 9, th.text);
+        at += 16;
+    }
+    at += 8 + 10;
+    c.text(x + 8, at, "operator class (left stripe)", 10, th.text, true);
+    at += 4;
+    for (OpClass k : {OpClass::Matmul, OpClass::Pointwise, OpClass::View, OpClass::Reduction, OpClass::Collective,
+                      OpClass::Random, OpClass::Opaque}) {
+        c.rect({x + 8, at, 6, 12}, opClassColour(k), opClassColour(k), 0, 0);
+        c.text(x + 38, at + 10, opClassName(k), 9, th.text);
+        at += 16;
+    }
+    c.endItem();
+    return {x, y, size.w, size.h};
 }
 
 // ------------------------------------------------------------------ SVG
@@ -161,12 +249,12 @@ std::string escape(const std::string& s)
 
 }  // namespace
 
-void SvgCanvas::begin(double width, double height)
+void SvgCanvas::begin(double width, double height, Rgb background)
 {
     out_ = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" + num(width)
         + "\" height=\"" + num(height) + "\" viewBox=\"0 0 " + num(width) + " " + num(height)
         + "\" font-family=\"DejaVu Sans, sans-serif\">\n<rect x=\"0\" y=\"0\" width=\"" + num(width) + "\" height=\""
-        + num(height) + "\" fill=\"#ffffff\"/>\n";
+        + num(height) + "\" fill=\"" + background.hex() + "\"/>\n";
 }
 
 void SvgCanvas::beginItem(const std::string& cls, const std::string& id)

@@ -3,7 +3,9 @@
 // edges. The colours (one place): fill by phase (forward, loss, backward, recomputed, input,
 // output), a stripe on the left by operator class (matmul, pointwise, view, reduction,
 // collective, random, opaque); groups are drawn as folders with their node count, stubs as
-// small tags that name the far end, expanded groups as frames with their title.
+// small tags that name the far end, expanded groups as frames with their title. Two themes,
+// light and dark (the window follows the desktop's palette; `fxlens render --dark`); the same
+// hues in both, so a legend learned in one reads in the other.
 #pragma once
 
 #include <cstdint>
@@ -21,15 +23,21 @@ struct Rgb
     std::string hex() const;  // "#rrggbb"
 };
 
-Rgb phaseColour(PhaseClass p);  // box fill
+Rgb phaseColour(PhaseClass p, bool dark = false);  // box fill
 Rgb opClassColour(OpClass c);  // stripe
+
+struct Theme
+{
+    Rgb background, text, subText, border, edge, selected, differs, highlight, stubFill;
+};
+const Theme& theme(bool dark);
 
 // What a canvas draws. Class and id name the drawn thing for exports (SVG groups carry them).
 class Canvas
 {
 public:
     virtual ~Canvas() = default;
-    virtual void begin(double width, double height) = 0;
+    virtual void begin(double width, double height, Rgb background) = 0;
     virtual void beginItem(const std::string& cls, const std::string& id) = 0;
     virtual void endItem() = 0;
     virtual void rect(const Box& b, Rgb fill, Rgb stroke, double strokeWidth, double radius, bool dashed = false) = 0;
@@ -43,19 +51,31 @@ struct DrawOptions
 {
     std::string selected;  // node name drawn selected
     bool labels = true;  // titles and subtitles (level of detail)
+    bool dark = false;  // theme
+    // Traced nodes (upstream / downstream cones): by NodeId, and the groups holding one.
+    std::vector<char> highlightNodes, highlightGroups;
 };
+
+// Fills opts.highlightNodes / highlightGroups for these nodes (empty: no highlight).
+void setHighlights(const GroupTree& tree, const std::vector<NodeId>& nodes, DrawOptions& opts);
+
+// The legend: phase fills and operator class stripes, top-left at (x, y); returns its size.
+Box drawLegend(Canvas& c, double x, double y, bool dark);
+Box legendSize();
 
 // The arrow head at the end of a Bezier path: tip, then the two back corners.
 std::vector<Point> arrowHead(const std::vector<Point>& pts);
 
-void drawScene(Canvas& c, const GroupTree& tree, const ViewGraph& v, const Layout& l, const DrawOptions& opts = {});
+// Draws the scene; `finish` = false leaves the canvas open (c.end() not called) for more.
+void drawScene(Canvas& c, const GroupTree& tree, const ViewGraph& v, const Layout& l, const DrawOptions& opts = {},
+               bool finish = true);
 
 // An SVG document of the drawing (texts escaped; every item a <g class="node|group|stub|frame"
 // data-id="...">, every edge a <path class="edge">).
 class SvgCanvas : public Canvas
 {
 public:
-    void begin(double width, double height) override;
+    void begin(double width, double height, Rgb background) override;
     void beginItem(const std::string& cls, const std::string& id) override;
     void endItem() override;
     void rect(const Box& b, Rgb fill, Rgb stroke, double strokeWidth, double radius, bool dashed) override;

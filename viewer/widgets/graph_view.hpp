@@ -1,9 +1,12 @@
-// The graph view of the window: the view graph of one graph (viewer/model/view_graph.hpp) laid
-// out (viewer/layout) and painted with the same drawing routine as `fxlens render`
-// (viewer/render), with zoom (wheel, Ctrl +/-), pan (scroll bars, drag), fit (F), level of
-// detail (labels drop below 45% zoom), double click to expand or collapse a group, click to
-// select a node, click on a stub to jump to the node it names. Layout runs on the UI thread
-// for now (one expanded level at a time is small); moving it to a worker is still to do.
+// The graph view of the window: a laid-out view (viewer/jobs: built and laid out off the UI
+// thread, stale layouts dropped) painted with the same drawing routine as `fxlens render`
+// (viewer/render), on a scroll area: zoom (wheel, Ctrl +/-), pan (scroll bars, drag), fit (F),
+// level of detail (labels drop below 45% zoom), double click (or + / -) to expand or collapse
+// a group, click to select a node, click on a stub to jump to the node it names. While a new
+// layout is computed the previous one stays on screen, and a line at the top says so.
+//
+// Drawn from the layout's coordinates and splines (not from Graphviz's SVG); only the visible
+// level exists as items, so painting every item of the view each frame stays cheap.
 #pragma once
 
 #include <QAbstractScrollArea>
@@ -11,8 +14,8 @@
 #include <memory>
 #include <set>
 
-#include "viewer/layout/graph_layout.hpp"
-#include "viewer/model/view_graph.hpp"
+#include "viewer/jobs/view_jobs.hpp"
+#include "viewer/render/scene_draw.hpp"
 
 namespace fxl::viewer {
 
@@ -21,31 +24,55 @@ class GraphView : public QAbstractScrollArea
     Q_OBJECT
 
 public:
-    explicit GraphView(QWidget* parent = nullptr);
+    // Layouts go through `jobs` (the window's), or through jobs of its own when null.
+    explicit GraphView(ViewJobs* jobs = nullptr, QWidget* parent = nullptr);
 
-    void setGraph(std::shared_ptr<const Graph> graph);
-    const GroupTree* tree() const { return tree_.get(); }
-    const ViewGraph& view() const { return view_; }
-    const Layout& layout() const { return layout_; }
+    // Shows a prepared graph (collapsed to its top level); null clears the view.
+    void setGraph(std::shared_ptr<const PreparedGraph> graph);
+    std::shared_ptr<const PreparedGraph> prepared() const { return graph_; }
+    const GroupTree* tree() const { return graph_ ? graph_->tree.get() : nullptr; }
+    const Graph* graph() const { return graph_ ? graph_->graph.get() : nullptr; }
+    // What is on screen (empty before the first layout arrives).
+    const ViewGraph& view() const;
+    const Layout& layout() const;
+    const std::set<int>& expanded() const;  // of what is on screen
+    bool layoutPending() const { return pendingLayout_ != 0; }
     double zoom() const { return zoom_; }
 
-    // Expand or collapse a group (and relayout).
+    // Expand or collapse a group (a new layout is requested).
     void toggleGroup(int group);
+    void setExpanded(std::set<int> groups);
     void collapseAll();
-    // Expand down to a node, select it and centre on it; false when there is no such node.
+    // Expand down to a node, select it and centre on it once laid out; false when there is no
+    // such node.
     bool showNode(const QString& name);
+    // Expand the groups above a group so that it shows, and centre on it.
+    void showGroup(int group);
     void fit();
     void setZoom(double z);
     QString selected() const { return selected_; }
     // The view item at a viewport position, -1 when none.
     int itemAt(const QPoint& viewportPos) const;
+    // Traced nodes, drawn highlighted (empty: none).
+    void setHighlights(const std::vector<NodeId>& nodes);
+    size_t highlightCount() const { return highlightCount_; }
+    void setDark(bool dark);
+    bool dark() const { return draw_.dark; }
+
+    // The part of the drawing the viewport shows, in points; and moving it (the overview).
+    QRectF visibleRect() const;
+    void centreOnPoint(const QPointF& p);
 
 signals:
     void nodeSelected(const QString& name);
+    void viewChanged();  // a new layout is on screen
+    void viewportMoved();  // scrolled, zoomed, resized, or a new layout
+    void framePainted();  // after each paint with a layout on screen
 
 protected:
     void paintEvent(QPaintEvent*) override;
     void resizeEvent(QResizeEvent*) override;
+    void scrollContentsBy(int dx, int dy) override;
     void wheelEvent(QWheelEvent* e) override;
     void mousePressEvent(QMouseEvent* e) override;
     void mouseMoveEvent(QMouseEvent* e) override;
@@ -53,19 +80,26 @@ protected:
     void keyPressEvent(QKeyEvent* e) override;
 
 private:
-    std::shared_ptr<const Graph> graph_;
-    std::unique_ptr<GroupTree> tree_;
-    std::set<int> expanded_;
-    ViewGraph view_;
-    Layout layout_;
+    ViewJobs* jobs_ = nullptr;
+    std::shared_ptr<const PreparedGraph> graph_;
+    std::shared_ptr<const PreparedView> shown_;
+    std::set<int> wanted_;  // the latest requested expansion
+    quint64 pendingLayout_ = 0;
+    bool fitOnArrival_ = false;
+    QString centreOnArrival_;  // node to centre on when the pending layout arrives
+    int groupOnArrival_ = -1;
     double zoom_ = 1.0;
     QString selected_;
     QPoint dragFrom_;
+    DrawOptions draw_;
+    size_t highlightCount_ = 0;
 
-    void rebuild();
+    void requestLayout();
+    void onViewAvailable(quint64 id, std::shared_ptr<const PreparedView> view);
     void updateScrollBars();
     QPointF toScene(const QPoint& viewportPos) const;
     void centreOn(const viewer::Box& b);
+    void selectNode(const QString& name);
 };
 
 }  // namespace fxl::viewer

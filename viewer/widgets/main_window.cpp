@@ -5,38 +5,132 @@
 #include <QCloseEvent>
 #include <QDockWidget>
 #include <QDragEnterEvent>
+#include <QElapsedTimer>
+#include <QEventLoop>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QHeaderView>
 #include <QLabel>
+#include <QLineEdit>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QMimeData>
+#include <QPainter>
+#include <QPlainTextEdit>
+#include <QProgressBar>
 #include <QSettings>
 #include <QStatusBar>
+#include <QStyleFactory>
+#include <QTableView>
+#include <QTextBlock>
 #include <QTextBrowser>
+#include <QTimer>
+#include <QToolButton>
 #include <QTreeView>
+#include <QVBoxLayout>
 
 #include <iostream>
 
+#include "core/formats/fx/fx_text_writer.hpp"
+#include "viewer/model/node_search.hpp"
+#include "viewer/model/search_results_model.hpp"
 #include "viewer/model/source_tree_model.hpp"
+#include "viewer/render/painter_canvas.hpp"
 #include "viewer/widgets/graph_view.hpp"
+#include "viewer/widgets/overview.hpp"
 
 namespace fxl::viewer {
 
+namespace {
+
+QString qs(const std::string& s) { return QString::fromStdString(s); }
+QString qs(std::string_view s) { return QString::fromUtf8(s.data(), static_cast<qsizetype>(s.size())); }
+
+// The legend dock: scene_draw's legend, painted in the graph view's theme.
+class LegendWidget : public QWidget
+{
+public:
+    explicit LegendWidget(GraphView* view, QWidget* parent = nullptr)
+        : QWidget(parent)
+        , view_(view)
+    {
+        const Box b = legendSize();
+        setMinimumSize(static_cast<int>(b.w) + 8, static_cast<int>(b.h) + 8);
+    }
+
+protected:
+    void paintEvent(QPaintEvent*) override
+    {
+        QPainter p(this);
+        const Rgb bg = theme(view_->dark()).background;
+        p.fillRect(rect(), QColor(bg.r, bg.g, bg.b));
+        p.setRenderHint(QPainter::Antialiasing);
+        PainterCanvas c(p);
+        drawLegend(c, 4, 4, view_->dark());
+    }
+
+private:
+    GraphView* view_;
+};
+
+QPalette darkPalette()
+{
+    QPalette p;
+    const QColor window(45, 46, 50), base(30, 31, 34), text(230, 230, 230), button(55, 56, 60);
+    p.setColor(QPalette::Window, window);
+    p.setColor(QPalette::WindowText, text);
+    p.setColor(QPalette::Base, base);
+    p.setColor(QPalette::AlternateBase, window);
+    p.setColor(QPalette::ToolTipBase, window);
+    p.setColor(QPalette::ToolTipText, text);
+    p.setColor(QPalette::Text, text);
+    p.setColor(QPalette::Button, button);
+    p.setColor(QPalette::ButtonText, text);
+    p.setColor(QPalette::BrightText, Qt::red);
+    p.setColor(QPalette::Link, QColor(100, 170, 255));
+    p.setColor(QPalette::Highlight, QColor(42, 110, 190));
+    p.setColor(QPalette::HighlightedText, Qt::white);
+    p.setColor(QPalette::PlaceholderText, QColor(140, 140, 140));
+    p.setColor(QPalette::Disabled, QPalette::Text, QColor(120, 120, 120));
+    p.setColor(QPalette::Disabled, QPalette::ButtonText, QColor(120, 120, 120));
+    return p;
+}
+
+}  // namespace
+
 MainWindow::MainWindow(QWidget* parent)
     : QMainWindow(parent)
+    , desktopPalette_(QApplication::palette())
 {
     setWindowTitle(QStringLiteral("fxlens"));
     setAcceptDrops(true);
+    jobs_ = new ViewJobs(this);
     model_ = new SourceTreeModel(this);
-    view_ = new GraphView(this);
-    setCentralWidget(view_);
 
+    // central: breadcrumbs over the graph view
+    view_ = new GraphView(jobs_, this);
+    crumbs_ = new QLabel(this);
+    crumbs_->setTextFormat(Qt::RichText);
+    crumbs_->setContentsMargins(6, 3, 6, 3);
+    connect(crumbs_, &QLabel::linkActivated, this, [this](const QString& link) {
+        if (link.startsWith(QLatin1String("group:"))) view_->showGroup(link.mid(6).toInt());
+    });
+    auto* central = new QWidget(this);
+    auto* layout = new QVBoxLayout(central);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->setSpacing(0);
+    layout->addWidget(crumbs_);
+    layout->addWidget(view_, 1);
+    setCentralWidget(central);
+    connect(view_, &GraphView::nodeSelected, this, &MainWindow::inspect);
+
+    // sources
     tree_ = new QTreeView(this);
     tree_->setModel(model_);
     tree_->header()->setSectionResizeMode(0, QHeaderView::Stretch);
     tree_->header()->setStretchLastSection(false);
+    for (int c = 1; c < SourceTreeModel::ColumnCount; ++c)
+        tree_->header()->setSectionResizeMode(c, QHeaderView::ResizeToContents);
     auto* treeDock = new QDockWidget(tr("Sources"), this);
     treeDock->setObjectName(QStringLiteral("sources"));
     treeDock->setWidget(tree_);
@@ -44,156 +138,690 @@ MainWindow::MainWindow(QWidget* parent)
     connect(tree_, &QTreeView::activated, this, [this](const QModelIndex& i) {
         const QModelIndex n = i.siblingAtColumn(0);
         if (model_->data(n, SourceTreeModel::IsGraphRole).toBool())
-            showGraph(model_->data(n, SourceTreeModel::SourceRole).toInt(),
-                      model_->data(n, SourceTreeModel::ArtifactIdRole).toString());
+            requestGraph(model_->data(n, SourceTreeModel::SourceRole).toInt(),
+                         model_->data(n, SourceTreeModel::ArtifactIdRole).toString());
     });
 
+    // find
+    auto* findBox = new QWidget(this);
+    auto* findLayout = new QVBoxLayout(findBox);
+    findLayout->setContentsMargins(4, 4, 4, 4);
+    findEdit_ = new QLineEdit(findBox);
+    findEdit_->setPlaceholderText(tr("name, op:mm, module:blocks.0, phase:backward, tag:recompute, meta:key=value"));
+    findEdit_->setClearButtonEnabled(true);
+    findLabel_ = new QLabel(findBox);
+    findLabel_->setWordWrap(true);
+    results_ = new SearchResultsModel(this);
+    resultsView_ = new QTableView(findBox);
+    resultsView_->setModel(results_);
+    resultsView_->setSelectionBehavior(QAbstractItemView::SelectRows);
+    resultsView_->setSelectionMode(QAbstractItemView::SingleSelection);
+    resultsView_->verticalHeader()->hide();
+    resultsView_->verticalHeader()->setDefaultSectionSize(20);
+    resultsView_->horizontalHeader()->setStretchLastSection(true);
+    findLayout->addWidget(findEdit_);
+    findLayout->addWidget(findLabel_);
+    findLayout->addWidget(resultsView_, 1);
+    auto* findDock = new QDockWidget(tr("Find"), this);
+    findDock->setObjectName(QStringLiteral("find"));
+    findDock->setWidget(findBox);
+    addDockWidget(Qt::LeftDockWidgetArea, findDock);
+    connect(findEdit_, &QLineEdit::returnPressed, this, &MainWindow::runFind);
+    connect(resultsView_, &QTableView::activated, this, [this](const QModelIndex& i) { showResult(i.row()); });
+    connect(resultsView_, &QTableView::clicked, this, [this](const QModelIndex& i) { showResult(i.row()); });
+
+    // inspector
     inspector_ = new QTextBrowser(this);
+    inspector_->setOpenLinks(false);
+    connect(inspector_, &QTextBrowser::anchorClicked, this, [this](const QUrl& url) {
+        const QString s = url.toString();
+        if (s.startsWith(QLatin1String("node:")))
+            view_->showNode(s.mid(5));
+        else if (s.startsWith(QLatin1String("group:")))
+            view_->showGroup(s.mid(6).toInt());
+    });
     auto* inspectorDock = new QDockWidget(tr("Inspector"), this);
     inspectorDock->setObjectName(QStringLiteral("inspector"));
     inspectorDock->setWidget(inspector_);
     addDockWidget(Qt::RightDockWidgetArea, inspectorDock);
-    connect(view_, &GraphView::nodeSelected, this, &MainWindow::inspect);
 
+    // overview and legend
+    overview_ = new Overview(view_, this);
+    auto* overviewDock = new QDockWidget(tr("Overview"), this);
+    overviewDock->setObjectName(QStringLiteral("overview"));
+    overviewDock->setWidget(overview_);
+    addDockWidget(Qt::RightDockWidgetArea, overviewDock);
+    auto* legendDock = new QDockWidget(tr("Legend"), this);
+    legendDock->setObjectName(QStringLiteral("legend"));
+    legendDock->setWidget(new LegendWidget(view_, this));
+    addDockWidget(Qt::RightDockWidgetArea, legendDock);
+    tabifyDockWidget(overviewDock, legendDock);
+    overviewDock->raise();
+
+    // original text
+    auto* textBox = new QWidget(this);
+    auto* textLayout = new QVBoxLayout(textBox);
+    textLayout->setContentsMargins(0, 0, 0, 0);
+    textLabel_ = new QLabel(textBox);
+    textLabel_->setContentsMargins(6, 2, 6, 2);
+    text_ = new QPlainTextEdit(textBox);
+    text_->setReadOnly(true);
+    text_->setLineWrapMode(QPlainTextEdit::NoWrap);
+    text_->setFont(QFont(QStringLiteral("DejaVu Sans Mono"), 9));
+    textLayout->addWidget(textLabel_);
+    textLayout->addWidget(text_, 1);
+    auto* textDock = new QDockWidget(tr("Original text"), this);
+    textDock->setObjectName(QStringLiteral("text"));
+    textDock->setWidget(textBox);
+    addDockWidget(Qt::BottomDockWidgetArea, textDock);
+
+    // status bar: message, progress, cancel
     status_ = new QLabel(this);
-    statusBar()->addWidget(status_);
+    statusBar()->addWidget(status_, 1);
+    progress_ = new QProgressBar(this);
+    progress_->setMaximumWidth(220);
+    progress_->setRange(0, 1000);
+    progress_->hide();
+    cancel_ = new QToolButton(this);
+    cancel_->setText(tr("Cancel"));
+    cancel_->hide();
+    statusBar()->addPermanentWidget(progress_);
+    statusBar()->addPermanentWidget(cancel_);
+    connect(cancel_, &QToolButton::clicked, this, [this] {
+        openQueue_.clear();
+        for (int k = 0; k < ViewJobs::KindCount; ++k) jobs_->cancel(static_cast<ViewJobs::Kind>(k));
+        status_->setText(tr("cancelled"));
+    });
 
+    connect(jobs_, &ViewJobs::progress, this, &MainWindow::onProgress);
+    connect(jobs_, &ViewJobs::sourceAvailable, this,
+            [this](quint64, std::shared_ptr<Source> s, const QString& path) { onSourceAvailable(s, path); });
+    connect(jobs_, &ViewJobs::graphAvailable, this,
+            [this](quint64, std::shared_ptr<const PreparedGraph> g) { onGraphAvailable(g); });
+    connect(jobs_, &ViewJobs::failed, this, [this](quint64, int kind, const QString& message) {
+        if (kind == ViewJobs::Prepare)
+            showError(message + tr("\n(graph %1 is not shown)").arg(showingId_));
+        else
+            showError(message);
+    });
+    connect(jobs_, &ViewJobs::finished, this, [this](quint64, int kind) {
+        if (kind == ViewJobs::Open) {
+            opening_.clear();
+            startNextOpen();
+        }
+        updateBusy();
+    });
+
+    QDockWidget* docks[] = {treeDock, findDock, inspectorDock, overviewDock, legendDock, textDock};
+    buildMenus(docks, 6);
+
+    QSettings settings(QStringLiteral("fxlens"), QStringLiteral("fxlens"));
+    restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray());
+    restoreState(settings.value(QStringLiteral("window/state")).toByteArray());
+    if (!settings.contains(QStringLiteral("window/geometry"))) {
+        resize(1500, 900);
+        resizeDocks({treeDock, inspectorDock}, {360, 330}, Qt::Horizontal);
+        resizeDocks({textDock}, {200}, Qt::Vertical);
+    }
+    setTheme(static_cast<Theme>(settings.value(QStringLiteral("theme"), 0).toInt()));
+    updateCrumbs({});
+}
+
+MainWindow::~MainWindow() = default;
+
+void MainWindow::buildMenus(QDockWidget* const* docks, int dockCount)
+{
     QMenu* file = menuBar()->addMenu(tr("&File"));
     file->addAction(tr("&Open..."), QKeySequence::Open, this, [this] {
         const QString path = QFileDialog::getOpenFileName(this, tr("Open a graph or a TORCH_TRACE log"));
-        if (!path.isEmpty()) openPath(path);
+        if (!path.isEmpty()) open(path);
+    });
+    file->addAction(tr("Open &folder (per-rank logs, tlparse output)..."),
+                    QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O), this, [this] {
+                        const QString path = QFileDialog::getExistingDirectory(this, tr("Open a folder"));
+                        if (!path.isEmpty()) open(path);
+                    });
+    recentMenu_ = file->addMenu(tr("Open &recent"));
+    connect(recentMenu_, &QMenu::aboutToShow, this, [this] {
+        recentMenu_->clear();
+        QSettings settings(QStringLiteral("fxlens"), QStringLiteral("fxlens"));
+        const QStringList recent = settings.value(QStringLiteral("recent")).toStringList();
+        for (const QString& p : recent) recentMenu_->addAction(p, this, [this, p] { open(p); });
+        if (recent.isEmpty()) recentMenu_->addAction(tr("(none yet)"))->setEnabled(false);
     });
     file->addSeparator();
     file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
+
+    QMenu* find = menuBar()->addMenu(tr("F&ind"));
+    find->addAction(tr("&Find nodes..."), QKeySequence::Find, this, [this, docks] {
+        docks[1]->show();
+        docks[1]->raise();
+        findEdit_->setFocus();
+        findEdit_->selectAll();
+    });
+    find->addAction(tr("Find &next"), QKeySequence::FindNext, this, [this] { findNext(1); });
+    find->addAction(tr("Find &previous"), QKeySequence::FindPrevious, this, [this] { findNext(-1); });
+
+    QMenu* nav = menuBar()->addMenu(tr("&Navigate"));
+    nav->addAction(tr("Go to &producer"), QKeySequence(Qt::ALT | Qt::Key_Up), this, [this] { walkProducer(); });
+    nav->addAction(tr("Go to &consumer"), QKeySequence(Qt::ALT | Qt::Key_Down), this, [this] { walkConsumer(); });
+    nav->addAction(tr("&Next producer / consumer"), QKeySequence(Qt::ALT | Qt::Key_Right), this,
+                   [this] { walkNext(1); });
+    nav->addAction(tr("P&revious producer / consumer"), QKeySequence(Qt::ALT | Qt::Key_Left), this,
+                   [this] { walkNext(-1); });
+    nav->addSeparator();
+    nav->addAction(tr("Trace &upstream"), QKeySequence(Qt::CTRL | Qt::Key_U), this, [this] { traceUpstream(); });
+    nav->addAction(tr("Trace &downstream"), QKeySequence(Qt::CTRL | Qt::Key_D), this, [this] { traceDownstream(); });
+    nav->addAction(tr("C&lear trace"), QKeySequence(Qt::Key_Escape), this, &MainWindow::clearTrace);
+
     QMenu* viewMenu = menuBar()->addMenu(tr("&View"));
     viewMenu->addAction(tr("&Fit"), QKeySequence(Qt::Key_F), view_, &GraphView::fit);
     viewMenu->addAction(tr("Zoom &in"), QKeySequence::ZoomIn, this, [this] { view_->setZoom(view_->zoom() * 1.25); });
     viewMenu->addAction(tr("Zoom &out"), QKeySequence::ZoomOut, this, [this] { view_->setZoom(view_->zoom() / 1.25); });
     viewMenu->addAction(tr("&Collapse all"), QKeySequence(Qt::CTRL | Qt::Key_0), view_, &GraphView::collapseAll);
+    QMenu* themes = viewMenu->addMenu(tr("&Theme"));
+    themes->addAction(tr("Follow the &desktop"), this, [this] { setTheme(Theme::FollowDesktop); });
+    themes->addAction(tr("&Light"), this, [this] { setTheme(Theme::Light); });
+    themes->addAction(tr("&Dark"), this, [this] { setTheme(Theme::Dark); });
     viewMenu->addSeparator();
-    viewMenu->addAction(treeDock->toggleViewAction());
-    viewMenu->addAction(inspectorDock->toggleViewAction());
+    for (int k = 0; k < dockCount; ++k) viewMenu->addAction(docks[k]->toggleViewAction());
+
     QMenu* help = menuBar()->addMenu(tr("&Help"));
     help->addAction(tr("&Keyboard shortcuts"), QKeySequence::HelpContents, this, &MainWindow::showShortcuts);
-
-    QSettings settings(QStringLiteral("fxlens"), QStringLiteral("fxlens"));
-    restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray());
-    restoreState(settings.value(QStringLiteral("window/state")).toByteArray());
-    if (!settings.contains(QStringLiteral("window/geometry"))) resize(1400, 850);
 }
 
-MainWindow::~MainWindow() = default;
+QString MainWindow::shortcutList() const
+{
+    QString out;
+    for (QAction* menu : menuBar()->actions()) {
+        if (!menu->menu()) continue;
+        for (QAction* a : menu->menu()->actions())
+            if (!a->shortcut().isEmpty())
+                out += a->shortcut().toString(QKeySequence::NativeText) + QLatin1Char('\t')
+                    + a->text().remove(QLatin1Char('&')) + QLatin1Char('\n');
+    }
+    out += tr("Wheel\tzoom at the cursor\nDrag\tpan\nDouble click\texpand or collapse a group\n+ / -\texpand down to "
+              "the selected node / collapse its group\nClick a stub\tjump to the node it names\nClick the "
+              "overview\tmove the view there\n");
+    return out;
+}
+
+void MainWindow::showShortcuts()
+{
+    QMessageBox box(QMessageBox::Information, tr("Keyboard shortcuts"), shortcutList(), QMessageBox::Ok, this);
+    box.exec();
+}
+
+// ------------------------------------------------------------------ opening
+
+void MainWindow::open(const QString& path)
+{
+    openQueue_.push_back(path);
+    startNextOpen();
+}
+
+void MainWindow::startNextOpen()
+{
+    if (!opening_.isEmpty() || openQueue_.empty()) return;
+    opening_ = openQueue_.front();
+    openQueue_.pop_front();
+    status_->setText(tr("opening %1...").arg(QFileInfo(opening_).fileName()));
+    jobs_->open(opening_);
+    updateBusy();
+}
+
+bool MainWindow::waitIdle(int timeoutMs)
+{
+    QElapsedTimer timer;
+    timer.start();
+    while (jobs_->busy() || !openQueue_.empty() || !opening_.isEmpty()) {
+        if (timer.elapsed() > timeoutMs) return false;
+        QEventLoop loop;
+        QTimer::singleShot(5, &loop, &QEventLoop::quit);
+        connect(jobs_, &ViewJobs::finished, &loop, &QEventLoop::quit);
+        loop.exec();
+    }
+    QCoreApplication::processEvents();
+    return true;
+}
 
 QString MainWindow::openPath(const QString& path)
 {
-    std::shared_ptr<Source> src;
-    try {
-        src = openSource(path.toStdString());
-    } catch (const InputError& e) {
-        showError(QString::fromStdString(e.diagnostic().format()));
-        return lastError_;
-    } catch (const std::exception& e) {
-        showError(path + QStringLiteral(": ") + QString::fromUtf8(e.what()));
-        return lastError_;
-    }
+    lastError_.clear();
+    open(path);
+    waitIdle();
+    return lastError_;
+}
+
+void MainWindow::onSourceAvailable(std::shared_ptr<Source> src, const QString& path)
+{
+    sources_.push_back(src);
     model_->addSource(src);
     const int index = model_->sourceCount() - 1;
     tree_->expand(model_->index(index, 0));
+    rememberRecent(path);
+    const auto graphs = src->graphs();
+    status_->setText(tr("%1: %2 graphs, %3 artifacts")
+                         .arg(QFileInfo(path).fileName())
+                         .arg(graphs.size())
+                         .arg(src->artifacts.size()));
+    if (!view_->prepared() && showingSource_ < 0 && !graphs.empty())
+        requestGraph(index, QString::fromStdString(graphs.front()->id));
+}
+
+void MainWindow::rememberRecent(const QString& path)
+{
     QSettings settings(QStringLiteral("fxlens"), QStringLiteral("fxlens"));
     QStringList recent = settings.value(QStringLiteral("recent")).toStringList();
-    recent.removeAll(QFileInfo(path).absoluteFilePath());
-    recent.prepend(QFileInfo(path).absoluteFilePath());
+    const QString abs = QFileInfo(path).absoluteFilePath();
+    recent.removeAll(abs);
+    recent.prepend(abs);
     settings.setValue(QStringLiteral("recent"), recent.mid(0, 10));
-    if (!graph_) {
-        const auto graphs = src->graphs();
-        if (!graphs.empty()) showGraph(index, QString::fromStdString(graphs.front()->id));
-    }
-    return {};
+}
+
+void MainWindow::requestGraph(int source, const QString& id)
+{
+    if (source < 0 || source >= static_cast<int>(sources_.size())) return;
+    showingSource_ = source;
+    showingId_ = id;
+    status_->setText(tr("reading graph %1...").arg(id));
+    jobs_->prepare(sources_[static_cast<size_t>(source)], id);
+    updateBusy();
 }
 
 bool MainWindow::showGraph(int source, const QString& id)
 {
-    const Source* src = model_->source(source);
-    if (!src) return false;
-    // as the CLI: a graph that came with error-level diagnostics (a broken meta.json, ...) is not
-    // shown, since what it shows would silently lack what the input meant to give
-    const size_t from = src->diagnostics.items.size();
-    std::shared_ptr<Graph> g;
-    try {
-        g = const_cast<Source*>(src)->graph(id.toStdString());
-    } catch (const InputError& e) {
-        showError(QString::fromStdString(e.diagnostic().format()));
-        return false;
-    }
-    const auto& items = src->diagnostics.items;
-    for (size_t i = from; i < items.size(); ++i)
-        if (items[i].severity == Severity::Error) {
-            showError(QString::fromStdString(items[i].format())
-                      + tr("\n(graph %1 came with errors: not shown)").arg(id));
-            return false;
-        }
-    // warnings of the file and of this graph (skipped log lines, MD5 mismatches, annotations
-    // not understood): counted in the status bar, the first one named
-    int warnings = 0;
-    QString first;
-    for (const Diagnostic& d : items)
-        if (d.severity == Severity::Warning && warnings++ == 0) first = QString::fromStdString(d.format());
-    if (!g) {
-        showError(tr("%1: graph %2 could not be read").arg(QString::fromStdString(src->path), id));
-        return false;
-    }
-    graph_ = g;
-    view_->setGraph(graph_);
-    status_->setText(
-        tr("%1, graph %2: %3 nodes%4")
-            .arg(QFileInfo(QString::fromStdString(src->path)).fileName(), id)
-            .arg(graph_->size())
-            .arg(warnings ? tr("; %1 warning(s) while reading, first: %2").arg(warnings).arg(first) : QString()));
-    inspector_->clear();
-    return true;
+    if (source < 0 || source >= static_cast<int>(sources_.size())) return false;
+    lastError_.clear();
+    requestGraph(source, id);
+    waitIdle();
+    const auto g = view_->prepared();
+    return lastError_.isEmpty() && g && g->source == sources_[static_cast<size_t>(source)]
+        && g->artifactId == id.toStdString();
 }
+
+void MainWindow::onGraphAvailable(std::shared_ptr<const PreparedGraph> g)
+{
+    view_->setGraph(g);
+    results_->clear();
+    findLabel_->clear();
+    walkList_.clear();
+    inspector_->clear();
+    updateCrumbs({});
+    loadText(*g);
+    const QString file = QFileInfo(QString::fromStdString(g->source->path)).fileName();
+    QString text = tr("%1, graph %2: %3 nodes, %4 groups")
+                       .arg(file, QString::fromStdString(g->artifactId))
+                       .arg(g->graph->size())
+                       .arg(g->tree->groups().size() - 1);
+    if (g->warningCount)
+        text += tr("; %1 warning(s) while reading, first: %2")
+                    .arg(g->warningCount)
+                    .arg(g->warnings.section(QLatin1Char('\n'), 0, 0));
+    status_->setText(text);
+    status_->setToolTip(g->warnings);
+    setWindowTitle(tr("%1 [%2] - fxlens").arg(file, QString::fromStdString(g->artifactId)));
+}
+
+void MainWindow::onProgress(quint64, int kind, qint64 done, qint64 total, const QString& what)
+{
+    progress_->setValue(total > 0 ? static_cast<int>(done * 1000 / total) : 0);
+    progress_->setFormat(ViewJobs::kindName(static_cast<ViewJobs::Kind>(kind)) + QStringLiteral(" %p%"));
+    if (!what.isEmpty() && kind == ViewJobs::Open)
+        status_->setText(tr("opening %1...").arg(QFileInfo(what).fileName()));
+}
+
+void MainWindow::updateBusy()
+{
+    const bool busy = jobs_->busy();
+    progress_->setVisible(busy);
+    cancel_->setVisible(busy);
+    if (busy && jobs_->busy(ViewJobs::Prepare)) {
+        progress_->setRange(0, 0);  // reading a graph has no steps to count
+    } else {
+        progress_->setRange(0, 1000);
+    }
+}
+
+// ------------------------------------------------------------------ inspector, breadcrumbs
 
 void MainWindow::inspect(const QString& name)
 {
-    if (!graph_) return;
-    const NodeId id = graph_->findByName(name.toStdString());
+    const Graph* g = view_->graph();
+    if (!g) return;
+    const NodeId id = g->findByName(name.toStdString());
+    updateCrumbs(name);
+    showTextAt(name);
     if (id == kNoNode) return;
-    const Node& n = graph_->node(id);
-    QString html = QStringLiteral("<h3>%1</h3><table>").arg(name.toHtmlEscaped());
-    auto row = [&](const QString& k, const QString& v) {
-        html += QStringLiteral("<tr><td><b>%1</b></td><td>%2</td></tr>").arg(k, v.toHtmlEscaped());
+    const Node& n = g->node(id);
+    auto link = [&](NodeId p) {
+        const QString pn = qs(g->node(p).name);
+        return QStringLiteral("<a href=\"node:%1\">%1</a>").arg(pn.toHtmlEscaped());
     };
-    row(tr("op"), QString::fromLatin1(nodeOpName(n.op).data(), static_cast<int>(nodeOpName(n.op).size())));
-    row(tr("target"), QString::fromStdString(n.target));
+    QString html = QStringLiteral("<h3>%1</h3><table cellspacing=\"3\">").arg(name.toHtmlEscaped());
+    auto row = [&](const QString& k, const QString& htmlValue) {
+        html += QStringLiteral("<tr><td valign=\"top\"><b>%1</b></td><td>%2</td></tr>").arg(k, htmlValue);
+    };
+    auto text = [](const QString& s) { return s.toHtmlEscaped(); };
+    row(tr("op"), text(qs(nodeOpName(n.op))));
+    row(tr("target"), text(qs(n.target)));
+    // arguments: each printed as in the graph's text, node references as links to their producers
     QStringList args;
-    for (const Arg& a : n.args) a.forEachNode([&](NodeId p) { args << QString::fromStdString(graph_->node(p).name); });
-    row(tr("inputs"), args.join(QStringLiteral(", ")));
-    QStringList users;
-    for (NodeId u : n.users) users << QString::fromStdString(graph_->node(u).name);
-    row(tr("users"), users.join(QStringLiteral(", ")));
-    if (n.val.isTensor()) {
-        QString shape;
-        for (const auto& d : n.val.tensor.sizes)
-            shape += (shape.isEmpty() ? "" : ", ") + QString::fromStdString(d.str());
-        row(tr("value"),
-            QString::fromLatin1(dtypeAbbr(n.val.tensor.dtype).data()) + QStringLiteral("[") + shape
-                + QStringLiteral("] ") + QString::fromStdString(n.val.tensor.device));
+    for (const Arg& a : n.args) {
+        QString s = text(qs(formatArgPython(a, *g)));
+        a.forEachNode([&](NodeId p) {
+            const QString pn = qs(g->node(p).name).toHtmlEscaped();
+            s.replace(QRegularExpression(QStringLiteral("\\b%1\\b").arg(QRegularExpression::escape(pn))), link(p));
+        });
+        args << s;
     }
-    row(tr("module"), QString::fromStdString(n.meta.modulePath));
-    row(tr("phase"), QString::fromLatin1(phaseClassName(view_->tree()->phaseOf(id))));
-    if (!n.meta.source.empty())
+    for (const auto& [k, a] : n.kwargs) args << text(qs(k)) + QStringLiteral("=") + text(qs(formatArgPython(a, *g)));
+    row(tr("arguments"), args.join(QStringLiteral("<br>")));
+    QStringList users;
+    for (NodeId u : n.users) users << link(u);
+    row(tr("users"), users.isEmpty() ? tr("(none)") : users.join(QStringLiteral(", ")));
+    if (n.val.kind != ValueMeta::Kind::Unknown) row(tr("value"), text(qs(formatAnnotation(n.val))));
+    if (n.val.isTensor()) {
+        const TensorMeta& t = n.val.tensor;
+        QStringList sizes, hints;
+        bool symbolic = false;
+        for (const SymInt& d : t.sizes) {
+            sizes << qs(d.str());
+            const auto v = d.maybeValue();
+            hints << (v ? QString::number(*v) : QStringLiteral("?"));
+            symbolic = symbolic || !d.isConcrete();
+        }
+        row(tr("sizes"), text(QStringLiteral("[") + sizes.join(QStringLiteral(", ")) + QStringLiteral("]")));
+        if (symbolic)
+            row(tr("size hints"), text(QStringLiteral("[") + hints.join(QStringLiteral(", ")) + QStringLiteral("]")));
+        if (!t.strides.empty()) {
+            QStringList st;
+            for (const SymInt& d : t.strides) st << qs(d.str());
+            row(tr("strides"), text(QStringLiteral("[") + st.join(QStringLiteral(", ")) + QStringLiteral("]")));
+        }
+        row(tr("dtype"), text(qs(dtypeAbbr(t.dtype))));
+        if (!t.device.empty()) row(tr("device"), text(qs(t.device)));
+        row(tr("bytes"), QString::number(t.bytesHint()));
+    }
+    const GroupTree* tree = view_->tree();
+    row(tr("phase"), text(QString::fromLatin1(phaseClassName(tree->phaseOf(id)))));
+    row(tr("group"),
+        QStringLiteral("<a href=\"group:%1\">%2</a>")
+            .arg(tree->groupOf(id))
+            .arg(text(qs(tree->group(tree->groupOf(id)).key))));
+    if (!n.meta.modulePath.empty()) row(tr("module"), text(qs(n.meta.modulePath)));
+    if (!n.meta.source.empty()) {
         row(tr("source"),
-            QString::fromStdString(n.meta.source.file) + QStringLiteral(":") + QString::number(n.meta.source.line));
-    if (n.meta.recompute != Recompute::None)
-        row(tr("recompute"), QString::fromLatin1(recomputeName(n.meta.recompute).data()));
-    if (!n.meta.provenance.empty()) row(tr("provenance"), QString::fromStdString(n.meta.provenance));
-    if (!n.meta.custom.is_null()) row(tr("custom"), QString::fromStdString(n.meta.custom.dump()));
+            text(qs(n.meta.source.file) + QStringLiteral(":") + QString::number(n.meta.source.line)
+                 + (n.meta.source.function.empty() ? QString() : QStringLiteral(" in ") + qs(n.meta.source.function))));
+        if (!n.meta.source.code.empty())
+            row(tr("code"), QStringLiteral("<code>%1</code>").arg(text(qs(n.meta.source.code))));
+    }
+    if (n.meta.recompute != Recompute::None) row(tr("recompute"), text(qs(recomputeName(n.meta.recompute))));
+    if (n.meta.acGraphId) row(tr("ac graph id"), QString::number(*n.meta.acGraphId));
+    if (n.meta.phase != Phase::Unknown) row(tr("phase (meta)"), text(qs(phaseName(n.meta.phase))));
+    if (n.meta.autogradBackward) row(tr("autograd_backward"), *n.meta.autogradBackward ? tr("True") : tr("False"));
+    if (!n.meta.desc.empty()) row(tr("descriptor"), text(qs(n.meta.desc)));
+    if (!n.meta.provenance.empty()) row(tr("provenance"), text(qs(n.meta.provenance)));
+    if (!n.meta.chunk.is_null()) row(tr("chunk"), text(qs(n.meta.chunk.dump())));
+    if (!n.meta.custom.is_null())
+        row(tr("custom"), QStringLiteral("<code>%1</code>").arg(text(qs(n.meta.custom.dump()))));
+    if (textLine_ > 0)
+        row(tr("text"),
+            text(QFileInfo(QString::fromStdString(view_->prepared()->source->path)).fileName() + QStringLiteral(":")
+                 + QString::number(textLine_)));
     html += QStringLiteral("</table>");
     inspector_->setHtml(html);
 }
 
-QString MainWindow::inspectorText() const { return inspector_->toPlainText(); }
+void MainWindow::updateCrumbs(const QString& node)
+{
+    const GroupTree* tree = view_->tree();
+    if (!tree) {
+        crumbs_->setText(tr("<i>no graph</i>"));
+        return;
+    }
+    const auto g = view_->prepared();
+    QString html = QStringLiteral("<a href=\"group:0\">%1 [%2]</a>")
+                       .arg(QFileInfo(QString::fromStdString(g->source->path)).fileName().toHtmlEscaped(),
+                            QString::fromStdString(g->artifactId).toHtmlEscaped());
+    const NodeId id = node.isEmpty() ? kNoNode : tree->graph().findByName(node.toStdString());
+    if (id != kNoNode) {
+        for (int k : tree->chain(tree->groupOf(id)))
+            if (k > 0)
+                html += QStringLiteral(" &rsaquo; <a href=\"group:%1\">%2</a>")
+                            .arg(k)
+                            .arg(QString::fromStdString(tree->group(k).label).toHtmlEscaped());
+        html += QStringLiteral(" &rsaquo; <b>%1</b>").arg(node.toHtmlEscaped());
+    }
+    crumbs_->setText(html);
+}
 
+QString MainWindow::breadcrumbText() const
+{
+    QTextDocument doc;
+    doc.setHtml(crumbs_->text());
+    return doc.toPlainText();
+}
+
+// ------------------------------------------------------------------ original text
+
+void MainWindow::loadText(const PreparedGraph& g)
+{
+    textLine_ = 0;
+    textOf_ = view_->prepared();
+    if (!g.textError.empty())
+        textLabel_->setText(tr("the original text cannot be read: %1").arg(QString::fromStdString(g.textError)));
+    const Artifact* a = g.source->find(g.artifactId);
+    const bool inLog = g.source->format == SourceFormat::TorchTrace || g.source->format == SourceFormat::TorchTraceDir;
+    payloadFirstLine_ = a && inLog ? static_cast<int>(a->line) + 1 : 1;
+    excerptFrom_ = -1;
+    showTextAt({});
+}
+
+void MainWindow::showTextAt(const QString& node)
+{
+    // the dock shows an excerpt of at most kLines lines around the node's line, so that a
+    // graph of 100k nodes (9 MB of text) never stalls the window
+    constexpr int kLines = 1500;
+    const auto g = textOf_;
+    static const std::string kNoText;
+    const std::string& text = g ? g->text : kNoText;
+    if (!g || text.empty()) {
+        text_->clear();
+        return;
+    }
+    const int line = node.isEmpty() ? 0 : findNodeLine(text, node.toStdString());  // 1-based, 0 = none
+    const int at = line > 0 ? line - 1 : 0;
+    int from = std::max(0, at - kLines / 2);
+    if (excerptFrom_ < 0 || at < excerptFrom_ || at >= excerptFrom_ + kLines - 100
+        || (excerptFrom_ > 0 && at < excerptFrom_ + 100)) {
+        // (re)cut the excerpt around the line
+        size_t pos = 0;
+        for (int l = 0; l < from && pos != std::string::npos; ++l) {
+            pos = text.find('\n', pos);
+            if (pos != std::string::npos) ++pos;
+        }
+        if (pos == std::string::npos) pos = text.size();
+        size_t end = pos;
+        int count = 0;
+        while (end < text.size() && count < kLines) {
+            end = text.find('\n', end);
+            end = end == std::string::npos ? text.size() : end + 1;
+            ++count;
+        }
+        text_->setPlainText(QString::fromUtf8(text.data() + pos, static_cast<qsizetype>(end - pos)));
+        excerptFrom_ = from;
+        const Artifact* a = g->source->find(g->artifactId);
+        textLabel_->setText(
+            tr("%1, lines %2-%3%4")
+                .arg(QFileInfo(QString::fromStdString(a ? a->file : g->source->path)).fileName())
+                .arg(payloadFirstLine_ + from)
+                .arg(payloadFirstLine_ + from + count - 1)
+                .arg(payloadFirstLine_ > 1 ? tr(" (payload of artifact %1)").arg(qs(g->artifactId)) : QString()));
+    } else {
+        from = excerptFrom_;
+    }
+    textLine_ = line > 0 ? payloadFirstLine_ + at : 0;
+    QList<QTextEdit::ExtraSelection> marks;
+    if (line > 0) {
+        const QTextBlock block = text_->document()->findBlockByNumber(at - excerptFrom_);
+        QTextCursor c(block);
+        text_->setTextCursor(c);
+        text_->centerCursor();
+        QTextEdit::ExtraSelection mark;
+        mark.cursor = c;
+        mark.format.setBackground(QColor(255, 200, 80, view_->dark() ? 90 : 140));
+        mark.format.setProperty(QTextFormat::FullWidthSelection, true);
+        marks << mark;
+    }
+    text_->setExtraSelections(marks);
+}
+
+QString MainWindow::originalText() const { return text_->toPlainText(); }
+
+// ------------------------------------------------------------------ find, walk, trace
+
+int MainWindow::find(const QString& query)
+{
+    findEdit_->setText(query);
+    runFind();
+    return results_->rowCount();
+}
+
+void MainWindow::runFind()
+{
+    const GroupTree* tree = view_->tree();
+    resultRow_ = -1;
+    if (!tree) {
+        findLabel_->setText(tr("no graph is shown"));
+        return;
+    }
+    const SearchQuery q = parseSearchQuery(findEdit_->text().toStdString());
+    if (!q.ok()) {
+        results_->clear();
+        findLabel_->setText(qs(q.error));
+        return;
+    }
+    results_->setResults(tree, searchNodes(*tree, q));
+    const int n = results_->rowCount();
+    findLabel_->setText(n == 0 ? tr("no node matches") : tr("%n node(s)", nullptr, n));
+    if (n > 0) showResult(0);
+}
+
+void MainWindow::showResult(int row)
+{
+    if (row < 0 || row >= results_->rowCount() || !view_->graph()) return;
+    resultRow_ = row;
+    resultsView_->selectRow(row);
+    view_->showNode(qs(view_->graph()->node(results_->nodeAt(row)).name));
+}
+
+void MainWindow::findNext(int step)
+{
+    const int n = results_->rowCount();
+    if (n == 0) return;
+    showResult(((resultRow_ + step) % n + n) % n);
+}
+
+QString MainWindow::findStatus() const { return findLabel_->text(); }
+
+bool MainWindow::walkTo(const QString& from, std::vector<NodeId> list, const char* what)
+{
+    if (list.empty()) {
+        status_->setText(tr("%1 has no %2").arg(from, tr(what)));
+        return false;
+    }
+    walkFrom_ = from;
+    walkList_ = std::move(list);
+    walkIndex_ = 0;
+    view_->showNode(qs(view_->graph()->node(walkList_[0]).name));
+    status_->setText(
+        tr("%1 1 of %2 of %3 (Alt+Right / Alt+Left for the others)").arg(tr(what)).arg(walkList_.size()).arg(from));
+    return true;
+}
+
+bool MainWindow::walkProducer()
+{
+    const Graph* g = view_->graph();
+    const NodeId id = g ? g->findByName(view_->selected().toStdString()) : kNoNode;
+    if (id == kNoNode) return false;
+    return walkTo(view_->selected(), producersOf(*g, id), "producers");
+}
+
+bool MainWindow::walkConsumer()
+{
+    const Graph* g = view_->graph();
+    const NodeId id = g ? g->findByName(view_->selected().toStdString()) : kNoNode;
+    if (id == kNoNode) return false;
+    return walkTo(view_->selected(), consumersOf(*g, id), "consumers");
+}
+
+bool MainWindow::walkNext(int step)
+{
+    if (walkList_.empty() || !view_->graph()) return false;
+    const long n = static_cast<long>(walkList_.size());
+    walkIndex_ = static_cast<size_t>(((static_cast<long>(walkIndex_) + step) % n + n) % n);
+    view_->showNode(qs(view_->graph()->node(walkList_[walkIndex_]).name));
+    status_->setText(tr("%1 of %2 from %3").arg(walkIndex_ + 1).arg(walkList_.size()).arg(walkFrom_));
+    return true;
+}
+
+size_t MainWindow::traceUpstream()
+{
+    const Graph* g = view_->graph();
+    const NodeId id = g ? g->findByName(view_->selected().toStdString()) : kNoNode;
+    if (id == kNoNode) return 0;
+    std::vector<NodeId> cone = upstreamCone(*g, id);
+    cone.push_back(id);
+    view_->setHighlights(cone);
+    status_->setText(tr("upstream of %1: %2 nodes (Esc clears)").arg(view_->selected()).arg(cone.size() - 1));
+    return cone.size() - 1;
+}
+
+size_t MainWindow::traceDownstream()
+{
+    const Graph* g = view_->graph();
+    const NodeId id = g ? g->findByName(view_->selected().toStdString()) : kNoNode;
+    if (id == kNoNode) return 0;
+    std::vector<NodeId> cone = downstreamCone(*g, id);
+    cone.push_back(id);
+    view_->setHighlights(cone);
+    status_->setText(tr("downstream of %1: %2 nodes (Esc clears)").arg(view_->selected()).arg(cone.size() - 1));
+    return cone.size() - 1;
+}
+
+void MainWindow::clearTrace() { view_->setHighlights({}); }
+
+// ------------------------------------------------------------------ theme, errors, events
+
+void MainWindow::setTheme(Theme t)
+{
+    QSettings settings(QStringLiteral("fxlens"), QStringLiteral("fxlens"));
+    settings.setValue(QStringLiteral("theme"), static_cast<int>(t));
+    bool dark = false;
+    switch (t) {
+    case Theme::FollowDesktop:
+        QApplication::setPalette(desktopPalette_);
+        dark = desktopPalette_.color(QPalette::Window).lightness() < 128;
+        break;
+    case Theme::Light: QApplication::setPalette(QApplication::style()->standardPalette()); break;
+    case Theme::Dark:
+        QApplication::setPalette(darkPalette());
+        dark = true;
+        break;
+    }
+    view_->setDark(dark);
+    overview_->update();
+    // rich texts keep the link colour of when they were set: set them again
+    updateCrumbs(view_->selected());
+    if (!view_->selected().isEmpty()) inspect(view_->selected());
+    for (QDockWidget* d : findChildren<QDockWidget*>())
+        if (d->objectName() == QLatin1String("legend")) d->widget()->update();
+}
+
+QString MainWindow::inspectorText() const { return inspector_->toPlainText(); }
+QString MainWindow::inspectorHtml() const { return inspector_->toHtml(); }
 QString MainWindow::statusText() const { return status_->text(); }
 
 void MainWindow::showError(const QString& text)
@@ -201,14 +829,6 @@ void MainWindow::showError(const QString& text)
     lastError_ = text;
     status_->setText(text.section(QLatin1Char('\n'), 0, 0));
     if (!quietErrors_) QMessageBox::warning(this, tr("fxlens"), text);
-}
-
-void MainWindow::showShortcuts()
-{
-    QMessageBox::information(this, tr("Keyboard shortcuts"),
-                             tr("Ctrl+O  open a file\nF  fit the graph\nCtrl++ / Ctrl+-  zoom\nCtrl+0  collapse "
-                                "all groups\nWheel  zoom at the cursor\nDrag  pan\nDouble click  expand or collapse a "
-                                "group\nClick a stub  jump to the node it names\nF1  this list"));
 }
 
 void MainWindow::closeEvent(QCloseEvent* e)
@@ -227,7 +847,7 @@ void MainWindow::dragEnterEvent(QDragEnterEvent* e)
 void MainWindow::dropEvent(QDropEvent* e)
 {
     for (const QUrl& u : e->mimeData()->urls())
-        if (u.isLocalFile()) openPath(u.toLocalFile());
+        if (u.isLocalFile()) open(u.toLocalFile());
 }
 
 bool hasDisplay()
@@ -249,9 +869,10 @@ int runMainWindow(int argc, char** argv, const std::vector<std::string>& files)
     }
     QApplication app(argc, argv);
     QApplication::setApplicationName(QStringLiteral("fxlens"));
+    QApplication::setStyle(QStyleFactory::create(QStringLiteral("Fusion")));
     MainWindow w;
     w.show();
-    for (const std::string& f : files) w.openPath(QString::fromStdString(f));
+    for (const std::string& f : files) w.open(QString::fromStdString(f));
     return app.exec();
 }
 

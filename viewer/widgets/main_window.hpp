@@ -1,25 +1,40 @@
-// The fxlens window (early): a source tree of the opened files (viewer/model/source_tree_model),
-// the graph view of the selected graph, and an inspector of the selected node. Files open from
-// the command line (`fxlens FILE...`), the File menu (Ctrl+O) and drag and drop; the window's
-// geometry and the recent files are remembered (QSettings). Still to come (README): find,
-// walks to producers and consumers, background loading with progress and cancel, the minimap,
-// dark palettes, the layout cache.
+// The fxlens window: the source tree of the opened files (viewer/model/source_tree_model), the
+// graph view of the selected graph with its breadcrumbs, and docks: inspector, find (with its
+// results list), original text, overview (minimap) and legend. Files open from the command line
+// (`fxlens FILE...`), File > Open (Ctrl+O), File > Open recent and drag and drop. Opening,
+// reading a graph and laying it out run off the UI thread (viewer/jobs) with a progress bar and
+// a Cancel button in the status bar; the tree appears first, a graph is read when first shown.
+// Window state, recent files and the theme (follow the desktop, light, dark) are remembered
+// (QSettings). Every frequent action has a shortcut; Help > Keyboard shortcuts lists them,
+// built from the menus so that it never goes stale.
 #pragma once
 
 #include <QMainWindow>
+#include <QPalette>
 
+#include <deque>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "core/formats/source.hpp"
+#include "viewer/jobs/view_jobs.hpp"
 
-class QTreeView;
-class QTextBrowser;
 class QLabel;
+class QLineEdit;
+class QMenu;
+class QPlainTextEdit;
+class QProgressBar;
+class QTableView;
+class QTextBrowser;
+class QToolButton;
+class QTreeView;
 
 namespace fxl::viewer {
 
 class GraphView;
+class Overview;
+class SearchResultsModel;
 class SourceTreeModel;
 
 class MainWindow : public QMainWindow
@@ -30,19 +45,56 @@ public:
     explicit MainWindow(QWidget* parent = nullptr);
     ~MainWindow() override;
 
-    // Opens a file (a graph, a log, a folder of logs); shows its first graph when none is
-    // shown yet. Errors go to a message box (and are returned), the window stays usable.
+    // Starts opening a file (a graph, a log, a folder of logs) in the background; files open in
+    // the order asked. The first graph of the first file shows when none is shown yet.
+    void open(const QString& path);
+    // open(), then waits (the event loop runs) until it and the graph it shows are done.
+    // Returns the error message, "" when it opened.
     QString openPath(const QString& path);
-    // Shows graph `id` of source `source` (SourceTreeModel order).
+    // Shows graph `id` of source `source` (SourceTreeModel order) and waits until it is on
+    // screen; false (and the message) when it cannot be shown.
     bool showGraph(int source, const QString& id);
+    // Starts showing a graph without waiting.
+    void requestGraph(int source, const QString& id);
+    // Runs the event loop until no job is running (false on timeout).
+    bool waitIdle(int timeoutMs = 60000);
 
     GraphView* graphView() const { return view_; }
     SourceTreeModel* sourceModel() const { return model_; }
+    QTreeView* sourceView() const { return tree_; }
+    SearchResultsModel* searchModel() const { return results_; }
+    ViewJobs* jobs() const { return jobs_; }
     QString inspectorText() const;
+    QString inspectorHtml() const;
     QString statusText() const;
+    QString breadcrumbText() const;
+    QString findStatus() const;
+    // The original text dock: its text and the file line of its highlighted line (0 when none).
+    QString originalText() const;
+    int originalLine() const { return textLine_; }
     QString lastError() const { return lastError_; }
     // When set, errors are only recorded (tests), not shown in a modal box.
     void setQuietErrors(bool quiet) { quietErrors_ = quiet; }
+    QString shortcutList() const;
+
+    // Find (the find dock does the same): runs the query, shows the first result.
+    int find(const QString& query);
+    void findNext(int step = 1);
+    // Walks from the selected node: to its first producer / consumer, then through the others.
+    bool walkProducer();
+    bool walkConsumer();
+    bool walkNext(int step = 1);
+    // Highlights the selected node's upstream / downstream cone (and itself); clear with Esc.
+    size_t traceUpstream();
+    size_t traceDownstream();
+    void clearTrace();
+    enum class Theme
+    {
+        FollowDesktop,
+        Light,
+        Dark
+    };
+    void setTheme(Theme t);
 
 protected:
     void closeEvent(QCloseEvent* e) override;
@@ -50,18 +102,57 @@ protected:
     void dropEvent(QDropEvent* e) override;
 
 private:
+    ViewJobs* jobs_ = nullptr;
     SourceTreeModel* model_ = nullptr;
+    std::vector<std::shared_ptr<Source>> sources_;
     QTreeView* tree_ = nullptr;
     GraphView* view_ = nullptr;
+    QLabel* crumbs_ = nullptr;
     QTextBrowser* inspector_ = nullptr;
+    QLineEdit* findEdit_ = nullptr;
+    QLabel* findLabel_ = nullptr;
+    QTableView* resultsView_ = nullptr;
+    SearchResultsModel* results_ = nullptr;
+    int resultRow_ = -1;
+    QPlainTextEdit* text_ = nullptr;
+    QLabel* textLabel_ = nullptr;
+    std::shared_ptr<const PreparedGraph> textOf_;  // whose text the dock shows
+    int payloadFirstLine_ = 1;  // file line of the payload's first line
+    int excerptFrom_ = 0;  // payload line (0-based) of the dock's first line
+    int textLine_ = 0;
+    Overview* overview_ = nullptr;
     QLabel* status_ = nullptr;
-    std::shared_ptr<const Graph> graph_;
+    QProgressBar* progress_ = nullptr;
+    QToolButton* cancel_ = nullptr;
+    QMenu* recentMenu_ = nullptr;
+    QPalette desktopPalette_;
+    std::deque<QString> openQueue_;
+    QString opening_;
+    int showingSource_ = -1;
+    QString showingId_;
     QString lastError_;
     bool quietErrors_ = false;
+    // walk state: from which node, which way, the list and where in it
+    QString walkFrom_;
+    std::vector<NodeId> walkList_;
+    size_t walkIndex_ = 0;
 
+    void buildMenus(QDockWidget* const* docks, int dockCount);
+    void startNextOpen();
+    void onSourceAvailable(std::shared_ptr<Source> source, const QString& path);
+    void onGraphAvailable(std::shared_ptr<const PreparedGraph> graph);
+    void onProgress(quint64 id, int kind, qint64 done, qint64 total, const QString& what);
+    void updateBusy();
     void inspect(const QString& node);
+    void updateCrumbs(const QString& node);
+    void loadText(const PreparedGraph& g);
+    void showTextAt(const QString& node);
+    void runFind();
+    void showResult(int row);
+    bool walkTo(const QString& from, std::vector<NodeId> list, const char* what);
     void showError(const QString& text);
     void showShortcuts();
+    void rememberRecent(const QString& path);
 };
 
 // Whether a window can be seen: DISPLAY or WAYLAND_DISPLAY set (or another Qt platform asked

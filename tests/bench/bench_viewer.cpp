@@ -1,0 +1,225 @@
+// The window at scale, offscreen (QT_QPA_PLATFORM=offscreen is set when no platform is given):
+//  1. a graph (default: the 100k-node corpus graph) from File > Open to the first drawn view,
+//     with the time of each stage (indexed, graph read and grouped, laid out, painted);
+//  2. expanding groups down to one block (forward, its first range, the first block), each
+//     from the double-click to the painted view, and collapsing back to the top (cached);
+//  3. a ~150 MB TORCH_TRACE log (the corpus logs concatenated, as bench_trace_index does) from
+//     Open to its source tree on screen;
+//  and all along a watchdog: a 10 ms timer on the UI thread whose largest gap between two ticks
+//  is the longest time the UI thread was blocked. Resident memory after each part.
+// Usage: bench_viewer [GRAPH_FILE] [LOG_MB=150]
+#include <QApplication>
+#include <QElapsedTimer>
+#include <QEventLoop>
+#include <QTimer>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "test_util.hpp"
+#include "viewer/model/source_tree_model.hpp"
+#include "viewer/widgets/graph_view.hpp"
+#include "viewer/widgets/main_window.hpp"
+
+namespace fs = std::filesystem;
+using namespace fxl::viewer;
+
+namespace {
+
+// The longest gap between two ticks of a 10 ms timer on the UI thread, minus the 10 ms.
+class Watchdog : public QObject
+{
+public:
+    Watchdog()
+    {
+        timer_.setInterval(10);
+        timer_.setTimerType(Qt::PreciseTimer);
+        QObject::connect(&timer_, &QTimer::timeout, this, [this] {
+            const qint64 now = clock_.nsecsElapsed();
+            if (last_ >= 0) worst_ = std::max(worst_, (now - last_) / 1e6 - 10.0);
+            last_ = now;
+        });
+        clock_.start();
+        timer_.start();
+    }
+    void reset()
+    {
+        worst_ = 0;
+        last_ = -1;
+    }
+    double worstMs() const { return std::max(0.0, worst_); }
+
+private:
+    QTimer timer_;
+    QElapsedTimer clock_;
+    qint64 last_ = -1;
+    double worst_ = 0;
+};
+
+double rssMb(const char* key)
+{
+    std::ifstream in("/proc/self/status");
+    std::string line;
+    while (std::getline(in, line))
+        if (line.rfind(key, 0) == 0) return std::atof(line.c_str() + std::string(key).size()) / 1024.0;
+    return -1;
+}
+
+// Runs the event loop until `done` holds (or 120 s); returns the seconds waited.
+template<class F>
+double waitFor(F done)
+{
+    QElapsedTimer t;
+    t.start();
+    while (!done() && t.elapsed() < 120000) {
+        QEventLoop loop;
+        QTimer::singleShot(1, &loop, &QEventLoop::quit);
+        loop.exec();
+    }
+    return static_cast<double>(t.nsecsElapsed()) / 1e9;
+}
+
+std::string buildLog(double sizeMb)
+{
+    std::vector<fs::path> logs;
+    std::error_code ec;
+    for (auto it = fs::recursive_directory_iterator(fxltest::corpusPath("tlparse"), ec);
+         !ec && it != fs::recursive_directory_iterator(); ++it)
+        if (it->is_regular_file() && (it->path().extension() == ".log" || it->path().extension() == ".txt"))
+            logs.push_back(it->path());
+    std::sort(logs.begin(), logs.end());
+    std::string chunk;
+    for (const auto& p : logs) {
+        std::ifstream in(p, std::ios::binary);
+        std::ostringstream ss;
+        ss << in.rdbuf();
+        chunk += ss.str();
+        if (!chunk.empty() && chunk.back() != '\n') chunk += '\n';
+    }
+    const fs::path out = fs::temp_directory_path() / "fxlens_bench_viewer.log";
+    std::ofstream o(out, std::ios::binary | std::ios::trunc);
+    for (double written = 0; !chunk.empty() && written < sizeMb * 1e6; written += double(chunk.size())) o << chunk;
+    return out.string();
+}
+
+}  // namespace
+
+int main(int argc, char** argv)
+{
+    if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")) qputenv("QT_QPA_PLATFORM", "offscreen");
+    QApplication app(argc, argv);
+    const std::string graphPath =
+        argc > 1 && argv[1][0] ? argv[1] : fxltest::corpusPath("pytorch/large/gpt2_deep640.joint.code.py").string();
+    const double logMb = argc > 2 ? std::atof(argv[2]) : 150.0;
+    std::printf("rss at start: %.0f MB\n", rssMb("VmRSS:"));
+
+    MainWindow w;
+    w.setQuietErrors(true);
+    w.resize(1500, 900);
+    w.show();
+    GraphView* v = w.graphView();
+    int painted = 0;
+    QObject::connect(v, &GraphView::framePainted, [&] { ++painted; });
+    Watchdog dog;
+    QCoreApplication::processEvents();
+
+    // 1. open -> first drawn view
+    dog.reset();
+    QElapsedTimer clock;
+    clock.start();
+    double tSource = -1, tGraph = -1, tLayout = -1;
+    QObject::connect(w.jobs(), &ViewJobs::sourceAvailable, [&] {
+        if (tSource < 0) tSource = clock.nsecsElapsed() / 1e9;
+    });
+    QObject::connect(w.jobs(), &ViewJobs::graphAvailable, [&] {
+        if (tGraph < 0) tGraph = clock.nsecsElapsed() / 1e9;
+    });
+    QObject::connect(w.jobs(), &ViewJobs::viewAvailable, [&] {
+        if (tLayout < 0) tLayout = clock.nsecsElapsed() / 1e9;
+    });
+    w.open(QString::fromStdString(graphPath));
+    waitFor([&] { return painted > 0 && !v->layout().items.empty(); });
+    const double tFirst = clock.nsecsElapsed() / 1e9;
+    if (!v->graph()) {
+        std::printf("could not open %s: %s\n", graphPath.c_str(), qPrintable(w.lastError()));
+        return 1;
+    }
+    std::printf("graph: %s (%zu nodes, %zu groups)\n", graphPath.c_str(), v->graph()->size(),
+                v->tree()->groups().size() - 1);
+    std::printf("open -> first drawn view: %.2f s (indexed %.2f s, read+grouped %.2f s, laid out %.2f s, painted "
+                "%.2f s); %zu items\n",
+                tFirst, tSource, tGraph, tLayout, tFirst, v->view().items.size());
+    std::printf("  UI thread blocked at most %.0f ms\n", dog.worstMs());
+    std::printf("  rss %.0f MB (peak %.0f MB)\n", rssMb("VmRSS:"), rssMb("VmHWM:"));
+
+    // 2. expand forward -> first range -> first block, then collapse all
+    auto step = [&](const char* what, const std::function<void()>& act) {
+        waitFor([&] { return !v->layoutPending(); });
+        dog.reset();
+        const int before = painted;
+        QElapsedTimer t;
+        t.start();
+        act();
+        waitFor([&] { return !v->layoutPending() && painted > before; });
+        std::printf("%-34s %.3f s, %zu items on screen, UI thread blocked at most %.0f ms\n", what,
+                    t.nsecsElapsed() / 1e9, v->view().items.size(), dog.worstMs());
+    };
+    const GroupTree* tree = v->tree();
+    const int forward = tree->find("forward");
+    step("expand forward:", [&] { v->toggleGroup(forward); });
+    int inner = forward;
+    std::string label = "forward";
+    for (int depth = 0; depth < 2 && !tree->group(inner).childGroups.empty(); ++depth) {
+        // the first child that is a member of a family of siblings (blocks.0 rather than wte)
+        const std::vector<int>& kids = tree->group(inner).childGroups;
+        inner = kids.front();
+        for (int k : kids)
+            if (tree->group(k).familySize > 1 || tree->group(k).range) {
+                inner = k;
+                break;
+            }
+        label = tree->group(inner).label;
+        const std::string what = "expand " + label + ":";
+        step(what.c_str(), [&] { v->toggleGroup(inner); });
+    }
+    step("collapse all (cached layout):", [&] { v->collapseAll(); });
+    step("expand the same again (cached):", [&] {
+        std::set<int> again;
+        for (int k : tree->chain(inner)) again.insert(k);
+        v->setExpanded(again);
+    });
+    std::printf("layout cache: %zu entries, %zu hits, %zu misses\n", v->prepared()->cache->size(),
+                v->prepared()->cache->hits(), v->prepared()->cache->misses());
+    std::printf("rss after expanding: %.0f MB (peak %.0f MB)\n", rssMb("VmRSS:"), rssMb("VmHWM:"));
+
+    // 3. a large TORCH_TRACE log: open -> its tree on screen
+    if (logMb > 0) {
+        const std::string log = buildLog(logMb);
+        const double mb = static_cast<double>(fs::file_size(log)) / 1e6;
+        const int rowsBefore = w.sourceModel()->rowCount();
+        dog.reset();
+        clock.restart();
+        w.open(QString::fromStdString(log));
+        waitFor([&] { return w.sourceModel()->rowCount() > rowsBefore; });
+        QCoreApplication::processEvents();
+        const double tTree = clock.nsecsElapsed() / 1e9;
+        const QModelIndex top = w.sourceModel()->index(rowsBefore, 0);
+        std::printf("log %.1f MB: open -> tree on screen %.2f s (%d top rows under it, %s graphs, %s artifacts); UI "
+                    "thread blocked at most %.0f ms\n",
+                    mb, tTree, w.sourceModel()->rowCount(top),
+                    qPrintable(w.sourceModel()->data(top.siblingAtColumn(SourceTreeModel::GraphsColumn)).toString()),
+                    qPrintable(w.sourceModel()->data(top.siblingAtColumn(SourceTreeModel::ArtifactsColumn)).toString()),
+                    dog.worstMs());
+        std::printf("rss with the log open: %.0f MB (peak %.0f MB)\n", rssMb("VmRSS:"), rssMb("VmHWM:"));
+        fs::remove(log);
+    }
+    return 0;
+}

@@ -1,0 +1,216 @@
+// The viewer's background jobs and layout cache (viewer/jobs, viewer/layout), without widgets:
+// a job reports progress and delivers its result on the UI thread; starting a newer job of the
+// same kind drops the older one's result (a stale layout never replaces a newer one); a
+// cancelled open delivers nothing and says it was cancelled; a bad file fails with a message
+// naming the file; the layout cache gives back the same layout, lays out again only what
+// changed when a group opens, and costs no engine call when a layout is asked for again.
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <fstream>
+
+#include "test_util.hpp"
+#include "viewer/jobs/view_jobs.hpp"
+
+using namespace fxl;
+using namespace fxl::viewer;
+
+Q_DECLARE_METATYPE(std::shared_ptr<const fxl::viewer::PreparedView>)
+
+namespace {
+
+std::shared_ptr<const PreparedGraph> prepared(const std::string& path)
+{
+    std::shared_ptr<Source> src = openSource(path);
+    return ViewJobs::prepareNow(src, src->graphs().front()->id);
+}
+
+bool sameLayout(const Layout& a, const Layout& b)
+{
+    if (a.items.size() != b.items.size() || a.edges.size() != b.edges.size() || a.width != b.width
+        || a.height != b.height)
+        return false;
+    for (size_t k = 0; k < a.items.size(); ++k)
+        if (a.items[k].x != b.items[k].x || a.items[k].y != b.items[k].y || a.items[k].w != b.items[k].w) return false;
+    for (size_t k = 0; k < a.edges.size(); ++k)
+        if (a.edges[k].points.size() != b.edges[k].points.size()) return false;
+    return true;
+}
+
+}  // namespace
+
+class TestViewJobs : public QObject
+{
+    Q_OBJECT
+
+private slots:
+    void openReportsAndDelivers()
+    {
+        const auto path = fxltest::corpusPath("tlparse/simple.log");
+        FXL_REQUIRE_CORPUS(path);
+        ViewJobs jobs;
+        QSignalSpy available(&jobs, &ViewJobs::sourceAvailable);
+        QSignalSpy progress(&jobs, &ViewJobs::progress);
+        QSignalSpy finished(&jobs, &ViewJobs::finished);
+        const quint64 id = jobs.open(QString::fromStdString(path.string()));
+        QVERIFY(id != 0);
+        QVERIFY(jobs.busy(ViewJobs::Open));
+        QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 30000);
+        QCOMPARE(available.count(), 1);
+        QCOMPARE(available.at(0).at(0).toULongLong(), id);
+        QVERIFY(!jobs.busy());
+        // progress: in bytes, never decreasing, the last one complete
+        QVERIFY(progress.count() >= 1);
+        qint64 last = -1;
+        for (const auto& p : progress) {
+            QVERIFY(p.at(2).toLongLong() >= last);
+            last = p.at(2).toLongLong();
+        }
+        QCOMPARE(last, progress.last().at(3).toLongLong());
+    }
+
+    void badFileFails()
+    {
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("broken.code.py"));
+        std::ofstream(path.toStdString()) << "def forward(self, x):\n    y = torch.ops.aten.mm.default(x, \n";
+        ViewJobs jobs;
+        QSignalSpy failed(&jobs, &ViewJobs::failed);
+        QSignalSpy finished(&jobs, &ViewJobs::finished);
+        std::shared_ptr<Source> src = openSource(path.toStdString());
+        jobs.prepare(src, QString::fromStdString(src->graphs().front()->id));
+        QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 30000);
+        QCOMPARE(failed.count(), 1);
+        const QString message = failed.at(0).at(2).toString();
+        QVERIFY2(message.contains(QStringLiteral("broken.code.py:")), qPrintable(message));
+    }
+
+    // A cancelled open of a large log: no source, "cancelled", and the jobs object is free.
+    void cancelOpen()
+    {
+        const auto path = fxltest::corpusPath("tlparse/simple.log");
+        FXL_REQUIRE_CORPUS(path);
+        QTemporaryDir dir;
+        const QString big = dir.filePath(QStringLiteral("big.log"));
+        {
+            std::ifstream in(path);
+            const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+            std::ofstream out(big.toStdString());
+            for (int k = 0; k < 200; ++k) out << text;
+        }
+        ViewJobs jobs;
+        QSignalSpy available(&jobs, &ViewJobs::sourceAvailable);
+        QSignalSpy cancelled(&jobs, &ViewJobs::cancelled);
+        const quint64 id = jobs.open(big);
+        jobs.cancel(ViewJobs::Open);
+        QCOMPARE(cancelled.count(), 1);
+        QCOMPARE(cancelled.at(0).at(0).toULongLong(), id);
+        QVERIFY(!jobs.busy());
+        QTest::qWait(300);
+        QCOMPARE(available.count(), 0);
+    }
+
+    // Two layouts asked in a row: only the second one arrives.
+    void staleLayoutDropped()
+    {
+        const auto path = fxltest::corpusPath("pytorch/gpt2_tiny.joint.code.py");
+        FXL_REQUIRE_CORPUS(path);
+        auto g = prepared(path.string());
+        ViewJobs jobs;
+        QSignalSpy views(&jobs, &ViewJobs::viewAvailable);
+        QSignalSpy finished(&jobs, &ViewJobs::finished);
+        std::set<int> all;
+        for (size_t k = 1; k < g->tree->groups().size(); ++k) all.insert(static_cast<int>(k));
+        const quint64 first = jobs.layout(g, all);
+        const quint64 second = jobs.layout(g, {g->tree->find("forward")});
+        QVERIFY(second > first);
+        QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 30000);
+        QTest::qWait(200);  // the first job's result, if it came, would be here by now
+        QCOMPARE(views.count(), 1);
+        QCOMPARE(views.at(0).at(0).toULongLong(), second);
+        const auto view = views.at(0).at(1).value<std::shared_ptr<const PreparedView>>();
+        QCOMPARE(view->expanded, std::set<int>{g->tree->find("forward")});
+    }
+
+    void layoutCache_data()
+    {
+        QTest::addColumn<QString>("file");
+        QTest::addColumn<QString>("group");
+        QTest::newRow("gpt2_tiny forward") << "pytorch/gpt2_tiny.joint.code.py"
+                                           << "forward";
+        QTest::newRow("llama_tiny backward") << "pytorch/llama_tiny.joint.code.py"
+                                             << "backward";
+        if (!fxltest::kSanitizedBuild)
+            QTest::newRow("gpt2_deep640 forward") << "pytorch/large/gpt2_deep640.joint.code.py"
+                                                  << "forward";
+    }
+
+    void layoutCache()
+    {
+        QFETCH(QString, file);
+        QFETCH(QString, group);
+        const auto path = fxltest::corpusPath(file.toStdString());
+        FXL_REQUIRE_CORPUS(path);
+        auto g = prepared(path.string());
+        const int k = g->tree->find(group.toStdString());
+        QVERIFY(k > 0);
+        // top level, then the group open: only the containers whose input changed are laid out
+        auto top = ViewJobs::layoutNow(g, {});
+        QCOMPARE(top->layout.cachedContainers, size_t(0));
+        auto open = ViewJobs::layoutNow(g, {k});
+        QCOMPARE(open->view.containers.size(), size_t(2));
+        QCOMPARE(open->layout.cachedContainers + open->layout.dotContainers + open->layout.layeredContainers,
+                 size_t(2));
+        // asked again: every container from the cache, and the same layout as without a cache
+        const size_t misses = g->cache->misses();
+        auto again = ViewJobs::layoutNow(g, {k});
+        QCOMPARE(again->layout.cachedContainers, size_t(2));
+        QCOMPARE(g->cache->misses(), misses);
+        QVERIFY(sameLayout(again->layout, open->layout));
+        const Layout fresh = layoutView(open->view, *g->tree);
+        QVERIFY(sameLayout(fresh, open->layout));
+        // collapsing back is free too
+        auto back = ViewJobs::layoutNow(g, {});
+        QCOMPARE(back->layout.cachedContainers, size_t(1));
+        QVERIFY(sameLayout(back->layout, top->layout));
+        // a child of the group opened: the group's own children that did not change stay cached
+        const GroupInfo& info = g->tree->group(k);
+        if (!info.childGroups.empty()) {
+            auto deeper = ViewJobs::layoutNow(g, {k, info.childGroups.front()});
+            QCOMPARE(deeper->view.containers.size(), size_t(3));
+            QVERIFY(deeper->layout.cachedContainers <= 1);
+        }
+    }
+
+    // A layout reports progress per container and stops when cancelled.
+    void layoutProgressAndCancel()
+    {
+        const auto path = fxltest::corpusPath("pytorch/gpt2_tiny.joint.code.py");
+        FXL_REQUIRE_CORPUS(path);
+        auto g = prepared(path.string());
+        std::set<int> all;
+        for (size_t k = 1; k < g->tree->groups().size(); ++k) all.insert(static_cast<int>(k));
+        std::vector<int64_t> reports;
+        Progress p;
+        p.report = [&](int64_t done, int64_t total, std::string_view) {
+            reports.push_back(done);
+            QVERIFY(done <= total);
+        };
+        auto v = ViewJobs::layoutNow(g, all, p);
+        QCOMPARE(reports.size(), v->view.containers.size());
+        QCOMPARE(reports.back(), static_cast<int64_t>(v->view.containers.size()));
+        std::atomic<bool> stop{false};
+        Progress c;
+        c.cancel = &stop;
+        int calls = 0;
+        c.report = [&](int64_t, int64_t, std::string_view) {
+            if (++calls == 2) stop = true;
+        };
+        QVERIFY_THROWS_EXCEPTION(CancelledError, ViewJobs::layoutNow(prepared(path.string()), all, c));
+        QCOMPARE(calls, 2);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestViewJobs)
+#include "test_view_jobs.moc"
