@@ -1,9 +1,8 @@
 #!/usr/bin/env bash
-# Sets everything up, builds, and runs the main job on the bundled example
-# (resources/examples/gpt2_tiny.joint.code.py), or on the file given.
-# The desktop window is being built (README, "Viewer"): today the main job draws the graph
-# view with `fxlens render` (the window's own grouping, layout and colours) to a PNG whose
-# path it prints, then prints `fxlens info`.
+# Sets everything up, builds, and opens the fxlens window on the bundled example
+# (resources/examples/gpt2_tiny.joint.code.py), or on the file given. Without a display it
+# says so, draws the window's first view of the file to a PNG with `fxlens render` (the same
+# grouping, layout and colours) and prints the path, then prints `fxlens info`.
 set -euo pipefail
 cd "$(dirname "$0")"
 . packaging/deps.sh
@@ -15,11 +14,10 @@ cmake --build build -j"$(nproc)" --target fxlens >/dev/null
 
 target=${1:-resources/examples/gpt2_tiny.joint.code.py}
 [ $# -gt 0 ] && shift
-if [ -z "${DISPLAY:-}" ] && [ -z "${WAYLAND_DISPLAY:-}" ]; then
-    echo "fxlens: no display (DISPLAY and WAYLAND_DISPLAY are unset): drawing the first view to a PNG instead"
-else
-    echo "fxlens: the desktop window is not built yet: drawing the first view to a PNG instead"
+if [ -n "${DISPLAY:-}" ] || [ -n "${WAYLAND_DISPLAY:-}" ]; then
+    exec build/app/fxlens "$target" "$@"
 fi
+echo "fxlens: no display (DISPLAY and WAYLAND_DISPLAY are unset): drawing the first view to a PNG instead of opening the window"
 png="build/fxlens-view.png"
 if build/app/fxlens render "$target" --out "$png" --force 2>/dev/null; then
     echo "fxlens: the first view is in $(pwd)/$png"

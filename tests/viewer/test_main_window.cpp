@@ -286,6 +286,39 @@ private slots:
         saveShot(w, "main_window_log.png");
     }
 
+    // The 100k-node graph: its top level, then one block opened in place (the README's
+    // screenshots); the 640 forward blocks are one family of identical siblings.
+    void largeGraph()
+    {
+        const auto path = fxltest::corpusPath("pytorch/large/gpt2_deep640.joint.code.py");
+        FXL_REQUIRE_CORPUS(path);
+        MainWindow w;
+        w.setQuietErrors(true);
+        w.resize(1500, 900);
+        w.show();
+        QVERIFY(w.openPath(QString::fromStdString(path.string())).isEmpty());
+        GraphView* v = w.graphView();
+        SETTLE(v);
+        QCOMPARE(v->view().groupItems, size_t(4));
+        saveShot(w, "main_window_deep640_top.png");
+        const GroupTree* t = v->tree();
+        const int block = t->find("forward/blocks.17");
+        QVERIFY(block > 0);
+        QCOMPARE(t->group(block).identicalSiblings, size_t(640));
+        std::set<int> open;
+        for (int k : t->chain(block)) open.insert(k);
+        v->setExpanded(open);
+        SETTLE(v);
+        QCOMPARE(v->expanded(), open);
+        v->showGroup(block);
+        SETTLE(v);
+        v->setZoom(0.8);
+        v->showGroup(block);
+        SETTLE(v);
+        QVERIFY(v->visibleRect().intersects(QRectF(0, 0, v->layout().width, v->layout().height)));
+        saveShot(w, "main_window_deep640_block.png");
+    }
+
     // The shortcut list comes from the menus: every frequent action is in it.
     void shortcuts()
     {
