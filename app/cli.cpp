@@ -240,6 +240,7 @@ Verb renderVerb()
                 {"group", 0, "MODE", "phase,module (default) or none (every node shown)"},
                 {"select", 0, "NAME", "expand the groups down to this node and mark it"},
                 {"trace", 0, "DIR", "with --select: highlight its upstream or downstream cone (up, down)"},
+                {"fold", 0, "", "fold runs of identical sibling groups into one box (blocks.0 … blocks.195)"},
                 {"dark", 0, "", "the dark theme"},
                 {"legend", 0, "", "add the legend of colours at the top right"},
                 {"scale", 0, "S", "PNG pixels per point (default 1)"},

@@ -93,7 +93,9 @@ int runRender(const Args& args, Io& io)
         if (id == kNoNode) throw UsageError("--select " + selected + ": the graph has no node of that name");
         viewer::expandTo(tree, id, expanded);
     }
-    const viewer::ViewGraph view = viewer::buildViewGraph(tree, expanded);
+    viewer::ViewOptions viewOptions;
+    viewOptions.foldIdentical = args.has("fold");
+    const viewer::ViewGraph view = viewer::buildViewGraph(tree, expanded, viewOptions);
     viewer::Layout layout = viewer::layoutView(view, tree);
     viewer::DrawOptions draw;
     draw.selected = selected;

@@ -11,6 +11,7 @@
 #include <QApplication>
 #include <QElapsedTimer>
 #include <QEventLoop>
+#include <QStandardPaths>
 #include <QTimer>
 
 #include <algorithm>
@@ -116,6 +117,7 @@ int main(int argc, char** argv)
 {
     if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")) qputenv("QT_QPA_PLATFORM", "offscreen");
     QApplication app(argc, argv);
+    QStandardPaths::setTestModeEnabled(true);  // the window's settings apart from the user's
     const std::string graphPath =
         argc > 1 && argv[1][0] ? argv[1] : fxltest::corpusPath("pytorch/large/gpt2_deep640.joint.code.py").string();
     const double logMb = argc > 2 ? std::atof(argv[2]) : 150.0;
@@ -196,6 +198,8 @@ int main(int argc, char** argv)
         for (int k : tree->chain(inner)) again.insert(k);
         v->setExpanded(again);
     });
+    step("fold off (every block a box):", [&] { v->setFoldIdentical(false); });
+    step("fold on again (cached):", [&] { v->setFoldIdentical(true); });
     std::printf("layout cache: %zu entries, %zu hits, %zu misses\n", v->prepared()->cache->size(),
                 v->prepared()->cache->hits(), v->prepared()->cache->misses());
     std::printf("rss after expanding: %.0f MB (peak %.0f MB)\n", rssMb("VmRSS:"), rssMb("VmHWM:"));

@@ -9,6 +9,8 @@
 #include <QDir>
 #include <QFileInfo>
 #include <QProcess>
+#include <QSettings>
+#include <QStandardPaths>
 #include <QTreeView>
 #include <QtTest>
 
@@ -44,6 +46,8 @@ class TestMainWindow : public QObject
 private slots:
     void initTestCase()
     {
+        QStandardPaths::setTestModeEnabled(true);  // settings of the tests apart from the user's
+        QSettings(QStringLiteral("fxlens"), QStringLiteral("fxlens")).clear();
         QApplication::setStyle(QStringLiteral("Fusion"));
         QApplication::setFont(QFont(QStringLiteral("DejaVu Sans"), 9));
     }
@@ -81,7 +85,14 @@ private slots:
         QCOMPARE(v->view().nodeItems, size_t(1));
         v->toggleGroup(v->tree()->find("forward"));
         SETTLE(v);
+        // blocks.0 and blocks.1 are identical: folded into one box (the window's default)
+        QVERIFY(v->foldIdentical());
+        QCOMPARE(v->view().groupItems, size_t(7));
+        v->setFoldIdentical(false);
+        SETTLE(v);
         QCOMPARE(v->view().groupItems, size_t(8));
+        v->setFoldIdentical(true);
+        SETTLE(v);
         v->toggleGroup(v->tree()->find("forward"));
         SETTLE(v);
         QCOMPARE(v->view().groupItems, size_t(4));

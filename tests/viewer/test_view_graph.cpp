@@ -231,6 +231,39 @@ private slots:
             }
         QCOMPARE(differing, size_t(1));
         QCOMPARE(t2.group(t2.find("forward/blocks.8")).identicalSiblings, size_t(639));
+
+        // V3, folding: the first range open shows its 196 identical blocks as one box that
+        // stands for all of them; with blocks.7 changed, it stands alone between two folds
+        ViewOptions fold;
+        fold.foldIdentical = true;
+        const int range0 = fw.childGroups.front();
+        const ViewGraph folded = buildViewGraph(t, {t.find("forward"), range0}, fold);
+        checkEdgesAndStubs(t, folded);
+        std::vector<size_t> folds;
+        for (const ViewItem& it : folded.items)
+            if (it.kind == ItemKind::Group && it.container == range0 && it.folded > 1) folds.push_back(it.folded);
+        QCOMPARE(folds, std::vector<size_t>{196});
+        const int b5 = folded.itemOfGroup(t.find("forward/blocks.5"));
+        QVERIFY(b5 >= 0);
+        QCOMPARE(b5, folded.itemOfGroup(t.find("forward/blocks.0")));
+        QCOMPARE(b5, folded.itemOfGroup(t.find("forward/blocks.195")));
+        QCOMPARE(folded.items[static_cast<size_t>(b5)].title, std::string("blocks.0 … blocks.195"));
+        const ViewGraph unfolded = buildViewGraph(t, {t.find("forward"), range0});
+        QCOMPARE(unfolded.groupItems, folded.groupItems + 195);
+        const int range2 = t2.group(t2.find("forward")).childGroups.front();
+        const ViewGraph split = buildViewGraph(t2, {t2.find("forward"), range2}, fold);
+        checkEdgesAndStubs(t2, split);
+        folds.clear();
+        for (const ViewItem& it : split.items)
+            if (it.kind == ItemKind::Group && it.container == range2 && it.folded > 1) folds.push_back(it.folded);
+        QCOMPARE(folds, (std::vector<size_t>{7, 188}));
+        const int b7 = split.itemOfGroup(t2.find("forward/blocks.7"));
+        QCOMPARE(split.items[static_cast<size_t>(b7)].folded, size_t(1));
+        QVERIFY(split.items[static_cast<size_t>(b7)].subtitle.find("differs") != std::string::npos);
+        // opening the fold opens its first member; the rest fold again
+        const ViewGraph opened = buildViewGraph(t, {t.find("forward"), range0, t.find("forward/blocks.0")}, fold);
+        checkEdgesAndStubs(t, opened);
+        QCOMPARE(opened.items[static_cast<size_t>(opened.itemOfGroup(t.find("forward/blocks.1")))].folded, size_t(195));
     }
 
     // fxlens render's SVG holds the view's items and edges, by class.

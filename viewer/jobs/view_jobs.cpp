@@ -192,29 +192,30 @@ quint64 ViewJobs::prepare(std::shared_ptr<Source> source, const QString& artifac
 }
 
 std::shared_ptr<PreparedView> ViewJobs::layoutNow(std::shared_ptr<const PreparedGraph> graph, std::set<int> expanded,
-                                                  const Progress& progress)
+                                                  const Progress& progress, ViewOptions options)
 {
     QElapsedTimer timer;
     timer.start();
     auto out = std::make_shared<PreparedView>();
     out->graph = graph;
     out->expanded = std::move(expanded);
-    out->view = buildViewGraph(*graph->tree, out->expanded);
+    out->options = options;
+    out->view = buildViewGraph(*graph->tree, out->expanded, options);
     out->layout = layoutView(out->view, *graph->tree, {}, graph->cache.get(), progress);
     out->seconds = static_cast<double>(timer.nsecsElapsed()) / 1e9;
     return out;
 }
 
-quint64 ViewJobs::layout(std::shared_ptr<const PreparedGraph> graph, std::set<int> expanded)
+quint64 ViewJobs::layout(std::shared_ptr<const PreparedGraph> graph, std::set<int> expanded, ViewOptions options)
 {
     const quint64 id = start(LayoutJob);
     auto flag = cancel_[LayoutJob];
     Progress p = progressFor(LayoutJob, id, flag.get());
-    pool_.start([this, id, graph, expanded, flag, p] {
+    pool_.start([this, id, graph, expanded, flag, p, options] {
         std::shared_ptr<const PreparedView> out;
         std::exception_ptr error;
         try {
-            out = layoutNow(graph, expanded, p);
+            out = layoutNow(graph, expanded, p, options);
         } catch (const CancelledError&) {
             return;
         } catch (...) {

@@ -44,6 +44,7 @@ struct PreparedView
 {
     std::shared_ptr<const PreparedGraph> graph;
     std::set<int> expanded;
+    ViewOptions options;
     ViewGraph view;
     Layout layout;
     double seconds = 0;  // build + layout
@@ -68,7 +69,7 @@ public:
     // Each returns the job id (never 0).
     quint64 open(const QString& path);
     quint64 prepare(std::shared_ptr<Source> source, const QString& artifactId);
-    quint64 layout(std::shared_ptr<const PreparedGraph> graph, std::set<int> expanded);
+    quint64 layout(std::shared_ptr<const PreparedGraph> graph, std::set<int> expanded, ViewOptions options = {});
 
     void cancel(Kind kind);  // the current job of that kind: stopped where it can be, result dropped
     bool busy(Kind kind) const { return current_[kind] != 0; }
@@ -79,7 +80,7 @@ public:
     // Work synchronously (the CLI's way), for callers that already are on a worker thread.
     static std::shared_ptr<PreparedGraph> prepareNow(std::shared_ptr<Source> source, const std::string& artifactId);
     static std::shared_ptr<PreparedView> layoutNow(std::shared_ptr<const PreparedGraph> graph, std::set<int> expanded,
-                                                   const Progress& progress = {});
+                                                   const Progress& progress = {}, ViewOptions options = {});
 
 signals:
     void progress(quint64 id, int kind, qint64 done, qint64 total, const QString& what);

@@ -362,9 +362,7 @@ int ViewGraph::itemOfNode(NodeId id) const
 
 int ViewGraph::itemOfGroup(int group) const
 {
-    for (size_t k = 0; k < items.size(); ++k)
-        if (items[k].kind == ItemKind::Group && items[k].group == group) return static_cast<int>(k);
-    return -1;
+    return group >= 0 && static_cast<size_t>(group) < groupItem.size() ? groupItem[static_cast<size_t>(group)] : -1;
 }
 
 void expandTo(const GroupTree& tree, NodeId id, std::set<int>& expanded)
@@ -412,9 +410,17 @@ ViewGraph buildViewGraph(const GroupTree& tree, const std::set<int>& expandedIn,
     size_t ids = 0;
     for (NodeId id : g.order()) ids = std::max(ids, static_cast<size_t>(id) + 1);
     std::vector<int> rep(ids, -1);  // node -> item showing it (itself or a collapsed group), -1 none
+    // V3: a collapsed group folds the collapsed siblings of its family and structure after it
+    auto foldable = [&](int a, int b) {
+        const GroupInfo &ga = tree.group(a), &gb = tree.group(b);
+        return !open[static_cast<size_t>(b)] && !ga.range && !gb.range && ga.familySize > 1 && !ga.family.empty()
+            && ga.family == gb.family && ga.structure == gb.structure && !gb.differs && !ga.differs;
+    };
     std::function<void(int)> visit = [&](int k) {
         v.containers.push_back(k);
-        for (const auto& [cg, nid] : tree.children(k)) {
+        const std::vector<std::pair<int, NodeId>> kids = tree.children(k);
+        for (size_t c = 0; c < kids.size(); ++c) {
+            const auto [cg, nid] = kids[c];
             ViewItem it;
             it.container = k;
             if (cg >= 0) {
@@ -429,6 +435,20 @@ ViewGraph buildViewGraph(const GroupTree& tree, const std::set<int>& expandedIn,
                 it.subtitle = groupSubtitle(gi);
                 it.phase = gi.phase;
                 itemOfGroup[static_cast<size_t>(cg)] = static_cast<int>(v.items.size());
+                if (opts.foldIdentical) {
+                    size_t last = c;
+                    while (last + 1 < kids.size() && kids[last + 1].first >= 0 && foldable(cg, kids[last + 1].first)) {
+                        ++last;
+                        itemOfGroup[static_cast<size_t>(kids[last].first)] = static_cast<int>(v.items.size());
+                    }
+                    if (last > c) {
+                        it.folded = last - c + 1;
+                        it.title = gi.label + " … " + tree.group(kids[last].first).label;
+                        it.subtitle =
+                            std::to_string(it.folded) + " identical, " + std::to_string(gi.totalNodes) + " nodes each";
+                        c = last;
+                    }
+                }
                 ++v.groupItems;
             } else {
                 const Node& n = g.node(nid);
@@ -553,13 +573,16 @@ ViewGraph buildViewGraph(const GroupTree& tree, const std::set<int>& expandedIn,
         }
         addPeer(ik->second, e.producer);
     }
+    v.groupItem = itemOfGroup;
     // titles name the far end: a node by its name, a group's values by the group and their count
     for (auto& it : v.items) {
         if (it.kind != ItemKind::Stub) continue;
         const size_t n = it.peers.size();
         if (it.incoming) {
-            it.title = it.group >= 0 ? "from " + tree.group(it.group).label + " (" + std::to_string(n) + ")"
-                                     : "from " + g.node(it.node).name;
+            it.title = it.group >= 0
+                ? "from " + v.items[static_cast<size_t>(itemOfGroup[static_cast<size_t>(it.group)])].title + " ("
+                    + std::to_string(n) + ")"
+                : "from " + g.node(it.node).name;
         } else {
             it.title = "to " + g.node(it.peers.front()).name + (n > 1 ? " +" + std::to_string(n - 1) : "");
         }

@@ -28,6 +28,11 @@
 //     (in the producer's container, one per producer and container, naming its far consumers)
 //     and an in-stub beside the consumer (one per producer and consumer, naming the producer).
 //     So no drawn edge crosses a group boundary.
+//  V3 Folding (ViewOptions::foldIdentical): in a container, a collapsed group and the collapsed
+//     siblings right after it of the same family and structure (none of them differing) are
+//     one item, "blocks.0 … blocks.195", that stands for all of them (their nodes are shown
+//     by it); opening it opens its first member. A block that differs breaks the run, so it
+//     stands alone.
 #pragma once
 
 #include <cstdint>
@@ -140,6 +145,7 @@ struct ViewItem
     std::string subtitle;  // "aten.mm  f32[32, 64]" / "145 nodes, 640 identical" / "forward -> backward"
     PhaseClass phase = PhaseClass::Forward;
     OpClass opClass = OpClass::Pointwise;  // nodes only
+    size_t folded = 1;  // Group: the identical siblings it stands for (V3), itself included
 };
 
 struct ViewEdge
@@ -150,6 +156,7 @@ struct ViewEdge
 struct ViewOptions
 {
     int maxSpan = 3;  // V2
+    bool foldIdentical = false;  // V3
 };
 
 struct ViewGraph
@@ -159,7 +166,8 @@ struct ViewGraph
     std::vector<int> containers;  // expanded visible groups, root first, parents before children
     size_t nodeItems = 0, groupItems = 0, stubItems = 0;
     int itemOfNode(NodeId id) const;  // the item showing a node itself, -1 when it is inside a collapsed group
-    int itemOfGroup(int group) const;  // -1 when not shown as a box
+    int itemOfGroup(int group) const;  // the box showing a group (or its fold, V3); -1 when none
+    std::vector<int> groupItem;  // by group index: itemOfGroup
 };
 
 // `expanded` holds group indices; the root is always expanded, and a group is shown expanded

@@ -60,7 +60,7 @@ void GraphView::setGraph(std::shared_ptr<const PreparedGraph> graph)
 void GraphView::requestLayout()
 {
     if (!graph_) return;
-    pendingLayout_ = jobs_->layout(graph_, wanted_);
+    pendingLayout_ = jobs_->layout(graph_, wanted_, options_);
     viewport()->update();
 }
 
@@ -160,6 +160,13 @@ void GraphView::setHighlights(const std::vector<NodeId>& nodes)
     else
         draw_.highlightNodes.clear(), draw_.highlightGroups.clear();
     viewport()->update();
+}
+
+void GraphView::setFoldIdentical(bool fold)
+{
+    if (options_.foldIdentical == fold) return;
+    options_.foldIdentical = fold;
+    requestLayout();
 }
 
 void GraphView::setDark(bool dark)

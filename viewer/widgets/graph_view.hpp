@@ -56,6 +56,9 @@ public:
     // Traced nodes, drawn highlighted (empty: none).
     void setHighlights(const std::vector<NodeId>& nodes);
     size_t highlightCount() const { return highlightCount_; }
+    // V3 of viewer/model/view_graph.hpp: identical sibling groups folded into one box.
+    void setFoldIdentical(bool fold);
+    bool foldIdentical() const { return options_.foldIdentical; }
     void setDark(bool dark);
     bool dark() const { return draw_.dark; }
 
@@ -84,6 +87,7 @@ private:
     std::shared_ptr<const PreparedGraph> graph_;
     std::shared_ptr<const PreparedView> shown_;
     std::set<int> wanted_;  // the latest requested expansion
+    ViewOptions options_;
     quint64 pendingLayout_ = 0;
     bool fitOnArrival_ = false;
     QString centreOnArrival_;  // node to centre on when the pending layout arrives

@@ -252,6 +252,9 @@ MainWindow::MainWindow(QWidget* parent)
         updateBusy();
     });
 
+    view_->setFoldIdentical(QSettings(QStringLiteral("fxlens"), QStringLiteral("fxlens"))
+                                .value(QStringLiteral("view/fold"), true)
+                                .toBool());
     QDockWidget* docks[] = {treeDock, findDock, inspectorDock, overviewDock, legendDock, textDock};
     buildMenus(docks, 6);
 
@@ -319,6 +322,14 @@ void MainWindow::buildMenus(QDockWidget* const* docks, int dockCount)
     viewMenu->addAction(tr("Zoom &in"), QKeySequence::ZoomIn, this, [this] { view_->setZoom(view_->zoom() * 1.25); });
     viewMenu->addAction(tr("Zoom &out"), QKeySequence::ZoomOut, this, [this] { view_->setZoom(view_->zoom() / 1.25); });
     viewMenu->addAction(tr("&Collapse all"), QKeySequence(Qt::CTRL | Qt::Key_0), view_, &GraphView::collapseAll);
+    QAction* fold = viewMenu->addAction(tr("Fold &identical siblings"));
+    fold->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_I));
+    fold->setCheckable(true);
+    fold->setChecked(view_->foldIdentical());
+    connect(fold, &QAction::toggled, this, [this](bool on) {
+        view_->setFoldIdentical(on);
+        QSettings(QStringLiteral("fxlens"), QStringLiteral("fxlens")).setValue(QStringLiteral("view/fold"), on);
+    });
     QMenu* themes = viewMenu->addMenu(tr("&Theme"));
     themes->addAction(tr("Follow the &desktop"), this, [this] { setTheme(Theme::FollowDesktop); });
     themes->addAction(tr("&Light"), this, [this] { setTheme(Theme::Light); });
