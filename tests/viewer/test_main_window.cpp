@@ -122,9 +122,10 @@ private slots:
         // the original text is at the node's line
         QVERIFY(w.originalLine() > 0);
         QCOMPARE(w.originalLine(), findNodeLine(fxltest::readFile(path), "addmm"));
+        saveShot(w, "main_window_gpt2_tiny.png");
         QVERIFY(!v->showNode(QStringLiteral("no_such_node")));
         v->fit();
-        saveShot(w, "main_window_gpt2_tiny.png");
+        saveShot(w, "main_window_gpt2_tiny_fit.png");
     }
 
     // Find: the query language of the find dock, results that jump.

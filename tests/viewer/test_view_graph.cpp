@@ -97,6 +97,35 @@ class TestViewGraph : public QObject
     Q_OBJECT
 
 private slots:
+    // G1: a graph without a backward has no loss group (its last nodes are forward work).
+    void forwardOnlyHasNoLoss_data()
+    {
+        QTest::addColumn<QString>("file");
+        QTest::addColumn<QString>("graph");
+        QTest::newRow("gpt2_tiny fw.default") << "pytorch/gpt2_tiny.fw.default.code.py"
+                                              << "";
+        QTest::newRow("linear_ce fw.default") << "pytorch/linear_ce.fw.default.code.py"
+                                              << "";
+        QTest::newRow("cache_hit_miss.log 36 (Dynamo)") << "tlparse/cache_hit_miss.log"
+                                                        << "36";
+    }
+
+    void forwardOnlyHasNoLoss()
+    {
+        QFETCH(QString, file);
+        QFETCH(QString, graph);
+        const auto path = fxltest::corpusPath(file.toStdString());
+        FXL_REQUIRE_CORPUS(path);
+        auto src = openSource(path.string());
+        const auto g = src->graph(graph.isEmpty() ? src->graphs().front()->id : graph.toStdString());
+        const GroupTree t(*g);
+        const ViewGraph top = buildViewGraph(t, {});
+        const std::vector<std::string> labels = topLabels(t, top);
+        QVERIFY(std::find(labels.begin(), labels.end(), "loss") == labels.end());
+        QVERIFY(std::find(labels.begin(), labels.end(), "backward") == labels.end());
+        QVERIFY(std::find(labels.begin(), labels.end(), "forward") != labels.end());
+    }
+
     void gpt2TopLevelAndExpand()
     {
         const auto path = fxltest::corpusPath("pytorch/gpt2_tiny.joint.code.py");

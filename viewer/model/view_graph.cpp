@@ -128,6 +128,7 @@ GroupTree::GroupTree(const Graph& g, const GroupOptions& opts)
     phaseOfNode_.assign(cap, PhaseClass::Forward);
 
     const PhaseInfo ph = classifyPhases(g);
+    const bool training = !ph.seeds.empty() || ph.firstBackward != kNoNode;
     addGroup(-1, "", PhaseClass::Forward);  // root
     const int inputs = addGroup(0, "inputs", PhaseClass::Input);
     const int forward = addGroup(0, "forward", PhaseClass::Forward);
@@ -153,7 +154,10 @@ GroupTree::GroupTree(const Graph& g, const GroupOptions& opts)
             top = backward;
             break;
         default:
-            pc = ph.isEpilogue(id) || n.meta.phase == Phase::Loss ? PhaseClass::Loss : PhaseClass::Forward;
+            // a loss only where there is a backward (or the graph says so): a forward-only graph
+            // (inference, Dynamo, an AOT forward) is all forward
+            pc =
+                (training && ph.isEpilogue(id)) || n.meta.phase == Phase::Loss ? PhaseClass::Loss : PhaseClass::Forward;
             top = pc == PhaseClass::Loss ? loss : forward;
             break;
         }

@@ -7,8 +7,9 @@
 //
 // Rules:
 //  G1 Top level (the root): the groups "inputs" (placeholders and get_attr), "forward", "loss"
-//     (the loss and its epilogue), "backward" (recomputed nodes included), in that order, and
-//     the output node. Phases are core/analysis/phases.hpp's.
+//     (the loss and its epilogue; only in a graph with a backward, or nodes whose meta says
+//     loss), "backward" (recomputed nodes included), in that order, and the output node; empty
+//     groups are left out. Phases are core/analysis/phases.hpp's.
 //  G2 Inside a phase: the module path hierarchy ("blocks.0.attn" -> "blocks.0" -> "attn": a
 //     numeric component joins the one before it). Nodes without a module path are direct
 //     members of their phase group.

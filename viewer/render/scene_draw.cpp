@@ -110,84 +110,98 @@ std::vector<Point> arrowHead(const std::vector<Point>& pts)
             {tip.x - 7 * dx - 3.5 * dy, tip.y - 7 * dy + 3.5 * dx}};
 }
 
+namespace {
+
+bool litNode(const DrawOptions& opts, NodeId id)
+{
+    return id >= 0 && static_cast<size_t>(id) < opts.highlightNodes.size()
+        && opts.highlightNodes[static_cast<size_t>(id)];
+}
+
+bool litGroup(const DrawOptions& opts, int k)
+{
+    return k >= 0 && static_cast<size_t>(k) < opts.highlightGroups.size()
+        && opts.highlightGroups[static_cast<size_t>(k)];
+}
+
+}  // namespace
+
+void drawFrame(Canvas& c, const GroupTree& tree, const Layout& l, size_t k, const DrawOptions& opts)
+{
+    const Theme& th = theme(opts.dark);
+    const GroupInfo& g = tree.group(l.containers[k].group);
+    const Box& b = l.containers[k].box;
+    c.beginItem("frame", g.key);
+    const Rgb fill = mix(phaseColour(g.phase, opts.dark), th.background, 1, 2);
+    c.rect(b, fill, g.differs ? th.differs : th.border, g.differs ? 2.0 : 1.0, 6);
+    if (opts.labels) c.text(b.x + 8, b.y + 14, clip(g.label, b.w - 16, 6.2), 10, th.text, true);
+    c.endItem();
+}
+
+void drawEdge(Canvas& c, const EdgePath& e, const DrawOptions& opts)
+{
+    if (e.points.size() < 4) return;
+    c.beginItem("edge", std::to_string(e.edge));
+    c.bezier(e.points, theme(opts.dark).edge, 1.0);
+    c.endItem();
+}
+
+void drawItem(Canvas& c, const GroupTree& tree, const ViewGraph& v, const Layout& l, size_t k, const DrawOptions& opts)
+{
+    const Theme& th = theme(opts.dark);
+    const ViewItem& it = v.items[k];
+    const Box& b = l.items[k];
+    switch (it.kind) {
+    case ItemKind::Node: {
+        const bool sel = !opts.selected.empty() && it.title == opts.selected;
+        const bool lit = litNode(opts, it.node);
+        c.beginItem("node", it.title);
+        c.rect(b, phaseColour(it.phase, opts.dark),
+               sel       ? th.selected
+                   : lit ? th.highlight
+                         : th.border,
+               sel || lit ? 2.5 : 1.0, 3);
+        c.rect({b.x, b.y, 5, b.h}, opClassColour(it.opClass), opClassColour(it.opClass), 0, 0);
+        if (opts.labels) {
+            c.text(b.x + 9, b.y + 14, clip(it.title, b.w - 12, 6.2), 10, th.text, true);
+            c.text(b.x + 9, b.y + 27, clip(it.subtitle, b.w - 12, 5.0), 8, th.subText);
+        }
+        c.endItem();
+        break;
+    }
+    case ItemKind::Group: {
+        const GroupInfo& g = tree.group(it.group);
+        c.beginItem("group", g.key);
+        const bool lit = litGroup(opts, it.group);
+        const Rgb fill = phaseColour(it.phase, opts.dark);
+        if (it.folded > 1) c.rect({b.x + 4, b.y + 4, b.w, b.h}, fill, th.border, 1.0, 4);  // a stack: several
+        c.rect({b.x + 4, b.y - 4, b.w * 0.4, 6}, fill, th.border, 1.0, 2);  // folder tab
+        c.rect(b, fill, g.differs ? th.differs : lit ? th.highlight : th.border, g.differs || lit ? 2.5 : 1.5, 4);
+        if (opts.labels) {
+            c.text(b.x + 8, b.y + 17, clip(it.title, b.w - 16, 6.2), 10, th.text, true);
+            c.text(b.x + 8, b.y + 32, clip(it.subtitle, b.w - 16, 5.0), 8, g.differs ? th.differs : th.subText);
+        }
+        c.endItem();
+        break;
+    }
+    case ItemKind::Stub: {
+        c.beginItem(it.incoming ? "stub-in" : "stub-out", it.title);
+        c.rect(b, th.stubFill, th.border, 1.0, 9, true);
+        if (opts.labels) c.text(b.x + 7, b.y + 14, clip(it.title, b.w - 10, 5.6), 9, th.subText);
+        c.endItem();
+        break;
+    }
+    }
+}
+
 void drawScene(Canvas& c, const GroupTree& tree, const ViewGraph& v, const Layout& l, const DrawOptions& opts,
                bool finish)
 {
-    const Theme& th = theme(opts.dark);
-    const Rgb kText = th.text, kSubText = th.subText, kBorder = th.border, kEdge = th.edge, kSelected = th.selected,
-              kDiffers = th.differs;
-    auto litNode = [&](NodeId id) {
-        return id >= 0 && static_cast<size_t>(id) < opts.highlightNodes.size()
-            && opts.highlightNodes[static_cast<size_t>(id)];
-    };
-    auto litGroup = [&](int k) {
-        return k >= 0 && static_cast<size_t>(k) < opts.highlightGroups.size()
-            && opts.highlightGroups[static_cast<size_t>(k)];
-    };
-    c.begin(l.width, l.height, th.background);
-    // frames of the expanded groups (the root has none)
-    for (size_t k = 1; k < l.containers.size(); ++k) {
-        const GroupInfo& g = tree.group(l.containers[k].group);
-        const Box& b = l.containers[k].box;
-        c.beginItem("frame", g.key);
-        const Rgb fill = mix(phaseColour(g.phase, opts.dark), th.background, 1, 2);
-        c.rect(b, fill, g.differs ? kDiffers : kBorder, g.differs ? 2.0 : 1.0, 6);
-        if (opts.labels) c.text(b.x + 8, b.y + 14, clip(g.label, b.w - 16, 6.2), 10, kText, true);
-        c.endItem();
-    }
-    for (const EdgePath& e : l.edges) {
-        if (e.points.size() < 4) continue;
-        c.beginItem("edge", std::to_string(e.edge));
-        c.bezier(e.points, kEdge, 1.0);
-        c.endItem();
-    }
-    for (size_t k = 0; k < v.items.size(); ++k) {
-        const ViewItem& it = v.items[k];
-        const Box& b = l.items[k];
-        switch (it.kind) {
-        case ItemKind::Node: {
-            const bool sel = !opts.selected.empty() && it.title == opts.selected;
-            const bool lit = litNode(it.node);
-            c.beginItem("node", it.title);
-            c.rect(b, phaseColour(it.phase, opts.dark),
-                   sel       ? kSelected
-                       : lit ? th.highlight
-                             : kBorder,
-                   sel || lit ? 2.5 : 1.0, 3);
-            c.rect({b.x, b.y, 5, b.h}, opClassColour(it.opClass), opClassColour(it.opClass), 0, 0);
-            if (opts.labels) {
-                c.text(b.x + 9, b.y + 14, clip(it.title, b.w - 12, 6.2), 10, kText, true);
-                c.text(b.x + 9, b.y + 27, clip(it.subtitle, b.w - 12, 5.0), 8, kSubText);
-            }
-            c.endItem();
-            break;
-        }
-        case ItemKind::Group: {
-            const GroupInfo& g = tree.group(it.group);
-            c.beginItem("group", g.key);
-            const bool lit = litGroup(it.group);
-            c.rect({b.x + 4, b.y - 4, b.w * 0.4, 6}, phaseColour(it.phase, opts.dark), kBorder, 1.0, 2);  // folder tab
-            c.rect(b, phaseColour(it.phase, opts.dark),
-                   g.differs ? kDiffers
-                       : lit ? th.highlight
-                             : kBorder,
-                   g.differs || lit ? 2.5 : 1.5, 4);
-            if (opts.labels) {
-                c.text(b.x + 8, b.y + 17, clip(it.title, b.w - 16, 6.2), 10, kText, true);
-                c.text(b.x + 8, b.y + 32, clip(it.subtitle, b.w - 16, 5.0), 8, g.differs ? kDiffers : kSubText);
-            }
-            c.endItem();
-            break;
-        }
-        case ItemKind::Stub: {
-            c.beginItem(it.incoming ? "stub-in" : "stub-out", it.title);
-            c.rect(b, th.stubFill, kBorder, 1.0, 9, true);
-            if (opts.labels) c.text(b.x + 7, b.y + 14, clip(it.title, b.w - 10, 5.6), 9, kSubText);
-            c.endItem();
-            break;
-        }
-        }
-    }
+    c.begin(l.width, l.height, theme(opts.dark).background);
+    // frames of the expanded groups (the root has none), then edges, then boxes
+    for (size_t k = 1; k < l.containers.size(); ++k) drawFrame(c, tree, l, k, opts);
+    for (const EdgePath& e : l.edges) drawEdge(c, e, opts);
+    for (size_t k = 0; k < v.items.size(); ++k) drawItem(c, tree, v, l, k, opts);
     if (finish) c.end();
 }
 

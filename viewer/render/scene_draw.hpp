@@ -66,6 +66,12 @@ Box legendSize();
 // The arrow head at the end of a Bezier path: tip, then the two back corners.
 std::vector<Point> arrowHead(const std::vector<Point>& pts);
 
+// One element each: an expanded group's frame (containers[k], k >= 1), an edge, a box
+// (node, group, stub). drawScene draws them all in that order (frames under edges under boxes).
+void drawFrame(Canvas& c, const GroupTree& tree, const Layout& l, size_t k, const DrawOptions& opts);
+void drawEdge(Canvas& c, const EdgePath& e, const DrawOptions& opts);
+void drawItem(Canvas& c, const GroupTree& tree, const ViewGraph& v, const Layout& l, size_t k, const DrawOptions& opts);
+
 // Draws the scene; `finish` = false leaves the canvas open (c.end() not called) for more.
 void drawScene(Canvas& c, const GroupTree& tree, const ViewGraph& v, const Layout& l, const DrawOptions& opts = {},
                bool finish = true);

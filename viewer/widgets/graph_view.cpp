@@ -1,9 +1,12 @@
 #include "viewer/widgets/graph_view.hpp"
 
+#include <QGraphicsItem>
+#include <QGraphicsScene>
 #include <QKeyEvent>
 #include <QMouseEvent>
 #include <QPainter>
 #include <QScrollBar>
+#include <QStyleOptionGraphicsItem>
 #include <QWheelEvent>
 
 #include <algorithm>
@@ -17,14 +20,87 @@ namespace {
 const ViewGraph kNoView;
 const Layout kNoLayout;
 const std::set<int> kNone;
+
+// One drawn element of the shown view: a frame, an edge or a box, painted by scene_draw.
+class SceneItem : public QGraphicsItem
+{
+public:
+    enum Kind
+    {
+        Frame,
+        Edge,
+        Box
+    };
+    static constexpr int kIndexKey = 0;  // data(): the view item index of a Box
+
+    SceneItem(const GraphView* view, Kind kind, size_t index)
+        : view_(view)
+        , kind_(kind)
+        , index_(index)
+    {
+        const PreparedView& v = *view->shown();
+        QRectF r;
+        switch (kind) {
+        case Frame: {
+            const viewer::Box& b = v.layout.containers[index].box;
+            r = QRectF(b.x, b.y, b.w, b.h);
+            setZValue(0);
+            break;
+        }
+        case Edge: {
+            const auto& pts = v.layout.edges[index].points;
+            for (const Point& p : pts) r |= QRectF(p.x, p.y, 0.01, 0.01);
+            setZValue(1);
+            break;
+        }
+        case Box: {
+            const viewer::Box& b = v.layout.items[index];
+            r = QRectF(b.x, b.y - 4, b.w + 4, b.h + 8);  // folder tab above, a stack's shadow below
+            setZValue(2);
+            setData(kIndexKey, static_cast<int>(index));
+            break;
+        }
+        }
+        bounds_ = r.adjusted(-8, -8, 8, 8);  // strokes and arrow heads
+    }
+    QRectF boundingRect() const override { return bounds_; }
+    void paint(QPainter* p, const QStyleOptionGraphicsItem* option, QWidget*) override
+    {
+        const PreparedView* v = view_->shown();
+        if (!v) return;
+        DrawOptions opts = view_->drawOptions();
+        opts.labels = option->levelOfDetailFromTransform(p->worldTransform()) >= 0.45;  // level of detail
+        p->setRenderHint(QPainter::Antialiasing);
+        PainterCanvas c(*p);
+        switch (kind_) {
+        case Frame: drawFrame(c, *v->graph->tree, v->layout, index_, opts); break;
+        case Edge: drawEdge(c, v->layout.edges[index_], opts); break;
+        case Box: drawItem(c, *v->graph->tree, v->view, v->layout, index_, opts); break;
+        }
+    }
+
+private:
+    const GraphView* view_;
+    Kind kind_;
+    size_t index_;
+    QRectF bounds_;
+};
+
 }  // namespace
 
 GraphView::GraphView(ViewJobs* jobs, QWidget* parent)
-    : QAbstractScrollArea(parent)
+    : QGraphicsView(parent)
     , jobs_(jobs ? jobs : new ViewJobs(this))
+    , scene_(new QGraphicsScene(this))
 {
+    setScene(scene_);
     setFocusPolicy(Qt::StrongFocus);
-    draw_.dark = palette().color(QPalette::Base).lightness() < 128;
+    setTransformationAnchor(QGraphicsView::NoAnchor);
+    setResizeAnchor(QGraphicsView::AnchorViewCenter);
+    setViewportUpdateMode(QGraphicsView::SmartViewportUpdate);
+    setRenderHint(QPainter::Antialiasing);
+    scene_->setItemIndexMethod(QGraphicsScene::BspTreeIndex);
+    setDark(palette().color(QPalette::Base).lightness() < 128);
     connect(jobs_, &ViewJobs::viewAvailable, this, &GraphView::onViewAvailable);
     connect(jobs_, &ViewJobs::finished, this, [this](quint64 id, int kind) {
         if (kind == ViewJobs::LayoutJob && id == pendingLayout_) {
@@ -53,7 +129,22 @@ void GraphView::setGraph(std::shared_ptr<const PreparedGraph> graph)
         requestLayout();
     else if (pendingLayout_)
         jobs_->cancel(ViewJobs::LayoutJob);
-    updateScrollBars();
+    rebuildScene();
+}
+
+void GraphView::rebuildScene()
+{
+    scene_->clear();
+    if (shown_) {
+        const Layout& l = shown_->layout;
+        for (size_t k = 1; k < l.containers.size(); ++k) scene_->addItem(new SceneItem(this, SceneItem::Frame, k));
+        for (size_t k = 0; k < l.edges.size(); ++k)
+            if (l.edges[k].points.size() >= 4) scene_->addItem(new SceneItem(this, SceneItem::Edge, k));
+        for (size_t k = 0; k < l.items.size(); ++k) scene_->addItem(new SceneItem(this, SceneItem::Box, k));
+        scene_->setSceneRect(0, 0, l.width, l.height);
+    } else {
+        scene_->setSceneRect(0, 0, 1, 1);
+    }
     viewport()->update();
 }
 
@@ -70,14 +161,13 @@ void GraphView::onViewAvailable(quint64 id, std::shared_ptr<const PreparedView> 
     pendingLayout_ = 0;
     // keep the point at the centre of the screen where it was (a group grows around it)
     shown_ = std::move(view);
-    updateScrollBars();
+    rebuildScene();
     if (fitOnArrival_) {
         fitOnArrival_ = false;
         fit();
     }
     if (!centreOnArrival_.isEmpty()) {
-        if (zoom_ < 0.6) zoom_ = 1.0;  // a node asked for is shown readable
-        updateScrollBars();
+        if (zoom_ < 0.6) setZoom(1.0);  // a node asked for is shown readable
         const int item = shown_->view.itemOfNode(graph_->graph->findByName(centreOnArrival_.toStdString()));
         if (item >= 0) centreOn(shown_->layout.items[static_cast<size_t>(item)]);
         centreOnArrival_.clear();
@@ -148,7 +238,7 @@ void GraphView::selectNode(const QString& name)
 {
     selected_ = name;
     draw_.selected = name.toStdString();
-    viewport()->update();
+    scene_->update();
     emit nodeSelected(name);
 }
 
@@ -181,62 +271,48 @@ void GraphView::fit()
     if (l.width <= 0 || l.height <= 0) return;
     const double z = std::min(viewport()->width() / l.width, viewport()->height() / l.height);
     setZoom(std::clamp(z * 0.95, 0.02, 2.0));
+    centreOnPoint({l.width / 2, l.height / 2});
 }
 
 void GraphView::setZoom(double z)
 {
     const QPointF centre = visibleRect().center();
     zoom_ = std::clamp(z, 0.02, 8.0);
-    updateScrollBars();
+    setTransform(QTransform::fromScale(zoom_, zoom_));
     centreOnPoint(centre);
-    viewport()->update();
     emit viewportMoved();
 }
 
-void GraphView::updateScrollBars()
-{
-    const Layout& l = layout();
-    const int w = static_cast<int>(std::ceil(l.width * zoom_)), h = static_cast<int>(std::ceil(l.height * zoom_));
-    horizontalScrollBar()->setRange(0, std::max(0, w - viewport()->width()));
-    verticalScrollBar()->setRange(0, std::max(0, h - viewport()->height()));
-    horizontalScrollBar()->setPageStep(viewport()->width());
-    verticalScrollBar()->setPageStep(viewport()->height());
-}
+QPointF GraphView::toScene(const QPoint& p) const { return mapToScene(p); }
 
-QPointF GraphView::toScene(const QPoint& p) const
-{
-    return {(p.x() + horizontalScrollBar()->value()) / zoom_, (p.y() + verticalScrollBar()->value()) / zoom_};
-}
-
-QRectF GraphView::visibleRect() const
-{
-    return {toScene(QPoint(0, 0)), QSizeF(viewport()->width() / zoom_, viewport()->height() / zoom_)};
-}
+QRectF GraphView::visibleRect() const { return mapToScene(viewport()->rect()).boundingRect(); }
 
 void GraphView::centreOnPoint(const QPointF& p)
 {
-    horizontalScrollBar()->setValue(static_cast<int>(p.x() * zoom_ - viewport()->width() / 2.0));
-    verticalScrollBar()->setValue(static_cast<int>(p.y() * zoom_ - viewport()->height() / 2.0));
+    centerOn(p);
+    emit viewportMoved();
 }
 
 void GraphView::centreOn(const viewer::Box& b) { centreOnPoint({b.x + b.w / 2, b.y + b.h / 2}); }
 
 int GraphView::itemAt(const QPoint& viewportPos) const
 {
-    const QPointF s = toScene(viewportPos);
-    const Layout& l = layout();
-    for (size_t k = l.items.size(); k-- > 0;) {
-        const viewer::Box& b = l.items[k];
-        if (s.x() >= b.x && s.x() <= b.x + b.w && s.y() >= b.y && s.y() <= b.y + b.h) return static_cast<int>(k);
+    // the topmost box under the point (frames and edges are not picked)
+    for (QGraphicsItem* it : items(viewportPos)) {
+        const QVariant k = it->data(SceneItem::kIndexKey);
+        if (!k.isValid()) continue;
+        const viewer::Box& b = layout().items[static_cast<size_t>(k.toInt())];
+        const QPointF s = mapToScene(viewportPos);
+        if (s.x() >= b.x && s.x() <= b.x + b.w && s.y() >= b.y && s.y() <= b.y + b.h) return k.toInt();
     }
     return -1;
 }
 
-void GraphView::paintEvent(QPaintEvent*)
+void GraphView::paintEvent(QPaintEvent* e)
 {
+    QGraphicsView::paintEvent(e);
     QPainter p(viewport());
-    const Rgb bg = theme(draw_.dark).background, fg = theme(draw_.dark).subText;
-    p.fillRect(viewport()->rect(), QColor(bg.r, bg.g, bg.b));
+    const Rgb fg = theme(draw_.dark).subText;
     p.setPen(QColor(fg.r, fg.g, fg.b));
     if (!graph_) {
         p.drawText(viewport()->rect(), Qt::AlignCenter,
@@ -248,44 +324,32 @@ void GraphView::paintEvent(QPaintEvent*)
         p.drawText(viewport()->rect(), Qt::AlignCenter, tr("Laying out %1 nodes...").arg(graph_->graph->size()));
         return;
     }
-    p.save();
-    p.setRenderHint(QPainter::Antialiasing);
-    p.translate(-horizontalScrollBar()->value(), -verticalScrollBar()->value());
-    p.scale(zoom_, zoom_);
-    PainterCanvas canvas(p);
-    DrawOptions opts = draw_;
-    opts.labels = zoom_ >= 0.45;  // level of detail
-    drawScene(canvas, *graph_->tree, shown_->view, shown_->layout, opts);
-    p.restore();
-    if (pendingLayout_) {
-        p.setPen(QColor(fg.r, fg.g, fg.b));
+    if (pendingLayout_)
         p.drawText(viewport()->rect().adjusted(8, 6, -8, -6), Qt::AlignTop | Qt::AlignLeft, tr("laying out..."));
-    }
     emit framePainted();
 }
 
 void GraphView::resizeEvent(QResizeEvent* e)
 {
-    QAbstractScrollArea::resizeEvent(e);
-    updateScrollBars();
+    QGraphicsView::resizeEvent(e);
     emit viewportMoved();
 }
 
-void GraphView::scrollContentsBy(int, int)
+void GraphView::scrollContentsBy(int dx, int dy)
 {
-    viewport()->update();
+    QGraphicsView::scrollContentsBy(dx, dy);
     emit viewportMoved();
 }
 
 void GraphView::wheelEvent(QWheelEvent* e)
 {
-    const QPointF before = toScene(e->position().toPoint());
+    const QPointF before = mapToScene(e->position().toPoint());
     zoom_ = std::clamp(zoom_ * std::pow(1.0015, e->angleDelta().y()), 0.02, 8.0);
-    updateScrollBars();
+    setTransform(QTransform::fromScale(zoom_, zoom_));
     // keep the point under the cursor where it was
-    horizontalScrollBar()->setValue(static_cast<int>(before.x() * zoom_ - e->position().x()));
-    verticalScrollBar()->setValue(static_cast<int>(before.y() * zoom_ - e->position().y()));
-    viewport()->update();
+    const QPointF after = mapToScene(e->position().toPoint());
+    const QPointF centre = visibleRect().center() + (before - after);
+    centerOn(centre);
     emit viewportMoved();
     e->accept();
 }
@@ -350,7 +414,7 @@ void GraphView::keyPressEvent(QKeyEvent* e)
         else if (sel != kNoNode && graph_->tree->groupOf(sel) > 0)
             toggleGroup(graph_->tree->groupOf(sel));  // collapse the group around the selection
         return;
-    default: QAbstractScrollArea::keyPressEvent(e);
+    default: QGraphicsView::keyPressEvent(e);
     }
 }
 

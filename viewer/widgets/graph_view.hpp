@@ -1,15 +1,16 @@
 // The graph view of the window: a laid-out view (viewer/jobs: built and laid out off the UI
-// thread, stale layouts dropped) painted with the same drawing routine as `fxlens render`
-// (viewer/render), on a scroll area: zoom (wheel, Ctrl +/-), pan (scroll bars, drag), fit (F),
-// level of detail (labels drop below 45% zoom), double click (or + / -) to expand or collapse
-// a group, click to select a node, click on a stub to jump to the node it names. While a new
-// layout is computed the previous one stays on screen, and a line at the top says so.
-//
-// Drawn from the layout's coordinates and splines (not from Graphviz's SVG); only the visible
-// level exists as items, so painting every item of the view each frame stays cheap.
+// thread, stale layouts dropped) shown in a QGraphicsView. The scene holds one item per frame
+// (an expanded group), edge and box (node, group, stub) at the layout's coordinates and splines
+// (not Graphviz's SVG), each painted by the drawing routine of `fxlens render`
+// (viewer/render/scene_draw.hpp), so the window and the files show the same thing. Zoom (wheel
+// at the cursor, Ctrl +/-), pan (scroll bars, drag), fit (F), level of detail (labels drop
+// below 45% zoom), double click (or + / -) to expand or collapse a group, click to select a
+// node, click on a stub to jump to the node it names. While a new layout is computed the
+// previous one stays on screen, and a line at the top says so. Only the open level exists as
+// items (a few thousand at most), whatever the size of the graph.
 #pragma once
 
-#include <QAbstractScrollArea>
+#include <QGraphicsView>
 
 #include <memory>
 #include <set>
@@ -19,7 +20,7 @@
 
 namespace fxl::viewer {
 
-class GraphView : public QAbstractScrollArea
+class GraphView : public QGraphicsView
 {
     Q_OBJECT
 
@@ -61,6 +62,9 @@ public:
     bool foldIdentical() const { return options_.foldIdentical; }
     void setDark(bool dark);
     bool dark() const { return draw_.dark; }
+    // What the scene's items paint with (selection, highlights, theme).
+    const DrawOptions& drawOptions() const { return draw_; }
+    const PreparedView* shown() const { return shown_.get(); }
 
     // The part of the drawing the viewport shows, in points; and moving it (the overview).
     QRectF visibleRect() const;
@@ -73,7 +77,7 @@ signals:
     void framePainted();  // after each paint with a layout on screen
 
 protected:
-    void paintEvent(QPaintEvent*) override;
+    void paintEvent(QPaintEvent* e) override;
     void resizeEvent(QResizeEvent*) override;
     void scrollContentsBy(int dx, int dy) override;
     void wheelEvent(QWheelEvent* e) override;
@@ -97,10 +101,11 @@ private:
     QPoint dragFrom_;
     DrawOptions draw_;
     size_t highlightCount_ = 0;
+    QGraphicsScene* scene_ = nullptr;
 
     void requestLayout();
     void onViewAvailable(quint64 id, std::shared_ptr<const PreparedView> view);
-    void updateScrollBars();
+    void rebuildScene();
     QPointF toScene(const QPoint& viewportPos) const;
     void centreOn(const viewer::Box& b);
     void selectNode(const QString& name);

@@ -593,16 +593,18 @@ void MainWindow::updateCrumbs(const QString& node)
         return;
     }
     const auto g = view_->prepared();
-    QString html = QStringLiteral("<a href=\"group:0\">%1 [%2]</a>")
+    // the link colour of the current palette (a label keeps the one of when its text was set)
+    const QString link = QApplication::palette().color(QPalette::Link).name();
+    QString html = QStringLiteral("<a style=\"color:%3\" href=\"group:0\">%1 [%2]</a>")
                        .arg(QFileInfo(QString::fromStdString(g->source->path)).fileName().toHtmlEscaped(),
-                            QString::fromStdString(g->artifactId).toHtmlEscaped());
+                            QString::fromStdString(g->artifactId).toHtmlEscaped(), link);
     const NodeId id = node.isEmpty() ? kNoNode : tree->graph().findByName(node.toStdString());
     if (id != kNoNode) {
         for (int k : tree->chain(tree->groupOf(id)))
             if (k > 0)
-                html += QStringLiteral(" &rsaquo; <a href=\"group:%1\">%2</a>")
+                html += QStringLiteral(" &rsaquo; <a style=\"color:%3\" href=\"group:%1\">%2</a>")
                             .arg(k)
-                            .arg(QString::fromStdString(tree->group(k).label).toHtmlEscaped());
+                            .arg(QString::fromStdString(tree->group(k).label).toHtmlEscaped(), link);
         html += QStringLiteral(" &rsaquo; <b>%1</b>").arg(node.toHtmlEscaped());
     }
     crumbs_->setText(html);
