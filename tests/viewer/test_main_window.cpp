@@ -8,11 +8,17 @@
 #include <QApplication>
 #include <QDir>
 #include <QFileInfo>
+#include <QMimeData>
 #include <QProcess>
+#include <QProgressBar>
 #include <QSettings>
 #include <QStandardPaths>
+#include <QTemporaryDir>
+#include <QToolButton>
 #include <QTreeView>
 #include <QtTest>
+
+#include <fstream>
 
 #include "test_util.hpp"
 #include "viewer/model/node_search.hpp"
@@ -329,6 +335,50 @@ private slots:
         SETTLE(v);
         QVERIFY(v->visibleRect().intersects(QRectF(0, 0, v->layout().width, v->layout().height)));
         saveShot(w, "main_window_deep640_block.png");
+    }
+
+    // Opening a large log shows a progress bar with Cancel; Cancel stops it, nothing is added,
+    // and the window goes on working. A file dropped on the window opens.
+    void cancelAndDrop()
+    {
+        const auto path = fxltest::corpusPath("tlparse/simple.log");
+        FXL_REQUIRE_CORPUS(path);
+        QTemporaryDir dir;
+        const QString big = dir.filePath(QStringLiteral("big.log"));
+        {
+            const std::string text = fxltest::readFile(path);
+            std::ofstream out(big.toStdString());
+            for (int k = 0; k < 300; ++k) out << text << "\n";
+        }
+        MainWindow w;
+        w.setQuietErrors(true);
+        w.resize(1200, 800);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        w.open(big);
+        QVERIFY(w.jobs()->busy(ViewJobs::Open));
+        QVERIFY(w.progressBar()->isVisible() && w.cancelButton()->isVisible());
+        QTest::mouseClick(w.cancelButton(), Qt::LeftButton);
+        QVERIFY(!w.jobs()->busy());
+        QVERIFY(w.waitIdle());
+        QCOMPARE(w.sourceModel()->rowCount(), 0);
+        QVERIFY2(w.statusText().contains(QStringLiteral("cancelled")), qPrintable(w.statusText()));
+        QVERIFY(!w.progressBar()->isVisible());
+        // a drop opens the file
+        QMimeData mime;
+        mime.setUrls({QUrl::fromLocalFile(
+            QString::fromStdString(fxltest::testDataPath("pytorch/mlp_gelu.joint.code.py").string()))});
+        // as a drag does: enter (the window accepts files), then drop
+        QDragEnterEvent enter(QPoint(100, 100), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+        QApplication::sendEvent(&w, &enter);
+        QVERIFY(enter.isAccepted());
+        QDropEvent drop(QPointF(100, 100), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+        QApplication::sendEvent(&w, &drop);
+        QVERIFY(w.waitIdle());
+        QVERIFY2(w.sourceModel()->rowCount() == 1, qPrintable(w.statusText() + QStringLiteral(" / ") + w.lastError()));
+        QVERIFY(w.graphView()->graph());
+        SETTLE(w.graphView());
+        QVERIFY(w.graphView()->view().groupItems >= 3);
     }
 
     // The shortcut list comes from the menus: every frequent action is in it.

@@ -62,6 +62,8 @@ public:
     GraphView* graphView() const { return view_; }
     SourceTreeModel* sourceModel() const { return model_; }
     QTreeView* sourceView() const { return tree_; }
+    QToolButton* cancelButton() const { return cancel_; }
+    QProgressBar* progressBar() const { return progress_; }
     SearchResultsModel* searchModel() const { return results_; }
     ViewJobs* jobs() const { return jobs_; }
     QString inspectorText() const;
