@@ -3,6 +3,7 @@
 #include <QFile>
 
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
@@ -109,6 +110,30 @@ bool corpusPresent(const fs::path& path, const char* file, int line)
     else
         QTest::qSkip(message.c_str(), file, line);
     return false;
+}
+
+bool writeConcatenatedCorpusLogs(const std::filesystem::path& out, double sizeMb)
+{
+    namespace fs = std::filesystem;
+    const fs::path corpus = corpusPath("tlparse");
+    std::vector<fs::path> logs;
+    std::error_code ec;
+    for (auto it = fs::recursive_directory_iterator(corpus, ec); !ec && it != fs::recursive_directory_iterator(); ++it)
+        if (it->is_regular_file() && (it->path().extension() == ".log" || it->path().extension() == ".txt"))
+            logs.push_back(it->path());
+    if (logs.empty()) {
+        std::fprintf(stderr, "no corpus logs under %s\n", corpus.string().c_str());
+        return false;
+    }
+    std::sort(logs.begin(), logs.end());
+    std::string chunk;
+    for (const auto& p : logs) {
+        chunk += readFile(p);
+        if (!chunk.empty() && chunk.back() != '\n') chunk += '\n';  // simple.log has no final newline
+    }
+    std::ofstream o(out, std::ios::binary | std::ios::trunc);
+    for (double written = 0; written < sizeMb * 1e6; written += double(chunk.size())) o << chunk;
+    return static_cast<bool>(o);
 }
 
 }  // namespace fxltest

@@ -74,6 +74,11 @@ inline constexpr bool kSanitizedBuild = false;
 // True for a path in the corpus' pytorch/large/ (the 100k-node graphs).
 bool isLargeCorpusPath(const std::filesystem::path& path);
 
+// A large TORCH_TRACE log for the benchmarks: the corpus logs (tlparse/, *.log and *.txt, in
+// name order) written one after the other into `out` until it holds at least sizeMb MB.
+// Returns false (and says why on stderr) when there are no corpus logs.
+bool writeConcatenatedCorpusLogs(const std::filesystem::path& out, double sizeMb);
+
 // The message for a missing corpus path ("corpus file not found: <path> ...").
 std::string missingCorpusMessage(const std::filesystem::path& path);
 

@@ -29,30 +29,10 @@ double seconds(std::chrono::steady_clock::time_point t0)
 
 std::string buildLog(double sizeMb)
 {
-    const fs::path corpus = fxltest::corpusPath("tlparse");
-    std::vector<fs::path> logs;
-    std::error_code ec;
-    for (auto it = fs::recursive_directory_iterator(corpus, ec); !ec && it != fs::recursive_directory_iterator(); ++it)
-        if (it->is_regular_file() && (it->path().extension() == ".log" || it->path().extension() == ".txt"))
-            logs.push_back(it->path());
-    if (logs.empty()) {
-        std::fprintf(stderr, "no corpus logs under %s\n", corpus.string().c_str());
-        std::exit(2);
-    }
-    std::sort(logs.begin(), logs.end());
-    std::string chunk;
-    for (const auto& p : logs) {
-        std::ifstream in(p, std::ios::binary);
-        std::ostringstream ss;
-        ss << in.rdbuf();
-        chunk += ss.str();
-        if (!chunk.empty() && chunk.back() != '\n') chunk += '\n';  // simple.log has no final newline
-    }
     const fs::path out = fs::temp_directory_path()
         / ("fxlens_bench_trace_" + std::to_string(std::chrono::steady_clock::now().time_since_epoch().count())
            + ".log");
-    std::ofstream o(out, std::ios::binary | std::ios::trunc);
-    for (double written = 0; written < sizeMb * 1e6; written += double(chunk.size())) o << chunk;
+    if (!fxltest::writeConcatenatedCorpusLogs(out, sizeMb)) std::exit(2);
     return out.string();
 }
 

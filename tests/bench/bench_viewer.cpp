@@ -90,24 +90,8 @@ double waitFor(F done)
 
 std::string buildLog(double sizeMb)
 {
-    std::vector<fs::path> logs;
-    std::error_code ec;
-    for (auto it = fs::recursive_directory_iterator(fxltest::corpusPath("tlparse"), ec);
-         !ec && it != fs::recursive_directory_iterator(); ++it)
-        if (it->is_regular_file() && (it->path().extension() == ".log" || it->path().extension() == ".txt"))
-            logs.push_back(it->path());
-    std::sort(logs.begin(), logs.end());
-    std::string chunk;
-    for (const auto& p : logs) {
-        std::ifstream in(p, std::ios::binary);
-        std::ostringstream ss;
-        ss << in.rdbuf();
-        chunk += ss.str();
-        if (!chunk.empty() && chunk.back() != '\n') chunk += '\n';
-    }
     const fs::path out = fs::temp_directory_path() / "fxlens_bench_viewer.log";
-    std::ofstream o(out, std::ios::binary | std::ios::trunc);
-    for (double written = 0; !chunk.empty() && written < sizeMb * 1e6; written += double(chunk.size())) o << chunk;
+    if (!fxltest::writeConcatenatedCorpusLogs(out, sizeMb)) std::exit(2);
     return out.string();
 }
 

@@ -32,6 +32,17 @@ using namespace fxl::viewer;
 
 namespace {
 
+// Shows the window (quiet errors: recorded, not in a box) at a size and opens a file in it,
+// waiting as a user would until its first graph is shown.
+#define OPEN_IN(w, path, width, height)                                                                                \
+    do {                                                                                                               \
+        (w).setQuietErrors(true);                                                                                      \
+        (w).resize(width, height);                                                                                     \
+        (w).show();                                                                                                    \
+        QVERIFY(QTest::qWaitForWindowExposed(&(w)));                                                                   \
+        QVERIFY2((w).openPath(path).isEmpty(), qPrintable((w).lastError()));                                           \
+    } while (false)
+
 // Waits until the graph view shows what was last asked of it.
 #define SETTLE(v) QTRY_VERIFY_WITH_TIMEOUT(!(v)->layoutPending(), 30000)
 
@@ -62,11 +73,7 @@ private slots:
     {
         const QString path = QString::fromStdString(fxltest::testDataPath("pytorch/mlp_gelu.joint.code.py").string());
         MainWindow w;
-        w.setQuietErrors(true);
-        w.resize(1200, 700);
-        w.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&w));
-        QVERIFY2(w.openPath(path).isEmpty(), qPrintable(w.lastError()));
+        OPEN_IN(w, path, 1200, 700);
         QCOMPARE(w.sourceModel()->rowCount(), 1);
         QCOMPARE(w.sourceModel()->data(w.sourceModel()->index(0, SourceTreeModel::GraphsColumn)).toInt(), 1);
         GraphView* v = w.graphView();
@@ -80,11 +87,7 @@ private slots:
         const auto path = fxltest::corpusPath("pytorch/gpt2_tiny.joint.code.py");
         FXL_REQUIRE_CORPUS(path);
         MainWindow w;
-        w.setQuietErrors(true);
-        w.resize(1400, 850);
-        w.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&w));
-        QVERIFY2(w.openPath(QString::fromStdString(path.string())).isEmpty(), qPrintable(w.lastError()));
+        OPEN_IN(w, QString::fromStdString(path.string()), 1400, 850);
         GraphView* v = w.graphView();
         SETTLE(v);
         QCOMPARE(v->view().groupItems, size_t(4));
@@ -140,10 +143,7 @@ private slots:
         const auto path = fxltest::corpusPath("pytorch/gpt2_tiny.joint.code.py");
         FXL_REQUIRE_CORPUS(path);
         MainWindow w;
-        w.setQuietErrors(true);
-        w.resize(1400, 850);
-        w.show();
-        QVERIFY(w.openPath(QString::fromStdString(path.string())).isEmpty());
+        OPEN_IN(w, QString::fromStdString(path.string()), 1400, 850);
         GraphView* v = w.graphView();
         SETTLE(v);
         QCOMPARE(w.find(QStringLiteral("target:aten.mm.default")), 19);
@@ -181,10 +181,7 @@ private slots:
         const auto path = fxltest::corpusPath(file.toStdString());
         FXL_REQUIRE_CORPUS(path);
         MainWindow w;
-        w.setQuietErrors(true);
-        w.resize(1200, 800);
-        w.show();
-        QVERIFY(w.openPath(QString::fromStdString(path.string())).isEmpty());
+        OPEN_IN(w, QString::fromStdString(path.string()), 1200, 800);
         GraphView* v = w.graphView();
         const Graph& g = *v->graph();
         // from the output, always the first producer: ends at a node without producers
@@ -227,10 +224,7 @@ private slots:
         const auto path = fxltest::corpusPath("pytorch/gpt2_tiny.joint.code.py");
         FXL_REQUIRE_CORPUS(path);
         MainWindow w;
-        w.setQuietErrors(true);
-        w.resize(1400, 850);
-        w.show();
-        QVERIFY(w.openPath(QString::fromStdString(path.string())).isEmpty());
+        OPEN_IN(w, QString::fromStdString(path.string()), 1400, 850);
         GraphView* v = w.graphView();
         QVERIFY(v->showNode(QStringLiteral("addmm")));
         SETTLE(v);
@@ -251,10 +245,7 @@ private slots:
         const auto path = fxltest::corpusPath("tlparse/simple.log");
         FXL_REQUIRE_CORPUS(path);
         MainWindow w;
-        w.setQuietErrors(true);
-        w.resize(1400, 850);
-        w.show();
-        QVERIFY(w.openPath(QString::fromStdString(path.string())).isEmpty());
+        OPEN_IN(w, QString::fromStdString(path.string()), 1400, 850);
         GraphView* v = w.graphView();
         SETTLE(v);
         const Graph& g = *v->graph();
@@ -285,10 +276,7 @@ private slots:
         const auto path = fxltest::corpusPath("tlparse/cache_hit_miss.log");
         FXL_REQUIRE_CORPUS(path);
         MainWindow w;
-        w.setQuietErrors(true);
-        w.resize(1500, 900);
-        w.show();
-        QVERIFY(w.openPath(QString::fromStdString(path.string())).isEmpty());
+        OPEN_IN(w, QString::fromStdString(path.string()), 1500, 900);
         SourceTreeModel* m = w.sourceModel();
         const QModelIndex file = m->index(0, 0);
         QStringList ids;
@@ -311,10 +299,7 @@ private slots:
         const auto path = fxltest::corpusPath("pytorch/large/gpt2_deep640.joint.code.py");
         FXL_REQUIRE_CORPUS(path);
         MainWindow w;
-        w.setQuietErrors(true);
-        w.resize(1500, 900);
-        w.show();
-        QVERIFY(w.openPath(QString::fromStdString(path.string())).isEmpty());
+        OPEN_IN(w, QString::fromStdString(path.string()), 1500, 900);
         GraphView* v = w.graphView();
         SETTLE(v);
         QCOMPARE(v->view().groupItems, size_t(4));

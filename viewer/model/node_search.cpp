@@ -288,6 +288,18 @@ bool unpacks(std::string_view st, std::string_view name)
     }
 }
 
+// Inside a string literal (quote != 0): steps over an escape or closes the string at s[i];
+// true when s[i] belonged to the string.
+bool inString(std::string_view s, size_t& i, char& quote)
+{
+    if (!quote) return false;
+    if (s[i] == '\\')
+        ++i;
+    else if (s[i] == quote)
+        quote = 0;
+    return true;
+}
+
 // The statements of a code line: split at ';' outside strings, up to a comment.
 std::vector<std::string_view> statements(std::string_view line)
 {
@@ -297,13 +309,7 @@ std::vector<std::string_view> statements(std::string_view line)
     size_t i = 0;
     for (; i < line.size(); ++i) {
         const char c = line[i];
-        if (quote) {
-            if (c == '\\')
-                ++i;
-            else if (c == quote)
-                quote = 0;
-            continue;
-        }
+        if (inString(line, i, quote)) continue;
         if (c == '"' || c == '\'')
             quote = c;
         else if (c == '#')
@@ -332,13 +338,7 @@ bool scanSignature(std::string_view s, size_t from, std::string_view name, Signa
     char quote = 0;
     for (size_t i = from; i < s.size(); ++i) {
         const char c = s[i];
-        if (quote) {
-            if (c == '\\')
-                ++i;
-            else if (c == quote)
-                quote = 0;
-            continue;
-        }
+        if (inString(s, i, quote)) continue;
         if (isSpace(c) || c == '*') continue;
         if (c == '#') break;
         if (c == '"' || c == '\'') {
