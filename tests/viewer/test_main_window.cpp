@@ -26,6 +26,7 @@
 #include "viewer/model/source_tree_model.hpp"
 #include "viewer/widgets/graph_view.hpp"
 #include "viewer/widgets/main_window.hpp"
+#include "viewer/widgets/overview.hpp"
 
 using namespace fxl;
 using namespace fxl::viewer;
@@ -133,8 +134,24 @@ private slots:
         QCOMPARE(w.originalLine(), findNodeLine(fxltest::readFile(path), "addmm"));
         saveShot(w, "main_window_gpt2_tiny.png");
         QVERIFY(!v->showNode(QStringLiteral("no_such_node")));
+        // the overview (minimap): a click there centres the view on that point of the drawing
+        Overview* o = w.overview();
+        const double s = o->scale();
+        const QPointF origin((o->width() - v->layout().width * s) / 2, (o->height() - v->layout().height * s) / 2);
+        const QPointF target(v->layout().width * 0.25, v->layout().height * 0.75);
+        QTest::mouseClick(o, Qt::LeftButton, Qt::NoModifier, (origin + target * s).toPoint());
+        const QPointF centre = v->visibleRect().center();
+        QVERIFY2(std::abs(centre.x() - target.x()) < 2 / s + 2 && std::abs(centre.y() - target.y()) < 2 / s + 2,
+                 qPrintable(
+                     QStringLiteral("%1,%2 vs %3,%4").arg(centre.x()).arg(centre.y()).arg(target.x()).arg(target.y())));
         v->fit();
         saveShot(w, "main_window_gpt2_tiny_fit.png");
+        // the file is the first of the recent files
+        const QStringList recent = QSettings(QStringLiteral("fxlens"), QStringLiteral("fxlens"))
+                                       .value(QStringLiteral("recent"))
+                                       .toStringList();
+        QVERIFY(!recent.isEmpty());
+        QCOMPARE(recent.front(), QFileInfo(QString::fromStdString(path.string())).absoluteFilePath());
     }
 
     // Find: the query language of the find dock, results that jump.

@@ -756,18 +756,14 @@ bool MainWindow::walkTo(const QString& from, std::vector<NodeId> list, const cha
 
 bool MainWindow::walkProducer()
 {
-    const Graph* g = view_->graph();
-    const NodeId id = g ? g->findByName(view_->selected().toStdString()) : kNoNode;
-    if (id == kNoNode) return false;
-    return walkTo(view_->selected(), producersOf(*g, id), "producers");
+    const NodeId id = selectedNode();
+    return id != kNoNode && walkTo(view_->selected(), producersOf(*view_->graph(), id), "producers");
 }
 
 bool MainWindow::walkConsumer()
 {
-    const Graph* g = view_->graph();
-    const NodeId id = g ? g->findByName(view_->selected().toStdString()) : kNoNode;
-    if (id == kNoNode) return false;
-    return walkTo(view_->selected(), consumersOf(*g, id), "consumers");
+    const NodeId id = selectedNode();
+    return id != kNoNode && walkTo(view_->selected(), consumersOf(*view_->graph(), id), "consumers");
 }
 
 bool MainWindow::walkNext(int step)
@@ -780,28 +776,27 @@ bool MainWindow::walkNext(int step)
     return true;
 }
 
-size_t MainWindow::traceUpstream()
+size_t MainWindow::trace(bool upstream)
 {
     const Graph* g = view_->graph();
-    const NodeId id = g ? g->findByName(view_->selected().toStdString()) : kNoNode;
+    const NodeId id = selectedNode();
     if (id == kNoNode) return 0;
-    std::vector<NodeId> cone = upstreamCone(*g, id);
+    std::vector<NodeId> cone = upstream ? upstreamCone(*g, id) : downstreamCone(*g, id);
     cone.push_back(id);
     view_->setHighlights(cone);
-    status_->setText(tr("upstream of %1: %2 nodes (Esc clears)").arg(view_->selected()).arg(cone.size() - 1));
+    status_->setText(tr("%1 of %2: %3 nodes (Esc clears)")
+                         .arg(upstream ? tr("upstream") : tr("downstream"), view_->selected())
+                         .arg(cone.size() - 1));
     return cone.size() - 1;
 }
 
-size_t MainWindow::traceDownstream()
+size_t MainWindow::traceUpstream() { return trace(true); }
+size_t MainWindow::traceDownstream() { return trace(false); }
+
+NodeId MainWindow::selectedNode() const
 {
     const Graph* g = view_->graph();
-    const NodeId id = g ? g->findByName(view_->selected().toStdString()) : kNoNode;
-    if (id == kNoNode) return 0;
-    std::vector<NodeId> cone = downstreamCone(*g, id);
-    cone.push_back(id);
-    view_->setHighlights(cone);
-    status_->setText(tr("downstream of %1: %2 nodes (Esc clears)").arg(view_->selected()).arg(cone.size() - 1));
-    return cone.size() - 1;
+    return g ? g->findByName(view_->selected().toStdString()) : kNoNode;
 }
 
 void MainWindow::clearTrace() { view_->setHighlights({}); }

@@ -64,6 +64,7 @@ public:
     QTreeView* sourceView() const { return tree_; }
     QToolButton* cancelButton() const { return cancel_; }
     QProgressBar* progressBar() const { return progress_; }
+    Overview* overview() const { return overview_; }
     SearchResultsModel* searchModel() const { return results_; }
     ViewJobs* jobs() const { return jobs_; }
     QString inspectorText() const;
@@ -152,6 +153,8 @@ private:
     void runFind();
     void showResult(int row);
     bool walkTo(const QString& from, std::vector<NodeId> list, const char* what);
+    size_t trace(bool upstream);
+    NodeId selectedNode() const;  // kNoNode when none
     void showError(const QString& text);
     void showShortcuts();
     void rememberRecent(const QString& path);
