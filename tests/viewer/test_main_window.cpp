@@ -154,6 +154,38 @@ private slots:
         QCOMPARE(recent.front(), QFileInfo(QString::fromStdString(path.string())).absoluteFilePath());
     }
 
+    // A stub that names several far ends offers them in a menu; each entry jumps there.
+    void stubMenu()
+    {
+        const auto path = fxltest::corpusPath("pytorch/gpt2_tiny.joint.code.py");
+        FXL_REQUIRE_CORPUS(path);
+        MainWindow w;
+        OPEN_IN(w, QString::fromStdString(path.string()), 1400, 850);
+        GraphView* v = w.graphView();
+        SETTLE(v);
+        v->toggleGroup(v->tree()->find("forward"));
+        SETTLE(v);
+        int stub = -1;
+        for (size_t k = 0; k < v->view().items.size(); ++k)
+            if (v->view().items[k].kind == ItemKind::Stub && v->view().items[k].peers.size() > 3) {
+                stub = static_cast<int>(k);
+                break;
+            }
+        QVERIFY(stub >= 0);
+        const std::vector<NodeId> peers = v->view().items[static_cast<size_t>(stub)].peers;
+        v->activateStub(stub, v->mapToGlobal(QPoint(50, 50)));
+        QVERIFY(v->stubMenu());
+        const QList<QAction*> actions = v->stubMenu()->actions();
+        const size_t listed = std::min(peers.size(), size_t(GraphView::kMaxStubMenu));
+        QCOMPARE(size_t(actions.size()), listed + (peers.size() > listed ? 1 : 0));
+        const QString second = QString::fromStdString(v->graph()->node(peers[1]).name);
+        QVERIFY(actions[1]->text().startsWith(second + QStringLiteral("  (")));
+        actions[1]->trigger();
+        SETTLE(v);
+        QCOMPARE(v->selected(), second);
+        QVERIFY(v->view().itemOfNode(peers[1]) >= 0);
+    }
+
     // Find: the query language of the find dock, results that jump.
     void findNodes()
     {

@@ -362,8 +362,36 @@ void GraphView::mousePressEvent(QMouseEvent* e)
     const ViewItem& it = shown_->view.items[static_cast<size_t>(k)];
     if (it.kind == ItemKind::Node)
         selectNode(QString::fromStdString(it.title));
-    else if (it.kind == ItemKind::Stub && !it.peers.empty())
-        showNode(QString::fromStdString(graph_->graph->node(it.peers.front()).name));  // jump to the far end
+    else if (it.kind == ItemKind::Stub)
+        activateStub(k, e->globalPosition().toPoint());
+}
+
+void GraphView::activateStub(int item, const QPoint& globalPos)
+{
+    if (!shown_ || item < 0 || static_cast<size_t>(item) >= shown_->view.items.size()) return;
+    const ViewItem& it = shown_->view.items[static_cast<size_t>(item)];
+    if (it.kind != ItemKind::Stub || it.peers.empty()) return;
+    auto name = [&](NodeId id) { return QString::fromStdString(graph_->graph->node(id).name); };
+    if (it.peers.size() == 1) {
+        showNode(name(it.peers.front()));  // jump to the far end
+        return;
+    }
+    delete stubMenu_;
+    stubMenu_ = new QMenu(this);
+    const size_t shown = std::min(it.peers.size(), static_cast<size_t>(kMaxStubMenu));
+    for (size_t k = 0; k < shown; ++k) {
+        const NodeId id = it.peers[k];
+        const QString n = name(id);
+        stubMenu_->addAction(n + QStringLiteral("  (") + QString::fromLatin1(phaseClassName(graph_->tree->phaseOf(id)))
+                                 + QStringLiteral(")"),
+                             this, [this, n] { showNode(n); });
+    }
+    if (it.peers.size() > shown)
+        stubMenu_
+            ->addAction(
+                tr("... and %1 more: the inspector of the producer lists them all").arg(it.peers.size() - shown))
+            ->setEnabled(false);
+    stubMenu_->popup(globalPos);
 }
 
 void GraphView::mouseMoveEvent(QMouseEvent* e)

@@ -11,6 +11,7 @@
 #pragma once
 
 #include <QGraphicsView>
+#include <QMenu>
 
 #include <memory>
 #include <set>
@@ -54,6 +55,11 @@ public:
     QString selected() const { return selected_; }
     // The view item at a viewport position, -1 when none.
     int itemAt(const QPoint& viewportPos) const;
+    // A click on a stub (view item `item`): one far end -> jump there; several -> a menu of them
+    // (the first kMaxStubMenu) at `globalPos`, each entry jumping to its node.
+    void activateStub(int item, const QPoint& globalPos);
+    QMenu* stubMenu() const { return stubMenu_; }
+    static constexpr int kMaxStubMenu = 30;
     // Traced nodes, drawn highlighted (empty: none).
     void setHighlights(const std::vector<NodeId>& nodes);
     size_t highlightCount() const { return highlightCount_; }
@@ -102,6 +108,7 @@ private:
     DrawOptions draw_;
     size_t highlightCount_ = 0;
     QGraphicsScene* scene_ = nullptr;
+    QMenu* stubMenu_ = nullptr;
 
     void requestLayout();
     void onViewAvailable(quint64 id, std::shared_ptr<const PreparedView> view);

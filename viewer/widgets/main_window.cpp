@@ -352,7 +352,8 @@ QString MainWindow::shortcutList() const
                     + a->text().remove(QLatin1Char('&')) + QLatin1Char('\n');
     }
     out += tr("Wheel\tzoom at the cursor\nDrag\tpan\nDouble click\texpand or collapse a group\n+ / -\texpand down to "
-              "the selected node / collapse its group\nClick a stub\tjump to the node it names\nClick the "
+              "the selected node / collapse its group\nClick a stub\tjump to the node it names (a menu when it names "
+              "several)\nClick the "
               "overview\tmove the view there\n");
     return out;
 }
