@@ -531,6 +531,20 @@ ViewGraph buildViewGraph(const GroupTree& tree, const std::set<int>& expandedIn,
         const ViewItem& it = v.items[static_cast<size_t>(item)];
         return End{it.kind, it.node, it.group, it.container, it.phase};
     };
+    // a stub beside the item `at` (its container and phase) naming `node` / `group`
+    auto addStub = [&](bool incoming, NodeId node, int group, const End& at, const std::string& why) {
+        ViewItem s;
+        s.kind = ItemKind::Stub;
+        s.incoming = incoming;
+        s.node = node;
+        s.group = group;
+        s.container = at.container;
+        s.phase = at.phase;
+        s.subtitle = why;
+        v.items.push_back(std::move(s));
+        ++v.stubItems;
+        return static_cast<int>(v.items.size()) - 1;
+    };
     for (const Cand& e : cands) {
         const End a = end(e.from), b = end(e.to);
         const bool sameContainer = a.container == b.container && e.from < e.to;
@@ -542,36 +556,17 @@ ViewGraph buildViewGraph(const GroupTree& tree, const std::set<int>& expandedIn,
             continue;
         }
         const std::string why = crossPhase ? "forward -> backward" : !sameContainer ? "other group" : "long edge";
+        const int producerGroup = a.kind == ItemKind::Group ? a.group : -1;
         auto ok = outStub.find(key(e.from, a.container));
         if (ok == outStub.end()) {
-            ViewItem s;
-            s.kind = ItemKind::Stub;
-            s.incoming = false;
-            s.node = a.kind == ItemKind::Node ? a.node : e.producer;
-            s.group = a.kind == ItemKind::Group ? a.group : -1;
-            s.container = a.container;
-            s.phase = a.phase;
-            s.subtitle = why;
-            const int si = static_cast<int>(v.items.size());
-            v.items.push_back(std::move(s));
-            ++v.stubItems;
+            const int si = addStub(false, a.kind == ItemKind::Node ? a.node : e.producer, producerGroup, a, why);
             ok = outStub.emplace(key(e.from, a.container), si).first;
             v.edges.push_back({e.from, si});
         }
         addPeer(ok->second, e.consumer);
         auto ik = inStub.find(key(e.from, e.to));
         if (ik == inStub.end()) {
-            ViewItem s;
-            s.kind = ItemKind::Stub;
-            s.incoming = true;
-            s.node = e.producer;
-            s.group = a.kind == ItemKind::Group ? a.group : -1;
-            s.container = b.container;
-            s.phase = b.phase;
-            s.subtitle = why;
-            const int si = static_cast<int>(v.items.size());
-            v.items.push_back(std::move(s));
-            ++v.stubItems;
+            const int si = addStub(true, e.producer, producerGroup, b, why);
             ik = inStub.emplace(key(e.from, e.to), si).first;
             v.edges.push_back({si, e.to});
         }
