@@ -57,4 +57,39 @@ std::string formatByteSize(int64_t bytes)
     return "-" + formatMagnitude(uint64_t{0} - static_cast<uint64_t>(bytes));
 }
 
+std::string formatDuration(double seconds)
+{
+    if (!(seconds > 0)) return "0 s";
+    if (seconds >= 100) {
+        char buf[64];
+        std::snprintf(buf, sizeof buf, "%.1f min", seconds / 60);
+        return buf;
+    }
+    static const char* const units[] = {"s", "ms", "\u00b5s", "ns"};
+    int u = 0;
+    double scale = 1;
+    while (u < 3 && seconds < scale) {
+        ++u;
+        scale /= 1000;
+    }
+    const std::string digits = threeSignificantDigits(seconds / scale);
+    // a value that rounds up to 1000 moves to the unit above, as byte sizes do
+    if (u > 0 && digits.size() > 3 && digits.find('.') == std::string::npos) return "1.00 " + std::string(units[u - 1]);
+    return digits + " " + units[u];
+}
+
+std::string formatByteChange(int64_t before, int64_t after)
+{
+    const int64_t d = after - before;
+    std::string s = (d > 0 ? "+" : "") + formatByteSize(d);
+    if (before == 0) return s + (d == 0 ? " (0%)" : " (new)");
+    const double pct = 100.0 * static_cast<double>(d) / static_cast<double>(before);
+    char buf[64];
+    if (d == 0)
+        std::snprintf(buf, sizeof buf, " (0%%)");
+    else
+        std::snprintf(buf, sizeof buf, " (%+.1f%%)", pct);
+    return s + buf;
+}
+
 }  // namespace fxl

@@ -94,6 +94,73 @@ void setHighlights(const GroupTree& tree, const std::vector<NodeId>& nodes, Draw
     }
 }
 
+void setMarks(const GroupTree& tree, std::vector<uint8_t> nodeMarks, std::vector<Rgb> colours, DrawOptions& opts)
+{
+    opts.groupMarks.assign(tree.groups().size(), 0);
+    for (NodeId id : tree.graph().order()) {
+        if (static_cast<size_t>(id) >= nodeMarks.size()) continue;
+        const uint8_t m = nodeMarks[static_cast<size_t>(id)];
+        if (!m) continue;
+        for (int k = tree.groupOf(id); k >= 0 && opts.groupMarks[static_cast<size_t>(k)] < m; k = tree.group(k).parent)
+            opts.groupMarks[static_cast<size_t>(k)] = m;
+    }
+    opts.nodeMarks = std::move(nodeMarks);
+    opts.markColours = std::move(colours);
+}
+
+std::vector<uint8_t> diffMarks(const GraphDiff& d, const Graph& g, bool sideB)
+{
+    size_t ids = 0;
+    for (NodeId id : g.order()) ids = std::max(ids, static_cast<size_t>(id) + 1);
+    std::vector<uint8_t> out(ids, 0);
+    for (const NodeDiff& n : d.nodes) {
+        const NodeId id = sideB ? n.b : n.a;
+        if (id == kNoNode || static_cast<size_t>(id) >= ids) continue;
+        uint8_t m = MarkNone;
+        switch (n.cls) {
+        case DiffClass::Unchanged: break;
+        case DiffClass::Added: m = MarkAdded; break;
+        case DiffClass::Removed: m = MarkRemoved; break;
+        case DiffClass::Changed:
+            m = n.fields.size() == 1 && n.fields.front() == "inputs" ? MarkRewired : MarkChanged;
+            break;
+        }
+        out[static_cast<size_t>(id)] = m;
+    }
+    return out;
+}
+
+std::vector<Rgb> diffMarkColours() { return {{0, 0, 0}, {40, 110, 220}, {225, 150, 0}, {30, 160, 60}, {210, 40, 40}}; }
+
+const char* diffMarkName(DiffMark m)
+{
+    switch (m) {
+    case MarkNone: return "";
+    case MarkRewired: return "rewired";
+    case MarkChanged: return "changed";
+    case MarkAdded: return "added";
+    case MarkRemoved: return "removed";
+    }
+    return "";
+}
+
+Box drawDiffLegend(Canvas& c, double x, double y, bool dark)
+{
+    const Theme& th = theme(dark);
+    const auto colours = diffMarkColours();
+    const Box size{x, y, 4 * 80.0 + 8, 22};
+    c.beginItem("legend", "diff-legend");
+    c.rect(size, th.background, th.border, 1.0, 4);
+    double cx = x + 8;
+    for (DiffMark m : {MarkAdded, MarkRemoved, MarkChanged, MarkRewired}) {
+        c.rect({cx, y + 6, 12, 10}, colours[m], colours[m], 0, 2);
+        c.text(cx + 16, y + 15, diffMarkName(m), 9, th.text);
+        cx += 80;
+    }
+    c.endItem();
+    return size;
+}
+
 std::vector<Point> arrowHead(const std::vector<Point>& pts)
 {
     // along the last control segment (dot repeats the end point when it finishes at the head)
@@ -116,6 +183,19 @@ bool litNode(const DrawOptions& opts, NodeId id)
 {
     return id >= 0 && static_cast<size_t>(id) < opts.highlightNodes.size()
         && opts.highlightNodes[static_cast<size_t>(id)];
+}
+
+uint8_t markOf(const std::vector<uint8_t>& marks, long k)
+{
+    return k >= 0 && static_cast<size_t>(k) < marks.size() ? marks[static_cast<size_t>(k)] : 0;
+}
+
+// The mark's band at the foot of a box, and the colour of its outline.
+void drawMark(Canvas& c, const Box& b, uint8_t m, const DrawOptions& opts)
+{
+    if (!m || m >= opts.markColours.size()) return;
+    const Rgb col = opts.markColours[m];
+    c.rect({b.x + 1, b.y + b.h - 5, b.w - 2, 4}, col, col, 0, 1);
 }
 
 bool litGroup(const DrawOptions& opts, int k)
@@ -155,12 +235,15 @@ void drawItem(Canvas& c, const GroupTree& tree, const ViewGraph& v, const Layout
     case ItemKind::Node: {
         const bool sel = !opts.selected.empty() && it.title == opts.selected;
         const bool lit = litNode(opts, it.node);
+        const uint8_t mark = markOf(opts.nodeMarks, it.node);
         c.beginItem("node", it.title);
         c.rect(b, phaseColour(it.phase, opts.dark),
-               sel       ? th.selected
-                   : lit ? th.highlight
-                         : th.border,
-               sel || lit ? 2.5 : 1.0, 3);
+               sel                                          ? th.selected
+                   : lit                                    ? th.highlight
+                   : mark && mark < opts.markColours.size() ? opts.markColours[mark]
+                                                            : th.border,
+               sel || lit || mark ? 2.5 : 1.0, 3);
+        drawMark(c, b, mark, opts);
         c.rect({b.x, b.y, 5, b.h}, opClassColour(it.opClass), opClassColour(it.opClass), 0, 0);
         if (opts.labels) {
             c.text(b.x + 9, b.y + 14, clip(it.title, b.w - 12, 6.2), 10, th.text, true);
@@ -176,7 +259,14 @@ void drawItem(Canvas& c, const GroupTree& tree, const ViewGraph& v, const Layout
         const Rgb fill = phaseColour(it.phase, opts.dark);
         if (it.folded > 1) c.rect({b.x + 4, b.y + 4, b.w, b.h}, fill, th.border, 1.0, 4);  // a stack: several
         c.rect({b.x + 4, b.y - 4, b.w * 0.4, 6}, fill, th.border, 1.0, 2);  // folder tab
-        c.rect(b, fill, g.differs ? th.differs : lit ? th.highlight : th.border, g.differs || lit ? 2.5 : 1.5, 4);
+        const uint8_t mark = markOf(opts.groupMarks, it.group);
+        c.rect(b, fill,
+               g.differs                                    ? th.differs
+                   : lit                                    ? th.highlight
+                   : mark && mark < opts.markColours.size() ? opts.markColours[mark]
+                                                            : th.border,
+               g.differs || lit || mark ? 2.5 : 1.5, 4);
+        drawMark(c, b, mark, opts);
         if (opts.labels) {
             c.text(b.x + 8, b.y + 17, clip(it.title, b.w - 16, 6.2), 10, th.text, true);
             c.text(b.x + 8, b.y + 32, clip(it.subtitle, b.w - 16, 5.0), 8, g.differs ? th.differs : th.subText);

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "core/analysis/graph_diff.hpp"
 #include "viewer/layout/graph_layout.hpp"
 #include "viewer/model/view_graph.hpp"
 
@@ -54,10 +55,35 @@ struct DrawOptions
     bool dark = false;  // theme
     // Traced nodes (upstream / downstream cones): by NodeId, and the groups holding one.
     std::vector<char> highlightNodes, highlightGroups;
+    // Marks (diff classes, ULP distances of a run): a coloured outline and a band at the foot
+    // of a box, by NodeId, and for each group the largest mark of its nodes; 0 = none.
+    // markColours[m] is mark m's colour.
+    std::vector<uint8_t> nodeMarks, groupMarks;
+    std::vector<Rgb> markColours;
 };
 
 // Fills opts.highlightNodes / highlightGroups for these nodes (empty: no highlight).
 void setHighlights(const GroupTree& tree, const std::vector<NodeId>& nodes, DrawOptions& opts);
+
+// Fills opts.nodeMarks / groupMarks from marks by NodeId (a group: the largest of its nodes').
+void setMarks(const GroupTree& tree, std::vector<uint8_t> nodeMarks, std::vector<Rgb> colours, DrawOptions& opts);
+
+// The marks of a diff on one side: 1 rewired (only inputs changed), 2 changed, 3 added (side b),
+// 4 removed (side a); larger is stronger. diffMarkColours() are their colours, diffMarkName()
+// their names ("rewired", "changed", "added", "removed").
+enum DiffMark : uint8_t
+{
+    MarkNone,
+    MarkRewired,
+    MarkChanged,
+    MarkAdded,
+    MarkRemoved,
+};
+std::vector<uint8_t> diffMarks(const GraphDiff& d, const Graph& g, bool sideB);
+std::vector<Rgb> diffMarkColours();
+const char* diffMarkName(DiffMark m);
+// The legend of the diff marks (one line), top-left at (x, y); returns its size.
+Box drawDiffLegend(Canvas& c, double x, double y, bool dark);
 
 // The legend: phase fills and operator class stripes, top-left at (x, y); returns its size.
 Box drawLegend(Canvas& c, double x, double y, bool dark);

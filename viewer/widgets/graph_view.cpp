@@ -114,15 +114,32 @@ const ViewGraph& GraphView::view() const { return shown_ ? shown_->view : kNoVie
 const Layout& GraphView::layout() const { return shown_ ? shown_->layout : kNoLayout; }
 const std::set<int>& GraphView::expanded() const { return shown_ ? shown_->expanded : kNone; }
 
-void GraphView::setGraph(std::shared_ptr<const PreparedGraph> graph)
+void GraphView::setGraph(std::shared_ptr<const PreparedGraph> graph, bool keepView)
 {
+    // keeping the view: the same groups open (by key), the same node selected when it is there,
+    // the zoom and the centre as they were
+    std::set<std::string> openKeys;
+    if (keepView && graph_)
+        for (int k : wanted_) openKeys.insert(graph_->tree->group(k).key);
+    const QString keepSelected = keepView ? selected_ : QString();
+    keepCentre_ = keepView && shown_ ? std::optional<QPointF>(visibleRect().center()) : std::nullopt;
     graph_ = std::move(graph);
     shown_.reset();
     wanted_.clear();
     selected_.clear();
     draw_.selected.clear();
     setHighlights({});
-    fitOnArrival_ = true;
+    draw_.nodeMarks.clear();
+    draw_.groupMarks.clear();
+    if (graph_ && keepView) {
+        for (const std::string& key : openKeys)
+            if (const int k = graph_->tree->find(key); k >= 0) wanted_.insert(k);
+        if (!keepSelected.isEmpty() && graph_->graph->findByName(keepSelected.toStdString()) != kNoNode) {
+            selected_ = keepSelected;
+            draw_.selected = keepSelected.toStdString();
+        }
+    }
+    fitOnArrival_ = !keepView;
     centreOnArrival_.clear();
     groupOnArrival_ = -1;
     if (graph_)
@@ -165,6 +182,10 @@ void GraphView::onViewAvailable(quint64 id, std::shared_ptr<const PreparedView> 
     if (fitOnArrival_) {
         fitOnArrival_ = false;
         fit();
+    }
+    if (keepCentre_) {
+        centreOnPoint(*keepCentre_);
+        keepCentre_.reset();
     }
     if (!centreOnArrival_.isEmpty()) {
         if (zoom_ < 0.6) setZoom(1.0);  // a node asked for is shown readable
@@ -249,6 +270,16 @@ void GraphView::setHighlights(const std::vector<NodeId>& nodes)
         viewer::setHighlights(*graph_->tree, nodes, draw_);
     else
         draw_.highlightNodes.clear(), draw_.highlightGroups.clear();
+    viewport()->update();
+}
+
+void GraphView::setMarks(std::vector<uint8_t> nodeMarks, std::vector<Rgb> colours)
+{
+    if (graph_ && !nodeMarks.empty())
+        viewer::setMarks(*graph_->tree, std::move(nodeMarks), std::move(colours), draw_);
+    else
+        draw_.nodeMarks.clear(), draw_.groupMarks.clear();
+    scene_->update();
     viewport()->update();
 }
 

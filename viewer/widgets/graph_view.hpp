@@ -14,6 +14,7 @@
 #include <QMenu>
 
 #include <memory>
+#include <optional>
 #include <set>
 
 #include "viewer/jobs/view_jobs.hpp"
@@ -29,8 +30,11 @@ public:
     // Layouts go through `jobs` (the window's), or through jobs of its own when null.
     explicit GraphView(ViewJobs* jobs = nullptr, QWidget* parent = nullptr);
 
-    // Shows a prepared graph (collapsed to its top level); null clears the view.
-    void setGraph(std::shared_ptr<const PreparedGraph> graph);
+    // Shows a prepared graph (collapsed to its top level, fitted); null clears the view. With
+    // keepView, the groups open now (by key) stay open where the new graph has them, the
+    // selected node stays selected when the new graph has it, and the zoom and centre stay
+    // (stepping through passes).
+    void setGraph(std::shared_ptr<const PreparedGraph> graph, bool keepView = false);
     std::shared_ptr<const PreparedGraph> prepared() const { return graph_; }
     const GroupTree* tree() const { return graph_ ? graph_->tree.get() : nullptr; }
     const Graph* graph() const { return graph_ ? graph_->graph.get() : nullptr; }
@@ -63,6 +67,10 @@ public:
     // Traced nodes, drawn highlighted (empty: none).
     void setHighlights(const std::vector<NodeId>& nodes);
     size_t highlightCount() const { return highlightCount_; }
+    // Marks by NodeId drawn on the boxes (scene_draw.hpp setMarks: diff classes, ULP distances);
+    // empty clears them. A new graph clears them too.
+    void setMarks(std::vector<uint8_t> nodeMarks, std::vector<Rgb> colours);
+    const std::vector<uint8_t>& nodeMarks() const { return draw_.nodeMarks; }
     // V3 of viewer/model/view_graph.hpp: identical sibling groups folded into one box.
     void setFoldIdentical(bool fold);
     bool foldIdentical() const { return options_.foldIdentical; }
@@ -102,6 +110,7 @@ private:
     bool fitOnArrival_ = false;
     QString centreOnArrival_;  // node to centre on when the pending layout arrives
     int groupOnArrival_ = -1;
+    std::optional<QPointF> keepCentre_;  // setGraph(keepView): the centre to keep
     double zoom_ = 1.0;
     QString selected_;
     QPoint dragFrom_;

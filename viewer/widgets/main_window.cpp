@@ -21,6 +21,7 @@
 #include <QSettings>
 #include <QStatusBar>
 #include <QStyleFactory>
+#include <QTabWidget>
 #include <QTableView>
 #include <QTextBlock>
 #include <QTextBrowser>
@@ -29,15 +30,27 @@
 #include <QTreeView>
 #include <QVBoxLayout>
 
+#include <QPointer>
+#include <QRegularExpression>
+#include <QThreadPool>
+
+#include <filesystem>
 #include <iostream>
 
 #include "core/formats/fx/fx_text_writer.hpp"
+#include "viewer/jobs/step_jobs.hpp"
 #include "viewer/model/node_search.hpp"
+#include "viewer/model/pipeline_model.hpp"
 #include "viewer/model/search_results_model.hpp"
 #include "viewer/model/source_tree_model.hpp"
+#include "viewer/model/step_list_model.hpp"
+#include "viewer/model/timeline_model.hpp"
 #include "viewer/render/painter_canvas.hpp"
+#include "viewer/widgets/diff_view.hpp"
 #include "viewer/widgets/graph_view.hpp"
 #include "viewer/widgets/overview.hpp"
+#include "viewer/widgets/pipeline_editor.hpp"
+#include "viewer/widgets/timeline_view.hpp"
 
 namespace fxl::viewer {
 
@@ -121,8 +134,50 @@ MainWindow::MainWindow(QWidget* parent)
     layout->setSpacing(0);
     layout->addWidget(crumbs_);
     layout->addWidget(view_, 1);
-    setCentralWidget(central);
+    // the graph and, when a step or two graphs are compared, the diff
+    diff_ = new DiffView(this);
+    tabs_ = new QTabWidget(this);
+    tabs_->setDocumentMode(true);
+    tabs_->addTab(central, tr("Graph"));
+    tabs_->addTab(diff_, tr("Diff"));
+    setCentralWidget(tabs_);
     connect(view_, &GraphView::nodeSelected, this, &MainWindow::inspect);
+
+    // the pass stepper: pipeline editor and step list; the memory timeline of the step shown
+    runner_ = new StepRunner(this);
+    passes_ = new PipelineEditor(runner_, this);
+    auto* passesDock = new QDockWidget(tr("Passes"), this);
+    passesDock->setObjectName(QStringLiteral("passes"));
+    passesDock->setWidget(passes_);
+    addDockWidget(Qt::LeftDockWidgetArea, passesDock);
+    timelineModel_ = new TimelineModel(this);
+    timeline_ = new TimelineView(timelineModel_, this);
+    auto* timelineDock = new QDockWidget(tr("Memory timeline"), this);
+    timelineDock->setObjectName(QStringLiteral("timeline"));
+    timelineDock->setWidget(timeline_);
+    addDockWidget(Qt::BottomDockWidgetArea, timelineDock);
+    connect(runner_, &StepRunner::stepAvailable, this, [this](quint64, int index) { onStepAvailable(index); });
+    connect(runner_, &StepRunner::stepsReset, this, [this](int from) {
+        if (step_ >= from) step_ = -1;
+    });
+    connect(runner_, &StepRunner::progress, this, [this](quint64, qint64 done, qint64 total, const QString& what) {
+        status_->setText(tr("running the pipeline: stage %1 of %2 (%3)").arg(done + 1).arg(total).arg(what));
+    });
+    connect(runner_, &StepRunner::finished, this, [this](quint64, bool ok, const QString& message) {
+        if (!ok && !message.isEmpty()) status_->setText(message);
+        updateBusy();
+    });
+    connect(passes_, &PipelineEditor::stepChosen, this, [this](int index) {
+        followSteps_ = false;
+        showStep(index);
+    });
+    connect(timeline_, &TimelineView::nodeClicked, this, [this](const QString& name) {
+        if (tabs_->currentWidget() == diff_)
+            diff_->selectB(name);
+        else
+            view_->showNode(name);
+    });
+    connect(view_, &GraphView::nodeSelected, timeline_, &TimelineView::setSelectedNode);
 
     // sources
     tree_ = new QTreeView(this);
@@ -255,8 +310,11 @@ MainWindow::MainWindow(QWidget* parent)
     view_->setFoldIdentical(QSettings(QStringLiteral("fxlens"), QStringLiteral("fxlens"))
                                 .value(QStringLiteral("view/fold"), true)
                                 .toBool());
-    QDockWidget* docks[] = {treeDock, findDock, inspectorDock, overviewDock, legendDock, textDock};
-    buildMenus(docks, 6);
+    tabifyDockWidget(textDock, timelineDock);
+    timelineDock->raise();
+    QDockWidget* docks[] = {treeDock,   findDock, inspectorDock, overviewDock,
+                            legendDock, textDock, passesDock,    timelineDock};
+    buildMenus(docks, 8);
 
     QSettings settings(QStringLiteral("fxlens"), QStringLiteral("fxlens"));
     restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray());
@@ -264,7 +322,7 @@ MainWindow::MainWindow(QWidget* parent)
     if (!settings.contains(QStringLiteral("window/geometry"))) {
         resize(1500, 900);
         resizeDocks({treeDock, inspectorDock}, {360, 330}, Qt::Horizontal);
-        resizeDocks({textDock}, {200}, Qt::Vertical);
+        resizeDocks({textDock, timelineDock}, {230, 230}, Qt::Vertical);
     }
     setTheme(static_cast<Theme>(settings.value(QStringLiteral("theme"), 0).toInt()));
     updateCrumbs({});
@@ -316,6 +374,27 @@ void MainWindow::buildMenus(QDockWidget* const* docks, int dockCount)
     nav->addAction(tr("Trace &upstream"), QKeySequence(Qt::CTRL | Qt::Key_U), this, [this] { traceUpstream(); });
     nav->addAction(tr("Trace &downstream"), QKeySequence(Qt::CTRL | Qt::Key_D), this, [this] { traceDownstream(); });
     nav->addAction(tr("C&lear trace"), QKeySequence(Qt::Key_Escape), this, &MainWindow::clearTrace);
+
+    QMenu* passes = menuBar()->addMenu(tr("&Passes"));
+    passes->addAction(tr("&Run the pipeline"), QKeySequence(Qt::CTRL | Qt::Key_Return), this, [this, docks] {
+        docks[6]->show();
+        followSteps_ = true;
+        passes_->run();
+        updateBusy();
+    });
+    passes->addAction(tr("&Next step"), QKeySequence(Qt::CTRL | Qt::Key_Right), this, [this] {
+        followSteps_ = false;
+        stepForward();
+    });
+    passes->addAction(tr("&Previous step"), QKeySequence(Qt::CTRL | Qt::Key_Left), this, [this] {
+        followSteps_ = false;
+        stepBack();
+    });
+    passes->addSeparator();
+    passes->addAction(tr("Show the &graph"), QKeySequence(Qt::CTRL | Qt::Key_1), this,
+                      [this] { tabs_->setCurrentIndex(0); });
+    passes->addAction(tr("Show the &diff"), QKeySequence(Qt::CTRL | Qt::Key_2), this,
+                      [this] { tabs_->setCurrentIndex(1); });
 
     QMenu* viewMenu = menuBar()->addMenu(tr("&View"));
     viewMenu->addAction(tr("&Fit"), QKeySequence(Qt::Key_F), view_, &GraphView::fit);
@@ -386,7 +465,8 @@ bool MainWindow::waitIdle(int timeoutMs)
 {
     QElapsedTimer timer;
     timer.start();
-    while (jobs_->busy() || !openQueue_.empty() || !opening_.isEmpty()) {
+    while (jobs_->busy() || !openQueue_.empty() || !opening_.isEmpty() || runner_->busy() || diffJob_ != 0
+           || view_->layoutPending() || diff_->viewA()->layoutPending() || diff_->viewB()->layoutPending()) {
         if (timer.elapsed() > timeoutMs) return false;
         QEventLoop loop;
         QTimer::singleShot(5, &loop, &QEventLoop::quit);
@@ -455,6 +535,12 @@ bool MainWindow::showGraph(int source, const QString& id)
 void MainWindow::onGraphAvailable(std::shared_ptr<const PreparedGraph> g)
 {
     view_->setGraph(g);
+    // the stepper starts from this graph: its input step (the timeline) is made at once, the
+    // pipeline runs when asked
+    step_ = -1;
+    followSteps_ = true;
+    runner_->setInput(g);
+    runner_->run(QString());
     results_->clear();
     findLabel_->clear();
     walkList_.clear();
@@ -473,6 +559,162 @@ void MainWindow::onGraphAvailable(std::shared_ptr<const PreparedGraph> g)
     status_->setText(text);
     status_->setToolTip(g->warnings);
     setWindowTitle(tr("%1 [%2] - fxlens").arg(file, QString::fromStdString(g->artifactId)));
+}
+
+// ------------------------------------------------------------------ the pass stepper
+
+void MainWindow::onStepAvailable(int index)
+{
+    const auto& steps = runner_->steps();
+    if (index < 0 || index >= static_cast<int>(steps.size())) return;
+    const auto& st = steps[static_cast<size_t>(index)];
+    if (st->failed) {
+        status_->setText(tr("step %1 (%2) failed: %3")
+                             .arg(index)
+                             .arg(QString::fromStdString(st->spec), QString::fromStdString(st->error)));
+        return;  // the step shown stays
+    }
+    // follow the run while the user has not picked a step, and always show the input first
+    if (step_ < 0 || (followSteps_ && index == step_ + 1)) showStep(index);
+}
+
+std::shared_ptr<const StepState> MainWindow::currentStepState() const
+{
+    const auto& steps = runner_->steps();
+    return step_ >= 0 && step_ < static_cast<int>(steps.size()) ? steps[static_cast<size_t>(step_)] : nullptr;
+}
+
+void MainWindow::setStepRole(const QString& role)
+{
+    stepRole_ = role.toStdString();
+    if (step_ >= 0) showStep(step_);
+}
+
+bool MainWindow::showStep(int index)
+{
+    const auto& steps = runner_->steps();
+    if (index < 0 || index >= static_cast<int>(steps.size())) return false;
+    const auto st = steps[static_cast<size_t>(index)];
+    if (st->failed || st->graphs.empty()) return false;
+    const StepGraph* sg = st->graph(stepRole_);
+    const bool sameStep = step_ == index;
+    step_ = index;
+    passes_->setCurrentStep(index);
+    if (view_->prepared() != sg->prepared) view_->setGraph(sg->prepared, true);
+    // the step before: the graph this one was made from
+    std::shared_ptr<const PreparedGraph> before;
+    if (index > 0 && sg->previous)
+        if (const StepGraph* pg = steps[static_cast<size_t>(index - 1)]->graph(sg->previousRole)) before = pg->prepared;
+    auto label = [](const StepState& s) {
+        return s.index == 0 ? QObject::tr("step 0 (input)")
+                            : QObject::tr("step %1 (%2)").arg(s.index).arg(QString::fromStdString(s.spec));
+    };
+    if (before && !sameStep)
+        diff_->setGraphs(before, sg->prepared, sg->diff, label(*steps[static_cast<size_t>(index - 1)]), label(*st),
+                         true);
+    else if (!before)
+        diff_->clear();
+    timelineModel_->setTimelines(sg->timeline, sg->prepared->graph, sg->previousTimeline, sg->previous, sg->diff);
+    timeline_->setSelectedNode(view_->selected());
+    QString text = label(*st) + QStringLiteral(": ") + QString::number(sg->prepared->graph->size()) + tr(" nodes");
+    if (index > 0)
+        text += QStringLiteral("; ") + diff_->countsText().remove(QRegularExpression(QStringLiteral("<[^>]*>")));
+    if (sg->timeline) text += QStringLiteral("; ") + timelineModel_->peakLabel();
+    status_->setText(text);
+    return true;
+}
+
+QString MainWindow::runPipeline(const QString& spec, int timeoutMs)
+{
+    if (!passes_->setSpec(spec)) return passes_->message();
+    followSteps_ = true;
+    QString failure;
+    auto c = connect(runner_, &StepRunner::finished, this,
+                     [&failure](quint64, bool ok, const QString& message) { failure = ok ? QString() : message; });
+    if (!passes_->run()) {
+        disconnect(c);
+        return passes_->message();
+    }
+    waitIdle(timeoutMs);
+    disconnect(c);
+    return failure;
+}
+
+QString MainWindow::diffGraphs(int sourceA, const QString& idA, int sourceB, const QString& idB)
+{
+    const int n = static_cast<int>(sources_.size());
+    if (sourceA < 0 || sourceA >= n || sourceB < 0 || sourceB >= n) return tr("no such source");
+    lastError_.clear();
+    auto srcA = sources_[static_cast<size_t>(sourceA)], srcB = sources_[static_cast<size_t>(sourceB)];
+    static quint64 nextDiff = 0;
+    const quint64 id = ++nextDiff;  // a newer diff makes this one stale
+    diffJob_ = id;
+    status_->setText(tr("comparing %1 with %2...").arg(idA, idB));
+    QPointer<MainWindow> self(this);
+    const std::string a = idA.toStdString(), b = idB.toStdString();
+    QThreadPool::globalInstance()->start([self, id, srcA, srcB, a, b] {
+        std::shared_ptr<const PreparedGraph> ga, gb;
+        std::shared_ptr<const GraphDiff> d;
+        QString error;
+        try {
+            ga = ViewJobs::prepareNow(srcA, a);
+            gb = ViewJobs::prepareNow(srcB, b);
+            d = std::make_shared<GraphDiff>(fxl::diffGraphs(*ga->graph, *gb->graph));
+        } catch (const InputError& e) {
+            error = QString::fromStdString(e.diagnostic().format());
+        } catch (const std::exception& e) {
+            error = QString::fromUtf8(e.what());
+        }
+        QMetaObject::invokeMethod(
+            self,
+            [self, id, ga, gb, d, error] {
+                if (!self || self->diffJob_ != id) return;  // stale
+                self->diffJob_ = 0;
+                if (!error.isEmpty())
+                    self->showError(error);
+                else
+                    self->showTwoGraphs(ga, gb, d);
+            },
+            Qt::QueuedConnection);
+    });
+    waitIdle();
+    return lastError_;
+}
+
+void MainWindow::showTwoGraphs(std::shared_ptr<const PreparedGraph> a, std::shared_ptr<const PreparedGraph> b,
+                               std::shared_ptr<const GraphDiff> d)
+{
+    auto label = [](const PreparedGraph& g) {
+        return QStringLiteral("%1 [%2]").arg(QFileInfo(QString::fromStdString(g.source->path)).fileName(),
+                                             QString::fromStdString(g.artifactId));
+    };
+    diff_->setGraphs(a, b, d, label(*a), label(*b));
+    tabs_->setCurrentWidget(diff_);
+    status_->setText(label(*a) + QStringLiteral(" → ") + label(*b) + QStringLiteral(": ")
+                     + diff_->countsText().remove(QRegularExpression(QStringLiteral("<[^>]*>"))));
+}
+
+QString MainWindow::openDiff(const QString& pathA, const QString& idA, const QString& pathB, const QString& idB)
+{
+    const int before = static_cast<int>(sources_.size());
+    QString err = openPath(pathA);
+    if (!err.isEmpty()) return err;
+    const int ia = static_cast<int>(sources_.size()) - 1;
+    int ib = ia;
+    if (pathB != pathA) {
+        err = openPath(pathB);
+        if (!err.isEmpty()) return err;
+        ib = static_cast<int>(sources_.size()) - 1;
+    }
+    if (ia < before) return tr("%1 did not open").arg(pathA);
+    auto firstGraph = [&](int src, const QString& id) {
+        if (!id.isEmpty()) return id;
+        const auto graphs = sources_[static_cast<size_t>(src)]->graphs();
+        return graphs.empty() ? QString() : QString::fromStdString(graphs.front()->id);
+    };
+    const QString a = firstGraph(ia, idA), b = firstGraph(ib, idB);
+    if (a.isEmpty() || b.isEmpty()) return tr("no graph to compare");
+    return diffGraphs(ia, a, ib, b);
 }
 
 void MainWindow::onProgress(quint64, int kind, qint64 done, qint64 total, const QString& what)
@@ -881,6 +1123,15 @@ int runMainWindow(int argc, char** argv, const std::vector<std::string>& files)
     QApplication::setStyle(QStyleFactory::create(QStringLiteral("Fusion")));
     MainWindow w;
     w.show();
+    if (files.size() == 2 && !std::filesystem::is_directory(files[0]) && !std::filesystem::is_directory(files[1])) {
+        // two graphs: their diff (heaptrack's -d), each also in the source tree
+        const QString a = QString::fromStdString(files[0]), b = QString::fromStdString(files[1]);
+        QTimer::singleShot(0, &w, [&w, a, b] {
+            const QString err = w.openDiff(a, {}, b, {});
+            if (!err.isEmpty()) QMessageBox::warning(&w, QObject::tr("fxlens"), err);
+        });
+        return app.exec();
+    }
     for (const std::string& f : files) w.open(QString::fromStdString(f));
     return app.exec();
 }

@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "core/analysis/graph_diff.hpp"
 #include "core/formats/source.hpp"
 #include "viewer/jobs/view_jobs.hpp"
 
@@ -25,6 +26,7 @@ class QLineEdit;
 class QMenu;
 class QPlainTextEdit;
 class QProgressBar;
+class QTabWidget;
 class QTableView;
 class QTextBrowser;
 class QToolButton;
@@ -32,8 +34,14 @@ class QTreeView;
 
 namespace fxl::viewer {
 
+class DiffView;
 class GraphView;
 class Overview;
+class PipelineEditor;
+class StepRunner;
+class TimelineModel;
+class TimelineView;
+struct StepState;
 class SearchResultsModel;
 class SourceTreeModel;
 
@@ -99,6 +107,32 @@ public:
     };
     void setTheme(Theme t);
 
+    // --- the pass stepper (the Passes dock, the Diff tab, the Memory timeline dock)
+    PipelineEditor* passes() const { return passes_; }
+    StepRunner* runner() const { return runner_; }
+    DiffView* diffView() const { return diff_; }
+    TimelineView* timelineView() const { return timeline_; }
+    TimelineModel* timelineModel() const { return timelineModel_; }
+    QTabWidget* centralTabs() const { return tabs_; }
+    // Sets the pipeline and runs it on the graph shown, then waits (the event loop runs) until
+    // every step is made or one failed. Returns the message of a failure ("" when all ran).
+    QString runPipeline(const QString& spec, int timeoutMs = 120000);
+    // Shows step `index` (0 = the input): its graph in the graph view (the same groups open,
+    // selection and viewport kept), its diff from the step before in the Diff tab, its memory
+    // timeline over the step before's. False when there is no such step or it failed.
+    bool showStep(int index);
+    bool stepForward() { return showStep(step_ + 1); }
+    bool stepBack() { return showStep(step_ - 1); }
+    int currentStep() const { return step_; }
+    std::shared_ptr<const StepState> currentStepState() const;
+    // Which graph of a step with several (a partition's "forward" / "backward"); "" the first.
+    void setStepRole(const QString& role);
+    // Opens two graphs as a diff (two files: `fxlens A B`; two artifacts of a log) and waits
+    // until it shows. Returns the error message, "" when it shows.
+    QString openDiff(const QString& pathA, const QString& idA, const QString& pathB, const QString& idB);
+    // The same for two graphs of open sources (SourceTreeModel order).
+    QString diffGraphs(int sourceA, const QString& idA, int sourceB, const QString& idB);
+
 protected:
     void closeEvent(QCloseEvent* e) override;
     void dragEnterEvent(QDragEnterEvent* e) override;
@@ -135,6 +169,16 @@ private:
     QString showingId_;
     QString lastError_;
     bool quietErrors_ = false;
+    QTabWidget* tabs_ = nullptr;
+    StepRunner* runner_ = nullptr;
+    PipelineEditor* passes_ = nullptr;
+    DiffView* diff_ = nullptr;
+    TimelineModel* timelineModel_ = nullptr;
+    TimelineView* timeline_ = nullptr;
+    int step_ = -1;  // the step shown; -1 when the graph shown is not a step
+    bool followSteps_ = true;  // show each new step as it arrives (until one is chosen)
+    std::string stepRole_;
+    quint64 diffJob_ = 0;  // the diff of two graphs being prepared (0: none)
     // walk state: from which node, which way, the list and where in it
     QString walkFrom_;
     std::vector<NodeId> walkList_;
@@ -158,14 +202,18 @@ private:
     void showError(const QString& text);
     void showShortcuts();
     void rememberRecent(const QString& path);
+    void onStepAvailable(int index);
+    void showTwoGraphs(std::shared_ptr<const PreparedGraph> a, std::shared_ptr<const PreparedGraph> b,
+                       std::shared_ptr<const GraphDiff> d);
 };
 
 // Whether a window can be seen: DISPLAY or WAYLAND_DISPLAY set (or another Qt platform asked
 // for), and the platform is not offscreen or minimal.
 bool hasDisplay();
 
-// `fxlens` without a verb: the window on `files` (or the bundled example). Returns the exit
-// code; without a display it says so and returns 1.
+// `fxlens` without a verb: the window on `files` (or the bundled example); exactly two graph
+// files open as a diff of the two (heaptrack's -d). Returns the exit code; without a display
+// it says so and returns 1.
 int runMainWindow(int argc, char** argv, const std::vector<std::string>& files);
 
 }  // namespace fxl::viewer

@@ -118,6 +118,46 @@ private slots:
         }
         QVERIFY(checked > 100);
     }
+    void duration_data()
+    {
+        QTest::addColumn<double>("seconds");
+        QTest::addColumn<QString>("expected");
+        QTest::newRow("zero") << 0.0 << "0 s";
+        QTest::newRow("negative") << -1.0 << "0 s";
+        QTest::newRow("ns") << 850e-9 << "850 ns";
+        QTest::newRow("us") << 12.3e-6 << QString::fromUtf8("12.3 \u00b5s");
+        QTest::newRow("ms") << 4.56e-3 << "4.56 ms";
+        QTest::newRow("ms rounding up to 1 s") << 0.9996 << "1.00 s";
+        QTest::newRow("s") << 1.2 << "1.20 s";
+        QTest::newRow("tens of s") << 75.0 << "75.0 s";
+        QTest::newRow("minutes") << 150.0 << "2.5 min";
+    }
+
+    void duration()
+    {
+        QFETCH(double, seconds);
+        QFETCH(QString, expected);
+        QCOMPARE(QString::fromStdString(formatDuration(seconds)), expected);
+    }
+
+    void byteChange_data()
+    {
+        QTest::addColumn<qint64>("before");
+        QTest::addColumn<qint64>("after");
+        QTest::addColumn<QString>("expected");
+        QTest::newRow("growth") << qint64(12288) << qint64(13824) << "+1.50 KiB (+12.5%)";
+        QTest::newRow("shrink") << qint64(1 << 20) << qint64(1 << 19) << "-512 KiB (-50.0%)";
+        QTest::newRow("same") << qint64(100) << qint64(100) << "0 B (0%)";
+        QTest::newRow("from nothing") << qint64(0) << qint64(1024) << "+1 KiB (new)";
+    }
+
+    void byteChange()
+    {
+        QFETCH(qint64, before);
+        QFETCH(qint64, after);
+        QFETCH(QString, expected);
+        QCOMPARE(QString::fromStdString(formatByteChange(before, after)), expected);
+    }
 };
 
 QTEST_APPLESS_MAIN(TestFormatting)

@@ -1,0 +1,316 @@
+#include "viewer/widgets/pipeline_editor.hpp"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QDoubleValidator>
+#include <QFormLayout>
+#include <QGroupBox>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QIntValidator>
+#include <QLabel>
+#include <QLineEdit>
+#include <QListView>
+#include <QPushButton>
+#include <QSettings>
+#include <QTableView>
+#include <QVBoxLayout>
+
+#include "core/ir/diagnostics.hpp"
+#include "passes/pass.hpp"
+#include "viewer/jobs/step_jobs.hpp"
+#include "viewer/model/pipeline_model.hpp"
+#include "viewer/model/step_list_model.hpp"
+
+namespace fxl::viewer {
+
+PipelineEditor::PipelineEditor(StepRunner* runner, QWidget* parent)
+    : QWidget(parent)
+    , runner_(runner)
+    , pipeline_(new PipelineModel(this))
+    , steps_(new StepListModel(this))
+{
+    passes_ = new QComboBox(this);
+    for (const auto& p : PassRegistry::instance().all()) {
+        passes_->addItem(QString::fromStdString(p->name()));
+        passes_->setItemData(passes_->count() - 1, QString::fromStdString(p->summary()), Qt::ToolTipRole);
+    }
+    auto* add = new QPushButton(tr("Add"), this);
+    add->setToolTip(tr("Add the pass after the selected stage"));
+    saved_ = new QComboBox(this);
+    saved_->setEditable(true);
+    saved_->setInsertPolicy(QComboBox::NoInsert);
+    saved_->lineEdit()->setPlaceholderText(tr("pipeline name"));
+    saved_->addItems(savedPipelines());
+    saved_->setCurrentIndex(-1);
+    auto* save = new QPushButton(tr("Save"), this);
+    save->setToolTip(tr("Save the pipeline under this name"));
+
+    stageView_ = new QListView(this);
+    stageView_->setModel(pipeline_);
+    stageView_->setSelectionMode(QAbstractItemView::SingleSelection);
+    auto* up = new QPushButton(tr("Up"), this);
+    auto* down = new QPushButton(tr("Down"), this);
+    auto* remove = new QPushButton(tr("Remove"), this);
+
+    specEdit_ = new QLineEdit(this);
+    specEdit_->setPlaceholderText(tr("pipeline spec, e.g. remove_detach,sac(policy=alternate_mm),remat,dce"));
+    message_ = new QLabel(this);
+    message_->setWordWrap(true);
+    message_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+
+    optionsBox_ = new QGroupBox(tr("Options"), this);
+    optionsForm_ = new QFormLayout(optionsBox_);
+
+    run_ = new QPushButton(tr("Run"), this);
+    run_->setToolTip(tr("Run the pipeline on the graph shown (Ctrl+Return)"));
+    run_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_Return));
+    cancel_ = new QPushButton(tr("Cancel"), this);
+    cancel_->setEnabled(false);
+
+    stepView_ = new QTableView(this);
+    stepView_->setModel(steps_);
+    stepView_->setSelectionBehavior(QAbstractItemView::SelectRows);
+    stepView_->setSelectionMode(QAbstractItemView::SingleSelection);
+    stepView_->verticalHeader()->hide();
+    stepView_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    stepView_->horizontalHeader()->setStretchLastSection(true);
+
+    auto* rowAdd = new QHBoxLayout;
+    rowAdd->addWidget(passes_, 1);
+    rowAdd->addWidget(add);
+    auto* rowSaved = new QHBoxLayout;
+    rowSaved->addWidget(saved_, 1);
+    rowSaved->addWidget(save);
+    auto* rowMove = new QHBoxLayout;
+    rowMove->addWidget(up);
+    rowMove->addWidget(down);
+    rowMove->addWidget(remove);
+    rowMove->addStretch(1);
+    auto* rowRun = new QHBoxLayout;
+    rowRun->addWidget(run_);
+    rowRun->addWidget(cancel_);
+    rowRun->addStretch(1);
+    auto* l = new QVBoxLayout(this);
+    l->setContentsMargins(4, 4, 4, 4);
+    l->addLayout(rowSaved);
+    l->addLayout(rowAdd);
+    l->addWidget(stageView_, 1);
+    l->addLayout(rowMove);
+    l->addWidget(optionsBox_);
+    l->addWidget(specEdit_);
+    l->addWidget(message_);
+    l->addLayout(rowRun);
+    l->addWidget(new QLabel(tr("<b>Steps</b> (Ctrl+Left / Ctrl+Right to step)"), this));
+    l->addWidget(stepView_, 2);
+
+    connect(add, &QPushButton::clicked, this, [this] {
+        const int sel = selectedStage();
+        const int row = pipeline_->addStage(passes_->currentText(), {}, sel < 0 ? -1 : sel + 1);
+        stageView_->setCurrentIndex(pipeline_->index(row));
+    });
+    connect(remove, &QPushButton::clicked, this, [this] { pipeline_->removeStage(selectedStage()); });
+    connect(up, &QPushButton::clicked, this, [this] {
+        const int r = selectedStage();
+        if (r <= 0) return;
+        pipeline_->moveStage(r, r - 1);
+        stageView_->setCurrentIndex(pipeline_->index(r - 1));
+    });
+    connect(down, &QPushButton::clicked, this, [this] {
+        const int r = selectedStage();
+        if (r < 0 || r + 1 >= pipeline_->count()) return;
+        pipeline_->moveStage(r, r + 1);
+        stageView_->setCurrentIndex(pipeline_->index(r + 1));
+    });
+    connect(save, &QPushButton::clicked, this, [this] { savePipeline(saved_->currentText()); });
+    connect(saved_, &QComboBox::activated, this, [this](int i) { loadPipeline(saved_->itemText(i)); });
+    connect(stageView_->selectionModel(), &QItemSelectionModel::currentChanged, this, [this] { rebuildOptions(); });
+    connect(pipeline_, &PipelineModel::specChanged, this, [this](const QString& spec) {
+        if (!updating_) specEdit_->setText(spec);
+        QString errors;
+        for (int r = 0; r < pipeline_->count(); ++r)
+            if (!pipeline_->error(r).isEmpty())
+                errors += tr("stage %1 (%2): %3\n").arg(r + 1).arg(pipeline_->pass(r), pipeline_->error(r));
+        setMessage(errors.trimmed(), !errors.isEmpty());
+        refreshSteps();
+    });
+    connect(pipeline_, &QAbstractItemModel::modelReset, this, [this] { rebuildOptions(); });
+    connect(specEdit_, &QLineEdit::returnPressed, this, [this] { setSpec(specEdit_->text()); });
+    connect(run_, &QPushButton::clicked, this, [this] { run(); });
+    connect(cancel_, &QPushButton::clicked, runner_, &StepRunner::cancel);
+    connect(runner_, &StepRunner::stepAvailable, this, [this] { refreshSteps(); });
+    connect(runner_, &StepRunner::stepsReset, this, [this] { refreshSteps(); });
+    connect(runner_, &StepRunner::finished, this, [this](quint64, bool ok, const QString& message) {
+        cancel_->setEnabled(false);
+        refreshSteps();
+        if (!ok) setMessage(message, true);
+    });
+    connect(stepView_, &QTableView::clicked, this, [this](const QModelIndex& i) {
+        const int step = steps_->data(i, StepListModel::StepRole).toInt();
+        if (step >= 0) emit stepChosen(step);
+    });
+}
+
+QStringList PipelineEditor::savedPipelines() const
+{
+    QSettings s(QStringLiteral("fxlens"), QStringLiteral("fxlens"));
+    s.beginGroup(QStringLiteral("pipelines"));
+    return s.childKeys();
+}
+
+void PipelineEditor::savePipeline(const QString& name)
+{
+    const QString n = name.trimmed();
+    if (n.isEmpty()) {
+        setMessage(tr("name the pipeline to save it"), true);
+        return;
+    }
+    QSettings s(QStringLiteral("fxlens"), QStringLiteral("fxlens"));
+    s.setValue(QStringLiteral("pipelines/") + n, pipeline_->spec());
+    if (saved_->findText(n) < 0) saved_->addItem(n);
+    setMessage(tr("saved as '%1'").arg(n), false);
+}
+
+bool PipelineEditor::loadPipeline(const QString& name)
+{
+    QSettings s(QStringLiteral("fxlens"), QStringLiteral("fxlens"));
+    const QVariant v = s.value(QStringLiteral("pipelines/") + name);
+    if (!v.isValid()) {
+        setMessage(tr("no pipeline named '%1'").arg(name), true);
+        return false;
+    }
+    return setSpec(v.toString());
+}
+
+bool PipelineEditor::setSpec(const QString& spec)
+{
+    try {
+        updating_ = true;
+        pipeline_->setSpec(spec);
+        updating_ = false;
+        specEdit_->setText(pipeline_->spec());
+        return true;
+    } catch (const InputError& e) {
+        updating_ = false;
+        setMessage(QString::fromStdString(e.diagnostic().format()), true);
+        return false;
+    }
+}
+
+bool PipelineEditor::run()
+{
+    if (!runner_->input()) {
+        setMessage(tr("open a graph first"), true);
+        return false;
+    }
+    if (!pipeline_->valid()) {
+        setMessage(tr("fix the stages' options first"), true);
+        return false;
+    }
+    try {
+        runner_->run(pipeline_->spec());
+    } catch (const InputError& e) {
+        setMessage(QString::fromStdString(e.diagnostic().format()), true);
+        return false;
+    }
+    cancel_->setEnabled(true);
+    setMessage(tr("running %1 stages").arg(pipeline_->count()), false);
+    refreshSteps();
+    return true;
+}
+
+QString PipelineEditor::message() const { return message_->text(); }
+
+void PipelineEditor::setMessage(const QString& text, bool error)
+{
+    message_->setText(text);
+    message_->setStyleSheet(error ? QStringLiteral("color: #c02020") : QString());
+}
+
+int PipelineEditor::selectedStage() const
+{
+    const QModelIndex i = stageView_->currentIndex();
+    return i.isValid() ? i.row() : -1;
+}
+
+void PipelineEditor::setCurrentStep(int index)
+{
+    current_ = index;
+    if (index >= 0 && index < steps_->rowCount()) stepView_->selectRow(index);
+}
+
+void PipelineEditor::refreshSteps()
+{
+    QStringList stages;
+    // the stages the runner is making (or made), else the pipeline as edited
+    const bool running = runner_->busy();
+    for (int r = 0; r < pipeline_->count(); ++r) stages << pipeline_->stageText(r);
+    steps_->setSteps(runner_->steps(), stages, running);
+    if (current_ >= 0 && current_ < steps_->rowCount()) stepView_->selectRow(current_);
+}
+
+void PipelineEditor::rebuildOptions()
+{
+    while (optionsForm_->rowCount() > 0) optionsForm_->removeRow(0);
+    const int row = selectedStage();
+    const Pass* pass = row >= 0 ? PassRegistry::instance().find(pipeline_->pass(row).toStdString()) : nullptr;
+    if (!pass) {
+        optionsBox_->setTitle(tr("Options"));
+        return;
+    }
+    optionsBox_->setTitle(tr("Options of %1").arg(QString::fromStdString(pass->name())));
+    optionsBox_->setToolTip(QString::fromStdString(pass->description()));
+    const auto& given = pipeline_->options(row);
+    if (pass->options().empty()) optionsForm_->addRow(new QLabel(tr("(no options)")));
+    for (const PassOption& o : pass->options()) {
+        const QString name = QString::fromStdString(o.name);
+        const auto it = given.find(o.name);
+        const QString value = QString::fromStdString(it != given.end() ? it->second : o.defaultValue);
+        const QString def = QString::fromStdString(o.defaultValue);
+        const QString tip = QStringLiteral("%1 (%2, default %3)")
+                                .arg(QString::fromStdString(o.help), QString::fromLatin1(optionTypeName(o.type).data()),
+                                     def.isEmpty() ? tr("empty") : def);
+        QWidget* editor = nullptr;
+        // the value is stored only when it differs from the default (the spec stays short)
+        auto set = [this, row, name, def](const QString& v) {
+            updating_ = false;
+            pipeline_->setOption(row, name, v == def ? QString() : v);
+        };
+        switch (o.type) {
+        case OptionType::Bool: {
+            auto* c = new QCheckBox(this);
+            c->setChecked(value == QLatin1String("true") || value == QLatin1String("1"));
+            connect(c, &QCheckBox::toggled, this,
+                    [set](bool on) { set(on ? QStringLiteral("true") : QStringLiteral("false")); });
+            editor = c;
+            break;
+        }
+        case OptionType::Enum: {
+            auto* c = new QComboBox(this);
+            for (const auto& ch : o.choices) c->addItem(QString::fromStdString(ch));
+            c->setCurrentText(value);
+            connect(c, &QComboBox::currentTextChanged, this, set);
+            editor = c;
+            break;
+        }
+        default: {
+            auto* e = new QLineEdit(value, this);
+            if (o.type == OptionType::Int) e->setValidator(new QIntValidator(e));
+            if (o.type == OptionType::Float) e->setValidator(new QDoubleValidator(e));
+            if (o.type == OptionType::StringList) e->setPlaceholderText(tr("a;b;c"));
+            connect(e, &QLineEdit::editingFinished, this, [set, e] { set(e->text()); });
+            editor = e;
+            break;
+        }
+        }
+        editor->setToolTip(tip);
+        editor->setObjectName(QStringLiteral("option_") + name);
+        auto* label = new QLabel(QStringLiteral("%1 <span style='color:gray'>(%2)</span>")
+                                     .arg(name, QString::fromLatin1(optionTypeName(o.type).data())),
+                                 this);
+        label->setToolTip(tip);
+        optionsForm_->addRow(label, editor);
+    }
+}
+
+}  // namespace fxl::viewer
