@@ -18,6 +18,7 @@
 #include "viewer/jobs/step_jobs.hpp"
 #include "viewer/model/change_list_model.hpp"
 #include "viewer/model/pipeline_model.hpp"
+#include "viewer/model/provenance_trail.hpp"
 #include "viewer/model/step_list_model.hpp"
 #include "viewer/model/timeline_model.hpp"
 #include "viewer/render/timeline_draw.hpp"
@@ -211,6 +212,35 @@ private slots:
         QVERIFY(runAndWait(r, QStringLiteral("dce,partition,dce")).first);
         QCOMPARE(r.stepsKept(), 3);
         QVERIFY(!r.steps()[3]->failed);
+    }
+
+    // A recomputed node's trail goes through the forward node it copies, down to the input.
+    void provenance()
+    {
+        StepRunner r;
+        r.setInput(prepare(fxltest::testDataPath("pytorch/mlp_gelu.joint.code.py")));
+        QVERIFY(runAndWait(r, kSpec).first);
+        const Graph& g = *r.steps()[4]->graph("")->prepared->graph;
+        std::string copy;
+        for (NodeId id : g.order())
+            if (!g.node(id).meta.provenance.empty()) copy = g.node(id).name;
+        QVERIFY(!copy.empty());
+        const auto trail = provenanceTrail(r.steps(), 4, "", copy);
+        const std::string text = trailToText(trail, r.steps());
+        QCOMPARE(int(trail.size()), 5);
+        QCOMPARE(trail[0].step, 4);
+        QCOMPARE(trail[0].change, std::string("unchanged"));
+        QCOMPARE(trail[1].step, 3);
+        QVERIFY2(trail[1].change.rfind("added: copy of ", 0) == 0, text.c_str());
+        QCOMPARE(trail[1].copyOf, g.node(g.findByName(copy)).meta.provenance);
+        QCOMPARE(trail[2].node, trail[1].copyOf);  // continues through the original
+        QVERIFY2(trail[2].change.find("recompute") != std::string::npos, text.c_str());  // sac tagged it
+        QCOMPARE(trail[4].step, 0);
+        QCOMPARE(trail[4].change, std::string("input"));
+        QVERIFY(provenanceTrail(r.steps(), 4, "", "no_such_node").empty());
+        QVERIFY(provenanceTrail(r.steps(), 9, "", copy).empty());
+        // a node the input has, unchanged all the way: one entry per step
+        QCOMPARE(int(provenanceTrail(r.steps(), 4, "", "mm").size()), 5);
     }
 
     void cancelDropsTheRest()

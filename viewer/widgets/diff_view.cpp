@@ -65,6 +65,8 @@ DiffView::DiffView(QWidget* parent)
     auto* split = new QSplitter(Qt::Horizontal, this);
     split->addWidget(sideA);
     split->addWidget(sideB);
+    split->setSizes({1000, 1000});  // equal halves
+    split->setChildrenCollapsible(false);
 
     changes_ = new ChangeListModel(this);
     changesProxy_ = new QSortFilterProxyModel(this);

@@ -12,6 +12,7 @@
 #include <QHeaderView>
 #include <QLabel>
 #include <QLineEdit>
+#include <QMenu>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QMimeData>
@@ -41,6 +42,7 @@
 #include "viewer/jobs/step_jobs.hpp"
 #include "viewer/model/node_search.hpp"
 #include "viewer/model/pipeline_model.hpp"
+#include "viewer/model/provenance_trail.hpp"
 #include "viewer/model/search_results_model.hpp"
 #include "viewer/model/source_tree_model.hpp"
 #include "viewer/model/step_list_model.hpp"
@@ -161,6 +163,7 @@ MainWindow::MainWindow(QWidget* parent)
         if (step_ >= from) step_ = -1;
     });
     connect(runner_, &StepRunner::progress, this, [this](quint64, qint64 done, qint64 total, const QString& what) {
+        if (total == 0 || done >= total) return;  // the input step alone, or the end
         status_->setText(tr("running the pipeline: stage %1 of %2 (%3)").arg(done + 1).arg(total).arg(what));
     });
     connect(runner_, &StepRunner::finished, this, [this](quint64, bool ok, const QString& message) {
@@ -190,6 +193,34 @@ MainWindow::MainWindow(QWidget* parent)
     treeDock->setObjectName(QStringLiteral("sources"));
     treeDock->setWidget(tree_);
     addDockWidget(Qt::LeftDockWidgetArea, treeDock);
+    // compare: a before_/after_ artifact with its partner, or any two graphs selected
+    tree_->setSelectionMode(QAbstractItemView::ExtendedSelection);
+    tree_->setContextMenuPolicy(Qt::CustomContextMenu);
+    connect(tree_, &QWidget::customContextMenuRequested, this, [this](const QPoint& pos) {
+        const QModelIndex at = tree_->indexAt(pos);
+        QMenu menu(this);
+        std::vector<QModelIndex> graphs;
+        for (const QModelIndex& i : tree_->selectionModel()->selectedRows(0))
+            if (model_->data(i, SourceTreeModel::IsGraphRole).toBool()) graphs.push_back(i);
+        if (graphs.size() == 2) {
+            menu.addAction(tr("Diff the two selected graphs"), this, [this, graphs] {
+                diffGraphs(model_->data(graphs[0], SourceTreeModel::SourceRole).toInt(),
+                           model_->data(graphs[0], SourceTreeModel::ArtifactIdRole).toString(),
+                           model_->data(graphs[1], SourceTreeModel::SourceRole).toInt(),
+                           model_->data(graphs[1], SourceTreeModel::ArtifactIdRole).toString());
+            });
+        }
+        if (at.isValid() && model_->data(at, SourceTreeModel::IsGraphRole).toBool()) {
+            const int src = model_->data(at, SourceTreeModel::SourceRole).toInt();
+            const QString id = model_->data(at, SourceTreeModel::ArtifactIdRole).toString();
+            const Artifact* a = sources_[static_cast<size_t>(src)]->find(id.toStdString());
+            if (a && !a->pairedWith.empty())
+                menu.addAction(tr("Diff with its %1 partner").arg(a->kind.rfind("before_", 0) == 0 ? tr("after_") : tr("before_")),
+                               this, [this, src, id] { diffPair(src, id); });
+        }
+        if (menu.isEmpty()) menu.addAction(tr("(select two graphs, or a before_/after_ artifact, to compare)"))->setEnabled(false);
+        menu.exec(tree_->viewport()->mapToGlobal(pos));
+    });
     connect(tree_, &QTreeView::activated, this, [this](const QModelIndex& i) {
         const QModelIndex n = i.siblingAtColumn(0);
         if (model_->data(n, SourceTreeModel::IsGraphRole).toBool())
@@ -232,6 +263,9 @@ MainWindow::MainWindow(QWidget* parent)
         const QString s = url.toString();
         if (s.startsWith(QLatin1String("node:")))
             view_->showNode(s.mid(5));
+        else if (s.startsWith(QLatin1String("step:")))  // step:N:role:name
+            showInStep(s.section(QLatin1Char(':'), 1, 1).toInt(), s.section(QLatin1Char(':'), 2, 2),
+                       s.section(QLatin1Char(':'), 3));
         else if (s.startsWith(QLatin1String("group:")))
             view_->showGroup(s.mid(6).toInt());
     });
@@ -312,6 +346,8 @@ MainWindow::MainWindow(QWidget* parent)
                                 .toBool());
     tabifyDockWidget(textDock, timelineDock);
     timelineDock->raise();
+    tabifyDockWidget(treeDock, findDock);
+    treeDock->raise();
     QDockWidget* docks[] = {treeDock,   findDock, inspectorDock, overviewDock,
                             legendDock, textDock, passesDock,    timelineDock};
     buildMenus(docks, 8);
@@ -321,7 +357,7 @@ MainWindow::MainWindow(QWidget* parent)
     restoreState(settings.value(QStringLiteral("window/state")).toByteArray());
     if (!settings.contains(QStringLiteral("window/geometry"))) {
         resize(1500, 900);
-        resizeDocks({treeDock, inspectorDock}, {360, 330}, Qt::Horizontal);
+        resizeDocks({treeDock, inspectorDock}, {430, 330}, Qt::Horizontal);
         resizeDocks({textDock, timelineDock}, {230, 230}, Qt::Vertical);
     }
     setTheme(static_cast<Theme>(settings.value(QStringLiteral("theme"), 0).toInt()));
@@ -616,12 +652,45 @@ bool MainWindow::showStep(int index)
         diff_->clear();
     timelineModel_->setTimelines(sg->timeline, sg->prepared->graph, sg->previousTimeline, sg->previous, sg->diff);
     timeline_->setSelectedNode(view_->selected());
+    if (index == 0) return true;  // the status line keeps what opening the graph said
     QString text = label(*st) + QStringLiteral(": ") + QString::number(sg->prepared->graph->size()) + tr(" nodes");
     if (index > 0)
         text += QStringLiteral("; ") + diff_->countsText().remove(QRegularExpression(QStringLiteral("<[^>]*>")));
     if (sg->timeline) text += QStringLiteral("; ") + timelineModel_->peakLabel();
     status_->setText(text);
     return true;
+}
+
+QString MainWindow::historyHtml(const QString& name) const
+{
+    const auto st = currentStepState();
+    if (!st || st->graphs.empty() || st->graph(stepRole_)->prepared != view_->prepared()) return {};
+    const StepGraph* sg = st->graph(stepRole_);
+    const auto trail = provenanceTrail(runner_->steps(), step_, sg->role, name.toStdString());
+    if (trail.empty()) return {};
+    QString html = tr("<h4>History</h4><table cellspacing=\"3\">");
+    for (const TrailEntry& e : trail) {
+        const auto& s = *runner_->steps()[static_cast<size_t>(e.step)];
+        const QString stepName = e.step == 0 ? tr("input") : QString::fromStdString(s.spec);
+        const QString link = QStringLiteral("step:%1:%2:%3").arg(e.step).arg(qs(e.role), qs(e.node));
+        html += QStringLiteral("<tr><td valign=\"top\">%1&nbsp;%2</td><td><a href=\"%3\">%4</a> %5</td></tr>")
+                    .arg(e.step)
+                    .arg(stepName.toHtmlEscaped(), link.toHtmlEscaped(), qs(e.node).toHtmlEscaped(),
+                         qs(e.change).toHtmlEscaped());
+        if (!e.source.empty())
+            html += QStringLiteral("<tr><td></td><td>%1:%2</td></tr>")
+                        .arg(qs(e.source.file).toHtmlEscaped())
+                        .arg(e.source.line);
+    }
+    return html + QStringLiteral("</table>");
+}
+
+bool MainWindow::showInStep(int step, const QString& role, const QString& node)
+{
+    stepRole_ = role.toStdString();
+    if (!showStep(step)) return false;
+    tabs_->setCurrentIndex(0);
+    return view_->showNode(node);
 }
 
 QString MainWindow::runPipeline(const QString& spec, int timeoutMs)
@@ -692,6 +761,17 @@ void MainWindow::showTwoGraphs(std::shared_ptr<const PreparedGraph> a, std::shar
     tabs_->setCurrentWidget(diff_);
     status_->setText(label(*a) + QStringLiteral(" → ") + label(*b) + QStringLiteral(": ")
                      + diff_->countsText().remove(QRegularExpression(QStringLiteral("<[^>]*>"))));
+}
+
+QString MainWindow::diffPair(int source, const QString& id)
+{
+    if (source < 0 || source >= static_cast<int>(sources_.size())) return tr("no such source");
+    const Artifact* a = sources_[static_cast<size_t>(source)]->find(id.toStdString());
+    if (!a || a->pairedWith.empty()) return tr("graph %1 has no before_/after_ partner").arg(id);
+    const QString partner = QString::fromStdString(a->pairedWith);
+    // before on the left, after on the right
+    if (a->kind.rfind("after_", 0) == 0) return diffGraphs(source, partner, source, id);
+    return diffGraphs(source, id, source, partner);
 }
 
 QString MainWindow::openDiff(const QString& pathA, const QString& idA, const QString& pathB, const QString& idB)
@@ -825,6 +905,7 @@ void MainWindow::inspect(const QString& name)
             text(QFileInfo(QString::fromStdString(view_->prepared()->source->path)).fileName() + QStringLiteral(":")
                  + QString::number(textLine_)));
     html += QStringLiteral("</table>");
+    html += historyHtml(name);
     inspector_->setHtml(html);
 }
 

@@ -125,6 +125,9 @@ public:
     bool stepBack() { return showStep(step_ - 1); }
     int currentStep() const { return step_; }
     std::shared_ptr<const StepState> currentStepState() const;
+    // Shows `node` of step `step` (graph `role`) in the graph view: the inspector's History
+    // links ("show in step N") do this. False when there is no such step or node.
+    bool showInStep(int step, const QString& role, const QString& node);
     // Which graph of a step with several (a partition's "forward" / "backward"); "" the first.
     void setStepRole(const QString& role);
     // Opens two graphs as a diff (two files: `fxlens A B`; two artifacts of a log) and waits
@@ -132,6 +135,8 @@ public:
     QString openDiff(const QString& pathA, const QString& idA, const QString& pathB, const QString& idB);
     // The same for two graphs of open sources (SourceTreeModel order).
     QString diffGraphs(int sourceA, const QString& idA, int sourceB, const QString& idB);
+    // A before_* / after_* artifact of a TORCH_TRACE log against its partner (before on the left).
+    QString diffPair(int source, const QString& id);
 
 protected:
     void closeEvent(QCloseEvent* e) override;
@@ -203,6 +208,7 @@ private:
     void showShortcuts();
     void rememberRecent(const QString& path);
     void onStepAvailable(int index);
+    QString historyHtml(const QString& node) const;
     void showTwoGraphs(std::shared_ptr<const PreparedGraph> a, std::shared_ptr<const PreparedGraph> b,
                        std::shared_ptr<const GraphDiff> d);
 };

@@ -17,6 +17,7 @@
 #include <QVBoxLayout>
 
 #include "core/ir/diagnostics.hpp"
+#include "core/util/format.hpp"
 #include "passes/pass.hpp"
 #include "viewer/jobs/step_jobs.hpp"
 #include "viewer/model/pipeline_model.hpp"
@@ -134,7 +135,11 @@ PipelineEditor::PipelineEditor(StepRunner* runner, QWidget* parent)
         setMessage(errors.trimmed(), !errors.isEmpty());
         refreshSteps();
     });
-    connect(pipeline_, &QAbstractItemModel::modelReset, this, [this] { rebuildOptions(); });
+    connect(pipeline_, &QAbstractItemModel::modelReset, this, [this] {
+        // a new pipeline: its first stage's options show
+        if (pipeline_->count() > 0) stageView_->setCurrentIndex(pipeline_->index(0));
+        rebuildOptions();
+    });
     connect(specEdit_, &QLineEdit::returnPressed, this, [this] { setSpec(specEdit_->text()); });
     connect(run_, &QPushButton::clicked, this, [this] { run(); });
     connect(cancel_, &QPushButton::clicked, runner_, &StepRunner::cancel);
@@ -143,7 +148,18 @@ PipelineEditor::PipelineEditor(StepRunner* runner, QWidget* parent)
     connect(runner_, &StepRunner::finished, this, [this](quint64, bool ok, const QString& message) {
         cancel_->setEnabled(false);
         refreshSteps();
-        if (!ok) setMessage(message, true);
+        if (!ok) {
+            setMessage(message, true);
+            return;
+        }
+        double seconds = 0;
+        for (const auto& s : runner_->steps()) seconds += s->passSeconds;
+        const int made = static_cast<int>(runner_->steps().size()) - 1;
+        setMessage(tr("%1 steps made, %2 in passes (%3 kept from the run before)")
+                       .arg(made)
+                       .arg(QString::fromStdString(formatDuration(seconds)))
+                       .arg(std::max(0, runner_->stepsKept() - 1)),
+                   false);
     });
     connect(stepView_, &QTableView::clicked, this, [this](const QModelIndex& i) {
         const int step = steps_->data(i, StepListModel::StepRole).toInt();
@@ -260,6 +276,10 @@ void PipelineEditor::rebuildOptions()
     }
     optionsBox_->setTitle(tr("Options of %1").arg(QString::fromStdString(pass->name())));
     optionsBox_->setToolTip(QString::fromStdString(pass->description()));
+    auto* summary = new QLabel(QString::fromStdString(pass->summary()), this);
+    summary->setWordWrap(true);
+    summary->setStyleSheet(QStringLiteral("color: gray"));
+    optionsForm_->addRow(summary);
     const auto& given = pipeline_->options(row);
     if (pass->options().empty()) optionsForm_->addRow(new QLabel(tr("(no options)")));
     for (const PassOption& o : pass->options()) {

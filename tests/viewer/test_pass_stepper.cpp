@@ -1,0 +1,393 @@
+// The pass stepper in the window, offscreen, as a user drives it: run a pipeline, step through
+// it, look at each step's diff and memory timeline. What is shown is checked against the CLI
+// (`fxlens diff --json`, `fxlens mem --json` of the step files `fxlens passes run --out`
+// writes); selection syncs across the diff's two sides, and a node without a counterpart says
+// so; stepping back and forth restores the same views; a failing pass leaves the earlier steps
+// usable; two files, and a TORCH_TRACE before/after pair, open as a diff. Screenshots of the
+// stepper go to the build directory's tests/ (stepper_*.png) for a person to look at.
+#include <QApplication>
+#include <QComboBox>
+#include <QLineEdit>
+#include <QListView>
+#include <QSettings>
+#include <QStandardPaths>
+#include <QTabWidget>
+#include <QTableView>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include "app/cli_test_util.hpp"
+#include "test_util.hpp"
+#include "viewer/jobs/step_jobs.hpp"
+#include "viewer/model/change_list_model.hpp"
+#include "viewer/model/pipeline_model.hpp"
+#include "viewer/model/source_tree_model.hpp"
+#include "viewer/model/step_list_model.hpp"
+#include "viewer/model/timeline_model.hpp"
+#include "viewer/render/scene_draw.hpp"
+#include "viewer/widgets/diff_view.hpp"
+#include "viewer/widgets/graph_view.hpp"
+#include "viewer/widgets/main_window.hpp"
+#include "viewer/widgets/pipeline_editor.hpp"
+#include "viewer/widgets/timeline_view.hpp"
+
+using namespace fxl;
+using namespace fxl::viewer;
+
+namespace {
+
+const QString kSpec = QStringLiteral("remove_detach,sac(policy=alternate_mm),remat,dce");
+
+#define OPEN_IN(w, path)                                                                                               \
+    do {                                                                                                               \
+        (w).setQuietErrors(true);                                                                                      \
+        (w).resize(1500, 950);                                                                                         \
+        (w).show();                                                                                                    \
+        QVERIFY(QTest::qWaitForWindowExposed(&(w)));                                                                   \
+        QVERIFY2((w).openPath(path).isEmpty(), qPrintable((w).lastError()));                                           \
+        QVERIFY((w).waitIdle());                                                                                       \
+    } while (false)
+
+void saveShot(QWidget& w, const char* name)
+{
+    QCoreApplication::processEvents();
+    const QImage shot = w.grab().toImage();
+    QVERIFY(!shot.isNull() && shot.width() > 100);
+    QVERIFY(shot.save(QString::fromStdString((fxltest::buildDir() / "tests" / name).string())));
+}
+
+QString mlpGelu() { return QString::fromStdString(fxltest::testDataPath("pytorch/mlp_gelu.joint.code.py").string()); }
+
+std::set<std::string> openKeys(const GraphView* v)
+{
+    std::set<std::string> keys;
+    for (int k : v->expanded()) keys.insert(v->tree()->group(k).key);
+    return keys;
+}
+
+}  // namespace
+
+class TestPassStepper : public QObject
+{
+    Q_OBJECT
+
+private slots:
+    void initTestCase()
+    {
+        QStandardPaths::setTestModeEnabled(true);
+        QSettings(QStringLiteral("fxlens"), QStringLiteral("fxlens")).clear();
+        QApplication::setStyle(QStringLiteral("Fusion"));
+        QApplication::setFont(QFont(QStringLiteral("DejaVu Sans"), 9));
+    }
+
+    void remat_data()
+    {
+        QTest::addColumn<QString>("path");
+        QTest::addColumn<QString>("shot");
+        QTest::newRow("mlp_gelu") << mlpGelu() << QString();
+        const auto gpt2 = fxltest::corpusPath("pytorch/gpt2_tiny.joint.code.py");
+        if (fxltest::corpusPresent(gpt2))
+            QTest::newRow("gpt2_tiny") << QString::fromStdString(gpt2.string()) << QStringLiteral("gpt2_tiny");
+    }
+
+    // The remat step's diff view shows the counts of `fxlens diff --json`, every step's timeline
+    // peak label is `fxlens mem --json`'s peak, and the step list agrees.
+    void remat()
+    {
+        QFETCH(QString, path);
+        QFETCH(QString, shot);
+        MainWindow w;
+        OPEN_IN(w, path);
+        QCOMPARE(w.currentStep(), 0);  // the input step is made on opening
+        const QString failure = w.runPipeline(kSpec);
+        QVERIFY2(failure.isEmpty(), qPrintable(failure));
+        QCOMPARE(w.passes()->stepList()->rowCount(), 5);
+        QCOMPARE(w.currentStep(), 4);  // followed the run to its end
+
+        QTemporaryDir dir;
+        const auto written = clitest::fxlens({QStringLiteral("passes"), QStringLiteral("run"), path,
+                                              QStringLiteral("--pipeline"), kSpec, QStringLiteral("--out"), dir.path()});
+        QVERIFY2(written.exitCode == 0, written.err.constData());
+        const QStringList files = QDir(dir.path()).entryList({QStringLiteral("0*.py")}, QDir::Files, QDir::Name);
+        QCOMPARE(files.size(), 5);
+        for (int k = 0; k < 5; ++k) {
+            QVERIFY(w.showStep(k));
+            QVERIFY(w.waitIdle());
+            const auto mem = clitest::fxlens({QStringLiteral("mem"), dir.filePath(files[k]), QStringLiteral("--json")});
+            const QJsonObject peak =
+                clitest::parseJsonDoc(mem.out)[QStringLiteral("timeline")].toObject()[QStringLiteral("peak")].toObject();
+            QVERIFY2(w.timelineModel()->peakLabel().endsWith(QStringLiteral(" at ") + peak[QStringLiteral("node")].toString()),
+                     qPrintable(w.timelineModel()->peakLabel()));
+            QCOMPARE(w.timelineModel()->current()->peakBytes, qint64(peak[QStringLiteral("bytes")].toDouble()));
+            QCOMPARE(w.timelineModel()->hasPrevious(), k > 0);
+        }
+        QVERIFY(w.showStep(3));
+        QVERIFY(w.waitIdle());
+        const auto diff = clitest::fxlens({QStringLiteral("diff"), dir.filePath(files[2]), dir.filePath(files[3]),
+                                           QStringLiteral("--json")});
+        const QJsonObject counts = clitest::parseJsonDoc(diff.out)[QStringLiteral("total_counts")].toObject();
+        DiffView* d = w.diffView();
+        QVERIFY(d->diff());
+        const DiffCounts c = d->diff()->totalCounts();
+        QCOMPARE(qint64(c.added), qint64(counts[QStringLiteral("added")].toInt()));
+        QCOMPARE(qint64(c.removed), qint64(counts[QStringLiteral("removed")].toInt()));
+        QCOMPARE(qint64(c.changed), qint64(counts[QStringLiteral("changed")].toInt()));
+        QVERIFY(c.added > 0);
+        QCOMPARE(size_t(d->changes()->count(DiffClass::Added)), c.added);
+        QVERIFY2(d->countsText().contains(QStringLiteral("+%1 added").arg(c.added)), qPrintable(d->countsText()));
+        // the marks: every added node of the after side is marked added
+        size_t marked = 0;
+        for (uint8_t m : d->viewB()->nodeMarks()) marked += m == MarkAdded ? 1 : 0;
+        QCOMPARE(marked, c.added);
+        // the text diff has one '+' line per added node
+        const QString text = d->textDiff();
+        QVERIFY2(text.startsWith(QLatin1String("--- step 2 (sac")), qPrintable(text.left(200)));
+        qsizetype plus = 0;
+        for (const QString& line : text.split(QLatin1Char('\n')))
+            plus += line.startsWith(QLatin1String("+ ")) ? 1 : 0;
+        QCOMPARE(size_t(plus), c.added);
+        if (!shot.isEmpty()) {
+            w.centralTabs()->setCurrentWidget(d);
+            // open the first changed node's groups on both sides
+            d->showChange(0);
+            QVERIFY(w.waitIdle());
+            saveShot(w, "stepper_diff_gpt2_tiny.png");
+            saveShot(*w.timelineView(), "stepper_timeline_gpt2_tiny.png");
+            saveShot(*w.passes(), "stepper_passes_gpt2_tiny.png");
+        }
+    }
+
+    // Selecting a node selects its counterpart, both ways; a node without one says so.
+    void selectionSync()
+    {
+        MainWindow w;
+        OPEN_IN(w, mlpGelu());
+        QVERIFY(w.runPipeline(kSpec).isEmpty());
+        QVERIFY(w.showStep(3));
+        QVERIFY(w.waitIdle());
+        DiffView* d = w.diffView();
+        QVERIFY(d->selectA(QStringLiteral("mm")));
+        QVERIFY(w.waitIdle());
+        QCOMPARE(d->viewA()->selected(), QStringLiteral("mm"));
+        QCOMPARE(d->viewB()->selected(), QStringLiteral("mm"));
+        // b -> a: the node the recomputed copy feeds
+        QString added, changed;
+        for (const NodeDiff& n : d->diff()->nodes) {
+            if (n.cls == DiffClass::Added && added.isEmpty()) added = QString::fromStdString(n.bName);
+            if (n.cls == DiffClass::Changed && changed.isEmpty()) changed = QString::fromStdString(n.bName);
+        }
+        QVERIFY(!added.isEmpty() && !changed.isEmpty());
+        QVERIFY(d->selectB(changed));
+        QVERIFY(w.waitIdle());
+        const NodeId changedB = d->viewB()->graph()->findByName(changed.toStdString());
+        const QString counterpart = QString::fromStdString(d->viewA()->graph()->node(d->diff()->matchOfB(changedB)).name);
+        QCOMPARE(d->viewA()->selected(), counterpart);
+        // an added node has no counterpart: said, and the other side keeps its selection
+        QVERIFY(d->selectB(added));
+        QVERIFY(w.waitIdle());
+        QVERIFY2(d->syncStatus().contains(QStringLiteral("'%1' has no counterpart in step 2").arg(added)),
+                 qPrintable(d->syncStatus()));
+        QVERIFY2(d->syncStatus().contains(QLatin1String("added")), qPrintable(d->syncStatus()));
+        QCOMPARE(d->viewA()->selected(), counterpart);
+    }
+
+    // The inspector's History of a recomputed node, and "show in step N".
+    void provenance()
+    {
+        MainWindow w;
+        OPEN_IN(w, mlpGelu());
+        QVERIFY(w.runPipeline(kSpec).isEmpty());
+        QVERIFY(w.showStep(3));
+        QVERIFY(w.waitIdle());
+        const Graph& g = *w.graphView()->graph();
+        QString copy, original;
+        for (NodeId id : g.order())
+            if (!g.node(id).meta.provenance.empty()) {
+                copy = QString::fromStdString(g.node(id).name);
+                original = QString::fromStdString(g.node(id).meta.provenance);
+            }
+        QVERIFY(!copy.isEmpty());
+        QVERIFY(w.graphView()->showNode(copy));
+        QVERIFY(w.waitIdle());
+        QVERIFY2(w.inspectorText().contains(QStringLiteral("added: copy of ") + original), qPrintable(w.inspectorText()));
+        QVERIFY(w.inspectorHtml().contains(QStringLiteral("step:2::") + original));
+        QVERIFY(w.showInStep(2, {}, original));
+        QVERIFY(w.waitIdle());
+        QCOMPARE(w.currentStep(), 2);
+        QCOMPARE(w.graphView()->selected(), original);
+        QVERIFY(!w.showInStep(2, {}, QStringLiteral("no_such_node")));
+    }
+
+    // Stepping back and forward restores the same views: groups open, selection, zoom.
+    void stepBackAndForth()
+    {
+        const auto gpt2 = fxltest::corpusPath("pytorch/gpt2_tiny.joint.code.py");
+        const QString path = fxltest::corpusPresent(gpt2) ? QString::fromStdString(gpt2.string()) : mlpGelu();
+        MainWindow w;
+        OPEN_IN(w, path);
+        QVERIFY(w.runPipeline(kSpec).isEmpty());
+        QVERIFY(w.showStep(3));
+        QVERIFY(w.waitIdle());
+        GraphView* v = w.graphView();
+        // a node deep in the graph, selected and shown
+        const Graph& g = *v->graph();
+        QString deep;
+        for (NodeId id : g.order())
+            if (g.node(id).op == NodeOp::CallFunction && !g.node(id).meta.modulePath.empty()) deep = QString::fromStdString(g.node(id).name);
+        if (deep.isEmpty()) deep = QString::fromStdString(g.node(g.order()[g.size() / 2]).name);
+        QVERIFY(v->showNode(deep));
+        QVERIFY(w.waitIdle());
+        v->setZoom(0.8);
+        const auto keys = openKeys(v);
+        const QString sel = v->selected();
+        const QRectF seen = v->visibleRect();
+        QCOMPARE(sel, deep);
+        QVERIFY(w.stepBack());
+        QVERIFY(w.waitIdle());
+        QCOMPARE(w.currentStep(), 2);
+        QCOMPARE(v->selected(), deep);  // the same node in the step before
+        QVERIFY(w.stepForward());
+        QVERIFY(w.waitIdle());
+        QCOMPARE(w.currentStep(), 3);
+        QCOMPARE(openKeys(v), keys);
+        QCOMPARE(v->selected(), sel);
+        QCOMPARE(v->zoom(), 0.8);
+        QVERIFY2(std::abs(v->visibleRect().center().x() - seen.center().x()) < 2 &&
+                     std::abs(v->visibleRect().center().y() - seen.center().y()) < 2,
+                 qPrintable(QStringLiteral("%1,%2 vs %3,%4")
+                                .arg(v->visibleRect().center().x())
+                                .arg(v->visibleRect().center().y())
+                                .arg(seen.center().x())
+                                .arg(seen.center().y())));
+        // the keyboard does the same
+        QTest::keyClick(&w, Qt::Key_Left, Qt::ControlModifier);
+        QVERIFY(w.waitIdle());
+        QCOMPARE(w.currentStep(), 2);
+        QTest::keyClick(&w, Qt::Key_Right, Qt::ControlModifier);
+        QVERIFY(w.waitIdle());
+        QCOMPARE(w.currentStep(), 3);
+        QVERIFY(!w.showStep(5));  // no such step
+        QCOMPARE(w.currentStep(), 3);
+    }
+
+    // A failing pass shows its message on its step; the steps before it stay usable.
+    void failingPass()
+    {
+        MainWindow w;
+        OPEN_IN(w, mlpGelu());
+        const QString failure = w.runPipeline(QStringLiteral("dce,partition,partition"));
+        QVERIFY2(failure.contains(QLatin1String("step 3 (partition)")), qPrintable(failure));
+        StepListModel* list = w.passes()->stepList();
+        QCOMPARE(list->rowCount(), 4);
+        QVERIFY(list->data(list->index(3, StepListModel::VerifierColumn)).toString().startsWith(QLatin1String("failed: ")));
+        QCOMPARE(w.currentStep(), 2);  // the last good step is shown
+        QVERIFY(!w.showStep(3));
+        QVERIFY(w.showStep(1));
+        QVERIFY(w.waitIdle());
+        QVERIFY(w.showStep(2));
+        QVERIFY(w.waitIdle());
+        // the partition's two graphs
+        QVERIFY(w.graphView()->graph());
+        w.setStepRole(QStringLiteral("backward"));
+        QVERIFY(w.waitIdle());
+        QCOMPARE(w.graphView()->graph(), w.currentStepState()->graph("backward")->prepared->graph.get());
+        QVERIFY(w.diffView()->diff());
+        // fixing the spec and running again goes on from the good steps
+        QVERIFY(w.runPipeline(QStringLiteral("dce,partition,dce")).isEmpty());
+        QCOMPARE(w.runner()->stepsKept(), 3);
+        QCOMPARE(list->rowCount(), 4);
+    }
+
+    // The pipeline editor: the registry's passes, options as typed fields, the spec text.
+    void pipelineEditor()
+    {
+        MainWindow w;
+        OPEN_IN(w, mlpGelu());
+        PipelineEditor* e = w.passes();
+        QVERIFY(e->setSpec(kSpec));
+        QCOMPARE(e->pipeline()->count(), 4);
+        QCOMPARE(e->specEdit()->text(), kSpec);
+        e->stageView()->setCurrentIndex(e->pipeline()->index(1));
+        auto* policy = e->findChild<QComboBox*>(QStringLiteral("option_policy"));
+        QVERIFY(policy);
+        QCOMPARE(policy->currentText(), QStringLiteral("alternate_mm"));
+        QVERIFY(policy->toolTip().contains(QLatin1String("enum")));
+        policy->setCurrentText(QStringLiteral("recompute_all"));
+        QCOMPARE(e->pipeline()->stageText(1), QStringLiteral("sac(policy=recompute_all)"));
+        QVERIFY(e->specEdit()->text().contains(QLatin1String("sac(policy=recompute_all)")));
+        QVERIFY(!e->setSpec(QStringLiteral("dce,nosuchpass")));
+        QVERIFY2(e->message().contains(QLatin1String("nosuchpass")), qPrintable(e->message()));
+        QCOMPARE(e->pipeline()->count(), 4);  // unchanged
+        e->savePipeline(QStringLiteral("mine"));
+        QVERIFY(e->savedPipelines().contains(QStringLiteral("mine")));
+        QVERIFY(e->setSpec(QStringLiteral("dce")));
+        QVERIFY(e->loadPipeline(QStringLiteral("mine")));
+        QVERIFY(e->pipeline()->spec().contains(QLatin1String("recompute_all")));
+        QVERIFY(w.runPipeline(e->pipeline()->spec()).isEmpty());
+        saveShot(*e, "stepper_pipeline_editor.png");
+    }
+
+    // Two files open as a diff (what `fxlens A B` does), with the counts of `fxlens diff`.
+    void twoFilesAsADiff()
+    {
+        QTemporaryDir dir;
+        const auto written = clitest::fxlens({QStringLiteral("passes"), QStringLiteral("run"), mlpGelu(),
+                                              QStringLiteral("--pipeline"), kSpec, QStringLiteral("--out"), dir.path()});
+        QVERIFY(written.exitCode == 0);
+        const QString a = dir.filePath(QStringLiteral("02_sac.py")), b = dir.filePath(QStringLiteral("03_remat.py"));
+        MainWindow w;
+        w.setQuietErrors(true);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        const QString err = w.openDiff(a, {}, b, {});
+        QVERIFY2(err.isEmpty(), qPrintable(err));
+        QVERIFY(w.waitIdle());
+        QCOMPARE(w.centralTabs()->currentWidget(), w.diffView());
+        const auto diff = clitest::fxlens({QStringLiteral("diff"), a, b, QStringLiteral("--json")});
+        const QJsonObject counts = clitest::parseJsonDoc(diff.out)[QStringLiteral("total_counts")].toObject();
+        const DiffCounts c = w.diffView()->diff()->totalCounts();
+        QCOMPARE(qint64(c.added), qint64(counts[QStringLiteral("added")].toInt()));
+        QCOMPARE(qint64(c.changed), qint64(counts[QStringLiteral("changed")].toInt()));
+        QCOMPARE(qint64(c.removed), qint64(counts[QStringLiteral("removed")].toInt()));
+        // a missing file: a message, nothing lost
+        QVERIFY(!w.openDiff(dir.filePath(QStringLiteral("nope.py")), {}, b, {}).isEmpty());
+    }
+
+    void tracePairAsADiff_data()
+    {
+        QTest::addColumn<QString>("path");
+        for (const char* name : {"tlparse/inductor_provenance_jit_debug_handle_log.txt", "tlparse/autotune_with_compile_id.log"}) {
+            const auto p = fxltest::corpusPath(name);
+            if (fxltest::corpusPresent(p)) QTest::newRow(name) << QString::fromStdString(p.string());
+        }
+    }
+
+    // A before_*/after_* pair of a TORCH_TRACE log opens as a diff, before on the left.
+    void tracePairAsADiff()
+    {
+        QFETCH(QString, path);
+        MainWindow w;
+        OPEN_IN(w, path);
+        const auto src = openSource(path.toStdString());
+        int pairs = 0;
+        for (const Artifact& a : src->artifacts) {
+            if (!a.isGraph || a.pairedWith.empty() || a.kind.rfind("after_", 0) != 0) continue;
+            const QString err = w.diffPair(0, QString::fromStdString(a.id));
+            QVERIFY2(err.isEmpty(), qPrintable(err));
+            QVERIFY(w.waitIdle());
+            const Artifact* before = src->find(a.pairedWith);
+            QVERIFY(before);
+            QCOMPARE(w.diffView()->viewA()->prepared()->artifactId, before->id);
+            QCOMPARE(w.diffView()->viewB()->prepared()->artifactId, a.id);
+            // the counts are those of the two graphs' diff
+            const DiffCounts c = diffGraphs(*src->graph(before->id), *src->graph(a.id)).totalCounts();
+            QCOMPARE(w.diffView()->diff()->totalCounts(), c);
+            ++pairs;
+        }
+        QVERIFY(pairs > 0);
+        QVERIFY(!w.diffPair(0, QStringLiteral("no-such-id")).isEmpty());
+    }
+};
+
+QTEST_MAIN(TestPassStepper)
+#include "test_pass_stepper.moc"
