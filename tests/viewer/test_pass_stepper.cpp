@@ -5,6 +5,7 @@
 // so; stepping back and forth restores the same views; a failing pass leaves the earlier steps
 // usable; two files, and a TORCH_TRACE before/after pair, open as a diff. Screenshots of the
 // stepper go to the build directory's tests/ (stepper_*.png) for a person to look at.
+#include <QAbstractItemModelTester>
 #include <QApplication>
 #include <QComboBox>
 #include <QLineEdit>
@@ -20,6 +21,7 @@
 #include "test_util.hpp"
 #include "viewer/jobs/step_jobs.hpp"
 #include "viewer/model/change_list_model.hpp"
+#include "viewer/model/equivalence_model.hpp"
 #include "viewer/model/pipeline_model.hpp"
 #include "viewer/model/source_tree_model.hpp"
 #include "viewer/model/step_list_model.hpp"
@@ -29,6 +31,7 @@
 #include "viewer/widgets/graph_view.hpp"
 #include "viewer/widgets/main_window.hpp"
 #include "viewer/widgets/pipeline_editor.hpp"
+#include "viewer/widgets/run_panel.hpp"
 #include "viewer/widgets/timeline_view.hpp"
 
 using namespace fxl;
@@ -105,8 +108,9 @@ private slots:
         QCOMPARE(w.currentStep(), 4);  // followed the run to its end
 
         QTemporaryDir dir;
-        const auto written = clitest::fxlens({QStringLiteral("passes"), QStringLiteral("run"), path,
-                                              QStringLiteral("--pipeline"), kSpec, QStringLiteral("--out"), dir.path()});
+        const auto written =
+            clitest::fxlens({QStringLiteral("passes"), QStringLiteral("run"), path, QStringLiteral("--pipeline"), kSpec,
+                             QStringLiteral("--out"), dir.path()});
         QVERIFY2(written.exitCode == 0, written.err.constData());
         const QStringList files = QDir(dir.path()).entryList({QStringLiteral("0*.py")}, QDir::Files, QDir::Name);
         QCOMPARE(files.size(), 5);
@@ -114,17 +118,19 @@ private slots:
             QVERIFY(w.showStep(k));
             QVERIFY(w.waitIdle());
             const auto mem = clitest::fxlens({QStringLiteral("mem"), dir.filePath(files[k]), QStringLiteral("--json")});
-            const QJsonObject peak =
-                clitest::parseJsonDoc(mem.out)[QStringLiteral("timeline")].toObject()[QStringLiteral("peak")].toObject();
-            QVERIFY2(w.timelineModel()->peakLabel().endsWith(QStringLiteral(" at ") + peak[QStringLiteral("node")].toString()),
+            const QJsonObject peak = clitest::parseJsonDoc(mem.out)[QStringLiteral("timeline")]
+                                         .toObject()[QStringLiteral("peak")]
+                                         .toObject();
+            QVERIFY2(w.timelineModel()->peakLabel().endsWith(QStringLiteral(" at ")
+                                                             + peak[QStringLiteral("node")].toString()),
                      qPrintable(w.timelineModel()->peakLabel()));
             QCOMPARE(w.timelineModel()->current()->peakBytes, qint64(peak[QStringLiteral("bytes")].toDouble()));
             QCOMPARE(w.timelineModel()->hasPrevious(), k > 0);
         }
         QVERIFY(w.showStep(3));
         QVERIFY(w.waitIdle());
-        const auto diff = clitest::fxlens({QStringLiteral("diff"), dir.filePath(files[2]), dir.filePath(files[3]),
-                                           QStringLiteral("--json")});
+        const auto diff = clitest::fxlens(
+            {QStringLiteral("diff"), dir.filePath(files[2]), dir.filePath(files[3]), QStringLiteral("--json")});
         const QJsonObject counts = clitest::parseJsonDoc(diff.out)[QStringLiteral("total_counts")].toObject();
         DiffView* d = w.diffView();
         QVERIFY(d->diff());
@@ -143,8 +149,7 @@ private slots:
         const QString text = d->textDiff();
         QVERIFY2(text.startsWith(QLatin1String("--- step 2 (sac")), qPrintable(text.left(200)));
         qsizetype plus = 0;
-        for (const QString& line : text.split(QLatin1Char('\n')))
-            plus += line.startsWith(QLatin1String("+ ")) ? 1 : 0;
+        for (const QString& line : text.split(QLatin1Char('\n'))) plus += line.startsWith(QLatin1String("+ ")) ? 1 : 0;
         QCOMPARE(size_t(plus), c.added);
         if (!shot.isEmpty()) {
             w.centralTabs()->setCurrentWidget(d);
@@ -154,6 +159,53 @@ private slots:
             saveShot(w, "stepper_diff_gpt2_tiny.png");
             saveShot(*w.timelineView(), "stepper_timeline_gpt2_tiny.png");
             saveShot(*w.passes(), "stepper_passes_gpt2_tiny.png");
+        }
+    }
+
+    void runPanel_data() { remat_data(); }
+
+    // The run panel checks the remat step against the step before and against the input: every
+    // output bitwise equal; the run's measured live bytes equal the timeline's estimate.
+    void runPanel()
+    {
+        QFETCH(QString, path);
+        QFETCH(QString, shot);
+        MainWindow w;
+        OPEN_IN(w, path);
+        QVERIFY(w.runCheck(0) == nullptr);  // the input has no step before
+        QVERIFY(w.runPipeline(kSpec).isEmpty());
+        QVERIFY(w.showStep(3));
+        QVERIFY(w.waitIdle());
+        for (int against : {0, 1}) {
+            const auto o = w.runCheck(against);
+            QVERIFY2(o, qPrintable(w.statusText() + QLatin1Char('|') + w.runPanel()->summaryText()));
+            QVERIFY2(o->ok, o->error.c_str());
+            QVERIFY(o->compared);
+            QVERIFY2(o->bitwise(), o->summary().c_str());
+            QVERIFY(!o->report.outputs.empty());
+            EquivalenceModel* t = w.runPanel()->table();
+            QAbstractItemModelTester tester(t, QAbstractItemModelTester::FailureReportingMode::QtTest);
+            QCOMPARE(size_t(t->rowCount()), o->report.outputs.size());
+            for (int r = 0; r < t->rowCount(); ++r)
+                QCOMPARE(t->data(t->index(r, EquivalenceModel::ResultColumn)).toString(), QStringLiteral("bitwise"));
+            w.runPanel()->setOnlyDiffering(true);
+            QCOMPARE(t->rowCount(), 0);
+            w.runPanel()->setOnlyDiffering(false);
+            QVERIFY2(w.runPanel()->summaryText().contains(QLatin1String("bitwise equal")),
+                     qPrintable(w.runPanel()->summaryText()));
+            if (fxltest::corpusPresent(fxltest::corpusPath("pytorch")) && path.contains(QLatin1String("gpt2")))
+                QVERIFY2(o->inputsFrom == "gpt2_tiny.inputs.safetensors", o->inputsFrom.c_str());
+            // the measurement beside the estimate: the same rules, the same bytes
+            QVERIFY(w.timelineModel()->hasMeasured());
+            QCOMPARE(w.timelineModel()->measuredPeak(), w.timelineModel()->current()->peakBytes);
+            QCOMPARE(w.timelineModel()->measuredMismatches(), 0);
+        }
+        const auto alone = w.runCheck(2);
+        QVERIFY(alone && alone->ok && !alone->compared);
+        if (!shot.isEmpty()) {
+            QVERIFY(w.runCheck(0));
+            saveShot(*w.runPanel(), "stepper_run_gpt2_tiny.png");
+            saveShot(*w.timelineView(), "stepper_timeline_measured_gpt2_tiny.png");
         }
     }
 
@@ -180,7 +232,8 @@ private slots:
         QVERIFY(d->selectB(changed));
         QVERIFY(w.waitIdle());
         const NodeId changedB = d->viewB()->graph()->findByName(changed.toStdString());
-        const QString counterpart = QString::fromStdString(d->viewA()->graph()->node(d->diff()->matchOfB(changedB)).name);
+        const QString counterpart =
+            QString::fromStdString(d->viewA()->graph()->node(d->diff()->matchOfB(changedB)).name);
         QCOMPARE(d->viewA()->selected(), counterpart);
         // an added node has no counterpart: said, and the other side keeps its selection
         QVERIFY(d->selectB(added));
@@ -209,7 +262,8 @@ private slots:
         QVERIFY(!copy.isEmpty());
         QVERIFY(w.graphView()->showNode(copy));
         QVERIFY(w.waitIdle());
-        QVERIFY2(w.inspectorText().contains(QStringLiteral("added: copy of ") + original), qPrintable(w.inspectorText()));
+        QVERIFY2(w.inspectorText().contains(QStringLiteral("added: copy of ") + original),
+                 qPrintable(w.inspectorText()));
         QVERIFY(w.inspectorHtml().contains(QStringLiteral("step:2::") + original));
         QVERIFY(w.showInStep(2, {}, original));
         QVERIFY(w.waitIdle());
@@ -233,7 +287,8 @@ private slots:
         const Graph& g = *v->graph();
         QString deep;
         for (NodeId id : g.order())
-            if (g.node(id).op == NodeOp::CallFunction && !g.node(id).meta.modulePath.empty()) deep = QString::fromStdString(g.node(id).name);
+            if (g.node(id).op == NodeOp::CallFunction && !g.node(id).meta.modulePath.empty())
+                deep = QString::fromStdString(g.node(id).name);
         if (deep.isEmpty()) deep = QString::fromStdString(g.node(g.order()[g.size() / 2]).name);
         QVERIFY(v->showNode(deep));
         QVERIFY(w.waitIdle());
@@ -252,8 +307,8 @@ private slots:
         QCOMPARE(openKeys(v), keys);
         QCOMPARE(v->selected(), sel);
         QCOMPARE(v->zoom(), 0.8);
-        QVERIFY2(std::abs(v->visibleRect().center().x() - seen.center().x()) < 2 &&
-                     std::abs(v->visibleRect().center().y() - seen.center().y()) < 2,
+        QVERIFY2(std::abs(v->visibleRect().center().x() - seen.center().x()) < 2
+                     && std::abs(v->visibleRect().center().y() - seen.center().y()) < 2,
                  qPrintable(QStringLiteral("%1,%2 vs %3,%4")
                                 .arg(v->visibleRect().center().x())
                                 .arg(v->visibleRect().center().y())
@@ -279,7 +334,8 @@ private slots:
         QVERIFY2(failure.contains(QLatin1String("step 3 (partition)")), qPrintable(failure));
         StepListModel* list = w.passes()->stepList();
         QCOMPARE(list->rowCount(), 4);
-        QVERIFY(list->data(list->index(3, StepListModel::VerifierColumn)).toString().startsWith(QLatin1String("failed: ")));
+        QVERIFY(
+            list->data(list->index(3, StepListModel::VerifierColumn)).toString().startsWith(QLatin1String("failed: ")));
         QCOMPARE(w.currentStep(), 2);  // the last good step is shown
         QVERIFY(!w.showStep(3));
         QVERIFY(w.showStep(1));
@@ -331,8 +387,9 @@ private slots:
     void twoFilesAsADiff()
     {
         QTemporaryDir dir;
-        const auto written = clitest::fxlens({QStringLiteral("passes"), QStringLiteral("run"), mlpGelu(),
-                                              QStringLiteral("--pipeline"), kSpec, QStringLiteral("--out"), dir.path()});
+        const auto written =
+            clitest::fxlens({QStringLiteral("passes"), QStringLiteral("run"), mlpGelu(), QStringLiteral("--pipeline"),
+                             kSpec, QStringLiteral("--out"), dir.path()});
         QVERIFY(written.exitCode == 0);
         const QString a = dir.filePath(QStringLiteral("02_sac.py")), b = dir.filePath(QStringLiteral("03_remat.py"));
         MainWindow w;
@@ -356,7 +413,8 @@ private slots:
     void tracePairAsADiff_data()
     {
         QTest::addColumn<QString>("path");
-        for (const char* name : {"tlparse/inductor_provenance_jit_debug_handle_log.txt", "tlparse/autotune_with_compile_id.log"}) {
+        for (const char* name :
+             {"tlparse/inductor_provenance_jit_debug_handle_log.txt", "tlparse/autotune_with_compile_id.log"}) {
             const auto p = fxltest::corpusPath(name);
             if (fxltest::corpusPresent(p)) QTest::newRow(name) << QString::fromStdString(p.string());
         }

@@ -74,7 +74,8 @@ std::vector<TrailEntry> provenanceTrail(const std::vector<std::shared_ptr<const 
     return out;
 }
 
-std::string trailToText(const std::vector<TrailEntry>& trail, const std::vector<std::shared_ptr<const StepState>>& steps)
+std::string trailToText(const std::vector<TrailEntry>& trail,
+                        const std::vector<std::shared_ptr<const StepState>>& steps)
 {
     std::string out;
     for (const TrailEntry& e : trail) {
@@ -83,8 +84,8 @@ std::string trailToText(const std::vector<TrailEntry>& trail, const std::vector<
         if (!e.role.empty()) out += " " + e.role;
         out += ": " + e.node + "  " + e.change + "\n";
         if (!e.source.empty())
-            out += "  source " + e.source.file + ":" + std::to_string(e.source.line) +
-                   (e.source.function.empty() ? "" : " in " + e.source.function) + "\n";
+            out += "  source " + e.source.file + ":" + std::to_string(e.source.line)
+                + (e.source.function.empty() ? "" : " in " + e.source.function) + "\n";
     }
     return out;
 }

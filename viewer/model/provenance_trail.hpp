@@ -32,6 +32,7 @@ std::vector<TrailEntry> provenanceTrail(const std::vector<std::shared_ptr<const 
 
 // One line per entry: "step 3 (remat): gelu_recomputed  added: copy of gelu", then the source
 // of the input's node when known.
-std::string trailToText(const std::vector<TrailEntry>& trail, const std::vector<std::shared_ptr<const StepState>>& steps);
+std::string trailToText(const std::vector<TrailEntry>& trail,
+                        const std::vector<std::shared_ptr<const StepState>>& steps);
 
 }  // namespace fxl::viewer

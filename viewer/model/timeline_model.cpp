@@ -76,6 +76,7 @@ void TimelineModel::setTimelines(std::shared_ptr<const MemoryTimeline> current, 
     diff_ = previous_ ? std::move(diff) : nullptr;
     points_.clear();
     peakRow_ = previousPeakRow_ = boundaryRow_ = -1;
+    measuredPeak_ = -1;
     if (current_) {
         const MemoryTimeline& c = *current_;
         const std::vector<int64_t> saved = savedLive(c);
@@ -130,6 +131,21 @@ void TimelineModel::setTimelines(std::shared_ptr<const MemoryTimeline> current, 
         }
     }
     endResetModel();
+}
+
+void TimelineModel::setMeasured(const std::vector<int64_t>& live, int64_t peakBytes)
+{
+    const bool fits = current_ && live.size() == current_->steps.size();
+    for (Point& p : points_) p.measured = fits && p.current >= 0 ? live[static_cast<size_t>(p.current)] : -1;
+    measuredPeak_ = fits ? peakBytes : -1;
+    if (!points_.empty()) emit dataChanged(index(0, MeasuredColumn), index(rowCount() - 1, MeasuredColumn));
+}
+
+int TimelineModel::measuredMismatches() const
+{
+    int n = 0;
+    for (const Point& p : points_) n += p.measured >= 0 && p.measured != p.live ? 1 : 0;
+    return n;
 }
 
 QString TimelineModel::nameAt(int row) const
@@ -226,6 +242,7 @@ QVariant TimelineModel::data(const QModelIndex& index, int role) const
         case AllocatedColumn: return p.allocated;
         case FreedColumn: return p.freed;
         case SavedColumn: return p.saved;
+        case MeasuredColumn: return p.measured;
         default: return 0;
         }
     };
@@ -235,6 +252,7 @@ QVariant TimelineModel::data(const QModelIndex& index, int role) const
     if (index.column() == NodeColumn) return nameAt(index.row());
     if (index.column() == PhaseColumn) return QString::fromLatin1(stepPhaseName(p.phase).data());
     if (index.column() == PreviousColumn && !previous_) return {};
+    if (index.column() == MeasuredColumn && p.measured < 0) return {};
     return QString::fromStdString(formatByteSize(bytes()));
 }
 
@@ -249,6 +267,7 @@ QVariant TimelineModel::headerData(int section, Qt::Orientation orientation, int
     case AllocatedColumn: return tr("Allocated");
     case FreedColumn: return tr("Freed");
     case SavedColumn: return tr("Saved");
+    case MeasuredColumn: return tr("Measured");
     default: return {};
     }
 }

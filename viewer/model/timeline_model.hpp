@@ -15,6 +15,7 @@
 //  T3 peakRow() / previousPeakRow() are the rows of each peak; boundaryRow() the first backward
 //     point (-1 when none). peakLabel() is the text the panel writes at the peak: "peak
 //     1.20 MiB at mm_4", the bytes and node of `fxlens mem --json`'s "peak".
+//  T5 Measured (a run's live bytes per node) is shown beside the estimate when there is a run.
 //  T4 largestLiveAt(row, n): the n largest storages live at that point of the current step
 //     (largest first), as "name  bytes".
 #pragma once
@@ -44,6 +45,7 @@ public:
         AllocatedColumn,
         FreedColumn,
         SavedColumn,
+        MeasuredColumn,
         ColumnCount
     };
     enum Role
@@ -61,6 +63,7 @@ public:
         int current = -1;  // step index in the current timeline
         int previous = -1;  // step index in the previous one
         int64_t live = 0, previousLive = 0, allocated = 0, freed = 0, saved = 0;
+        int64_t measured = -1;  // live bytes the executor measured at this node (-1: no run)
         StepPhase phase = StepPhase::Forward;
         uint8_t flags = 0;
     };
@@ -74,6 +77,14 @@ public:
                       std::shared_ptr<const Graph> previousGraph = nullptr,
                       std::shared_ptr<const GraphDiff> diff = nullptr);
     void clear();
+    // T5: the live bytes a run measured, one per node of the current graph's order
+    // (runtime/executor.hpp ExecResult::liveBytesPerStep) and its peak; empty clears them. The
+    // estimate and the measurement follow the same rules, so they should be equal.
+    void setMeasured(const std::vector<int64_t>& liveBytesPerStep, int64_t peakBytes);
+    bool hasMeasured() const { return measuredPeak_ >= 0; }
+    int64_t measuredPeak() const { return measuredPeak_; }
+    // Rows where the measured bytes differ from the estimate.
+    int measuredMismatches() const;
 
     const std::vector<Point>& points() const { return points_; }
     const MemoryTimeline* current() const { return current_.get(); }
@@ -102,6 +113,7 @@ private:
     std::shared_ptr<const GraphDiff> diff_;
     std::vector<Point> points_;
     int peakRow_ = -1, previousPeakRow_ = -1, boundaryRow_ = -1;
+    int64_t measuredPeak_ = -1;
 };
 
 }  // namespace fxl::viewer

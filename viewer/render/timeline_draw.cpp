@@ -44,6 +44,7 @@ QColor areaColour(StepPhase ph, bool dark)
 }
 
 const QColor kPrevious(230, 140, 20);
+const QColor kMeasured(20, 150, 60);
 
 }  // namespace
 
@@ -91,7 +92,7 @@ void drawTimeline(QPainter& p, const QRectF& widgetRect, const TimelineModel& m,
     int64_t ymax = 1;
     for (int r = a; r <= b; ++r) {
         const auto& pt = pts[static_cast<size_t>(r)];
-        ymax = std::max({ymax, pt.live, m.hasPrevious() ? pt.previousLive : 0});
+        ymax = std::max({ymax, pt.live, m.hasPrevious() ? pt.previousLive : 0, pt.measured});
     }
     const double step = niceStep(static_cast<double>(ymax), 4);
     const double top = std::ceil(static_cast<double>(ymax) * 1.08 / step) * step;
@@ -161,6 +162,28 @@ void drawTimeline(QPainter& p, const QRectF& widgetRect, const TimelineModel& m,
         p.setBrush(Qt::NoBrush);
         p.drawPath(path);
         p.setRenderHint(QPainter::Antialiasing, false);
+    }
+    // what a run measured, as a dashed line
+    if (m.hasMeasured()) {
+        QPainterPath path;
+        bool started = false;
+        for (int c = 0; c < count; ++c) {
+            int r0, r1;
+            colRange(c, r0, r1);
+            int64_t v = -1;
+            for (int r = r0; r <= r1; ++r) v = std::max(v, pts[static_cast<size_t>(r)].measured);
+            if (v < 0) continue;
+            const double x0 = plot.left() + c * colW, y = yOf(static_cast<double>(v));
+            if (!started)
+                path.moveTo(x0, y);
+            else
+                path.lineTo(x0, y);
+            path.lineTo(x0 + colW, y);
+            started = true;
+        }
+        p.setPen(QPen(kMeasured, 1.5, Qt::DashLine));
+        p.setBrush(Qt::NoBrush);
+        p.drawPath(path);
     }
     // boundary
     if (m.boundaryRow() >= a && m.boundaryRow() <= b) {
@@ -243,6 +266,7 @@ void drawTimeline(QPainter& p, const QRectF& widgetRect, const TimelineModel& m,
                                       {areaColour(StepPhase::Forward, opts.dark).darker(opts.dark ? 150 : 135),
                                        QObject::tr("saved activations"), false}};
         if (m.hasPrevious()) entries.push_back({kPrevious, QObject::tr("step before"), true});
+        if (m.hasMeasured()) entries.push_back({kMeasured, QObject::tr("measured"), true});
         const QFontMetricsF fm(p.font());
         double width = 0;
         for (const Entry& e : entries) width += fm.horizontalAdvance(e.text) + 22;

@@ -52,6 +52,7 @@
 #include "viewer/widgets/graph_view.hpp"
 #include "viewer/widgets/overview.hpp"
 #include "viewer/widgets/pipeline_editor.hpp"
+#include "viewer/widgets/run_panel.hpp"
 #include "viewer/widgets/timeline_view.hpp"
 
 namespace fxl::viewer {
@@ -158,6 +159,21 @@ MainWindow::MainWindow(QWidget* parent)
     timelineDock->setObjectName(QStringLiteral("timeline"));
     timelineDock->setWidget(timeline_);
     addDockWidget(Qt::BottomDockWidgetArea, timelineDock);
+    run_ = new RunPanel(this);
+    auto* runDock = new QDockWidget(tr("Run"), this);
+    runDock->setObjectName(QStringLiteral("run"));
+    runDock->setWidget(run_);
+    addDockWidget(Qt::BottomDockWidgetArea, runDock);
+    connect(run_, &RunPanel::runRequested, this, [this](RunPanel::Against a) { startRun(static_cast<int>(a)); });
+    connect(run_, &RunPanel::finished, this, [this](std::shared_ptr<const RunOutcome> o) {
+        // the measured live bytes beside the estimate, when the run was of the graph shown
+        const auto st = currentStepState();
+        if (o->ok && st && !st->graphs.empty() && st->graph(stepRole_)->prepared->graph == o->request.subject)
+            timelineModel_->setMeasured(o->subject.liveBytesPerStep, o->subject.peakBytes);
+        timeline_->update();
+        status_->setText(QString::fromStdString(o->summary()));
+        updateBusy();
+    });
     connect(runner_, &StepRunner::stepAvailable, this, [this](quint64, int index) { onStepAvailable(index); });
     connect(runner_, &StepRunner::stepsReset, this, [this](int from) {
         if (step_ >= from) step_ = -1;
@@ -215,10 +231,12 @@ MainWindow::MainWindow(QWidget* parent)
             const QString id = model_->data(at, SourceTreeModel::ArtifactIdRole).toString();
             const Artifact* a = sources_[static_cast<size_t>(src)]->find(id.toStdString());
             if (a && !a->pairedWith.empty())
-                menu.addAction(tr("Diff with its %1 partner").arg(a->kind.rfind("before_", 0) == 0 ? tr("after_") : tr("before_")),
-                               this, [this, src, id] { diffPair(src, id); });
+                menu.addAction(
+                    tr("Diff with its %1 partner").arg(a->kind.rfind("before_", 0) == 0 ? tr("after_") : tr("before_")),
+                    this, [this, src, id] { diffPair(src, id); });
         }
-        if (menu.isEmpty()) menu.addAction(tr("(select two graphs, or a before_/after_ artifact, to compare)"))->setEnabled(false);
+        if (menu.isEmpty())
+            menu.addAction(tr("(select two graphs, or a before_/after_ artifact, to compare)"))->setEnabled(false);
         menu.exec(tree_->viewport()->mapToGlobal(pos));
     });
     connect(tree_, &QTreeView::activated, this, [this](const QModelIndex& i) {
@@ -345,6 +363,7 @@ MainWindow::MainWindow(QWidget* parent)
                                 .value(QStringLiteral("view/fold"), true)
                                 .toBool());
     tabifyDockWidget(textDock, timelineDock);
+    tabifyDockWidget(timelineDock, runDock);
     timelineDock->raise();
     tabifyDockWidget(treeDock, findDock);
     treeDock->raise();
@@ -426,6 +445,12 @@ void MainWindow::buildMenus(QDockWidget* const* docks, int dockCount)
         followSteps_ = false;
         stepBack();
     });
+    passes->addAction(tr("&Check the step against the one before"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_R),
+                      this, [this, docks] {
+                          docks[8]->show();
+                          docks[8]->raise();
+                          startRun(static_cast<int>(RunPanel::Against::Previous));
+                      });
     passes->addSeparator();
     passes->addAction(tr("Show the &graph"), QKeySequence(Qt::CTRL | Qt::Key_1), this,
                       [this] { tabs_->setCurrentIndex(0); });
@@ -502,7 +527,8 @@ bool MainWindow::waitIdle(int timeoutMs)
     QElapsedTimer timer;
     timer.start();
     while (jobs_->busy() || !openQueue_.empty() || !opening_.isEmpty() || runner_->busy() || diffJob_ != 0
-           || view_->layoutPending() || diff_->viewA()->layoutPending() || diff_->viewB()->layoutPending()) {
+           || run_->busy() || view_->layoutPending() || diff_->viewA()->layoutPending()
+           || diff_->viewB()->layoutPending()) {
         if (timer.elapsed() > timeoutMs) return false;
         QEventLoop loop;
         QTimer::singleShot(5, &loop, &QEventLoop::quit);
@@ -691,6 +717,52 @@ bool MainWindow::showInStep(int step, const QString& role, const QString& node)
     if (!showStep(step)) return false;
     tabs_->setCurrentIndex(0);
     return view_->showNode(node);
+}
+
+bool MainWindow::startRun(int against)
+{
+    const auto st = currentStepState();
+    if (!st || st->graphs.empty()) {
+        status_->setText(tr("open a graph first"));
+        return false;
+    }
+    const auto& steps = runner_->steps();
+    const StepGraph* sg = st->graph(stepRole_);
+    RunRequest r;
+    r.subject = sg->prepared->graph;
+    auto label = [](const StepState& s) {
+        return s.index == 0 ? std::string("step 0 (input)") : "step " + std::to_string(s.index) + " (" + s.spec + ")";
+    };
+    r.subjectLabel = label(*st);
+    const auto mode = static_cast<RunPanel::Against>(against);
+    if (mode != RunPanel::Against::Nothing) {
+        if (step_ == 0) {
+            status_->setText(tr("the input graph has no step before it: run it alone, or show a later step"));
+            return false;
+        }
+        const int ref = mode == RunPanel::Against::Previous ? step_ - 1 : 0;
+        const StepState& rs = *steps[static_cast<size_t>(ref)];
+        const StepGraph* rg = rs.graph(mode == RunPanel::Against::Previous ? sg->previousRole : std::string());
+        if (rs.graphs.size() > 1 || st->graphs.size() > 1) {
+            status_->setText(tr("a partition's graphs are checked against their joint with fxlens check A B"));
+            return false;
+        }
+        r.reference = rg->prepared->graph;
+        r.referenceLabel = label(rs);
+    }
+    r.source = runner_->input()->source;
+    r.artifactId = runner_->input()->artifactId;
+    run_->setAgainst(mode);
+    run_->start(std::move(r));
+    updateBusy();
+    return true;
+}
+
+std::shared_ptr<const RunOutcome> MainWindow::runCheck(int against, int timeoutMs)
+{
+    if (!startRun(against)) return nullptr;
+    waitIdle(timeoutMs);
+    return run_->outcome();
 }
 
 QString MainWindow::runPipeline(const QString& spec, int timeoutMs)

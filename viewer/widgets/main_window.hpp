@@ -38,6 +38,8 @@ class DiffView;
 class GraphView;
 class Overview;
 class PipelineEditor;
+class RunPanel;
+struct RunOutcome;
 class StepRunner;
 class TimelineModel;
 class TimelineView;
@@ -114,6 +116,11 @@ public:
     TimelineView* timelineView() const { return timeline_; }
     TimelineModel* timelineModel() const { return timelineModel_; }
     QTabWidget* centralTabs() const { return tabs_; }
+    RunPanel* runPanel() const { return run_; }
+    // The run panel's Run: the step shown checked against the step before (against = 0), the
+    // input graph (1), or run alone (2), with the panel's backend, inputs and seed; waits for
+    // the outcome (null when it could not start: the message is in the panel).
+    std::shared_ptr<const RunOutcome> runCheck(int against, int timeoutMs = 120000);
     // Sets the pipeline and runs it on the graph shown, then waits (the event loop runs) until
     // every step is made or one failed. Returns the message of a failure ("" when all ran).
     QString runPipeline(const QString& spec, int timeoutMs = 120000);
@@ -180,6 +187,7 @@ private:
     DiffView* diff_ = nullptr;
     TimelineModel* timelineModel_ = nullptr;
     TimelineView* timeline_ = nullptr;
+    RunPanel* run_ = nullptr;
     int step_ = -1;  // the step shown; -1 when the graph shown is not a step
     bool followSteps_ = true;  // show each new step as it arrives (until one is chosen)
     std::string stepRole_;
@@ -209,6 +217,7 @@ private:
     void rememberRecent(const QString& path);
     void onStepAvailable(int index);
     QString historyHtml(const QString& node) const;
+    bool startRun(int against);
     void showTwoGraphs(std::shared_ptr<const PreparedGraph> a, std::shared_ptr<const PreparedGraph> b,
                        std::shared_ptr<const GraphDiff> d);
 };

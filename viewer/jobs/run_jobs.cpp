@@ -1,0 +1,202 @@
+#include "viewer/jobs/run_jobs.hpp"
+
+#include <QMetaObject>
+
+#include <filesystem>
+
+#include "core/formats/graph_constants.hpp"
+#include "core/formats/safetensors.hpp"
+#include "core/ir/diagnostics.hpp"
+#include "runtime/backend.hpp"
+#include "runtime/executor.hpp"
+#include "runtime/kernel.hpp"
+
+namespace fxl::viewer {
+
+std::vector<BackendChoice> backendChoices()
+{
+    std::vector<BackendChoice> out;
+    out.push_back({"cpu", "CPU (reference)", true, {}});
+    std::string why;
+    const bool cuda = makeCudaBackend(0, &why) != nullptr;
+    out.push_back({"cuda:0", "CUDA device 0", cuda, cuda ? std::string() : why});
+    return out;
+}
+
+std::string RunOutcome::summary() const
+{
+    if (cancelled) return "cancelled";
+    if (!ok) return "failed: " + error;
+    if (!compared) return "ran: " + std::to_string(subject.outputs) + " outputs";
+    size_t differ = 0;
+    for (const TensorDiff& d : report.outputs) differ += d.bitwiseEqual ? 0 : 1;
+    differ += report.onlyInA.size() + report.onlyInB.size();
+    const size_t total = report.outputs.size() + report.onlyInA.size() + report.onlyInB.size();
+    if (differ == 0) return "bitwise equal: " + std::to_string(total) + " outputs";
+    return std::to_string(differ) + " of " + std::to_string(total) + " outputs differ";
+}
+
+namespace {
+
+std::unique_ptr<Backend> makeBackend(const RunRequest& r)
+{
+    if (r.backend == "cpu") return makeCpuBackend(CpuBackendOptions{std::max(1, r.threads)});
+    if (r.backend.rfind("cuda:", 0) == 0) {
+        std::string why;
+        auto b = makeCudaBackend(std::stoi(r.backend.substr(5)), &why);
+        if (!b) throw std::runtime_error("backend " + r.backend + ": " + why);
+        return b;
+    }
+    throw std::runtime_error("unknown backend '" + r.backend + "'");
+}
+
+// The graph's get_attr constants: embedded in the graph file (fxlens JSON), else the
+// artifact's sidecar; null when the graph needs none.
+std::optional<SafeTensorsFile> constantsFor(const Graph& g, const RunRequest& r)
+{
+    if (constantTensorNames(g).empty() || !r.source) return std::nullopt;
+    if (auto embedded = embeddedConstants(g, r.source->path)) return embedded;
+    const Artifact* a = r.source->find(r.artifactId);
+    if (a && !a->constantsPath.empty()) return readSafetensors(a->constantsPath);
+    return std::nullopt;
+}
+
+RunSideResult sideOf(const ExecResult& e)
+{
+    RunSideResult s;
+    s.seconds = e.seconds;
+    s.peakBytes = e.peakBytes;
+    s.peakNode = e.peakNode;
+    s.liveBytesPerStep = e.liveBytesPerStep;
+    s.outputs = e.outputs.size();
+    return s;
+}
+
+}  // namespace
+
+RunOutcome runRequest(const RunRequest& r, std::atomic<bool>* cancel,
+                      const std::function<void(size_t, size_t)>& progress)
+{
+    RunOutcome out;
+    out.request = r;
+    try {
+        if (!r.subject) throw std::runtime_error("nothing to run");
+        const Graph& first = r.reference ? *r.reference : *r.subject;
+        std::optional<SafeTensorsFile> sidecar;
+        const Artifact* art = r.source ? r.source->find(r.artifactId) : nullptr;
+        if (r.sidecarInputs && art && !art->inputsPath.empty()) {
+            sidecar = readSafetensors(art->inputsPath);
+            out.inputsFrom = std::filesystem::path(art->inputsPath).filename().string();
+        } else {
+            out.inputsFrom = "generated with seed " + std::to_string(r.seed);
+        }
+        const size_t total = r.subject->size() + (r.reference ? r.reference->size() : 0);
+        size_t base = 0;
+        auto runOne = [&](const Graph& g, const SafeTensorsFile* inputs, std::unique_ptr<Backend>& backend,
+                          SafeTensorsFile& outputs) {
+            ExecOptions o;
+            backend = makeBackend(r);
+            o.backend = backend.get();
+            o.inputs = inputs;
+            o.inputSeed = r.seed;
+            o.rngSeed = r.seed;
+            o.cancel = cancel;
+            const auto constants = constantsFor(g, r);
+            o.constants = constants ? &*constants : nullptr;
+            if (progress) o.progress = [&](size_t done, size_t, const Node&) { progress(base + done, total); };
+            ExecResult e = executeGraph(g, o);
+            if (e.cancelled) throw CancelledError();
+            outputs = outputsToSafetensors(e, *backend);
+            base += g.size();
+            return e;
+        };
+        // the first graph's inputs, as used (file + generated), feed both runs
+        ExecOptions ro;
+        ro.inputs = sidecar ? &*sidecar : nullptr;
+        ro.inputSeed = r.seed;
+        const SafeTensorsFile inputs = resolveInputs(first, ro, &out.generatedInputs);
+        std::unique_ptr<Backend> backendRef, backendSub;
+        SafeTensorsFile outRef, outSub;
+        if (r.reference) {
+            const ExecResult e = runOne(*r.reference, &inputs, backendRef, outRef);
+            out.reference = sideOf(e);
+        }
+        const ExecResult e = runOne(*r.subject, &inputs, backendSub, outSub);
+        out.subject = sideOf(e);
+        if (r.reference) {
+            out.report = compareOutputs(outSub, outRef);
+            out.compared = true;
+        }
+        out.ok = true;
+    } catch (const CancelledError&) {
+        out.cancelled = true;
+        out.error = "cancelled";
+    } catch (const InputError& e) {
+        out.error = e.diagnostic().format();
+    } catch (const std::exception& e) {
+        out.error = e.what();
+    }
+    return out;
+}
+
+RunJobs::RunJobs(QObject* parent)
+    : QObject(parent)
+    , cancel_(std::make_shared<std::atomic<bool>>(false))
+{
+    pool_.setMaxThreadCount(1);
+}
+
+RunJobs::~RunJobs()
+{
+    cancel_->store(true);
+    current_ = 0;
+    pool_.waitForDone();
+}
+
+void RunJobs::cancel()
+{
+    cancel_->store(true);
+    cancel_ = std::make_shared<std::atomic<bool>>(false);
+    if (current_) {
+        const quint64 id = current_;
+        current_ = 0;
+        auto o = std::make_shared<RunOutcome>();
+        o->cancelled = true;
+        o->error = "cancelled";
+        emit finished(id, o);
+    }
+}
+
+quint64 RunJobs::start(RunRequest r)
+{
+    cancel();
+    const quint64 id = ++next_;
+    current_ = id;
+    auto flag = cancel_;
+    pool_.start([this, id, flag, r] {
+        auto last = std::make_shared<size_t>(0);
+        auto report = [this, id, last](size_t done, size_t total) {
+            // about a hundred reports a run, not one per node
+            if (done != total && done - *last < std::max<size_t>(1, total / 100)) return;
+            *last = done;
+            QMetaObject::invokeMethod(
+                this,
+                [this, id, done, total] {
+                    if (current_ == id) emit progress(id, qint64(done), qint64(total));
+                },
+                Qt::QueuedConnection);
+        };
+        auto outcome = std::make_shared<const RunOutcome>(runRequest(r, flag.get(), report));
+        QMetaObject::invokeMethod(
+            this,
+            [this, id, outcome] {
+                if (current_ != id) return;  // stale or cancelled
+                current_ = 0;
+                emit finished(id, outcome);
+            },
+            Qt::QueuedConnection);
+    });
+    return id;
+}
+
+}  // namespace fxl::viewer

@@ -1,0 +1,98 @@
+// Running graphs from the window, off the UI thread: execute the graph of a step on a backend,
+// or check it against another graph (the step before, the input graph) on the very same input
+// tensors, as `fxlens check` does: inputs from the graph's sidecar (NAME.inputs.safetensors)
+// or generated with a seed, get_attr constants from the graph file or its sidecar, outputs
+// compared bitwise (runtime/equivalence.hpp). The measured live bytes of each run are kept so
+// the memory timeline can show them beside its estimate. One run at a time: a new one makes
+// the old one stale (its result is dropped); cancel stops a run between two nodes.
+#pragma once
+
+#include <QObject>
+#include <QThreadPool>
+
+#include <atomic>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/formats/source.hpp"
+#include "core/ir/graph.hpp"
+#include "runtime/equivalence.hpp"
+
+namespace fxl::viewer {
+
+// A backend the window can run on: compiled in and usable, or not and why.
+struct BackendChoice
+{
+    std::string id;  // "cpu", "cuda:0"
+    std::string label;  // "CPU (reference)"
+    bool available = false;
+    std::string why;  // when not available
+};
+std::vector<BackendChoice> backendChoices();
+
+struct RunRequest
+{
+    std::shared_ptr<const Graph> subject;  // the graph run (the current step)
+    std::shared_ptr<const Graph> reference;  // compared against (null: run the subject alone)
+    std::string subjectLabel, referenceLabel;  // "step 3 (remat)", "step 0 (input)"
+    // where the sidecars are: the source and artifact the graphs came from
+    std::shared_ptr<Source> source;
+    std::string artifactId;
+    bool sidecarInputs = true;  // use NAME.inputs.safetensors when there is one
+    uint64_t seed = 0;  // generated inputs and random ops
+    int threads = 1;
+    std::string backend = "cpu";
+};
+
+struct RunSideResult
+{
+    double seconds = 0;
+    int64_t peakBytes = 0;  // measured
+    std::string peakNode;
+    std::vector<int64_t> liveBytesPerStep;  // measured, one per node of the graph's order
+    size_t outputs = 0;
+};
+
+struct RunOutcome
+{
+    RunRequest request;
+    bool ok = false;  // ran (the outputs may still differ)
+    bool cancelled = false;
+    std::string error;  // what stopped it (names the node for a kernel error)
+    std::string inputsFrom;  // "gpt2_tiny.inputs.safetensors" or "generated with seed 0"
+    std::vector<std::string> generatedInputs;
+    RunSideResult subject, reference;
+    bool compared = false;  // a reference was run and the outputs compared
+    EquivalenceReport report;  // subject (actual) against reference (expected)
+    bool bitwise() const { return compared && report.allBitwiseEqual(); }
+    std::string summary() const;  // one line: "bitwise equal: 3 outputs" / "2 of 3 outputs differ"
+};
+
+// Runs a request on the calling thread (the job's body; tests call it directly).
+RunOutcome runRequest(const RunRequest& r, std::atomic<bool>* cancel = nullptr,
+                      const std::function<void(size_t done, size_t total)>& progress = {});
+
+class RunJobs : public QObject
+{
+    Q_OBJECT
+
+public:
+    explicit RunJobs(QObject* parent = nullptr);
+    ~RunJobs() override;
+
+    quint64 start(RunRequest r);
+    void cancel();
+    bool busy() const { return current_ != 0; }
+
+signals:
+    void progress(quint64 id, qint64 done, qint64 total);
+    void finished(quint64 id, std::shared_ptr<const fxl::viewer::RunOutcome> outcome);
+
+private:
+    QThreadPool pool_;
+    quint64 next_ = 0, current_ = 0;
+    std::shared_ptr<std::atomic<bool>> cancel_;
+};
+
+}  // namespace fxl::viewer
