@@ -324,9 +324,10 @@ std::string localizeToText(const LocalizeReport& r, size_t top, const std::strin
 {
     std::ostringstream o;
     const LocalizeCounts& c = r.counts;
-    o << indent << c.compared << " paired node values compared in B's execution order: " << c.equal
-      << " bitwise equal, " << c.differing << " differ; not compared: " << c.unmatched << " unmatched in B, "
-      << c.nonTensor << " non-tensor, " << c.overBudget << " over the byte budget\n";
+    o << indent << "compared: " << c.compared << " node values paired with A's, " << c.equal << " bitwise equal, "
+      << c.differing << " differ\n";
+    o << indent << "not compared: " << c.unmatched << " unmatched in B, " << c.nonTensor << " non-tensor, "
+      << c.overBudget << " over the byte budget\n";
     if (!r.overBudget.empty()) {
         o << indent << "values of A not kept (budget " << r.byteBudget << " bytes): ";
         for (size_t k = 0; k < r.overBudget.size() && k < 8; ++k) o << (k ? ", " : "") << r.overBudget[k];
