@@ -275,7 +275,14 @@ Verb checkVerb()
             "NAME.backward.* beside it (what partition writes), or is that backward, or --backward\n"
             "names the backward, the forward runs on A's inputs, the backward on the forward's saved\n"
             "values (by name), A's tangents and ones for a loss seed, and A's outputs are compared\n"
-            "with the forward's user outputs followed by the backward's gradients.",
+            "with the forward's user outputs followed by the backward's gradients.\n"
+            "--localize (B a graph, not a partition) says where two runs diverge: every node the\n"
+            "two graphs share (paired as fxlens diff pairs them: provenance, name, structure; a\n"
+            "recomputed copy with its original) has its value compared as B computes it, and the\n"
+            "first node of B in execution order whose value differs is named with its counterpart\n"
+            "in A, its max ULP distance and first differing element, and whether all its inputs\n"
+            "were compared equal (then the difference starts there); then the counts and the\n"
+            "nodes with the largest differences. A's values are kept on the host while B runs.",
             {
                 {"graph-a", 0, "ID", "the graph of A (when A holds several)"},
                 {"graph-b", 0, "ID", "the graph of B (when B holds several)"},
@@ -283,6 +290,7 @@ Verb checkVerb()
                 {"constants-a", 0, "C", "safetensors file of A's get_attr constants"},
                 {"constants-b", 0, "C", "safetensors file of B's get_attr constants"},
                 {"backward", 0, "G", "B is a partition's forward and G its backward: run both, compare with A"},
+                {"localize", 0, "", "compare every shared node's value and name the first that differs"},
                 {"tolerance", 't', "ATOL,RTOL",
                  "accept differences within atol + rtol*|expected| (both numbers: 1e-6,1e-5; 1e-6,0)"},
                 {"seed", 0, "N", "seed of generated inputs and random ops (default 0)"},

@@ -27,6 +27,7 @@
 #include "runtime/equivalence.hpp"
 #include "runtime/executor.hpp"
 #include "runtime/kernel.hpp"
+#include "runtime/localize.hpp"
 #include "runtime/thread_choice.hpp"
 
 namespace fxl::cli {
@@ -591,7 +592,9 @@ EquivalenceReport compareSides(const RunSide& a, const RunSide& b, const std::op
 
 // Runs A, then B (when it is a graph) on the very same tensors: A's inputs as used (file +
 // generated). Throws KernelError; `stage` says which side was running.
-void runSides(RunSide& a, RunSide* b, const TensorFile& inputs, int threads, uint64_t seed, std::string& stage)
+// With a Localizer, A's run keeps the values of the nodes B shares and B's compares them.
+void runSides(RunSide& a, RunSide* b, const TensorFile& inputs, int threads, uint64_t seed, std::string& stage,
+              Localizer* localizer = nullptr)
 {
     stage = "A";
     ExecOptions opts;
@@ -604,6 +607,7 @@ void runSides(RunSide& a, RunSide* b, const TensorFile& inputs, int threads, uin
     const SafeTensorsFile resolved = resolveInputs(*a.lg.graph, opts);
     opts.inputs = &resolved;
     opts.constants = a.constants.present() ? &a.constants.file : nullptr;
+    if (localizer) opts.onValue = localizer->recordA(*a.backend);
     a.res = executeGraph(*a.lg.graph, opts);
     a.outs = outputsFile(a.res, *a.backend);
     a.nodeNames = outputNodeNames(*a.lg.graph);
@@ -613,6 +617,7 @@ void runSides(RunSide& a, RunSide* b, const TensorFile& inputs, int threads, uin
     b->backend = makeCpuBackend(CpuBackendOptions{threads});
     opts.backend = b->backend.get();
     opts.constants = b->constants.present() ? &b->constants.file : nullptr;
+    if (localizer) opts.onValue = localizer->compareB(*b->backend);
     b->res = executeGraph(*b->lg.graph, opts);
     b->outs = outputsFile(b->res, *b->backend);
     b->nodeNames = outputNodeNames(*b->lg.graph);
@@ -964,6 +969,9 @@ int runCheck(const Args& args, Io& io)
         throw UsageError("A must be a graph (only B may be a .safetensors file of expected outputs)");
     const bool bIsFile = endsWith(pathB, ".safetensors");
     if (bIsFile && args.has("graph-b")) throw UsageError("--graph-b does not apply: B is a safetensors file");
+    if (bIsFile && args.has("localize"))
+        throw UsageError("--localize needs B to be a graph: B is a safetensors file of outputs, which has no "
+                         "intermediate values to compare");
 
     RunSide a;
     a.lg = loadGraph(pathA, args.value("graph-a"), io, "--graph-a");
@@ -1015,13 +1023,20 @@ int runCheck(const Args& args, Io& io)
         }
     }
     if (args.has("backward") && !part) throw UsageError("--backward needs B to be a graph (the partition's forward)");
+    const bool localize = args.has("localize");
+    if (localize && part)
+        throw UsageError("--localize compares two single graphs: B is a partition (" + part->forward.lg.source->path
+                         + " with " + part->backward.lg.source->path
+                         + "); give the partition's forward or backward graph with --graph-b alone, or the joint");
     if (part) return runPartitionCheck(args, io, a, *part, inputs, tol, threads, threadsRule, seed);
 
     json doc = {{"fxlens", "check"}, {"threads", threads}, {"threads_rule", threadsRule}};
     doc["tolerance"] = tol ? json({{"atol", tol->atol}, {"rtol", tol->rtol}}) : json(nullptr);
     std::string stage;
+    std::optional<Localizer> localizer;
+    if (localize) localizer.emplace(*a.lg.graph, *b.lg.graph);
     try {
-        runSides(a, bIsFile ? nullptr : &b, inputs, threads, seed, stage);
+        runSides(a, bIsFile ? nullptr : &b, inputs, threads, seed, stage, localizer ? &*localizer : nullptr);
     } catch (const KernelError& e) {
         const std::string& path = stage == "A" ? a.lg.source->path : b.lg.source->path;
         io.err << "fxlens check: error: " << stage << ": " << path << ": " << e.what() << "\n";
@@ -1053,12 +1068,18 @@ int runCheck(const Args& args, Io& io)
     doc["mapped_by"] = bIsFile ? "name" : byName ? "output node name" : "position";
     doc["report"] = reportToJson(report);
     doc["result"] = verdict;
+    std::optional<LocalizeReport> where;
+    if (localizer) {
+        where = localizer->finish();
+        doc["localize"] = localizeToJson(*where);
+    }
     const int rc = bitwise || within ? kExitOk : kExitInputError;
     if (asJson) {
         io.out << doc.dump(1) << "\n";
         return rc;
     }
     printCheckText(a, bIsFile ? nullptr : &b, pathB, inputs, seed, byName, report, tol, io.out);
+    if (where) io.out << "localize:\n" << localizeToText(*where, 5, "  ");
     return rc;
 }
 

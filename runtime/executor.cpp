@@ -564,6 +564,7 @@ struct Runner
                 if (top) acquire(v, isInput);
                 f.env[static_cast<size_t>(n.id)] = std::move(v);
                 f.have[static_cast<size_t>(n.id)] = 1;
+                if (top && opts.onValue) opts.onValue(n, f.env[static_cast<size_t>(n.id)]);
             }
             if (top) recordLiveBytes(n, *res);
             freeDyingValues(f, k, top);

@@ -48,6 +48,14 @@ struct ExecOptions
     uint64_t rngSeed = 0;  // for random ops in the graph
     std::atomic<bool>* cancel = nullptr;  // set to true to stop between nodes
     std::function<void(size_t done, size_t total, const Node&)> progress;
+    // Called for each node of the top-level graph (placeholders and get_attr too, not the
+    // output node) right after its value is computed and bound, before the values whose last
+    // use it was are freed, so the node's own value and its operands are still alive. The
+    // value is lent: copy what is kept (Backend::download), do not keep the Value. Observing
+    // does not change the results, the measured live bytes or peak (the hook's copies live
+    // outside the backend's accounting) or the order of execution. Nested graphs' nodes are
+    // not reported (their HOP node is, with its value). Used by runtime/localize.hpp.
+    std::function<void(const Node&, const Value&)> onValue;
     bool countInputs = true;  // as MemoryOptions::countInputs
     // while_loop guard: a loop whose condition is still true after this many iterations
     // throws KernelError naming the node.
