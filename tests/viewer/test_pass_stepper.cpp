@@ -209,6 +209,63 @@ private slots:
         }
     }
 
+    void localize_data()
+    {
+        QTest::addColumn<QString>("original");
+        QTest::addColumn<QString>("variant");
+        QTest::addColumn<QString>("first");
+        auto data = [](const char* p) { return QString::fromStdString(fxltest::testDataPath(p).string()); };
+        QTest::newRow("one ulp") << data("pytorch/moe_tiny.joint.code.py")
+                                 << data("localize/moe_tiny.joint.add_1_plus_one_ulp.code.py") << "add_1";
+        QTest::newRow("reassociated") << data("pytorch/moe_tiny.joint.code.py")
+                                      << data("localize/moe_tiny.joint.add_3_reassociated.code.py") << "add_3";
+        QTest::newRow("gelu tanh") << data("pytorch/mlp_gelu.joint.code.py")
+                                   << data("localize/mlp_gelu.joint.gelu_tanh.code.py") << "gelu";
+    }
+
+    // A graph with one node's arithmetic changed, against the original (two files as a diff):
+    // the run panel names that node as the first divergence and colours both graphs by ULP.
+    void localize()
+    {
+        QFETCH(QString, original);
+        QFETCH(QString, variant);
+        QFETCH(QString, first);
+        MainWindow w;
+        w.setQuietErrors(true);
+        w.resize(1500, 950);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QVERIFY(w.openDiff(original, {}, variant, {}).isEmpty());
+        QVERIFY(w.waitIdle());
+        const auto o = w.runCheck(0);
+        QVERIFY(o && o->ok && o->compared);
+        QVERIFY(!o->bitwise());
+        QVERIFY(o->localize && o->localize->first());
+        QCOMPARE(QString::fromStdString(o->localize->first()->bName), first);
+        QVERIFY2(
+            w.runPanel()->localizeText().contains(QStringLiteral("first divergence: <a href=\"node:%1\">").arg(first)),
+            qPrintable(w.runPanel()->localizeText()));
+        // the table lists the outputs that differ
+        w.runPanel()->setOnlyDiffering(true);
+        QVERIFY(w.runPanel()->table()->rowCount() > 0);
+        // colours: the first divergence red-ish (not bitwise), every node before it bitwise
+        DiffView* d = w.diffView();
+        QVERIFY(d->colouredByUlp());
+        const Graph& b = *d->viewB()->graph();
+        const auto& marks = d->viewB()->nodeMarks();
+        const NodeId firstId = b.findByName(first.toStdString());
+        QVERIFY(marks[size_t(firstId)] >= 2);
+        for (NodeId id : b.order()) {
+            if (id == firstId) break;
+            QVERIFY2(marks[size_t(id)] <= 1, b.node(id).name.c_str());  // bitwise, or not compared
+        }
+        if (first == QLatin1String("add_1")) {
+            QVERIFY(d->selectB(first));
+            QVERIFY(w.waitIdle());
+            saveShot(w, "stepper_localize_moe_tiny.png");
+        }
+    }
+
     // Selecting a node selects its counterpart, both ways; a node without one says so.
     void selectionSync()
     {

@@ -92,11 +92,15 @@ RunOutcome runRequest(const RunRequest& r, std::atomic<bool>* cancel,
         }
         const size_t total = r.subject->size() + (r.reference ? r.reference->size() : 0);
         size_t base = 0;
-        auto runOne = [&](const Graph& g, const SafeTensorsFile* inputs, std::unique_ptr<Backend>& backend,
-                          SafeTensorsFile& outputs) {
+        std::unique_ptr<Localizer> localizer;
+        if (r.reference && r.localize)
+            localizer = std::make_unique<Localizer>(*r.reference, *r.subject, LocalizeOptions{r.localizeBudget});
+        auto runOne = [&](const Graph& g, bool isReference, const SafeTensorsFile* inputs,
+                          std::unique_ptr<Backend>& backend, SafeTensorsFile& outputs) {
             ExecOptions o;
             backend = makeBackend(r);
             o.backend = backend.get();
+            if (localizer) o.onValue = isReference ? localizer->recordA(*backend) : localizer->compareB(*backend);
             o.inputs = inputs;
             o.inputSeed = r.seed;
             o.rngSeed = r.seed;
@@ -118,14 +122,15 @@ RunOutcome runRequest(const RunRequest& r, std::atomic<bool>* cancel,
         std::unique_ptr<Backend> backendRef, backendSub;
         SafeTensorsFile outRef, outSub;
         if (r.reference) {
-            const ExecResult e = runOne(*r.reference, &inputs, backendRef, outRef);
+            const ExecResult e = runOne(*r.reference, true, &inputs, backendRef, outRef);
             out.reference = sideOf(e);
         }
-        const ExecResult e = runOne(*r.subject, &inputs, backendSub, outSub);
+        const ExecResult e = runOne(*r.subject, false, &inputs, backendSub, outSub);
         out.subject = sideOf(e);
         if (r.reference) {
             out.report = compareOutputs(outSub, outRef);
             out.compared = true;
+            if (localizer) out.localize = localizer->finish();
         }
         out.ok = true;
     } catch (const CancelledError&) {

@@ -18,6 +18,7 @@
 #include "core/formats/source.hpp"
 #include "core/ir/graph.hpp"
 #include "runtime/equivalence.hpp"
+#include "runtime/localize.hpp"
 
 namespace fxl::viewer {
 
@@ -43,6 +44,10 @@ struct RunRequest
     uint64_t seed = 0;  // generated inputs and random ops
     int threads = 1;
     std::string backend = "cpu";
+    // With a reference: compare the intermediate values of the nodes both graphs share as they
+    // are computed (runtime/localize.hpp), to name the first node whose value differs.
+    bool localize = true;
+    int64_t localizeBudget = int64_t{1} << 30;  // host bytes of the reference's values kept
 };
 
 struct RunSideResult
@@ -65,6 +70,7 @@ struct RunOutcome
     RunSideResult subject, reference;
     bool compared = false;  // a reference was run and the outputs compared
     EquivalenceReport report;  // subject (actual) against reference (expected)
+    std::optional<LocalizeReport> localize;  // a = reference, b = subject
     bool bitwise() const { return compared && report.allBitwiseEqual(); }
     std::string summary() const;  // one line: "bitwise equal: 3 outputs" / "2 of 3 outputs differ"
 };

@@ -144,6 +144,33 @@ const char* diffMarkName(DiffMark m)
     return "";
 }
 
+std::vector<uint8_t> ulpMarks(const Graph& g, const std::map<std::string, uint64_t>& ulpByName)
+{
+    size_t ids = 0;
+    for (NodeId id : g.order()) ids = std::max(ids, static_cast<size_t>(id) + 1);
+    std::vector<uint8_t> out(ids, 0);
+    for (NodeId id : g.order()) {
+        const auto it = ulpByName.find(g.node(id).name);
+        if (it == ulpByName.end()) continue;
+        const uint64_t u = it->second;
+        out[static_cast<size_t>(id)] = u == 0 ? 1 : u <= 4 ? 2 : u <= 1024 ? 3 : 4;
+    }
+    return out;
+}
+
+std::vector<Rgb> ulpMarkColours() { return {{0, 0, 0}, {60, 170, 80}, {235, 200, 40}, {240, 130, 30}, {215, 35, 35}}; }
+
+const char* ulpMarkName(uint8_t m)
+{
+    switch (m) {
+    case 1: return "bitwise";
+    case 2: return "\u2264 4 ULP";
+    case 3: return "\u2264 1024 ULP";
+    case 4: return "> 1024 ULP";
+    default: return "";
+    }
+}
+
 Box drawDiffLegend(Canvas& c, double x, double y, bool dark)
 {
     const Theme& th = theme(dark);

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -82,6 +83,13 @@ enum DiffMark : uint8_t
 std::vector<uint8_t> diffMarks(const GraphDiff& d, const Graph& g, bool sideB);
 std::vector<Rgb> diffMarkColours();
 const char* diffMarkName(DiffMark m);
+// Marks by the ULP distance of each node's value in a run (runtime/localize.hpp): 1 bitwise
+// equal, 2 up to 4 ULP, 3 up to 1024 ULP, 4 more (or a shape / dtype mismatch); nodes not
+// compared are unmarked. ulpMarkColours() and ulpMarkName() ("bitwise", "≤ 4 ULP", ...).
+std::vector<uint8_t> ulpMarks(const Graph& g, const std::map<std::string, uint64_t>& ulpByName);
+std::vector<Rgb> ulpMarkColours();
+const char* ulpMarkName(uint8_t m);
+
 // The legend of the diff marks (one line), top-left at (x, y); returns its size.
 Box drawDiffLegend(Canvas& c, double x, double y, bool dark);
 

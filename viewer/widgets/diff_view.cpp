@@ -19,13 +19,22 @@ namespace fxl::viewer {
 
 namespace {
 
-QString legendHtml()
+QString legendHtml(bool ulp)
 {
     QString html;
+    auto entry = [&](const Rgb& c, const QString& name) {
+        html += QStringLiteral("<span style='background:%1'>&nbsp;&nbsp;&nbsp;</span>&nbsp;%2&nbsp;&nbsp;&nbsp;")
+                    .arg(QString::fromStdString(c.hex()), name.toHtmlEscaped());
+    };
+    if (ulp) {
+        const auto colours = ulpMarkColours();
+        html += QObject::tr("values of the last run: ");
+        for (uint8_t m = 1; m <= 4; ++m) entry(colours[m], QString::fromUtf8(ulpMarkName(m)));
+        return html;
+    }
     const auto colours = diffMarkColours();
     for (DiffMark m : {MarkAdded, MarkRemoved, MarkChanged, MarkRewired})
-        html += QStringLiteral("<span style='background:%1'>&nbsp;&nbsp;&nbsp;</span>&nbsp;%2&nbsp;&nbsp;&nbsp;")
-                    .arg(QString::fromStdString(colours[m].hex()), QString::fromLatin1(diffMarkName(m)));
+        entry(colours[m], QString::fromLatin1(diffMarkName(m)));
     return html;
 }
 
@@ -49,8 +58,8 @@ DiffView::DiffView(QWidget* parent)
     labelB_ = new QLabel(this);
     counts_ = new QLabel(this);
     status_ = new QLabel(this);
-    auto* legend = new QLabel(legendHtml(), this);
-    legend->setTextFormat(Qt::RichText);
+    legend_ = new QLabel(legendHtml(false), this);
+    legend_->setTextFormat(Qt::RichText);
 
     auto* sideA = new QWidget(this);
     auto* la = new QVBoxLayout(sideA);
@@ -109,7 +118,7 @@ DiffView::DiffView(QWidget* parent)
     auto* top = new QHBoxLayout;
     top->addWidget(counts_);
     top->addStretch(1);
-    top->addWidget(legend);
+    top->addWidget(legend_);
     auto* l = new QVBoxLayout(this);
     l->setContentsMargins(2, 2, 2, 2);
     l->addLayout(top);
@@ -148,6 +157,10 @@ void DiffView::setGraphs(std::shared_ptr<const PreparedGraph> a, std::shared_ptr
     a_->setGraph(ga_, keepView);
     b_->setGraph(gb_, keepView);
     syncing_ = false;
+    byUlp_ = false;
+    ulpA_.clear();
+    ulpB_.clear();
+    legend_->setText(legendHtml(false));
     updateMarks();
     labelA_->setText(QStringLiteral("<b>%1</b>").arg(labelA.toHtmlEscaped()));
     labelB_->setText(QStringLiteral("<b>%1</b>").arg(labelB.toHtmlEscaped()));
@@ -173,12 +186,34 @@ QString DiffView::countsText() const
         .arg(c.rewired);
 }
 
-void DiffView::updateMarks()
+void DiffView::updateMarks(bool force)
 {
     if (!diff_) return;
     // marks are set again whenever a side shows a new layout of a new graph (setGraph clears them)
-    if (ga_ && a_->nodeMarks().empty()) a_->setMarks(diffMarks(*diff_, *ga_->graph, false), diffMarkColours());
-    if (gb_ && b_->nodeMarks().empty()) b_->setMarks(diffMarks(*diff_, *gb_->graph, true), diffMarkColours());
+    if (ga_ && (force || a_->nodeMarks().empty()))
+        a_->setMarks(byUlp_ ? ulpMarks(*ga_->graph, ulpA_) : diffMarks(*diff_, *ga_->graph, false),
+                     byUlp_ ? ulpMarkColours() : diffMarkColours());
+    if (gb_ && (force || b_->nodeMarks().empty()))
+        b_->setMarks(byUlp_ ? ulpMarks(*gb_->graph, ulpB_) : diffMarks(*diff_, *gb_->graph, true),
+                     byUlp_ ? ulpMarkColours() : diffMarkColours());
+}
+
+void DiffView::setUlp(std::map<std::string, uint64_t> a, std::map<std::string, uint64_t> b)
+{
+    ulpA_ = std::move(a);
+    ulpB_ = std::move(b);
+    byUlp_ = true;
+    legend_->setText(legendHtml(true));
+    updateMarks(true);
+}
+
+void DiffView::clearUlp()
+{
+    byUlp_ = false;
+    ulpA_.clear();
+    ulpB_.clear();
+    legend_->setText(legendHtml(false));
+    updateMarks(true);
 }
 
 QString DiffView::syncStatus() const { return status_->text(); }

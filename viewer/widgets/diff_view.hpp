@@ -13,6 +13,7 @@
 
 #include <QWidget>
 
+#include <map>
 #include <memory>
 #include <set>
 #include <string>
@@ -61,6 +62,11 @@ public:
     // Jumps to row `row` of the change list (both sides).
     void showChange(int row);
     void setDark(bool dark);
+    // Colours both sides by the ULP distance of each node's value in a run (runtime/localize.hpp
+    // ulpByNameA / ulpByNameB) instead of by the diff; clearUlp() goes back to the diff.
+    void setUlp(std::map<std::string, uint64_t> a, std::map<std::string, uint64_t> b);
+    void clearUlp();
+    bool colouredByUlp() const { return byUlp_; }
     void setSyncViewport(bool on) { syncViewport_ = on; }
 
 signals:
@@ -84,12 +90,15 @@ private:
     QString nameA_, nameB_;
     bool syncing_ = false;
     bool syncViewport_ = true;
-    std::set<std::string> lastKeys_[2];  // the open groups of each side at its last layout
+    std::set<std::string> lastKeys_[2];
+    bool byUlp_ = false;
+    std::map<std::string, uint64_t> ulpA_, ulpB_;
+    QLabel* legend_ = nullptr;  // the open groups of each side at its last layout
 
     void onSelected(const QString& name, bool sideB);
     void syncViewportFrom(bool sideB);
     void syncExpansionFrom(bool sideB);
-    void updateMarks();
+    void updateMarks(bool force = false);
 };
 
 }  // namespace fxl::viewer

@@ -165,11 +165,26 @@ MainWindow::MainWindow(QWidget* parent)
     runDock->setWidget(run_);
     addDockWidget(Qt::BottomDockWidgetArea, runDock);
     connect(run_, &RunPanel::runRequested, this, [this](RunPanel::Against a) { startRun(static_cast<int>(a)); });
+    connect(run_, &RunPanel::showNodeRequested, this, [this](const QString& name) {
+        if (tabs_->currentWidget() == diff_)
+            diff_->selectB(name);
+        else
+            view_->showNode(name);
+    });
     connect(run_, &RunPanel::finished, this, [this](std::shared_ptr<const RunOutcome> o) {
         // the measured live bytes beside the estimate, when the run was of the graph shown
         const auto st = currentStepState();
         if (o->ok && st && !st->graphs.empty() && st->graph(stepRole_)->prepared->graph == o->request.subject)
             timelineModel_->setMeasured(o->subject.liveBytesPerStep, o->subject.peakBytes);
+        // the values of the run on the graphs: each node by its ULP distance
+        if (o->ok && o->localize) {
+            const auto& l = *o->localize;
+            if (diff_->viewA()->graph() == o->request.reference.get()
+                && diff_->viewB()->graph() == o->request.subject.get())
+                diff_->setUlp(l.ulpByNameA, l.ulpByNameB);
+            if (view_->graph() == o->request.subject.get())
+                view_->setMarks(ulpMarks(*o->request.subject, l.ulpByNameB), ulpMarkColours());
+        }
         timeline_->update();
         status_->setText(QString::fromStdString(o->summary()));
         updateBusy();
@@ -671,6 +686,7 @@ bool MainWindow::showStep(int index)
         return s.index == 0 ? QObject::tr("step 0 (input)")
                             : QObject::tr("step %1 (%2)").arg(s.index).arg(QString::fromStdString(s.spec));
     };
+    diffOfGraphs_ = false;
     if (before && !sameStep)
         diff_->setGraphs(before, sg->prepared, sg->diff, label(*steps[static_cast<size_t>(index - 1)]), label(*st),
                          true);
@@ -721,6 +737,26 @@ bool MainWindow::showInStep(int step, const QString& role, const QString& node)
 
 bool MainWindow::startRun(int against)
 {
+    // the Diff tab showing two graphs that are not steps (two files, a before/after pair): the
+    // right one checked against the left one
+    if (tabs_->currentWidget() == diff_ && diffOfGraphs_ && diff_->viewA()->prepared() && diff_->viewB()->prepared()
+        && static_cast<RunPanel::Against>(against) != RunPanel::Against::Nothing) {
+        const auto a = diff_->viewA()->prepared(), b = diff_->viewB()->prepared();
+        RunRequest r;
+        r.reference = a->graph;
+        r.subject = b->graph;
+        r.referenceLabel = QFileInfo(QString::fromStdString(a->source->path)).fileName().toStdString();
+        r.subjectLabel = QFileInfo(QString::fromStdString(b->source->path)).fileName().toStdString();
+        if (r.referenceLabel == r.subjectLabel) {
+            r.referenceLabel += " [" + a->artifactId + "]";
+            r.subjectLabel += " [" + b->artifactId + "]";
+        }
+        r.source = a->source;  // the inputs of the left graph feed both
+        r.artifactId = a->artifactId;
+        run_->start(std::move(r));
+        updateBusy();
+        return true;
+    }
     const auto st = currentStepState();
     if (!st || st->graphs.empty()) {
         status_->setText(tr("open a graph first"));
@@ -830,6 +866,7 @@ void MainWindow::showTwoGraphs(std::shared_ptr<const PreparedGraph> a, std::shar
                                              QString::fromStdString(g.artifactId));
     };
     diff_->setGraphs(a, b, d, label(*a), label(*b));
+    diffOfGraphs_ = true;
     tabs_->setCurrentWidget(diff_);
     status_->setText(label(*a) + QStringLiteral(" → ") + label(*b) + QStringLiteral(": ")
                      + diff_->countsText().remove(QRegularExpression(QStringLiteral("<[^>]*>"))));

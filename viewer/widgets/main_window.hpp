@@ -119,7 +119,10 @@ public:
     RunPanel* runPanel() const { return run_; }
     // The run panel's Run: the step shown checked against the step before (against = 0), the
     // input graph (1), or run alone (2), with the panel's backend, inputs and seed; waits for
-    // the outcome (null when it could not start: the message is in the panel).
+    // the outcome (null when it could not start: the message is in the panel). When the Diff
+    // tab shows two graphs that are not steps (two files, a before/after pair), the right one
+    // is checked against the left one. A check also finds where the two runs diverge and
+    // colours the diff's graphs by each node's ULP distance.
     std::shared_ptr<const RunOutcome> runCheck(int against, int timeoutMs = 120000);
     // Sets the pipeline and runs it on the graph shown, then waits (the event loop runs) until
     // every step is made or one failed. Returns the message of a failure ("" when all ran).
@@ -191,7 +194,9 @@ private:
     int step_ = -1;  // the step shown; -1 when the graph shown is not a step
     bool followSteps_ = true;  // show each new step as it arrives (until one is chosen)
     std::string stepRole_;
-    quint64 diffJob_ = 0;  // the diff of two graphs being prepared (0: none)
+    quint64 diffJob_ = 0;
+    bool diffOfGraphs_ =
+        false;  // the Diff tab shows two graphs that are not steps  // the diff of two graphs being prepared (0: none)
     // walk state: from which node, which way, the list and where in it
     QString walkFrom_;
     std::vector<NodeId> walkList_;

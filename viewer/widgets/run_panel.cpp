@@ -50,6 +50,12 @@ RunPanel::RunPanel(QWidget* parent)
     summary_ = new QLabel(tr("no run yet"), this);
     summary_->setWordWrap(true);
     summary_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    localize_ = new QLabel(this);
+    localize_->setWordWrap(true);
+    localize_->setTextInteractionFlags(Qt::TextBrowserInteraction);
+    connect(localize_, &QLabel::linkActivated, this, [this](const QString& link) {
+        if (link.startsWith(QLatin1String("node:"))) emit showNodeRequested(link.mid(5));
+    });
     onlyDiffering_ = new QCheckBox(tr("only outputs that are not bitwise equal"), this);
     view_ = new QTableView(this);
     view_->setModel(model_);
@@ -71,6 +77,7 @@ RunPanel::RunPanel(QWidget* parent)
     l->setContentsMargins(4, 4, 4, 4);
     l->addLayout(top);
     l->addWidget(summary_);
+    l->addWidget(localize_);
     l->addWidget(onlyDiffering_);
     l->addWidget(view_, 1);
 
@@ -120,6 +127,8 @@ void RunPanel::cancel() { jobs_->cancel(); }
 
 QString RunPanel::summaryText() const { return summary_->text(); }
 
+QString RunPanel::localizeText() const { return localize_->text(); }
+
 void RunPanel::show(std::shared_ptr<const RunOutcome> o)
 {
     outcome_ = o;
@@ -155,6 +164,41 @@ void RunPanel::show(std::shared_ptr<const RunOutcome> o)
             model_->clear();
     }
     summary_->setText(text);
+    QString where;
+    if (o->ok && o->localize) {
+        const LocalizeReport& l = *o->localize;
+        const auto& c = l.counts;
+        if (const NodeValueDiff* f = l.first()) {
+            where = tr("<b>first divergence: <a href=\"node:%1\">%1</a></b> (%2, #%3 of %4) ← %5 of %6: %7 of %8 "
+                       "elements differ, max ULP %9")
+                        .arg(QString::fromStdString(f->bName).toHtmlEscaped(),
+                             QString::fromStdString(f->target).toHtmlEscaped())
+                        .arg(f->bIndex)
+                        .arg(QString::fromStdString(r.subjectLabel).toHtmlEscaped(),
+                             QString::fromStdString(f->aName).toHtmlEscaped(),
+                             QString::fromStdString(r.referenceLabel).toHtmlEscaped())
+                        .arg(f->differing)
+                        .arg(f->numel)
+                        .arg(qulonglong(f->maxUlp));
+            if (l.firstUncomparedInputs.empty()) {
+                where += tr("; its inputs are all bitwise equal: the difference starts here");
+            } else {
+                QStringList in;
+                for (const auto& u : l.firstUncomparedInputs)
+                    in << QString::fromStdString(u.bName + " (" + u.reason + ")").toHtmlEscaped();
+                where += tr("; inputs not compared: %1").arg(in.join(QStringLiteral(", ")));
+            }
+        } else {
+            where = tr("no intermediate value differs");
+        }
+        where += tr("<br>%1 shared node values compared, %2 differ; %3 nodes without a counterpart")
+                     .arg(c.compared)
+                     .arg(c.differing)
+                     .arg(c.unmatched);
+        if (c.overBudget) where += tr(", %1 not kept (over the byte budget)").arg(c.overBudget);
+    }
+    localize_->setText(where);
+    localize_->setVisible(!where.isEmpty());
     emit finished(o);
 }
 

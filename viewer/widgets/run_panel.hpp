@@ -50,12 +50,16 @@ public:
     std::shared_ptr<const RunOutcome> outcome() const { return outcome_; }
     EquivalenceModel* table() const { return model_; }
     QString summaryText() const;
+    // Where the two runs diverge (runtime/localize.hpp): "" when they do not, or nothing ran.
+    QString localizeText() const;
     void setOnlyDiffering(bool on);
 
 signals:
     // Run was pressed: the window builds the request for the step shown.
     void runRequested(fxl::viewer::RunPanel::Against against);
     void finished(std::shared_ptr<const fxl::viewer::RunOutcome> outcome);
+    // The link of the first divergence: show that node of the subject.
+    void showNodeRequested(const QString& subjectNode);
 
 private:
     RunJobs* jobs_;
@@ -68,6 +72,7 @@ private:
     QPushButton* cancel_ = nullptr;
     QProgressBar* progress_ = nullptr;
     QLabel* summary_ = nullptr;
+    QLabel* localize_ = nullptr;
     QCheckBox* onlyDiffering_ = nullptr;
     QTableView* view_ = nullptr;
     std::shared_ptr<const RunOutcome> outcome_;
