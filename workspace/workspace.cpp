@@ -170,10 +170,11 @@ Workspace Workspace::open(const fs::path& path)
     int version = 0;
     SqliteDb db = openChecked(path.string(), version);
     configure(db);
-    if (version < kWorkspaceFormatVersion
-        || db.queryText("SELECT value FROM meta WHERE key = 'written_by'") != std::string(fxlensVersion())) {
+    // nothing is written on open but a migration, so a read-only workspace of the current format
+    // (an example shipped with fxlens) opens for reading
+    if (version < kWorkspaceFormatVersion) {
         Transaction t(db);
-        if (version < kWorkspaceFormatVersion) migrateWorkspace(db, version, nowSeconds());
+        migrateWorkspace(db, version, nowSeconds());
         SqliteStatement st = db.prepare("INSERT OR REPLACE INTO meta(key, value) VALUES ('written_by', ?)");
         st.bind(1, fxlensVersion()).run();
         t.commit();

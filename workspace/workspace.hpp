@@ -67,7 +67,7 @@ public:
     bool migrated() const { return openedVersion_ != currentFormatVersion(); }
     static int currentFormatVersion();
     std::string createdBy() const;  // the fxlens version that created the file
-    std::string writtenBy() const;  // the fxlens version that wrote it last
+    std::string writtenBy() const;  // the fxlens version that created or last migrated it
 
     // Groups several writes into one commit: the calls below made while it is open join it.
     Transaction transaction() { return Transaction(db_); }

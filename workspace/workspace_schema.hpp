@@ -2,7 +2,7 @@
 //
 //   meta(key TEXT PRIMARY KEY, value TEXT)
 //       format = "fxlens-workspace", format_version = "2", created_by / written_by = the fxlens
-//       version ("0.1.0") that created the file / wrote it last, created = unix seconds
+//       version ("0.1.0") that created the file / created or last migrated it, created = unix seconds
 //   pipelines(name TEXT PRIMARY KEY, spec TEXT, saved INTEGER)
 //       pipelines saved by name ("remove_detach,sac(policy=alternate_mm),remat,dce")
 //   sources(id INTEGER PRIMARY KEY, path TEXT, role TEXT, graph TEXT, hash TEXT, size INTEGER,

@@ -14,7 +14,8 @@
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
 {
     // open() reads a path: the bytes go to a private temporary file (and SQLite may leave a
-    // journal beside it, removed each time so that one input does not leak into the next)
+    // journal (or, for a file in WAL mode, -wal and -shm) beside it, removed each time so that one input does not leak
+    // into the next)
     static const std::string path = [] {
         char tmpl[] = "/tmp/fxlens-fuzz-workspace-XXXXXX";
         const int fd = mkstemp(tmpl);
@@ -22,7 +23,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
         return std::string(tmpl);
     }();
     std::error_code ec;
-    std::filesystem::remove(path + "-journal", ec);
+    for (const char* suffix : {"-journal", "-wal", "-shm"}) std::filesystem::remove(path + suffix, ec);
     FILE* f = std::fopen(path.c_str(), "wb");
     if (!f) return 0;
     if (size > 0) std::fwrite(data, 1, size, f);
