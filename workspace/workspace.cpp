@@ -214,6 +214,23 @@ PathFingerprint fingerprintSource(const std::string& file)
 }
 }  // namespace
 
+std::string Workspace::storedPath(const std::string& abs) const
+{
+    // a source in the workspace's folder (or below) is stored relative to it, so that a folder
+    // moved or copied with its workspace still opens; any other source keeps its absolute path
+    const fs::path dir = fs::absolute(fs::path(path())).lexically_normal().parent_path();
+    const fs::path rel = fs::path(abs).lexically_relative(dir);
+    if (rel.empty() || rel.is_absolute() || *rel.begin() == "..") return abs;
+    return rel.string();
+}
+
+std::string Workspace::resolvedPath(const std::string& stored) const
+{
+    const fs::path p(stored);
+    if (p.is_absolute()) return stored;
+    return (fs::absolute(fs::path(path())).lexically_normal().parent_path() / p).lexically_normal().string();
+}
+
 int64_t Workspace::addSource(const fs::path& file, std::string_view role, std::string_view graph)
 {
     const std::string abs = fs::absolute(file).lexically_normal().string();
@@ -221,7 +238,7 @@ int64_t Workspace::addSource(const fs::path& file, std::string_view role, std::s
     Transaction t(db_);
     SqliteStatement st = db_.prepare("INSERT INTO sources(path, role, graph, hash, size, mtime_ns, pipeline, added) "
                                      "VALUES (?, ?, ?, ?, ?, ?, '', ?)");
-    st.bindAll(abs, role, graph, formatHash(fp.hash), fp.size, fp.mtimeNs, nowSeconds()).run();
+    st.bindAll(storedPath(abs), role, graph, formatHash(fp.hash), fp.size, fp.mtimeNs, nowSeconds()).run();
     const int64_t id = db_.lastInsertRowId();
     t.commit();
     return id;
@@ -266,7 +283,10 @@ std::vector<SourceRecord> Workspace::sources() const
 {
     std::vector<SourceRecord> out;
     SqliteStatement st = db_.prepare(std::string("SELECT ") + kSourceColumns + " FROM sources ORDER BY id");
-    while (st.step()) out.push_back(readSource(st));
+    while (st.step()) {
+        out.push_back(readSource(st));
+        out.back().path = resolvedPath(out.back().path);
+    }
     return out;
 }
 
@@ -275,7 +295,9 @@ std::optional<SourceRecord> Workspace::source(int64_t id) const
     SqliteStatement st = db_.prepare(std::string("SELECT ") + kSourceColumns + " FROM sources WHERE id = ?");
     st.bind(1, id);
     if (!st.step()) return std::nullopt;
-    return readSource(st);
+    SourceRecord r = readSource(st);
+    r.path = resolvedPath(r.path);
+    return r;
 }
 
 std::vector<SourceChange> Workspace::changedSources() const

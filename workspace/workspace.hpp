@@ -129,6 +129,10 @@ private:
     static SqliteDb openChecked(const std::string& path, int& version);
     static void configure(SqliteDb& db);
     void requireSource(int64_t source) const;
+    // A source path as stored: relative to the workspace's folder when the source is in it (or
+    // below), else absolute; and back to absolute.
+    std::string storedPath(const std::string& abs) const;
+    std::string resolvedPath(const std::string& stored) const;
 
     SqliteDb db_;
     int openedVersion_ = 0;

@@ -10,7 +10,7 @@ namespace fxl {
 struct SourceRecord
 {
     int64_t id = 0;
-    std::string path;  // absolute
+    std::string path;  // absolute (stored relative to the workspace's folder when the file is in it)
     std::string role = "main";  // "main", "diff-a", "diff-b"
     std::string graph;  // artifact id within the source ("" = its first graph)
     uint64_t hash = 0;  // of the content when it was loaded (core/util/content_hash.hpp)

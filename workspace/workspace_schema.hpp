@@ -7,10 +7,10 @@
 //       pipelines saved by name ("remove_detach,sac(policy=alternate_mm),remat,dce")
 //   sources(id INTEGER PRIMARY KEY, path TEXT, role TEXT, graph TEXT, hash TEXT, size INTEGER,
 //           mtime_ns INTEGER, pipeline TEXT, added INTEGER)
-//       the loaded files: absolute path, role ("main", "diff-a", "diff-b"), the graph shown
-//       (an artifact id of the source, "" for the first), the content fingerprint when it was
-//       loaded (FNV-1a 64 as 16 hex digits, bytes, modification time; core/util/content_hash.hpp)
-//       and the source's current pipeline spec ("" for none)
+//       the loaded files: path (relative to the workspace's folder when the file is in it, else absolute), role
+//       ("main", "diff-a", "diff-b"), the graph shown (an artifact id of the source, "" for the first), the content
+//       fingerprint when it was loaded (FNV-1a 64 as 16 hex digits, bytes, modification time;
+//       core/util/content_hash.hpp) and the source's current pipeline spec ("" for none)
 //   steps(source, idx, pass, spec, added, removed, rewired, tags, verifier_ok, seconds, error;
 //         PRIMARY KEY(source, idx))
 //       summaries of the current pipeline's steps (index 0 = the input); the graphs themselves

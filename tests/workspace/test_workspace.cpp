@@ -79,6 +79,33 @@ class TestWorkspace : public QObject
     Q_OBJECT
 
 private slots:
+    // A source in the workspace's folder is stored relative to it: the folder copied elsewhere
+    // with its workspace opens on its own copy; a source outside keeps its absolute path.
+    void movedFolder()
+    {
+        QTemporaryDir tmp;
+        const fs::path root = tmp.path().toStdString();
+        const fs::path inside = root / "project" / "graphs" / "g.py", outside = root / "elsewhere.py";
+        writeFile(inside, "graph inside\n");
+        writeFile(outside, "graph outside\n");
+        {
+            Workspace ws = Workspace::create(root / "project" / "w.fxlens");
+            ws.addSource(inside);
+            ws.addSource(outside, "diff-b");
+        }
+        QCOMPARE(rawQuery(root / "project" / "w.fxlens", "SELECT path FROM sources WHERE id = 1"),
+                 std::string("graphs/g.py"));
+        fs::copy(root / "project", root / "moved", fs::copy_options::recursive);
+        fs::remove_all(root / "project");
+        Workspace ws = Workspace::open(root / "moved" / "w.fxlens");
+        const auto sources = ws.sources();
+        QCOMPARE(int(sources.size()), 2);
+        QCOMPARE(sources[0].path, (root / "moved" / "graphs" / "g.py").lexically_normal().string());
+        QCOMPARE(sources[1].path, outside.lexically_normal().string());
+        QVERIFY(ws.changedSources().empty());  // both found, unchanged
+        QCOMPARE(ws.source(1)->path, sources[0].path);
+    }
+
     void roundTrip()
     {
         QTemporaryDir dir;
