@@ -10,6 +10,7 @@
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QHeaderView>
+#include <QInputDialog>
 #include <QLabel>
 #include <QLineEdit>
 #include <QMenu>
@@ -53,6 +54,7 @@
 #include "viewer/widgets/overview.hpp"
 #include "viewer/widgets/pipeline_editor.hpp"
 #include "viewer/widgets/run_panel.hpp"
+#include "runtime/localize.hpp"
 #include "viewer/widgets/timeline_view.hpp"
 
 namespace fxl::viewer {
@@ -187,6 +189,22 @@ MainWindow::MainWindow(QWidget* parent)
         }
         timeline_->update();
         status_->setText(QString::fromStdString(o->summary()));
+        if (ws_ && wsMain_ && o->ok) {
+            RunRecord rec;
+            rec.source = wsMain_;
+            rec.step = std::max(0, step_);
+            rec.against = o->request.referenceLabel;
+            rec.backend = o->request.backend;
+            nlohmann::json j = {{"summary", o->summary()}, {"inputs", o->inputsFrom}, {"peak_bytes", o->subject.peakBytes}};
+            if (o->compared) j["report"] = reportToJson(o->report);
+            if (o->localize) j["localize"] = localizeToJson(*o->localize);
+            rec.reportJson = j.dump();
+            try {
+                ws_->addRun(rec);
+            } catch (const std::exception& e) {
+                status_->setText(tr("the run could not be saved in the workspace: %1").arg(QString::fromUtf8(e.what())));
+            }
+        }
         updateBusy();
     });
     connect(runner_, &StepRunner::stepAvailable, this, [this](quint64, int index) { onStepAvailable(index); });
@@ -212,6 +230,15 @@ MainWindow::MainWindow(QWidget* parent)
             view_->showNode(name);
     });
     connect(view_, &GraphView::nodeSelected, timeline_, &TimelineView::setSelectedNode);
+
+    // the workspace: each change of the view saved a moment later, in one transaction
+    autosave_ = new QTimer(this);
+    autosave_->setSingleShot(true);
+    autosave_->setInterval(1500);
+    connect(autosave_, &QTimer::timeout, this, [this] { autosaveNow(); });
+    connect(view_, &GraphView::nodeSelected, this, [this] { scheduleAutosave(); });
+    connect(view_, &GraphView::viewportMoved, this, [this] { scheduleAutosave(); });
+    connect(tabs_, &QTabWidget::currentChanged, this, [this] { scheduleAutosave(); });
 
     // sources
     tree_ = new QTreeView(this);
@@ -421,6 +448,28 @@ void MainWindow::buildMenus(QDockWidget* const* docks, int dockCount)
         if (recent.isEmpty()) recentMenu_->addAction(tr("(none yet)"))->setEnabled(false);
     });
     file->addSeparator();
+    file->addAction(tr("&Save workspace"), QKeySequence::Save, this, [this] {
+        if (ws_) {
+            autosaveNow();
+            status_->setText(tr("saved %1").arg(workspacePath()));
+            return;
+        }
+        QString path = QFileDialog::getSaveFileName(this, tr("Save the workspace"), QString(), tr("fxlens workspace (*.fxlens)"));
+        if (path.isEmpty()) return;
+        if (!path.endsWith(QLatin1String(".fxlens"))) path += QStringLiteral(".fxlens");
+        // the dialog asked before replacing an existing file
+        const QString err = saveWorkspace(path, QFileInfo::exists(path));
+        if (!err.isEmpty()) showError(err);
+    });
+    file->addAction(tr("Save workspace &as..."), QKeySequence::SaveAs, this, [this] {
+        QString path = QFileDialog::getSaveFileName(this, tr("Save the workspace as"), QString(), tr("fxlens workspace (*.fxlens)"));
+        if (path.isEmpty()) return;
+        if (!path.endsWith(QLatin1String(".fxlens"))) path += QStringLiteral(".fxlens");
+        ws_.reset();
+        const QString err = saveWorkspace(path, QFileInfo::exists(path));
+        if (!err.isEmpty()) showError(err);
+    });
+    file->addSeparator();
     file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
 
     QMenu* find = menuBar()->addMenu(tr("F&ind"));
@@ -444,6 +493,25 @@ void MainWindow::buildMenus(QDockWidget* const* docks, int dockCount)
     nav->addAction(tr("Trace &upstream"), QKeySequence(Qt::CTRL | Qt::Key_U), this, [this] { traceUpstream(); });
     nav->addAction(tr("Trace &downstream"), QKeySequence(Qt::CTRL | Qt::Key_D), this, [this] { traceDownstream(); });
     nav->addAction(tr("C&lear trace"), QKeySequence(Qt::Key_Escape), this, &MainWindow::clearTrace);
+    nav->addSeparator();
+    nav->addAction(tr("&Bookmark the node"), QKeySequence(Qt::CTRL | Qt::Key_B), this, [this] {
+        if (!ws_) {
+            status_->setText(tr("bookmarks live in a workspace: save one first (File > Save workspace)"));
+            return;
+        }
+        bookmarkSelected(view_->selected());
+    });
+    nav->addAction(tr("&Note on the node..."), QKeySequence(Qt::CTRL | Qt::Key_N), this, [this] {
+        if (!ws_ || view_->selected().isEmpty()) {
+            status_->setText(tr("notes live in a workspace: select a node and save a workspace first"));
+            return;
+        }
+        bool ok = false;
+        const auto old = ws_->note(wsMain_, stepRole_, view_->selected().toStdString());
+        const QString text = QInputDialog::getMultiLineText(this, tr("Note on %1").arg(view_->selected()), tr("Note:"),
+                                                            old ? QString::fromStdString(old->text) : QString(), &ok);
+        if (ok) noteOnSelected(text);
+    });
 
     QMenu* passes = menuBar()->addMenu(tr("&Passes"));
     passes->addAction(tr("&Run the pipeline"), QKeySequence(Qt::CTRL | Qt::Key_Return), this, [this, docks] {
@@ -523,6 +591,15 @@ void MainWindow::showShortcuts()
 
 void MainWindow::open(const QString& path)
 {
+    if (path.endsWith(QLatin1String(".fxlens"))) {
+        // after what is being opened now
+        QTimer::singleShot(0, this, [this, path] {
+            waitIdle();
+            const QString err = openWorkspace(path);
+            if (!err.isEmpty()) showError(err);
+        });
+        return;
+    }
     openQueue_.push_back(path);
     startNextOpen();
 }
@@ -676,6 +753,7 @@ bool MainWindow::showStep(int index)
     const StepGraph* sg = st->graph(stepRole_);
     const bool sameStep = step_ == index;
     step_ = index;
+    scheduleAutosave();
     passes_->setCurrentStep(index);
     if (view_->prepared() != sg->prepared) view_->setGraph(sg->prepared, true);
     // the step before: the graph this one was made from
@@ -799,6 +877,213 @@ std::shared_ptr<const RunOutcome> MainWindow::runCheck(int against, int timeoutM
     if (!startRun(against)) return nullptr;
     waitIdle(timeoutMs);
     return run_->outcome();
+}
+
+// ------------------------------------------------------------------ the workspace
+
+QString MainWindow::workspacePath() const { return ws_ ? QString::fromStdString(ws_->path()) : QString(); }
+
+void MainWindow::scheduleAutosave()
+{
+    if (ws_ && !restoring_) autosave_->start();
+}
+
+ViewState MainWindow::captureViewState() const
+{
+    ViewState v;
+    v.currentSource = wsMain_;
+    v.stepIndex = std::max(0, step_);
+    v.selectedGraph = stepRole_;
+    v.selectedNode = view_->selected().toStdString();
+    const QRectF r = view_->visibleRect();
+    v.viewport = {r.center().x(), r.center().y(), view_->zoom()};
+    if (view_->tree())
+        for (int k : view_->expanded()) v.expandedGroups.push_back(view_->tree()->group(k).key);
+    v.openTabs = {tabs_->currentWidget() == diff_ ? "diff" : "graph"};
+    return v;
+}
+
+namespace {
+
+std::vector<StepRecord> stepRecords(const std::vector<std::shared_ptr<const StepState>>& steps)
+{
+    std::vector<StepRecord> out;
+    for (const auto& s : steps) {
+        StepRecord r;
+        r.index = s->index;
+        r.pass = s->pass;
+        r.spec = s->spec;
+        r.added = static_cast<int64_t>(s->log.added.size());
+        r.removed = static_cast<int64_t>(s->log.removed.size());
+        r.rewired = static_cast<int64_t>(s->log.rewired.size());
+        r.tags = static_cast<int64_t>(s->log.tags.size());
+        r.verifierOk = !s->failed && s->errorCount() == 0;
+        r.seconds = s->passSeconds;
+        r.error = s->error;
+        out.push_back(std::move(r));
+    }
+    return out;
+}
+
+}  // namespace
+
+bool MainWindow::autosaveNow()
+{
+    if (!ws_ || restoring_) return false;
+    try {
+        Transaction t = ws_->transaction();
+        if (wsMain_) {
+            ws_->setSourcePipeline(wsMain_, passes_->pipeline()->spec().toStdString());
+            ws_->saveSteps(wsMain_, stepRecords(runner_->steps()));
+        }
+        ws_->saveViewState(captureViewState());
+        t.commit();
+        return true;
+    } catch (const std::exception& e) {
+        status_->setText(tr("the workspace could not be saved: %1").arg(QString::fromUtf8(e.what())));
+        return false;
+    }
+}
+
+QString MainWindow::saveWorkspace(const QString& path, bool replace)
+{
+    try {
+        auto ws = std::make_unique<Workspace>(Workspace::create(
+            path.toStdString(), replace ? Workspace::CreateMode::ReplaceWorkspace : Workspace::CreateMode::NewFileOnly));
+        Transaction t = ws->transaction();
+        int64_t main = 0;
+        if (const auto in = runner_->input()) main = ws->addSource(in->source->path, "main", in->artifactId);
+        if (diffOfGraphs_ && diff_->viewA()->prepared() && diff_->viewB()->prepared()) {
+            const auto a = diff_->viewA()->prepared(), b = diff_->viewB()->prepared();
+            ws->addSource(a->source->path, "diff-a", a->artifactId);
+            ws->addSource(b->source->path, "diff-b", b->artifactId);
+        }
+        for (const QString& name : passes_->savedPipelines())
+            ws->savePipeline(name.toStdString(),
+                             QSettings(QStringLiteral("fxlens"), QStringLiteral("fxlens"))
+                                 .value(QStringLiteral("pipelines/") + name)
+                                 .toString()
+                                 .toStdString());
+        t.commit();
+        ws_ = std::move(ws);
+        wsMain_ = main;
+        if (!autosaveNow()) return tr("the workspace could not be written");
+        setWindowTitle(tr("%1 - fxlens").arg(QFileInfo(path).fileName()));
+        rememberRecent(path);
+        return {};
+    } catch (const InputError& e) {
+        return QString::fromStdString(e.diagnostic().format());
+    } catch (const std::exception& e) {
+        return path + QStringLiteral(": ") + QString::fromUtf8(e.what());
+    }
+}
+
+QString MainWindow::openWorkspace(const QString& path)
+{
+    lastError_.clear();
+    workspaceNotice_.clear();
+    std::unique_ptr<Workspace> ws;
+    try {
+        ws = std::make_unique<Workspace>(Workspace::open(path.toStdString()));
+        // sources changed on disk since: say which, and offer to take them as they are now
+        const auto changes = ws->changedSources();
+        QStringList lines, missing;
+        for (const SourceChange& c : changes) {
+            const QString line = QString::fromStdString(c.source.path + ": " + c.detail);
+            (c.kind == SourceChange::Kind::Modified ? lines : missing) << line;
+        }
+        if (!missing.isEmpty()) workspaceNotice_ += tr("missing or unreadable: %1\n").arg(missing.join(QStringLiteral("; ")));
+        if (!lines.isEmpty()) {
+            workspaceNotice_ += tr("changed on disk since the workspace was saved: %1").arg(lines.join(QStringLiteral("; ")));
+            const bool reload = quietErrors_ ||
+                QMessageBox::question(this, tr("fxlens"), workspaceNotice_ + tr("\n\nReload them as they are now?")) ==
+                    QMessageBox::Yes;
+            if (reload)
+                for (const SourceChange& c : changes)
+                    if (c.kind == SourceChange::Kind::Modified) ws->refreshSource(c.source.id);
+        }
+        if (!workspaceNotice_.isEmpty()) status_->setText(workspaceNotice_);
+    } catch (const InputError& e) {
+        const QString msg = QString::fromStdString(e.diagnostic().format());
+        showError(msg);
+        return msg;
+    } catch (const std::exception& e) {
+        const QString msg = path + QStringLiteral(": ") + QString::fromUtf8(e.what());
+        showError(msg);
+        return msg;
+    }
+    restoring_ = true;
+    const ViewState state = ws->viewState();
+    const auto sources = ws->sources();
+    const SourceRecord* main = nullptr;
+    const SourceRecord *diffA = nullptr, *diffB = nullptr;
+    for (const SourceRecord& s : sources) {
+        if (s.role == "main" && !main) main = &s;
+        if (s.role == "diff-a") diffA = &s;
+        if (s.role == "diff-b") diffB = &s;
+    }
+    QString err;
+    if (main) {
+        err = openPath(QString::fromStdString(main->path));
+        const int index = static_cast<int>(sources_.size()) - 1;
+        if (err.isEmpty() && !main->graph.empty() && !showGraph(index, QString::fromStdString(main->graph)))
+            err = lastError_.isEmpty() ? tr("graph %1 of %2 is gone").arg(QString::fromStdString(main->graph),
+                                                                          QString::fromStdString(main->path))
+                                       : lastError_;
+        if (err.isEmpty()) {
+            waitIdle();
+            if (!main->pipeline.empty()) {
+                const QString failed = runPipeline(QString::fromStdString(main->pipeline));
+                if (!failed.isEmpty()) workspaceNotice_ += failed;
+            }
+            stepRole_ = state.selectedGraph;
+            showStep(std::min<int>(state.stepIndex, static_cast<int>(runner_->steps().size()) - 1));
+            waitIdle();
+            std::set<int> groups;
+            if (view_->tree())
+                for (const std::string& key : state.expandedGroups)
+                    if (const int g = view_->tree()->find(key); g >= 0) groups.insert(g);
+            view_->setExpanded(groups);
+            waitIdle();
+            if (!state.selectedNode.empty()) view_->showNode(QString::fromStdString(state.selectedNode));
+            waitIdle();
+            view_->setZoom(state.viewport.zoom);
+            view_->centreOnPoint(QPointF(state.viewport.centreX, state.viewport.centreY));
+        }
+    }
+    if (err.isEmpty() && diffA && diffB) {
+        err = openDiff(QString::fromStdString(diffA->path), QString::fromStdString(diffA->graph),
+                       QString::fromStdString(diffB->path), QString::fromStdString(diffB->graph));
+    }
+    if (err.isEmpty() && !state.openTabs.empty())
+        tabs_->setCurrentWidget(state.openTabs.front() == "diff" ? static_cast<QWidget*>(diff_) : tabs_->widget(0));
+    QCoreApplication::processEvents();
+    restoring_ = false;
+    if (!err.isEmpty()) {
+        showError(err);
+        return err;
+    }
+    wsMain_ = main ? main->id : 0;
+    ws_ = std::move(ws);
+    setWindowTitle(tr("%1 - fxlens").arg(QFileInfo(path).fileName()));
+    rememberRecent(path);
+    return {};
+}
+
+bool MainWindow::bookmarkSelected(const QString& label)
+{
+    if (!ws_ || !wsMain_ || view_->selected().isEmpty()) return false;
+    ws_->addBookmark(wsMain_, stepRole_, view_->selected().toStdString(), label.toStdString());
+    inspect(view_->selected());
+    return true;
+}
+
+bool MainWindow::noteOnSelected(const QString& text)
+{
+    if (!ws_ || !wsMain_ || view_->selected().isEmpty()) return false;
+    ws_->setNote(wsMain_, stepRole_, view_->selected().toStdString(), text.toStdString());
+    inspect(view_->selected());
+    return true;
 }
 
 QString MainWindow::runPipeline(const QString& spec, int timeoutMs)
@@ -1015,6 +1300,13 @@ void MainWindow::inspect(const QString& name)
                  + QString::number(textLine_)));
     html += QStringLiteral("</table>");
     html += historyHtml(name);
+    if (ws_ && wsMain_) {
+        if (const auto note = ws_->note(wsMain_, stepRole_, name.toStdString()))
+            html += tr("<h4>Note</h4><p>%1</p>").arg(QString::fromStdString(note->text).toHtmlEscaped());
+        for (const BookmarkRecord& b : ws_->bookmarks(wsMain_))
+            if (b.node == name.toStdString() && b.graph == stepRole_)
+                html += tr("<p>Bookmarked: %1</p>").arg(QString::fromStdString(b.label).toHtmlEscaped());
+    }
     inspector_->setHtml(html);
 }
 
@@ -1277,6 +1569,8 @@ void MainWindow::closeEvent(QCloseEvent* e)
     QSettings settings(QStringLiteral("fxlens"), QStringLiteral("fxlens"));
     settings.setValue(QStringLiteral("window/geometry"), saveGeometry());
     settings.setValue(QStringLiteral("window/state"), saveState());
+    autosave_->stop();
+    autosaveNow();  // the last view, so that the workspace reopens here
     QMainWindow::closeEvent(e);
 }
 

@@ -20,6 +20,7 @@
 #include "core/analysis/graph_diff.hpp"
 #include "core/formats/source.hpp"
 #include "viewer/jobs/view_jobs.hpp"
+#include "workspace/workspace.hpp"
 
 class QLabel;
 class QLineEdit;
@@ -27,6 +28,7 @@ class QMenu;
 class QPlainTextEdit;
 class QProgressBar;
 class QTabWidget;
+class QTimer;
 class QTableView;
 class QTextBrowser;
 class QToolButton;
@@ -148,6 +150,25 @@ public:
     // A before_* / after_* artifact of a TORCH_TRACE log against its partner (before on the left).
     QString diffPair(int source, const QString& id);
 
+    // --- the workspace (*.fxlens, workspace/workspace.hpp)
+    // Writes the window's state into a workspace file in one transaction: the sources, the
+    // pipeline and its steps, the named pipelines, the view (step, selection, viewport, open
+    // groups, tab). A new path never overwrites an existing file unless `replace` and it is a
+    // workspace. Later changes are saved there automatically (autosave). Returns the error, "".
+    QString saveWorkspace(const QString& path, bool replace = false);
+    // Opens a workspace and restores it: sources, pipeline and steps, the step shown, the
+    // selection, the viewport; waits until it shows. A source changed on disk since is named
+    // (workspaceNotice) and offered for reload (reloaded when errors are quiet). Returns the
+    // error ("" when it opened); a truncated, foreign or newer file is refused with a message.
+    QString openWorkspace(const QString& path);
+    QString workspacePath() const;
+    QString workspaceNotice() const { return workspaceNotice_; }
+    // Saves the view state now (what the autosave timer does after each change).
+    bool autosaveNow();
+    // Bookmarks and notes on the selected node, in the workspace (false when none is open).
+    bool bookmarkSelected(const QString& label);
+    bool noteOnSelected(const QString& text);
+
 protected:
     void closeEvent(QCloseEvent* e) override;
     void dragEnterEvent(QDragEnterEvent* e) override;
@@ -194,9 +215,15 @@ private:
     int step_ = -1;  // the step shown; -1 when the graph shown is not a step
     bool followSteps_ = true;  // show each new step as it arrives (until one is chosen)
     std::string stepRole_;
-    quint64 diffJob_ = 0;
-    bool diffOfGraphs_ =
-        false;  // the Diff tab shows two graphs that are not steps  // the diff of two graphs being prepared (0: none)
+    quint64 diffJob_ = 0;  // the diff of two graphs being prepared (0: none)
+    bool diffOfGraphs_ = false;  // the Diff tab shows two graphs that are not steps
+    std::unique_ptr<Workspace> ws_;
+    int64_t wsMain_ = 0;  // the workspace's id of the main source
+    QTimer* autosave_ = nullptr;
+    bool restoring_ = false;  // openWorkspace is putting the state back: no autosave
+    QString workspaceNotice_;
+    void scheduleAutosave();
+    ViewState captureViewState() const;
     // walk state: from which node, which way, the list and where in it
     QString walkFrom_;
     std::vector<NodeId> walkList_;
