@@ -15,7 +15,8 @@ int main(int argc, char** argv)
     std::ios::sync_with_stdio(false);
     std::vector<std::string> args(argv + (argc > 0 ? 1 : 0), argv + argc);
 #ifdef FXLENS_HAVE_VIEWER
-    // `fxlens` alone opens the bundled example; `fxlens FILE...` (existing paths, no verb) opens them
+    // `fxlens` alone opens the bundled example workspace; `fxlens FILE...` (existing paths, no
+    // verb) opens them
     bool files = true;
     for (const std::string& a : args) {
         std::error_code ec;
@@ -23,14 +24,7 @@ int main(int argc, char** argv)
     }
     const bool display = fxl::viewer::hasDisplay();
     if (files && (display || !args.empty())) {  // `fxlens` alone without a display: the help
-        std::vector<std::string> open = args;
-        if (open.empty()) {
-            const std::filesystem::path example =
-                std::filesystem::path(FXLENS_EXAMPLES_DIR) / "gpt2_tiny.joint.code.py";
-            std::error_code ec;
-            if (std::filesystem::exists(example, ec)) open.push_back(example.string());
-        }
-        return fxl::viewer::runMainWindow(argc, argv, open);
+        return fxl::viewer::runMainWindow(argc, argv, args);
     }
 #endif
     fxl::cli::Io io{std::cout, std::cerr};

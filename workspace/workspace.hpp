@@ -74,7 +74,8 @@ public:
 
     // ---- sources
     // Records a file (or directory) with its fingerprint read now; returns its id. The path is
-    // stored absolute. Throws WorkspaceError(Io) when it cannot be read.
+    // stored relative to the workspace's folder when the file is in it (or below), else absolute;
+    // sources() gives it back absolute. Throws WorkspaceError(Io) when it cannot be read.
     int64_t addSource(const std::filesystem::path& file, std::string_view role = "main", std::string_view graph = "");
     void setSourceGraph(int64_t source, std::string_view graph);
     void setSourcePipeline(int64_t source, std::string_view spec);

@@ -8,6 +8,7 @@
 #include <QApplication>
 #include <QSettings>
 #include <QStandardPaths>
+#include <QTabWidget>
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -15,11 +16,15 @@
 #include <fstream>
 
 #include "test_util.hpp"
+#include "viewer/jobs/run_jobs.hpp"
 #include "viewer/jobs/step_jobs.hpp"
+#include "viewer/model/pipeline_model.hpp"
+#include "viewer/model/timeline_model.hpp"
+#include "viewer/widgets/diff_view.hpp"
 #include "viewer/widgets/graph_view.hpp"
 #include "viewer/widgets/main_window.hpp"
 #include "viewer/widgets/pipeline_editor.hpp"
-#include "viewer/model/pipeline_model.hpp"
+#include "viewer/widgets/run_panel.hpp"
 #include "workspace/workspace.hpp"
 
 using namespace fxl;
@@ -43,6 +48,14 @@ std::set<std::string> openKeys(const GraphView* v)
     std::set<std::string> keys;
     for (int k : v->expanded()) keys.insert(v->tree()->group(k).key);
     return keys;
+}
+
+void saveShot(QWidget& w, const char* name)
+{
+    QCoreApplication::processEvents();
+    const QImage shot = w.grab().toImage();
+    QVERIFY(!shot.isNull() && shot.width() > 100);
+    QVERIFY(shot.save(QString::fromStdString((fxltest::buildDir() / "tests" / name).string())));
 }
 
 std::string bytesOf(const fs::path& p)
@@ -69,7 +82,8 @@ private slots:
     void saveAndReopen_data()
     {
         QTest::addColumn<QString>("path");
-        QTest::newRow("mlp_gelu") << QString::fromStdString(fxltest::testDataPath("pytorch/mlp_gelu.joint.code.py").string());
+        QTest::newRow("mlp_gelu") << QString::fromStdString(
+            fxltest::testDataPath("pytorch/mlp_gelu.joint.code.py").string());
         const auto gpt2 = fxltest::corpusPath("pytorch/gpt2_tiny.joint.code.py");
         if (fxltest::corpusPresent(gpt2)) QTest::newRow("gpt2_tiny") << QString::fromStdString(gpt2.string());
     }
@@ -126,8 +140,9 @@ private slots:
         QCOMPARE(openKeys(w.graphView()), keys);
         QCOMPARE(w.graphView()->zoom(), 0.7);
         const QPointF now = w.graphView()->visibleRect().center();
-        QVERIFY2(std::abs(now.x() - centre.x()) < 2 && std::abs(now.y() - centre.y()) < 2,
-                 qPrintable(QStringLiteral("%1,%2 vs %3,%4").arg(now.x()).arg(now.y()).arg(centre.x()).arg(centre.y())));
+        QVERIFY2(
+            std::abs(now.x() - centre.x()) < 2 && std::abs(now.y() - centre.y()) < 2,
+            qPrintable(QStringLiteral("%1,%2 vs %3,%4").arg(now.x()).arg(now.y()).arg(centre.x()).arg(centre.y())));
         QVERIFY(w.workspaceNotice().isEmpty());
         // notes and bookmarks go into the workspace and show in the inspector
         QVERIFY(w.noteOnSelected(QStringLiteral("check this <one>")));
@@ -164,10 +179,14 @@ private slots:
     {
         QTest::addColumn<QString>("how");
         QTest::addColumn<QString>("expected");
-        QTest::newRow("truncated") << "truncate" << "truncated";
-        QTest::newRow("foreign text") << "text" << "not an fxlens workspace";
-        QTest::newRow("newer version") << "newer" << "update fxlens";
-        QTest::newRow("missing") << "missing" << "no such file";
+        QTest::newRow("truncated") << "truncate"
+                                   << "truncated";
+        QTest::newRow("foreign text") << "text"
+                                      << "not an fxlens workspace";
+        QTest::newRow("newer version") << "newer"
+                                       << "update fxlens";
+        QTest::newRow("missing") << "missing"
+                                 << "no such file";
     }
 
     // A bad workspace is refused with a message; the window keeps what it showed.
@@ -193,7 +212,8 @@ private slots:
         } else if (how == QLatin1String("newer")) {
             sqlite3* db = nullptr;
             QCOMPARE(sqlite3_open(p.c_str(), &db), SQLITE_OK);
-            QCOMPARE(sqlite3_exec(db, "UPDATE meta SET value = '99' WHERE key = 'format_version'", nullptr, nullptr, nullptr),
+            QCOMPARE(sqlite3_exec(db, "UPDATE meta SET value = '99' WHERE key = 'format_version'", nullptr, nullptr,
+                                  nullptr),
                      SQLITE_OK);
             sqlite3_close(db);
         } else {
@@ -213,6 +233,35 @@ private slots:
         if (fs::exists(p)) QCOMPARE(bytesOf(p), before);  // and the file untouched
     }
 
+    // `fxlens` alone: the bundled example as a workspace, made on first use, reopened after.
+    void exampleWorkspace()
+    {
+        const QString examples = QString::fromStdString(
+            (fxltest::testDataPath() / ".." / ".." / "resources" / "examples").lexically_normal().string());
+        const QString made = QStandardPaths::writableLocation(QStandardPaths::AppDataLocation)
+            + QStringLiteral("/example/gpt2_tiny.fxlens");
+        QFile::remove(made);
+        for (int round = 0; round < 2; ++round) {
+            MainWindow w;
+            showWindow(w);
+            const QString err = w.openExample(examples);
+            QVERIFY2(err.isEmpty(), qPrintable(err));
+            QVERIFY(w.waitIdle());
+            QCOMPARE(w.workspacePath(), made);
+            QCOMPARE(w.passes()->pipeline()->spec(), kSpec);
+            QCOMPARE(w.currentStep(), 3);  // remat: its diff and timeline
+            QCOMPARE(w.centralTabs()->currentWidget(), static_cast<QWidget*>(w.diffView()));
+            QVERIFY(w.diffView()->diff() && w.diffView()->diff()->totalCounts().added > 0);
+            QVERIFY(w.timelineModel()->hasPrevious());
+            const auto o = w.runPanel()->outcome();
+            QVERIFY(o && o->ok);
+            QCOMPARE(o->request.stepIndex, 4);
+            QCOMPARE(o->request.against, std::string("input"));
+            QVERIFY2(o->bitwise(), o->summary().c_str());
+            if (round == 1) saveShot(w, "window_example_workspace.png");
+        }
+    }
+
     // Saving onto a file that is not a workspace never overwrites it.
     void neverOverwrites()
     {
@@ -221,7 +270,8 @@ private slots:
         std::ofstream(file.toStdString()) << "my own notes, not a workspace\n";
         MainWindow w;
         showWindow(w);
-        QVERIFY(w.openPath(QString::fromStdString(fxltest::testDataPath("pytorch/mlp_gelu.joint.code.py").string())).isEmpty());
+        QVERIFY(w.openPath(QString::fromStdString(fxltest::testDataPath("pytorch/mlp_gelu.joint.code.py").string()))
+                    .isEmpty());
         const QString err = w.saveWorkspace(file, true);
         QVERIFY2(!err.isEmpty(), "a user's file must not be replaced");
         QCOMPARE(bytesOf(file.toStdString()), std::string("my own notes, not a workspace\n"));

@@ -37,6 +37,10 @@ struct RunRequest
     std::shared_ptr<const Graph> subject;  // the graph run (the current step)
     std::shared_ptr<const Graph> reference;  // compared against (null: run the subject alone)
     std::string subjectLabel, referenceLabel;  // "step 3 (remat)", "step 0 (input)"
+    // what the window asked, to record and repeat it: the step run, and "previous", "input",
+    // "graphs" (the Diff tab's two graphs) or "" (run alone)
+    int stepIndex = -1;
+    std::string against;
     // where the sidecars are: the source and artifact the graphs came from
     std::shared_ptr<Source> source;
     std::string artifactId;

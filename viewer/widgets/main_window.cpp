@@ -3,6 +3,7 @@
 #include <QAction>
 #include <QApplication>
 #include <QCloseEvent>
+#include <QDir>
 #include <QDockWidget>
 #include <QDragEnterEvent>
 #include <QElapsedTimer>
@@ -21,6 +22,7 @@
 #include <QPlainTextEdit>
 #include <QProgressBar>
 #include <QSettings>
+#include <QStandardPaths>
 #include <QStatusBar>
 #include <QStyleFactory>
 #include <QTabWidget>
@@ -40,6 +42,7 @@
 #include <iostream>
 
 #include "core/formats/fx/fx_text_writer.hpp"
+#include "runtime/localize.hpp"
 #include "viewer/jobs/step_jobs.hpp"
 #include "viewer/model/node_search.hpp"
 #include "viewer/model/pipeline_model.hpp"
@@ -54,7 +57,6 @@
 #include "viewer/widgets/overview.hpp"
 #include "viewer/widgets/pipeline_editor.hpp"
 #include "viewer/widgets/run_panel.hpp"
-#include "runtime/localize.hpp"
 #include "viewer/widgets/timeline_view.hpp"
 
 namespace fxl::viewer {
@@ -189,22 +191,7 @@ MainWindow::MainWindow(QWidget* parent)
         }
         timeline_->update();
         status_->setText(QString::fromStdString(o->summary()));
-        if (ws_ && wsMain_ && o->ok) {
-            RunRecord rec;
-            rec.source = wsMain_;
-            rec.step = std::max(0, step_);
-            rec.against = o->request.referenceLabel;
-            rec.backend = o->request.backend;
-            nlohmann::json j = {{"summary", o->summary()}, {"inputs", o->inputsFrom}, {"peak_bytes", o->subject.peakBytes}};
-            if (o->compared) j["report"] = reportToJson(o->report);
-            if (o->localize) j["localize"] = localizeToJson(*o->localize);
-            rec.reportJson = j.dump();
-            try {
-                ws_->addRun(rec);
-            } catch (const std::exception& e) {
-                status_->setText(tr("the run could not be saved in the workspace: %1").arg(QString::fromUtf8(e.what())));
-            }
-        }
+        recordRun(*o);
         updateBusy();
     });
     connect(runner_, &StepRunner::stepAvailable, this, [this](quint64, int index) { onStepAvailable(index); });
@@ -454,7 +441,8 @@ void MainWindow::buildMenus(QDockWidget* const* docks, int dockCount)
             status_->setText(tr("saved %1").arg(workspacePath()));
             return;
         }
-        QString path = QFileDialog::getSaveFileName(this, tr("Save the workspace"), QString(), tr("fxlens workspace (*.fxlens)"));
+        QString path =
+            QFileDialog::getSaveFileName(this, tr("Save the workspace"), QString(), tr("fxlens workspace (*.fxlens)"));
         if (path.isEmpty()) return;
         if (!path.endsWith(QLatin1String(".fxlens"))) path += QStringLiteral(".fxlens");
         // the dialog asked before replacing an existing file
@@ -462,7 +450,8 @@ void MainWindow::buildMenus(QDockWidget* const* docks, int dockCount)
         if (!err.isEmpty()) showError(err);
     });
     file->addAction(tr("Save workspace &as..."), QKeySequence::SaveAs, this, [this] {
-        QString path = QFileDialog::getSaveFileName(this, tr("Save the workspace as"), QString(), tr("fxlens workspace (*.fxlens)"));
+        QString path = QFileDialog::getSaveFileName(this, tr("Save the workspace as"), QString(),
+                                                    tr("fxlens workspace (*.fxlens)"));
         if (path.isEmpty()) return;
         if (!path.endsWith(QLatin1String(".fxlens"))) path += QStringLiteral(".fxlens");
         ws_.reset();
@@ -813,7 +802,7 @@ bool MainWindow::showInStep(int step, const QString& role, const QString& node)
     return view_->showNode(node);
 }
 
-bool MainWindow::startRun(int against)
+bool MainWindow::startRun(int against, int stepIndex)
 {
     // the Diff tab showing two graphs that are not steps (two files, a before/after pair): the
     // right one checked against the left one
@@ -831,16 +820,19 @@ bool MainWindow::startRun(int against)
         }
         r.source = a->source;  // the inputs of the left graph feed both
         r.artifactId = a->artifactId;
+        r.against = "graphs";
         run_->start(std::move(r));
         updateBusy();
         return true;
     }
-    const auto st = currentStepState();
+    const auto& steps = runner_->steps();
+    const auto st = stepIndex < 0                    ? currentStepState()
+        : stepIndex < static_cast<int>(steps.size()) ? steps[static_cast<size_t>(stepIndex)]
+                                                     : nullptr;
     if (!st || st->graphs.empty()) {
         status_->setText(tr("open a graph first"));
         return false;
     }
-    const auto& steps = runner_->steps();
     const StepGraph* sg = st->graph(stepRole_);
     RunRequest r;
     r.subject = sg->prepared->graph;
@@ -850,11 +842,11 @@ bool MainWindow::startRun(int against)
     r.subjectLabel = label(*st);
     const auto mode = static_cast<RunPanel::Against>(against);
     if (mode != RunPanel::Against::Nothing) {
-        if (step_ == 0) {
+        if (st->index == 0) {
             status_->setText(tr("the input graph has no step before it: run it alone, or show a later step"));
             return false;
         }
-        const int ref = mode == RunPanel::Against::Previous ? step_ - 1 : 0;
+        const int ref = mode == RunPanel::Against::Previous ? st->index - 1 : 0;
         const StepState& rs = *steps[static_cast<size_t>(ref)];
         const StepGraph* rg = rs.graph(mode == RunPanel::Against::Previous ? sg->previousRole : std::string());
         if (rs.graphs.size() > 1 || st->graphs.size() > 1) {
@@ -866,15 +858,17 @@ bool MainWindow::startRun(int against)
     }
     r.source = runner_->input()->source;
     r.artifactId = runner_->input()->artifactId;
+    r.stepIndex = st->index;
+    r.against = mode == RunPanel::Against::Previous ? "previous" : mode == RunPanel::Against::Input ? "input" : "";
     run_->setAgainst(mode);
     run_->start(std::move(r));
     updateBusy();
     return true;
 }
 
-std::shared_ptr<const RunOutcome> MainWindow::runCheck(int against, int timeoutMs)
+std::shared_ptr<const RunOutcome> MainWindow::runCheck(int against, int timeoutMs, int stepIndex)
 {
-    if (!startRun(against)) return nullptr;
+    if (!startRun(against, stepIndex)) return nullptr;
     waitIdle(timeoutMs);
     return run_->outcome();
 }
@@ -948,8 +942,9 @@ bool MainWindow::autosaveNow()
 QString MainWindow::saveWorkspace(const QString& path, bool replace)
 {
     try {
-        auto ws = std::make_unique<Workspace>(Workspace::create(
-            path.toStdString(), replace ? Workspace::CreateMode::ReplaceWorkspace : Workspace::CreateMode::NewFileOnly));
+        auto ws = std::make_unique<Workspace>(
+            Workspace::create(path.toStdString(),
+                              replace ? Workspace::CreateMode::ReplaceWorkspace : Workspace::CreateMode::NewFileOnly));
         Transaction t = ws->transaction();
         int64_t main = 0;
         if (const auto in = runner_->input()) main = ws->addSource(in->source->path, "main", in->artifactId);
@@ -967,6 +962,7 @@ QString MainWindow::saveWorkspace(const QString& path, bool replace)
         t.commit();
         ws_ = std::move(ws);
         wsMain_ = main;
+        if (run_->outcome()) recordRun(*run_->outcome());  // the run shown comes back on reopening
         if (!autosaveNow()) return tr("the workspace could not be written");
         setWindowTitle(tr("%1 - fxlens").arg(QFileInfo(path).fileName()));
         rememberRecent(path);
@@ -992,12 +988,14 @@ QString MainWindow::openWorkspace(const QString& path)
             const QString line = QString::fromStdString(c.source.path + ": " + c.detail);
             (c.kind == SourceChange::Kind::Modified ? lines : missing) << line;
         }
-        if (!missing.isEmpty()) workspaceNotice_ += tr("missing or unreadable: %1\n").arg(missing.join(QStringLiteral("; ")));
+        if (!missing.isEmpty())
+            workspaceNotice_ += tr("missing or unreadable: %1\n").arg(missing.join(QStringLiteral("; ")));
         if (!lines.isEmpty()) {
-            workspaceNotice_ += tr("changed on disk since the workspace was saved: %1").arg(lines.join(QStringLiteral("; ")));
-            const bool reload = quietErrors_ ||
-                QMessageBox::question(this, tr("fxlens"), workspaceNotice_ + tr("\n\nReload them as they are now?")) ==
-                    QMessageBox::Yes;
+            workspaceNotice_ +=
+                tr("changed on disk since the workspace was saved: %1").arg(lines.join(QStringLiteral("; ")));
+            const bool reload = quietErrors_
+                || QMessageBox::question(this, tr("fxlens"), workspaceNotice_ + tr("\n\nReload them as they are now?"))
+                    == QMessageBox::Yes;
             if (reload)
                 for (const SourceChange& c : changes)
                     if (c.kind == SourceChange::Kind::Modified) ws->refreshSource(c.source.id);
@@ -1027,9 +1025,10 @@ QString MainWindow::openWorkspace(const QString& path)
         err = openPath(QString::fromStdString(main->path));
         const int index = static_cast<int>(sources_.size()) - 1;
         if (err.isEmpty() && !main->graph.empty() && !showGraph(index, QString::fromStdString(main->graph)))
-            err = lastError_.isEmpty() ? tr("graph %1 of %2 is gone").arg(QString::fromStdString(main->graph),
-                                                                          QString::fromStdString(main->path))
-                                       : lastError_;
+            err = lastError_.isEmpty()
+                ? tr("graph %1 of %2 is gone")
+                      .arg(QString::fromStdString(main->graph), QString::fromStdString(main->path))
+                : lastError_;
         if (err.isEmpty()) {
             waitIdle();
             if (!main->pipeline.empty()) {
@@ -1057,6 +1056,18 @@ QString MainWindow::openWorkspace(const QString& path)
     }
     if (err.isEmpty() && !state.openTabs.empty())
         tabs_->setCurrentWidget(state.openTabs.front() == "diff" ? static_cast<QWidget*>(diff_) : tabs_->widget(0));
+    // the last run of the workspace, made again (its tensors are not kept): the run panel shows
+    // what it showed
+    if (err.isEmpty() && main) {
+        const auto runs = ws->runs(main->id);
+        if (!runs.empty() && runs.back().step < static_cast<int>(runner_->steps().size())) {
+            const RunRecord& last = runs.back();
+            const int mode = last.against == "previous" ? static_cast<int>(RunPanel::Against::Previous)
+                : last.against == "input"               ? static_cast<int>(RunPanel::Against::Input)
+                                                        : static_cast<int>(RunPanel::Against::Nothing);
+            if (last.against != "graphs" && startRun(mode, last.step)) waitIdle();
+        }
+    }
     QCoreApplication::processEvents();
     restoring_ = false;
     if (!err.isEmpty()) {
@@ -1068,6 +1079,54 @@ QString MainWindow::openWorkspace(const QString& path)
     setWindowTitle(tr("%1 - fxlens").arg(QFileInfo(path).fileName()));
     rememberRecent(path);
     return {};
+}
+
+QString MainWindow::openExample(const QString& examplesDir)
+{
+    const QString dir = QStandardPaths::writableLocation(QStandardPaths::AppDataLocation) + QStringLiteral("/example");
+    QDir().mkpath(dir);
+    const QString path = dir + QStringLiteral("/gpt2_tiny.fxlens");
+    if (QFileInfo::exists(path)) {
+        const bool quiet = quietErrors_;
+        quietErrors_ = true;  // a stale example is made anew, not reported
+        const QString err = openWorkspace(path);
+        quietErrors_ = quiet;
+        if (err.isEmpty()) return {};
+        lastError_.clear();
+    }
+    const QString graph = examplesDir + QStringLiteral("/gpt2_tiny.joint.code.py");
+    QString err = openPath(graph);
+    if (!err.isEmpty()) return err;
+    err = runPipeline(QStringLiteral("remove_detach,sac(policy=alternate_mm),remat,dce"));
+    if (!err.isEmpty()) return err;
+    const int last = static_cast<int>(runner_->steps().size()) - 1;
+    if (!runCheck(static_cast<int>(RunPanel::Against::Input), 120000, last))
+        return tr("the example's check did not run");
+    showStep(3);  // remat
+    tabs_->setCurrentWidget(diff_);
+    waitIdle();
+    ws_.reset();
+    // our own file in our data folder: replaced when it no longer opens (an older fxlens made it)
+    return saveWorkspace(path, true);
+}
+
+void MainWindow::recordRun(const RunOutcome& o)
+{
+    if (!ws_ || !wsMain_ || !o.ok) return;
+    RunRecord rec;
+    rec.source = wsMain_;
+    rec.step = std::max(0, o.request.stepIndex);
+    rec.against = o.request.against;
+    rec.backend = o.request.backend;
+    nlohmann::json j = {{"summary", o.summary()}, {"inputs", o.inputsFrom}, {"peak_bytes", o.subject.peakBytes}};
+    if (o.compared) j["report"] = reportToJson(o.report);
+    if (o.localize) j["localize"] = localizeToJson(*o.localize);
+    rec.reportJson = j.dump();
+    try {
+        ws_->addRun(rec);
+    } catch (const std::exception& e) {
+        status_->setText(tr("the run could not be saved in the workspace: %1").arg(QString::fromUtf8(e.what())));
+    }
 }
 
 bool MainWindow::bookmarkSelected(const QString& label)
@@ -1607,6 +1666,13 @@ int runMainWindow(int argc, char** argv, const std::vector<std::string>& files)
     QApplication::setStyle(QStyleFactory::create(QStringLiteral("Fusion")));
     MainWindow w;
     w.show();
+    if (files.empty()) {
+        QTimer::singleShot(0, &w, [&w] {
+            const QString err = w.openExample(QStringLiteral(FXLENS_EXAMPLES_DIR));
+            if (!err.isEmpty()) QMessageBox::warning(&w, QObject::tr("fxlens"), err);
+        });
+        return app.exec();
+    }
     if (files.size() == 2 && !std::filesystem::is_directory(files[0]) && !std::filesystem::is_directory(files[1])) {
         // two graphs: their diff (heaptrack's -d), each also in the source tree
         const QString a = QString::fromStdString(files[0]), b = QString::fromStdString(files[1]);

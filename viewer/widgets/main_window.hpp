@@ -125,7 +125,13 @@ public:
     // tab shows two graphs that are not steps (two files, a before/after pair), the right one
     // is checked against the left one. A check also finds where the two runs diverge and
     // colours the diff's graphs by each node's ULP distance.
-    std::shared_ptr<const RunOutcome> runCheck(int against, int timeoutMs = 120000);
+    // stepIndex >= 0 checks that step instead of the one shown.
+    std::shared_ptr<const RunOutcome> runCheck(int against, int timeoutMs = 120000, int stepIndex = -1);
+    // `fxlens` alone: the bundled example as a workspace (gpt2_tiny of `examplesDir` with
+    // remove_detach,sac(policy=alternate_mm),remat,dce stepped, the remat step's diff and
+    // timeline shown, the last step checked bitwise against the input in the run panel). Made
+    // on first use in the user's data folder, reopened as left after that. Returns the error.
+    QString openExample(const QString& examplesDir);
     // Sets the pipeline and runs it on the graph shown, then waits (the event loop runs) until
     // every step is made or one failed. Returns the message of a failure ("" when all ran).
     QString runPipeline(const QString& spec, int timeoutMs = 120000);
@@ -249,7 +255,8 @@ private:
     void rememberRecent(const QString& path);
     void onStepAvailable(int index);
     QString historyHtml(const QString& node) const;
-    bool startRun(int against);
+    bool startRun(int against, int stepIndex = -1);
+    void recordRun(const RunOutcome& o);
     void showTwoGraphs(std::shared_ptr<const PreparedGraph> a, std::shared_ptr<const PreparedGraph> b,
                        std::shared_ptr<const GraphDiff> d);
 };

@@ -50,6 +50,7 @@ PipelineEditor::PipelineEditor(StepRunner* runner, QWidget* parent)
     stageView_ = new QListView(this);
     stageView_->setModel(pipeline_);
     stageView_->setSelectionMode(QAbstractItemView::SingleSelection);
+    stageView_->setMaximumHeight(110);
     auto* up = new QPushButton(tr("Up"), this);
     auto* down = new QPushButton(tr("Down"), this);
     auto* remove = new QPushButton(tr("Remove"), this);
@@ -76,6 +77,8 @@ PipelineEditor::PipelineEditor(StepRunner* runner, QWidget* parent)
     stepView_->verticalHeader()->hide();
     stepView_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     stepView_->horizontalHeader()->setStretchLastSection(true);
+    stepView_->verticalHeader()->setDefaultSectionSize(22);
+    stepView_->setMinimumHeight(150);
 
     auto* rowAdd = new QHBoxLayout;
     rowAdd->addWidget(passes_, 1);
@@ -96,14 +99,14 @@ PipelineEditor::PipelineEditor(StepRunner* runner, QWidget* parent)
     l->setContentsMargins(4, 4, 4, 4);
     l->addLayout(rowSaved);
     l->addLayout(rowAdd);
-    l->addWidget(stageView_, 1);
+    l->addWidget(stageView_);
     l->addLayout(rowMove);
     l->addWidget(optionsBox_);
     l->addWidget(specEdit_);
     l->addWidget(message_);
     l->addLayout(rowRun);
     l->addWidget(new QLabel(tr("<b>Steps</b> (Ctrl+Left / Ctrl+Right to step)"), this));
-    l->addWidget(stepView_, 2);
+    l->addWidget(stepView_, 1);
 
     connect(add, &QPushButton::clicked, this, [this] {
         const int sel = selectedStage();
