@@ -760,6 +760,9 @@ bool MainWindow::showStep(int index)
     else if (!before)
         diff_->clear();
     timelineModel_->setTimelines(sg->timeline, sg->prepared->graph, sg->previousTimeline, sg->previous, sg->diff);
+    // a run of this very graph (a step that left it untouched shares it) shows beside the estimate
+    if (const auto o = run_->outcome(); o && o->ok && o->request.subject == sg->prepared->graph)
+        timelineModel_->setMeasured(o->subject.liveBytesPerStep, o->subject.peakBytes);
     timeline_->setSelectedNode(view_->selected());
     if (index == 0) return true;  // the status line keeps what opening the graph said
     QString text = label(*st) + QStringLiteral(": ") + QString::number(sg->prepared->graph->size()) + tr(" nodes");

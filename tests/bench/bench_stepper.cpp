@@ -1,0 +1,171 @@
+// The pass stepper at scale, offscreen (QT_QPA_PLATFORM=offscreen when no platform is given):
+// on a graph (default: the 100k-node corpus graph), the window runs a pipeline (default
+// "dce,cse") and follows it; for each step, the time from Run to the step shown with its
+// timeline (the graph view laid out and painted, the timeline model holding that step), then
+// stepping back and forward (Ctrl+Left / Ctrl+Right) and showing the Diff tab, each timed to the
+// painted view. All along, a watchdog: a 10 ms timer on the UI thread whose largest gap between
+// two ticks (minus the 10 ms) is the longest time the UI thread was blocked.
+// Usage: bench_stepper [GRAPH_FILE] [SPEC]
+#include <QApplication>
+#include <QElapsedTimer>
+#include <QEventLoop>
+#include <QStandardPaths>
+#include <QTabWidget>
+#include <QTimer>
+
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <string>
+
+#include "test_util.hpp"
+#include "viewer/jobs/step_jobs.hpp"
+#include "viewer/model/timeline_model.hpp"
+#include "viewer/widgets/diff_view.hpp"
+#include "viewer/widgets/graph_view.hpp"
+#include "viewer/widgets/main_window.hpp"
+#include "viewer/widgets/timeline_view.hpp"
+
+using namespace fxl;
+using namespace fxl::viewer;
+
+namespace {
+
+class Watchdog : public QObject
+{
+public:
+    Watchdog()
+    {
+        timer_.setInterval(10);
+        timer_.setTimerType(Qt::PreciseTimer);
+        QObject::connect(&timer_, &QTimer::timeout, this, [this] {
+            const qint64 now = clock_.nsecsElapsed();
+            if (last_ >= 0) worst_ = std::max(worst_, (now - last_) / 1e6 - 10.0);
+            last_ = now;
+        });
+        clock_.start();
+        timer_.start();
+    }
+    void reset()
+    {
+        worst_ = 0;
+        last_ = -1;
+    }
+    double worstMs() const { return std::max(0.0, worst_); }
+
+private:
+    QTimer timer_;
+    QElapsedTimer clock_;
+    qint64 last_ = -1;
+    double worst_ = 0;
+};
+
+template<class F>
+double waitFor(F done)
+{
+    QElapsedTimer t;
+    t.start();
+    while (!done() && t.elapsed() < 300000) {
+        QEventLoop loop;
+        QTimer::singleShot(1, &loop, &QEventLoop::quit);
+        loop.exec();
+    }
+    return static_cast<double>(t.nsecsElapsed()) / 1e9;
+}
+
+double rssMb(const char* key)
+{
+    std::ifstream in("/proc/self/status");
+    std::string line;
+    while (std::getline(in, line))
+        if (line.rfind(key, 0) == 0) return std::atof(line.c_str() + std::string(key).size()) / 1024.0;
+    return -1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv)
+{
+    if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")) qputenv("QT_QPA_PLATFORM", "offscreen");
+    QApplication app(argc, argv);
+    QStandardPaths::setTestModeEnabled(true);
+    const std::string graphPath =
+        argc > 1 && argv[1][0] ? argv[1] : fxltest::corpusPath("pytorch/large/gpt2_deep640.joint.code.py").string();
+    const QString spec = argc > 2 ? QString::fromUtf8(argv[2]) : QStringLiteral("dce,cse");
+
+    MainWindow w;
+    w.setQuietErrors(true);
+    w.resize(1500, 900);
+    w.show();
+    GraphView* v = w.graphView();
+    int painted = 0;
+    QObject::connect(v, &GraphView::framePainted, [&] { ++painted; });
+    Watchdog dog;
+
+    // the graph and its input step (timeline) first
+    QElapsedTimer clock;
+    clock.start();
+    w.open(QString::fromStdString(graphPath));
+    waitFor([&] { return w.currentStep() == 0 && !v->layoutPending() && painted > 0; });
+    if (!v->graph()) {
+        std::printf("could not open %s: %s\n", graphPath.c_str(), qPrintable(w.lastError()));
+        return 1;
+    }
+    std::printf("graph: %s (%zu nodes); open -> input step shown with its timeline: %.2f s; UI thread blocked at most "
+                "%.0f ms\n",
+                graphPath.c_str(), v->graph()->size(), clock.nsecsElapsed() / 1e9, dog.worstMs());
+
+    // run: each step shown as it arrives
+    const int stages = static_cast<int>(spec.count(QLatin1Char(',')) + 1);
+    dog.reset();
+    clock.restart();
+    std::vector<double> shown(static_cast<size_t>(stages) + 1, -1);
+    double worstStepShow = 0;
+    QObject::connect(w.runner(), &StepRunner::stepAvailable, [&](quint64, int index) {
+        QElapsedTimer t;
+        t.start();  // the window's own handler ran before this one: time what is left to paint
+        const int before = painted;
+        waitFor([&] { return w.currentStep() == index && !v->layoutPending() && painted > before; });
+        worstStepShow = std::max(worstStepShow, t.nsecsElapsed() / 1e9);
+        if (index < static_cast<int>(shown.size())) shown[static_cast<size_t>(index)] = clock.nsecsElapsed() / 1e9;
+    });
+    const QString failed = w.runPipeline(spec, 600000);
+    const double total = clock.nsecsElapsed() / 1e9;
+    if (!failed.isEmpty()) {
+        std::printf("the pipeline failed: %s\n", qPrintable(failed));
+        return 1;
+    }
+    const auto& steps = w.runner()->steps();
+    double previous = 0;
+    for (size_t k = 1; k < steps.size(); ++k) {
+        const auto& s = *steps[k];
+        const DiffCounts c = s.diffCounts();
+        std::printf("step %zu %-10s shown with its timeline at %.2f s (%.2f s after the step before): pass %.3f s, "
+                    "diff+timeline+grouping %.3f s on the worker; +%zu -%zu ~%zu\n",
+                    k, s.spec.c_str(), shown[k], shown[k] - previous, s.passSeconds, s.prepareSeconds, c.added,
+                    c.removed, c.changed);
+        previous = shown[k];
+    }
+    std::printf("run %s: %.2f s in all; the UI thread blocked at most %.0f ms\n", qPrintable(spec), total, dog.worstMs());
+    std::printf("timeline of the last step: %d points, %s\n", w.timelineModel()->rowCount(),
+                qPrintable(w.timelineModel()->peakChangeLabel()));
+
+    auto timed = [&](const char* what, const std::function<void()>& act, GraphView* view) {
+        waitFor([&] { return !view->layoutPending(); });
+        dog.reset();
+        int before = 0;
+        auto c = QObject::connect(view, &GraphView::framePainted, [&] { ++before; });
+        QElapsedTimer t;
+        t.start();
+        act();
+        waitFor([&] { return !view->layoutPending() && before > 0; });
+        QObject::disconnect(c);
+        std::printf("%-36s %.3f s; UI thread blocked at most %.0f ms\n", what, t.nsecsElapsed() / 1e9, dog.worstMs());
+    };
+    timed("step back (Ctrl+Left):", [&] { w.stepBack(); }, v);
+    timed("step forward (Ctrl+Right):", [&] { w.stepForward(); }, v);
+    timed("show the Diff tab:", [&] { w.centralTabs()->setCurrentWidget(w.diffView()); }, w.diffView()->viewB());
+    timed("step back in the Diff tab:", [&] { w.stepBack(); }, w.diffView()->viewB());
+    std::printf("rss %.0f MB (peak %.0f MB)\n", rssMb("VmRSS:"), rssMb("VmHWM:"));
+    return 0;
+}
