@@ -250,10 +250,19 @@ int runReport(const Args& args, Io& io)
     text << "wrote " << out << " (" << formatByteSize(static_cast<int64_t>(html.size())) << ", " << images
          << (images == 1 ? " timeline" : " timelines") << ")\n";
 
-    if (asJson)
+    if (asJson) {
         io.out << doc.dump(1) << "\n";
-    else
-        io.out << text.str();
+    } else {
+        // the table's empty cells leave blanks at the ends of lines
+        std::string t = text.str();
+        for (size_t eol = t.find('\n'); eol != std::string::npos; eol = t.find('\n', eol + 1)) {
+            size_t start = eol;
+            while (start > 0 && t[start - 1] == ' ') --start;
+            t.erase(start, eol - start);
+            eol = start;
+        }
+        io.out << t;
+    }
     if (!run.ok) io.err << "fxlens report: error: " << run.error << " (the report shows the steps made before it)\n";
     if (verifierErrors) io.err << "fxlens report: error: the verifier reports errors after a step\n";
     if (check && !allBitwise)
