@@ -11,6 +11,7 @@
 #include "app/cli_mem.hpp"
 #include "app/cli_passes.hpp"
 #include "app/cli_render.hpp"
+#include "app/cli_report.hpp"
 #include "app/cli_run.hpp"
 #include "core/ir/diagnostics.hpp"
 
@@ -302,6 +303,43 @@ Verb checkVerb()
             &runCheck};
 }
 
+Verb reportVerb()
+{
+    return {"report",
+            "run a pipeline and write one self-contained HTML page of its steps (for a pull request)",
+            "fxlens report [options] FILE --pipeline SPEC --out REPORT.html",
+            "Run a pipeline of passes on one graph of FILE (as 'fxlens passes run' does) and write\n"
+            "one HTML page with everything inline (no script, no external file; images as data:\n"
+            "URIs), to paste into or attach to a pull request: the source, the spec and the command\n"
+            "that makes the steps again; the step table of the window's pass stepper (per step the\n"
+            "nodes added, removed and changed and the edges rewired, as 'fxlens diff' counts them\n"
+            "against the step before, the verifier, the pass time, the memory peak as 'fxlens mem'\n"
+            "estimates it and its change); then per step the pass's notes, the first changes, the\n"
+            "unified diff (folded, cut past 192 KiB), and the memory timeline drawn with the step\n"
+            "before overlaid. A partition step shows its forward and its backward graph.\n"
+            "--check runs every step against the step before on identical inputs (the graph's\n"
+            "NAME.inputs.safetensors, else generated with --seed) on the CPU reference backend and\n"
+            "adds per step the equivalence table (per output: bitwise or not, max abs, max ULP,\n"
+            "differing elements, the first difference) and the first node whose value differs. The\n"
+            "graphs of a partition are checked against their joint with 'fxlens check' instead.\n"
+            "A pass that fails ends the run: the report is still written, with the steps made and\n"
+            "the failed step's error. REPORT.html is written atomically and never replaced unless\n"
+            "--force. Exit code 0 when every pass ran, the verifier found no errors and (with\n"
+            "--check) every step is bitwise equal to the step before; 1 otherwise or on input\n"
+            "errors; 2 for a bad spec (the column is shown) or command line.",
+            {
+                {"graph", 'g', "ID", "the graph to transform (artifact id, see fxlens info)"},
+                {"pipeline", 'p', "SPEC", "the passes to run, in order (see fxlens passes list)"},
+                {"out", 'o', "REPORT", "the HTML file to write"},
+                {"check", 0, "", "run every step against the step before and compare the outputs bitwise"},
+                {"seed", 0, "N", "with --check: seed of generated inputs and random ops (default 0)"},
+                {"force", 'f', "", "replace REPORT if it exists"},
+            },
+            1,
+            1,
+            &runReport};
+}
+
 }  // namespace
 
 std::string Args::value(const std::string& name, const std::string& fallback) const
@@ -329,8 +367,8 @@ long long Args::intValue(const std::string& name, long long fallback) const
 
 const std::vector<Verb>& verbTable()
 {
-    static const std::vector<Verb> verbs = {infoVerb(), convertVerb(), passesVerb(), diffVerb(),
-                                            memVerb(),  runVerb(),     checkVerb(),  renderVerb()};
+    static const std::vector<Verb> verbs = {infoVerb(), convertVerb(), passesVerb(), diffVerb(),  memVerb(),
+                                            runVerb(),  checkVerb(),   renderVerb(), reportVerb()};
     return verbs;
 }
 

@@ -147,6 +147,14 @@ void writeFileAtomic(const std::string& path, const std::string& content, bool f
     if (::rename(tmpl.c_str(), path.c_str()) != 0) fail("cannot rename the temporary file");
 }
 
+void printPipelineSpecError(const Diagnostic& d, const std::string& spec, Io& io)
+{
+    io.err << d.format() << "\n";
+    io.err << "  " << spec << "\n";
+    if (d.column >= 1) io.err << "  " << std::string(static_cast<size_t>(d.column - 1), ' ') << "^\n";
+    io.err << "Run 'fxlens passes list' for the passes and their options.\n";
+}
+
 LoadedGraph loadGraph(const std::string& path, const std::string& id, Io& io, const std::string& option)
 {
     LoadedGraph lg;

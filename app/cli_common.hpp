@@ -45,6 +45,10 @@ const Artifact& selectGraph(const Source& src, const std::string& id, const std:
 // Throws InputError(path, 0, 0, reason) on failure; leaves no temporary file behind.
 void writeFileAtomic(const std::string& path, const std::string& content, bool force);
 
+// A pipeline spec that does not parse (parsePipelineSpec's InputError): the message, the spec
+// with a caret under the column, and where the passes are listed, on io.err.
+void printPipelineSpecError(const Diagnostic& d, const std::string& spec, Io& io);
+
 // One graph of a file, loaded for a verb that works on a single graph (diff, mem, passes).
 struct LoadedGraph
 {

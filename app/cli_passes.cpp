@@ -338,10 +338,7 @@ int runRun(const Args& args, Io& io)
         stages = parsePipelineSpec(spec);
     } catch (const InputError& e) {
         const Diagnostic& d = e.diagnostic();
-        io.err << d.format() << "\n";
-        io.err << "  " << spec << "\n";
-        if (d.column >= 1) io.err << "  " << std::string(static_cast<size_t>(d.column - 1), ' ') << "^\n";
-        io.err << "Run 'fxlens passes list' for the passes and their options.\n";
+        printPipelineSpecError(d, spec, io);
         if (json)
             io.out << nlohmann::json{{"fxlens", "passes run"},
                                      {"ok", false},
