@@ -15,6 +15,7 @@
 #include <QTabWidget>
 #include <QTableView>
 #include <QTemporaryDir>
+#include <QXmlStreamReader>
 #include <QtTest>
 
 #include "app/cli_test_util.hpp"
@@ -265,6 +266,66 @@ private slots:
             QVERIFY(w.waitIdle());
             saveShot(w, "stepper_localize_moe_tiny.png");
         }
+    }
+
+    // File > Export: the graph and diff views to SVG and PNG, the timeline to PNG and CSV, the
+    // pipeline report to HTML; an existing file is not replaced unless asked.
+    void exports()
+    {
+        MainWindow w;
+        OPEN_IN(w, mlpGelu());
+        QVERIFY(w.runPipeline(kSpec).isEmpty());
+        QVERIFY(w.showStep(3));
+        QVERIFY(w.waitIdle());
+        QVERIFY(w.runCheck(0));
+        QTemporaryDir dir;
+        auto path = [&](const char* name) { return dir.filePath(QString::fromLatin1(name)); };
+        auto xmlOk = [](const QByteArray& bytes) {
+            QXmlStreamReader x(bytes);
+            while (!x.atEnd()) x.readNext();
+            return !x.hasError();
+        };
+        QVERIFY(w.exportGraph(path("g.svg")).isEmpty());
+        const QByteArray graphSvg = clitest::readFile(path("g.svg"));
+        QVERIFY(xmlOk(graphSvg));
+        QCOMPARE(graphSvg.count("<g class=\"node\"") + graphSvg.count("<g class=\"group\"")
+                     + graphSvg.count("<g class=\"stub-in\"") + graphSvg.count("<g class=\"stub-out\""),
+                 qsizetype(w.graphView()->view().items.size()));
+        QVERIFY(w.exportGraph(path("g.png")).isEmpty());
+        QVERIFY(QImage(path("g.png")).width() > 100);
+        // the diff: both sides, titled
+        w.centralTabs()->setCurrentWidget(w.diffView());
+        QVERIFY(w.waitIdle());
+        QVERIFY(w.exportDiff(path("d.svg")).isEmpty());
+        const QByteArray diffSvg = clitest::readFile(path("d.svg"));
+        QVERIFY(xmlOk(diffSvg));
+        QCOMPARE(diffSvg.count("<svg"), qsizetype(3));
+        QVERIFY(diffSvg.contains("step 2 (sac(policy=alternate_mm))") && diffSvg.contains("step 3 (remat)"));
+        QVERIFY(w.exportDiff(path("d.png")).isEmpty());
+        const QImage diffPng(path("d.png"));
+        QVERIFY(diffPng.save(
+            QString::fromStdString((fxltest::buildDir() / "tests" / "export_diff_mlp_gelu.png").string())));
+        QVERIFY(diffPng.width() > QImage(path("g.png")).width() / 2);
+        // the timeline
+        QVERIFY(w.exportTimeline(path("t.png")).isEmpty());
+        QVERIFY(QImage(path("t.png")).width() >= 1200);
+        QVERIFY(w.exportTimeline(path("t.csv")).isEmpty());
+        const QList<QByteArray> rows = clitest::readFile(path("t.csv")).trimmed().split('\n');
+        QCOMPARE(size_t(rows.size()), w.timelineModel()->current()->steps.size() + 1);
+        QVERIFY(rows.front().startsWith("step,node,"));
+        // the report, with the check of step 3 the run panel made
+        QVERIFY(w.exportReport(path("r.html")).isEmpty());
+        const QByteArray html = clitest::readFile(path("r.html"));
+        QVERIFY(html.contains("3 remat"));
+        QVERIFY(html.contains("data:image/png;base64,"));
+        QVERIFY(html.contains("data-check=\"bitwise\""));
+        QVERIFY(!html.contains("src=\"http") && !html.contains("src=\"file"));
+        // not replaced unless asked
+        const QByteArray before = clitest::readFile(path("t.csv"));
+        QVERIFY(!w.exportTimeline(path("t.csv")).isEmpty());
+        QVERIFY(!w.exportGraph(path("t.csv")).isEmpty());
+        QCOMPARE(clitest::readFile(path("t.csv")), before);
+        QVERIFY(w.exportTimeline(path("t.csv"), true).isEmpty());
     }
 
     // Selecting a node selects its counterpart, both ways; a node without one says so.

@@ -51,7 +51,9 @@ public:
     GraphView* viewB() const { return b_; }
     ChangeListModel* changes() const { return changes_; }
     const GraphDiff* diff() const { return diff_.get(); }
-    QString countsText() const;  // "+3 added, -1 removed, 5 changed, 2 rewired edges"
+    QString countsText() const;
+    QString labelA() const { return nameA_; }
+    QString labelB() const { return nameB_; }  // "+3 added, -1 removed, 5 changed, 2 rewired edges"
     // Selects a node on one side (and syncs the other). False when the side has no such node.
     bool selectA(const QString& name);
     bool selectB(const QString& name);

@@ -2,6 +2,7 @@
 
 #include <QAction>
 #include <QApplication>
+#include <QBuffer>
 #include <QCloseEvent>
 #include <QDir>
 #include <QDockWidget>
@@ -21,6 +22,7 @@
 #include <QPainter>
 #include <QPlainTextEdit>
 #include <QProgressBar>
+#include <QSaveFile>
 #include <QSettings>
 #include <QStandardPaths>
 #include <QStatusBar>
@@ -51,7 +53,9 @@
 #include "viewer/model/source_tree_model.hpp"
 #include "viewer/model/step_list_model.hpp"
 #include "viewer/model/timeline_model.hpp"
+#include "viewer/render/html_report.hpp"
 #include "viewer/render/painter_canvas.hpp"
+#include "viewer/render/timeline_draw.hpp"
 #include "viewer/widgets/diff_view.hpp"
 #include "viewer/widgets/graph_view.hpp"
 #include "viewer/widgets/overview.hpp"
@@ -458,6 +462,31 @@ void MainWindow::buildMenus(QDockWidget* const* docks, int dockCount)
         const QString err = saveWorkspace(path, QFileInfo::exists(path));
         if (!err.isEmpty()) showError(err);
     });
+    QMenu* exportMenu = file->addMenu(tr("&Export"));
+    auto exporter = [this](const QString& title, const QString& filter,
+                           QString (MainWindow::*how)(const QString&, bool)) {
+        return [this, title, filter, how] {
+            const QString path = QFileDialog::getSaveFileName(this, title, QString(), filter);
+            if (path.isEmpty()) return;
+            // the dialog asked before replacing an existing file
+            const QString err = (this->*how)(path, true);
+            if (!err.isEmpty())
+                showError(err);
+            else
+                status_->setText(tr("wrote %1").arg(path));
+        };
+    };
+    exportMenu->addAction(
+        tr("&Graph view (SVG, PNG)..."), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_E), this,
+        exporter(tr("Export the graph view"), tr("SVG (*.svg);;PNG (*.png)"), &MainWindow::exportGraph));
+    exportMenu->addAction(
+        tr("&Diff view (SVG, PNG)..."), this,
+        exporter(tr("Export the diff view"), tr("SVG (*.svg);;PNG (*.png)"), &MainWindow::exportDiff));
+    exportMenu->addAction(
+        tr("Memory &timeline (PNG, CSV)..."), this,
+        exporter(tr("Export the memory timeline"), tr("PNG (*.png);;CSV (*.csv)"), &MainWindow::exportTimeline));
+    exportMenu->addAction(tr("Pipeline &report (HTML)..."), this,
+                          exporter(tr("Export the pipeline report"), tr("HTML (*.html)"), &MainWindow::exportReport));
     file->addSeparator();
     file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
 
@@ -1111,6 +1140,149 @@ QString MainWindow::openExample(const QString& examplesDir)
     ws_.reset();
     // our own file in our data folder: replaced when it no longer opens (an older fxlens made it)
     return saveWorkspace(path, true);
+}
+
+// ------------------------------------------------------------------ export
+
+namespace {
+
+// Writes bytes to `path` through a temporary file renamed over it (never half a file), and only
+// over an existing file when asked.
+QString writeExport(const QString& path, const QByteArray& bytes, bool replace)
+{
+    if (QFileInfo::exists(path) && !replace)
+        return QObject::tr("%1 exists: not replaced (choose another name, or confirm the replacement)").arg(path);
+    QSaveFile f(path);
+    if (!f.open(QIODevice::WriteOnly) || f.write(bytes) != bytes.size() || !f.commit())
+        return QObject::tr("%1: cannot be written: %2").arg(path, f.errorString());
+    return {};
+}
+
+QByteArray pngBytes(const QImage& img)
+{
+    QByteArray out;
+    QBuffer b(&out);
+    b.open(QIODevice::WriteOnly);
+    img.save(&b, "PNG");
+    return out;
+}
+
+bool isSvg(const QString& path) { return path.endsWith(QLatin1String(".svg"), Qt::CaseInsensitive); }
+
+}  // namespace
+
+QString MainWindow::exportGraph(const QString& path, bool replace)
+{
+    const PreparedView* shown = view_->shown();
+    if (!shown || !view_->tree()) return tr("no graph is shown");
+    if (isSvg(path)) {
+        SvgCanvas c;
+        drawScene(c, *view_->tree(), shown->view, shown->layout, view_->drawOptions());
+        return writeExport(path, QByteArray::fromStdString(c.svg()), replace);
+    }
+    return writeExport(
+        path, pngBytes(renderImage(*view_->tree(), shown->view, shown->layout, 2.0, view_->drawOptions())), replace);
+}
+
+QString MainWindow::exportDiff(const QString& path, bool replace)
+{
+    GraphView* sides[] = {diff_->viewA(), diff_->viewB()};
+    if (!sides[0]->shown() || !sides[1]->shown() || !diff_->diff()) return tr("the Diff tab shows no diff");
+    const QString titles[] = {diff_->labelA(), diff_->labelB()};
+    constexpr double gap = 40, head = 28;
+    double width = gap, height = 0;
+    for (GraphView* v : sides) {
+        width += v->shown()->layout.width;
+        height = std::max(height, v->shown()->layout.height);
+    }
+    height += head;
+    const bool dark = sides[0]->dark();
+    if (isSvg(path)) {
+        // one document, each side a nested <svg> at its place
+        std::string svg = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" + std::to_string(int(width))
+            + "\" height=\"" + std::to_string(int(height)) + "\">\n";
+        double x = 0;
+        for (int k = 0; k < 2; ++k) {
+            SvgCanvas c;
+            drawScene(c, *sides[k]->tree(), sides[k]->shown()->view, sides[k]->shown()->layout,
+                      sides[k]->drawOptions());
+            std::string inner = c.svg();
+            const size_t open = inner.find("<svg");
+            if (open != std::string::npos)
+                inner.insert(open + 4, " x=\"" + std::to_string(int(x)) + "\" y=\"" + std::to_string(int(head)) + "\"");
+            const size_t decl = inner.find("?>");
+            if (inner.rfind("<?xml", 0) == 0 && decl != std::string::npos) inner.erase(0, decl + 2);
+            QString title = titles[k];
+            svg += "<text x=\"" + std::to_string(int(x) + 4)
+                + "\" y=\"18\" font-family=\"DejaVu Sans\" font-size=\"14\" "
+                  "font-weight=\"bold\">"
+                + title.toHtmlEscaped().toStdString() + "</text>\n" + inner + "\n";
+            x += sides[k]->shown()->layout.width + gap;
+        }
+        svg += "</svg>\n";
+        return writeExport(path, QByteArray::fromStdString(svg), replace);
+    }
+    constexpr double scale = 1.5;
+    QImage img(static_cast<int>(width * scale), static_cast<int>(height * scale), QImage::Format_ARGB32_Premultiplied);
+    img.setDevicePixelRatio(scale);
+    const viewer::Theme& th = theme(dark);
+    img.fill(QColor(th.background.r, th.background.g, th.background.b));
+    QPainter p(&img);
+    p.setRenderHint(QPainter::Antialiasing);
+    double x = 0;
+    for (int k = 0; k < 2; ++k) {
+        QFont f(QStringLiteral("DejaVu Sans"), 11);
+        f.setBold(true);
+        p.setFont(f);
+        p.setPen(QColor(th.text.r, th.text.g, th.text.b));
+        p.drawText(QPointF(x + 4, 18), titles[k]);
+        p.save();
+        p.translate(x, head);
+        PainterCanvas c(p);
+        drawScene(c, *sides[k]->tree(), sides[k]->shown()->view, sides[k]->shown()->layout, sides[k]->drawOptions());
+        p.restore();
+        x += sides[k]->shown()->layout.width + gap;
+    }
+    p.end();
+    return writeExport(path, pngBytes(img), replace);
+}
+
+QString MainWindow::exportTimeline(const QString& path, bool replace)
+{
+    const MemoryTimeline* t = timelineModel_->current();
+    const auto st = currentStepState();
+    if (!t || !st || st->graphs.empty()) return tr("no memory timeline is shown");
+    if (path.endsWith(QLatin1String(".csv"), Qt::CaseInsensitive))
+        return writeExport(path, QByteArray::fromStdString(timelineToCsv(*t, *st->graph(stepRole_)->prepared->graph)),
+                           replace);
+    return writeExport(path, pngBytes(renderTimelineImage(*timelineModel_, 1200, 320, 2.0, timeline_->dark())),
+                       replace);
+}
+
+QString MainWindow::exportReport(const QString& path, bool replace)
+{
+    const auto in = runner_->input();
+    if (!in || runner_->steps().empty()) return tr("no pipeline has run");
+    HtmlReportInput r;
+    r.title = QFileInfo(QString::fromStdString(in->source->path)).fileName().toStdString() + ": "
+        + passes_->pipeline()->spec().toStdString();
+    r.sourcePath = in->source->path;
+    r.graphId = in->artifactId;
+    r.pipeline = passes_->pipeline()->spec().toStdString();
+    for (int k = 0; k < passes_->pipeline()->count(); ++k)
+        r.stages.push_back(passes_->pipeline()->stageText(k).toStdString());
+    r.steps = runner_->steps();
+    // the run panel's last check, on its step, when it was a check against the step before
+    if (const auto o = run_->outcome(); o && o->ok && o->request.against == "previous" && o->request.stepIndex >= 0) {
+        r.checks.resize(r.steps.size());
+        for (auto& c : r.checks) c.skipped = "not checked in the window";
+        if (o->request.stepIndex < static_cast<int>(r.checks.size())) {
+            r.checks[static_cast<size_t>(o->request.stepIndex)].outcome = o;
+            r.checks[static_cast<size_t>(o->request.stepIndex)].skipped.clear();
+        }
+    }
+    r.generator = "fxlens window";
+    return writeExport(path, QByteArray::fromStdString(buildHtmlReport(r)), replace);
 }
 
 void MainWindow::recordRun(const RunOutcome& o)

@@ -171,6 +171,18 @@ public:
     QString workspaceNotice() const { return workspaceNotice_; }
     // Saves the view state now (what the autosave timer does after each change).
     bool autosaveNow();
+    // --- export (File > Export): what is on screen, to files. Each returns the error ("" when
+    // written); an existing file is replaced only with `replace` (the dialog asks first).
+    // The graph view as it is shown (open groups, marks, selection) to .svg or .png.
+    QString exportGraph(const QString& path, bool replace = false);
+    // The diff view's two sides, side by side with their titles, to .svg or .png.
+    QString exportDiff(const QString& path, bool replace = false);
+    // The memory timeline of the step shown (with the step before): .png, or .csv (one row per
+    // node: core/analysis/memory_timeline.hpp timelineToCsv).
+    QString exportTimeline(const QString& path, bool replace = false);
+    // The pipeline run as one self-contained HTML page (viewer/render/html_report.hpp), with
+    // the run panel's last check of a step.
+    QString exportReport(const QString& path, bool replace = false);
     // Bookmarks and notes on the selected node, in the workspace (false when none is open).
     bool bookmarkSelected(const QString& label);
     bool noteOnSelected(const QString& text);

@@ -32,6 +32,7 @@ public:
     // What the hover shows for a row: node, phase, live bytes (and before), the largest live.
     QString hoverText(int row) const;
     void setDark(bool dark);
+    bool dark() const { return opts_.dark; }
     QRectF plotRect() const;
     QRectF overviewRect() const;
     QSize sizeHint() const override { return {800, 220}; }
