@@ -70,7 +70,10 @@ Verb infoVerb()
             "artifact counts and MD5 failures; then for each graph its origin, node counts, the\n"
             "operator histogram, parameter bytes (and the rule used to find parameters),\n"
             "activation bytes (tensor outputs of call_function nodes, views excluded), unknown\n"
-            "operators and verifier problems.",
+            "operators and verifier problems.\n"
+            "A workspace (NAME.fxlens, saved by the window) lists its sources with their pipeline,\n"
+            "steps and runs, the sources changed on disk since it was saved, the saved pipelines and\n"
+            "the view the window reopens on (--json: under \"workspaces\").",
             {
                 {"graph", 'g', "ID", "only the graph with this artifact id (see the ids listed)", true},
                 {"top", 0, "N", "operators shown in the histogram (default 10)"},

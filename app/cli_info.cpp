@@ -5,9 +5,11 @@
 #include <nlohmann/json.hpp>
 #include <ostream>
 #include <set>
+#include <sstream>
 
 #include "app/cli_common.hpp"
 #include "app/cli_info.hpp"
+#include "app/cli_workspace_info.hpp"
 #include "core/analysis/graph_stats.hpp"
 #include "core/analysis/memory_timeline.hpp"
 #include "core/formats/source.hpp"
@@ -258,9 +260,27 @@ int runInfo(const Args& args, Io& io)
     (void)args.intValue("top", 10);  // validate before any work
     const std::vector<std::string> wanted = args.has("graph") ? args.options.at("graph") : std::vector<std::string>{};
     int rc = kExitOk;
-    json doc = {{"fxlens", "info"}, {"sources", json::array()}, {"errors", json::array()}};
+    json doc = {
+        {"fxlens", "info"}, {"sources", json::array()}, {"workspaces", json::array()}, {"errors", json::array()}};
 
     for (const std::string& path : args.positional) {
+        if (path.size() > 7 && path.compare(path.size() - 7, 7, ".fxlens") == 0) {
+            // a workspace the window wrote: what it holds
+            try {
+                json w;
+                std::ostringstream text;
+                workspaceInfo(path, text, &w);
+                if (asJson)
+                    doc["workspaces"].push_back(std::move(w));
+                else
+                    io.out << text.str();
+            } catch (const InputError& e) {
+                io.err << e.diagnostic().format() << "\n";
+                doc["errors"].push_back(diagnosticJson(e.diagnostic()));
+                rc = kExitInputError;
+            }
+            continue;
+        }
         std::unique_ptr<Source> src;
         try {
             src = openSource(path);
