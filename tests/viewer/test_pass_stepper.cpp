@@ -8,6 +8,7 @@
 #include <QAbstractItemModelTester>
 #include <QApplication>
 #include <QComboBox>
+#include <QDockWidget>
 #include <QLineEdit>
 #include <QListView>
 #include <QSettings>
@@ -51,6 +52,19 @@ const QString kSpec = QStringLiteral("remove_detach,sac(policy=alternate_mm),rem
         QVERIFY2((w).openPath(path).isEmpty(), qPrintable((w).lastError()));                                           \
         QVERIFY((w).waitIdle());                                                                                       \
     } while (false)
+
+// The Run dock raised and tall enough to read its table (the screenshots of the run panel).
+void raiseRunDock(MainWindow& w, int height)
+{
+    auto* dock = w.findChild<QDockWidget*>(QStringLiteral("run"));
+    QVERIFY(dock);
+    dock->show();
+    dock->raise();
+    w.resize(w.width(), 760 + height);
+    QCoreApplication::processEvents();
+    w.resizeDocks({dock}, {height}, Qt::Vertical);
+    QCoreApplication::processEvents();
+}
 
 void saveShot(QWidget& w, const char* name)
 {
@@ -206,6 +220,7 @@ private slots:
         QVERIFY(alone && alone->ok && !alone->compared);
         if (!shot.isEmpty()) {
             QVERIFY(w.runCheck(0));
+            raiseRunDock(w, 330);
             saveShot(*w.runPanel(), "stepper_run_gpt2_tiny.png");
             saveShot(*w.timelineView(), "stepper_timeline_measured_gpt2_tiny.png");
         }
@@ -264,6 +279,7 @@ private slots:
         if (first == QLatin1String("add_1")) {
             QVERIFY(d->selectB(first));
             QVERIFY(w.waitIdle());
+            raiseRunDock(w, 300);
             saveShot(w, "stepper_localize_moe_tiny.png");
         }
     }
@@ -326,6 +342,43 @@ private slots:
         QVERIFY(!w.exportGraph(path("t.csv")).isEmpty());
         QCOMPARE(clitest::readFile(path("t.csv")), before);
         QVERIFY(w.exportTimeline(path("t.csv"), true).isEmpty());
+    }
+
+    void ranksAndCompilesAsADiff_data()
+    {
+        QTest::addColumn<QString>("path");
+        QTest::newRow("graph_exec_order")
+            << QString::fromStdString(fxltest::corpusPath("tlparse/graph_exec_order").string());
+    }
+
+    // The same compile id on two ranks, and two compile ids of one rank, as diffs (what the
+    // source tree's "Diff the two selected graphs" does).
+    void ranksAndCompilesAsADiff()
+    {
+        QFETCH(QString, path);
+        FXL_REQUIRE_CORPUS(path);
+        MainWindow w;
+        OPEN_IN(w, path);
+        const auto src = openSource(path.toStdString());
+        auto find = [&](int rank, const std::string& compileId, const std::string& kind) -> const Artifact* {
+            for (const Artifact& a : src->artifacts)
+                if (a.isGraph && a.rank == rank && a.compileId == compileId && a.kind == kind) return &a;
+            return nullptr;
+        };
+        const Artifact* r0 = find(0, "[0/0]", "aot_inference_graph");
+        const Artifact* r1 = find(1, "[0/0]", "aot_inference_graph");
+        const Artifact* r0b = find(0, "[0/1]", "aot_inference_graph");
+        QVERIFY(r0 && r1 && r0b);
+        for (const auto& [a, b] : {std::pair{r0, r1}, std::pair{r0, r0b}}) {
+            const QString err = w.diffGraphs(0, QString::fromStdString(a->id), 0, QString::fromStdString(b->id));
+            QVERIFY2(err.isEmpty(), qPrintable(err));
+            QVERIFY(w.waitIdle());
+            QCOMPARE(w.diffView()->viewA()->prepared()->artifactId, a->id);
+            QCOMPARE(w.diffView()->viewB()->prepared()->artifactId, b->id);
+            QCOMPARE(w.diffView()->diff()->totalCounts(),
+                     diffGraphs(*src->graph(a->id), *src->graph(b->id)).totalCounts());
+            QVERIFY(w.diffView()->countsText().contains(QLatin1String("unchanged")));
+        }
     }
 
     // Selecting a node selects its counterpart, both ways; a node without one says so.

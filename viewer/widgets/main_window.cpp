@@ -221,6 +221,13 @@ MainWindow::MainWindow(QWidget* parent)
             view_->showNode(name);
     });
     connect(view_, &GraphView::nodeSelected, timeline_, &TimelineView::setSelectedNode);
+    // a node selected on the diff's right side (the step shown) shows in the inspector too
+    connect(diff_, &DiffView::nodeSelected, this, [this](const QString& name, bool sideB) {
+        if (sideB && diff_->viewB()->graph() == view_->graph()) {
+            inspect(name);
+            timeline_->setSelectedNode(name);
+        }
+    });
 
     // the workspace: each change of the view saved a moment later, in one transaction
     autosave_ = new QTimer(this);
