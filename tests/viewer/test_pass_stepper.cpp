@@ -17,6 +17,7 @@
 #include <QTableView>
 #include <QTemporaryDir>
 #include <QXmlStreamReader>
+#include <QSignalSpy>
 #include <QtTest>
 
 #include "app/cli_test_util.hpp"
@@ -29,6 +30,7 @@
 #include "viewer/model/step_list_model.hpp"
 #include "viewer/model/timeline_model.hpp"
 #include "viewer/render/scene_draw.hpp"
+#include "viewer/render/timeline_draw.hpp"
 #include "viewer/widgets/diff_view.hpp"
 #include "viewer/widgets/graph_view.hpp"
 #include "viewer/widgets/main_window.hpp"
@@ -262,9 +264,14 @@ private slots:
         QVERIFY2(
             w.runPanel()->localizeText().contains(QStringLiteral("first divergence: <a href=\"node:%1\">").arg(first)),
             qPrintable(w.runPanel()->localizeText()));
-        // the table lists the outputs that differ
+        // the table lists the outputs that differ, each with its first differing element
         w.runPanel()->setOnlyDiffering(true);
-        QVERIFY(w.runPanel()->table()->rowCount() > 0);
+        EquivalenceModel* table = w.runPanel()->table();
+        QVERIFY(table->rowCount() > 0);
+        for (int r = 0; r < table->rowCount(); ++r) {
+            QCOMPARE(table->data(table->index(r, EquivalenceModel::ResultColumn)).toString(), QStringLiteral("differs"));
+            QVERIFY(table->data(table->index(r, EquivalenceModel::FirstColumn)).toString().contains(QLatin1String(" vs ")));
+        }
         // colours: the first divergence red-ish (not bitwise), every node before it bitwise
         DiffView* d = w.diffView();
         QVERIFY(d->colouredByUlp());
@@ -379,6 +386,61 @@ private slots:
                      diffGraphs(*src->graph(a->id), *src->graph(b->id)).totalCounts());
             QVERIFY(w.diffView()->countsText().contains(QLatin1String("unchanged")));
         }
+    }
+
+    // The timeline panel as a user handles it: hover names the node and what is live there, a
+    // click at the peak selects the peak's node in the graph, a drag zooms into a range, a double
+    // click shows everything again; a click on a step row shows that step; Cancel stops a run.
+    void timelineAndStepListByMouse()
+    {
+        MainWindow w;
+        OPEN_IN(w, mlpGelu());
+        QVERIFY(w.runPipeline(kSpec).isEmpty());
+        QVERIFY(w.showStep(3));
+        QVERIFY(w.waitIdle());
+        TimelineView* t = w.timelineView();
+        auto* dock = w.findChild<QDockWidget*>(QStringLiteral("timeline"));
+        QVERIFY(dock);
+        dock->raise();
+        QCoreApplication::processEvents();
+        TimelineModel* m = w.timelineModel();
+        const int peak = m->peakRow();
+        QVERIFY(peak >= 0);
+        const QRectF plot = t->plotRect();
+        TimelineDrawOptions o;
+        const int x = static_cast<int>(timelineXOf(peak, plot, o, *m));
+        const int y = static_cast<int>(plot.center().y());
+        QSignalSpy clicked(t, &TimelineView::nodeClicked);
+        QTest::mouseMove(t, QPoint(x, y));
+        QCOMPARE(t->hoverRow(), peak);
+        const QString hover = t->hoverText(peak);
+        QVERIFY2(hover.contains(m->nameAt(peak)) && hover.contains(QLatin1String("largest live")), qPrintable(hover));
+        QTest::mouseClick(t, Qt::LeftButton, {}, QPoint(x, y));
+        QCOMPARE(clicked.count(), 1);
+        QCOMPARE(clicked.first().at(0).toString(), m->nameAt(peak));
+        QVERIFY(w.waitIdle());
+        QCOMPARE(w.graphView()->selected(), m->nameAt(peak));
+        // drag across the left half: the range shown shrinks to it
+        QTest::mousePress(t, Qt::LeftButton, {}, QPoint(static_cast<int>(plot.left()) + 2, y));
+        QTest::mouseMove(t, QPoint(static_cast<int>(plot.center().x()), y));
+        QTest::mouseRelease(t, Qt::LeftButton, {}, QPoint(static_cast<int>(plot.center().x()), y));
+        QVERIFY(t->first() == 0 && t->last() < m->rowCount() - 1 && t->last() > 0);
+        QTest::mouseDClick(t, Qt::LeftButton, {}, QPoint(x, y));
+        QCOMPARE(t->last(), m->rowCount() - 1);
+        // a click on a step row shows that step
+        QTableView* steps = w.passes()->stepView();
+        const QRect row1 = steps->visualRect(w.passes()->stepList()->index(1, 0));
+        QTest::mouseClick(steps->viewport(), Qt::LeftButton, {}, row1.center());
+        QVERIFY(w.waitIdle());
+        QCOMPARE(w.currentStep(), 1);
+        // Cancel: the run stops and says so
+        QVERIFY(w.showStep(3));
+        w.runPanel()->setAgainst(RunPanel::Against::Input);
+        emit w.runPanel()->runRequested(RunPanel::Against::Input);
+        w.runPanel()->cancel();
+        QVERIFY(w.waitIdle());
+        QVERIFY(w.runPanel()->outcome() && w.runPanel()->outcome()->cancelled);
+        QVERIFY(!w.runPanel()->busy());
     }
 
     // Selecting a node selects its counterpart, both ways; a node without one says so.
