@@ -441,6 +441,14 @@ std::optional<std::string> Workspace::layout(std::string_view key) const
     return st.blob(0);
 }
 
+std::vector<std::pair<std::string, std::string>> Workspace::layouts() const
+{
+    std::vector<std::pair<std::string, std::string>> out;
+    SqliteStatement st = db_.prepare("SELECT key, data FROM layouts ORDER BY time, key");
+    while (st.step()) out.emplace_back(st.text(0), st.blob(1));
+    return out;
+}
+
 void Workspace::clearLayouts()
 {
     Transaction t(db_);

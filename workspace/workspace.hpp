@@ -105,6 +105,7 @@ public:
     // ---- the layout cache
     void putLayout(std::string_view key, std::string_view bytes);
     std::optional<std::string> layout(std::string_view key) const;
+    std::vector<std::pair<std::string, std::string>> layouts() const;  // (key, bytes), oldest first
     void clearLayouts();
 
     // ---- bookmarks and notes on nodes

@@ -12,12 +12,12 @@
 #include <QLineEdit>
 #include <QListView>
 #include <QSettings>
+#include <QSignalSpy>
 #include <QStandardPaths>
 #include <QTabWidget>
 #include <QTableView>
 #include <QTemporaryDir>
 #include <QXmlStreamReader>
-#include <QSignalSpy>
 #include <QtTest>
 
 #include "app/cli_test_util.hpp"
@@ -269,8 +269,10 @@ private slots:
         EquivalenceModel* table = w.runPanel()->table();
         QVERIFY(table->rowCount() > 0);
         for (int r = 0; r < table->rowCount(); ++r) {
-            QCOMPARE(table->data(table->index(r, EquivalenceModel::ResultColumn)).toString(), QStringLiteral("differs"));
-            QVERIFY(table->data(table->index(r, EquivalenceModel::FirstColumn)).toString().contains(QLatin1String(" vs ")));
+            QCOMPARE(table->data(table->index(r, EquivalenceModel::ResultColumn)).toString(),
+                     QStringLiteral("differs"));
+            QVERIFY(
+                table->data(table->index(r, EquivalenceModel::FirstColumn)).toString().contains(QLatin1String(" vs ")));
         }
         // colours: the first divergence red-ish (not bitwise), every node before it bitwise
         DiffView* d = w.diffView();

@@ -45,6 +45,49 @@ class TestViewJobs : public QObject
     Q_OBJECT
 
 private slots:
+    // The layout cache as bytes (what a workspace keeps): entries come back equal, a graph laid
+    // out from them needs no engine and gives the same layout, damaged bytes give no entry.
+    void layoutCacheBytes()
+    {
+        const auto g = prepared(fxltest::testDataPath("pytorch/mlp_gelu.joint.code.py").string());
+        std::set<int> all;
+        for (size_t k = 1; k < g->tree->groups().size(); ++k) all.insert(static_cast<int>(k));
+        const auto first = ViewJobs::layoutNow(g, all);
+        const auto entries = g->cache->entries();
+        QVERIFY(!entries.empty());
+        auto fresh = std::make_shared<PreparedGraph>();
+        fresh->source = g->source;
+        fresh->artifactId = g->artifactId;
+        fresh->graph = g->graph;
+        fresh->tree = std::make_unique<GroupTree>(*g->graph);
+        for (const auto& [key, e] : entries) {
+            const std::string bytes = LayoutCache::encode(*e);
+            const auto back = LayoutCache::decode(bytes);
+            QVERIFY(back);
+            QCOMPARE(back->positions.size(), e->positions.size());
+            QCOMPARE(back->edges.size(), e->edges.size());
+            QCOMPARE(back->w, e->w);
+            QCOMPARE(back->dot, e->dot);
+            for (size_t i = 0; i < e->positions.size(); ++i) {
+                QCOMPARE(back->positions[i].x, e->positions[i].x);
+                QCOMPARE(back->positions[i].y, e->positions[i].y);
+            }
+            fresh->cache->insert(key, back);
+            // damaged: cut, one byte more, another magic
+            QVERIFY(!LayoutCache::decode(bytes.substr(0, bytes.size() - 1)));
+            QVERIFY(!LayoutCache::decode(bytes + "x"));
+            std::string other = bytes;
+            other[0] ^= 1;
+            QVERIFY(!LayoutCache::decode(other));
+        }
+        QVERIFY(!LayoutCache::decode(std::string()));
+        QVERIFY(!LayoutCache::decode(std::string(64, '\xff')));
+        const auto again = ViewJobs::layoutNow(fresh, all);
+        QCOMPARE(again->layout.cachedContainers, again->layout.containers.size());
+        QCOMPARE(again->layout.dotContainers, size_t(0));
+        QVERIFY(sameLayout(first->layout, again->layout));
+    }
+
     void openReportsAndDelivers()
     {
         const auto path = fxltest::corpusPath("tlparse/simple.log");

@@ -129,10 +129,13 @@ private slots:
             QCOMPARE(QString::fromStdString(ws.sources()[0].pipeline), kSpec);
             QCOMPARE(int(ws.steps(ws.sources()[0].id).size()), 5);
         }
+        QVERIFY(!Workspace::open(file.toStdString()).layouts().empty());
         MainWindow w;
         showWindow(w);
         const QString err = w.openWorkspace(file);
         QVERIFY2(err.isEmpty(), qPrintable(err));
+        // the layouts came from the workspace: the view on screen needed no Graphviz call
+        QCOMPARE(w.graphView()->layout().cachedContainers, w.graphView()->layout().containers.size());
         QVERIFY(w.waitIdle());
         QCOMPARE(w.workspacePath(), file);
         QCOMPARE(w.currentStep(), 2);

@@ -32,7 +32,7 @@ DiffCounts StepState::diffCounts() const
 }
 
 std::shared_ptr<StepState> prepareStep(const Step& step, const StepState* before, std::shared_ptr<Source> source,
-                                       const std::string& artifactId)
+                                       const std::string& artifactId, std::shared_ptr<LayoutCache> cache)
 {
     QElapsedTimer timer;
     timer.start();
@@ -58,6 +58,7 @@ std::shared_ptr<StepState> prepareStep(const Step& step, const StepState* before
             p->artifactId = artifactId;
             p->graph = graph;
             p->tree = std::make_unique<GroupTree>(*graph);
+            if (cache) p->cache = cache;
             p->text = printReadable(*graph);
             sg.prepared = std::move(p);
             sg.timeline = std::make_shared<MemoryTimeline>(computeMemoryTimeline(*graph));
@@ -215,7 +216,7 @@ quint64 StepRunner::run(const QString& spec)
                 for (auto& g : s->graphs)
                     for (size_t j = 0; j < r.steps[0].graphs.size() && j < prev->graphs.size(); ++j)
                         if (r.steps[0].graphs[j] == g) g = prev->graphs[j];
-                auto st = prepareStep(*s, prevState.get(), input->source, input->artifactId);
+                auto st = prepareStep(*s, prevState.get(), input->source, input->artifactId, input->cache);
                 prev = s;
                 prevState = st;
                 post([this, id, s, st] {

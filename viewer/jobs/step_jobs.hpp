@@ -60,9 +60,11 @@ struct StepState
 };
 
 // Builds a step's StepGraphs (group tree, timeline, diff from `before`); used by the runner and
-// by tests that check what it shows.
+// by tests that check what it shows. Their layouts go into `cache` when given (the runner gives
+// the input's: the cache is keyed by what goes into the layout, so the groups a pass left as
+// they were are not laid out again in the next step), else into a cache of their own.
 std::shared_ptr<StepState> prepareStep(const Step& step, const StepState* before, std::shared_ptr<Source> source,
-                                       const std::string& artifactId);
+                                       const std::string& artifactId, std::shared_ptr<LayoutCache> cache = nullptr);
 
 class StepRunner : public QObject
 {

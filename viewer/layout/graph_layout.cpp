@@ -1,5 +1,8 @@
 #include "viewer/layout/graph_layout.hpp"
 
+#include <cstring>
+#include <tuple>
+
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -194,6 +197,123 @@ size_t LayoutCache::size() const
 {
     std::lock_guard<std::mutex> lock(mutex_);
     return entries_.size();
+}
+
+std::vector<std::pair<std::string, std::shared_ptr<const LayoutCache::Entry>>> LayoutCache::entries() const
+{
+    std::lock_guard<std::mutex> lock(mutex_);
+    std::vector<std::tuple<uint64_t, std::string, std::shared_ptr<const Entry>>> all;
+    for (const auto& [key, v] : entries_) all.emplace_back(v.first, key, v.second);
+    std::sort(all.begin(), all.end(), [](const auto& a, const auto& b) { return std::get<0>(a) < std::get<0>(b); });
+    std::vector<std::pair<std::string, std::shared_ptr<const Entry>>> out;
+    for (auto& [tick, key, e] : all) out.emplace_back(std::move(key), std::move(e));
+    return out;
+}
+
+namespace {
+
+void putU64(std::string& out, uint64_t v)
+{
+    for (int i = 0; i < 8; ++i) out.push_back(static_cast<char>((v >> (8 * i)) & 0xff));
+}
+
+void putDouble(std::string& out, double d)
+{
+    uint64_t v;
+    std::memcpy(&v, &d, sizeof v);
+    putU64(out, v);
+}
+
+struct Reader
+{
+    const std::string& s;
+    size_t at = 0;
+    bool ok = true;
+    uint64_t u64()
+    {
+        if (s.size() - at < 8) {
+            ok = false;
+            return 0;
+        }
+        uint64_t v = 0;
+        for (int i = 0; i < 8; ++i) v |= static_cast<uint64_t>(static_cast<unsigned char>(s[at + i])) << (8 * i);
+        at += 8;
+        return v;
+    }
+    double real()
+    {
+        const uint64_t v = u64();
+        double d;
+        std::memcpy(&d, &v, sizeof d);
+        return d;
+    }
+    // a count of items of `bytes` each that the rest can hold
+    size_t count(size_t bytes)
+    {
+        const uint64_t n = u64();
+        if (!ok || n > (s.size() - at) / bytes) {
+            ok = false;
+            return 0;
+        }
+        return static_cast<size_t>(n);
+    }
+};
+
+constexpr uint64_t kEntryMagic = 0x31544c4c58465855ull;  // "UXFXLLT1": a layout entry, version 1
+
+}  // namespace
+
+std::string LayoutCache::encode(const Entry& e)
+{
+    std::string out;
+    putU64(out, kEntryMagic);
+    putDouble(out, e.w);
+    putDouble(out, e.h);
+    putU64(out, e.dot ? 1 : 0);
+    putU64(out, e.positions.size());
+    for (const Point& p : e.positions) {
+        putDouble(out, p.x);
+        putDouble(out, p.y);
+    }
+    putU64(out, e.edges.size());
+    for (const auto& edge : e.edges) {
+        putU64(out, edge.size());
+        for (const Point& p : edge) {
+            putDouble(out, p.x);
+            putDouble(out, p.y);
+        }
+    }
+    return out;
+}
+
+std::shared_ptr<const LayoutCache::Entry> LayoutCache::decode(const std::string& bytes)
+{
+    Reader r{bytes};
+    if (r.u64() != kEntryMagic) return nullptr;
+    auto e = std::make_shared<Entry>();
+    e->w = r.real();
+    e->h = r.real();
+    const uint64_t dot = r.u64();
+    e->dot = dot == 1;
+    if (dot > 1) return nullptr;
+    e->positions.resize(r.count(16));
+    for (Point& p : e->positions) {
+        p.x = r.real();
+        p.y = r.real();
+    }
+    e->edges.resize(r.count(8));
+    for (auto& edge : e->edges) {
+        edge.resize(r.count(16));
+        for (Point& p : edge) {
+            p.x = r.real();
+            p.y = r.real();
+        }
+    }
+    if (!r.ok || r.at != bytes.size()) return nullptr;
+    for (const Point& p : e->positions)
+        if (!std::isfinite(p.x) || !std::isfinite(p.y)) return nullptr;
+    if (!std::isfinite(e->w) || !std::isfinite(e->h)) return nullptr;
+    return e;
 }
 
 Layout layoutView(const ViewGraph& v, const GroupTree& tree, const LayoutOptions& opts, LayoutCache* cache,

@@ -87,6 +87,12 @@ public:
     size_t hits() const;
     size_t misses() const;
     size_t size() const;
+    // Every entry (key, entry), most recently used last: what a workspace keeps.
+    std::vector<std::pair<std::string, std::shared_ptr<const Entry>>> entries() const;
+    // An entry as bytes and back (little-endian counts and doubles); decode gives null for bytes
+    // that are not one (a damaged or foreign row), never a half entry.
+    static std::string encode(const Entry& e);
+    static std::shared_ptr<const Entry> decode(const std::string& bytes);
 
 private:
     mutable std::mutex mutex_;

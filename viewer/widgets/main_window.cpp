@@ -713,6 +713,8 @@ bool MainWindow::showGraph(int source, const QString& id)
 
 void MainWindow::onGraphAvailable(std::shared_ptr<const PreparedGraph> g)
 {
+    for (const auto& [key, entry] : pendingLayouts_) g->cache->insert(key, entry);
+    pendingLayouts_.clear();
     view_->setGraph(g);
     // the stepper starts from this graph: its input step (the timeline) is made at once, the
     // pipeline runs when asked
@@ -969,6 +971,10 @@ bool MainWindow::autosaveNow()
             ws_->setSourcePipeline(wsMain_, passes_->pipeline()->spec().toStdString());
             ws_->saveSteps(wsMain_, stepRecords(runner_->steps()));
         }
+        // the layouts made since (the steps share the input's cache): reopening needs no Graphviz
+        if (const auto in = runner_->input())
+            for (const auto& [key, entry] : in->cache->entries())
+                if (wsLayoutKeys_.insert(key).second) ws_->putLayout(key, LayoutCache::encode(*entry));
         ws_->saveViewState(captureViewState());
         t.commit();
         return true;
@@ -1001,6 +1007,7 @@ QString MainWindow::saveWorkspace(const QString& path, bool replace)
         t.commit();
         ws_ = std::move(ws);
         wsMain_ = main;
+        wsLayoutKeys_.clear();
         if (run_->outcome()) recordRun(*run_->outcome());  // the run shown comes back on reopening
         if (!autosaveNow()) return tr("the workspace could not be written");
         setWindowTitle(tr("%1 - fxlens").arg(QFileInfo(path).fileName()));
@@ -1051,6 +1058,14 @@ QString MainWindow::openWorkspace(const QString& path)
     }
     restoring_ = true;
     const ViewState state = ws->viewState();
+    // the layouts it keeps go into the cache of the graph it opens (a damaged row is left out)
+    pendingLayouts_.clear();
+    wsLayoutKeys_.clear();
+    for (auto& [key, bytes] : ws->layouts())
+        if (auto entry = LayoutCache::decode(bytes)) {
+            pendingLayouts_.emplace_back(key, std::move(entry));
+            wsLayoutKeys_.insert(key);
+        }
     const auto sources = ws->sources();
     const SourceRecord* main = nullptr;
     const SourceRecord *diffA = nullptr, *diffB = nullptr;
@@ -1063,7 +1078,9 @@ QString MainWindow::openWorkspace(const QString& path)
     if (main) {
         err = openPath(QString::fromStdString(main->path));
         const int index = static_cast<int>(sources_.size()) - 1;
-        if (err.isEmpty() && !main->graph.empty() && !showGraph(index, QString::fromStdString(main->graph)))
+        const bool shownAlready = view_->prepared() && view_->prepared()->artifactId == main->graph;
+        if (err.isEmpty() && !main->graph.empty() && !shownAlready
+            && !showGraph(index, QString::fromStdString(main->graph)))
             err = lastError_.isEmpty()
                 ? tr("graph %1 of %2 is gone")
                       .arg(QString::fromStdString(main->graph), QString::fromStdString(main->path))

@@ -14,6 +14,7 @@
 
 #include <deque>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -240,6 +241,9 @@ private:
     QTimer* autosave_ = nullptr;
     bool restoring_ = false;  // openWorkspace is putting the state back: no autosave
     QString workspaceNotice_;
+    std::set<std::string> wsLayoutKeys_;  // layouts the workspace holds
+    // layouts read from a workspace, put into the next graph's cache before its first layout
+    std::vector<std::pair<std::string, std::shared_ptr<const LayoutCache::Entry>>> pendingLayouts_;
     void scheduleAutosave();
     ViewState captureViewState() const;
     // walk state: from which node, which way, the list and where in it
