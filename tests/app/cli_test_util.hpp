@@ -56,6 +56,16 @@ inline Run fxlens(const QStringList& args, int timeoutMs = 300000)
 
 using fxltest::readFile;
 
+// A run as a failure message shows it: the exit code (and whether it crashed), the start of
+// stdout and stderr.
+inline QString describe(const Run& r)
+{
+    return QStringLiteral("exit %1%2\nstdout:\n%3\nstderr:\n%4")
+        .arg(r.exitCode)
+        .arg(r.crashed ? QStringLiteral(" (crashed or timed out)") : QString())
+        .arg(QString::fromUtf8(r.out.left(4000)), QString::fromUtf8(r.err.left(4000)));
+}
+
 inline bool writeFile(const QString& path, const QByteArray& data)
 {
     QFile f(path);
@@ -76,3 +86,10 @@ inline QJsonObject parseJsonDoc(const QByteArray& out)
 }
 
 }  // namespace clitest
+
+// Fails the test unless `run` exited with `code` (without crashing), showing the run.
+#define FXL_EXPECT_EXIT(run, code)                                                                                     \
+    do {                                                                                                               \
+        const clitest::Run& r_ = (run);                                                                                \
+        QVERIFY2(!r_.crashed && r_.exitCode == (code), qPrintable(clitest::describe(r_)));                             \
+    } while (false)

@@ -15,12 +15,7 @@ namespace {
 
 QString data(const char* relative) { return QString::fromStdString(fxltest::testDataPath(relative).string()); }
 
-QString describe(const Run& r)
-{
-    return QStringLiteral("exit %1\nstdout:\n%2\nstderr:\n%3")
-        .arg(r.exitCode)
-        .arg(QString::fromUtf8(r.out.left(4000)), QString::fromUtf8(r.err.left(4000)));
-}
+using clitest::describe;
 
 }  // namespace
 

@@ -40,13 +40,7 @@ QString corpus(const QString& relative)
     return QString::fromStdString(fxltest::corpusPath(relative.toStdString()).string());
 }
 
-QString describe(const Run& r)
-{
-    return QStringLiteral("exit %1%2\nstdout: %3\nstderr: %4")
-        .arg(r.exitCode)
-        .arg(r.crashed ? QStringLiteral(" (crashed or timed out)") : QString())
-        .arg(QString::fromUtf8(r.out.left(3000)), QString::fromUtf8(r.err.left(3000)));
-}
+using clitest::describe;
 
 // What a graph is, by its file name or its artifact kind in a log.
 enum class Shape

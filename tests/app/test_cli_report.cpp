@@ -27,19 +27,7 @@ const QString kSacPipeline = QStringLiteral("remove_detach,sac(policy=alternate_
 // fails at stage 3: the second partition finds no joint graph
 const QString kFailingPipeline = QStringLiteral("dce,partition,partition");
 
-QString describe(const Run& r)
-{
-    return QStringLiteral("exit %1%2\nstdout: %3\nstderr: %4")
-        .arg(r.exitCode)
-        .arg(r.crashed ? QStringLiteral(" (crashed or timed out)") : QString())
-        .arg(QString::fromUtf8(r.out.left(1500)), QString::fromUtf8(r.err.left(1500)));
-}
-
-#define FXL_EXPECT_EXIT(run, code)                                                                                     \
-    do {                                                                                                               \
-        const Run& r_ = (run);                                                                                         \
-        QVERIFY2(!r_.crashed && r_.exitCode == (code), qPrintable(describe(r_)));                                      \
-    } while (false)
+using clitest::describe;
 
 // The inputs: the bundled test graph always, gpt2_tiny from the corpus (skipped or failed by the
 // corpus rule when absent).

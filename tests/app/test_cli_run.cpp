@@ -33,12 +33,7 @@ QString corpus(const QString& file)
     return QString::fromStdString(fxltest::corpusPath("pytorch/" + file.toStdString()).string());
 }
 
-QString describe(const Run& r)
-{
-    return QStringLiteral("exit %1\nstdout:\n%2\nstderr:\n%3")
-        .arg(r.exitCode)
-        .arg(QString::fromUtf8(r.out.left(4000)), QString::fromUtf8(r.err.left(4000)));
-}
+using clitest::describe;
 
 uint64_t fnv1a(const std::vector<uint8_t>& bytes)
 {

@@ -27,19 +27,7 @@ const QString kSingleGraphPipeline = QStringLiteral("remove_detach,cse,sac(polic
 const QString kForwardGraphPipeline = QStringLiteral("remove_detach,cse,dce");
 const QString kPartitionPipeline = QStringLiteral("remove_detach,sac(policy=save_list),partition(mode=tagged)");
 
-QString describe(const Run& r)
-{
-    return QStringLiteral("exit %1%2\nstdout: %3\nstderr: %4")
-        .arg(r.exitCode)
-        .arg(r.crashed ? QStringLiteral(" (crashed or timed out)") : QString())
-        .arg(QString::fromUtf8(r.out.left(1500)), QString::fromUtf8(r.err.left(1500)));
-}
-
-#define FXL_EXPECT_EXIT(run, code)                                                                                     \
-    do {                                                                                                               \
-        const Run& r_ = (run);                                                                                         \
-        QVERIFY2(!r_.crashed && r_.exitCode == (code), qPrintable(describe(r_)));                                      \
-    } while (false)
+using clitest::describe;
 
 // The graph files of the corpus: NAME.<part>.code.py and NAME.<part>.graph.txt (the directory
 // itself when it is absent: that row then skips or, under CI=true, fails).

@@ -18,6 +18,7 @@
 #include <fstream>
 #include <string>
 
+#include "bench_util.hpp"
 #include "test_util.hpp"
 #include "viewer/jobs/step_jobs.hpp"
 #include "viewer/model/timeline_model.hpp"
@@ -28,50 +29,11 @@
 
 using namespace fxl;
 using namespace fxl::viewer;
+using benchutil::rssMb;
+using benchutil::waitFor;
+using benchutil::Watchdog;
 
 namespace {
-
-class Watchdog : public QObject
-{
-public:
-    Watchdog()
-    {
-        timer_.setInterval(10);
-        timer_.setTimerType(Qt::PreciseTimer);
-        QObject::connect(&timer_, &QTimer::timeout, this, [this] {
-            const qint64 now = clock_.nsecsElapsed();
-            if (last_ >= 0) worst_ = std::max(worst_, (now - last_) / 1e6 - 10.0);
-            last_ = now;
-        });
-        clock_.start();
-        timer_.start();
-    }
-    void reset()
-    {
-        worst_ = 0;
-        last_ = -1;
-    }
-    double worstMs() const { return std::max(0.0, worst_); }
-
-private:
-    QTimer timer_;
-    QElapsedTimer clock_;
-    qint64 last_ = -1;
-    double worst_ = 0;
-};
-
-template<class F>
-double waitFor(F done)
-{
-    QElapsedTimer t;
-    t.start();
-    while (!done() && t.elapsed() < 300000) {
-        QEventLoop loop;
-        QTimer::singleShot(1, &loop, &QEventLoop::quit);
-        loop.exec();
-    }
-    return static_cast<double>(t.nsecsElapsed()) / 1e9;
-}
 
 // Times every event the UI thread delivers: the longest one names the receiver and the event
 // type, which says what blocked the UI thread (the watchdog says only for how long).
@@ -110,15 +72,6 @@ public:
 private:
     int depth_ = 0;
 };
-
-double rssMb(const char* key)
-{
-    std::ifstream in("/proc/self/status");
-    std::string line;
-    while (std::getline(in, line))
-        if (line.rfind(key, 0) == 0) return std::atof(line.c_str() + std::string(key).size()) / 1024.0;
-    return -1;
-}
 
 }  // namespace
 

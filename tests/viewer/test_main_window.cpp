@@ -20,6 +20,7 @@
 
 #include <fstream>
 
+#include "gui_test_util.hpp"
 #include "test_util.hpp"
 #include "viewer/model/node_search.hpp"
 #include "viewer/model/search_results_model.hpp"
@@ -30,6 +31,8 @@
 
 using namespace fxl;
 using namespace fxl::viewer;
+using guitest::openKeys;
+using guitest::saveShot;
 
 namespace {
 
@@ -48,14 +51,6 @@ namespace {
 // Waits until the graph view shows what was last asked of it.
 #define SETTLE(v) QTRY_VERIFY_WITH_TIMEOUT(!(v)->layoutPending(), 30000)
 
-void saveShot(QWidget& w, const char* name)
-{
-    QCoreApplication::processEvents();
-    const QImage shot = w.grab().toImage();
-    QVERIFY(!shot.isNull() && shot.width() > 100);
-    QVERIFY(shot.save(QString::fromStdString((fxltest::buildDir() / "tests" / name).string())));
-}
-
 }  // namespace
 
 class TestMainWindow : public QObject
@@ -63,13 +58,7 @@ class TestMainWindow : public QObject
     Q_OBJECT
 
 private slots:
-    void initTestCase()
-    {
-        QStandardPaths::setTestModeEnabled(true);  // settings of the tests apart from the user's
-        QSettings(QStringLiteral("fxlens"), QStringLiteral("fxlens")).clear();
-        QApplication::setStyle(QStringLiteral("Fusion"));
-        QApplication::setFont(QFont(QStringLiteral("DejaVu Sans"), 9));
-    }
+    void initTestCase() { guitest::initWindowTests(); }
 
     void opensAGraph()
     {

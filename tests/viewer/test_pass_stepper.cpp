@@ -21,6 +21,7 @@
 #include <QtTest>
 
 #include "app/cli_test_util.hpp"
+#include "gui_test_util.hpp"
 #include "test_util.hpp"
 #include "viewer/jobs/step_jobs.hpp"
 #include "viewer/model/change_list_model.hpp"
@@ -40,6 +41,8 @@
 
 using namespace fxl;
 using namespace fxl::viewer;
+using guitest::openKeys;
+using guitest::saveShot;
 
 namespace {
 
@@ -68,22 +71,7 @@ void raiseRunDock(MainWindow& w, int height)
     QCoreApplication::processEvents();
 }
 
-void saveShot(QWidget& w, const char* name)
-{
-    QCoreApplication::processEvents();
-    const QImage shot = w.grab().toImage();
-    QVERIFY(!shot.isNull() && shot.width() > 100);
-    QVERIFY(shot.save(QString::fromStdString((fxltest::buildDir() / "tests" / name).string())));
-}
-
 QString mlpGelu() { return QString::fromStdString(fxltest::testDataPath("pytorch/mlp_gelu.joint.code.py").string()); }
-
-std::set<std::string> openKeys(const GraphView* v)
-{
-    std::set<std::string> keys;
-    for (int k : v->expanded()) keys.insert(v->tree()->group(k).key);
-    return keys;
-}
 
 }  // namespace
 
@@ -92,13 +80,7 @@ class TestPassStepper : public QObject
     Q_OBJECT
 
 private slots:
-    void initTestCase()
-    {
-        QStandardPaths::setTestModeEnabled(true);
-        QSettings(QStringLiteral("fxlens"), QStringLiteral("fxlens")).clear();
-        QApplication::setStyle(QStringLiteral("Fusion"));
-        QApplication::setFont(QFont(QStringLiteral("DejaVu Sans"), 9));
-    }
+    void initTestCase() { guitest::initWindowTests(); }
 
     void remat_data()
     {

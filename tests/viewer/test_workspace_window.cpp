@@ -15,6 +15,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "gui_test_util.hpp"
 #include "test_util.hpp"
 #include "viewer/jobs/run_jobs.hpp"
 #include "viewer/jobs/step_jobs.hpp"
@@ -29,6 +30,8 @@
 
 using namespace fxl;
 using namespace fxl::viewer;
+using guitest::openKeys;
+using guitest::saveShot;
 namespace fs = std::filesystem;
 
 namespace {
@@ -41,21 +44,6 @@ void showWindow(MainWindow& w)
     w.resize(1400, 900);
     w.show();
     QVERIFY(QTest::qWaitForWindowExposed(&w));
-}
-
-std::set<std::string> openKeys(const GraphView* v)
-{
-    std::set<std::string> keys;
-    for (int k : v->expanded()) keys.insert(v->tree()->group(k).key);
-    return keys;
-}
-
-void saveShot(QWidget& w, const char* name)
-{
-    QCoreApplication::processEvents();
-    const QImage shot = w.grab().toImage();
-    QVERIFY(!shot.isNull() && shot.width() > 100);
-    QVERIFY(shot.save(QString::fromStdString((fxltest::buildDir() / "tests" / name).string())));
 }
 
 std::string bytesOf(const fs::path& p)
@@ -71,13 +59,7 @@ class TestWorkspaceWindow : public QObject
     Q_OBJECT
 
 private slots:
-    void initTestCase()
-    {
-        QStandardPaths::setTestModeEnabled(true);
-        QSettings(QStringLiteral("fxlens"), QStringLiteral("fxlens")).clear();
-        QApplication::setStyle(QStringLiteral("Fusion"));
-        QApplication::setFont(QFont(QStringLiteral("DejaVu Sans"), 9));
-    }
+    void initTestCase() { guitest::initWindowTests(); }
 
     void saveAndReopen_data()
     {

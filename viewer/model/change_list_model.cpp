@@ -1,5 +1,7 @@
 #include "viewer/model/change_list_model.hpp"
 
+#include "viewer/model/table_dump.hpp"
+
 #include <QColor>
 #include <QStringList>
 
@@ -94,15 +96,6 @@ QVariant ChangeListModel::headerData(int section, Qt::Orientation orientation, i
     }
 }
 
-QString ChangeListModel::dump() const
-{
-    QString out;
-    for (int r = 0; r < rowCount(); ++r) {
-        QStringList cols;
-        for (int c = 0; c < ColumnCount; ++c) cols << data(index(r, c)).toString();
-        out += cols.join(QLatin1Char('\t')) + QLatin1Char('\n');
-    }
-    return out;
-}
+QString ChangeListModel::dump() const { return dumpTable(*this); }
 
 }  // namespace fxl::viewer

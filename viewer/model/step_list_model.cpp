@@ -1,5 +1,7 @@
 #include "viewer/model/step_list_model.hpp"
 
+#include "viewer/model/table_dump.hpp"
+
 #include <QColor>
 
 #include "core/util/format.hpp"
@@ -119,15 +121,6 @@ QVariant StepListModel::headerData(int section, Qt::Orientation orientation, int
     }
 }
 
-QString StepListModel::dump() const
-{
-    QString out;
-    for (int r = 0; r < rowCount(); ++r) {
-        QStringList cols;
-        for (int c = 0; c < ColumnCount; ++c) cols << data(index(r, c)).toString();
-        out += cols.join(QLatin1Char('\t')) + QLatin1Char('\n');
-    }
-    return out;
-}
+QString StepListModel::dump() const { return dumpTable(*this); }
 
 }  // namespace fxl::viewer
