@@ -21,6 +21,7 @@
 #include "core/formats/safetensors.hpp"
 #include "core/formats/source.hpp"
 #include "core/ir/graph.hpp"
+#include "core/util/content_hash.hpp"
 #include "core/util/format.hpp"
 #include "runtime/backend.hpp"
 #include "runtime/cpu/cpu_common.hpp"
@@ -203,17 +204,13 @@ SafeTensorsFile outputsFile(const ExecResult& r, Backend& backend)
     return f;
 }
 
-// FNV-1a 64 of the raw little-endian bytes: equal checksums = (almost surely) equal bits.
+// FNV-1a 64 of the raw little-endian bytes (core/util/content_hash.hpp, the hash the workspace
+// keeps of its sources): equal checksums = (almost surely) equal bits.
 std::string checksum(const std::vector<uint8_t>& bytes)
 {
-    uint64_t h = 0xcbf29ce484222325ull;
-    for (uint8_t b : bytes) {
-        h ^= b;
-        h *= 0x100000001b3ull;
-    }
-    char buf[24];
-    std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
-    return buf;
+    ContentHash h;
+    h.update(bytes.data(), bytes.size());
+    return formatHash(h.value());
 }
 
 json tensorSummary(const SafeTensor& t, const std::string& node)

@@ -1,6 +1,6 @@
 // A 64-bit hash of a file's bytes, to notice that a file changed on disk (the workspace keeps
-// one per source, workspace/workspace.hpp). FNV-1a 64, the checksum `fxlens run` already prints
-// (app/cli_run.cpp): not cryptographic, but with the size beside it a changed file that keeps
+// one per source, workspace/workspace.hpp) and the output checksum `fxlens run` prints
+// (app/cli_run.cpp). FNV-1a 64: not cryptographic, but with the size beside it a changed file that keeps
 // its hash is not a worry for this use.
 #pragma once
 
