@@ -226,8 +226,43 @@ std::unique_ptr<Graph> recordedGraph(const std::string& metaPath, DiagnosticList
 // graph, the recorded values of its placeholders) for whatever is still unknown.
 // `meta`: the meta file, read already (by the caller, while the graph was parsed), when it
 // describes this graph.
+// The placeholders of a graph with a params.json beside it, described the way AOT graphs
+// describe theirs: "PlainAOTInput(idx=0)" for the data inputs, "ParamAOTInput(target='w')"
+// for the parameters. Matched like graph stats match them: by the joint input index in the
+// name (arg3_1, primals_4), else by position. Graphs that describe their inputs already keep
+// their descriptions.
+void describeInputs(Graph& g, const Artifact& a, DiagnosticList& diags)
+{
+    if (a.paramsPath.empty()) return;
+    const std::vector<NodeId> phs = g.placeholders();
+    bool anyJointName = false;
+    for (NodeId id : phs) {
+        if (!g.node(id).meta.desc.empty()) return;
+        if (jointInputIndex(g.node(id).name)) anyJointName = true;
+    }
+    ParamsInfo params;
+    try {
+        params = readParamsJson(a.paramsPath);
+    } catch (const InputError& e) {
+        diags.warn(a.paramsPath, e.diagnostic().line, e.diagnostic().column, e.diagnostic().message);
+        return;
+    }
+    for (size_t k = 0; k < phs.size(); ++k) {
+        Node& n = g.node(phs[k]);
+        const std::optional<int> idx = anyJointName ? jointInputIndex(n.name) : std::optional<int>(static_cast<int>(k));
+        if (!idx) continue;
+        if (*idx < params.numDataInputs) {
+            n.meta.desc = "PlainAOTInput(idx=" + std::to_string(*idx) + ")";
+        } else if (*idx - params.numDataInputs < static_cast<int>(params.paramFqns.size())) {
+            n.meta.desc =
+                "ParamAOTInput(target='" + params.paramFqns[static_cast<size_t>(*idx - params.numDataInputs)] + "')";
+        }
+    }
+}
+
 void enrichGraph(Graph& g, const Artifact& a, DiagnosticList& diags, const SidecarMeta* meta)
 {
+    describeInputs(g, a, diags);
     const bool attach = meta != nullptr;
     if (attach) attachSidecarMeta(g, *meta, diags);
     bool missing = false;
