@@ -69,10 +69,12 @@ struct Runner
     const TensorIndex* constants = nullptr;  // get_attr tensors (top level and bodies)
 
     // live-byte accounting of the top-level graph by the memory timeline's rules (distinct
-    // storages of live values)
+    // storages of live values), bodies of single-body HOPs included (timeline rule R10)
     std::unordered_map<const Storage*, int> refs;
     std::unordered_map<const Storage*, uint8_t> resident;  // input storages (countInputs=false: 0 bytes)
     int64_t live = 0;
+    int64_t stepPeak = 0;  // the most live bytes seen inside the bodies run by the current top-level step
+    bool accounting = true;  // whether the graph being run is accounted (false inside cond/while/map bodies)
 
     Runner(const ExecOptions& o, Backend& b)
         : opts(o)
@@ -290,8 +292,9 @@ struct Runner
     }
 
     // Runs a nested graph on `operands` (bound to its placeholders in order) and returns the
-    // value its output node returns (a tuple: a List value).
-    Value runBody(const Graph& body, const std::string& name, std::vector<Value> operands)
+    // value its output node returns (a tuple: a List value). `account`: a single-body HOP
+    // (timeline rule R10): the body's values are accounted while it runs when its parent's are.
+    Value runBody(const Graph& body, const std::string& name, std::vector<Value> operands, bool account = false)
     {
         const GraphPlan& plan = planOf(body);
         if (plan.placeholders != operands.size())
@@ -308,23 +311,31 @@ struct Runner
             }
             ~Enter() { --d; }
         } enter(depth);
+        const bool outer = accounting;
+        accounting = outer && account;
         try {
-            return runGraph(plan, &operands, nullptr);
+            Value v = runGraph(plan, &operands, nullptr);
+            accounting = outer;
+            return v;
         } catch (const KernelError& e) {
+            accounting = outer;
             throw KernelError("in nested graph '" + name + "': " + e.what());
+        } catch (...) {
+            accounting = outer;
+            throw;
         }
     }
     Value callHop(const Frame& f, const Node& n, const NodePlan& np)
     {
         switch (np.hop) {
         case Hop::InvokeSubgraph:
-            return runBody(bodyArg(f, n, 0, "subgraph"), bodyName(f, n, 0), operandsFrom(f, n, 2));
+            return runBody(bodyArg(f, n, 0, "subgraph"), bodyName(f, n, 0), operandsFrom(f, n, 2), true);
         case Hop::Checkpoint:
             // the checkpoint only decides what autograd saves: forward, it is the body
-            return runBody(bodyArg(f, n, 0, "body"), bodyName(f, n, 0), operandsFrom(f, n, 1));
+            return runBody(bodyArg(f, n, 0, "body"), bodyName(f, n, 0), operandsFrom(f, n, 1), true);
         case Hop::SetGradEnabled:
             // no autograd here: grad mode changes nothing the body computes
-            return runBody(bodyArg(f, n, 1, "body"), bodyName(f, n, 1), operandsFrom(f, n, 2));
+            return runBody(bodyArg(f, n, 1, "body"), bodyName(f, n, 1), operandsFrom(f, n, 2), true);
         case Hop::Autocast: return autocast(f, n);
         case Hop::Cond: return cond(f, n);
         case Hop::WhileLoop: return whileLoop(f, n);
@@ -356,7 +367,7 @@ struct Runner
                                   + std::string(dt.kind == Value::Kind::DType ? dtypeAbbr(dt.dtype) : "default")
                                   + " is not supported (it would change the dtypes the body computes in)");
         }
-        return runBody(body, bodyName(f, n, 4), std::move(ops));
+        return runBody(body, bodyName(f, n, 4), std::move(ops), true);
     }
 
     Value cond(const Frame& f, const Node& n)
@@ -511,12 +522,15 @@ struct Runner
         }
     }
 
-    // Top level: the live bytes after a step, and the peak.
-    void recordLiveBytes(const Node& n, ExecResult& res) const
+    // Top level: the live bytes of a step (its outputs allocated, or its bodies' peak while
+    // they ran, whichever is more), and the peak.
+    void recordLiveBytes(const Node& n, ExecResult& res)
     {
-        res.liveBytesPerStep.push_back(live);
-        if (live > res.peakBytes) {
-            res.peakBytes = live;
+        const int64_t step = std::max(live, stepPeak);
+        stepPeak = 0;
+        res.liveBytesPerStep.push_back(step);
+        if (step > res.peakBytes) {
+            res.peakBytes = step;
             res.peakNode = n.name;
         }
     }
@@ -537,13 +551,15 @@ struct Runner
     // Runs one graph. Top level (operands == nullptr): placeholders from the inputs file or
     // generated, live bytes accounted into `res`. Nested: placeholders bound to `operands` in
     // order; values are freed after their last use within the body (so its temporaries do not
-    // outlive the HOP's step) and are not accounted (see executor.hpp).
+    // outlive the HOP's step); a single-body HOP's body is accounted while it runs (its peak
+    // goes into the top-level step's live bytes), other bodies are not (see executor.hpp).
     Value runGraph(const GraphPlan& plan, std::vector<Value>* operands, ExecResult* res,
                    std::vector<double>* stepSeconds = nullptr)
     {
         const Graph& g = *plan.g;
         const auto& order = g.order();
         const bool top = operands == nullptr;
+        const bool acc = top || accounting;
         Frame f(plan);
         Value result;
         size_t placeholderIndex = 0;
@@ -561,13 +577,14 @@ struct Runner
             }
             if (np.kind != NodePlan::Kind::Output) {
                 const bool isInput = np.kind == NodePlan::Kind::Placeholder || np.kind == NodePlan::Kind::GetAttr;
-                if (top) acquire(v, isInput);
+                if (acc) acquire(v, top && isInput);
+                if (acc && !top) stepPeak = std::max(stepPeak, live);
                 f.env[static_cast<size_t>(n.id)] = std::move(v);
                 f.have[static_cast<size_t>(n.id)] = 1;
                 if (top && opts.onValue) opts.onValue(n, f.env[static_cast<size_t>(n.id)]);
             }
             if (top) recordLiveBytes(n, *res);
-            freeDyingValues(f, k, top);
+            freeDyingValues(f, k, acc);
             if (top) {
                 const auto now = std::chrono::steady_clock::now();
                 stepSeconds->push_back(std::chrono::duration<double>(now - last).count());
@@ -575,6 +592,9 @@ struct Runner
                 if (opts.progress) opts.progress(k + 1, order.size(), n);
             }
         }
+        if (acc && !top)  // what the body still holds goes with it (its outputs: to the HOP's value)
+            for (size_t i = 0; i < f.have.size(); ++i)
+                if (f.have[i]) releaseValue(f.env[i]);
         return result;
     }
 };

@@ -1,7 +1,7 @@
 // Runs a graph (nested graphs of higher-order ops too) on a backend: inputs from a
 // safetensors file or generated from the placeholders' meta with a seed, get_attr constants
 // from the graph's constants file; frees every value after its last use by the rules of the
-// memory timeline (core/analysis/memory_timeline.hpp R1-R9), so the measured peak can be compared
+// memory timeline (core/analysis/memory_timeline.hpp R1-R10), so the measured peak can be compared
 // with the estimate; writes outputs to safetensors; cancellable, with progress callbacks.
 //
 // Higher-order ops (invoke_subgraph, tag_activation_checkpoint, wrap_with_set_grad_enabled,
@@ -10,10 +10,13 @@
 // generator state (an i64[2] {seed, offset} tensor; PyTorch's CUDA uint8[16] layout is
 // accepted; run_with_rng_state restores the generator afterwards, as PyTorch does). Bodies:
 // a body's placeholders bind to the operands in order and the HOP's value is what the body's
-// output node returns (a tuple). Accounting, as the timeline (which does not enter bodies): a
-// HOP node counts its outputs like a multi-output op (distinct storages, R2/R3); a body's
-// temporaries are freed after their last use inside the body and are not in liveBytesPerStep
-// or peakBytes (Backend::peakBytes sees them). A body that returns one of its operands
+// output node returns (a tuple). Accounting, as the timeline: a HOP node counts its outputs
+// like a multi-output op (distinct storages, R2/R3); a body's temporaries are freed after their
+// last use inside the body; while the body of a single-body HOP (invoke_subgraph,
+// tag_activation_checkpoint, wrap_with_set_grad_enabled, wrap_with_autocast) runs, its values
+// are accounted and the HOP's step in liveBytesPerStep is the larger of its bodies' peak and
+// its outputs (timeline rule R10); the bodies of cond, while_loop and map_impl are not
+// accounted (Backend::peakBytes sees them). A body that returns one of its operands
 // passes that storage through (no new allocation), as timeline rule R3 says for single-body
 // HOPs; getitem follows nested tuples (run_and_save_rng_state's (state, (out, mask))) on both
 // sides.

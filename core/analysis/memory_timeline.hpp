@@ -35,8 +35,8 @@
 //     - a higher-order op with one body (invoke_subgraph, tag_activation_checkpoint,
 //       wrap_with_set_grad_enabled, wrap_with_autocast) whose body returns one of its own
 //       placeholders as output element k: element k shares the storages of the operand bound
-//       to that placeholder; its other elements allocate (R2). Bodies are not entered: their
-//       temporaries are not counted (the executor frees them inside the body).
+//       to that placeholder; its other elements allocate (R2). Its body's temporaries count
+//       while it runs (R10).
 //  R4 Inputs. Placeholder and get_attr tensors are resident: allocated at their step, never
 //     freed. MemoryOptions::countInputs = false counts them as 0 bytes everywhere.
 //  R5 Frees. A storage is freed right after the last step that uses (reads as an argument,
@@ -66,7 +66,13 @@
 //     ("SavedForBackwardsAOTOutput(idx=0)", as PyTorch prints them and fxlens' partition writes them), or
 //     MemoryOptions::forwardOutputs = N: the output items from index N on are the saved values and the boundary is the
 //     output step.
-//  Nested graphs of higher-order ops are not entered: a HOP's outputs are allocations (R2).
+//  R10 Bodies. A single-body HOP (above) holds, while its body runs, the body's own peak: the
+//     peak of the body's timeline with its placeholders counted as 0 bytes (they are the
+//     operands, live in the parent already). The step's liveBytes = live after the step before
+//     + max(allocatedBytes, bodyPeakBytes); its liveAfterBytes is as in R7 (the body's
+//     temporaries are gone, its outputs are the HOP's allocations). The bodies of cond,
+//     while_loop and map_impl are not entered: their outputs are allocations (R2), their
+//     temporaries are not counted (the executor does not count them either).
 #pragma once
 
 #include <cstdint>
@@ -107,6 +113,7 @@ struct TimelineStep
     int64_t freedBytes = 0;  // freed right after this step (R5)
     int64_t liveBytes = 0;  // while the step runs (R7)
     int64_t liveAfterBytes = 0;  // after its frees
+    int64_t bodyPeakBytes = 0;  // R10: the peak inside a single-body HOP's body (0 for other nodes)
 };
 
 struct StorageInfo

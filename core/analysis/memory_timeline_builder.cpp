@@ -101,6 +101,7 @@ private:
     std::vector<uint8_t> seed_;  // tangent placeholders and loss seeds
     std::unordered_set<std::string> unknownOps_;
     std::unordered_map<NodeId, std::map<int64_t, const ValueMeta*>> extracted_;  // getitem index -> its val
+    std::unordered_map<const Graph*, int64_t> bodyPeaks_;  // R10
 
     void collectExtracted()
     {
@@ -195,14 +196,14 @@ private:
         return out;
     }
 
-    // Output elements of a single-body higher-order op that are operands passed through (R3):
-    // element index -> the operand's storages. Empty for any other node.
-    std::map<int64_t, StorageList> hopPassThrough(const Node& n) const
+    // The body of a single-body higher-order op (invoke_subgraph, tag_activation_checkpoint,
+    // wrap_with_set_grad_enabled, wrap_with_autocast) and the index of its first operand; null
+    // for any other node.
+    const Graph* singleBody(const Node& n, size_t& firstOperand) const
     {
-        std::map<int64_t, StorageList> out;
-        if (n.op != NodeOp::CallFunction || n.target.rfind("higher_order.", 0) != 0) return out;
+        if (n.op != NodeOp::CallFunction || n.target.rfind("higher_order.", 0) != 0) return nullptr;
         const std::string_view hop = std::string_view(n.target).substr(13);
-        size_t bodyArg, firstOperand;
+        size_t bodyArg;
         if (hop == "invoke_subgraph")
             bodyArg = 0, firstOperand = 2;
         else if (hop == "tag_activation_checkpoint")
@@ -212,11 +213,39 @@ private:
         else if (hop == "wrap_with_autocast")
             bodyArg = 4, firstOperand = 5;
         else
-            return out;
-        if (n.args.size() <= bodyArg || !n.args[bodyArg].isNode() || !valid(n.args[bodyArg].node)) return out;
+            return nullptr;
+        if (n.args.size() <= bodyArg || !n.args[bodyArg].isNode() || !valid(n.args[bodyArg].node)) return nullptr;
         const Node& attr = g_.node(n.args[bodyArg].node);
         const Graph* body = attr.op == NodeOp::GetAttr ? g_.subgraph(attr.target) : nullptr;
-        if (!body || body->outputNode() == kNoNode) return out;
+        return body && body->outputNode() != kNoNode ? body : nullptr;
+    }
+
+    // R10: the peak of a single-body HOP's body, its operands not counted (they are the
+    // parent's live values), computed once per body.
+    int64_t bodyPeak(const Node& n)
+    {
+        size_t firstOperand = 0;
+        const Graph* body = singleBody(n, firstOperand);
+        if (!body) return 0;
+        auto it = bodyPeaks_.find(body);
+        if (it != bodyPeaks_.end()) return it->second;
+        MemoryOptions bo;
+        bo.countInputs = false;
+        bo.usePhaseMeta = o_.usePhaseMeta;
+        bo.registry = &reg_;
+        const int64_t peak = computeMemoryTimeline(*body, bo).peakBytes;
+        bodyPeaks_[body] = peak;
+        return peak;
+    }
+
+    // Output elements of a single-body higher-order op that are operands passed through (R3):
+    // element index -> the operand's storages. Empty for any other node.
+    std::map<int64_t, StorageList> hopPassThrough(const Node& n) const
+    {
+        std::map<int64_t, StorageList> out;
+        size_t firstOperand = 0;
+        const Graph* body = singleBody(n, firstOperand);
+        if (!body) return out;
         std::vector<NodeId> params = body->placeholders();
         const Node& bout = body->node(body->outputNode());
         const std::vector<Arg>* items = &bout.args;
@@ -523,8 +552,10 @@ private:
         int64_t live = 0;
         for (size_t k = 0; k < t_.steps.size(); ++k) {
             auto& st = t_.steps[k];
+            st.bodyPeakBytes = bodyPeak(g_.node(g_.order()[k]));
             live += st.allocatedBytes;
-            st.liveBytes = live;
+            // R10: while its body runs, a HOP holds the body's peak instead of its outputs
+            st.liveBytes = live + std::max<int64_t>(0, st.bodyPeakBytes - st.allocatedBytes);
             live -= st.freedBytes;
             st.liveAfterBytes = live;
             if (t_.peakStep < 0 || st.liveBytes > t_.peakBytes) {

@@ -146,6 +146,25 @@ private slots:
         QCOMPARE(backend->liveBytes(), int64_t(0));
     }
 
+    // Timeline rule R10: while its body runs, an invoke_subgraph holds the body's own peak
+    // (addmm and tanh, 2 x 128 bytes, before the addmm dies), more than its outputs (tanh and
+    // sum_1, 144 bytes); the executor measures the same (matchesInlined checks every step).
+    void bodyPeakCounts()
+    {
+        const Graph g = loadNested("invoke_subgraph.py");
+        const MemoryTimeline t = computeMemoryTimeline(g);
+        const size_t k = g.positionOf(g.findByName("invoke_subgraph"));
+        QCOMPARE(t.steps[k].bodyPeakBytes, int64_t(256));
+        QCOMPARE(t.steps[k].allocatedBytes, int64_t(144));
+        QCOMPARE(t.steps[k].liveBytes, t.steps[k - 1].liveAfterBytes + 256);
+        QCOMPARE(t.steps[k].liveAfterBytes, t.steps[k - 1].liveAfterBytes + 144 - t.steps[k].freedBytes);
+        ExecOptions o;
+        o.inputSeed = 5;
+        const ExecResult r = executeGraph(g, o);
+        QCOMPARE(r.liveBytesPerStep[k], t.steps[k].liveBytes);
+        QCOMPARE(r.peakBytes, t.peakBytes);
+    }
+
     // The cond rows discriminate: the true branch is not the false branch's inlined graph.
     void condBranchesDiffer()
     {

@@ -175,6 +175,48 @@ private slots:
         checkEdgesAndStubs(t, flat);
     }
 
+    // A chunk pass's copies (meta.chunk with a chunk_id) form one group per chunk right below
+    // their region's root: blocks.0 > chunk 1 > attn; nodes without chunk meta stay where they were.
+    void chunkCopiesGroupPerChunk()
+    {
+        const auto path = fxltest::corpusPath("pytorch/gpt2_tiny.joint.code.py");
+        FXL_REQUIRE_CORPUS(path);
+        auto g = load(path.string());
+        int marked = 0;
+        g->forEachNodeMut([&](Node& n) {
+            if (n.op == NodeOp::CallFunction && n.meta.modulePath.starts_with("blocks.0")
+                && n.meta.phase == Phase::Forward) {
+                n.meta.chunk = {{"pass", "chunk_region"}, {"chunk_id", marked % 2}, {"region", "blocks.0"}};
+                ++marked;
+            }
+        });
+        QVERIFY(marked > 10);
+        const GroupTree t(*g);
+        int c0 = 0, c1 = 0, unmarked = 0;
+        g->forEachNode([&](const Node& n) {
+            std::vector<std::string> labels;
+            for (int k : t.chain(t.groupOf(n.id))) labels.push_back(t.group(k).label);
+            if (n.meta.chunk.is_object()) {
+                QVERIFY2(labels.size() >= 4, (n.name + ": " + std::to_string(labels.size())).c_str());
+                QCOMPARE(labels[1], std::string("forward"));
+                QCOMPARE(labels[2], std::string("blocks.0"));
+                const std::string want = "chunk " + std::to_string(n.meta.chunk["chunk_id"].get<int>());
+                QCOMPARE(labels[3], want);
+                (want == "chunk 0" ? c0 : c1)++;
+                // the module levels below the root follow: blocks.0.attn.c_attn -> chunk k > attn > c_attn
+                if (n.meta.modulePath == "blocks.0.attn.c_attn")
+                    QCOMPARE(std::vector<std::string>(labels.begin() + 4, labels.end()),
+                             (std::vector<std::string>{"attn", "c_attn"}));
+            } else if (n.op == NodeOp::CallFunction && n.meta.modulePath.starts_with("blocks.0")) {
+                for (const auto& l : labels) QVERIFY(!QString::fromStdString(l).startsWith("chunk"));
+                ++unmarked;
+            }
+        });
+        QCOMPARE(c0 + c1, marked);
+        QCOMPARE(c0, (marked + 1) / 2);
+        QVERIFY(unmarked > 0);  // the backward of blocks.0
+    }
+
     void layoutKeepsItemsInTheirFrames()
     {
         const auto path = fxltest::corpusPath("pytorch/gpt2_tiny.joint.code.py");

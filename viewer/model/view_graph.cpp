@@ -82,6 +82,25 @@ std::vector<std::string> moduleLevels(const std::string& path)
     return out;
 }
 
+// The group levels of a node: its module levels, and for a chunk copy made by a chunk pass
+// (meta.chunk with a chunk_id) a level "chunk K" right below its region's root, so that each
+// chunk's duplicated body is one group: blocks.0 > chunk 1 > attn > c_attn.
+std::vector<std::string> groupLevels(const Node& n)
+{
+    std::vector<std::string> levels = moduleLevels(nodeModulePath(n));
+    const nlohmann::json& c = n.meta.chunk;
+    if (!c.is_object()) return levels;
+    auto id = c.find("chunk_id");
+    if (id == c.end() || !id->is_number_integer()) return levels;
+    size_t at = 0;
+    if (auto r = c.find("region"); r != c.end() && r->is_string()) {
+        const std::vector<std::string> root = moduleLevels(r->get<std::string>());
+        if (root.size() <= levels.size() && std::equal(root.begin(), root.end(), levels.begin())) at = root.size();
+    }
+    levels.insert(levels.begin() + static_cast<std::ptrdiff_t>(at), "chunk " + std::to_string(id->get<int64_t>()));
+    return levels;
+}
+
 // "blocks.12" -> "blocks", "layer3" -> "layer", "attn" -> "attn"
 std::string familyOf(const std::string& label)
 {
@@ -164,7 +183,7 @@ GroupTree::GroupTree(const Graph& g, const GroupOptions& opts)
         phaseOfNode_[static_cast<size_t>(id)] = pc;
         int at = top;
         if (top != 0 && top != inputs)
-            for (const std::string& level : moduleLevels(nodeModulePath(n))) {
+            for (const std::string& level : groupLevels(n)) {
                 int c = child(at, level);
                 if (c < 0) c = addGroup(at, level, groups_[static_cast<size_t>(top)].phase);
                 at = c;

@@ -296,7 +296,14 @@ private:
     {
         const int body = indent + 4;
         pad(indent);
-        switch (g.signature) {
+        // described inputs (AOT descriptors, or a params.json the graph was read with) keep their
+        // descriptions the way PyTorch prints them: one input per line
+        SignatureStyle style = g.signature;
+        if ((style == SignatureStyle::Flat || style == SignatureStyle::Plain) && opts_.comments
+            && std::any_of(placeholders.begin(), placeholders.end(),
+                           [](const Node* p) { return !p->meta.desc.empty(); }))
+            style = SignatureStyle::Expanded;
+        switch (style) {
         case SignatureStyle::Pytree: pytreeSignature(g, placeholders, indent); break;
         case SignatureStyle::Boxed:
             out_ += "def forward(self, args_list):\n";

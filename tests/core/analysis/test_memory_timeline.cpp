@@ -280,7 +280,7 @@ private slots:
     }
 
     // A higher-order op whose body returns one of its operands: that output element shares
-    // the operand's storage (R3); the body's own temporaries are not counted.
+    // the operand's storage (R3); while the body runs its own temporaries count (R10).
     void hopPassThrough()
     {
         const char* text = "class GraphModule(torch.nn.Module):\n"
@@ -302,9 +302,12 @@ private slots:
         QVERIFY(g.subgraph("body"));
         MemoryTimeline t = computeMemoryTimeline(g);
         // x 128, w 256; the HOP allocates only element 0 (tanh, 128): element 1 is w itself;
-        // getitem_1 shares w; mul 128; element 0 dies after mul.
+        // getitem_1 shares w; mul 128; element 0 dies after mul. While the body runs it holds
+        // mm and tanh (256 bytes, R10): the HOP's step is 384 + 256, its live after 512.
         // steps: x, w, body, invoke_subgraph, getitem, getitem_1, mul, output
-        QCOMPARE(live(t), (std::vector<int64_t>{128, 384, 384, 512, 512, 512, 640, 512}));
+        QCOMPARE(live(t), (std::vector<int64_t>{128, 384, 384, 640, 512, 512, 640, 512}));
+        QCOMPARE(t.steps[3].bodyPeakBytes, int64_t(256));
+        QCOMPARE(t.steps[3].liveAfterBytes, int64_t(512));
         QCOMPARE(t.peakBytes, int64_t(640));
         int hopStorages = 0;
         for (const auto& s : t.storages)
