@@ -377,6 +377,23 @@ int runRun(const Args& args, Io& io)
     text << lg.source->path << " (graph " << lg.id << "): pipeline " << spec << "\n";
     printStepsText(run, memory, text);
     text << "total " << millis(total) << " in passes\n";
+    // the estimated peak of the input against the last step's (a chunk pass's saving, or a
+    // partition's largest graph)
+    if (run.steps.size() > 1) {
+        auto largest = [](const std::vector<GraphMemory>& m) {
+            int64_t p = 0;
+            for (const auto& g : m) p = std::max(p, g.peak);
+            return p;
+        };
+        const int64_t before = largest(memory.front()), after = largest(memory.back());
+        char ratio[32];
+        std::snprintf(ratio, sizeof ratio, "%.3f", before > 0 ? double(after) / double(before) : 0.0);
+        text << "peak " << formatByteSize(before) << " (input) -> " << formatByteSize(after) << " (step "
+             << run.steps.back().index << "): ratio " << ratio << "\n";
+        doc["peak_before_bytes"] = before;
+        doc["peak_after_bytes"] = after;
+        doc["peak_ratio"] = before > 0 ? double(after) / double(before) : 0.0;
+    }
     if (!run.ok) text << "error: " << run.error << "\n";
     if (verifierErrors) text << "error: the verifier reports errors (see above)\n";
 

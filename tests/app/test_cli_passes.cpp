@@ -146,9 +146,21 @@ private slots:
         QCOMPARE(doc[QStringLiteral("pipeline")].toString(), pipeline);
         QCOMPARE(parseJsonDoc(readFile(out + QStringLiteral("/summary.json"))), doc);
         QVERIFY(readFile(out + QStringLiteral("/summary.txt")).contains(pipeline.toUtf8()));
+        // the peak of the input against the last step's, and their ratio
+        const QJsonArray steps = doc[QStringLiteral("steps")].toArray();
+        auto largestPeak = [](const QJsonValue& step) {
+            qint64 p = 0;
+            for (const auto& g : step.toObject()[QStringLiteral("graphs")].toArray())
+                p = std::max(p, g.toObject()[QStringLiteral("peak_bytes")].toInteger());
+            return p;
+        };
+        const qint64 before = largestPeak(steps.first()), after = largestPeak(steps.last());
+        QVERIFY(before > 0 && after > 0);
+        QCOMPARE(doc[QStringLiteral("peak_before_bytes")].toInteger(), before);
+        QCOMPARE(doc[QStringLiteral("peak_after_bytes")].toInteger(), after);
+        QCOMPARE(doc[QStringLiteral("peak_ratio")].toDouble(), double(after) / double(before));
 
         const QStringList passes = pipeline.split(',');
-        const QJsonArray steps = doc[QStringLiteral("steps")].toArray();
         QCOMPARE(steps.size(), passes.size() + 1);
 
         // every graph that reads get_attr tensors gets its constants beside it
