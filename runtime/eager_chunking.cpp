@@ -451,6 +451,27 @@ ChunkRunPlan planChunkRun(Graph& g, const Graph& original, const std::unordered_
                     after[static_cast<size_t>(axisDim)] = nk;
                 if (n.target == "aten.empty_strided.default" && after != before && n.args.size() >= 2)
                     n.args[1] = intListArg(Tensor::contiguousStrides(after));
+            } else if ((n.target == "aten.slice_backward.default" || n.target == "aten.select_backward.default")
+                       && n.args.size() >= 3 && n.args[0].isNode() && n.args[2].kind == Arg::Kind::Int) {
+                // the sizes of the sliced (selected) input: its chunk dim takes the gradient's size
+                const Node& in = g.node(n.args[0].node);
+                if (!in.val.isTensor()) continue;
+                done.insert(n.name);
+                handled = true;
+                auto l = intList(n.args[1]);
+                auto ii = plan.info.find(in.name);
+                if (!l || ii == plan.info.end() || ii->second.dim < 0) continue;
+                before = *l;
+                after = *l;
+                int64_t sd = n.args[2].i;
+                if (sd < 0) sd += static_cast<int64_t>(after.size());
+                int64_t j = ii->second.dim;
+                if (n.target == "aten.select_backward.default" && j >= sd) ++j;
+                if (j == sd || j >= static_cast<int64_t>(after.size()))
+                    throw std::invalid_argument("eager chunking: '" + n.name + "' (" + n.target
+                                                + ") slices along the chunk dim " + std::to_string(j));
+                after[static_cast<size_t>(j)] = concreteSizes(in.val.tensor)[static_cast<size_t>(ii->second.dim)];
+                argIndex = 1;
             } else if (n.target == "aten.slice.Tensor" && n.args.size() >= 4 && n.args[0].isNode()
                        && n.args[3].kind == Arg::Kind::Int) {
                 const Node& in = g.node(n.args[0].node);
@@ -1181,7 +1202,7 @@ SafeTensorsFile eagerOutputsToSafetensors(const EagerChunkResult& r, Backend& b)
     return outputsToSafetensors(e, b);
 }
 
-std::string eagerChunkingToText(const EagerChunkResult& r)
+std::string eagerChunkingToText(const EagerChunkResult& r, bool withOutputs)
 {
     std::string s = "eager chunking: " + r.spec.str() + "\n";
     s += "  axis length N = " + std::to_string(r.axisLength) + " (dim " + std::to_string(chunkAxisDim(r.spec.axis))
@@ -1204,7 +1225,8 @@ std::string eagerChunkingToText(const EagerChunkResult& r)
             s += "\n";
         }
     }
-    for (const auto& o : r.outputInfo) s += "  " + o.name + " (" + o.node + "): " + o.how() + "\n";
+    if (withOutputs)
+        for (const auto& o : r.outputInfo) s += "  " + o.name + " (" + o.node + "): " + o.how() + "\n";
     return s;
 }
 

@@ -132,7 +132,8 @@ EagerChunkResult runEagerChunking(const Graph& original, const ChunkSpec& spec, 
 // the backend the reference ran on (the options' or r.ownedBackend).
 SafeTensorsFile eagerOutputsToSafetensors(const EagerChunkResult& r, Backend& b);
 
-std::string eagerChunkingToText(const EagerChunkResult& r);
+// withOutputs: a line per output saying how it was obtained.
+std::string eagerChunkingToText(const EagerChunkResult& r, bool withOutputs = true);
 nlohmann::json eagerChunkingToJson(const EagerChunkResult& r);
 
 }  // namespace fxl

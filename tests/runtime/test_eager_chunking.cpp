@@ -11,8 +11,10 @@
 // fail with their message.
 #include <QtTest>
 
+#include <cmath>
 #include <cstring>
 #include <filesystem>
+#include <limits>
 #include <map>
 
 #include "core/analysis/chunk_spec.hpp"
@@ -72,6 +74,27 @@ Runs runBoth(const Loaded& l, const ChunkSpec& spec, int threads)
     return r;
 }
 
+// The largest |a - b| in units of the last place of the largest |b| of the tensor (f32): the
+// normwise distance. An element that is the small difference of large terms (a gradient
+// entry near zero) can be thousands of its own ULPs off after a reassociated sum while being
+// a fraction of an ULP of the tensor's scale; the elementwise max ULP is logged beside it.
+double normwiseUlp(const SafeTensor& a, const SafeTensor& b)
+{
+    if (a.dtype != DType::F32 || b.dtype != DType::F32 || a.data.size() != b.data.size()) return -1;
+    const size_t n = a.data.size() / 4;
+    std::vector<float> x(n), y(n);
+    std::memcpy(x.data(), a.data.data(), n * 4);
+    std::memcpy(y.data(), b.data.data(), n * 4);
+    float scale = 0, diff = 0;
+    for (size_t i = 0; i < n; ++i) {
+        scale = std::max(scale, std::fabs(y[i]));
+        diff = std::max(diff, std::fabs(x[i] - y[i]));
+    }
+    if (scale == 0) return diff == 0 ? 0 : -1;
+    const float ulp = std::nextafter(scale, std::numeric_limits<float>::infinity()) - scale;
+    return static_cast<double>(diff) / static_cast<double>(ulp);
+}
+
 std::string countsOf(const EagerChunkResult& r)
 {
     std::map<std::string, int> c;
@@ -94,7 +117,7 @@ private slots:
         QTest::addColumn<std::string>("spec");
         QTest::addColumn<std::string>("counts");  // combine kinds of the outputs
         QTest::addColumn<int>("regions");
-        QTest::addColumn<int>("maxUlp");  // bound on the summed outputs' distance from unchunked
+        QTest::addColumn<int>("maxUlp");  // bound on the summed outputs' normwise ulp from unchunked
         // gpt2_tiny: loss, wte, wpe, 12 params per block, lnf (2): the blocks' 24 grads summed
         QTest::newRow("gpt2_tiny blocks.* batch 2")
             << std::string("gpt2_tiny") << std::string("regions=blocks.*,chunks=2") << std::string("outside=5 sum=24")
@@ -156,15 +179,24 @@ private slots:
             } else {
                 QCOMPARE(o.combine, ChunkCombine::Sum);
                 QCOMPARE(o.pieces, static_cast<int>(r.ref.chunkSizes.size()));
-                if (!isFloatingPoint(r.plain.find(o.name)->dtype))
+                if (!isFloatingPoint(r.plain.find(o.name)->dtype)) {
                     QVERIFY2(d.bitwiseEqual, (o.name + ": an integer sum must be exact").c_str());
-                QVERIFY2(d.maxUlp <= static_cast<uint64_t>(maxUlp),
-                         (o.name + " (" + o.node + "): max ulp " + std::to_string(d.maxUlp)).c_str());
-                ulps += " " + o.node + "=" + std::to_string(d.maxUlp);
+                    ulps += " " + o.node + "=exact";
+                    continue;
+                }
+                const double nw = normwiseUlp(*r.eager.find(o.name), *r.plain.find(o.name));
+                QVERIFY2(nw >= 0 && nw <= maxUlp,
+                         (o.name + " (" + o.node + "): normwise " + std::to_string(nw) + " ulp, elementwise max ulp "
+                          + std::to_string(d.maxUlp))
+                             .c_str());
+                char buf[96];
+                std::snprintf(buf, sizeof buf, " %s=%llu/%.2f", o.node.c_str(),
+                              static_cast<unsigned long long>(d.maxUlp), nw);
+                ulps += buf;
             }
         }
-        qInfo("%s [%s]: chunks %s; summed outputs' max ulp vs unchunked:%s", name.c_str(), spec.c_str(),
-              QTest::toString(r.ref.chunkSizes.size()), ulps.c_str());
+        qInfo("%s [%s]: %zu chunks; summed outputs vs unchunked (node=elementwise max ulp/normwise ulp):%s",
+              name.c_str(), spec.c_str(), r.ref.chunkSizes.size(), ulps.c_str());
     }
 
     // moe_tiny: tokens_per_expert (a bincount inside the block) is summed exactly, and the
@@ -225,10 +257,15 @@ private slots:
         std::string ulps;
         for (const char* o : {"out_0", "out_1"}) {
             const TensorDiff d = compareTensors(o, *r.eager.find(o), *r.plain.find(o));
-            QVERIFY2(d.maxUlp <= 16, (std::string(o) + ": max ulp " + std::to_string(d.maxUlp)).c_str());
-            ulps += std::string(" ") + o + "=" + std::to_string(d.maxUlp) + (d.bitwiseEqual ? " (bitwise)" : "");
+            const double nw = normwiseUlp(*r.eager.find(o), *r.plain.find(o));
+            QVERIFY2(nw >= 0 && nw <= 4, (std::string(o) + ": normwise ulp " + std::to_string(nw)).c_str());
+            char buf[96];
+            std::snprintf(buf, sizeof buf, " %s=%llu/%.2f%s", o, static_cast<unsigned long long>(d.maxUlp), nw,
+                          d.bitwiseEqual ? " (bitwise)" : "");
+            ulps += buf;
         }
-        qInfo("linear_ce whole graph, %d chunks: weighted reference vs unchunked, max ulp:%s", chunks, ulps.c_str());
+        qInfo("linear_ce whole graph, %d chunks: weighted reference vs unchunked (elementwise max ulp/normwise ulp):%s",
+              chunks, ulps.c_str());
     }
 
     // The reference's bits do not depend on the thread count.
