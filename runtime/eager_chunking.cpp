@@ -451,6 +451,30 @@ ChunkRunPlan planChunkRun(Graph& g, const Graph& original, const std::unordered_
                     after[static_cast<size_t>(axisDim)] = nk;
                 if (n.target == "aten.empty_strided.default" && after != before && n.args.size() >= 2)
                     n.args[1] = intListArg(Tensor::contiguousStrides(after));
+            } else if (n.target == "aten.div.Scalar" && n.args.size() >= 2 && n.args[0].isNode()
+                       && (n.args[1].kind == Arg::Kind::Int || n.args[1].kind == Arg::Kind::Float)) {
+                // a mean's backward as make_fx traces it: div(expand(grad, sizes), numel) with the
+                // traced count; a chunk's mean divides by the chunk's count
+                const Node& in = g.node(n.args[0].node);
+                if (!in.val.isTensor()) continue;
+                done.insert(n.name);
+                auto ii = plan.info.find(in.name);
+                const ValueMeta* im = origMeta(in.name);
+                if (ii == plan.info.end() || ii->second.dim < 0 || !im || !im->isTensor()) continue;
+                const auto osz = concreteSizes(im->tensor), csz = concreteSizes(in.val.tensor);
+                const double divisor =
+                    n.args[1].kind == Arg::Kind::Int ? static_cast<double>(n.args[1].i) : n.args[1].f;
+                const int64_t fullCount = product(osz, 0, osz.size()), chunkCount = product(csz, 0, csz.size());
+                if (divisor != static_cast<double>(fullCount) || fullCount == chunkCount) continue;
+                plan.rewritten.push_back(n.name + ": divisor " + std::to_string(fullCount) + " -> "
+                                         + std::to_string(chunkCount));
+                if (n.args[1].kind == Arg::Kind::Int)
+                    n.args[1] = Arg::ofInt(chunkCount);
+                else
+                    n.args[1] = Arg::ofFloat(static_cast<double>(chunkCount));
+                tainted.insert(n.name);
+                changed = true;
+                continue;
             } else if ((n.target == "aten.slice_backward.default" || n.target == "aten.select_backward.default")
                        && n.args.size() >= 3 && n.args[0].isNode() && n.args[2].kind == Arg::Kind::Int) {
                 // the sizes of the sliced (selected) input: its chunk dim takes the gradient's size

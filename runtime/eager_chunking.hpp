@@ -17,7 +17,8 @@
 //    from the flat extent of the axis, so merged dims such as [B*T, C] work), expand of a
 //    chunked value takes its chunk size, and factories (zeros, full, ...) and expands of
 //    unchunked values whose size at the axis dim is N take n_k (as the module would compute
-//    x.shape[axis]);
+//    x.shape[axis]), and a mean's backward traced as div(expand(grad), count) divides a chunk
+//    by the chunk's count;
 //  - live-outs (used outside the segment, or graph outputs) are combined: a value that does not
 //    depend on the data inputs is chunk 0's (every chunk computes it alike); a chunk value of the
 //    full value's shape is summed in chunk order (acc = c0; acc = acc + c1; ...), a value with

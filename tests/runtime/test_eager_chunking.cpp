@@ -318,6 +318,120 @@ private slots:
         }
     }
 
+    // A hand-made AOT-style joint graph with a tangent and a mean loss:
+    //   loss = mean(x * w); grad_w = sum(div(expand(tangents_1, [4, 3]), 12) * x, [0])
+    // chunked as a whole in 2: the tangent is the seed (w_k = 1/2), the loss is 1/2 l0 + 1/2 l1,
+    // and the traced count 12 of the mean's backward becomes the chunk's 6 (else grad_w would be
+    // half of the unchunked one).
+    void tangentSeedAndMeanBackward()
+    {
+        Graph g;
+        auto meta = [](std::vector<int64_t> sizes) {
+            TensorMeta m;
+            for (int64_t v : sizes) m.sizes.emplace_back(v);
+            m.strides = contiguousStrides(m.sizes);
+            m.device = "cpu";
+            return ValueMeta::ofTensor(m);
+        };
+        auto add = [&](const char* name, NodeOp op, const char* target, std::vector<Arg> args,
+                       std::vector<int64_t> sizes) {
+            Node n;
+            n.name = name;
+            n.op = op;
+            n.target = target;
+            n.args = std::move(args);
+            if (op != NodeOp::Output) n.val = meta(std::move(sizes));
+            return g.addNode(std::move(n));
+        };
+        auto list = [](std::vector<int64_t> v) {
+            std::vector<Arg> items;
+            for (int64_t x : v) items.push_back(Arg::ofInt(x));
+            return Arg::ofList(std::move(items));
+        };
+        const NodeId x = add("x", NodeOp::Placeholder, "x", {}, {4, 3});
+        const NodeId w = add("w", NodeOp::Placeholder, "w", {}, {3});
+        const NodeId t = add("tangents_1", NodeOp::Placeholder, "tangents_1", {}, {});
+        g.node(x).meta.desc = "PlainAOTInput(idx=0)";
+        g.node(w).meta.desc = "ParamAOTInput(target='w')";
+        g.node(t).meta.desc = "TangentAOTInput(idx=0)";
+        const NodeId y = add("y", NodeOp::CallFunction, "aten.mul.Tensor", {Arg::ofNode(x), Arg::ofNode(w)}, {4, 3});
+        const NodeId loss = add("loss", NodeOp::CallFunction, "aten.mean.default", {Arg::ofNode(y)}, {});
+        const NodeId e =
+            add("expand", NodeOp::CallFunction, "aten.expand.default", {Arg::ofNode(t), list({4, 3})}, {4, 3});
+        const NodeId d = add("div", NodeOp::CallFunction, "aten.div.Scalar", {Arg::ofNode(e), Arg::ofInt(12)}, {4, 3});
+        const NodeId m =
+            add("mul_1", NodeOp::CallFunction, "aten.mul.Tensor", {Arg::ofNode(d), Arg::ofNode(x)}, {4, 3});
+        const NodeId gw = add("grad_w", NodeOp::CallFunction, "aten.sum.dim_IntList", {Arg::ofNode(m), list({0})}, {3});
+        add("output", NodeOp::Output, "output", {Arg::ofTuple({Arg::ofNode(loss), Arg::ofNode(gw)})}, {});
+        g.rebuildUsers();
+
+        auto backend = makeCpuBackend(CpuBackendOptions{1});
+        ExecOptions opts;
+        opts.backend = backend.get();
+        opts.inputSeed = 7;
+        const SafeTensorsFile plain = outputsToSafetensors(executeGraph(g, opts), *backend);
+        const EagerChunkResult r = runEagerChunking(g, parseChunkSpec("chunks=2"), opts);
+        QVERIFY(r.weighted);
+        QCOMPARE(r.weighting, std::string("loss 'loss' is aten.mean.default; backward seed 'tangents_1' = w_k"));
+        QCOMPARE(r.outputInfo.at(0).combine, ChunkCombine::WeightedSum);
+        QCOMPARE(r.outputInfo.at(1).combine, ChunkCombine::Sum);
+        QVERIFY(r.outputInfo.at(1).seedWeighted);
+        QCOMPARE(r.regions.at(0).segments.at(0).rewrittenSizes,
+                 (std::vector<std::string>{"expand: [4, 3] -> [2, 3] (chunk 0)", "div: divisor 12 -> 6 (chunk 0)",
+                                           "expand: [4, 3] -> [2, 3] (chunk 1)", "div: divisor 12 -> 6 (chunk 1)"}));
+        const SafeTensorsFile eager = eagerOutputsToSafetensors(r, *backend);
+        for (const char* o : {"out_0", "out_1"}) {
+            const double nw = normwiseUlp(*eager.find(o), *plain.find(o));
+            QVERIFY2(nw >= 0 && nw <= 4, (std::string(o) + ": normwise ulp " + std::to_string(nw)).c_str());
+        }
+    }
+
+    // A hand-made graph: a = relu(x) and c = add(a, b) are in "blk", b = neg(a) is not: blk's
+    // forward cannot run as one unit (b needs it and it needs b).
+    void segmentNotContractible()
+    {
+        Graph g;
+        auto meta = [] {
+            TensorMeta m;
+            m.sizes = {SymInt(4), SymInt(3)};
+            m.strides = contiguousStrides(m.sizes);
+            m.device = "cpu";
+            return ValueMeta::ofTensor(m);
+        };
+        auto add = [&](const char* name, NodeOp op, const char* target, std::vector<Arg> args, const char* module) {
+            Node n;
+            n.name = name;
+            n.op = op;
+            n.target = target;
+            n.args = std::move(args);
+            if (op != NodeOp::Output) n.val = meta();
+            n.meta.modulePath = module;
+            return g.addNode(std::move(n));
+        };
+        const NodeId x = add("x", NodeOp::Placeholder, "x", {}, "");
+        g.node(x).meta.desc = "PlainAOTInput(idx=0)";
+        const NodeId a = add("a", NodeOp::CallFunction, "aten.relu.default", {Arg::ofNode(x)}, "blk");
+        const NodeId b = add("b", NodeOp::CallFunction, "aten.neg.default", {Arg::ofNode(a)}, "other");
+        const NodeId c = add("c", NodeOp::CallFunction, "aten.add.Tensor", {Arg::ofNode(a), Arg::ofNode(b)}, "blk");
+        add("output", NodeOp::Output, "output", {Arg::ofTuple({Arg::ofNode(c)})}, "");
+        g.rebuildUsers();
+        try {
+            runEagerChunking(g, parseChunkSpec("regions=blk"), {});
+            QFAIL("no error");
+        } catch (const std::invalid_argument& e) {
+            QCOMPARE(
+                std::string(e.what()),
+                std::string("eager chunking: the segment blk (forward) cannot be run as one unit: node 'b' outside "
+                            "it is fed by it (from 'a') and feeds it ('c')"));
+        }
+        // "other" as the region instead: b alone is a segment, run per chunk, its output cat along dim 0
+        EagerChunkResult r = runEagerChunking(g, parseChunkSpec("regions=other,chunks=2"), {});
+        QCOMPARE(r.outputInfo.at(0).combine, ChunkCombine::Outside);
+        QCOMPARE(r.regions.at(0).segments.at(0).liveOuts.at(0).combine, ChunkCombine::Cat);
+        QCOMPARE(r.regions.at(0).segments.at(0).liveIns.at(0).how, std::string("sliced"));
+        QCOMPARE(r.subgraphRuns, 2 + 1 + 1 + 1);  // b per chunk, its cat, a, then c (outside, after b)
+    }
+
     // A hand-made graph: x [4, 3] is the data; y = t(x) [3, 4] outside the region feeds the
     // region "blk": its dim 0 has size 3, not N = 4.
     void liveInAxisSize()
