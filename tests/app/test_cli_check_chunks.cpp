@@ -3,9 +3,14 @@
 // computes the blocks' parameter gradients in one reduction, the reference sums two chunk
 // values, so those outputs differ from the reference by reduction order (exit 1, labelled so);
 // the loss and the embedding gradients are bitwise. --json carries the same rows and the peaks;
+// a note the chunk pass left on an output's node (meta.chunk.formula) is shown for a differing
+// output;
 // a bad --chunks, --chunks without --against eager-chunking and an unknown --against exit 2.
+#include <QFile>
 #include <QJsonArray>
+#include <QJsonDocument>
 #include <QJsonObject>
+#include <QTemporaryDir>
 #include <QtTest>
 
 #include "cli_test_util.hpp"
@@ -105,6 +110,56 @@ private slots:
         const QJsonObject ref = doc.value(QStringLiteral("reference")).toObject();
         QCOMPARE(ref.value(QStringLiteral("axis_length")).toInt(), 4);
         QCOMPARE(ref.value(QStringLiteral("regions")).toArray().size(), 2);
+    }
+
+    // An output that differs from the reference shows the chunk pass's note on its node
+    // (meta.chunk.formula): gpt2_tiny as fxlens JSON with a note on getitem_36 (out_3).
+    void formulaNote()
+    {
+        FXL_REQUIRE_CORPUS(fxltest::corpusPath("pytorch/gpt2_tiny.joint.code.py"));
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const QString plain = dir.filePath(QStringLiteral("g.json")),
+                      noted = dir.filePath(QStringLiteral("noted.json"));
+        FXL_EXPECT_EXIT(fxlens({QStringLiteral("convert"), gpt2(), QStringLiteral("--to"), QStringLiteral("json"),
+                                QStringLiteral("-o"), plain}),
+                        0);
+        QFile in(plain);
+        QVERIFY(in.open(QIODevice::ReadOnly));
+        QJsonObject doc = QJsonDocument::fromJson(in.readAll()).object();
+        QJsonObject graph = doc.value(QStringLiteral("graph")).toObject();
+        QJsonArray nodes = graph.value(QStringLiteral("nodes")).toArray();
+        const QString formula = QStringLiteral("summed after the cast: eager chunking sums before it");
+        bool found = false;
+        for (qsizetype i = 0; i < nodes.size(); ++i) {
+            QJsonObject n = nodes[i].toObject();
+            if (n.value(QStringLiteral("name")).toString() != QStringLiteral("getitem_36")) continue;
+            QJsonObject meta = n.value(QStringLiteral("meta")).toObject();
+            meta[QStringLiteral("chunk")] = QJsonObject{{QStringLiteral("pass"), QStringLiteral("chunk_region")},
+                                                        {QStringLiteral("role"), QStringLiteral("materialization")},
+                                                        {QStringLiteral("combine"), QStringLiteral("sum")},
+                                                        {QStringLiteral("formula"), formula}};
+            n[QStringLiteral("meta")] = meta;
+            nodes[i] = n;
+            found = true;
+        }
+        QVERIFY(found);
+        graph[QStringLiteral("nodes")] = nodes;
+        doc[QStringLiteral("graph")] = graph;
+        QFile out(noted);
+        QVERIFY(out.open(QIODevice::WriteOnly));
+        out.write(QJsonDocument(doc).toJson());
+        out.close();
+        const Run r = fxlens({QStringLiteral("check"), noted, gpt2(), QStringLiteral("--against"),
+                              QStringLiteral("eager-chunking"), QStringLiteral("--chunks"),
+                              QStringLiteral("regions=blocks.*"), QStringLiteral("--json")});
+        FXL_EXPECT_EXIT(r, 1);
+        const QJsonArray rows = parseJsonDoc(r.out).value(QStringLiteral("outputs")).toArray();
+        QCOMPARE(rows.size(), 29);
+        QCOMPARE(rows[3].toObject().value(QStringLiteral("node")).toString(), QStringLiteral("getitem_36"));
+        QCOMPARE(rows[3].toObject().value(QStringLiteral("why")).toString(), formula);
+        QVERIFY(!rows[4].toObject().contains(QStringLiteral("why")));  // differs too, but carries no note
+        QVERIFY(!rows[0].toObject().contains(QStringLiteral("why")));  // bitwise: no why
     }
 
     void usageErrors_data()
