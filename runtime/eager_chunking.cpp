@@ -367,6 +367,12 @@ ChunkRunPlan planChunkRun(Graph& g, const Graph& original, const std::unordered_
                 handled = true;
                 auto l = intList(n.args[1]);
                 auto ii = plan.info.find(in.name);
+                if (ii != plan.info.end() && ii->second.dim == -2)
+                    throw std::invalid_argument(
+                        "eager chunking: '" + in.name + "' has the chunk axis in more than one dim ("
+                        + shapeText(concreteSizes(in.val.tensor))
+                        + " in a chunk run), as attention scores have under sequence chunking: '" + n.name + "' ("
+                        + n.target + ") cannot be given its chunk sizes; chunk this region along another axis");
                 const ValueMeta* im = in.op == NodeOp::Placeholder ? nullptr : origMeta(in.name);
                 if (!l || ii == plan.info.end() || ii->second.dim < 0) {
                     if (n.target == "aten._reshape_alias.default" && l && ii != plan.info.end()
@@ -573,6 +579,7 @@ private:
     int axisDim_ = 0;
     NodeId seed_ = kNoNode, loss_ = kNoNode;
     std::vector<uint8_t> usedByOutput_;
+    std::vector<uint8_t> seedDep_;  // weighted: depends on the backward seed (a gradient)
 
     void setFull(NodeId id, Value v)
     {
@@ -1033,7 +1040,7 @@ void Reference::runSegment(size_t s)
                 throw std::invalid_argument("eager chunking: the live-out '" + n.name
                                             + "' is a bool tensor of the full shape: chunk values cannot be summed");
             oi.combine = (res_.weighted && id == loss_) ? ChunkCombine::WeightedSum : ChunkCombine::Sum;
-            oi.seedWeighted = res_.weighted && id != loss_;
+            oi.seedWeighted = res_.weighted && id != loss_ && !seedDep_.empty() && seedDep_[static_cast<size_t>(id)];
         } else {
             int differing = -1, count = 0;
             if (t0.dim() == static_cast<int64_t>(fullShape.size()))
@@ -1116,6 +1123,19 @@ void Reference::decideWeighting()
                 break;
             }
     res_.weighted = true;
+    if (seed_ != kNoNode) {
+        seedDep_.assign(act_.size(), 0);
+        seedDep_[static_cast<size_t>(seed_)] = 1;
+        for (NodeId id : g_.order()) {
+            const Node& n = g_.node(id);
+            if (!isCall(n)) continue;
+            bool d = seedDep_[static_cast<size_t>(id)] != 0;
+            for (const auto& a : n.args) a.forEachNode([&](NodeId r) { d = d || seedDep_[static_cast<size_t>(r)]; });
+            for (const auto& kv : n.kwargs)
+                kv.second.forEachNode([&](NodeId r) { d = d || seedDep_[static_cast<size_t>(r)]; });
+            seedDep_[static_cast<size_t>(id)] = d;
+        }
+    }
     for (int64_t n : res_.chunkSizes)
         res_.weights.push_back(static_cast<double>(n) / static_cast<double>(res_.axisLength));
     res_.weighting = "loss " + why + "; backward seed "

@@ -297,6 +297,11 @@ private slots:
             << std::string("regions=decoder.*") << std::string("the pattern 'decoder.*' selects no module");
         QTest::newRow("unknown input") << std::string("regions=blocks.*,inputs=arg0_1;nope")
                                        << std::string("inputs: 'nope' is not a placeholder of the graph");
+        QTest::newRow("sequence chunking through attention")
+            << std::string("regions=blocks.*.attn,dim=seq")
+            << std::string(
+                   "eager chunking: 'bmm' has the chunk axis in more than one dim ([16, 8, 8] in a chunk run), as "
+                   "attention scores have under sequence chunking");
         QTest::newRow("a parameter named as a data input")
             << std::string("regions=blocks.*,inputs=arg0_1;arg1_1;arg2_1")
             << std::string("the data inputs disagree on the length of dim 0");
