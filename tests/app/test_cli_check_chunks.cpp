@@ -162,6 +162,15 @@ private slots:
         QVERIFY(!rows[0].toObject().contains(QStringLiteral("why")));  // bitwise: no why
     }
 
+    // --against original is the plain check (the default).
+    void againstOriginal()
+    {
+        const QString g = QString::fromStdString(fxltest::testDataPath("pytorch/mlp_gelu.joint.code.py").string());
+        const Run r = fxlens({QStringLiteral("check"), g, g, QStringLiteral("--against"), QStringLiteral("original")});
+        FXL_EXPECT_EXIT(r, 0);
+        QVERIFY2(QString::fromUtf8(r.out).endsWith(QStringLiteral("result: bitwise equal\n")), qPrintable(describe(r)));
+    }
+
     void usageErrors_data()
     {
         QTest::addColumn<QStringList>("extra");
