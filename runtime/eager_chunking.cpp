@@ -374,13 +374,7 @@ ChunkRunPlan planChunkRun(Graph& g, const Graph& original, const std::unordered_
                         + " in a chunk run), as attention scores have under sequence chunking: '" + n.name + "' ("
                         + n.target + ") cannot be given its chunk sizes; chunk this region along another axis");
                 const ValueMeta* im = in.op == NodeOp::Placeholder ? nullptr : origMeta(in.name);
-                if (!l || ii == plan.info.end() || ii->second.dim < 0) {
-                    if (n.target == "aten._reshape_alias.default" && l && ii != plan.info.end()
-                        && ii->second.dim == -1) {
-                        // unchunked: keep
-                    }
-                    continue;
-                }
+                if (!l || ii == plan.info.end() || ii->second.dim < 0) continue;  // unchunked: as traced
                 std::vector<int64_t> isz;
                 if (im && im->isTensor())
                     isz = concreteSizes(im->tensor);
@@ -530,8 +524,6 @@ ChunkRunPlan planChunkRun(Graph& g, const Graph& original, const std::unordered_
                 plan.rewritten.push_back(n.name + ": " + shapeText(before) + " -> " + shapeText(after));
                 tainted.insert(n.name);
                 changed = true;
-            } else if (handled && n.target == "aten._reshape_alias.default") {
-                // unchanged sizes of a chunked input: still drop PyTorch's strides
             }
         }
         if (!changed) break;
