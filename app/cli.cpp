@@ -306,12 +306,8 @@ Verb checkVerb()
                 {"constants-b", 0, "C", "safetensors file of B's get_attr constants"},
                 {"backward", 0, "G", "B is a partition's forward and G its backward: run both, compare with A"},
                 {"localize", 0, "", "compare every shared node's value and name the first that differs"},
-                {"against", 0, "MODE",
-                 "original (default: B's own run) or eager-chunking (A is B chunked: B run by the eager-chunking "
-                 "reference)"},
-                {"chunks", 0, "SPEC",
-                 "with --against eager-chunking: regions=PATTERN;...,dim=batch|seq,chunks=N,split=tensor_split|chunk,"
-                 "inputs=NAME;..."},
+                {"against", 0, "MODE", "original (default: B's own run) or eager-chunking (A chunked from B)"},
+                {"chunks", 0, "SPEC", "with eager-chunking: regions=P;P,dim=batch|seq,chunks=N,split=..."},
                 {"tolerance", 't', "ATOL,RTOL",
                  "accept differences within atol + rtol*|expected| (both numbers: 1e-6,1e-5; 1e-6,0)"},
                 {"seed", 0, "N", "seed of generated inputs and random ops (default 0)"},
