@@ -286,7 +286,18 @@ Verb checkVerb()
             "first node of B in execution order whose value differs is named with its counterpart\n"
             "in A, its max ULP distance and first differing element, and whether all its inputs\n"
             "were compared equal (then the difference starts there); then the counts and the\n"
-            "nodes with the largest differences. A's values are kept on the host while B runs.",
+            "nodes with the largest differences. A's values are kept on the host while B runs.\n"
+            "--against eager-chunking --chunks SPEC checks a chunked graph A (CHUNKED) against its\n"
+            "unchunked original B (ORIGINAL): B runs as eager module-level chunking would run it\n"
+            "(each selected region once per chunk on slices of its live-ins, live-outs concatenated\n"
+            "along the chunk dim or summed in chunk order; the whole train step with a mean loss\n"
+            "as gradient accumulation, weighted n_k/N), and B runs unchunked. Per output, by\n"
+            "position: how the reference combined it, A against the reference and against the\n"
+            "unchunked run (bitwise, or differing elements and max ULP), 'reduction order' for\n"
+            "summed outputs that differ from the unchunked run, and the chunk pass's 'formula' note\n"
+            "for an output that differs from the reference; then the estimated and measured peaks\n"
+            "of A and B and their ratio. Exit code 0 only when every output of A is bitwise equal\n"
+            "to the reference; 1 otherwise.",
             {
                 {"graph-a", 0, "ID", "the graph of A (when A holds several)"},
                 {"graph-b", 0, "ID", "the graph of B (when B holds several)"},
@@ -295,6 +306,8 @@ Verb checkVerb()
                 {"constants-b", 0, "C", "safetensors file of B's get_attr constants"},
                 {"backward", 0, "G", "B is a partition's forward and G its backward: run both, compare with A"},
                 {"localize", 0, "", "compare every shared node's value and name the first that differs"},
+                {"against", 0, "MODE", "original (default: B's own run) or eager-chunking (A chunked from B)"},
+                {"chunks", 0, "SPEC", "with eager-chunking: regions=P;P,dim=batch|seq,chunks=N,split=..."},
                 {"tolerance", 't', "ATOL,RTOL",
                  "accept differences within atol + rtol*|expected| (both numbers: 1e-6,1e-5; 1e-6,0)"},
                 {"seed", 0, "N", "seed of generated inputs and random ops (default 0)"},

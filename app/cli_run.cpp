@@ -14,6 +14,7 @@
 #include <set>
 #include <sstream>
 
+#include "app/cli_check_chunks.hpp"
 #include "app/cli_common.hpp"
 #include "app/cli_constants.hpp"
 #include "app/cli_run.hpp"
@@ -954,8 +955,20 @@ int runPartitionCheck(const Args& args, Io& io, RunSide& a, PartitionSides& p, c
 
 }  // namespace
 
+int checkThreads(const Args& args, const Graph& g, std::string& rule)
+{
+    return resolveThreads(threadsOption(args), g, rule);
+}
+
 int runCheck(const Args& args, Io& io)
 {
+    // --against: what B is compared with. original (the default): B's own run, bitwise or within
+    // --tolerance; eager-chunking: B is the unchunked graph of A, run by the eager-chunking
+    // reference with --chunks SPEC (app/cli_check_chunks.hpp).
+    const std::string against = args.value("against", "original");
+    if (against == "eager-chunking") return runCheckChunks(args, io);
+    if (against != "original") throw UsageError("--against expects original or eager-chunking, got '" + against + "'");
+    if (args.has("chunks")) throw UsageError("--chunks needs --against eager-chunking");
     const bool asJson = args.has("json");
     const int threadsGiven = threadsOption(args);
     const uint64_t seed = seedOption(args);

@@ -484,6 +484,12 @@ struct Runner
     Value placeholderValue(const Node& n, uint64_t index, std::vector<Value>* operands)
     {
         if (operands) return std::move((*operands)[index]);
+        if (opts.inputValues) {
+            if (index >= opts.inputValues->size())
+                throw KernelError("no value given for input '" + n.name + "' (ExecOptions::inputValues has "
+                                  + std::to_string(opts.inputValues->size()) + ")");
+            return (*opts.inputValues)[index];
+        }
         if (const SafeTensor* st = findInput(n, *inputs)) {
             checkInputAgainstMeta(n, *st);
             return Value::ofTensor(uploadSafeTensor(*st, backend, "input '" + n.name + "'"));

@@ -45,6 +45,10 @@ struct ExecOptions
     // unless requireAllInputs.
     const SafeTensorsFile* inputs = nullptr;
     bool requireAllInputs = false;
+    // Values of the top-level placeholders in placeholder order, already on the backend
+    // (runtime/eager_chunking.hpp runs sub-graphs on values it holds). When set, `inputs`,
+    // `requireAllInputs` and `inputSeed` are not used, and the count must match.
+    const std::vector<Value>* inputValues = nullptr;
     uint64_t inputSeed = 0;  // generated inputs: Philox normal(0,1) floats, ints in [0, 16)
     // get_attr constants by attribute name ("_tensor_constant0").
     const SafeTensorsFile* constants = nullptr;
