@@ -2,12 +2,14 @@
 
 #include <QMetaObject>
 
+#include <chrono>
 #include <filesystem>
 
 #include "core/formats/graph_constants.hpp"
 #include "core/formats/safetensors.hpp"
 #include "core/ir/diagnostics.hpp"
 #include "runtime/backend.hpp"
+#include "runtime/eager_chunking.hpp"
 #include "runtime/executor.hpp"
 #include "runtime/kernel.hpp"
 
@@ -61,6 +63,32 @@ std::optional<SafeTensorsFile> constantsFor(const Graph& g, const RunRequest& r)
     return std::nullopt;
 }
 
+// Per compared output: how eager chunking obtained it, and for one that differs the chunked
+// graph's reason (meta.chunk "formula" on the node it returns) when it gives one.
+std::vector<std::string> eagerNotes(const EagerChunkResult& eager, const Graph& chunked, const EquivalenceReport& rep)
+{
+    std::vector<const Node*> returned;
+    if (const NodeId o = chunked.outputNode(); o != kNoNode) {
+        const Node& out = chunked.node(o);
+        const std::vector<Arg>* items = &out.args;
+        if (out.args.size() == 1 && out.args[0].isSequence()) items = &out.args[0].items;
+        for (const Arg& a : *items) returned.push_back(a.isNode() ? &chunked.node(a.node) : nullptr);
+    }
+    std::vector<std::string> notes;
+    for (const TensorDiff& d : rep.outputs) {
+        std::string note;
+        size_t k = 0;
+        while (k < eager.outputNames.size() && eager.outputNames[k] != d.name) ++k;
+        if (k < eager.outputInfo.size()) note = eager.outputInfo[k].how();
+        if (!d.bitwiseEqual && k < returned.size() && returned[k] && returned[k]->meta.chunk.is_object()) {
+            auto f = returned[k]->meta.chunk.find("formula");
+            if (f != returned[k]->meta.chunk.end() && f->is_string()) note += "; why: " + f->get<std::string>();
+        }
+        notes.push_back(std::move(note));
+    }
+    return notes;
+}
+
 RunSideResult sideOf(const ExecResult& e)
 {
     RunSideResult s;
@@ -93,7 +121,7 @@ RunOutcome runRequest(const RunRequest& r, std::atomic<bool>* cancel,
         const size_t total = r.subject->size() + (r.reference ? r.reference->size() : 0);
         size_t base = 0;
         std::unique_ptr<Localizer> localizer;
-        if (r.reference && r.localize)
+        if (r.reference && r.localize && !r.eagerChunks)
             localizer = std::make_unique<Localizer>(*r.reference, *r.subject, LocalizeOptions{r.localizeBudget});
         auto runOne = [&](const Graph& g, bool isReference, const SafeTensorsFile* inputs,
                           std::unique_ptr<Backend>& backend, SafeTensorsFile& outputs) {
@@ -121,7 +149,26 @@ RunOutcome runRequest(const RunRequest& r, std::atomic<bool>* cancel,
         const SafeTensorsFile inputs = resolveInputs(first, ro, &out.generatedInputs);
         std::unique_ptr<Backend> backendRef, backendSub;
         SafeTensorsFile outRef, outSub;
-        if (r.reference) {
+        std::optional<EagerChunkResult> eager;
+        if (r.reference && r.eagerChunks) {
+            ExecOptions o;
+            backendRef = makeBackend(r);
+            o.backend = backendRef.get();
+            o.inputs = &inputs;
+            o.inputSeed = r.seed;
+            o.rngSeed = r.seed;
+            o.cancel = cancel;
+            const auto constants = constantsFor(*r.reference, r);
+            o.constants = constants ? &*constants : nullptr;
+            const auto t0 = std::chrono::steady_clock::now();
+            eager = runEagerChunking(*r.reference, *r.eagerChunks, o);
+            if (cancel && cancel->load()) throw CancelledError();
+            out.reference.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+            out.reference.outputs = eager->outputs.size();
+            outRef = eagerOutputsToSafetensors(*eager, *backendRef);
+            out.eagerPlan = eagerChunkingToText(*eager);
+            base += r.reference->size();
+        } else if (r.reference) {
             const ExecResult e = runOne(*r.reference, true, &inputs, backendRef, outRef);
             out.reference = sideOf(e);
         }
@@ -130,6 +177,7 @@ RunOutcome runRequest(const RunRequest& r, std::atomic<bool>* cancel,
         if (r.reference) {
             out.report = compareOutputs(outSub, outRef);
             out.compared = true;
+            if (eager) out.outputNotes = eagerNotes(*eager, *r.subject, out.report);
             if (localizer) out.localize = localizer->finish();
         }
         out.ok = true;

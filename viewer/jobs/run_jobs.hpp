@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "core/analysis/chunk_spec.hpp"
 #include "core/formats/source.hpp"
 #include "core/ir/graph.hpp"
 #include "runtime/equivalence.hpp"
@@ -37,8 +38,13 @@ struct RunRequest
     std::shared_ptr<const Graph> subject;  // the graph run (the current step)
     std::shared_ptr<const Graph> reference;  // compared against (null: run the subject alone)
     std::string subjectLabel, referenceLabel;  // "step 3 (remat)", "step 0 (input)"
+    // With a reference: run the reference as eager chunking by this spec
+    // (runtime/eager_chunking.hpp) instead of as it is: the subject is a chunk pass's step, the
+    // reference the graph it was made from. No localization (the graphs differ in structure).
+    std::optional<ChunkSpec> eagerChunks;
     // what the window asked, to record and repeat it: the step run, and "previous", "input",
-    // "graphs" (the Diff tab's two graphs) or "" (run alone)
+    // "eager" (eager chunking of the step before), "graphs" (the Diff tab's two graphs) or ""
+    // (run alone)
     int stepIndex = -1;
     std::string against;
     // where the sidecars are: the source and artifact the graphs came from
@@ -75,6 +81,12 @@ struct RunOutcome
     bool compared = false;  // a reference was run and the outputs compared
     EquivalenceReport report;  // subject (actual) against reference (expected)
     std::optional<LocalizeReport> localize;  // a = reference, b = subject
+    // Eager chunking: per compared output (report order), how the reference obtained it ("cat
+    // along dim 0 of 2 pieces", "sum of 2 chunk values in chunk order") and, for an output not
+    // bitwise equal, the chunked graph's own reason (meta.chunk "formula") when it gives one;
+    // and the reference's plan (regions, live-ins, live-outs) as text.
+    std::vector<std::string> outputNotes;
+    std::string eagerPlan;
     bool bitwise() const { return compared && report.allBitwiseEqual(); }
     std::string summary() const;  // one line: "bitwise equal: 3 outputs" / "2 of 3 outputs differ"
 };

@@ -17,10 +17,12 @@ EquivalenceModel::EquivalenceModel(QObject* parent)
     : QAbstractTableModel(parent)
 { }
 
-void EquivalenceModel::setReport(const EquivalenceReport& r, const QString& subjectSide, const QString& referenceSide)
+void EquivalenceModel::setReport(const EquivalenceReport& r, const QString& subjectSide, const QString& referenceSide,
+                                 const std::vector<std::string>& notes)
 {
     beginResetModel();
     report_ = r;
+    notes_ = notes;
     subjectSide_ = subjectSide;
     referenceSide_ = referenceSide;
     rebuild();
@@ -72,6 +74,10 @@ QVariant EquivalenceModel::data(const QModelIndex& index, int role) const
         return {};
     }
     switch (index.column()) {
+    case NoteColumn:
+        return static_cast<size_t>(row.output) < notes_.size()
+            ? QString::fromStdString(notes_[static_cast<size_t>(row.output)])
+            : QString();
     case OutputColumn: return QString::fromStdString(d->name);
     case ResultColumn:
         if (d->shapeMismatch) return tr("shape differs");
@@ -101,6 +107,7 @@ QVariant EquivalenceModel::headerData(int section, Qt::Orientation orientation, 
     case MaxAbsColumn: return tr("Max abs");
     case MaxUlpColumn: return tr("Max ULP");
     case FirstColumn: return tr("First difference (%1 vs %2)").arg(subjectSide_, referenceSide_);
+    case NoteColumn: return tr("Note");
     default: return {};
     }
 }

@@ -6,7 +6,9 @@
 //     With onlyDiffering, the bitwise-equal rows are left out.
 //  E2 Columns: Output, Result ("bitwise", "differs", "shape differs", "dtype differs", "only in
 //     <side>"), Differing ("12 / 4096"), Max abs, Max ULP, First difference ("[0, 3]: 0.25 vs
-//     0.2500001"). BitwiseRole is a bool on every column.
+//     0.2500001"), Note (how the reference obtained the output, e.g. for eager chunking "cat
+//     along dim 0 of 2 pieces", and why it differs when the chunked graph says so; "" otherwise).
+//     BitwiseRole is a bool on every column.
 #pragma once
 
 #include <QAbstractTableModel>
@@ -28,6 +30,7 @@ public:
         MaxAbsColumn,
         MaxUlpColumn,
         FirstColumn,
+        NoteColumn,
         ColumnCount
     };
     enum Role
@@ -36,8 +39,9 @@ public:
     };
     explicit EquivalenceModel(QObject* parent = nullptr);
 
+    // notes: one per compared output (report order), or none.
     void setReport(const EquivalenceReport& r, const QString& subjectSide = tr("subject"),
-                   const QString& referenceSide = tr("reference"));
+                   const QString& referenceSide = tr("reference"), const std::vector<std::string>& notes = {});
     void clear();
     void setOnlyDiffering(bool on);
     bool onlyDiffering() const { return onlyDiffering_; }
@@ -56,6 +60,7 @@ private:
         QString onlyName, onlySide;
     };
     EquivalenceReport report_;
+    std::vector<std::string> notes_;
     QString subjectSide_, referenceSide_;
     bool onlyDiffering_ = false;
     std::vector<Row> rows_;

@@ -887,9 +887,27 @@ bool MainWindow::startRun(int against, int stepIndex)
             status_->setText(tr("the input graph has no step before it: run it alone, or show a later step"));
             return false;
         }
-        const int ref = mode == RunPanel::Against::Previous ? st->index - 1 : 0;
+        const bool previous = mode == RunPanel::Against::Previous || mode == RunPanel::Against::EagerChunking;
+        const int ref = previous ? st->index - 1 : 0;
         const StepState& rs = *steps[static_cast<size_t>(ref)];
-        const StepGraph* rg = rs.graph(mode == RunPanel::Against::Previous ? sg->previousRole : std::string());
+        const StepGraph* rg = rs.graph(previous ? sg->previousRole : std::string());
+        if (mode == RunPanel::Against::EagerChunking) {
+            // the chunk passes record the spec eager chunking must follow to be comparable
+            const auto spec = st->log.stats.find("chunk_spec");
+            if (spec == st->log.stats.end() || !spec->is_string()) {
+                status_->setText(tr("step %1 (%2) was not made by a chunk pass: eager chunking compares a chunk_region "
+                                    "or auto_chunk step with the step before")
+                                     .arg(st->index)
+                                     .arg(QString::fromStdString(st->spec)));
+                return false;
+            }
+            try {
+                r.eagerChunks = parseChunkSpec(spec->get<std::string>());
+            } catch (const InputError& e) {
+                status_->setText(QString::fromStdString(e.diagnostic().format()));
+                return false;
+            }
+        }
         if (rs.graphs.size() > 1 || st->graphs.size() > 1) {
             status_->setText(tr("a partition's graphs are checked against their joint with fxlens check A B"));
             return false;
@@ -900,7 +918,10 @@ bool MainWindow::startRun(int against, int stepIndex)
     r.source = runner_->input()->source;
     r.artifactId = runner_->input()->artifactId;
     r.stepIndex = st->index;
-    r.against = mode == RunPanel::Against::Previous ? "previous" : mode == RunPanel::Against::Input ? "input" : "";
+    r.against = mode == RunPanel::Against::Previous ? "previous"
+        : mode == RunPanel::Against::Input          ? "input"
+        : mode == RunPanel::Against::EagerChunking  ? "eager"
+                                                    : "";
     run_->setAgainst(mode);
     run_->start(std::move(r));
     updateBusy();
@@ -1120,6 +1141,7 @@ QString MainWindow::openWorkspace(const QString& path)
             const RunRecord& last = runs.back();
             const int mode = last.against == "previous" ? static_cast<int>(RunPanel::Against::Previous)
                 : last.against == "input"               ? static_cast<int>(RunPanel::Against::Input)
+                : last.against == "eager"               ? static_cast<int>(RunPanel::Against::EagerChunking)
                                                         : static_cast<int>(RunPanel::Against::Nothing);
             if (last.against != "graphs" && startRun(mode, last.step)) waitIdle();
         }

@@ -23,7 +23,12 @@ RunPanel::RunPanel(QWidget* parent)
     , model_(new EquivalenceModel(this))
 {
     against_ = new QComboBox(this);
-    against_->addItems({tr("check against the step before"), tr("check against the input graph"), tr("run it alone")});
+    against_->addItems({tr("check against the step before"), tr("check against the input graph"), tr("run it alone"),
+                        tr("check against eager chunking of the step before")});
+    against_->setItemData(3,
+                          tr("for a chunk pass's step: the step before run once per chunk and combined (cat along the "
+                             "chunk dim, sums in chunk order), as eager module-level chunking would"),
+                          Qt::ToolTipRole);
     backend_ = new QComboBox(this);
     for (const BackendChoice& b : backendChoices()) {
         backend_->addItem(QString::fromStdString(b.label), QString::fromStdString(b.id));
@@ -157,9 +162,13 @@ void RunPanel::show(std::shared_ptr<const RunOutcome> o)
                     .arg(QString::fromStdString(formatByteSize(o->subject.peakBytes)),
                          QString::fromStdString(o->subject.peakNode).toHtmlEscaped(),
                          QString::fromStdString(formatDuration(o->subject.seconds)));
+        if (r.eagerChunks)
+            text += tr("<br>reference: eager chunking (%1) of %2")
+                        .arg(QString::fromStdString(r.eagerChunks->str()).toHtmlEscaped(),
+                             QString::fromStdString(r.referenceLabel).toHtmlEscaped());
         if (o->compared)
             model_->setReport(o->report, QString::fromStdString(r.subjectLabel),
-                              QString::fromStdString(r.referenceLabel));
+                              QString::fromStdString(r.referenceLabel), o->outputNotes);
         else
             model_->clear();
     }

@@ -34,6 +34,7 @@ public:
         Previous,  // the step before
         Input,  // the input graph (step 0)
         Nothing,  // run the step alone
+        EagerChunking,  // eager chunking of the step before (a chunk pass's step)
     };
     explicit RunPanel(QWidget* parent = nullptr);
 
