@@ -58,6 +58,7 @@ std::string axisText(const AxisInfo& a)
         std::string s = "dim " + std::to_string(a.dim);
         if (a.outer != 1) s += " outer " + std::to_string(a.outer);
         if (a.inner != 1) s += " inner " + std::to_string(a.inner);
+        if (a.dim2 >= 0) s += " and dim " + std::to_string(a.dim2);
         return s;
     }
     }
@@ -262,20 +263,43 @@ private:
         std::optional<AxisInfo> res;
         for (const auto& [id, a] : tens) {
             if (!a.isAxis()) continue;
-            const size_t ri = sizes(id).size();
-            AxisInfo o = AxisInfo::axis(a.dim + static_cast<int>(r) - static_cast<int>(ri), a.outer, a.inner);
-            if (res && !(*res == o))
-                return mixed(n,
-                             "operands carry the axis in different dims (" + axisText(*res) + ", " + axisText(o) + ")");
+            const int shift = static_cast<int>(r) - static_cast<int>(sizes(id).size());
+            AxisInfo o = a;
+            o.dim += shift;
+            if (o.dim2 >= 0) o.dim2 += shift;
+            if (res && !(*res == o)) {
+                // a value with the axis in two dims absorbs one with it in one of them
+                if (res->dim2 >= 0 && o.dim2 < 0 && (o.dim == res->dim || o.dim == res->dim2)) continue;
+                if (o.dim2 >= 0 && res->dim2 < 0 && (res->dim == o.dim || res->dim == o.dim2)) {
+                    res = o;
+                    continue;
+                }
+                return mixed(n, "operands carry the axis in different dims (" + axisText(*res) + ", " + axisText(o)
+                                    + ")");
+            }
             res = o;
         }
         if (!res) return all(n, AxisInfo());
         for (const auto& [id, a] : tens) {
             if (!a.isFree()) continue;
             const auto s = sizes(id);
-            const int di = res->dim - static_cast<int>(r) + static_cast<int>(s.size());
-            if (di < 0 || s[static_cast<size_t>(di)] == 1) continue;  // broadcast along the axis
-            require(id, AxisInfo::axis(di, res->outer, res->inner), di);
+            const int shift = static_cast<int>(s.size()) - static_cast<int>(r);
+            std::vector<std::pair<int, std::pair<int64_t, int64_t>>> want;
+            for (auto [dd, oi] : {std::make_pair(res->dim, std::make_pair(res->outer, res->inner)),
+                                  std::make_pair(res->dim2, std::make_pair(res->outer2, res->inner2))}) {
+                if (dd < 0) continue;
+                const int di = dd + shift;
+                if (di < 0 || s[static_cast<size_t>(di)] == 1) continue;  // broadcast along the axis
+                want.push_back({di, oi});
+            }
+            if (want.empty()) continue;
+            AxisInfo w = AxisInfo::axis(want[0].first, want[0].second.first, want[0].second.second);
+            if (want.size() > 1) {
+                w.dim2 = want[1].first;
+                w.outer2 = want[1].second.first;
+                w.inner2 = want[1].second.second;
+            }
+            require(id, w, w.dim);
         }
         return all(n, *res);
     }
@@ -346,37 +370,59 @@ private:
             return all(n, x.isAxis() ? x : AxisInfo());
         }
         if (!anyMixed && !anyPartial && !anyAxis) return all(n, AxisInfo());
-        if (anyMixed) return all(n, AxisInfo::mixed(why));
-        if (anyPartial) return partialRule(n, b);
+        if (anyPartial && !anyAxis) return anyMixed ? all(n, AxisInfo::mixed(why)) : partialRule(n, b);
+        if (anyPartial) return mixed(n, "a partial sum meets a value that carries the axis");
+        if (!anyAxis) return all(n, AxisInfo::mixed(why));
+        // from here some input carries the axis; mixed inputs are whole values every chunk reads
 
         const AxisInfo& x0 = n.args.empty() ? AxisInfo() : ax(n.args[0]);
         const auto inS = n.args.empty() || !n.args[0].isNode() ? std::vector<int64_t>() : sizes(n.args[0].node);
         const auto outS = outSizes();
         const int d = x0.dim;
-        auto same = [&](int nd) { return all(n, AxisInfo::axis(nd, x0.outer, x0.inner)); };
+        // a shape op: the axis dims of the first input mapped by f (-1: the dim goes away)
+        auto same = [&](auto f) -> std::vector<AxisInfo> {
+            if (!x0.isAxis()) return mixed(n, "the first operand does not carry the axis");
+            AxisInfo r = x0;
+            r.dim = f(x0.dim);
+            if (x0.dim2 >= 0) r.dim2 = f(x0.dim2);
+            if (r.dim < 0 || (x0.dim2 >= 0 && r.dim2 < 0)) return mixed(n, "removes the chunk axis");
+            return all(n, r);
+        };
+        auto isAxisDim = [&](int k) { return k == x0.dim || (x0.dim2 >= 0 && k == x0.dim2); };
 
         if (b == "view" || b == "_unsafe_view" || b == "reshape" || b == "_reshape_alias") {
             if (!x0.isAxis()) return mixed(n, "a view of a value without the axis");
-            return viewRule(n, x0, inS, outS);
+            auto r = viewRule(n, x0, inS, outS);
+            if (x0.dim2 < 0 || !r[0].isAxis()) return r;
+            auto r2 = viewRule(n, AxisInfo::axis(x0.dim2, x0.outer2, x0.inner2), inS, outS);
+            if (!r2[0].isAxis()) return r2;
+            for (auto& x : r) {
+                x.dim2 = r2[0].dim;
+                x.outer2 = r2[0].outer;
+                x.inner2 = r2[0].inner;
+            }
+            return r;
         }
         if (b == "clone" || b == "alias" || b == "detach" || b == "contiguous" || b == "lift_fresh_copy" || b == "to"
             || b == "_to_copy" || b == "wait_tensor" || b == "all_reduce" || b == "all_reduce_")
-            return same(d);
+            return same([](int dd) { return dd; });
         if (b == "permute") {
             auto dims = intList(n.args.at(1));
-            for (size_t j = 0; j < dims.size(); ++j)
-                if (normDim(dims[j], inS.size()) == d) return same(static_cast<int>(j));
-            return mixed(n, "bad permute");
+            return same([&](int dd) {
+                for (size_t j = 0; j < dims.size(); ++j)
+                    if (normDim(dims[j], inS.size()) == dd) return static_cast<int>(j);
+                return -1;
+            });
         }
         if (b == "transpose") {
             int a0 = normDim(intOf(n.args.at(1)).value_or(0), inS.size());
             int a1 = normDim(intOf(n.args.at(2)).value_or(0), inS.size());
-            return same(d == a0 ? a1 : d == a1 ? a0 : d);
+            return same([&](int dd) { return dd == a0 ? a1 : dd == a1 ? a0 : dd; });
         }
-        if (b == "t") return same(inS.size() == 2 ? 1 - d : d);
+        if (b == "t") return same([&](int dd) { return inS.size() == 2 ? 1 - dd : dd; });
         if (b == "unsqueeze") {
             int u = normDim(intOf(n.args.at(1)).value_or(0), inS.size() + 1);
-            return same(u <= d ? d + 1 : d);
+            return same([&](int dd) { return u <= dd ? dd + 1 : dd; });
         }
         if (b == "squeeze") {
             std::vector<int> sq;
@@ -386,29 +432,33 @@ private:
                 for (size_t i = 0; i < inS.size(); ++i)
                     if (inS[i] == 1) sq.push_back(static_cast<int>(i));
             }
-            int nd = d;
-            for (int s : sq) {
-                if (s == d && inS[static_cast<size_t>(d)] == 1) return mixed(n, "squeezes the chunk axis");
-                if (s < d && inS[static_cast<size_t>(s)] == 1) --nd;
-            }
-            return same(nd);
+            return same([&](int dd) {
+                int nd = dd;
+                for (int q : sq) {
+                    if (inS[static_cast<size_t>(q)] != 1) continue;
+                    if (q == dd) return -1;
+                    if (q < dd) --nd;
+                }
+                return nd;
+            });
         }
-        if (b == "expand") return same(d + static_cast<int>(outS.size()) - static_cast<int>(inS.size()));
+        if (b == "expand")
+            return same([&](int dd) { return dd + static_cast<int>(outS.size()) - static_cast<int>(inS.size()); });
         if (b == "slice") {
             int sd = normDim(intOf(*argAt(n, 1, "dim")).value_or(0), inS.size());
-            if (sd == d && outS != inS) return mixed(n, "slices the chunk axis");
-            return same(d);
+            if (isAxisDim(sd) && outS != inS) return mixed(n, "slices the chunk axis");
+            return same([](int dd) { return dd; });
         }
         if (b == "select") {
             int sd = normDim(intOf(n.args.at(1)).value_or(0), inS.size());
-            if (sd == d) return mixed(n, "selects along the chunk axis");
-            return same(sd < d ? d - 1 : d);
+            if (isAxisDim(sd)) return mixed(n, "selects along the chunk axis");
+            return same([&](int dd) { return sd < dd ? dd - 1 : dd; });
         }
         if (b == "split" || b == "split_with_sizes" || b == "unbind" || b == "chunk") {
             const Arg* da = argAt(n, b == "unbind" ? 1 : 2, "dim");
             int sd = normDim(da ? intOf(*da).value_or(0) : 0, inS.size());
-            if (sd == d) return mixed(n, "splits along the chunk axis");
-            return same(b == "unbind" && sd < d ? d - 1 : d);
+            if (isAxisDim(sd)) return mixed(n, "splits along the chunk axis");
+            return same([&](int dd) { return b == "unbind" && sd < dd ? dd - 1 : dd; });
         }
         if (b == "cat" || b == "stack") {
             const Arg& list = n.args.at(0);
@@ -428,42 +478,78 @@ private:
         }
         if (b == "mm" || b == "addmm" || b == "bmm") {
             const size_t o = b == "addmm" ? 1 : 0;
+            const NodeId an = n.args.at(o).node, bn = n.args.at(o + 1).node;
             const AxisInfo& A = ax(n.args.at(o));
             const AxisInfo& B = ax(n.args.at(o + 1));
-            const int bd = b == "bmm" ? 1 : 0;  // leading batch dims
-            const int mDim = bd, kA = bd + 1, kB = bd, nDim = bd + 1;
             if (b == "addmm" && ax(n.args.at(0)).isAxis()) return mixed(n, "addmm's bias carries the axis");
-            if (A.isAxis() && A.dim == kA) {
-                if (B.isAxis() && B.dim == kB && B.outer == A.outer && B.inner == A.inner) {
-                    if (b == "addmm") return mixed(n, "addmm contracts over the chunk axis (bias added per chunk)");
-                    return all(n, AxisInfo::partial());
+            const int bd = b == "bmm" ? 1 : 0;  // leading batch dim
+            const int mDim = bd, kA = bd + 1, kB = bd, nDim = bd + 1;
+            // the axis dims of an operand, with their factors
+            struct D
+            {
+                int dim;
+                int64_t outer, inner;
+            };
+            auto dimsOf = [](const AxisInfo& x) {
+                std::vector<D> v;
+                if (!x.isAxis()) return v;
+                v.push_back({x.dim, x.outer, x.inner});
+                if (x.dim2 >= 0) v.push_back({x.dim2, x.outer2, x.inner2});
+                return v;
+            };
+            auto find = [](const std::vector<D>& v, int k) -> const D* {
+                for (const auto& x : v)
+                    if (x.dim == k) return &x;
+                return nullptr;
+            };
+            const auto da = dimsOf(A), db = dimsOf(B);
+            const D* aK = find(da, kA);
+            const D* bK = find(db, kB);
+            const D* aM = find(da, mDim);
+            const D* bN = find(db, nDim);
+            const D* aB = bd ? find(da, 0) : nullptr;
+            const D* bB = bd ? find(db, 0) : nullptr;
+            if ((A.isAxis() && !A.isFree() && da.empty()) || (!A.isAxis() && !A.isFree() && !B.isAxis()))
+                return mixed(n, "matmul of a value without the axis");
+            // batch dim of bmm
+            std::vector<D> outD;
+            if (aB || bB) {
+                if (aB && bB && (aB->outer != bB->outer || aB->inner != bB->inner))
+                    return mixed(n, "bmm operands carry the axis differently in the batch dim");
+                if (aB && B.isFree()) require(bn, AxisInfo::axis(0, aB->outer, aB->inner), 0);
+                if (bB && A.isFree()) require(an, AxisInfo::axis(0, bB->outer, bB->inner), 0);
+                const D* x = aB ? aB : bB;
+                outD.push_back({0, x->outer, x->inner});
+            }
+            if (aM) outD.push_back({mDim, aM->outer, aM->inner});
+            if (bN) outD.push_back({nDim + (bd ? 1 : 0) - (bd ? 1 : 0), bN->outer, bN->inner});
+            bool contracted = false;
+            if (aK || bK) {
+                if (aK && bK) {
+                    if (aK->outer != bK->outer || aK->inner != bK->inner)
+                        return mixed(n, "matmul operands carry the axis differently in the contracted dim");
+                } else if (aK && B.isFree()) {
+                    require(bn, AxisInfo::axis(kB, aK->outer, aK->inner), kB);
+                } else if (bK && A.isFree()) {
+                    require(an, AxisInfo::axis(kA, bK->outer, bK->inner), kA);
+                } else {
+                    return mixed(n, "matmul contracts the axis of one operand only");
                 }
-                if (B.isFree()) {
-                    require(n.args.at(o + 1).node, AxisInfo::axis(kB, A.outer, A.inner), kB);
-                    if (b == "addmm") return mixed(n, "addmm contracts over the chunk axis (bias added per chunk)");
-                    return all(n, AxisInfo::partial());
-                }
-                return mixed(n, "matmul operands carry the axis in different dims");
+                contracted = true;
             }
-            if (B.isAxis() && B.dim == kB) {
-                if (A.isFree()) {
-                    require(n.args.at(o).node, AxisInfo::axis(kA, B.outer, B.inner), kA);
-                    return all(n, AxisInfo::partial());
-                }
-                return mixed(n, "matmul operands carry the axis in different dims");
+            if (outD.empty()) {
+                if (!contracted) return mixed(n, "matmul of values without the axis");
+                if (b == "addmm") return mixed(n, "addmm contracts over the chunk axis (bias added per chunk)");
+                return all(n, AxisInfo::partial());
             }
-            if (b == "bmm" && (A.isAxis() && A.dim == 0)) {
-                if (B.isAxis() && !(B == A)) return mixed(n, "bmm operands carry the axis in different dims");
-                if (B.isFree()) require(n.args.at(1).node, A, 0);
-                return all(n, A);
+            if (outD.size() > 2) return mixed(n, "matmul carries the axis in three dims");
+            AxisInfo r = AxisInfo::axis(outD[0].dim, outD[0].outer, outD[0].inner);
+            if (outD.size() == 2) {
+                r.dim2 = outD[1].dim;
+                r.outer2 = outD[1].outer;
+                r.inner2 = outD[1].inner;
             }
-            if (b == "bmm" && B.isAxis() && B.dim == 0) {
-                if (A.isFree()) require(n.args.at(0).node, B, 0);
-                return all(n, B);
-            }
-            if (A.isAxis() && A.dim == mDim && !B.isAxis()) return all(n, AxisInfo::axis(mDim, A.outer, A.inner));
-            if (B.isAxis() && B.dim == nDim && !A.isAxis()) return all(n, AxisInfo::axis(nDim + 0, B.outer, B.inner));
-            return mixed(n, "matmul operands carry the axis in different dims");
+            return all(n, r);
         }
         if (b == "sum" || b == "mean" || b == "amax" || b == "amin" || b == "var" || b == "std" || b == "logsumexp"
             || b == "prod" || b == "any" || b == "all" || b == "argmax" || b == "argmin") {
@@ -482,27 +568,37 @@ private:
                 for (size_t i = 0; i < inS.size(); ++i) rd.push_back(static_cast<int>(i));
             }
             if (const Arg* k = n.kwarg("keepdim")) keep = intOf(*k).value_or(0) != 0;
-            if (std::find(rd.begin(), rd.end(), d) != rd.end()) {
-                if (b == "sum") return all(n, AxisInfo::partial());
+            const bool r1 = std::find(rd.begin(), rd.end(), d) != rd.end();
+            const bool r2 = x0.dim2 >= 0 && std::find(rd.begin(), rd.end(), x0.dim2) != rd.end();
+            auto shift = [&](int dd) {
+                int nd = dd;
+                if (!keep)
+                    for (int r : rd)
+                        if (r < dd) --nd;
+                return nd;
+            };
+            if (x0.dim2 >= 0 && r1 != r2) {  // one of two axis dims reduced: the other stays
+                AxisInfo r = r1 ? AxisInfo::axis(shift(x0.dim2), x0.outer2, x0.inner2)
+                                : AxisInfo::axis(shift(d), x0.outer, x0.inner);
+                return all(n, r);
+            }
+            if (r1) {
+                if (b == "sum" && x0.dim2 < 0) return all(n, AxisInfo::partial());
                 return mixed(n, "reduces over the chunk axis");
             }
-            int nd = d;
-            if (!keep)
-                for (int r : rd)
-                    if (r < d) --nd;
-            return same(nd);
+            return same(shift);
         }
         if (b == "_softmax" || b == "_log_softmax" || b == "_softmax_backward_data"
             || b == "_log_softmax_backward_data") {
             const size_t di = b[1] == 's' || b[1] == 'l' ? (b.find("backward") != std::string::npos ? 2 : 1) : 1;
             int sd = normDim(intOf(n.args.at(di)).value_or(0), inS.size());
-            if (sd == d) return mixed(n, "normalizes over the chunk axis");
+            if (isAxisDim(sd) && x0.dim2 < 0) return mixed(n, "normalizes over the chunk axis");
             return pointwise(n);
         }
         if (b == "native_layer_norm") {
             const size_t k = intList(n.args.at(1)).size();
             if (static_cast<size_t>(d) + k >= inS.size()) return mixed(n, "normalizes over the chunk axis");
-            return same(d);
+            return same([](int dd) { return dd; });
         }
         if (b == "native_layer_norm_backward") {
             const AxisInfo& x1 = ax(n.args.at(1));
@@ -527,7 +623,7 @@ private:
             const Arg* da = argAt(n, b == "topk" ? 2 : 1, "dim");
             int sd = normDim(da ? intOf(*da).value_or(-1) : -1, inS.size());
             if (sd == d) return mixed(n, "sorts along the chunk axis");
-            return same(d);
+            return same([](int dd) { return dd; });
         }
         if (b == "scatter" || b == "scatter_add" || b == "gather") {
             const int sd = normDim(intOf(n.args.at(1)).value_or(0), inS.size());
@@ -551,22 +647,19 @@ private:
         if (b == "index_select") {
             int sd = normDim(intOf(n.args.at(1)).value_or(0), inS.size());
             if (!x0.isAxis() || sd == d || !ax(n.args.at(2)).isFree()) return mixed(n, "indexes along the chunk axis");
-            return same(d);
+            return same([](int dd) { return dd; });
         }
         if (b == "bincount") return all(n, AxisInfo::partial());
         if (b == "slice_backward") {
             int sd = normDim(intOf(n.args.at(2)).value_or(0), outS.size());
             if (sd == d) return mixed(n, "slice_backward along the chunk axis");
-            return same(d);
+            return same([](int dd) { return dd; });
         }
         if (b == "select_backward") {
             int sd = normDim(intOf(n.args.at(2)).value_or(0), outS.size());
-            return same(sd <= d ? d + 1 : d);
+            return same([&](int dd) { return sd <= dd ? dd + 1 : dd; });
         }
-        if (b == "triu" || b == "tril") {
-            if (static_cast<size_t>(d) + 2 >= inS.size()) return mixed(n, "triu / tril over the chunk axis");
-            return same(d);
-        }
+        if (b == "triu" || b == "tril") return same([](int dd) { return dd; });
         if (b == "reduce_scatter_tensor" || b == "all_gather_into_tensor" || b == "all_to_all_single")
             return mixed(n, "a collective over a value that carries the axis");
         const OpInfo* op = reg_.find(n.target);

@@ -43,6 +43,10 @@ struct AxisInfo
     AxisKind kind = AxisKind::Free;
     int dim = -1;
     int64_t outer = 1, inner = 1;
+    // A second dim that carries the axis too (attention scores [.., Tq, Tk] under seq), -1 when
+    // none. Such a value is never split nor concatenated; it only keeps track of positions.
+    int dim2 = -1;
+    int64_t outer2 = 1, inner2 = 1;
     std::string why;  // Mixed: the node and the reason
 
     bool isAxis() const { return kind == AxisKind::Axis; }
@@ -71,7 +75,8 @@ struct AxisInfo
     }
     bool operator==(const AxisInfo& o) const
     {
-        return kind == o.kind && dim == o.dim && outer == o.outer && inner == o.inner;
+        return kind == o.kind && dim == o.dim && outer == o.outer && inner == o.inner && dim2 == o.dim2
+            && outer2 == o.outer2 && inner2 == o.inner2;
     }
 };
 

@@ -250,9 +250,15 @@ Plan planRegion(State& st, const std::string& root, bool backward)
                     if (cand.count(nb)) adjacent = true;
                     if (!m.meta.modulePath.empty() && !insideModule(m.meta.modulePath, root)) inside = false;
                 };
-                for (NodeId a : argNodes(n)) look(a);
+                // and reading nothing per-sample from outside the region (a loss backward reading
+                // the targets is not the region's glue)
+                bool reads = true;
+                for (NodeId a : argNodes(n)) {
+                    look(a);
+                    if (!cand.count(a) && !st.perChunk.count({root, a}) && !st.axisOf(a).isFree()) reads = false;
+                }
                 for (NodeId u : n.users) look(u);
-                if (adjacent && inside) {
+                if (adjacent && inside && reads) {
                     cand.insert(id);
                     changed = true;
                 }
@@ -376,20 +382,26 @@ void chunkRegions(Graph& g, const Config& cfg, PassContext& ctx)
     }
     findGradSuffix(st);
 
-    auto firstPos = [&](const std::string& r) {
+    // regions in the order they run: forward by their first forward node, backward by their
+    // first backward node (the last block's backward runs first)
+    auto firstPos = [&](const std::string& r, bool backward) {
         size_t best = g.size();
-        for (NodeId id : g.order())
-            if (insideModule(g.node(id).meta.modulePath, r)) {
+        for (NodeId id : g.order()) {
+            const Node& n = g.node(id);
+            if (n.op == NodeOp::CallFunction && isBackwardNode(n) == backward && insideModule(n.meta.modulePath, r)) {
                 best = g.positionOf(id);
                 break;
             }
+        }
         return best;
     };
-    std::stable_sort(roots.begin(), roots.end(),
-                     [&](const std::string& a, const std::string& b) { return firstPos(a) < firstPos(b); });
     int lowered = 0;
     for (bool backward : {false, true}) {
-        for (const auto& r : roots) {
+        std::vector<std::string> ordered = roots;
+        std::stable_sort(ordered.begin(), ordered.end(), [&](const std::string& a, const std::string& b) {
+            return firstPos(a, backward) < firstPos(b, backward);
+        });
+        for (const auto& r : ordered) {
             Plan p = planRegion(st, r, backward);
             if (p.body.empty()) continue;
             lowerRegion(st, p);

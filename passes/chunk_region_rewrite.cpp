@@ -327,7 +327,7 @@ void lowerRegion(State& st, const Plan& plan)
         const Node ln = g.node(L);
         std::vector<NodeId> outside;
         for (NodeId u : ln.users)
-            if (!body.count(u) && g.node(u).meta.chunk.is_null()) outside.push_back(u);
+            if (!body.count(u)) outside.push_back(u);
         if (outside.empty()) continue;
         const std::vector<NodeId> cs = copiesOf(L);
         // a mutated live-in: the last chunk's result is the value after every chunk's update
@@ -459,27 +459,19 @@ void lowerRegion(State& st, const Plan& plan)
     reorder(g, desired);
     eraseNodes(g, plan.body, &ctx);
 
-    st.splits += splits;
-    st.cats += cats;
-    st.sums += sums;
-    st.clones += clones;
+    (void)splits;
+    (void)cats;
+    (void)sums;
+    (void)clones;
     st.duplicated += static_cast<int>(plan.body.size());
     nlohmann::json r;
     r["region"] = plan.root;
     r["backward"] = plan.backward;
     r["body"] = plan.body.size();
     r["copies"] = plan.body.size() * static_cast<size_t>(K);
-    r["splits"] = splits;
-    r["cats"] = cats;
-    r["sums"] = sums;
-    r["clones"] = clones;
     r["live_ins"] = plan.liveIns.size();
     r["live_outs"] = plan.liveOuts.size();
     st.regionStats.push_back(r);
-    st.notes.push_back(plan.root + " " + dirName + ": " + std::to_string(plan.body.size()) + " nodes x "
-                       + std::to_string(K) + " chunks, " + std::to_string(splits) + " split" + (splits == 1 ? "" : "s")
-                       + ", " + std::to_string(cats) + " cat" + (cats == 1 ? "" : "s") + ", " + std::to_string(sums)
-                       + " sum" + (sums == 1 ? "" : "s") + (clones ? ", " + std::to_string(clones) + " clones" : ""));
 }
 
 void finish(State& st)
@@ -510,14 +502,6 @@ void finish(State& st)
             if (role == "materialization" || role == "accumulator" || role == "split") dead.push_back(id);
         }
         if (!dead.empty()) {
-            for (NodeId d : dead) {
-                if (g.node(d).meta.chunk.value("role", std::string()) == "materialization")
-                    g.node(d).meta.chunk.value("combine", std::string()) == "cat" ? --st.cats : --st.sums;
-                else if (g.node(d).target == "aten.split_with_sizes.default")
-                    --st.splits;
-                else if (g.node(d).target == "aten.clone.default")
-                    --st.clones;
-            }
             eraseNodes(g, dead, &st.ctx);
             again = true;
         }
@@ -565,6 +549,37 @@ void finish(State& st)
                             + " where the original value was " + formatAnnotation(want));
     }
     pd = State::Pending();
+
+    // the counts, from what the graph holds now
+    st.splits = st.cats = st.sums = st.clones = 0;
+    for (auto& r : st.regionStats) {
+        int splits = 0, cats = 0, sums = 0, clones = 0;
+        const std::string root = r["region"].get<std::string>();
+        const bool bw = r["backward"].get<bool>();
+        g.forEachNode([&](const Node& n) {
+            const auto& c = n.meta.chunk;
+            if (!c.is_object() || c.value("region", std::string()) != root || c.value("backward", false) != bw) return;
+            const std::string role = c.value("role", std::string());
+            if (role == "split" && n.target == "aten.split_with_sizes.default") ++splits;
+            if (role == "split" && n.target == "aten.clone.default") ++clones;
+            if (role == "materialization" && c.value("combine", std::string()) == "cat") ++cats;
+            if (role == "materialization" && c.value("combine", std::string()) == "sum") ++sums;
+        });
+        r["splits"] = splits;
+        r["cats"] = cats;
+        r["sums"] = sums;
+        r["clones"] = clones;
+        st.splits += splits;
+        st.cats += cats;
+        st.sums += sums;
+        st.clones += clones;
+        const int body = r["body"].get<int>();
+        st.notes.push_back(root + (bw ? " backward: " : " forward: ") + std::to_string(body) + " nodes x "
+                           + std::to_string(st.cfg.chunks) + " chunks, " + std::to_string(splits) + " split"
+                           + (splits == 1 ? "" : "s") + ", " + std::to_string(cats) + " cat" + (cats == 1 ? "" : "s")
+                           + ", " + std::to_string(sums) + " sum" + (sums == 1 ? "" : "s")
+                           + (clones ? ", " + std::to_string(clones) + " clones" : ""));
+    }
 }
 
 }  // namespace fxl::chunkreg
