@@ -274,8 +274,8 @@ private:
                     res = o;
                     continue;
                 }
-                return mixed(n, "operands carry the axis in different dims (" + axisText(*res) + ", " + axisText(o)
-                                    + ")");
+                return mixed(n,
+                             "operands carry the axis in different dims (" + axisText(*res) + ", " + axisText(o) + ")");
             }
             res = o;
         }
@@ -509,8 +509,6 @@ private:
             const D* bN = find(db, nDim);
             const D* aB = bd ? find(da, 0) : nullptr;
             const D* bB = bd ? find(db, 0) : nullptr;
-            if ((A.isAxis() && !A.isFree() && da.empty()) || (!A.isAxis() && !A.isFree() && !B.isAxis()))
-                return mixed(n, "matmul of a value without the axis");
             // batch dim of bmm
             std::vector<D> outD;
             if (aB || bB) {
@@ -522,7 +520,7 @@ private:
                 outD.push_back({0, x->outer, x->inner});
             }
             if (aM) outD.push_back({mDim, aM->outer, aM->inner});
-            if (bN) outD.push_back({nDim + (bd ? 1 : 0) - (bd ? 1 : 0), bN->outer, bN->inner});
+            if (bN) outD.push_back({nDim, bN->outer, bN->inner});
             bool contracted = false;
             if (aK || bK) {
                 if (aK && bK) {

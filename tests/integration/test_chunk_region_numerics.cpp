@@ -7,6 +7,8 @@
 // same bits.
 #include <QtTest>
 
+#include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <set>
 
@@ -25,8 +27,30 @@ Q_DECLARE_METATYPE(std::string)
 namespace {
 const fs::path kPytorch = fxltest::corpusPath("pytorch");
 
-// The largest ULP distance allowed for an output that sums per-chunk partial gradients.
-constexpr int64_t kMaxUlp = 64;
+// The largest error allowed for an output that sums per-chunk partial gradients, in ULPs of the
+// output's largest magnitude (element-wise ULPs are meaningless where sums cancel to near 0).
+constexpr double kMaxScaledUlp = 8.0;
+
+// max |a - b| over the elements, in ULPs of max |b|.
+double scaledUlp(const SafeTensor& a, const SafeTensor& b)
+{
+    const size_t n = b.data.size() / 4;
+    float big = 0;
+    double worst = 0;
+    for (size_t i = 0; i < n; ++i) {
+        float y;
+        std::memcpy(&y, b.data.data() + 4 * i, 4);
+        big = std::max(big, std::fabs(y));
+    }
+    const double ulp = static_cast<double>(std::nextafter(big, INFINITY) - big);
+    for (size_t i = 0; i < n; ++i) {
+        float x, y;
+        std::memcpy(&x, a.data.data() + 4 * i, 4);
+        std::memcpy(&y, b.data.data() + 4 * i, 4);
+        worst = std::max(worst, std::fabs(static_cast<double>(x) - static_cast<double>(y)) / ulp);
+    }
+    return worst;
+}
 
 using Item = std::optional<SafeTensor>;
 
@@ -125,6 +149,7 @@ private slots:
         QCOMPARE(got.size(), want.size());
         QCOMPARE(summed.size(), want.size());
         int bitwise = 0, reordered = 0;
+        QStringList bad;
         for (size_t k = 0; k < want.size(); ++k) {
             QVERIFY(want[k].has_value() && got[k].has_value() && got2[k].has_value());
             // 1 and 2 threads: the same bits
@@ -133,28 +158,33 @@ private slots:
             const TensorDiff d = compareTensors("out_" + std::to_string(k), *got[k], *want[k]);
             QVERIFY2(!d.shapeMismatch && !d.dtypeMismatch, qPrintable(QStringLiteral("output %1 shape/dtype").arg(k)));
             const int64_t ulp = static_cast<int64_t>(d.maxUlp);
-            qInfo("%s | %s: output %zu %s: max ULP %lld%s", name.c_str(), spec.c_str(), k,
-                  summed[k] ? "(partial sums)" : "(bitwise expected)", static_cast<long long>(ulp),
-                  d.bitwiseEqual ? " (bitwise)" : "");
+            const double scaled = d.bitwiseEqual || got[k]->dtype != DType::F32 ? 0.0 : scaledUlp(*got[k], *want[k]);
+            qInfo("%s | %s: output %zu %s: %s, max ULP %lld, max error %.2f ULP of the largest element", name.c_str(),
+                  spec.c_str(), k, summed[k] ? "(partial sums)" : "(bitwise expected)",
+                  d.bitwiseEqual ? "bitwise" : "differs", static_cast<long long>(ulp), scaled);
             if (!summed[k] || got[k]->dtype != DType::F32) {
-                QVERIFY2(d.bitwiseEqual,
-                         qPrintable(QStringLiteral("output %1: %2 of %3 elements differ, max ULP %4")
-                                        .arg(k)
-                                        .arg(d.differing)
-                                        .arg(d.numel)
-                                        .arg(ulp)));
+                if (!d.bitwiseEqual)
+                    bad << QStringLiteral("output %1: %2 of %3 elements differ, max ULP %4")
+                               .arg(k)
+                               .arg(d.differing)
+                               .arg(d.numel)
+                               .arg(ulp);
                 ++bitwise;
             } else {
-                QVERIFY2(ulp <= kMaxUlp,
-                         qPrintable(QStringLiteral("output %1: max ULP %2 > %3").arg(k).arg(ulp).arg(kMaxUlp)));
+                if (scaled > kMaxScaledUlp)
+                    bad << QStringLiteral("output %1: error %2 ULP of its largest element > %3")
+                               .arg(k)
+                               .arg(scaled)
+                               .arg(kMaxScaledUlp);
                 ++reordered;
             }
         }
+        QVERIFY2(bad.isEmpty(), qPrintable(bad.join("; ")));
         // the loss never depends on a partial sum; the chunked blocks' parameter gradients do
         QVERIFY(!summed[0]);
         QVERIFY(reordered > 0);
-        qInfo("%s | %s: %d outputs bitwise, %d within %lld ULP", name.c_str(), spec.c_str(), bitwise, reordered,
-              static_cast<long long>(kMaxUlp));
+        qInfo("%s | %s: %d outputs bitwise, %d within %.0f ULP of their largest element", name.c_str(), spec.c_str(),
+              bitwise, reordered, kMaxScaledUlp);
     }
 };
 

@@ -394,28 +394,41 @@ private slots:
         QTest::addColumn<std::string>("options");  // k=v k=v
         QTest::addColumn<QString>("expect");  // "splits cats sums clones duplicated" or an error
         QTest::addColumn<QString>("regions");  // "root fw|bw body" per region, ';'-separated
-        QTest::newRow("gpt2_tiny blocks batch 2") << std::string("gpt2_tiny") << std::string("regions=blocks.*")
-                                                  << "0" << "x";
-        QTest::newRow("gpt2_tiny blocks batch 4") << std::string("gpt2_tiny")
-                                                  << std::string("regions=blocks.* chunks=4") << "0"
-                                                  << "x";
-        QTest::newRow("gpt2_tiny mlp seq") << std::string("gpt2_tiny") << std::string("regions=blocks.*.mlp dim=seq")
-                                           << "0" << "x";
-        QTest::newRow("gpt2_tiny attn seq") << std::string("gpt2_tiny")
-                                            << std::string("regions=blocks.*.attn dim=seq")
-                                            << "seq chunking through attention needs full-K/V handling: region "
-                                               "blocks.0.attn"
-                                            << "";
-        QTest::newRow("llama_tiny layers batch") << std::string("llama_tiny") << std::string("regions=layers.*")
-                                                 << "0" << "x";
+        const QString gpt2Blocks = "blocks.0 fw 56; blocks.1 fw 56; blocks.1 bw 65; blocks.0 bw 66";
+        // 1 split per block forward; the backward of blocks.1 splits the final norm's gradient and
+        // hands two gradients (residual and ln_1) to blocks.0, which splits both; 12 parameter
+        // gradients summed per block; the cats: each block's output, the two gradients, and the
+        // gradients blocks.0 hands to the embeddings
+        QTest::newRow("gpt2_tiny blocks batch 2")
+            << std::string("gpt2_tiny") << std::string("regions=blocks.*") << "5 6 24 0 243" << gpt2Blocks;
+        QTest::newRow("gpt2_tiny blocks batch 4")
+            << std::string("gpt2_tiny") << std::string("regions=blocks.* chunks=4") << "5 6 24 0 243" << gpt2Blocks;
+        // the mlp body: view, addmm, view, gelu, view, addmm, view; 4 parameter gradients; the
+        // sequence pieces of [4, 16, 64] are not contiguous: one clone per piece
+        QTest::newRow("gpt2_tiny mlp seq")
+            << std::string("gpt2_tiny") << std::string("regions=blocks.*.mlp dim=seq") << "4 4 8 8 40"
+            << "blocks.0.mlp fw 7; blocks.1.mlp fw 7; blocks.1.mlp bw 13; blocks.0.mlp bw 13";
+        QTest::newRow("gpt2_tiny attn seq")
+            << std::string("gpt2_tiny") << std::string("regions=blocks.*.attn dim=seq")
+            << "seq chunking through attention needs full-K/V handling: region blocks.0.attn"
+            << "";
+        // 9 parameter gradients per layer (2 norms, wq wk wv wo, w1 w2 w3)
+        QTest::newRow("llama_tiny layers batch")
+            << std::string("llama_tiny") << std::string("regions=layers.*") << "6 6 18 0 448"
+            << "layers.0 fw 88; layers.1 fw 88; layers.1 bw 136; layers.0 bw 136";
         QTest::newRow("llama_tiny feed_forward seq")
-            << std::string("llama_tiny") << std::string("regions=layers.*.feed_forward dim=seq") << "0"
-            << "x";
+            << std::string("llama_tiny") << std::string("regions=layers.*.feed_forward dim=seq") << "4 4 6 8 74"
+            << "layers.0.feed_forward fw 11; layers.1.feed_forward fw 11; layers.1.feed_forward bw 26; "
+               "layers.0.feed_forward bw 26";
         QTest::newRow("llama_tiny attention seq")
             << std::string("llama_tiny") << std::string("regions=layers.*.attention dim=seq")
-            << "seq chunking through attention needs full-K/V handling: region layers.0.attention" << "";
-        QTest::newRow("moe_tiny moe batch") << std::string("moe_tiny") << std::string("regions=moe") << "0"
-                                            << "x";
+            << "seq chunking through attention needs full-K/V handling: region layers.0.attention"
+            << "";
+        // forward: the block input split, its output concatenated, tokens_per_expert summed;
+        // backward: the loss gradient split, 3 parameter gradients summed (router, 2 expert
+        // weights), the input gradient concatenated
+        QTest::newRow("moe_tiny moe batch") << std::string("moe_tiny") << std::string("regions=moe") << "2 2 4 0 93"
+                                            << "moe fw 39; moe bw 54";
     }
     void corpus()
     {
