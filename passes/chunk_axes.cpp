@@ -658,6 +658,22 @@ private:
             return same([&](int dd) { return sd <= dd ? dd + 1 : dd; });
         }
         if (b == "triu" || b == "tril") return same([](int dd) { return dd; });
+        if (b == "softmax" || b == "log_softmax" || b == "cumsum" || b == "cumprod" || b == "logcumsumexp") {
+            int sd = normDim(intOf(n.args.at(1)).value_or(0), inS.size());
+            if (isAxisDim(sd) && x0.dim2 < 0) return mixed(n, "normalizes or accumulates over the chunk axis");
+            return same([](int dd) { return dd; });
+        }
+        if (b == "linear") {  // x [..., in] @ w^T: the axis is never the last dim of a batch of rows
+            if (!x0.isAxis() || static_cast<size_t>(x0.dim) + 1 == inS.size() || x0.dim2 >= 0
+                || (n.args.size() > 1 && !ax(n.args[1]).isFree()))
+                return mixed(n, "linear over the chunk axis");
+            return same([](int dd) { return dd; });
+        }
+        if (b == "scaled_dot_product_attention") {  // q [B, H, Tq, D]: out follows q (batch, heads, queries)
+            if (!x0.isAxis() || static_cast<size_t>(x0.dim) + 1 == inS.size())
+                return mixed(n, "attention over the chunk axis");
+            return same([](int dd) { return dd; });
+        }
         if (b == "reduce_scatter_tensor" || b == "all_gather_into_tensor" || b == "all_to_all_single")
             return mixed(n, "a collective over a value that carries the axis");
         const OpInfo* op = reg_.find(n.target);

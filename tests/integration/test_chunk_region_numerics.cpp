@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <set>
 
+#include "core/formats/fx/fx_text_parser.hpp"
 #include "core/formats/safetensors.hpp"
 #include "core/formats/source.hpp"
 #include "passes/pass.hpp"
@@ -102,11 +103,111 @@ std::vector<bool> downstreamOfSum(const Graph& g)
 }
 }  // namespace
 
+// A deterministic f32 input (values in [-1, 1) from a small LCG).
+SafeTensor input(const std::string& name, std::vector<int64_t> shape, uint32_t seed)
+{
+    SafeTensor t;
+    t.name = name;
+    t.shape = std::move(shape);
+    int64_t n = 1;
+    for (auto d : t.shape) n *= d;
+    t.data.resize(static_cast<size_t>(n) * 4);
+    uint32_t x = seed * 2654435761u + 1;
+    for (int64_t i = 0; i < n; ++i) {
+        x = x * 1664525u + 1013904223u;
+        const float v = static_cast<float>(x >> 8) / static_cast<float>(1u << 24) * 2.0f - 1.0f;
+        std::memcpy(t.data.data() + 4 * i, &v, 4);
+    }
+    return t;
+}
+
 class TestChunkRegionNumerics : public QObject
 {
     Q_OBJECT
 
 private slots:
+    // The hand-written scenarios of tests/passes/test_chunk_region.cpp, static, run: E1 (forward
+    // linear), E3 (backward: activation gradient concatenated, weight gradient summed), E5 (a
+    // buffer updated chunk after chunk), with 5 rows in 2 and 3 uneven chunks.
+    void scenarios_data()
+    {
+        QTest::addColumn<std::string>("sig");
+        QTest::addColumn<std::string>("body");  // lines separated by "; "
+        QTest::addColumn<std::string>("meta");  // name:path name@phase
+        QTest::addColumn<int>("chunks");
+        QTest::addColumn<QString>("summed");  // output items expected to differ by reduction order only
+        const std::string e1 = "mm: \"f32[5, 3]\" = torch.ops.aten.mm.default(x, w); relu: \"f32[5, 3]\" = "
+                               "torch.ops.aten.relu.default(mm); return (relu,)";
+        const std::string e3 = "grad_act: \"f32[5, 3]\" = torch.ops.aten.mm.default(grad_out, w); t: \"f32[3, 5]\" = "
+                               "torch.ops.aten.t.default(x); grad_w: \"f32[3, 3]\" = torch.ops.aten.mm.default(t, "
+                               "grad_out); return (grad_act, grad_w)";
+        const std::string e5 = "relu: \"f32[5, 3]\" = torch.ops.aten.relu.default(x); count: \"f32[3]\" = "
+                               "torch.ops.aten.sum.dim_IntList(x, [0]); add_: \"f32[3]\" = "
+                               "torch.ops.aten.add_.Tensor(buf, count); return (relu, add_)";
+        for (int k : {2, 3}) {
+            const std::string c = " chunks " + std::to_string(k);
+            QTest::newRow(("E1" + c).c_str()) << std::string("w: \"f32[3, 3]\", x: \"f32[5, 3]\"") << e1
+                                              << std::string("mm:layers.0 relu:layers.0") << k << "";
+            QTest::newRow(("E3" + c).c_str())
+                << std::string("w: \"f32[3, 3]\", x: \"f32[5, 3]\", grad_out: \"f32[5, 3]\"") << e3
+                << std::string("grad_act:layers.0 t:layers.0 grad_w:layers.0 grad_act@backward t@backward "
+                               "grad_w@backward")
+                << k << "1";
+            QTest::newRow(("E5" + c).c_str()) << std::string("buf: \"f32[3]\", x: \"f32[5, 3]\"") << e5
+                                              << std::string("relu:layers.0 count:layers.0 add_:layers.0") << k << "1";
+        }
+    }
+    void scenarios()
+    {
+        QFETCH(std::string, sig);
+        QFETCH(std::string, body);
+        QFETCH(std::string, meta);
+        QFETCH(int, chunks);
+        QFETCH(QString, summed);
+        std::string text = "class G(torch.nn.Module):\n    def forward(self, " + sig + "):\n";
+        for (const QString& l : QString::fromStdString(body).split("; ")) text += "        " + l.toStdString() + "\n";
+        Graph g = parseFxText(text, "<test>");
+        g.forEachNodeMut([](Node& n) {
+            if (n.op == NodeOp::CallFunction) n.meta.phase = Phase::Forward;
+        });
+        for (const QString& t : QString::fromStdString(meta).split(' ')) {
+            const bool ph = t.contains('@');
+            Node& n = g.node(g.findByName(t.section(ph ? '@' : ':', 0, 0).toStdString()));
+            if (ph)
+                n.meta.phase = Phase::Backward;
+            else
+                n.meta.modulePath = t.section(':', 1).toStdString();
+        }
+        g.rebuildUsers();
+        const std::string inputs = sig.find("grad_out") != std::string::npos ? "x;grad_out" : "x";
+        PipelineRun pr = runPipeline(
+            g, "chunk_region(regions=layers.*,inputs=" + inputs + ",chunks=" + std::to_string(chunks) + ")");
+        QVERIFY2(pr.ok, pr.error.c_str());
+        const Graph& chunked = pr.steps.back().graph();
+        SafeTensorsFile in, none;
+        uint32_t seed = 1;
+        g.forEachNode([&](const Node& n) {
+            if (n.op != NodeOp::Placeholder) return;
+            std::vector<int64_t> shape;
+            for (const auto& d : n.val.tensor.sizes) shape.push_back(*d.maybeValue());
+            in.tensors.push_back(input(n.name, shape, seed++));
+        });
+        const std::vector<Item> want = run(g, in, none, 1);
+        const std::vector<Item> got = run(chunked, in, none, 1);
+        QCOMPARE(got.size(), want.size());
+        for (size_t k = 0; k < want.size(); ++k) {
+            const TensorDiff d = compareTensors("out", *got[k], *want[k]);
+            const bool reduced = summed.contains(QString::number(k));
+            const double scaled = d.bitwiseEqual ? 0.0 : scaledUlp(*got[k], *want[k]);
+            qInfo("%s output %zu: %s, %.2f ULP of the largest element", QTest::currentDataTag(), k,
+                  d.bitwiseEqual ? "bitwise" : "differs", scaled);
+            if (reduced)
+                QVERIFY(scaled <= kMaxScaledUlp);
+            else
+                QVERIFY2(d.bitwiseEqual, qPrintable(QStringLiteral("output %1 not bitwise").arg(k)));
+        }
+    }
+
     void corpus_data()
     {
         QTest::addColumn<std::string>("name");
