@@ -75,10 +75,11 @@ public:
     void run(Graph& g, const PassOptions& opts, PassContext& ctx) const override
     {
         chunkreg::Config cfg;
-        cfg.patterns = opts.getList("regions");
-        cfg.axis = opts.getString("dim") == "seq" ? ChunkAxis::Seq : ChunkAxis::Batch;
-        cfg.chunks = static_cast<int>(opts.getInt("chunks"));
-        cfg.inputs = opts.getList("inputs");
+        cfg.spec.regions = opts.getList("regions");
+        cfg.spec.axis = opts.getString("dim") == "seq" ? ChunkAxis::Seq : ChunkAxis::Batch;
+        cfg.spec.chunks = static_cast<int>(opts.getInt("chunks"));
+        cfg.spec.split = ChunkSplit::TensorSplit;
+        cfg.spec.inputs = opts.getList("inputs");
         cfg.hints = parseHints(opts.getList("hints"));
         chunkreg::chunkRegions(g, cfg, ctx);
     }

@@ -15,10 +15,7 @@ namespace fxl::chunkreg {
 
 struct Config
 {
-    std::vector<std::string> patterns;
-    ChunkAxis axis = ChunkAxis::Batch;
-    int chunks = 2;
-    std::vector<std::string> inputs;
+    ChunkSpec spec;  // regions, axis, chunks, inputs (tensor_split sizes)
     std::map<std::string, int64_t> hints;
 };
 

@@ -331,11 +331,11 @@ void chunkRegions(Graph& g, const Config& cfg, PassContext& ctx)
     g.rebuildUsers();
     std::vector<NodeId> data;
     try {
-        data = dataInputs(g, cfg.inputs);
+        data = dataInputs(g, cfg.spec.inputs);
     } catch (const std::invalid_argument& e) {
-        if (!cfg.inputs.empty()) throw PassError(std::string("chunk_region: ") + e.what());
+        if (!cfg.spec.inputs.empty()) throw PassError(std::string("chunk_region: ") + e.what());
         // graphs with a symbolic chunk dim: the placeholders that carry a symbol there
-        const size_t d = static_cast<size_t>(chunkAxisDim(cfg.axis));
+        const size_t d = static_cast<size_t>(chunkAxisDim(cfg.spec.axis));
         for (NodeId id : g.placeholders()) {
             const Node& p = g.node(id);
             if (p.val.isTensor() && p.val.tensor.sizes.size() > d && !p.val.tensor.sizes[d].isConcrete())
@@ -343,20 +343,20 @@ void chunkRegions(Graph& g, const Config& cfg, PassContext& ctx)
         }
         if (data.empty()) throw PassError(std::string("chunk_region: ") + e.what());
     }
-    State st(g, ctx, cfg, inferChunkAxes(g, data, cfg.axis, cfg.hints, ctx.registry));
-    if (st.ax.n < cfg.chunks)
+    State st(g, ctx, cfg, inferChunkAxes(g, data, cfg.spec.axis, cfg.hints, ctx.registry));
+    if (st.ax.n < cfg.spec.chunks)
         throw PassError("chunk_region: Cannot split selected chunk dimension: the "
-                        + std::string(chunkAxisName(cfg.axis)) + " axis of the data inputs has length "
-                        + std::to_string(st.ax.n) + ", fewer than chunks=" + std::to_string(cfg.chunks));
-    st.sizes = chunkSizes(st.ax.n, cfg.chunks);
+                        + std::string(chunkAxisName(cfg.spec.axis)) + " axis of the data inputs has length "
+                        + std::to_string(st.ax.n) + ", fewer than chunks=" + std::to_string(cfg.spec.chunks));
+    st.sizes = chunkSizes(st.ax.n, cfg.spec.chunks, cfg.spec.split);
 
     std::vector<std::string> roots;
-    for (const auto& pat : cfg.patterns)
+    for (const auto& pat : cfg.spec.regions)
         for (const auto& r : regionRoots(g, pat))
             if (std::find(roots.begin(), roots.end(), r) == roots.end()) roots.push_back(r);
     if (roots.empty()) {
         std::string pats;
-        for (const auto& p : cfg.patterns) pats += (pats.empty() ? "" : ";") + p;
+        for (const auto& p : cfg.spec.regions) pats += (pats.empty() ? "" : ";") + p;
         throw PassError("chunk_region: found no regions for " + pats + " (no node's module path matches)");
     }
     for (size_t i = 0; i < roots.size(); ++i)
@@ -364,7 +364,7 @@ void chunkRegions(Graph& g, const Config& cfg, PassContext& ctx)
             if (i != j && insideModule(roots[i], roots[j]))
                 throw PassError("chunk_region: region " + roots[i] + " is inside region " + roots[j]
                                 + "; select one of them");
-    if (cfg.axis == ChunkAxis::Seq) {
+    if (cfg.spec.axis == ChunkAxis::Seq) {
         for (const auto& r : roots) {
             if (hasAttentionComponent(r))
                 throw PassError("chunk_region: seq chunking through attention needs full-K/V handling: region " + r
@@ -411,7 +411,7 @@ void chunkRegions(Graph& g, const Config& cfg, PassContext& ctx)
     if (lowered == 0)
         throw PassError("chunk_region: found no chunkable activation live-ins: no node of the selected regions depends "
                         "on the data inputs' "
-                        + std::string(chunkAxisName(cfg.axis)) + " axis");
+                        + std::string(chunkAxisName(cfg.spec.axis)) + " axis");
     finish(st);
 
     ctx.log.stats["regions"] = st.regionStats;
@@ -420,12 +420,13 @@ void chunkRegions(Graph& g, const Config& cfg, PassContext& ctx)
     ctx.log.stats["sums"] = st.sums;
     ctx.log.stats["clones"] = st.clones;
     ctx.log.stats["duplicated"] = st.duplicated;
-    ctx.log.stats["chunks"] = cfg.chunks;
+    ctx.log.stats["chunks"] = cfg.spec.chunks;
+    ctx.log.stats["spec"] = cfg.spec.str();  // the same chunking as a ChunkSpec (the eager reference's input)
     ctx.log.stats["axis_length"] = st.ax.n;
     std::string sz;
     for (auto s : st.sizes) sz += (sz.empty() ? "" : ",") + std::to_string(s);
-    ctx.note(std::string(chunkAxisName(cfg.axis)) + " axis of length " + std::to_string(st.ax.n) + " in "
-             + std::to_string(cfg.chunks) + " chunks (" + sz + ")");
+    ctx.note(std::string(chunkAxisName(cfg.spec.axis)) + " axis of length " + std::to_string(st.ax.n) + " in "
+             + std::to_string(cfg.spec.chunks) + " chunks (" + sz + ")");
     ctx.noteList(st.notes, "regions", "stats.regions");
 }
 

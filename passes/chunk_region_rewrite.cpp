@@ -128,7 +128,7 @@ void lowerRegion(State& st, const Plan& plan)
     Graph& g = st.g;
     PassContext& ctx = st.ctx;
     State::Pending& pd = st.pending;
-    const int K = st.cfg.chunks;
+    const int K = st.cfg.spec.chunks;
     const std::set<NodeId> body(plan.body.begin(), plan.body.end());
     const std::string parent = parentPath(plan.root);
     const std::string dirName = plan.backward ? "backward" : "forward";
@@ -174,7 +174,7 @@ void lowerRegion(State& st, const Plan& plan)
         const auto sz = ints(ln.val.tensor.sizes);
         if (want.outer != 1)
             throw PassError("chunk_region: live-in '" + ln.name + "' of region " + plan.root + " (" + dirName
-                            + ") carries the " + std::string(chunkAxisName(st.cfg.axis))
+                            + ") carries the " + std::string(chunkAxisName(st.cfg.spec.axis))
                             + " axis inside a flattened dim " + std::to_string(want.dim) + " of extent "
                             + std::to_string(sz[static_cast<size_t>(want.dim)]) + " (" + std::to_string(want.outer)
                             + " x " + std::to_string(st.ax.n) + " x " + std::to_string(want.inner)
@@ -246,7 +246,7 @@ void lowerRegion(State& st, const Plan& plan)
     if (!anySplit && !anyProv)
         throw PassError("chunk_region: region " + plan.root + " (" + dirName
                         + ") found no chunkable activation live-ins: none of its inputs carries the "
-                        + std::string(chunkAxisName(st.cfg.axis)) + " axis");
+                        + std::string(chunkAxisName(st.cfg.spec.axis)) + " axis");
 
     // ---- body copies
     std::vector<std::map<NodeId, NodeId>> copy(static_cast<size_t>(K));
@@ -394,7 +394,7 @@ void lowerRegion(State& st, const Plan& plan)
                             + "'");
         if (a.isAxis())
             throw PassError("chunk_region: live-out '" + ln.name + "' of region " + plan.root + " (" + dirName
-                            + ") carries the " + std::string(chunkAxisName(st.cfg.axis))
+                            + ") carries the " + std::string(chunkAxisName(st.cfg.spec.axis))
                             + " axis inside a flattened dim " + std::to_string(a.dim) + " (" + std::to_string(a.outer)
                             + " x " + std::to_string(st.ax.n) + " x " + std::to_string(a.inner)
                             + "): the chunks cannot be concatenated back; read by '" + userName + "'");
@@ -575,7 +575,7 @@ void finish(State& st)
         st.clones += clones;
         const int body = r["body"].get<int>();
         st.notes.push_back(root + (bw ? " backward: " : " forward: ") + std::to_string(body) + " nodes x "
-                           + std::to_string(st.cfg.chunks) + " chunks, " + std::to_string(splits) + " split"
+                           + std::to_string(st.cfg.spec.chunks) + " chunks, " + std::to_string(splits) + " split"
                            + (splits == 1 ? "" : "s") + ", " + std::to_string(cats) + " cat" + (cats == 1 ? "" : "s")
                            + ", " + std::to_string(sums) + " sum" + (sums == 1 ? "" : "s")
                            + (clones ? ", " + std::to_string(clones) + " clones" : ""));

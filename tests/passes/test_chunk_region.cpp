@@ -347,6 +347,19 @@ private slots:
                   "torch.ops.aten.t.default(x); return (mm,)"
                                             << std::string("mm:layers.0 t:layers.0") << std::string()
                                             << "found selected chunk symbols in multiple dims";
+        QTest::newRow("hybrid live-out consumers")
+            << x
+                + "amax: \"f32[3]\" = torch.ops.aten.amax.default(x, [0]); neg: \"f32[3]\" = "
+                  "torch.ops.aten.neg.default(amax); return (amax, neg)"
+            << std::string("amax:layers.0 neg:layers.0 neg@backward") << std::string()
+            << "hybrid live-out consumers: 'amax' of region layers.0 has no chunk dimension and is read both by the "
+               "region's backward and by";
+        QTest::newRow("seq inside a flattened dim")
+            << std::string("x: \"f32[2, u0, 3]\" | view: \"f32[2*u0, 3]\" = torch.ops.aten.view.default(x, [-1, 3]); "
+                           "relu: \"f32[2*u0, 3]\" = torch.ops.aten.relu.default(view); return (relu,)")
+            << std::string("relu:layers.0") << std::string("dim=seq")
+            << "carries the seq axis inside a flattened dim 0 of extent 8 (2 x 4 x 1): a chunk is not a contiguous "
+               "slice of it";
         QTest::newRow("no chunkable live-ins")
             << std::string(
                    "w: \"f32[3, 3]\", x: \"f32[u0, 3]\" | relu: \"f32[3, 3]\" = torch.ops.aten.relu.default(w); "
