@@ -143,7 +143,6 @@ void lowerRegion(State& st, const Plan& plan)
         n.meta.chunk = chunkMeta(role, plan);
     };
     std::vector<NodeId> added;  // new nodes in the order they should run
-    int splits = 0, cats = 0, sums = 0, clones = 0;
 
     // ---- live-ins
     std::map<NodeId, std::vector<NodeId>> pieces;
@@ -194,7 +193,6 @@ void lowerRegion(State& st, const Plan& plan)
         st.setAxis(sid, std::vector<AxisInfo>(static_cast<size_t>(K), want));
         added.push_back(sid);
         ctx.added(g.node(sid).name);
-        ++splits;
         // a piece is contiguous when every dim before the axis has extent 1 and the value is
         bool contiguous = true;
         {
@@ -235,7 +233,6 @@ void lowerRegion(State& st, const Plan& plan)
                 st.setAxis(piece, {want});
                 added.push_back(piece);
                 ctx.added(g.node(piece).name);
-                ++clones;
             }
             ps.push_back(piece);
         }
@@ -374,7 +371,6 @@ void lowerRegion(State& st, const Plan& plan)
             pd.originalVal[m] = g.node(L).val;
             added.push_back(m);
             ctx.added(g.node(m).name);
-            ++cats;
             if (!plan.backward) st.perChunk[{plan.root, m}] = cs;
             g.rebuildUsers();
             replaceAllUsesLogged(g, L, m, &ctx);
@@ -432,10 +428,7 @@ void lowerRegion(State& st, const Plan& plan)
             added.push_back(acc);
             ctx.added(g.node(acc).name);
         }
-        if (K > 1) {
-            pd.originalVal[acc] = g.node(L).val;
-            ++sums;
-        }
+        if (K > 1) pd.originalVal[acc] = g.node(L).val;
         g.rebuildUsers();
         replaceAllUsesLogged(g, L, acc, &ctx);
     }
@@ -459,10 +452,6 @@ void lowerRegion(State& st, const Plan& plan)
     reorder(g, desired);
     eraseNodes(g, plan.body, &ctx);
 
-    (void)splits;
-    (void)cats;
-    (void)sums;
-    (void)clones;
     st.duplicated += static_cast<int>(plan.body.size());
     nlohmann::json r;
     r["region"] = plan.root;
