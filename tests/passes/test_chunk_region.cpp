@@ -335,6 +335,11 @@ private slots:
         QTest::newRow("view with -1") << x
                 + "view: \"f32[u0, 3]\" = torch.ops.aten.view.default(x, [-1, 3]); return (view,)"
                                       << std::string("view:layers.0") << std::string() << "";
+        QTest::newRow("view with x.shape[0]")
+            << x
+                + "sym_size_int: \"Sym(u0)\" = torch.ops.aten.sym_size.int(x, 0); view: \"f32[u0, 3]\" = "
+                  "torch.ops.aten.view.default(x, [sym_size_int, 3]); return (view,)"
+            << std::string("sym_size_int:layers.0 view:layers.0") << std::string() << "";
         QTest::newRow("collective in the body")
             << x
                 + "ar: \"f32[u0, 3]\" = torch.ops._c10d_functional.all_reduce.default(x, 'sum', '0'); "
@@ -390,6 +395,14 @@ private slots:
             QVERIFY2(got.empty(), got.c_str());
             Ran r = runPass(g, "chunk_region", raw);
             verifyClean(r.g);
+            if (QString(QTest::currentDataTag()).startsWith("view with x.shape")) {
+                // each chunk's view reads its own chunk's size
+                const auto views = nodes(r.g, "aten.view.default");
+                QCOMPARE(views.size(), size_t(2));
+                for (int k = 0; k < 2; ++k)
+                    QCOMPARE(r.g.node(views[static_cast<size_t>(k)]->args[1].items[0].node).name,
+                             "sym_size_int_chunk" + std::to_string(k));
+            }
             if (QString(QTest::currentDataTag()).startsWith("uneven")) {
                 const Node& s = *nodes(r.g, "aten.split_with_sizes.default").at(0);
                 QCOMPARE(s.args[1].items.at(0).i, int64_t(2));
