@@ -1,6 +1,8 @@
 #include "passes/builtin_passes.hpp"
 
 #include "passes/annotate_regions.hpp"
+#include "passes/chunk_region.hpp"
+#include "passes/concretize_symbols.hpp"
 #include "passes/cse.hpp"
 #include "passes/dce.hpp"
 #include "passes/partition.hpp"
@@ -19,6 +21,8 @@ void registerBuiltinPasses(PassRegistry& reg)
     reg.add(makeSacPass());
     reg.add(makeRematPass());
     reg.add(makePartitionPass());
+    reg.add(makeChunkRegionPass());
+    reg.add(makeConcretizeSymbolsPass());
 }
 
 }  // namespace fxl

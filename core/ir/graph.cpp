@@ -116,6 +116,19 @@ NodeId Graph::insertNode(Node n, NodeId before)
     return id;
 }
 
+void Graph::setOrder(std::vector<NodeId> order)
+{
+    if (order.size() != order_.size()) throw std::invalid_argument("setOrder: not every live node is listed once");
+    std::vector<uint8_t> seen(nodes_.size(), 0);
+    for (NodeId id : order) {
+        if (!alive(id) || seen[static_cast<size_t>(id)])
+            throw std::invalid_argument("setOrder: not every live node is listed once");
+        seen[static_cast<size_t>(id)] = 1;
+    }
+    order_ = std::move(order);
+    positionValid_ = false;
+}
+
 void Graph::removeNode(NodeId id)
 {
     if (!alive(id)) throw std::invalid_argument("removeNode: no such node");

@@ -150,6 +150,9 @@ public:
     void removeNode(NodeId id);
     // Removes several nodes in one O(number of nodes) sweep (ids not alive are ignored).
     void removeNodes(const std::vector<NodeId>& ids);
+    // Replaces the order by `order`, which must hold every live node exactly once (throws
+    // std::invalid_argument otherwise). Whether it is topological is the caller's concern.
+    void setOrder(std::vector<NodeId> order);
 
     size_t size() const { return order_.size(); }
     // Capacity hint for loaders that know the node count in advance.
