@@ -421,7 +421,7 @@ void chunkRegions(Graph& g, const Config& cfg, PassContext& ctx)
     ctx.log.stats["clones"] = st.clones;
     ctx.log.stats["duplicated"] = st.duplicated;
     ctx.log.stats["chunks"] = cfg.spec.chunks;
-    ctx.log.stats["spec"] = cfg.spec.str();  // the same chunking as a ChunkSpec (the eager reference's input)
+    ctx.log.stats["chunk_spec"] = cfg.spec.str();  // the same chunking as a ChunkSpec (the eager reference's input)
     ctx.log.stats["axis_length"] = st.ax.n;
     std::string sz;
     for (auto s : st.sizes) sz += (sz.empty() ? "" : ",") + std::to_string(s);
