@@ -51,17 +51,22 @@ private slots:
         QTest::addColumn<QString>("pipeline");
         // outputs bitwise equal to the unchunked graph too (not downstream of a partial sum)
         QTest::addColumn<int>("bitwiseWithUnchunked");
-        QTest::newRow("gpt2_tiny blocks batch 2") << "gpt2_tiny" << "chunk_region(regions=blocks.*,dim=batch)" << 5;
-        QTest::newRow("gpt2_tiny blocks batch 4")
-            << "gpt2_tiny" << "chunk_region(regions=blocks.*,dim=batch,chunks=4)" << 5;
-        QTest::newRow("gpt2_tiny blocks batch 3 (uneven)")
-            << "gpt2_tiny" << "chunk_region(regions=blocks.*,dim=batch,chunks=3)" << 5;
-        QTest::newRow("gpt2_tiny mlp seq") << "gpt2_tiny" << "chunk_region(regions=blocks.*.mlp,dim=seq)" << 21;
-        QTest::newRow("llama_tiny layers batch") << "llama_tiny" << "chunk_region(regions=layers.*,dim=batch)" << 4;
-        QTest::newRow("llama_tiny feed_forward seq")
-            << "llama_tiny" << "chunk_region(regions=layers.*.feed_forward,dim=seq)" << 16;
-        QTest::newRow("moe_tiny moe batch") << "moe_tiny" << "chunk_region(regions=moe,dim=batch)" << 4;
-        QTest::newRow("moe_tiny moe batch 3") << "moe_tiny" << "chunk_region(regions=moe,dim=batch,chunks=3)" << 4;
+        QTest::newRow("gpt2_tiny blocks batch 2") << "gpt2_tiny"
+                                                  << "chunk_region(regions=blocks.*,dim=batch)" << 5;
+        QTest::newRow("gpt2_tiny blocks batch 4") << "gpt2_tiny"
+                                                  << "chunk_region(regions=blocks.*,dim=batch,chunks=4)" << 5;
+        QTest::newRow("gpt2_tiny blocks batch 3 (uneven)") << "gpt2_tiny"
+                                                           << "chunk_region(regions=blocks.*,dim=batch,chunks=3)" << 5;
+        QTest::newRow("gpt2_tiny mlp seq") << "gpt2_tiny"
+                                           << "chunk_region(regions=blocks.*.mlp,dim=seq)" << 21;
+        QTest::newRow("llama_tiny layers batch") << "llama_tiny"
+                                                 << "chunk_region(regions=layers.*,dim=batch)" << 4;
+        QTest::newRow("llama_tiny feed_forward seq") << "llama_tiny"
+                                                     << "chunk_region(regions=layers.*.feed_forward,dim=seq)" << 16;
+        QTest::newRow("moe_tiny moe batch") << "moe_tiny"
+                                            << "chunk_region(regions=moe,dim=batch)" << 4;
+        QTest::newRow("moe_tiny moe batch 3") << "moe_tiny"
+                                              << "chunk_region(regions=moe,dim=batch,chunks=3)" << 4;
     }
     void matchesEagerChunking()
     {
