@@ -1,6 +1,7 @@
 #include "passes/builtin_passes.hpp"
 
 #include "passes/annotate_regions.hpp"
+#include "passes/auto_chunk.hpp"
 #include "passes/cse.hpp"
 #include "passes/dce.hpp"
 #include "passes/partition.hpp"
@@ -19,6 +20,7 @@ void registerBuiltinPasses(PassRegistry& reg)
     reg.add(makeSacPass());
     reg.add(makeRematPass());
     reg.add(makePartitionPass());
+    reg.add(makeAutoChunkPass());
 }
 
 }  // namespace fxl
