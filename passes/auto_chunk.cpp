@@ -24,13 +24,6 @@ using autochunk::opBase;
 
 std::string shapeText(const Graph& g, NodeId id) { return formatAnnotation(g.node(id).val); }
 
-std::string sizesText(const std::vector<int64_t>& s)
-{
-    std::string t = "[";
-    for (size_t k = 0; k < s.size(); ++k) t += (k ? ", " : "") + std::to_string(s[k]);
-    return t + "]";
-}
-
 std::vector<int64_t> sizesOf(const ValueMeta& v)
 {
     std::vector<int64_t> out;
@@ -262,6 +255,7 @@ public:
         const std::string name = n.name;
         const NodeId id = g_.addNode(std::move(n));
         ctx_.added(name);
+        addedNames_.push_back(name);
         an_.info.resize(std::max(an_.info.size(), static_cast<size_t>(id) + 1));
         return id;
     }
@@ -357,6 +351,7 @@ private:
     PassContext& ctx_;
     autochunk::Analysis& an_;
     std::vector<NllRewrite> nll_;
+    std::vector<std::string> addedNames_;
 
     const ChunkInfo& info(NodeId id) const
     {
@@ -619,7 +614,9 @@ void Applier::run(const PassOptions& opts, const std::string& ampNote)
             map[id] = c;
             Node& cn = sub->node(c);
             cn.val = ValueMeta::unknown();
-            cn.meta.provenance = src.name;
+            // the node it copies (meta.chunk.original too); a copy under its own name needs none,
+            // as the FX text form has it
+            cn.meta.provenance = cn.name == src.name ? std::string() : src.name;
             auto bj = chunkMeta("body", isBackwardNode(id), src.name);
             cn.meta.chunk = bj;
             // chunk-sized shapes in size arguments
@@ -759,10 +756,10 @@ void Applier::run(const PassOptions& opts, const std::string& ampNote)
             v = addCall(on.name + "_cat", "aten.cat.default", {Arg::ofList(ps), Arg::ofInt(m.dim)}, {},
                         tensorVal(on.val.tensor.dtype, sizesOf(on.val), on.val.tensor.device), j);
             ++cats;
+            seq.push_back(v);
         } else {
             v = curAcc[o];
         }
-        seq.push_back(v);
         const DType accDt = m.chunked() ? on.val.tensor.dtype : accDtype[o];
         const std::string dev = on.val.tensor.device;
         if (m.divideBy != kNoNode) {
@@ -866,6 +863,13 @@ void Applier::run(const PassOptions& opts, const std::string& ampNote)
     std::string why;
     if (!isTopologicallyOrdered(out, &why)) throw PassError("auto_chunk: cannot order the chunked graph: " + why);
     g_ = std::move(out);
+    // the values of the new nodes as shape propagation gives them (views keep their strides)
+    for (const std::string& nm : addedNames_)
+        if (NodeId id = g_.findByName(nm); id != kNoNode) g_.node(id).val = ValueMeta::unknown();
+    ShapePropOptions spo;
+    spo.overwrite = false;
+    if (const auto pr = propagateShapes(g_, spo); !pr.problems.empty())
+        throw PassError("auto_chunk: the chunked graph does not type-check: " + pr.problems.front());
 
     // ---- notes and numbers
     std::string piecesText;
