@@ -15,6 +15,8 @@
 // real sizes) run here at small sizes against their unchunked graphs.
 #include <QtTest>
 
+#include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <map>
 
@@ -51,7 +53,8 @@ SafeTensor hostCopy(Backend& backend, const Tensor& t, const std::string& name)
     st.data.resize(static_cast<size_t>(numel * item));
     if (numel == 0) return st;
     std::vector<uint8_t> raw(static_cast<size_t>(span * item));
-    backend.download(raw.data(), t, span * item);
+    // the elements the view spans, as one contiguous 1-D view of its storage
+    backend.download(raw.data(), t.asStrided({span}, {1}, t.offset()), span * item);
     std::vector<int64_t> idx(t.sizes().size(), 0);
     for (int64_t e = 0; e < numel; ++e) {
         int64_t off = 0;
@@ -63,6 +66,39 @@ SafeTensor hostCopy(Backend& backend, const Tensor& t, const std::string& name)
         }
     }
     return st;
+}
+
+double elementAt(const SafeTensor& t, int64_t i)
+{
+    if (t.dtype == DType::F32) {
+        float f;
+        std::memcpy(&f, t.data.data() + i * 4, 4);
+        return f;
+    }
+    if (t.dtype == DType::BF16) {
+        uint16_t h;
+        std::memcpy(&h, t.data.data() + i * 2, 2);
+        const uint32_t bits = uint32_t(h) << 16;
+        float f;
+        std::memcpy(&f, &bits, 4);
+        return f;
+    }
+    qFatal("elementAt: f32 or bf16 only");
+}
+
+// The largest difference in units of the last place of the reference's largest element: the
+// error of a reduction-order change, measured against the scale of the result (elements near
+// zero after cancellation have a tiny ULP of their own, so their raw ULP distance says little).
+double ulpsOfLargest(const SafeTensor& got, const SafeTensor& want)
+{
+    double maxRef = 0, maxDiff = 0;
+    for (int64_t i = 0; i < want.numel(); ++i) {
+        maxRef = std::max(maxRef, std::abs(elementAt(want, i)));
+        maxDiff = std::max(maxDiff, std::abs(elementAt(got, i) - elementAt(want, i)));
+    }
+    if (maxRef == 0) return maxDiff == 0 ? 0 : 1e30;
+    const int mantissa = want.dtype == DType::BF16 ? 7 : 23;
+    return maxDiff / std::ldexp(1.0, std::ilogb(maxRef) - mantissa);
 }
 
 struct Run
@@ -221,17 +257,19 @@ private slots:
         const Run got = run(g, &inputs);
         QCOMPARE(got.outputs.size(), plain.outputs.size());
         const char* names[] = {"loss", "grad W"};
-        uint64_t ulps[2] = {0, 0};
+        double ulps[2] = {0, 0};
         for (size_t k = 0; k < got.outputs.size(); ++k) {
             TensorDiff d = compareTensors(names[k], got.outputs[k], plain.outputs[k]);
             QVERIFY(!d.shapeMismatch && !d.dtypeMismatch);
-            ulps[k] = d.maxUlp;
-            qInfo("linear_ce chunks=%d: %s max ULP vs unchunked %llu (%lld of %lld elements differ)%s", chunks,
-                  names[k], static_cast<unsigned long long>(d.maxUlp), static_cast<long long>(d.differing),
-                  static_cast<long long>(d.numel), d.bitwiseEqual ? ", bitwise equal" : "");
+            ulps[k] = ulpsOfLargest(got.outputs[k], plain.outputs[k]);
+            qInfo("linear_ce chunks=%d: %s vs unchunked: max error %.2f ULP of its largest element, max elementwise "
+                  "ULP distance %llu (%lld of %lld elements differ)%s",
+                  chunks, names[k], ulps[k], static_cast<unsigned long long>(d.maxUlp),
+                  static_cast<long long>(d.differing), static_cast<long long>(d.numel),
+                  d.bitwiseEqual ? ", bitwise equal" : "");
         }
-        QVERIFY2(ulps[0] <= 4, "the loss is more than 4 ULP from the unchunked loss");
-        QVERIFY2(ulps[1] <= 64, "grad W is more than 64 ULP from the unchunked one");
+        QVERIFY2(ulps[0] <= 2, "the loss is more than 2 ULP from the unchunked loss");
+        QVERIFY2(ulps[1] <= 8, "grad W is more than 8 ULP (of its largest element) from the unchunked one");
 
         const RowCheck rc = checkRows(g, got, plain);
         QVERIFY2(rc.failure.isEmpty(), qPrintable(rc.failure));
@@ -243,27 +281,41 @@ private slots:
         for (size_t k = 0; k < got.outputs.size(); ++k) QVERIFY(two.outputs[k].data == got.outputs[k].data);
     }
 
-    // T1 at 64 rows (x [64, 8], w [8, 64], 4 chunks), generated inputs and tangent: the activation
-    // gradient is row-wise (bitwise), the loss and the weight gradient within a few ULP.
+    // T1 at 64 rows (x [64, 8], w [8, 64], 4 chunks), generated x and w. With the tangent 1 (a
+    // loss seed) the activation gradient and every row-wise body value are the unchunked bits;
+    // with 0.5 (a power of two: the chunks' ones and the final multiply scale exactly) the
+    // activation gradient still is; the loss and the weight gradient within a few ULP.
+    void t1Small_data()
+    {
+        QTest::addColumn<float>("tangent");
+        QTest::newRow("tangent 1") << 1.0f;
+        QTest::newRow("tangent 0.5") << 0.5f;
+    }
     void t1Small()
     {
+        QFETCH(float, tangent);
         const Graph in = parseGraph(t1Text(64, 8, 64));
         const Graph g = chunked(in, smallOptions(4));
-        const Run plain = run(in, nullptr);
-        const SafeTensorsFile ins = inputsOf(in, plain);
+        SafeTensorsFile ins = inputsOf(in, run(in, nullptr));
+        for (SafeTensor& t : ins.tensors)
+            if (t.name == "tangents_1") std::memcpy(t.data.data(), &tangent, sizeof tangent);
+        const Run plain = run(in, &ins);
         const Run got = run(g, &ins);
         const TensorDiff loss = compareTensors("loss", got.outputs[0], plain.outputs[0]);
         const TensorDiff gx = compareTensors("grad x", got.outputs[1], plain.outputs[1]);
         const TensorDiff gw = compareTensors("grad w", got.outputs[2], plain.outputs[2]);
-        qInfo("T1 64 rows, 4 chunks: loss %llu ULP, grad x %llu ULP, grad w %llu ULP",
+        qInfo("T1 64 rows, 4 chunks, tangent %g: loss %llu ULP, grad x %llu ULP, grad w %llu ULP", double(tangent),
               static_cast<unsigned long long>(loss.maxUlp), static_cast<unsigned long long>(gx.maxUlp),
               static_cast<unsigned long long>(gw.maxUlp));
         QVERIFY(gx.bitwiseEqual);
         QVERIFY(loss.maxUlp <= 4);
-        QVERIFY(gw.maxUlp <= 64);
-        const RowCheck rc = checkRows(g, got, plain);
-        QVERIFY2(rc.failure.isEmpty(), qPrintable(rc.failure));
-        QCOMPARE(rc.callsChecked, 4);
+        QVERIFY(ulpsOfLargest(got.outputs[2], plain.outputs[2]) <= 8);
+        if (tangent == 1.0f) {
+            const RowCheck rc = checkRows(g, got, plain);
+            QVERIFY2(rc.failure.isEmpty(), qPrintable(rc.failure));
+            QCOMPARE(rc.callsChecked, 4);
+            QCOMPARE(rc.compared, 4 * 6);  // mm, _softmax, expand, _softmax_backward_data, t, mm_2
+        }
     }
 
     // T4 at 64 rows (C 16, V 512), f32 and bf16, with and without the / 2, 16 chunks of 4 rows.
@@ -292,10 +344,8 @@ private slots:
               static_cast<unsigned long long>(gx.maxUlp), static_cast<unsigned long long>(gw.maxUlp), gw.maxAbs);
         QVERIFY(gx.bitwiseEqual);
         QVERIFY(loss.maxUlp <= 4);
-        if (dtype == "f32")
-            QVERIFY(gw.maxUlp <= 64);
-        else
-            QVERIFY(gw.withinTolerance);
+        qInfo("  grad W: %.2f ULP of its largest element", ulpsOfLargest(got.outputs[2], plain.outputs[2]));
+        QVERIFY(ulpsOfLargest(got.outputs[2], plain.outputs[2]) <= (dtype == "f32" ? 8 : 16));
         const RowCheck rc = checkRows(g, got, plain);
         QVERIFY2(rc.failure.isEmpty(), qPrintable(rc.failure));
         QCOMPARE(rc.callsChecked, 16);
