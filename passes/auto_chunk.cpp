@@ -22,7 +22,15 @@ using autochunk::ChunkInfo;
 using autochunk::numelOf;
 using autochunk::opBase;
 
-std::string shapeText(const Graph& g, NodeId id) { return formatAnnotation(g.node(id).val); }
+// "f32[64, 512]" (sizes only, no strides or device)
+std::string shapeText(const Graph& g, NodeId id)
+{
+    const ValueMeta& v = g.node(id).val;
+    if (!v.isTensor()) return formatAnnotation(v);
+    std::string t = std::string(dtypeAbbr(v.tensor.dtype)) + "[";
+    for (size_t k = 0; k < v.tensor.sizes.size(); ++k) t += (k ? ", " : "") + v.tensor.sizes[k].str();
+    return t + "]";
+}
 
 std::vector<int64_t> sizesOf(const ValueMeta& v)
 {
@@ -578,7 +586,6 @@ void Applier::run(const PassOptions& opts, const std::string& ampNote)
     for (size_t si = 0; si < distinct.size(); ++si) {
         const int64_t s = distinct[si];
         auto sub = std::make_shared<Graph>();
-        sub->className = std::string(kAutoChunkSubgraphClass);
         std::map<NodeId, NodeId> map;
         auto addPh = [&](const std::string& name, ValueMeta val, NodeId from) {
             Node p;
@@ -686,6 +693,7 @@ void Applier::run(const PassOptions& opts, const std::string& ampNote)
                             + " rows does not type-check: " + pr.problems.front());
         subNodes += sub->size();
         subNames.push_back(std::string(kAutoChunkSubgraphPrefix) + std::to_string(g_.subgraphs.size()));
+        sub->className = subNames.back();  // FX text names the nested class after its attribute
         g_.subgraphs[subNames.back()] = sub;
         subs.push_back(sub);
     }
@@ -912,7 +920,8 @@ void Applier::run(const PassOptions& opts, const std::string& ampNote)
 void AutoChunkPass::run(Graph& g, const PassOptions& opts, PassContext& ctx) const
 {
     for (const auto& [attr, sub] : g.subgraphs)
-        if (attr.rfind(kAutoChunkSubgraphPrefix, 0) == 0 || (sub && sub->className == kAutoChunkSubgraphClass))
+        if (attr.rfind(kAutoChunkSubgraphPrefix, 0) == 0
+            || (sub && sub->className.rfind(kAutoChunkSubgraphPrefix, 0) == 0))
             throw PassError("auto_chunk: this graph was produced by auto_chunk (it holds the sub-graph '" + attr
                             + "'); a chunked graph is not chunked again");
     g.rebuildUsers();

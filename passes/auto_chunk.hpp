@@ -15,10 +15,8 @@ namespace fxl {
 
 std::unique_ptr<Pass> makeAutoChunkPass();
 
-// The class name given to the sub-graphs auto_chunk makes (and the prefix of their attribute
-// names, "chunking_subgraph_0", ...): a graph holding one was produced by the chunker and is
-// never chunked again.
-inline constexpr std::string_view kAutoChunkSubgraphClass = "AutoChunkSubgraph";
+// The attribute names (and class names) of the sub-graphs auto_chunk makes: "chunking_subgraph_0",
+// ...; a graph holding one was produced by the chunker and is never chunked again.
 inline constexpr std::string_view kAutoChunkSubgraphPrefix = "chunking_subgraph_";
 
 }  // namespace fxl

@@ -107,7 +107,7 @@ private slots:
         QCOMPARE(c.log.stats["subgraphs"].get<int>(), 1);
         QCOMPARE(g.subgraphs.size(), size_t(1));
         QVERIFY(g.subgraphs.count("chunking_subgraph_0"));
-        QCOMPARE(g.subgraphs.at("chunking_subgraph_0")->className, std::string(kAutoChunkSubgraphClass));
+        QCOMPARE(g.subgraphs.at("chunking_subgraph_0")->className, std::string("chunking_subgraph_0"));
         const auto invokes = calls(g, "higher_order.invoke_subgraph");
         QCOMPARE(invokes.size(), size_t(4));
         // one split: the scaled x (mul) on dim 0 into 4 x 8192 rows; the weight passed whole
