@@ -47,6 +47,15 @@ int64_t numelOf(const Graph& g, NodeId id)
 
 namespace {
 
+// "f32[64, 512]" (no strides or device)
+std::string shapeOf(const ValueMeta& v)
+{
+    if (!v.isTensor()) return formatAnnotation(v);
+    std::string t = std::string(dtypeAbbr(v.tensor.dtype)) + "[";
+    for (size_t k = 0; k < v.tensor.sizes.size(); ++k) t += (k ? ", " : "") + v.tensor.sizes[k].str();
+    return t + "]";
+}
+
 int rankOf(const Graph& g, NodeId id)
 {
     const Node& n = g.node(id);
@@ -363,7 +372,7 @@ bool Analysis::ruleView(NodeId n)
         const int d = mapReshapeDim(inSizes, outSizes, mi.dim);
         if (d < 0)
             fail(n,
-                 "the reshape from " + formatAnnotation(g_.node(in).val) + " to " + formatAnnotation(g_.node(n).val)
+                 "the reshape from " + shapeOf(g_.node(in).val) + " to " + shapeOf(g_.node(n).val)
                      + " does not keep chunk dim " + std::to_string(mi.dim) + " as a dimension of its own");
         return set(n, d, false, n);
     }
@@ -372,7 +381,7 @@ bool Analysis::ruleView(NodeId n)
         const int d = mapReshapeDim(outSizes, inSizes, mo.dim);
         if (d < 0)
             fail(n,
-                 "the reshape from " + formatAnnotation(g_.node(in).val) + " to " + formatAnnotation(g_.node(n).val)
+                 "the reshape from " + shapeOf(g_.node(in).val) + " to " + shapeOf(g_.node(n).val)
                      + " does not keep chunk dim " + std::to_string(mo.dim) + " as a dimension of its own");
         return set(in, d, false, n);
     }
@@ -815,8 +824,17 @@ void Analysis::propagateScale()
                                                           "unsqueeze",
                                                           "getitem",
                                                           "lift_fresh_copy"};
-            static const std::set<std::string> kFirstArg = {"div", "nll_loss_backward", "_log_softmax_backward_data",
-                                                            "_softmax_backward_data", "gather"};
+            // linear in their first argument (the incoming gradient)
+            static const std::set<std::string> kFirstArg = {"div",
+                                                            "nll_loss_backward",
+                                                            "_log_softmax_backward_data",
+                                                            "_softmax_backward_data",
+                                                            "gather",
+                                                            "gelu_backward",
+                                                            "silu_backward",
+                                                            "tanh_backward",
+                                                            "sigmoid_backward",
+                                                            "threshold_backward"};
             if (kSingle.count(base)) {
                 if (f.size() > 1) fail(n, std::string("multiple ") + what + " factors meet here (" + base + ")");
                 return f[0];
