@@ -3,6 +3,7 @@
 #include "passes/annotate_regions.hpp"
 #include "passes/chunk_region.hpp"
 #include "passes/concretize_symbols.hpp"
+#include "passes/auto_chunk.hpp"
 #include "passes/cse.hpp"
 #include "passes/dce.hpp"
 #include "passes/partition.hpp"
@@ -23,6 +24,7 @@ void registerBuiltinPasses(PassRegistry& reg)
     reg.add(makePartitionPass());
     reg.add(makeChunkRegionPass());
     reg.add(makeConcretizeSymbolsPass());
+    reg.add(makeAutoChunkPass());
 }
 
 }  // namespace fxl
