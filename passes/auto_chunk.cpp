@@ -502,6 +502,34 @@ void Applier::run(const PassOptions& opts, const std::string& ampNote)
                             + "' has " + std::to_string(rows) + ", '" + g_.node(a).name + "' has " + std::to_string(s));
     }
     const std::vector<int64_t> sizes = chunkSizes(rows, chunks, split);
+    // The chunking as eager chunking would do it (the spec `fxlens check --against eager-chunking`
+    // and the run panel take): the whole step once per chunk of the data placeholders the split
+    // inputs come from, along dim 0, in the same pieces. Those placeholders: ancestors of a split
+    // input whose dim 0 has the region's row count (not the tangents).
+    ChunkSpec eager;
+    eager.chunks = chunks;
+    eager.split = split;
+    {
+        std::set<NodeId> seen;
+        std::vector<NodeId> stack(liveChunked.begin(), liveChunked.end());
+        while (!stack.empty()) {
+            const NodeId a = stack.back();
+            stack.pop_back();
+            if (!seen.insert(a).second) continue;
+            const Node& n = g_.node(a);
+            if (n.op == NodeOp::Placeholder) {
+                const std::vector<int64_t> sz = sizesOf(n.val);
+                if (!an_.isTangent(a) && !sz.empty() && sz[0] == rows) eager.inputs.push_back(n.name);
+                continue;
+            }
+            for (const Arg& x : n.args) x.forEachNode([&](NodeId p) { stack.push_back(p); });
+            for (const auto& kv : n.kwargs) kv.second.forEachNode([&](NodeId p) { stack.push_back(p); });
+        }
+        std::sort(eager.inputs.begin(), eager.inputs.end(), [&](const std::string& x, const std::string& y) {
+            return g_.positionOf(g_.findByName(x)) < g_.positionOf(g_.findByName(y));
+        });
+    }
+    ctx_.log.stats["chunk_spec"] = eager.str();
     std::vector<int64_t> offsets(sizes.size(), 0);
     for (size_t k = 1; k < sizes.size(); ++k) offsets[k] = offsets[k - 1] + sizes[k - 1];
     std::vector<int64_t> distinct;

@@ -15,6 +15,7 @@
 #include "passes/pass.hpp"
 #include "runtime/equivalence.hpp"
 #include "runtime/executor.hpp"
+#include "runtime/graph_test_util.hpp"
 #include "test_util.hpp"
 
 using namespace fxl;
@@ -48,27 +49,7 @@ using Item = std::optional<SafeTensor>;
 
 std::vector<Item> run(const Graph& g, const SafeTensorsFile& inputs, const SafeTensorsFile& constants, int threads = 1)
 {
-    auto backend = makeCpuBackend(CpuBackendOptions{threads});
-    ExecOptions o;
-    o.backend = backend.get();
-    o.inputs = &inputs;
-    o.constants = &constants;
-    o.requireAllInputs = true;
-    ExecResult r = executeGraph(g, o);
-    std::vector<Item> items;
-    for (const Value& v : r.outputs) {
-        if (!v.isTensor()) {
-            items.emplace_back(std::nullopt);
-            continue;
-        }
-        SafeTensor st;
-        st.dtype = v.tensor.dtype();
-        st.shape = v.tensor.sizes();
-        st.data.resize(static_cast<size_t>(v.tensor.nbytes()));
-        backend->download(st.data.data(), v.tensor, v.tensor.nbytes());
-        items.emplace_back(std::move(st));
-    }
-    return items;
+    return graphtest::outputItems(g, inputs, constants, threads);
 }
 
 // Node names of the output items (one level flattened, as the executor flattens them); ""

@@ -189,15 +189,29 @@ private slots:
             w.centralTabs()->setCurrentWidget(d);
             d->showChange(0);
             QVERIFY(w.waitIdle());
+            // a node of chunk 1's body: its groups open on the right (blocks.0 > chunk 1 > ...)
+            if (!region.isEmpty()) {
+                QString inChunk1;
+                d->viewB()->graph()->forEachNode([&](const Node& n) {
+                    if (inChunk1.isEmpty() && n.meta.chunk.is_object() && n.meta.chunk.value("chunk_id", -1) == 1
+                        && n.meta.modulePath.find(".attn.c_attn") != std::string::npos)
+                        inChunk1 = QString::fromStdString(n.name);
+                });
+                QVERIFY(!inChunk1.isEmpty());
+                QVERIFY(d->viewB()->showNode(inChunk1));
+                QVERIFY(w.waitIdle());
+            }
             saveShot(w, ("chunk_diff_" + shot + ".png").toUtf8().constData());
             saveShot(*w.timelineView(), ("chunk_timeline_" + shot + ".png").toUtf8().constData());
             QVERIFY(w.runCheck(static_cast<int>(RunPanel::Against::EagerChunking)));
             auto* dock = w.findChild<QDockWidget*>(QStringLiteral("run"));
-            if (dock) {
-                dock->show();
-                dock->raise();
-                QCoreApplication::processEvents();
-            }
+            QVERIFY(dock);
+            dock->show();
+            dock->raise();
+            w.resize(w.width(), 1100);
+            QCoreApplication::processEvents();
+            w.resizeDocks({dock}, {360}, Qt::Vertical);
+            QCoreApplication::processEvents();
             saveShot(*w.runPanel(), ("chunk_run_" + shot + ".png").toUtf8().constData());
         }
     }
