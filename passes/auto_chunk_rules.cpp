@@ -133,6 +133,13 @@ std::vector<NodeId> Analysis::tensorArgs(NodeId n) const
     return out;
 }
 
+// Every operand evaluated (each sets meta), then whether any changed something.
+template<class... B>
+bool orAll(B... changed)
+{
+    return (changed || ...);
+}
+
 bool Analysis::set(NodeId a, int dim, bool needSum, NodeId by)
 {
     ChunkInfo& m = info[static_cast<size_t>(a)];
@@ -274,17 +281,17 @@ bool Analysis::ruleMm(NodeId n)
     const ChunkInfo ma = info[static_cast<size_t>(A)], mb = info[static_cast<size_t>(B)],
                     mo = info[static_cast<size_t>(n)];
     auto nopOrAbsent = [](const ChunkInfo& m) { return !m.present || m.nop(); };
-    if (ma.chunked() && ma.dim == 0 && nopOrAbsent(mb)) return set(n, 0, false, n) | setNop(B, n);
+    if (ma.chunked() && ma.dim == 0 && nopOrAbsent(mb)) return orAll(set(n, 0, false, n), setNop(B, n));
     if ((ma.chunked() && ma.dim == 1) || (mb.chunked() && mb.dim == 0))
-        return set(n, -1, true, n) | set(A, 1, false, n) | set(B, 0, false, n);
-    if (mb.chunked() && mb.dim == 1 && nopOrAbsent(ma)) return set(n, 1, false, n) | setNop(A, n);
-    if (ma.needSum && nopOrAbsent(mb)) return set(n, -1, true, n) | setNop(B, n);
-    if (mb.needSum && nopOrAbsent(ma)) return set(n, -1, true, n) | setNop(A, n);
+        return orAll(set(n, -1, true, n), set(A, 1, false, n), set(B, 0, false, n));
+    if (mb.chunked() && mb.dim == 1 && nopOrAbsent(ma)) return orAll(set(n, 1, false, n), setNop(A, n));
+    if (ma.needSum && nopOrAbsent(mb)) return orAll(set(n, -1, true, n), setNop(B, n));
+    if (mb.needSum && nopOrAbsent(ma)) return orAll(set(n, -1, true, n), setNop(A, n));
     if (!nopOrAbsent(ma) || !nopOrAbsent(mb)) fail(n, "its operands are split in a way mm cannot combine");
     // backward half: from the output
-    if (mo.chunked() && mo.dim == 0) return set(A, 0, false, n) | setNop(B, n);
-    if (mo.chunked() && mo.dim == 1) return setNop(A, n) | set(B, 1, false, n);
-    if (mo.needSum) return set(A, 1, false, n) | set(B, 0, false, n);
+    if (mo.chunked() && mo.dim == 0) return orAll(set(A, 0, false, n), setNop(B, n));
+    if (mo.chunked() && mo.dim == 1) return orAll(setNop(A, n), set(B, 1, false, n));
+    if (mo.needSum) return orAll(set(A, 1, false, n), set(B, 0, false, n));
     return false;
 }
 
@@ -297,11 +304,11 @@ bool Analysis::ruleBmm(NodeId n)
                     mo = info[static_cast<size_t>(n)];
     auto nopOrAbsent = [](const ChunkInfo& m) { return !m.present || m.nop(); };
     if ((ma.chunked() && ma.dim == 0) || (mb.chunked() && mb.dim == 0) || (mo.chunked() && mo.dim == 0))
-        return set(n, 0, false, n) | set(A, 0, false, n) | set(B, 0, false, n);
+        return orAll(set(n, 0, false, n), set(A, 0, false, n), set(B, 0, false, n));
     if ((ma.chunked() && ma.dim == 1) || (mo.chunked() && mo.dim == 1))
-        return set(n, 1, false, n) | set(A, 1, false, n) | setNop(B, n);
+        return orAll(set(n, 1, false, n), set(A, 1, false, n), setNop(B, n));
     if ((ma.chunked() && ma.dim == 2) || (mb.chunked() && mb.dim == 1) || mo.needSum)
-        return set(n, -1, true, n) | set(A, 2, false, n) | set(B, 1, false, n);
+        return orAll(set(n, -1, true, n), set(A, 2, false, n), set(B, 1, false, n));
     if (!nopOrAbsent(ma) || !nopOrAbsent(mb)) fail(n, "its operands are split in a way bmm cannot combine");
     return false;
 }
@@ -319,7 +326,7 @@ bool Analysis::ruleAddmm(NodeId n)
         if (mo.present && !mo.nop()) fail(n, "only a split of the rows (dim 0) can pass through addmm");
         return false;
     }
-    bool changed = set(n, 0, false, n) | set(A, 0, false, n) | setNop(W, n);
+    bool changed = orAll(set(n, 0, false, n), set(A, 0, false, n), setNop(W, n));
     if (rankOf(g_, bias) < 2 || sizeAt(g_, bias, 0) == 1)
         changed |= setNop(bias, n);
     else
@@ -448,7 +455,7 @@ bool Analysis::ruleSoftmax(NodeId n)
     if (m.needSum) fail(n, "softmax of a partial sum");
     if (m.chunked() && m.dim == dim) fail(n, "the softmax dim " + std::to_string(dim) + " is the chunk dim");
     if (!m.present) return false;
-    return copyMeta(n, m, n) | copyMeta(in, m, n);
+    return orAll(copyMeta(n, m, n), copyMeta(in, m, n));
 }
 
 bool Analysis::ruleSoftmaxBackward(NodeId n)
@@ -467,7 +474,7 @@ bool Analysis::ruleSoftmaxBackward(NodeId n)
     const ChunkInfo c = *m;
     if (c.needSum) fail(n, "softmax backward of a partial sum");
     if (c.dim == dim) fail(n, "the softmax dim " + std::to_string(dim) + " is the chunk dim");
-    return copyMeta(n, c, n) | copyMeta(go, c, n) | copyMeta(out, c, n);
+    return orAll(copyMeta(n, c, n), copyMeta(go, c, n), copyMeta(out, c, n));
 }
 
 bool Analysis::ruleNllForward(NodeId n)
@@ -487,7 +494,7 @@ bool Analysis::ruleNllForward(NodeId n)
             fail(n, "only a split of the rows (dim 0) of its input and target can pass through nll_loss_forward");
         return false;
     }
-    bool changed = set(n, -1, true, n) | set(self, 0, false, n) | set(target, 0, false, n);
+    bool changed = orAll(set(n, -1, true, n), set(self, 0, false, n), set(target, 0, false, n));
     if (b.at(2).isNode()) changed |= setNop(b.at(2).node, n);
     return changed;
 }
@@ -507,7 +514,7 @@ bool Analysis::ruleNllBackward(NodeId n)
         return false;
     }
     if (rankOf(g_, self) != 2) fail(n, "only a batched [N, C] input can be chunked");
-    bool changed = set(n, 0, false, n) | set(self, 0, false, n) | set(target, 0, false, n);
+    bool changed = orAll(set(n, 0, false, n), set(self, 0, false, n), set(target, 0, false, n));
     changed |= reduction == 0 ? set(go, 0, false, n) : setNop(go, n);
     if (b.at(3).isNode()) changed |= setNop(b.at(3).node, n);
     if (b.at(6).isNode()) changed |= setNop(b.at(6).node, n);
@@ -633,7 +640,7 @@ bool Analysis::ruleLike(NodeId n)
         if (base != "zeros_like") fail(n, base + " of a partial sum is not the sum of the chunk values");
         return set(n, -1, true, n);
     }
-    return set(n, m.dim, false, n) | set(in, m.dim, false, n);
+    return orAll(set(n, m.dim, false, n), set(in, m.dim, false, n));
 }
 
 bool Analysis::ruleFactory(NodeId n)
