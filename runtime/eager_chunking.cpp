@@ -772,7 +772,9 @@ void Reference::schedule(std::vector<std::pair<bool, std::vector<NodeId>>>& step
     std::vector<std::set<size_t>> succ(U);
     std::vector<int> indeg(U, 0);
     std::vector<size_t> firstPos(U, SIZE_MAX);
-    for (const auto& [id, u] : unitOf) {
+    for (const auto& entry : unitOf) {
+        const NodeId id = entry.first;
+        const size_t u = entry.second;  // a plain variable: lambdas cannot capture structured bindings in C++20
         firstPos[u] = std::min(firstPos[u], g_.positionOf(id));
         const Node& n = g_.node(id);
         auto dep = [&](NodeId r) {
