@@ -779,7 +779,7 @@ void Applier::run(const PassOptions& opts, const std::string& ampNote)
     int cats = 0;
     for (NodeId o : outputs) {
         const ChunkInfo m = info(o);
-        const Node& on = g_.node(o);
+        const Node on = g_.node(o);  // a copy: the rebuild adds nodes (g_ may reallocate)
         const bool bw = isBackwardNode(o);
         auto& seq = m.scaleBy != kNoNode ? rebuildScaled : rebuildUnscaled;
         NodeId v;
@@ -1033,7 +1033,7 @@ void AutoChunkPass::run(Graph& g, const PassOptions& opts, PassContext& ctx) con
             nlls.push_back(id);
     for (NodeId f : nlls) ap.rewriteNll(f);
     an.propagateScale();
-    ctx.log.stats["amplifier"] = amp.name;
+    ctx.log.stats["amplifier"] = g.node(best.node).name;  // amp may dangle: the nll rewrite added nodes
     ctx.log.stats["amplify_ratio"] = best.ratio;
     ctx.log.stats["tangent_kind"] = seeds ? "seed" : "placeholder";
     ap.run(opts, ampNote);
