@@ -6,8 +6,9 @@
 // a number.
 //
 //   bench_chunking [--reps N] [--threads N] [CASE...]
-//   CASE: linear_ce (auto_chunk, chunks 2 4 8 16) or gpt2_tiny / llama_tiny (chunk_region of
-//   every block along batch, chunks 2 4). Default: linear_ce gpt2_tiny.
+//   CASE: linear_ce (auto_chunk, chunks 2 4 8 16), gpt2_tiny (chunk_region of every block along
+//   batch, and of every MLP along the sequence, chunks 2 4) or llama_tiny (every layer along
+//   batch, chunks 2; every feed-forward along the sequence, chunks 2 4). Default: linear_ce gpt2_tiny.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -99,32 +100,40 @@ int main(int argc, char** argv)
             const SafeTensorsFile inputs = readSafetensors(art.inputsPath);
             SafeTensorsFile constants;
             if (!art.constantsPath.empty()) constants = readSafetensors(art.constantsPath);
-            const bool auto_ = name == "linear_ce";
-            const std::vector<int> counts = auto_ ? std::vector<int>{2, 4, 8, 16} : std::vector<int>{2, 4};
+            // (pipeline with K for the chunk count, chunk counts) per case
+            std::vector<std::pair<std::string, std::vector<int>>> variants;
+            if (name == "linear_ce") {
+                variants.push_back({"auto_chunk(amplify_ratio=1,min_output_bytes=0,chunks=K)", {2, 4, 8, 16}});
+            } else if (name == "llama_tiny") {  // batch 2
+                variants.push_back({"chunk_region(regions=layers.*,dim=batch,chunks=K)", {2}});
+                variants.push_back({"chunk_region(regions=layers.*.feed_forward,dim=seq,chunks=K)", {2, 4}});
+            } else {
+                variants.push_back({"chunk_region(regions=blocks.*,dim=batch,chunks=K)", {2, 4}});
+                variants.push_back({"chunk_region(regions=blocks.*.mlp,dim=seq,chunks=K)", {2, 4}});
+            }
             const Measured base = measure(*g, inputs, constants, threads, reps);
-            std::printf("\n%s (%s)\n", name.c_str(),
-                        auto_ ? "auto_chunk(amplify_ratio=1,min_output_bytes=0,chunks=K)"
-                              : "chunk_region(regions=<blocks>,dim=batch,chunks=K)");
-            std::printf("  %-9s %14s %14s %12s %10s\n", "chunks", "est. peak", "measured peak", "wall (ms)", "time");
-            std::printf("  %-9s %14s %14s %12.3f %10s\n", "none", formatByteSize(base.estimated).c_str(),
-                        formatByteSize(base.measured).c_str(), base.best * 1e3, "1.00x");
-            for (int k : counts) {
-                const std::string spec = auto_
-                    ? "auto_chunk(amplify_ratio=1,min_output_bytes=0,chunks=" + std::to_string(k) + ")"
-                    : std::string("chunk_region(regions=") + (name == "llama_tiny" ? "layers.*" : "blocks.*")
-                        + ",dim=batch,chunks=" + std::to_string(k) + ")";
-                const PipelineRun run = runPipeline(*g, spec);
-                if (!run.ok) {
-                    std::printf("  %-9d %s\n", k, run.error.c_str());
-                    rc = 1;
-                    continue;
+            for (const auto& [pattern, counts] : variants) {
+                std::printf("\n%s: %s\n", name.c_str(), pattern.c_str());
+                std::printf("  %-9s %14s %14s %12s %10s\n", "chunks", "est. peak", "measured peak", "wall (ms)",
+                            "time");
+                std::printf("  %-9s %14s %14s %12.3f %10s\n", "none", formatByteSize(base.estimated).c_str(),
+                            formatByteSize(base.measured).c_str(), base.best * 1e3, "1.00x");
+                for (int k : counts) {
+                    std::string spec = pattern;
+                    spec.replace(spec.find("=K"), 2, "=" + std::to_string(k));
+                    const PipelineRun run = runPipeline(*g, spec);
+                    if (!run.ok) {
+                        std::printf("  %-9d %s\n", k, run.error.c_str());
+                        rc = 1;
+                        continue;
+                    }
+                    const Measured m = measure(run.steps.back().graph(), inputs, constants, threads, reps);
+                    const EquivalenceReport rep = compareOutputs(m.outputs, base.outputs, Tolerance{1e-6, 1e-5});
+                    std::printf("  %-9d %14s %14s %12.3f %9.2fx%s\n", k, formatByteSize(m.estimated).c_str(),
+                                formatByteSize(m.measured).c_str(), m.best * 1e3, m.best / base.best,
+                                rep.allWithinTolerance() ? "" : "  OUTPUTS DIFFER");
+                    if (!rep.allWithinTolerance()) rc = 1;
                 }
-                const Measured m = measure(run.steps.back().graph(), inputs, constants, threads, reps);
-                const EquivalenceReport rep = compareOutputs(m.outputs, base.outputs, Tolerance{1e-6, 1e-5});
-                std::printf("  %-9d %14s %14s %12.3f %9.2fx%s\n", k, formatByteSize(m.estimated).c_str(),
-                            formatByteSize(m.measured).c_str(), m.best * 1e3, m.best / base.best,
-                            rep.allWithinTolerance() ? "" : "  OUTPUTS DIFFER");
-                if (!rep.allWithinTolerance()) rc = 1;
             }
         } catch (const std::exception& e) {
             std::fprintf(stderr, "%s: %s\n", name.c_str(), e.what());
