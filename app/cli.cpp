@@ -203,7 +203,9 @@ Verb runVerb()
             "meta (normal(0,1) floats, ints in [0, 16)) with --seed. get_attr constants come from\n"
             "--constants, else from the graph file itself (fxlens JSON embeds them), else from\n"
             "STEM.constants.safetensors beside it (STEM: FILE's name less .code.py or its extension,\n"
-            "as 'passes run --out' and 'convert --to py' write it). Prints the measured peak of live\n"
+            "as 'passes run --out' and 'convert --to py' write it); with --seed, those no file has\n"
+            "are generated from their meta and listed. A size symbol without a hint (s0) needs a\n"
+            "value: --symbols s0=8. Prints the measured peak of live\n"
             "bytes next to the memory timeline's estimate (fxlens mem), the run time, the slowest\n"
             "nodes and per output its node, dtype, shape, a checksum of its bytes (FNV-1a 64) and\n"
             "min/max/mean. --out writes the outputs (out_0, out_1, ... as PyTorch's\n"
@@ -214,7 +216,10 @@ Verb runVerb()
                 {"graph", 'g', "ID", "the graph to run (artifact id, see fxlens info)"},
                 {"inputs", 'i', "X", "safetensors file of placeholder values, keyed by placeholder name"},
                 {"constants", 'c', "C", "safetensors file of get_attr constants, keyed by attribute name"},
-                {"seed", 0, "N", "seed of generated inputs and random ops (default 0)"},
+                {"seed", 0, "N",
+                 "seed of generated inputs and random ops (default 0); given, it also generates the get_attr "
+                 "constants no file has (listed)"},
+                {"symbols", 0, "S=N,...", "values of size symbols the graph gives no hint for (s0=8,u0=3)"},
                 {"threads", 'j', "N",
                  "worker threads (default: 2 when large kernels carry the work, else 1; results never depend on it)"},
                 {"out", 'o', "Y", "write the outputs to the safetensors file Y"},
@@ -310,7 +315,10 @@ Verb checkVerb()
                 {"chunks", 0, "SPEC", "with eager-chunking: regions=P;P,dim=batch|seq,chunks=N,split=..."},
                 {"tolerance", 't', "ATOL,RTOL",
                  "accept differences within atol + rtol*|expected| (both numbers: 1e-6,1e-5; 1e-6,0)"},
-                {"seed", 0, "N", "seed of generated inputs and random ops (default 0)"},
+                {"seed", 0, "N",
+                 "seed of generated inputs and random ops (default 0); given, it also generates the get_attr "
+                 "constants no file has (listed; the same values on both sides)"},
+                {"symbols", 0, "S=N,...", "values of size symbols A gives no hint for (s0=8,u0=3), for both sides"},
                 {"threads", 'j', "N",
                  "worker threads (default: 2 when large kernels carry the work, else 1; results never depend on it)"},
             },

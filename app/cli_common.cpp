@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
+#include <set>
 
 #include "app/cli.hpp"
 
@@ -170,6 +171,30 @@ LoadedGraph loadGraph(const std::string& path, const std::string& id, Io& io, co
     if (!lg.graph) throw InputError(lg.source->path, 0, 0, "graph '" + a.id + "' could not be read");
     if (errors) throw InputError(lg.source->path, 0, 0, "graph '" + a.id + "' came with errors (above): not used");
     return lg;
+}
+
+SymbolValues applySymbolsOption(const Args& args, std::initializer_list<Graph*> graphs)
+{
+    if (!args.has("symbols")) return {};
+    const std::string text = args.value("symbols");
+    SymbolValues values;
+    std::string error;
+    size_t column = 0;
+    if (!parseSymbolValues(text, values, error, column))
+        throw UsageError("--symbols '" + text + "': " + error + " at column " + std::to_string(column));
+    std::set<std::string> known;
+    for (Graph* g : graphs)
+        if (g) known.merge(graphSymbols(*g));
+    for (const auto& [name, v] : values) {
+        if (known.count(name)) continue;
+        std::string have;
+        for (const auto& k : known) have += (have.empty() ? "" : ", ") + k;
+        throw UsageError("--symbols: " + name + " is not a size symbol of the graph ("
+                         + (have.empty() ? std::string("it has none") : "its symbols: " + have) + ")");
+    }
+    for (Graph* g : graphs)
+        if (g) bindSymbols(*g, values);
+    return values;
 }
 
 }  // namespace fxl::cli

@@ -2,6 +2,7 @@
 // files.
 #pragma once
 
+#include <initializer_list>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <span>
@@ -10,6 +11,7 @@
 #include "app/cli.hpp"
 #include "core/formats/source.hpp"
 #include "core/ir/diagnostics.hpp"
+#include "core/ir/symbol_hints.hpp"
 
 namespace fxl::cli {
 
@@ -63,5 +65,11 @@ struct LoadedGraph
 // what the input meant to give), UsageError when the file has several graphs and no id.
 // `option` is the verb's option for the id, named in that message.
 LoadedGraph loadGraph(const std::string& path, const std::string& id, Io& io, const std::string& option = "--graph");
+
+// --symbols S=N,...: binds size symbols without a hint (core/ir/symbol_hints.hpp) in the
+// graphs given, so that they run and are measured. Returns the bindings ({} without the
+// option). Throws UsageError for a malformed value (with its column) and for a symbol that
+// none of the graphs has (naming the ones they have).
+SymbolValues applySymbolsOption(const Args& args, std::initializer_list<Graph*> graphs);
 
 }  // namespace fxl::cli

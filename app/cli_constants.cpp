@@ -2,6 +2,10 @@
 
 #include "core/formats/graph_constants.hpp"
 #include "core/formats/sidecar.hpp"
+#include "core/util/content_hash.hpp"
+#include "runtime/backend.hpp"
+#include "runtime/executor_inputs.hpp"
+#include "runtime/kernel.hpp"
 
 namespace fxl::cli {
 
@@ -26,20 +30,80 @@ bool isSingleGraphFile(SourceFormat f)
 
 std::string GraphConstants::describe() const
 {
+    std::string s;
     switch (origin) {
-    case Origin::None: return "none";
-    case Origin::Option: return path;
-    case Origin::Embedded: return "embedded in " + path;
-    case Origin::Sidecar: return path + " (the graph file's sidecar)";
+    case Origin::None: break;
+    case Origin::Option: s = path; break;
+    case Origin::Embedded: s = "embedded in " + path; break;
+    case Origin::Sidecar: s = path + " (the graph file's sidecar)"; break;
     }
-    return path;
+    if (!generated.empty())
+        s += (s.empty() ? "" : "; ") + std::string("generated from their meta (no file has them; seed ")
+            + std::to_string(seed) + "): " + nameList(generated);
+    return s.empty() ? "none" : s;
 }
 
 nlohmann::json GraphConstants::toJson() const
 {
     if (!present()) return nullptr;
-    const char* o = origin == Origin::Option ? "option" : origin == Origin::Embedded ? "embedded" : "sidecar";
-    return {{"file", path}, {"origin", o}, {"from_sidecar", origin == Origin::Sidecar}};
+    const char* o = origin == Origin::Option ? "option"
+        : origin == Origin::Embedded         ? "embedded"
+        : origin == Origin::Sidecar          ? "sidecar"
+                                             : "generated";
+    nlohmann::json j = {{"file", origin == Origin::None ? nlohmann::json(nullptr) : nlohmann::json(path)},
+                        {"origin", o},
+                        {"from_sidecar", origin == Origin::Sidecar}};
+    if (!generated.empty()) {
+        j["generated"] = generated;
+        j["seed"] = seed;
+    }
+    return j;
+}
+
+void generateMissingConstants(GraphConstants& c, const LoadedGraph& lg, uint64_t seed)
+{
+    std::vector<std::string> missing;
+    for (const std::string& name : c.needed)
+        if (!c.file.find(name)) missing.push_back(name);
+    if (missing.empty()) return;
+    auto backend = makeCpuBackend(CpuBackendOptions{1});
+    for (const std::string& name : missing) {
+        const Node* node = nullptr;
+        lg.graph->forEachNode([&](const Node& n) {
+            if (!node && n.op == NodeOp::GetAttr && n.target == name) node = &n;
+        });
+        const std::string where = "constant '" + name + "'";
+        if (!node || !node->val.isTensor())
+            throw InputError(lg.source->path, 0, 0,
+                             where
+                                 + " has no tensor meta (dtype and sizes) to generate it from; give it with "
+                                   "--constants FILE");
+        try {
+            // Philox stream by name: the same constant gets the same values in every graph
+            const uint64_t index = (uint64_t(1) << 63) | (hashBytes(name) >> 1);
+            const Value v = exec::generateInput(*node, seed, index, *backend);
+            SafeTensor st;
+            st.name = name;
+            st.dtype = v.tensor.dtype();
+            st.shape = v.tensor.sizes();
+            st.data.resize(static_cast<size_t>(v.tensor.nbytes()));
+            backend->download(st.data.data(), v.tensor, v.tensor.nbytes());
+            c.file.tensors.push_back(std::move(st));
+        } catch (const KernelError& e) {
+            throw InputError(lg.source->path, 0, 0, where + ": " + e.what());
+        }
+        c.generated.push_back(name);
+    }
+    c.seed = seed;
+}
+
+GraphConstants resolveConstants(const LoadedGraph& lg, const std::string& given, const Args& args,
+                                const std::string& how)
+{
+    GraphConstants c = chooseConstants(lg, given);
+    if (args.has("seed")) generateMissingConstants(c, lg, static_cast<uint64_t>(args.intValue("seed", 0)));
+    requireConstants(c, lg, how);
+    return c;
 }
 
 GraphConstants chooseConstants(const LoadedGraph& lg, const std::string& given)

@@ -36,6 +36,9 @@ namespace fxl::cli {
 
 namespace {
 
+constexpr const char* kRunConstantsHint =
+    "give them with --constants FILE, or generate them from their meta with --seed N";
+
 using nlohmann::json;
 
 constexpr size_t kSlowestShown = 5;
@@ -365,8 +368,8 @@ int runExec(const Args& args, Io& io)
     const LoadedGraph lg = loadGraph(args.positional.front(), args.value("graph"), io);
     const Artifact& art = *lg.source->find(lg.id);
     TensorFile inputs = chooseFile(args.value("inputs"), art.inputsPath);
-    const GraphConstants constants = chooseConstants(lg, args.value("constants"));
-    requireConstants(constants, lg, "give them with --constants FILE");
+    applySymbolsOption(args, {lg.graph.get()});
+    const GraphConstants constants = resolveConstants(lg, args.value("constants"), args, kRunConstantsHint);
     // Refuse before spending the run's time.
     if (args.has("out") && !args.has("force")) {
         std::error_code ec;
@@ -477,7 +480,8 @@ namespace {
 
 // check reads the constants of each side on its own.
 constexpr const char* kCheckConstantsHint =
-    "give them with --constants-a FILE for A, --constants-b FILE for B (check takes one per side)";
+    "give them with --constants-a FILE for A, --constants-b FILE for B (check takes one per side), or generate "
+    "them from their meta with --seed N";
 
 struct RunSide
 {
@@ -985,12 +989,12 @@ int runCheck(const Args& args, Io& io)
 
     RunSide a;
     a.lg = loadGraph(pathA, args.value("graph-a"), io, "--graph-a");
+    const SymbolValues symbols = applySymbolsOption(args, {a.lg.graph.get()});
     std::string threadsRule;
     const int threads = resolveThreads(threadsGiven, *a.lg.graph, threadsRule);
     const Artifact& artA = *a.lg.source->find(a.lg.id);
     TensorFile inputs = chooseFile(args.value("inputs"), artA.inputsPath);
-    a.constants = chooseConstants(a.lg, args.value("constants-a"));
-    requireConstants(a.constants, a.lg, kCheckConstantsHint);
+    a.constants = resolveConstants(a.lg, args.value("constants-a"), args, kCheckConstantsHint);
     a.match = matchInputs(*a.lg.graph, inputs.present() ? &inputs.file : nullptr);
     fitInputs(inputs, a.match, *a.lg.graph, io);
     std::optional<SafeTensorsFile> expected;
@@ -1000,8 +1004,8 @@ int runCheck(const Args& args, Io& io)
         expected = readSafetensors(pathB);
     } else {
         b.lg = loadGraph(pathB, args.value("graph-b"), io, "--graph-b");
-        b.constants = chooseConstants(b.lg, args.value("constants-b"));
-        requireConstants(b.constants, b.lg, kCheckConstantsHint);
+        bindSymbols(*b.lg.graph, symbols);
+        b.constants = resolveConstants(b.lg, args.value("constants-b"), args, kCheckConstantsHint);
         // B is one graph of a partition (a forward whose outputs end with saved values, or a
         // NAME.backward.* beside its NAME.forward.*): check the pair against A
         std::string backwardPath = args.value("backward");
@@ -1020,13 +1024,13 @@ int runCheck(const Args& args, Io& io)
             if (bIsBackward) {
                 part->backward = std::move(b);
                 part->forward.lg = loadGraph(forwardSibling(pathB), "", io, "--graph-b");
-                part->forward.constants = chooseConstants(part->forward.lg, "");
-                requireConstants(part->forward.constants, part->forward.lg, kCheckConstantsHint);
+                bindSymbols(*part->forward.lg.graph, symbols);
+                part->forward.constants = resolveConstants(part->forward.lg, "", args, kCheckConstantsHint);
             } else {
                 part->forward = std::move(b);
                 part->backward.lg = loadGraph(backwardPath, "", io, "--backward");
-                part->backward.constants = chooseConstants(part->backward.lg, "");
-                requireConstants(part->backward.constants, part->backward.lg, kCheckConstantsHint);
+                bindSymbols(*part->backward.lg.graph, symbols);
+                part->backward.constants = resolveConstants(part->backward.lg, "", args, kCheckConstantsHint);
             }
             part->userOutputs =
                 userOutputCount(*part->forward.lg.graph, *part->backward.lg.graph, part->userOutputsRule);

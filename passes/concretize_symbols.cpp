@@ -9,37 +9,6 @@ namespace {
 
 using Values = std::map<std::string, int64_t>;
 
-void hintOf(const SymInt& s, Values& out)
-{
-    if (s.isConcrete() || !s.hint()) return;
-    const SymExpr e = s.expr();
-    if (e.isSymbol()) out.emplace(e.symbols().front(), *s.hint());
-}
-
-void hintsOfVal(const ValueMeta& v, Values& out)
-{
-    switch (v.kind) {
-    case ValueMeta::Kind::Tensor:
-        for (const auto& s : v.tensor.sizes) hintOf(s, out);
-        for (const auto& s : v.tensor.strides) hintOf(s, out);
-        break;
-    case ValueMeta::Kind::Tuple:
-        for (const auto& e : v.elems) hintsOfVal(e, out);
-        break;
-    case ValueMeta::Kind::SymInt:
-        if (v.symHint && v.sym.isSymbol()) out.emplace(v.sym.symbols().front(), *v.symHint);
-        break;
-    default: break;
-    }
-}
-
-void collect(const Graph& g, Values& out)
-{
-    g.forEachNode([&](const Node& n) { hintsOfVal(n.val, out); });
-    for (const auto& [name, sub] : g.subgraphs)
-        if (sub) collect(*sub, out);
-}
-
 bool concretize(SymInt& s, const Values& v)
 {
     if (s.isConcrete()) return true;
@@ -242,13 +211,6 @@ public:
 };
 
 }  // namespace
-
-std::map<std::string, int64_t> symbolHints(const Graph& g)
-{
-    Values v;
-    collect(g, v);
-    return v;
-}
 
 std::unique_ptr<Pass> makeConcretizeSymbolsPass() { return std::make_unique<ConcretizeSymbolsPass>(); }
 

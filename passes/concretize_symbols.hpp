@@ -10,14 +10,11 @@
 #include <memory>
 #include <string>
 
+#include "core/ir/symbol_hints.hpp"  // symbolHints: the values a graph carries
 #include "passes/pass.hpp"
 
 namespace fxl {
 
 std::unique_ptr<Pass> makeConcretizeSymbolsPass();
-
-// The symbol values a graph carries: hints of single-symbol sizes and scalars, nested graphs
-// included.
-std::map<std::string, int64_t> symbolHints(const Graph& g);
 
 }  // namespace fxl

@@ -5,6 +5,7 @@
 #include <memory>
 #include <unordered_map>
 
+#include "core/analysis/index_bounds.hpp"
 #include "core/ir/diagnostics.hpp"
 #include "core/ops/op_registry.hpp"
 #include "runtime/cpu/cpu_common.hpp"
@@ -13,6 +14,7 @@
 #include "runtime/executor_plan.hpp"
 #include "runtime/kernel.hpp"
 #include "runtime/philox.hpp"
+#include "runtime/scalar_ops.hpp"
 
 namespace fxl {
 
@@ -175,8 +177,22 @@ struct Runner
         }
         Backend& backend() override { return r.backend; }
     };
+    // A Python operator on numbers (SymInt arithmetic, item() results): Python's semantics.
+    std::optional<Value> scalarOperator(const Frame& f, const Node& n)
+    {
+        if (!n.kwargs.empty() || n.args.empty() || n.args.size() > 2 || !isScalarOperatorTarget(n.target))
+            return std::nullopt;
+        std::vector<Value> args;
+        for (const Arg& a : n.args) {
+            if (a.isNode() && ref(f, a.node).isTensor()) return std::nullopt;
+            args.push_back(toValue(f, a));
+        }
+        return applyScalarOperator(n.target, args);
+    }
+
     Value callTorch(const Frame& f, const Node& n, const NodePlan& np)
     {
+        if (auto v = scalarOperator(f, n)) return std::move(*v);
         if (!np.torch) throw KernelError(np.error);
         TorchCtx ctx(*this, f, n);
         return np.torch->run(ctx, n);
@@ -204,6 +220,7 @@ struct Runner
             if (k < 0 || k >= static_cast<int64_t>(c->items.size())) throw KernelError("getitem: index out of range");
             return c->items[static_cast<size_t>(k)];
         }
+        if (auto v = scalarOperator(f, n)) return std::move(*v);
         auto intOp = [&](auto fn) {
             Value a = argv(0), b = argv(1);
             if (a.kind == Value::Kind::Int && b.kind == Value::Kind::Int) return Value::ofInt(fn(a.i, b.i));
@@ -481,6 +498,10 @@ struct Runner
 
     // A placeholder's value: the next operand in a body; at top level from the inputs file
     // (checked against the meta) or generated.
+    // the top-level graph, and its index bounds once an input is generated
+    const Graph* topGraph = nullptr;
+    std::optional<std::unordered_map<NodeId, int64_t>> indexBounds;
+
     Value placeholderValue(const Node& n, uint64_t index, std::vector<Value>* operands)
     {
         if (operands) return std::move((*operands)[index]);
@@ -495,7 +516,8 @@ struct Runner
             return Value::ofTensor(uploadSafeTensor(*st, backend, "input '" + n.name + "'"));
         }
         if (opts.requireAllInputs) throw KernelError("input '" + n.name + "' is missing from the inputs file");
-        return generateInput(n, opts.inputSeed, index, backend);
+        if (!indexBounds) indexBounds = indexUpperBounds(*topGraph);
+        return generateInput(n, opts.inputSeed, index, backend, exec::boundOf(*indexBounds, n));
     }
 
     // A get_attr tensor from the constants file; a nested graph has no value (the HOP that
@@ -605,6 +627,28 @@ struct Runner
     }
 };
 
+// A top-level node that cannot run (unknown operator, unsupported HOP, no kernel on the
+// device) fails the run before any node runs, with the message its step would give: a large
+// graph must not compute for minutes to fail on its last node.
+void failFastOnUnrunnableNode(const GraphPlan& plan, DeviceKind device)
+{
+    const auto& order = plan.g->order();
+    for (size_t k = 0; k < order.size(); ++k) {
+        const NodePlan& np = plan.nodes[k];
+        std::string why;
+        if ((np.kind == NodePlan::Kind::Op || np.kind == NodePlan::Kind::Hop) && !np.error.empty())
+            why = np.error;
+        else if (np.kind == NodePlan::Kind::Torch && !np.torch)
+            why = np.error;
+        else if (np.kind == NodePlan::Kind::Op && np.op && device == DeviceKind::Cpu
+                 && !KernelRegistry::instance().find(np.op->qualifiedName, DeviceKind::Cpu))
+            why = "no CPU kernel for " + np.op->qualifiedName;
+        if (why.empty()) continue;
+        const Node& n = plan.g->node(order[k]);
+        throw KernelError("node '" + n.name + "' (" + n.target + "): " + why);
+    }
+}
+
 }  // namespace
 
 ExecResult executeGraph(const Graph& g, const ExecOptions& opts)
@@ -617,6 +661,8 @@ ExecResult executeGraph(const Graph& g, const ExecOptions& opts)
     }
     Runner r(opts, *backend);
     const GraphPlan& plan = r.planOf(g);
+    failFastOnUnrunnableNode(plan, backend->device());
+    r.topGraph = &g;
     const TensorIndex inputs(opts.inputs), constants(opts.constants);
     r.inputs = &inputs;
     r.constants = &constants;
@@ -661,6 +707,7 @@ SafeTensorsFile resolveInputs(const Graph& g, const ExecOptions& opts, std::vect
     }
     SafeTensorsFile f;
     const TensorIndex given(opts.inputs);
+    std::optional<std::unordered_map<NodeId, int64_t>> bounds;  // once an input is generated
     uint64_t inputIndex = 0;  // counted as executeGraph counts: every placeholder, in order
     for (NodeId id : g.order()) {
         const Node& n = g.node(id);
@@ -677,7 +724,8 @@ SafeTensorsFile resolveInputs(const Graph& g, const ExecOptions& opts, std::vect
             } else {
                 if (opts.requireAllInputs) throw KernelError("input '" + n.name + "' is missing from the inputs file");
                 if (n.val.kind == ValueMeta::Kind::SymInt) continue;  // a scalar: not a tensor file entry
-                const Value v = generateInput(n, opts.inputSeed, index, *backend);
+                if (!bounds) bounds = indexUpperBounds(g);
+                const Value v = generateInput(n, opts.inputSeed, index, *backend, exec::boundOf(*bounds, n));
                 st.dtype = v.tensor.dtype();
                 st.shape = v.tensor.sizes();
                 st.data.resize(static_cast<size_t>(v.tensor.nbytes()));

@@ -1,5 +1,7 @@
 #include "runtime/executor_inputs.hpp"
 
+#include <algorithm>
+
 #include "runtime/cpu/cpu_common.hpp"
 #include "runtime/kernel.hpp"
 #include "runtime/philox.hpp"
@@ -11,7 +13,12 @@ namespace {
 int64_t hintOf(const SymInt& s, const std::string& what)
 {
     auto h = s.maybeValue();
-    if (!h) throw KernelError(what + ": a size has no hint (" + s.str() + ")");
+    if (!h) {
+        std::string bind;
+        for (const auto& sym : s.expr().symbols()) bind += (bind.empty() ? "" : ",") + sym + "=N";
+        throw KernelError(what + ": a size has no hint (" + s.str()
+                          + "); give the symbol a value (fxlens run --symbols " + bind + ")");
+    }
     return *h;
 }
 
@@ -71,7 +78,14 @@ const SafeTensor* findInput(const Node& n, const TensorIndex& inputs)
     return st;
 }
 
-Value generateInput(const Node& n, uint64_t seed, uint64_t index, Backend& b)
+std::optional<int64_t> boundOf(const std::unordered_map<NodeId, int64_t>& bounds, const Node& n)
+{
+    auto it = bounds.find(n.id);
+    if (it == bounds.end()) return std::nullopt;
+    return it->second;
+}
+
+Value generateInput(const Node& n, uint64_t seed, uint64_t index, Backend& b, std::optional<int64_t> indexBound)
 {
     const ValueMeta& m = n.val;
     if (m.kind == ValueMeta::Kind::SymInt) {
@@ -86,6 +100,8 @@ Value generateInput(const Node& n, uint64_t seed, uint64_t index, Backend& b)
     const int64_t count = t.numel();
     std::vector<uint8_t> host(static_cast<size_t>(t.nbytes()));
     const DType dt = m.tensor.dtype;
+    // [0, 16), narrowed to what the consumers index (an empty dim: 0, which they reject)
+    const uint32_t intRange = indexBound ? static_cast<uint32_t>(std::clamp<int64_t>(*indexBound, 1, 16)) : 16u;
     for (int64_t k = 0; k < count; ++k) {
         void* p = host.data() + k * t.itemSize();
         if (isFloatingPoint(dt))
@@ -93,7 +109,7 @@ Value generateInput(const Node& n, uint64_t seed, uint64_t index, Backend& b)
         else if (dt == DType::Bool)
             cpu::storeFromDouble(p, dt, philoxDraw(seed, index, static_cast<uint64_t>(k)) & 1u);
         else
-            cpu::storeFromDouble(p, dt, philoxDraw(seed, index, static_cast<uint64_t>(k)) % 16u);
+            cpu::storeFromDouble(p, dt, philoxDraw(seed, index, static_cast<uint64_t>(k)) % intRange);
     }
     b.upload(t, host.data(), t.nbytes());
     return Value::ofTensor(t);

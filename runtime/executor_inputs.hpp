@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -43,7 +44,13 @@ private:
 const SafeTensor* findInput(const Node& n, const TensorIndex& inputs);
 
 // A placeholder with no value given: generated from its meta (Philox, seeded per input:
-// normal(0, 1) floats, bools and ints in [0, 16)); a SymInt placeholder is its hint.
-Value generateInput(const Node& n, uint64_t seed, uint64_t index, Backend& b);
+// normal(0, 1) floats, bools and ints in [0, 16), or [0, indexBound) when the graph's
+// consumers index with it and need less: core/analysis/index_bounds.hpp); a SymInt placeholder
+// is its hint.
+Value generateInput(const Node& n, uint64_t seed, uint64_t index, Backend& b,
+                    std::optional<int64_t> indexBound = std::nullopt);
+
+// The index bound of placeholder `n` in `bounds` (indexUpperBounds of its graph), if any.
+std::optional<int64_t> boundOf(const std::unordered_map<NodeId, int64_t>& bounds, const Node& n);
 
 }  // namespace fxl::exec

@@ -84,7 +84,8 @@ void planCallFunction(GraphPlan& p, NodePlan& np, const Node& n, const OpRegistr
         np.torch = planTorchLevel(n, np.error);
         return;
     }
-    if (isOperator || n.target.rfind("builtins.", 0) == 0) {
+    if (isOperator || n.target.rfind("builtins.", 0) == 0 || n.target.rfind("math.", 0) == 0
+        || (n.target.rfind("torch.sym_", 0) == 0 && !hasTorchLevelLowering(n))) {
         np.kind = NodePlan::Kind::Builtin;
         return;
     }

@@ -157,6 +157,11 @@ void addMatmulFamily(Table& t)
     LowerFn lin = [](const Call& c) { return linear(c, c.tensor(0, "input"), c.tensor(1, "weight"), c.at(2)); };
     add(t, "torch._C._nn.linear", "input, weight, bias=None", "aten.addmm.default | matmul (+ add_)", lin);
     add(t, "torch.nn.functional.linear", "input, weight, bias=None", "aten.addmm.default | matmul (+ add_)", lin);
+    // the CompositeImplicitAutograd aten ops of pre-dispatch graphs (Inductor's pre-grad
+    // graphs): the same decompositions as at::linear / at::matmul
+    add(t, "aten.linear.default", "input, weight, bias=None", "aten.addmm.default | matmul (+ add_)", lin);
+    add(t, "aten.matmul.default", "self, other", "aten.mm / aten.bmm (+ views)",
+        [](const Call& c) { return tensorValue(matmul(c, c.tensor(0, "self"), c.tensor(1, "other"))); });
 }
 
 // Softmax / log_softmax / layer_norm.

@@ -337,6 +337,28 @@ void toCopyKernel(KernelCall& call)
     call.result = Value::ofTensor(out);
 }
 
+// prims.convert_element_type(a, dtype): a new tensor of the dtype, a's layout kept where it
+// is dense (as the prim's meta computes elementwise output strides), values converted as
+// c10::convert does.
+void convertElementTypeKernel(KernelCall& call)
+{
+    const Tensor& a = call.tensor("a");
+    const std::optional<DType> dt = optDType(call, "dtype");
+    if (!dt) throw KernelError("convert_element_type: dtype is required");
+    Tensor out = allocStrided(call, a.sizes(), memoryFormatStrides(Value::none(), a), *dt);
+    castInto(call, out, a);
+    call.result = Value::ofTensor(out);
+}
+
+// prims.device_put(a, device): the values on the device, as a new tensor (one device here).
+void devicePutKernel(KernelCall& call)
+{
+    const Tensor& a = call.tensor("a");
+    Tensor out = allocStrided(call, a.sizes(), memoryFormatStrides(Value::none(), a), a.dtype());
+    castInto(call, out, a);
+    call.result = Value::ofTensor(out);
+}
+
 // to.dtype / to.dtype_layout: self itself when nothing changes and no copy is asked for.
 void toKernel(KernelCall& call)
 {
@@ -382,6 +404,8 @@ void registerCopies(KernelRegistry& reg)
     reg.add("aten._to_copy.default", DeviceKind::Cpu, toCopyKernel);
     reg.add("aten.to.dtype", DeviceKind::Cpu, toKernel);
     reg.add("aten.to.dtype_layout", DeviceKind::Cpu, toKernel);
+    reg.add("prims.convert_element_type.default", DeviceKind::Cpu, convertElementTypeKernel);
+    reg.add("prims.device_put.default", DeviceKind::Cpu, devicePutKernel);
     reg.add("aten.copy.default", DeviceKind::Cpu, copyKernel);
     reg.add("aten.copy_.default", DeviceKind::Cpu, copyInplaceKernel);
 }

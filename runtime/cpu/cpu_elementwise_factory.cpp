@@ -5,6 +5,7 @@
 #include "runtime/cpu/cpu_elementwise_factory.hpp"
 
 #include <cmath>
+#include <cstring>
 
 #include "runtime/cpu/cpu_elementwise.hpp"
 
@@ -157,6 +158,28 @@ void scalarTensorKernel(KernelCall& call)
     call.result = Value::ofTensor(filled(call, {}, {}, t, s));
 }
 
+// _local_scalar_dense(self) (Tensor.item()): the one element of self as a number: an int for
+// integer dtypes, a bool for bool, a float otherwise.
+void localScalarDenseKernel(KernelCall& call)
+{
+    const Tensor& self = call.tensor("self");
+    if (self.numel() != 1)
+        throw KernelError("_local_scalar_dense: expected a tensor of one element, got " + std::to_string(self.numel()));
+    const auto* p = static_cast<const uint8_t*>(self.rawData());
+    const DType t = self.dtype();
+    if (t == DType::Bool) {
+        call.result = Value::ofBool(*p != 0);
+    } else if (t == DType::I64) {
+        int64_t v = 0;
+        std::memcpy(&v, p, sizeof v);
+        call.result = Value::ofInt(v);
+    } else if (isIntegral(t, false)) {
+        call.result = Value::ofInt(static_cast<int64_t>(loadAsDouble(p, t)));
+    } else {
+        call.result = Value::ofFloat(loadAsDouble(p, t));
+    }
+}
+
 void fillKernel(KernelCall& call)
 {  // fill.Scalar: empty_like(self).fill_(value)
     const Tensor& self = call.tensor("self");
@@ -238,6 +261,7 @@ void registerFactories(KernelRegistry& reg)
     reg.add("aten.arange.start", cpu, arangeKernel);
     reg.add("aten.arange.start_step", cpu, arangeKernel);
     reg.add("aten.scalar_tensor.default", cpu, scalarTensorKernel);
+    reg.add("aten._local_scalar_dense.default", cpu, localScalarDenseKernel);
     reg.add("aten.fill.Scalar", cpu, fillKernel);
     reg.add("aten.fill_.Scalar", cpu, fillInplaceKernel);
     reg.add("aten.zero_.default", cpu, zeroInplaceKernel);

@@ -68,6 +68,57 @@ bool allcloseF32(const fxl::SafeTensor& a, const fxl::SafeTensor& e, double& wor
 
 }  // namespace
 
+// Every graph of the shared TORCH_TRACE logs and fx dumps (the ids `fxlens info` lists), as a
+// user runs them: `fxlens run FILE --graph ID --seed 1`, with --symbols where a size has no
+// hint and --ops where the graph calls custom operators. `ran` graphs must run, the others
+// stop at a collective (no single-process kernel yet). Counts as of the corpus in the repo's
+// time; a changed corpus changes them, which the test reports.
+struct CorpusRunRow
+{
+    const char* file;  // under the corpus dir
+    const char* symbols;  // --symbols, "" for none
+    const char* ops;  // --ops files under tests/data/ops, ';'-separated, "" for none
+    int graphs, ran, collectives;
+};
+constexpr CorpusRunRow kCorpusRuns[] = {
+    {"fx/entangle_megatron_gpt_tp1_fwd_bwd_both.g0.r0.txt", "", "apex_layer_norm.ops;logging.ops", 1, 0, 1},
+    {"fx/entangle_megatron_gpt_tp2_fwd_bwd_both.g0.r0.txt", "", "apex_layer_norm.ops;logging.ops", 1, 0, 1},
+    {"fx/pytorch_test_aotdispatch_twotensor_symbolic_fw.txt", "s0=8,s1=4", "", 1, 1, 0},
+    {"fx/pytorch_test_invoke_subgraph_dynamo_graph.txt", "", "", 1, 1, 0},
+    {"fx/pytorch_test_invoke_subgraph_partitioned_fw.txt", "", "", 1, 1, 0},
+    {"fx/tlparse_v2.4dev_getattr_aot_forward_graph.txt", "", "", 1, 1, 0},
+    {"fx/tlparse_v2.4dev_getattr_dynamo_output_graph.txt", "", "", 1, 1, 0},
+    {"fx/tlparse_v2.4dev_raw_structured_log_links.log", "", "", 3, 3, 0},
+    {"fx/tlparse_v2.6dev_gelu_dropout_aot_inference_graph.txt", "", "logging.ops", 1, 1, 0},
+    {"fx/tlparse_v2.6dev_gelu_dropout_dynamo_output_graph.txt", "", "logging.ops", 1, 1, 0},
+    {"fx/tlparse_v2.6dev_gelu_dropout_inductor_post_grad_graph.txt", "", "logging.ops", 1, 1, 0},
+    {"fx/tlparse_v2.7dev_exported_program_unbacked_symints.txt", "s0=5", "", 1, 1, 0},
+    {"fx/tlparse_v2.9dev_collectives_aot_inference_graph.txt", "", "", 1, 0, 1},
+    {"fx/tlparse_v2.9dev_collectives_dynamo_output_graph.txt", "", "", 1, 0, 1},
+    {"fx/tlparse_v2.9dev_mlp_aot_backward_graph_expanded.txt", "", "", 1, 1, 0},
+    {"fx/tlparse_v2.9dev_mlp_aot_forward_graph_expanded.txt", "", "", 1, 1, 0},
+    {"fx/tlparse_v2.9dev_mlp_aot_joint_graph_expanded.txt", "", "", 1, 1, 0},
+    {"fx/tlparse_v2.9dev_mlp_dynamo_output_graph.txt", "", "", 1, 1, 0},
+    {"tlparse/artifacts.log", "", "", 2, 2, 0},
+    {"tlparse/autotune_with_compile_id.log", "", "", 8, 8, 0},
+    {"tlparse/cache_hit_miss.log", "", "", 11, 11, 0},
+    {"tlparse/graph_exec_order/dedicated_log_torch_trace_rank_0_a74od7a1.log", "", "", 12, 0, 12},
+    {"tlparse/graph_exec_order/dedicated_log_torch_trace_rank_1_fglwclht.log", "", "", 12, 0, 12},
+    {"tlparse/inductor_provenance_aot_cuda_log.txt", "", "", 5, 5, 0},
+    {"tlparse/inductor_provenance_jit_debug_handle_log.txt", "", "", 8, 8, 0},
+    {"tlparse/links.log", "", "", 3, 3, 0},
+    {"tlparse/multi_rank_schedule/dedicated_log_torch_trace_rank_0_6u3fubwl.log", "", "", 12, 0, 12},
+    {"tlparse/simple.log", "", "logging.ops", 3, 3, 0},
+};
+
+QStringList checksumsOf(const QByteArray& json)
+{
+    QStringList sums;
+    for (const auto& o : parseJsonDoc(json)[QStringLiteral("outputs")].toArray())
+        sums << o.toObject()[QStringLiteral("checksum")].toString();
+    return sums;
+}
+
 class TestCliRun : public QObject
 {
     Q_OBJECT
@@ -465,6 +516,196 @@ private slots:
         const Run help = fxlens({QStringLiteral("run"), QStringLiteral("--help")});
         QCOMPARE(help.exitCode, 0);
         QVERIFY(help.out.contains("--inputs"));
+    }
+
+    // What the file does not supply: get_attr constants are generated with --seed (listed,
+    // never silently; the same values for the same name in every graph), and size symbols
+    // without a hint are bound with --symbols.
+    void constantsAndSymbolsNotInTheFile()
+    {
+        QTemporaryDir tmp;
+        auto write = [&](const QString& name, const QByteArray& text) {
+            QFile f(tmp.filePath(name));
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            f.write(text);
+        };
+        write(QStringLiteral("a.py"),
+              "class GraphModule(torch.nn.Module):\n"
+              "    def forward(self, x: \"f32[4, 8]\"):\n"
+              "        c: \"f32[8]\" = self._tensor_constant0\n"
+              "        r: \"f32[4, 8]\" = torch.ops.aten.add.Tensor(x, c)\n"
+              "        return (r,)\n");
+        // the same constant read by a graph that computes the same thing another way
+        write(QStringLiteral("b.py"),
+              "class GraphModule(torch.nn.Module):\n"
+              "    def forward(self, x: \"f32[4, 8]\"):\n"
+              "        k: \"i64[3]\" = self.other\n"
+              "        c: \"f32[8]\" = self._tensor_constant0\n"
+              "        r: \"f32[4, 8]\" = torch.ops.aten.add.Tensor(c, x)\n"
+              "        return (r,)\n");
+        const QString a = tmp.filePath(QStringLiteral("a.py")), b = tmp.filePath(QStringLiteral("b.py"));
+        const Run none = fxlens({QStringLiteral("run"), a});
+        QCOMPARE(none.exitCode, 1);
+        QVERIFY2(none.err.contains("_tensor_constant0") && none.err.contains("--seed N"), none.err.constData());
+        const Run gen =
+            fxlens({QStringLiteral("run"), a, QStringLiteral("--seed"), QStringLiteral("4"), QStringLiteral("--json")});
+        QVERIFY2(gen.exitCode == 0, qPrintable(describe(gen)));
+        const QJsonObject c = parseJsonDoc(gen.out)[QStringLiteral("constants")].toObject();
+        QCOMPARE(c[QStringLiteral("origin")].toString(), QStringLiteral("generated"));
+        QCOMPARE(c[QStringLiteral("generated")].toArray(), QJsonArray{QStringLiteral("_tensor_constant0")});
+        QCOMPARE(c[QStringLiteral("seed")].toInt(), 4);
+        const Run text = fxlens({QStringLiteral("run"), a, QStringLiteral("--seed"), QStringLiteral("4")});
+        QVERIFY2(text.out.contains("constants: generated from their meta (no file has them; seed 4): "
+                                   "_tensor_constant0"),
+                 text.out.constData());
+        // check: both sides get the same values for _tensor_constant0 (b's other constant too)
+        const Run same = fxlens({QStringLiteral("check"), a, b, QStringLiteral("--seed"), QStringLiteral("4")});
+        QVERIFY2(same.exitCode == 0, qPrintable(describe(same)));
+        // a constant without meta cannot be generated
+        write(QStringLiteral("c.py"),
+              "class GraphModule(torch.nn.Module):\n"
+              "    def forward(self, x: \"f32[4, 8]\"):\n"
+              "        c = self._tensor_constant0\n"
+              "        r = torch.ops.aten.add.Tensor(x, c)\n"
+              "        return (r,)\n");
+        const Run noMeta = fxlens({QStringLiteral("run"), tmp.filePath(QStringLiteral("c.py")),
+                                   QStringLiteral("--seed"), QStringLiteral("1")});
+        QCOMPARE(noMeta.exitCode, 1);
+        QVERIFY2(noMeta.err.contains("constant '_tensor_constant0' has no tensor meta"), noMeta.err.constData());
+
+        write(QStringLiteral("s.py"),
+              "class GraphModule(torch.nn.Module):\n"
+              "    def forward(self, x: \"f32[s0, 4]\"):\n"
+              "        r: \"f32[2*s0, 4]\" = torch.ops.aten.cat.default([x, x])\n"
+              "        return (r,)\n");
+        const QString sg = tmp.filePath(QStringLiteral("s.py"));
+        const Run unbound = fxlens({QStringLiteral("run"), sg});
+        QCOMPARE(unbound.exitCode, 1);
+        QVERIFY2(unbound.err.contains("a size has no hint (s0); give the symbol a value (fxlens run --symbols s0=N)"),
+                 unbound.err.constData());
+        const Run bound = fxlens(
+            {QStringLiteral("run"), sg, QStringLiteral("--symbols"), QStringLiteral("s0=3"), QStringLiteral("--json")});
+        QVERIFY2(bound.exitCode == 0, qPrintable(describe(bound)));
+        const QJsonObject out = parseJsonDoc(bound.out)[QStringLiteral("outputs")].toArray().at(0).toObject();
+        QCOMPARE(out[QStringLiteral("shape")].toArray(), (QJsonArray{6, 4}));
+        QCOMPARE(parseJsonDoc(bound.out)[QStringLiteral("peak_bytes")].toInteger(), qint64((3 * 4 + 6 * 4) * 4));
+        const Run unknown = fxlens({QStringLiteral("run"), sg, QStringLiteral("--symbols"), QStringLiteral("s9=2")});
+        QCOMPARE(unknown.exitCode, 2);
+        QVERIFY2(unknown.err.contains("s9 is not a size symbol of the graph (its symbols: s0)"),
+                 unknown.err.constData());
+        const Run bad = fxlens({QStringLiteral("run"), sg, QStringLiteral("--symbols"), QStringLiteral("s0=x")});
+        QCOMPARE(bad.exitCode, 2);
+        QVERIFY2(bad.err.contains("--symbols 's0=x': expected an integer value for s0 at column 4"),
+                 bad.err.constData());
+    }
+
+    // Issue 14's acceptance: every corpus graph runs with --seed (and --symbols / --ops where
+    // it needs them) except those with collectives; 1 and 2 threads give the same bits, and a
+    // second run the same bits again.
+    void everyCorpusGraphRuns_data()
+    {
+        QTest::addColumn<int>("row");
+        int total = 0, ran = 0;
+        for (size_t k = 0; k < std::size(kCorpusRuns); ++k) {
+            QTest::newRow(kCorpusRuns[k].file) << int(k);
+            total += kCorpusRuns[k].graphs;
+            ran += kCorpusRuns[k].ran;
+        }
+        qInfo("corpus graphs: %d, expected to run: %d", total, ran);
+    }
+    void everyCorpusGraphRuns()
+    {
+        QFETCH(int, row);
+        const CorpusRunRow& r = kCorpusRuns[row];
+        const QString file = QString::fromStdString(fxltest::corpusPath(r.file).string());
+        FXL_REQUIRE_CORPUS(file);
+        QStringList extra;
+        if (*r.symbols) extra << QStringLiteral("--symbols") << QString::fromLatin1(r.symbols);
+        if (*r.ops)
+            for (const QString& o : QString::fromLatin1(r.ops).split(QLatin1Char(';')))
+                extra << QStringLiteral("--ops")
+                      << QString::fromStdString(fxltest::testDataPath("ops/" + o.toStdString()).string());
+        const Run info = fxlens(QStringList{QStringLiteral("info"), file, QStringLiteral("--json")} + extra);
+        QVERIFY2(info.exitCode == 0, qPrintable(describe(info)));
+        QStringList ids;
+        for (const auto& src : parseJsonDoc(info.out)[QStringLiteral("sources")].toArray())
+            for (const auto& g : src.toObject()[QStringLiteral("graph_info")].toArray())
+                ids << g.toObject()[QStringLiteral("id")].toString();
+        QCOMPARE(int(ids.size()), r.graphs);
+        // the sanitizer stage (-O0) runs each file's first graph; the release stage all of them
+        if (fxltest::kSanitizedBuild) ids = ids.mid(0, 1);
+        int ran = 0, collectives = 0;
+        QStringList failures;
+        for (const QString& id : ids) {
+            const QStringList args = QStringList{QStringLiteral("run"),     file,
+                                                 QStringLiteral("--graph"), id,
+                                                 QStringLiteral("--seed"),  QStringLiteral("1"),
+                                                 QStringLiteral("--json")}
+                + extra;
+            const Run one = fxlens(args + QStringList{QStringLiteral("--threads"), QStringLiteral("1")});
+            if (one.exitCode != 0) {
+                const QByteArray err = one.err;
+                if (err.contains("_c10d_functional") || err.contains("c10d.") || err.contains("wait_tensor"))
+                    ++collectives;
+                else
+                    failures << id + ": " + QString::fromUtf8(err.trimmed().right(300));
+                continue;
+            }
+            ++ran;
+            if (fxltest::kSanitizedBuild) continue;  // the release stage compares the bits
+            const Run two = fxlens(args + QStringList{QStringLiteral("--threads"), QStringLiteral("2")});
+            const Run again = fxlens(args + QStringList{QStringLiteral("--threads"), QStringLiteral("1")});
+            QVERIFY2(two.exitCode == 0 && again.exitCode == 0, qPrintable(id + ": " + describe(two)));
+            const QStringList a = checksumsOf(one.out);
+            QVERIFY2(!a.isEmpty() || parseJsonDoc(one.out)[QStringLiteral("outputs")].toArray().isEmpty(),
+                     qPrintable(id));
+            QVERIFY2(a == checksumsOf(two.out), qPrintable(id + ": 1 and 2 threads differ"));
+            QVERIFY2(a == checksumsOf(again.out), qPrintable(id + ": a second run differs"));
+        }
+        QVERIFY2(failures.isEmpty(), qPrintable(failures.join(QLatin1Char('\n'))));
+        if (fxltest::kSanitizedBuild) {
+            QVERIFY2(r.ran > 0 || ran == 0, "a graph ran that the table says cannot");
+            QVERIFY2(r.collectives > 0 || collectives == 0, "a collective graph the table does not count");
+            return;
+        }
+        QCOMPARE(ran, r.ran);
+        QCOMPARE(collectives, r.collectives);
+    }
+
+    // Generated integer inputs take values their consumers accept: embedding indices below the
+    // table's rows (through a view), nll_loss targets below the class count, index_select
+    // indices below the indexed dim; other ints stay in [0, 16).
+    void generatedIndicesStayInRange()
+    {
+        QTemporaryDir tmp;
+        const QString g = tmp.filePath(QStringLiteral("idx.py"));
+        QFile f(g);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write("class GraphModule(torch.nn.Module):\n"
+                "    def forward(self, w: \"f32[5, 4]\", ids: \"i64[64]\", x: \"f32[64, 3]\", t: \"i64[64]\", "
+                "k: \"i64[64]\", free: \"i64[64]\"):\n"
+                "        v: \"i64[8, 8]\" = torch.ops.aten.view.default(ids, [8, 8])\n"
+                "        e: \"f32[8, 8, 4]\" = torch.ops.aten.embedding.default(w, v)\n"
+                "        l: \"f32[64, 3]\" = torch.ops.aten._log_softmax.default(x, 1, False)\n"
+                "        n = torch.ops.aten.nll_loss_forward.default(l, t, None, 1, -100)\n"
+                "        loss: \"f32[]\" = n[0]\n"
+                "        s: \"f32[64, 4]\" = torch.ops.aten.index_select.default(w, 0, k)\n"
+                "        c1: \"i64[64]\" = torch.ops.aten.clone.default(ids)\n"
+                "        c2: \"i64[64]\" = torch.ops.aten.clone.default(t)\n"
+                "        c3: \"i64[64]\" = torch.ops.aten.clone.default(k)\n"
+                "        c4: \"i64[64]\" = torch.ops.aten.clone.default(free)\n"
+                "        return (e, loss, s, c1, c2, c3, c4)\n");
+        f.close();
+        const Run r =
+            fxlens({QStringLiteral("run"), g, QStringLiteral("--seed"), QStringLiteral("3"), QStringLiteral("--json")});
+        QVERIFY2(r.exitCode == 0, qPrintable(describe(r)));
+        const QJsonArray outs = parseJsonDoc(r.out)[QStringLiteral("outputs")].toArray();
+        QCOMPARE(outs.size(), 7);
+        auto maxOf = [&](int k) { return outs.at(k).toObject()[QStringLiteral("max")].toDouble(); };
+        QCOMPARE(maxOf(3), 4.0);  // ids < 5 (64 draws reach the top)
+        QCOMPARE(maxOf(4), 2.0);  // targets < 3
+        QCOMPARE(maxOf(5), 4.0);  // k < 5
+        QVERIFY2(maxOf(6) > 5.0 && maxOf(6) < 16.0, qPrintable(QString::number(maxOf(6))));  // [0, 16)
     }
 };
 

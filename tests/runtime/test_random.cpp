@@ -11,6 +11,8 @@
 #include <cmath>
 #include <cstring>
 #include <map>
+#include <set>
+#include <string_view>
 
 #include "core/formats/fx/fx_text_parser.hpp"
 #include "core/ops/op_registry.hpp"
@@ -31,6 +33,10 @@ using kerneltest::upload;
 Q_DECLARE_METATYPE(std::string)
 
 namespace {
+
+// Draws of the statistics tests: fewer in the sanitizer stage (-O0, 5-10x slower); the bounds
+// are 5 sigma of whatever count is drawn.
+constexpr int64_t kDraws = fxltest::kSanitizedBuild ? 250000 : 1000000;
 
 // Runs one op with the given arguments (by schema name; the rest from the defaults).
 Value runOp(Backend& be, const std::string& target, const std::map<std::string, Value>& given, RngState* rng)
@@ -211,8 +217,13 @@ private slots:
         for (const char* n :
              {"rand_f32", "rand_f64", "rand_bf16", "rand_f16", "randn_f32", "randn_f64", "randn_bf16", "rand_like",
               "randn_like", "uniform", "normal_functional", "bernoulli_p", "bernoulli_tensor", "native_dropout",
-              "native_dropout_bf16", "native_dropout_f64", "functional_dropout"})
+              "native_dropout_bf16", "native_dropout_f64", "functional_dropout"}) {
+            // the sanitizer stage (-O0) runs one case per kernel family; the release stage all
+            static const std::set<std::string_view> kSanitized{
+                "rand_f32", "randn_bf16", "uniform", "normal_functional", "bernoulli_tensor", "native_dropout_f64"};
+            if (fxltest::kSanitizedBuild && !kSanitized.contains(n)) continue;
             QTest::newRow(n) << std::string(n);
+        }
     }
     void windowsAndThreads()
     {
@@ -264,7 +275,7 @@ private slots:
         }
     }
 
-    // ---- statistics (1e6 draws, 5 sigma)
+    // ---- statistics (kDraws draws, 5 sigma)
     void uniformStatistics_data()
     {
         QTest::addColumn<int>("dtype");
@@ -276,7 +287,7 @@ private slots:
     {
         QFETCH(int, dtype);
         auto be = makeCpuBackend();
-        const int64_t n = 1000000;
+        const int64_t n = kDraws;
         RngState rng{2024, 0};
         const auto v = valuesOf(
             *be,
@@ -316,7 +327,7 @@ private slots:
         QFETCH(QString, op);
         QFETCH(int, dtype);
         auto be = makeCpuBackend();
-        const int64_t n = 1000000;
+        const int64_t n = kDraws;
         RngState rng{99, 0};
         std::map<std::string, Value> args{{"size", sizesValue({n})}};
         if (op == "aten.randn.default")
@@ -339,7 +350,7 @@ private slots:
     void inductorRandStatistics()
     {
         auto be = makeCpuBackend();
-        const int64_t n = 1000000;
+        const int64_t n = kDraws;
         RngState rng{1, 0};
         const auto v = valuesOf(
             *be,
@@ -390,7 +401,7 @@ private slots:
     void dropoutStatisticsAndScale()
     {
         auto be = makeCpuBackend();
-        const int64_t n = 1000000;
+        const int64_t n = kDraws;
         const double p = 0.3;
         const std::vector<float> x = normalInput(n, 4);
         RngState rng{31337, 0};
@@ -472,7 +483,7 @@ private slots:
     void bernoulliStatistics()
     {
         auto be = makeCpuBackend();
-        const int64_t n = 1000000;
+        const int64_t n = kDraws;
         std::vector<float> z(static_cast<size_t>(n), 0.0f);
         const Tensor t = upload(*be, DType::F32, {n}, z.data());
         for (double p : {0.0, 0.25, 1.0}) {

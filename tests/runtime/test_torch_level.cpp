@@ -6,6 +6,7 @@
 // (c) misuse is a KernelError naming the node and the target.
 #include <QtTest>
 
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -169,6 +170,114 @@ private slots:
         for (const char* k : {"method:view", "method:add_", "operator.add", "operator.getitem", "torch._C._nn.linear",
                               "torch.matmul", "torch.nn.functional.layer_norm", "method:to", "method:size"})
             QVERIFY2(std::find(keys.begin(), keys.end(), k) != keys.end(), k);
+    }
+
+    // Python operators on numbers (export / Dynamo graphs' SymInt arithmetic and item()
+    // results) follow Python: floor division and modulo round toward -inf, true division gives
+    // a float, comparisons a bool.
+    void scalarOperators_data()
+    {
+        QTest::addColumn<std::string>("expr");  // over a = x.item() (x = -7)
+        QTest::addColumn<std::string>("expected");
+        QTest::newRow("neg") << std::string("operator.neg(a)") << std::string("7");
+        QTest::newRow("floordiv") << std::string("operator.floordiv(a, 3)") << std::string("-3");
+        QTest::newRow("mod") << std::string("operator.mod(a, 3)") << std::string("2");
+        QTest::newRow("truediv") << std::string("operator.truediv(a, 3)") << std::string("-2.33333");
+        QTest::newRow("pow") << std::string("operator.pow(operator.neg(a), 2)") << std::string("49");
+        QTest::newRow("lt") << std::string("operator.lt(a, 3)") << std::string("true");
+        QTest::newRow("sym_max") << std::string("torch.sym_max(a, 3)") << std::string("3");
+        QTest::newRow("ceil") << std::string("math.ceil(operator.truediv(a, 3))") << std::string("-2");
+    }
+    void scalarOperators()
+    {
+        QFETCH(std::string, expr);
+        QFETCH(std::string, expected);
+        // nested calls are written as two nodes
+        std::string body;
+        std::string last = expr;
+        if (expr.rfind("math.ceil(", 0) == 0) {
+            body = "        t = operator.truediv(a, 3)\n";
+            last = "math.ceil(t)";
+        }
+        if (expr.rfind("operator.pow(", 0) == 0) {
+            body = "        t = operator.neg(a)\n";
+            last = "operator.pow(t, 2)";
+        }
+        const Graph g = parseFxText("class GraphModule(torch.nn.Module):\n"
+                                    "    def forward(self, x: \"i64[]\"):\n"
+                                    "        a: \"Sym(u0)\" = torch.ops.aten._local_scalar_dense.default(x)\n"
+                                        + body + "        r = " + last + "\n        return (r,)\n",
+                                    "scalar.py");
+        auto backend = makeCpuBackend();
+        SafeTensorsFile in;
+        SafeTensor x;
+        x.name = "x";
+        x.dtype = DType::I64;
+        const int64_t v = -7;
+        x.data.resize(8);
+        std::memcpy(x.data.data(), &v, 8);
+        in.tensors.push_back(x);
+        ExecOptions o;
+        o.backend = backend.get();
+        o.inputs = &in;
+        ExecResult r;
+        try {
+            r = executeGraph(g, o);
+        } catch (const KernelError& e) {
+            QFAIL(e.what());
+        }
+        QCOMPARE(r.outputs.size(), size_t(1));
+        const Value& out = r.outputs[0];
+        std::string got;
+        if (out.kind == Value::Kind::Int) got = std::to_string(out.i);
+        if (out.kind == Value::Kind::Bool) got = out.b ? "true" : "false";
+        if (out.kind == Value::Kind::Float) got = QString::number(out.f).toStdString();
+        QCOMPARE(got, expected);
+    }
+
+    // The CompositeImplicitAutograd aten ops of pre-dispatch graphs (linear, matmul) and the
+    // prims of AOT graphs (convert_element_type) give bitwise what their decompositions give.
+    void compositeAtenOps_data()
+    {
+        QTest::addColumn<std::string>("graph");
+        QTest::addColumn<std::string>("twin");
+        const std::string head = "class GraphModule(torch.nn.Module):\n"
+                                 "    def forward(self, x: \"f32[3, 4, 8]\", w: \"f32[5, 8]\", b: \"f32[5]\"):\n";
+        QTest::newRow("linear") << head + "        r = torch.ops.aten.linear.default(x, w, b)\n        return (r,)\n"
+                                << head
+                + "        v = torch.ops.aten.view.default(x, [12, 8])\n"
+                  "        t = torch.ops.aten.t.default(w)\n"
+                  "        m = torch.ops.aten.addmm.default(b, v, t)\n"
+                  "        r = torch.ops.aten.view.default(m, [3, 4, 5])\n        return (r,)\n";
+        QTest::newRow("matmul") << head
+                + "        t = torch.ops.aten.t.default(w)\n"
+                  "        r = torch.ops.aten.matmul.default(x, t)\n        return (r,)\n"
+                                << head
+                + "        v = torch.ops.aten.view.default(x, [12, 8])\n"
+                  "        t = torch.ops.aten.t.default(w)\n"
+                  "        m = torch.ops.aten.mm.default(v, t)\n"
+                  "        r = torch.ops.aten.view.default(m, [3, 4, 5])\n        return (r,)\n";
+        for (const char* dt : {"torch.bfloat16", "torch.float16", "torch.float64", "torch.int32", "torch.bool"})
+            QTest::newRow((std::string("convert_element_type ") + dt).c_str())
+                << head + "        r = torch.ops.prims.convert_element_type.default(x, " + dt
+                    + ")\n        return (r,)\n"
+                << head + "        r = torch.ops.aten._to_copy.default(x, dtype = " + dt + ")\n        return (r,)\n";
+    }
+    void compositeAtenOps()
+    {
+        QFETCH(std::string, graph);
+        QFETCH(std::string, twin);
+        const Graph g = parseFxText(graph, "g.py");
+        const Graph t = parseFxText(twin, "twin.py");
+        ExecOptions gen;
+        gen.inputSeed = 3;
+        const SafeTensorsFile in = resolveInputs(g, gen);
+        auto backend = makeCpuBackend();
+        try {
+            verifyBitwise(run(g, in, *backend).outputs, run(t, in, *backend).outputs);
+        } catch (const KernelError& e) {
+            QFAIL(e.what());
+        }
     }
 
     // (b) corpus Dynamo graphs

@@ -7,7 +7,10 @@
 #include <set>
 #include <sstream>
 
+#include "core/formats/fx/fx_text_parser.hpp"
 #include "core/ir/diagnostics.hpp"
+#include "core/ir/graph.hpp"
+#include "core/ir/symbol_hints.hpp"
 #include "core/ir/symexpr.hpp"
 #include "test_util.hpp"
 
@@ -508,5 +511,97 @@ private slots:
     }
 };
 
-QTEST_APPLESS_MAIN(TestSymExpr)
+// --symbols: the values of symbols a graph gives no hint for (core/ir/symbol_hints.hpp).
+class TestSymbolHints : public QObject
+{
+    Q_OBJECT
+private slots:
+    void parse_data()
+    {
+        QTest::addColumn<QString>("text");
+        QTest::addColumn<QString>("expected");  // "s0=8;u0=3" or "error@COLUMN: message"
+        QTest::newRow("two") << "s0=8,u0=3"
+                             << "s0=8;u0=3";
+        QTest::newRow("semicolon and spaces") << " s0 = 8 ; s1=0 "
+                                              << "s0=8;s1=0";
+        QTest::newRow("empty") << ""
+                               << "error@1: expected SYMBOL=N (e.g. s0=8,u0=3)";
+        QTest::newRow("no value") << "s0="
+                                  << "error@4: expected an integer value for s0";
+        QTest::newRow("no equals") << "s0 8"
+                                   << "error@4: expected '=' after s0";
+        QTest::newRow("negative") << "s0=-2"
+                                  << "error@4: expected a value >= 0 for s0";
+        QTest::newRow("number as name") << "8=s0"
+                                        << "error@1: expected a symbol name (s0, u0, ...)";
+        QTest::newRow("twice") << "s0=1,s0=2"
+                               << "error@6: s0 is bound twice";
+        QTest::newRow("trailing comma") << "s0=1,"
+                                        << "error@6: expected SYMBOL=N after ','";
+        QTest::newRow("junk after value") << "s0=1x"
+                                          << "error@5: expected ',' between bindings";
+    }
+    void parse()
+    {
+        QFETCH(QString, text);
+        QFETCH(QString, expected);
+        fxl::SymbolValues v;
+        std::string error;
+        size_t column = 0;
+        QString got;
+        if (fxl::parseSymbolValues(text.toStdString(), v, error, column)) {
+            QStringList parts;
+            for (const auto& [k, x] : v) parts << QString::fromStdString(k) + "=" + QString::number(x);
+            got = parts.join(';');
+        } else {
+            got = QStringLiteral("error@%1: %2").arg(column).arg(QString::fromStdString(error));
+        }
+        QCOMPARE(got, expected);
+    }
+
+    // Binding s0 sets the hint of every expression over it, nested graphs included; the
+    // graph's own hints fill the other symbols; a given value wins over a hint.
+    void bind()
+    {
+        fxl::Graph g = fxl::parseFxText("class GraphModule(torch.nn.Module):\n"
+                                        "    def forward(self, x: \"f32[s0, s1]\", n: \"Sym(s0)\"):\n"
+                                        "        cat: \"f32[2*s0, s1]\" = torch.ops.aten.cat.default([x, x])\n"
+                                        "        add: \"Sym(s0 + 1)\" = n + 1\n"
+                                        "        return (cat, add)\n",
+                                        "bind.py");
+        QCOMPARE(fxl::graphSymbols(g), (std::set<std::string>{"s0", "s1"}));
+        QVERIFY(fxl::symbolHints(g).empty());
+        const size_t set = fxl::bindSymbols(g, {{"s0", 8}, {"s1", 3}});
+        QCOMPARE(set, size_t(6));  // x's 2 sizes, n, cat's 2 sizes, add (no strides printed)
+        const fxl::Node* cat = nullptr;
+        const fxl::Node* add = nullptr;
+        g.forEachNode([&](const fxl::Node& n) {
+            if (n.name == "cat") cat = &n;
+            if (n.name == "add") add = &n;
+        });
+        QVERIFY(cat && add);
+        QCOMPARE(cat->val.tensor.sizes[0].maybeValue(), std::optional<int64_t>(16));
+        QCOMPARE(cat->val.tensor.sizes[1].maybeValue(), std::optional<int64_t>(3));
+        QCOMPARE(add->val.symHint, std::optional<int64_t>(9));
+        // the hints now carried are found again, and a given value wins over them
+        QCOMPARE(fxl::symbolHints(g).at("s0"), int64_t(8));
+        QCOMPARE(fxl::bindSymbols(g, {{"s0", 2}}) > 0, true);
+        QCOMPARE(cat->val.tensor.sizes[0].maybeValue(), std::optional<int64_t>(4));
+        QCOMPARE(cat->val.tensor.sizes[1].maybeValue(), std::optional<int64_t>(3));
+    }
+};
+
+int main(int argc, char** argv)
+{
+    int status = 0;
+    {
+        TestSymExpr t;
+        status |= QTest::qExec(&t, argc, argv);
+    }
+    {
+        TestSymbolHints t;
+        status |= QTest::qExec(&t, argc, argv);
+    }
+    return status;
+}
 #include "test_symexpr.moc"
