@@ -10,6 +10,7 @@
 #include <filesystem>
 
 #include "app/cli.hpp"
+#include "core/ops/custom_ops.hpp"
 
 namespace fxl::cli {
 
@@ -170,6 +171,19 @@ LoadedGraph loadGraph(const std::string& path, const std::string& id, Io& io, co
     if (!lg.graph) throw InputError(lg.source->path, 0, 0, "graph '" + a.id + "' could not be read");
     if (errors) throw InputError(lg.source->path, 0, 0, "graph '" + a.id + "' came with errors (above): not used");
     return lg;
+}
+
+OptionSpec opsOption()
+{
+    return {"ops", 0, "FILE",
+            "declarations of custom operators (schema; identity or decomposition), see docs/custom_ops.md", true};
+}
+
+void loadOpsFiles(const Args& args)
+{
+    auto it = args.options.find("ops");
+    if (it == args.options.end()) return;
+    for (const auto& path : it->second) loadOpsFile(path);
 }
 
 }  // namespace fxl::cli
