@@ -261,6 +261,11 @@ private:
                                  "expected calls of operators in the decomposition; node '" + n.name
                                      + "' is a call_module");
             if (n.op != NodeOp::CallFunction || n.isGetitem() || isBuiltinTarget(n.target)) continue;
+            const std::string t = OpRegistry::normalizeTarget(n.target);
+            if (t == name || t + ".default" == name)
+                throw InputError(file_, l.number + 1, 1,
+                                 "the decomposition of " + name + " calls " + name + " itself (node '" + n.name
+                                     + "'); expected aten ops or ops declared earlier");
             if (reg.find(n.target) || names_.count(OpRegistry::normalizeTarget(n.target))
                 || names_.count(OpRegistry::normalizeTarget(n.target) + ".default"))
                 continue;
@@ -313,6 +318,14 @@ ValueMeta customOpMeta(const OpInfo& op, const CustomOp& body, const MetaCall& c
         return call.metaOf(a.node);
     }
     if (!body.decomposition) throw MetaError("custom operator " + op.qualifiedName + " has no body");
+    // decompositions calling declared ops nest; a cycle (redeclared ops) must not overflow the stack
+    static thread_local int depth = 0;
+    if (depth >= 32) throw MetaError("decompositions nested deeper than 32 levels (" + op.qualifiedName + ")");
+    struct Enter
+    {
+        Enter() { ++depth; }
+        ~Enter() { --depth; }
+    } enter;
     Graph g = body.decomposition->clone();
     const std::vector<NodeId> ph = g.placeholders();
     if (ph.size() != call.bound.size())

@@ -143,6 +143,10 @@ private slots:
             << std::string("op t.d(Tensor x) -> Tensor\ndecomposition\n    def forward(self, x):\n"
                            "        y = torch.ops.nope.frob.default(x)\n        return (y,)\n")
             << 3 << 1 << std::string("the decomposition of t.d.default calls nope.frob.default (node 'y')");
+        QTest::newRow("decomposition calling itself")
+            << std::string("op t.d(Tensor x) -> Tensor\ndecomposition\n    def forward(self, x):\n"
+                           "        y = torch.ops.t.d.default(x)\n        return (y,)\n")
+            << 3 << 1 << std::string("the decomposition of t.d.default calls t.d.default itself (node 'y')");
         QTest::newRow("declared twice") << std::string("op t.b(Tensor x) -> Tensor\nidentity x\n"
                                                        "op t.b(Tensor x) -> Tensor\nidentity x\n")
                                         << 3 << 4 << std::string("operator t.b.default is declared twice in this file");
