@@ -37,6 +37,14 @@ void loadTestOps()
                                        "decomposition\n"
                                        "    def forward(self, out, x):\n"
                                        "        add_ = torch.ops.aten.add_.Tensor(out, x);  out = x = None\n"
+                                       "        return ()\n"
+                                       "op mylib.add_pair(Tensor(a!)[] outs, Tensor x) -> ()\n"
+                                       "decomposition\n"
+                                       "    def forward(self, outs, x):\n"
+                                       "        a = outs[0]\n"
+                                       "        b = outs[1];  outs = None\n"
+                                       "        add_ = torch.ops.aten.add_.Tensor(a, x);  a = None\n"
+                                       "        add__1 = torch.ops.aten.add_.Tensor(b, x);  b = x = None\n"
                                        "        return ()\n",
                                        "mylib.ops"));
         return true;
@@ -469,6 +477,12 @@ private slots:
                                                       "_out_size = [3], _out_stride = [2], _out_storage_offset = 1, "
                                                       "_all_bases = [base])")
                                        << std::vector<int64_t>{3} << std::vector<float>{0, 11, 2, 13, 4, 15} << true;
+        QTest::newRow("v2 list of slices")
+            << std::string("torch.ops.higher_order.auto_functionalized_v2(torch.ops.mylib.add_pair.default, x = x, "
+                           "_outs_length = 2, _outs_0_base_index = 0, _outs_0_slice_dim = 0, _outs_0_slice_start = 0, "
+                           "_outs_0_slice_end = 1, _outs_1_base_index = 0, _outs_1_slice_dim = 0, "
+                           "_outs_1_slice_start = -1, _outs_1_slice_end = 3, _all_bases = [base])")
+            << std::vector<int64_t>{1, 2} << std::vector<float>{10, 11, 2, 3, 14, 15} << true;
     }
     void autoFunctionalized()
     {
