@@ -263,13 +263,18 @@ struct Runner
         return std::move(call.result);
     }
 
-    // A custom operator of an ops file (core/ops/custom_ops.hpp): identity gives the argument's
-    // value; a decomposition runs as a single-body HOP's body runs, its placeholders bound to the
+    // A custom operator of an ops file (core/ops/custom_ops.hpp): identity gives a copy of the
+    // argument's value; a decomposition runs as a single-body HOP's body runs, its placeholders bound to the
     // arguments in schema order.
     Value callCustom(const OpInfo& op, std::vector<Value> args)
     {
         const CustomOp& c = *op.custom;
-        if (c.identityArg >= 0) return std::move(args.at(static_cast<size_t>(c.identityArg)));
+        if (c.identityArg >= 0) {
+            // a copy, as PyTorch's custom ops return (their outputs may not alias their inputs),
+            // so the memory timeline's new tensor is what the run allocates
+            Value& v = args.at(static_cast<size_t>(c.identityArg));
+            return v.isTensor() ? Value::ofTensor(exec::cloneDense(backend, v.tensor)) : std::move(v);
+        }
         if (!c.decomposition) throw KernelError("custom operator " + op.qualifiedName + " has no body");
         Value v = runBody(*c.decomposition, "decomposition of " + op.qualifiedName, std::move(args), true);
         const size_t rets = op.schema.returns.size();

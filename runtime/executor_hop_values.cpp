@@ -130,6 +130,32 @@ Tensor clonePreserveStrides(Backend& backend, const Tensor& t)
     return buf.asStrided(t.sizes(), t.strides(), t.offset());
 }
 
+Tensor cloneDense(Backend& backend, const Tensor& t)
+{
+    const int64_t n = t.numel();
+    std::vector<int64_t> dims;
+    for (int64_t d = 0; d < t.dim(); ++d)
+        if (t.size(d) != 1) dims.push_back(d);
+    std::stable_sort(dims.begin(), dims.end(), [&](int64_t a, int64_t b) { return t.stride(a) > t.stride(b); });
+    bool dense = n > 0;
+    int64_t expect = 1;
+    for (auto it = dims.rbegin(); it != dims.rend() && dense; ++it) {
+        dense = t.stride(*it) == expect;
+        expect *= t.size(*it);
+    }
+    if (!dense || t.isContiguous()) {
+        Tensor c = backend.empty(t.sizes(), t.dtype());
+        if (n > 0) backend.copy(c, t);
+        return c;
+    }
+    std::vector<int64_t> strides = t.strides();
+    for (int64_t d = 0; d < t.dim(); ++d)  // size-1 dims: any stride is dense; keep them in range
+        if (t.size(d) == 1) strides[static_cast<size_t>(d)] = 1;
+    Tensor c = backend.empty({n}, t.dtype()).asStrided(t.sizes(), strides, 0);
+    backend.copy(c, t);
+    return c;
+}
+
 namespace {
 
 bool isListType(const std::string& type) { return type.find("[]") != std::string::npos || type.rfind("List[", 0) == 0; }

@@ -48,6 +48,11 @@ void replaceTensorsWithCopies(Backend& backend, std::vector<Value>& values);
 // t's storage regenerate on the copy.
 Tensor clonePreserveStrides(Backend& backend, const Tensor& t);
 
+// A copy of t as torch.clone makes it (memory_format=preserve_format): a new storage of t's
+// numel, with t's strides when they are dense (a permutation of contiguous strides, e.g.
+// channels-last), else contiguous.
+Tensor cloneDense(Backend& backend, const Tensor& t);
+
 // The arguments, in schema order, of the op that auto_functionalized(op, **kwargs) (v2 false)
 // or auto_functionalized_v2 (v2 true) wraps, with PyTorch's functional semantics
 // (torch/_higher_order_ops/auto_functionalize.py): arguments by keyword, defaults for the

@@ -443,6 +443,28 @@ private slots:
         QCOMPARE(missing[0].nodes, std::vector<std::string>{"blk.half.default/y"});
     }
 
+    // identity runs as PyTorch's custom ops return: a copy (a storage of its own, the input's
+    // dense strides kept), so the run's peak counts it as the memory timeline does.
+    void identityCopies()
+    {
+        Graph g = parseFxText("def forward(self, x):\n"
+                              "    p = torch.ops.aten.permute.default(x, [1, 0])\n"
+                              "    baz = torch.ops.test.baz.default(p);  p = None\n"
+                              "    return (baz, x)\n",
+                              "id.py");
+        SafeTensorsFile in;
+        in.tensors.push_back(f32Tensor("x", {2, 3}, {0, 1, 2, 3, 4, 5}));
+        auto backend = makeCpuBackend(CpuBackendOptions{1});
+        graphtest::Run r = graphtest::runGraph(g, in, *backend);
+        QCOMPARE(r.result.outputs.size(), size_t(2));
+        const Tensor& out = r.result.outputs[0].tensor;
+        QCOMPARE(out.sizes(), (std::vector<int64_t>{3, 2}));
+        QCOMPARE(out.strides(), (std::vector<int64_t>{1, 3}));
+        QVERIFY(out.storage() != r.result.outputs[1].tensor.storage());
+        QCOMPARE(floatsOf(r.outputs.tensors.at(0)), (std::vector<float>{0, 3, 1, 4, 2, 5}));
+        QCOMPARE(r.result.peakBytes, int64_t(48));  // x and its copy
+    }
+
     // ---- auto_functionalized(_v2)
 
     void autoFunctionalized_data()
