@@ -5,6 +5,7 @@
 #include <ostream>
 #include <sstream>
 
+#include "app/cli_common.hpp"
 #include "app/cli_convert.hpp"
 #include "app/cli_diff.hpp"
 #include "app/cli_info.hpp"
@@ -391,8 +392,12 @@ long long Args::intValue(const std::string& name, long long fallback) const
 
 const std::vector<Verb>& verbTable()
 {
-    static const std::vector<Verb> verbs = {infoVerb(), convertVerb(), passesVerb(), diffVerb(),  memVerb(),
-                                            runVerb(),  checkVerb(),   renderVerb(), reportVerb()};
+    static const std::vector<Verb> verbs = [] {
+        std::vector<Verb> v = {infoVerb(), convertVerb(), passesVerb(), diffVerb(),  memVerb(),
+                               runVerb(),  checkVerb(),   renderVerb(), reportVerb()};
+        for (auto& verb : v) verb.options.push_back(opsOption());  // every verb loads graphs
+        return v;
+    }();
     return verbs;
 }
 
@@ -538,6 +543,7 @@ int runCli(const std::vector<std::string>& argv, Io& io)
         }
         io.verbose = args.has("verbose");
         try {
+            loadOpsFiles(args);
             return verb->run(args, io);
         } catch (const UsageError& e) {
             printUsageError(*verb, e.what(), io.err);

@@ -11,6 +11,7 @@
 #include <set>
 
 #include "app/cli.hpp"
+#include "core/ops/custom_ops.hpp"
 
 namespace fxl::cli {
 
@@ -195,6 +196,19 @@ SymbolValues applySymbolsOption(const Args& args, std::initializer_list<Graph*> 
     for (Graph* g : graphs)
         if (g) bindSymbols(*g, values);
     return values;
+}
+
+OptionSpec opsOption()
+{
+    return {"ops", 0, "FILE",
+            "declarations of custom operators (schema; identity or decomposition), see docs/custom_ops.md", true};
+}
+
+void loadOpsFiles(const Args& args)
+{
+    auto it = args.options.find("ops");
+    if (it == args.options.end()) return;
+    for (const auto& path : it->second) loadOpsFile(path);
 }
 
 }  // namespace fxl::cli

@@ -72,4 +72,11 @@ LoadedGraph loadGraph(const std::string& path, const std::string& id, Io& io, co
 // none of the graphs has (naming the ones they have).
 SymbolValues applySymbolsOption(const Args& args, std::initializer_list<Graph*> graphs);
 
+// --ops FILE (repeatable): custom operator declarations (docs/custom_ops.md), loaded by runCli
+// before any verb runs, so every verb knows the ops of the files given.
+OptionSpec opsOption();
+// Loads every --ops file of `args` (core/ops/custom_ops.hpp); throws InputError (file, line,
+// column, what was expected) for a file that cannot be read or declares something wrong.
+void loadOpsFiles(const Args& args);
+
 }  // namespace fxl::cli

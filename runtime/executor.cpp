@@ -7,6 +7,7 @@
 
 #include "core/analysis/index_bounds.hpp"
 #include "core/ir/diagnostics.hpp"
+#include "core/ops/custom_ops.hpp"
 #include "core/ops/op_registry.hpp"
 #include "runtime/cpu/cpu_common.hpp"
 #include "runtime/executor_hop_values.hpp"
@@ -20,6 +21,7 @@ namespace fxl {
 
 using exec::allocateStackedOutputs;
 using exec::argToValue;
+using exec::bindFunctionalizedArgs;
 using exec::BindRecipe;
 using exec::checkInputAgainstMeta;
 using exec::copyIntoStackedOutputs;
@@ -239,33 +241,79 @@ struct Runner
         throw KernelError("call target '" + t + "' is not supported by the runtime");
     }
 
+    // The node's arguments as values, bound to the schema by the recipe.
+    static void bindArgs(const Frame& f, const Node& n, const BindRecipe& b, std::vector<Value>& out)
+    {
+        for (size_t i = 0; i < b.sources.size(); ++i) {
+            const BindRecipe::Source& src = b.sources[i];
+            switch (src.from) {
+            case BindRecipe::From::Positional: out.push_back(toValue(f, n.args[src.index])); break;
+            case BindRecipe::From::Keyword: out.push_back(toValue(f, n.kwargs[src.index].second)); break;
+            case BindRecipe::From::Default:
+                if (b.defaultOk[i])
+                    out.push_back(b.defaultValues[i]);
+                else
+                    out.push_back(argToValue(b.defaults[i]));
+                break;
+            }
+        }
+    }
+
     Value callOp(const Frame& f, const Node& n, const NodePlan& np)
     {
         if (!np.error.empty()) throw KernelError(np.error);
-        const BindRecipe& b = *np.bind;
+        if (np.op->custom) {
+            std::vector<Value> args;
+            bindArgs(f, n, *np.bind, args);
+            return callCustom(*np.op, std::move(args));
+        }
         call.args.clear();
         call.result = Value();
         call.node = &n;
         call.op = np.op;
-        for (size_t i = 0; i < b.sources.size(); ++i) {
-            const BindRecipe::Source& src = b.sources[i];
-            switch (src.from) {
-            case BindRecipe::From::Positional: call.args.push_back(toValue(f, n.args[src.index])); break;
-            case BindRecipe::From::Keyword: call.args.push_back(toValue(f, n.kwargs[src.index].second)); break;
-            case BindRecipe::From::Default:
-                if (b.defaultOk[i])
-                    call.args.push_back(b.defaultValues[i]);
-                else
-                    call.args.push_back(argToValue(b.defaults[i]));
-                break;
-            }
-        }
+        bindArgs(f, n, *np.bind, call.args);
         call.outMeta = &n.val;
         call.backend = &backend;
         call.rng = &rng;
         backend.run(call);
         call.args.clear();  // the arguments' storages are not held past the call
         return std::move(call.result);
+    }
+
+    // A custom operator of an ops file (core/ops/custom_ops.hpp): identity gives a copy of the
+    // argument's value; a decomposition runs as a single-body HOP's body runs, its placeholders bound to the
+    // arguments in schema order.
+    Value callCustom(const OpInfo& op, std::vector<Value> args)
+    {
+        const CustomOp& c = *op.custom;
+        if (c.identityArg >= 0) {
+            // a copy, as PyTorch's custom ops return (their outputs may not alias their inputs),
+            // so the memory timeline's new tensor is what the run allocates
+            Value& v = args.at(static_cast<size_t>(c.identityArg));
+            return v.isTensor() ? Value::ofTensor(exec::cloneDense(backend, v.tensor)) : std::move(v);
+        }
+        if (!c.decomposition) throw KernelError("custom operator " + op.qualifiedName + " has no body");
+        Value v = runBody(*c.decomposition, "decomposition of " + op.qualifiedName, std::move(args), true);
+        const size_t rets = op.schema.returns.size();
+        if (rets == 0) return Value::none();
+        if (rets == 1 && v.kind == Value::Kind::List && v.items.size() == 1) return std::move(v.items[0]);
+        return v;
+    }
+
+    // Runs `op` on arguments bound in schema order: a custom op, else its kernel.
+    Value invokeOp(const Node& n, const OpInfo& op, std::vector<Value> args)
+    {
+        if (op.custom) return callCustom(op, std::move(args));
+        static const ValueMeta kUnknown;
+        KernelCall kc;
+        kc.node = &n;
+        kc.op = &op;
+        kc.args = std::move(args);
+        kc.outMeta = &kUnknown;
+        kc.backend = &backend;
+        kc.rng = &rng;
+        backend.run(kc);
+        return std::move(kc.result);
     }
 
     // ---- higher-order operators
@@ -359,8 +407,32 @@ struct Runner
         case Hop::Map: return mapImpl(f, n);
         case Hop::RunAndSaveRng: return runAndSaveRngState(f, np);
         case Hop::RunWithRng: return runWithRngState(f, n, np);
+        case Hop::AutoFunctionalized:
+        case Hop::AutoFunctionalizedV2: return autoFunctionalized(f, n, np);
         default: throw KernelError("higher-order operator " + n.target + " is not supported by the executor");
         }
+    }
+
+    // auto_functionalized(_v2): the op runs on copies of the tensors it mutates (v2: copies of
+    // their bases, the arguments regenerated as views of the copies); the value is the op's
+    // outputs (None when it returns nothing), then the mutated copies (v2: the copied bases).
+    Value autoFunctionalized(const Frame& f, const Node& n, const NodePlan& np)
+    {
+        if (!np.error.empty()) throw KernelError(np.error);
+        std::vector<std::pair<std::string, Value>> kwargs;
+        for (const auto& [key, a] : n.kwargs) kwargs.emplace_back(key, toValue(f, a));
+        std::vector<Value> mutated;
+        std::vector<Value> args =
+            bindFunctionalizedArgs(backend, *np.op, kwargs, np.hop == Hop::AutoFunctionalizedV2, mutated);
+        Value out = invokeOp(n, *np.op, std::move(args));
+        std::vector<Value> items;
+        const size_t rets = np.op->schema.returns.size();
+        if (rets > 1 && out.kind == Value::Kind::List)
+            items = std::move(out.items);
+        else
+            items.push_back(rets == 0 ? Value::none() : std::move(out));
+        for (auto& m : mutated) items.push_back(std::move(m));
+        return Value::ofList(std::move(items));
     }
 
     Value autocast(const Frame& f, const Node& n)

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <limits>
 
+#include "core/ops/custom_ops.hpp"
 #include "runtime/kernel.hpp"
 
 namespace fxl::exec {
@@ -66,6 +67,33 @@ void planRngHop(GraphPlan& p, NodePlan& np, const Node& n, const OpRegistry& reg
     p.innerNodes.push_back(std::move(inner));
 }
 
+// auto_functionalized(_v2)(op, **kwargs) (torch/_higher_order_ops/auto_functionalize.py): the
+// op is an op overload printed inline, every other argument a keyword. The wrapped op must be
+// one the backend runs: a kernel or a declared custom op (ops files).
+void planAutoFunctionalized(NodePlan& np, const Node& n, const OpRegistry& reg, DeviceKind device)
+{
+    const std::string hop = np.hop == Hop::AutoFunctionalized ? "auto_functionalized" : "auto_functionalized_v2";
+    if (n.args.size() != 1 || n.args[0].kind != Arg::Kind::Op) {
+        np.error = hop + " expects (op, **kwargs): the op overload as its one positional argument";
+        return;
+    }
+    const OpInfo* op = reg.find(n.args[0].s);
+    if (!op) {
+        np.error = hop + ": unknown operator " + n.args[0].s + ": " + undeclaredOperatorHint();
+        return;
+    }
+    if (op->has(kTraitHigherOrder)) {
+        np.error = hop + ": the wrapped op " + op->qualifiedName + " is a higher-order operator (not supported)";
+        return;
+    }
+    if (!op->custom && !KernelRegistry::instance().find(op->qualifiedName, device)) {
+        np.error = hop + ": no " + std::string(device == DeviceKind::Cpu ? "CPU" : "CUDA") + " kernel for "
+            + op->qualifiedName;
+        return;
+    }
+    np.op = op;
+}
+
 // A call_function node: a builtin, a Dynamo-level lowering, a higher-order operator or an op
 // kernel with its arguments bound. `opByTarget` caches registry lookups across the graph.
 void planCallFunction(GraphPlan& p, NodePlan& np, const Node& n, const OpRegistry& reg, RecipeCache& recipes,
@@ -95,7 +123,8 @@ void planCallFunction(GraphPlan& p, NodePlan& np, const Node& n, const OpRegistr
     const OpInfo* op = it->second;
     // torch-level targets (torch.mul, torch.nn.functional.gelu, ...) run through their
     // lowering to aten ops unless a kernel is registered for the target itself
-    if (hasTorchLevelLowering(n) && !(op && KernelRegistry::instance().find(op->qualifiedName, device))) {
+    if (hasTorchLevelLowering(n)
+        && !(op && (op->custom || KernelRegistry::instance().find(op->qualifiedName, device)))) {
         np.kind = NodePlan::Kind::Torch;
         np.torch = planTorchLevel(n, np.error);
         return;
@@ -104,12 +133,14 @@ void planCallFunction(GraphPlan& p, NodePlan& np, const Node& n, const OpRegistr
     if (np.hop != Hop::None) {
         np.kind = NodePlan::Kind::Hop;
         if (np.hop == Hop::RunAndSaveRng || np.hop == Hop::RunWithRng) planRngHop(p, np, n, reg, recipes);
+        if (np.hop == Hop::AutoFunctionalized || np.hop == Hop::AutoFunctionalizedV2)
+            planAutoFunctionalized(np, n, reg, device);
         return;
     }
     np.kind = NodePlan::Kind::Op;
     np.op = op;
     if (!np.op)
-        np.error = "unknown operator " + n.target;
+        np.error = "unknown operator " + n.target + ": " + undeclaredOperatorHint();
     else if (np.op->has(kTraitHigherOrder))
         np.error = "higher-order operator " + n.target + " is not supported by the executor";
     else
@@ -166,6 +197,8 @@ Hop hopOf(std::string_view t)
     if (t == "map_impl") return Hop::Map;
     if (t == "run_and_save_rng_state") return Hop::RunAndSaveRng;
     if (t == "run_with_rng_state") return Hop::RunWithRng;
+    if (t == "auto_functionalized") return Hop::AutoFunctionalized;
+    if (t == "auto_functionalized_v2") return Hop::AutoFunctionalizedV2;
     return Hop::Unsupported;
 }
 

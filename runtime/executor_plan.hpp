@@ -32,6 +32,8 @@ enum class Hop : uint8_t
     Map,  // map_impl(f, xs, pos_args)
     RunAndSaveRng,  // run_and_save_rng_state(op, *args, **kwargs) -> (rng_state, op(...))
     RunWithRng,  // run_with_rng_state(rng_state, op, *args, **kwargs) -> op(...)
+    AutoFunctionalized,  // auto_functionalized(op, **kwargs) -> (op's outputs..., mutated clones...)
+    AutoFunctionalizedV2,  // auto_functionalized_v2(op, **kwargs, _all_bases=[...]) -> (outputs..., bases...)
     Unsupported,  // another higher_order.* target
 };
 
@@ -78,9 +80,9 @@ struct NodePlan
     };
     Kind kind = Kind::Unsupported;
     Hop hop = Hop::None;
-    const OpInfo* op = nullptr;
+    const OpInfo* op = nullptr;  // Op; the op an RNG-state or auto_functionalized HOP wraps
     const BindRecipe* bind = nullptr;  // Op, and the op wrapped by an RNG-state HOP
-    std::string error;  // Op / RNG-state HOP: why the node cannot run (thrown when it is reached)
+    std::string error;  // Op / RNG-state / auto_functionalized HOP: why the node cannot run (thrown when reached)
     // run_and_save_rng_state / run_with_rng_state: the wrapped op as a node of its own (the
     // HOP's arguments after the op, its kwargs, the op's part of the meta), so it binds and
     // runs exactly as the same op written as a node

@@ -1,7 +1,9 @@
 #include "runtime/support_check.hpp"
 
 #include <map>
+#include <set>
 
+#include "core/ops/custom_ops.hpp"
 #include "core/ops/op_registry.hpp"
 #include "runtime/executor_plan.hpp"
 #include "runtime/kernel.hpp"
@@ -21,7 +23,7 @@ std::string blocker(const Node& n, const NodePlan& np, DeviceKind device)
     if (!np.error.empty()) return np.error;
     switch (np.kind) {
     case NodePlan::Kind::Op:
-        if (np.op && !KernelRegistry::instance().find(np.op->qualifiedName, device))
+        if (np.op && !np.op->custom && !KernelRegistry::instance().find(np.op->qualifiedName, device))
             return std::string("no ") + (device == DeviceKind::Cpu ? "CPU" : "CUDA") + " kernel for "
                 + np.op->qualifiedName;
         return {};
@@ -38,21 +40,26 @@ std::string blocker(const Node& n, const NodePlan& np, DeviceKind device)
 }
 
 void collect(const Graph& g, const std::string& prefix, DeviceKind device, std::vector<MissingSupport>& out,
-             std::map<std::string, size_t>& byReason)
+             std::map<std::string, size_t>& byReason, std::set<const Graph*>& decompositions)
 {
     RecipeCache recipes;
     const auto plan = makePlan(g, OpRegistry::instance(), recipes, device);
     const auto& order = g.order();
     for (size_t k = 0; k < order.size(); ++k) {
         const Node& n = g.node(order[k]);
-        const std::string why = blocker(n, plan->nodes[k], device);
+        const NodePlan& np = plan->nodes[k];
+        // a custom op's decomposition (ops files) runs as a nested graph: what it lacks, once
+        if (np.error.empty() && np.op && np.op->custom && np.op->custom->decomposition
+            && decompositions.insert(np.op->custom->decomposition.get()).second)
+            collect(*np.op->custom->decomposition, np.op->qualifiedName + "/", device, out, byReason, decompositions);
+        const std::string why = blocker(n, np, device);
         if (why.empty()) continue;
         auto [it, fresh] = byReason.try_emplace(why, out.size());
         if (fresh) out.push_back({why, {}});
         out[it->second].nodes.push_back(prefix + n.name);
     }
     for (const auto& [attr, sub] : g.subgraphs)
-        if (sub) collect(*sub, prefix + attr + "/", device, out, byReason);
+        if (sub) collect(*sub, prefix + attr + "/", device, out, byReason, decompositions);
 }
 
 }  // namespace
@@ -61,7 +68,8 @@ std::vector<MissingSupport> missingSupport(const Graph& g, DeviceKind device)
 {
     std::vector<MissingSupport> out;
     std::map<std::string, size_t> byReason;
-    collect(g, "", device, out, byReason);
+    std::set<const Graph*> decompositions;
+    collect(g, "", device, out, byReason, decompositions);
     return out;
 }
 

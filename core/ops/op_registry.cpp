@@ -266,9 +266,9 @@ void OpRegistry::attachMeta(std::unordered_map<std::string, MetaFn>& table)
     std::sort(orphanMeta_.begin(), orphanMeta_.end());
 }
 
-const OpRegistry& OpRegistry::instance()
+OpRegistry& OpRegistry::mutableInstance()
 {
-    static const OpRegistry reg = [] {
+    static OpRegistry reg = [] {
         OpRegistry r = fromTsv(embeddedOpsTsv(), "ops.tsv");
         std::unordered_map<std::string, MetaFn> table;
         registerMetaFunctions(table);
@@ -276,6 +276,30 @@ const OpRegistry& OpRegistry::instance()
         return r;
     }();
     return reg;
+}
+
+const OpRegistry& OpRegistry::instance() { return mutableInstance(); }
+
+const OpInfo& OpRegistry::declareCustom(OpInfo op)
+{
+    OpRegistry& reg = mutableInstance();
+    op.traits |= schemaTraits(op.schema) | costClass(op.schema);
+    auto it = reg.byName_.find(op.qualifiedName);
+    if (it != reg.byName_.end()) {
+        OpInfo& old = reg.ops_[it->second];
+        if (!old.custom)
+            throw std::invalid_argument("operator " + op.qualifiedName
+                                        + " is a built-in operator of fxlens (ops.tsv line "
+                                        + std::to_string(old.tsvLine) + "); it cannot be declared");
+        if (formatSchema(old.schema) != formatSchema(op.schema))
+            throw std::invalid_argument("operator " + op.qualifiedName + " was declared before with another schema ("
+                                        + formatSchema(old.schema) + ", " + old.notes + ")");
+        old = std::move(op);
+        return old;
+    }
+    reg.byName_.emplace(op.qualifiedName, reg.ops_.size());
+    reg.ops_.push_back(std::move(op));
+    return reg.ops_.back();
 }
 
 const OpInfo* OpRegistry::find(std::string_view qualifiedName) const

@@ -453,6 +453,151 @@ private slots:
         QVERIFY2(k.err.contains("node 'y'"), k.err.constData());
     }
 
+    // Custom operators (--ops, docs/custom_ops.md). test.baz returns a clone in PyTorch: the
+    // corpus graph with its identity declaration gives bitwise the outputs of the same graph with
+    // aten.clone in its place (same generated inputs, same dropout stream).
+    void customOpsMatchClone_data()
+    {
+        QTest::addColumn<QString>("file");
+        QTest::addColumn<QString>("call");  // the test.baz call in the file
+        QTest::addColumn<QString>("clone");  // what replaces it
+        if (!fxltest::kSanitizedBuild)  // 2 x 5M-element runs each: one row under ASan
+            QTest::newRow("dynamo output graph")
+                << QStringLiteral("fx/tlparse_v2.6dev_gelu_dropout_dynamo_output_graph.txt")
+                << QStringLiteral("torch.ops.test.baz(input_1)")
+                << QStringLiteral("torch.ops.aten.clone.default(input_1)");
+        QTest::newRow("inductor post-grad graph")
+            << QStringLiteral("fx/tlparse_v2.6dev_gelu_dropout_inductor_post_grad_graph.txt")
+            << QStringLiteral("torch.ops.test.baz.default(mul_4)")
+            << QStringLiteral("torch.ops.aten.clone.default(mul_4)");
+    }
+    void customOpsMatchClone()
+    {
+        QFETCH(QString, file);
+        QFETCH(QString, call);
+        QFETCH(QString, clone);
+        const QString path = QString::fromStdString(fxltest::corpusPath(file.toStdString()).string());
+        FXL_REQUIRE_CORPUS(path);
+        const QString ops = QString::fromStdString(fxltest::testDataPath("ops/logging.ops").string());
+        QTemporaryDir tmp;
+        QByteArray text = readFile(path);
+        QCOMPARE(text.count(call.toUtf8()), 1);
+        text.replace(call.toUtf8(), clone.toUtf8());
+        const QString cloned = tmp.filePath(QStringLiteral("cloned.txt"));
+        QVERIFY(writeFile(cloned, text));
+        // without a declaration: the node, the operator and how to declare it
+        const Run plain = fxlens({QStringLiteral("run"), path, QStringLiteral("--seed"), QStringLiteral("1")});
+        QVERIFY2(!plain.crashed && plain.exitCode == 1, qPrintable(describe(plain)));
+        QVERIFY2(plain.err.contains(") in an ops file and pass it with --ops FILE (docs/custom_ops.md)")
+                     && plain.err.contains("unknown operator test.baz"),
+                 plain.err.constData());
+        const Run r = fxlens({QStringLiteral("check"), path, cloned, QStringLiteral("--ops"), ops,
+                              QStringLiteral("--seed"), QStringLiteral("1"), QStringLiteral("--json")});
+        QVERIFY2(!r.crashed && r.exitCode == 0, qPrintable(describe(r)));
+        const QJsonObject doc = parseJsonDoc(r.out);
+        QCOMPARE(doc[QStringLiteral("result")].toString(), QStringLiteral("bitwise_equal"));
+        const QJsonArray outs = doc[QStringLiteral("report")].toObject()[QStringLiteral("outputs")].toArray();
+        QCOMPARE(outs.size(), 1);
+    }
+
+    // The logs' graphs with test.baz (tlparse simple.log 12: Dynamo level, 28: post-grad) run
+    // with --ops; the post-grad graph gives the bits of the same graph dumped as an FX file.
+    void customOpsRunLog()
+    {
+        const QString log = QString::fromStdString(fxltest::corpusPath("tlparse/simple.log").string());
+        const QString fx = QString::fromStdString(
+            fxltest::corpusPath("fx/tlparse_v2.6dev_gelu_dropout_inductor_post_grad_graph.txt").string());
+        FXL_REQUIRE_CORPUS(log);
+        FXL_REQUIRE_CORPUS(fx);
+        const QString ops = QString::fromStdString(fxltest::testDataPath("ops/logging.ops").string());
+        auto run = [&](const QStringList& where) {
+            const Run r = fxlens(QStringList{QStringLiteral("run")} + where
+                                 + QStringList{QStringLiteral("--ops"), ops, QStringLiteral("--seed"),
+                                               QStringLiteral("1"), QStringLiteral("--json")});
+            if (r.exitCode != 0) qWarning("%s", qPrintable(describe(r)));
+            const QJsonArray outs = parseJsonDoc(r.out)[QStringLiteral("outputs")].toArray();
+            return outs.size() == 1 ? outs[0].toObject() : QJsonObject();
+        };
+        const QJsonObject dyn = run({log, QStringLiteral("--graph"), QStringLiteral("12")});
+        const QJsonObject post = run({log, QStringLiteral("--graph"), QStringLiteral("28")});
+        const QJsonObject file = run({fx});
+        const QJsonArray shape{1, 320, 128, 128};
+        QCOMPARE(dyn[QStringLiteral("shape")].toArray(), shape);
+        QCOMPARE(post[QStringLiteral("shape")].toArray(), shape);
+        QCOMPARE(post[QStringLiteral("dtype")].toString(), QStringLiteral("f32"));
+        QVERIFY(!post[QStringLiteral("checksum")].toString().isEmpty());
+        QCOMPARE(post[QStringLiteral("checksum")].toString(), file[QStringLiteral("checksum")].toString());
+    }
+
+    // Megatron graphs (apex layer norm, tg.log_tensor, auto_functionalized_v2 of
+    // tg.inplace_log_tensor): with the declarations, info's cannot_run lists none of them;
+    // without, each with its nodes and how to declare it.
+    void customOpsMegatronInfo_data()
+    {
+        QTest::addColumn<QString>("file");
+        QTest::newRow("tp1") << QStringLiteral("fx/entangle_megatron_gpt_tp1_fwd_bwd_both.g0.r0.txt");
+        QTest::newRow("tp2") << QStringLiteral("fx/entangle_megatron_gpt_tp2_fwd_bwd_both.g0.r0.txt");
+    }
+    void customOpsMegatronInfo()
+    {
+        QFETCH(QString, file);
+        const QString path = QString::fromStdString(fxltest::corpusPath(file.toStdString()).string());
+        FXL_REQUIRE_CORPUS(path);
+        const QString apex = QString::fromStdString(fxltest::testDataPath("ops/apex_layer_norm.ops").string());
+        const QString logging = QString::fromStdString(fxltest::testDataPath("ops/logging.ops").string());
+        auto reasons = [&](const QStringList& extra) {
+            const Run r = fxlens(QStringList{QStringLiteral("info"), path, QStringLiteral("--json")} + extra);
+            if (r.exitCode != 0) qWarning("%s", qPrintable(describe(r)));
+            const QJsonObject gi = parseJsonDoc(r.out)[QStringLiteral("sources")]
+                                       .toArray()[0]
+                                       .toObject()[QStringLiteral("graph_info")]
+                                       .toArray()[0]
+                                       .toObject();
+            QMap<QString, int> out;
+            for (const auto& m : gi[QStringLiteral("cannot_run")].toArray())
+                out[m.toObject()[QStringLiteral("reason")].toString()] = m.toObject()[QStringLiteral("count")].toInt();
+            return out;
+        };
+        const QString hint = QStringLiteral(": declare it (its schema, and identity of an argument or a decomposition "
+                                            "over aten ops) in an ops file and pass it with --ops FILE "
+                                            "(docs/custom_ops.md)");
+        const QMap<QString, int> before = reasons({});
+        QCOMPARE(before.value(QStringLiteral("unknown operator apex.fused_layer_norm_affine_fwd.default") + hint), 4);
+        QCOMPARE(before.value(QStringLiteral("unknown operator apex.fused_layer_norm_affine_bwd.default") + hint), 4);
+        QCOMPARE(before.value(QStringLiteral("unknown operator tg.log_tensor.default") + hint), 5);
+        QCOMPARE(before.value(QStringLiteral("auto_functionalized_v2: unknown operator tg.inplace_log_tensor.default")
+                              + hint),
+                 20);
+        const QMap<QString, int> after = reasons({QStringLiteral("--ops"), apex, QStringLiteral("--ops"), logging});
+        QVERIFY(!after.isEmpty());
+        for (auto it = after.begin(); it != after.end(); ++it) {
+            QVERIFY2(!it.key().contains(QStringLiteral("apex")) && !it.key().contains(QStringLiteral("log_tensor"))
+                         && !it.key().contains(QStringLiteral("auto_functionalized")),
+                     qPrintable(it.key()));
+            QCOMPARE(before.value(it.key()), it.value());  // what is left was there before
+        }
+        QCOMPARE(after.size(), before.size() - 4);
+    }
+
+    // A mistake in an ops file stops every verb: FILE:LINE:COLUMN and what was expected.
+    void badOpsFile()
+    {
+        QTemporaryDir tmp;
+        const QString ops = tmp.filePath(QStringLiteral("bad.ops"));
+        QVERIFY(writeFile(ops, "op my.twice(Tensor x) -> Tensor\nidentity y\n"));
+        const QString g = tmp.filePath(QStringLiteral("g.code.py"));
+        QVERIFY(writeFile(g, "def forward(self, x):\n    y = torch.ops.my.twice.default(x)\n    return (y,)\n"));
+        for (const char* verb : {"run", "info", "mem"}) {
+            const Run r = fxlens({QString::fromLatin1(verb), g, QStringLiteral("--ops"), ops});
+            QVERIFY2(!r.crashed && r.exitCode == 1, qPrintable(describe(r)));
+            QCOMPARE(QString::fromUtf8(r.err),
+                     ops + QStringLiteral(":2:10: error: expected one of the schema's arguments (x), found 'y'\n"));
+        }
+        const Run missing = fxlens({QStringLiteral("run"), g, QStringLiteral("--ops"), tmp.filePath("none.ops")});
+        QVERIFY2(!missing.crashed && missing.exitCode == 1, qPrintable(describe(missing)));
+        QVERIFY2(missing.err.contains("none.ops: error: cannot read the ops file"), missing.err.constData());
+    }
+
     // --out never replaces an existing file unless --force.
     void existingOutRefused()
     {

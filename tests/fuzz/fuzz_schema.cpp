@@ -1,5 +1,6 @@
-// libFuzzer target for the schema grammar (parseSchema / parseSchemaLenient), default values
-// and the ops.tsv table reader. A schema that parses must print back to text that parses to
+// libFuzzer target for the schema grammar (parseSchema / parseSchemaLenient), default values,
+// the ops.tsv table reader and the ops-file reader (core/ops/custom_ops.hpp, parsed only: nothing
+// is registered). A schema that parses must print back to text that parses to
 // the same schema.
 #include <cstdint>
 #include <cstdlib>
@@ -7,6 +8,7 @@
 #include <string_view>
 
 #include "core/ir/diagnostics.hpp"
+#include "core/ops/custom_ops.hpp"
 #include "core/ops/op_registry.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
@@ -24,6 +26,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
     try {
         fxl::OpRegistry r = fxl::OpRegistry::fromTsv(text);
         for (const auto* op : r.all()) (void)r.find(op->qualifiedName);
+    } catch (const fxl::InputError&) { }
+    try {
+        for (const auto& d : fxl::parseOpsFile(text, "fuzz.ops")) {
+            if (!d.body || (d.body->identityArg < 0) == !d.body->decomposition) std::abort();  // exactly one body
+            if (d.body->identityArg >= static_cast<int>(d.schema.args.size())) std::abort();
+        }
     } catch (const fxl::InputError&) { }
     return 0;
 }

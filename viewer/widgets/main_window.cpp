@@ -44,6 +44,7 @@
 #include <iostream>
 
 #include "core/formats/fx/fx_text_writer.hpp"
+#include "core/ops/custom_ops.hpp"
 #include "runtime/localize.hpp"
 #include "viewer/jobs/step_jobs.hpp"
 #include "viewer/model/node_search.hpp"
@@ -1885,8 +1886,25 @@ int runMainWindow(int argc, char** argv, const std::vector<std::string>& files)
     QApplication app(argc, argv);
     QApplication::setApplicationName(QStringLiteral("fxlens"));
     QApplication::setStyle(QStyleFactory::create(QStringLiteral("Fusion")));
+    // custom operators (docs/custom_ops.md): the ops files of the setting "ops/files", loaded
+    // before any graph, as the CLI's --ops; one with a mistake is reported and skipped
+    QStringList opsErrors;
+    const QStringList opsFiles =
+        QSettings(QStringLiteral("fxlens"), QStringLiteral("fxlens")).value(QStringLiteral("ops/files")).toStringList();
+    for (const QString& p : opsFiles) {
+        try {
+            loadOpsFile(p.toStdString());
+        } catch (const std::exception& e) {
+            opsErrors << QString::fromStdString(e.what());
+        }
+    }
     MainWindow w;
     w.show();
+    if (!opsErrors.isEmpty())
+        QTimer::singleShot(0, &w, [&w, opsErrors] {
+            QMessageBox::warning(&w, QObject::tr("fxlens"),
+                                 QObject::tr("Ops files (setting ops/files) not loaded:\n") + opsErrors.join('\n'));
+        });
     if (files.empty()) {
         QTimer::singleShot(0, &w, [&w] {
             const QString err = w.openExample(QStringLiteral(FXLENS_EXAMPLES_DIR));
