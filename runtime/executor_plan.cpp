@@ -165,6 +165,8 @@ Hop hopOf(std::string_view t)
     if (t == "map_impl") return Hop::Map;
     if (t == "run_and_save_rng_state") return Hop::RunAndSaveRng;
     if (t == "run_with_rng_state") return Hop::RunWithRng;
+    if (t == "flex_attention") return Hop::FlexAttention;
+    if (t == "flex_attention_backward") return Hop::FlexAttentionBackward;
     return Hop::Unsupported;
 }
 

@@ -32,6 +32,8 @@ enum class Hop : uint8_t
     Map,  // map_impl(f, xs, pos_args)
     RunAndSaveRng,  // run_and_save_rng_state(op, *args, **kwargs) -> (rng_state, op(...))
     RunWithRng,  // run_with_rng_state(rng_state, op, *args, **kwargs) -> op(...)
+    FlexAttention,  // flex_attention(q, k, v, score_mod, block_mask, scale, kernel_options, ...)
+    FlexAttentionBackward,  // flex_attention_backward(q, k, v, out, lse, grad_out, grad_lse, fw, joint, ...)
     Unsupported,  // another higher_order.* target
 };
 
