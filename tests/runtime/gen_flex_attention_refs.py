@@ -12,7 +12,7 @@ math_attention and sdpa_dense_backward):
 
 and the backward as the gradients of sum(out * grad_out) + sum(lse * grad_lse) (computed by
 hand in float64: dP, dS = P * (dP - rowsum(out * dO) + dlse / ln2), the score_mod's derivative,
-the mask). Inputs are drawn in the case's dtype (f32, bf16, f64) and widened to f64 for the
+the mask). Inputs are drawn in the case's dtype (f32, bf16, f16, f64) and widened to f64 for the
 reference. Writes tests/data/flex/flex_refs.safetensors (keys "<case>/<name>") and
 tests/data/flex/cases.json (per case: shapes, dtype, score_mod and mask_mod names, scale,
 whether it has a backward). The C++ test (tests/runtime/test_flex_attention.cpp) builds each
@@ -112,7 +112,7 @@ def reference(c, q, k, v, bias, dout=None, dlse=None):
     return res
 
 
-DTYPES = {"float32": torch.float32, "bfloat16": torch.bfloat16, "float64": torch.float64}
+DTYPES = {"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16, "float64": torch.float64}
 CASES = [
     # id, (B, Hq, Hkv, Bkv, L, S, E, Ev), dtype, score_mod, mask_mod, backward
     ("identity", (2, 2, 2, 2, 8, 12, 16, 8), "float32", "identity", "none", True),
@@ -124,6 +124,7 @@ CASES = [
     ("buffer", (1, 4, 4, 1, 8, 8, 8, 8), "float32", "head_bias", "causal", False),
     ("f64_relpos", (1, 2, 2, 1, 8, 8, 8, 8), "float64", "relpos", "causal", True),
     ("bf16_relpos", (1, 4, 2, 1, 16, 16, 16, 16), "bfloat16", "relpos", "causal", True),
+    ("f16_sliding", (2, 2, 1, 2, 12, 12, 8, 8), "float16", "identity", "sliding", True),
 ]
 
 tensors = []

@@ -3,10 +3,11 @@
 // (tests/runtime/gen_flex_attention_refs.py -> tests/data/flex/): each case's graph is built
 // here from its score_mod / mask_mod names (aten-level sub-graphs as make_fx traces them);
 // f32 within rtol 1e-5 / atol 1e-6, f64 within 1e-12, bf16 within 2^-7 relative + 2^-7
-// absolute; fully masked rows give out 0 and logsumexp -inf. A batch alone gives the bits it
-// has inside a bigger batch; 1 and 2 threads give the same bits; the corpus graphs with
-// flex_attention (tlparse/cache_hit_miss.log) run with seed 1, repeatably, with the
-// shapes their meta records.
+// absolute, f16 within 2^-9 + 2^-9 (their logsumexp, computed in f32: f32 bounds); fully
+// masked rows give out 0 and logsumexp -inf. A batch alone gives the bits it has inside a
+// bigger batch; 1 and 2 threads give the same bits; shape propagation gives the outputs'
+// shapes and dtypes; the corpus graphs with flex_attention (tlparse/cache_hit_miss.log) run
+// with seed 1, repeatably, with the shapes their meta records and the memory timeline's peak.
 #include <QtTest>
 
 #include <cmath>
@@ -146,6 +147,7 @@ std::string dtypeAbbrOf(const std::string& torchName)
     if (torchName == "float32") return "f32";
     if (torchName == "float64") return "f64";
     if (torchName == "bfloat16") return "bf16";
+    if (torchName == "float16") return "f16";
     throw std::runtime_error("dtype " + torchName);
 }
 
@@ -312,20 +314,22 @@ private slots:
         double rtol = 1e-5, atol = 1e-6;
         if (dt == "float64") rtol = atol = 1e-12;
         if (dt == "bfloat16") rtol = atol = 1.0 / 128;
+        if (dt == "float16") rtol = atol = 1.0 / 512;
         const char* names[] = {"out", "lse", "dq", "dk", "dv"};
-        QCOMPARE(r.outputs.tensors[0].dtype,
-                 dt == "float64"        ? DType::F64
-                     : dt == "bfloat16" ? DType::BF16
-                                        : DType::F32);
+        DType expected = DType::F32;
+        if (dt == "float64") expected = DType::F64;
+        if (dt == "bfloat16") expected = DType::BF16;
+        if (dt == "float16") expected = DType::F16;
+        QCOMPARE(r.outputs.tensors[0].dtype, expected);
         QCOMPARE(r.outputs.tensors[1].dtype, dt == "float64" ? DType::F64 : DType::F32);
         for (size_t k = 0; k < r.outputs.tensors.size(); ++k) {
             const SafeTensor& ref = refs().t(id + "/ref_" + names[k]);
             QCOMPARE(r.outputs.tensors[k].shape, ref.shape);
             std::string where;
-            // the logsumexp is computed in f32 for bf16 inputs: f32 bounds
-            const bool lse = k == 1;
-            const double ratio = worstRatio(r.outputs.tensors[k], ref, lse && dt == "bfloat16" ? 1e-5 : rtol,
-                                            lse && dt == "bfloat16" ? 1e-6 : atol, where);
+            // the logsumexp is computed in f32 for bf16 / f16 inputs: f32 bounds
+            const bool f32Lse = k == 1 && (dt == "bfloat16" || dt == "float16");
+            const double ratio =
+                worstRatio(r.outputs.tensors[k], ref, f32Lse ? 1e-5 : rtol, f32Lse ? 1e-6 : atol, where);
             qDebug("%s %s: worst error / bound %.3g (%s)", id.c_str(), names[k], ratio, where.c_str());
             QVERIFY2(ratio <= 1.0, (std::string(names[k]) + " " + where).c_str());
         }
@@ -462,8 +466,11 @@ private slots:
     void corpus_data()
     {
         QTest::addColumn<std::string>("graph");
+        // under ASan one graph of each kind (Dynamo-level, aot inference, inductor post-grad)
         for (const char* id : {"36", "79", "85", "95", "167", "210", "216", "276", "319", "325", "333"})
-            QTest::newRow(id) << std::string(id);
+            if (!fxltest::kSanitizedBuild || std::string(id) == "36" || std::string(id) == "85"
+                || std::string(id) == "95")
+                QTest::newRow(id) << std::string(id);
     }
     void corpus()
     {
