@@ -7,6 +7,7 @@
 
 #include "core/ir/diagnostics.hpp"
 #include "core/ops/op_registry.hpp"
+#include "core/ops/shape_prop.hpp"
 #include "runtime/cpu/cpu_common.hpp"
 #include "runtime/executor_flex_attention.hpp"
 #include "runtime/executor_hop_values.hpp"
@@ -402,7 +403,10 @@ struct Runner
         const exec::BodyRunner run = [this](const Graph& g, const std::string& name, std::vector<Value> ops) {
             return runBody(g, name, std::move(ops));
         };
-        if (!backward) return exec::flexAttention(tc, o.fw, run);
+        if (!backward) {
+            o.fw.maxScores = flexAttentionHasMaxScores(*f.plan.g, n);
+            return exec::flexAttention(tc, o.fw, run);
+        }
         o.joint = body(n.args[fw + 1], "joint_graph");
         o.out = tensorAt(3, "out");
         o.logsumexp = tensorAt(4, "logsumexp");

@@ -228,7 +228,9 @@ Value flexAttention(const Call& c, const FlexOperands& o, const BodyRunner& run)
     const Tensor p3 = op(c, "aten.reshape.default", {tensorValue(to(c, p, d.dtype)), intList({d.B * d.Hq, d.L, d.S})});
     Tensor out = bmm(c, p3, in.valueRep);
     out = op(c, "aten.view.default", {tensorValue(out), intList({d.B, d.Hq, d.L, d.Ev})});
-    return Value::ofList({tensorValue(out), tensorValue(lse)});
+    std::vector<Value> outs{tensorValue(out), tensorValue(lse)};
+    if (o.maxScores) outs.push_back(tensorValue(op(c, "aten.div.Scalar", {tensorValue(mxs), Value::ofFloat(kLn2)})));
+    return Value::ofList(std::move(outs));
 }
 
 Value flexAttentionBackward(const Call& c, const FlexBackwardOperands& ob, const BodyRunner& run)

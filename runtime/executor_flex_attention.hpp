@@ -45,10 +45,12 @@ struct FlexOperands
     FlexBody scoreMod, maskMod;
     double scale = 1.0;
     std::vector<Value> scoreModBuffers, maskModBuffers;
+    bool maxScores = false;  // also return max_scores (PyTorch 2.9+'s third output)
 };
 
 // flex_attention: (out [B, Hq, L, Ev] in the query's dtype, logsumexp [B, Hq, L] in base 2,
-// in the working precision).
+// in the working precision[, max_scores: each row's largest post-mod score / ln 2, -inf for a
+// fully masked row, as logsumexp]).
 Value flexAttention(const torch_level::Call& c, const FlexOperands& op, const BodyRunner& run);
 
 // flex_attention_backward(q, k, v, out, logsumexp, grad_out, grad_logsumexp, fw_graph,

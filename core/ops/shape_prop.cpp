@@ -730,8 +730,21 @@ std::optional<ValueMeta> flexAttentionMeta(const Graph& g, const Node& n)
     lse.sizes.pop_back();
     lse.strides = contiguousStrides(lse.sizes);
     out.push_back(ValueMeta::ofTensor(std::move(o)));
-    out.push_back(ValueMeta::ofTensor(std::move(lse)));
+    out.push_back(ValueMeta::ofTensor(lse));
+    if (flexAttentionHasMaxScores(g, n)) out.push_back(ValueMeta::ofTensor(std::move(lse)));
     return ValueMeta::ofTuple(std::move(out));
+}
+
+bool flexAttentionHasMaxScores(const Graph& g, const Node& n)
+{
+    if (n.val.kind == ValueMeta::Kind::Tuple && n.val.elems.size() == 3) return true;
+    for (NodeId id : g.order()) {
+        const Node& u = g.node(id);
+        if (u.isGetitem() && u.args.size() == 2 && u.args[0].isNode() && u.args[0].node == n.id
+            && u.args[1].kind == Arg::Kind::Int && u.args[1].i == 2)
+            return true;
+    }
+    return false;
 }
 
 ShapePropResult propagateShapes(Graph& g, const ShapePropOptions& opts)

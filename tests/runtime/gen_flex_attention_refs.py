@@ -9,6 +9,7 @@ math_attention and sdpa_dense_backward):
     lse    = logsumexp(post, -1) / ln 2            (base 2, as the HOP returns it; -inf when
                                                     a row is fully masked)
     out    = safe_softmax(post, -1) @ v            (0 for a fully masked row)
+    max    = max(post, -1) / ln 2                  (the third output of PyTorch 2.9+'s HOP)
 
 and the backward as the gradients of sum(out * grad_out) + sum(lse * grad_lse) (computed by
 hand in float64: dP, dS = P * (dP - rowsum(out * dO) + dlse / ln2), the score_mod's derivative,
@@ -91,7 +92,7 @@ def reference(c, q, k, v, bias, dout=None, dlse=None):
     p = torch.exp(post - lse.unsqueeze(-1))
     p = torch.where(masked_rows.unsqueeze(-1), torch.zeros((), dtype=torch.float64), p)
     out = p @ v64
-    res = {"out": out, "lse": lse / math.log(2)}
+    res = {"out": out, "lse": lse / math.log(2), "max": post.max(-1).values / math.log(2)}
     if dout is None:
         return res
     do64, dl64 = dout.double(), dlse.double()

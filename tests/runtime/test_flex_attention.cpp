@@ -391,6 +391,40 @@ private slots:
             QVERIFY(r1.outputs.tensors[k].data == r2.outputs.tensors[k].data);
     }
 
+    // A graph that reads a third output (PyTorch 2.9+'s max_scores) gets each row's largest
+    // post-mod score / ln 2, -inf for a fully masked row.
+    void maxScores_data()
+    {
+        QTest::addColumn<std::string>("id");
+        for (const char* id : {"masked_row", "gqa", "f64_relpos"}) QTest::newRow(id) << std::string(id);
+    }
+    void maxScores()
+    {
+        QFETCH(std::string, id);
+        const nlohmann::json& c = refs().c(id);
+        std::string text = caseGraph(c);
+        const std::string ret =
+            c["backward"].get<bool>() ? "        return (out, lse, dq, dk, dv)\n" : "        return (out, lse)\n";
+        const size_t at = text.find(ret);
+        QVERIFY(at != std::string::npos);
+        text.replace(at, ret.size(), "        mx = flex_attention[2]\n        return (out, lse, mx)\n");
+        Graph g = parseFxText(text, id);
+        const Run r = runCase(g, caseInputs(c));
+        QCOMPARE(r.outputs.tensors.size(), size_t(3));
+        std::string where;
+        const double ratio = worstRatio(r.outputs.tensors[2], refs().t(id + "/ref_max"), 1e-6, 1e-6, where);
+        QVERIFY2(ratio <= 1.0, where.c_str());
+        QCOMPARE(r.outputs.tensors[2].dtype, r.outputs.tensors[1].dtype);
+        // the timeline allocates the three outputs as the executor does
+        const MemoryTimeline t = computeMemoryTimeline(g);
+        QCOMPARE(r.result.peakBytes, t.peakBytes);
+        // shape propagation: a three-item value
+        ShapePropOptions o;
+        o.overwrite = true;
+        QVERIFY(propagateShapes(g, o).problems.empty());
+        QCOMPARE(g.node(g.findByName("flex_attention")).val.elems.size(), size_t(3));
+    }
+
     // Wrong shapes and sub-graphs give a KernelError naming the node and the rule.
     void errors_data()
     {
