@@ -310,6 +310,12 @@ private slots:
         }
         const bool backward = c["backward"].get<bool>();
         QCOMPARE(r.outputs.tensors.size(), size_t(backward ? 5 : 2));
+        // the HOPs' outputs allocated as the memory timeline counts them
+        const MemoryTimeline t = computeMemoryTimeline(g);
+        QVERIFY(t.unknownSizes.empty());
+        QCOMPARE(r.result.peakBytes, t.peakBytes);
+        QCOMPARE(r.result.liveBytesPerStep.size(), t.steps.size());
+        for (size_t k = 0; k < t.steps.size(); ++k) QCOMPARE(r.result.liveBytesPerStep[k], t.steps[k].liveBytes);
         const std::string dt = c["dtype"].get<std::string>();
         double rtol = 1e-5, atol = 1e-6;
         if (dt == "float64") rtol = atol = 1e-12;
