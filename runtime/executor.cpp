@@ -9,7 +9,9 @@
 #include "core/ir/diagnostics.hpp"
 #include "core/ops/custom_ops.hpp"
 #include "core/ops/op_registry.hpp"
+#include "core/ops/shape_prop.hpp"
 #include "runtime/cpu/cpu_common.hpp"
+#include "runtime/executor_flex_attention.hpp"
 #include "runtime/executor_hop_values.hpp"
 #include "runtime/executor_inputs.hpp"
 #include "runtime/executor_plan.hpp"
@@ -409,6 +411,8 @@ struct Runner
         case Hop::RunWithRng: return runWithRngState(f, n, np);
         case Hop::AutoFunctionalized:
         case Hop::AutoFunctionalizedV2: return autoFunctionalized(f, n, np);
+        case Hop::FlexAttention: return flexAttention(f, n, false);
+        case Hop::FlexAttentionBackward: return flexAttention(f, n, true);
         default: throw KernelError("higher-order operator " + n.target + " is not supported by the executor");
         }
     }
@@ -433,6 +437,72 @@ struct Runner
             items.push_back(rets == 0 ? Value::none() : std::move(out));
         for (auto& m : mutated) items.push_back(std::move(m));
         return Value::ofList(std::move(items));
+    }
+
+    // flex_attention (and its backward) by PyTorch's dense math definition
+    // (runtime/executor_flex_attention.hpp); score_mod, mask_mod and the joint graph run as
+    // bodies (not accounted, as cond's), their operands the broadcast index tensors.
+    Value flexAttention(const Frame& f, const Node& n, bool backward)
+    {
+        const char* hop = backward ? "flex_attention_backward" : "flex_attention";
+        // operand positions: forward (q, k, v, score_mod, block_mask, scale, kernel_options,
+        // score_mod_other_buffers, mask_mod_other_buffers); the backward inserts (out,
+        // logsumexp, grad_out, grad_logsumexp) after v and joint_graph after fw_graph
+        const size_t fw = backward ? 7 : 3, mask = fw + (backward ? 2 : 1);
+        if (n.args.size() < mask + 2 || n.args.size() > mask + 5 || !n.kwargs.empty())
+            throw KernelError(
+                std::string(hop) + " expects its arguments positionally: "
+                + (backward ? "(q, k, v, out, logsumexp, grad_out, grad_logsumexp, fw_graph, joint_graph, "
+                            : "(q, k, v, score_mod, ")
+                + "block_mask, scale, kernel_options[, score_mod_other_buffers, mask_mod_other_buffers])");
+        auto tensorAt = [&](size_t k, const char* role) {
+            const Value v = toValue(f, n.args[k]);
+            if (!v.isTensor())
+                throw KernelError(std::string(hop) + ": " + role + " (argument " + std::to_string(k)
+                                  + ") must be a tensor");
+            return v.tensor;
+        };
+        auto body = [&](const Arg& a, const char* role) {
+            const Graph& g = *f.plan.g;
+            const Node* attr = a.isNode() ? &g.node(a.node) : nullptr;
+            const Graph* sub = attr && attr->op == NodeOp::GetAttr ? g.subgraph(attr->target) : nullptr;
+            if (!sub) throw KernelError(std::string(hop) + ": expects a nested graph as " + role);
+            return exec::FlexBody{sub, attr->target};
+        };
+        exec::FlexBackwardOperands o;
+        o.fw.query = tensorAt(0, "query");
+        o.fw.key = tensorAt(1, "key");
+        o.fw.value = tensorAt(2, "value");
+        o.fw.scoreMod = body(n.args[fw], backward ? "fw_graph" : "score_mod");
+        const Arg& blockMask = n.args[mask];
+        if ((blockMask.kind != Arg::Kind::Tuple && blockMask.kind != Arg::Kind::List) || blockMask.items.empty())
+            throw KernelError(std::string(hop) + ": block_mask (argument " + std::to_string(mask)
+                              + ") must be a tuple ending with the mask_mod graph");
+        o.fw.maskMod = body(blockMask.items.back(), "the last item of block_mask (mask_mod)");
+        const Value scale = toValue(f, n.args[mask + 1]);
+        if (scale.kind != Value::Kind::Float && scale.kind != Value::Kind::Int)
+            throw KernelError(std::string(hop) + ": scale (argument " + std::to_string(mask + 1)
+                              + ") must be a number");
+        o.fw.scale = scale.toDouble();
+        // args[mask + 2]: kernel_options (they tune the compiled kernels only)
+        o.fw.scoreModBuffers = tupleArg(f, n, mask + 3, "score_mod_other_buffers", true);
+        o.fw.maskModBuffers = tupleArg(f, n, mask + 4, "mask_mod_other_buffers", true);
+        TorchCtx ctx(*this, f, n);
+        const torch_level::Call tc{ctx, n, {}, {}};
+        const exec::BodyRunner run = [this](const Graph& g, const std::string& name, std::vector<Value> ops) {
+            return runBody(g, name, std::move(ops));
+        };
+        if (!backward) {
+            o.fw.maxScores = flexAttentionHasMaxScores(*f.plan.g, n);
+            return exec::flexAttention(tc, o.fw, run);
+        }
+        o.joint = body(n.args[fw + 1], "joint_graph");
+        o.out = tensorAt(3, "out");
+        o.logsumexp = tensorAt(4, "logsumexp");
+        const Value go = toValue(f, n.args[5]);
+        if (go.isTensor()) o.gradOut = go.tensor;
+        o.gradLogsumexp = toValue(f, n.args[6]);
+        return exec::flexAttentionBackward(tc, o, run);
     }
 
     Value autocast(const Frame& f, const Node& n)
@@ -712,7 +782,7 @@ void failFastOnUnrunnableNode(const GraphPlan& plan, DeviceKind device)
             why = np.error;
         else if (np.kind == NodePlan::Kind::Torch && !np.torch)
             why = np.error;
-        else if (np.kind == NodePlan::Kind::Op && np.op && device == DeviceKind::Cpu
+        else if (np.kind == NodePlan::Kind::Op && np.op && !np.op->custom && device == DeviceKind::Cpu
                  && !KernelRegistry::instance().find(np.op->qualifiedName, DeviceKind::Cpu))
             why = "no CPU kernel for " + np.op->qualifiedName;
         if (why.empty()) continue;

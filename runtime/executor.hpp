@@ -6,6 +6,8 @@
 //
 // Higher-order ops (invoke_subgraph, tag_activation_checkpoint, wrap_with_set_grad_enabled,
 // wrap_with_autocast (no-op casts only), cond, while_loop, map_impl) run their nested graphs;
+// flex_attention / flex_attention_backward run by PyTorch's dense math definition, their
+// score_mod / mask_mod / joint graphs as unaccounted bodies (runtime/executor_flex_attention.hpp);
 // run_and_save_rng_state / run_with_rng_state run the op they wrap with the run's Philox
 // generator state (an i64[2] {seed, offset} tensor; PyTorch's CUDA uint8[16] layout is
 // accepted; run_with_rng_state restores the generator afterwards, as PyTorch does). Bodies:

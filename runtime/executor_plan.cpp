@@ -199,6 +199,8 @@ Hop hopOf(std::string_view t)
     if (t == "run_with_rng_state") return Hop::RunWithRng;
     if (t == "auto_functionalized") return Hop::AutoFunctionalized;
     if (t == "auto_functionalized_v2") return Hop::AutoFunctionalizedV2;
+    if (t == "flex_attention") return Hop::FlexAttention;
+    if (t == "flex_attention_backward") return Hop::FlexAttentionBackward;
     return Hop::Unsupported;
 }
 

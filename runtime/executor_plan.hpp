@@ -34,6 +34,8 @@ enum class Hop : uint8_t
     RunWithRng,  // run_with_rng_state(rng_state, op, *args, **kwargs) -> op(...)
     AutoFunctionalized,  // auto_functionalized(op, **kwargs) -> (op's outputs..., mutated clones...)
     AutoFunctionalizedV2,  // auto_functionalized_v2(op, **kwargs, _all_bases=[...]) -> (outputs..., bases...)
+    FlexAttention,  // flex_attention(q, k, v, score_mod, block_mask, scale, kernel_options, ...)
+    FlexAttentionBackward,  // flex_attention_backward(q, k, v, out, lse, grad_out, grad_lse, fw, joint, ...)
     Unsupported,  // another higher_order.* target
 };
 

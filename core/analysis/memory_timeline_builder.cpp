@@ -8,6 +8,7 @@
 
 #include "core/analysis/phases.hpp"
 #include "core/ops/op_registry.hpp"
+#include "core/ops/shape_prop.hpp"
 
 namespace fxl {
 
@@ -271,6 +272,17 @@ private:
         }
         auto& vs = values_[static_cast<size_t>(id)];
         if (n.val.kind == ValueMeta::Kind::Unknown) {
+            // flex_attention recorded without its tuple meta: its value follows from its
+            // operands' (its logsumexp is allocated even when no getitem reads it)
+            if (const std::optional<ValueMeta> flex = flexAttentionMeta(g_, n)) {
+                auto& es = elems_[static_cast<size_t>(id)];
+                for (size_t k = 0; k < flex->elems.size(); ++k) {
+                    StorageList sl = allocate(id, flex->elems[k], input, step, static_cast<int>(k));
+                    appendUnique(vs, sl);
+                    es.push_back(std::move(sl));
+                }
+                return;
+            }
             // a multi-output node recorded without its tuple meta: the getitems tell (R2)
             auto it = extracted_.find(id);
             if (it != extracted_.end()) {
@@ -465,7 +477,11 @@ private:
         auto& vs = values_[static_cast<size_t>(id)];
         switch (n.op) {
         case NodeOp::Placeholder:
-        case NodeOp::GetAttr: allocateValue(id, n, true, step); return;
+        case NodeOp::GetAttr:
+            // a nested graph (the body a higher-order op names) is no tensor
+            if (n.val.kind == ValueMeta::Kind::Unknown && g_.subgraph(n.target)) return;
+            allocateValue(id, n, true, step);
+            return;
         case NodeOp::Output: return;
         case NodeOp::CallFunction: break;
         case NodeOp::CallMethod:

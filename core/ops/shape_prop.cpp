@@ -610,6 +610,13 @@ private:
         setVal(n, ValueMeta::ofTuple(std::move(out)));
     }
 
+    void flexAttention(Node& n)
+    {
+        std::optional<ValueMeta> m = flexAttentionMeta(g_, n);
+        if (!m) return fail(n, "query, key and value must be 4-d tensors with known metas");
+        setVal(n, std::move(*m));
+    }
+
     void higherOrder(Node& n)
     {
         std::string_view t = n.target;
@@ -640,6 +647,10 @@ private:
             return autoFunctionalized(n, t == "higher_order.auto_functionalized_v2");
         } else if (t == "higher_order.with_effects") {
             return withEffects(n);
+        } else if (t == "higher_order.flex_attention") {
+            return flexAttention(n);
+        } else if (t == "higher_order.flex_attention_backward") {
+            return flexAttention(n);
         } else {
             return fail(n, "no meta function for this higher-order op");
         }
@@ -678,6 +689,63 @@ int maxUnbackedInOptions(const Graph& g, const ShapePropOptions& opts)
 }
 
 }  // namespace
+
+std::optional<ValueMeta> flexAttentionMeta(const Graph& g, const Node& n)
+{
+    const bool backward = n.target == "higher_order.flex_attention_backward";
+    if (n.op != NodeOp::CallFunction || (!backward && n.target != "higher_order.flex_attention") || n.args.size() < 3)
+        return std::nullopt;
+    auto operand = [&](const Arg& a) -> std::optional<TensorMeta> {
+        if (!a.isNode() || !g.alive(a.node)) return std::nullopt;
+        const ValueMeta& m = g.node(a.node).val;
+        if (!m.isTensor()) return std::nullopt;
+        TensorMeta t = m.tensor;
+        t.strides = contiguousStrides(t.sizes);
+        t.storageOffset = 0;
+        return t;
+    };
+    std::vector<ValueMeta> out;
+    if (backward) {
+        for (size_t k = 0; k < 3; ++k) {
+            std::optional<TensorMeta> t = operand(n.args[k]);
+            if (!t || t->sizes.size() != 4) return std::nullopt;
+            out.push_back(ValueMeta::ofTensor(std::move(*t)));
+        }
+        std::vector<ValueMeta> bufferGrads;
+        if (n.args.size() > 12 && n.args[12].isSequence())
+            for (const auto& b : n.args[12].items) {
+                std::optional<TensorMeta> t = operand(b);
+                bufferGrads.push_back(t ? ValueMeta::ofTensor(std::move(*t)) : ValueMeta{});
+            }
+        out.push_back(ValueMeta::ofTuple(std::move(bufferGrads)));
+        return ValueMeta::ofTuple(std::move(out));
+    }
+    std::optional<TensorMeta> q = operand(n.args[0]), v = operand(n.args[2]);
+    if (!q || !v || q->sizes.size() != 4 || v->sizes.size() != 4) return std::nullopt;
+    TensorMeta o = *q;
+    o.sizes[3] = v->sizes[3];
+    o.strides = contiguousStrides(o.sizes);
+    TensorMeta lse = *q;
+    lse.dtype = q->dtype == DType::F64 ? DType::F64 : DType::F32;
+    lse.sizes.pop_back();
+    lse.strides = contiguousStrides(lse.sizes);
+    out.push_back(ValueMeta::ofTensor(std::move(o)));
+    out.push_back(ValueMeta::ofTensor(lse));
+    if (flexAttentionHasMaxScores(g, n)) out.push_back(ValueMeta::ofTensor(std::move(lse)));
+    return ValueMeta::ofTuple(std::move(out));
+}
+
+bool flexAttentionHasMaxScores(const Graph& g, const Node& n)
+{
+    if (n.val.kind == ValueMeta::Kind::Tuple && n.val.elems.size() == 3) return true;
+    for (NodeId id : g.order()) {
+        const Node& u = g.node(id);
+        if (u.isGetitem() && u.args.size() == 2 && u.args[0].isNode() && u.args[0].node == n.id
+            && u.args[1].kind == Arg::Kind::Int && u.args[1].i == 2)
+            return true;
+    }
+    return false;
+}
 
 ShapePropResult propagateShapes(Graph& g, const ShapePropOptions& opts)
 {

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -36,5 +37,18 @@ struct ShapePropResult
 // Never throws for bad graphs: unknown ops, missing metas and meta errors become problems;
 // nodes depending on a failed node are skipped (counted in one summary problem).
 ShapePropResult propagateShapes(Graph& g, const ShapePropOptions& opts);
+
+// The value of a flex_attention node, (out [B, Hq, L, Ev] in the query's dtype, logsumexp
+// [B, Hq, L]: f32, f64 for f64 queries[, max_scores like logsumexp]), or of a flex_attention_backward node, (dq, dk, dv
+// shaped as q, k, v, (a gradient per score_mod buffer, shaped as it)), from the vals of its
+// operands (contiguous strides); nullopt for another node or when an operand's val is not a
+// tensor of the expected rank. Shape propagation uses it, and so does the memory timeline for
+// such a node recorded without its tuple meta.
+std::optional<ValueMeta> flexAttentionMeta(const Graph& g, const Node& n);
+
+// Whether a flex_attention node returns (out, logsumexp, max_scores), as PyTorch's HOP does
+// since max_scores was added (2.9), rather than (out, logsumexp): its recorded val has three
+// items or a getitem reads item 2. (Nothing in the node's arguments tells the versions apart.)
+bool flexAttentionHasMaxScores(const Graph& g, const Node& n);
 
 }  // namespace fxl

@@ -764,13 +764,14 @@ private slots:
         const CorpusRunRow& r = kCorpusRuns[row];
         const QString file = QString::fromStdString(fxltest::corpusPath(r.file).string());
         FXL_REQUIRE_CORPUS(file);
-        QStringList extra;
-        if (*r.symbols) extra << QStringLiteral("--symbols") << QString::fromLatin1(r.symbols);
+        QStringList ops, extra;
         if (*r.ops)
             for (const QString& o : QString::fromLatin1(r.ops).split(QLatin1Char(';')))
-                extra << QStringLiteral("--ops")
-                      << QString::fromStdString(fxltest::testDataPath("ops/" + o.toStdString()).string());
-        const Run info = fxlens(QStringList{QStringLiteral("info"), file, QStringLiteral("--json")} + extra);
+                ops << QStringLiteral("--ops")
+                    << QString::fromStdString(fxltest::testDataPath("ops/" + o.toStdString()).string());
+        extra = ops;
+        if (*r.symbols) extra << QStringLiteral("--symbols") << QString::fromLatin1(r.symbols);
+        const Run info = fxlens(QStringList{QStringLiteral("info"), file, QStringLiteral("--json")} + ops);
         QVERIFY2(info.exitCode == 0, qPrintable(describe(info)));
         QStringList ids;
         for (const auto& src : parseJsonDoc(info.out)[QStringLiteral("sources")].toArray())

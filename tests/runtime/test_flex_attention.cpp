@@ -1,0 +1,569 @@
+// The executor's flex_attention / flex_attention_backward (runtime/executor_flex_attention.hpp)
+// against float64 references of PyTorch's dense math definition
+// (tests/runtime/gen_flex_attention_refs.py -> tests/data/flex/): each case's graph is built
+// here from its score_mod / mask_mod names (aten-level sub-graphs as make_fx traces them);
+// f32 within rtol 1e-5 / atol 1e-6, f64 within 1e-12, bf16 within 2^-7 relative + 2^-7
+// absolute, f16 within 2^-9 + 2^-9 (their logsumexp, computed in f32: f32 bounds); fully
+// masked rows give out 0 and logsumexp -inf. A batch alone gives the bits it has inside a
+// bigger batch; 1 and 2 threads give the same bits; shape propagation gives the outputs'
+// shapes and dtypes; the corpus graphs with flex_attention (tlparse/cache_hit_miss.log) run
+// with seed 1, repeatably, with the shapes their meta records and the memory timeline's peak.
+#include <QtTest>
+
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "core/analysis/memory_timeline.hpp"
+#include "core/formats/fx/fx_text_parser.hpp"
+#include "core/formats/safetensors.hpp"
+#include "core/formats/source.hpp"
+#include "core/ops/shape_prop.hpp"
+#include "runtime/cpu/cpu_common.hpp"
+#include "runtime/executor.hpp"
+#include "runtime/kernel.hpp"
+#include "runtime/support_check.hpp"
+
+#include "graph_test_util.hpp"
+#include "test_util.hpp"
+
+using namespace fxl;
+using namespace graphtest;
+namespace fs = std::filesystem;
+
+Q_DECLARE_METATYPE(std::string)
+
+namespace {
+
+const fs::path kData = fxltest::testDataPath("flex");
+
+struct Refs
+{
+    nlohmann::json cases;
+    SafeTensorsFile tensors;
+    Refs()
+    {
+        std::ifstream f(kData / "cases.json");
+        if (!f) throw std::runtime_error("missing tests/data/flex/cases.json");
+        cases = nlohmann::json::parse(f)["cases"];
+        tensors = readSafetensors((kData / "flex_refs.safetensors").string());
+    }
+    const nlohmann::json& c(const std::string& id) const
+    {
+        for (const auto& j : cases)
+            if (j["id"] == id) return j;
+        throw std::runtime_error("no case " + id);
+    }
+    const SafeTensor& t(const std::string& key) const
+    {
+        const SafeTensor* st = tensors.find(key);
+        if (!st) throw std::runtime_error("no reference tensor " + key);
+        return *st;
+    }
+};
+const Refs& refs()
+{
+    static const Refs r;
+    return r;
+}
+
+std::string ann(const std::string& dt, const std::vector<int64_t>& s)
+{
+    std::string a = "\"" + dt + "[";
+    for (size_t k = 0; k < s.size(); ++k) a += (k ? ", " : "") + std::to_string(s[k]);
+    return a + "]\"";
+}
+
+std::string scoreModBody(const std::string& name, const std::string& wp, bool buffer)
+{
+    std::string sig =
+        "arg0_1: \"" + wp + "[]\", arg1_1: \"i32[]\", arg2_1: \"i32[]\", arg3_1: \"i32[]\", arg4_1: \"i32[]\"";
+    if (buffer) sig += ", arg5_1: \"f32[4]\"";
+    std::string body;
+    const std::string f = "\"" + wp + "[]\"";
+    if (name == "identity")
+        body = "            return arg0_1\n";
+    else if (name == "relpos")
+        body = "            sub: \"i32[]\" = torch.ops.aten.sub.Tensor(arg3_1, arg4_1)\n"
+               "            add: "
+            + f + " = torch.ops.aten.add.Tensor(arg0_1, sub)\n            return add\n";
+    else if (name == "scaled_relpos")
+        body = "            mul: " + f + " = torch.ops.aten.mul.Tensor(arg0_1, 0.5)\n"
+            + "            sub: \"i32[]\" = torch.ops.aten.sub.Tensor(arg3_1, arg4_1)\n" + "            add: " + f
+            + " = torch.ops.aten.add.Tensor(mul, sub)\n            return add\n";
+    else if (name == "head_batch")
+        body = "            sub: \"i32[]\" = torch.ops.aten.sub.Tensor(arg2_1, arg1_1)\n"
+               "            add: "
+            + f + " = torch.ops.aten.add.Tensor(arg0_1, sub)\n            return add\n";
+    else if (name == "head_bias")
+        body = "            index: \"f32[]\" = torch.ops.aten.index.Tensor(arg5_1, [arg2_1])\n"
+               "            add: "
+            + f + " = torch.ops.aten.add.Tensor(arg0_1, index)\n            return add\n";
+    else
+        throw std::runtime_error("no score_mod " + name);
+    return "        def forward(self, " + sig + "):\n" + body;
+}
+
+std::string jointBody(const std::string& name, const std::string& wp)
+{
+    const std::string f = "\"" + wp + "[]\"";
+    std::string body = "        def forward(self, arg0_1: " + f
+        + ", arg1_1: \"i32[]\", arg2_1: \"i32[]\", arg3_1: \"i32[]\", arg4_1: \"i32[]\", arg5_1: " + f + "):\n";
+    if (name == "scaled_relpos")
+        return body + "            mul: " + f
+            + " = torch.ops.aten.mul.Tensor(arg5_1, 0.5)\n            return [mul, None, None, None, None]\n";
+    return body + "            return [arg5_1, None, None, None, None]\n";
+}
+
+std::string maskModBody(const std::string& name)
+{
+    std::string body;
+    if (name == "none")
+        body = "            new_ones: \"b8[]\" = torch.ops.aten.new_ones.default(arg0_1, [], dtype = torch.bool)\n"
+               "            return new_ones\n";
+    else if (name == "causal")
+        body = "            ge: \"b8[]\" = torch.ops.aten.ge.Tensor(arg2_1, arg3_1)\n            return ge\n";
+    else if (name == "strict_causal")
+        body = "            lt: \"b8[]\" = torch.ops.aten.lt.Tensor(arg3_1, arg2_1)\n            return lt\n";
+    else if (name == "sliding")
+        body = "            ge: \"b8[]\" = torch.ops.aten.ge.Tensor(arg2_1, arg3_1)\n"
+               "            sub: \"i32[]\" = torch.ops.aten.sub.Tensor(arg2_1, arg3_1)\n"
+               "            lt: \"b8[]\" = torch.ops.aten.lt.Scalar(sub, 4)\n"
+               "            and_1: \"b8[]\" = torch.ops.aten.bitwise_and.Tensor(ge, lt)\n"
+               "            return and_1\n";
+    else
+        throw std::runtime_error("no mask_mod " + name);
+    return "        def forward(self, arg0_1: \"i32[]\", arg1_1: \"i32[]\", arg2_1: \"i32[]\", arg3_1: \"i32[]\"):\n"
+        + body;
+}
+
+std::string dtypeAbbrOf(const std::string& torchName)
+{
+    if (torchName == "float32") return "f32";
+    if (torchName == "float64") return "f64";
+    if (torchName == "bfloat16") return "bf16";
+    if (torchName == "float16") return "f16";
+    throw std::runtime_error("dtype " + torchName);
+}
+
+// The graph of a case (its batch size replaced by `batch` when given): flex_attention with the
+// case's score_mod / mask_mod, then flex_attention_backward on its outputs when the case has a
+// backward. Outputs: out, lse[, dq, dk, dv].
+std::string caseGraph(const nlohmann::json& c, int64_t batch = -1)
+{
+    auto i = [&](const char* k) { return c[k].get<int64_t>(); };
+    const int64_t B = batch > 0 ? batch : i("B"), Hq = i("Hq"), Hkv = i("Hkv"), L = i("L"), S = i("S"), E = i("E"),
+                  Ev = i("Ev");
+    const int64_t Bkv = i("Bkv") == 1 ? 1 : B;
+    const std::string dt = dtypeAbbrOf(c["dtype"].get<std::string>()), wp = dt == "f64" ? "f64" : "f32";
+    const std::string scoreMod = c["score_mod"].get<std::string>();
+    const bool buffer = scoreMod == "head_bias", backward = c["backward"].get<bool>();
+    char scale[64];
+    std::snprintf(scale, sizeof scale, "%.17g", c["scale"].get<double>());
+    std::ostringstream g;
+    g << "class GraphModule(torch.nn.Module):\n    def forward(self, q: " << ann(dt, {B, Hq, L, E})
+      << ", k: " << ann(dt, {Bkv, Hkv, S, E}) << ", v: " << ann(dt, {Bkv, Hkv, S, Ev})
+      << ", kv_num_blocks: \"i32[1, 1, 1]\", kv_indices: \"i32[1, 1, 1, 1]\"";
+    if (buffer) g << ", bias: \"f32[" << Hq << "]\"";
+    if (backward) g << ", grad_out: " << ann(dt, {B, Hq, L, Ev}) << ", grad_lse: " << ann("f32", {B, Hq, L});
+    g << "):\n";
+    const std::string blockMask =
+        "(kv_num_blocks, kv_indices, None, None, None, None, None, None, 128, 128, sdpa_mask0)";
+    g << "        sdpa_score0 = self.sdpa_score0\n        sdpa_mask0 = self.sdpa_mask0\n";
+    g << "        flex_attention = torch.ops.higher_order.flex_attention(q, k, v, sdpa_score0, " << blockMask << ", "
+      << scale << ", {'PRESCALE_QK': False, 'OUTPUT_LOGSUMEXP': True}, (" << (buffer ? "bias," : "") << "), ())\n";
+    g << "        out: " << ann(dt, {B, Hq, L, Ev}) << " = flex_attention[0]\n";
+    g << "        lse: " << ann(wp, {B, Hq, L}) << " = flex_attention[1]\n";
+    if (backward) {
+        g << "        fw_graph0 = self.fw_graph0\n        joint_graph0 = self.joint_graph0\n";
+        g << "        flex_attention_backward = torch.ops.higher_order.flex_attention_backward(q, k, v, out, lse, "
+             "grad_out, grad_lse, fw_graph0, joint_graph0, "
+          << blockMask << ", " << scale << ", {}, (), ())\n";
+        g << "        dq: " << ann(dt, {B, Hq, L, E}) << " = flex_attention_backward[0]\n";
+        g << "        dk: " << ann(dt, {Bkv, Hkv, S, E}) << " = flex_attention_backward[1]\n";
+        g << "        dv: " << ann(dt, {Bkv, Hkv, S, Ev}) << " = flex_attention_backward[2]\n";
+        g << "        return (out, lse, dq, dk, dv)\n";
+    } else {
+        g << "        return (out, lse)\n";
+    }
+    g << "\n    class sdpa_score0(torch.nn.Module):\n" << scoreModBody(scoreMod, wp, buffer);
+    g << "\n    class sdpa_mask0(torch.nn.Module):\n" << maskModBody(c["mask_mod"].get<std::string>());
+    if (backward) {
+        g << "\n    class fw_graph0(torch.nn.Module):\n" << scoreModBody(scoreMod, wp, false);
+        g << "\n    class joint_graph0(torch.nn.Module):\n" << jointBody(scoreMod, wp);
+    }
+    return g.str();
+}
+
+// The case's inputs from the reference file (block-mask tensors: zeros).
+SafeTensorsFile caseInputs(const nlohmann::json& c)
+{
+    const std::string id = c["id"].get<std::string>();
+    SafeTensorsFile in;
+    auto add = [&](const std::string& name, const std::string& key) {
+        SafeTensor st = refs().t(id + "/" + key);
+        st.name = name;
+        in.tensors.push_back(std::move(st));
+    };
+    add("q", "q");
+    add("k", "k");
+    add("v", "v");
+    SafeTensor nb{"kv_num_blocks", DType::I32, {1, 1, 1}, std::vector<uint8_t>(4, 0)};
+    SafeTensor ni{"kv_indices", DType::I32, {1, 1, 1, 1}, std::vector<uint8_t>(4, 0)};
+    in.tensors.push_back(nb);
+    in.tensors.push_back(ni);
+    if (c["score_mod"].get<std::string>() == "head_bias") add("bias", "bias");
+    if (c["backward"].get<bool>()) {
+        add("grad_out", "grad_out");
+        add("grad_lse", "grad_lse");
+    }
+    return in;
+}
+
+// Elements [from, from + count) of dim 0 of st.
+SafeTensor sliceDim0(const SafeTensor& st, int64_t from, int64_t count)
+{
+    SafeTensor r = st;
+    const size_t row = st.data.size() / static_cast<size_t>(st.shape.at(0));
+    r.shape[0] = count;
+    r.data.assign(st.data.begin() + static_cast<std::ptrdiff_t>(row * static_cast<size_t>(from)),
+                  st.data.begin() + static_cast<std::ptrdiff_t>(row * static_cast<size_t>(from + count)));
+    return r;
+}
+
+std::vector<double> asDoubles(const SafeTensor& st)
+{
+    const size_t item = static_cast<size_t>(dtypeItemSize(st.dtype));
+    std::vector<double> v(st.data.size() / item);
+    for (size_t i = 0; i < v.size(); ++i) v[i] = cpu::loadAsDouble(st.data.data() + i * item, st.dtype);
+    return v;
+}
+
+// Max |got - ref| / (atol + rtol |ref|) (<= 1 passes); infinities must match exactly.
+double worstRatio(const SafeTensor& got, const SafeTensor& ref, double rtol, double atol, std::string& where)
+{
+    const std::vector<double> g = asDoubles(got), r = asDoubles(ref);
+    if (g.size() != r.size()) {
+        where = "size " + std::to_string(g.size()) + " vs " + std::to_string(r.size());
+        return std::numeric_limits<double>::infinity();
+    }
+    double worst = 0;
+    for (size_t i = 0; i < g.size(); ++i) {
+        double ratio;
+        if (std::isinf(r[i]) || std::isinf(g[i]) || std::isnan(g[i]))
+            ratio = g[i] == r[i] ? 0.0 : std::numeric_limits<double>::infinity();
+        else
+            ratio = std::abs(g[i] - r[i]) / (atol + rtol * std::abs(r[i]));
+        if (ratio > worst) {
+            worst = ratio;
+            where = "element " + std::to_string(i) + ": " + std::to_string(g[i]) + " vs " + std::to_string(r[i]);
+        }
+    }
+    return worst;
+}
+
+// A run on a CPU backend of `threads` threads made for it (the result holds it).
+Run runCase(const Graph& g, const SafeTensorsFile& in, int threads = 2)
+{
+    ExecOptions opts;
+    opts.threads = threads;
+    opts.inputs = &in;
+    opts.requireAllInputs = true;
+    Run r;
+    r.result = executeGraph(g, opts);
+    r.outputs = outputsToSafetensors(r.result, *r.result.ownedBackend);
+    return r;
+}
+
+const fs::path kCorpusLog = fxltest::corpusPath("tlparse/cache_hit_miss.log");
+
+}  // namespace
+
+class TestFlexAttention : public QObject
+{
+    Q_OBJECT
+
+private slots:
+    void matchesReference_data()
+    {
+        QTest::addColumn<std::string>("id");
+        for (const auto& c : refs().cases) {
+            const std::string id = c["id"].get<std::string>();
+            QTest::newRow(id.c_str()) << id;
+        }
+    }
+    void matchesReference()
+    {
+        QFETCH(std::string, id);
+        const nlohmann::json& c = refs().c(id);
+        const Graph g = parseFxText(caseGraph(c), id);
+        Run r;
+        try {
+            r = runCase(g, caseInputs(c));
+        } catch (const std::exception& e) {
+            QFAIL(e.what());
+        }
+        const bool backward = c["backward"].get<bool>();
+        QCOMPARE(r.outputs.tensors.size(), size_t(backward ? 5 : 2));
+        // the HOPs' outputs allocated as the memory timeline counts them
+        const MemoryTimeline t = computeMemoryTimeline(g);
+        QVERIFY(t.unknownSizes.empty());
+        QCOMPARE(r.result.peakBytes, t.peakBytes);
+        QCOMPARE(r.result.liveBytesPerStep.size(), t.steps.size());
+        for (size_t k = 0; k < t.steps.size(); ++k) QCOMPARE(r.result.liveBytesPerStep[k], t.steps[k].liveBytes);
+        const std::string dt = c["dtype"].get<std::string>();
+        double rtol = 1e-5, atol = 1e-6;
+        if (dt == "float64") rtol = atol = 1e-12;
+        if (dt == "bfloat16") rtol = atol = 1.0 / 128;
+        if (dt == "float16") rtol = atol = 1.0 / 512;
+        const char* names[] = {"out", "lse", "dq", "dk", "dv"};
+        DType expected = DType::F32;
+        if (dt == "float64") expected = DType::F64;
+        if (dt == "bfloat16") expected = DType::BF16;
+        if (dt == "float16") expected = DType::F16;
+        QCOMPARE(r.outputs.tensors[0].dtype, expected);
+        QCOMPARE(r.outputs.tensors[1].dtype, dt == "float64" ? DType::F64 : DType::F32);
+        for (size_t k = 0; k < r.outputs.tensors.size(); ++k) {
+            const SafeTensor& ref = refs().t(id + "/ref_" + names[k]);
+            QCOMPARE(r.outputs.tensors[k].shape, ref.shape);
+            std::string where;
+            // the logsumexp is computed in f32 for bf16 / f16 inputs: f32 bounds
+            const bool f32Lse = k == 1 && (dt == "bfloat16" || dt == "float16");
+            const double ratio =
+                worstRatio(r.outputs.tensors[k], ref, f32Lse ? 1e-5 : rtol, f32Lse ? 1e-6 : atol, where);
+            qDebug("%s %s: worst error / bound %.3g (%s)", id.c_str(), names[k], ratio, where.c_str());
+            QVERIFY2(ratio <= 1.0, (std::string(names[k]) + " " + where).c_str());
+        }
+        if (id == "masked_row") {
+            // strict causal: query row 0 sees no key; out 0, logsumexp -inf (per head)
+            const std::vector<double> out = asDoubles(r.outputs.tensors[0]), lse = asDoubles(r.outputs.tensors[1]);
+            const int64_t L = c["L"].get<int64_t>(), Ev = c["Ev"].get<int64_t>(), H = c["Hq"].get<int64_t>();
+            for (int64_t h = 0; h < H; ++h) {
+                QCOMPARE(lse[static_cast<size_t>(h * L)], -std::numeric_limits<double>::infinity());
+                QVERIFY(std::isfinite(lse[static_cast<size_t>(h * L + 1)]));
+                for (int64_t e = 0; e < Ev; ++e) QCOMPARE(out[static_cast<size_t>(h * L * Ev + e)], 0.0);
+            }
+        }
+    }
+
+    // One batch element computed alone gives the bits it has inside the batch.
+    void batchInvariant_data()
+    {
+        QTest::addColumn<std::string>("id");
+        QTest::addColumn<int>("batch");
+        QTest::newRow("causal/b1") << std::string("causal") << 1;
+        QTest::newRow("gqa/b0") << std::string("gqa") << 0;  // score + (h - b): only b 0 alone sees the same b
+        QTest::newRow("identity/b1") << std::string("identity") << 1;
+    }
+    void batchInvariant()
+    {
+        QFETCH(std::string, id);
+        QFETCH(int, batch);
+        const nlohmann::json& c = refs().c(id);
+        const SafeTensorsFile all = caseInputs(c);
+        SafeTensorsFile one = all;
+        for (auto& st : one.tensors)
+            if (st.name != "kv_num_blocks" && st.name != "kv_indices") st = sliceDim0(st, batch, 1);
+        const Graph gAll = parseFxText(caseGraph(c), id), gOne = parseFxText(caseGraph(c, 1), id + "_1");
+        const Run ra = runCase(gAll, all), ro = runCase(gOne, one);
+        QCOMPARE(ro.outputs.tensors.size(), ra.outputs.tensors.size());
+        for (size_t k = 0; k < ra.outputs.tensors.size(); ++k) {
+            const SafeTensor part = sliceDim0(ra.outputs.tensors[k], batch, 1);
+            QCOMPARE(ro.outputs.tensors[k].shape, part.shape);
+            QVERIFY2(ro.outputs.tensors[k].data == part.data, ("output " + std::to_string(k)).c_str());
+        }
+    }
+
+    void sameBitsAtOneAndTwoThreads_data()
+    {
+        QTest::addColumn<std::string>("id");
+        for (const char* id : {"relpos_causal", "gqa_bcast", "bf16_relpos", "buffer"})
+            QTest::newRow(id) << std::string(id);
+    }
+    void sameBitsAtOneAndTwoThreads()
+    {
+        QFETCH(std::string, id);
+        const nlohmann::json& c = refs().c(id);
+        const Graph g = parseFxText(caseGraph(c), id);
+        const SafeTensorsFile in = caseInputs(c);
+        const Run r1 = runCase(g, in, 1), r2 = runCase(g, in, 2);
+        QCOMPARE(r1.outputs.tensors.size(), r2.outputs.tensors.size());
+        for (size_t k = 0; k < r1.outputs.tensors.size(); ++k)
+            QVERIFY(r1.outputs.tensors[k].data == r2.outputs.tensors[k].data);
+    }
+
+    // A graph that reads a third output (PyTorch 2.9+'s max_scores) gets each row's largest
+    // post-mod score / ln 2, -inf for a fully masked row.
+    void maxScores_data()
+    {
+        QTest::addColumn<std::string>("id");
+        for (const char* id : {"masked_row", "gqa", "f64_relpos"}) QTest::newRow(id) << std::string(id);
+    }
+    void maxScores()
+    {
+        QFETCH(std::string, id);
+        const nlohmann::json& c = refs().c(id);
+        std::string text = caseGraph(c);
+        const std::string ret =
+            c["backward"].get<bool>() ? "        return (out, lse, dq, dk, dv)\n" : "        return (out, lse)\n";
+        const size_t at = text.find(ret);
+        QVERIFY(at != std::string::npos);
+        text.replace(at, ret.size(), "        mx = flex_attention[2]\n        return (out, lse, mx)\n");
+        Graph g = parseFxText(text, id);
+        const Run r = runCase(g, caseInputs(c));
+        QCOMPARE(r.outputs.tensors.size(), size_t(3));
+        std::string where;
+        const double ratio = worstRatio(r.outputs.tensors[2], refs().t(id + "/ref_max"), 1e-6, 1e-6, where);
+        QVERIFY2(ratio <= 1.0, where.c_str());
+        QCOMPARE(r.outputs.tensors[2].dtype, r.outputs.tensors[1].dtype);
+        // the timeline allocates the three outputs as the executor does
+        const MemoryTimeline t = computeMemoryTimeline(g);
+        QCOMPARE(r.result.peakBytes, t.peakBytes);
+        // shape propagation: a three-item value
+        ShapePropOptions o;
+        o.overwrite = true;
+        QVERIFY(propagateShapes(g, o).problems.empty());
+        QCOMPARE(g.node(g.findByName("flex_attention")).val.elems.size(), size_t(3));
+    }
+
+    // Wrong shapes and sub-graphs give a KernelError naming the node and the rule.
+    void errors_data()
+    {
+        QTest::addColumn<std::string>("from");
+        QTest::addColumn<std::string>("to");
+        QTest::addColumn<std::string>("message");
+        QTest::newRow("heads") << std::string("q: \"f32[2, 2, 8, 16]\"") << std::string("q: \"f32[2, 3, 8, 16]\"")
+                               << std::string("must be a multiple of the key/value heads");
+        QTest::newRow("mask dtype") << std::string("dtype = torch.bool") << std::string("dtype = torch.int32")
+                                    << std::string("must return a bool tensor");
+    }
+    void errors()
+    {
+        QFETCH(std::string, from);
+        QFETCH(std::string, to);
+        QFETCH(std::string, message);
+        const nlohmann::json& c = refs().c("identity");
+        std::string text = caseGraph(c);
+        const size_t at = text.find(from);
+        QVERIFY(at != std::string::npos);
+        text.replace(at, from.size(), to);
+        const Graph g = parseFxText(text, "errors");
+        ExecOptions o;
+        o.inputSeed = 1;
+        try {
+            executeGraph(g, o);
+            QFAIL("no error");
+        } catch (const KernelError& e) {
+            const std::string what = e.what();
+            QVERIFY2(what.find("node 'flex_attention'") != std::string::npos, what.c_str());
+            QVERIFY2(what.find(message) != std::string::npos, what.c_str());
+        }
+    }
+
+    // Shape propagation gives the HOPs' values: (out, logsumexp) and (dq, dk, dv, ()), with
+    // the shapes and dtypes the runtime produces.
+    void meta_data()
+    {
+        QTest::addColumn<std::string>("id");
+        for (const char* id : {"gqa_bcast", "f64_relpos", "bf16_relpos"}) QTest::newRow(id) << std::string(id);
+    }
+    void meta()
+    {
+        QFETCH(std::string, id);
+        const nlohmann::json& c = refs().c(id);
+        Graph g = parseFxText(caseGraph(c), id);
+        ShapePropOptions o;
+        o.overwrite = true;
+        const ShapePropResult pr = propagateShapes(g, o);
+        QVERIFY2(pr.problems.empty(), pr.problems.empty() ? "" : pr.problems[0].c_str());
+        const Run r = runCase(g, caseInputs(c));
+        const Node& fw = g.node(g.findByName("flex_attention"));
+        QCOMPARE(fw.val.kind, ValueMeta::Kind::Tuple);
+        QCOMPARE(fw.val.elems.size(), size_t(2));
+        const Node& bw = g.node(g.findByName("flex_attention_backward"));
+        QCOMPARE(bw.val.kind, ValueMeta::Kind::Tuple);
+        QCOMPARE(bw.val.elems.size(), size_t(4));
+        QCOMPARE(bw.val.elems[3].kind, ValueMeta::Kind::Tuple);
+        const ValueMeta* metas[] = {&fw.val.elems[0], &fw.val.elems[1], &bw.val.elems[0], &bw.val.elems[1],
+                                    &bw.val.elems[2]};
+        QCOMPARE(r.outputs.tensors.size(), size_t(5));
+        for (size_t k = 0; k < 5; ++k) {
+            QVERIFY(metas[k]->isTensor());
+            std::vector<int64_t> sizes;
+            for (const auto& s : metas[k]->tensor.sizes) sizes.push_back(s.valueOrHint());
+            QCOMPARE(sizes, r.outputs.tensors[k].shape);
+            QCOMPARE(metas[k]->tensor.dtype, r.outputs.tensors[k].dtype);
+        }
+    }
+
+    // The corpus graphs that call flex_attention: nothing the runtime lacks, they run with
+    // generated inputs (seed 1), twice to the same bits, with the shapes their meta records.
+    void corpus_data()
+    {
+        QTest::addColumn<std::string>("graph");
+        // under ASan one graph of each kind (Dynamo-level, aot inference, inductor post-grad)
+        for (const char* id : {"36", "79", "85", "95", "167", "210", "216", "276", "319", "325", "333"})
+            if (!fxltest::kSanitizedBuild || std::string(id) == "36" || std::string(id) == "85"
+                || std::string(id) == "95")
+                QTest::newRow(id) << std::string(id);
+    }
+    void corpus()
+    {
+        QFETCH(std::string, graph);
+        FXL_REQUIRE_CORPUS(kCorpusLog);
+        static std::shared_ptr<Source> src;
+        if (!src) src = openSource(kCorpusLog.string());
+        std::shared_ptr<Graph> g = src->graph(graph);
+        QVERIFY(g);
+        QVERIFY(missingSupport(*g, DeviceKind::Cpu).empty());
+        ExecOptions o;
+        o.inputSeed = 1;
+        ExecResult a, b;
+        try {
+            a = executeGraph(*g, o);
+            b = executeGraph(*g, o);
+        } catch (const std::exception& e) {
+            QFAIL(e.what());
+        }
+        QVERIFY(!a.outputs.empty());
+        // the memory timeline counts the HOP's two outputs (the logsumexp too when no getitem
+        // reads it) and no tensor for the nested graphs: the measured peak is the estimate
+        const MemoryTimeline t = computeMemoryTimeline(*g);
+        QVERIFY2(t.unknownSizes.empty(), t.unknownSizes.empty() ? "" : t.unknownSizes[0].c_str());
+        QCOMPARE(a.peakBytes, t.peakBytes);
+        QCOMPARE(a.peakBytes,
+                 int64_t(2109696));  // q, k, v 3 x 512 KiB, block mask 8 KiB + 1 KiB, out 512 KiB, lse 8 KiB
+        const Node& out = g->node(g->outputNode());
+        QVERIFY(a.outputs.size() == b.outputs.size());
+        for (size_t k = 0; k < a.outputs.size(); ++k) {
+            QVERIFY(a.outputs[k].isTensor());
+            const Tensor& t = a.outputs[k].tensor;
+            QCOMPARE(t.sizes(), b.outputs[k].tensor.sizes());
+            std::vector<uint8_t> x(static_cast<size_t>(t.nbytes())), y(x.size());
+            a.ownedBackend->download(x.data(), t, t.nbytes());
+            b.ownedBackend->download(y.data(), b.outputs[k].tensor, t.nbytes());
+            QVERIFY(x == y);
+            // the recorded meta of the returned node
+            const Arg& item = out.args.at(0).items.at(k);
+            QVERIFY(item.isNode());
+            const ValueMeta& m = g->node(item.node).val;
+            QVERIFY(m.isTensor());
+            std::vector<int64_t> sizes;
+            for (const auto& s : m.tensor.sizes) sizes.push_back(s.valueOrHint());
+            QCOMPARE(t.sizes(), sizes);
+            QCOMPARE(t.dtype(), m.tensor.dtype);
+            // causal masks: every row sees its diagonal, so everything is finite
+            const std::vector<double> v = asDoubles(SafeTensor{"", t.dtype(), t.sizes(), x});
+            for (double d : v)
+                if (!std::isfinite(d)) QFAIL("non-finite output");
+        }
+    }
+};
+
+QTEST_APPLESS_MAIN(TestFlexAttention)
+#include "test_flex_attention.moc"
