@@ -369,6 +369,16 @@ int runExec(const Args& args, Io& io)
     const Artifact& art = *lg.source->find(lg.id);
     TensorFile inputs = chooseFile(args.value("inputs"), art.inputsPath);
     applySymbolsOption(args, {lg.graph.get()});
+    // a node that cannot run refuses the graph before constants and inputs are made
+    try {
+        requireRunnable(*lg.graph);
+    } catch (const KernelError& e) {
+        io.err << "fxlens run: error: " << lg.source->path << ": " << e.what() << "\n";
+        if (asJson)
+            io.out << json{{"fxlens", "run"}, {"source", lg.source->path}, {"graph", lg.id}, {"error", e.what()}}.dump(
+                1) << "\n";
+        return kExitInputError;
+    }
     const GraphConstants constants = resolveConstants(lg, args.value("constants"), args, kRunConstantsHint);
     // Refuse before spending the run's time.
     if (args.has("out") && !args.has("force")) {

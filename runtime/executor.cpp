@@ -775,15 +775,21 @@ struct Runner
 void failFastOnUnrunnableNode(const GraphPlan& plan, DeviceKind device)
 {
     const auto& order = plan.g->order();
+    std::unordered_map<const OpInfo*, bool> hasKernel;  // one registry lookup per distinct op
     for (size_t k = 0; k < order.size(); ++k) {
         const NodePlan& np = plan.nodes[k];
+        if (np.kind == NodePlan::Kind::Op && np.error.empty() && np.op) {
+            if (np.op->custom || device != DeviceKind::Cpu) continue;
+            auto [it, fresh] = hasKernel.try_emplace(np.op, true);
+            if (fresh) it->second = KernelRegistry::instance().find(np.op->qualifiedName, DeviceKind::Cpu) != nullptr;
+            if (it->second) continue;
+        }
         std::string why;
         if ((np.kind == NodePlan::Kind::Op || np.kind == NodePlan::Kind::Hop) && !np.error.empty())
             why = np.error;
         else if (np.kind == NodePlan::Kind::Torch && !np.torch)
             why = np.error;
-        else if (np.kind == NodePlan::Kind::Op && np.op && !np.op->custom && device == DeviceKind::Cpu
-                 && !KernelRegistry::instance().find(np.op->qualifiedName, DeviceKind::Cpu))
+        else if (np.kind == NodePlan::Kind::Op && np.op)  // (the lookup above found no kernel)
             why = "no CPU kernel for " + np.op->qualifiedName;
         if (why.empty()) continue;
         const Node& n = plan.g->node(order[k]);
@@ -792,6 +798,13 @@ void failFastOnUnrunnableNode(const GraphPlan& plan, DeviceKind device)
 }
 
 }  // namespace
+
+void requireRunnable(const Graph& g, DeviceKind device)
+{
+    RecipeCache recipes;
+    const auto plan = exec::makePlan(g, OpRegistry::instance(), recipes, device);
+    failFastOnUnrunnableNode(*plan, device);
+}
 
 ExecResult executeGraph(const Graph& g, const ExecOptions& opts)
 {

@@ -93,7 +93,14 @@ struct ExecResult
 };
 
 // Throws KernelError (message names the node) or InputError (bad inputs file / shapes).
+// A top-level node that cannot run (unknown operator, no kernel) fails the run before any
+// node runs.
 ExecResult executeGraph(const Graph& g, const ExecOptions& opts = {});
+
+// Throws the KernelError executeGraph would throw, before running anything, for a top-level
+// node that cannot run on `device` (unknown operator, unsupported higher-order operator, no
+// kernel): a caller can refuse before it spends time making inputs.
+void requireRunnable(const Graph& g, DeviceKind device = DeviceKind::Cpu);
 
 // The placeholder tensors a run with `opts` uses (from opts.inputs, else generated exactly as
 // executeGraph generates them), keyed by placeholder name, in placeholder order: feed the
