@@ -18,11 +18,16 @@
 
 namespace guitest {
 
-// For initTestCase: the window's settings in the test location, cleared; Fusion and DejaVu Sans,
-// so that screenshots look the same on every machine.
+// For initTestCase: the window's settings in the test location, one folder per test executable
+// (ctest -j runs window tests at once: one clearing or writing the others' recent files made
+// them flaky), cleared; Fusion and DejaVu Sans, so that screenshots look the same on every
+// machine.
 inline void initWindowTests()
 {
     QStandardPaths::setTestModeEnabled(true);
+    QSettings::setPath(QSettings::NativeFormat, QSettings::UserScope,
+                       QStandardPaths::writableLocation(QStandardPaths::GenericConfigLocation) + QLatin1Char('/')
+                           + QCoreApplication::applicationName());
     QSettings(QStringLiteral("fxlens"), QStringLiteral("fxlens")).clear();
     QApplication::setStyle(QStringLiteral("Fusion"));
     QApplication::setFont(QFont(QStringLiteral("DejaVu Sans"), 9));
