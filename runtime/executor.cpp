@@ -166,18 +166,10 @@ struct Runner
             , n(node)
         { }
         Value resolve(const Arg& a) override { return toValue(f, a); }
+        // as a node's op runs (a custom op of an ops file included)
         Value callAten(const OpInfo& op, std::vector<Value> args) override
         {
-            static const ValueMeta kUnknown;
-            KernelCall kc;
-            kc.node = &n;
-            kc.op = &op;
-            kc.args = std::move(args);
-            kc.outMeta = &kUnknown;
-            kc.backend = &r.backend;
-            kc.rng = &r.rng;
-            r.backend.run(kc);
-            return std::move(kc.result);
+            return r.invokeOp(n, op, std::move(args));
         }
         Backend& backend() override { return r.backend; }
     };
