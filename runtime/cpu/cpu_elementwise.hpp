@@ -257,8 +257,7 @@ S checkedScalarTo(const Value& v, const char* what)
         lo = -65504.0;
         hi = 65504.0;
     } else if constexpr (kIsBool<S>) {
-        lo = 0;
-        hi = 1;
+        return scalarTo<S>(v);  // every number converts to bool (nonzero is true), as in PyTorch
     } else if constexpr (std::is_unsigned_v<S>) {
         lo = -static_cast<double>(std::numeric_limits<S>::max());
         hi = std::numeric_limits<S>::max();

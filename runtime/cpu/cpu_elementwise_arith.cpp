@@ -283,8 +283,11 @@ void maskedFillKernel(KernelCall& call, bool inplace)
 {
     const Tensor& self = call.tensor("self");
     const Tensor& mask = call.tensor("mask");
-    if (mask.dtype() != DType::Bool && mask.dtype() != DType::U8)
+    // a bool mask, or (as PyTorch 1.13 still accepts) an integer one: nonzero is true
+    if (isFloatingPoint(mask.dtype()))
         throw KernelError("masked_fill: expected a bool mask, got " + std::string(dtypeAbbr(mask.dtype())));
+    const Tensor maskBool =
+        mask.dtype() == DType::Bool || mask.dtype() == DType::U8 ? mask : castTo(call, mask, DType::Bool);
     Value value = call.arg("value");
     if (value.isTensor()) {  // masked_fill.Tensor: a 0-dim value tensor, used as its item
         if (value.tensor.dim() != 0) throw KernelError("masked_fill: only supports a 0-dimensional value tensor");
@@ -308,7 +311,7 @@ void maskedFillKernel(KernelCall& call, bool inplace)
         const S v = checkedScalarTo<S>(value, "masked_fill");
         U vb;
         std::memcpy(&vb, &v, sizeof vb);
-        pointwise<U, U, uint8_t>(call.pool, out, {expandTo(self, shape), expandTo(mask, shape)},
+        pointwise<U, U, uint8_t>(call.pool, out, {expandTo(self, shape), expandTo(maskBool, shape)},
                                  [vb](U x, uint8_t m) { return m ? vb : x; });
     });
     call.result = Value::ofTensor(out);

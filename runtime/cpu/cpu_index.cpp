@@ -91,6 +91,17 @@ void indexSelectKernel(KernelCall& call)
         throw KernelError("index_select(): Index to scalar can have only 1 value, got " + std::to_string(n)
                           + " value(s)");
     const Tensor s = atLeast1d(self), ix = atLeast1d(index);
+    // every index in [0, size), also when the result is empty; negative indices do not wrap
+    // (PyTorch's CPU index_select rejects them)
+    const int64_t size = s.sizes()[static_cast<size_t>(d)];
+    for (int64_t k = 0; k < n; ++k) {
+        const char* p = static_cast<const char*>(ix.rawData()) + k * ix.strides()[0] * ix.itemSize();
+        const int64_t i = ix.dtype() == DType::I64 ? *reinterpret_cast<const int64_t*>(p)
+                                                   : static_cast<int64_t>(loadAsDouble(p, ix.dtype()));
+        if (i < 0 || i >= size)
+            throw KernelError("index_select(): index " + std::to_string(i) + " is out of range for dimension "
+                              + std::to_string(d) + " with size " + std::to_string(size));
+    }
     std::vector<int64_t> shape = s.sizes();
     shape[static_cast<size_t>(d)] = n;
     IndexPlan plan = vectorIndexPlan(s, ix, std::move(shape), d, "index_select");

@@ -250,13 +250,24 @@ void layerNorm(KernelCall& call)
                 // mean refined once: m0 = S(x)/N, mean = m0 + S(x - m0)/N (removes the rounding
                 // error of S(x) when |mean| >> std)
                 const A m0 = sumOrdered<A>(n, [&](int64_t i) { return v[i]; }) / nA;
-                const A mean = m0 + sumOrdered<A>(n, [&](int64_t i) { return v[i] - m0; }) / nA;
-                const A var = sumOrdered<A>(n,
-                                            [&](int64_t i) {
-                                                const A d = v[i] - mean;
-                                                return d * d;
-                                            })
+                A mean = m0 + sumOrdered<A>(n, [&](int64_t i) { return v[i] - m0; }) / nA;
+                A var = sumOrdered<A>(n,
+                                      [&](int64_t i) {
+                                          const A d = v[i] - mean;
+                                          return d * d;
+                                      })
                     / nA;
+                if constexpr (!std::is_same_v<A, double>) {
+                    // float moments that overflowed (or a row with inf / nan, or no elements):
+                    // the same algorithm in double (rowMomentsF64), rounded once
+                    if (!std::isfinite(mean) || !std::isfinite(var)) {
+                        const RowMoments mm = rowMomentsF64(q, rv);
+                        mean = static_cast<A>(mm.mean);
+                        var = static_cast<A>(mm.m2 / static_cast<double>(n));
+                    }
+                } else if (n == 0) {
+                    mean = 0;
+                }
                 const A rstd = A(1) / std::sqrt(var + epsA);
                 for (int64_t j = 0; j < n; ++j) v[j] = (v[j] - mean) * rstd;
                 if (!w.empty())
@@ -295,6 +306,34 @@ struct LayerNormStats
     std::vector<A> weight, mean, rstd;
 };
 
+// dx of a row whose gradient sums are not finite (an inf or nan in dy, or an overflow): PyTorch's
+// CPU formula, in double, rounded once, so that infinities meet as they do there (a row with
+// -inf and +inf gives nan, not an infinity the centred formula below would pick):
+//   db = S(dy*w), ds = S(dy*w*x), b = (db*mean - ds) * rstd^3 / N, c = -b*mean - db*rstd/N,
+//   dx_j = rstd*dy_j*w_j + b*x_j + c
+template<class T, class A>
+void infiniteRowGrad(const T* xq, const T* gq, const RowView& rx, const RowView& rg, A mean, A rstd,
+                     const std::vector<A>& weight, A* out)
+{
+    const int64_t n = rx.cols;
+    std::vector<double> x(static_cast<size_t>(n)), g(static_cast<size_t>(n));
+    gatherRow(xq, rx, x.data());
+    gatherRow(gq, rg, g.data());
+    if (!weight.empty())
+        for (int64_t j = 0; j < n; ++j)
+            g[static_cast<size_t>(j)] *= static_cast<double>(weight[static_cast<size_t>(j)]);
+    const double db = sumOrdered<double>(n, [&](int64_t i) { return g[static_cast<size_t>(i)]; });
+    const double ds =
+        sumOrdered<double>(n, [&](int64_t i) { return g[static_cast<size_t>(i)] * x[static_cast<size_t>(i)]; });
+    const double a = rstd, mu = mean, scale = 1.0 / static_cast<double>(n);
+    const double b = (db * mu - ds) * a * a * a * scale;
+    const double c = -b * mu - db * a * scale;
+    for (int64_t j = 0; j < n; ++j) {
+        const size_t k = static_cast<size_t>(j);
+        out[j] = static_cast<A>(a * g[k] + b * x[k] + c);
+    }
+}
+
 // dx, row by row (rows split between threads):
 // dx_j = (rstd / N) * ((N * g_j - S(g)) - xhat_j * S(g * xhat)).
 template<class T, class A>
@@ -322,8 +361,12 @@ void layerNormInputGrad(ThreadPool* pool, const Tensor& x, const Tensor& dy, con
                 for (int64_t j = 0; j < n; ++j) gv[j] = gv[j] * stats.weight[static_cast<size_t>(j)];
             const A sg = sumOrdered<A>(n, [&](int64_t i) { return gv[i]; });
             const A sgx = sumOrdered<A>(n, [&](int64_t i) { return gv[i] * xv[i]; });
-            const A scale = rs / nA;
-            for (int64_t j = 0; j < n; ++j) gv[j] = scale * ((nA * gv[j] - sg) - xv[j] * sgx);
+            if (!std::isfinite(sg) || !std::isfinite(sgx)) {
+                infiniteRowGrad<T, A>(xq, gq, rx, rg, m, rs, stats.weight, gv);
+            } else {
+                const A scale = rs / nA;
+                for (int64_t j = 0; j < n; ++j) gv[j] = scale * ((nA * gv[j] - sg) - xv[j] * sgx);
+            }
             scatterRow(wr, ro, gv);
         }
     });

@@ -287,8 +287,18 @@ void varMean(KernelCall& call)
                 return d * d;
             },
             [&](int64_t r, A s) {
-                vo[r] = narrowTo<T>(s / div);
-                mo[r] = narrowTo<T>(m[static_cast<size_t>(r)]);
+                A v = s / div, mr = m[static_cast<size_t>(r)];
+                if constexpr (!std::is_same_v<A, double>) {
+                    // float moments that overflowed (or inf / nan in the row, or no elements):
+                    // the same algorithm in double, rounded once (rowMomentsF64)
+                    if (n > 0 && (!std::isfinite(mr) || !std::isfinite(s))) {
+                        const RowMoments mm = rowMomentsF64(p + rv.rowOffset(r), rv);
+                        mr = static_cast<A>(mm.mean);
+                        v = static_cast<A>(mm.m2 / static_cast<double>(div));
+                    }
+                }
+                vo[r] = narrowTo<T>(v);
+                mo[r] = narrowTo<T>(mr);
             });
     });
     call.result = Value::ofList({Value::ofTensor(var), Value::ofTensor(mean)});

@@ -320,6 +320,33 @@ inline void scatterRow(T* w, const RowView& rv, const A* buf)
     }
 }
 
+// The moments of one row in double: m0 = S(x)/n, mean = m0 + S(x - m0)/n, m2 = S((x - mean)^2),
+// the float path's algorithm and order with double sums. For f32/bf16/f16 rows whose float
+// moments are not finite (docs/numerics.md section 5): a sum that overflowed float where the
+// exact moments are finite ([3e38, 3e38, 0] has mean 2e38) then gets them right, and rows with
+// an inf or nan keep IEEE's inf / nan. n == 0 gives mean 0 and m2 0 (PyTorch's mean of nothing).
+struct RowMoments
+{
+    double mean = 0, m2 = 0;
+};
+template<class T>
+RowMoments rowMomentsF64(const T* q, const RowView& rv)
+{
+    RowMoments r;
+    const int64_t n = rv.cols;
+    if (n == 0) return r;
+    std::vector<double> v(static_cast<size_t>(n));
+    gatherRow(q, rv, v.data());
+    const double nd = static_cast<double>(n);
+    const double m0 = sumOrdered<double>(n, [&](int64_t i) { return v[static_cast<size_t>(i)]; }) / nd;
+    r.mean = m0 + sumOrdered<double>(n, [&](int64_t i) { return v[static_cast<size_t>(i)] - m0; }) / nd;
+    r.m2 = sumOrdered<double>(n, [&](int64_t i) {
+        const double d = v[static_cast<size_t>(i)] - r.mean;
+        return d * d;
+    });
+    return r;
+}
+
 // Runs fn(begin, end) over [0, n) on the pool (inline when there is no pool).
 inline void parallelRows(ThreadPool* pool, int64_t n, int64_t grain, const std::function<void(int64_t, int64_t)>& fn)
 {

@@ -163,7 +163,8 @@ void topkKernel(KernelCall& call)
     if (!sizes.empty()) sizes[static_cast<size_t>(dim)] = k;
     Tensor values = call.newTensor(sizes, self.dtype());
     Tensor indices = call.newTensor(sizes, DType::I64);
-    sortRows(call, self, dim, k, largest, true, values, indices);
+    // a 0-dim self gives 0-dim outputs holding its element, whether k is 0 or 1 (as PyTorch)
+    sortRows(call, self, dim, self.dim() == 0 ? 1 : k, largest, true, values, indices);
     call.result = Value::ofList({Value::ofTensor(values), Value::ofTensor(indices)});
 }
 

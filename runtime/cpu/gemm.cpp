@@ -781,12 +781,46 @@ void gemmImpl(int64_t batch, int64_t M, int64_t N, int64_t K, const GemmOperand&
     for (int64_t b = 0; b < batch; ++b) runBatch(J, b, pool);
 }
 
+// An operand element widened to double (exact for f32, bf16 and f16).
+double elementF64(const GemmOperand& X, int64_t off)
+{
+    switch (X.dtype) {
+    case DType::BF16: return bf16ToF32(static_cast<const uint16_t*>(X.data)[off]);
+    case DType::F16: return f16ToF32(static_cast<const uint16_t*>(X.data)[off]);
+    default: return static_cast<const float*>(X.data)[off];
+    }
+}
+
+// Elements whose float chain ended not finite (a product or partial sum overflowed float, or an
+// operand holds inf / nan) are computed again as the same chain in double and rounded once:
+// overflow in the middle of the chain then no longer decides the result (1e30*1e30 and
+// 1e30*-1e30 cancel to 0; a partial sum past +3.4e38 does not turn an exact -3.1e58 into +inf),
+// and inf / nan operands still give IEEE's inf / nan. The check and the double chain depend on
+// the element alone: batch invariance and the same bits on every path are kept.
+void redoNonFinite(int64_t batch, int64_t M, int64_t N, int64_t K, const GemmOperand& A, const GemmOperand& B, float* C,
+                   int64_t ldc, int64_t cBatchStride)
+{
+    for (int64_t b = 0; b < batch; ++b)
+        for (int64_t i = 0; i < M; ++i) {
+            float* row = C + b * cBatchStride + i * ldc;
+            for (int64_t j = 0; j < N; ++j) {
+                if (std::isfinite(row[j])) continue;
+                double acc = 0;
+                for (int64_t k = 0; k < K; ++k)
+                    acc = std::fma(elementF64(A, b * A.batchStride + i * A.rowStride + k * A.colStride),
+                                   elementF64(B, b * B.batchStride + k * B.rowStride + j * B.colStride), acc);
+                row[j] = static_cast<float>(acc);
+            }
+        }
+}
+
 }  // namespace
 
 void gemmF32(int64_t batch, int64_t M, int64_t N, int64_t K, const GemmOperand& A, const GemmOperand& B, float* C,
              int64_t ldc, int64_t cBatchStride, ThreadPool* pool)
 {
     gemmImpl<float>(batch, M, N, K, A, B, C, ldc, cBatchStride, pool);
+    if (batch > 0 && M > 0 && N > 0 && K > 0) redoNonFinite(batch, M, N, K, A, B, C, ldc, cBatchStride);
 }
 
 void gemmF64(int64_t batch, int64_t M, int64_t N, int64_t K, const GemmOperand& A, const GemmOperand& B, double* C,

@@ -49,7 +49,8 @@ struct GemmOperand
 };
 
 // C[b][i][j] (at C + b*cBatchStride + i*ldc + j) = the chain above, for b < batch, i < M,
-// j < N. K == 0 gives +0. pool may be nullptr (runs on the caller). Throws std::invalid_argument
+// j < N. K == 0 gives +0. gemmF32: an element whose float chain is not finite is the same chain
+// in double, rounded once (overflow inside the chain does not decide the result). pool may be nullptr (runs on the caller). Throws std::invalid_argument
 // on an unsupported dtype.
 void gemmF32(int64_t batch, int64_t M, int64_t N, int64_t K, const GemmOperand& A, const GemmOperand& B, float* C,
              int64_t ldc, int64_t cBatchStride, ThreadPool* pool);

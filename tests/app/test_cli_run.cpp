@@ -357,6 +357,26 @@ private slots:
         QCOMPARE(zero.exitCode, allBitwise ? 0 : 1);
     }
 
+    // A Dynamo-level graph (torch functions, methods, Python operators) against PyTorch's own
+    // outputs, as a user checks one: fxlens check GRAPH.py OUTPUTS --inputs INPUTS --tolerance
+    // (tests/runtime/gen_dynamo_refs.py wrote both files with PyTorch 1.13).
+    void checkDynamoGraphAgainstPytorch()
+    {
+        const QString dir = QString::fromStdString(fxltest::testDataPath("dynamo").string()) + '/';
+        const Run r = fxlens({QStringLiteral("check"), dir + "matmul.py", dir + "matmul.outputs.safetensors",
+                              QStringLiteral("--inputs"), dir + "matmul.inputs.safetensors",
+                              QStringLiteral("--tolerance"), QStringLiteral("1e-6,1e-5"), QStringLiteral("--json")});
+        QVERIFY2(!r.crashed && r.exitCode == 0, qPrintable(describe(r)));
+        const QJsonObject doc = parseJsonDoc(r.out);
+        QCOMPARE(doc[QStringLiteral("report")].toObject()[QStringLiteral("outputs")].toArray().size(), 9);
+        // the inputs file is the graph's sidecar (found without --inputs); the matmuls differ
+        // from PyTorch's in the last bits, so a zero tolerance fails
+        const Run zero = fxlens({QStringLiteral("check"), dir + "matmul.py", dir + "matmul.outputs.safetensors",
+                                 QStringLiteral("--tolerance"), QStringLiteral("0,0")});
+        QVERIFY2(!zero.crashed && zero.exitCode == 1, qPrintable(describe(zero)));
+        QVERIFY2(zero.out.contains("matmul.inputs.safetensors (the graph file's sidecar)"), zero.out.constData());
+    }
+
     // mlp_gelu vs checkpoint_mlp: the same math in a different graph (recomputed gelu,
     // detaches). Outputs paired by position, one report line per output; the deterministic
     // kernels make the recomputation bit-identical.

@@ -121,6 +121,39 @@ private slots:
         QCOMPARE(a.result.peakBytes, t.peakBytes);
     }
 
+    // Item 4 of issue 14: each Dynamo-level graph run by fxlens against PyTorch's own outputs
+    // for the same inputs (tests/runtime/gen_dynamo_refs.py, PyTorch 1.13), f32 within
+    // allclose(rtol 1e-5, atol 1e-6), integers and bools exactly.
+    void matchesPyTorch_data()
+    {
+        QTest::addColumn<std::string>("name");
+        for (const char* n : {"arith", "act", "matmul", "norm", "views", "inplace"}) QTest::newRow(n) << std::string(n);
+    }
+    void matchesPyTorch()
+    {
+        QFETCH(std::string, name);
+        const Graph dyn = parseFxText(fxltest::readFile(kData / (name + ".py")), name + ".py");
+        const SafeTensorsFile in = readSafetensors((kData / (name + ".inputs.safetensors")).string());
+        const SafeTensorsFile want = readSafetensors((kData / (name + ".outputs.safetensors")).string());
+        auto backend = makeCpuBackend();
+        Run a;
+        try {
+            a = run(dyn, renamedFor(dyn, in), *backend);
+        } catch (const KernelError& e) {
+            QFAIL(e.what());
+        }
+        QCOMPARE(a.outputs.tensors.size(), want.tensors.size());
+        Tolerance tol;
+        tol.atol = 1e-6;
+        tol.rtol = 1e-5;
+        const EquivalenceReport rep = compareOutputs(a.outputs, want, tol);
+        QVERIFY2(rep.allWithinTolerance(), reportToText(rep).c_str());
+        int bitwise = 0;
+        for (const TensorDiff& d : rep.outputs) bitwise += d.bitwiseEqual ? 1 : 0;
+        qInfo("%zu outputs within allclose(1e-5, 1e-6) of PyTorch, %d of them bitwise equal", rep.outputs.size(),
+              bitwise);
+    }
+
     // a view method shares the input's storage; an in-place method writes into it
     void viewsAlias()
     {
