@@ -97,7 +97,14 @@ void clampKernel(KernelCall& call, bool hasLo, bool hasHi, bool inplace = false)
             const bool useLo = !lo.isNone(), useHi = !hi.isNone();
             const C l = useLo ? Num<S>::load(checkedScalarTo<S>(lo, "clamp")) : C(0);
             const C h = useHi ? Num<S>::load(checkedScalarTo<S>(hi, "clamp")) : C(0);
+            // a NaN bound gives NaN everywhere for clamp_min / clamp_max and for clamp with both
+            // bounds; clamp with one NaN bound and the other None leaves self as it is (PyTorch 1.13)
+            bool nanOut = false;
+            if constexpr (kIsFloat<S>)
+                nanOut = ((useLo && l != l) || (useHi && h != h)) && (hasLo != hasHi || (useLo && useHi));
+            const C nan = nanOut ? (useLo && l != l ? l : h) : C(0);
             return [=](C x) -> C {
+                if (nanOut) return nan;
                 if (useLo) x = x < l ? l : x;  // std::max(x, l)
                 if (useHi) x = h < x ? h : x;  // std::min(x, h)
                 return x;

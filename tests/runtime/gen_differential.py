@@ -595,11 +595,205 @@ def gen_indexing():
                  note=f"{TORCH_NAME[dt]} {parts}")
 
 
+def with_grad(target, second, dtypes=FLOATS, n=12, extra=None, out_positive=False):
+    """Backward ops of activations: (grad_output, second) of one shape."""
+    fam = target.split(".")[1]
+    for _ in range(n):
+        sizes, dt = rng.choice([[3, 5], [7], [2, 3, 4], [0, 3], []]), pick_dtype(dtypes)
+        cid = f"{fam}/{counts.get(fam, 0):03d}"
+        g, jg = make_input(cid, "grad_output", sizes, dt, rng.choice(KINDS), rng.choice(LAYOUTS))
+        x, jx = make_input(cid, second, sizes, dt, "positive" if out_positive else rng.choice(KINDS),
+                           rng.choice(LAYOUTS))
+        ta, ja = {"grad_output": g, second: x}, {"grad_output": jg, second: jx}
+        if extra:
+            for k, v in extra().items():
+                ta[k], ja[k] = v, to_json(v)
+        add_case(fam, target, ta, ja, note=f"{TORCH_NAME[dt]} {sizes}")
+
+
+def gen_more():
+    with_grad("aten.gelu_backward.default", "self", extra=lambda: {"approximate": rng.choice(["none", "tanh"])})
+    with_grad("aten.sigmoid_backward.default", "output", out_positive=True)
+    with_grad("aten.tanh_backward.default", "output")
+    with_grad("aten.silu_backward.default", "self")
+    with_grad("aten.threshold_backward.default", "self", extra=lambda: {"threshold": rng.choice([0.0, 0.5])})
+    with_grad("aten.hardtanh_backward.default", "self", extra=lambda: {"min_val": -1.0, "max_val": 1.0})
+    with_grad("aten.leaky_relu_backward.default", "self",
+              extra=lambda: {"negative_slope": 0.01, "self_is_result": False})
+    binary("aten.floor_divide.default", dtypes=(F32, F64, I64, I32), n=12)
+    binary("aten.rsub.Tensor", n=10)
+    binary("aten.clamp_min.Tensor", second="min", n=8)
+    binary("aten.clamp_max.Tensor", second="max", n=8)
+    scalar_op("aten.clamp_min.default", [0.0, -1.0, NAN], sname="min", n=8)
+    scalar_op("aten.clamp_max.default", [0.0, 1.0, INF], sname="max", n=8)
+    scalar_op("aten.remainder.Scalar", [2.0, -1.5, 3], dtypes=(F32, F64, I64), n=10)
+    scalar_op("aten.fmod.Scalar", [2.0, -1.5, 3], dtypes=(F32, F64, I64), n=10)
+    scalar_op("aten.sub.Scalar", [1.5, -2, 1e30], n=8)
+    scalar_op("aten.gt.Scalar", [0.0, NAN, -INF], dtypes=(F32, F64, I64, BOOL), n=8)
+    scalar_op("aten.ne.Scalar", [0.0, NAN, 1], dtypes=(F32, BF16, I64), n=8)
+    for t in ["addcmul", "addcdiv"]:
+        for _ in range(10):
+            dt, sizes = pick_dtype(FLOATS), rng.choice([[3, 5], [7], [2, 1, 3]])
+            cid = f"{t}/{counts.get(t, 0):03d}"
+            a, ja = make_input(cid, "self", sizes, dt, rng.choice(KINDS), rng.choice(LAYOUTS))
+            b, jb = make_input(cid, "tensor1", sizes, dt, rng.choice(KINDS))
+            c, jc = make_input(cid, "tensor2", sizes[-1:], dt, rng.choice(KINDS))
+            v = rng.choice([1, 0.5, -2.0])
+            add_case(t, f"aten.{t}.default", {"self": a, "tensor1": b, "tensor2": c, "value": v},
+                     {"self": ja, "tensor1": jb, "tensor2": jc, "value": v}, note=f"{TORCH_NAME[dt]} {sizes}")
+    for _ in range(10):
+        dt, sizes = pick_dtype(FLOATS), rng.choice([[3, 5], [7], [2, 1, 3]])
+        cid = f"lerp/{counts.get('lerp', 0):03d}"
+        a, ja = make_input(cid, "self", sizes, dt, rng.choice(KINDS), rng.choice(LAYOUTS))
+        b, jb = make_input(cid, "end", sizes, dt, rng.choice(KINDS))
+        w = rng.choice([0.0, 0.25, 0.75, 1.0, -0.5])
+        add_case("lerp", "aten.lerp.Scalar", {"self": a, "end": b, "weight": w}, {"self": ja, "end": jb, "weight": w},
+                 note=f"{TORCH_NAME[dt]} {sizes} weight {w}")
+    # dtype conversions: floats (specials) to floats, finite in-range values to integers and bool
+    for k in range(24):
+        src = pick_dtype(FLOATS + (I64, I32, BOOL))
+        dst = pick_dtype(FLOATS + (I64, I32, I8, U8, BOOL))
+        sizes = rng.choice([[3, 5], [7], [], [0, 2]])
+        cid = f"to_copy/{counts.get('to_copy', 0):03d}"
+        kind = "special" if dst in FLOATS else "normal"
+        x, jx = make_input(cid, "self", sizes, src, kind, rng.choice(LAYOUTS))
+        if dst in (U8,) and src in FLOATS:  # negative floats to u8 are undefined in C++: in range only
+            x, jx = make_input(cid, "self", sizes, src, "positive", "contiguous")
+        add_case("to_copy", "aten._to_copy.default", {"self": x, "dtype": dst}, {"self": jx, "dtype": to_json(dst)},
+                 note=f"{TORCH_NAME[src]} -> {TORCH_NAME[dst]} {sizes} {kind}")
+    for t in ["_softmax_backward_data", "_log_softmax_backward_data"]:
+        for _ in range(8):
+            dt, sizes = pick_dtype((F32, F64)), rng.choice([[3, 5], [7], [2, 3, 4]])
+            d = rng.randrange(len(sizes))
+            cid = f"{t}/{counts.get(t, 0):03d}"
+            x = torch.randn(sizes, generator=trng, dtype=F64)
+            y = (torch.softmax(x, d) if t == "_softmax_backward_data" else torch.log_softmax(x, d)).to(dt)
+            g, jg = make_input(cid, "grad_output", sizes, dt, rng.choice(KINDS), rng.choice(LAYOUTS))
+            o, jo = make_input(cid, "output", sizes, dt, data=y)
+            add_case(t, f"aten.{t}.default", {"grad_output": g, "output": o, "dim": d, "input_dtype": dt},
+                     {"grad_output": jg, "output": jo, "dim": d, "input_dtype": to_json(dt)},
+                     note=f"{TORCH_NAME[dt]} {sizes} dim {d}")
+    for _ in range(8):
+        dt, sizes = pick_dtype(FLOATS), rng.choice([[3, 5], [7], [2, 3, 4], [1]])
+        cid = f"argmax/{counts.get('argmax', 0):03d}"
+        x, jx = make_input(cid, "self", sizes, dt, rng.choice(["normal", "special"]), rng.choice(LAYOUTS))
+        d = rng.randrange(len(sizes))
+        add_case("argmax", "aten.argmax.default", {"self": x, "dim": d, "keepdim": False},
+                 {"self": jx, "dim": d, "keepdim": False}, note=f"{TORCH_NAME[dt]} {sizes}",
+                 ties={"self": "self", "dim": d, "output": 0})
+    for t in ["sum.default", "mean.default", "max.default"]:
+        for _ in range(6):
+            dt, sizes = pick_dtype(FLOATS), rng.choice([[3, 5], [7], [2, 3, 4], [0], [1]])
+            if t == "max.default" and 0 in sizes:
+                sizes = [4]
+            fam = t.replace(".default", "_all")
+            cid = f"{fam}/{counts.get(fam, 0):03d}"
+            x, jx = make_input(cid, "self", sizes, dt, rng.choice(KINDS), rng.choice(LAYOUTS))
+            add_case(fam, f"aten.{t}", {"self": x}, {"self": jx}, note=f"{TORCH_NAME[dt]} {sizes}")
+    for _ in range(10):
+        bb, m, kk, n = rng.choice([(2, 4, 5, 6), (1, 1, 2, 1), (3, 2, 0, 2), (2, 3, 7, 5)])
+        dt, kind = pick_dtype(FLOATS), rng.choice(["normal", "special", "big"])
+        cid = f"baddbmm/{counts.get('baddbmm', 0):03d}"
+        c, jc = make_input(cid, "self", rng.choice([[bb, m, n], [n], [1, m, 1]]), dt, rng.choice(KINDS))
+        a, ja = make_input(cid, "batch1", [bb, m, kk], dt, kind, rng.choice(LAYOUTS[:3]))
+        b, jb = make_input(cid, "batch2", [bb, kk, n], dt, kind, rng.choice(LAYOUTS[:3]))
+        beta, alpha = rng.choice([(1, 1), (0, 1), (0.5, 2)])
+        add_case("baddbmm", "aten.baddbmm.default",
+                 {"self": c, "batch1": a, "batch2": b, "beta": beta, "alpha": alpha},
+                 {"self": jc, "batch1": ja, "batch2": jb, "beta": beta, "alpha": alpha},
+                 note=f"{TORCH_NAME[dt]} {bb}x{m}x{kk}x{n} {kind}")
+    for _ in range(8):
+        dt, sizes = pick_dtype((F32, F64, BF16)), rng.choice([[3, 5], [7], [2, 3, 4]])
+        cid = f"mse_loss/{counts.get('mse_loss', 0):03d}"
+        a, ja = make_input(cid, "self", sizes, dt, rng.choice(KINDS), rng.choice(LAYOUTS))
+        b, jb = make_input(cid, "target", sizes, dt, "normal")
+        red = rng.choice([0, 1, 2])
+        add_case("mse_loss", "aten.mse_loss.default", {"self": a, "target": b, "reduction": red},
+                 {"self": ja, "target": jb, "reduction": red}, note=f"{TORCH_NAME[dt]} {sizes} reduction {red}")
+    for k in range(10):
+        nb, nc = rng.choice([(4, 5), (1, 3), (6, 2)])
+        dt = pick_dtype((F32, F64))
+        cid = f"nll_loss_forward/{counts.get('nll_loss_forward', 0):03d}"
+        x, jx = make_input(cid, "self", [nb, nc], dt, rng.choice(["normal", "special"]))
+        tgt = torch.randint(0, nc, [nb], generator=trng)
+        if k % 3 == 2:
+            tgt[0] = -100
+        if k % 5 == 4:
+            tgt[-1] = nc + 1
+        t, jt = index_tensor(cid, "target", [nb], nc, data=tgt)
+        red = rng.choice([0, 1, 2])
+        add_case("nll_loss_forward", "aten.nll_loss_forward.default",
+                 {"self": x, "target": t, "weight": None, "reduction": red, "ignore_index": -100},
+                 {"self": jx, "target": jt, "weight": None, "reduction": red, "ignore_index": -100},
+                 note=f"{TORCH_NAME[dt]} {nb}x{nc} reduction {red}")
+    for k in range(10):
+        sizes = rng.choice([[5, 3], [4], [3, 4, 2]])
+        d = rng.randrange(len(sizes))
+        dt = pick_dtype((F32, F64, BF16, I64))
+        t = rng.choice(["scatter_add", "index_add"])
+        cid = f"{t}/{counts.get(t, 0):03d}"
+        x, jx = make_input(cid, "self", sizes, dt, rng.choice(KINDS))
+        hi = sizes[d] + (2 if k % 5 == 4 else 0)
+        if t == "scatter_add":
+            isz = list(sizes)
+            isz[d] = rng.choice([1, 2, sizes[d]])
+            i, ji = index_tensor(cid, "index", isz, hi)
+            src, jsrc = make_input(cid, "src", isz, dt, rng.choice(KINDS))
+            add_case(t, "aten.scatter_add.default", {"self": x, "dim": d, "index": i, "src": src},
+                     {"self": jx, "dim": d, "index": ji, "src": jsrc}, note=f"{TORCH_NAME[dt]} {sizes} dim {d}")
+        else:
+            ni = rng.choice([1, 3, 6])
+            i, ji = index_tensor(cid, "index", [ni], hi)
+            ssz = list(sizes)
+            ssz[d] = ni
+            src, jsrc = make_input(cid, "source", ssz, dt, rng.choice(KINDS))
+            add_case(t, "aten.index_add.default", {"self": x, "dim": d, "index": i, "source": src, "alpha": 1},
+                     {"self": jx, "dim": d, "index": ji, "source": jsrc, "alpha": 1},
+                     note=f"{TORCH_NAME[dt]} {sizes} dim {d}")
+    for k in range(8):
+        nw, dim = rng.choice([(6, 3), (4, 1), (10, 2)])
+        dt = pick_dtype((F32, F64))
+        cid = f"embedding_dense_backward/{counts.get('embedding_dense_backward', 0):03d}"
+        ind = torch.randint(0, nw, rng.choice([[5], [2, 3]]), generator=trng)
+        i, ji = index_tensor(cid, "indices", list(ind.shape), nw, data=ind)
+        g, jg = make_input(cid, "grad_output", list(ind.shape) + [dim], dt, rng.choice(KINDS))
+        pad = rng.choice([-1, 0, 2])
+        add_case("embedding_dense_backward", "aten.embedding_dense_backward.default",
+                 {"grad_output": g, "indices": i, "num_weights": nw, "padding_idx": pad, "scale_grad_by_freq": False},
+                 {"grad_output": jg, "indices": ji, "num_weights": nw, "padding_idx": pad, "scale_grad_by_freq": False},
+                 note=f"{TORCH_NAME[dt]} {nw}x{dim} padding_idx {pad}")
+    for _ in range(8):
+        sizes = rng.choice([[4, 5], [3, 3], [2, 3, 4], [1, 6]])
+        dt = pick_dtype(FLOATS + (I64, BOOL))
+        cid = f"triu/{counts.get('triu', 0):03d}"
+        x, jx = make_input(cid, "self", sizes, dt, "special", rng.choice(LAYOUTS))
+        dg = rng.choice([-1, 0, 2])
+        add_case("triu", "aten.triu.default", {"self": x, "diagonal": dg}, {"self": jx, "diagonal": dg},
+                 note=f"{TORCH_NAME[dt]} {sizes} diagonal {dg}")
+    for _ in range(8):
+        sizes = rng.choice([[4, 5], [7], [2, 3, 4], [0, 3]])
+        dt = pick_dtype(FLOATS + (I64, BOOL))
+        cid = f"flip/{counts.get('flip', 0):03d}"
+        x, jx = make_input(cid, "self", sizes, dt, "special", rng.choice(LAYOUTS))
+        dims = sorted(rng.sample(range(len(sizes)), rng.randint(1, len(sizes))))
+        add_case("flip", "aten.flip.default", {"self": x, "dims": dims}, {"self": jx, "dims": dims},
+                 note=f"{TORCH_NAME[dt]} {sizes} dims {dims}")
+    for _ in range(8):
+        sizes = rng.choice([[2, 3], [4], [1, 2, 1]])
+        dt = pick_dtype(FLOATS + (I64,))
+        cid = f"repeat/{counts.get('repeat', 0):03d}"
+        x, jx = make_input(cid, "self", sizes, dt, "special", rng.choice(LAYOUTS))
+        reps = [rng.choice([1, 2, 3, 0]) for _ in range(len(sizes) + rng.choice([0, 1]))]
+        add_case("repeat", "aten.repeat.default", {"self": x, "repeats": reps}, {"self": jx, "repeats": reps},
+                 note=f"{TORCH_NAME[dt]} {sizes} repeats {reps}")
+
+
 gen_elementwise()
 gen_reductions()
 gen_matmul()
 gen_norm()
 gen_indexing()
+gen_more()
 
 os.makedirs(OUT_DIR, exist_ok=True)
 write_safetensors(os.path.join(OUT_DIR, "edge.safetensors"), sorted(tensors.items()))
