@@ -700,11 +700,30 @@ void chunkKernel(KernelCall& call)
     }
 }
 
+// sym_size.int / sym_stride.int / sym_numel / sym_storage_offset: the tensor's size facts as
+// numbers (the symbolic-shape graphs' way of reading them).
+void symSizeKernel(KernelCall& call)
+{
+    const Tensor& self = call.tensor("self");
+    call.result = Value::ofInt(self.sizes()[static_cast<size_t>(wrapDim(intArg(call, "dim"), self.dim()))]);
+}
+void symStrideKernel(KernelCall& call)
+{
+    const Tensor& self = call.tensor("self");
+    call.result = Value::ofInt(self.strides()[static_cast<size_t>(wrapDim(intArg(call, "dim"), self.dim()))]);
+}
+void symNumelKernel(KernelCall& call) { call.result = Value::ofInt(call.tensor("self").numel()); }
+void symStorageOffsetKernel(KernelCall& call) { call.result = Value::ofInt(call.tensor("self").offset()); }
+
 }  // namespace
 
 void registerViewKernels(KernelRegistry& reg)
 {
     const DeviceKind cpu = DeviceKind::Cpu;
+    reg.add("aten.sym_size.int", cpu, symSizeKernel);
+    reg.add("aten.sym_stride.int", cpu, symStrideKernel);
+    reg.add("aten.sym_numel.default", cpu, symNumelKernel);
+    reg.add("aten.sym_storage_offset.default", cpu, symStorageOffsetKernel);
     reg.add("aten.view.default", cpu, viewKernel);
     reg.add("aten._unsafe_view.default", cpu, viewKernel);  // PyTorch: view_impl (same rule as view)
     reg.add("aten.view.dtype", cpu, viewDtypeKernel);

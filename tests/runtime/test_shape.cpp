@@ -241,6 +241,33 @@ private slots:
             QFAIL("tests/data/kernels/shape.cases.json is missing (run tests/runtime/gen_shape_refs.py)");
     }
 
+    // sym_size / sym_stride / sym_numel / sym_storage_offset read a view's facts as numbers
+    // (a [5, 6] view at offset 7 with strides [1, 5] of a bigger storage).
+    void symbolicSizeFacts_data()
+    {
+        QTest::addColumn<QString>("target");
+        QTest::addColumn<int>("dim");
+        QTest::addColumn<qlonglong>("want");
+        QTest::newRow("sym_size 0") << "aten.sym_size.int" << 0 << 5LL;
+        QTest::newRow("sym_size -1") << "aten.sym_size.int" << -1 << 6LL;
+        QTest::newRow("sym_stride 1") << "aten.sym_stride.int" << 1 << 5LL;
+        QTest::newRow("sym_numel") << "aten.sym_numel.default" << -99 << 30LL;
+        QTest::newRow("sym_storage_offset") << "aten.sym_storage_offset.default" << -99 << 7LL;
+    }
+    void symbolicSizeFacts()
+    {
+        QFETCH(QString, target);
+        QFETCH(int, dim);
+        QFETCH(qlonglong, want);
+        const Tensor base = randomTensor(*be1_, {40}, DType::F32, 3);
+        NamedArgs args{{"self", Value::ofTensor(base.asStrided({5, 6}, {1, 5}, 7))}};
+        if (dim != -99) args["dim"] = Value::ofInt(dim);
+        KernelCall call = makeCall(target.toStdString(), args, true);
+        be1_->run(call);
+        QCOMPARE(call.result.kind, Value::Kind::Int);
+        QCOMPARE(static_cast<qlonglong>(call.result.i), want);
+    }
+
     // Every registered target of the family has a schema and a CPU kernel.
     void registered()
     {
