@@ -384,7 +384,7 @@ void convolutionBackward(KernelCall& call)
                           + shapeText(a.resultSizes));
     std::vector<int64_t> biasSizes{a.outChannels};
     const Value& bs = call.arg("bias_sizes");
-    if (!bs.isNone()) {
+    if (!bs.isNone() && mask[2]) {  // (PyTorch passes [0] for a convolution without bias)
         biasSizes = bs.toIntList();
         int64_t n = 1;
         for (int64_t s : biasSizes) n *= s;
