@@ -5,6 +5,7 @@
 // - batch invariance: rows [a, b) of a batch run alone give the bits they have inside the
 //   whole batch (convolution forward, transposed, grad_input; every pool and its backward;
 //   upsampling, grid_sampler_2d); grad_weight / grad_bias (reductions over the batch) equal at 1 and 2 threads;
+// - the meta functions (core/ops/op_meta_nn.cpp) give PyTorch's output sizes and dtypes;
 // - unbatched convolution = the batch of one; bad arguments give a KernelError.
 #include <QtTest>
 
@@ -12,6 +13,7 @@
 #include <cstring>
 #include <map>
 
+#include "core/ops/schema.hpp"
 #include "kernel_test_util.hpp"
 #include "runtime/backend.hpp"
 #include "runtime/cpu/cpu_common.hpp"
@@ -51,6 +53,45 @@ Tensor rows(const Tensor& t, int64_t r0, int64_t n)
     std::vector<int64_t> sz = t.sizes();
     sz[0] = n;
     return t.asStrided(sz, t.strides(), t.offset() + r0 * t.strides()[0]);
+}
+
+// The op's meta function on the case's arguments (tensors as metas of the views the kernel got).
+std::vector<ValueMeta> metaOutputs(const kerneltest::RefFile& refs, const nlohmann::json& c)
+{
+    const OpInfo* op = OpRegistry::instance().find(c.at("op").get<std::string>());
+    if (!op || !op->meta) throw std::runtime_error("no meta function for " + c.at("op").get<std::string>());
+    std::vector<ValueMeta> metas;
+    std::function<Arg(const nlohmann::json&)> toArg = [&](const nlohmann::json& j) -> Arg {
+        if (j.is_null()) return Arg::none();
+        if (j.is_boolean()) return Arg::ofBool(j.get<bool>());
+        if (j.is_number_integer()) return Arg::ofInt(j.get<int64_t>());
+        if (j.is_number_float()) return Arg::ofFloat(j.get<double>());
+        if (j.is_array()) {
+            std::vector<Arg> items;
+            for (const auto& x : j) items.push_back(toArg(x));
+            return Arg::ofList(std::move(items));
+        }
+        const SafeTensor& st = *refs.byKey.at(j.at("tensor").get<std::string>());
+        TensorMeta m;
+        m.dtype = st.dtype;
+        m.device = "cpu";
+        const std::vector<int64_t> sizes = j.contains("sizes") ? j.at("sizes").get<std::vector<int64_t>>() : st.shape;
+        for (int64_t v : sizes) m.sizes.push_back(SymInt(v));
+        if (j.contains("strides"))
+            for (int64_t v : j.at("strides").get<std::vector<int64_t>>()) m.strides.push_back(SymInt(v));
+        else
+            m.strides = contiguousStrides(m.sizes);
+        metas.push_back(ValueMeta::ofTensor(m));
+        return Arg::ofNode(static_cast<NodeId>(metas.size() - 1));
+    };
+    MetaCall mc;
+    mc.op = op;
+    for (const SchemaArg& a : op->schema.args)
+        mc.bound.push_back(c.at("args").contains(a.name) ? toArg(c.at("args").at(a.name)) : parseDefaultValue(a));
+    mc.metaOf = [&](NodeId id) -> const ValueMeta& { return metas.at(static_cast<size_t>(id)); };
+    const ValueMeta r = op->meta(mc);
+    if (r.kind == ValueMeta::Kind::Tuple) return r.elems;
+    return {r};
 }
 
 // Worst error per dtype over the reference cases: |a-e|/tol for f32/f64, ulps for bf16/f16.
@@ -336,6 +377,24 @@ private slots:
             }
             double& w = worstByDtype()[std::string(dtypeAbbr(dt))];
             w = std::max(w, worst);
+        }
+    }
+
+    // The op's meta function (core/ops) gives PyTorch's output sizes and dtypes.
+    void metaMatchesPyTorch_data() { matchesPyTorch_data(); }
+    void metaMatchesPyTorch()
+    {
+        QFETCH(std::string, id);
+        const nlohmann::json& c = *refs_.byId.at(id);
+        const std::vector<ValueMeta> metas = metaOutputs(refs_, c);
+        const auto& outs = c.at("outs");
+        QCOMPARE(metas.size(), outs.size());
+        for (size_t o = 0; o < outs.size(); ++o) {
+            if (outs[o].is_null()) continue;
+            QVERIFY(metas[o].isTensor());
+            const SafeTensor& exp = *refs_.byKey.at(outs[o].get<std::string>());
+            QCOMPARE(kerneltest::concrete(metas[o].tensor.sizes, -1), exp.shape);
+            QCOMPARE(metas[o].tensor.dtype, exp.dtype);
         }
     }
 
