@@ -497,9 +497,14 @@ void registerDropoutAndConvolution(MetaTable& t)
         const TensorMeta& w = tensorOf(c, "weight");
         auto m = maskOf(c, "output_mask", 3);
         Sizes bias = symListArg(c, "bias_sizes");
+        // channels-last input or weight: both gradients channels-last (PyTorch's CPU backward)
+        const bool cl = isChannelsLastStrides(in) || isChannelsLastStrides(w);
+        const char* clName = in.sizes.size() == 4 ? "channels_last" : "channels_last_3d";
         return ValueMeta::ofTuple(
-            {noneOr(m[0], makeTensor(in.dtype, in.sizes, stridesLike(in, ""), in.device)),
-             noneOr(m[1], makeTensor(w.dtype, w.sizes, stridesLike(w, ""), w.device)),
+            {noneOr(m[0],
+                    makeTensor(in.dtype, in.sizes, cl ? stridesFor(in.sizes, clName) : stridesLike(in, ""), in.device)),
+             noneOr(m[1],
+                    makeTensor(w.dtype, w.sizes, cl ? stridesFor(w.sizes, clName) : stridesLike(w, ""), w.device)),
              noneOr(m[2], makeContiguous(w.dtype, bias.empty() ? Sizes{w.sizes[0]} : bias, w.device))});
     };
 }
@@ -555,14 +560,23 @@ Sizes adaptiveSizes(const TensorMeta& in, const Sizes& outSize, size_t D, const 
     return out;
 }
 
+// A pool / upsampling output's meta: the input's suggested memory format (channels-last stays).
+TensorMeta layoutLike(const TensorMeta& in, DType dt, const Sizes& sizes)
+{
+    if (isChannelsLastStrides(in) && sizes.size() == in.sizes.size())
+        return makeTensor(dt, sizes, stridesFor(sizes, sizes.size() == 4 ? "channels_last" : "channels_last_3d"),
+                          in.device);
+    return makeContiguous(dt, sizes, in.device);
+}
+
 void registerPooling(MetaTable& t)
 {
     auto maxPool = [](size_t D, const char* op) {
         return [D, op](const MetaCall& c) {
             const TensorMeta& in = tensorOf(c, "self");
             Sizes out = pooledSizes(c, in, D, op, true);
-            return ValueMeta::ofTuple({tensorValue(makeContiguous(in.dtype, out, in.device)),
-                                       tensorValue(makeContiguous(DType::I64, out, in.device))});
+            return ValueMeta::ofTuple(
+                {tensorValue(layoutLike(in, in.dtype, out)), tensorValue(layoutLike(in, DType::I64, out))});
         };
     };
     t["aten.max_pool2d_with_indices.default"] = maxPool(2, "max_pool2d_with_indices");
@@ -570,7 +584,7 @@ void registerPooling(MetaTable& t)
     auto avgPool = [](size_t D, const char* op) {
         return [D, op](const MetaCall& c) {
             const TensorMeta& in = tensorOf(c, "self");
-            return tensorValue(makeContiguous(in.dtype, pooledSizes(c, in, D, op, false), in.device));
+            return tensorValue(layoutLike(in, in.dtype, pooledSizes(c, in, D, op, false)));
         };
     };
     t["aten.avg_pool1d.default"] = avgPool(1, "avg_pool1d");
@@ -579,8 +593,7 @@ void registerPooling(MetaTable& t)
     auto adaptive = [](size_t D, const char* op) {
         return [D, op](const MetaCall& c) {
             const TensorMeta& in = tensorOf(c, "self");
-            return tensorValue(
-                makeContiguous(in.dtype, adaptiveSizes(in, symListArg(c, "output_size"), D, op), in.device));
+            return tensorValue(layoutLike(in, in.dtype, adaptiveSizes(in, symListArg(c, "output_size"), D, op)));
         };
     };
     t["aten.adaptive_avg_pool1d.default"] = adaptive(1, "adaptive_avg_pool1d");
@@ -589,7 +602,7 @@ void registerPooling(MetaTable& t)
     // backwards: the gradient of self
     auto likeSelf = [](const MetaCall& c) {
         const TensorMeta& in = tensorOf(c, "self");
-        return tensorValue(makeContiguous(in.dtype, in.sizes, in.device));
+        return tensorValue(layoutLike(in, in.dtype, in.sizes));
     };
     t["aten.max_pool2d_with_indices_backward.default"] = likeSelf;
     t["aten.avg_pool2d_backward.default"] = likeSelf;
@@ -613,7 +626,7 @@ void registerPooling(MetaTable& t)
             } else {
                 throw MetaError(std::string(op) + ": needs output_size or scale_factors");
             }
-            return tensorValue(makeContiguous(in.dtype, std::move(out), in.device));
+            return tensorValue(layoutLike(in, in.dtype, out));
         };
     };
     t["aten.upsample_nearest2d.vec"] = upsample("upsample_nearest2d");

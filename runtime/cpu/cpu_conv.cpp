@@ -20,9 +20,10 @@
 // depends on N * output size only). Thread count never changes a bit: threads split outputs.
 // A transposed convolution is the grad_input of the regular convolution it transposes (and its
 // backward the regular forward / grad_weight with the roles swapped), so it has the same orders.
-// Outputs are contiguous.
+// Outputs are contiguous, or channels-last where PyTorch's are (a channels-last input or weight).
 #include "runtime/cpu/cpu_conv.hpp"
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -365,6 +366,8 @@ void convolution(KernelCall& call)
             out = narrowed<T, A>(call, a.resultSizes, x.dtype(), y);
         }
     });
+    // the output's layout as PyTorch's (and the meta's): channels-last when input or weight is
+    if (out.dim() >= 4 && (suggestsChannelsLast(x) || suggestsChannelsLast(w))) out = toChannelsLast(call, out);
     call.result = Value::ofTensor(out);
 }
 
@@ -429,11 +432,49 @@ void convolutionBackward(KernelCall& call)
             gb = narrowed<T, A>(call, biasSizes, go.dtype(), r);
         }
     });
+    // PyTorch's layout: channels-last grad_input and grad_weight when input or weight is
+    if (x.dim() >= 4 && (suggestsChannelsLast(x) || suggestsChannelsLast(w))) {
+        if (gi.defined()) gi = toChannelsLast(call, gi);
+        if (gw.defined()) gw = toChannelsLast(call, gw);
+    }
     auto val = [](const Tensor& t) { return t.defined() ? Value::ofTensor(t) : Value::none(); };
     call.result = Value::ofList({val(gi), val(gw), val(gb)});
 }
 
 }  // namespace
+
+bool suggestsChannelsLast(const Tensor& t)
+{
+    const int64_t n = t.dim();
+    if (n != 4 && n != 5) return false;
+    const std::vector<int64_t> order = n == 4 ? std::vector<int64_t>{1, 3, 2, 0} : std::vector<int64_t>{1, 4, 3, 2, 0};
+    if (t.stride(1) == 0) return false;
+    int64_t minv = 0;
+    for (int64_t d : order) {
+        const int64_t sz = t.size(d), st = t.stride(d);
+        if (sz == 0 || st < minv) return false;
+        if (d == 0 && minv == t.stride(1)) return false;
+        minv = st;
+        if (sz > 1) minv *= sz;
+    }
+    return true;
+}
+
+Tensor toChannelsLast(const KernelCall& call, const Tensor& t)
+{
+    const int64_t n = t.dim();
+    const std::vector<int64_t> order = n == 4 ? std::vector<int64_t>{1, 3, 2, 0} : std::vector<int64_t>{1, 4, 3, 2, 0};
+    std::vector<int64_t> strides(static_cast<size_t>(n));
+    int64_t acc = 1;
+    for (int64_t d : order) {
+        strides[static_cast<size_t>(d)] = acc;
+        acc *= std::max<int64_t>(t.size(d), 1);
+    }
+    Tensor store = call.newTensor({t.numel()}, t.dtype());
+    Tensor out = store.asStrided(t.sizes(), strides, 0);
+    call.backend->copy(out, t);
+    return out;
+}
 
 void registerConvKernels(KernelRegistry& reg)
 {

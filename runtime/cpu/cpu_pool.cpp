@@ -23,7 +23,8 @@
 //   upsampling     PyTorch's source-index rules (nearest: floor(dst * scale) in float;
 //                  bilinear: area_pixel_compute_source_index, align_corners both ways) and
 //                  out = (x00*w0 + x01*w1)*h0 + (x10*w0 + x11*w1)*h1 in A.
-// Outputs are contiguous.
+// Outputs are contiguous, except that pools and upsampling keep a channels-last input's layout
+// (PyTorch's suggest_memory_format), as do the pool backwards for self's layout.
 #include "runtime/cpu/cpu_pool.hpp"
 
 #include <cmath>
@@ -34,6 +35,7 @@
 
 #include "runtime/backend.hpp"
 #include "runtime/cpu/cpu_common.hpp"
+#include "runtime/cpu/cpu_conv.hpp"
 #include "runtime/cpu/cpu_reduction.hpp"
 #include "runtime/thread_pool.hpp"
 
@@ -173,6 +175,12 @@ Tensor narrowed(const KernelCall& call, const std::vector<int64_t>& sizes, DType
     return out;
 }
 
+// The layout PyTorch gives a pool / upsampling output: the input's suggested memory format.
+Tensor layoutLike(const KernelCall& call, const Tensor& out, const Tensor& like)
+{
+    return suggestsChannelsLast(like) && out.dim() == like.dim() ? toChannelsLast(call, out) : out;
+}
+
 // ---- max pooling
 
 void maxPool(KernelCall& call, int D)
@@ -218,7 +226,7 @@ void maxPool(KernelCall& call, int D)
         });
         out = narrowed<T, A>(call, g.outSizes(), x.dtype(), y);
     });
-    call.result = Value::ofList({Value::ofTensor(out), Value::ofTensor(idx)});
+    call.result = Value::ofList({Value::ofTensor(layoutLike(call, out, x)), Value::ofTensor(layoutLike(call, idx, x))});
 }
 
 // gi[plane, indices[plane, o]] += g[plane, o], o increasing, one thread per plane.
@@ -255,7 +263,7 @@ void maxPoolBackward(KernelCall& call, int D)
         });
         out = narrowed<T, A>(call, x.sizes(), x.dtype(), r);
     });
-    call.result = Value::ofTensor(out);
+    call.result = Value::ofTensor(layoutLike(call, out, x));
 }
 
 // ---- average pooling
@@ -364,7 +372,7 @@ void avgPool(KernelCall& call, int D)
         });
         out = narrowed<T, A>(call, g.outSizes(), x.dtype(), y);
     });
-    call.result = Value::ofTensor(out);
+    call.result = Value::ofTensor(layoutLike(call, out, x));
 }
 
 void avgPoolBackward(KernelCall& call, int D)
@@ -401,7 +409,7 @@ void avgPoolBackward(KernelCall& call, int D)
         });
         out = narrowed<T, A>(call, x.sizes(), x.dtype(), r);
     });
-    call.result = Value::ofTensor(out);
+    call.result = Value::ofTensor(layoutLike(call, out, x));
 }
 
 // ---- adaptive average pooling: window [floor(o*in/out), ceil((o+1)*in/out))
@@ -465,7 +473,7 @@ void adaptiveAvgPool(KernelCall& call, int D)
         });
         out = narrowed<T, A>(call, g.outSizes(), x.dtype(), y);
     });
-    call.result = Value::ofTensor(out);
+    call.result = Value::ofTensor(layoutLike(call, out, x));
 }
 
 void adaptiveAvgPoolBackward(KernelCall& call, int D)
@@ -503,7 +511,7 @@ void adaptiveAvgPoolBackward(KernelCall& call, int D)
         });
         out = narrowed<T, A>(call, x.sizes(), x.dtype(), r);
     });
-    call.result = Value::ofTensor(out);
+    call.result = Value::ofTensor(layoutLike(call, out, x));
 }
 
 // ---- upsampling (4-d input [N, C, H, W])
@@ -584,7 +592,7 @@ void upsampleNearest2d(KernelCall& call)
             }
         });
     });
-    call.result = Value::ofTensor(out);
+    call.result = Value::ofTensor(layoutLike(call, out, x));
 }
 
 // One dim's bilinear taps: i0, i1 (= i0 or i0 + 1) and their weights.
@@ -656,7 +664,7 @@ void upsampleBilinear2d(KernelCall& call)
             }
         });
     });
-    call.result = Value::ofTensor(out);
+    call.result = Value::ofTensor(layoutLike(call, out, x));
 }
 
 // ---- upsampling backwards: one thread per plane adds each output's gradient (nearest: to its

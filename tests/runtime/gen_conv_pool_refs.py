@@ -6,7 +6,8 @@ backwards, grid_sampler_2d.
 Writes tests/data/kernels/conv_pool.safetensors and tests/data/kernels/conv_pool.cases.json:
 each case names the op target, its arguments by schema name (constants as JSON; tensors as
 {"tensor": key} plus the strided view of the stored contiguous base the op was given: sizes,
-strides, offset), and the keys of its outputs (null where the op returns None).
+strides, offset), the keys of its outputs (null where the op returns None) and the strides PyTorch
+gave them.
 
 bf16 / f16 cases: PyTorch 1.13's CPU convolution has no f16 kernel and its bf16 paths do not
 round once; their reference is the numerics contract computed by PyTorch: widen the inputs to
@@ -79,17 +80,20 @@ def add_case(op, args, note=""):
         entry["reference"] = "f32 compute, rounded once"
     out = fn(*call)
     outs = list(out) if isinstance(out, (tuple, list)) else [out]
-    keys = []
+    keys, strides = [], []
     for i, o in enumerate(outs):
         if o is None:
             keys.append(None)
+            strides.append(None)
             continue
+        strides.append(list(o.stride()))
         if o.is_floating_point() and dtype in (torch.bfloat16, torch.float16):
             o = o.to(dtype)
         key = "%s/out%d" % (cid, i)
         tensors[key] = o.contiguous()
         keys.append(key)
     entry["outs"] = keys
+    entry["out_strides"] = strides  # PyTorch's layout of each output (channels-last in, channels-last out)
     cases.append(entry)
 
 
@@ -131,7 +135,7 @@ def conv(x, w, b, stride, pad, dil, groups, transposed=False, out_pad=None, note
     return x, w, b
 
 
-def conv_bwd(x, w, has_bias, stride, pad, dil, groups, mask, transposed=False, out_pad=None, note=""):
+def conv_bwd(x, w, has_bias, stride, pad, dil, groups, mask, transposed=False, out_pad=None, note="", x_arg=None):
     d = w.dim() - 2
     out_pad = out_pad if out_pad is not None else [0] * d
     y = aten.convolution.default(x.float() if x.dtype in (torch.bfloat16, torch.float16) else x,
@@ -145,7 +149,7 @@ def conv_bwd(x, w, has_bias, stride, pad, dil, groups, mask, transposed=False, o
     g = rand(*y.shape, dtype=x.dtype, scale=m ** -0.5)
     bias_sizes = [w.shape[1] * groups if transposed else w.shape[0]] if has_bias else None
     add_case("aten.convolution_backward.default",
-             [("grad_output", T(g)), ("input", T(x)), ("weight", T(w)), ("bias_sizes", bias_sizes),
+             [("grad_output", T(g)), ("input", x_arg or T(x)), ("weight", T(w)), ("bias_sizes", bias_sizes),
               ("stride", stride), ("padding", pad), ("dilation", dil), ("transposed", transposed),
               ("output_padding", out_pad), ("groups", groups), ("output_mask", mask)], note)
 
@@ -196,6 +200,9 @@ conv_bwd(rand(2, 3, 15), weight(5, 3, 4), True, [2], [2], [2], 1, [True, True, T
 conv_bwd(rand(2, 2, 4, 5, 4), weight(4, 1, 2, 3, 2), True, [1, 2, 1], [1, 1, 0], [1, 1, 1], 2, [True, True, True], note="3d groups")
 conv_bwd(rand(2, 4, 5, 6), weight(4, 3, 3, 3), True, [2, 2], [1, 1], [1, 1], 1, [True, True, True], True, [1, 0], note="2d transposed")
 conv_bwd(rand(2, 4, 6), weight(4, 2, 3), True, [2], [0], [2], 2, [True, True, True], True, [1], note="1d transposed groups")
+xcl = rand(2, 3, 6, 7)
+conv_bwd(xcl, weight(4, 3, 3, 3), True, [1, 1], [1, 1], [1, 1], 1, [True, True, True], note="2d channels-last input",
+         x_arg=channels_last(xcl))
 for dt in (torch.float64, torch.bfloat16, torch.float16):
     conv_bwd(rand(2, 4, 6, 7, dtype=dt), weight(6, 2, 3, 3, dtype=dt), True, [1, 2], [1, 1], [1, 1], 2, [True, True, True], note=str(dt))
 
@@ -238,6 +245,8 @@ pool("_adaptive_avg_pool2d", rand(2, 3, 10, 7), [3, 4], note="10x7 -> 3x4")
 pool("_adaptive_avg_pool2d", rand(2, 3, 5, 5), [1, 1], note="global")
 pool("_adaptive_avg_pool2d", rand(2, 3, 3, 4), [5, 6], note="upsampling windows")
 pool("adaptive_avg_pool1d", rand(2, 3, 13), [4], note="1d 13 -> 4")
+pool("_adaptive_avg_pool2d", channels_last(rand(2, 3, 10, 7)), [3, 4], note="channels-last")
+pool("avg_pool2d", channels_last(rand(2, 3, 9, 10)), [3, 3], [2, 2], [1, 1], False, True, None, note="channels-last")
 pool("_adaptive_avg_pool3d", rand(2, 2, 5, 7, 6), [2, 3, 4], note="3d")
 for dt in (torch.float64, torch.bfloat16, torch.float16):
     pool("max_pool2d_with_indices", rand(2, 3, 7, 8, dtype=dt), [3, 3], [2, 2], [1, 1], [1, 1], True, note=str(dt))

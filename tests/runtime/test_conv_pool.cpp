@@ -1,11 +1,12 @@
 // The convolution and pooling kernels (runtime/cpu/cpu_conv.cpp, cpu_pool.cpp):
 // - PyTorch 1.13 CPU references (tests/data/kernels/conv_pool.*, made by gen_conv_pool_refs.py):
 //   f32 within allclose(rtol 1e-5, atol 1e-6), f64 within (1e-10, 1e-12), bf16 / f16 within
-//   1 ulp of "f32 compute, rounded once", int64 indices exact; 1 and 2 threads bitwise equal;
+//   1 ulp of "f32 compute, rounded once", int64 indices exact; PyTorch's output layout
+//   (channels-last stays channels-last); 1 and 2 threads bitwise equal;
 // - batch invariance: rows [a, b) of a batch run alone give the bits they have inside the
 //   whole batch (convolution forward, transposed, grad_input; every pool and its backward;
 //   upsampling, grid_sampler_2d); grad_weight / grad_bias (reductions over the batch) equal at 1 and 2 threads;
-// - the meta functions (core/ops/op_meta_nn.cpp) give PyTorch's output sizes and dtypes;
+// - the meta functions (core/ops/op_meta_nn.cpp) give PyTorch's output sizes, dtypes and layout;
 // - unbatched convolution = the batch of one; bad arguments give a KernelError.
 #include <QtTest>
 
@@ -53,6 +54,15 @@ Tensor rows(const Tensor& t, int64_t r0, int64_t n)
     std::vector<int64_t> sz = t.sizes();
     sz[0] = n;
     return t.asStrided(sz, t.strides(), t.offset() + r0 * t.strides()[0]);
+}
+
+// Strides agree on every dim of more than one element (size-1 dims may have any stride).
+bool sameLayout(const std::vector<int64_t>& sizes, const std::vector<int64_t>& a, const std::vector<int64_t>& b)
+{
+    if (a.size() != sizes.size() || b.size() != sizes.size()) return false;
+    for (size_t d = 0; d < sizes.size(); ++d)
+        if (sizes[d] > 1 && a[d] != b[d]) return false;
+    return true;
 }
 
 // The op's meta function on the case's arguments (tensors as metas of the views the kernel got).
@@ -338,6 +348,9 @@ private slots:
             QVERIFY2(kerneltest::sameBits(*be1_, got1[o], got[o]), "1 and 2 threads differ");
             const SafeTensor& exp = *refs_.byKey.at(outs[o].get<std::string>());
             QCOMPARE(got[o].sizes(), exp.shape);
+            const auto wantStrides = c.at("out_strides")[o].get<std::vector<int64_t>>();
+            QVERIFY2(sameLayout(exp.shape, got[o].strides(), wantStrides),
+                     qPrintable(QString("output %1 has PyTorch's values but not its layout").arg(o)));
             QCOMPARE(got[o].dtype(), exp.dtype);
             const std::vector<uint8_t> g = bytesOf(*be2_, got[o]);
             QCOMPARE(g.size(), exp.data.size());
@@ -394,6 +407,9 @@ private slots:
             QVERIFY(metas[o].isTensor());
             const SafeTensor& exp = *refs_.byKey.at(outs[o].get<std::string>());
             QCOMPARE(kerneltest::concrete(metas[o].tensor.sizes, -1), exp.shape);
+            QVERIFY2(sameLayout(exp.shape, kerneltest::concrete(metas[o].tensor.strides, -1),
+                                c.at("out_strides")[o].get<std::vector<int64_t>>()),
+                     qPrintable(QString("output %1: the meta's strides are not PyTorch's").arg(o)));
             QCOMPARE(metas[o].tensor.dtype, exp.dtype);
         }
     }
