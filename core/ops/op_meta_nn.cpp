@@ -607,6 +607,9 @@ void registerPooling(MetaTable& t)
     t["aten.max_pool2d_with_indices_backward.default"] = likeSelf;
     t["aten.avg_pool2d_backward.default"] = likeSelf;
     t["aten._adaptive_avg_pool2d_backward.default"] = likeSelf;
+    t["aten.max_pool3d_with_indices_backward.default"] = likeSelf;
+    t["aten.avg_pool3d_backward.default"] = likeSelf;
+    t["aten._adaptive_avg_pool3d_backward.default"] = likeSelf;
 
     auto upsample = [](const char* op) {
         return [op](const MetaCall& c) {

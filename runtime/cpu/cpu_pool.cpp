@@ -1,7 +1,7 @@
-// Pooling and resampling on the CPU: max_pool2d/3d_with_indices (+ max_pool2d backward),
-// avg_pool1d/2d/3d (+ avg_pool2d backward), adaptive average pooling 1-d/2-d/3-d (+ 2-d
-// backward), upsample_nearest2d.vec, upsample_bilinear2d.vec (+ backwards) and grid_sampler_2d (bilinear and
-// nearest; zeros, border and reflection padding).
+// Pooling and resampling on the CPU: max_pool2d/3d_with_indices (+ backwards), avg_pool1d/2d/3d
+// (+ 2-d/3-d backwards), adaptive average pooling 1-d/2-d/3-d (+ 2-d/3-d backwards), upsample_nearest2d.vec,
+// upsample_bilinear2d.vec (+ backwards) and grid_sampler_2d (bilinear and nearest; zeros, border and reflection
+// padding).
 //
 // Inputs are [..., C, *spatial] (D = 1, 2 or 3 spatial dims; one or two leading dims); every
 // leading index ("plane") is independent, so a chunk of the batch gives the same bits as the
@@ -232,7 +232,7 @@ void maxPool(KernelCall& call, int D)
 // gi[plane, indices[plane, o]] += g[plane, o], o increasing, one thread per plane.
 void maxPoolBackward(KernelCall& call, int D)
 {
-    const char* op = "max_pool2d_with_indices_backward";
+    const char* op = D == 2 ? "max_pool2d_with_indices_backward" : "max_pool3d_with_indices_backward";
     const Tensor& go = call.tensor("grad_output");
     const Tensor& x = call.tensor("self");
     const Tensor& ind = call.tensor("indices");
@@ -377,7 +377,7 @@ void avgPool(KernelCall& call, int D)
 
 void avgPoolBackward(KernelCall& call, int D)
 {
-    const char* op = "avg_pool2d_backward";
+    const char* op = D == 2 ? "avg_pool2d_backward" : "avg_pool3d_backward";
     const Tensor& go = call.tensor("grad_output");
     const Tensor& x = call.tensor("self");
     const AvgArgs a = avgArgs(call, x, D, op);
@@ -478,7 +478,7 @@ void adaptiveAvgPool(KernelCall& call, int D)
 
 void adaptiveAvgPoolBackward(KernelCall& call, int D)
 {
-    const char* op = "_adaptive_avg_pool2d_backward";
+    const char* op = D == 2 ? "_adaptive_avg_pool2d_backward" : "_adaptive_avg_pool3d_backward";
     const Tensor& go = call.tensor("grad_output");
     const Tensor& x = call.tensor("self");
     if (go.dim() != x.dim()) throw KernelError(std::string(op) + ": grad_output and self ranks differ");
@@ -888,6 +888,9 @@ void registerPoolKernels(KernelRegistry& reg)
     reg.add("aten.max_pool2d_with_indices.default", cpu, [](KernelCall& c) { maxPool(c, 2); });
     reg.add("aten.max_pool3d_with_indices.default", cpu, [](KernelCall& c) { maxPool(c, 3); });
     reg.add("aten.max_pool2d_with_indices_backward.default", cpu, [](KernelCall& c) { maxPoolBackward(c, 2); });
+    reg.add("aten.max_pool3d_with_indices_backward.default", cpu, [](KernelCall& c) { maxPoolBackward(c, 3); });
+    reg.add("aten.avg_pool3d_backward.default", cpu, [](KernelCall& c) { avgPoolBackward(c, 3); });
+    reg.add("aten._adaptive_avg_pool3d_backward.default", cpu, [](KernelCall& c) { adaptiveAvgPoolBackward(c, 3); });
     reg.add("aten.avg_pool1d.default", cpu, [](KernelCall& c) { avgPool(c, 1); });
     reg.add("aten.avg_pool2d.default", cpu, [](KernelCall& c) { avgPool(c, 2); });
     reg.add("aten.avg_pool3d.default", cpu, [](KernelCall& c) { avgPool(c, 3); });

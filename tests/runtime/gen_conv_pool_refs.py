@@ -290,6 +290,22 @@ for dt in (torch.float64, torch.bfloat16, torch.float16):
     avg_pool_bwd(rand(2, 3, 7, 8, dtype=dt), [3, 3], [2, 2], [1, 1], True, False, None, note=str(dt))
     adaptive_bwd(rand(2, 3, 9, 7, dtype=dt), [4, 3], note=str(dt))
 
+# 3-d backwards
+x3 = rand(2, 2, 5, 6, 7)
+y3, i3 = aten.max_pool3d_with_indices.default(x3, [2, 3, 2], [2, 2, 1], [1, 1, 0], [1, 1, 2], True)
+add_case("aten.max_pool3d_with_indices_backward.default",
+         [("grad_output", T(rand(*y3.shape))), ("self", T(x3)), ("kernel_size", [2, 3, 2]), ("stride", [2, 2, 1]),
+          ("padding", [1, 1, 0]), ("dilation", [1, 1, 2]), ("ceil_mode", True), ("indices", T(i3))], "3d")
+x3 = rand(2, 2, 5, 6, 4)
+y3 = aten.avg_pool3d.default(x3, [2, 3, 2], [1, 2, 2], [1, 1, 0], True, False, None)
+add_case("aten.avg_pool3d_backward.default",
+         [("grad_output", T(rand(*y3.shape))), ("self", T(x3)), ("kernel_size", [2, 3, 2]), ("stride", [1, 2, 2]),
+          ("padding", [1, 1, 0]), ("ceil_mode", True), ("count_include_pad", False), ("divisor_override", None)],
+         "3d ceil exclude pad")
+x3 = rand(2, 2, 5, 7, 6)
+add_case("aten._adaptive_avg_pool3d_backward.default", [("grad_output", T(rand(2, 2, 2, 3, 4))), ("self", T(x3))],
+         "3d 5x7x6 -> 2x3x4")
+
 # ---------------- upsampling
 def up_nearest(x, size, scales, note=""):
     x = x if isinstance(x, T) else T(x)

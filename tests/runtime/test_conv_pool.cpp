@@ -256,6 +256,17 @@ class TestConvPool : public QObject
             c.batched["self"] = rnd({N, 3, 10, 7}, 18);
             c.batched["grad_output"] = rnd({N, 3, 3, 4}, 19);
             c.batchedOuts = {0};
+        } else if (name == "avg_pool3d_backward") {
+            c.target = "aten.avg_pool3d_backward.default";
+            c.batched["self"] = rnd({N, 2, 5, 6, 4}, 27);
+            c.batched["grad_output"] = rnd({N, 2, 6, 3, 2}, 28);
+            c.fixed = {{"kernel_size", ints({2, 3, 2})},
+                       {"stride", ints({1, 2, 2})},
+                       {"padding", ints({1, 1, 0})},
+                       {"ceil_mode", Value::ofBool(false)},
+                       {"count_include_pad", Value::ofBool(true)},
+                       {"divisor_override", Value::none()}};
+            c.batchedOuts = {0};
         } else if (name == "_adaptive_avg_pool3d") {
             c.target = "aten._adaptive_avg_pool3d.default";
             c.batched["self"] = rnd({N, 2, 5, 7, 6}, 20);
