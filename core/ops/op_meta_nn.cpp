@@ -1,5 +1,5 @@
 // Meta functions of matmuls, normalizations, softmax, losses, embedding, attention,
-// dropout and convolution.
+// dropout, convolution, pooling and upsampling.
 #include "core/ops/op_meta_nn.hpp"
 
 namespace fxl::meta {
@@ -497,10 +497,160 @@ void registerDropoutAndConvolution(MetaTable& t)
         const TensorMeta& w = tensorOf(c, "weight");
         auto m = maskOf(c, "output_mask", 3);
         Sizes bias = symListArg(c, "bias_sizes");
+        // channels-last input or weight: both gradients channels-last (PyTorch's CPU backward)
+        const bool cl = isChannelsLastStrides(in) || isChannelsLastStrides(w);
+        const char* clName = in.sizes.size() == 4 ? "channels_last" : "channels_last_3d";
         return ValueMeta::ofTuple(
-            {noneOr(m[0], makeTensor(in.dtype, in.sizes, stridesLike(in, ""), in.device)),
-             noneOr(m[1], makeTensor(w.dtype, w.sizes, stridesLike(w, ""), w.device)),
+            {noneOr(m[0],
+                    makeTensor(in.dtype, in.sizes, cl ? stridesFor(in.sizes, clName) : stridesLike(in, ""), in.device)),
+             noneOr(m[1],
+                    makeTensor(w.dtype, w.sizes, cl ? stridesFor(w.sizes, clName) : stridesLike(w, ""), w.device)),
              noneOr(m[2], makeContiguous(w.dtype, bias.empty() ? Sizes{w.sizes[0]} : bias, w.device))});
+    };
+}
+
+// ---- pooling and upsampling: [..., C, *spatial] with D spatial dims (one or two leading dims)
+
+Sizes leadingDims(const TensorMeta& in, size_t D, const char* op)
+{
+    if (in.sizes.size() != D + 1 && in.sizes.size() != D + 2)
+        throw MetaError(std::string(op) + ": input must be " + std::to_string(D + 1) + "-d or " + std::to_string(D + 2)
+                        + "-d (got " + std::to_string(in.sizes.size()) + "-d)");
+    return Sizes(in.sizes.begin(), in.sizes.end() - static_cast<std::ptrdiff_t>(D));
+}
+
+// One value per spatial dim from a list of 1 or D values (`fallback` when empty).
+std::vector<int64_t> perDim(const std::vector<int64_t>& v, size_t D, const std::vector<int64_t>* fallback,
+                            const char* op, const char* what)
+{
+    if (v.empty() && fallback) return *fallback;
+    if (v.size() != 1 && v.size() != D) throw MetaError(std::string(op) + ": " + what + " must have 1 or D values");
+    std::vector<int64_t> out(D);
+    for (size_t j = 0; j < D; ++j) out[j] = v.size() == 1 ? v[0] : v[j];
+    return out;
+}
+
+// Output sizes of a pool (PyTorch's pooling_output_shape).
+Sizes pooledSizes(const MetaCall& c, const TensorMeta& in, size_t D, const char* op, bool hasDilation)
+{
+    Sizes out = leadingDims(in, D, op);
+    const auto k = perDim(intListArg(c, "kernel_size"), D, nullptr, op, "kernel_size");
+    const auto s = perDim(intListArg(c, "stride"), D, &k, op, "stride");
+    const auto p = perDim(intListArg(c, "padding"), D, nullptr, op, "padding");
+    const auto d =
+        hasDilation ? perDim(intListArg(c, "dilation"), D, nullptr, op, "dilation") : std::vector<int64_t>(D, 1);
+    const bool ceil = toBool(c.arg("ceil_mode"), "ceil_mode");
+    for (size_t j = 0; j < D; ++j) {
+        if (s[j] < 1 || k[j] < 1) throw MetaError(std::string(op) + ": kernel_size and stride must be positive");
+        const SymInt& x = in.sizes[in.sizes.size() - D + j];
+        const SymInt num = add(x, 2 * p[j] - d[j] * (k[j] - 1) - 1 + (ceil ? s[j] - 1 : 0));
+        SymInt o = add(floorDiv(num, s[j]), 1);
+        if (ceil && !hintLt(mul(sub(o, 1), s[j]), add(x, p[j]))) o = sub(o, 1);
+        out.push_back(normalize(o));
+    }
+    return out;
+}
+
+Sizes adaptiveSizes(const TensorMeta& in, const Sizes& outSize, size_t D, const char* op)
+{
+    Sizes out = leadingDims(in, D, op);
+    if (outSize.size() != D && outSize.size() != 1)
+        throw MetaError(std::string(op) + ": output_size must have " + std::to_string(D) + " values");
+    for (size_t j = 0; j < D; ++j) out.push_back(outSize.size() == 1 ? outSize[0] : outSize[j]);
+    return out;
+}
+
+// A pool / upsampling output's meta: the input's suggested memory format (channels-last stays).
+TensorMeta layoutLike(const TensorMeta& in, DType dt, const Sizes& sizes)
+{
+    if (isChannelsLastStrides(in) && sizes.size() == in.sizes.size())
+        return makeTensor(dt, sizes, stridesFor(sizes, sizes.size() == 4 ? "channels_last" : "channels_last_3d"),
+                          in.device);
+    return makeContiguous(dt, sizes, in.device);
+}
+
+void registerPooling(MetaTable& t)
+{
+    auto maxPool = [](size_t D, const char* op) {
+        return [D, op](const MetaCall& c) {
+            const TensorMeta& in = tensorOf(c, "self");
+            Sizes out = pooledSizes(c, in, D, op, true);
+            return ValueMeta::ofTuple(
+                {tensorValue(layoutLike(in, in.dtype, out)), tensorValue(layoutLike(in, DType::I64, out))});
+        };
+    };
+    t["aten.max_pool2d_with_indices.default"] = maxPool(2, "max_pool2d_with_indices");
+    t["aten.max_pool3d_with_indices.default"] = maxPool(3, "max_pool3d_with_indices");
+    auto avgPool = [](size_t D, const char* op) {
+        return [D, op](const MetaCall& c) {
+            const TensorMeta& in = tensorOf(c, "self");
+            return tensorValue(layoutLike(in, in.dtype, pooledSizes(c, in, D, op, false)));
+        };
+    };
+    t["aten.avg_pool1d.default"] = avgPool(1, "avg_pool1d");
+    t["aten.avg_pool2d.default"] = avgPool(2, "avg_pool2d");
+    t["aten.avg_pool3d.default"] = avgPool(3, "avg_pool3d");
+    auto adaptive = [](size_t D, const char* op) {
+        return [D, op](const MetaCall& c) {
+            const TensorMeta& in = tensorOf(c, "self");
+            return tensorValue(layoutLike(in, in.dtype, adaptiveSizes(in, symListArg(c, "output_size"), D, op)));
+        };
+    };
+    t["aten.adaptive_avg_pool1d.default"] = adaptive(1, "adaptive_avg_pool1d");
+    t["aten._adaptive_avg_pool2d.default"] = adaptive(2, "_adaptive_avg_pool2d");
+    t["aten._adaptive_avg_pool3d.default"] = adaptive(3, "_adaptive_avg_pool3d");
+    // backwards: the gradient of self
+    auto likeSelf = [](const MetaCall& c) {
+        const TensorMeta& in = tensorOf(c, "self");
+        return tensorValue(layoutLike(in, in.dtype, in.sizes));
+    };
+    t["aten.max_pool2d_with_indices_backward.default"] = likeSelf;
+    t["aten.avg_pool2d_backward.default"] = likeSelf;
+    t["aten._adaptive_avg_pool2d_backward.default"] = likeSelf;
+    t["aten.max_pool3d_with_indices_backward.default"] = likeSelf;
+    t["aten.avg_pool3d_backward.default"] = likeSelf;
+    t["aten._adaptive_avg_pool3d_backward.default"] = likeSelf;
+
+    auto upsample = [](const char* op) {
+        return [op](const MetaCall& c) {
+            const TensorMeta& in = tensorOf(c, "input");
+            if (in.sizes.size() != 4) throw MetaError(std::string(op) + ": input must be 4-d");
+            Sizes out{in.sizes[0], in.sizes[1]};
+            if (hasArg(c, "output_size")) {
+                Sizes os = symListArg(c, "output_size");
+                if (os.size() != 2) throw MetaError(std::string(op) + ": output_size must have 2 values");
+                out.insert(out.end(), os.begin(), os.end());
+            } else if (hasArg(c, "scale_factors")) {
+                const Arg& sf = c.arg("scale_factors");
+                if (sf.items.size() != 2) throw MetaError(std::string(op) + ": scale_factors must have 2 values");
+                for (size_t j = 0; j < 2; ++j)
+                    out.push_back(SymInt(static_cast<int64_t>(static_cast<double>(hintOf(in.sizes[2 + j]))
+                                                              * toDouble(sf.items[j], "scale_factors"))));
+            } else {
+                throw MetaError(std::string(op) + ": needs output_size or scale_factors");
+            }
+            return tensorValue(layoutLike(in, in.dtype, out));
+        };
+    };
+    t["aten.upsample_nearest2d.vec"] = upsample("upsample_nearest2d");
+    t["aten.upsample_bilinear2d.vec"] = upsample("upsample_bilinear2d");
+    auto upsampleBackward = [](const char* op) {
+        return [op](const MetaCall& c) {
+            const TensorMeta& g = tensorOf(c, "grad_output");
+            Sizes in = symListArg(c, "input_size");
+            if (in.size() != 4) throw MetaError(std::string(op) + ": input_size must have 4 values");
+            return tensorValue(makeContiguous(g.dtype, std::move(in), g.device));
+        };
+    };
+    t["aten.upsample_nearest2d_backward.vec"] = upsampleBackward("upsample_nearest2d_backward");
+    t["aten.upsample_bilinear2d_backward.vec"] = upsampleBackward("upsample_bilinear2d_backward");
+    t["aten.grid_sampler_2d.default"] = [](const MetaCall& c) {
+        const TensorMeta& in = tensorOf(c, "input");
+        const TensorMeta& grid = tensorOf(c, "grid");
+        if (in.sizes.size() != 4 || grid.sizes.size() != 4)
+            throw MetaError("grid_sampler_2d: input and grid must be 4-d");
+        return tensorValue(
+            makeContiguous(in.dtype, {in.sizes[0], in.sizes[1], grid.sizes[1], grid.sizes[2]}, in.device));
     };
 }
 
@@ -513,6 +663,7 @@ void registerNn(MetaTable& t)
     registerEmbeddingAndLosses(t);
     registerAttention(t);
     registerDropoutAndConvolution(t);
+    registerPooling(t);
 }
 
 }  // namespace fxl::meta

@@ -1,7 +1,9 @@
 #include "runtime/cpu/cpu_kernels.hpp"
 
+#include "runtime/cpu/cpu_conv.hpp"
 #include "runtime/cpu/cpu_elementwise.hpp"
 #include "runtime/cpu/cpu_matmul.hpp"
+#include "runtime/cpu/cpu_pool.hpp"
 #include "runtime/cpu/cpu_random.hpp"
 #include "runtime/cpu/cpu_reduction.hpp"
 #include "runtime/cpu/cpu_shape.hpp"
@@ -15,6 +17,8 @@ void registerCpuKernels(KernelRegistry& reg)
     cpu::registerReductionKernels(reg);
     cpu::registerShapeKernels(reg);
     cpu::registerRandomKernels(reg);
+    cpu::registerConvKernels(reg);
+    cpu::registerPoolKernels(reg);
 }
 
 }  // namespace fxl

@@ -1,0 +1,18 @@
+// CPU kernels of aten.convolution and aten.convolution_backward (1-d/2-d/3-d, groups,
+// stride, padding, dilation, transposed).
+#pragma once
+
+#include "runtime/kernel.hpp"
+#include "runtime/tensor.hpp"
+
+namespace fxl::cpu {
+
+void registerConvKernels(KernelRegistry& reg);
+
+// PyTorch's suggest_memory_format() is channels_last (4-d) / channels_last_3d (5-d) for t (the
+// rule of the meta functions, core/ops/op_meta_layout.cpp isChannelsLastStrides).
+bool suggestsChannelsLast(const Tensor& t);
+// t's values in a new tensor with channels-last (4-d) / channels-last-3d (5-d) strides.
+Tensor toChannelsLast(const KernelCall& call, const Tensor& t);
+
+}  // namespace fxl::cpu
