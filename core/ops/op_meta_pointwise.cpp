@@ -102,12 +102,12 @@ void registerPointwise(MetaTable& t)
     using P = Promotion;
     const std::vector<std::string> selfOther{"self", "other"};
     regPw(t,
-          {"aten.add.Tensor",           "aten.add.Scalar",         "aten.sub.Tensor",         "aten.sub.Scalar",
-           "aten.rsub.Scalar",          "aten.rsub.Tensor",        "aten.mul.Tensor",         "aten.mul.Scalar",
-           "aten.maximum.default",      "aten.minimum.default",    "aten.bitwise_and.Tensor", "aten.bitwise_or.Tensor",
-           "aten.bitwise_xor.Tensor",   "aten.bitwise_and.Scalar", "aten.bitwise_or.Scalar",  "aten.remainder.Tensor",
-           "aten.remainder.Scalar",     "aten.fmod.Tensor",        "aten.fmod.Scalar",        "aten.div.Tensor_mode",
-           "aten.floor_divide.default", "aten.copysign.Tensor"},
+          {"aten.add.Tensor",         "aten.add.Scalar",         "aten.sub.Tensor",           "aten.sub.Scalar",
+           "aten.rsub.Scalar",        "aten.rsub.Tensor",        "aten.mul.Tensor",           "aten.mul.Scalar",
+           "aten.maximum.default",    "aten.minimum.default",    "aten.bitwise_and.Tensor",   "aten.bitwise_or.Tensor",
+           "aten.bitwise_xor.Tensor", "aten.bitwise_and.Scalar", "aten.bitwise_or.Scalar",    "aten.remainder.Tensor",
+           "aten.remainder.Scalar",   "aten.fmod.Tensor",        "aten.fmod.Scalar",          "aten.div.Tensor_mode",
+           "aten.div.Scalar_mode",    "aten.bitwise_xor.Scalar", "aten.floor_divide.default", "aten.copysign.Tensor"},
           {selfOther, {}, P::Default});
     regPw(t, {"aten.div.Tensor", "aten.div.Scalar", "aten.atan2.default", "aten.true_divide.Tensor"},
           {selfOther, {}, P::IntToFloat});
@@ -120,13 +120,13 @@ void registerPointwise(MetaTable& t)
           {{"self"}, {}, P::AlwaysBool});
     regPw(t, {"aten.pow.Tensor_Scalar", "aten.pow.Tensor_Tensor", "aten.pow.Scalar"},
           {{"self", "exponent"}, {}, P::Default, false});
-    regPw(t, {"aten.rsqrt.default",  "aten.sqrt.default",  "aten.reciprocal.default", "aten.exp.default",
-              "aten.exp2.default",   "aten.expm1.default", "aten.log.default",        "aten.log2.default",
-              "aten.log10.default",  "aten.log1p.default", "aten.erf.default",        "aten.erfc.default",
-              "aten.erfinv.default", "aten.tanh.default",  "aten.sin.default",        "aten.cos.default",
-              "aten.tan.default",    "aten.asin.default",  "aten.acos.default",       "aten.atan.default",
-              "aten.sinh.default",   "aten.cosh.default",  "aten.sigmoid.default",    "aten.lgamma.default",
-              "aten.digamma.default"},
+    regPw(t, {"aten.rsqrt.default",   "aten.sqrt.default",  "aten.reciprocal.default", "aten.exp.default",
+              "aten.exp2.default",    "aten.expm1.default", "aten.log.default",        "aten.log2.default",
+              "aten.log10.default",   "aten.log1p.default", "aten.erf.default",        "aten.erfc.default",
+              "aten.erfinv.default",  "aten.tanh.default",  "aten.sin.default",        "aten.cos.default",
+              "aten.tan.default",     "aten.asin.default",  "aten.acos.default",       "aten.atan.default",
+              "aten.sinh.default",    "aten.cosh.default",  "aten.sigmoid.default",    "aten.lgamma.default",
+              "aten.digamma.default", "aten.acosh.default", "aten.asinh.default",      "aten.atanh.default"},
           {{"self"}, {}, P::IntToFloat});
     regPw(t,
           {"aten.neg.default", "aten.relu.default", "aten.sign.default", "aten.bitwise_not.default",

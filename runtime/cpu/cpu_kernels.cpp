@@ -2,6 +2,7 @@
 
 #include "runtime/cpu/cpu_elementwise.hpp"
 #include "runtime/cpu/cpu_matmul.hpp"
+#include "runtime/cpu/cpu_pad.hpp"
 #include "runtime/cpu/cpu_random.hpp"
 #include "runtime/cpu/cpu_reduction.hpp"
 #include "runtime/cpu/cpu_shape.hpp"
@@ -15,6 +16,7 @@ void registerCpuKernels(KernelRegistry& reg)
     cpu::registerReductionKernels(reg);
     cpu::registerShapeKernels(reg);
     cpu::registerRandomKernels(reg);
+    cpu::registerPadKernels(reg);
 }
 
 }  // namespace fxl

@@ -763,6 +763,35 @@ private slots:
         QVERIFY_THROWS_EXCEPTION(KernelError,
                                  runOp(*be, "aten.full.default",
                                        {{"size", Value::ofList({Value::ofInt(-1)})}, {"fill_value", Value::ofInt(0)}}));
+        // the issue 14 additions
+        QVERIFY_THROWS_EXCEPTION(KernelError,
+                                 runOp(*be, "aten.bitwise_xor.Scalar", {{"self", T(f)}, {"other", Value::ofInt(1)}}));
+        QVERIFY_THROWS_EXCEPTION(KernelError,
+                                 runOp(*be, "aten.bitwise_and.Scalar", {{"self", i}, {"other", Value::ofFloat(1.5)}}));
+        QVERIFY_THROWS_EXCEPTION(KernelError, runOp(*be, "aten.clamp.Tensor", {{"self", T(f)}}));
+        QVERIFY_THROWS_EXCEPTION(KernelError, runOp(*be, "aten.clamp.Tensor", {{"self", b}, {"min", b}, {"max", b}}));
+        QVERIFY_THROWS_EXCEPTION(
+            KernelError,
+            runOp(*be, "aten.div.Scalar_mode", {{"self", i}, {"other", Value::ofInt(0)}, {"rounding_mode", [] {
+                                                                                              Value s;
+                                                                                              s.kind = Value::Kind::Str;
+                                                                                              s.s = "floor";
+                                                                                              return s;
+                                                                                          }()}}));
+        {
+            const Value h =
+                runOp(*be, "aten._to_copy.default", {{"self", Value::ofTensor(f)}, {"dtype", dtypeValue(DType::F16)}});
+            const Tensor idx = be->empty({1, 3}, DType::I64);
+            std::memset(idx.rawData(), 0, 24);  // index 0 everywhere
+            QVERIFY_THROWS_EXCEPTION(KernelError,
+                                     runOp(*be, "aten.scatter.value",
+                                           {{"self", h},
+                                            {"dim", Value::ofInt(0)},
+                                            {"index", Value::ofTensor(idx)},
+                                            {"value", Value::ofFloat(1e5)}}));
+        }
+        QVERIFY_THROWS_EXCEPTION(
+            KernelError, runOp(*be, "aten.atan2.default", {{"self", T(f)}, {"other", T(f32Tensor(*be, {2}, {1, 2}))}}));
         QVERIFY_THROWS_EXCEPTION(KernelError,
                                  runOp(*be, "aten.gelu.default", {{"self", T(f)}, {"approximate", [] {
                                                                                        Value s;
