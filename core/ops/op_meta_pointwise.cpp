@@ -102,15 +102,21 @@ void registerPointwise(MetaTable& t)
     using P = Promotion;
     const std::vector<std::string> selfOther{"self", "other"};
     regPw(t,
-          {"aten.add.Tensor",         "aten.add.Scalar",         "aten.sub.Tensor",           "aten.sub.Scalar",
-           "aten.rsub.Scalar",        "aten.rsub.Tensor",        "aten.mul.Tensor",           "aten.mul.Scalar",
-           "aten.maximum.default",    "aten.minimum.default",    "aten.bitwise_and.Tensor",   "aten.bitwise_or.Tensor",
-           "aten.bitwise_xor.Tensor", "aten.bitwise_and.Scalar", "aten.bitwise_or.Scalar",    "aten.remainder.Tensor",
-           "aten.remainder.Scalar",   "aten.fmod.Tensor",        "aten.fmod.Scalar",          "aten.div.Tensor_mode",
-           "aten.div.Scalar_mode",    "aten.bitwise_xor.Scalar", "aten.floor_divide.default", "aten.copysign.Tensor"},
+          {"aten.add.Tensor",           "aten.add.Scalar",         "aten.sub.Tensor",         "aten.sub.Scalar",
+           "aten.rsub.Scalar",          "aten.rsub.Tensor",        "aten.mul.Tensor",         "aten.mul.Scalar",
+           "aten.maximum.default",      "aten.minimum.default",    "aten.bitwise_and.Tensor", "aten.bitwise_or.Tensor",
+           "aten.bitwise_xor.Tensor",   "aten.bitwise_and.Scalar", "aten.bitwise_or.Scalar",  "aten.remainder.Tensor",
+           "aten.remainder.Scalar",     "aten.fmod.Tensor",        "aten.fmod.Scalar",        "aten.bitwise_xor.Scalar",
+           "aten.floor_divide.default", "aten.copysign.Tensor"},
           {selfOther, {}, P::Default});
     regPw(t, {"aten.div.Tensor", "aten.div.Scalar", "aten.atan2.default", "aten.true_divide.Tensor"},
           {selfOther, {}, P::IntToFloat});
+    // div with rounding_mode: None is true division (integers -> float), 'trunc' / 'floor' keep
+    // the promoted dtype
+    const PointwiseSpec trueDiv{selfOther, {}, P::IntToFloat}, roundingDiv{selfOther, {}, P::Default};
+    t["aten.div.Tensor_mode"] = t["aten.div.Scalar_mode"] = [trueDiv, roundingDiv](const MetaCall& c) {
+        return pointwise(c, hasArg(c, "rounding_mode") ? roundingDiv : trueDiv);
+    };
     regPw(t,
           {"aten.eq.Scalar", "aten.ne.Scalar", "aten.lt.Scalar", "aten.le.Scalar", "aten.gt.Scalar", "aten.ge.Scalar",
            "aten.eq.Tensor", "aten.ne.Tensor", "aten.lt.Tensor", "aten.le.Tensor", "aten.gt.Tensor", "aten.ge.Tensor",

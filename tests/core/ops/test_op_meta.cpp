@@ -294,6 +294,12 @@ private slots:
         QTest::newRow("i64 / i64 -> f32") << "i64[4]"
                                           << "aten.div.Tensor(x, x)"
                                           << "f32";
+        QTest::newRow("i64 div None -> f32") << "i64[4]"
+                                             << "aten.div.Scalar_mode(x, 2, rounding_mode = None)"
+                                             << "f32";
+        QTest::newRow("i64 div floor keeps i64") << "i64[4]"
+                                                 << "aten.div.Tensor_mode(x, x, rounding_mode = 'floor')"
+                                                 << "i64";
         QTest::newRow("i64 / 2 -> f32") << "i64[4]"
                                         << "aten.div.Scalar(x, 2)"
                                         << "f32";
