@@ -439,6 +439,14 @@ std::vector<SelfOp> selfOps()
              Value xb = runOp(b, "aten._to_copy.default", {{"self", T(x)}, {"dtype", dtypeValue(DType::BF16)}});
              return runOp(b, "aten.gelu.default", {{"self", xb}});
          }},
+        {"atan2",
+         [=](Backend& b, const Tensor& x, const Tensor& y) {
+             return runOp(b, "aten.atan2.default", {{"self", T(x)}, {"other", T(y)}});
+         }},
+        {"clamp.Tensor",
+         [=](Backend& b, const Tensor& x, const Tensor& y) {
+             return runOp(b, "aten.clamp.Tensor", {{"self", T(x)}, {"min", T(y)}, {"max", T(x)}});
+         }},
     };
     return ops;
 }
