@@ -793,6 +793,12 @@ def extra_cases3():
     case(op, "f16 value 0.5", True, lambda t: {"self": t([5, 6], F16), "dim": 0, "index": idx([2, 6], 5), "value": 0.5})
     case(op, "bool value True", True, lambda t: {"self": t([5, 6], BOOL), "dim": 1, "index": idx([5, 2], 6), "value": True})
     case(op, "f64 empty index", True, lambda t: {"self": t([5, 6], F64), "dim": 0, "index": torch.zeros(0, 6, dtype=I64), "value": 3.0})
+    # constant_pad_nd with non-finite fill values (tests/data/kernels/shape.* holds the other
+    # padding cases; its JSON has no encoding for inf / nan)
+    op = "constant_pad_nd.default"
+    case(op, "f32 -inf (attention mask padding)", True, lambda t: {"self": t([2, 3, 4]), "pad": [0, 2, 1, 0], "value": float("-inf")})
+    case(op, "bf16 nan, negative pad", True, lambda t: {"self": t([3, 5], BF16), "pad": [-1, 2], "value": float("nan")})
+    case(op, "f16 inf", True, lambda t: {"self": t([3, 5], F16), "pad": [1, 1], "value": float("inf")})
 
 
 def main():
