@@ -1,8 +1,9 @@
 // Padding kernels (PyTorch 1.13's PadNd.cpp, ReflectionPad.cpp, ReplicationPadding.cpp):
 //  - constant_pad_nd(self, pad, value): pad = (left, right) pairs from the last dim backwards;
 //    a negative pad crops. When no pad is positive the result is a clone of the cropped view
-//    (preserve_format strides); otherwise a new tensor (channels_last when self is a 4-d
-//    channels_last tensor, else contiguous) filled with the value, the cropped input copied in.
+//    (preserve_format strides); otherwise a new tensor (channels_last / channels_last_3d when
+//    self's strides are channels-last-like, as suggest_memory_format, else contiguous) filled
+//    with the value, the cropped input copied in.
 //  - reflection_pad{1,2,3}d / replication_pad{2,3}d(self, padding): the last 1/2/3 dims of a
 //    (k+1)- or (k+2)-d input; output element o of a padded dim reads input element
 //    j = o - pad_left, reflected (j < 0 -> -j, j >= n -> 2(n-1) - j) or clamped to [0, n-1]
@@ -23,6 +24,39 @@ namespace {
 
 using shape::intListArg;
 using shape::shapeStr;
+
+// c10's is_channels_last_strides_2d / _3d (what suggest_memory_format reads): the strides
+// grow in the order C, W, H(, D), N, with PyTorch's tie rules for size-1 dims.
+bool channelsLastLike(const std::vector<int64_t>& sizes, const std::vector<int64_t>& strides)
+{
+    const size_t n = sizes.size();
+    if ((n != 4 && n != 5) || strides[1] == 0) return false;
+    const std::vector<size_t> order = n == 4 ? std::vector<size_t>{1, 3, 2, 0} : std::vector<size_t>{1, 4, 3, 2, 0};
+    int64_t min = 0;
+    for (size_t d : order) {
+        if (sizes[d] == 0 || strides[d] < min) return false;
+        if (d == 0 && min == strides[1]) return false;
+        min = strides[d];
+        if (sizes[d] > 1) min *= sizes[d];
+    }
+    return true;
+}
+
+// Dense channels-last (4-d) / channels-last-3d (5-d) strides of `sizes`.
+std::vector<int64_t> channelsLastDense(const std::vector<int64_t>& sizes)
+{
+    const size_t n = sizes.size();
+    std::vector<int64_t> st(n);
+    int64_t s = 1;
+    st[1] = s;
+    s *= std::max<int64_t>(sizes[1], 1);
+    for (size_t d = n - 1; d >= 2; --d) {
+        st[d] = s;
+        s *= std::max<int64_t>(sizes[d], 1);
+    }
+    st[0] = s;
+    return st;
+}
 
 void constantPadKernel(KernelCall& call)
 {
@@ -65,9 +99,9 @@ void constantPadKernel(KernelCall& call)
         call.result = Value::ofTensor(out);
         return;
     }
-    const bool channelsLast = nd == 4 && ew::isChannelsLastLayout(self.sizes(), self.strides());
-    out = channelsLast ? ew::allocStrided(call, outSizes, ew::channelsLastStrides(outSizes), self.dtype())
-                       : call.newTensor(outSizes, self.dtype());
+    out = channelsLastLike(self.sizes(), self.strides())
+        ? ew::allocStrided(call, outSizes, channelsLastDense(outSizes), self.dtype())
+        : call.newTensor(outSizes, self.dtype());
     ew::fillWith(call, out, call.arg("value"));
     // the window of the output the cropped input lands in
     int64_t off = out.offset();
