@@ -167,6 +167,39 @@ void registerShapeOps(MetaTable& t)
         }
         return tensorValue(makeTensor(self.dtype, out, stridesFor(out, suggestFormat(self)), self.device));
     };
+    // reflection_pad{1,2,3}d / replication_pad{2,3}d: the last k dims grow by their pads
+    // (left, right of the last dim first); (k+1)- or (k+2)-d input, contiguous output.
+    // Reflection needs each pad < the padded dim's size.
+    for (int k = 1; k <= 3; ++k)
+        for (bool reflect : {true, false}) {
+            if (!reflect && k == 1) continue;
+            const std::string name =
+                std::string(reflect ? "aten.reflection_pad" : "aten.replication_pad") + std::to_string(k) + "d.default";
+            t[name] = [k, reflect, name](const MetaCall& c) {
+                const TensorMeta& self = tensorOf(c, "self");
+                Sizes pad = symListArg(c, "padding");
+                const size_t nd = self.sizes.size(), kk = static_cast<size_t>(k);
+                if (pad.size() != 2 * kk)
+                    throw MetaError(name + ": padding size is expected to be " + std::to_string(2 * k) + ", got "
+                                    + std::to_string(pad.size()));
+                if (nd != kk + 1 && nd != kk + 2)
+                    throw MetaError(name + ": expected " + std::to_string(k + 1) + "D or " + std::to_string(k + 2)
+                                    + "D input, got " + std::to_string(nd) + "D");
+                Sizes out = self.sizes;
+                for (size_t i = 0; i < kk; ++i) {
+                    const size_t d = nd - 1 - i;
+                    const SymInt& lo = pad[2 * i];
+                    const SymInt& hi = pad[2 * i + 1];
+                    if (reflect && (!hintLt(lo, self.sizes[d]) || !hintLt(hi, self.sizes[d])))
+                        throw MetaError(name + ": padding size should be less than the corresponding input dimension");
+                    out[d] = add(add(out[d], lo), hi);
+                    if (hintLt(out[d], SymInt(1)))
+                        throw MetaError(name + ": output size is too small (input and padding give "
+                                        + std::to_string(hintOf(out[d])) + ")");
+                }
+                return tensorValue(makeContiguous(self.dtype, out, self.device));
+            };
+        }
     for (const char* n : {"aten.flip.default", "aten.roll.default"}) t[n] = selfPreserve;
     for (const char* n : {"aten.triu.default", "aten.tril.default"})
         t[n] = [](const MetaCall& c) {

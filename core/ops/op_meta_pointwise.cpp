@@ -106,11 +106,17 @@ void registerPointwise(MetaTable& t)
            "aten.rsub.Scalar",          "aten.rsub.Tensor",        "aten.mul.Tensor",         "aten.mul.Scalar",
            "aten.maximum.default",      "aten.minimum.default",    "aten.bitwise_and.Tensor", "aten.bitwise_or.Tensor",
            "aten.bitwise_xor.Tensor",   "aten.bitwise_and.Scalar", "aten.bitwise_or.Scalar",  "aten.remainder.Tensor",
-           "aten.remainder.Scalar",     "aten.fmod.Tensor",        "aten.fmod.Scalar",        "aten.div.Tensor_mode",
+           "aten.remainder.Scalar",     "aten.fmod.Tensor",        "aten.fmod.Scalar",        "aten.bitwise_xor.Scalar",
            "aten.floor_divide.default", "aten.copysign.Tensor"},
           {selfOther, {}, P::Default});
     regPw(t, {"aten.div.Tensor", "aten.div.Scalar", "aten.atan2.default", "aten.true_divide.Tensor"},
           {selfOther, {}, P::IntToFloat});
+    // div with rounding_mode: None is true division (integers -> float), 'trunc' / 'floor' keep
+    // the promoted dtype
+    const PointwiseSpec trueDiv{selfOther, {}, P::IntToFloat}, roundingDiv{selfOther, {}, P::Default};
+    t["aten.div.Tensor_mode"] = t["aten.div.Scalar_mode"] = [trueDiv, roundingDiv](const MetaCall& c) {
+        return pointwise(c, hasArg(c, "rounding_mode") ? roundingDiv : trueDiv);
+    };
     regPw(t,
           {"aten.eq.Scalar", "aten.ne.Scalar", "aten.lt.Scalar", "aten.le.Scalar", "aten.gt.Scalar", "aten.ge.Scalar",
            "aten.eq.Tensor", "aten.ne.Tensor", "aten.lt.Tensor", "aten.le.Tensor", "aten.gt.Tensor", "aten.ge.Tensor",
@@ -120,13 +126,13 @@ void registerPointwise(MetaTable& t)
           {{"self"}, {}, P::AlwaysBool});
     regPw(t, {"aten.pow.Tensor_Scalar", "aten.pow.Tensor_Tensor", "aten.pow.Scalar"},
           {{"self", "exponent"}, {}, P::Default, false});
-    regPw(t, {"aten.rsqrt.default",  "aten.sqrt.default",  "aten.reciprocal.default", "aten.exp.default",
-              "aten.exp2.default",   "aten.expm1.default", "aten.log.default",        "aten.log2.default",
-              "aten.log10.default",  "aten.log1p.default", "aten.erf.default",        "aten.erfc.default",
-              "aten.erfinv.default", "aten.tanh.default",  "aten.sin.default",        "aten.cos.default",
-              "aten.tan.default",    "aten.asin.default",  "aten.acos.default",       "aten.atan.default",
-              "aten.sinh.default",   "aten.cosh.default",  "aten.sigmoid.default",    "aten.lgamma.default",
-              "aten.digamma.default"},
+    regPw(t, {"aten.rsqrt.default",   "aten.sqrt.default",  "aten.reciprocal.default", "aten.exp.default",
+              "aten.exp2.default",    "aten.expm1.default", "aten.log.default",        "aten.log2.default",
+              "aten.log10.default",   "aten.log1p.default", "aten.erf.default",        "aten.erfc.default",
+              "aten.erfinv.default",  "aten.tanh.default",  "aten.sin.default",        "aten.cos.default",
+              "aten.tan.default",     "aten.asin.default",  "aten.acos.default",       "aten.atan.default",
+              "aten.sinh.default",    "aten.cosh.default",  "aten.sigmoid.default",    "aten.lgamma.default",
+              "aten.digamma.default", "aten.acosh.default", "aten.asinh.default",      "aten.atanh.default"},
           {{"self"}, {}, P::IntToFloat});
     regPw(t,
           {"aten.neg.default", "aten.relu.default", "aten.sign.default", "aten.bitwise_not.default",

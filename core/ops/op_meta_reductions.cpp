@@ -125,7 +125,7 @@ void registerReductions(MetaTable& t)
         return tensorValue(
             makeContiguous(applyPromotion(self.dtype, Promotion::IntToFloat), std::move(shape), self.device));
     };
-    for (const char* n : {"aten.var.correction", "aten.std.correction"})
+    for (const char* n : {"aten.var.correction", "aten.var.dim", "aten.std.correction"})
         t[n] = [](const MetaCall& c) { return reduce(c, "dim", RedDtype::RealOfComplex); };
     t["aten.var_mean.correction"] = [](const MetaCall& c) {
         const TensorMeta& self = tensorOf(c, "self");

@@ -1,10 +1,10 @@
 // Floating-point unary kernels and activation backward: rsqrt, sqrt, reciprocal, exp, log,
-// tanh, erf, sin, cos, sigmoid, silu, gelu (erf and tanh forms) and gelu / silu / sigmoid /
-// tanh backward. The formulas are PyTorch CPU's scalar ones (Activation.cpp,
-// UnaryOpsKernel.cpp), evaluated in f32 for f32/bf16/f16 (rounded once) and in f64 for f64,
-// with one libm call (erff/expf/tanhf or the double ones) per element on every path. Also the
-// piecewise-linear activations: relu, threshold_backward, hardtanh, leaky_relu and their
-// backward.
+// log2, log10, tanh, erf, sin, cos, tan, asin, acos, atan, sinh, cosh, asinh, acosh, atanh,
+// atan2, sigmoid, silu, gelu (erf and tanh forms) and gelu / silu / sigmoid / tanh backward.
+// The formulas are PyTorch CPU's scalar ones (Activation.cpp, UnaryOpsKernel.cpp), evaluated
+// in f32 for f32/bf16/f16 (rounded once) and in f64 for f64, with one libm call
+// (erff/expf/tanhf or the double ones) per element on every path. Also the piecewise-linear
+// activations: relu, threshold_backward, hardtanh, leaky_relu and their backward.
 #include "runtime/cpu/cpu_elementwise_act.hpp"
 
 #include <cmath>
@@ -146,6 +146,57 @@ struct Cos
     C operator()(C x) const { return std::cos(x); }
 };
 
+template<class C>
+struct Asin
+{
+    C operator()(C x) const { return std::asin(x); }
+};
+template<class C>
+struct Acosh
+{
+    C operator()(C x) const { return std::acosh(x); }
+};
+template<class C>
+struct Asinh
+{
+    C operator()(C x) const { return std::asinh(x); }
+};
+template<class C>
+struct Atan
+{
+    C operator()(C x) const { return std::atan(x); }
+};
+template<class C>
+struct Atanh
+{
+    C operator()(C x) const { return std::atanh(x); }
+};
+template<class C>
+struct Cosh
+{
+    C operator()(C x) const { return std::cosh(x); }
+};
+template<class C>
+struct Sinh
+{
+    C operator()(C x) const { return std::sinh(x); }
+};
+template<class C>
+struct Tan
+{
+    C operator()(C x) const { return std::tan(x); }
+};
+template<class C>
+struct Log10
+{
+    C operator()(C x) const { return std::log10(x); }
+};
+template<class C>
+struct Log2
+{
+    C operator()(C x) const { return std::log2(x); }
+};
+
 // backward formulas (PyTorch CPU BinaryOpsKernel.cpp / Activation.cpp scalar paths)
 template<class C>
 struct SigmoidBackward
@@ -205,6 +256,25 @@ void floatBinary(KernelCall& call, const char* name, const char* aName, const ch
     dispatch<Set::Float>(common, name, [&](auto tag) {
         using S = typename decltype(tag)::type;
         pointwise<S, S, S>(call.pool, out, {a, b}, lifted<S, S, S>(F<typename Num<S>::C>{}), kGrainMath);
+    });
+    call.result = Value::ofTensor(out);
+}
+
+// atan2(self, other): both tensors, promoted together (integers and bool to f32), broadcast;
+// one libm atan2 per element (atan2f for f32 / bf16 / f16, rounded once).
+void atan2Kernel(KernelCall& call)
+{
+    const Value& av = call.arg("self");
+    const Value& bv = call.arg("other");
+    if (!av.isTensor() || !bv.isTensor()) throw KernelError("atan2: expects two tensors");
+    DType common = resultType({&av, &bv});
+    if (!isFloatingPoint(common)) common = DType::F32;
+    Tensor out = binaryOutput(call, av, bv, common);
+    dispatch<Set::Float>(common, "atan2", [&](auto tag) {
+        using S = typename decltype(tag)::type;
+        using C = typename Num<S>::C;
+        runBinary<S>(
+            call, out, av, bv, [](C y, C x) -> C { return std::atan2(y, x); }, kGrainMath);
     });
     call.result = Value::ofTensor(out);
 }
@@ -414,6 +484,17 @@ void registerActivations(KernelRegistry& reg)
     reg.add("aten.softplus.default", cpu, softplusKernel);
     reg.add("aten.sin.default", cpu, [](KernelCall& c) { floatUnary<Sin>(c, "sin", true); });
     reg.add("aten.cos.default", cpu, [](KernelCall& c) { floatUnary<Cos>(c, "cos", true); });
+    reg.add("aten.asin.default", cpu, [](KernelCall& c) { floatUnary<Asin>(c, "asin", true); });
+    reg.add("aten.acosh.default", cpu, [](KernelCall& c) { floatUnary<Acosh>(c, "acosh", true); });
+    reg.add("aten.asinh.default", cpu, [](KernelCall& c) { floatUnary<Asinh>(c, "asinh", true); });
+    reg.add("aten.atan.default", cpu, [](KernelCall& c) { floatUnary<Atan>(c, "atan", true); });
+    reg.add("aten.atanh.default", cpu, [](KernelCall& c) { floatUnary<Atanh>(c, "atanh", true); });
+    reg.add("aten.cosh.default", cpu, [](KernelCall& c) { floatUnary<Cosh>(c, "cosh", true); });
+    reg.add("aten.sinh.default", cpu, [](KernelCall& c) { floatUnary<Sinh>(c, "sinh", true); });
+    reg.add("aten.tan.default", cpu, [](KernelCall& c) { floatUnary<Tan>(c, "tan", true); });
+    reg.add("aten.log10.default", cpu, [](KernelCall& c) { floatUnary<Log10>(c, "log10", true); });
+    reg.add("aten.log2.default", cpu, [](KernelCall& c) { floatUnary<Log2>(c, "log2", true); });
+    reg.add("aten.atan2.default", cpu, atan2Kernel);
     reg.add("aten.sigmoid_backward.default", cpu,
             [](KernelCall& c) { floatBinary<SigmoidBackward>(c, "sigmoid_backward", "grad_output", "output"); });
     reg.add("aten.tanh_backward.default", cpu,

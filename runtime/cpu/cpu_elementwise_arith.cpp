@@ -623,6 +623,7 @@ void registerArithmetic(KernelRegistry& reg)
     reg.add("aten.where.ScalarOther", cpu, whereKernel);
     reg.add("aten.where.ScalarSelf", cpu, whereKernel);
     reg.add("aten.div.Tensor_mode", cpu, divModeKernel);
+    reg.add("aten.div.Scalar_mode", cpu, divModeKernel);
     reg.add("aten.pow.Tensor_Tensor", cpu, powBinaryKernel);
     reg.add("aten.pow.Scalar", cpu, powBinaryKernel);
     reg.add("aten.abs.default", cpu, absKernel);

@@ -1,6 +1,6 @@
 // Comparison, min/max, clamp, logical and predicate kernels: eq/ne/lt/le/gt/ge, maximum /
-// minimum, clamp (scalar and tensor bounds, in place), logical_not/and/or, bitwise and/or,
-// isnan / isinf, in the dtype torch.result_type gives.
+// minimum, clamp (scalar and tensor bounds, in place), logical_not/and/or/xor, bitwise
+// and/or/xor (tensor and scalar operands), isnan / isinf, in the dtype torch.result_type gives.
 #include "runtime/cpu/cpu_elementwise_compare.hpp"
 
 #include <cmath>
@@ -125,11 +125,22 @@ void logicalNotKernel(KernelCall& call)
     call.result = Value::ofTensor(out);
 }
 
-void bitwiseBinaryKernel(KernelCall& call, bool isAnd)
+enum class Logic : uint8_t
 {
-    const char* name = isAnd ? "bitwise_and" : "bitwise_or";
+    And,
+    Or,
+    Xor
+};
+
+// bitwise_and / or / xor (Tensor and Scalar overloads): integral and bool result types only.
+void bitwiseBinaryKernel(KernelCall& call, Logic op, bool scalarOverload = false)
+{
+    const char* name = op == Logic::And ? "bitwise_and" : op == Logic::Or ? "bitwise_or" : "bitwise_xor";
     const Value& a = call.arg("self");
-    const Value& b = call.arg("other");
+    Value b = call.arg("other");
+    // a Python bool given as the Scalar operand is the int 0 / 1 (PyTorch 1.13's binding of a
+    // Scalar argument reads a bool as an int: bool_tensor & True is int64)
+    if (scalarOverload && b.kind == Value::Kind::Bool) b = Value::ofInt(b.b ? 1 : 0);
     needOperand(a, name, "self");
     needOperand(b, name, "other");
     const DType common = resultType({&a, &b});
@@ -140,11 +151,13 @@ void bitwiseBinaryKernel(KernelCall& call, bool isAnd)
         using S = typename decltype(tag)::type;
         using C = typename Num<S>::C;
         if constexpr (!kIsFloat<S>)
-            runBinary<S>(call, out, a, b, [isAnd](C x, C y) -> C {
+            runBinary<S>(call, out, a, b, [op](C x, C y) -> C {
                 if constexpr (kIsBool<S>)
-                    return isAnd ? (x && y) : (x || y);
+                    return op == Logic::And ? (x && y) : op == Logic::Or ? (x || y) : (x != y);
                 else
-                    return isAnd ? static_cast<C>(x & y) : static_cast<C>(x | y);
+                    return op == Logic::And ? static_cast<C>(x & y)
+                        : op == Logic::Or   ? static_cast<C>(x | y)
+                                            : static_cast<C>(x ^ y);
             });
     });
     call.result = Value::ofTensor(out);
@@ -167,9 +180,9 @@ void isKernel(KernelCall& call, bool nan)
     call.result = Value::ofTensor(out);
 }
 
-void logicalBinaryKernel(KernelCall& call, bool isAnd)
+void logicalBinaryKernel(KernelCall& call, Logic op)
 {
-    const char* name = isAnd ? "logical_and" : "logical_or";
+    const char* name = op == Logic::And ? "logical_and" : op == Logic::Or ? "logical_or" : "logical_xor";
     const Value& a = call.arg("self");
     const Value& b = call.arg("other");
     if (!a.isTensor() || !b.isTensor()) throw KernelError(std::string(name) + ": expects two tensors");
@@ -178,9 +191,9 @@ void logicalBinaryKernel(KernelCall& call, bool isAnd)
     dispatch<Set::All>(common, name, [&](auto tag) {
         using S = typename decltype(tag)::type;
         using C = typename Num<S>::C;
-        runBinary<S, B8>(call, out, a, b, [isAnd](C x, C y) -> bool {
+        runBinary<S, B8>(call, out, a, b, [op](C x, C y) -> bool {
             const bool p = x != C(0), q = y != C(0);
-            return isAnd ? (p && q) : (p || q);
+            return op == Logic::And ? (p && q) : op == Logic::Or ? (p || q) : (p != q);
         });
     });
     call.result = Value::ofTensor(out);
@@ -208,6 +221,56 @@ void clampTensorKernel(KernelCall& call, bool isMin)
     call.result = Value::ofTensor(out);
 }
 
+// clamp.Tensor(self, min, max): self, min and max promoted together and broadcast; with both
+// bounds min(max(x, lo), hi), else maximum / minimum with the one bound. A NaN in any operand
+// gives NaN (PyTorch's clamp_stub with tensor bounds, maximum_stub / minimum_stub).
+void clampTensorBothKernel(KernelCall& call)
+{
+    const Value& self = call.arg("self");
+    static const Value kNone;
+    const Value& lo = argOr(call, "min", kNone);
+    const Value& hi = argOr(call, "max", kNone);
+    if (!self.isTensor()) throw KernelError("clamp: self must be a tensor");
+    if (lo.isNone() && hi.isNone()) throw KernelError("clamp: at least one of 'min' or 'max' must not be None");
+    for (const Value* v : {&lo, &hi})
+        if (!v->isNone() && !v->isTensor()) throw KernelError("clamp.Tensor: bounds must be tensors or None");
+    std::vector<const Value*> ops{&self};
+    if (!lo.isNone()) ops.push_back(&lo);
+    if (!hi.isNone()) ops.push_back(&hi);
+    const DType common = resultType(ops);
+    if (common == DType::Bool) throw KernelError("clamp: bool tensors are not supported");
+    const std::vector<int64_t> shape = broadcastOf(ops);
+    const std::vector<const Tensor*> ts = tensorsOf(ops);
+    Tensor out = allocStrided(call, shape, iteratorStrides(shape, ts, 0), common);
+    auto prep = [&](const Value& v) { return expandTo(castTo(call, v.tensor, common), shape); };
+    dispatch<Set::Numeric>(common, "clamp", [&](auto tag) {
+        using S = typename decltype(tag)::type;
+        using C = typename Num<S>::C;
+        auto mx = [](C x, C y) -> C {  // maximum: NaN wins
+            if constexpr (kIsFloat<S>) {
+                if (x != x) return x;
+                if (y != y) return y;
+            }
+            return x < y ? y : x;
+        };
+        auto mn = [](C x, C y) -> C {  // minimum: NaN wins
+            if constexpr (kIsFloat<S>) {
+                if (x != x) return x;
+                if (y != y) return y;
+            }
+            return y < x ? y : x;
+        };
+        if (!lo.isNone() && !hi.isNone())
+            pointwise<S, S, S, S>(call.pool, out, {prep(self), prep(lo), prep(hi)},
+                                  lifted<S, S, S, S>([=](C x, C l, C h) -> C { return mn(mx(x, l), h); }));
+        else if (!lo.isNone())
+            pointwise<S, S, S>(call.pool, out, {prep(self), prep(lo)}, lifted<S, S, S>(mx));
+        else
+            pointwise<S, S, S>(call.pool, out, {prep(self), prep(hi)}, lifted<S, S, S>(mn));
+    });
+    call.result = Value::ofTensor(out);
+}
+
 }  // namespace
 
 void registerComparisons(KernelRegistry& reg)
@@ -231,15 +294,21 @@ void registerComparisons(KernelRegistry& reg)
     reg.add("aten.clamp_min.default", cpu, [](KernelCall& c) { clampKernel(c, true, false); });
     reg.add("aten.clamp_max.default", cpu, [](KernelCall& c) { clampKernel(c, false, true); });
     reg.add("aten.logical_not.default", cpu, logicalNotKernel);
-    reg.add("aten.bitwise_and.Tensor", cpu, [](KernelCall& c) { bitwiseBinaryKernel(c, true); });
-    reg.add("aten.bitwise_or.Tensor", cpu, [](KernelCall& c) { bitwiseBinaryKernel(c, false); });
+    reg.add("aten.bitwise_and.Tensor", cpu, [](KernelCall& c) { bitwiseBinaryKernel(c, Logic::And); });
+    reg.add("aten.bitwise_or.Tensor", cpu, [](KernelCall& c) { bitwiseBinaryKernel(c, Logic::Or); });
+    reg.add("aten.bitwise_xor.Tensor", cpu, [](KernelCall& c) { bitwiseBinaryKernel(c, Logic::Xor); });
+    reg.add("aten.bitwise_and.Scalar", cpu, [](KernelCall& c) { bitwiseBinaryKernel(c, Logic::And, true); });
+    reg.add("aten.bitwise_or.Scalar", cpu, [](KernelCall& c) { bitwiseBinaryKernel(c, Logic::Or, true); });
+    reg.add("aten.bitwise_xor.Scalar", cpu, [](KernelCall& c) { bitwiseBinaryKernel(c, Logic::Xor, true); });
+    reg.add("aten.clamp.Tensor", cpu, clampTensorBothKernel);
     reg.add("aten.clamp_.default", cpu, [](KernelCall& c) { clampKernel(c, true, true, true); });
     reg.add("aten.clamp_min.Tensor", cpu, [](KernelCall& c) { clampTensorKernel(c, true); });
     reg.add("aten.clamp_max.Tensor", cpu, [](KernelCall& c) { clampTensorKernel(c, false); });
     reg.add("aten.isnan.default", cpu, [](KernelCall& c) { isKernel(c, true); });
     reg.add("aten.isinf.default", cpu, [](KernelCall& c) { isKernel(c, false); });
-    reg.add("aten.logical_and.default", cpu, [](KernelCall& c) { logicalBinaryKernel(c, true); });
-    reg.add("aten.logical_or.default", cpu, [](KernelCall& c) { logicalBinaryKernel(c, false); });
+    reg.add("aten.logical_and.default", cpu, [](KernelCall& c) { logicalBinaryKernel(c, Logic::And); });
+    reg.add("aten.logical_or.default", cpu, [](KernelCall& c) { logicalBinaryKernel(c, Logic::Or); });
+    reg.add("aten.logical_xor.default", cpu, [](KernelCall& c) { logicalBinaryKernel(c, Logic::Xor); });
 }
 
 }  // namespace fxl::cpu::ew

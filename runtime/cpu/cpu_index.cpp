@@ -260,10 +260,17 @@ void runScatterReduce(const IndexPlan& plan, const Tensor& vals, const Tensor& o
 }
 
 // scatter.src / scatter_add / scatter_reduce into `out` (a copy of self, or self in place).
+// scatter.value scatters a tensor of index's sizes filled with the value (converted as
+// Scalar::to does: out of range is an error).
 void scatterInto(KernelCall& call, const Tensor& out, Reduce red, bool includeSelf)
 {
     const Tensor& index = call.tensor("index");
-    const Tensor& src = call.tensor("src");
+    Tensor filled;
+    if (call.argIndex("value") >= 0) {
+        filled = call.newTensor(index.sizes(), out.dtype());
+        ew::fillWith(call, filled, call.arg("value"));
+    }
+    const Tensor& src = call.argIndex("value") >= 0 ? filled : call.tensor("src");
     const char* op = red == Reduce::None ? "scatter" : red == Reduce::Add ? "scatter_add" : "scatter_reduce";
     checkIndexDType(index, op, false);
     if (src.dtype() != out.dtype())
@@ -437,6 +444,7 @@ void registerIndexKernels(KernelRegistry& reg)
     reg.add("aten.index_add.default", cpu, indexAddKernel);
     reg.add("aten.gather.default", cpu, gatherKernel);
     reg.add("aten.scatter.src", cpu, scatterKernel);
+    reg.add("aten.scatter.value", cpu, scatterKernel);
     reg.add("aten.scatter_add.default", cpu, scatterAddKernel);
     reg.add("aten.scatter_add_.default", cpu, scatterAddInplaceKernel);
     reg.add("aten.scatter_reduce.two", cpu, scatterReduceKernel);

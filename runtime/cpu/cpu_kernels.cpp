@@ -3,6 +3,7 @@
 #include "runtime/cpu/cpu_conv.hpp"
 #include "runtime/cpu/cpu_elementwise.hpp"
 #include "runtime/cpu/cpu_matmul.hpp"
+#include "runtime/cpu/cpu_pad.hpp"
 #include "runtime/cpu/cpu_pool.hpp"
 #include "runtime/cpu/cpu_random.hpp"
 #include "runtime/cpu/cpu_reduction.hpp"
@@ -19,6 +20,7 @@ void registerCpuKernels(KernelRegistry& reg)
     cpu::registerRandomKernels(reg);
     cpu::registerConvKernels(reg);
     cpu::registerPoolKernels(reg);
+    cpu::registerPadKernels(reg);
 }
 
 }  // namespace fxl

@@ -1,6 +1,6 @@
-// CPU kernels of the reduction family: sum, mean, var_mean, amax/max/argmax, cumsum,
-// bincount; the shared helpers of cpu_reduction.hpp; and the family's registration (softmax
-// and layer norm live in cpu_norm.cpp, losses and embedding backward in cpu_loss.cpp).
+// CPU kernels of the reduction family: sum, mean, var_mean / var, amax/max/argmax and
+// amin/min/argmin, prod, any, cumsum, bincount; the shared helpers of cpu_reduction.hpp; and the family's registration
+// (softmax and layer norm live in cpu_norm.cpp, losses and embedding backward in cpu_loss.cpp).
 //
 // Numerics contract: see the top of runtime/cpu/cpu_reduction.hpp (fixed 8-lane blocks of 128,
 // a fixed lane tree, a binary-counter cascade over blocks; the order depends on the reduced
@@ -251,59 +251,6 @@ void sumMean(KernelCall& call, bool hasDim, bool mean)
     call.result = Value::ofTensor(out);
 }
 
-// var_mean.correction: m0 = S(x)/n, mean = m0 + S(x - m0)/n, var = S((x - mean)^2) / max(0, n - correction).
-void varMean(KernelCall& call)
-{
-    const Tensor& x = call.tensor("self");
-    const std::vector<bool> red = reducedDims(call.arg("dim"), x.dim(), "var_mean");
-    const bool keepdim = call.arg("keepdim").toInt() != 0;
-    const Value& cv = call.arg("correction");
-    const double correction = cv.isNone() ? 1.0 : cv.toDouble();
-    const auto shape = reducedShape(x, red, keepdim);
-    Tensor var = call.newTensor(shape, x.dtype());
-    Tensor mean = call.newTensor(shape, x.dtype());
-    const RowView rv(x, dimsOf(red));
-    const int64_t n = rv.cols;
-    dispatchFloating(x.dtype(), "var_mean", [&](auto tag) {
-        using T = decltype(tag);
-        using A = AccOf<T>;
-        const T* p = x.template data<T>();
-        std::vector<A> m(static_cast<size_t>(rv.rows));
-        const A nA = static_cast<A>(n);
-        reduceRows<A>(
-            rv, p, call.pool, [](int64_t, A v) { return v; },
-            [&](int64_t r, A s) { m[static_cast<size_t>(r)] = s / nA; });
-        // one refinement of the mean (as layer norm): mean = m0 + S(x - m0)/n
-        reduceRows<A>(
-            rv, p, call.pool, [&](int64_t r, A v) { return v - m[static_cast<size_t>(r)]; },
-            [&](int64_t r, A s) { m[static_cast<size_t>(r)] = m[static_cast<size_t>(r)] + s / nA; });
-        const A div = static_cast<A>(std::max(0.0, static_cast<double>(n) - correction));
-        T* vo = var.template data<T>();
-        T* mo = mean.template data<T>();
-        reduceRows<A>(
-            rv, p, call.pool,
-            [&](int64_t r, A v) {
-                const A d = v - m[static_cast<size_t>(r)];
-                return d * d;
-            },
-            [&](int64_t r, A s) {
-                A v = s / div, mr = m[static_cast<size_t>(r)];
-                if constexpr (!std::is_same_v<A, double>) {
-                    // float moments that overflowed (or inf / nan in the row, or no elements):
-                    // the same algorithm in double, rounded once (rowMomentsF64)
-                    if (n > 0 && (!std::isfinite(mr) || !std::isfinite(s))) {
-                        const RowMoments mm = rowMomentsF64(p + rv.rowOffset(r), rv);
-                        mr = static_cast<A>(mm.mean);
-                        v = static_cast<A>(mm.m2 / static_cast<double>(div));
-                    }
-                }
-                vo[r] = narrowTo<T>(v);
-                mo[r] = narrowTo<T>(mr);
-            });
-    });
-    call.result = Value::ofList({Value::ofTensor(var), Value::ofTensor(mean)});
-}
-
 // Comparison key of an element: floats widened (exact), ints as int64.
 template<class T>
 inline auto keyOf(T v)
@@ -322,9 +269,167 @@ inline bool isNan(K k)
         return false;
 }
 
-// Index (in column order) of the maximum of row q: the first NaN, else the first maximum.
-template<class T>
-int64_t argMaxRow(const T* q, const RowView& rv)
+// var_mean.correction: m0 = S(x)/n, mean = m0 + S(x - m0)/n, var = S((x - mean)^2) / max(0, n - correction).
+// var.correction / var.dim (unbiased = correction 1 or 0) give var alone, computed the same way.
+enum class VarKind
+{
+    VarMean,
+    VarCorrection,
+    VarDim
+};
+
+void varMean(KernelCall& call, VarKind kind)
+{
+    const char* op = kind == VarKind::VarMean ? "var_mean" : "var";
+    const Tensor& x = call.tensor("self");
+    const std::vector<bool> red = reducedDims(call.arg("dim"), x.dim(), op);
+    const bool keepdim = call.arg("keepdim").toInt() != 0;
+    double correction = 1.0;
+    if (kind == VarKind::VarDim) {
+        correction = call.arg("unbiased").toInt() != 0 ? 1.0 : 0.0;
+    } else {
+        const Value& cv = call.arg("correction");
+        correction = cv.isNone() ? 1.0 : cv.toDouble();
+    }
+    const auto shape = reducedShape(x, red, keepdim);
+    Tensor var = call.newTensor(shape, x.dtype());
+    Tensor mean = kind == VarKind::VarMean ? call.newTensor(shape, x.dtype()) : Tensor();
+    const RowView rv(x, dimsOf(red));
+    const int64_t n = rv.cols;
+    dispatchFloating(x.dtype(), op, [&](auto tag) {
+        using T = decltype(tag);
+        using A = AccOf<T>;
+        const T* p = x.template data<T>();
+        std::vector<A> m(static_cast<size_t>(rv.rows));
+        const A nA = static_cast<A>(n);
+        reduceRows<A>(
+            rv, p, call.pool, [](int64_t, A v) { return v; },
+            [&](int64_t r, A s) { m[static_cast<size_t>(r)] = s / nA; });
+        // one refinement of the mean (as layer norm): mean = m0 + S(x - m0)/n
+        reduceRows<A>(
+            rv, p, call.pool, [&](int64_t r, A v) { return v - m[static_cast<size_t>(r)]; },
+            [&](int64_t r, A s) { m[static_cast<size_t>(r)] = m[static_cast<size_t>(r)] + s / nA; });
+        const A div = static_cast<A>(std::max(0.0, static_cast<double>(n) - correction));
+        T* vo = var.template data<T>();
+        T* mo = mean.defined() ? mean.template data<T>() : nullptr;
+        reduceRows<A>(
+            rv, p, call.pool,
+            [&](int64_t r, A v) {
+                const A d = v - m[static_cast<size_t>(r)];
+                return d * d;
+            },
+            [&](int64_t r, A s) {
+                A v = s / div, mr = m[static_cast<size_t>(r)];
+                if constexpr (!std::is_same_v<A, double>) {
+                    // float moments that overflowed (or inf / nan in the row): the same
+                    // algorithm in double, rounded once (rowMomentsF64)
+                    if (n > 0 && (!std::isfinite(mr) || !std::isfinite(s))) {
+                        const RowMoments mm = rowMomentsF64(p + rv.rowOffset(r), rv);
+                        mr = static_cast<A>(mm.mean);
+                        v = static_cast<A>(mm.m2 / static_cast<double>(div));
+                    }
+                }
+                vo[r] = narrowTo<T>(v);
+                if (mo) mo[r] = narrowTo<T>(mr);
+            });
+    });
+    if (kind == VarKind::VarMean)
+        call.result = Value::ofList({Value::ofTensor(var), Value::ofTensor(mean)});
+    else
+        call.result = Value::ofTensor(var);
+}
+
+// prod.default / prod.dim_int: a sequential product in the logical order of the reduced
+// elements (x_0 * x_1 * ... * x_{n-1}, starting from 1), in the accumulation type (f32 for
+// f32/bf16/f16, f64, wrapping 64-bit for integers and bool, whose result is int64 unless
+// dtype= says otherwise). Independent of strides, threads and the rows in the call.
+void prodKernel(KernelCall& call, bool hasDim)
+{
+    const Tensor& x = call.tensor("self");
+    std::vector<bool> red(static_cast<size_t>(x.dim()), !hasDim);
+    bool keepdim = false;
+    if (hasDim) {
+        const int64_t d = wrapDim(call.arg("dim").toInt(), x.dim(), "prod");
+        if (x.dim() > 0) red[static_cast<size_t>(d)] = true;
+        keepdim = call.arg("keepdim").toInt() != 0;
+    }
+    const std::optional<DType> kw = optDType(call.arg("dtype"));
+    const DType outDt = kw ? *kw : (isIntegral(x.dtype(), true) ? DType::I64 : x.dtype());
+    if (outDt == DType::Bool) throw KernelError("prod: bool results are not supported");
+    const bool intToLong = isIntegral(x.dtype(), true) && outDt == DType::I64;
+    const Tensor src = (x.dtype() != outDt && !intToLong) ? castCopy(call, x, outDt) : x;
+    const auto shape = reducedShape(x, red, keepdim);
+    Tensor out = call.newTensor(shape, outDt);
+    Tensor out64 = (isIntegral(src.dtype(), true) && outDt != DType::I64) ? call.newTensor(shape, DType::I64) : out;
+    const RowView rv(src, dimsOf(red));
+    dispatchAll(src.dtype(), "prod", [&](auto tag) {
+        using T = decltype(tag);
+        using A = AccOf<T>;
+        using O = std::conditional_t<std::is_integral_v<T>, int64_t, T>;
+        const T* p = src.template data<T>();
+        O* o = out64.template data<O>();
+        parallelRows(call.pool, rv.rows, grainFor(rv.cols), [&](int64_t b, int64_t e) {
+            for (int64_t r = b; r < e; ++r) {
+                const T* q = p + rv.rowOffset(r);
+                A acc = A(1);
+                for (int64_t j = 0; j < rv.cols; ++j) acc = acc * widenTo<A>(q[rv.colOffset(j)]);
+                o[r] = narrowTo<O>(acc);
+            }
+        });
+    });
+    if (out64.storage() != out.storage()) call.backend->copy(out, castCopy(call, out64, outDt));
+    call.result = Value::ofTensor(out);
+}
+
+// any.default / any.dim / any.dims: whether some element of the row is nonzero (NaN counts);
+// bool, or uint8 (0/1) for uint8 input. Order independent.
+enum class AnyKind
+{
+    All,
+    Dim,
+    Dims
+};
+
+void anyKernel(KernelCall& call, AnyKind kind)
+{
+    const Tensor& x = call.tensor("self");
+    std::vector<bool> red(static_cast<size_t>(x.dim()), true);
+    bool keepdim = false;
+    if (kind == AnyKind::Dim) {
+        std::fill(red.begin(), red.end(), false);
+        const int64_t d = wrapDim(call.arg("dim").toInt(), x.dim(), "any");
+        if (x.dim() > 0) red[static_cast<size_t>(d)] = true;
+    } else if (kind == AnyKind::Dims) {
+        red = reducedDims(call.arg("dim"), x.dim(), "any");
+    }
+    if (kind != AnyKind::All) keepdim = call.arg("keepdim").toInt() != 0;
+    const DType outDt = x.dtype() == DType::U8 ? DType::U8 : DType::Bool;
+    const auto shape = reducedShape(x, red, keepdim);
+    Tensor out = call.newTensor(shape, outDt);
+    const RowView rv(x, dimsOf(red));
+    uint8_t* o = out.data<uint8_t>();
+    dispatchAll(x.dtype(), "any", [&](auto tag) {
+        using T = decltype(tag);
+        const T* p = x.template data<T>();
+        parallelRows(call.pool, rv.rows, grainFor(rv.cols), [&](int64_t b, int64_t e) {
+            for (int64_t r = b; r < e; ++r) {
+                const T* q = p + rv.rowOffset(r);
+                bool hit = false;
+                for (int64_t j = 0; j < rv.cols && !hit; ++j) {
+                    const auto k = keyOf(q[rv.colOffset(j)]);
+                    hit = isNan(k) || k != 0;
+                }
+                o[r] = hit ? 1 : 0;
+            }
+        });
+    });
+    call.result = Value::ofTensor(out);
+}
+
+// Index (in column order) of the maximum (Min: minimum) of row q: the first NaN, else the
+// first extremum.
+template<bool Min, class T>
+int64_t argExtremeRow(const T* q, const RowView& rv)
 {
     auto best = keyOf(q[rv.colOffset(0)]);
     int64_t bi = 0;
@@ -332,7 +437,7 @@ int64_t argMaxRow(const T* q, const RowView& rv)
     for (int64_t j = 1; j < rv.cols; ++j) {
         const auto k = keyOf(q[rv.colOffset(j)]);
         if (isNan(k)) return j;
-        if (k > best) {
+        if (Min ? k < best : k > best) {
             best = k;
             bi = j;
         }
@@ -340,7 +445,7 @@ int64_t argMaxRow(const T* q, const RowView& rv)
     return bi;
 }
 
-// amax.default / max.default / max.dim / argmax.default
+// amax.default / max.default / max.dim / argmax.default and their min counterparts
 enum class MaxKind
 {
     Amax,
@@ -349,9 +454,13 @@ enum class MaxKind
     Argmax
 };
 
-void maxLike(KernelCall& call, MaxKind kind)
+void maxLike(KernelCall& call, MaxKind kind, bool isMin = false)
 {
-    const char* op = kind == MaxKind::Argmax ? "argmax" : (kind == MaxKind::Amax ? "amax" : "max");
+    const char* op = kind == MaxKind::Argmax ? (isMin ? "argmin" : "argmax")
+        : kind == MaxKind::Amax              ? (isMin ? "amin" : "amax")
+                                             : (isMin ? "min" : "max");
+    if (kind == MaxKind::Argmax && call.tensor("self").dtype() == DType::Bool)
+        throw KernelError(std::string(op) + ": bool tensors are not supported");
     const Tensor& x = call.tensor("self");
     std::vector<bool> red;
     bool keepdim = false;
@@ -381,7 +490,7 @@ void maxLike(KernelCall& call, MaxKind kind)
         parallelRows(call.pool, rv.rows, grainFor(rv.cols), [&](int64_t b, int64_t e) {
             for (int64_t r = b; r < e; ++r) {
                 const T* q = p + rv.rowOffset(r);
-                const int64_t j = argMaxRow(q, rv);
+                const int64_t j = isMin ? argExtremeRow<true>(q, rv) : argExtremeRow<false>(q, rv);
                 if (vo) vo[r] = q[rv.colOffset(j)];
                 if (io) io[r] = j;
             }
@@ -504,7 +613,17 @@ void registerReductionKernels(KernelRegistry& reg)
     reg.add("aten.sum.dim_IntList", DeviceKind::Cpu, [](KernelCall& c) { sumMean(c, true, false); });
     reg.add("aten.mean.default", DeviceKind::Cpu, [](KernelCall& c) { sumMean(c, false, true); });
     reg.add("aten.mean.dim", DeviceKind::Cpu, [](KernelCall& c) { sumMean(c, true, true); });
-    reg.add("aten.var_mean.correction", DeviceKind::Cpu, varMean);
+    reg.add("aten.var_mean.correction", DeviceKind::Cpu, [](KernelCall& c) { varMean(c, VarKind::VarMean); });
+    reg.add("aten.var.correction", DeviceKind::Cpu, [](KernelCall& c) { varMean(c, VarKind::VarCorrection); });
+    reg.add("aten.var.dim", DeviceKind::Cpu, [](KernelCall& c) { varMean(c, VarKind::VarDim); });
+    reg.add("aten.amin.default", DeviceKind::Cpu, [](KernelCall& c) { maxLike(c, MaxKind::Amax, true); });
+    reg.add("aten.min.dim", DeviceKind::Cpu, [](KernelCall& c) { maxLike(c, MaxKind::MaxDim, true); });
+    reg.add("aten.argmin.default", DeviceKind::Cpu, [](KernelCall& c) { maxLike(c, MaxKind::Argmax, true); });
+    reg.add("aten.prod.default", DeviceKind::Cpu, [](KernelCall& c) { prodKernel(c, false); });
+    reg.add("aten.prod.dim_int", DeviceKind::Cpu, [](KernelCall& c) { prodKernel(c, true); });
+    reg.add("aten.any.default", DeviceKind::Cpu, [](KernelCall& c) { anyKernel(c, AnyKind::All); });
+    reg.add("aten.any.dim", DeviceKind::Cpu, [](KernelCall& c) { anyKernel(c, AnyKind::Dim); });
+    reg.add("aten.any.dims", DeviceKind::Cpu, [](KernelCall& c) { anyKernel(c, AnyKind::Dims); });
     reg.add("aten.amax.default", DeviceKind::Cpu, [](KernelCall& c) { maxLike(c, MaxKind::Amax); });
     reg.add("aten.max.default", DeviceKind::Cpu, [](KernelCall& c) { maxLike(c, MaxKind::MaxAll); });
     reg.add("aten.max.dim", DeviceKind::Cpu, [](KernelCall& c) { maxLike(c, MaxKind::MaxDim); });

@@ -33,8 +33,10 @@
 // expf/logf variant per process by CPU features, so every element of a run uses the same one;
 // machines with different glibc variants may differ in the last bit). bf16/f16 inputs are
 // widened exactly to f32, everything is computed in f32, and each output is rounded once (RNE).
-// Max-like reductions (amax, max, argmax) are order independent: NaN wins (first NaN), ties
-// keep the first index. Scans (cumsum) are sequential in index order.
+// Max-like reductions (amax, max, argmax and their min counterparts) are order independent:
+// NaN wins (first NaN), ties keep the first index; so is any (NaN counts). prod multiplies
+// sequentially in the logical order from 1 in the accumulation type. Scans (cumsum) are
+// sequential in index order.
 #pragma once
 
 #include <algorithm>

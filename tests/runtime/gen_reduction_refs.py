@@ -474,6 +474,117 @@ emb_bwd(rn(2, 5, 8, dtype=torch.float64), ids, 7)
 emb_bwd(rn(16, 8), torch.arange(16), 16, note="arange positions")
 
 
+# ---------------------------------------------------------------- issue 14: amin / argmin / min.dim, any, prod, var
+# (appended last so the earlier cases keep their random inputs)
+case("amin", "aten.amin.default", [rn(5, 7), [1], False], lambda t, d, k: A.amin(t, d, k))
+case("amin", "aten.amin.default", [rn(3, 4, 5), [0, 2], True], lambda t, d, k: A.amin(t, d, k))
+case("amin", "aten.amin.default", [ties, [], False], lambda t, d, k: A.amin(t, d, k), note="ties, nan, -inf")
+case("amin", "aten.amin.default", [ties, [1], True], lambda t, d, k: A.amin(t, d, k), note="ties, nan, -inf")
+case("amin", "aten.amin.default", [torch.randint(-100, 100, (4, 6)), [0], False], lambda t, d, k: A.amin(t, d, k))
+case("amin", "aten.amin.default", [torch.rand(4, 6) > 0.3, [1], False], lambda t, d, k: A.amin(t, d, k), note="bool")
+case("amin", "aten.amin.default", [rn(6, 10, dtype=torch.bfloat16), [-1], False], lambda t, d, k: A.amin(t, d, k))
+case("amin", "aten.amin.default", [rn(6, 10, dtype=torch.float16), [0], False], lambda t, d, k: A.amin(t, d, k))
+case("amin", "aten.amin.default", [edge_rows(rn(4, 6, dtype=torch.float64)), [1], False], lambda t, d, k: A.amin(t, d, k), note="edge")
+case("amin", "aten.amin.default", [View(rn(6, 10), "T"), [0], False], lambda t, d, k: A.amin(t, d, k), note="transposed")
+case("argmin", "aten.argmin.default", [rn(5, 7), 1, False], lambda t, d, k: A.argmin(t, d, k))
+case("argmin", "aten.argmin.default", [rn(5, 7), None, False], lambda t, d, k: A.argmin(t, d, k))
+case("argmin", "aten.argmin.default", [rn(5, 7), None, True], lambda t, d, k: A.argmin(t, d, k))
+case("argmin", "aten.argmin.default", [ties, 1, True], lambda t, d, k: A.argmin(t, d, k), note="ties, nan, -inf")
+case("argmin", "aten.argmin.default", [torch.randint(-5, 5, (6, 8), dtype=torch.int32), 0, False], lambda t, d, k: A.argmin(t, d, k), note="i32 ties")
+case("argmin", "aten.argmin.default", [rn(6, 9, dtype=torch.bfloat16), -1, False], lambda t, d, k: A.argmin(t, d, k))
+case("argmin", "aten.argmin.default", [View(rn(3, 4, 5), "gap"), 2, False], lambda t, d, k: A.argmin(t, d, k), note="gap view")
+case("min_dim", "aten.min.dim", [ties, 1, False], lambda t, d, k: A.min.dim(t, d, k), note="ties, nan, -inf")
+case("min_dim", "aten.min.dim", [rn(5, 7), 0, True], lambda t, d, k: A.min.dim(t, d, k))
+case("min_dim", "aten.min.dim", [View(rn(3, 4, 5), "gap"), -1, False], lambda t, d, k: A.min.dim(t, d, k), note="gap view")
+case("min_dim", "aten.min.dim", [torch.randint(-5, 5, (6, 8)), 1, False], lambda t, d, k: A.min.dim(t, d, k), note="i64 ties")
+case("min_dim", "aten.min.dim", [rn(6, 8, dtype=torch.float64), 1, False], lambda t, d, k: A.min.dim(t, d, k))
+case("min_dim", "aten.min.dim", [rn(6, 8, dtype=torch.bfloat16), 0, False], lambda t, d, k: A.min.dim(t, d, k))
+
+
+def any_dims(t, d, k):
+    """any.dims is newer than PyTorch 1.13: any.dim over each dim, highest first (the decomposition)."""
+    dims = sorted(range(t.dim())) if d is None or len(d) == 0 else sorted(x % max(t.dim(), 1) for x in d)
+    r = t
+    for x in reversed(dims):
+        r = A.any.dim(r, x, k)
+    return r
+
+
+def anyin(*shape, dtype=torch.float32, p=0.1):
+    x = torch.where(torch.rand(shape) < p, torch.randn(shape), torch.zeros(shape))
+    return x.to(dtype)
+
+
+case("any", "aten.any.default", [anyin(5, 7)], lambda t: A.any.default(t))
+case("any", "aten.any.default", [torch.zeros(4, 5)], lambda t: A.any.default(t), note="all zero")
+case("any", "aten.any.default", [torch.tensor([0.0, -0.0, float("nan"), 0.0])], lambda t: A.any.default(t), note="nan counts, -0 does not")
+case("any", "aten.any.default", [torch.tensor([[0, 0], [0, 3]], dtype=torch.uint8)], lambda t: A.any.default(t), note="u8 -> u8")
+case("any", "aten.any.default", [torch.zeros(0, 3)], lambda t: A.any.default(t), note="empty")
+case("any_dim", "aten.any.dim", [anyin(6, 9, p=0.15), 1, False], lambda t, d, k: A.any.dim(t, d, k))
+case("any_dim", "aten.any.dim", [anyin(6, 9, dtype=torch.bfloat16, p=0.15), 0, True], lambda t, d, k: A.any.dim(t, d, k))
+case("any_dim", "aten.any.dim", [torch.rand(6, 9) > 0.8, -1, False], lambda t, d, k: A.any.dim(t, d, k), note="bool")
+case("any_dim", "aten.any.dim", [torch.randint(0, 2, (6, 9), dtype=torch.int32) * torch.randint(0, 2, (6, 9), dtype=torch.int32), 0, False], lambda t, d, k: A.any.dim(t, d, k), note="i32")
+case("any_dim", "aten.any.dim", [torch.randint(0, 2, (6, 9), dtype=torch.uint8) * torch.randint(0, 2, (6, 9), dtype=torch.uint8), 1, True], lambda t, d, k: A.any.dim(t, d, k), note="u8 -> u8")
+case("any_dim", "aten.any.dim", [View(anyin(4, 6, p=0.2), "T"), 0, False], lambda t, d, k: A.any.dim(t, d, k), note="transposed")
+case("any_dims", "aten.any.dims", [anyin(3, 4, 5, p=0.05), [0, 2], False], any_dims, note="reference: any.dim per dim")
+case("any_dims", "aten.any.dims", [anyin(3, 4, 5, p=0.05), [-1], True], any_dims, note="reference: any.dim per dim")
+case("any_dims", "aten.any.dims", [anyin(3, 4, 5, p=0.02), None, False], any_dims, note="reference: any.dim per dim; None = all")
+case("any_dims", "aten.any.dims", [View(anyin(4, 6, p=0.2), "gap"), [1], False], any_dims, note="reference: any.dim per dim; gap view")
+
+
+def prodin(*shape, dtype=torch.float32):
+    """values near +-1 so that long products neither overflow nor vanish"""
+    x = (1.0 + 0.1 * torch.randn(shape, dtype=torch.float64)) * torch.where(torch.rand(shape) < 0.3, -1.0, 1.0)
+    return x.to(dtype)
+
+
+case("prod", "aten.prod.default", [prodin(5, 7), None], lambda t, dt: A.prod.default(t, dtype=dt))
+case("prod", "aten.prod.default", [prodin(600), None], lambda t, dt: A.prod.default(t, dtype=dt), note="600 elements")
+case("prod", "aten.prod.default", [edge_rows(rn(4, 6)), None], lambda t, dt: A.prod.default(t, dtype=dt), note="edge")
+case("prod", "aten.prod.default", [prodin(5, 7, dtype=torch.float64), None], lambda t, dt: A.prod.default(t, dtype=dt))
+case("prod", "aten.prod.default", [prodin(5, 7, dtype=torch.bfloat16), None], lambda t, dt: A.prod.default(t, dtype=dt))
+case("prod", "aten.prod.default", [torch.randint(-3, 4, (4, 5)), None], lambda t, dt: A.prod.default(t, dtype=dt), note="i64")
+case("prod", "aten.prod.default", [torch.randint(-9, 10, (40,), dtype=torch.int32), None], lambda t, dt: A.prod.default(t, dtype=dt), note="i32 -> i64 (wraps)")
+case("prod", "aten.prod.default", [torch.rand(3, 4) > 0.1, None], lambda t, dt: A.prod.default(t, dtype=dt), note="bool -> i64")
+case("prod", "aten.prod.default", [prodin(5, 7), ("dtype", torch.float64)], lambda t, dt: A.prod.default(t, dtype=dt), note="dtype f64")
+case("prod", "aten.prod.default", [torch.zeros(0, 3), None], lambda t, dt: A.prod.default(t, dtype=dt), note="empty")
+case("prod_dim", "aten.prod.dim_int", [prodin(5, 7), 1, False, None], lambda t, d, k, dt: A.prod.dim_int(t, d, k, dtype=dt))
+case("prod_dim", "aten.prod.dim_int", [prodin(5, 7), 0, True, None], lambda t, d, k, dt: A.prod.dim_int(t, d, k, dtype=dt))
+case("prod_dim", "aten.prod.dim_int", [View(prodin(3, 4, 5), "gap"), -1, False, None], lambda t, d, k, dt: A.prod.dim_int(t, d, k, dtype=dt), note="gap view")
+case("prod_dim", "aten.prod.dim_int", [View(prodin(6, 70), "T"), 1, False, None], lambda t, d, k, dt: A.prod.dim_int(t, d, k, dtype=dt), note="transposed")
+case("prod_dim", "aten.prod.dim_int", [prodin(6, 8, dtype=torch.bfloat16), 1, False, None], lambda t, d, k, dt: A.prod.dim_int(t, d, k, dtype=dt))
+case("prod_dim", "aten.prod.dim_int", [torch.randint(-3, 4, (6, 8), dtype=torch.int8), 0, False, None], lambda t, d, k, dt: A.prod.dim_int(t, d, k, dtype=dt), note="i8 -> i64")
+case("prod_dim", "aten.prod.dim_int", [torch.randint(-3, 4, (6, 8)), 1, False, ("dtype", torch.int16)], lambda t, d, k, dt: A.prod.dim_int(t, d, k, dtype=dt), note="dtype i16 (wraps)")
+case("prod_dim", "aten.prod.dim_int", [edge_rows(rn(4, 6, dtype=torch.float64)), 1, False, None], lambda t, d, k, dt: A.prod.dim_int(t, d, k, dtype=dt), note="edge")
+
+
+def var_c(x, dim, correction=None, keepdim=False, note=""):
+    case("var", "aten.var.correction", [x, dim, correction, keepdim],
+         lambda t, d, c, k: A.var.correction(t, d, correction=c, keepdim=k), note)
+
+
+def var_d(x, dim, unbiased=True, keepdim=False, note=""):
+    case("var_dim", "aten.var.dim", [x, dim, unbiased, keepdim], lambda t, d, u, k: A.var.dim(t, d, u, k), note)
+
+
+var_c(rn(6, 10), [1])
+var_c(rn(6, 10), [0], 0, True)
+var_c(rn(6, 10), None)
+var_c(rn(3, 4, 200) + 3.0, [-1], 1, True)
+var_c(rn(3, 4, 5), [0, 2], 2)
+var_c(rn(5, 12, dtype=torch.float64), [1], 2)
+var_c(rn(5, 12, dtype=torch.bfloat16), [1])
+var_c(edge_rows(rn(4, 6)), [1], note="edge")
+var_c(rn(3, 1), [1], note="n = correction: inf / nan")
+var_c(View(rn(8, 5), "T"), [0], None, False, note="transposed")
+var_d(rn(6, 10), [1])
+var_d(rn(6, 10), [0], False, True, note="biased")
+var_d(rn(6, 10), None, note="all")
+var_d(rn(3, 4, 5, dtype=torch.float64), [1, 2], True, False)
+var_d(rn(5, 12, dtype=torch.bfloat16), [1], False)
+var_d(View(rn(3, 4, 5), "gap"), [-1], note="gap view")
+
+
 os.makedirs(OUT_DIR, exist_ok=True)
 write_safetensors(os.path.join(OUT_DIR, "reduction.safetensors"), sorted(tensors.items()))
 with open(os.path.join(OUT_DIR, "reduction.cases.json"), "w") as f:

@@ -848,6 +848,75 @@ error_case("slice_backward", "aten.slice_backward.default", [rn(3, 4), [6, 4], 0
 error_case("one_hot", "aten.one_hot.default", [torch.tensor([3, 0]), 3], lambda a, b: A.one_hot(a, b), note="class too large")
 
 
+# ================================================================ padding (issue 14; appended last so the earlier
+# cases keep their random inputs)
+def cpad(x, pad, value=0, note=""):
+    case("constant_pad_nd", "aten.constant_pad_nd.default", [x, pad, value],
+         lambda a, p, v: A.constant_pad_nd(a, p, v), note)
+
+
+cpad(rn(3, 4), [1, 2], note="last dim")
+cpad(rn(2, 3, 4), [1, 0, 2, 3], 1.5, note="two dims, value 1.5")
+cpad(rn(2, 3, 4), [-1, 2], note="negative left pad crops")
+cpad(rn(2, 3, 4), [-1, -2, 0, -1], note="no positive pad: clone of the cropped view")
+cpad(rn(2, 3, 4), [2, -3, -1, 1, 1, 0], -1e30, note="three dims mixed, -1e30")
+cpad(specials(rn(4, 5)), [1, 1, 1, 1], 3.5, note="specials (nan, inf, -0, denormal) kept bitwise")
+cpad(ri(3, 4), [2, 1], 7, note="i64 value 7")
+cpad(ri(3, 4, dtype=torch.int8), [1, 1], -3, note="i8")
+cpad(rn(3, 4) > 0, [1, 2], True, note="bool True")
+cpad(rn(3, 4, dtype=torch.bfloat16), [0, 3], 0.1, note="bf16 0.1")
+cpad(rn(3, 4, dtype=torch.float16), [2, 2], note="f16")
+cpad(rn(3, 4, dtype=torch.float64), [1, 2, 1, 0], -2.5, note="f64")
+cpad(View(rn(3, 4, 5), "T"), [1, 1], note="transposed input")
+cpad(View(rn(3, 4, 5), "gap"), [0, 2, 1, 1], note="gap input")
+cpad(View(rn(120), "raw", sizes=[2, 3, 4, 5], strides=[60, 1, 15, 3]), [1, 1, 2, 0], note="channels_last input")
+cpad(View(rn(120), "raw", sizes=[2, 3, 4, 5], strides=[60, 1, 15, 3]), [-1, 0], note="channels_last, crop only")
+cpad(View(rn(240), "raw", sizes=[2, 2, 3, 4, 5], strides=[120, 1, 40, 10, 2]), [1, 0, 0, 2, 1, 1], note="channels_last_3d input")
+cpad(View(rn(250), "raw", sizes=[2, 3, 4, 5], strides=[120, 2, 30, 6], offset=1), [1, 1], note="channels-last-like, not dense")
+cpad(View(rn(12), "raw", sizes=[4, 1, 3, 1], strides=[3, 1, 1, 1]), [1, 1], note="size-1 dims: contiguous")
+cpad(rn(0, 3), [1, 1], 2.0, note="empty input")
+cpad(rn(3, 4), [-2, -2], note="cropped to nothing")
+cpad(rn(4), [], note="no pads")
+
+
+def rpad(kind, k, x, pad, note=""):
+    name = "%s_pad%dd" % (kind, k)
+    fn = getattr(A, name)
+    case(name, "aten.%s.default" % name, [x, pad], lambda a, p: fn(a, p), note)
+
+
+for kind in ("reflection", "replication"):
+    for k in ((1, 2, 3) if kind == "reflection" else (2, 3)):
+        sz = [4, 5, 6][:k]
+        lead = (2, 3) if k < 3 else (1, 2)
+        pad = [2, 3, 1, 0, 3, 2][:2 * k]
+        rpad(kind, k, rn(*lead, *sz), pad, note="batched")
+        rpad(kind, k, rn(3, *sz), pad, note="no batch dim")
+        rpad(kind, k, specials(rn(2, *sz)), [1] * (2 * k), note="specials")
+        rpad(kind, k, rn(*lead, *sz, dtype=torch.float64), pad, note="f64")
+        rpad(kind, k, rn(*lead, *sz, dtype=torch.bfloat16), pad, note="bf16")
+        rpad(kind, k, rn(*lead, *sz, dtype=torch.float16), pad, note="f16")
+        rpad(kind, k, ri(*lead, *sz), pad, note="i64")
+        rpad(kind, k, View(rn(*lead, *sz), "T"), pad, note="transposed input")
+        rpad(kind, k, View(rn(*lead, *sz), "gap"), pad, note="gap input")
+        rpad(kind, k, rn(*lead, *sz), [-1, 2, 0, -1, 1, -2][:2 * k], note="negative pads")
+        rpad(kind, k, rn(1, 1, *sz), [sz[k - 1 - j // 2] - 1 for j in range(2 * k)], note="pad = size - 1")
+error_case("reflection_pad1d", "aten.reflection_pad1d.default", [rn(2, 3, 4), [4, 0]],
+           lambda a, p: A.reflection_pad1d(a, p), note="pad not < size")
+error_case("reflection_pad2d", "aten.reflection_pad2d.default", [rn(2, 3, 4), [1, 1, 0, 3]],
+           lambda a, p: A.reflection_pad2d(a, p), note="pad not < size")
+error_case("reflection_pad2d", "aten.reflection_pad2d.default", [rn(4, 4), [1, 1, 1, 1]],
+           lambda a, p: A.reflection_pad2d(a, p), note="2-d input")
+error_case("replication_pad3d", "aten.replication_pad3d.default", [rn(2, 3, 4), [1, 1, 1, 1, 1, 1]],
+           lambda a, p: A.replication_pad3d(a, p), note="3-d input")
+error_case("replication_pad2d", "aten.replication_pad2d.default", [rn(1, 3, 4), [-3, -2, 0, 0]],
+           lambda a, p: A.replication_pad2d(a, p), note="output too small")
+error_case("constant_pad_nd", "aten.constant_pad_nd.default", [rn(3, 4), [1, 1, 1]],
+           lambda a, p: A.constant_pad_nd(a, p), note="odd pad length")
+error_case("constant_pad_nd", "aten.constant_pad_nd.default", [rn(3, 4), [1, 1, 1, 1, 1, 1]],
+           lambda a, p: A.constant_pad_nd(a, p), note="more pads than dims")
+
+
 os.makedirs(OUT_DIR, exist_ok=True)
 write_safetensors(os.path.join(OUT_DIR, "shape.safetensors"), sorted(tensors.items()))
 with open(os.path.join(OUT_DIR, "shape.cases.json"), "w") as f:

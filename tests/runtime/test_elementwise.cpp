@@ -17,13 +17,16 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/formats/fx/fx_text_parser.hpp"
 #include "core/formats/safetensors.hpp"
 #include "core/formats/source.hpp"
 #include "core/ops/op_registry.hpp"
+#include "graph_test_util.hpp"
 #include "kernel_test_util.hpp"
 #include "runtime/backend.hpp"
 #include "runtime/cpu/cpu_common.hpp"
 #include "runtime/kernel.hpp"
+#include "runtime/support_check.hpp"
 #include "test_util.hpp"
 
 using namespace fxl;
@@ -436,6 +439,14 @@ std::vector<SelfOp> selfOps()
              Value xb = runOp(b, "aten._to_copy.default", {{"self", T(x)}, {"dtype", dtypeValue(DType::BF16)}});
              return runOp(b, "aten.gelu.default", {{"self", xb}});
          }},
+        {"atan2",
+         [=](Backend& b, const Tensor& x, const Tensor& y) {
+             return runOp(b, "aten.atan2.default", {{"self", T(x)}, {"other", T(y)}});
+         }},
+        {"clamp.Tensor",
+         [=](Backend& b, const Tensor& x, const Tensor& y) {
+             return runOp(b, "aten.clamp.Tensor", {{"self", T(x)}, {"min", T(y)}, {"max", T(x)}});
+         }},
     };
     return ops;
 }
@@ -720,6 +731,96 @@ private slots:
                      .c_str());
     }
 
+    // A graph of every Core ATen op added for issue 14 (elementwise, reductions, padding):
+    // `fxlens info` finds nothing it cannot run (support_check sees the registry), and the
+    // executor runs it on CPU with PyTorch 1.13's output dtypes and sizes (from running the
+    // same calls in PyTorch; any.dims as two any.dim calls there).
+    void coreAtenAdditionsRunInAGraph()
+    {
+        const std::string text = "def forward(self, x):\n"
+                                 "    asin = torch.ops.aten.asin.default(x)\n"
+                                 "    acosh = torch.ops.aten.acosh.default(x)\n"
+                                 "    asinh = torch.ops.aten.asinh.default(x)\n"
+                                 "    atan = torch.ops.aten.atan.default(x)\n"
+                                 "    atanh = torch.ops.aten.atanh.default(x)\n"
+                                 "    cosh = torch.ops.aten.cosh.default(x)\n"
+                                 "    sinh = torch.ops.aten.sinh.default(x)\n"
+                                 "    tan = torch.ops.aten.tan.default(x)\n"
+                                 "    log10 = torch.ops.aten.log10.default(x)\n"
+                                 "    log2 = torch.ops.aten.log2.default(x)\n"
+                                 "    atan2 = torch.ops.aten.atan2.default(x, asin)\n"
+                                 "    gt = torch.ops.aten.gt.Scalar(x, 0)\n"
+                                 "    lxor = torch.ops.aten.logical_xor.default(gt, x)\n"
+                                 "    xi = torch.ops.aten._to_copy.default(x, dtype = torch.int64)\n"
+                                 "    band = torch.ops.aten.bitwise_and.Scalar(xi, 3)\n"
+                                 "    bor = torch.ops.aten.bitwise_or.Scalar(xi, 3)\n"
+                                 "    bxor = torch.ops.aten.bitwise_xor.Scalar(xi, 3)\n"
+                                 "    bxort = torch.ops.aten.bitwise_xor.Tensor(xi, band)\n"
+                                 "    clampt = torch.ops.aten.clamp.Tensor(x, asin, cosh)\n"
+                                 "    divm = torch.ops.aten.div.Scalar_mode(x, 2, rounding_mode = 'floor')\n"
+                                 "    zi = torch.ops.aten.zeros_like.default(xi)\n"
+                                 "    scat = torch.ops.aten.scatter.value(x, 1, zi, 1.5)\n"
+                                 "    amin = torch.ops.aten.amin.default(x, [1])\n"
+                                 "    argmin = torch.ops.aten.argmin.default(x, 1)\n"
+                                 "    mind = torch.ops.aten.min.dim(x, 1)\n"
+                                 "    minv = mind[0]\n"
+                                 "    mini = mind[1]\n"
+                                 "    anya = torch.ops.aten.any.default(x)\n"
+                                 "    anyd = torch.ops.aten.any.dim(x, 1)\n"
+                                 "    anyds = torch.ops.aten.any.dims(x, [1, 2])\n"
+                                 "    prod = torch.ops.aten.prod.default(x)\n"
+                                 "    prodd = torch.ops.aten.prod.dim_int(x, 2)\n"
+                                 "    varc = torch.ops.aten.var.correction(x, [1], correction = 1)\n"
+                                 "    vard = torch.ops.aten.var.dim(x, [1])\n"
+                                 "    cpad = torch.ops.aten.constant_pad_nd.default(x, [1, 1, -1, 0])\n"
+                                 "    v3 = torch.ops.aten.view.default(x, [6, 4, 5])\n"
+                                 "    rp1 = torch.ops.aten.reflection_pad1d.default(v3, [1, 2])\n"
+                                 "    rp2 = torch.ops.aten.reflection_pad2d.default(x, [1, 1, 2, 0])\n"
+                                 "    v5 = torch.ops.aten.view.default(x, [1, 2, 3, 4, 5])\n"
+                                 "    rp3 = torch.ops.aten.reflection_pad3d.default(v5, [1, 1, 1, 1, 1, 1])\n"
+                                 "    pp2 = torch.ops.aten.replication_pad2d.default(x, [2, 0, 1, 3])\n"
+                                 "    pp3 = torch.ops.aten.replication_pad3d.default(v5, [0, 1, 2, 0, 1, 1])\n"
+                                 "    return (asin, acosh, asinh, atan, atanh, cosh, sinh, tan, log10, log2, atan2, "
+                                 "lxor, band, bor, bxor, bxort, clampt, divm, scat, amin, argmin, minv, mini, anya, "
+                                 "anyd, anyds, prod, prodd, varc, vard, cpad, rp1, rp2, rp3, pp2, pp3)\n";
+        const Graph g = parseFxText(text, "additions.py");
+        const auto missing = missingSupport(g);
+        std::string why;
+        for (const auto& m : missing) why += m.reason + "; ";
+        QVERIFY2(missing.empty(), why.c_str());
+        SafeTensorsFile in;
+        SafeTensor x;
+        x.name = "x";
+        x.dtype = DType::F32;
+        x.shape = {2, 3, 4, 5};
+        const auto v = randomFloats(120, 51);
+        x.data.resize(v.size() * sizeof(float));
+        std::memcpy(x.data.data(), v.data(), x.data.size());
+        in.tensors.push_back(x);
+        auto be = makeCpuBackend(CpuBackendOptions{2});
+        const graphtest::Run r = graphtest::runGraph(g, in, *be);
+        const std::vector<std::string> want = {
+            "f32[2, 3, 4, 5]", "f32[2, 3, 4, 5]",    "f32[2, 3, 4, 5]", "f32[2, 3, 4, 5]",
+            "f32[2, 3, 4, 5]", "f32[2, 3, 4, 5]",    "f32[2, 3, 4, 5]", "f32[2, 3, 4, 5]",
+            "f32[2, 3, 4, 5]", "f32[2, 3, 4, 5]",    "f32[2, 3, 4, 5]", "b8[2, 3, 4, 5]",
+            "i64[2, 3, 4, 5]", "i64[2, 3, 4, 5]",    "i64[2, 3, 4, 5]", "i64[2, 3, 4, 5]",
+            "f32[2, 3, 4, 5]", "f32[2, 3, 4, 5]",    "f32[2, 3, 4, 5]", "f32[2, 4, 5]",
+            "i64[2, 4, 5]",    "f32[2, 4, 5]",       "i64[2, 4, 5]",    "b8[]",
+            "b8[2, 4, 5]",     "b8[2, 5]",           "f32[]",           "f32[2, 3, 5]",
+            "f32[2, 4, 5]",    "f32[2, 4, 5]",       "f32[2, 3, 3, 7]", "f32[6, 4, 8]",
+            "f32[2, 3, 6, 7]", "f32[1, 2, 5, 6, 7]", "f32[2, 3, 8, 7]", "f32[1, 2, 5, 6, 6]"};
+        QCOMPARE(r.outputs.tensors.size(), want.size());
+        for (size_t k = 0; k < want.size(); ++k) {
+            const SafeTensor& o = r.outputs.tensors[k];
+            std::string got = std::string(dtypeAbbr(o.dtype)) + "[";
+            for (size_t d = 0; d < o.shape.size(); ++d) got += (d ? ", " : "") + std::to_string(o.shape[d]);
+            got += "]";
+            QVERIFY2(got == want[k], ("output " + std::to_string(k) + ": " + got + ", want " + want[k]).c_str());
+        }
+        // any over 120 random normals is true
+        QCOMPARE(int(r.outputs.tensors[23].data.at(0)), 1);
+    }
+
     // Inputs PyTorch rejects are rejected with a KernelError, never a crash.
     void rejectsBadInputs()
     {
@@ -763,6 +864,35 @@ private slots:
         QVERIFY_THROWS_EXCEPTION(KernelError,
                                  runOp(*be, "aten.full.default",
                                        {{"size", Value::ofList({Value::ofInt(-1)})}, {"fill_value", Value::ofInt(0)}}));
+        // the issue 14 additions
+        QVERIFY_THROWS_EXCEPTION(KernelError,
+                                 runOp(*be, "aten.bitwise_xor.Scalar", {{"self", T(f)}, {"other", Value::ofInt(1)}}));
+        QVERIFY_THROWS_EXCEPTION(KernelError,
+                                 runOp(*be, "aten.bitwise_and.Scalar", {{"self", i}, {"other", Value::ofFloat(1.5)}}));
+        QVERIFY_THROWS_EXCEPTION(KernelError, runOp(*be, "aten.clamp.Tensor", {{"self", T(f)}}));
+        QVERIFY_THROWS_EXCEPTION(KernelError, runOp(*be, "aten.clamp.Tensor", {{"self", b}, {"min", b}, {"max", b}}));
+        QVERIFY_THROWS_EXCEPTION(
+            KernelError,
+            runOp(*be, "aten.div.Scalar_mode", {{"self", i}, {"other", Value::ofInt(0)}, {"rounding_mode", [] {
+                                                                                              Value s;
+                                                                                              s.kind = Value::Kind::Str;
+                                                                                              s.s = "floor";
+                                                                                              return s;
+                                                                                          }()}}));
+        {
+            const Value h =
+                runOp(*be, "aten._to_copy.default", {{"self", Value::ofTensor(f)}, {"dtype", dtypeValue(DType::F16)}});
+            const Tensor idx = be->empty({1, 3}, DType::I64);
+            std::memset(idx.rawData(), 0, 24);  // index 0 everywhere
+            QVERIFY_THROWS_EXCEPTION(KernelError,
+                                     runOp(*be, "aten.scatter.value",
+                                           {{"self", h},
+                                            {"dim", Value::ofInt(0)},
+                                            {"index", Value::ofTensor(idx)},
+                                            {"value", Value::ofFloat(1e5)}}));
+        }
+        QVERIFY_THROWS_EXCEPTION(
+            KernelError, runOp(*be, "aten.atan2.default", {{"self", T(f)}, {"other", T(f32Tensor(*be, {2}, {1, 2}))}}));
         QVERIFY_THROWS_EXCEPTION(KernelError,
                                  runOp(*be, "aten.gelu.default", {{"self", T(f)}, {"approximate", [] {
                                                                                        Value s;

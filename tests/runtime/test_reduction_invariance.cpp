@@ -111,10 +111,17 @@ private slots:
     {
         QTest::addColumn<std::string>("name");
         for (const char* n :
-             {"softmax", "log_softmax", "softmax_bwd", "log_softmax_bwd", "softmax_seq", "layer_norm", "layer_norm_seq",
-              "layer_norm_bwd", "nll_none", "sum_lastdim", "mean_lastdim", "amax_lastdim", "var_mean_lastdim",
-              "cumsum_lastdim", "mse_none", "softmax_bf16", "layer_norm_bwd_bf16"})
+             {"softmax",      "log_softmax",         "softmax_bwd",      "log_softmax_bwd", "softmax_seq",
+              "layer_norm",   "layer_norm_seq",      "layer_norm_bwd",   "nll_none",        "sum_lastdim",
+              "mean_lastdim", "amax_lastdim",        "var_mean_lastdim", "cumsum_lastdim",  "mse_none",
+              "softmax_bf16", "layer_norm_bwd_bf16", "min_lastdim",      "any_lastdim",     "prod_lastdim",
+              "var_lastdim"})
             QTest::newRow(n) << std::string(n);
+        // the other forms of the same kernels: release builds only
+        if (!fxltest::kSanitizedBuild)
+            for (const char* n :
+                 {"amin_lastdim", "argmin_lastdim", "any_dims_lastdim", "prod_bf16_lastdim", "var_dim_lastdim"})
+                QTest::newRow(n) << std::string(n);
     }
 
     void rowInvariance()
@@ -248,6 +255,63 @@ private slots:
                       return NamedArgs{{"self", tv(v[0])}, {"dim", iv(1)}};
                   },
                   {0}};
+        } else if (name == "min_lastdim" || name == "argmin_lastdim") {
+            const bool arg = name == "argmin_lastdim";
+            op = {arg ? "aten.argmin.default" : "aten.min.dim",
+                  {x},
+                  {0},
+                  [](const std::vector<Tensor>& v) {
+                      return NamedArgs{{"self", tv(v[0])}, {"dim", iv(1)}};
+                  },
+                  arg ? std::vector<int64_t>{0} : std::vector<int64_t>{0, 0}};
+        } else if (name == "amin_lastdim") {
+            op = {"aten.amin.default",
+                  {x},
+                  {0},
+                  [](const std::vector<Tensor>& v) {
+                      return NamedArgs{{"self", tv(v[0])}, {"dim", sizesValue({-1})}, {"keepdim", bv(true)}};
+                  },
+                  {0}};
+        } else if (name == "any_lastdim" || name == "any_dims_lastdim") {
+            // mostly zero rows: some rows all zero
+            Tensor z = randomInts(be, {R, C}, -1, 2, 24);
+            const int64_t* zi = z.data<int64_t>();
+            Tensor sparse = be.empty({R, C}, DType::F32);
+            for (int64_t i = 0; i < R * C; ++i)
+                sparse.data<float>()[i] = (zi[i] == 1 && i % 7 == 0 && (i / C) % 3) ? 1.5f : 0.0f;
+            const bool dims = name == "any_dims_lastdim";
+            op = {dims ? "aten.any.dims" : "aten.any.dim",
+                  {sparse},
+                  {0},
+                  [dims](const std::vector<Tensor>& v) {
+                      return NamedArgs{{"self", tv(v[0])}, {"dim", dims ? sizesValue({-1}) : iv(-1)}};
+                  },
+                  {0}};
+        } else if (name == "prod_lastdim" || name == "prod_bf16_lastdim") {
+            // values near 1 so that products of 300 stay finite and nonzero
+            const DType dt = name == "prod_lastdim" ? DType::F32 : DType::BF16;
+            Tensor small = randomTensor(be, {R, C}, DType::F32, 25, 0.05);
+            Tensor near1 = runOp(be, "aten.add.Scalar", {{"self", tv(small)}, {"other", fv(1.0)}})[0];
+            if (dt == DType::BF16)
+                near1 = runOp(be, "aten._to_copy.default", {{"self", tv(near1)}, {"dtype", dtypeValue(dt)}})[0];
+            op = {"aten.prod.dim_int",
+                  {near1},
+                  {0},
+                  [](const std::vector<Tensor>& v) {
+                      return NamedArgs{{"self", tv(v[0])}, {"dim", iv(1)}};
+                  },
+                  {0}};
+        } else if (name == "var_lastdim" || name == "var_dim_lastdim") {
+            const bool dimForm = name == "var_dim_lastdim";
+            op = {dimForm ? "aten.var.dim" : "aten.var.correction",
+                  {x},
+                  {0},
+                  [dimForm](const std::vector<Tensor>& v) {
+                      if (dimForm)
+                          return NamedArgs{{"self", tv(v[0])}, {"dim", sizesValue({1})}, {"unbiased", bv(false)}};
+                      return NamedArgs{{"self", tv(v[0])}, {"dim", sizesValue({1})}};
+                  },
+                  {0}};
         } else if (name == "mse_none") {
             op = {"aten.mse_loss.default",
                   {x, g},
@@ -270,8 +334,10 @@ private slots:
         for (const char* n : {"sum_rows",   "sum_cols",       "sum_3d",   "sum_all",  "mean",    "var_mean",
                               "amax",       "argmax",         "cumsum",   "bincount", "softmax", "log_softmax_bwd",
                               "layer_norm", "layer_norm_bwd", "nll_mean", "nll_none", "nll_bwd", "mse_mean",
-                              "mse_bwd",    "embedding_bwd"})
+                              "mse_bwd",    "embedding_bwd",  "amin",     "any",      "prod",    "var"})
             QTest::newRow(n) << std::string(n);
+        if (!fxltest::kSanitizedBuild)  // the other forms of the min kernel: release builds only
+            for (const char* n : {"argmin", "min_dim"}) QTest::newRow(n) << std::string(n);
     }
 
     void threadInvariance()
@@ -304,6 +370,21 @@ private slots:
                 out = runOp(be, "aten.amax.default", {{"self", tv(x)}, {"dim", sizesValue({0})}});
             else if (name == "argmax")
                 out = runOp(be, "aten.argmax.default", {{"self", tv(x)}, {"dim", iv(1)}});
+            else if (name == "amin")
+                out = runOp(be, "aten.amin.default", {{"self", tv(x)}, {"dim", sizesValue({0})}});
+            else if (name == "argmin")
+                out = runOp(be, "aten.argmin.default", {{"self", tv(x)}, {"dim", iv(0)}});
+            else if (name == "min_dim")
+                out = runOp(be, "aten.min.dim", {{"self", tv(x)}, {"dim", iv(1)}});
+            else if (name == "any") {
+                const Tensor gt = runOp(be, "aten.gt.Scalar", {{"self", tv(x)}, {"other", fv(2.5)}})[0];
+                out = runOp(be, "aten.any.dim", {{"self", tv(gt)}, {"dim", iv(0)}});
+            } else if (name == "prod") {
+                Tensor small = randomTensor(be, {513, 300}, DType::F32, 41, 0.05);
+                Tensor near1 = runOp(be, "aten.add.Scalar", {{"self", tv(small)}, {"other", fv(1.0)}})[0];
+                out = runOp(be, "aten.prod.dim_int", {{"self", tv(near1)}, {"dim", iv(0)}});
+            } else if (name == "var")
+                out = runOp(be, "aten.var.correction", {{"self", tv(x)}, {"dim", sizesValue({0})}});
             else if (name == "cumsum")
                 out = runOp(be, "aten.cumsum.default", {{"self", tv(x)}, {"dim", iv(0)}});
             else if (name == "bincount") {

@@ -1,4 +1,4 @@
-// The shape kernel family (views, cat/stack/..., indexing, sort/topk):
+// The shape kernel family (views, cat/stack/..., indexing, sort/topk, padding):
 // - PyTorch 1.13 CPU references (tests/data/kernels/shape.*, made by gen_shape_refs.py): values
 //   bitwise equal (allclose for the ops that add floats: index_put accumulate, index_add,
 //   scatter_add/scatter_reduce), the same sizes, strides and storage offset as PyTorch, views
@@ -126,7 +126,13 @@ const std::set<std::string> kFamily = {"aten.view.default",
                                        "aten.sort.default",
                                        "aten.sort.stable",
                                        "aten.argsort.default",
-                                       "aten.topk.default"};
+                                       "aten.topk.default",
+                                       "aten.constant_pad_nd.default",
+                                       "aten.reflection_pad1d.default",
+                                       "aten.reflection_pad2d.default",
+                                       "aten.reflection_pad3d.default",
+                                       "aten.replication_pad2d.default",
+                                       "aten.replication_pad3d.default"};
 
 std::string shapeText(const std::vector<int64_t>& v)
 {

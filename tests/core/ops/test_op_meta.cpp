@@ -294,6 +294,12 @@ private slots:
         QTest::newRow("i64 / i64 -> f32") << "i64[4]"
                                           << "aten.div.Tensor(x, x)"
                                           << "f32";
+        QTest::newRow("i64 div None -> f32") << "i64[4]"
+                                             << "aten.div.Scalar_mode(x, 2, rounding_mode = None)"
+                                             << "f32";
+        QTest::newRow("i64 div floor keeps i64") << "i64[4]"
+                                                 << "aten.div.Tensor_mode(x, x, rounding_mode = 'floor')"
+                                                 << "i64";
         QTest::newRow("i64 / 2 -> f32") << "i64[4]"
                                         << "aten.div.Scalar(x, 2)"
                                         << "f32";
@@ -568,6 +574,45 @@ private slots:
         QCOMPARE(r.ann("e"), QString("f32[24, 32, 2][64, 2, 1]"));
         QCOMPARE(r.ann("f"), QString("f32[5, 2][2, 1]"));
         QCOMPARE(r.ann("g"), QString("f32[5, 2][2, 1]"));
+    }
+
+    // Core ATen ops added with their CPU kernels (values: PyTorch 1.13's meta / eager results).
+    void coreAtenAdditions()
+    {
+        Run r = run({{"x", "f32[2, 3, 4, 5]"}, {"i", "i32[4]"}, {"b", "b8[4]"}, {"v", "f32[6, 7]"}},
+                    "    a = torch.ops.aten.acosh.default(i)\n"
+                    "    c = torch.ops.aten.bitwise_xor.Scalar(i, 3)\n"
+                    "    d = torch.ops.aten.bitwise_xor.Scalar(b, 3)\n"
+                    "    e = torch.ops.aten.div.Scalar_mode(i, 2, rounding_mode = 'floor')\n"
+                    "    f = torch.ops.aten.var.dim(v, [1], True, True)\n"
+                    "    g = torch.ops.aten.var.dim(v, None)\n"
+                    "    h = torch.ops.aten.reflection_pad1d.default(v, [2, 3])\n"
+                    "    j = torch.ops.aten.reflection_pad2d.default(x, [1, 2, -1, 3])\n"
+                    "    k = torch.ops.aten.replication_pad3d.default(x, [1, 1, 2, 2, 3, 3])\n"
+                    "    m = torch.ops.aten.asinh.default(b)\n"
+                    "    return (a, c, d, e, f, g, h, j, k, m)\n");
+        QVERIFY2(r.r.problems.empty(), qPrintable(r.problems()));
+        QCOMPARE(r.ann("a"), QString("f32[4][1]"));
+        QCOMPARE(r.ann("c"), QString("i32[4][1]"));
+        QCOMPARE(r.ann("d"), QString("i64[4][1]"));
+        QCOMPARE(r.ann("e"), QString("i32[4][1]"));
+        QCOMPARE(r.ann("f"), QString("f32[6, 1][1, 1]"));
+        QCOMPARE(r.ann("g"), QString("f32[]"));
+        QCOMPARE(r.ann("h"), QString("f32[6, 12][12, 1]"));
+        QCOMPARE(r.ann("j"), QString("f32[2, 3, 6, 8][144, 48, 8, 1]"));
+        QCOMPARE(r.ann("k"), QString("f32[2, 9, 8, 7][504, 56, 7, 1]"));
+        QCOMPARE(r.ann("m"), QString("f32[4][1]"));
+        // reflection needs pad < size; the output must not be empty
+        Run bad =
+            run({{"v", "f32[6, 7]"}}, "    h = torch.ops.aten.reflection_pad1d.default(v, [7, 0])\n    return (h,)\n");
+        QCOMPARE(bad.r.problems.size(), size_t(1));
+        QVERIFY2(QString::fromStdString(bad.r.problems[0]).contains("padding size should be less than"),
+                 qPrintable(bad.problems()));
+        Run bad2 = run({{"x", "f32[3, 4]"}},
+                       "    h = torch.ops.aten.replication_pad2d.default(x, [1, 1, 1, 1])\n    return (h,)\n");
+        QCOMPARE(bad2.r.problems.size(), size_t(1));
+        QVERIFY2(QString::fromStdString(bad2.r.problems[0]).contains("expected 3D or 4D input"),
+                 qPrintable(bad2.problems()));
     }
 };
 
