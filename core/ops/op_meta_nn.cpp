@@ -293,6 +293,65 @@ void registerSoftmaxAndNorms(MetaTable& t)
                                    tensorValue(makeContiguous(statDt, {n, g}, in.device)),
                                    tensorValue(makeContiguous(statDt, {n, g}, in.device))});
     };
+    t["aten.native_group_norm_backward.default"] = [](const MetaCall& c) {
+        const TensorMeta& in = tensorOf(c, "input");
+        tensorOf(c, "grad_out");
+        auto m = maskOf(c, "output_mask", 3);
+        const TensorMeta* w = optTensorOf(c, "weight");
+        SymInt ch = symArg(c, "C");
+        DType pdt = w ? w->dtype : in.dtype;
+        return ValueMeta::ofTuple({noneOr(m[0], makeTensor(in.dtype, in.sizes, stridesLike(in, ""), in.device)),
+                                   noneOr(m[1], makeContiguous(pdt, {ch}, in.device)),
+                                   noneOr(m[2], makeContiguous(pdt, {ch}, in.device))});
+    };
+    // native_batch_norm, _native_batch_norm_legit (.default / .no_stats / _no_training):
+    // (out, save_mean, save_invstd), the statistics [C] in training and [0] otherwise (f32 for
+    // bf16 / f16 inputs)
+    auto batchNorm = [](const MetaCall& c, bool training) {
+        const TensorMeta& in = tensorOf(c, "input");
+        if (in.sizes.size() < 2) throw MetaError("batch_norm: input must have at least 2 dims");
+        DType statDt = isLowPrecision(in.dtype) ? DType::F32 : in.dtype;
+        Sizes saveShape = training ? Sizes{in.sizes[1]} : Sizes{SymInt(0)};
+        return ValueMeta::ofTuple({tensorValue(makeTensor(in.dtype, in.sizes, stridesLike(in, ""), in.device)),
+                                   tensorValue(makeContiguous(statDt, saveShape, in.device)),
+                                   tensorValue(makeContiguous(statDt, saveShape, in.device))});
+    };
+    t["aten.native_batch_norm.default"] = [batchNorm](const MetaCall& c) {
+        return batchNorm(c, toBool(c.arg("training"), "training"));
+    };
+    t["aten._native_batch_norm_legit.default"] = t["aten.native_batch_norm.default"];
+    t["aten._native_batch_norm_legit.no_stats"] = t["aten.native_batch_norm.default"];
+    t["aten._native_batch_norm_legit_no_training.default"] = [batchNorm](const MetaCall& c) {
+        return batchNorm(c, false);
+    };
+    t["aten.native_batch_norm_backward.default"] = [](const MetaCall& c) {
+        const TensorMeta& in = tensorOf(c, "input");
+        tensorOf(c, "grad_out");
+        if (in.sizes.size() < 2) throw MetaError("native_batch_norm_backward: input must have at least 2 dims");
+        auto m = maskOf(c, "output_mask", 3);
+        const TensorMeta* w = optTensorOf(c, "weight");
+        DType pdt = w ? w->dtype : in.dtype;
+        return ValueMeta::ofTuple({noneOr(m[0], makeTensor(in.dtype, in.sizes, stridesLike(in, ""), in.device)),
+                                   noneOr(m[1], makeContiguous(pdt, {in.sizes[1]}, in.device)),
+                                   noneOr(m[2], makeContiguous(pdt, {in.sizes[1]}, in.device))});
+    };
+    t["aten._cdist_forward.default"] = [](const MetaCall& c) {
+        const TensorMeta& a = tensorOf(c, "x1");
+        const TensorMeta& b = tensorOf(c, "x2");
+        if (a.sizes.size() < 2 || b.sizes.size() < 2) throw MetaError("_cdist_forward: x1 and x2 need at least 2 dims");
+        Sizes ba(a.sizes.begin(), a.sizes.end() - 2), bb(b.sizes.begin(), b.sizes.end() - 2);
+        Sizes out = broadcastShapes({&ba, &bb});
+        out.push_back(a.sizes[a.sizes.size() - 2]);
+        out.push_back(b.sizes[b.sizes.size() - 2]);
+        return tensorValue(makeContiguous(a.dtype, std::move(out), a.device));
+    };
+    t["aten._pdist_forward.default"] = [](const MetaCall& c) {
+        const TensorMeta& x = tensorOf(c, "self");
+        checkDim(x, 2, "_pdist_forward", "self");
+        const SymInt& n = x.sizes[0];
+        const SymInt pairs = SymInt::floorDiv(n * (n - SymInt(1)), SymInt(2));  // 0 for n = 0 and 1
+        return tensorValue(makeContiguous(x.dtype, {pairs}, x.device));
+    };
     t["aten._native_batch_norm_legit_functional.default"] = [](const MetaCall& c) {
         const TensorMeta& in = tensorOf(c, "input");
         if (in.sizes.size() < 2) throw MetaError("batch_norm: input must have at least 2 dims");

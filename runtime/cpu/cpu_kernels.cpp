@@ -5,6 +5,7 @@
 #include "runtime/cpu/cpu_random.hpp"
 #include "runtime/cpu/cpu_reduction.hpp"
 #include "runtime/cpu/cpu_shape.hpp"
+#include "runtime/sdpa_kernels.hpp"
 
 namespace fxl {
 
@@ -15,6 +16,7 @@ void registerCpuKernels(KernelRegistry& reg)
     cpu::registerReductionKernels(reg);
     cpu::registerShapeKernels(reg);
     cpu::registerRandomKernels(reg);
+    exec::registerSdpaKernels(reg);
 }
 
 }  // namespace fxl

@@ -1,6 +1,8 @@
 // The reduction kernel family (sum/mean/var_mean/amax/max/argmax/cumsum/bincount, softmax and
 // log_softmax with their backward, native_layer_norm (+ backward), nll_loss (+ backward),
-// mse_loss (+ backward), embedding_dense_backward):
+// mse_loss (+ backward), embedding_dense_backward, native_group_norm (+ backward),
+// native_batch_norm (+ backward), _native_batch_norm_legit (.default, .no_stats, _functional,
+// _no_training), _cdist_forward, _pdist_forward):
 // - PyTorch 1.13 CPU references (tests/data/kernels/reduction.*, made by gen_reduction_refs.py):
 //   allclose |a-e| <= 1e-6 + 1e-5|e| for f32 (worst ratio per op printed), 1 ulp for bf16/f16,
 //   1e-12 + 1e-10|e| for f64, exact for integers; NaN where PyTorch has NaN;
@@ -100,7 +102,17 @@ const std::set<std::string> kFamily = {"aten.sum.default",
                                        "aten.nll_loss_backward.default",
                                        "aten.mse_loss.default",
                                        "aten.mse_loss_backward.default",
-                                       "aten.embedding_dense_backward.default"};
+                                       "aten.embedding_dense_backward.default",
+                                       "aten.native_group_norm.default",
+                                       "aten.native_group_norm_backward.default",
+                                       "aten.native_batch_norm.default",
+                                       "aten.native_batch_norm_backward.default",
+                                       "aten._native_batch_norm_legit.default",
+                                       "aten._native_batch_norm_legit.no_stats",
+                                       "aten._native_batch_norm_legit_no_training.default",
+                                       "aten._native_batch_norm_legit_functional.default",
+                                       "aten._cdist_forward.default",
+                                       "aten._pdist_forward.default"};
 // ---- comparisons
 
 struct Verdict
