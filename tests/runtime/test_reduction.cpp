@@ -261,6 +261,60 @@ private slots:
             qInfo("bf16/f16 ulp vs PyTorch's 16-bit output (info) %-44s %d", op.c_str(), u);
     }
 
+    // _native_batch_norm_legit (and native_batch_norm) in training update the running stats
+    // in place to the values _native_batch_norm_legit_functional returns (those are checked
+    // against PyTorch's in pytorchRefs); no_training and eval leave them as they are.
+    void batchNormRunningStats_data()
+    {
+        QTest::addColumn<std::string>("target");
+        QTest::addColumn<bool>("training");
+        QTest::newRow("legit train") << std::string("aten._native_batch_norm_legit.default") << true;
+        QTest::newRow("native train") << std::string("aten.native_batch_norm.default") << true;
+        QTest::newRow("legit eval") << std::string("aten._native_batch_norm_legit.default") << false;
+        QTest::newRow("no_training") << std::string("aten._native_batch_norm_legit_no_training.default") << false;
+    }
+    void batchNormRunningStats()
+    {
+        QFETCH(std::string, target);
+        QFETCH(bool, training);
+        Backend& be = *be2_;
+        const Tensor x = randomTensor(be, {6, 3, 7}, DType::F32, 41), w = randomTensor(be, {3}, DType::F32, 42);
+        const Tensor rm0 = randomTensor(be, {3}, DType::F32, 43);
+        Tensor rv0 = randomTensor(be, {3}, DType::F32, 44);
+        for (int64_t c = 0; c < 3; ++c) rv0.data<float>()[c] = std::abs(rv0.data<float>()[c]) + 0.5f;
+        auto copyOf = [&](const Tensor& t) {
+            Tensor c = be.empty(t.sizes(), t.dtype());
+            be.copy(c, t);
+            return c;
+        };
+        const Tensor rm = copyOf(rm0), rv = copyOf(rv0);
+        NamedArgs args{{"input", tv(x)},         {"weight", tv(w)},       {"bias", Value::none()},
+                       {"running_mean", tv(rm)}, {"running_var", tv(rv)}, {"momentum", fv(0.1)},
+                       {"eps", fv(1e-5)}};
+        if (target != "aten._native_batch_norm_legit_no_training.default") args["training"] = bv(training);
+        const auto r = runOp(be, target, args);
+        const auto f = runOp(be, "aten._native_batch_norm_legit_functional.default",
+                             {{"input", tv(x)},
+                              {"weight", tv(w)},
+                              {"bias", Value::none()},
+                              {"running_mean", tv(rm0)},
+                              {"running_var", tv(rv0)},
+                              {"training", bv(training)},
+                              {"momentum", fv(0.1)},
+                              {"eps", fv(1e-5)}});
+        QCOMPARE(f.size(), size_t(5));
+        QVERIFY(sameBits(be, r[0], f[0]));
+        QVERIFY(sameBits(be, rm, f[3]));
+        QVERIFY(sameBits(be, rv, f[4]));
+        QCOMPARE(sameBits(be, rm, rm0), !training);
+        QCOMPARE(sameBits(be, rv, rv0), !training);
+        // momentum 0.1: r = 0.9 r + 0.1 s (the variance unbiased, M = 42)
+        if (training) {
+            const float mean0 = r[1].data<float>()[0];
+            QVERIFY(std::abs(rm.data<float>()[0] - (0.9f * rm0.data<float>()[0] + 0.1f * mean0)) < 1e-6f);
+        }
+    }
+
     void kernelsRegistered()
     {
         for (const std::string& t : kFamily) {
