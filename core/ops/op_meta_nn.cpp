@@ -381,6 +381,27 @@ void registerEmbeddingAndLosses(MetaTable& t)
         out.push_back(w.sizes[1]);
         return tensorValue(makeContiguous(w.dtype, std::move(out), w.device));
     };
+    // (output [B, D], offset2bag [n] ([0] for mode sum on PyTorch's fast path: f32 / f16 / bf16
+    // weight, no padding_idx), bag_size [B], max_indices [B, D] for mode max else [B]); B the
+    // offsets' count (minus one with include_last_offset); the three in the indices' dtype
+    t["aten._embedding_bag.default"] = [](const MetaCall& c) {
+        const TensorMeta& w = tensorOf(c, "weight");
+        const TensorMeta& idx = tensorOf(c, "indices");
+        const TensorMeta& offs = tensorOf(c, "offsets");
+        checkDim(w, 2, "_embedding_bag", "weight");
+        checkDim(idx, 1, "_embedding_bag", "indices");
+        checkDim(offs, 1, "_embedding_bag", "offsets");
+        const int64_t mode = intArg(c, "mode");
+        const bool last = toBool(c.arg("include_last_offset"), "include_last_offset");
+        const SymInt bags = last ? offs.sizes[0] - SymInt(1) : offs.sizes[0];
+        const bool fastSum = mode == 0 && intArg(c, "padding_idx") < 0
+            && (w.dtype == DType::F32 || w.dtype == DType::F16 || w.dtype == DType::BF16);
+        return ValueMeta::ofTuple(
+            {tensorValue(makeContiguous(w.dtype, {bags, w.sizes[1]}, w.device)),
+             tensorValue(makeContiguous(idx.dtype, {fastSum ? SymInt(0) : idx.sizes[0]}, w.device)),
+             tensorValue(makeContiguous(idx.dtype, {bags}, w.device)),
+             tensorValue(makeContiguous(idx.dtype, mode == 2 ? Sizes{bags, w.sizes[1]} : Sizes{bags}, w.device))});
+    };
     t["aten.embedding_dense_backward.default"] = [](const MetaCall& c) {
         const TensorMeta& g = tensorOf(c, "grad_output");
         tensorOf(c, "indices");

@@ -7,6 +7,7 @@
 // length only).
 #include "runtime/cpu/cpu_reduction.hpp"
 #include "runtime/cpu/cpu_distance.hpp"
+#include "runtime/cpu/cpu_embedding_bag.hpp"
 #include "runtime/cpu/cpu_loss.hpp"
 #include "runtime/cpu/cpu_norm.hpp"
 #include "runtime/cpu/cpu_norm_batch.hpp"
@@ -506,6 +507,7 @@ void registerReductionKernels(KernelRegistry& reg)
     red::registerNormKernels(reg);
     red::registerBatchNormKernels(reg);
     red::registerDistanceKernels(reg);
+    red::registerEmbeddingBagKernels(reg);
     red::registerLossKernels(reg);
 }
 

@@ -4,7 +4,7 @@ kernels of the fxlens CPU runtime: sum/mean/var_mean/amax/max/argmax/cumsum/binc
 softmax/log_softmax (+ backward), native_layer_norm (+ backward), nll_loss (+ backward),
 mse_loss (+ backward), embedding_dense_backward, native_group_norm (+ backward), native_batch_norm
 (+ backward) and _native_batch_norm_legit (.default, .no_stats, _functional, _no_training; computed
-by native_batch_norm, which 1.13 has), _cdist_forward, _pdist_forward.
+by native_batch_norm, which 1.13 has), _cdist_forward, _pdist_forward, _embedding_bag.
 
 Writes tests/data/kernels/reduction.safetensors (inputs and outputs, keys "<case>/in<k>" and
 "<case>/out<k>") and tests/data/kernels/reduction.cases.json (per case: the op target, its
@@ -611,6 +611,25 @@ pdist(rn(7, 3), 1.0)
 pdist(rn(5, 4), 0.5, note="p=0.5")
 pdist(rn(1, 4), 2.0, note="one row: empty")
 pdist(rn(6, 5, dtype=torch.float64), 2.0)
+
+
+# ---------------------------------------------------------------- embedding bag
+def emb_bag(w, idx, offs, mode, psw=None, last=False, pad=-1, note=""):
+    case("embedding_bag", "aten._embedding_bag.default", [w, idx, offs, False, mode, False, psw, last, pad],
+         lambda ww, ii, oo, s, m, sp, p, l, pd: A._embedding_bag(ww, ii, oo, s, m, sp, p, l, pd), note)
+
+
+bag_idx = torch.tensor([1, 2, 4, 5, 4, 3, 2, 9, 0, 4])
+bag_offs = torch.tensor([0, 4, 4, 6])
+for m in (0, 1, 2):
+    emb_bag(rn(10, 3), bag_idx, bag_offs, m, note="empty bag")
+    emb_bag(rn(10, 3), bag_idx, bag_offs, m, pad=4, note="padding_idx=4")
+    emb_bag(rn(10, 5, dtype=torch.float64), bag_idx, bag_offs, m)
+emb_bag(rn(10, 3), bag_idx, bag_offs, 0, psw=rn(10), note="per_sample_weights")
+emb_bag(rn(10, 3), bag_idx, torch.tensor([0, 4, 4, 6, 10]), 1, last=True, note="include_last_offset")
+emb_bag(rn(10, 3), bag_idx.to(torch.int32), bag_offs.to(torch.int32), 2, note="int32 indices")
+emb_bag(rn(10, 4, dtype=torch.float16), bag_idx, bag_offs, 1)
+emb_bag(rn(50, 8), torch.randint(0, 50, (200,)), torch.tensor([0, 3, 50, 51, 120]), 0, note="many")
 
 os.makedirs(OUT_DIR, exist_ok=True)
 write_safetensors(os.path.join(OUT_DIR, "reduction.safetensors"), sorted(tensors.items()))

@@ -2,7 +2,7 @@
 // log_softmax with their backward, native_layer_norm (+ backward), nll_loss (+ backward),
 // mse_loss (+ backward), embedding_dense_backward, native_group_norm (+ backward),
 // native_batch_norm (+ backward), _native_batch_norm_legit (.default, .no_stats, _functional,
-// _no_training), _cdist_forward, _pdist_forward):
+// _no_training), _cdist_forward, _pdist_forward, _embedding_bag):
 // - PyTorch 1.13 CPU references (tests/data/kernels/reduction.*, made by gen_reduction_refs.py):
 //   allclose |a-e| <= 1e-6 + 1e-5|e| for f32 (worst ratio per op printed), 1 ulp for bf16/f16,
 //   1e-12 + 1e-10|e| for f64, exact for integers; NaN where PyTorch has NaN;
@@ -26,14 +26,17 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/formats/fx/fx_text_parser.hpp"
 #include "core/formats/safetensors.hpp"
 #include "core/formats/source.hpp"
 #include "core/ops/op_registry.hpp"
+#include "core/ops/shape_prop.hpp"
 #include "kernel_test_util.hpp"
 #include "reduction_test_util.hpp"
 #include "runtime/backend.hpp"
 #include "runtime/cpu/cpu_common.hpp"
 #include "runtime/cpu/cpu_reduction.hpp"
+#include "runtime/executor.hpp"
 #include "runtime/kernel.hpp"
 #include "test_util.hpp"
 
@@ -112,7 +115,8 @@ const std::set<std::string> kFamily = {"aten.sum.default",
                                        "aten._native_batch_norm_legit_no_training.default",
                                        "aten._native_batch_norm_legit_functional.default",
                                        "aten._cdist_forward.default",
-                                       "aten._pdist_forward.default"};
+                                       "aten._pdist_forward.default",
+                                       "aten._embedding_bag.default"};
 // ---- comparisons
 
 struct Verdict
@@ -313,6 +317,74 @@ private slots:
             const float mean0 = r[1].data<float>()[0];
             QVERIFY(std::abs(rm.data<float>()[0] - (0.9f * rm0.data<float>()[0] + 0.1f * mean0)) < 1e-6f);
         }
+    }
+
+    // The meta functions of the norm / distance / embedding-bag ops give the shapes and dtypes
+    // their kernels return (every tensor output of each).
+    void normAndBagMeta()
+    {
+        const std::string text = R"(class GraphModule(torch.nn.Module):
+    def forward(self, x: "f32[4, 6, 5]", w: "f32[6]", rm: "f32[6]", rv: "f32[6]", xb: "bf16[4, 6, 5]", a: "f32[2, 5, 3]", b: "f32[1, 4, 3]", p2: "f32[8, 15]", emb: "f16[10, 4]", embf: "f32[10, 4]"):
+        idx = torch.ops.aten.arange.default(7, dtype = torch.int32)
+        offs = torch.ops.aten.arange.start_step(0, 7, 3, dtype = torch.int32)
+        gn = torch.ops.aten.native_group_norm.default(xb, None, None, 4, 6, 5, 3, 1e-05)
+        gn0 = gn[0]
+        gn1 = gn[1]
+        gn2 = gn[2]
+        gnb = torch.ops.aten.native_group_norm_backward.default(gn0, xb, gn1, gn2, None, 4, 6, 5, 3, [True, True, True])
+        gnb0 = gnb[0]
+        gnb1 = gnb[1]
+        gnb2 = gnb[2]
+        bn = torch.ops.aten._native_batch_norm_legit.default(xb, w, w, rm, rv, True, 0.1, 1e-05)
+        bn0 = bn[0]
+        bn1 = bn[1]
+        bn2 = bn[2]
+        nt = torch.ops.aten._native_batch_norm_legit_no_training.default(x, w, None, rm, rv, 0.1, 1e-05)
+        nt0 = nt[0]
+        nt1 = nt[1]
+        ns = torch.ops.aten._native_batch_norm_legit.no_stats(x, None, None, True, 0.1, 1e-05)
+        ns1 = ns[1]
+        nb = torch.ops.aten.native_batch_norm_backward.default(x, x, w, rm, rv, ns1, ns1, True, 1e-05, [True, True, False])
+        nb0 = nb[0]
+        nb1 = nb[1]
+        bf = torch.ops.aten._native_batch_norm_legit_functional.default(x, w, w, rm, rv, True, 0.1, 1e-05)
+        bf0 = bf[0]
+        bf1 = bf[1]
+        bf3 = bf[3]
+        cd = torch.ops.aten._cdist_forward.default(a, b, 1.0, None)
+        pd = torch.ops.aten._pdist_forward.default(p2, 2.0)
+        eb = torch.ops.aten._embedding_bag.default(emb, idx, offs, False, 2, False, None, False, -1)
+        eb0 = eb[0]
+        eb1 = eb[1]
+        eb2 = eb[2]
+        eb3 = eb[3]
+        es = torch.ops.aten._embedding_bag.default(embf, idx, offs, False, 0, False, None, False, -1)
+        es1 = es[1]
+        es3 = es[3]
+        return (gn0, gn1, gn2, gnb0, gnb1, gnb2, bn0, bn1, bn2, nt0, nt1, ns1, nb0, nb1, bf0, bf1, bf3, cd, pd, eb0, eb1, eb2, eb3, es1, es3)
+)";
+        Graph g = parseFxText(text, "norm_meta");
+        ShapePropOptions o;
+        o.overwrite = true;
+        const ShapePropResult pr = propagateShapes(g, o);
+        QVERIFY2(pr.problems.empty(), pr.problems.empty() ? "" : pr.problems[0].c_str());
+        ExecOptions eo;
+        eo.inputSeed = 1;
+        const ExecResult r = executeGraph(g, eo);
+        const auto& items = g.node(g.outputNode()).args.at(0).items;
+        QCOMPARE(r.outputs.size(), items.size());
+        QCOMPARE(items.size(), size_t(25));
+        for (size_t k = 0; k < items.size(); ++k) {
+            const Node& n = g.node(items[k].node);
+            QVERIFY2(n.val.isTensor() && r.outputs[k].isTensor(), n.name.c_str());
+            std::vector<int64_t> sizes;
+            for (const auto& sz : n.val.tensor.sizes) sizes.push_back(sz.valueOrHint());
+            QVERIFY2(sizes == r.outputs[k].tensor.sizes(), n.name.c_str());
+            QVERIFY2(n.val.tensor.dtype == r.outputs[k].tensor.dtype(), n.name.c_str());
+        }
+        // the fast-path sum's offset2bag is empty, the max form's max_indices [bags, D]
+        QCOMPARE(r.outputs[23].tensor.numel(), int64_t(0));
+        QCOMPARE(r.outputs[22].tensor.sizes(), (std::vector<int64_t>{3, 4}));
     }
 
     void kernelsRegistered()
