@@ -198,19 +198,18 @@ Tensor sumGroups(const Call& c, const Tensor& t, const Dims& d)
     return op(c, "aten.sum.dim_IntList", {tensorValue(v), intList({2}), Value::ofBool(false)});
 }
 
-}  // namespace
-
-Value flexAttention(const Call& c, const FlexOperands& o, const BodyRunner& run)
+// logsumexp(post, -1) as at::logsumexp computes it (the row maximum subtracted, an infinite
+// maximum replaced by 0 where it is added back), then -inf for the fully masked rows; natural
+// log, in post's dtype. rowMax: each row's maximum.
+struct RowLse
 {
-    const Dims d = dimsOf(o, "flex_attention");
-    const Indices idx = indicesFor(c, d);
-    const Inner in = mathInner(c, o, d, idx, run);
-
-    // logsumexp as at::logsumexp computes it (the row maximum subtracted, an infinite maximum
-    // replaced by 0 where it is added back), then -inf for the fully masked rows.
-    const Tensor mx = op(c, "aten.amax.default", {tensorValue(in.post), intList({-1}), Value::ofBool(true)});
+    Tensor lse, rowMax;
+};
+RowLse rowLogsumexp(const Call& c, const Tensor& post)
+{
+    const Tensor mx = op(c, "aten.amax.default", {tensorValue(post), intList({-1}), Value::ofBool(true)});
     const Tensor ex =
-        op(c, "aten.exp.default", {tensorValue(op(c, "aten.sub.Tensor", {tensorValue(in.post), tensorValue(mx)}))});
+        op(c, "aten.exp.default", {tensorValue(op(c, "aten.sub.Tensor", {tensorValue(post), tensorValue(mx)}))});
     const Tensor sum = op(c, "aten.sum.dim_IntList", {tensorValue(ex), intList({-1}), Value::ofBool(false)});
     const Tensor mxs = squeezeLast(c, mx);
     const Tensor mxFinite =
@@ -222,6 +221,18 @@ Value flexAttention(const Call& c, const FlexOperands& o, const BodyRunner& run)
         op(c, "aten.eq.Scalar", {tensorValue(mxs), Value::ofFloat(-std::numeric_limits<double>::infinity())});
     lse = op(c, "aten.masked_fill.Scalar",
              {tensorValue(lse), tensorValue(maskedRows), Value::ofFloat(-std::numeric_limits<double>::infinity())});
+    return {lse, mxs};
+}
+}  // namespace
+
+Value flexAttention(const Call& c, const FlexOperands& o, const BodyRunner& run)
+{
+    const Dims d = dimsOf(o, "flex_attention");
+    const Indices idx = indicesFor(c, d);
+    const Inner in = mathInner(c, o, d, idx, run);
+
+    const RowLse rl = rowLogsumexp(c, in.post);
+    Tensor lse = rl.lse;
     lse = op(c, "aten.div.Scalar", {tensorValue(lse), Value::ofFloat(kLn2)});
 
     const Tensor p = op(c, "aten._safe_softmax.default", {tensorValue(in.post), intValue(-1)});
@@ -229,7 +240,8 @@ Value flexAttention(const Call& c, const FlexOperands& o, const BodyRunner& run)
     Tensor out = bmm(c, p3, in.valueRep);
     out = op(c, "aten.view.default", {tensorValue(out), intList({d.B, d.Hq, d.L, d.Ev})});
     std::vector<Value> outs{tensorValue(out), tensorValue(lse)};
-    if (o.maxScores) outs.push_back(tensorValue(op(c, "aten.div.Scalar", {tensorValue(mxs), Value::ofFloat(kLn2)})));
+    if (o.maxScores)
+        outs.push_back(tensorValue(op(c, "aten.div.Scalar", {tensorValue(rl.rowMax), Value::ofFloat(kLn2)})));
     return Value::ofList(std::move(outs));
 }
 
@@ -335,6 +347,160 @@ Value flexAttentionBackward(const Call& c, const FlexBackwardOperands& ob, const
     replaceTensorsWithCopies(c.context.backend(), bufferGrads);
     outs.push_back(Value::ofList(std::move(bufferGrads)));
     return Value::ofList(std::move(outs));
+}
+
+// ---- scaled_dot_product_attention
+
+namespace {
+
+Dims sdpaDims(const SdpaOperands& o, const char* name)
+{
+    FlexOperands f;
+    f.query = o.query;
+    f.key = o.key;
+    f.value = o.value;
+    const Dims d = dimsOf(f, name);
+    if (!o.gqa && d.Hq != d.Hkv)
+        throw KernelError(std::string(name) + ": query has " + std::to_string(d.Hq) + " heads, key/value "
+                          + std::to_string(d.Hkv) + " (different head counts need enable_gqa)");
+    return d;
+}
+
+// The additive mask of an attn_mask (bool: 0 where true, -inf where false; float: itself) in wp.
+Tensor additiveMask(const Call& c, const Tensor& m, const Dims& d, const char* name)
+{
+    const std::vector<int64_t> full{d.B, d.Hq, d.L, d.S};
+    bool ok = m.dim() <= 4;
+    for (int64_t k = 0; ok && k < m.dim(); ++k) {
+        const int64_t s = m.size(m.dim() - 1 - k);
+        ok = s == 1 || s == full[static_cast<size_t>(3 - k)];
+    }
+    if (!ok)
+        throw KernelError(std::string(name) + ": attn_mask " + describe(m) + " does not broadcast to the scores ["
+                          + std::to_string(d.B) + ", " + std::to_string(d.Hq) + ", " + std::to_string(d.L) + ", "
+                          + std::to_string(d.S) + "]");
+    if (m.dtype() == DType::Bool) {
+        const Tensor zero = op(c, "aten.scalar_tensor.default", {Value::ofFloat(0.0), dtypeValue(d.wp)});
+        const Tensor negInf = op(c, "aten.scalar_tensor.default",
+                                 {Value::ofFloat(-std::numeric_limits<double>::infinity()), dtypeValue(d.wp)});
+        return op(c, "aten.where.self", {tensorValue(m), tensorValue(zero), tensorValue(negInf)});
+    }
+    if (!isFloatingPoint(m.dtype()))
+        throw KernelError(std::string(name) + ": attn_mask must be a bool or floating-point tensor, got "
+                          + describe(m));
+    return to(c, m, d.wp);
+}
+
+double scaleOf(const SdpaOperands& o, const Dims& d)
+{
+    return o.scale ? *o.scale : 1.0 / std::sqrt(static_cast<double>(d.E));
+}
+
+// The scores after the mask and the causal mask, [B, Hq, L, S] in wp; keyRep / valueRep: key
+// and value per query head ([B * Hq, S, D], the input dtype).
+Tensor sdpaPost(const Call& c, const SdpaOperands& o, const Dims& d, const char* name, Tensor& keyRep, Tensor& valueRep)
+{
+    keyRep = perQueryHead(c, o.key, d);
+    valueRep = perQueryHead(c, o.value, d);
+    const Tensor q =
+        op(c, "aten.reshape.default", {tensorValue(to(c, o.query, d.wp)), intList({d.B * d.Hq, d.L, d.E})});
+    Tensor s = bmm(c, q, transposeLast(c, to(c, keyRep, d.wp)));
+    s = op(c, "aten.view.default", {tensorValue(s), intList({d.B, d.Hq, d.L, d.S})});
+    s = op(c, "aten.mul.Scalar", {tensorValue(s), Value::ofFloat(scaleOf(o, d))});
+    if (o.mask.isTensor()) {
+        if (o.causal)
+            throw KernelError(std::string(name) + ": an explicit attn_mask cannot be combined with is_causal=True");
+        s = op(c, "aten.add.Tensor", {tensorValue(s), tensorValue(additiveMask(c, o.mask.tensor, d, name))});
+    } else if (!o.mask.isNone()) {
+        throw KernelError(std::string(name) + ": attn_mask must be a tensor or None");
+    }
+    if (o.causal) {  // key j visible to query i when j <= i (the top-left aligned lower triangle)
+        const Tensor keep =
+            op(c, "aten.ge.Tensor", {tensorValue(indexAlong(c, 2, d.L)), tensorValue(indexAlong(c, 3, d.S))});
+        const Tensor negInf = op(c, "aten.scalar_tensor.default",
+                                 {Value::ofFloat(-std::numeric_limits<double>::infinity()), dtypeValue(d.wp)});
+        s = op(c, "aten.where.self", {tensorValue(keep), tensorValue(s), tensorValue(negInf)});
+    }
+    return s;
+}
+
+// A fresh contiguous tensor of `dt` (a copy when t aliases an operand or is not contiguous).
+Tensor fresh(const Call& c, const Tensor& t, DType dt, const SdpaOperands& o)
+{
+    Tensor r = to(c, t, dt);
+    if (!r.isContiguous() || r.storage() == o.query.storage() || r.storage() == o.key.storage()
+        || r.storage() == o.value.storage())
+        r = op(c, "aten.clone.default", {tensorValue(r)});
+    return r;
+}
+
+}  // namespace
+
+SdpaForward sdpaForward(const Call& c, const SdpaOperands& o, const char* name)
+{
+    const Dims d = sdpaDims(o, name);
+    Tensor keyRep, valueRep;
+    const Tensor post = sdpaPost(c, o, d, name, keyRep, valueRep);
+    const RowLse rl = rowLogsumexp(c, post);
+    const Tensor p = op(c, "aten._safe_softmax.default", {tensorValue(post), intValue(-1)});
+    const Tensor p3 = op(c, "aten.reshape.default", {tensorValue(p), intList({d.B * d.Hq, d.L, d.S})});
+    Tensor out = bmm(c, p3, to(c, valueRep, d.wp));
+    out = op(c, "aten.view.default", {tensorValue(out), intList({d.B, d.Hq, d.L, d.Ev})});
+    return {fresh(c, out, d.dtype, o), fresh(c, rl.lse, DType::F32, o)};
+}
+
+SdpaGrads sdpaBackward(const Call& c, const SdpaOperands& o, const Tensor& out, const Tensor& lse,
+                       const Tensor& gradOut, const char* name)
+{
+    const Dims d = sdpaDims(o, name);
+    const std::vector<int64_t> outShape{d.B, d.Hq, d.L, d.Ev}, rows{d.B, d.Hq, d.L};
+    if (!out.defined() || out.sizes() != outShape)
+        throw KernelError(std::string(name) + ": out must be [B, Hq, L, Ev], got "
+                          + (out.defined() ? describe(out) : std::string("none")));
+    if (!gradOut.defined() || gradOut.sizes() != outShape)
+        throw KernelError(std::string(name) + ": grad_out must be [B, Hq, L, Ev], got "
+                          + (gradOut.defined() ? describe(gradOut) : std::string("none")));
+    if (!lse.defined() || lse.sizes() != rows)
+        throw KernelError(std::string(name) + ": logsumexp must be [B, Hq, L], got "
+                          + (lse.defined() ? describe(lse) : std::string("none")));
+    Tensor keyRep, valueRep;
+    const Tensor post = sdpaPost(c, o, d, name, keyRep, valueRep);
+    const Tensor lw = to(c, lse, d.wp);
+    const Tensor maskedRows =
+        op(c, "aten.eq.Scalar", {tensorValue(lw), Value::ofFloat(-std::numeric_limits<double>::infinity())});
+    Tensor sm = op(c, "aten.exp.default",
+                   {tensorValue(op(c, "aten.sub.Tensor", {tensorValue(post), tensorValue(unsqueezeLast(c, lw))}))});
+    sm = op(c, "aten.masked_fill.Scalar",
+            {tensorValue(sm), tensorValue(unsqueezeLast(c, maskedRows)), Value::ofFloat(0.0)});
+
+    const Tensor gow = to(c, gradOut, d.wp);
+    const Tensor go3 = op(c, "aten.reshape.default", {tensorValue(gow), intList({d.B * d.Hq, d.L, d.Ev})});
+    const Tensor sm3 = op(c, "aten.reshape.default", {tensorValue(sm), intList({d.B * d.Hq, d.L, d.S})});
+    Tensor gradV = bmm(c, transposeLast(c, sm3), go3);
+    Tensor gradP = bmm(c, go3, transposeLast(c, to(c, valueRep, d.wp)));
+    gradP = op(c, "aten.view.default", {tensorValue(gradP), intList({d.B, d.Hq, d.L, d.S})});
+    const Tensor rowDot = op(c, "aten.sum.dim_IntList",
+                             {tensorValue(op(c, "aten.mul.Tensor", {tensorValue(to(c, out, d.wp)), tensorValue(gow)})),
+                              intList({-1}), Value::ofBool(true)});
+    const Tensor dS =
+        op(c, "aten.mul.Tensor",
+           {tensorValue(sm), tensorValue(op(c, "aten.sub.Tensor", {tensorValue(gradP), tensorValue(rowDot)}))});
+    const Tensor dSs = op(c, "aten.mul.Scalar", {tensorValue(dS), Value::ofFloat(scaleOf(o, d))});
+    const Tensor gs3 = op(c, "aten.reshape.default", {tensorValue(dSs), intList({d.B * d.Hq, d.L, d.S})});
+    const Tensor q3 =
+        op(c, "aten.reshape.default", {tensorValue(to(c, o.query, d.wp)), intList({d.B * d.Hq, d.L, d.E})});
+    Tensor gradQ = bmm(c, gs3, to(c, keyRep, d.wp));
+    Tensor gradK = bmm(c, transposeLast(c, gs3), q3);
+    gradQ = op(c, "aten.view.default", {tensorValue(gradQ), intList({d.B, d.Hq, d.L, d.E})});
+    gradK = op(c, "aten.view.default", {tensorValue(gradK), intList({d.B, d.Hq, d.S, d.E})});
+    gradV = op(c, "aten.view.default", {tensorValue(gradV), intList({d.B, d.Hq, d.S, d.Ev})});
+    gradK = sumGroups(c, gradK, d);
+    gradV = sumGroups(c, gradV, d);
+    if (d.Bkv != d.B) {
+        gradK = op(c, "aten.sum.dim_IntList", {tensorValue(gradK), intList({0}), Value::ofBool(true)});
+        gradV = op(c, "aten.sum.dim_IntList", {tensorValue(gradV), intList({0}), Value::ofBool(true)});
+    }
+    return {fresh(c, gradQ, d.dtype, o), fresh(c, gradK, d.dtype, o), fresh(c, gradV, d.dtype, o), dS};
 }
 
 }  // namespace fxl::exec

@@ -20,6 +20,7 @@
 #pragma once
 
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -66,5 +67,41 @@ struct FlexBackwardOperands
     Value gradLogsumexp;  // a tensor [B, Hq, L] or None
 };
 Value flexAttentionBackward(const torch_level::Call& c, const FlexBackwardOperands& op, const BodyRunner& run);
+
+// ---- scaled_dot_product_attention (every aten form), as PyTorch's math definition
+// (_scaled_dot_product_attention_math, the decompositions of the fused forms): with wp the
+// working precision (f64 for f64 inputs, else f32: bf16/f16 inputs are widened first),
+//   scores = (Q.wp @ K.wp^T) * scale                  scale: 1/sqrt(E) when not given
+//   post   = scores + mask                           a bool mask adds 0 / -inf, a float mask
+//                                                    itself; is_causal: -inf above the
+//                                                    diagonal (key j > query i)
+//   lse    = logsumexp(post, -1)                      natural log, -inf for a fully masked row
+//   out    = (_safe_softmax(post, -1) @ V.wp).to(dtype)
+// and the backward, with P = exp(post - lse) (0 on a fully masked row):
+//   dV = P^T @ dO, dS = P * (dO @ V^T - rowsum(out * dO)), dQ = dS * scale @ K,
+//   dK = (dS * scale)^T @ Q (all in wp, rounded once to the input dtype); GQA folds the
+//   query heads' dK / dV per key/value head, a broadcast key/value batch of 1 sums dim 0.
+// dS is also the gradient of an additive attention bias (the efficient form's 4th output).
+struct SdpaOperands
+{
+    Tensor query, key, value;  // [B, Hq, L, E], [Bkv, Hkv, S, E], [Bkv, Hkv, S, Ev]
+    Value mask;  // None, or a bool / float tensor broadcasting to [B, Hq, L, S]
+    bool causal = false;
+    std::optional<double> scale;
+    bool gqa = false;  // Hq a multiple of Hkv (else the head counts must be equal)
+};
+struct SdpaForward
+{
+    Tensor out;  // [B, Hq, L, Ev], the query's dtype
+    Tensor lse;  // [B, Hq, L], f32 (natural log)
+};
+SdpaForward sdpaForward(const torch_level::Call& c, const SdpaOperands& o, const char* op);
+struct SdpaGrads
+{
+    Tensor dq, dk, dv;  // the dtypes and shapes of query, key, value
+    Tensor dscores;  // dS [B, Hq, L, S] in wp
+};
+SdpaGrads sdpaBackward(const torch_level::Call& c, const SdpaOperands& o, const Tensor& out, const Tensor& lse,
+                       const Tensor& gradOut, const char* op);
 
 }  // namespace fxl::exec

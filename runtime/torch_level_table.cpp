@@ -192,6 +192,14 @@ void addNormalizations(Table& t)
                 throw KernelError("native_layer_norm returned no tuple");
             return r.items[0];
         });
+    add(t, "torch.nn.functional.scaled_dot_product_attention",
+        "query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, *, scale=None, enable_gqa=False",
+        "aten.scaled_dot_product_attention.default", [](const Call& c) {
+            return c.run("aten.scaled_dot_product_attention.default",
+                         {tensorValue(c.tensor(0, "query")), tensorValue(c.tensor(1, "key")),
+                          tensorValue(c.tensor(2, "value")), c.at(3), Value::ofFloat(c.at(4).toDouble()), c.at(5),
+                          c.at(6), c.at(7)});
+        });
 }
 
 // Sum, mean, amax.

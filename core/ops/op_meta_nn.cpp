@@ -293,6 +293,65 @@ void registerSoftmaxAndNorms(MetaTable& t)
                                    tensorValue(makeContiguous(statDt, {n, g}, in.device)),
                                    tensorValue(makeContiguous(statDt, {n, g}, in.device))});
     };
+    t["aten.native_group_norm_backward.default"] = [](const MetaCall& c) {
+        const TensorMeta& in = tensorOf(c, "input");
+        tensorOf(c, "grad_out");
+        auto m = maskOf(c, "output_mask", 3);
+        const TensorMeta* w = optTensorOf(c, "weight");
+        SymInt ch = symArg(c, "C");
+        DType pdt = w ? w->dtype : in.dtype;
+        return ValueMeta::ofTuple({noneOr(m[0], makeTensor(in.dtype, in.sizes, stridesLike(in, ""), in.device)),
+                                   noneOr(m[1], makeContiguous(pdt, {ch}, in.device)),
+                                   noneOr(m[2], makeContiguous(pdt, {ch}, in.device))});
+    };
+    // native_batch_norm, _native_batch_norm_legit (.default / .no_stats / _no_training):
+    // (out, save_mean, save_invstd), the statistics [C] in training and [0] otherwise (f32 for
+    // bf16 / f16 inputs)
+    auto batchNorm = [](const MetaCall& c, bool training) {
+        const TensorMeta& in = tensorOf(c, "input");
+        if (in.sizes.size() < 2) throw MetaError("batch_norm: input must have at least 2 dims");
+        DType statDt = isLowPrecision(in.dtype) ? DType::F32 : in.dtype;
+        Sizes saveShape = training ? Sizes{in.sizes[1]} : Sizes{SymInt(0)};
+        return ValueMeta::ofTuple({tensorValue(makeTensor(in.dtype, in.sizes, stridesLike(in, ""), in.device)),
+                                   tensorValue(makeContiguous(statDt, saveShape, in.device)),
+                                   tensorValue(makeContiguous(statDt, saveShape, in.device))});
+    };
+    t["aten.native_batch_norm.default"] = [batchNorm](const MetaCall& c) {
+        return batchNorm(c, toBool(c.arg("training"), "training"));
+    };
+    t["aten._native_batch_norm_legit.default"] = t["aten.native_batch_norm.default"];
+    t["aten._native_batch_norm_legit.no_stats"] = t["aten.native_batch_norm.default"];
+    t["aten._native_batch_norm_legit_no_training.default"] = [batchNorm](const MetaCall& c) {
+        return batchNorm(c, false);
+    };
+    t["aten.native_batch_norm_backward.default"] = [](const MetaCall& c) {
+        const TensorMeta& in = tensorOf(c, "input");
+        tensorOf(c, "grad_out");
+        if (in.sizes.size() < 2) throw MetaError("native_batch_norm_backward: input must have at least 2 dims");
+        auto m = maskOf(c, "output_mask", 3);
+        const TensorMeta* w = optTensorOf(c, "weight");
+        DType pdt = w ? w->dtype : in.dtype;
+        return ValueMeta::ofTuple({noneOr(m[0], makeTensor(in.dtype, in.sizes, stridesLike(in, ""), in.device)),
+                                   noneOr(m[1], makeContiguous(pdt, {in.sizes[1]}, in.device)),
+                                   noneOr(m[2], makeContiguous(pdt, {in.sizes[1]}, in.device))});
+    };
+    t["aten._cdist_forward.default"] = [](const MetaCall& c) {
+        const TensorMeta& a = tensorOf(c, "x1");
+        const TensorMeta& b = tensorOf(c, "x2");
+        if (a.sizes.size() < 2 || b.sizes.size() < 2) throw MetaError("_cdist_forward: x1 and x2 need at least 2 dims");
+        Sizes ba(a.sizes.begin(), a.sizes.end() - 2), bb(b.sizes.begin(), b.sizes.end() - 2);
+        Sizes out = broadcastShapes({&ba, &bb});
+        out.push_back(a.sizes[a.sizes.size() - 2]);
+        out.push_back(b.sizes[b.sizes.size() - 2]);
+        return tensorValue(makeContiguous(a.dtype, std::move(out), a.device));
+    };
+    t["aten._pdist_forward.default"] = [](const MetaCall& c) {
+        const TensorMeta& x = tensorOf(c, "self");
+        checkDim(x, 2, "_pdist_forward", "self");
+        const SymInt& n = x.sizes[0];
+        const SymInt pairs = SymInt::floorDiv(n * (n - SymInt(1)), SymInt(2));  // 0 for n = 0 and 1
+        return tensorValue(makeContiguous(x.dtype, {pairs}, x.device));
+    };
     t["aten._native_batch_norm_legit_functional.default"] = [](const MetaCall& c) {
         const TensorMeta& in = tensorOf(c, "input");
         if (in.sizes.size() < 2) throw MetaError("batch_norm: input must have at least 2 dims");
@@ -321,6 +380,27 @@ void registerEmbeddingAndLosses(MetaTable& t)
         Sizes out = idx.sizes;
         out.push_back(w.sizes[1]);
         return tensorValue(makeContiguous(w.dtype, std::move(out), w.device));
+    };
+    // (output [B, D], offset2bag [n] ([0] for mode sum on PyTorch's fast path: f32 / f16 / bf16
+    // weight, no padding_idx), bag_size [B], max_indices [B, D] for mode max else [B]); B the
+    // offsets' count (minus one with include_last_offset); the three in the indices' dtype
+    t["aten._embedding_bag.default"] = [](const MetaCall& c) {
+        const TensorMeta& w = tensorOf(c, "weight");
+        const TensorMeta& idx = tensorOf(c, "indices");
+        const TensorMeta& offs = tensorOf(c, "offsets");
+        checkDim(w, 2, "_embedding_bag", "weight");
+        checkDim(idx, 1, "_embedding_bag", "indices");
+        checkDim(offs, 1, "_embedding_bag", "offsets");
+        const int64_t mode = intArg(c, "mode");
+        const bool last = toBool(c.arg("include_last_offset"), "include_last_offset");
+        const SymInt bags = last ? offs.sizes[0] - SymInt(1) : offs.sizes[0];
+        const bool fastSum = mode == 0 && intArg(c, "padding_idx") < 0
+            && (w.dtype == DType::F32 || w.dtype == DType::F16 || w.dtype == DType::BF16);
+        return ValueMeta::ofTuple(
+            {tensorValue(makeContiguous(w.dtype, {bags, w.sizes[1]}, w.device)),
+             tensorValue(makeContiguous(idx.dtype, {fastSum ? SymInt(0) : idx.sizes[0]}, w.device)),
+             tensorValue(makeContiguous(idx.dtype, {bags}, w.device)),
+             tensorValue(makeContiguous(idx.dtype, mode == 2 ? Sizes{bags, w.sizes[1]} : Sizes{bags}, w.device))});
     };
     t["aten.embedding_dense_backward.default"] = [](const MetaCall& c) {
         const TensorMeta& g = tensorOf(c, "grad_output");

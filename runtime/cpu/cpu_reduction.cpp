@@ -6,8 +6,11 @@
 // a fixed lane tree, a binary-counter cascade over blocks; the order depends on the reduced
 // length only).
 #include "runtime/cpu/cpu_reduction.hpp"
+#include "runtime/cpu/cpu_distance.hpp"
+#include "runtime/cpu/cpu_embedding_bag.hpp"
 #include "runtime/cpu/cpu_loss.hpp"
 #include "runtime/cpu/cpu_norm.hpp"
+#include "runtime/cpu/cpu_norm_batch.hpp"
 
 #include <cmath>
 #include <limits>
@@ -631,6 +634,9 @@ void registerReductionKernels(KernelRegistry& reg)
     reg.add("aten.cumsum.default", DeviceKind::Cpu, cumsum);
     reg.add("aten.bincount.default", DeviceKind::Cpu, bincount);
     red::registerNormKernels(reg);
+    red::registerBatchNormKernels(reg);
+    red::registerDistanceKernels(reg);
+    red::registerEmbeddingBagKernels(reg);
     red::registerLossKernels(reg);
 }
 

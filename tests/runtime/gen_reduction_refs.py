@@ -2,7 +2,9 @@
 """Reference outputs of PyTorch (Debian's python3-torch 1.13, CPU) for the reduction-family
 kernels of the fxlens CPU runtime: sum/mean/var_mean/amax/max/argmax/cumsum/bincount,
 softmax/log_softmax (+ backward), native_layer_norm (+ backward), nll_loss (+ backward),
-mse_loss (+ backward), embedding_dense_backward.
+mse_loss (+ backward), embedding_dense_backward, native_group_norm (+ backward), native_batch_norm
+(+ backward) and _native_batch_norm_legit (.default, .no_stats, _functional, _no_training; computed
+by native_batch_norm, which 1.13 has), _cdist_forward, _pdist_forward, _embedding_bag.
 
 Writes tests/data/kernels/reduction.safetensors (inputs and outputs, keys "<case>/in<k>" and
 "<case>/out<k>") and tests/data/kernels/reduction.cases.json (per case: the op target, its
@@ -584,6 +586,161 @@ var_d(rn(3, 4, 5, dtype=torch.float64), [1, 2], True, False)
 var_d(rn(5, 12, dtype=torch.bfloat16), [1], False)
 var_d(View(rn(3, 4, 5), "gap"), [-1], note="gap view")
 
+
+
+# ---------------------------------------------------------------- group norm / batch norm
+def xshape(x):
+    return x.view.shape if isinstance(x, View) else x.shape
+
+
+def group_norm(x, w, b, G, eps=1e-5, note=""):
+    sh = xshape(x)
+    N, C = sh[0], sh[1]
+    HW = math.prod(sh[2:])
+    case("group_norm", "aten.native_group_norm.default", [x, w, b, N, C, HW, G, eps],
+         lambda t, ww, bb, n, c, hw, g, e: A.native_group_norm(t, ww, bb, n, c, hw, g, e), note)
+
+
+def group_norm_bwd(x, w, G, mask, note=""):
+    N, C = x.shape[0], x.shape[1]
+    HW = math.prod(x.shape[2:])
+    _, mean, rstd = A.native_group_norm(x, w, None, N, C, HW, G, 1e-5)
+    g = rn(*x.shape, dtype=x.dtype)
+    case("group_norm_bwd", "aten.native_group_norm_backward.default", [g, x, mean, rstd, w, N, C, HW, G, mask],
+         lambda gg, t, m, r, ww, n, c, hw, gr, mk: A.native_group_norm_backward(gg, t, m, r, ww, n, c, hw, gr, mk),
+         note)
+
+
+group_norm(rn(2, 6, 5), rn(6), rn(6), 3)
+group_norm(rn(3, 4, 2, 3), None, None, 2)
+group_norm(rn(2, 8, 4), rn(8), None, 8, note="one channel a group")
+group_norm(rn(2, 8, 4), None, rn(8), 1, note="one group")
+group_norm(rn(2, 4, 300), rn(4), rn(4), 2, note="multi-block rows")
+group_norm(rn(2, 6, 5, dtype=torch.float64), rn(6, dtype=torch.float64), rn(6, dtype=torch.float64), 3)
+group_norm(rn(2, 6, 5, dtype=torch.bfloat16), rn(6, dtype=torch.bfloat16), rn(6, dtype=torch.bfloat16), 3)
+group_norm(rn(3, 4, 6), rn(4), rn(4), 2, 0.1, note="eps=0.1")
+group_norm_bwd(rn(2, 6, 5), rn(6), 3, [True, True, True])
+group_norm_bwd(rn(3, 4, 2, 3), None, 2, [True, False, False])
+group_norm_bwd(rn(2, 8, 4), rn(8), 4, [False, True, True])
+group_norm_bwd(rn(4, 4, 200), rn(4), 2, [True, True, True], note="multi-block rows")
+group_norm_bwd(rn(2, 6, 5, dtype=torch.float64), rn(6, dtype=torch.float64), 3, [True, True, True])
+group_norm_bwd(rn(2, 6, 5, dtype=torch.bfloat16), rn(6, dtype=torch.bfloat16), 3, [True, True, True])
+
+
+# native_batch_norm mutates its running stats: the references run on copies (the inputs stored
+# are the values before the update); the _native_batch_norm_legit* ops (newer than 1.13) are
+# computed by native_batch_norm
+def batch_norm(name, op, x, w, b, rm, rv, training, momentum=0.1, eps=1e-5, note=""):
+    c = lambda t: None if t is None else t.clone()  # noqa: E731
+    if op == "aten.native_batch_norm.default" or op == "aten._native_batch_norm_legit.default":
+        case(name, op, [x, w, b, rm, rv, training, momentum, eps],
+             lambda t, ww, bb, m, v, tr, mo, e: A.native_batch_norm(t, ww, bb, c(m), c(v), tr, mo, e), note)
+    elif op == "aten._native_batch_norm_legit.no_stats":
+        case(name, op, [x, w, b, training, momentum, eps],
+             lambda t, ww, bb, tr, mo, e: A.native_batch_norm(t, ww, bb, None, None, tr, mo, e), note)
+    else:
+        case(name, op, [x, w, b, rm, rv, momentum, eps],
+             lambda t, ww, bb, m, v, mo, e: A.native_batch_norm(t, ww, bb, c(m), c(v), False, mo, e), note)
+
+
+def batch_norm_bwd(x, w, rm, rv, train, mask, note=""):
+    _, sm, si = A.native_batch_norm(x, w, None, None if train else rm, None if train else rv, train, 0.1, 1e-5)
+    g = rn(*x.shape, dtype=x.dtype)
+    sm, si = (sm, si) if train else (None, None)
+    case("batch_norm_bwd", "aten.native_batch_norm_backward.default", [g, x, w, rm, rv, sm, si, train, 1e-5, mask],
+         lambda gg, t, ww, m, v, s1, s2, tr, e, mk: A.native_batch_norm_backward(gg, t, ww, m, v, s1, s2, tr, e, mk),
+         note)
+
+
+def stats(C, dtype=torch.float32):
+    return rn(C, dtype=dtype) * 0.1, rn(C, dtype=dtype).abs() + 0.5
+
+
+BN = "aten.native_batch_norm.default"
+LEGIT = "aten._native_batch_norm_legit.default"
+NOSTATS = "aten._native_batch_norm_legit.no_stats"
+NOTRAIN = "aten._native_batch_norm_legit_no_training.default"
+batch_norm("batch_norm", BN, rn(4, 3, 5), rn(3), rn(3), *stats(3), True)
+batch_norm("batch_norm", BN, rn(4, 3, 5), rn(3), rn(3), *stats(3), False, note="eval")
+batch_norm("batch_norm", BN, rn(6, 4), None, None, None, None, True, note="2-d, no stats")
+batch_norm("batch_norm", BN, View(rn(2, 3, 4, 5), "T"), rn(3), rn(3), *stats(3), True, note="transposed")
+batch_norm("batch_norm", BN, rn(8, 2, 40), rn(2), rn(2), *stats(2), True, note="multi-block channels")
+batch_norm("batch_norm", BN, rn(4, 3, 5, dtype=torch.float64), rn(3, dtype=torch.float64),
+           rn(3, dtype=torch.float64), *stats(3, torch.float64), True)
+batch_norm("batch_norm", BN, rn(4, 3, 5, dtype=torch.bfloat16), rn(3), rn(3), *stats(3), True, note="bf16, f32 params")
+batch_norm("bn_legit", LEGIT, rn(4, 3, 5), rn(3), rn(3), *stats(3), True)
+batch_norm("bn_legit", LEGIT, rn(4, 3, 5), rn(3), None, *stats(3), False, note="eval")
+batch_norm("bn_legit", LEGIT, rn(3, 4, 2, 2, dtype=torch.float64), None, None, *stats(4, torch.float64), True)
+batch_norm("bn_legit_no_stats", NOSTATS, rn(4, 3, 5), rn(3), rn(3), None, None, True)
+batch_norm("bn_legit_no_stats", NOSTATS, rn(4, 3, 5, dtype=torch.bfloat16), rn(3), None, None, None, True,
+           note="bf16, f32 weight")
+batch_norm("bn_legit_no_training", NOTRAIN, rn(4, 3, 5), rn(3), rn(3), *stats(3), None)
+batch_norm("bn_legit_no_training", NOTRAIN, rn(2, 3, 4, dtype=torch.float64), None, rn(3, dtype=torch.float64),
+           *stats(3, torch.float64), None)
+batch_norm_bwd(rn(4, 3, 5), rn(3), *stats(3), True, [True, True, True])
+batch_norm_bwd(rn(4, 3, 5), rn(3), *stats(3), False, [True, True, True], note="eval")
+batch_norm_bwd(rn(6, 4), None, None, None, True, [True, False, False], note="2-d, no weight")
+batch_norm_bwd(rn(8, 2, 40), rn(2), *stats(2), True, [True, True, True], note="multi-block channels")
+batch_norm_bwd(rn(4, 3, 5, dtype=torch.float64), rn(3, dtype=torch.float64), *stats(3, torch.float64), True,
+               [True, True, True])
+
+
+def bn_functional(x, w, b, rm, rv, training, note=""):
+    def f(t, ww, bb, m, v, tr, mo, e):
+        m2, v2 = m.clone(), v.clone()
+        return tuple(A.native_batch_norm(t, ww, bb, m2, v2, tr, mo, e)) + (m2, v2)
+
+    case("bn_functional", "aten._native_batch_norm_legit_functional.default", [x, w, b, rm, rv, training, 0.1, 1e-5],
+         f, note)
+
+
+bn_functional(rn(4, 3, 5), rn(3), rn(3), *stats(3), True)
+bn_functional(rn(4, 3, 5), rn(3), rn(3), *stats(3), False, note="eval")
+bn_functional(rn(5, 2, 3, dtype=torch.float64), None, None, *stats(2, torch.float64), True)
+
+
+# ---------------------------------------------------------------- cdist / pdist
+def cdist(x1, x2, p, mode=None, note=""):
+    case("cdist", "aten._cdist_forward.default", [x1, x2, p, mode], lambda a, b, pp, m: A._cdist_forward(a, b, pp, m),
+         note)
+
+
+def pdist(x, p, note=""):
+    case("pdist", "aten._pdist_forward.default", [x, p], lambda a, pp: A._pdist_forward(a, pp), note)
+
+
+cdist(rn(5, 7), rn(6, 7), 2.0)
+cdist(rn(2, 5, 7), rn(2, 4, 7), 1.0)
+cdist(rn(5, 3), rn(4, 3), 0.0, note="p=0 (counts)")
+cdist(rn(3, 4, 6), rn(1, 5, 6), 3.0, note="p=3, broadcast batch")
+cdist(rn(30, 8), rn(28, 8), 2.0, 2, note="more than 25 rows, no mm")
+cdist(View(rn(6, 5), "T"), rn(4, 5), 2.0, note="transposed")
+cdist(rn(5, 7, dtype=torch.float64), rn(6, 7, dtype=torch.float64), 2.0)
+cdist(rn(5, 7, dtype=torch.float64), rn(6, 7, dtype=torch.float64), 1.5)
+pdist(rn(6, 5), 2.0)
+pdist(rn(7, 3), 1.0)
+pdist(rn(5, 4), 0.5, note="p=0.5")
+pdist(rn(1, 4), 2.0, note="one row: empty")
+pdist(rn(6, 5, dtype=torch.float64), 2.0)
+
+
+# ---------------------------------------------------------------- embedding bag
+def emb_bag(w, idx, offs, mode, psw=None, last=False, pad=-1, note=""):
+    case("embedding_bag", "aten._embedding_bag.default", [w, idx, offs, False, mode, False, psw, last, pad],
+         lambda ww, ii, oo, s, m, sp, p, l, pd: A._embedding_bag(ww, ii, oo, s, m, sp, p, l, pd), note)
+
+
+bag_idx = torch.tensor([1, 2, 4, 5, 4, 3, 2, 9, 0, 4])
+bag_offs = torch.tensor([0, 4, 4, 6])
+for m in (0, 1, 2):
+    emb_bag(rn(10, 3), bag_idx, bag_offs, m, note="empty bag")
+    emb_bag(rn(10, 3), bag_idx, bag_offs, m, pad=4, note="padding_idx=4")
+    emb_bag(rn(10, 5, dtype=torch.float64), bag_idx, bag_offs, m)
+emb_bag(rn(10, 3), bag_idx, bag_offs, 0, psw=rn(10), note="per_sample_weights")
+emb_bag(rn(10, 3), bag_idx, torch.tensor([0, 4, 4, 6, 10]), 1, last=True, note="include_last_offset")
+emb_bag(rn(10, 3), bag_idx.to(torch.int32), bag_offs.to(torch.int32), 2, note="int32 indices")
+emb_bag(rn(10, 4, dtype=torch.float16), bag_idx, bag_offs, 1)
+emb_bag(rn(50, 8), torch.randint(0, 50, (200,)), torch.tensor([0, 3, 50, 51, 120]), 0, note="many")
 
 os.makedirs(OUT_DIR, exist_ok=True)
 write_safetensors(os.path.join(OUT_DIR, "reduction.safetensors"), sorted(tensors.items()))

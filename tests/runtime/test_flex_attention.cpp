@@ -8,6 +8,10 @@
 // bigger batch; 1 and 2 threads give the same bits; shape propagation gives the outputs'
 // shapes and dtypes; the corpus graphs with flex_attention (tlparse/cache_hit_miss.log) run
 // with seed 1, repeatably, with the shapes their meta records and the memory timeline's peak.
+// The scaled_dot_product_attention kernels (runtime/sdpa_kernels.hpp: the pre-dispatch op, the
+// flash (CPU and CUDA) and efficient forms with their backward) against float64 references of
+// PyTorch's math definition (tests/runtime/gen_sdpa_refs.py -> tests/data/sdpa/), with the same
+// bounds, batch invariance, thread and meta checks, their errors and the Dynamo-level function.
 #include <QtTest>
 
 #include <cmath>
@@ -282,6 +286,160 @@ Run runCase(const Graph& g, const SafeTensorsFile& in, int threads = 2)
 
 const fs::path kCorpusLog = fxltest::corpusPath("tlparse/cache_hit_miss.log");
 
+// ---- scaled_dot_product_attention (runtime/sdpa_kernels.hpp) against
+// tests/runtime/gen_sdpa_refs.py -> tests/data/sdpa/
+
+const fs::path kSdpaData = fxltest::testDataPath("sdpa");
+
+struct SdpaRefs
+{
+    nlohmann::json cases;
+    SafeTensorsFile tensors;
+    SdpaRefs()
+    {
+        std::ifstream f(kSdpaData / "cases.json");
+        if (!f) throw std::runtime_error("missing tests/data/sdpa/cases.json");
+        cases = nlohmann::json::parse(f)["cases"];
+        tensors = readSafetensors((kSdpaData / "sdpa_refs.safetensors").string());
+    }
+    const nlohmann::json& c(const std::string& id) const
+    {
+        for (const auto& j : cases)
+            if (j["id"] == id) return j;
+        throw std::runtime_error("no sdpa case " + id);
+    }
+    const SafeTensor& t(const std::string& key) const
+    {
+        const SafeTensor* st = tensors.find(key);
+        if (!st) throw std::runtime_error("no sdpa reference tensor " + key);
+        return *st;
+    }
+};
+const SdpaRefs& sdpaRefs()
+{
+    static const SdpaRefs r;
+    return r;
+}
+
+// The names of a case's outputs, in the graph's return order.
+std::vector<std::string> sdpaOutputNames(const nlohmann::json& c)
+{
+    const std::string op = c["op"].get<std::string>();
+    if (op == "sdpa") return {"out"};
+    if (!c["backward"].get<bool>()) return {"out", "lse"};
+    std::vector<std::string> n{"out", "lse", "dq", "dk", "dv"};
+    if (c["mask"].get<std::string>() == "bias") n.push_back("dbias");
+    return n;
+}
+
+// The graph of a case (batch replaced by `batch` when given): the op, its backward on its
+// outputs when the case has one. `dropout` replaces dropout_p (the error rows).
+std::string sdpaGraph(const nlohmann::json& c, int64_t batch = -1, const std::string& dropout = "0.0")
+{
+    auto i = [&](const char* k) { return c[k].get<int64_t>(); };
+    const int64_t B = batch > 0 ? batch : i("B"), Hq = i("Hq"), Hkv = i("Hkv"), L = i("L"), S = i("S"), E = i("E"),
+                  Ev = i("Ev");
+    const std::string dt = dtypeAbbrOf(c["dtype"].get<std::string>()), op = c["op"].get<std::string>(),
+                      mask = c["mask"].get<std::string>();
+    const bool causal = c["causal"].get<bool>(), backward = c["backward"].get<bool>();
+    const std::string isCausal = causal ? "True" : "False";
+    std::string scale;
+    if (!c["scale"].is_null()) {
+        char buf[64];
+        std::snprintf(buf, sizeof buf, ", scale = %.17g", c["scale"].get<double>());
+        scale = buf;
+    }
+    std::ostringstream g;
+    g << "class GraphModule(torch.nn.Module):\n    def forward(self, q: " << ann(dt, {B, Hq, L, E})
+      << ", k: " << ann(dt, {B, Hkv, S, E}) << ", v: " << ann(dt, {B, Hkv, S, Ev});
+    if (mask == "bool") g << ", mask: " << ann("b8", {L, S});
+    if (mask == "float") g << ", mask: " << ann(dt, {L, S});
+    if (mask == "bias") g << ", mask: " << ann(dt, {B, Hq, L, S});
+    if (backward) g << ", grad_out: " << ann(dt, {B, Hq, L, Ev});
+    g << "):\n";
+    const std::string m = mask == "none" ? "None" : "mask", outAnn = ann(dt, {B, Hq, L, Ev});
+    std::string lseAnn = ann("f32", {B, Hq, L}), bw;
+    if (op == "sdpa") {
+        g << "        out: " << outAnn << " = torch.ops.aten.scaled_dot_product_attention.default(q, k, v, " << m
+          << ", " << dropout << ", " << isCausal << scale << (Hq != Hkv ? ", enable_gqa = True" : "") << ")\n";
+        g << "        return (out,)\n";
+        return g.str();
+    }
+    if (op == "flash_cpu") {
+        g << "        r = torch.ops.aten._scaled_dot_product_flash_attention_for_cpu.default(q, k, v, " << dropout
+          << ", " << isCausal << ", attn_mask = " << m << scale << ")\n";
+        bw = "torch.ops.aten._scaled_dot_product_flash_attention_for_cpu_backward.default(grad_out, q, k, v, out, lse, "
+            + dropout + ", " + isCausal + ", attn_mask = " + m + scale + ")";
+    } else if (op == "flash") {
+        g << "        r = torch.ops.aten._scaled_dot_product_flash_attention.default(q, k, v, " << dropout << ", "
+          << isCausal << ", False" << scale << ")\n";
+        g << "        seed: \"i64[]\" = r[6]\n        offset: \"i64[]\" = r[7]\n";
+        bw = "torch.ops.aten._scaled_dot_product_flash_attention_backward.default(grad_out, q, k, v, out, lse, None, "
+             "None, "
+            + std::to_string(L) + ", " + std::to_string(S) + ", " + dropout + ", " + isCausal + ", seed, offset" + scale
+            + ")";
+    } else {
+        g << "        r = torch.ops.aten._scaled_dot_product_efficient_attention.default(q, k, v, " << m << ", True, "
+          << dropout << ", " << isCausal << scale << ")\n";
+        g << "        seed: \"i64[]\" = r[2]\n        offset: \"i64[]\" = r[3]\n";
+        lseAnn = ann("f32", {B, Hq, (L + 31) / 32 * 32});
+        bw = "torch.ops.aten._scaled_dot_product_efficient_attention_backward.default(grad_out, q, k, v, " + m
+            + ", out, lse, seed, offset, " + dropout + ", [True, True, True, " + (mask == "bias" ? "True" : "False")
+            + "], " + isCausal + scale + ")";
+    }
+    g << "        out: " << outAnn << " = r[0]\n        lse: " << lseAnn << " = r[1]\n";
+    if (!backward) {
+        g << "        return (out, lse)\n";
+        return g.str();
+    }
+    g << "        b = " << bw << "\n";
+    g << "        dq: " << ann(dt, {B, Hq, L, E}) << " = b[0]\n";
+    g << "        dk: " << ann(dt, {B, Hkv, S, E}) << " = b[1]\n";
+    g << "        dv: " << ann(dt, {B, Hkv, S, Ev}) << " = b[2]\n";
+    if (mask == "bias") {
+        g << "        dbias: " << ann(dt, {B, Hq, L, S}) << " = b[3]\n";
+        g << "        return (out, lse, dq, dk, dv, dbias)\n";
+    } else {
+        g << "        return (out, lse, dq, dk, dv)\n";
+    }
+    return g.str();
+}
+
+SafeTensorsFile sdpaInputs(const nlohmann::json& c)
+{
+    const std::string id = c["id"].get<std::string>();
+    SafeTensorsFile in;
+    for (const char* name : {"q", "k", "v", "mask", "grad_out"}) {
+        if (std::string(name) == "mask" && c["mask"].get<std::string>() == "none") continue;
+        if (std::string(name) == "grad_out" && !c["backward"].get<bool>()) continue;
+        SafeTensor st = sdpaRefs().t(id + "/" + name);
+        st.name = name;
+        in.tensors.push_back(std::move(st));
+    }
+    return in;
+}
+
+// The efficient form's logsumexp [B, H, pad32(L)]: the first L of each row (the rest must be
+// +inf, as its CUDA kernel pads it).
+SafeTensor unpadLse(const SafeTensor& lse, int64_t L, bool& padOk)
+{
+    const int64_t rows = lse.shape[0] * lse.shape[1], P = lse.shape[2];
+    SafeTensor r = lse;
+    r.shape[2] = L;
+    r.data.clear();
+    padOk = true;
+    for (int64_t k = 0; k < rows; ++k) {
+        const uint8_t* row = lse.data.data() + k * P * 4;
+        r.data.insert(r.data.end(), row, row + L * 4);
+        for (int64_t j = L; j < P; ++j) {
+            float f;
+            std::memcpy(&f, row + j * 4, 4);
+            padOk = padOk && std::isinf(f) && f > 0;
+        }
+    }
+    return r;
+}
+
 }  // namespace
 
 class TestFlexAttention : public QObject
@@ -499,6 +657,219 @@ private slots:
             QCOMPARE(sizes, r.outputs.tensors[k].shape);
             QCOMPARE(metas[k]->tensor.dtype, r.outputs.tensors[k].dtype);
         }
+    }
+
+    // ---- scaled_dot_product_attention in its aten forms (runtime/sdpa_kernels.hpp):
+    // f32 within rtol 1e-5 / atol 1e-6, f64 within 1e-12, bf16 within 2^-7, f16 within 2^-9
+    // (the logsumexp is f32 in every form: f32 bounds, also for the f64 gradients computed
+    // from it); a fully masked row gives out 0 and
+    // logsumexp -inf; the graphs have nothing the runtime lacks.
+    void sdpaMatchesReference_data()
+    {
+        QTest::addColumn<std::string>("id");
+        for (const auto& c : sdpaRefs().cases) {
+            const std::string id = c["id"].get<std::string>();
+            QTest::newRow(id.c_str()) << id;
+        }
+    }
+    void sdpaMatchesReference()
+    {
+        QFETCH(std::string, id);
+        const nlohmann::json& c = sdpaRefs().c(id);
+        const Graph g = parseFxText(sdpaGraph(c), id);
+        QVERIFY(missingSupport(g, DeviceKind::Cpu).empty());
+        Run r;
+        try {
+            r = runCase(g, sdpaInputs(c));
+        } catch (const std::exception& e) {
+            QFAIL(e.what());
+        }
+        const std::vector<std::string> names = sdpaOutputNames(c);
+        QCOMPARE(r.outputs.tensors.size(), names.size());
+        const std::string dt = c["dtype"].get<std::string>();
+        double rtol = 1e-5, atol = 1e-6;
+        DType expected = DType::F32;
+        if (dt == "float64") rtol = atol = 1e-12, expected = DType::F64;
+        if (dt == "bfloat16") rtol = atol = 1.0 / 128, expected = DType::BF16;
+        if (dt == "float16") rtol = atol = 1.0 / 512, expected = DType::F16;
+        const int64_t L = c["L"].get<int64_t>();
+        for (size_t k = 0; k < names.size(); ++k) {
+            SafeTensor got = r.outputs.tensors[k];
+            const bool lse = names[k] == "lse";
+            // f64 gradients read the f32 logsumexp (P = exp(scores - lse)): f32 bounds
+            const bool viaF32Lse = lse || (dt == "float64" && names[k] != "out");
+            QCOMPARE(got.dtype, lse ? DType::F32 : expected);
+            if (lse && c["op"] == "efficient") {
+                bool padOk = false;
+                got = unpadLse(got, L, padOk);
+                QVERIFY2(padOk, "the padded logsumexp rows must be +inf");
+            }
+            const SafeTensor& ref = sdpaRefs().t(id + "/ref_" + names[k]);
+            QCOMPARE(got.shape, ref.shape);
+            std::string where;
+            const double ratio = worstRatio(got, ref, viaF32Lse ? 1e-5 : rtol, viaF32Lse ? 1e-6 : atol, where);
+            qDebug("%s %s: worst error / bound %.3g (%s)", id.c_str(), names[k].c_str(), ratio, where.c_str());
+            QVERIFY2(ratio <= 1.0, (names[k] + " " + where).c_str());
+        }
+        if (c["mask"] == "bool") {
+            // query row 1 sees no key: out 0 (and logsumexp -inf) in every batch and head
+            const std::vector<double> out = asDoubles(r.outputs.tensors[0]);
+            const int64_t BH = c["B"].get<int64_t>() * c["Hq"].get<int64_t>(), Ev = c["Ev"].get<int64_t>();
+            for (int64_t h = 0; h < BH; ++h)
+                for (int64_t e = 0; e < Ev; ++e) QCOMPARE(out[static_cast<size_t>((h * L + 1) * Ev + e)], 0.0);
+            if (names.size() > 1) {
+                const std::vector<double> lse = asDoubles(r.outputs.tensors[1]);
+                for (int64_t h = 0; h < BH; ++h)
+                    QCOMPARE(lse[static_cast<size_t>(h * L + 1)], -std::numeric_limits<double>::infinity());
+            }
+        }
+    }
+
+    // One batch element computed alone gives the bits it has inside the batch.
+    void sdpaBatchInvariant_data()
+    {
+        QTest::addColumn<std::string>("id");
+        QTest::addColumn<int>("batch");
+        QTest::newRow("sdpa_gqa_causal/b1") << std::string("sdpa_gqa_causal") << 1;
+        QTest::newRow("cpu_floatmask_gqa/b1") << std::string("cpu_floatmask_gqa") << 1;
+        QTest::newRow("cpu_f16/b0") << std::string("cpu_f16") << 0;
+        QTest::newRow("flash_causal/b1") << std::string("flash_causal") << 1;
+        QTest::newRow("eff_bias/b0") << std::string("eff_bias") << 0;
+    }
+    void sdpaBatchInvariant()
+    {
+        QFETCH(std::string, id);
+        QFETCH(int, batch);
+        const nlohmann::json& c = sdpaRefs().c(id);
+        const SafeTensorsFile all = sdpaInputs(c);
+        SafeTensorsFile one = all;
+        for (auto& st : one.tensors)
+            if (st.shape.size() == 4) st = sliceDim0(st, batch, 1);
+        const Graph gAll = parseFxText(sdpaGraph(c), id), gOne = parseFxText(sdpaGraph(c, 1), id + "_1");
+        const Run ra = runCase(gAll, all), ro = runCase(gOne, one);
+        QCOMPARE(ro.outputs.tensors.size(), ra.outputs.tensors.size());
+        for (size_t k = 0; k < ra.outputs.tensors.size(); ++k) {
+            const SafeTensor part = sliceDim0(ra.outputs.tensors[k], batch, 1);
+            QCOMPARE(ro.outputs.tensors[k].shape, part.shape);
+            QVERIFY2(ro.outputs.tensors[k].data == part.data, ("output " + std::to_string(k)).c_str());
+        }
+    }
+
+    void sdpaSameBitsAtOneAndTwoThreads_data()
+    {
+        QTest::addColumn<std::string>("id");
+        for (const char* id : {"sdpa_boolmask", "cpu_floatmask_gqa", "cpu_bf16", "flash_bf16", "eff_bias"})
+            QTest::newRow(id) << std::string(id);
+    }
+    void sdpaSameBitsAtOneAndTwoThreads()
+    {
+        QFETCH(std::string, id);
+        const nlohmann::json& c = sdpaRefs().c(id);
+        const Graph g = parseFxText(sdpaGraph(c), id);
+        const SafeTensorsFile in = sdpaInputs(c);
+        const Run r1 = runCase(g, in, 1), r2 = runCase(g, in, 2);
+        QCOMPARE(r1.outputs.tensors.size(), r2.outputs.tensors.size());
+        for (size_t k = 0; k < r1.outputs.tensors.size(); ++k)
+            QVERIFY(r1.outputs.tensors[k].data == r2.outputs.tensors[k].data);
+    }
+
+    // Shape propagation (the ops' meta functions) gives the shapes and dtypes the kernels return.
+    void sdpaMeta_data()
+    {
+        QTest::addColumn<std::string>("id");
+        for (const char* id :
+             {"sdpa_gqa_causal", "cpu_floatmask_gqa", "cpu_bf16", "flash_causal", "eff_bias", "eff_f16_causal"})
+            QTest::newRow(id) << std::string(id);
+    }
+    void sdpaMeta()
+    {
+        QFETCH(std::string, id);
+        const nlohmann::json& c = sdpaRefs().c(id);
+        Graph g = parseFxText(sdpaGraph(c), id);
+        ShapePropOptions o;
+        o.overwrite = true;
+        const ShapePropResult pr = propagateShapes(g, o);
+        QVERIFY2(pr.problems.empty(), pr.problems.empty() ? "" : pr.problems[0].c_str());
+        const Run r = runCase(g, sdpaInputs(c));
+        const Node& out = g.node(g.outputNode());
+        const auto& items = out.args.at(0).items;
+        QCOMPARE(items.size(), r.outputs.tensors.size());
+        for (size_t k = 0; k < items.size(); ++k) {
+            const ValueMeta& m = g.node(items[k].node).val;
+            QVERIFY(m.isTensor());
+            std::vector<int64_t> sizes;
+            for (const auto& s : m.tensor.sizes) sizes.push_back(s.valueOrHint());
+            QCOMPARE(sizes, r.outputs.tensors[k].shape);
+            QCOMPARE(m.tensor.dtype, r.outputs.tensors[k].dtype);
+        }
+    }
+
+    // dropout, a mask with is_causal, head counts without enable_gqa: a KernelError naming the
+    // node and the op's rule.
+    void sdpaErrors_data()
+    {
+        QTest::addColumn<std::string>("id");
+        QTest::addColumn<std::string>("dropout");
+        QTest::addColumn<std::string>("from");
+        QTest::addColumn<std::string>("to");
+        QTest::addColumn<std::string>("message");
+        QTest::newRow("dropout flash_cpu")
+            << std::string("cpu_causal") << std::string("0.1") << std::string() << std::string()
+            << std::string("_scaled_dot_product_flash_attention_for_cpu.default: dropout_p > 0 is not supported");
+        QTest::newRow("dropout efficient")
+            << std::string("eff_bias") << std::string("0.25") << std::string() << std::string()
+            << std::string("_scaled_dot_product_efficient_attention.default: dropout_p > 0 is not supported");
+        QTest::newRow("mask and causal") << std::string("sdpa_boolmask") << std::string("0.0")
+                                         << std::string(", False, scale") << std::string(", True, scale")
+                                         << std::string("cannot be combined with is_causal=True");
+        QTest::newRow("heads without gqa")
+            << std::string("sdpa_gqa_causal") << std::string("0.0") << std::string(", enable_gqa = True")
+            << std::string() << std::string("different head counts need enable_gqa");
+    }
+    void sdpaErrors()
+    {
+        QFETCH(std::string, id);
+        QFETCH(std::string, dropout);
+        QFETCH(std::string, from);
+        QFETCH(std::string, to);
+        QFETCH(std::string, message);
+        const nlohmann::json& c = sdpaRefs().c(id);
+        std::string text = sdpaGraph(c, -1, dropout);
+        if (!from.empty()) {
+            const size_t at = text.find(from);
+            QVERIFY(at != std::string::npos);
+            text.replace(at, from.size(), to);
+        }
+        const Graph g = parseFxText(text, "errors");
+        try {
+            runCase(g, sdpaInputs(c));
+            QFAIL("no error");
+        } catch (const KernelError& e) {
+            const std::string what = e.what();
+            const std::string node = c["op"] == "sdpa" ? "node 'out'" : "node 'r'";
+            QVERIFY2(what.find(node) != std::string::npos, what.c_str());
+            QVERIFY2(what.find(message) != std::string::npos, what.c_str());
+        }
+    }
+
+    // torch.nn.functional.scaled_dot_product_attention (a Dynamo-level node) runs the aten op:
+    // the same bits as aten.scaled_dot_product_attention.default.
+    void sdpaTorchLevel()
+    {
+        const nlohmann::json& c = sdpaRefs().c("sdpa_gqa_causal");
+        const std::string text = sdpaGraph(c);
+        std::string torchText = text;
+        const std::string from = "torch.ops.aten.scaled_dot_product_attention.default(q, k, v, None, 0.0, True";
+        const size_t at = torchText.find(from);
+        QVERIFY(at != std::string::npos);
+        torchText.replace(at, from.size(),
+                          "torch.nn.functional.scaled_dot_product_attention(q, k, v, is_causal = True");
+        const Graph ga = parseFxText(text, "aten"), gt = parseFxText(torchText, "torch");
+        QVERIFY(missingSupport(gt, DeviceKind::Cpu).empty());
+        const SafeTensorsFile in = sdpaInputs(c);
+        const Run ra = runCase(ga, in), rt = runCase(gt, in);
+        QCOMPARE(rt.outputs.tensors.size(), size_t(1));
+        QVERIFY(ra.outputs.tensors[0].data == rt.outputs.tensors[0].data);
     }
 
     // The corpus graphs that call flex_attention: nothing the runtime lacks, they run with

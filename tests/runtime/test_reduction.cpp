@@ -1,6 +1,8 @@
 // The reduction kernel family (sum/mean/var_mean/amax/max/argmax/cumsum/bincount, softmax and
 // log_softmax with their backward, native_layer_norm (+ backward), nll_loss (+ backward),
-// mse_loss (+ backward), embedding_dense_backward):
+// mse_loss (+ backward), embedding_dense_backward, native_group_norm (+ backward),
+// native_batch_norm (+ backward), _native_batch_norm_legit (.default, .no_stats, _functional,
+// _no_training), _cdist_forward, _pdist_forward, _embedding_bag):
 // - PyTorch 1.13 CPU references (tests/data/kernels/reduction.*, made by gen_reduction_refs.py):
 //   allclose |a-e| <= 1e-6 + 1e-5|e| for f32 (worst ratio per op printed), 1 ulp for bf16/f16,
 //   1e-12 + 1e-10|e| for f64, exact for integers; NaN where PyTorch has NaN;
@@ -24,14 +26,17 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/formats/fx/fx_text_parser.hpp"
 #include "core/formats/safetensors.hpp"
 #include "core/formats/source.hpp"
 #include "core/ops/op_registry.hpp"
+#include "core/ops/shape_prop.hpp"
 #include "kernel_test_util.hpp"
 #include "reduction_test_util.hpp"
 #include "runtime/backend.hpp"
 #include "runtime/cpu/cpu_common.hpp"
 #include "runtime/cpu/cpu_reduction.hpp"
+#include "runtime/executor.hpp"
 #include "runtime/kernel.hpp"
 #include "test_util.hpp"
 
@@ -110,7 +115,18 @@ const std::set<std::string> kFamily = {"aten.sum.default",
                                        "aten.nll_loss_backward.default",
                                        "aten.mse_loss.default",
                                        "aten.mse_loss_backward.default",
-                                       "aten.embedding_dense_backward.default"};
+                                       "aten.embedding_dense_backward.default",
+                                       "aten.native_group_norm.default",
+                                       "aten.native_group_norm_backward.default",
+                                       "aten.native_batch_norm.default",
+                                       "aten.native_batch_norm_backward.default",
+                                       "aten._native_batch_norm_legit.default",
+                                       "aten._native_batch_norm_legit.no_stats",
+                                       "aten._native_batch_norm_legit_no_training.default",
+                                       "aten._native_batch_norm_legit_functional.default",
+                                       "aten._cdist_forward.default",
+                                       "aten._pdist_forward.default",
+                                       "aten._embedding_bag.default"};
 // ---- comparisons
 
 struct Verdict
@@ -257,6 +273,128 @@ private slots:
         for (const auto& [op, u] : worstUlps()) qInfo("worst bf16/f16 ulp      %-44s %d", op.c_str(), u);
         for (const auto& [op, u] : worstUlpsVsTorch())
             qInfo("bf16/f16 ulp vs PyTorch's 16-bit output (info) %-44s %d", op.c_str(), u);
+    }
+
+    // _native_batch_norm_legit (and native_batch_norm) in training update the running stats
+    // in place to the values _native_batch_norm_legit_functional returns (those are checked
+    // against PyTorch's in pytorchRefs); no_training and eval leave them as they are.
+    void batchNormRunningStats_data()
+    {
+        QTest::addColumn<std::string>("target");
+        QTest::addColumn<bool>("training");
+        QTest::newRow("legit train") << std::string("aten._native_batch_norm_legit.default") << true;
+        QTest::newRow("native train") << std::string("aten.native_batch_norm.default") << true;
+        QTest::newRow("legit eval") << std::string("aten._native_batch_norm_legit.default") << false;
+        QTest::newRow("no_training") << std::string("aten._native_batch_norm_legit_no_training.default") << false;
+    }
+    void batchNormRunningStats()
+    {
+        QFETCH(std::string, target);
+        QFETCH(bool, training);
+        Backend& be = *be2_;
+        const Tensor x = randomTensor(be, {6, 3, 7}, DType::F32, 41), w = randomTensor(be, {3}, DType::F32, 42);
+        const Tensor rm0 = randomTensor(be, {3}, DType::F32, 43);
+        Tensor rv0 = randomTensor(be, {3}, DType::F32, 44);
+        for (int64_t c = 0; c < 3; ++c) rv0.data<float>()[c] = std::abs(rv0.data<float>()[c]) + 0.5f;
+        auto copyOf = [&](const Tensor& t) {
+            Tensor c = be.empty(t.sizes(), t.dtype());
+            be.copy(c, t);
+            return c;
+        };
+        const Tensor rm = copyOf(rm0), rv = copyOf(rv0);
+        NamedArgs args{{"input", tv(x)},         {"weight", tv(w)},       {"bias", Value::none()},
+                       {"running_mean", tv(rm)}, {"running_var", tv(rv)}, {"momentum", fv(0.1)},
+                       {"eps", fv(1e-5)}};
+        if (target != "aten._native_batch_norm_legit_no_training.default") args["training"] = bv(training);
+        const auto r = runOp(be, target, args);
+        const auto f = runOp(be, "aten._native_batch_norm_legit_functional.default",
+                             {{"input", tv(x)},
+                              {"weight", tv(w)},
+                              {"bias", Value::none()},
+                              {"running_mean", tv(rm0)},
+                              {"running_var", tv(rv0)},
+                              {"training", bv(training)},
+                              {"momentum", fv(0.1)},
+                              {"eps", fv(1e-5)}});
+        QCOMPARE(f.size(), size_t(5));
+        QVERIFY(sameBits(be, r[0], f[0]));
+        QVERIFY(sameBits(be, rm, f[3]));
+        QVERIFY(sameBits(be, rv, f[4]));
+        QCOMPARE(sameBits(be, rm, rm0), !training);
+        QCOMPARE(sameBits(be, rv, rv0), !training);
+        // momentum 0.1: r = 0.9 r + 0.1 s (the variance unbiased, M = 42)
+        if (training) {
+            const float mean0 = r[1].data<float>()[0];
+            QVERIFY(std::abs(rm.data<float>()[0] - (0.9f * rm0.data<float>()[0] + 0.1f * mean0)) < 1e-6f);
+        }
+    }
+
+    // The meta functions of the norm / distance / embedding-bag ops give the shapes and dtypes
+    // their kernels return (every tensor output of each).
+    void normAndBagMeta()
+    {
+        const std::string text = R"(class GraphModule(torch.nn.Module):
+    def forward(self, x: "f32[4, 6, 5]", w: "f32[6]", rm: "f32[6]", rv: "f32[6]", xb: "bf16[4, 6, 5]", a: "f32[2, 5, 3]", b: "f32[1, 4, 3]", p2: "f32[8, 15]", emb: "f16[10, 4]", embf: "f32[10, 4]"):
+        idx = torch.ops.aten.arange.default(7, dtype = torch.int32)
+        offs = torch.ops.aten.arange.start_step(0, 7, 3, dtype = torch.int32)
+        gn = torch.ops.aten.native_group_norm.default(xb, None, None, 4, 6, 5, 3, 1e-05)
+        gn0 = gn[0]
+        gn1 = gn[1]
+        gn2 = gn[2]
+        gnb = torch.ops.aten.native_group_norm_backward.default(gn0, xb, gn1, gn2, None, 4, 6, 5, 3, [True, True, True])
+        gnb0 = gnb[0]
+        gnb1 = gnb[1]
+        gnb2 = gnb[2]
+        bn = torch.ops.aten._native_batch_norm_legit.default(xb, w, w, rm, rv, True, 0.1, 1e-05)
+        bn0 = bn[0]
+        bn1 = bn[1]
+        bn2 = bn[2]
+        nt = torch.ops.aten._native_batch_norm_legit_no_training.default(x, w, None, rm, rv, 0.1, 1e-05)
+        nt0 = nt[0]
+        nt1 = nt[1]
+        ns = torch.ops.aten._native_batch_norm_legit.no_stats(x, None, None, True, 0.1, 1e-05)
+        ns1 = ns[1]
+        nb = torch.ops.aten.native_batch_norm_backward.default(x, x, w, rm, rv, ns1, ns1, True, 1e-05, [True, True, False])
+        nb0 = nb[0]
+        nb1 = nb[1]
+        bf = torch.ops.aten._native_batch_norm_legit_functional.default(x, w, w, rm, rv, True, 0.1, 1e-05)
+        bf0 = bf[0]
+        bf1 = bf[1]
+        bf3 = bf[3]
+        cd = torch.ops.aten._cdist_forward.default(a, b, 1.0, None)
+        pd = torch.ops.aten._pdist_forward.default(p2, 2.0)
+        eb = torch.ops.aten._embedding_bag.default(emb, idx, offs, False, 2, False, None, False, -1)
+        eb0 = eb[0]
+        eb1 = eb[1]
+        eb2 = eb[2]
+        eb3 = eb[3]
+        es = torch.ops.aten._embedding_bag.default(embf, idx, offs, False, 0, False, None, False, -1)
+        es1 = es[1]
+        es3 = es[3]
+        return (gn0, gn1, gn2, gnb0, gnb1, gnb2, bn0, bn1, bn2, nt0, nt1, ns1, nb0, nb1, bf0, bf1, bf3, cd, pd, eb0, eb1, eb2, eb3, es1, es3)
+)";
+        Graph g = parseFxText(text, "norm_meta");
+        ShapePropOptions o;
+        o.overwrite = true;
+        const ShapePropResult pr = propagateShapes(g, o);
+        QVERIFY2(pr.problems.empty(), pr.problems.empty() ? "" : pr.problems[0].c_str());
+        ExecOptions eo;
+        eo.inputSeed = 1;
+        const ExecResult r = executeGraph(g, eo);
+        const auto& items = g.node(g.outputNode()).args.at(0).items;
+        QCOMPARE(r.outputs.size(), items.size());
+        QCOMPARE(items.size(), size_t(25));
+        for (size_t k = 0; k < items.size(); ++k) {
+            const Node& n = g.node(items[k].node);
+            QVERIFY2(n.val.isTensor() && r.outputs[k].isTensor(), n.name.c_str());
+            std::vector<int64_t> sizes;
+            for (const auto& sz : n.val.tensor.sizes) sizes.push_back(sz.valueOrHint());
+            QVERIFY2(sizes == r.outputs[k].tensor.sizes(), n.name.c_str());
+            QVERIFY2(n.val.tensor.dtype == r.outputs[k].tensor.dtype(), n.name.c_str());
+        }
+        // the fast-path sum's offset2bag is empty, the max form's max_indices [bags, D]
+        QCOMPARE(r.outputs[23].tensor.numel(), int64_t(0));
+        QCOMPARE(r.outputs[22].tensor.sizes(), (std::vector<int64_t>{3, 4}));
     }
 
     void kernelsRegistered()

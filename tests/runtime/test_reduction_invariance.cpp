@@ -115,7 +115,7 @@ private slots:
               "layer_norm",   "layer_norm_seq",      "layer_norm_bwd",   "nll_none",        "sum_lastdim",
               "mean_lastdim", "amax_lastdim",        "var_mean_lastdim", "cumsum_lastdim",  "mse_none",
               "softmax_bf16", "layer_norm_bwd_bf16", "min_lastdim",      "any_lastdim",     "prod_lastdim",
-              "var_lastdim"})
+              "var_lastdim",  "group_norm",          "group_norm_bf16",  "group_norm_bwd"})
             QTest::newRow(n) << std::string(n);
         // the other forms of the same kernels: release builds only
         if (!fxltest::kSanitizedBuild)
@@ -205,6 +205,43 @@ private slots:
                                        {"output_mask", bools({true, true, true})}};
                   },
                   {0, -1, -1}};  // dgamma/dbeta sum over rows: cross-chunk by nature
+        } else if (name == "group_norm" || name == "group_norm_bf16") {  // [N, C, HW], per sample
+            const DType dt = name == "group_norm" ? DType::F32 : DType::BF16;
+            Tensor in = randomTensor(be, {R, 12, 25}, dt, 31, 2.0);
+            Tensor w = randomTensor(be, {12}, dt, 32), b = randomTensor(be, {12}, dt, 33);
+            op = {"aten.native_group_norm.default",
+                  {in, w, b},
+                  {0, -1, -1},
+                  [](const std::vector<Tensor>& v) {
+                      return NamedArgs{{"input", tv(v[0])},     {"weight", tv(v[1])}, {"bias", tv(v[2])},
+                                       {"N", iv(v[0].size(0))}, {"C", iv(12)},        {"HxW", iv(25)},
+                                       {"group", iv(4)},        {"eps", fv(1e-5)}};
+                  },
+                  {0, 0, 0}};
+        } else if (name == "group_norm_bwd") {
+            Tensor xi = randomTensor(be, {R, 12, 25}, DType::F32, 34),
+                   gi = randomTensor(be, {R, 12, 25}, DType::F32, 35);
+            Tensor w = randomTensor(be, {12}, DType::F32, 36);
+            const auto f = runOp(be, "aten.native_group_norm.default",
+                                 {{"input", tv(xi)},
+                                  {"weight", tv(w)},
+                                  {"bias", Value::none()},
+                                  {"N", iv(R)},
+                                  {"C", iv(12)},
+                                  {"HxW", iv(25)},
+                                  {"group", iv(4)},
+                                  {"eps", fv(1e-5)}});
+            op = {"aten.native_group_norm_backward.default",
+                  {gi, xi, f[1], f[2], w},
+                  {0, 0, 0, 0, -1},
+                  [](const std::vector<Tensor>& v) {
+                      return NamedArgs{{"grad_out", tv(v[0])}, {"input", tv(v[1])},
+                                       {"mean", tv(v[2])},     {"rstd", tv(v[3])},
+                                       {"weight", tv(v[4])},   {"N", iv(v[0].size(0))},
+                                       {"C", iv(12)},          {"HxW", iv(25)},
+                                       {"group", iv(4)},       {"output_mask", bools({true, true, true})}};
+                  },
+                  {0, -1, -1}};  // dweight / dbias sum over the batch
         } else if (name == "nll_none") {
             const Tensor lsm = runOp(be, "aten._log_softmax.default",
                                      {{"self", tv(x)}, {"dim", iv(1)}, {"half_to_float", bv(false)}})[0];

@@ -1,0 +1,13 @@
+// CPU kernels of the normalisations over groups of channels and over the batch:
+// native_group_norm (+ backward), native_batch_norm (+ backward), _native_batch_norm_legit
+// (with running stats, .no_stats), _native_batch_norm_legit_functional and
+// _native_batch_norm_legit_no_training.
+#pragma once
+
+#include "runtime/kernel.hpp"
+
+namespace fxl::cpu::red {
+
+void registerBatchNormKernels(KernelRegistry& reg);
+
+}  // namespace fxl::cpu::red
