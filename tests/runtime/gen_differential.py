@@ -631,6 +631,34 @@ def gen_more():
     scalar_op("aten.sub.Scalar", [1.5, -2, 1e30], n=8)
     scalar_op("aten.gt.Scalar", [0.0, NAN, -INF], dtypes=(F32, F64, I64, BOOL), n=8)
     scalar_op("aten.ne.Scalar", [0.0, NAN, 1], dtypes=(F32, BF16, I64), n=8)
+    # the Core ATen additions of issue 14
+    for t in ["asin", "acosh", "asinh", "atan", "atanh", "cosh", "sinh", "tan", "log10", "log2"]:
+        unary(f"aten.{t}.default", n=10)
+    binary("aten.atan2.default", n=12)
+    binary("aten.logical_xor.default", dtypes=(BOOL, F32, I64), n=8)
+    binary("aten.clamp.Tensor", second="min", n=8)
+    for t, sname in [("amin", None), ("prod", None)]:
+        for _ in range(8):
+            sizes = rng.choice([[3, 5], [7], [2, 3, 4], [1, 1]])
+            dt = pick_dtype(FLOATS)
+            cid = f"{t}/{counts.get(t, 0):03d}"
+            x, jx = make_input(cid, "self", sizes, dt, rng.choice(["normal", "special"]), rng.choice(LAYOUTS))
+            d = rng.randrange(len(sizes))
+            if t == "amin":
+                add_case(t, "aten.amin.default", {"self": x, "dim": [d]}, {"self": jx, "dim": [d]},
+                         note=f"{TORCH_NAME[dt]} {sizes}")
+            else:
+                add_case(t, "aten.prod.dim_int", {"self": x, "dim": d}, {"self": jx, "dim": d},
+                         note=f"{TORCH_NAME[dt]} {sizes}")
+    for _ in range(8):
+        sizes = rng.choice([[3, 5], [2, 3, 4], [7]])
+        dt = pick_dtype(FLOATS + (I64,))
+        cid = f"constant_pad_nd/{counts.get('constant_pad_nd', 0):03d}"
+        x, jx = make_input(cid, "self", sizes, dt, "special", rng.choice(LAYOUTS))
+        pad = [rng.choice([-1, 0, 1, 2]) for _ in range(2 * rng.randint(1, len(sizes)))]
+        v = rng.choice([0.0, -1.5, 3])
+        add_case("constant_pad_nd", "aten.constant_pad_nd.default", {"self": x, "pad": pad, "value": v},
+                 {"self": jx, "pad": pad, "value": v}, note=f"{TORCH_NAME[dt]} {sizes} pad {pad}")
     for t in ["addcmul", "addcdiv"]:
         for _ in range(10):
             dt, sizes = pick_dtype(FLOATS), rng.choice([[3, 5], [7], [2, 1, 3]])
