@@ -599,7 +599,32 @@ struct Job
     // B is read in place (no packing) when it already has the panel element type and unit
     // column stride and there are few rows: packing would cost more than it saves.
     bool directB;
+    // f32: set when a finished tile holds inf or NaN (gemmF32 then redoes those elements)
+    std::atomic<bool>* nonFinite = nullptr;
 };
+
+// Whether an m x n block of C (row pitch ldc) holds inf or NaN, on the tile the thread just
+// finished (still in L1). Branch-free, and vectorised (GCC's -O2 cost model leaves such loops
+// scalar, and a scalar scan costs as much as the product itself for small K).
+#if defined(__GNUC__) && !defined(__clang__)
+#define FXL_VECTORIZE __attribute__((optimize("tree-vectorize", "vect-cost-model=dynamic")))
+#else
+#define FXL_VECTORIZE
+#endif
+template<class T>
+FXL_VECTORIZE bool blockNonFinite(const T* c, int64_t ldc, int64_t m, int64_t n)
+{
+    if constexpr (!std::is_same_v<T, float>) {
+        return false;
+    } else {
+        int special = 0;
+        for (int64_t r = 0; r < m; ++r) {
+            const float* row = c + r * ldc;
+            for (int64_t j = 0; j < n; ++j) special |= !(std::fabs(row[j]) <= 3.40282347e38f);
+        }
+        return special != 0;
+    }
+}
 
 // Where the B micro-panels of one (jc, pc) block are.
 template<class T>
@@ -636,6 +661,7 @@ void computeTile(const Job<T>& J, int64_t b, int64_t i0, int64_t mc, int64_t jc,
         J.packA(J.A.data, off, J.A.rowStride, J.A.colStride, m, kc, mr, Ap + ir * mr * kc);
     }
     const bool acc = pc > 0;
+    const bool lastK = pc + kc == J.K;
     T* Cb = J.C + b * J.cBatchStride;
     alignas(64) T tile[kMaxMr * kMaxNr];
     for (int64_t p = p0; p < p1; ++p) {
@@ -663,6 +689,12 @@ void computeTile(const Job<T>& J, int64_t b, int64_t i0, int64_t mc, int64_t jc,
                 for (int64_t r = 0; r < m; ++r) std::memcpy(cp + r * J.ldc, tile + r * nr, sizeof(T) * n);
             }
         }
+    }
+    // the finished rows of this tile, in one scan of long rows (still in L2)
+    if (lastK && J.nonFinite && p1 > p0) {
+        const int64_t j0 = jc + p0 * nr, j1 = std::min<int64_t>(jc + nc, jc + p1 * nr);
+        if (blockNonFinite(Cb + i0 * J.ldc + j0, J.ldc, mc, j1 - j0))
+            J.nonFinite->store(true, std::memory_order_relaxed);
     }
 }
 
@@ -741,7 +773,7 @@ void runBatch(const Job<T>& J, int64_t b, ThreadPool* pool)
 
 template<class T>
 void gemmImpl(int64_t batch, int64_t M, int64_t N, int64_t K, const GemmOperand& A, const GemmOperand& B, T* C,
-              int64_t ldc, int64_t cBatchStride, ThreadPool* pool)
+              int64_t ldc, int64_t cBatchStride, ThreadPool* pool, std::atomic<bool>* nonFinite = nullptr)
 {
     if (batch < 0 || M < 0 || N < 0 || K < 0) throw std::invalid_argument("gemm: negative size");
     if (batch == 0 || M == 0 || N == 0) return;
@@ -766,6 +798,7 @@ void gemmImpl(int64_t batch, int64_t M, int64_t N, int64_t K, const GemmOperand&
     J.blk = blockingFor<T>(*J.ks);
     const DType native = sizeof(T) == 4 ? DType::F32 : DType::F64;
     J.directB = B.dtype == native && B.colStride == 1 && M <= J.blk.mc;
+    J.nonFinite = nonFinite;
 
     const int threads = pool ? pool->threads() : 1;
     const double work = static_cast<double>(M) * static_cast<double>(N) * static_cast<double>(K);
@@ -803,6 +836,7 @@ void redoNonFinite(int64_t batch, int64_t M, int64_t N, int64_t K, const GemmOpe
     for (int64_t b = 0; b < batch; ++b)
         for (int64_t i = 0; i < M; ++i) {
             float* row = C + b * cBatchStride + i * ldc;
+            if (!blockNonFinite(row, ldc, 1, N)) continue;
             for (int64_t j = 0; j < N; ++j) {
                 if (std::isfinite(row[j])) continue;
                 double acc = 0;
@@ -819,8 +853,9 @@ void redoNonFinite(int64_t batch, int64_t M, int64_t N, int64_t K, const GemmOpe
 void gemmF32(int64_t batch, int64_t M, int64_t N, int64_t K, const GemmOperand& A, const GemmOperand& B, float* C,
              int64_t ldc, int64_t cBatchStride, ThreadPool* pool)
 {
-    gemmImpl<float>(batch, M, N, K, A, B, C, ldc, cBatchStride, pool);
-    if (batch > 0 && M > 0 && N > 0 && K > 0) redoNonFinite(batch, M, N, K, A, B, C, ldc, cBatchStride);
+    std::atomic<bool> nonFinite{false};
+    gemmImpl<float>(batch, M, N, K, A, B, C, ldc, cBatchStride, pool, &nonFinite);
+    if (nonFinite.load()) redoNonFinite(batch, M, N, K, A, B, C, ldc, cBatchStride);
 }
 
 void gemmF64(int64_t batch, int64_t M, int64_t N, int64_t K, const GemmOperand& A, const GemmOperand& B, double* C,

@@ -46,16 +46,17 @@ namespace {
 
 const fs::path kData = fxltest::testDataPath("flex");
 
+// A reference folder of tests/data: DIR/cases.json (its "cases") and DIR/REFS.safetensors.
 struct Refs
 {
     nlohmann::json cases;
     SafeTensorsFile tensors;
-    Refs()
+    Refs(const fs::path& dir, const std::string& refsFile)
     {
-        std::ifstream f(kData / "cases.json");
-        if (!f) throw std::runtime_error("missing tests/data/flex/cases.json");
+        std::ifstream f(dir / "cases.json");
+        if (!f) throw std::runtime_error("missing " + (dir / "cases.json").string());
         cases = nlohmann::json::parse(f)["cases"];
-        tensors = readSafetensors((kData / "flex_refs.safetensors").string());
+        tensors = readSafetensors((dir / refsFile).string());
     }
     const nlohmann::json& c(const std::string& id) const
     {
@@ -72,7 +73,7 @@ struct Refs
 };
 const Refs& refs()
 {
-    static const Refs r;
+    static const Refs r(kData, "flex_refs.safetensors");
     return r;
 }
 
@@ -291,33 +292,9 @@ const fs::path kCorpusLog = fxltest::corpusPath("tlparse/cache_hit_miss.log");
 
 const fs::path kSdpaData = fxltest::testDataPath("sdpa");
 
-struct SdpaRefs
+const Refs& sdpaRefs()
 {
-    nlohmann::json cases;
-    SafeTensorsFile tensors;
-    SdpaRefs()
-    {
-        std::ifstream f(kSdpaData / "cases.json");
-        if (!f) throw std::runtime_error("missing tests/data/sdpa/cases.json");
-        cases = nlohmann::json::parse(f)["cases"];
-        tensors = readSafetensors((kSdpaData / "sdpa_refs.safetensors").string());
-    }
-    const nlohmann::json& c(const std::string& id) const
-    {
-        for (const auto& j : cases)
-            if (j["id"] == id) return j;
-        throw std::runtime_error("no sdpa case " + id);
-    }
-    const SafeTensor& t(const std::string& key) const
-    {
-        const SafeTensor* st = tensors.find(key);
-        if (!st) throw std::runtime_error("no sdpa reference tensor " + key);
-        return *st;
-    }
-};
-const SdpaRefs& sdpaRefs()
-{
-    static const SdpaRefs r;
+    static const Refs r(kSdpaData, "sdpa_refs.safetensors");
     return r;
 }
 
