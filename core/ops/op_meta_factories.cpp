@@ -144,6 +144,10 @@ void registerNewTensors(MetaTable& t)
     t["aten.arange.start_step"] = [](const MetaCall& c) {
         return arange(c, &c.arg("start"), c.arg("end"), &c.arg("step"));
     };
+    t["aten.randperm.default"] = [](const MetaCall& c) {
+        auto dt = toOptDType(c.arg("dtype"));
+        return tensorValue(makeContiguous(dt ? *dt : DType::I64, {symArg(c, "n")}, deviceOf(c.arg("device"), "cpu")));
+    };
     t["prims.iota.default"] = [](const MetaCall& c) {
         auto dt = toOptDType(c.arg("dtype"));
         return tensorValue(

@@ -165,6 +165,17 @@ void registerPointwise(MetaTable& t)
         Sizes shape = broadcastShapes({&mask.sizes, &self.sizes});
         return tensorValue(makeContiguous(self.dtype, std::move(shape), self.device));
     };
+    // masked_scatter: self broadcast with mask, contiguous; source gives the masked elements
+    t["aten.masked_scatter.default"] = [](const MetaCall& c) {
+        const TensorMeta& self = tensorOf(c, "self");
+        const TensorMeta& mask = tensorOf(c, "mask");
+        const TensorMeta& source = tensorOf(c, "source");
+        if (mask.dtype != DType::Bool) throw MetaError("masked_scatter only supports boolean masks");
+        if (source.dtype != self.dtype)
+            throw MetaError("masked_scatter: expected source and self to have the same dtype");
+        Sizes shape = broadcastShapes({&mask.sizes, &self.sizes});
+        return tensorValue(makeContiguous(self.dtype, std::move(shape), self.device));
+    };
 
     // in-place ops: result is self
     t["aten.sub_.Tensor"] = [](const MetaCall& c) { return inplace(c, {"other"}, true); };

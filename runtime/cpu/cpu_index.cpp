@@ -110,6 +110,50 @@ void indexSelectKernel(KernelCall& call)
     call.result = Value::ofTensor(out);
 }
 
+// masked_scatter(self, mask, source): self broadcast with mask, in a new contiguous tensor; the
+// k-th position (row-major) where mask is true takes source's k-th element (row-major). One
+// sequential pass; source must hold at least as many elements as mask has true ones.
+void maskedScatterKernel(KernelCall& call)
+{
+    const Tensor& self = call.tensor("self");
+    const Tensor& mask = call.tensor("mask");
+    const Tensor& source = call.tensor("source");
+    if (mask.dtype() != DType::Bool)
+        throw KernelError("masked_scatter only supports boolean masks, got " + std::string(dtypeAbbr(mask.dtype())));
+    if (source.dtype() != self.dtype())
+        throw KernelError("masked_scatter: expected source and self to have the same dtype, got "
+                          + std::string(dtypeAbbr(source.dtype())) + " and " + std::string(dtypeAbbr(self.dtype())));
+    const std::vector<int64_t> shape = broadcastShapes(self.sizes(), mask.sizes());
+    Tensor out = call.newTensor(shape, self.dtype());
+    const Tensor s = expandTo(self, shape), m = expandTo(mask, shape);
+    const size_t is = static_cast<size_t>(out.itemSize());
+    std::vector<const char*> src;  // source's elements in row-major order
+    src.reserve(static_cast<size_t>(source.numel()));
+    const char* sb = static_cast<const char*>(source.rawData());
+    forEachIndex(source.sizes(),
+                 [&](const int64_t* idx, int64_t) { src.push_back(sb + offsetOf(source, idx) * source.itemSize()); });
+    char* o = static_cast<char*>(out.rawData());
+    const char* selfB = static_cast<const char*>(s.rawData());
+    const uint8_t* maskB = static_cast<const uint8_t*>(m.rawData());
+    size_t k = 0;
+    bool tooFew = false;
+    forEachIndex(shape, [&](const int64_t* idx, int64_t flat) {
+        const char* from = selfB + offsetOf(s, idx) * s.itemSize();
+        if (maskB[offsetOf(m, idx)]) {
+            if (k < src.size())
+                from = src[k];
+            else
+                tooFew = true;
+            ++k;
+        }
+        std::memcpy(o + static_cast<size_t>(flat) * is, from, is);
+    });
+    if (tooFew)
+        throw KernelError("masked_scatter: the mask has " + std::to_string(k) + " true elements, source only "
+                          + std::to_string(src.size()));
+    call.result = Value::ofTensor(out);
+}
+
 // embedding = weight.index_select(0, indices.reshape(-1)).view(indices.sizes() + [D])
 void embeddingKernel(KernelCall& call)
 {
@@ -436,6 +480,7 @@ void registerIndexKernels(KernelRegistry& reg)
     const DeviceKind cpu = DeviceKind::Cpu;
     reg.add("aten.embedding.default", cpu, embeddingKernel);
     reg.add("aten.index_select.default", cpu, indexSelectKernel);
+    reg.add("aten.masked_scatter.default", cpu, maskedScatterKernel);
     reg.add("aten.index.Tensor", cpu, indexKernel);
     reg.add("aten._unsafe_index.Tensor", cpu, indexKernel);
     reg.add("aten.index_put.default", cpu, indexPutKernel);

@@ -395,6 +395,42 @@ void inductorRandint(KernelCall& call)
     call.result = Value::ofTensor(out);
 }
 
+// randperm(n, dtype=long): Fisher-Yates over [0, n): step i (from n-1 down to 1) swaps
+// position i with j = floor(draw * (i + 1) / 2^32), draw n-1-i of the op's Philox stream. The
+// permutation depends only on (seed, offset, n); it is not PyTorch's (CPU PyTorch uses mt19937).
+void randpermKernel(KernelCall& call)
+{
+    const int64_t n = call.arg("n").toInt();
+    if (n < 0) throw KernelError("randperm: n must be non-negative, got " + std::to_string(n));
+    const DType t = ew::optDType(call, "dtype").value_or(DType::I64);
+    // the largest value n - 1 must be exact in the dtype
+    const double limit = t == DType::U8 ? 255.0
+        : t == DType::I8                ? 127.0
+        : t == DType::I16               ? 32767.0
+        : t == DType::I32               ? 2147483647.0
+        : t == DType::F16               ? 2048.0
+        : t == DType::BF16              ? 256.0
+        : t == DType::F32               ? 16777216.0
+        : t == DType::F64               ? 9007199254740992.0
+                                        : 9.2e18;
+    if (t == DType::Bool || !runtimeSupportsDType(t) || static_cast<double>(n - 1) > limit)
+        throw KernelError("randperm: n is too large for the result dtype " + std::string(dtypeTorchName(t)));
+    std::vector<int64_t> perm(static_cast<size_t>(n));
+    for (int64_t k = 0; k < n; ++k) perm[static_cast<size_t>(k)] = k;
+    const uint64_t off = takeOffset(call, static_cast<uint64_t>(n));
+    const uint64_t seed = generator(call).seed;
+    for (int64_t i = n - 1; i > 0; --i) {
+        const uint64_t r = philoxDraw(seed, 0, off + static_cast<uint64_t>(n - 1 - i));
+        const int64_t j = static_cast<int64_t>((r * static_cast<uint64_t>(i + 1)) >> 32);
+        std::swap(perm[static_cast<size_t>(i)], perm[static_cast<size_t>(j)]);
+    }
+    Tensor out = call.newTensor({n}, t);
+    char* p = static_cast<char*>(out.rawData());
+    for (int64_t k = 0; k < n; ++k)
+        storeFromDouble(p + k * out.itemSize(), t, static_cast<double>(perm[static_cast<size_t>(k)]));
+    call.result = Value::ofTensor(out);
+}
+
 }  // namespace
 
 void registerRandomKernels(KernelRegistry& reg)
@@ -415,6 +451,7 @@ void registerRandomKernels(KernelRegistry& reg)
     reg.add("prims.inductor_lookup_seed.default", cpu, inductorLookupSeed);
     reg.add("prims.inductor_random.default", cpu, inductorRandom);
     reg.add("prims.inductor_randint.default", cpu, inductorRandint);
+    reg.add("aten.randperm.default", cpu, randpermKernel);
 }
 
 }  // namespace fxl::cpu

@@ -659,6 +659,19 @@ def gen_more():
         v = rng.choice([0.0, -1.5, 3])
         add_case("constant_pad_nd", "aten.constant_pad_nd.default", {"self": x, "pad": pad, "value": v},
                  {"self": jx, "pad": pad, "value": v}, note=f"{TORCH_NAME[dt]} {sizes} pad {pad}")
+    for k in range(10):
+        sizes = rng.choice([[3, 5], [7], [2, 3, 4], [0, 3]])
+        dt = pick_dtype(FLOATS + (I64, BOOL))
+        cid = f"masked_scatter/{counts.get('masked_scatter', 0):03d}"
+        x, jx = make_input(cid, "self", sizes, dt, "special", rng.choice(LAYOUTS))
+        msizes = sizes if k % 3 else sizes[-1:]
+        m, jm = make_input(cid, "mask", msizes, BOOL, "normal", rng.choice(LAYOUTS[:3]))
+        n = math.prod(sizes) + (0 if k % 4 else 3)
+        if k == 9:
+            n = 0  # fewer source elements than true mask elements: an error in PyTorch
+        src, jsrc = make_input(cid, "source", [n], dt, "special")
+        add_case("masked_scatter", "aten.masked_scatter.default", {"self": x, "mask": m, "source": src},
+                 {"self": jx, "mask": jm, "source": jsrc}, note=f"{TORCH_NAME[dt]} {sizes} mask {msizes} source {n}")
     for t in ["addcmul", "addcdiv"]:
         for _ in range(10):
             dt, sizes = pick_dtype(FLOATS), rng.choice([[3, 5], [7], [2, 1, 3]])

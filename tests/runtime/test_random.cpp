@@ -8,9 +8,12 @@
 // vectors plus the properties above.
 #include <QtTest>
 
+#include <algorithm>
+
 #include <cmath>
 #include <cstring>
 #include <map>
+#include <optional>
 #include <set>
 #include <string_view>
 
@@ -395,6 +398,45 @@ private slots:
         for (int64_t c : counts)
             QVERIFY2(std::fabs(double(c) - 100000.0 / 12) < 5 * std::sqrt(100000.0 / 12 * 11 / 12),
                      qPrintable(QString::number(c)));
+    }
+
+    // randperm: a permutation of [0, n) that depends only on (seed, offset, n), takes n draws
+    // (rounded up to 4), and is uniform: each value lands on each position equally often.
+    void randpermIsAUniformPermutation()
+    {
+        auto be = makeCpuBackend();
+        auto perm = [&](int64_t n, RngState& rng, std::optional<DType> dt = std::nullopt) {
+            std::map<std::string, Value> args{{"n", Value::ofInt(n)}};
+            if (dt) args["dtype"] = kerneltest::dtypeValue(*dt);
+            const Value v = runOp(*be, "aten.randperm.default", args, &rng);
+            std::vector<int64_t> out;
+            for (double x : valuesOf(*be, v.tensor)) out.push_back(static_cast<int64_t>(x));
+            return std::make_pair(v.tensor.dtype(), out);
+        };
+        RngState rng{11, 4};
+        const auto [dt, p] = perm(1000, rng);
+        QCOMPARE(dt, DType::I64);
+        QCOMPARE(rng.offset, uint64_t(4 + 1000));
+        std::vector<int64_t> sorted = p;
+        std::sort(sorted.begin(), sorted.end());
+        for (int64_t k = 0; k < 1000; ++k) QCOMPARE(sorted[static_cast<size_t>(k)], k);
+        RngState same{11, 4}, other{12, 4};
+        QCOMPARE(perm(1000, same).second, p);
+        QVERIFY(perm(1000, other).second != p);
+        RngState r3{11, 4};
+        QCOMPARE(perm(1000, r3, DType::I32).second, p);  // the dtype changes the storage, not the order
+        // uniform: value 0's position over 6000 permutations of 6 (each position ~1000 times)
+        std::vector<int> at(6, 0);
+        RngState many{99, 0};
+        for (int t = 0; t < 6000; ++t) {
+            const std::vector<int64_t> q = perm(6, many).second;
+            ++at[static_cast<size_t>(std::find(q.begin(), q.end(), 0) - q.begin())];
+        }
+        for (int c : at) QVERIFY2(std::abs(c - 1000) < 5 * std::sqrt(1000.0 * 5 / 6), qPrintable(QString::number(c)));
+        RngState r0{1, 0};
+        QCOMPARE(perm(0, r0).second.size(), size_t(0));
+        QVERIFY_THROWS_EXCEPTION(KernelError, perm(300, r0, DType::U8));
+        QVERIFY_THROWS_EXCEPTION(KernelError, perm(-1, r0));
     }
 
     // ---- dropout: PyTorch 1.13 CPU arithmetic, output = (x * mask) * float(1 / (1 - p))
