@@ -437,8 +437,7 @@ void convolutionBackward(KernelCall& call)
         if (gi.defined()) gi = toChannelsLast(call, gi);
         if (gw.defined()) gw = toChannelsLast(call, gw);
     }
-    auto val = [](const Tensor& t) { return t.defined() ? Value::ofTensor(t) : Value::none(); };
-    call.result = Value::ofList({val(gi), val(gw), val(gb)});
+    call.result = Value::ofList({red::tensorOrNone(gi), red::tensorOrNone(gw), red::tensorOrNone(gb)});
 }
 
 }  // namespace

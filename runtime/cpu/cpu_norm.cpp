@@ -466,16 +466,10 @@ void layerNormBwd(KernelCall& call)
         if (!dw.defined() && !db.defined()) return;
         std::vector<A> dwv(dw.defined() ? static_cast<size_t>(n) : 0), dbv(db.defined() ? static_cast<size_t>(n) : 0);
         layerNormParamGrads<T, A>(call.pool, x, dy, rx, rg, stats, dwv, dbv);
-        auto store = [&](Tensor& t, const std::vector<A>& v) {
-            char* base = static_cast<char*>(t.rawData());
-            for (int64_t j = 0; j < n; ++j)
-                storeFromDouble(base + j * t.itemSize(), t.dtype(), static_cast<double>(v[static_cast<size_t>(j)]));
-        };
-        if (dw.defined()) store(dw, dwv);
-        if (db.defined()) store(db, dbv);
+        if (dw.defined()) storeVector(dw, dwv);
+        if (db.defined()) storeVector(db, dbv);
     });
-    auto val = [](const Tensor& t) { return t.defined() ? Value::ofTensor(t) : Value::none(); };
-    call.result = Value::ofList({val(dx), val(dw), val(db)});
+    call.result = Value::ofList({tensorOrNone(dx), tensorOrNone(dw), tensorOrNone(db)});
 }
 
 }  // namespace

@@ -39,16 +39,6 @@ std::vector<A> channelVector(const Value& v, int64_t C, const std::string& op, c
     return out;
 }
 
-template<class A>
-void storeVector(Tensor& t, const std::vector<A>& v)
-{
-    char* base = static_cast<char*>(t.rawData());
-    forEachIndex(t.sizes(), [&](const int64_t* idx, int64_t flat) {
-        storeFromDouble(base + offsetOf(t, idx) * t.itemSize(), t.dtype(),
-                        static_cast<double>(v[static_cast<size_t>(flat)]));
-    });
-}
-
 // The [N, C, HW] reading of an input with at least 2 dims.
 struct Layout
 {
@@ -218,8 +208,7 @@ void groupNormBwd(KernelCall& call)
         if (dw.defined()) storeVector(dw, dwv);
         if (db.defined()) storeVector(db, dbv);
     });
-    auto val = [](const Tensor& t) { return t.defined() ? Value::ofTensor(t) : Value::none(); };
-    call.result = Value::ofList({val(dx), val(dw), val(db)});
+    call.result = Value::ofList({tensorOrNone(dx), tensorOrNone(dw), tensorOrNone(db)});
 }
 
 // ---- batch norm
@@ -397,8 +386,7 @@ void batchNormBwd(KernelCall& call)
         if (dw.defined()) storeVector(dw, dwv);
         if (db.defined()) storeVector(db, dbv);
     });
-    auto val = [](const Tensor& t) { return t.defined() ? Value::ofTensor(t) : Value::none(); };
-    call.result = Value::ofList({val(dx), val(dw), val(db)});
+    call.result = Value::ofList({tensorOrNone(dx), tensorOrNone(dw), tensorOrNone(db)});
 }
 
 }  // namespace

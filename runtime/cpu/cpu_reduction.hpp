@@ -349,6 +349,21 @@ RowMoments rowMomentsF64(const T* q, const RowView& rv)
     return r;
 }
 
+// Writes v (one value per element, row-major) into t, whatever its strides (parameter
+// gradients of the norms).
+template<class A>
+void storeVector(const Tensor& t, const std::vector<A>& v)
+{
+    char* base = static_cast<char*>(t.rawData());
+    forEachIndex(t.sizes(), [&](const int64_t* idx, int64_t flat) {
+        storeFromDouble(base + offsetOf(t, idx) * t.itemSize(), t.dtype(),
+                        static_cast<double>(v[static_cast<size_t>(flat)]));
+    });
+}
+
+// An optional output (a backward's gradient not asked for by output_mask): the tensor or None.
+inline Value tensorOrNone(const Tensor& t) { return t.defined() ? Value::ofTensor(t) : Value::none(); }
+
 // Runs fn(begin, end) over [0, n) on the pool (inline when there is no pool).
 inline void parallelRows(ThreadPool* pool, int64_t n, int64_t grain, const std::function<void(int64_t, int64_t)>& fn)
 {
