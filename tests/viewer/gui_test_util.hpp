@@ -8,6 +8,7 @@
 #include <QImage>
 #include <QSettings>
 #include <QStandardPaths>
+#include <QTemporaryDir>
 #include <QtTest>
 
 #include <set>
@@ -18,16 +19,16 @@
 
 namespace guitest {
 
-// For initTestCase: the window's settings in the test location, one folder per test executable
-// (ctest -j runs window tests at once: one clearing or writing the others' recent files made
-// them flaky), cleared; Fusion and DejaVu Sans, so that screenshots look the same on every
-// machine.
+// For initTestCase: the window's settings in a fresh folder of this process, removed at exit
+// (ctest -j runs window tests at once, and one executable twice, with and without the corpus:
+// one clearing or writing the others' recent files made them flaky); Fusion and DejaVu Sans,
+// so that screenshots look the same on every machine.
 inline void initWindowTests()
 {
     QStandardPaths::setTestModeEnabled(true);
-    QSettings::setPath(QSettings::NativeFormat, QSettings::UserScope,
-                       QStandardPaths::writableLocation(QStandardPaths::GenericConfigLocation) + QLatin1Char('/')
-                           + QCoreApplication::applicationName());
+    static QTemporaryDir settingsDir;
+    QVERIFY(settingsDir.isValid());
+    QSettings::setPath(QSettings::NativeFormat, QSettings::UserScope, settingsDir.path());
     QSettings(QStringLiteral("fxlens"), QStringLiteral("fxlens")).clear();
     QApplication::setStyle(QStringLiteral("Fusion"));
     QApplication::setFont(QFont(QStringLiteral("DejaVu Sans"), 9));
