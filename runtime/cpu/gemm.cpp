@@ -114,10 +114,14 @@ namespace {
 // (kc x MR, k-major) and a B micro-panel (kc rows of NR values, ldb apart: packed or not):
 //     c[i][j] = (acc ? c[i][j] : 0); for k: c[i][j] = fma(a[k][i], b[k][j], c[i][j])
 // Every path runs exactly this per element; only the number of lanes differs.
+// With `special` set (the last K block of an f32 product), the kernel also sets *special when
+// a finished value is inf or NaN, from the registers before they are stored: their sum is inf
+// or NaN then, and sum * 0 is NaN. A sum that overflows, or a padded or stale lane, may set it
+// too; the caller then only scans C for the elements to redo (redoNonFinite).
 // ------------------------------------------------------------------------------------------
 
 template<class T>
-using KernFn = void (*)(int64_t kc, const T* a, const T* b, int64_t ldb, T* c, int64_t ldc, bool acc);
+using KernFn = void (*)(int64_t kc, const T* a, const T* b, int64_t ldb, T* c, int64_t ldc, bool acc, int* special);
 
 constexpr int kMaxMr = 16;
 constexpr int kMaxNr = 32;
@@ -130,7 +134,7 @@ struct KernelSet
 };
 
 template<class T, int MR, int NR, int M>
-void kernScalar(int64_t kc, const T* a, const T* b, int64_t ldb, T* c, int64_t ldc, bool acc)
+void kernScalar(int64_t kc, const T* a, const T* b, int64_t ldb, T* c, int64_t ldc, bool acc, int* special)
 {
     T r[M][NR];
     for (int i = 0; i < M; ++i)
@@ -142,6 +146,12 @@ void kernScalar(int64_t kc, const T* a, const T* b, int64_t ldb, T* c, int64_t l
         }
         a += MR;
         b += ldb;
+    }
+    if (special) {
+        T z = 0;
+        for (int i = 0; i < M; ++i)
+            for (int j = 0; j < NR; ++j) z += r[i][j];
+        if (std::isnan(z * T(0))) *special = 1;
     }
     for (int i = 0; i < M; ++i)
         for (int j = 0; j < NR; ++j) c[i * ldc + j] = r[i][j];
@@ -163,7 +173,7 @@ KernelSet<T> scalarSet(std::index_sequence<Ms...>)
 #define FXL_GEMM_VEC_KERNEL                                                                                            \
     template<class VT, int MR, int NV, int M>                                                                          \
     void kernVec(int64_t kc, const typename VT::T* a, const typename VT::T* b, int64_t ldb, typename VT::T* c,         \
-                 int64_t ldc, bool acc)                                                                                \
+                 int64_t ldc, bool acc, int* special)                                                                  \
     {                                                                                                                  \
         using V = typename VT::V;                                                                                      \
         constexpr int W = VT::W;                                                                                       \
@@ -180,6 +190,17 @@ KernelSet<T> scalarSet(std::index_sequence<Ms...>)
             }                                                                                                          \
             a += MR;                                                                                                   \
             b += ldb;                                                                                                  \
+        }                                                                                                              \
+        if (special) { /* a sum tree of the registers: inf or NaN in, inf or NaN out (or an overflow) */               \
+            V t[M];                                                                                                    \
+            _Pragma("GCC unroll 16") for (int i = 0; i < M; ++i)                                                       \
+            {                                                                                                          \
+                t[i] = r[i][0];                                                                                        \
+                _Pragma("GCC unroll 4") for (int v = 1; v < NV; ++v) t[i] = VT::add(t[i], r[i][v]);                    \
+            }                                                                                                          \
+            _Pragma("GCC unroll 4") for (int h = 1; h < M; h *= 2)                                                     \
+                _Pragma("GCC unroll 16") for (int i = 0; i + h < M; i += 2 * h) t[i] = VT::add(t[i], t[i + h]);        \
+            if (VT::anyNan(VT::fma(t[0], VT::zero(), VT::zero()))) *special = 1;                                       \
         }                                                                                                              \
         _Pragma("GCC unroll 16") for (int i = 0; i < M; ++i) _Pragma("GCC unroll 4") for (int v = 0; v < NV; ++v)      \
             VT::store(c + i * ldc + v * W, r[i][v]);                                                                   \
@@ -206,6 +227,8 @@ struct F32
     static V zero() { return _mm256_setzero_ps(); }
     static V broadcast(const float* p) { return _mm256_broadcast_ss(p); }
     static V fma(V a, V b, V c) { return _mm256_fmadd_ps(a, b, c); }
+    static V add(V a, V b) { return _mm256_add_ps(a, b); }
+    static bool anyNan(V v) { return _mm256_movemask_ps(_mm256_cmp_ps(v, v, _CMP_UNORD_Q)) != 0; }
 };
 struct F64
 {
@@ -217,6 +240,8 @@ struct F64
     static V zero() { return _mm256_setzero_pd(); }
     static V broadcast(const double* p) { return _mm256_broadcast_sd(p); }
     static V fma(V a, V b, V c) { return _mm256_fmadd_pd(a, b, c); }
+    static V add(V a, V b) { return _mm256_add_pd(a, b); }
+    static bool anyNan(V v) { return _mm256_movemask_pd(_mm256_cmp_pd(v, v, _CMP_UNORD_Q)) != 0; }
 };
 FXL_GEMM_VEC_KERNEL
 }  // namespace avx2
@@ -240,6 +265,8 @@ struct F32
     static V zero() { return _mm512_setzero_ps(); }
     static V broadcast(const float* p) { return _mm512_set1_ps(*p); }
     static V fma(V a, V b, V c) { return _mm512_fmadd_ps(a, b, c); }
+    static V add(V a, V b) { return _mm512_add_ps(a, b); }
+    static bool anyNan(V v) { return _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q) != 0; }
 };
 struct F64
 {
@@ -251,6 +278,8 @@ struct F64
     static V zero() { return _mm512_setzero_pd(); }
     static V broadcast(const double* p) { return _mm512_set1_pd(*p); }
     static V fma(V a, V b, V c) { return _mm512_fmadd_pd(a, b, c); }
+    static V add(V a, V b) { return _mm512_add_pd(a, b); }
+    static bool anyNan(V v) { return _mm512_cmp_pd_mask(v, v, _CMP_UNORD_Q) != 0; }
 };
 FXL_GEMM_VEC_KERNEL
 
@@ -603,29 +632,6 @@ struct Job
     std::atomic<bool>* nonFinite = nullptr;
 };
 
-// Whether an m x n block of C (row pitch ldc) holds inf or NaN, on the tile the thread just
-// finished (still in L1). Branch-free, and vectorised (GCC's -O2 cost model leaves such loops
-// scalar, and a scalar scan costs as much as the product itself for small K).
-#if defined(__GNUC__) && !defined(__clang__)
-#define FXL_VECTORIZE __attribute__((optimize("tree-vectorize", "vect-cost-model=dynamic")))
-#else
-#define FXL_VECTORIZE
-#endif
-template<class T>
-FXL_VECTORIZE bool blockNonFinite(const T* c, int64_t ldc, int64_t m, int64_t n)
-{
-    if constexpr (!std::is_same_v<T, float>) {
-        return false;
-    } else {
-        int special = 0;
-        for (int64_t r = 0; r < m; ++r) {
-            const float* row = c + r * ldc;
-            for (int64_t j = 0; j < n; ++j) special |= !(std::fabs(row[j]) <= 3.40282347e38f);
-        }
-        return special != 0;
-    }
-}
-
 // Where the B micro-panels of one (jc, pc) block are.
 template<class T>
 struct BBlock
@@ -664,6 +670,8 @@ void computeTile(const Job<T>& J, int64_t b, int64_t i0, int64_t mc, int64_t jc,
     const bool lastK = pc + kc == J.K;
     T* Cb = J.C + b * J.cBatchStride;
     alignas(64) T tile[kMaxMr * kMaxNr];
+    int specialFlag = 0;
+    int* const special = lastK && J.nonFinite ? &specialFlag : nullptr;
     for (int64_t p = p0; p < p1; ++p) {
         const int64_t j = jc + p * nr;
         const int64_t n = std::min<int64_t>(nr, jc + nc - j);
@@ -681,21 +689,16 @@ void computeTile(const Job<T>& J, int64_t b, int64_t i0, int64_t mc, int64_t jc,
             const T* ap = Ap + ir * mr * kc;
             T* cp = Cb + i * J.ldc + j;
             if (n == nr) {
-                ks.rows[m](kc, ap, bp, ldb, cp, J.ldc, acc);
+                ks.rows[m](kc, ap, bp, ldb, cp, J.ldc, acc, special);
             } else {  // a partial panel: through a full-width tile (the padded lanes are zeros)
                 if (acc)
                     for (int64_t r = 0; r < m; ++r) std::memcpy(tile + r * nr, cp + r * J.ldc, sizeof(T) * n);
-                ks.rows[m](kc, ap, bp, ldb, tile, nr, acc);
+                ks.rows[m](kc, ap, bp, ldb, tile, nr, acc, special);
                 for (int64_t r = 0; r < m; ++r) std::memcpy(cp + r * J.ldc, tile + r * nr, sizeof(T) * n);
             }
         }
     }
-    // the finished rows of this tile, in one scan of long rows (still in L2)
-    if (lastK && J.nonFinite && p1 > p0) {
-        const int64_t j0 = jc + p0 * nr, j1 = std::min<int64_t>(jc + nc, jc + p1 * nr);
-        if (blockNonFinite(Cb + i0 * J.ldc + j0, J.ldc, mc, j1 - j0))
-            J.nonFinite->store(true, std::memory_order_relaxed);
-    }
+    if (specialFlag) J.nonFinite->store(true, std::memory_order_relaxed);
 }
 
 // Runs task(t) for t in [0, n): on the caller, or handed out dynamically to the pool's threads
@@ -836,7 +839,6 @@ void redoNonFinite(int64_t batch, int64_t M, int64_t N, int64_t K, const GemmOpe
     for (int64_t b = 0; b < batch; ++b)
         for (int64_t i = 0; i < M; ++i) {
             float* row = C + b * cBatchStride + i * ldc;
-            if (!blockNonFinite(row, ldc, 1, N)) continue;
             for (int64_t j = 0; j < N; ++j) {
                 if (std::isfinite(row[j])) continue;
                 double acc = 0;

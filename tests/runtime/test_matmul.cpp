@@ -332,6 +332,67 @@ private slots:
         }
     }
 
+    // f32 elements whose chain ends inf or NaN are the same chain in double, rounded once
+    // (docs/numerics.md §4); the others keep the f32 chain. Big values placed so that some
+    // products overflow and cancel (an exact, finite result), one chain passes +FLT_MAX in the
+    // middle of K and comes back, and one operand is inf: on every path, with partial panels,
+    // K over several blocks, B read in place (few rows) and packed, at 1 and 2 threads.
+    void overflowRedoneInDouble_data()
+    {
+        QTest::addColumn<int>("M");
+        QTest::addColumn<int>("K");
+        QTest::addColumn<int>("N");
+        QTest::newRow("few rows, B in place 3x9x37") << 3 << 9 << 37;
+        QTest::newRow("K crosses blocks 25x1100x45") << 25 << 1100 << 45;
+        QTest::newRow("packed B 160x80x90") << 160 << 80 << 90;
+    }
+    void overflowRedoneInDouble()
+    {
+        QFETCH(int, M);
+        QFETCH(int, K);
+        QFETCH(int, N);
+        IsaGuard guard;
+        Backend& be1 = *be1_;
+        Tensor a = randomTensor(be1, {M, K}, DType::F32, 31), b = randomTensor(be1, {K, N}, DType::F32, 32);
+        float* A = static_cast<float*>(a.rawData());
+        float* B = static_cast<float*>(b.rawData());
+        // row 0 x column 1: 1e30*1e30 - 1e30*1e30 = 0 plus the small rest
+        A[0] = 1e30f, A[1] = 1e30f, B[0 * N + 1] = 1e30f, B[1 * N + 1] = -1e30f;
+        // row M-1 x column N-1: +3e38 at k = 0 and k = K/2 (past FLT_MAX), -3e38 at the end
+        A[(M - 1) * K + 0] = 3e38f, A[(M - 1) * K + K / 2] = 3e38f, A[(M - 1) * K + K - 1] = -3e38f;
+        B[0 * N + N - 1] = 1.0f, B[(K / 2) * N + N - 1] = 1.0f, B[(K - 1) * N + N - 1] = 1.0f;
+        // row M/2: an inf operand, so the whole row is inf or NaN as IEEE says
+        A[(M / 2) * K + K / 3] = std::numeric_limits<float>::infinity();
+        const std::vector<float> Af(A, A + M * K), Bf(B, B + K * N);
+        std::vector<float> ref = naiveChain(Af, Bf, M, K, N);
+        int redone = 0;
+        for (int64_t i = 0; i < M; ++i)
+            for (int64_t j = 0; j < N; ++j) {
+                if (std::isfinite(ref[i * N + j])) continue;
+                double acc = 0;
+                for (int64_t k = 0; k < K; ++k) acc = std::fma(double(Af[i * K + k]), double(Bf[k * N + j]), acc);
+                ref[i * N + j] = static_cast<float>(acc);
+                ++redone;
+            }
+        QVERIFY(std::isfinite(ref[(M - 1) * N + N - 1]));  // the chain that passed FLT_MAX
+        QVERIFY(redone > N);
+        for (int threads : {1, 2})
+            for (auto isa : kAllIsas) {
+                Backend* be = threads == 1 ? be1_.get() : be2_.get();
+                if (!cpu::gemmIsaSupported(isa)) continue;
+                cpu::setGemmIsaOverride(isa);
+                Tensor c = mm(*be, a, b);
+                QVERIFY2(std::memcmp(ref.data(), c.rawData(), ref.size() * 4) == 0,
+                         qPrintable(QString("%1, %2 threads: %3 bytes differ")
+                                        .arg(cpu::gemmIsaName(isa))
+                                        .arg(threads)
+                                        .arg(differingBytes(bytesOf(*be, c),
+                                                            std::vector<uint8_t>(reinterpret_cast<uint8_t*>(ref.data()),
+                                                                                 reinterpret_cast<uint8_t*>(ref.data())
+                                                                                     + ref.size() * 4)))));
+            }
+    }
+
     // bf16/f16: widen exactly, the f32 chain, round once (f16 has no PyTorch CPU reference).
     void halfRoundsOnce_data()
     {
