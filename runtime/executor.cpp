@@ -697,6 +697,18 @@ struct Runner
         }
     }
 
+    // Later uses of node `target` read the value node n just gave it (NodePlan::rebinds).
+    void rebind(Frame& f, size_t target, const Node& n, bool acc)
+    {
+        if (target >= f.have.size() || !f.have[target]) return;
+        const Value& v = f.env[static_cast<size_t>(n.id)];
+        if (acc) {
+            acquire(v, false);
+            releaseValue(f.env[target]);
+        }
+        f.env[target] = v;
+    }
+
     // Frees the values whose last use was step k (released from the accounting at top level).
     void freeDyingValues(Frame& f, size_t k, bool top)
     {
@@ -743,6 +755,7 @@ struct Runner
                 if (acc && !top) stepPeak = std::max(stepPeak, live);
                 f.env[static_cast<size_t>(n.id)] = std::move(v);
                 f.have[static_cast<size_t>(n.id)] = 1;
+                if (np.rebinds != kNoNode) rebind(f, static_cast<size_t>(np.rebinds), n, acc);
                 if (top && opts.onValue) opts.onValue(n, f.env[static_cast<size_t>(n.id)]);
             }
             if (top) recordLiveBytes(n, *res);

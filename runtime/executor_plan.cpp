@@ -94,6 +94,23 @@ void planAutoFunctionalized(NodePlan& np, const Node& n, const OpRegistry& reg, 
     np.op = op;
 }
 
+// The argument node an op may give new sizes in place (NodePlan::rebinds): resize_'s self
+// and an out= overload's `out`, the argument the op writes and returns (Tensor(a!) -> Tensor(a!)).
+NodeId rebindTarget(const OpInfo& op, const Node& n)
+{
+    const Schema& s = op.schema;
+    if (!(s.name == "resize_" || s.overload == "out") || s.returns.size() != 1 || !s.returns[0].alias
+        || !s.returns[0].alias->isWrite)
+        return kNoNode;
+    for (size_t i = 0; i < s.args.size(); ++i) {
+        const SchemaArg& a = s.args[i];
+        if (!a.alias || !a.alias->isWrite || a.alias->set != s.returns[0].alias->set) continue;
+        const Arg* given = !a.kwargOnly && i < n.args.size() ? &n.args[i] : n.kwarg(a.name);
+        return given && given->isNode() ? given->node : kNoNode;
+    }
+    return kNoNode;
+}
+
 // A call_function node: a builtin, a Dynamo-level lowering, a higher-order operator or an op
 // kernel with its arguments bound. `opByTarget` caches registry lookups across the graph.
 void planCallFunction(GraphPlan& p, NodePlan& np, const Node& n, const OpRegistry& reg, RecipeCache& recipes,
@@ -139,6 +156,7 @@ void planCallFunction(GraphPlan& p, NodePlan& np, const Node& n, const OpRegistr
     }
     np.kind = NodePlan::Kind::Op;
     np.op = op;
+    if (np.op) np.rebinds = rebindTarget(*np.op, n);
     if (!np.op)
         np.error = "unknown operator " + n.target + ": " + undeclaredOperatorHint();
     else if (np.op->has(kTraitHigherOrder))

@@ -89,6 +89,10 @@ struct NodePlan
     // HOP's arguments after the op, its kwargs, the op's part of the meta), so it binds and
     // runs exactly as the same op written as a node
     const Node* inner = nullptr;
+    // Op: the node whose value this op changes in place beyond its elements (resize_'s self,
+    // an out= overload's out, which it may resize): later uses of that node read this node's
+    // value, as they see the same Python tensor in PyTorch. kNoNode for every other op.
+    NodeId rebinds = kNoNode;
     // Torch: the Dynamo-level node translated to aten kernels (runtime/torch_level.hpp); also
     // set on operator.getitem builtins, for getitem on a tensor
     std::unique_ptr<TorchLowering> torch;

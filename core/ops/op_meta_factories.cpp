@@ -220,6 +220,18 @@ void registerCopiesAndCasts(MetaTable& t)
     t["aten.to.dtype"] = toImpl;
     t["aten.to.dtype_layout"] = toImpl;
     t["aten.to.device"] = toImpl;
+    // resize_: self unchanged when the sizes are its own; else the new sizes, contiguous (or
+    // in the memory format asked for)
+    t["aten.resize_.default"] = [](const MetaCall& c) {
+        const ValueMeta& v = c.tensorArg("self");
+        if (!v.isTensor()) throw MetaError("argument 'self' has no tensor meta");
+        Sizes size = symListArg(c, "size");
+        for (const SymInt& s : size)
+            if (s.isConcrete() && s.valueOrHint() < 0) throw MetaError("resize_: negative size " + s.str());
+        if (size == v.tensor.sizes) return v;
+        Sizes st = stridesFor(size, memoryFormatOf(c.arg("memory_format")));
+        return tensorValue(makeTensor(v.tensor.dtype, std::move(size), std::move(st), v.tensor.device));
+    };
 }
 
 }  // namespace

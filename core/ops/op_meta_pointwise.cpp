@@ -177,6 +177,18 @@ void registerPointwise(MetaTable& t)
         return tensorValue(makeContiguous(self.dtype, std::move(shape), self.device));
     };
 
+    // atan2.out: the broadcast result written into `out`, which takes its shape (resized when it
+    // differs, contiguous then) and keeps its dtype; the float result must be castable to it
+    t["aten.atan2.out"] = [](const MetaCall& c) {
+        const TensorMeta& out = tensorOf(c, "out");
+        ValueMeta r = pointwise(c, {{"self", "other"}, {}, Promotion::IntToFloat});
+        if (!canCast(r.tensor.dtype, out.dtype))
+            throw MetaError("result type " + std::string(dtypeTorchName(r.tensor.dtype))
+                            + " can't be cast to the desired output type " + std::string(dtypeTorchName(out.dtype)));
+        if (r.tensor.sizes == out.sizes) return tensorValue(out);
+        return tensorValue(makeContiguous(out.dtype, r.tensor.sizes, out.device));
+    };
+
     // in-place ops: result is self
     t["aten.sub_.Tensor"] = [](const MetaCall& c) { return inplace(c, {"other"}, true); };
     t["aten.add_.Tensor"] = [](const MetaCall& c) { return inplace(c, {"other"}, true); };

@@ -9,6 +9,7 @@
 #include "runtime/cpu/cpu_elementwise_factory.hpp"
 
 #include <algorithm>
+#include <cstring>
 #include <numeric>
 
 namespace fxl::cpu {
@@ -395,7 +396,41 @@ void copyInplaceKernel(KernelCall& call)
     call.result = Value::ofTensor(self);
 }
 
+// resize_(self, size, memory_format): self with the new sizes (resizedTensor); the executor
+// gives later uses of self this value.
+void resizeInplaceKernel(KernelCall& call)
+{
+    call.result =
+        Value::ofTensor(resizedTensor(call, call.tensor("self"), sizeArg(call, "size"), optArg(call, "memory_format")));
+}
+
 }  // namespace
+
+Tensor resizedTensor(const KernelCall& call, const Tensor& t, const std::vector<int64_t>& sizes,
+                     const Value& memoryFormat)
+{
+    if (sizes == t.sizes()) return t;
+    int64_t numel = 1;
+    for (int64_t s : sizes) {
+        if (s < 0) throw KernelError("resize_: negative size " + std::to_string(s));
+        numel *= s;
+    }
+    std::vector<int64_t> strides = Tensor::contiguousStrides(sizes);
+    if (!memoryFormat.isNone() && (memoryFormat.s == "channels_last" || memoryFormat.s == "torch.channels_last"))
+        strides = channelsLastStrides(sizes);
+    else if (!memoryFormat.isNone() && memoryFormat.s != "contiguous_format"
+             && memoryFormat.s != "torch.contiguous_format")
+        throw KernelError("resize_: unsupported memory format '" + memoryFormat.s + "'");
+    const int64_t item = t.itemSize();
+    const int64_t need = numel == 0 ? 0 : (t.offset() + numel) * item;
+    const int64_t have = t.storage() ? t.storage()->nbytes() : 0;
+    if (need <= have) return Tensor::fromStorage(t.storage(), t.dtype(), sizes, strides, t.offset());
+    Tensor grown = call.newTensor({t.offset() + numel}, t.dtype());
+    auto* dst = static_cast<unsigned char*>(grown.rawData());
+    if (have > 0) std::memcpy(dst, t.storage()->data(), static_cast<size_t>(have));
+    std::memset(dst + have, 0, static_cast<size_t>(need - have));
+    return grown.asStrided(sizes, strides, t.offset());
+}
 
 void registerCopies(KernelRegistry& reg)
 {
@@ -408,6 +443,7 @@ void registerCopies(KernelRegistry& reg)
     reg.add("prims.device_put.default", DeviceKind::Cpu, devicePutKernel);
     reg.add("aten.copy.default", DeviceKind::Cpu, copyKernel);
     reg.add("aten.copy_.default", DeviceKind::Cpu, copyInplaceKernel);
+    reg.add("aten.resize_.default", DeviceKind::Cpu, resizeInplaceKernel);
 }
 
 }  // namespace ew

@@ -310,6 +310,13 @@ std::vector<int64_t> iteratorStrides(const std::vector<int64_t>& shape, const st
 Tensor allocStrided(const KernelCall& call, const std::vector<int64_t>& sizes, const std::vector<int64_t>& strides,
                     DType t);
 
+// PyTorch's resize_ of `t` to `sizes`: t itself when the sizes are its own; else a view of
+// the new sizes with contiguous strides (channels_last when memoryFormat says so) at t's
+// offset, on t's storage when it is big enough, otherwise on a new storage that starts with
+// the old one's bytes (the elements past them are zero, where PyTorch leaves them unset).
+Tensor resizedTensor(const KernelCall& call, const Tensor& t, const std::vector<int64_t>& sizes,
+                     const Value& memoryFormat);
+
 // ---- the loop
 inline constexpr int64_t kGrainCheap = 1 << 15;  // elements per thread at least (add, copy)
 inline constexpr int64_t kGrainMath = 1 << 12;  // transcendental functors

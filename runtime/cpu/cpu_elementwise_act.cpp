@@ -279,6 +279,21 @@ void atan2Kernel(KernelCall& call)
     call.result = Value::ofTensor(out);
 }
 
+// atan2.out(self, other, out): atan2 computed as above (in the promoted float type), then cast
+// into out, which is resized to the result's shape first when its shape differs.
+void atan2OutKernel(KernelCall& call)
+{
+    atan2Kernel(call);
+    const Tensor result = call.result.tensor;
+    const Tensor& out = call.tensor("out");
+    if (!canCast(result.dtype(), out.dtype()))
+        throw KernelError("result type " + std::string(dtypeTorchName(result.dtype()))
+                          + " can't be cast to the desired output type " + std::string(dtypeTorchName(out.dtype())));
+    const Tensor dst = resizedTensor(call, out, result.sizes(), Value::none());
+    castInto(call, dst, result);
+    call.result = Value::ofTensor(dst);
+}
+
 // elu(self, alpha, scale, input_scale): x <= 0 ? (exp(x * input_scale) - 1) * alpha * scale
 // : x * scale, the coefficients rounded to the tensor's precision first (as PyTorch).
 void eluKernel(KernelCall& call)
@@ -495,6 +510,7 @@ void registerActivations(KernelRegistry& reg)
     reg.add("aten.log10.default", cpu, [](KernelCall& c) { floatUnary<Log10>(c, "log10", true); });
     reg.add("aten.log2.default", cpu, [](KernelCall& c) { floatUnary<Log2>(c, "log2", true); });
     reg.add("aten.atan2.default", cpu, atan2Kernel);
+    reg.add("aten.atan2.out", cpu, atan2OutKernel);
     reg.add("aten.sigmoid_backward.default", cpu,
             [](KernelCall& c) { floatBinary<SigmoidBackward>(c, "sigmoid_backward", "grad_output", "output"); });
     reg.add("aten.tanh_backward.default", cpu,

@@ -1,9 +1,12 @@
-// What the executor tests share: running a graph on given inputs with its outputs downloaded.
+// What the executor tests share: f32 inputs and reading outputs back, running a graph on given
+// inputs with its outputs downloaded.
 // Header-only; each test executable includes it once.
 #pragma once
 
 #include <cstdint>
+#include <cstring>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "core/formats/safetensors.hpp"
@@ -12,6 +15,26 @@
 #include "runtime/executor.hpp"
 
 namespace graphtest {
+
+inline fxl::SafeTensor f32Tensor(const std::string& name, std::vector<int64_t> shape, const std::vector<float>& v)
+{
+    fxl::SafeTensor t;
+    t.name = name;
+    t.dtype = fxl::DType::F32;
+    t.shape = std::move(shape);
+    t.data.resize(v.size() * sizeof(float));
+    std::memcpy(t.data.data(), v.data(), t.data.size());
+    return t;
+}
+
+template<class T = float>
+std::vector<T> valuesOf(const fxl::SafeTensor& t)
+{
+    std::vector<T> v(t.data.size() / sizeof(T));
+    std::memcpy(v.data(), t.data.data(), t.data.size());
+    return v;
+}
+inline std::vector<float> floatsOf(const fxl::SafeTensor& t) { return valuesOf<float>(t); }
 
 struct Run
 {

@@ -20,6 +20,8 @@
 #include "test_util.hpp"
 
 using namespace fxl;
+using graphtest::f32Tensor;
+using graphtest::floatsOf;
 
 Q_DECLARE_METATYPE(std::string)
 Q_DECLARE_METATYPE(std::vector<float>)
@@ -52,30 +54,12 @@ void loadTestOps()
     (void)once;
 }
 
-SafeTensor f32Tensor(const std::string& name, std::vector<int64_t> shape, const std::vector<float>& v)
-{
-    SafeTensor t;
-    t.name = name;
-    t.dtype = DType::F32;
-    t.shape = std::move(shape);
-    t.data.resize(v.size() * sizeof(float));
-    std::memcpy(t.data.data(), v.data(), t.data.size());
-    return t;
-}
-
 // Deterministic values in about [-2, 2) with no two alike in a row.
 std::vector<float> ramp(int64_t n, float scale, float shift)
 {
     std::vector<float> v(static_cast<size_t>(n));
     for (int64_t i = 0; i < n; ++i)
         v[static_cast<size_t>(i)] = scale * static_cast<float>((i * 37) % 29 - 14) / 7.0f + shift;
-    return v;
-}
-
-std::vector<float> floatsOf(const SafeTensor& t)
-{
-    std::vector<float> v(t.data.size() / sizeof(float));
-    std::memcpy(v.data(), t.data.data(), t.data.size());
     return v;
 }
 

@@ -22,9 +22,11 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/formats/fx/fx_text_parser.hpp"
 #include "core/formats/safetensors.hpp"
 #include "core/formats/source.hpp"
 #include "core/ops/op_registry.hpp"
+#include "graph_test_util.hpp"
 #include "kernel_test_util.hpp"
 #include "runtime/backend.hpp"
 #include "runtime/cpu/cpu_common.hpp"
@@ -272,6 +274,92 @@ private slots:
         be1_->run(call);
         QCOMPARE(call.result.kind, Value::Kind::Int);
         QCOMPARE(static_cast<qlonglong>(call.result.i), want);
+    }
+
+    // resize_ and atan2.out change a tensor's sizes in place: later uses of the node read the
+    // new value, as in PyTorch (values from PyTorch 1.13: tests/runtime/test_shape.cpp's graph
+    // run there gives the same). Shrinking keeps the storage, growing within it shows the old
+    // elements again, growing past it keeps the old bytes first (the rest zero here, unset in
+    // PyTorch); out= of another shape is resized, and the f32 result is cast into f64.
+    void resizeAndOutGiveLaterUsesTheNewValue()
+    {
+        const Graph g = parseFxText("def forward(self, x, y, z, o):\n"
+                                    "    r = torch.ops.aten.resize_.default(x, [2, 2])\n"
+                                    "    a = torch.ops.aten.add.Tensor(x, 1)\n"
+                                    "    w = torch.ops.aten.resize_.default(x, [3, 2])\n"
+                                    "    b = torch.ops.aten.mul.Tensor(x, 2)\n"
+                                    "    g = torch.ops.aten.resize_.default(x, [4, 2])\n"
+                                    "    t = torch.ops.aten.atan2.out(y, z, out = o)\n"
+                                    "    return (r, a, b, x, o, t)\n",
+                                    "resize.py");
+        SafeTensorsFile in;
+        in.tensors.push_back(graphtest::f32Tensor("x", {2, 3}, {0, 1, 2, 3, 4, 5}));
+        in.tensors.push_back(graphtest::f32Tensor("y", {3}, {1, -2, 3}));
+        in.tensors.push_back(graphtest::f32Tensor("z", {2, 1}, {2, -1}));
+        SafeTensor o;
+        o.name = "o";
+        o.dtype = DType::F64;
+        o.shape = {5};
+        o.data.assign(5 * sizeof(double), 0);
+        in.tensors.push_back(o);
+        for (Backend* be : {be1_.get(), be2_.get()}) {
+            const graphtest::Run run = graphtest::runGraph(g, in, *be);
+            auto out = [&](int i) {
+                const SafeTensor* t = run.outputs.find("out_" + std::to_string(i));
+                if (!t) qFatal("no output %d", i);
+                return *t;
+            };
+            QCOMPARE(out(0).shape, (std::vector<int64_t>{2, 2}));
+            QCOMPARE(graphtest::floatsOf(out(0)), (std::vector<float>{0, 1, 2, 3}));
+            QCOMPARE(graphtest::floatsOf(out(1)), (std::vector<float>{1, 2, 3, 4}));
+            QCOMPARE(out(2).shape, (std::vector<int64_t>{3, 2}));
+            QCOMPARE(graphtest::floatsOf(out(2)), (std::vector<float>{0, 2, 4, 6, 8, 10}));
+            QCOMPARE(out(3).shape, (std::vector<int64_t>{4, 2}));
+            QCOMPARE(graphtest::floatsOf(out(3)), (std::vector<float>{0, 1, 2, 3, 4, 5, 0, 0}));
+            for (int i : {4, 5}) {
+                QCOMPARE(out(i).dtype, DType::F64);
+                QCOMPARE(out(i).shape, (std::vector<int64_t>{2, 3}));
+                const std::vector<double> got = graphtest::valuesOf<double>(out(i));
+                const float ys[3] = {1, -2, 3}, zs[2] = {2, -1};
+                for (int r = 0; r < 2; ++r)
+                    for (int c = 0; c < 3; ++c)
+                        QCOMPARE(got[static_cast<size_t>(r * 3 + c)], double(std::atan2(ys[c], zs[r])));
+            }
+            QCOMPARE(graphtest::valuesOf<double>(out(4))[0], 0.46364760398864746);  // PyTorch 1.13's value
+        }
+    }
+
+    void resizeAndOutErrors()
+    {
+        const Tensor x = randomTensor(*be1_, {2, 3}, DType::F32, 5);
+        KernelCall neg = makeCall(
+            "aten.resize_.default",
+            {{"self", Value::ofTensor(x)}, {"size", Value::ofList({Value::ofInt(2), Value::ofInt(-1)})}}, true);
+        QVERIFY_THROWS_EXCEPTION(KernelError, be1_->run(neg));
+        const Tensor l = be1_->empty({2, 3}, DType::I64);
+        KernelCall cast =
+            makeCall("aten.atan2.out",
+                     {{"self", Value::ofTensor(x)}, {"other", Value::ofTensor(x)}, {"out", Value::ofTensor(l)}}, true);
+        try {
+            be1_->run(cast);
+            QFAIL("atan2.out into an int64 tensor ran");
+        } catch (const KernelError& e) {
+            QCOMPARE(QString(e.what()), QString("result type float32 can't be cast to the desired output type int64"));
+        }
+        // channels_last strides, on the same storage when it is big enough
+        Value channelsLast;
+        channelsLast.kind = Value::Kind::MemoryFormat;
+        channelsLast.s = "channels_last";
+        const Tensor big = randomTensor(*be1_, {2, 3, 4, 5}, DType::F32, 6);
+        KernelCall cl =
+            makeCall("aten.resize_.default",
+                     {{"self", Value::ofTensor(big)},
+                      {"size", Value::ofList({Value::ofInt(1), Value::ofInt(2), Value::ofInt(3), Value::ofInt(4)})},
+                      {"memory_format", channelsLast}},
+                     true);
+        be1_->run(cl);
+        QCOMPARE(cl.result.tensor.strides(), (std::vector<int64_t>{24, 1, 8, 2}));
+        QCOMPARE(cl.result.tensor.storage().get(), big.storage().get());
     }
 
     // Every registered target of the family has a schema and a CPU kernel.

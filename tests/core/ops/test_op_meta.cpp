@@ -555,6 +555,30 @@ private slots:
         QVERIFY(cast.r.problems[0].find("can't be cast") != std::string::npos);
     }
 
+    // resize_ and atan2.out (PyTorch 1.13: x.resize_(...) strides; atan2(y, z, out=o) takes
+    // o's dtype and the broadcast shape; float into an int64 out is refused)
+    void resizeAndOutForms()
+    {
+        Run r =
+            run({{"x", "f32[3, 4][1, 3]"}, {"y", "f32[3]"}, {"z", "f32[2, 1]"}, {"o", "f64[5]"}, {"p", "f64[2, 3]"}},
+                "    a = torch.ops.aten.resize_.default(x, [3, 4])\n"
+                "    b = torch.ops.aten.resize_.default(x, [2, 5])\n"
+                "    c = torch.ops.aten.resize_.default(x, [1, 2, 3, 4], memory_format = torch.channels_last)\n"
+                "    d = torch.ops.aten.atan2.out(y, z, out = o)\n"
+                "    e = torch.ops.aten.atan2.out(y, z, out = p)\n"
+                "    return (a, b, c, d, e)\n");
+        QVERIFY2(r.r.problems.empty(), qPrintable(r.problems()));
+        QCOMPARE(r.ann("a"), QString("f32[3, 4][1, 3]"));
+        QCOMPARE(r.ann("b"), QString("f32[2, 5][5, 1]"));
+        QCOMPARE(r.ann("c"), QString("f32[1, 2, 3, 4][24, 1, 8, 2]"));
+        QCOMPARE(r.ann("d"), QString("f64[2, 3][3, 1]"));
+        QCOMPARE(r.ann("e"), QString("f64[2, 3][3, 1]"));
+        Run cast = run({{"y", "f32[3]"}, {"o", "i64[3]"}},
+                       "    a = torch.ops.aten.atan2.out(y, y, out = o)\n    return (a,)\n");
+        QCOMPARE(cast.r.problems.size(), size_t(1));
+        QVERIFY(cast.r.problems[0].find("can't be cast") != std::string::npos);
+    }
+
     void indexingAndCat()
     {
         Run r = run({{"x", "f32[24, 32]"}, {"i", "i64[48]"}, {"j", "i64[5, 2]"}, {"k", "i64[2]"}},
