@@ -1,7 +1,7 @@
 // Pooling and resampling on the CPU: max_pool2d/3d_with_indices (+ backwards), avg_pool1d/2d/3d
 // (+ 2-d/3-d backwards), adaptive average pooling 1-d/2-d/3-d (+ 2-d/3-d backwards), upsample_nearest2d.vec,
-// upsample_bilinear2d.vec (+ backwards) and grid_sampler_2d (bilinear and nearest; zeros, border and reflection
-// padding).
+// upsample_bilinear2d.vec (+ backwards) and grid_sampler_2d (bilinear, nearest and bicubic; zeros, border and
+// reflection padding).
 //
 // Inputs are [..., C, *spatial] (D = 1, 2 or 3 spatial dims; one or two leading dims); every
 // leading index ("plane") is independent, so a chunk of the batch gives the same bits as the
@@ -782,8 +782,10 @@ void upsampleBilinear2dBackward(KernelCall& call)
 
 // ---- grid_sampler_2d(input [N, C, H, W], grid [N, Ho, Wo, 2] of (x, y) in [-1, 1]):
 // PyTorch's unnormalisation and padding rules (zeros / border / reflection); bilinear:
-// out = nw*w_nw + ne*w_ne + sw*w_sw + se*w_se (absent corners 0); nearest: round half to even.
-// Computed in A, rounded once. Bicubic is not supported.
+// out = nw*w_nw + ne*w_ne + sw*w_sw + se*w_se (absent corners 0); nearest: round half to even;
+// bicubic: the 4x4 taps around the unnormalised point (the padding applied to each tap, not to
+// the point; absent taps 0), Keys' cubic convolution with A = -0.75 along x for each of the 4
+// rows, then along y. Computed in A, rounded once.
 
 template<class A>
 A unnormalize(A c, int64_t size, bool alignCorners)
@@ -810,17 +812,41 @@ A reflectCoordinate(A in, int64_t twiceLow, int64_t twiceHigh)
     return flips % 2 == 0 ? extra + mn : span - extra + mn;
 }
 
+// A tap's coordinate under the padding mode (zeros: as it is; border: clipped; reflection:
+// reflected, then clipped), as PyTorch's compute_coordinates.
+template<class A>
+A paddedCoordinate(A c, int64_t size, int padding, bool alignCorners)
+{
+    if (padding == 1) return clipCoordinate(c, size);
+    if (padding == 2) {
+        c = alignCorners ? reflectCoordinate(c, 0, 2 * (size - 1)) : reflectCoordinate(c, -1, 2 * size - 1);
+        return clipCoordinate(c, size);
+    }
+    return c;
+}
+
 template<class A>
 A sourceCoordinate(A c, int64_t size, int padding, bool alignCorners)
 {
-    c = unnormalize(c, size, alignCorners);
-    if (padding == 1) {
-        c = clipCoordinate(c, size);
-    } else if (padding == 2) {
-        c = alignCorners ? reflectCoordinate(c, 0, 2 * (size - 1)) : reflectCoordinate(c, -1, 2 * size - 1);
-        c = clipCoordinate(c, size);
-    }
-    return c;
+    return paddedCoordinate(unnormalize(c, size, alignCorners), size, padding, alignCorners);
+}
+
+// A coordinate as an index: the value truncated, as PyTorch's cast; a value that is not
+// finite or past the int64 range gives an index outside every tensor (a tap that reads 0).
+template<class A>
+int64_t tapIndex(A c)
+{
+    return std::isfinite(c) && std::fabs(c) < A(9.0e18) ? static_cast<int64_t>(c) : std::numeric_limits<int64_t>::min();
+}
+
+// Keys' cubic convolution of four samples at fraction t (A = -0.75), PyTorch's cubic_interp1d.
+template<class A>
+A cubicInterp(A x0, A x1, A x2, A x3, A t)
+{
+    const A a = A(-0.75);
+    auto near = [a](A x) { return ((a + A(2)) * x - (a + A(3))) * x * x + A(1); };
+    auto far = [a](A x) { return ((a * x - A(5) * a) * x + A(8) * a) * x - A(4) * a; };
+    return x0 * far(t + A(1)) + x1 * near(t) + x2 * near(A(1) - t) + x3 * far(A(2) - t);
 }
 
 void gridSampler2d(KernelCall& call)
@@ -835,8 +861,7 @@ void gridSampler2d(KernelCall& call)
         throw KernelError(std::string(op) + ": expected input [N, C, H, W] and grid [N, Ho, Wo, 2], got "
                           + shapeText(x.sizes()) + " and " + shapeText(grid.sizes()));
     if (x.dtype() != grid.dtype()) throw KernelError(std::string(op) + ": input and grid dtypes differ");
-    if (mode == 2) throw KernelError(std::string(op) + ": bicubic interpolation (mode 2) is not supported yet");
-    if (mode != 0 && mode != 1) throw KernelError(std::string(op) + ": interpolation_mode must be 0, 1 or 2");
+    if (mode < 0 || mode > 2) throw KernelError(std::string(op) + ": interpolation_mode must be 0, 1 or 2");
     if (padding < 0 || padding > 2) throw KernelError(std::string(op) + ": padding_mode must be 0, 1 or 2");
     const int64_t N = x.size(0), C = x.size(1), H = x.size(2), W = x.size(3), Ho = grid.size(1), Wo = grid.size(2);
     Tensor out;
@@ -850,23 +875,44 @@ void gridSampler2d(KernelCall& call)
                 const int64_t n = r / Ho, oh = r % Ho;
                 for (int64_t ow = 0; ow < Wo; ++ow) {
                     const A* gp = gv.data() + ((n * Ho + oh) * Wo + ow) * 2;
-                    const A ix = sourceCoordinate(gp[0], W, static_cast<int>(padding), alignCorners);
-                    const A iy = sourceCoordinate(gp[1], H, static_cast<int>(padding), alignCorners);
                     auto at = [&](const A* plane, int64_t yy, int64_t xx) {
                         return (yy >= 0 && yy < H && xx >= 0 && xx < W) ? plane[yy * W + xx] : A(0);
                     };
+                    if (mode == 2) {
+                        const A ix = unnormalize(gp[0], W, alignCorners), iy = unnormalize(gp[1], H, alignCorners);
+                        const A x0 = std::floor(ix), y0 = std::floor(iy), tx = ix - x0, ty = iy - y0;
+                        int64_t xs[4], ys[4];
+                        for (int k = 0; k < 4; ++k) {
+                            // PyTorch casts the padded coordinate to an integer (toward zero)
+                            xs[k] =
+                                tapIndex(paddedCoordinate(x0 + A(k - 1), W, static_cast<int>(padding), alignCorners));
+                            ys[k] =
+                                tapIndex(paddedCoordinate(y0 + A(k - 1), H, static_cast<int>(padding), alignCorners));
+                        }
+                        for (int64_t ch = 0; ch < C; ++ch) {
+                            const A* plane = xv.data() + (n * C + ch) * H * W;
+                            A rows[4];
+                            for (int k = 0; k < 4; ++k)
+                                rows[k] = cubicInterp(at(plane, ys[k], xs[0]), at(plane, ys[k], xs[1]),
+                                                      at(plane, ys[k], xs[2]), at(plane, ys[k], xs[3]), tx);
+                            y[static_cast<size_t>(((n * C + ch) * Ho + oh) * Wo + ow)] =
+                                cubicInterp(rows[0], rows[1], rows[2], rows[3], ty);
+                        }
+                        continue;
+                    }
+                    const A ix = sourceCoordinate(gp[0], W, static_cast<int>(padding), alignCorners);
+                    const A iy = sourceCoordinate(gp[1], H, static_cast<int>(padding), alignCorners);
                     for (int64_t ch = 0; ch < C; ++ch) {
                         const A* plane = xv.data() + (n * C + ch) * H * W;
                         A v;
                         if (mode == 1) {
-                            v = at(plane, static_cast<int64_t>(std::nearbyint(iy)),
-                                   static_cast<int64_t>(std::nearbyint(ix)));
+                            v = at(plane, tapIndex(std::nearbyint(iy)), tapIndex(std::nearbyint(ix)));
                         } else {
                             const A x0 = std::floor(ix), y0 = std::floor(iy);
                             const A x1 = x0 + A(1), y1 = y0 + A(1);
                             const A wnw = (x1 - ix) * (y1 - iy), wne = (ix - x0) * (y1 - iy);
                             const A wsw = (x1 - ix) * (iy - y0), wse = (ix - x0) * (iy - y0);
-                            const int64_t xi = static_cast<int64_t>(x0), yi = static_cast<int64_t>(y0);
+                            const int64_t xi = tapIndex(x0), yi = tapIndex(y0);
                             v = ((at(plane, yi, xi) * wnw + at(plane, yi, xi + 1) * wne) + at(plane, yi + 1, xi) * wsw)
                                 + at(plane, yi + 1, xi + 1) * wse;
                         }

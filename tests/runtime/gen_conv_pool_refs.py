@@ -351,7 +351,7 @@ for dt in (torch.float64, torch.bfloat16, torch.float16):
     up_bwd("aten.upsample_bilinear2d_backward.vec", (2, 3, 7, 9), [2, 3, 4, 5], [7, 9], None, False, dtype=dt, note=str(dt))
     up_bwd("aten.upsample_nearest2d_backward.vec", (2, 3, 7, 9), [2, 3, 4, 5], [7, 9], None, dtype=dt, note=str(dt))
 
-# ---------------- grid_sampler_2d (modes: 0 bilinear, 1 nearest; padding: 0 zeros, 1 border, 2 reflection)
+# ---------------- grid_sampler_2d (modes: 0 bilinear, 1 nearest, 2 bicubic; padding: 0 zeros, 1 border, 2 reflection)
 def grid_sample(x, grid, mode, padding, align, note=""):
     x = x if isinstance(x, T) else T(x)
     add_case("aten.grid_sampler_2d.default",
@@ -373,6 +373,15 @@ grid_sample(rand(2, 1, 1, 1), grid(2, 2, 2), 0, 2, False, note="1x1 input reflec
 for dt in (torch.float64, torch.bfloat16, torch.float16):
     grid_sample(rand(2, 3, 5, 6, dtype=dt), grid(2, 4, 7, dtype=dt), 0, 0, False, note=str(dt))
     grid_sample(rand(2, 3, 5, 6, dtype=dt), grid(2, 4, 7, dtype=dt), 0, 2, True, note=str(dt) + " reflection align")
+
+# bicubic (mode 2), after the others so that their random draws stay as they were
+for padding in (0, 1, 2):
+    for align in (False, True):
+        grid_sample(rand(2, 3, 5, 6), grid(2, 4, 7), 2, padding, align,
+                    note="mode 2 padding %d align %s" % (padding, align))
+grid_sample(rand(2, 1, 1, 1), grid(2, 2, 2), 2, 2, False, note="bicubic 1x1 input reflection")
+for dt in (torch.float64, torch.bfloat16):
+    grid_sample(rand(2, 3, 5, 6, dtype=dt), grid(2, 4, 7, dtype=dt), 2, 1, False, note=str(dt) + " bicubic border")
 
 os.makedirs(OUT_DIR, exist_ok=True)
 write_safetensors(os.path.join(OUT_DIR, "conv_pool.safetensors"), sorted(tensors.items()))
