@@ -424,6 +424,19 @@ Tensor sdpaPost(const Call& c, const SdpaOperands& o, const Dims& d, const char*
     return s;
 }
 
+// The dropout factors of the attention weights, [B, Hq, L, S] in wp: 0 or 1 / (1 - p), drawn
+// by native_dropout on ones (so the mask is the one native_dropout gives at this RNG state).
+Tensor dropoutKeep(const Call& c, const SdpaOperands& o, const Dims& d, const char* name)
+{
+    if (!(o.dropoutP > 0.0 && o.dropoutP <= 1.0))
+        throw KernelError(std::string(name) + ": dropout_p must be in [0, 1], got " + std::to_string(o.dropoutP));
+    const Tensor ones =
+        op(c, "aten.full.default", {intList({d.B, d.Hq, d.L, d.S}), Value::ofFloat(1.0), dtypeValue(d.wp)});
+    const Value r =
+        c.run("aten.native_dropout.default", {tensorValue(ones), Value::ofFloat(o.dropoutP), Value::ofBool(true)});
+    return r.items.at(0).tensor;
+}
+
 // A fresh contiguous tensor of `dt` (a copy when t aliases an operand or is not contiguous).
 Tensor fresh(const Call& c, const Tensor& t, DType dt, const SdpaOperands& o)
 {
@@ -442,7 +455,8 @@ SdpaForward sdpaForward(const Call& c, const SdpaOperands& o, const char* name)
     Tensor keyRep, valueRep;
     const Tensor post = sdpaPost(c, o, d, name, keyRep, valueRep);
     const RowLse rl = rowLogsumexp(c, post);
-    const Tensor p = op(c, "aten._safe_softmax.default", {tensorValue(post), intValue(-1)});
+    Tensor p = op(c, "aten._safe_softmax.default", {tensorValue(post), intValue(-1)});
+    if (o.dropoutP != 0.0) p = op(c, "aten.mul.Tensor", {tensorValue(p), tensorValue(dropoutKeep(c, o, d, name))});
     const Tensor p3 = op(c, "aten.reshape.default", {tensorValue(p), intList({d.B * d.Hq, d.L, d.S})});
     Tensor out = bmm(c, p3, to(c, valueRep, d.wp));
     out = op(c, "aten.view.default", {tensorValue(out), intList({d.B, d.Hq, d.L, d.Ev})});
@@ -475,10 +489,15 @@ SdpaGrads sdpaBackward(const Call& c, const SdpaOperands& o, const Tensor& out, 
 
     const Tensor gow = to(c, gradOut, d.wp);
     const Tensor go3 = op(c, "aten.reshape.default", {tensorValue(gow), intList({d.B * d.Hq, d.L, d.Ev})});
-    const Tensor sm3 = op(c, "aten.reshape.default", {tensorValue(sm), intList({d.B * d.Hq, d.L, d.S})});
+    // with dropout: dV from the dropped weights, dP through the same factors; the row term
+    // sum(out * dO) equals sum(P * dP) with or without them
+    const Tensor keep = o.dropoutP != 0.0 ? dropoutKeep(c, o, d, name) : Tensor();
+    const Tensor smd = keep.defined() ? op(c, "aten.mul.Tensor", {tensorValue(sm), tensorValue(keep)}) : sm;
+    const Tensor sm3 = op(c, "aten.reshape.default", {tensorValue(smd), intList({d.B * d.Hq, d.L, d.S})});
     Tensor gradV = bmm(c, transposeLast(c, sm3), go3);
     Tensor gradP = bmm(c, go3, transposeLast(c, to(c, valueRep, d.wp)));
     gradP = op(c, "aten.view.default", {tensorValue(gradP), intList({d.B, d.Hq, d.L, d.S})});
+    if (keep.defined()) gradP = op(c, "aten.mul.Tensor", {tensorValue(gradP), tensorValue(keep)});
     const Tensor rowDot = op(c, "aten.sum.dim_IntList",
                              {tensorValue(op(c, "aten.mul.Tensor", {tensorValue(to(c, out, d.wp)), tensorValue(gow)})),
                               intList({-1}), Value::ofBool(true)});

@@ -89,6 +89,10 @@ struct SdpaOperands
     bool causal = false;
     std::optional<double> scale;
     bool gqa = false;  // Hq a multiple of Hkv (else the head counts must be equal)
+    // Dropout on the attention weights: each weight kept with probability 1 - p and scaled by
+    // 1 / (1 - p), the mask drawn as native_dropout draws it from the RNG state of the calls
+    // made through the Call (the forward and the backward at the same state draw the same mask).
+    double dropoutP = 0.0;
 };
 struct SdpaForward
 {

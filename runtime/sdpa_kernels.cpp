@@ -16,11 +16,15 @@ using torch_level::tensorValue;
 
 // The kernel's nested aten calls run as the executor runs a lowering's (the outer node's name
 // in messages, intermediates as temporaries).
+// `rng`: the RNG state the nested random ops draw from (the call's own by default; a backward
+// replaying its forward's dropout mask passes the state the forward returned).
 struct KernelContext final : TorchLevelContext
 {
     KernelCall& k;
-    explicit KernelContext(KernelCall& call)
+    RngState* rng;
+    explicit KernelContext(KernelCall& call, RngState* rngState = nullptr)
         : k(call)
+        , rng(rngState ? rngState : call.rng)
     { }
     Value resolve(const Arg&) override { throw KernelError("attention kernels resolve no node arguments"); }
     Value callAten(const OpInfo& op, std::vector<Value> args) override
@@ -32,7 +36,7 @@ struct KernelContext final : TorchLevelContext
         kc.args = std::move(args);
         kc.outMeta = &kUnknown;
         kc.backend = k.backend;
-        kc.rng = k.rng;
+        kc.rng = rng;
         k.backend->run(kc);
         return std::move(kc.result);
     }
@@ -47,12 +51,68 @@ const Node& nodeOf(const KernelCall& k)
 
 std::string opName(const KernelCall& k) { return k.op ? k.op->qualifiedName : std::string("attention"); }
 
-void checkDropout(const KernelCall& k)
+double dropoutOf(const KernelCall& k)
 {
     const double p = k.arg("dropout_p").toDouble();
-    if (p != 0.0)
-        throw KernelError(opName(k) + ": dropout_p > 0 is not supported (got " + std::to_string(p)
-                          + "; the runtime computes attention without dropout)");
+    if (!(p >= 0.0 && p <= 1.0))
+        throw KernelError(opName(k) + ": dropout_p must be in [0, 1], got " + std::to_string(p));
+    return p;
+}
+
+// The CPU flash kernels return no RNG state for their backward to replay a mask with (and
+// PyTorch's CPU dispatch sends attention with dropout to the math path, never to them).
+void refuseDropout(const KernelCall& k)
+{
+    if (dropoutOf(k) != 0.0)
+        throw KernelError(opName(k) + ": dropout_p > 0 is not supported by this op (got " + std::to_string(dropoutOf(k))
+                          + "; it returns no RNG state for its backward: the math path or the flash / efficient forms "
+                            "carry dropout)");
+}
+
+RngState& rngOf(const KernelCall& k)
+{
+    if (!k.rng) throw KernelError(opName(k) + ": attention with dropout needs an RNG state (KernelCall::rng)");
+    return *k.rng;
+}
+
+Tensor i64Scalar(Backend& b, int64_t v)
+{
+    Tensor t = b.empty({}, DType::I64);
+    b.upload(t, &v, 8);
+    return t;
+}
+
+// The RNG state a forward with dropout started from, as its philox_seed / philox_offset
+// outputs (zeros without dropout).
+std::pair<Tensor, Tensor> philoxOutputs(const KernelCall& k, double p)
+{
+    Backend& b = *k.backend;
+    if (p == 0.0) return {i64Scalar(b, 0), i64Scalar(b, 0)};
+    const RngState& r = rngOf(k);
+    return {i64Scalar(b, static_cast<int64_t>(r.seed)), i64Scalar(b, static_cast<int64_t>(r.offset))};
+}
+
+// The forward's RNG state, from a backward's philox_seed / philox_offset arguments.
+RngState philoxState(const KernelCall& k)
+{
+    auto value = [&](const char* name) {
+        const Tensor& t = k.tensor(name);
+        if (t.numel() != 1 || (t.dtype() != DType::I64 && t.dtype() != DType::I32))
+            throw KernelError(opName(k) + ": " + name + " must hold one integer, got " + describe(t));
+        int64_t v = 0;
+        if (t.dtype() == DType::I64)
+            k.backend->download(&v, t, 8);
+        else {
+            int32_t w = 0;
+            k.backend->download(&w, t, 4);
+            v = w;
+        }
+        return v;
+    };
+    RngState r;
+    r.seed = static_cast<uint64_t>(value("philox_seed"));
+    r.offset = static_cast<uint64_t>(value("philox_offset"));
+    return r;
 }
 
 SdpaOperands operands(const KernelCall& k, const char* maskArg, bool gqa)
@@ -78,14 +138,6 @@ void checkSameHeadSize(const SdpaOperands& o, const std::string& name)
                           + describe(o.key) + ", " + describe(o.value));
 }
 
-Tensor zeroI64(Backend& b)
-{
-    Tensor t = b.empty({}, DType::I64);
-    const int64_t z = 0;
-    b.upload(t, &z, 8);
-    return t;
-}
-
 // logsumexp [B, H, L] (f32) padded along L to `padded` rows of +inf.
 Tensor padLse(Backend& b, const Tensor& lse, int64_t padded)
 {
@@ -105,10 +157,11 @@ const Tensor& tensorOrThrow(const KernelCall& k, const char* name) { return k.te
 // aten.scaled_dot_product_attention.default -> out
 void sdpa(KernelCall& k)
 {
-    checkDropout(k);
     KernelContext ctx(k);
     const Call c{ctx, nodeOf(k), {}, {}};
-    const SdpaOperands o = operands(k, "attn_mask", k.arg("enable_gqa").toInt() != 0);
+    SdpaOperands o = operands(k, "attn_mask", k.arg("enable_gqa").toInt() != 0);
+    o.dropoutP = dropoutOf(k);
+    if (o.dropoutP != 0.0) rngOf(k);
     k.result = tensorValue(sdpaForward(c, o, "scaled_dot_product_attention").out);
 }
 
@@ -116,7 +169,7 @@ void sdpa(KernelCall& k)
 // differ (as its decomposition passes enable_gqa)
 void flashCpu(KernelCall& k)
 {
-    checkDropout(k);
+    refuseDropout(k);
     KernelContext ctx(k);
     const Call c{ctx, nodeOf(k), {}, {}};
     const SdpaOperands o = operands(k, "attn_mask", true);
@@ -132,7 +185,7 @@ Value gradsValue(const SdpaGrads& g)
 
 void flashCpuBackward(KernelCall& k)
 {
-    checkDropout(k);
+    refuseDropout(k);
     KernelContext ctx(k);
     const Call c{ctx, nodeOf(k), {}, {}};
     const SdpaOperands o = operands(k, "attn_mask", true);
@@ -146,25 +199,27 @@ void flashCpuBackward(KernelCall& k)
 // philox_seed, philox_offset, debug_attn_mask)
 void flash(KernelCall& k)
 {
-    checkDropout(k);
     if (k.arg("return_debug_mask").toInt() != 0)
         throw KernelError(opName(k) + ": return_debug_mask=True is not supported (the dropout mask of a fused kernel)");
     KernelContext ctx(k);
     const Call c{ctx, nodeOf(k), {}, {}};
-    const SdpaOperands o = operands(k, nullptr, false);
+    SdpaOperands o = operands(k, nullptr, false);
+    o.dropoutP = dropoutOf(k);
+    const auto [seed, offset] = philoxOutputs(k, o.dropoutP);
     const SdpaForward f = sdpaForward(c, o, "_scaled_dot_product_flash_attention");
     Backend& b = *k.backend;
     k.result = Value::ofList({tensorValue(f.out), tensorValue(f.lse), Value::none(), Value::none(),
-                              Value::ofInt(o.query.size(2)), Value::ofInt(o.key.size(2)), tensorValue(zeroI64(b)),
-                              tensorValue(zeroI64(b)), tensorValue(b.empty({0}, o.query.dtype()))});
+                              Value::ofInt(o.query.size(2)), Value::ofInt(o.key.size(2)), tensorValue(seed),
+                              tensorValue(offset), tensorValue(b.empty({0}, o.query.dtype()))});
 }
 
 void flashBackward(KernelCall& k)
 {
-    checkDropout(k);
-    KernelContext ctx(k);
+    SdpaOperands o = operands(k, nullptr, false);
+    o.dropoutP = dropoutOf(k);
+    RngState replay = o.dropoutP != 0.0 ? philoxState(k) : RngState{};
+    KernelContext ctx(k, o.dropoutP != 0.0 ? &replay : nullptr);
     const Call c{ctx, nodeOf(k), {}, {}};
-    const SdpaOperands o = operands(k, nullptr, false);
     const SdpaGrads g = sdpaBackward(c, o, tensorOrThrow(k, "out"), tensorOrThrow(k, "logsumexp"),
                                      tensorOrThrow(k, "grad_out"), "_scaled_dot_product_flash_attention_backward");
     k.result = gradsValue(g);
@@ -173,16 +228,17 @@ void flashBackward(KernelCall& k)
 // _scaled_dot_product_efficient_attention -> (out, log_sumexp, philox_seed, philox_offset)
 void efficient(KernelCall& k)
 {
-    checkDropout(k);
     KernelContext ctx(k);
     const Call c{ctx, nodeOf(k), {}, {}};
-    const SdpaOperands o = operands(k, "attn_bias", false);
+    SdpaOperands o = operands(k, "attn_bias", false);
+    o.dropoutP = dropoutOf(k);
+    const auto [seed, offset] = philoxOutputs(k, o.dropoutP);
     const SdpaForward f = sdpaForward(c, o, "_scaled_dot_product_efficient_attention");
     Backend& b = *k.backend;
     const int64_t L = o.query.size(2);
     const int64_t padded = k.arg("compute_log_sumexp").toInt() != 0 ? (L + 31) / 32 * 32 : 0;
     k.result = Value::ofList(
-        {tensorValue(f.out), tensorValue(padLse(b, f.lse, padded)), tensorValue(zeroI64(b)), tensorValue(zeroI64(b))});
+        {tensorValue(f.out), tensorValue(padLse(b, f.lse, padded)), tensorValue(seed), tensorValue(offset)});
 }
 
 // The gradient of an additive bias: dS [B, H, L, S] summed over the dims the bias broadcasts
@@ -204,10 +260,11 @@ Tensor biasGrad(const Call& c, const Tensor& dS, const Tensor& bias)
 
 void efficientBackward(KernelCall& k)
 {
-    checkDropout(k);
-    KernelContext ctx(k);
+    SdpaOperands o = operands(k, "attn_bias", false);
+    o.dropoutP = dropoutOf(k);
+    RngState replay = o.dropoutP != 0.0 ? philoxState(k) : RngState{};
+    KernelContext ctx(k, o.dropoutP != 0.0 ? &replay : nullptr);
     const Call c{ctx, nodeOf(k), {}, {}};
-    const SdpaOperands o = operands(k, "attn_bias", false);
     const Tensor& lse = tensorOrThrow(k, "logsumexp");
     const int64_t L = o.query.size(2);
     if (lse.dim() != 3 || lse.size(2) < L)
