@@ -46,7 +46,7 @@ ImpureReason impureReason(const Node& n, const OpRegistry& reg, const DceOptions
         if (a.alias && a.alias->isWrite) return ImpureReason::Inplace;
     if (op->has(kTraitCollective) || op->has(kTraitWait) || op->has(kTraitCommunication))
         return opts.collectivesPure ? ImpureReason::None : ImpureReason::Collective;
-    if (op->has(kTraitRandom)) return opts.randomPure ? ImpureReason::None : ImpureReason::Random;
+    if (op->has(kTraitRandom) || dropsOut(n, *op)) return opts.randomPure ? ImpureReason::None : ImpureReason::Random;
     if (op->has(kTraitSideEffect)) return ImpureReason::SideEffect;
     if (op->has(kTraitHigherOrder)) {
         // Effect-token and mutation wrappers must stay; other HOPs are functional.
@@ -55,6 +55,19 @@ ImpureReason impureReason(const Node& n, const OpRegistry& reg, const DceOptions
             return ImpureReason::SideEffect;
     }
     return ImpureReason::None;
+}
+
+bool dropsOut(const Node& n, const OpInfo& op)
+{
+    const int i = op.schema.argIndex("dropout_p");
+    if (i < 0) return false;
+    const SchemaArg& a = op.schema.args[static_cast<size_t>(i)];
+    const Arg* given =
+        !a.kwargOnly && static_cast<size_t>(i) < n.args.size() ? &n.args[static_cast<size_t>(i)] : n.kwarg(a.name);
+    if (!given || given->isNone()) return false;  // the default, 0
+    if (given->kind == Arg::Kind::Float) return given->f != 0.0;
+    if (given->kind == Arg::Kind::Int) return given->i != 0;
+    return true;  // a value known only when it runs
 }
 
 size_t eraseNodes(Graph& g, std::vector<NodeId> ids, PassContext* ctx)

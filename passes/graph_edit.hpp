@@ -37,6 +37,9 @@ enum class ImpureReason : uint8_t
 std::string_view impureReasonName(ImpureReason r);  // "placeholder", "in-place", ...
 
 ImpureReason impureReason(const Node& n, const OpRegistry& reg, const DceOptions& opts);
+// Whether a call of `op` draws random numbers only through its arguments: it has a
+// `dropout_p` argument (the attention ops) and the node gives it something other than 0.
+bool dropsOut(const Node& n, const OpInfo& op);
 inline bool isImpure(const Node& n, const OpRegistry& reg, const DceOptions& opts)
 {
     return impureReason(n, reg, opts) != ImpureReason::None;

@@ -3,6 +3,8 @@
 #include <set>
 #include <utility>
 
+#include "passes/graph_edit.hpp"
+
 namespace fxl::partitioning {
 
 namespace {
@@ -109,7 +111,9 @@ bool PartitionOpSets::isView(const Node& n) const
 bool PartitionOpSets::isRandom(const Node& n) const
 {
     if (n.op != NodeOp::CallFunction) return false;
-    return hasTrait(n, kTraitRandom) || (namespaceName(n) == "aten" && randomNames().count(baseName(n)));
+    const OpInfo* info = opInfo(n);
+    return (info && (info->has(kTraitRandom) || dropsOut(n, *info)))
+        || (namespaceName(n) == "aten" && randomNames().count(baseName(n)));
 }
 
 bool PartitionOpSets::isComputeIntensive(const Node& n) const

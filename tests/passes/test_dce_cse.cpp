@@ -415,6 +415,17 @@ private slots:
             << "all_gather_into_tensor=MUST_RECOMPUTE wait_tensor=MUST_RECOMPUTE all_gather_into_tensor_1@backward "
                "wait_tensor_1@backward"
             << "cse(ignore_tags=true,collectives=true)" << QStringList{} << "";
+        // attention with dropout draws a mask: two calls are two draws (without dropout, one value)
+        QTest::newRow("attention with dropout not merged")
+            << "a = torch.ops.aten.scaled_dot_product_attention.default(x, x, x, None, 0.1)\n"
+               "b = torch.ops.aten.scaled_dot_product_attention.default(x, x, x, None, 0.1)\nreturn (a, b)"
+            << false << ""
+            << "cse" << QStringList{} << "";
+        QTest::newRow("attention without dropout merged")
+            << "a = torch.ops.aten.scaled_dot_product_attention.default(x, x, x, None, 0.0)\n"
+               "b = torch.ops.aten.scaled_dot_product_attention.default(x, x, x, None, 0.0)\nreturn (a, b)"
+            << false << ""
+            << "cse" << QStringList{"b"} << "";
         QTest::newRow("getitem duplicates") << "split = torch.ops.aten.split.Tensor(x, 1)\ngetitem = "
                                                "split[0]\ngetitem_1 = split[0]\nreturn (getitem, getitem_1)"
                                             << false << ""
