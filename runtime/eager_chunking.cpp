@@ -60,13 +60,6 @@ bool isBackwardNode(const Node& n)
     return n.meta.autogradBackward.value_or(false);
 }
 
-std::string shapeText(const std::vector<int64_t>& s)
-{
-    std::string o = "[";
-    for (size_t i = 0; i < s.size(); ++i) o += (i ? ", " : "") + std::to_string(s[i]);
-    return o + "]";
-}
-
 std::vector<int64_t> concreteSizes(const TensorMeta& t)
 {
     std::vector<int64_t> s;
@@ -370,7 +363,7 @@ ChunkRunPlan planChunkRun(Graph& g, const Graph& original, const std::unordered_
                 if (ii != plan.info.end() && ii->second.dim == -2)
                     throw std::invalid_argument(
                         "eager chunking: '" + in.name + "' has the chunk axis in more than one dim ("
-                        + shapeText(concreteSizes(in.val.tensor))
+                        + sizesText(concreteSizes(in.val.tensor))
                         + " in a chunk run), as attention scores have under sequence chunking: '" + n.name + "' ("
                         + n.target + ") cannot be given its chunk sizes; chunk this region along another axis");
                 const ValueMeta* im = in.op == NodeOp::Placeholder ? nullptr : origMeta(in.name);
@@ -408,9 +401,9 @@ ChunkRunPlan planChunkRun(Graph& g, const Graph& original, const std::unordered_
                 }
                 if (!ok)
                     throw std::invalid_argument("eager chunking: cannot find the chunk axis in the sizes "
-                                                + shapeText(before) + " of '" + n.name + "' (" + n.target
+                                                + sizesText(before) + " of '" + n.name + "' (" + n.target
                                                 + "): its input holds the axis in dim " + std::to_string(ii->second.dim)
-                                                + " of " + shapeText(isz));
+                                                + " of " + sizesText(isz));
                 after = L;
                 argIndex = 1;
                 if (n.target == "aten._reshape_alias.default") {
@@ -521,7 +514,7 @@ ChunkRunPlan planChunkRun(Graph& g, const Graph& original, const std::unordered_
             }
             if (handled && after != before) {
                 n.args[argIndex] = intListArg(after);
-                plan.rewritten.push_back(n.name + ": " + shapeText(before) + " -> " + shapeText(after));
+                plan.rewritten.push_back(n.name + ": " + sizesText(before) + " -> " + sizesText(after));
                 tainted.insert(n.name);
                 changed = true;
             }
@@ -908,7 +901,7 @@ void Reference::runSegment(size_t s)
                 if (t.dim() <= axisDim_ || (t.size(axisDim_) != N && t.size(axisDim_) != 1))
                     throw std::invalid_argument("eager chunking: the live-in '" + n.name + "' of " + seg.root
                                                 + (seg.backward ? " (backward)" : " (forward)")
-                                                + " depends on the data inputs but has shape " + shapeText(t.sizes())
+                                                + " depends on the data inputs but has shape " + sizesText(t.sizes())
                                                 + ": its dim " + std::to_string(axisDim_) + " ("
                                                 + std::string(chunkAxisName(spec_.axis)) + ") should have size "
                                                 + std::to_string(N) + " (or 1, broadcast)");
@@ -1054,13 +1047,13 @@ void Reference::runSegment(size_t s)
             }
             if (!sameOther || total != fullShape[static_cast<size_t>(differing)])
                 throw std::invalid_argument("eager chunking: the live-out '" + n.name + "' of " + seg.root
-                                            + " has chunk shape " + shapeText(t0.sizes()) + " for full shape "
-                                            + shapeText(fullShape) + ": neither a sum nor a cat along one dim");
+                                            + " has chunk shape " + sizesText(t0.sizes()) + " for full shape "
+                                            + sizesText(fullShape) + ": neither a sum nor a cat along one dim");
             auto it = chunkInfos[0].find(n.name);
             if (it != chunkInfos[0].end() && it->second.dim == differing && it->second.outer != 1)
                 throw std::invalid_argument("eager chunking: the live-out '" + n.name + "' of " + seg.root
                                             + " holds the chunk axis merged with outer dims in dim "
-                                            + std::to_string(differing) + " " + shapeText(fullShape)
+                                            + std::to_string(differing) + " " + sizesText(fullShape)
                                             + ": the pieces cannot be concatenated");
             oi.combine = ChunkCombine::Cat;
             oi.dim = differing;
@@ -1246,7 +1239,7 @@ std::string eagerChunkingToText(const EagerChunkResult& r, bool withOutputs)
     s += "  axis length N = " + std::to_string(r.axisLength) + " (dim " + std::to_string(chunkAxisDim(r.spec.axis))
         + " of";
     for (const auto& d : r.dataInputs) s += " " + d;
-    s += "), chunks " + shapeText(r.chunkSizes) + "\n";
+    s += "), chunks " + sizesText(r.chunkSizes) + "\n";
     s += "  " + r.weighting + "\n";
     s += "  " + std::to_string(r.outsideNodes) + " call node(s) outside every region\n";
     for (const auto& reg : r.regions) {

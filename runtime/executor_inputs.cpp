@@ -41,11 +41,6 @@ void checkInputAgainstMeta(const Node& n, const SafeTensor& st)
     const ValueMeta& m = n.val;
     if (!m.isTensor()) return;
     const TensorMeta& tm = m.tensor;
-    auto shapeText = [](const std::vector<int64_t>& s) {
-        std::string t = "[";
-        for (size_t k = 0; k < s.size(); ++k) t += (k ? ", " : "") + std::to_string(s[k]);
-        return t + "]";
-    };
     if (tm.dtype != DType::Undefined && st.dtype != tm.dtype)
         throw KernelError("input '" + n.name + "': the inputs file has dtype " + std::string(dtypeAbbr(st.dtype))
                           + ", the graph expects " + std::string(dtypeAbbr(tm.dtype)));
@@ -60,7 +55,7 @@ void checkInputAgainstMeta(const Node& n, const SafeTensor& st)
     }
     expected += "]";
     if (bad)
-        throw KernelError("input '" + n.name + "': the inputs file has shape " + shapeText(st.shape)
+        throw KernelError("input '" + n.name + "': the inputs file has shape " + sizesText(st.shape)
                           + ", the graph expects " + expected);
 }
 

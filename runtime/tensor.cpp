@@ -140,16 +140,17 @@ Tensor Tensor::reinterpret(DType t) const
     return r;
 }
 
+std::string sizesText(const std::vector<int64_t>& sizes)
+{
+    std::string o = "[";
+    for (size_t k = 0; k < sizes.size(); ++k) o += (k ? ", " : "") + std::to_string(sizes[k]);
+    return o + "]";
+}
+
 std::string describe(const Tensor& t)
 {
-    std::string s(dtypeAbbr(t.dtype()));
-    auto list = [](const std::vector<int64_t>& v) {
-        std::string o = "[";
-        for (size_t k = 0; k < v.size(); ++k) o += (k ? ", " : "") + std::to_string(v[k]);
-        return o + "]";
-    };
-    s += list(t.sizes()) + " (strides " + list(t.strides()) + ", offset " + std::to_string(t.offset()) + ")";
-    return s;
+    return std::string(dtypeAbbr(t.dtype())) + sizesText(t.sizes()) + " (strides " + sizesText(t.strides())
+        + ", offset " + std::to_string(t.offset()) + ")";
 }
 
 }  // namespace fxl

@@ -102,5 +102,7 @@ private:
 
 // "f32[2, 8] (strides [8, 1], offset 0)"
 std::string describe(const Tensor& t);
+// "[2, 8]"
+std::string sizesText(const std::vector<int64_t>& sizes);
 
 }  // namespace fxl

@@ -38,9 +38,11 @@ namespace {
 using red::AccOf;
 using red::dispatchFloating;
 using red::grainFor;
+using red::narrowed;
 using red::narrowTo;
 using red::parallelRows;
 using red::sumOrdered;
+using red::widen;
 using red::widenTo;
 
 constexpr int kMaxSp = 3;
@@ -201,35 +203,7 @@ void channelSumCore(const A* go, int64_t N, int64_t C, int64_t sp, A* gb, Thread
     });
 }
 
-// ---- tensors <-> widened arrays
-
-template<class T, class A>
-std::vector<A> widen(const Tensor& t, Backend& be)
-{
-    const Tensor c = contiguous(t, be);
-    const T* p = c.template data<T>();
-    std::vector<A> v(static_cast<size_t>(c.numel()));
-    for (size_t i = 0; i < v.size(); ++i) v[i] = widenTo<A>(p[i]);
-    return v;
-}
-
-template<class T, class A>
-Tensor narrowed(const KernelCall& call, const std::vector<int64_t>& sizes, DType dt, const std::vector<A>& v)
-{
-    Tensor out = call.newTensor(sizes, dt);
-    T* o = out.template data<T>();
-    for (size_t i = 0; i < v.size(); ++i) o[i] = narrowTo<T>(v[i]);
-    return out;
-}
-
-// ---- arguments
-
-std::string shapeText(const std::vector<int64_t>& s)
-{
-    std::string r = "[";
-    for (size_t k = 0; k < s.size(); ++k) r += (k ? ", " : "") + std::to_string(s[k]);
-    return r + "]";
-}
+// ---- arguments (tensors <-> widened arrays: widen / narrowed, runtime/cpu/cpu_reduction.hpp)
 
 // A per-spatial-dim list argument: one value (repeated) or D values.
 void spatialList(const KernelCall& call, const char* op, const char* name, int D, int64_t* dst, int64_t minValue)
@@ -242,7 +216,7 @@ void spatialList(const KernelCall& call, const char* op, const char* name, int D
         dst[j] = v.size() == 1 ? v[0] : v[static_cast<size_t>(j)];
         if (dst[j] < minValue)
             throw KernelError(std::string(op) + ": " + name + " must be >= " + std::to_string(minValue) + ", got "
-                              + shapeText(v));
+                              + sizesText(v));
     }
 }
 
@@ -261,11 +235,11 @@ ConvArgs convArgs(const KernelCall& call, const Tensor& x, const Tensor& w, cons
     ConvArgs a;
     const int64_t wd = w.dim();
     if (wd < 3 || wd > 5)
-        throw KernelError(std::string(op) + ": weight must be 3-d, 4-d or 5-d, got " + shapeText(w.sizes()));
+        throw KernelError(std::string(op) + ": weight must be 3-d, 4-d or 5-d, got " + sizesText(w.sizes()));
     a.batched = x.dim() == wd;
     if (!a.batched && x.dim() != wd - 1)
-        throw KernelError(std::string(op) + ": input " + shapeText(x.sizes()) + " does not fit weight "
-                          + shapeText(w.sizes()));
+        throw KernelError(std::string(op) + ": input " + sizesText(x.sizes()) + " does not fit weight "
+                          + sizesText(w.sizes()));
     const int D = static_cast<int>(wd - 2);
     const int64_t xo = a.batched ? 0 : -1;  // x's size of dim j is x.size(j + xo)
     const int64_t N = a.batched ? x.size(0) : 1, C = x.size(1 + xo);
@@ -286,7 +260,7 @@ ConvArgs convArgs(const KernelCall& call, const Tensor& x, const Tensor& w, cons
                           + std::to_string(g.G));
     if (!a.transposed) {
         if (w.size(1) * g.G != C || w.size(0) % g.G != 0)
-            throw KernelError(std::string(op) + ": weight " + shapeText(w.sizes()) + " does not fit "
+            throw KernelError(std::string(op) + ": weight " + sizesText(w.sizes()) + " does not fit "
                               + std::to_string(C) + " input channels in " + std::to_string(g.G) + " groups");
         g.Ci = C;
         g.Co = w.size(0);
@@ -295,13 +269,13 @@ ConvArgs convArgs(const KernelCall& call, const Tensor& x, const Tensor& w, cons
             g.in[j] = x.size(2 + j + xo);
             const int64_t num = g.in[j] + 2 * g.p[j] - g.d[j] * (g.k[j] - 1) - 1;
             if (num < 0)
-                throw KernelError(std::string(op) + ": input " + shapeText(x.sizes()) + " (padded) is smaller than the "
-                                  + "dilated kernel " + shapeText(w.sizes()));
+                throw KernelError(std::string(op) + ": input " + sizesText(x.sizes()) + " (padded) is smaller than the "
+                                  + "dilated kernel " + sizesText(w.sizes()));
             g.out[j] = num / g.s[j] + 1;
         }
     } else {
         if (w.size(0) != C)
-            throw KernelError(std::string(op) + ": transposed weight " + shapeText(w.sizes()) + " does not fit "
+            throw KernelError(std::string(op) + ": transposed weight " + sizesText(w.sizes()) + " does not fit "
                               + std::to_string(C) + " input channels");
         g.Co = C;  // the regular conv's output is this op's input
         g.Ci = w.size(1) * g.G;
@@ -313,7 +287,7 @@ ConvArgs convArgs(const KernelCall& call, const Tensor& x, const Tensor& w, cons
             g.in[j] = (g.out[j] - 1) * g.s[j] - 2 * g.p[j] + g.d[j] * (g.k[j] - 1) + outPad[j] + 1;
             if (g.in[j] <= 0)
                 throw KernelError(std::string(op) + ": transposed output size is not positive for input "
-                                  + shapeText(x.sizes()));
+                                  + sizesText(x.sizes()));
         }
     }
     g.finish();
@@ -340,7 +314,7 @@ void convolution(KernelCall& call)
     if (!bv.isNone()) {
         checkDtypes(op, x, bv.tensor, "input", "bias");
         if (bv.tensor.numel() != (call.arg("transposed").toInt() ? w.size(1) * call.arg("groups").toInt() : w.size(0)))
-            throw KernelError(std::string(op) + ": bias " + shapeText(bv.tensor.sizes())
+            throw KernelError(std::string(op) + ": bias " + sizesText(bv.tensor.sizes())
                               + " does not have one value per output channel");
     }
     const ConvArgs a = convArgs(call, x, w, op);
@@ -383,8 +357,8 @@ void convolutionBackward(KernelCall& call)
     mask.resize(3, 0);
     const ConvArgs a = convArgs(call, x, w, op);
     if (go.sizes() != a.resultSizes)
-        throw KernelError(std::string(op) + ": grad_output is " + shapeText(go.sizes()) + ", the convolution gives "
-                          + shapeText(a.resultSizes));
+        throw KernelError(std::string(op) + ": grad_output is " + sizesText(go.sizes()) + ", the convolution gives "
+                          + sizesText(a.resultSizes));
     std::vector<int64_t> biasSizes{a.outChannels};
     const Value& bs = call.arg("bias_sizes");
     if (!bs.isNone() && mask[2]) {  // (PyTorch passes [0] for a convolution without bias)
@@ -392,7 +366,7 @@ void convolutionBackward(KernelCall& call)
         int64_t n = 1;
         for (int64_t s : biasSizes) n *= s;
         if (n != a.outChannels)
-            throw KernelError(std::string(op) + ": bias_sizes " + shapeText(biasSizes) + " do not hold "
+            throw KernelError(std::string(op) + ": bias_sizes " + sizesText(biasSizes) + " do not hold "
                               + std::to_string(a.outChannels) + " output channels");
     }
     Backend& be = *call.backend;

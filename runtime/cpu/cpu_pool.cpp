@@ -45,19 +45,14 @@ namespace {
 using red::AccOf;
 using red::dispatchFloating;
 using red::grainFor;
+using red::narrowed;
 using red::narrowTo;
 using red::parallelRows;
 using red::sumOrdered;
+using red::widen;
 using red::widenTo;
 
 constexpr int kMaxSp = 3;
-
-std::string shapeText(const std::vector<int64_t>& s)
-{
-    std::string r = "[";
-    for (size_t k = 0; k < s.size(); ++k) r += (k ? ", " : "") + std::to_string(s[k]);
-    return r + "]";
-}
 
 inline void decode(int64_t flat, const int64_t* sizes, int D, int64_t* c)
 {
@@ -96,7 +91,7 @@ PoolGeom planesOf(const Tensor& x, int D, const char* op)
 {
     if (x.dim() != D + 1 && x.dim() != D + 2)
         throw KernelError(std::string(op) + ": input must be " + std::to_string(D + 1) + "-d or "
-                          + std::to_string(D + 2) + "-d, got " + shapeText(x.sizes()));
+                          + std::to_string(D + 2) + "-d, got " + sizesText(x.sizes()));
     PoolGeom g;
     g.D = D;
     const int64_t nl = x.dim() - D;
@@ -125,7 +120,7 @@ void dimList(const Value& v, const char* op, const char* name, int D, int64_t* d
         dst[j] = l.size() == 1 ? l[0] : l[static_cast<size_t>(j)];
         if (dst[j] < minValue)
             throw KernelError(std::string(op) + ": " + name + " must be >= " + std::to_string(minValue) + ", got "
-                              + shapeText(l));
+                              + sizesText(l));
     }
 }
 
@@ -154,25 +149,6 @@ PoolGeom poolGeom(const KernelCall& call, const Tensor& x, int D, const char* op
     for (int j = 0; j < D; ++j) g.out[j] = pooledSize(g.in[j], g.k[j], g.p[j], g.s[j], g.d[j], ceil, op);
     g.finish();
     return g;
-}
-
-template<class T, class A>
-std::vector<A> widen(const Tensor& t, Backend& be)
-{
-    const Tensor c = contiguous(t, be);
-    const T* p = c.template data<T>();
-    std::vector<A> v(static_cast<size_t>(c.numel()));
-    for (size_t i = 0; i < v.size(); ++i) v[i] = widenTo<A>(p[i]);
-    return v;
-}
-
-template<class T, class A>
-Tensor narrowed(const KernelCall& call, const std::vector<int64_t>& sizes, DType dt, const std::vector<A>& v)
-{
-    Tensor out = call.newTensor(sizes, dt);
-    T* o = out.template data<T>();
-    for (size_t i = 0; i < v.size(); ++i) o[i] = narrowTo<T>(v[i]);
-    return out;
 }
 
 // The layout PyTorch gives a pool / upsampling output: the input's suggested memory format.
@@ -238,8 +214,8 @@ void maxPoolBackward(KernelCall& call, int D)
     const Tensor& ind = call.tensor("indices");
     const PoolGeom g = poolGeom(call, x, D, op, true);
     if (go.sizes() != g.outSizes() || ind.sizes() != g.outSizes())
-        throw KernelError(std::string(op) + ": grad_output " + shapeText(go.sizes()) + " / indices "
-                          + shapeText(ind.sizes()) + " do not match the pooled size " + shapeText(g.outSizes()));
+        throw KernelError(std::string(op) + ": grad_output " + sizesText(go.sizes()) + " / indices "
+                          + sizesText(ind.sizes()) + " do not match the pooled size " + sizesText(g.outSizes()));
     if (go.dtype() != x.dtype()) throw KernelError(std::string(op) + ": grad_output and self dtypes differ");
     if (ind.dtype() != DType::I64) throw KernelError(std::string(op) + ": indices must be int64");
     const Tensor ic = contiguous(ind, *call.backend);
@@ -383,8 +359,8 @@ void avgPoolBackward(KernelCall& call, int D)
     const AvgArgs a = avgArgs(call, x, D, op);
     const PoolGeom& g = a.g;
     if (go.sizes() != g.outSizes())
-        throw KernelError(std::string(op) + ": grad_output " + shapeText(go.sizes())
-                          + " does not match the pooled size " + shapeText(g.outSizes()));
+        throw KernelError(std::string(op) + ": grad_output " + sizesText(go.sizes())
+                          + " does not match the pooled size " + sizesText(g.outSizes()));
     if (go.dtype() != x.dtype()) throw KernelError(std::string(op) + ": grad_output and self dtypes differ");
     Tensor out;
     dispatchFloating(x.dtype(), op, [&](auto tag) {
@@ -428,7 +404,7 @@ PoolGeom adaptiveGeom(const Tensor& x, const std::vector<int64_t>& outSize, int 
         if (g.out[j] < 0) throw KernelError(std::string(op) + ": negative output size");
         if (g.in[j] == 0 && g.out[j] > 0)
             throw KernelError(std::string(op) + ": empty input dim " + std::to_string(j) + " in "
-                              + shapeText(x.sizes()));
+                              + sizesText(x.sizes()));
     }
     g.finish();
     return g;
@@ -486,8 +462,8 @@ void adaptiveAvgPoolBackward(KernelCall& call, int D)
     std::vector<int64_t> outSize(go.sizes().end() - D, go.sizes().end());
     const PoolGeom g = adaptiveGeom(x, outSize, D, op);
     if (go.sizes() != g.outSizes())
-        throw KernelError(std::string(op) + ": grad_output " + shapeText(go.sizes()) + " does not fit self "
-                          + shapeText(x.sizes()));
+        throw KernelError(std::string(op) + ": grad_output " + sizesText(go.sizes()) + " does not fit self "
+                          + sizesText(x.sizes()));
     Tensor out;
     dispatchFloating(x.dtype(), op, [&](auto tag) {
         using T = decltype(tag);
@@ -525,7 +501,7 @@ struct UpsampleArgs
 UpsampleArgs upsampleArgs(const KernelCall& call, const Tensor& x, const char* op)
 {
     UpsampleArgs a;
-    if (x.dim() != 4) throw KernelError(std::string(op) + ": input must be 4-d, got " + shapeText(x.sizes()));
+    if (x.dim() != 4) throw KernelError(std::string(op) + ": input must be 4-d, got " + sizesText(x.sizes()));
     a.g = planesOf(x, 2, op);
     const Value& os = call.arg("output_size");
     const Value& sf = call.arg("scale_factors");
@@ -546,7 +522,7 @@ UpsampleArgs upsampleArgs(const KernelCall& call, const Tensor& x, const char* o
     }
     for (int j = 0; j < 2; ++j)
         if (a.g.out[j] <= 0 || a.g.in[j] <= 0)
-            throw KernelError(std::string(op) + ": input " + shapeText(x.sizes())
+            throw KernelError(std::string(op) + ": input " + sizesText(x.sizes())
                               + " and output sizes must be positive");
     a.g.finish();
     return a;
@@ -707,7 +683,7 @@ UpsampleBwdArgs upsampleBwdArgs(const KernelCall& call, const Tensor& go, const 
     a.g.finish();
     const std::vector<int64_t> want = {a.inputSize[0], a.inputSize[1], outSize[0], outSize[1]};
     if (go.sizes() != want)
-        throw KernelError(std::string(op) + ": grad_output " + shapeText(go.sizes()) + ", expected " + shapeText(want));
+        throw KernelError(std::string(op) + ": grad_output " + sizesText(go.sizes()) + ", expected " + sizesText(want));
     for (int j = 0; j < 2; ++j)
         if (a.g.in[j] <= 0 || a.g.out[j] <= 0) throw KernelError(std::string(op) + ": sizes must be positive");
     return a;
@@ -859,7 +835,7 @@ void gridSampler2d(KernelCall& call)
     const bool alignCorners = call.arg("align_corners").toInt() != 0;
     if (x.dim() != 4 || grid.dim() != 4 || grid.size(3) != 2 || grid.size(0) != x.size(0))
         throw KernelError(std::string(op) + ": expected input [N, C, H, W] and grid [N, Ho, Wo, 2], got "
-                          + shapeText(x.sizes()) + " and " + shapeText(grid.sizes()));
+                          + sizesText(x.sizes()) + " and " + sizesText(grid.sizes()));
     if (x.dtype() != grid.dtype()) throw KernelError(std::string(op) + ": input and grid dtypes differ");
     if (mode < 0 || mode > 2) throw KernelError(std::string(op) + ": interpolation_mode must be 0, 1 or 2");
     if (padding < 0 || padding > 2) throw KernelError(std::string(op) + ": padding_mode must be 0, 1 or 2");

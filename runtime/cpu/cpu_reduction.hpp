@@ -95,6 +95,27 @@ inline T narrowTo(A v)
         return static_cast<T>(v);
 }
 
+// A tensor's elements widened to A, in row-major order (a contiguous copy first when needed).
+template<class T, class A>
+std::vector<A> widen(const Tensor& t, Backend& be)
+{
+    const Tensor c = contiguous(t, be);
+    const T* p = c.template data<T>();
+    std::vector<A> v(static_cast<size_t>(c.numel()));
+    for (size_t i = 0; i < v.size(); ++i) v[i] = widenTo<A>(p[i]);
+    return v;
+}
+
+// A new contiguous tensor of `sizes` holding v rounded once to T.
+template<class T, class A>
+Tensor narrowed(const KernelCall& call, const std::vector<int64_t>& sizes, DType dt, const std::vector<A>& v)
+{
+    Tensor out = call.newTensor(sizes, dt);
+    T* o = out.template data<T>();
+    for (size_t i = 0; i < v.size(); ++i) o[i] = narrowTo<T>(v[i]);
+    return out;
+}
+
 // Calls fn(T{}) with T the storage type of a floating dtype (f32, f64, bf16, f16).
 template<class Fn>
 void dispatchFloating(DType t, const char* op, Fn&& fn)
