@@ -31,15 +31,29 @@ log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 
 step() { echo; echo "== $*"; }
-# Builds a build dir; on failure prints the compiler's errors (warnings are errors) and counts
-# the stage as failed.
+# Builds a build dir; on failure prints what failed (ninja's FAILED: blocks: the command and its
+# output, with warnings as errors) and counts the stage as failed. A compiler or linker that
+# died on a signal (killed for memory, or crashed) gets one more try with one job, said so.
 build_dir() {
     local dir=$1
-    if ! nice cmake --build "$dir" -j"$jobs" >"$log" 2>&1; then
+    if nice cmake --build "$dir" -j"$jobs" >"$log" 2>&1; then return 0; fi
+    if grep -q -E "due to signal|unable to execute command|Killed signal terminated" "$log"; then
+        print_failures
+        echo "fxlens: a tool in the build of $dir died on a signal (above); memory and disk then:"
+        free -m | sed -n 1,2p; df -h "$dir" | tail -1
+        echo "fxlens: building $dir again with one job"
+        if nice cmake --build "$dir" -j1 >"$log" 2>&1; then return 0; fi
+    fi
+    print_failures
+    echo "fxlens: the build in $dir FAILED"
+    status=1; failed=$((failed + 1))
+    return 1
+}
+print_failures() {
+    if grep -q "^FAILED: " "$log"; then
+        awk '/^FAILED: /{p=1; n=0} /^\[[0-9]+\/[0-9]+\] |^ninja: build stopped/{p=0} p && n++<40' "$log" | head -120
+    else
         grep -E "error|warning:" "$log" | head -60
-        echo "fxlens: the build in $dir FAILED"
-        status=1; failed=$((failed + 1))
-        return 1
     fi
 }
 # Runs ctest in a build dir and adds its counts to the totals.
