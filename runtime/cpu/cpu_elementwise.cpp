@@ -127,13 +127,28 @@ bool isChannelsLastLayout(const std::vector<int64_t>& sizes, const std::vector<i
 
 std::vector<int64_t> channelsLastStrides(const std::vector<int64_t>& sizes)
 {
-    if (sizes.size() != 4) throw KernelError("channels_last needs a 4-d tensor");
-    std::vector<int64_t> st(4);
+    const size_t nd = sizes.size();
+    if (nd != 4 && nd != 5) throw KernelError("channels_last needs a 4-d tensor (channels_last_3d a 5-d one)");
+    std::vector<int64_t> st(nd);
     st[1] = 1;
-    st[3] = std::max<int64_t>(sizes[1], 1);
-    st[2] = st[3] * std::max<int64_t>(sizes[3], 1);
-    st[0] = st[2] * std::max<int64_t>(sizes[2], 1);
+    int64_t acc = std::max<int64_t>(sizes[1], 1);
+    for (size_t d = nd - 1; d >= 2; --d) {
+        st[d] = acc;
+        acc *= std::max<int64_t>(sizes[d], 1);
+    }
+    st[0] = acc;
     return st;
+}
+
+std::vector<int64_t> namedFormatStrides(std::string_view name, const std::vector<int64_t>& sizes)
+{
+    if (name.starts_with("torch.")) name.remove_prefix(6);
+    if (name == "contiguous_format") return Tensor::contiguousStrides(sizes);
+    const size_t rank = name == "channels_last" ? 4 : name == "channels_last_3d" ? 5 : 0;
+    if (rank == 0) throw KernelError("unsupported memory format '" + std::string(name) + "'");
+    if (sizes.size() != rank)
+        throw KernelError("required rank " + std::to_string(rank) + " tensor to use " + std::string(name) + " format");
+    return channelsLastStrides(sizes);
 }
 
 namespace {
@@ -192,10 +207,7 @@ std::vector<int64_t> preserveStrides(const Tensor& self)
 std::vector<int64_t> memoryFormatStrides(const Value& mf, const Tensor& self)
 {
     if (mf.isNone() || mf.s == "preserve_format" || mf.s == "torch.preserve_format") return preserveStrides(self);
-    if (mf.s == "contiguous_format" || mf.s == "torch.contiguous_format")
-        return Tensor::contiguousStrides(self.sizes());
-    if (mf.s == "channels_last" || mf.s == "torch.channels_last") return channelsLastStrides(self.sizes());
-    throw KernelError("unsupported memory format '" + mf.s + "'");
+    return namedFormatStrides(mf.s, self.sizes());
 }
 
 std::vector<int64_t> iteratorStrides(const std::vector<int64_t>& shape, const std::vector<const Tensor*>& inputs,
@@ -415,12 +427,11 @@ Tensor resizedTensor(const KernelCall& call, const Tensor& t, const std::vector<
         if (s < 0) throw KernelError("resize_: negative size " + std::to_string(s));
         numel *= s;
     }
-    std::vector<int64_t> strides = Tensor::contiguousStrides(sizes);
-    if (!memoryFormat.isNone() && (memoryFormat.s == "channels_last" || memoryFormat.s == "torch.channels_last"))
-        strides = channelsLastStrides(sizes);
-    else if (!memoryFormat.isNone() && memoryFormat.s != "contiguous_format"
-             && memoryFormat.s != "torch.contiguous_format")
-        throw KernelError("resize_: unsupported memory format '" + memoryFormat.s + "'");
+    // PyTorch's resize_ refuses preserve_format (there is no old layout to keep at new sizes)
+    if (!memoryFormat.isNone() && (memoryFormat.s == "preserve_format" || memoryFormat.s == "torch.preserve_format"))
+        throw KernelError("resize_: unsupported memory format preserve_format");
+    const std::vector<int64_t> strides =
+        memoryFormat.isNone() ? Tensor::contiguousStrides(sizes) : namedFormatStrides(memoryFormat.s, sizes);
     const int64_t item = t.itemSize();
     const int64_t need = numel == 0 ? 0 : (t.offset() + numel) * item;
     const int64_t have = t.storage() ? t.storage()->nbytes() : 0;

@@ -17,6 +17,7 @@
 #include <limits>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <tuple>
 #include <type_traits>
 #include <utility>
@@ -294,12 +295,17 @@ bool canCast(DType from, DType to);  // torch.can_cast: no float -> integral, no
 bool isContiguousLayout(const std::vector<int64_t>& sizes, const std::vector<int64_t>& strides);
 bool isNonOverlappingAndDense(const std::vector<int64_t>& sizes, const std::vector<int64_t>& strides);
 bool isChannelsLastLayout(const std::vector<int64_t>& sizes, const std::vector<int64_t>& strides);
+// channels_last strides of a 4-d (N, C, H, W) or 5-d (N, C, D, H, W) shape, C fastest.
 std::vector<int64_t> channelsLastStrides(const std::vector<int64_t>& sizes);
+// The strides a named memory format gives `sizes` ("contiguous_format", "channels_last" at
+// rank 4, "channels_last_3d" at rank 5; a "torch." prefix is accepted); other names and ranks
+// are errors, with PyTorch's wording.
+std::vector<int64_t> namedFormatStrides(std::string_view name, const std::vector<int64_t>& sizes);
 // empty_like(self, preserve_format): self's strides when it is dense, else dense strides in
 // the order of self's strides (infer_dense_strides).
 std::vector<int64_t> preserveStrides(const Tensor& self);
-// Strides for a memory_format argument (None / "preserve_format" / "contiguous_format" /
-// "channels_last"); `self` decides for preserve.
+// Strides for a memory_format argument (None or "preserve_format": `self` decides; else
+// namedFormatStrides).
 std::vector<int64_t> memoryFormatStrides(const Value& memoryFormat, const Tensor& self);
 // The output strides TensorIterator gives a freshly allocated output of `shape`, computed
 // from its inputs (0-dim tensors included); `wrappedScalars` counts Python numbers (they are
@@ -311,7 +317,7 @@ Tensor allocStrided(const KernelCall& call, const std::vector<int64_t>& sizes, c
                     DType t);
 
 // PyTorch's resize_ of `t` to `sizes`: t itself when the sizes are its own; else a view of
-// the new sizes with contiguous strides (channels_last when memoryFormat says so) at t's
+// the new sizes with contiguous strides (or memoryFormat's, namedFormatStrides) at t's
 // offset, on t's storage when it is big enough, otherwise on a new storage that starts with
 // the old one's bytes (the elements past them are zero, where PyTorch leaves them unset).
 Tensor resizedTensor(const KernelCall& call, const Tensor& t, const std::vector<int64_t>& sizes,

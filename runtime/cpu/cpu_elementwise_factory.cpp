@@ -38,10 +38,9 @@ const Value& oneV()
 std::vector<int64_t> contiguousOrFormat(const KernelCall& call, const std::vector<int64_t>& sizes)
 {
     const Value& mf = optArg(call, "memory_format");
-    if (mf.isNone() || mf.s == "contiguous_format" || mf.s == "preserve_format")
+    if (mf.isNone() || mf.s == "preserve_format" || mf.s == "torch.preserve_format")
         return Tensor::contiguousStrides(sizes);
-    if (mf.s == "channels_last") return channelsLastStrides(sizes);
-    throw KernelError("unsupported memory format '" + mf.s + "'");
+    return namedFormatStrides(mf.s, sizes);
 }
 
 void fullKernel(KernelCall& call)

@@ -360,6 +360,47 @@ private slots:
         be1_->run(cl);
         QCOMPARE(cl.result.tensor.strides(), (std::vector<int64_t>{24, 1, 8, 2}));
         QCOMPARE(cl.result.tensor.storage().get(), big.storage().get());
+        // channels_last_3d, and the rank and preserve_format errors, as PyTorch 1.13 gives them:
+        // torch.empty(2,3,4,5,6).resize_(1,2,3,4,5, memory_format=torch.channels_last_3d).stride()
+        auto sizeList = [](std::initializer_list<int64_t> sizes) {
+            std::vector<Value> v;
+            for (int64_t s : sizes) v.push_back(Value::ofInt(s));
+            return Value::ofList(v);
+        };
+        auto format = [](const char* name) {
+            Value v;
+            v.kind = Value::Kind::MemoryFormat;
+            v.s = name;
+            return v;
+        };
+        auto resize = [&](const Tensor& t, Value sizes, const char* mf) {
+            KernelCall c =
+                makeCall("aten.resize_.default",
+                         {{"self", Value::ofTensor(t)}, {"size", sizes}, {"memory_format", format(mf)}}, true);
+            be1_->run(c);
+            return c.result.tensor;
+        };
+        const Tensor big5 = randomTensor(*be1_, {2, 3, 4, 5, 6}, DType::F32, 7);
+        QCOMPARE(resize(big5, sizeList({1, 2, 3, 4, 5}), "channels_last_3d").strides(),
+                 (std::vector<int64_t>{120, 1, 40, 10, 2}));
+        const std::pair<const char*, const char*> refused[] = {
+            {"channels_last_3d", "required rank 5 tensor to use channels_last_3d format"},
+            {"torch.channels_last", "required rank 4 tensor to use channels_last format"},
+            {"preserve_format", "resize_: unsupported memory format preserve_format"}};
+        for (const auto& [mf, message] : refused) {
+            try {
+                resize(big, sizeList({2, 3, 4}), mf);
+                QFAIL(mf);
+            } catch (const KernelError& e) {
+                QCOMPARE(QString(e.what()), QString(message));
+            }
+        }
+        // torch.empty(2,3,1,4,5, memory_format=torch.channels_last_3d).stride()
+        KernelCall e5 =
+            makeCall("aten.empty.memory_format",
+                     {{"size", sizeList({2, 3, 1, 4, 5})}, {"memory_format", format("torch.channels_last_3d")}}, false);
+        be1_->run(e5);
+        QCOMPARE(e5.result.tensor.strides(), (std::vector<int64_t>{60, 1, 60, 15, 3}));
     }
 
     // Every registered target of the family has a schema and a CPU kernel.
