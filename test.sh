@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Sets everything up and runs all tests in two builds: the unit and corpus tests in a release
-# build (g++), then, in one clang build with ASan+UBSan, the same tests again and a short
-# libFuzzer run of every parser.
+# build (g++), then, in one clang build with ASan+UBSan, the same tests again (the window's
+# included, offscreen) and a short libFuzzer run of every parser.
 # Usage: ./test.sh [--quick]
 #   default  both stages (CI runs this)
 #   --quick  the release build and its tests only (for a fast local check)
@@ -80,7 +80,7 @@ if [ $sanitize -eq 1 ]; then
     # fastest, and the build is the long part of this stage on 2 cores.
     CC=clang-14 CXX=clang++-14 fxlens_configure build-sanitize -DCMAKE_BUILD_TYPE=Debug \
           -DCMAKE_CXX_FLAGS_DEBUG="-O0 -gline-tables-only" -DFXLENS_FUZZ=ON -DFXLENS_WERROR=ON \
-          -DFXLENS_BUILD_VIEWER=OFF -DFXLENS_BUILD_BENCH=OFF -DFXLENS_FUZZ_SECONDS="$fuzz_seconds" \
+          -DFXLENS_BUILD_BENCH=OFF -DFXLENS_FUZZ_SECONDS="$fuzz_seconds" \
           -DFXLENS_CORPUS_DIR="$corpus"
     build_dir build-sanitize && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
         UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 run_ctest build-sanitize --timeout 900

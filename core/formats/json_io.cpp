@@ -15,6 +15,7 @@
 #include "core/formats/json_graph_writer.hpp"
 #include "core/formats/json_text_position.hpp"
 #include "core/ir/diagnostics.hpp"
+#include "core/util/content_hash.hpp"
 
 namespace fxl {
 
@@ -36,6 +37,15 @@ Graph graphFromJson(const json& j, const std::string& file)
         return readGraphDocument(j);
     } catch (const JsonContentError& e) {
         throw InputError(file, 0, 0, (e.pointer.empty() ? std::string("(document)") : e.pointer) + ": " + e.message);
+    }
+}
+
+uint64_t graphContentHash(const Graph& g)
+{
+    try {
+        return hashBytes(formatGraphJson(g));
+    } catch (const std::invalid_argument&) {
+        return 0;
     }
 }
 

@@ -32,6 +32,11 @@ void writeGraphJson(const std::string& path, const Graph& g);
 // Text form of writeGraphJson (what it writes).
 std::string formatGraphJson(const Graph& g);
 
+// A hash of everything the JSON form holds (nodes, arguments, meta, constants): two graphs with
+// the same value are the same graph to every verb. 0 when the graph cannot be written (it
+// refers to a removed node).
+uint64_t graphContentHash(const Graph& g);
+
 // Reads a file written by writeGraphJson (or any JSON of the same shape). Syntax errors and
 // content errors carry the 1-based line and column of the offending text.
 Graph readGraphJson(const std::string& path);

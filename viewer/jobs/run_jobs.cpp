@@ -25,6 +25,41 @@ std::vector<BackendChoice> backendChoices()
     return out;
 }
 
+StepPair stepPair(const std::vector<std::shared_ptr<const StepState>>& steps, int index, const std::string& role,
+                  const std::string& against)
+{
+    StepPair p;
+    if (index < 0 || index >= static_cast<int>(steps.size())) return p;
+    const StepState& st = *steps[static_cast<size_t>(index)];
+    if (st.failed || st.graphs.empty()) return p;
+    p.subject = st.graph(role);
+    if (against == "previous" || against == "eager") {
+        if (index == 0) return p;
+        const StepState& before = *steps[static_cast<size_t>(index - 1)];
+        if (!before.failed && !before.graphs.empty()) p.reference = before.graph(p.subject->previousRole);
+    } else if (against == "input") {
+        if (!steps.front()->failed && !steps.front()->graphs.empty()) p.reference = steps.front()->graph({});
+    }
+    return p;
+}
+
+std::string checkStaleness(const RunRequest& r, const std::vector<std::shared_ptr<const StepState>>& steps)
+{
+    const std::string step = "step " + std::to_string(r.stepIndex);
+    if (r.stepIndex < 0 || r.against == "graphs") return "it is not a check of a step";
+    if (r.subjectHash == 0) return "it was recorded without the steps' content hashes: run it again";
+    const StepPair p = stepPair(steps, r.stepIndex, r.role, r.against);
+    if (!p.subject) return step + " is not there any more (the pipeline changed)";
+    if (p.subject->contentHash != r.subjectHash)
+        return "it ran on an earlier version of " + step + " (the pipeline changed since)";
+    if (r.against.empty()) return {};
+    if (!p.reference || r.referenceHash == 0) return "the graph it was compared with is not there any more";
+    if (p.reference->contentHash != r.referenceHash)
+        return "the graph it was compared with (" + std::string(r.against == "input" ? "the input" : "the step before")
+            + ") changed since";
+    return {};
+}
+
 std::string RunOutcome::summary() const
 {
     if (cancelled) return "cancelled";

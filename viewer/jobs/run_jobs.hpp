@@ -20,6 +20,7 @@
 #include "core/ir/graph.hpp"
 #include "runtime/equivalence.hpp"
 #include "runtime/localize.hpp"
+#include "viewer/jobs/step_jobs.hpp"
 
 namespace fxl::viewer {
 
@@ -47,6 +48,11 @@ struct RunRequest
     // (run alone)
     int stepIndex = -1;
     std::string against;
+    // The graph role of the step run ("" the first; a partition's "forward" / "backward") and
+    // the content hashes (core/formats/json_io graphContentHash) of the subject and the
+    // reference as they were run: the check belongs to that pair of snapshots alone.
+    std::string role;
+    uint64_t subjectHash = 0, referenceHash = 0;
     // where the sidecars are: the source and artifact the graphs came from
     std::shared_ptr<Source> source;
     std::string artifactId;
@@ -90,6 +96,23 @@ struct RunOutcome
     bool bitwise() const { return compared && report.allBitwiseEqual(); }
     std::string summary() const;  // one line: "bitwise equal: 3 outputs" / "2 of 3 outputs differ"
 };
+
+// Why a check of steps no longer belongs to `steps` (the pipeline changed since, or the step
+// is gone): "" while the step it ran on and its reference (the step before, or the input)
+// are still the snapshots it ran on, by content hash. A request that ran no check of steps
+// (run alone, or two graphs of the Diff tab) is judged by its subject alone. A request
+// without hashes (recorded by an older fxlens) is stale: nothing says what it ran on.
+std::string checkStaleness(const RunRequest& r, const std::vector<std::shared_ptr<const StepState>>& steps);
+
+// The subject and the reference of a check of step `index` against the step before
+// ("previous", "eager"), the input ("input") or nothing (""): null where there is none.
+struct StepPair
+{
+    const StepGraph* subject = nullptr;
+    const StepGraph* reference = nullptr;
+};
+StepPair stepPair(const std::vector<std::shared_ptr<const StepState>>& steps, int index, const std::string& role,
+                  const std::string& against);
 
 // Runs a request on the calling thread (the job's body; tests call it directly).
 RunOutcome runRequest(const RunRequest& r, std::atomic<bool>* cancel = nullptr,

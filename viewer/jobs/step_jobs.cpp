@@ -4,6 +4,7 @@
 #include <QMetaObject>
 
 #include "core/formats/fx/fx_text_writer.hpp"
+#include "core/formats/json_io.hpp"
 #include "core/ir/diagnostics.hpp"
 
 namespace fxl::viewer {
@@ -51,6 +52,7 @@ std::shared_ptr<StepState> prepareStep(const Step& step, const StepState* before
         if (prev && prev->prepared && prev->prepared->graph.get() == graph.get()) {
             // the pass left this graph untouched: the same snapshot, the same views
             sg.prepared = prev->prepared;
+            sg.contentHash = prev->contentHash;
             sg.timeline = prev->timeline;
         } else {
             auto p = std::make_shared<PreparedGraph>();
@@ -61,6 +63,7 @@ std::shared_ptr<StepState> prepareStep(const Step& step, const StepState* before
             if (cache) p->cache = cache;
             p->text = printReadable(*graph);
             sg.prepared = std::move(p);
+            sg.contentHash = graphContentHash(*graph);
             sg.timeline = std::make_shared<MemoryTimeline>(computeMemoryTimeline(*graph));
         }
         if (prev) {

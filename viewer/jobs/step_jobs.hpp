@@ -32,6 +32,9 @@ struct StepGraph
 {
     std::string role;  // "" for the single graph of most steps, "forward" / "backward" after partition
     std::shared_ptr<const PreparedGraph> prepared;
+    // core/formats/json_io graphContentHash of the graph: a check belongs to the exact pair of
+    // snapshots it ran on (viewer/jobs/run_jobs.hpp checkStaleness)
+    uint64_t contentHash = 0;
     std::shared_ptr<const MemoryTimeline> timeline;
     // The graph of the step before that this one is compared with (null on the input step), the
     // diff from it, and the role it had there.

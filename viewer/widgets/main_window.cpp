@@ -45,6 +45,7 @@
 
 #include "core/formats/fx/fx_text_writer.hpp"
 #include "core/ops/custom_ops.hpp"
+#include "core/util/content_hash.hpp"
 #include "runtime/localize.hpp"
 #include "viewer/jobs/step_jobs.hpp"
 #include "viewer/model/node_search.hpp"
@@ -58,18 +59,23 @@
 #include "viewer/render/painter_canvas.hpp"
 #include "viewer/render/timeline_draw.hpp"
 #include "viewer/widgets/diff_view.hpp"
+#include "viewer/widgets/find_panel.hpp"
 #include "viewer/widgets/graph_view.hpp"
+#include "viewer/widgets/inspector_panel.hpp"
+#include "viewer/widgets/node_navigator.hpp"
 #include "viewer/widgets/overview.hpp"
 #include "viewer/widgets/pipeline_editor.hpp"
 #include "viewer/widgets/run_panel.hpp"
+#include "viewer/widgets/sources_panel.hpp"
+#include "viewer/widgets/text_panel.hpp"
 #include "viewer/widgets/timeline_view.hpp"
+#include "viewer/widgets/view_export.hpp"
 
 namespace fxl::viewer {
 
 namespace {
 
 QString qs(const std::string& s) { return QString::fromStdString(s); }
-QString qs(std::string_view s) { return QString::fromUtf8(s.data(), static_cast<qsizetype>(s.size())); }
 
 // The legend dock: scene_draw's legend, painted in the graph view's theme.
 class LegendWidget : public QWidget
@@ -196,12 +202,17 @@ MainWindow::MainWindow(QWidget* parent)
         }
         timeline_->update();
         status_->setText(QString::fromStdString(o->summary()));
+        refreshRunStaleness();  // a step remade while it ran
         recordRun(*o);
         updateBusy();
     });
-    connect(runner_, &StepRunner::stepAvailable, this, [this](quint64, int index) { onStepAvailable(index); });
+    connect(runner_, &StepRunner::stepAvailable, this, [this](quint64, int index) {
+        onStepAvailable(index);
+        refreshRunStaleness();
+    });
     connect(runner_, &StepRunner::stepsReset, this, [this](int from) {
         if (step_ >= from) step_ = -1;
+        refreshRunStaleness();
     });
     connect(runner_, &StepRunner::progress, this, [this](quint64, qint64 done, qint64 total, const QString& what) {
         if (total == 0 || done >= total) return;  // the input step alone, or the end
@@ -239,99 +250,43 @@ MainWindow::MainWindow(QWidget* parent)
     connect(view_, &GraphView::viewportMoved, this, [this] { scheduleAutosave(); });
     connect(tabs_, &QTabWidget::currentChanged, this, [this] { scheduleAutosave(); });
 
-    // sources
-    tree_ = new QTreeView(this);
-    tree_->setModel(model_);
-    tree_->header()->setSectionResizeMode(0, QHeaderView::Stretch);
-    tree_->header()->setStretchLastSection(false);
-    for (int c = 1; c < SourceTreeModel::ColumnCount; ++c)
-        tree_->header()->setSectionResizeMode(c, QHeaderView::ResizeToContents);
+    // sources: a double click shows the graph (in the Graph tab, whatever was in front);
+    // the context menu compares
+    sourcesPanel_ = new SourcesPanel(model_, this);
     auto* treeDock = new QDockWidget(tr("Sources"), this);
     treeDock->setObjectName(QStringLiteral("sources"));
-    treeDock->setWidget(tree_);
+    treeDock->setWidget(sourcesPanel_);
     addDockWidget(Qt::LeftDockWidgetArea, treeDock);
-    // compare: a before_/after_ artifact with its partner, or any two graphs selected
-    tree_->setSelectionMode(QAbstractItemView::ExtendedSelection);
-    tree_->setContextMenuPolicy(Qt::CustomContextMenu);
-    connect(tree_, &QWidget::customContextMenuRequested, this, [this](const QPoint& pos) {
-        const QModelIndex at = tree_->indexAt(pos);
-        QMenu menu(this);
-        std::vector<QModelIndex> graphs;
-        for (const QModelIndex& i : tree_->selectionModel()->selectedRows(0))
-            if (model_->data(i, SourceTreeModel::IsGraphRole).toBool()) graphs.push_back(i);
-        if (graphs.size() == 2) {
-            menu.addAction(tr("Diff the two selected graphs"), this, [this, graphs] {
-                diffGraphs(model_->data(graphs[0], SourceTreeModel::SourceRole).toInt(),
-                           model_->data(graphs[0], SourceTreeModel::ArtifactIdRole).toString(),
-                           model_->data(graphs[1], SourceTreeModel::SourceRole).toInt(),
-                           model_->data(graphs[1], SourceTreeModel::ArtifactIdRole).toString());
-            });
-        }
-        if (at.isValid() && model_->data(at, SourceTreeModel::IsGraphRole).toBool()) {
-            const int src = model_->data(at, SourceTreeModel::SourceRole).toInt();
-            const QString id = model_->data(at, SourceTreeModel::ArtifactIdRole).toString();
-            const Artifact* a = sources_[static_cast<size_t>(src)]->find(id.toStdString());
-            if (a && !a->pairedWith.empty())
-                menu.addAction(
-                    tr("Diff with its %1 partner").arg(a->kind.rfind("before_", 0) == 0 ? tr("after_") : tr("before_")),
-                    this, [this, src, id] { diffPair(src, id); });
-        }
-        if (menu.isEmpty())
-            menu.addAction(tr("(select two graphs, or a before_/after_ artifact, to compare)"))->setEnabled(false);
-        menu.exec(tree_->viewport()->mapToGlobal(pos));
+    connect(sourcesPanel_, &SourcesPanel::graphRequested, this, [this](int source, const QString& id) {
+        tabs_->setCurrentIndex(0);
+        requestGraph(source, id);
     });
-    connect(tree_, &QTreeView::activated, this, [this](const QModelIndex& i) {
-        const QModelIndex n = i.siblingAtColumn(0);
-        if (model_->data(n, SourceTreeModel::IsGraphRole).toBool())
-            requestGraph(model_->data(n, SourceTreeModel::SourceRole).toInt(),
-                         model_->data(n, SourceTreeModel::ArtifactIdRole).toString());
-    });
+    connect(sourcesPanel_, &SourcesPanel::diffRequested, this,
+            [this](int sa, const QString& a, int sb, const QString& b) { diffGraphs(sa, a, sb, b); });
+    connect(sourcesPanel_, &SourcesPanel::pairDiffRequested, this,
+            [this](int source, const QString& id) { diffPair(source, id); });
 
     // find
-    auto* findBox = new QWidget(this);
-    auto* findLayout = new QVBoxLayout(findBox);
-    findLayout->setContentsMargins(4, 4, 4, 4);
-    findEdit_ = new QLineEdit(findBox);
-    findEdit_->setPlaceholderText(tr("name, op:mm, module:blocks.0, phase:backward, tag:recompute, meta:key=value"));
-    findEdit_->setClearButtonEnabled(true);
-    findLabel_ = new QLabel(findBox);
-    findLabel_->setWordWrap(true);
-    results_ = new SearchResultsModel(this);
-    resultsView_ = new QTableView(findBox);
-    resultsView_->setModel(results_);
-    resultsView_->setSelectionBehavior(QAbstractItemView::SelectRows);
-    resultsView_->setSelectionMode(QAbstractItemView::SingleSelection);
-    resultsView_->verticalHeader()->hide();
-    resultsView_->verticalHeader()->setDefaultSectionSize(20);
-    resultsView_->horizontalHeader()->setStretchLastSection(true);
-    findLayout->addWidget(findEdit_);
-    findLayout->addWidget(findLabel_);
-    findLayout->addWidget(resultsView_, 1);
+    find_ = new FindPanel(view_, this);
     auto* findDock = new QDockWidget(tr("Find"), this);
     findDock->setObjectName(QStringLiteral("find"));
-    findDock->setWidget(findBox);
+    findDock->setWidget(find_);
     addDockWidget(Qt::LeftDockWidgetArea, findDock);
-    connect(findEdit_, &QLineEdit::returnPressed, this, &MainWindow::runFind);
-    connect(resultsView_, &QTableView::activated, this, [this](const QModelIndex& i) { showResult(i.row()); });
-    connect(resultsView_, &QTableView::clicked, this, [this](const QModelIndex& i) { showResult(i.row()); });
 
     // inspector
-    inspector_ = new QTextBrowser(this);
-    inspector_->setOpenLinks(false);
-    connect(inspector_, &QTextBrowser::anchorClicked, this, [this](const QUrl& url) {
-        const QString s = url.toString();
-        if (s.startsWith(QLatin1String("node:")))
-            view_->showNode(s.mid(5));
-        else if (s.startsWith(QLatin1String("step:")))  // step:N:role:name
-            showInStep(s.section(QLatin1Char(':'), 1, 1).toInt(), s.section(QLatin1Char(':'), 2, 2),
-                       s.section(QLatin1Char(':'), 3));
-        else if (s.startsWith(QLatin1String("group:")))
-            view_->showGroup(s.mid(6).toInt());
-    });
+    inspector_ = new InspectorPanel(this);
+    connect(inspector_, &InspectorPanel::nodeLinkActivated, view_, &GraphView::showNode);
+    connect(inspector_, &InspectorPanel::groupLinkActivated, view_, &GraphView::showGroup);
+    connect(inspector_, &InspectorPanel::stepLinkActivated, this,
+            [this](int step, const QString& role, const QString& node) { showInStep(step, role, node); });
     auto* inspectorDock = new QDockWidget(tr("Inspector"), this);
     inspectorDock->setObjectName(QStringLiteral("inspector"));
     inspectorDock->setWidget(inspector_);
     addDockWidget(Qt::RightDockWidgetArea, inspectorDock);
+
+    // walking and tracing from the selected node
+    nav_ = new NodeNavigator(view_, this);
+    connect(nav_, &NodeNavigator::message, this, [this](const QString& m) { status_->setText(m); });
 
     // overview and legend
     overview_ = new Overview(view_, this);
@@ -347,20 +302,10 @@ MainWindow::MainWindow(QWidget* parent)
     overviewDock->raise();
 
     // original text
-    auto* textBox = new QWidget(this);
-    auto* textLayout = new QVBoxLayout(textBox);
-    textLayout->setContentsMargins(0, 0, 0, 0);
-    textLabel_ = new QLabel(textBox);
-    textLabel_->setContentsMargins(6, 2, 6, 2);
-    text_ = new QPlainTextEdit(textBox);
-    text_->setReadOnly(true);
-    text_->setLineWrapMode(QPlainTextEdit::NoWrap);
-    text_->setFont(QFont(QStringLiteral("DejaVu Sans Mono"), 9));
-    textLayout->addWidget(textLabel_);
-    textLayout->addWidget(text_, 1);
+    text_ = new TextPanel(this);
     auto* textDock = new QDockWidget(tr("Original text"), this);
     textDock->setObjectName(QStringLiteral("text"));
-    textDock->setWidget(textBox);
+    textDock->setWidget(text_);
     addDockWidget(Qt::BottomDockWidgetArea, textDock);
 
     // status bar: message, progress, cancel
@@ -408,9 +353,12 @@ MainWindow::MainWindow(QWidget* parent)
     timelineDock->raise();
     tabifyDockWidget(treeDock, findDock);
     treeDock->raise();
-    QDockWidget* docks[] = {treeDock,   findDock, inspectorDock, overviewDock,
-                            legendDock, textDock, passesDock,    timelineDock};
-    buildMenus(docks, 8);
+    // the docks the menus show and toggle: members, because the menus' actions outlive this
+    // constructor (a lambda holding a local array of them crashed Find and Check)
+    docks_ = {treeDock, findDock, inspectorDock, overviewDock, legendDock, textDock, passesDock, timelineDock, runDock};
+    passesDock_ = passesDock;
+    runDock_ = runDock;
+    buildMenus();
 
     QSettings settings(QStringLiteral("fxlens"), QStringLiteral("fxlens"));
     restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray());
@@ -426,7 +374,7 @@ MainWindow::MainWindow(QWidget* parent)
 
 MainWindow::~MainWindow() = default;
 
-void MainWindow::buildMenus(QDockWidget* const* docks, int dockCount)
+void MainWindow::buildMenus()
 {
     QMenu* file = menuBar()->addMenu(tr("&File"));
     file->addAction(tr("&Open..."), QKeySequence::Open, this, [this] {
@@ -499,26 +447,17 @@ void MainWindow::buildMenus(QDockWidget* const* docks, int dockCount)
     file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
 
     QMenu* find = menuBar()->addMenu(tr("F&ind"));
-    find->addAction(tr("&Find nodes..."), QKeySequence::Find, this, [this, docks] {
-        docks[1]->show();
-        docks[1]->raise();
-        findEdit_->setFocus();
-        findEdit_->selectAll();
-    });
-    find->addAction(tr("Find &next"), QKeySequence::FindNext, this, [this] { findNext(1); });
-    find->addAction(tr("Find &previous"), QKeySequence::FindPrevious, this, [this] { findNext(-1); });
+    find->addAction(find_->findAction());
+    find->addAction(find_->nextAction());
+    find->addAction(find_->previousAction());
 
     QMenu* nav = menuBar()->addMenu(tr("&Navigate"));
-    nav->addAction(tr("Go to &producer"), QKeySequence(Qt::ALT | Qt::Key_Up), this, [this] { walkProducer(); });
-    nav->addAction(tr("Go to &consumer"), QKeySequence(Qt::ALT | Qt::Key_Down), this, [this] { walkConsumer(); });
-    nav->addAction(tr("&Next producer / consumer"), QKeySequence(Qt::ALT | Qt::Key_Right), this,
-                   [this] { walkNext(1); });
-    nav->addAction(tr("P&revious producer / consumer"), QKeySequence(Qt::ALT | Qt::Key_Left), this,
-                   [this] { walkNext(-1); });
-    nav->addSeparator();
-    nav->addAction(tr("Trace &upstream"), QKeySequence(Qt::CTRL | Qt::Key_U), this, [this] { traceUpstream(); });
-    nav->addAction(tr("Trace &downstream"), QKeySequence(Qt::CTRL | Qt::Key_D), this, [this] { traceDownstream(); });
-    nav->addAction(tr("C&lear trace"), QKeySequence(Qt::Key_Escape), this, &MainWindow::clearTrace);
+    for (QAction* a : nav_->actions()) {
+        if (a)
+            nav->addAction(a);
+        else
+            nav->addSeparator();
+    }
     nav->addSeparator();
     nav->addAction(tr("&Bookmark the node"), QKeySequence(Qt::CTRL | Qt::Key_B), this, [this] {
         if (!ws_) {
@@ -540,8 +479,9 @@ void MainWindow::buildMenus(QDockWidget* const* docks, int dockCount)
     });
 
     QMenu* passes = menuBar()->addMenu(tr("&Passes"));
-    passes->addAction(tr("&Run the pipeline"), QKeySequence(Qt::CTRL | Qt::Key_Return), this, [this, docks] {
-        docks[6]->show();
+    passes->addAction(tr("&Run the pipeline"), QKeySequence(Qt::CTRL | Qt::Key_Return), this, [this] {
+        passesDock_->show();
+        passesDock_->raise();
         followSteps_ = true;
         passes_->run();
         updateBusy();
@@ -555,9 +495,9 @@ void MainWindow::buildMenus(QDockWidget* const* docks, int dockCount)
         stepBack();
     });
     passes->addAction(tr("&Check the step against the one before"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_R),
-                      this, [this, docks] {
-                          docks[8]->show();
-                          docks[8]->raise();
+                      this, [this] {
+                          runDock_->show();
+                          runDock_->raise();
                           startRun(static_cast<int>(RunPanel::Against::Previous));
                       });
     passes->addSeparator();
@@ -584,7 +524,7 @@ void MainWindow::buildMenus(QDockWidget* const* docks, int dockCount)
     themes->addAction(tr("&Light"), this, [this] { setTheme(Theme::Light); });
     themes->addAction(tr("&Dark"), this, [this] { setTheme(Theme::Dark); });
     viewMenu->addSeparator();
-    for (int k = 0; k < dockCount; ++k) viewMenu->addAction(docks[k]->toggleViewAction());
+    for (QDockWidget* d : docks_) viewMenu->addAction(d->toggleViewAction());
 
     QMenu* help = menuBar()->addMenu(tr("&Help"));
     help->addAction(tr("&Keyboard shortcuts"), QKeySequence::HelpContents, this, &MainWindow::showShortcuts);
@@ -626,14 +566,24 @@ void MainWindow::open(const QString& path)
         });
         return;
     }
-    openQueue_.push_back(path);
+    openQueue_.push_back({path, OpenShow::First});
     startNextOpen();
+}
+
+QString MainWindow::openAndWait(const QString& path, OpenShow show)
+{
+    lastError_.clear();
+    openQueue_.push_back({path, show});
+    startNextOpen();
+    waitIdle();
+    return lastError_;
 }
 
 void MainWindow::startNextOpen()
 {
     if (!opening_.isEmpty() || openQueue_.empty()) return;
-    opening_ = openQueue_.front();
+    opening_ = openQueue_.front().first;
+    openingShows_ = openQueue_.front().second;
     openQueue_.pop_front();
     status_->setText(tr("opening %1...").arg(QFileInfo(opening_).fileName()));
     jobs_->open(opening_);
@@ -657,28 +607,29 @@ bool MainWindow::waitIdle(int timeoutMs)
     return true;
 }
 
-QString MainWindow::openPath(const QString& path)
-{
-    lastError_.clear();
-    open(path);
-    waitIdle();
-    return lastError_;
-}
+QString MainWindow::openPath(const QString& path) { return openAndWait(path, OpenShow::First); }
 
 void MainWindow::onSourceAvailable(std::shared_ptr<Source> src, const QString& path)
 {
     sources_.push_back(src);
     model_->addSource(src);
     const int index = model_->sourceCount() - 1;
-    tree_->expand(model_->index(index, 0));
+    sourcesPanel_->tree()->expand(model_->index(index, 0));
     rememberRecent(path);
     const auto graphs = src->graphs();
     status_->setText(tr("%1: %2 graphs, %3 artifacts")
                          .arg(QFileInfo(path).fileName())
                          .arg(graphs.size())
                          .arg(src->artifacts.size()));
-    if (!view_->prepared() && showingSource_ < 0 && !graphs.empty())
+    // what was opened comes to the front: its row in the tree, its first graph in the Graph tab
+    // (a file opened only to be compared, or by a workspace, shows when nothing else is shown)
+    const bool show = openingShows_ == OpenShow::First || (!view_->prepared() && showingSource_ < 0);
+    if (!show) return;
+    sourcesPanel_->reveal(index);
+    if (!graphs.empty()) {
+        tabs_->setCurrentIndex(0);
         requestGraph(index, QString::fromStdString(graphs.front()->id));
+    }
 }
 
 void MainWindow::rememberRecent(const QString& path)
@@ -723,12 +674,11 @@ void MainWindow::onGraphAvailable(std::shared_ptr<const PreparedGraph> g)
     followSteps_ = true;
     runner_->setInput(g);
     runner_->run(QString());
-    results_->clear();
-    findLabel_->clear();
-    walkList_.clear();
+    find_->clear();
+    nav_->reset();
     inspector_->clear();
     updateCrumbs({});
-    loadText(*g);
+    text_->setGraph(view_->prepared(), view_->dark());
     const QString file = QFileInfo(QString::fromStdString(g->source->path)).fileName();
     QString text = tr("%1, graph %2: %3 nodes, %4 groups")
                        .arg(file, QString::fromStdString(g->artifactId))
@@ -878,6 +828,8 @@ bool MainWindow::startRun(int against, int stepIndex)
     const StepGraph* sg = st->graph(stepRole_);
     RunRequest r;
     r.subject = sg->prepared->graph;
+    r.role = sg->role;
+    r.subjectHash = sg->contentHash;
     auto label = [](const StepState& s) {
         return s.index == 0 ? std::string("step 0 (input)") : "step " + std::to_string(s.index) + " (" + s.spec + ")";
     };
@@ -914,6 +866,7 @@ bool MainWindow::startRun(int against, int stepIndex)
             return false;
         }
         r.reference = rg->prepared->graph;
+        r.referenceHash = rg->contentHash;
         r.referenceLabel = label(rs);
     }
     r.source = runner_->input()->source;
@@ -1098,7 +1051,7 @@ QString MainWindow::openWorkspace(const QString& path)
     }
     QString err;
     if (main) {
-        err = openPath(QString::fromStdString(main->path));
+        err = openAndWait(QString::fromStdString(main->path), OpenShow::IfNone);
         const int index = static_cast<int>(sources_.size()) - 1;
         const bool shownAlready = view_->prepared() && view_->prepared()->artifactId == main->graph;
         if (err.isEmpty() && !main->graph.empty() && !shownAlready
@@ -1144,7 +1097,17 @@ QString MainWindow::openWorkspace(const QString& path)
                 : last.against == "input"               ? static_cast<int>(RunPanel::Against::Input)
                 : last.against == "eager"               ? static_cast<int>(RunPanel::Against::EagerChunking)
                                                         : static_cast<int>(RunPanel::Against::Nothing);
-            if (last.against != "graphs" && startRun(mode, last.step)) waitIdle();
+            // made again only while it is of these very steps (by content hash)
+            const std::string stale = last.against == "graphs" ? std::string() : recordedRunStaleness(last);
+            if (!stale.empty()) {
+                const QString why = tr("the workspace's last check (step %1) is stale: %2")
+                                        .arg(last.step)
+                                        .arg(QString::fromStdString(stale));
+                run_->setStale(why);
+                workspaceNotice_ += why;
+            } else if (last.against != "graphs" && startRun(mode, last.step)) {
+                waitIdle();
+            }
         }
     }
     QCoreApplication::processEvents();
@@ -1158,6 +1121,41 @@ QString MainWindow::openWorkspace(const QString& path)
     setWindowTitle(tr("%1 - fxlens").arg(QFileInfo(path).fileName()));
     rememberRecent(path);
     return {};
+}
+
+std::string MainWindow::recordedRunStaleness(const RunRecord& rec) const
+{
+    RunRequest r;
+    r.stepIndex = rec.step;
+    r.against = rec.against;
+    try {
+        const auto j = nlohmann::json::parse(rec.reportJson);
+        auto hash = [&j](const char* key) -> uint64_t {
+            const auto it = j.find(key);
+            return it != j.end() && it->is_string() ? std::stoull(it->get<std::string>(), nullptr, 16) : 0;
+        };
+        r.role = j.value("role", std::string());
+        r.subjectHash = hash("subject_hash");
+        r.referenceHash = hash("reference_hash");
+    } catch (const std::exception&) {
+        return "its record cannot be read";
+    }
+    return checkStaleness(r, runner_->steps());
+}
+
+void MainWindow::refreshRunStaleness()
+{
+    const auto o = run_->outcome();
+    if (!o) return;  // a workspace's stale record stays said until a run
+    const RunRequest& r = o->request;
+    QString why;
+    if (r.against == "graphs") {
+        if (diff_->viewA()->graph() != r.reference.get() || diff_->viewB()->graph() != r.subject.get())
+            why = tr("the Diff tab no longer shows the two graphs it compared");
+    } else if (r.stepIndex >= 0) {
+        why = QString::fromStdString(checkStaleness(r, runner_->steps()));
+    }
+    run_->setStale(why);
 }
 
 QString MainWindow::openExample(const QString& examplesDir)
@@ -1191,119 +1189,16 @@ QString MainWindow::openExample(const QString& examplesDir)
 
 // ------------------------------------------------------------------ export
 
-namespace {
+QString MainWindow::exportGraph(const QString& path, bool replace) { return exportGraphView(*view_, path, replace); }
 
-// Writes bytes to `path` through a temporary file renamed over it (never half a file), and only
-// over an existing file when asked.
-QString writeExport(const QString& path, const QByteArray& bytes, bool replace)
-{
-    if (QFileInfo::exists(path) && !replace)
-        return QObject::tr("%1 exists: not replaced (choose another name, or confirm the replacement)").arg(path);
-    QSaveFile f(path);
-    if (!f.open(QIODevice::WriteOnly) || f.write(bytes) != bytes.size() || !f.commit())
-        return QObject::tr("%1: cannot be written: %2").arg(path, f.errorString());
-    return {};
-}
-
-QByteArray pngBytes(const QImage& img)
-{
-    QByteArray out;
-    QBuffer b(&out);
-    b.open(QIODevice::WriteOnly);
-    img.save(&b, "PNG");
-    return out;
-}
-
-bool isSvg(const QString& path) { return path.endsWith(QLatin1String(".svg"), Qt::CaseInsensitive); }
-
-}  // namespace
-
-QString MainWindow::exportGraph(const QString& path, bool replace)
-{
-    const PreparedView* shown = view_->shown();
-    if (!shown || !view_->tree()) return tr("no graph is shown");
-    if (isSvg(path)) {
-        SvgCanvas c;
-        drawScene(c, *view_->tree(), shown->view, shown->layout, view_->drawOptions());
-        return writeExport(path, QByteArray::fromStdString(c.svg()), replace);
-    }
-    return writeExport(
-        path, pngBytes(renderImage(*view_->tree(), shown->view, shown->layout, 2.0, view_->drawOptions())), replace);
-}
-
-QString MainWindow::exportDiff(const QString& path, bool replace)
-{
-    GraphView* sides[] = {diff_->viewA(), diff_->viewB()};
-    if (!sides[0]->shown() || !sides[1]->shown() || !diff_->diff()) return tr("the Diff tab shows no diff");
-    const QString titles[] = {diff_->labelA(), diff_->labelB()};
-    constexpr double gap = 40, head = 28;
-    double width = gap, height = 0;
-    for (GraphView* v : sides) {
-        width += v->shown()->layout.width;
-        height = std::max(height, v->shown()->layout.height);
-    }
-    height += head;
-    const bool dark = sides[0]->dark();
-    if (isSvg(path)) {
-        // one document, each side a nested <svg> at its place
-        std::string svg = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" + std::to_string(int(width))
-            + "\" height=\"" + std::to_string(int(height)) + "\">\n";
-        double x = 0;
-        for (int k = 0; k < 2; ++k) {
-            SvgCanvas c;
-            drawScene(c, *sides[k]->tree(), sides[k]->shown()->view, sides[k]->shown()->layout,
-                      sides[k]->drawOptions());
-            std::string inner = c.svg();
-            const size_t open = inner.find("<svg");
-            if (open != std::string::npos)
-                inner.insert(open + 4, " x=\"" + std::to_string(int(x)) + "\" y=\"" + std::to_string(int(head)) + "\"");
-            const size_t decl = inner.find("?>");
-            if (inner.rfind("<?xml", 0) == 0 && decl != std::string::npos) inner.erase(0, decl + 2);
-            QString title = titles[k];
-            svg += "<text x=\"" + std::to_string(int(x) + 4)
-                + "\" y=\"18\" font-family=\"DejaVu Sans\" font-size=\"14\" "
-                  "font-weight=\"bold\">"
-                + title.toHtmlEscaped().toStdString() + "</text>\n" + inner + "\n";
-            x += sides[k]->shown()->layout.width + gap;
-        }
-        svg += "</svg>\n";
-        return writeExport(path, QByteArray::fromStdString(svg), replace);
-    }
-    constexpr double scale = 1.5;
-    QImage img(static_cast<int>(width * scale), static_cast<int>(height * scale), QImage::Format_ARGB32_Premultiplied);
-    img.setDevicePixelRatio(scale);
-    const viewer::Theme& th = theme(dark);
-    img.fill(QColor(th.background.r, th.background.g, th.background.b));
-    QPainter p(&img);
-    p.setRenderHint(QPainter::Antialiasing);
-    double x = 0;
-    for (int k = 0; k < 2; ++k) {
-        QFont f(QStringLiteral("DejaVu Sans"), 11);
-        f.setBold(true);
-        p.setFont(f);
-        p.setPen(QColor(th.text.r, th.text.g, th.text.b));
-        p.drawText(QPointF(x + 4, 18), titles[k]);
-        p.save();
-        p.translate(x, head);
-        PainterCanvas c(p);
-        drawScene(c, *sides[k]->tree(), sides[k]->shown()->view, sides[k]->shown()->layout, sides[k]->drawOptions());
-        p.restore();
-        x += sides[k]->shown()->layout.width + gap;
-    }
-    p.end();
-    return writeExport(path, pngBytes(img), replace);
-}
+QString MainWindow::exportDiff(const QString& path, bool replace) { return exportDiffView(*diff_, path, replace); }
 
 QString MainWindow::exportTimeline(const QString& path, bool replace)
 {
-    const MemoryTimeline* t = timelineModel_->current();
     const auto st = currentStepState();
-    if (!t || !st || st->graphs.empty()) return tr("no memory timeline is shown");
-    if (path.endsWith(QLatin1String(".csv"), Qt::CaseInsensitive))
-        return writeExport(path, QByteArray::fromStdString(timelineToCsv(*t, *st->graph(stepRole_)->prepared->graph)),
-                           replace);
-    return writeExport(path, pngBytes(renderTimelineImage(*timelineModel_, 1200, 320, 2.0, timeline_->dark())),
-                       replace);
+    if (!timelineModel_->current() || !st || st->graphs.empty()) return tr("no memory timeline is shown");
+    return exportTimelineView(*timelineModel_, *st->graph(stepRole_)->prepared->graph, timeline_->dark(), path,
+                              replace);
 }
 
 QString MainWindow::exportReport(const QString& path, bool replace)
@@ -1319,13 +1214,20 @@ QString MainWindow::exportReport(const QString& path, bool replace)
     for (int k = 0; k < passes_->pipeline()->count(); ++k)
         r.stages.push_back(passes_->pipeline()->stageText(k).toStdString());
     r.steps = runner_->steps();
-    // the run panel's last check, on its step, when it was a check against the step before
+    // the run panel's last check, on its step, when it was a check against the step before and
+    // is still of these very steps (a check belongs to the pair of snapshots it ran on)
     if (const auto o = run_->outcome(); o && o->ok && o->request.against == "previous" && o->request.stepIndex >= 0) {
         r.checks.resize(r.steps.size());
         for (auto& c : r.checks) c.skipped = "not checked in the window";
         if (o->request.stepIndex < static_cast<int>(r.checks.size())) {
-            r.checks[static_cast<size_t>(o->request.stepIndex)].outcome = o;
-            r.checks[static_cast<size_t>(o->request.stepIndex)].skipped.clear();
+            auto& c = r.checks[static_cast<size_t>(o->request.stepIndex)];
+            const std::string stale = checkStaleness(o->request, r.steps);
+            if (stale.empty()) {
+                c.outcome = o;
+                c.skipped.clear();
+            } else {
+                c.skipped = "the window's check is stale: " + stale;
+            }
         }
     }
     r.generator = "fxlens window";
@@ -1340,7 +1242,12 @@ void MainWindow::recordRun(const RunOutcome& o)
     rec.step = std::max(0, o.request.stepIndex);
     rec.against = o.request.against;
     rec.backend = o.request.backend;
-    nlohmann::json j = {{"summary", o.summary()}, {"inputs", o.inputsFrom}, {"peak_bytes", o.subject.peakBytes}};
+    nlohmann::json j = {{"summary", o.summary()},
+                        {"inputs", o.inputsFrom},
+                        {"peak_bytes", o.subject.peakBytes},
+                        {"role", o.request.role},
+                        {"subject_hash", formatHash(o.request.subjectHash)},
+                        {"reference_hash", formatHash(o.request.referenceHash)}};
     if (o.compared) j["report"] = reportToJson(o.report);
     if (o.localize) j["localize"] = localizeToJson(*o.localize);
     rec.reportJson = j.dump();
@@ -1433,6 +1340,7 @@ void MainWindow::showTwoGraphs(std::shared_ptr<const PreparedGraph> a, std::shar
     };
     diff_->setGraphs(a, b, d, label(*a), label(*b));
     diffOfGraphs_ = true;
+    refreshRunStaleness();
     tabs_->setCurrentWidget(diff_);
     status_->setText(label(*a) + QStringLiteral(" → ") + label(*b) + QStringLiteral(": ")
                      + diff_->countsText().remove(QRegularExpression(QStringLiteral("<[^>]*>"))));
@@ -1452,12 +1360,12 @@ QString MainWindow::diffPair(int source, const QString& id)
 QString MainWindow::openDiff(const QString& pathA, const QString& idA, const QString& pathB, const QString& idB)
 {
     const int before = static_cast<int>(sources_.size());
-    QString err = openPath(pathA);
+    QString err = openAndWait(pathA, OpenShow::IfNone);
     if (!err.isEmpty()) return err;
     const int ia = static_cast<int>(sources_.size()) - 1;
     int ib = ia;
     if (pathB != pathA) {
-        err = openPath(pathB);
+        err = openAndWait(pathB, OpenShow::IfNone);
         if (!err.isEmpty()) return err;
         ib = static_cast<int>(sources_.size()) - 1;
     }
@@ -1496,99 +1404,18 @@ void MainWindow::updateBusy()
 
 void MainWindow::inspect(const QString& name)
 {
-    const Graph* g = view_->graph();
-    if (!g) return;
-    const NodeId id = g->findByName(name.toStdString());
+    if (!view_->graph()) return;
     updateCrumbs(name);
-    showTextAt(name);
-    if (id == kNoNode) return;
-    const Node& n = g->node(id);
-    auto link = [&](NodeId p) {
-        const QString pn = qs(g->node(p).name);
-        return QStringLiteral("<a href=\"node:%1\">%1</a>").arg(pn.toHtmlEscaped());
-    };
-    QString html = QStringLiteral("<h3>%1</h3><table cellspacing=\"3\">").arg(name.toHtmlEscaped());
-    auto row = [&](const QString& k, const QString& htmlValue) {
-        html += QStringLiteral("<tr><td valign=\"top\"><b>%1</b></td><td>%2</td></tr>").arg(k, htmlValue);
-    };
-    auto text = [](const QString& s) { return s.toHtmlEscaped(); };
-    row(tr("op"), text(qs(nodeOpName(n.op))));
-    row(tr("target"), text(qs(n.target)));
-    // arguments: each printed as in the graph's text, node references as links to their producers
-    QStringList args;
-    for (const Arg& a : n.args) {
-        QString s = text(qs(formatArgPython(a, *g)));
-        a.forEachNode([&](NodeId p) {
-            const QString pn = qs(g->node(p).name).toHtmlEscaped();
-            s.replace(QRegularExpression(QStringLiteral("\\b%1\\b").arg(QRegularExpression::escape(pn))), link(p));
-        });
-        args << s;
-    }
-    for (const auto& [k, a] : n.kwargs) args << text(qs(k)) + QStringLiteral("=") + text(qs(formatArgPython(a, *g)));
-    row(tr("arguments"), args.join(QStringLiteral("<br>")));
-    QStringList users;
-    for (NodeId u : n.users) users << link(u);
-    row(tr("users"), users.isEmpty() ? tr("(none)") : users.join(QStringLiteral(", ")));
-    if (n.val.kind != ValueMeta::Kind::Unknown) row(tr("value"), text(qs(formatAnnotation(n.val))));
-    if (n.val.isTensor()) {
-        const TensorMeta& t = n.val.tensor;
-        QStringList sizes, hints;
-        bool symbolic = false;
-        for (const SymInt& d : t.sizes) {
-            sizes << qs(d.str());
-            const auto v = d.maybeValue();
-            hints << (v ? QString::number(*v) : QStringLiteral("?"));
-            symbolic = symbolic || !d.isConcrete();
-        }
-        row(tr("sizes"), text(QStringLiteral("[") + sizes.join(QStringLiteral(", ")) + QStringLiteral("]")));
-        if (symbolic)
-            row(tr("size hints"), text(QStringLiteral("[") + hints.join(QStringLiteral(", ")) + QStringLiteral("]")));
-        if (!t.strides.empty()) {
-            QStringList st;
-            for (const SymInt& d : t.strides) st << qs(d.str());
-            row(tr("strides"), text(QStringLiteral("[") + st.join(QStringLiteral(", ")) + QStringLiteral("]")));
-        }
-        row(tr("dtype"), text(qs(dtypeAbbr(t.dtype))));
-        if (!t.device.empty()) row(tr("device"), text(qs(t.device)));
-        row(tr("bytes"), QString::number(t.bytesHint()));
-    }
-    const GroupTree* tree = view_->tree();
-    row(tr("phase"), text(QString::fromLatin1(phaseClassName(tree->phaseOf(id)))));
-    row(tr("group"),
-        QStringLiteral("<a href=\"group:%1\">%2</a>")
-            .arg(tree->groupOf(id))
-            .arg(text(qs(tree->group(tree->groupOf(id)).key))));
-    if (!n.meta.modulePath.empty()) row(tr("module"), text(qs(n.meta.modulePath)));
-    if (!n.meta.source.empty()) {
-        row(tr("source"),
-            text(qs(n.meta.source.file) + QStringLiteral(":") + QString::number(n.meta.source.line)
-                 + (n.meta.source.function.empty() ? QString() : QStringLiteral(" in ") + qs(n.meta.source.function))));
-        if (!n.meta.source.code.empty())
-            row(tr("code"), QStringLiteral("<code>%1</code>").arg(text(qs(n.meta.source.code))));
-    }
-    if (n.meta.recompute != Recompute::None) row(tr("recompute"), text(qs(recomputeName(n.meta.recompute))));
-    if (n.meta.acGraphId) row(tr("ac graph id"), QString::number(*n.meta.acGraphId));
-    if (n.meta.phase != Phase::Unknown) row(tr("phase (meta)"), text(qs(phaseName(n.meta.phase))));
-    if (n.meta.autogradBackward) row(tr("autograd_backward"), *n.meta.autogradBackward ? tr("True") : tr("False"));
-    if (!n.meta.desc.empty()) row(tr("descriptor"), text(qs(n.meta.desc)));
-    if (!n.meta.provenance.empty()) row(tr("provenance"), text(qs(n.meta.provenance)));
-    if (!n.meta.chunk.is_null()) row(tr("chunk"), text(qs(n.meta.chunk.dump())));
-    if (!n.meta.custom.is_null())
-        row(tr("custom"), QStringLiteral("<code>%1</code>").arg(text(qs(n.meta.custom.dump()))));
-    if (textLine_ > 0)
-        row(tr("text"),
-            text(QFileInfo(QString::fromStdString(view_->prepared()->source->path)).fileName() + QStringLiteral(":")
-                 + QString::number(textLine_)));
-    html += QStringLiteral("</table>");
-    html += historyHtml(name);
+    text_->showNode(name, view_->dark());
+    QString extra = historyHtml(name);
     if (ws_ && wsMain_) {
         if (const auto note = ws_->note(wsMain_, stepRole_, name.toStdString()))
-            html += tr("<h4>Note</h4><p>%1</p>").arg(QString::fromStdString(note->text).toHtmlEscaped());
+            extra += tr("<h4>Note</h4><p>%1</p>").arg(QString::fromStdString(note->text).toHtmlEscaped());
         for (const BookmarkRecord& b : ws_->bookmarks(wsMain_))
             if (b.node == name.toStdString() && b.graph == stepRole_)
-                html += tr("<p>Bookmarked: %1</p>").arg(QString::fromStdString(b.label).toHtmlEscaped());
+                extra += tr("<p>Bookmarked: %1</p>").arg(QString::fromStdString(b.label).toHtmlEscaped());
     }
-    inspector_->setHtml(html);
+    inspector_->inspect(*view_, name, text_->line(), extra);
 }
 
 void MainWindow::updateCrumbs(const QString& node)
@@ -1623,189 +1450,21 @@ QString MainWindow::breadcrumbText() const
     return doc.toPlainText();
 }
 
-// ------------------------------------------------------------------ original text
+// ------------------------------------------------------------------ text, find, walk, trace
 
-void MainWindow::loadText(const PreparedGraph& g)
-{
-    textLine_ = 0;
-    textOf_ = view_->prepared();
-    if (!g.textError.empty())
-        textLabel_->setText(tr("the original text cannot be read: %1").arg(QString::fromStdString(g.textError)));
-    const Artifact* a = g.source->find(g.artifactId);
-    const bool inLog = g.source->format == SourceFormat::TorchTrace || g.source->format == SourceFormat::TorchTraceDir;
-    payloadFirstLine_ = a && inLog ? static_cast<int>(a->line) + 1 : 1;
-    excerptFrom_ = -1;
-    showTextAt({});
-}
-
-void MainWindow::showTextAt(const QString& node)
-{
-    // the dock shows an excerpt of at most kLines lines around the node's line, so that a
-    // graph of 100k nodes (9 MB of text) never stalls the window
-    constexpr int kLines = 1500;
-    const auto g = textOf_;
-    static const std::string kNoText;
-    const std::string& text = g ? g->text : kNoText;
-    if (!g || text.empty()) {
-        text_->clear();
-        return;
-    }
-    const int line = node.isEmpty() ? 0 : findNodeLine(text, node.toStdString());  // 1-based, 0 = none
-    const int at = line > 0 ? line - 1 : 0;
-    int from = std::max(0, at - kLines / 2);
-    if (excerptFrom_ < 0 || at < excerptFrom_ || at >= excerptFrom_ + kLines - 100
-        || (excerptFrom_ > 0 && at < excerptFrom_ + 100)) {
-        // (re)cut the excerpt around the line
-        size_t pos = 0;
-        for (int l = 0; l < from && pos != std::string::npos; ++l) {
-            pos = text.find('\n', pos);
-            if (pos != std::string::npos) ++pos;
-        }
-        if (pos == std::string::npos) pos = text.size();
-        size_t end = pos;
-        int count = 0;
-        while (end < text.size() && count < kLines) {
-            end = text.find('\n', end);
-            end = end == std::string::npos ? text.size() : end + 1;
-            ++count;
-        }
-        text_->setPlainText(QString::fromUtf8(text.data() + pos, static_cast<qsizetype>(end - pos)));
-        excerptFrom_ = from;
-        const Artifact* a = g->source->find(g->artifactId);
-        textLabel_->setText(
-            tr("%1, lines %2-%3%4")
-                .arg(QFileInfo(QString::fromStdString(a ? a->file : g->source->path)).fileName())
-                .arg(payloadFirstLine_ + from)
-                .arg(payloadFirstLine_ + from + count - 1)
-                .arg(payloadFirstLine_ > 1 ? tr(" (payload of artifact %1)").arg(qs(g->artifactId)) : QString()));
-    } else {
-        from = excerptFrom_;
-    }
-    textLine_ = line > 0 ? payloadFirstLine_ + at : 0;
-    QList<QTextEdit::ExtraSelection> marks;
-    if (line > 0) {
-        const QTextBlock block = text_->document()->findBlockByNumber(at - excerptFrom_);
-        QTextCursor c(block);
-        text_->setTextCursor(c);
-        text_->centerCursor();
-        QTextEdit::ExtraSelection mark;
-        mark.cursor = c;
-        mark.format.setBackground(QColor(255, 200, 80, view_->dark() ? 90 : 140));
-        mark.format.setProperty(QTextFormat::FullWidthSelection, true);
-        marks << mark;
-    }
-    text_->setExtraSelections(marks);
-}
-
-QString MainWindow::originalText() const { return text_->toPlainText(); }
-
-// ------------------------------------------------------------------ find, walk, trace
-
-int MainWindow::find(const QString& query)
-{
-    findEdit_->setText(query);
-    runFind();
-    return results_->rowCount();
-}
-
-void MainWindow::runFind()
-{
-    const GroupTree* tree = view_->tree();
-    resultRow_ = -1;
-    if (!tree) {
-        findLabel_->setText(tr("no graph is shown"));
-        return;
-    }
-    const SearchQuery q = parseSearchQuery(findEdit_->text().toStdString());
-    if (!q.ok()) {
-        results_->clear();
-        findLabel_->setText(qs(q.error));
-        return;
-    }
-    results_->setResults(tree, searchNodes(*tree, q));
-    const int n = results_->rowCount();
-    findLabel_->setText(n == 0 ? tr("no node matches") : tr("%n node(s)", nullptr, n));
-    if (n > 0) showResult(0);
-}
-
-void MainWindow::showResult(int row)
-{
-    if (row < 0 || row >= results_->rowCount() || !view_->graph()) return;
-    resultRow_ = row;
-    resultsView_->selectRow(row);
-    view_->showNode(qs(view_->graph()->node(results_->nodeAt(row)).name));
-}
-
-void MainWindow::findNext(int step)
-{
-    const int n = results_->rowCount();
-    if (n == 0) return;
-    showResult(((resultRow_ + step) % n + n) % n);
-}
-
-QString MainWindow::findStatus() const { return findLabel_->text(); }
-
-bool MainWindow::walkTo(const QString& from, std::vector<NodeId> list, const char* what)
-{
-    if (list.empty()) {
-        status_->setText(tr("%1 has no %2").arg(from, tr(what)));
-        return false;
-    }
-    walkFrom_ = from;
-    walkList_ = std::move(list);
-    walkIndex_ = 0;
-    view_->showNode(qs(view_->graph()->node(walkList_[0]).name));
-    status_->setText(
-        tr("%1 1 of %2 of %3 (Alt+Right / Alt+Left for the others)").arg(tr(what)).arg(walkList_.size()).arg(from));
-    return true;
-}
-
-bool MainWindow::walkProducer()
-{
-    const NodeId id = selectedNode();
-    return id != kNoNode && walkTo(view_->selected(), producersOf(*view_->graph(), id), "producers");
-}
-
-bool MainWindow::walkConsumer()
-{
-    const NodeId id = selectedNode();
-    return id != kNoNode && walkTo(view_->selected(), consumersOf(*view_->graph(), id), "consumers");
-}
-
-bool MainWindow::walkNext(int step)
-{
-    if (walkList_.empty() || !view_->graph()) return false;
-    const long n = static_cast<long>(walkList_.size());
-    walkIndex_ = static_cast<size_t>(((static_cast<long>(walkIndex_) + step) % n + n) % n);
-    view_->showNode(qs(view_->graph()->node(walkList_[walkIndex_]).name));
-    status_->setText(tr("%1 of %2 from %3").arg(walkIndex_ + 1).arg(walkList_.size()).arg(walkFrom_));
-    return true;
-}
-
-size_t MainWindow::trace(bool upstream)
-{
-    const Graph* g = view_->graph();
-    const NodeId id = selectedNode();
-    if (id == kNoNode) return 0;
-    std::vector<NodeId> cone = upstream ? upstreamCone(*g, id) : downstreamCone(*g, id);
-    cone.push_back(id);
-    view_->setHighlights(cone);
-    status_->setText(tr("%1 of %2: %3 nodes (Esc clears)")
-                         .arg(upstream ? tr("upstream") : tr("downstream"), view_->selected())
-                         .arg(cone.size() - 1));
-    return cone.size() - 1;
-}
-
-size_t MainWindow::traceUpstream() { return trace(true); }
-size_t MainWindow::traceDownstream() { return trace(false); }
-
-NodeId MainWindow::selectedNode() const
-{
-    const Graph* g = view_->graph();
-    return g ? g->findByName(view_->selected().toStdString()) : kNoNode;
-}
-
-void MainWindow::clearTrace() { view_->setHighlights({}); }
+QString MainWindow::originalText() const { return text_->text(); }
+int MainWindow::originalLine() const { return text_->line(); }
+QTreeView* MainWindow::sourceView() const { return sourcesPanel_->tree(); }
+SearchResultsModel* MainWindow::searchModel() const { return find_->results(); }
+int MainWindow::find(const QString& query) { return find_->find(query); }
+void MainWindow::findNext(int step) { find_->findNext(step); }
+QString MainWindow::findStatus() const { return find_->status(); }
+bool MainWindow::walkProducer() { return nav_->walkProducer(); }
+bool MainWindow::walkConsumer() { return nav_->walkConsumer(); }
+bool MainWindow::walkNext(int step) { return nav_->walkNext(step); }
+size_t MainWindow::traceUpstream() { return nav_->traceUpstream(); }
+size_t MainWindow::traceDownstream() { return nav_->traceDownstream(); }
+void MainWindow::clearTrace() { nav_->clearTrace(); }
 
 // ------------------------------------------------------------------ theme, errors, events
 
@@ -1834,8 +1493,8 @@ void MainWindow::setTheme(Theme t)
         if (d->objectName() == QLatin1String("legend")) d->widget()->update();
 }
 
-QString MainWindow::inspectorText() const { return inspector_->toPlainText(); }
-QString MainWindow::inspectorHtml() const { return inspector_->toHtml(); }
+QString MainWindow::inspectorText() const { return inspector_->text(); }
+QString MainWindow::inspectorHtml() const { return inspector_->html(); }
 QString MainWindow::statusText() const { return status_->text(); }
 
 void MainWindow::showError(const QString& text)

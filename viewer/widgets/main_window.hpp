@@ -23,6 +23,7 @@
 #include "viewer/jobs/view_jobs.hpp"
 #include "workspace/workspace.hpp"
 
+class QDockWidget;
 class QLabel;
 class QLineEdit;
 class QMenu;
@@ -38,7 +39,12 @@ class QTreeView;
 namespace fxl::viewer {
 
 class DiffView;
+class FindPanel;
 class GraphView;
+class InspectorPanel;
+class NodeNavigator;
+class SourcesPanel;
+class TextPanel;
 class Overview;
 class PipelineEditor;
 class RunPanel;
@@ -74,11 +80,11 @@ public:
 
     GraphView* graphView() const { return view_; }
     SourceTreeModel* sourceModel() const { return model_; }
-    QTreeView* sourceView() const { return tree_; }
+    QTreeView* sourceView() const;
     QToolButton* cancelButton() const { return cancel_; }
     QProgressBar* progressBar() const { return progress_; }
     Overview* overview() const { return overview_; }
-    SearchResultsModel* searchModel() const { return results_; }
+    SearchResultsModel* searchModel() const;
     ViewJobs* jobs() const { return jobs_; }
     QString inspectorText() const;
     QString inspectorHtml() const;
@@ -87,7 +93,7 @@ public:
     QString findStatus() const;
     // The original text dock: its text and the file line of its highlighted line (0 when none).
     QString originalText() const;
-    int originalLine() const { return textLine_; }
+    int originalLine() const;
     QString lastError() const { return lastError_; }
     // When set, errors are only recorded (tests), not shown in a modal box.
     void setQuietErrors(bool quiet) { quietErrors_ = quiet; }
@@ -197,29 +203,31 @@ private:
     ViewJobs* jobs_ = nullptr;
     SourceTreeModel* model_ = nullptr;
     std::vector<std::shared_ptr<Source>> sources_;
-    QTreeView* tree_ = nullptr;
+    // the panels, each owning its behaviour and actions
+    SourcesPanel* sourcesPanel_ = nullptr;
+    FindPanel* find_ = nullptr;
+    InspectorPanel* inspector_ = nullptr;
+    TextPanel* text_ = nullptr;
+    NodeNavigator* nav_ = nullptr;
     GraphView* view_ = nullptr;
     QLabel* crumbs_ = nullptr;
-    QTextBrowser* inspector_ = nullptr;
-    QLineEdit* findEdit_ = nullptr;
-    QLabel* findLabel_ = nullptr;
-    QTableView* resultsView_ = nullptr;
-    SearchResultsModel* results_ = nullptr;
-    int resultRow_ = -1;
-    QPlainTextEdit* text_ = nullptr;
-    QLabel* textLabel_ = nullptr;
-    std::shared_ptr<const PreparedGraph> textOf_;  // whose text the dock shows
-    int payloadFirstLine_ = 1;  // file line of the payload's first line
-    int excerptFrom_ = 0;  // payload line (0-based) of the dock's first line
-    int textLine_ = 0;
     Overview* overview_ = nullptr;
     QLabel* status_ = nullptr;
     QProgressBar* progress_ = nullptr;
     QToolButton* cancel_ = nullptr;
     QMenu* recentMenu_ = nullptr;
     QPalette desktopPalette_;
-    std::deque<QString> openQueue_;
+    // What opening shows: the first graph of the file (what the user opened), or only when
+    // nothing is shown (a file opened to be compared, or by a workspace).
+    enum class OpenShow
+    {
+        First,
+        IfNone
+    };
+    std::deque<std::pair<QString, OpenShow>> openQueue_;
     QString opening_;
+    OpenShow openingShows_ = OpenShow::First;
+    QString openAndWait(const QString& path, OpenShow show);
     int showingSource_ = -1;
     QString showingId_;
     QString lastError_;
@@ -246,12 +254,11 @@ private:
     std::vector<std::pair<std::string, std::shared_ptr<const LayoutCache::Entry>>> pendingLayouts_;
     void scheduleAutosave();
     ViewState captureViewState() const;
-    // walk state: from which node, which way, the list and where in it
-    QString walkFrom_;
-    std::vector<NodeId> walkList_;
-    size_t walkIndex_ = 0;
 
-    void buildMenus(QDockWidget* const* docks, int dockCount);
+    std::vector<QDockWidget*> docks_;  // in the View menu's order
+    QDockWidget* passesDock_ = nullptr;
+    QDockWidget* runDock_ = nullptr;
+    void buildMenus();
     void startNextOpen();
     void onSourceAvailable(std::shared_ptr<Source> source, const QString& path);
     void onGraphAvailable(std::shared_ptr<const PreparedGraph> graph);
@@ -259,13 +266,6 @@ private:
     void updateBusy();
     void inspect(const QString& node);
     void updateCrumbs(const QString& node);
-    void loadText(const PreparedGraph& g);
-    void showTextAt(const QString& node);
-    void runFind();
-    void showResult(int row);
-    bool walkTo(const QString& from, std::vector<NodeId> list, const char* what);
-    size_t trace(bool upstream);
-    NodeId selectedNode() const;  // kNoNode when none
     void showError(const QString& text);
     void showShortcuts();
     void rememberRecent(const QString& path);
@@ -273,6 +273,10 @@ private:
     QString historyHtml(const QString& node) const;
     bool startRun(int against, int stepIndex = -1);
     void recordRun(const RunOutcome& o);
+    // The run panel's result marked stale when it is no longer of what is shown (a check of
+    // steps: the pair of snapshots it ran on, by content hash; two graphs: the Diff tab's).
+    void refreshRunStaleness();
+    std::string recordedRunStaleness(const RunRecord& rec) const;
     void showTwoGraphs(std::shared_ptr<const PreparedGraph> a, std::shared_ptr<const PreparedGraph> b,
                        std::shared_ptr<const GraphDiff> d);
 };

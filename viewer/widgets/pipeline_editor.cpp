@@ -65,8 +65,9 @@ PipelineEditor::PipelineEditor(StepRunner* runner, QWidget* parent)
     optionsForm_ = new QFormLayout(optionsBox_);
 
     run_ = new QPushButton(tr("Run"), this);
+    // Ctrl+Return is the window's Passes > Run the pipeline (one binding: a second one on this
+    // button made the key ambiguous, and it ran nothing)
     run_->setToolTip(tr("Run the pipeline on the graph shown (Ctrl+Return)"));
-    run_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_Return));
     cancel_ = new QPushButton(tr("Cancel"), this);
     cancel_->setEnabled(false);
 
@@ -143,7 +144,14 @@ PipelineEditor::PipelineEditor(StepRunner* runner, QWidget* parent)
         if (pipeline_->count() > 0) stageView_->setCurrentIndex(pipeline_->index(0));
         rebuildOptions();
     });
-    connect(specEdit_, &QLineEdit::returnPressed, this, [this] { setSpec(specEdit_->text()); });
+    // the spec as typed: checked at each key (the message says what is wrong, or that it is
+    // not applied yet), applied by Return, by leaving the field and by Run
+    connect(specEdit_, &QLineEdit::textEdited, this, [this](const QString& text) { checkTypedSpec(text); });
+    // queued: leaving the field can be the window closing (the focus leaves as it hides), and
+    // the panel must not rebuild its forms while it is taken down (a queued call to a deleted
+    // receiver is dropped)
+    connect(
+        specEdit_, &QLineEdit::editingFinished, this, [this] { applyTypedSpec(); }, Qt::QueuedConnection);
     connect(run_, &QPushButton::clicked, this, [this] { run(); });
     connect(cancel_, &QPushButton::clicked, runner_, &StepRunner::cancel);
     connect(runner_, &StepRunner::stepAvailable, this, [this] { refreshSteps(); });
@@ -216,12 +224,41 @@ bool PipelineEditor::setSpec(const QString& spec)
     }
 }
 
+bool PipelineEditor::specPending() const { return specEdit_->text() != pipeline_->spec(); }
+
+bool PipelineEditor::checkTypedSpec(const QString& text)
+{
+    if (text == pipeline_->spec()) {
+        setMessage({}, false);
+        return true;
+    }
+    try {
+        parsePipelineSpec(text.toStdString());
+        setMessage(tr("not applied yet: Return, Run or leaving the field applies it"), false);
+        return true;
+    } catch (const InputError& e) {
+        setMessage(QString::fromStdString(e.diagnostic().format()), true);
+        return false;
+    }
+}
+
+bool PipelineEditor::applyTypedSpec()
+{
+    if (!specPending()) return pipeline_->valid();
+    const QString text = specEdit_->text();
+    if (!checkTypedSpec(text)) return false;
+    return setSpec(text);
+}
+
 bool PipelineEditor::run()
 {
     if (!runner_->input()) {
         setMessage(tr("open a graph first"), true);
         return false;
     }
+    // never run what is not on screen: the text typed is the pipeline (or, when it is wrong,
+    // nothing runs and the message says why)
+    if (specPending() && !applyTypedSpec()) return false;
     if (!pipeline_->valid()) {
         setMessage(tr("fix the stages' options first"), true);
         return false;

@@ -43,6 +43,10 @@ public:
     // Runs the pipeline on the runner's input; false (with the message) when it cannot start.
     bool run();
     QString message() const;
+    // The spec field differs from the pipeline (typed, not applied yet).
+    bool specPending() const;
+    // Applies the spec field's text when it differs; false (with the message) when it is wrong.
+    bool applyTypedSpec();
     // Named pipelines (QSettings "pipelines/NAME").
     void savePipeline(const QString& name);
     bool loadPipeline(const QString& name);
@@ -72,6 +76,9 @@ private:
     bool updating_ = false;
 
     int selectedStage() const;
+    // Checks a typed spec without applying it: the message says what is wrong, or that it is
+    // not applied yet.
+    bool checkTypedSpec(const QString& text);
     void rebuildOptions();
     void refreshSteps();
     void setMessage(const QString& text, bool error);

@@ -10,7 +10,10 @@
 #include <QSpinBox>
 #include <QStandardItemModel>
 #include <QTableView>
+#include <QTextDocument>
 #include <QVBoxLayout>
+
+#include <cstring>
 
 #include "core/util/format.hpp"
 #include "viewer/model/equivalence_model.hpp"
@@ -55,6 +58,10 @@ RunPanel::RunPanel(QWidget* parent)
     summary_ = new QLabel(tr("no run yet"), this);
     summary_->setWordWrap(true);
     summary_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    stale_ = new QLabel(this);
+    stale_->setWordWrap(true);
+    stale_->setObjectName(QStringLiteral("stale"));
+    stale_->hide();
     localize_ = new QLabel(this);
     localize_->setWordWrap(true);
     localize_->setTextInteractionFlags(Qt::TextBrowserInteraction);
@@ -81,6 +88,7 @@ RunPanel::RunPanel(QWidget* parent)
     auto* l = new QVBoxLayout(this);
     l->setContentsMargins(4, 4, 4, 4);
     l->addLayout(top);
+    l->addWidget(stale_);
     l->addWidget(summary_);
     l->addWidget(localize_);
     l->addWidget(onlyDiffering_);
@@ -130,6 +138,28 @@ void RunPanel::start(RunRequest r)
 
 void RunPanel::cancel() { jobs_->cancel(); }
 
+void RunPanel::setStale(const QString& why)
+{
+    if (why.isEmpty()) {
+        stale_->clear();
+        stale_->hide();
+        return;
+    }
+    stale_->setText(tr("<b style='color:#b35c00'>stale</b>: the result below is not the step's any more: %1. Run "
+                       "checks it again.")
+                        .arg(why.toHtmlEscaped()));
+    stale_->show();
+}
+
+QString RunPanel::staleText() const
+{
+    QTextDocument d;
+    d.setHtml(stale_->text());
+    return d.toPlainText();
+}
+
+bool RunPanel::stale() const { return !stale_->isHidden() && !stale_->text().isEmpty(); }
+
 QString RunPanel::summaryText() const { return summary_->text(); }
 
 QString RunPanel::localizeText() const { return localize_->text(); }
@@ -137,6 +167,7 @@ QString RunPanel::localizeText() const { return localize_->text(); }
 void RunPanel::show(std::shared_ptr<const RunOutcome> o)
 {
     outcome_ = o;
+    setStale({});
     progress_->hide();
     run_->setEnabled(true);
     cancel_->setEnabled(false);
@@ -152,7 +183,11 @@ void RunPanel::show(std::shared_ptr<const RunOutcome> o)
         const QString verdict = !o->compared ? tr("ran")
             : bitwise                        ? tr("<b style='color:#1a8f3a'>bitwise equal</b>")
                                              : tr("<b style='color:#c02020'>not bitwise equal</b>");
-        text = verdict + QStringLiteral(": ") + QString::fromStdString(o->summary()).toHtmlEscaped();
+        // the verdict once: "bitwise equal: 3 outputs", not "bitwise equal: bitwise equal: ..."
+        QString counts = QString::fromStdString(o->summary());
+        for (const char* head : {"bitwise equal: ", "ran: "})
+            if (counts.startsWith(QLatin1String(head))) counts = counts.mid(static_cast<int>(strlen(head)));
+        text = verdict + QStringLiteral(": ") + counts.toHtmlEscaped();
         text += tr("<br>%1%2 on %3; inputs %4")
                     .arg(QString::fromStdString(r.subjectLabel).toHtmlEscaped(),
                          o->compared ? tr(" against %1").arg(QString::fromStdString(r.referenceLabel).toHtmlEscaped())

@@ -54,6 +54,11 @@ public:
     // Where the two runs diverge (runtime/localize.hpp): "" when they do not, or nothing ran.
     QString localizeText() const;
     void setOnlyDiffering(bool on);
+    // Marks the result shown as stale, with why (the window knows: the pipeline changed, the
+    // Diff tab shows other graphs, a workspace's check was of other steps); "" clears it.
+    void setStale(const QString& why);
+    QString staleText() const;
+    bool stale() const;
 
 signals:
     // Run was pressed: the window builds the request for the step shown.
@@ -74,6 +79,7 @@ private:
     QProgressBar* progress_ = nullptr;
     QLabel* summary_ = nullptr;
     QLabel* localize_ = nullptr;
+    QLabel* stale_ = nullptr;
     QCheckBox* onlyDiffering_ = nullptr;
     QTableView* view_ = nullptr;
     std::shared_ptr<const RunOutcome> outcome_;

@@ -1,0 +1,828 @@
+// The window as a user drives it: every action of every menu, through its menu entry
+// (QAction::trigger) and through its key (QTest key events on the window), in each main state
+// (nothing open, a graph, a log, a diff, steps run, a check run, a workspace), each checked
+// for what it visibly does; the source tree's context menu; no key bound twice; then a seeded
+// random walk over actions, keys, clicks, drags, wheels and tabs that must leave the window
+// alive and consistent (FXLENS_WALK_SEED and FXLENS_WALK_EVENTS replay one walk; a failing
+// walk writes its events to the build directory's tests/random_walk_SEED.txt).
+#include <QAbstractButton>
+#include <QDockWidget>
+#include <QFile>
+#include <QLineEdit>
+#include <QPushButton>
+#include <QSettings>
+#include <QTabWidget>
+#include <QTableView>
+#include <QTemporaryDir>
+#include <QTreeView>
+#include <QWheelEvent>
+#include <QtTest>
+
+#include <map>
+#include <random>
+
+#include "gui_test_util.hpp"
+#include "test_util.hpp"
+#include "viewer/jobs/run_jobs.hpp"
+#include "viewer/jobs/step_jobs.hpp"
+#include "viewer/model/node_search.hpp"
+#include "viewer/model/pipeline_model.hpp"
+#include "viewer/model/source_tree_model.hpp"
+#include "viewer/widgets/diff_view.hpp"
+#include "viewer/widgets/graph_view.hpp"
+#include "viewer/widgets/main_window.hpp"
+#include "viewer/widgets/pipeline_editor.hpp"
+#include "viewer/widgets/run_panel.hpp"
+#include "window_driver.hpp"
+
+using namespace fxl;
+using namespace fxl::viewer;
+using guitest::DialogDriver;
+using guitest::MenuAction;
+
+namespace {
+
+QString data(const char* relative) { return QString::fromStdString(fxltest::testDataPath(relative).string()); }
+
+const QString kSpec = QStringLiteral("remove_detach,sac(policy=alternate_mm),remat,dce");
+
+QDockWidget* dock(MainWindow& w, const QString& title)
+{
+    for (QDockWidget* d : w.findChildren<QDockWidget*>())
+        if (d->windowTitle() == title) return d;
+    return nullptr;
+}
+
+bool isPng(const QString& path)
+{
+    QFile f(path);
+    return f.open(QIODevice::ReadOnly) && f.read(8) == QByteArray("\x89PNG\r\n\x1a\n", 8);
+}
+
+// A node in the middle of the graph shown with both a producer and a consumer.
+QString middleNode(MainWindow& w)
+{
+    const Graph* g = w.graphView()->graph();
+    if (!g) return {};
+    const auto order = g->order();
+    for (size_t k = order.size() / 2; k < order.size(); ++k) {
+        const Node& n = g->node(order[k]);
+        if (n.op == NodeOp::CallFunction && !n.users.empty() && !producersOf(*g, n.id).empty())
+            return QString::fromStdString(n.name);
+    }
+    return {};
+}
+
+// The window in one of the main states, set up as a user would have left it.
+// Each window starts as a new user's: the layout, theme and folding other tests left in the
+// settings (the window saves them on closing) are forgotten first.
+struct FreshSettings
+{
+    FreshSettings()
+    {
+        QSettings settings(QStringLiteral("fxlens"), QStringLiteral("fxlens"));
+        for (const char* key : {"window/geometry", "window/state", "theme", "view/fold"})
+            settings.remove(QString::fromLatin1(key));
+    }
+};
+
+struct Session
+{
+    FreshSettings fresh;
+    MainWindow w;
+    DialogDriver driver;
+    QTemporaryDir dir;
+    QString state;
+    int saved = 0;  // files written by the test, to name the next one
+
+    QString next(const char* suffix) { return dir.filePath(QStringLiteral("out%1%2").arg(++saved).arg(suffix)); }
+};
+
+// States: what is open before the actions run.
+void setUp(Session& s, const QString& state)
+{
+    s.state = state;
+    MainWindow& w = s.w;
+    w.setQuietErrors(true);
+    w.resize(1366, 768);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    w.activateWindow();
+    QVERIFY(QTest::qWaitForWindowActive(&w));
+    if (state == QLatin1String("nothing")) return;
+    if (state == QLatin1String("log")) {
+        const auto log = fxltest::corpusPath("tlparse/simple.log");
+        QVERIFY2(w.openPath(QString::fromStdString(log.string())).isEmpty(), qPrintable(w.lastError()));
+        QVERIFY(w.waitIdle());
+        return;
+    }
+    if (state == QLatin1String("diff")) {
+        QVERIFY(
+            w.openDiff(data("pytorch/mlp_gelu.fw.default.code.py"), {}, data("pytorch/mlp_gelu.fw.mincut.code.py"), {})
+                .isEmpty());
+        QVERIFY(w.waitIdle());
+        return;
+    }
+    QVERIFY2(w.openPath(data("pytorch/mlp_gelu.joint.code.py")).isEmpty(), qPrintable(w.lastError()));
+    QVERIFY(w.waitIdle());
+    if (state == QLatin1String("graph")) return;
+    QVERIFY(w.runPipeline(kSpec).isEmpty());
+    QVERIFY(w.showStep(3));
+    QVERIFY(w.waitIdle());
+    if (state == QLatin1String("steps")) return;
+    QVERIFY(w.runCheck(0));
+    if (state == QLatin1String("run")) return;
+    QVERIFY(w.saveWorkspace(s.dir.filePath(QStringLiteral("session.fxlens"))).isEmpty());
+    QCOMPARE(state, QStringLiteral("workspace"));
+}
+
+bool hasGraph(MainWindow& w) { return w.graphView()->graph() != nullptr; }
+bool hasSteps(MainWindow& w) { return w.runner()->steps().size() > 1; }
+bool inWorkspace(MainWindow& w) { return !w.workspacePath().isEmpty(); }
+
+// What an action does, checked: prepare (what it needs on screen first) and check (what it
+// visibly did). Every action of the menus has one; a new action without one fails the test.
+struct ActionCheck
+{
+    std::function<void(Session&)> prepare;
+    std::function<void(Session&)> check;
+};
+
+std::map<QString, ActionCheck> actionChecks()
+{
+    std::map<QString, ActionCheck> c;
+    auto count = std::make_shared<int>(0);
+    auto value = std::make_shared<double>(0);
+    auto text = std::make_shared<QString>();
+    auto path = std::make_shared<QString>();
+
+    c[QStringLiteral("File > Open")] = {[count, path](Session& s) {
+                                            *count = s.w.sourceModel()->sourceCount();
+                                            *path = data("pytorch/mlp_gelu.fw.mincut.code.py");
+                                            s.driver.answerFile(*path);
+                                        },
+                                        [count, path](Session& s) {
+                                            QVERIFY(s.w.waitIdle());
+                                            QCOMPARE(s.w.sourceModel()->sourceCount(), *count + 1);
+                                            // what was opened is shown, in the Graph tab
+                                            QTRY_VERIFY(s.w.graphView()->prepared()
+                                                        && s.w.graphView()->prepared()->source->path
+                                                            == path->toStdString());
+                                            QCOMPARE(s.w.centralTabs()->currentIndex(), 0);
+                                        }};
+    c[QStringLiteral("File > Open folder (per-rank logs, tlparse output)")] = {
+        [count](Session& s) { *count = s.w.sourceModel()->sourceCount(); },
+        [count](Session& s) {
+            QVERIFY2(s.driver.seen().contains(QStringLiteral("file: Open a folder")),
+                     qPrintable(s.driver.seen().join('|')));
+            QCOMPARE(s.w.sourceModel()->sourceCount(), *count);  // cancelled: nothing opened
+        }};
+    c[QStringLiteral("File > Save workspace")] = {[path](Session& s) {
+                                                      *path =
+                                                          inWorkspace(s.w) ? s.w.workspacePath() : s.next(".fxlens");
+                                                      s.driver.answerFile(*path);
+                                                  },
+                                                  [path](Session& s) {
+                                                      QVERIFY(QFileInfo::exists(*path));
+                                                      QCOMPARE(s.w.workspacePath(), *path);
+                                                  }};
+    c[QStringLiteral("File > Save workspace as")] = {[path](Session& s) {
+                                                         *path = s.next(".fxlens");
+                                                         s.driver.answerFile(*path);
+                                                     },
+                                                     [path](Session& s) {
+                                                         QVERIFY(QFileInfo::exists(*path));
+                                                         QCOMPARE(s.w.workspacePath(), *path);
+                                                     }};
+    auto exportCheck = [path](const char* suffix, std::function<bool(MainWindow&)> possible) {
+        return ActionCheck{[path, suffix](Session& s) {
+                               *path = s.next(suffix);
+                               s.driver.answerFile(*path);
+                           },
+                           [path, possible](Session& s) {
+                               if (possible(s.w)) {
+                                   QVERIFY2(QFileInfo::exists(*path), qPrintable(s.w.lastError()));
+                                   if (path->endsWith(QLatin1String(".png"))) QVERIFY(isPng(*path));
+                               } else {
+                                   QVERIFY(!QFileInfo::exists(*path));
+                                   QVERIFY(!s.w.lastError().isEmpty());  // said why
+                               }
+                           }};
+    };
+    c[QStringLiteral("File > Export > Graph view (SVG, PNG)")] = exportCheck(".png", hasGraph);
+    c[QStringLiteral("File > Export > Diff view (SVG, PNG)")] =
+        exportCheck(".svg", [](MainWindow& w) { return w.diffView()->diff() != nullptr; });
+    c[QStringLiteral("File > Export > Memory timeline (PNG, CSV)")] = exportCheck(".csv", hasGraph);
+    c[QStringLiteral("File > Export > Pipeline report (HTML)")] = exportCheck(".html", hasGraph);
+    c[QStringLiteral("Find > Find nodes")] = {{}, [](Session& s) {
+                                                  QDockWidget* d = dock(s.w, QStringLiteral("Find"));
+                                                  QVERIFY(d && d->isVisible());
+                                                  auto* edit = qobject_cast<QLineEdit*>(QApplication::focusWidget());
+                                                  QVERIFY2(edit && d->isAncestorOf(edit), "focus is not in Find");
+                                              }};
+    auto findStep = [text](int) {
+        return ActionCheck{[text](Session& s) {
+                               text->clear();
+                               if (!hasGraph(s.w)) return;
+                               for (const char* q : {"op:mm", "op:addmm", "add", "mul"})
+                                   if (s.w.find(QString::fromLatin1(q)) > 1) {
+                                       *text = s.w.graphView()->selected();
+                                       return;
+                                   }
+                           },
+                           [text](Session& s) {
+                               if (text->isEmpty()) return;
+                               QVERIFY(!s.w.graphView()->selected().isEmpty());
+                               QVERIFY(s.w.graphView()->selected() != *text);
+                           }};
+    };
+    c[QStringLiteral("Find > Find next")] = findStep(1);
+    c[QStringLiteral("Find > Find previous")] = findStep(-1);
+    auto walk = [text](bool producer) {
+        return ActionCheck{[text](Session& s) {
+                               *text = middleNode(s.w);
+                               if (!text->isEmpty()) QVERIFY(s.w.graphView()->showNode(*text));
+                           },
+                           [text, producer](Session& s) {
+                               if (text->isEmpty()) return;
+                               const Graph& g = *s.w.graphView()->graph();
+                               const NodeId from = g.findByName(text->toStdString());
+                               const NodeId now = g.findByName(s.w.graphView()->selected().toStdString());
+                               QVERIFY(now != kNoNode);
+                               const auto list = producer ? producersOf(g, from) : consumersOf(g, from);
+                               QVERIFY2(std::find(list.begin(), list.end(), now) != list.end(),
+                                        qPrintable(s.w.graphView()->selected()));
+                           }};
+    };
+    c[QStringLiteral("Navigate > Go to producer")] = walk(true);
+    c[QStringLiteral("Navigate > Go to consumer")] = walk(false);
+    auto walkNext = [text]() {
+        return ActionCheck{[text](Session& s) {
+                               *text = middleNode(s.w);
+                               if (text->isEmpty()) return;
+                               QVERIFY(s.w.graphView()->showNode(*text));
+                               QVERIFY(s.w.walkConsumer() || s.w.walkProducer());
+                           },
+                           [text](Session& s) {
+                               if (text->isEmpty()) return;
+                               QVERIFY2(s.w.statusText().contains(QLatin1String(" of ")), qPrintable(s.w.statusText()));
+                           }};
+    };
+    c[QStringLiteral("Navigate > Next producer / consumer")] = walkNext();
+    c[QStringLiteral("Navigate > Previous producer / consumer")] = walkNext();
+    auto trace = [text](bool clear) {
+        return ActionCheck{[text, clear](Session& s) {
+                               *text = middleNode(s.w);
+                               if (text->isEmpty()) return;
+                               QVERIFY(s.w.graphView()->showNode(*text));
+                               if (clear) QVERIFY(s.w.traceUpstream() > 0);
+                           },
+                           [text, clear](Session& s) {
+                               if (text->isEmpty()) return;
+                               if (clear)
+                                   QCOMPARE(s.w.graphView()->highlightCount(), size_t(0));
+                               else
+                                   QVERIFY(s.w.graphView()->highlightCount() > 1);
+                           }};
+    };
+    c[QStringLiteral("Navigate > Trace upstream")] = trace(false);
+    c[QStringLiteral("Navigate > Trace downstream")] = trace(false);
+    c[QStringLiteral("Navigate > Clear trace")] = trace(true);
+    c[QStringLiteral("Navigate > Bookmark the node")] = {
+        [text](Session& s) {
+            *text = middleNode(s.w);
+            if (!text->isEmpty()) QVERIFY(s.w.graphView()->showNode(*text));
+        },
+        [text](Session& s) {
+            if (inWorkspace(s.w) && !text->isEmpty())
+                QVERIFY2(s.w.inspectorText().contains(QLatin1String("Bookmarked")), qPrintable(s.w.inspectorText()));
+            else if (!inWorkspace(s.w))
+                QVERIFY(s.w.statusText().contains(QLatin1String("workspace")));
+        }};
+    c[QStringLiteral("Navigate > Note on the node")] = {
+        [text](Session& s) {
+            *text = middleNode(s.w);
+            if (!text->isEmpty()) QVERIFY(s.w.graphView()->showNode(*text));
+            s.driver.answerText(QStringLiteral("a note typed here"));
+        },
+        [text](Session& s) {
+            if (inWorkspace(s.w) && !text->isEmpty())
+                QVERIFY2(s.w.inspectorText().contains(QLatin1String("a note typed here")),
+                         qPrintable(s.w.inspectorText()));
+            else
+                QVERIFY(s.w.statusText().contains(QLatin1String("workspace")));
+        }};
+    // the spec typed into the field and not applied is what runs
+    c[QStringLiteral("Passes > Run the pipeline")] = {
+        [](Session& s) { s.w.passes()->specEdit()->setText(QStringLiteral("remove_detach,dce")); },
+        [](Session& s) {
+            QVERIFY(dock(s.w, QStringLiteral("Passes"))->isVisible());
+            QVERIFY(s.w.waitIdle());
+            if (!hasGraph(s.w)) {
+                QVERIFY(s.w.passes()->message().contains(QLatin1String("open a graph")));
+                return;
+            }
+            QCOMPARE(s.w.passes()->pipeline()->spec(), QStringLiteral("remove_detach,dce"));
+            QCOMPARE(int(s.w.runner()->steps().size()), 3);
+        }};
+    auto step = [count](int by) {
+        return ActionCheck{[count, by](Session& s) {
+                               if (hasSteps(s.w)) QVERIFY(s.w.showStep(by > 0 ? 1 : 2));
+                               *count = s.w.currentStep();
+                           },
+                           [count, by](Session& s) {
+                               if (hasSteps(s.w)) QCOMPARE(s.w.currentStep(), *count + by);
+                           }};
+    };
+    c[QStringLiteral("Passes > Next step")] = step(1);
+    c[QStringLiteral("Passes > Previous step")] = step(-1);
+    c[QStringLiteral("Passes > Check the step against the one before")] = {
+        [count](Session& s) {
+            *count = static_cast<int>(s.w.runner()->steps().size()) - 1;
+            if (hasSteps(s.w)) QVERIFY(s.w.showStep(*count));
+        },
+        [count](Session& s) {
+            QDockWidget* d = dock(s.w, QStringLiteral("Run"));
+            QVERIFY(d && d->isVisible());
+            QVERIFY(s.w.waitIdle());
+            if (hasSteps(s.w) && s.w.centralTabs()->currentIndex() == 0) {
+                const auto o = s.w.runPanel()->outcome();
+                QVERIFY(o && o->ok && o->compared && o->request.stepIndex == *count);
+                QVERIFY(o->bitwise());
+                QVERIFY(!s.w.runPanel()->stale());
+            }
+        }};
+    c[QStringLiteral("Passes > Show the graph")] = {{},
+                                                    [](Session& s) { QCOMPARE(s.w.centralTabs()->currentIndex(), 0); }};
+    c[QStringLiteral("Passes > Show the diff")] = {{},
+                                                   [](Session& s) { QCOMPARE(s.w.centralTabs()->currentIndex(), 1); }};
+    c[QStringLiteral("View > Fit")] = {[value](Session& s) {
+                                           s.w.graphView()->setZoom(4.0);
+                                           *value = s.w.graphView()->zoom();
+                                       },
+                                       [value](Session& s) {
+                                           if (s.w.graphView()->shown()) QVERIFY(s.w.graphView()->zoom() < *value);
+                                       }};
+    auto zoom = [value](double factor) {
+        return ActionCheck{[value](Session& s) {
+                               s.w.graphView()->setZoom(0.5);
+                               *value = s.w.graphView()->zoom();
+                           },
+                           [value, factor](Session& s) {
+                               if (s.w.graphView()->shown())
+                                   QVERIFY(std::abs(s.w.graphView()->zoom() - *value * factor) < 1e-9);
+                           }};
+    };
+    c[QStringLiteral("View > Zoom in")] = zoom(1.25);
+    c[QStringLiteral("View > Zoom out")] = zoom(1 / 1.25);
+    c[QStringLiteral("View > Collapse all")] = {[](Session& s) {
+                                                    const QString n = middleNode(s.w);
+                                                    if (!n.isEmpty()) QVERIFY(s.w.graphView()->showNode(n));
+                                                    QVERIFY(s.w.waitIdle());
+                                                },
+                                                [](Session& s) {
+                                                    QVERIFY(s.w.waitIdle());
+                                                    QVERIFY(s.w.graphView()->expanded().empty());
+                                                }};
+    c[QStringLiteral("View > Fold identical siblings")] = {
+        [value](Session& s) { *value = s.w.graphView()->foldIdentical() ? 1 : 0; },
+        [value](Session& s) { QCOMPARE(s.w.graphView()->foldIdentical() ? 1.0 : 0.0, 1 - *value); }};
+    c[QStringLiteral("View > Theme > Light")] = {{}, [](Session& s) { QVERIFY(!s.w.graphView()->dark()); }};
+    c[QStringLiteral("View > Theme > Dark")] = {{}, [](Session& s) { QVERIFY(s.w.graphView()->dark()); }};
+    c[QStringLiteral("View > Theme > Follow the desktop")] = {
+        {}, [](Session& s) {
+            QCOMPARE(s.w.graphView()->dark(), QApplication::palette().color(QPalette::Window).lightness() < 128);
+        }};
+    for (const char* title :
+         {"Sources", "Find", "Inspector", "Overview", "Legend", "Original text", "Passes", "Memory timeline", "Run"}) {
+        const QString t = QString::fromLatin1(title);
+        c[QStringLiteral("View > ") + t] = {
+            [value, t](Session& s) {
+                QDockWidget* d = dock(s.w, t);
+                QVERIFY(d);
+                *value = d->isHidden() ? 1 : 0;
+            },
+            [value, t](Session& s) { QCOMPARE(dock(s.w, t)->isHidden() ? 1.0 : 0.0, 1 - *value); }};
+    }
+    c[QStringLiteral("Help > Keyboard shortcuts")] = {
+        {}, [](Session& s) {
+            bool shown = false;
+            for (const QString& x : s.driver.seen())
+                shown = shown || (x.startsWith(QLatin1String("box: ")) && x.contains(QLatin1String("Find nodes")));
+            QVERIFY2(shown, qPrintable(s.driver.seen().join('|')));
+        }};
+    c[QStringLiteral("File > Quit")] = {{}, [](Session& s) { QTRY_VERIFY(!s.w.isVisible()); }};
+    return c;
+}
+
+// The actions of the window in the order a test runs them (Quit last), the recent files' menu
+// filled as a user opening it would see it.
+std::vector<MenuAction> actionsToRun(MainWindow& w)
+{
+    for (QMenu* m : w.menuBar()->findChildren<QMenu*>())
+        if (m->title().contains(QLatin1String("recent"))) emit m->aboutToShow();
+    std::vector<MenuAction> all = guitest::menuActions(w), out;
+    MenuAction quit;
+    for (const MenuAction& m : all) {
+        if (m.path.startsWith(QLatin1String("File > Open recent"))) continue;  // its own test
+        if (m.path == QLatin1String("File > Quit"))
+            quit = m;
+        else
+            out.push_back(m);
+    }
+    if (quit.action) out.push_back(quit);
+    return out;
+}
+
+QStringList states() { return {"nothing", "graph", "log", "diff", "steps", "run", "workspace"}; }
+
+// The window's consistency after any sequence of events.
+void checkConsistent(MainWindow& w)
+{
+    QVERIFY(w.isVisible());
+    const GraphView* v = w.graphView();
+    if (const Graph* g = v->graph()) {
+        if (!v->selected().isEmpty())
+            QVERIFY2(g->findByName(v->selected().toStdString()) != kNoNode, qPrintable(v->selected()));
+    }
+    QVERIFY(w.currentStep() < static_cast<int>(w.runner()->steps().size()));
+    // a result the run panel shows as current is of the steps shown (by content hash)
+    if (const auto o = w.runPanel()->outcome();
+        o && o->ok && o->request.stepIndex >= 0 && o->request.against != "graphs" && !w.runPanel()->stale())
+        QVERIFY2(checkStaleness(o->request, w.runner()->steps()).empty(),
+                 checkStaleness(o->request, w.runner()->steps()).c_str());
+    QVERIFY(!w.breadcrumbText().isEmpty());
+}
+
+}  // namespace
+
+class TestWindowActions : public QObject
+{
+    Q_OBJECT
+
+private slots:
+    void initTestCase() { guitest::initWindowTests(); }
+
+    void everyMenuAction_data()
+    {
+        QTest::addColumn<QString>("state");
+        for (const QString& s : states()) QTest::newRow(qPrintable(s)) << s;
+    }
+
+    // Every action of the menus, picked from its menu (trigger), in each state: the window
+    // stays up and does what the entry says.
+    void everyMenuAction()
+    {
+        QFETCH(QString, state);
+        if (state == QLatin1String("log")) FXL_REQUIRE_CORPUS(fxltest::corpusPath("tlparse/simple.log"));
+        Session s;
+        setUp(s, state);
+        const auto checks = actionChecks();
+        for (const MenuAction& m : actionsToRun(s.w)) {
+            const auto it = checks.find(m.path);
+            QVERIFY2(it != checks.end(), qPrintable(QStringLiteral("no check for the action ") + m.path));
+            s.driver.clearAnswers();
+            s.driver.clearSeen();
+            if (it->second.prepare) it->second.prepare(s);
+            if (QTest::currentTestFailed()) QFAIL(qPrintable(QStringLiteral("preparing ") + m.path));
+            QVERIFY2(m.action->isEnabled(), qPrintable(m.path));
+            s.w.activateWindow();  // a dialog of the action before took it
+            QVERIFY(QTest::qWaitForWindowActive(&s.w));
+            m.action->trigger();
+            QVERIFY2(s.w.waitIdle(), qPrintable(m.path));
+            it->second.check(s);
+            if (QTest::currentTestFailed())
+                QFAIL(qPrintable(QStringLiteral("%1 in state %2; status: %3; dialogs: %4")
+                                     .arg(m.path, state, s.w.statusText(), s.driver.seen().join('|'))));
+        }
+    }
+
+    void everyShortcut_data() { everyMenuAction_data(); }
+
+    // Every key of the menus, pressed on the window (the graph view has the focus, as after a
+    // click on it): it triggers its action exactly once and the action does what it says.
+    void everyShortcut()
+    {
+        QFETCH(QString, state);
+        if (state == QLatin1String("log")) FXL_REQUIRE_CORPUS(fxltest::corpusPath("tlparse/simple.log"));
+        Session s;
+        setUp(s, state);
+        const auto checks = actionChecks();
+        for (const MenuAction& m : actionsToRun(s.w)) {
+            if (m.action->shortcut().isEmpty()) continue;
+            const auto it = checks.find(m.path);
+            QVERIFY2(it != checks.end(), qPrintable(m.path));
+            s.driver.clearAnswers();
+            s.driver.clearSeen();
+            if (it->second.prepare) it->second.prepare(s);
+            int triggered = 0;
+            auto c = connect(m.action, &QAction::triggered, this, [&triggered] { ++triggered; });
+            // the window active again (a dialog of the action before took it), the graph view
+            // with the focus, as after a click on it
+            s.w.activateWindow();
+            QVERIFY(QTest::qWaitForWindowActive(&s.w));
+            s.w.graphView()->setFocus();
+            QCoreApplication::processEvents();
+            QTest::keySequence(s.w.graphView(), m.action->shortcut());
+            disconnect(c);
+            QVERIFY2(s.w.waitIdle(), qPrintable(m.path));
+            QVERIFY2(triggered == 1,
+                     qPrintable(QStringLiteral("%1 (%2) triggered %3 times")
+                                    .arg(m.path, m.action->shortcut().toString())
+                                    .arg(triggered)));
+            it->second.check(s);
+            if (QTest::currentTestFailed())
+                QFAIL(qPrintable(
+                    QStringLiteral("%1 by its key in state %2; status: %3").arg(m.path, state, s.w.statusText())));
+        }
+    }
+
+    // No key is bound twice in the window (Qt then runs neither and says "Ambiguous shortcut
+    // overload"), counting every action and every button.
+    void noKeyBoundTwice()
+    {
+        Session s;
+        setUp(s, QStringLiteral("graph"));
+        std::map<QString, QStringList> owners;
+        for (QAction* a : s.w.findChildren<QAction*>())
+            for (const QKeySequence& k : a->shortcuts())
+                if (!k.isEmpty()) owners[k.toString()] << guitest::plainText(a);
+        for (QAbstractButton* b : s.w.findChildren<QAbstractButton*>())
+            if (!b->shortcut().isEmpty()) owners[b->shortcut().toString()] << QStringLiteral("button ") + b->text();
+        for (const auto& [key, who] : owners)
+            QVERIFY2(who.size() == 1, qPrintable(key + QStringLiteral(": ") + who.join(", ")));
+        QVERIFY(owners.count(QStringLiteral("Ctrl+F")) == 1);
+        QVERIFY(owners.count(QStringLiteral("Ctrl+Return")) == 1);
+    }
+
+    // File > Open recent: the files opened before, the newest first; picking one opens it and
+    // shows it.
+    void openRecent()
+    {
+        Session s;
+        setUp(s, QStringLiteral("graph"));
+        const QString other = data("pytorch/linear_ce.joint.code.py");
+        QVERIFY(s.w.openPath(other).isEmpty());
+        QVERIFY(s.w.openPath(data("pytorch/mlp_gelu.fw.default.code.py")).isEmpty());
+        QMenu* recent = nullptr;
+        for (QMenu* m : s.w.menuBar()->findChildren<QMenu*>())
+            if (m->title().contains(QLatin1String("recent"))) recent = m;
+        QVERIFY(recent);
+        emit recent->aboutToShow();
+        QAction* pick = nullptr;
+        for (QAction* a : recent->actions())
+            if (a->text() == QFileInfo(other).absoluteFilePath()) pick = a;
+        QVERIFY(pick);
+        const int before = s.w.sourceModel()->sourceCount();
+        pick->trigger();
+        QVERIFY(s.w.waitIdle());
+        QCOMPARE(s.w.sourceModel()->sourceCount(), before + 1);
+        QVERIFY(s.w.graphView()->prepared()->source->path == QFileInfo(other).absoluteFilePath().toStdString()
+                || s.w.graphView()->prepared()->source->path == other.toStdString());
+    }
+
+    // A double click on a graph of the source tree with the Diff tab in front shows that graph
+    // in the Graph tab (it left the Diff tab's empty-state text before).
+    void doubleClickShowsTheGraph()
+    {
+        Session s;
+        setUp(s, QStringLiteral("graph"));
+        QVERIFY(s.w.openPath(data("pytorch/linear_ce.joint.code.py")).isEmpty());
+        s.w.centralTabs()->setCurrentIndex(1);
+        QTreeView* tree = s.w.sourceView();
+        const QModelIndex first = s.w.sourceModel()->index(0, 0);
+        QModelIndex graph = first;
+        if (!s.w.sourceModel()->data(first, SourceTreeModel::IsGraphRole).toBool())
+            graph = s.w.sourceModel()->index(0, 0, first);
+        QVERIFY(s.w.sourceModel()->data(graph, SourceTreeModel::IsGraphRole).toBool());
+        tree->scrollTo(graph);
+        const QPoint at = tree->visualRect(graph).center();
+        QVERIFY(tree->isVisible());
+        guitest::userDoubleClick(tree->viewport(), at);
+        QVERIFY(s.w.waitIdle());
+        QCOMPARE(s.w.centralTabs()->currentIndex(), 0);
+        QVERIFY(s.w.graphView()->prepared()->source->path.find("mlp_gelu") != std::string::npos);
+    }
+
+    // The source tree's context menu: two graphs selected, "Diff the two selected graphs"
+    // shows their diff.
+    void treeContextMenu()
+    {
+        Session s;
+        setUp(s, QStringLiteral("diff"));
+        QTreeView* tree = s.w.sourceView();
+        QItemSelection sel;
+        for (int r = 0; r < 2; ++r) {
+            QModelIndex i = s.w.sourceModel()->index(r, 0);
+            if (!s.w.sourceModel()->data(i, SourceTreeModel::IsGraphRole).toBool())
+                i = s.w.sourceModel()->index(0, 0, i);
+            sel.select(i, i);
+        }
+        tree->selectionModel()->select(sel, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+        s.w.centralTabs()->setCurrentIndex(0);
+        s.driver.pickMenuEntry(QStringLiteral("Diff the two selected graphs"));
+        emit tree->customContextMenuRequested(QPoint(10, 10));
+        QVERIFY(s.w.waitIdle());
+        QVERIFY2(!s.driver.seen().isEmpty() && s.driver.seen().front().contains(QLatin1String("Diff the two")),
+                 qPrintable(s.driver.seen().join('|')));
+        QCOMPARE(s.w.centralTabs()->currentIndex(), 1);
+        QVERIFY(s.w.diffView()->diff());
+    }
+
+    // Run ignores nothing typed: a spec typed and not applied is checked as it is typed, and
+    // Run (the button) runs it; a wrong one runs nothing and says why, at the column.
+    void typedSpecRuns()
+    {
+        Session s;
+        setUp(s, QStringLiteral("graph"));
+        PipelineEditor* p = s.w.passes();
+        QLineEdit* e = p->specEdit();
+        e->setFocus();
+        e->clear();
+        QTest::keyClicks(e, QStringLiteral("dce,nosuchpass"));
+        QVERIFY2(p->message().contains(QLatin1String("nosuchpass")), qPrintable(p->message()));
+        QTest::mouseClick(p->runButton(), Qt::LeftButton);
+        QVERIFY(s.w.waitIdle());
+        QCOMPARE(int(s.w.runner()->steps().size()), 1);  // nothing ran
+        e->setFocus();
+        e->selectAll();
+        QTest::keyClicks(e, QStringLiteral("remove_detach,dce"));
+        QVERIFY2(p->message().contains(QLatin1String("not applied")), qPrintable(p->message()));
+        QTest::mouseClick(p->runButton(), Qt::LeftButton);
+        QVERIFY(s.w.waitIdle());
+        QVERIFY2(p->pipeline()->spec() == QStringLiteral("remove_detach,dce"),
+                 qPrintable(e->text() + QLatin1Char('|') + p->message()));
+        QCOMPARE(int(s.w.runner()->steps().size()), 3);
+        QVERIFY2(!p->message().contains(QLatin1String("nosuchpass")), qPrintable(p->message()));
+    }
+
+    // A check belongs to the pair of step snapshots it ran on: after the pipeline changes, the
+    // panel says the old result is stale, and the report leaves it out; a step remade the same
+    // keeps it current.
+    void staleCheck()
+    {
+        Session s;
+        setUp(s, QStringLiteral("graph"));
+        QVERIFY(s.w.runPipeline(QStringLiteral("remove_detach,dce,cse")).isEmpty());
+        QVERIFY(s.w.showStep(3));
+        const auto o = s.w.runCheck(0);
+        QVERIFY(o && o->ok && o->bitwise());
+        QVERIFY(!s.w.runPanel()->stale());
+        const QString first = s.next(".html");
+        QVERIFY(s.w.exportReport(first).isEmpty());
+        QVERIFY(QString::fromUtf8(fxltest::readFile(first)).contains(QLatin1String("bitwise equal")));
+        // the same steps remade: still current
+        QVERIFY(s.w.runPipeline(QStringLiteral("remove_detach,dce,cse,dce")).isEmpty());
+        QVERIFY2(!s.w.runPanel()->stale(), qPrintable(s.w.runPanel()->staleText()));
+        // step 3 made by another pass: the result is stale in the panel and left out of the report
+        QVERIFY(s.w.runPipeline(QStringLiteral("remove_detach,dce,sac(policy=alternate_mm)")).isEmpty());
+        QVERIFY(s.w.runPanel()->stale());
+        QVERIFY2(s.w.runPanel()->staleText().contains(QLatin1String("earlier version of step 3")),
+                 qPrintable(s.w.runPanel()->staleText()));
+        const QString second = s.next(".html");
+        QVERIFY(s.w.exportReport(second).isEmpty());
+        const QString html = QString::fromUtf8(fxltest::readFile(second));
+        QVERIFY2(html.contains(QLatin1String("stale")), qPrintable(html.left(2000)));
+        QVERIFY(!html.contains(QLatin1String(">bitwise equal")));
+    }
+
+    void randomWalk_data()
+    {
+        QTest::addColumn<int>("seed");
+        QTest::addColumn<int>("events");
+        const int events = qEnvironmentVariableIntValue("FXLENS_WALK_EVENTS");
+        if (qEnvironmentVariableIsSet("FXLENS_WALK_SEED")) {
+            QTest::newRow("replay") << qEnvironmentVariableIntValue("FXLENS_WALK_SEED") << (events ? events : 2000);
+            return;
+        }
+        const int n = events ? events : (fxltest::kSanitizedBuild ? 600 : 2000);
+        for (int seed : fxltest::kSanitizedBuild ? std::vector<int>{1, 2} : std::vector<int>{1, 2, 3})
+            QTest::newRow(qPrintable(QStringLiteral("seed %1").arg(seed))) << seed << n;
+    }
+
+    // Random actions, keys, clicks, double clicks, drags, wheels, tab switches and window sizes
+    // on a graph with a pipeline: the window stays up and consistent after every batch.
+    void randomWalk()
+    {
+        QFETCH(int, seed);
+        QFETCH(int, events);
+        Session s;
+        setUp(s, QStringLiteral("graph"));
+        s.w.passes()->specEdit()->setText(kSpec);
+        std::mt19937 rng(static_cast<uint32_t>(seed));
+        auto pick = [&rng](size_t n) { return static_cast<size_t>(rng() % n); };
+        QStringList log;
+        auto fail = [&](const QString& why) {
+            const QString file = QString::fromStdString((fxltest::buildDir() / "tests").string())
+                + QStringLiteral("/random_walk_%1.txt").arg(seed);
+            QFile f(file);
+            if (f.open(QIODevice::WriteOnly)) f.write(log.join('\n').toUtf8());
+            QFAIL(
+                qPrintable(QStringLiteral("seed %1 after %2 events: %3 (events in %4; replay with FXLENS_WALK_SEED=%1 "
+                                          "FXLENS_WALK_EVENTS=%2; last: %5)")
+                               .arg(seed)
+                               .arg(log.size())
+                               .arg(why, file, log.mid(std::max<qsizetype>(0, log.size() - 8)).join(" / "))));
+        };
+        const QStringList graphs = {data("pytorch/mlp_gelu.fw.default.code.py"),
+                                    data("pytorch/linear_ce.joint.code.py"), data("pytorch/mlp_gelu.joint.code.py")};
+        const QSize sizes[] = {{1366, 768}, {1600, 1000}, {900, 600}, {1920, 1080}};
+        for (int e = 0; e < events; ++e) {
+            const auto actions = actionsToRun(s.w);
+            const size_t kind = pick(100);
+            GraphView* view = s.w.centralTabs()->currentIndex() == 1 ? s.w.diffView()->viewB() : s.w.graphView();
+            QWidget* vp = view->viewport();
+            const QPoint at(static_cast<int>(pick(std::max(1, vp->width()))),
+                            static_cast<int>(pick(std::max(1, vp->height()))));
+            s.driver.clearAnswers();
+            if (kind < 30) {
+                const MenuAction& m = actions[pick(actions.size())];
+                if (m.path == QLatin1String("File > Quit")) continue;
+                if (m.path == QLatin1String("File > Open")) s.driver.answerFile(graphs[pick(graphs.size())]);
+                if (m.path.startsWith(QLatin1String("File > Save"))
+                    || m.path.startsWith(QLatin1String("File > Export")))
+                    s.driver.answerFile(s.next(m.path.contains(QLatin1String("workspace")) ? ".fxlens" : ".png"));
+                if (m.path.contains(QLatin1String("Note"))) s.driver.answerText(QStringLiteral("note %1").arg(e));
+                log << QStringLiteral("action %1").arg(m.path);
+                m.action->trigger();
+            } else if (kind < 50) {
+                std::vector<QKeySequence> keys;
+                for (const MenuAction& m : actions)
+                    if (!m.action->shortcut().isEmpty() && m.path != QLatin1String("File > Quit")
+                        && !m.path.startsWith(QLatin1String("File > Open"))
+                        && !m.path.startsWith(QLatin1String("File > Save"))
+                        && !m.path.startsWith(QLatin1String("File > Export")))
+                        keys.push_back(m.action->shortcut());
+                for (int k :
+                     {int(Qt::Key_Plus), int(Qt::Key_Minus), int(Qt::Key_Left), int(Qt::Key_Right), int(Qt::Key_Up),
+                      int(Qt::Key_Down), int(Qt::Key_Return), int(Qt::Key_Space), int(Qt::Key_Tab)})
+                    keys.push_back(QKeySequence(k));
+                const QKeySequence k = keys[pick(keys.size())];
+                log << QStringLiteral("key %1").arg(k.toString());
+                if (QWidget* f = QApplication::focusWidget(); f && s.w.isAncestorOf(f))
+                    QTest::keySequence(f, k);
+                else
+                    QTest::keySequence(view, k);
+            } else if (kind < 70) {
+                const bool twice = pick(4) == 0;
+                log << QStringLiteral("%1 %2,%3").arg(twice ? "double click" : "click").arg(at.x()).arg(at.y());
+                if (twice)
+                    guitest::userDoubleClick(vp, at);
+                else
+                    QTest::mouseClick(vp, Qt::LeftButton, Qt::NoModifier, at);
+            } else if (kind < 78) {
+                const QPoint to = at + QPoint(static_cast<int>(pick(200)) - 100, static_cast<int>(pick(200)) - 100);
+                log << QStringLiteral("drag %1,%2 to %3,%4").arg(at.x()).arg(at.y()).arg(to.x()).arg(to.y());
+                QTest::mousePress(vp, Qt::LeftButton, Qt::NoModifier, at);
+                QTest::mouseMove(vp, (at + to) / 2);
+                QTest::mouseMove(vp, to);
+                QTest::mouseRelease(vp, Qt::LeftButton, Qt::NoModifier, to);
+            } else if (kind < 86) {
+                const int delta = pick(2) ? 120 : -120;
+                log << QStringLiteral("wheel %1 at %2,%3").arg(delta).arg(at.x()).arg(at.y());
+                QWheelEvent wheel(at, vp->mapToGlobal(at), QPoint(), QPoint(0, delta), Qt::NoButton, Qt::NoModifier,
+                                  Qt::NoScrollPhase, false);
+                QApplication::sendEvent(vp, &wheel);
+            } else if (kind < 94) {
+                // a row of one of the lists: sources, steps, find results
+                QAbstractItemView* lists[] = {s.w.sourceView(), s.w.passes()->stepView()};
+                QAbstractItemView* list = lists[pick(2)];
+                const int rows = list->model()->rowCount();
+                if (rows == 0) continue;
+                QModelIndex i = list->model()->index(static_cast<int>(pick(static_cast<size_t>(rows))), 0);
+                if (list == s.w.sourceView() && list->model()->rowCount(i) > 0 && pick(2))
+                    i = list->model()->index(static_cast<int>(pick(static_cast<size_t>(list->model()->rowCount(i)))), 0,
+                                             i);
+                list->scrollTo(i);
+                const QPoint c = list->visualRect(i).center();
+                const bool twice = pick(2) == 0;
+                log << QStringLiteral("%1 row %2 of %3")
+                           .arg(twice ? "double click" : "click")
+                           .arg(i.row())
+                           .arg(list == s.w.sourceView() ? "sources" : "steps");
+                if (twice)
+                    guitest::userDoubleClick(list->viewport(), c);
+                else
+                    QTest::mouseClick(list->viewport(), Qt::LeftButton, Qt::NoModifier, c);
+            } else if (kind < 97) {
+                const int tab = static_cast<int>(pick(2));
+                log << QStringLiteral("tab %1").arg(tab);
+                s.w.centralTabs()->setCurrentIndex(tab);
+            } else {
+                const QSize z = sizes[pick(4)];
+                log << QStringLiteral("resize %1x%2").arg(z.width()).arg(z.height());
+                s.w.resize(z);
+            }
+            QCoreApplication::processEvents();
+            if (!s.w.isVisible()) fail(QStringLiteral("the window closed"));
+            if (e % 25 == 24 || e + 1 == events) {
+                if (!s.w.waitIdle(120000)) fail(QStringLiteral("the window stayed busy for 2 minutes"));
+                checkConsistent(s.w);
+                if (QTest::currentTestFailed()) fail(QStringLiteral("inconsistent"));
+            }
+        }
+    }
+};
+
+QTEST_MAIN(TestWindowActions)
+#include "test_window_actions.moc"

@@ -1,0 +1,75 @@
+#include "viewer/widgets/sources_panel.hpp"
+
+#include <QHeaderView>
+#include <QMenu>
+#include <QTreeView>
+#include <QVBoxLayout>
+
+#include "viewer/model/source_tree_model.hpp"
+
+namespace fxl::viewer {
+
+SourcesPanel::SourcesPanel(SourceTreeModel* model, QWidget* parent)
+    : QWidget(parent)
+    , model_(model)
+{
+    tree_ = new QTreeView(this);
+    tree_->setModel(model_);
+    tree_->header()->setSectionResizeMode(0, QHeaderView::Stretch);
+    tree_->header()->setStretchLastSection(false);
+    for (int c = 1; c < SourceTreeModel::ColumnCount; ++c)
+        tree_->header()->setSectionResizeMode(c, QHeaderView::ResizeToContents);
+    tree_->setSelectionMode(QAbstractItemView::ExtendedSelection);
+    tree_->setContextMenuPolicy(Qt::CustomContextMenu);
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addWidget(tree_);
+    connect(tree_, &QWidget::customContextMenuRequested, this, &SourcesPanel::contextMenu);
+    connect(tree_, &QTreeView::activated, this, [this](const QModelIndex& i) {
+        const QModelIndex n = i.siblingAtColumn(0);
+        if (model_->data(n, SourceTreeModel::IsGraphRole).toBool())
+            emit graphRequested(model_->data(n, SourceTreeModel::SourceRole).toInt(),
+                                model_->data(n, SourceTreeModel::ArtifactIdRole).toString());
+    });
+}
+
+void SourcesPanel::reveal(int index)
+{
+    const QModelIndex row = model_->index(index, 0);
+    if (!row.isValid()) return;
+    tree_->expand(row);
+    tree_->setCurrentIndex(row);
+    tree_->scrollTo(row);
+}
+
+void SourcesPanel::contextMenu(const QPoint& pos)
+{
+    const QModelIndex at = tree_->indexAt(pos);
+    QMenu menu(this);
+    std::vector<QModelIndex> graphs;
+    for (const QModelIndex& i : tree_->selectionModel()->selectedRows(0))
+        if (model_->data(i, SourceTreeModel::IsGraphRole).toBool()) graphs.push_back(i);
+    auto sourceOf = [this](const QModelIndex& i) { return model_->data(i, SourceTreeModel::SourceRole).toInt(); };
+    auto idOf = [this](const QModelIndex& i) { return model_->data(i, SourceTreeModel::ArtifactIdRole).toString(); };
+    if (graphs.size() == 2) {
+        const int sa = sourceOf(graphs[0]), sb = sourceOf(graphs[1]);
+        const QString a = idOf(graphs[0]), b = idOf(graphs[1]);
+        menu.addAction(tr("Diff the two selected graphs"), this,
+                       [this, sa, a, sb, b] { emit diffRequested(sa, a, sb, b); });
+    }
+    if (at.isValid() && model_->data(at, SourceTreeModel::IsGraphRole).toBool()) {
+        const int src = sourceOf(at);
+        const QString id = idOf(at);
+        const Source* s = model_->source(src);
+        const Artifact* a = s ? s->find(id.toStdString()) : nullptr;
+        if (a && !a->pairedWith.empty())
+            menu.addAction(
+                tr("Diff with its %1 partner").arg(a->kind.rfind("before_", 0) == 0 ? tr("after_") : tr("before_")),
+                this, [this, src, id] { emit pairDiffRequested(src, id); });
+    }
+    if (menu.isEmpty())
+        menu.addAction(tr("(select two graphs, or a before_/after_ artifact, to compare)"))->setEnabled(false);
+    menu.exec(tree_->viewport()->mapToGlobal(pos));
+}
+
+}  // namespace fxl::viewer

@@ -1,0 +1,42 @@
+// The Original text dock: the text the graph shown was read from (the file, or the payload of
+// its TORCH_TRACE artifact), with the selected node's line highlighted and the file and line
+// numbers above it. A graph of 100k nodes has megabytes of text, so the dock shows an excerpt
+// of at most 1,500 lines around the node, cut again when the node leaves it.
+#pragma once
+
+#include <QWidget>
+
+#include <memory>
+
+class QLabel;
+class QPlainTextEdit;
+
+namespace fxl::viewer {
+
+struct PreparedGraph;
+
+class TextPanel : public QWidget
+{
+    Q_OBJECT
+
+public:
+    explicit TextPanel(QWidget* parent = nullptr);
+
+    // The graph whose text shows (its first lines until a node is shown).
+    void setGraph(std::shared_ptr<const PreparedGraph> g, bool dark);
+    // Highlights `node`'s line ("" or a node not in the text: none).
+    void showNode(const QString& node, bool dark);
+    QString text() const;
+    // The file line of the highlighted line (0 when none).
+    int line() const { return line_; }
+
+private:
+    QLabel* label_ = nullptr;
+    QPlainTextEdit* text_ = nullptr;
+    std::shared_ptr<const PreparedGraph> graph_;
+    int payloadFirstLine_ = 1;  // file line of the payload's first line
+    int excerptFrom_ = 0;  // payload line (0-based) of the dock's first line
+    int line_ = 0;
+};
+
+}  // namespace fxl::viewer
