@@ -152,6 +152,30 @@ private slots:
         QCOMPARE(compileIds.size(), 2);
         QVERIFY2(tree.contains(QStringLiteral("    dynamo_output_graph  1/1  #")), qPrintable(tree));
         QVERIFY2(tree.contains(QStringLiteral("    aot_inference_graph  1/1  #")), qPrintable(tree));
+        // like tlparse's index: under a compile id its graphs, then one row folding the rest
+        // (events, guards, ...) whose name counts them by kind
+        int folded = 0, otherRows = 0;
+        std::function<void(const QModelIndex&, bool)> walk = [&](const QModelIndex& parent, bool inOther) {
+            for (int r = 0; r < model.rowCount(parent); ++r) {
+                const QModelIndex i = model.index(r, 0, parent);
+                const QString kind = model.data(i, SourceTreeModel::KindRole).toString();
+                if (kind == QLatin1String("other")) {
+                    ++otherRows;
+                    QVERIFY2(model.data(i).toString().contains(QLatin1String("other artifact(s): ")),
+                             qPrintable(model.data(i).toString()));
+                    QVERIFY(r == model.rowCount(parent) - 1);  // after the graphs
+                }
+                if (kind == QLatin1String("artifact")) {
+                    const bool graph = model.data(i, SourceTreeModel::IsGraphRole).toBool();
+                    QVERIFY2(graph != inOther, qPrintable(model.data(i).toString()));
+                    folded += inOther ? 1 : 0;
+                }
+                walk(i, kind == QLatin1String("other"));
+            }
+        };
+        walk(model.index(0, 0), false);
+        QCOMPARE(folded, 59 - 3);
+        QCOMPARE(otherRows, 2);
     }
 };
 

@@ -137,6 +137,11 @@ void setUp(Session& s, const QString& state)
 }
 
 bool hasGraph(MainWindow& w) { return w.graphView()->graph() != nullptr; }
+// The view Fit, zoom and Collapse act on: the graph, or the diff's right pane (both panes act).
+GraphView* frontView(MainWindow& w)
+{
+    return w.centralTabs()->currentIndex() == 1 ? w.diffView()->viewB() : w.graphView();
+}
 bool hasSteps(MainWindow& w) { return w.runner()->steps().size() > 1; }
 bool inWorkspace(MainWindow& w) { return !w.workspacePath().isEmpty(); }
 
@@ -357,20 +362,20 @@ std::map<QString, ActionCheck> actionChecks()
     c[QStringLiteral("Passes > Show the diff")] = {{},
                                                    [](Session& s) { QCOMPARE(s.w.centralTabs()->currentIndex(), 1); }};
     c[QStringLiteral("View > Fit")] = {[value](Session& s) {
-                                           s.w.graphView()->setZoom(4.0);
-                                           *value = s.w.graphView()->zoom();
+                                           frontView(s.w)->setZoom(4.0);
+                                           *value = frontView(s.w)->zoom();
                                        },
                                        [value](Session& s) {
-                                           if (s.w.graphView()->shown()) QVERIFY(s.w.graphView()->zoom() < *value);
+                                           if (frontView(s.w)->shown()) QVERIFY(frontView(s.w)->zoom() < *value);
                                        }};
     auto zoom = [value](double factor) {
         return ActionCheck{[value](Session& s) {
-                               s.w.graphView()->setZoom(0.5);
-                               *value = s.w.graphView()->zoom();
+                               frontView(s.w)->setZoom(0.5);
+                               *value = frontView(s.w)->zoom();
                            },
                            [value, factor](Session& s) {
-                               if (s.w.graphView()->shown())
-                                   QVERIFY(std::abs(s.w.graphView()->zoom() - *value * factor) < 1e-9);
+                               if (frontView(s.w)->shown())
+                                   QVERIFY(std::abs(frontView(s.w)->zoom() - *value * factor) < 1e-9);
                            }};
     };
     c[QStringLiteral("View > Zoom in")] = zoom(1.25);
@@ -382,8 +387,18 @@ std::map<QString, ActionCheck> actionChecks()
                                                 },
                                                 [](Session& s) {
                                                     QVERIFY(s.w.waitIdle());
-                                                    QVERIFY(s.w.graphView()->expanded().empty());
+                                                    QVERIFY(frontView(s.w)->expanded().empty());
                                                 }};
+    c[QStringLiteral("View > Focus on the graph (hide the docks)")] = {{}, [](Session& s) {
+                                                                           int shown = 0;
+                                                                           for (QDockWidget* d :
+                                                                                s.w.findChildren<QDockWidget*>())
+                                                                               shown += d->isHidden() ? 0 : 1;
+                                                                           if (s.w.focusMode())
+                                                                               QCOMPARE(shown, 0);
+                                                                           else
+                                                                               QVERIFY(shown > 0);
+                                                                       }};
     c[QStringLiteral("View > Fold identical siblings")] = {
         [value](Session& s) { *value = s.w.graphView()->foldIdentical() ? 1 : 0; },
         [value](Session& s) { QCOMPARE(s.w.graphView()->foldIdentical() ? 1.0 : 0.0, 1 - *value); }};

@@ -2,10 +2,28 @@
 
 #include <QFileInfo>
 
+#include <algorithm>
 #include <functional>
 #include <map>
 
 namespace fxl::viewer {
+
+QString graphTitle(const Source& source, const std::string& artifactId)
+{
+    QString file = QFileInfo(QString::fromStdString(source.path)).fileName();
+    if (file.isEmpty()) file = QString::fromStdString(source.path);
+    const Artifact* a = source.find(artifactId);
+    if (!a) return QStringLiteral("%1 [%2]").arg(file, QString::fromStdString(artifactId));
+    if (a->compileId.empty() && !a->rank) {
+        if (source.graphs().size() <= 1) return file;
+        return QStringLiteral("%1: %2").arg(file, QString::fromStdString(a->kind.empty() ? artifactId : a->kind));
+    }
+    QString t = QStringLiteral("%1: %2").arg(file, QString::fromStdString(a->kind.empty() ? "graph" : a->kind));
+    if (!a->subgraphName.empty()) t += QStringLiteral(" (%1)").arg(QString::fromStdString(a->subgraphName));
+    if (!a->compileId.empty()) t += QLatin1Char(' ') + QString::fromStdString(a->compileId);
+    if (a->rank) t += QStringLiteral(", rank %1").arg(*a->rank);
+    return t;
+}
 
 SourceTreeModel::SourceTreeModel(QObject* parent)
     : QAbstractItemModel(parent)
@@ -41,7 +59,16 @@ void SourceTreeModel::addSource(std::shared_ptr<const Source> src)
     const bool byRank = src->ranks.size() > 1;
     std::map<std::pair<int, std::string>, int> compileItems;  // (rank item, compile id) -> item
     std::map<int, int> rankItems;
-    for (const Artifact& a : src->artifacts) {
+    std::map<int, int> otherItems;  // compile id item -> its row of other artifacts
+    std::map<int, std::map<std::string, int>> otherKinds;  // that row -> kind -> count
+    // graphs first, so that each compile id lists its graphs before the row of the rest
+    std::vector<const Artifact*> order;
+    for (const Artifact& a : src->artifacts)
+        if (a.isGraph || !anyCompileId) order.push_back(&a);
+    for (const Artifact& a : src->artifacts)
+        if (!a.isGraph && anyCompileId) order.push_back(&a);
+    for (const Artifact* ap : order) {
+        const Artifact& a = *ap;
         int at = fileItem;
         if (byRank) {
             const int rank = a.rank.value_or(-1);
@@ -67,6 +94,19 @@ void SourceTreeModel::addSource(std::shared_ptr<const Source> src)
             }
             at = it->second;
         }
+        if (anyCompileId && !a.isGraph) {
+            // events and other payloads (most artifacts of a real log are chromium_event) fold
+            // into one row per compile id, after its graphs, as tlparse's index keeps them apart
+            auto it = otherItems.find(at);
+            if (it == otherItems.end()) {
+                Item o;
+                o.kind = QStringLiteral("other");
+                o.source = index;
+                it = otherItems.emplace(at, addItem(at, o)).first;
+            }
+            ++otherKinds[it->second][a.kind.empty() ? std::string("(no kind)") : a.kind];
+            at = it->second;
+        }
         Item art;
         art.name = QString::fromStdString(a.kind.empty() ? "graph" : a.kind);
         if (!a.subgraphName.empty()) art.name += QStringLiteral(" (%1)").arg(QString::fromStdString(a.subgraphName));
@@ -82,6 +122,23 @@ void SourceTreeModel::addSource(std::shared_ptr<const Source> src)
             items_[static_cast<size_t>(p)].graphs += art.graphs;
             items_[static_cast<size_t>(p)].artifacts += 1;
         }
+    }
+    // "other artifacts: chromium_event ×12, dynamo_start ×1, ...": the most frequent kinds first
+    for (const auto& [item, kinds] : otherKinds) {
+        std::vector<std::pair<int, std::string>> byCount;
+        int total = 0;
+        for (const auto& [kind, n] : kinds) {
+            byCount.emplace_back(-n, kind);
+            total += n;
+        }
+        std::sort(byCount.begin(), byCount.end());
+        QStringList parts;
+        for (size_t k = 0; k < byCount.size() && k < 3; ++k)
+            parts
+                << QStringLiteral("%1 \u00d7%2").arg(QString::fromStdString(byCount[k].second)).arg(-byCount[k].first);
+        if (byCount.size() > 3) parts << QStringLiteral("...");
+        items_[static_cast<size_t>(item)].name =
+            QStringLiteral("%1 other artifact(s): %2").arg(total).arg(parts.join(QStringLiteral(", ")));
     }
     endInsertRows();
 }

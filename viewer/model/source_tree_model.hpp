@@ -15,6 +15,12 @@
 
 namespace fxl::viewer {
 
+// How a graph of a source is named on screen (titles, breadcrumbs, the diff's and the run
+// panel's labels): "gpt2_tiny.joint.code.py" for a file with one graph, "simple.log:
+// before_pre_grad_graph [0/10]" (", rank 1" on a rank) for an artifact of a log, never the
+// artifact's internal id alone.
+QString graphTitle(const Source& source, const std::string& artifactId);
+
 class SourceTreeModel : public QAbstractItemModel
 {
     Q_OBJECT
@@ -33,7 +39,8 @@ public:
         ArtifactIdRole = Qt::UserRole + 1,  // QString, artifacts only ("" elsewhere)
         IsGraphRole,  // bool
         SourceRole,  // int: index of the source (addSource order)
-        KindRole,  // QString: "file", "rank", "compile_id", "artifact"
+        KindRole,  // QString: "file", "rank", "compile_id", "artifact", "other" (a log's non-graph artifacts of one
+                   // compile id)
     };
 
     explicit SourceTreeModel(QObject* parent = nullptr);

@@ -109,11 +109,14 @@ DiffView::DiffView(QWidget* parent)
         if (i == 1) textDiff();
     });
 
-    auto* vsplit = new QSplitter(Qt::Vertical, this);
+    // the two panes full height, the change list beside them (below them it left each pane a
+    // strip of the window)
+    auto* vsplit = new QSplitter(Qt::Horizontal, this);
     vsplit->addWidget(split);
     vsplit->addWidget(tabs_);
-    vsplit->setStretchFactor(0, 3);
+    vsplit->setStretchFactor(0, 4);
     vsplit->setStretchFactor(1, 1);
+    vsplit->setChildrenCollapsible(true);
 
     auto* top = new QHBoxLayout;
     top->addWidget(counts_);

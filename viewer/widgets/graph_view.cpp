@@ -7,6 +7,7 @@
 #include <QPainter>
 #include <QScrollBar>
 #include <QStyleOptionGraphicsItem>
+#include <QTimer>
 #include <QWheelEvent>
 
 #include <algorithm>
@@ -95,6 +96,10 @@ GraphView::GraphView(ViewJobs* jobs, QWidget* parent)
 {
     setScene(scene_);
     setFocusPolicy(Qt::StrongFocus);
+    // a scroll bar moved by the user sets the centre to keep (once the move is done)
+    for (QScrollBar* bar : {horizontalScrollBar(), verticalScrollBar()})
+        connect(bar, &QAbstractSlider::actionTriggered, this,
+                [this] { QTimer::singleShot(0, this, [this] { intendedCentre_ = visibleRect().center(); }); });
     setTransformationAnchor(QGraphicsView::NoAnchor);
     setResizeAnchor(QGraphicsView::AnchorViewCenter);
     setViewportUpdateMode(QGraphicsView::SmartViewportUpdate);
@@ -122,7 +127,10 @@ void GraphView::setGraph(std::shared_ptr<const PreparedGraph> graph, bool keepVi
     if (keepView && graph_)
         for (int k : wanted_) openKeys.insert(graph_->tree->group(k).key);
     const QString keepSelected = keepView ? selected_ : QString();
-    keepCentre_ = keepView && shown_ ? std::optional<QPointF>(visibleRect().center()) : std::nullopt;
+    // the centre asked for, not where a smaller drawing clamped it: stepping through a step
+    // whose drawing is narrower and back comes back to the same place
+    keepCentre_ =
+        keepView && shown_ ? std::optional<QPointF>(intendedCentre_.value_or(visibleRect().center())) : std::nullopt;
     graph_ = std::move(graph);
     shown_.reset();
     wanted_.clear();
@@ -320,7 +328,10 @@ QRectF GraphView::visibleRect() const { return mapToScene(viewport()->rect()).bo
 
 void GraphView::centreOnPoint(const QPointF& p)
 {
+    centring_ = true;
     centerOn(p);
+    centring_ = false;
+    intendedCentre_ = p;
     emit viewportMoved();
 }
 
@@ -369,11 +380,18 @@ void GraphView::resizeEvent(QResizeEvent* e)
 void GraphView::scrollContentsBy(int dx, int dy)
 {
     QGraphicsView::scrollContentsBy(dx, dy);
+    if (userScroll_) intendedCentre_ = visibleRect().center();  // the user moved the view
     emit viewportMoved();
 }
 
 void GraphView::wheelEvent(QWheelEvent* e)
 {
+    // what the wheel does to the view is the user's: the centre to keep
+    struct UserScroll
+    {
+        bool& flag;
+        ~UserScroll() { flag = false; }
+    } user{userScroll_ = true};
     const QPointF before = mapToScene(e->position().toPoint());
     zoom_ = std::clamp(zoom_ * std::pow(1.0015, e->angleDelta().y()), 0.02, 8.0);
     setTransform(QTransform::fromScale(zoom_, zoom_));
@@ -430,8 +448,10 @@ void GraphView::mouseMoveEvent(QMouseEvent* e)
     if (!(e->buttons() & Qt::LeftButton)) return;
     const QPoint d = e->pos() - dragFrom_;
     dragFrom_ = e->pos();
+    userScroll_ = true;
     horizontalScrollBar()->setValue(horizontalScrollBar()->value() - d.x());
     verticalScrollBar()->setValue(verticalScrollBar()->value() - d.y());
+    userScroll_ = false;
 }
 
 void GraphView::mouseDoubleClickEvent(QMouseEvent* e)
@@ -456,6 +476,11 @@ void GraphView::mouseDoubleClickEvent(QMouseEvent* e)
 
 void GraphView::keyPressEvent(QKeyEvent* e)
 {
+    struct UserScroll
+    {
+        bool& flag;
+        ~UserScroll() { flag = false; }
+    } user{userScroll_ = true};
     // + / - on the selected node's group: expand its collapsed parent or collapse its group
     const NodeId sel = graph_ && !selected_.isEmpty() ? graph_->graph->findByName(selected_.toStdString()) : kNoNode;
     switch (e->key()) {

@@ -111,6 +111,9 @@ private:
     QString centreOnArrival_;  // node to centre on when the pending layout arrives
     int groupOnArrival_ = -1;
     std::optional<QPointF> keepCentre_;  // setGraph(keepView): the centre to keep
+    std::optional<QPointF> intendedCentre_;  // the centre last asked for (or scrolled to)
+    bool centring_ = false;
+    bool userScroll_ = false;  // a scroll now is the user's (drag, wheel, keys, scroll bars)
     double zoom_ = 1.0;
     QString selected_;
     QPoint dragFrom_;

@@ -23,6 +23,7 @@
 #include <QPlainTextEdit>
 #include <QProgressBar>
 #include <QSaveFile>
+#include <QScreen>
 #include <QSettings>
 #include <QStandardPaths>
 #include <QStatusBar>
@@ -40,6 +41,7 @@
 #include <QRegularExpression>
 #include <QThreadPool>
 
+#include <algorithm>
 #include <filesystem>
 #include <iostream>
 
@@ -348,31 +350,88 @@ MainWindow::MainWindow(QWidget* parent)
     view_->setFoldIdentical(QSettings(QStringLiteral("fxlens"), QStringLiteral("fxlens"))
                                 .value(QStringLiteral("view/fold"), true)
                                 .toBool());
+    // the default layout gives the graph most of the window: one column of tabbed docks on each
+    // side and one row below (docks side by side in a column squeezed the step list away)
+    tabifyDockWidget(passesDock, treeDock);
+    tabifyDockWidget(treeDock, findDock);
+    passesDock->raise();
+    tabifyDockWidget(inspectorDock, overviewDock);
+    tabifyDockWidget(overviewDock, legendDock);
+    inspectorDock->raise();
     tabifyDockWidget(textDock, timelineDock);
     tabifyDockWidget(timelineDock, runDock);
     timelineDock->raise();
-    tabifyDockWidget(treeDock, findDock);
-    treeDock->raise();
     // the docks the menus show and toggle: members, because the menus' actions outlive this
     // constructor (a lambda holding a local array of them crashed Find and Check)
     docks_ = {treeDock, findDock, inspectorDock, overviewDock, legendDock, textDock, passesDock, timelineDock, runDock};
     passesDock_ = passesDock;
     runDock_ = runDock;
+    sourcesDock_ = treeDock;
     buildMenus();
 
     QSettings settings(QStringLiteral("fxlens"), QStringLiteral("fxlens"));
     restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray());
     restoreState(settings.value(QStringLiteral("window/state")).toByteArray());
+    const QRect screen = availableScreen();
     if (!settings.contains(QStringLiteral("window/geometry"))) {
-        resize(1500, 900);
-        resizeDocks({treeDock, inspectorDock}, {430, 330}, Qt::Horizontal);
-        resizeDocks({textDock, timelineDock}, {230, 230}, Qt::Vertical);
+        // most of the screen, the graph most of the window
+        const int w = std::min(1900, screen.width() * 92 / 100), h = std::min(1150, screen.height() * 90 / 100);
+        resize(w, h);
+        resizeDocks({passesDock, inspectorDock},
+                    {std::clamp(w * 22 / 100, 260, 420), std::clamp(w * 16 / 100, 200, 320)}, Qt::Horizontal);
+        resizeDocks({timelineDock}, {std::clamp(h * 24 / 100, 150, 260)}, Qt::Vertical);
     }
+    fitInto(screen);
     setTheme(static_cast<Theme>(settings.value(QStringLiteral("theme"), 0).toInt()));
     updateCrumbs({});
 }
 
 MainWindow::~MainWindow() = default;
+
+std::vector<GraphView*> MainWindow::frontViews() const
+{
+    if (tabs_->currentWidget() == diff_) return {diff_->viewA(), diff_->viewB()};
+    return {view_};
+}
+
+QRect MainWindow::availableScreen() const
+{
+    const QScreen* s = screen() ? screen() : QGuiApplication::primaryScreen();
+    return s ? s->availableGeometry() : QRect(0, 0, 1366, 768);
+}
+
+void MainWindow::fitInto(const QRect& area)
+{
+    // a window saved on a bigger screen (or made bigger than this one) is clamped and moved in
+    const QSize frame = frameGeometry().size() - geometry().size();
+    const int w = std::min(width(), area.width() - frame.width()),
+              h = std::min(height(), area.height() - frame.height());
+    if (w != width() || h != height()) resize(std::max(w, 400), std::max(h, 300));
+    QPoint at = pos();
+    at.setX(std::clamp(at.x(), area.left(), std::max(area.left(), area.right() + 1 - frameGeometry().width())));
+    at.setY(std::clamp(at.y(), area.top(), std::max(area.top(), area.bottom() + 1 - frameGeometry().height())));
+    if (at != pos()) move(at);
+}
+
+void MainWindow::setFocusMode(bool on)
+{
+    if (on == focusMode_) return;
+    focusMode_ = on;
+    if (on) {
+        // the docks shown now come back when it ends
+        focusHidden_.clear();
+        for (QDockWidget* d : docks_)
+            if (!d->isHidden()) {
+                focusHidden_.push_back(d);
+                d->hide();
+            }
+    } else {
+        for (QDockWidget* d : focusHidden_) d->show();
+        focusHidden_.clear();
+    }
+    if (focusAction_ && focusAction_->isChecked() != on) focusAction_->setChecked(on);
+    status_->setText(on ? tr("focus mode: the docks are hidden (F11 brings them back)") : QString());
+}
 
 void MainWindow::buildMenus()
 {
@@ -507,10 +566,20 @@ void MainWindow::buildMenus()
                       [this] { tabs_->setCurrentIndex(1); });
 
     QMenu* viewMenu = menuBar()->addMenu(tr("&View"));
-    viewMenu->addAction(tr("&Fit"), QKeySequence(Qt::Key_F), view_, &GraphView::fit);
-    viewMenu->addAction(tr("Zoom &in"), QKeySequence::ZoomIn, this, [this] { view_->setZoom(view_->zoom() * 1.25); });
-    viewMenu->addAction(tr("Zoom &out"), QKeySequence::ZoomOut, this, [this] { view_->setZoom(view_->zoom() / 1.25); });
-    viewMenu->addAction(tr("&Collapse all"), QKeySequence(Qt::CTRL | Qt::Key_0), view_, &GraphView::collapseAll);
+    // on the view in front: the graph, or the diff (its right pane, which the left one follows
+    // at the same zoom; collapsing closes both)
+    viewMenu->addAction(tr("&Fit"), QKeySequence(Qt::Key_F), this, [this] { frontViews().back()->fit(); });
+    viewMenu->addAction(tr("Zoom &in"), QKeySequence::ZoomIn, this, [this] {
+        GraphView* v = frontViews().back();
+        v->setZoom(v->zoom() * 1.25);
+    });
+    viewMenu->addAction(tr("Zoom &out"), QKeySequence::ZoomOut, this, [this] {
+        GraphView* v = frontViews().back();
+        v->setZoom(v->zoom() / 1.25);
+    });
+    viewMenu->addAction(tr("&Collapse all"), QKeySequence(Qt::CTRL | Qt::Key_0), this, [this] {
+        for (GraphView* v : frontViews()) v->collapseAll();
+    });
     QAction* fold = viewMenu->addAction(tr("Fold &identical siblings"));
     fold->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_I));
     fold->setCheckable(true);
@@ -523,6 +592,10 @@ void MainWindow::buildMenus()
     themes->addAction(tr("Follow the &desktop"), this, [this] { setTheme(Theme::FollowDesktop); });
     themes->addAction(tr("&Light"), this, [this] { setTheme(Theme::Light); });
     themes->addAction(tr("&Dark"), this, [this] { setTheme(Theme::Dark); });
+    focusAction_ = viewMenu->addAction(tr("F&ocus on the graph (hide the docks)"));
+    focusAction_->setShortcut(QKeySequence(Qt::Key_F11));
+    focusAction_->setCheckable(true);
+    connect(focusAction_, &QAction::toggled, this, &MainWindow::setFocusMode);
     viewMenu->addSeparator();
     for (QDockWidget* d : docks_) viewMenu->addAction(d->toggleViewAction());
 
@@ -626,6 +699,12 @@ void MainWindow::onSourceAvailable(std::shared_ptr<Source> src, const QString& p
     const bool show = openingShows_ == OpenShow::First || (!view_->prepared() && showingSource_ < 0);
     if (!show) return;
     sourcesPanel_->reveal(index);
+    // a log's index (the Sources tree) comes to the front
+    if (src->format != SourceFormat::FxCode && src->format != SourceFormat::GraphListing
+        && src->format != SourceFormat::Json) {
+        sourcesDock_->show();
+        sourcesDock_->raise();
+    }
     if (!graphs.empty()) {
         tabs_->setCurrentIndex(0);
         requestGraph(index, QString::fromStdString(graphs.front()->id));
@@ -679,18 +758,15 @@ void MainWindow::onGraphAvailable(std::shared_ptr<const PreparedGraph> g)
     inspector_->clear();
     updateCrumbs({});
     text_->setGraph(view_->prepared(), view_->dark());
-    const QString file = QFileInfo(QString::fromStdString(g->source->path)).fileName();
-    QString text = tr("%1, graph %2: %3 nodes, %4 groups")
-                       .arg(file, QString::fromStdString(g->artifactId))
-                       .arg(g->graph->size())
-                       .arg(g->tree->groups().size() - 1);
+    const QString title = graphTitle(*g->source, g->artifactId);
+    QString text = tr("%1: %2 nodes, %3 groups").arg(title).arg(g->graph->size()).arg(g->tree->groups().size() - 1);
     if (g->warningCount)
         text += tr("; %1 warning(s) while reading, first: %2")
                     .arg(g->warningCount)
                     .arg(g->warnings.section(QLatin1Char('\n'), 0, 0));
     status_->setText(text);
     status_->setToolTip(g->warnings);
-    setWindowTitle(tr("%1 [%2] - fxlens").arg(file, QString::fromStdString(g->artifactId)));
+    setWindowTitle(tr("%1 - fxlens").arg(title));
 }
 
 // ------------------------------------------------------------------ the pass stepper
@@ -804,12 +880,8 @@ bool MainWindow::startRun(int against, int stepIndex)
         RunRequest r;
         r.reference = a->graph;
         r.subject = b->graph;
-        r.referenceLabel = QFileInfo(QString::fromStdString(a->source->path)).fileName().toStdString();
-        r.subjectLabel = QFileInfo(QString::fromStdString(b->source->path)).fileName().toStdString();
-        if (r.referenceLabel == r.subjectLabel) {
-            r.referenceLabel += " [" + a->artifactId + "]";
-            r.subjectLabel += " [" + b->artifactId + "]";
-        }
+        r.referenceLabel = graphTitle(*a->source, a->artifactId).toStdString();
+        r.subjectLabel = graphTitle(*b->source, b->artifactId).toStdString();
         r.source = a->source;  // the inputs of the left graph feed both
         r.artifactId = a->artifactId;
         r.against = "graphs";
@@ -1334,10 +1406,7 @@ QString MainWindow::diffGraphs(int sourceA, const QString& idA, int sourceB, con
 void MainWindow::showTwoGraphs(std::shared_ptr<const PreparedGraph> a, std::shared_ptr<const PreparedGraph> b,
                                std::shared_ptr<const GraphDiff> d)
 {
-    auto label = [](const PreparedGraph& g) {
-        return QStringLiteral("%1 [%2]").arg(QFileInfo(QString::fromStdString(g.source->path)).fileName(),
-                                             QString::fromStdString(g.artifactId));
-    };
+    auto label = [](const PreparedGraph& g) { return graphTitle(*g.source, g.artifactId); };
     diff_->setGraphs(a, b, d, label(*a), label(*b));
     diffOfGraphs_ = true;
     refreshRunStaleness();
@@ -1428,9 +1497,8 @@ void MainWindow::updateCrumbs(const QString& node)
     const auto g = view_->prepared();
     // the link colour of the current palette (a label keeps the one of when its text was set)
     const QString link = QApplication::palette().color(QPalette::Link).name();
-    QString html = QStringLiteral("<a style=\"color:%3\" href=\"group:0\">%1 [%2]</a>")
-                       .arg(QFileInfo(QString::fromStdString(g->source->path)).fileName().toHtmlEscaped(),
-                            QString::fromStdString(g->artifactId).toHtmlEscaped(), link);
+    QString html = QStringLiteral("<a style=\"color:%2\" href=\"group:0\">%1</a>")
+                       .arg(graphTitle(*g->source, g->artifactId).toHtmlEscaped(), link);
     const NodeId id = node.isEmpty() ? kNoNode : tree->graph().findByName(node.toStdString());
     if (id != kNoNode) {
         for (int k : tree->chain(tree->groupOf(id)))

@@ -24,6 +24,7 @@
 #include "workspace/workspace.hpp"
 
 class QDockWidget;
+class QAction;
 class QLabel;
 class QLineEdit;
 class QMenu;
@@ -117,6 +118,10 @@ public:
         Dark
     };
     void setTheme(Theme t);
+    // Focus mode (View > Focus on the graph, F11): every dock hidden, the graph (or the diff)
+    // alone in the window; off brings back the docks it hid.
+    void setFocusMode(bool on);
+    bool focusMode() const { return focusMode_; }
 
     // --- the pass stepper (the Passes dock, the Diff tab, the Memory timeline dock)
     PipelineEditor* passes() const { return passes_; }
@@ -258,7 +263,14 @@ private:
     std::vector<QDockWidget*> docks_;  // in the View menu's order
     QDockWidget* passesDock_ = nullptr;
     QDockWidget* runDock_ = nullptr;
+    QDockWidget* sourcesDock_ = nullptr;
     void buildMenus();
+    bool focusMode_ = false;
+    QAction* focusAction_ = nullptr;
+    std::vector<QDockWidget*> focusHidden_;  // the docks focus mode hid
+    QRect availableScreen() const;
+    std::vector<GraphView*> frontViews() const;  // the graph view, or the diff's two panes
+    void fitInto(const QRect& area);
     void startNextOpen();
     void onSourceAvailable(std::shared_ptr<Source> source, const QString& path);
     void onGraphAvailable(std::shared_ptr<const PreparedGraph> graph);

@@ -12,6 +12,7 @@
 #include <QLineEdit>
 #include <QListView>
 #include <QPushButton>
+#include <QScrollArea>
 #include <QSettings>
 #include <QTableView>
 #include <QVBoxLayout>
@@ -31,13 +32,16 @@ PipelineEditor::PipelineEditor(StepRunner* runner, QWidget* parent)
     , pipeline_(new PipelineModel(this))
     , steps_(new StepListModel(this))
 {
+    // the picker says what each pass does ("dce: ..."); Add takes the pass name (its data)
     passes_ = new QComboBox(this);
+    passes_->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    passes_->setMinimumContentsLength(12);
     for (const auto& p : PassRegistry::instance().all()) {
-        passes_->addItem(QString::fromStdString(p->name()));
-        passes_->setItemData(passes_->count() - 1, QString::fromStdString(p->summary()), Qt::ToolTipRole);
+        passes_->addItem(QString::fromStdString(p->name() + ": " + p->summary()), QString::fromStdString(p->name()));
+        passes_->setItemData(passes_->count() - 1, QString::fromStdString(p->description()), Qt::ToolTipRole);
     }
     auto* add = new QPushButton(tr("Add"), this);
-    add->setToolTip(tr("Add the pass after the selected stage"));
+    add->setToolTip(tr("Add the pass at the end of the pipeline"));
     saved_ = new QComboBox(this);
     saved_->setEditable(true);
     saved_->setInsertPolicy(QComboBox::NoInsert);
@@ -50,7 +54,7 @@ PipelineEditor::PipelineEditor(StepRunner* runner, QWidget* parent)
     stageView_ = new QListView(this);
     stageView_->setModel(pipeline_);
     stageView_->setSelectionMode(QAbstractItemView::SingleSelection);
-    stageView_->setMaximumHeight(110);
+    stageView_->setMaximumHeight(90);
     auto* up = new QPushButton(tr("Up"), this);
     auto* down = new QPushButton(tr("Down"), this);
     auto* remove = new QPushButton(tr("Remove"), this);
@@ -63,6 +67,13 @@ PipelineEditor::PipelineEditor(StepRunner* runner, QWidget* parent)
 
     optionsBox_ = new QGroupBox(tr("Options"), this);
     optionsForm_ = new QFormLayout(optionsBox_);
+    // a pass with many options scrolls inside its box: the panel (and the window) keeps its size
+    auto* optionsScroll = new QScrollArea(this);
+    optionsScroll->setWidget(optionsBox_);
+    optionsScroll->setWidgetResizable(true);
+    optionsScroll->setFrameShape(QFrame::NoFrame);
+    optionsScroll->setMaximumHeight(170);
+    optionsScroll->setMinimumHeight(60);
 
     run_ = new QPushButton(tr("Run"), this);
     // Ctrl+Return is the window's Passes > Run the pipeline (one binding: a second one on this
@@ -79,7 +90,7 @@ PipelineEditor::PipelineEditor(StepRunner* runner, QWidget* parent)
     stepView_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     stepView_->horizontalHeader()->setStretchLastSection(true);
     stepView_->verticalHeader()->setDefaultSectionSize(22);
-    stepView_->setMinimumHeight(150);
+    stepView_->setMinimumHeight(90);
 
     auto* rowAdd = new QHBoxLayout;
     rowAdd->addWidget(passes_, 1);
@@ -102,16 +113,15 @@ PipelineEditor::PipelineEditor(StepRunner* runner, QWidget* parent)
     l->addLayout(rowAdd);
     l->addWidget(stageView_);
     l->addLayout(rowMove);
-    l->addWidget(optionsBox_);
     l->addWidget(specEdit_);
     l->addWidget(message_);
-    l->addLayout(rowRun);
+    l->addLayout(rowRun);  // above the options: a long form never moves Run
+    l->addWidget(optionsScroll);
     l->addWidget(new QLabel(tr("<b>Steps</b> (Ctrl+Left / Ctrl+Right to step)"), this));
     l->addWidget(stepView_, 1);
 
     connect(add, &QPushButton::clicked, this, [this] {
-        const int sel = selectedStage();
-        const int row = pipeline_->addStage(passes_->currentText(), {}, sel < 0 ? -1 : sel + 1);
+        const int row = pipeline_->addStage(passes_->currentData().toString());
         stageView_->setCurrentIndex(pipeline_->index(row));
     });
     connect(remove, &QPushButton::clicked, this, [this] { pipeline_->removeStage(selectedStage()); });

@@ -37,7 +37,10 @@ void SourcesPanel::reveal(int index)
 {
     const QModelIndex row = model_->index(index, 0);
     if (!row.isValid()) return;
+    // the file and its compile ids (or ranks) open: the graphs of a log in sight, as in
+    // tlparse's index
     tree_->expand(row);
+    for (int r = 0; r < model_->rowCount(row); ++r) tree_->expand(model_->index(r, 0, row));
     tree_->setCurrentIndex(row);
     tree_->scrollTo(row);
 }
