@@ -1,5 +1,7 @@
 #include "core/analysis/memory_timeline.hpp"
 
+#include <map>
+
 #include <algorithm>
 
 #include "core/analysis/memory_timeline_builder.hpp"
@@ -123,9 +125,15 @@ TimelineComparison compareTimelines(const MemoryTimeline& a, const MemoryTimelin
     return c;
 }
 
-std::string timelineToCsv(const MemoryTimeline& t, const Graph& g)
+std::string timelineToCsv(const MemoryTimeline& t, const Graph& g, const MemoryTimeline* before)
 {
-    std::string out = "step,node,op,target,phase,allocated_bytes,freed_bytes,live_bytes,live_after_bytes\n";
+    // with the step before: its live bytes at the node of the same name ("" where it has none)
+    std::map<std::string, int64_t> beforeLive;
+    if (before)
+        for (size_t k = 0; k < before->steps.size(); ++k)
+            beforeLive.emplace(before->names[k], before->steps[k].liveBytes);
+    std::string out = "execution_index,node,op,target,phase,allocated_bytes,freed_bytes,live_bytes,live_after_bytes";
+    out += before ? ",live_bytes_step_before\n" : "\n";
     for (size_t k = 0; k < t.steps.size(); ++k) {
         const auto& st = t.steps[k];
         std::string op, target;
@@ -137,7 +145,12 @@ std::string timelineToCsv(const MemoryTimeline& t, const Graph& g)
         out += std::to_string(k) + "," + csvField(t.names[k]) + "," + op + "," + csvField(target) + ","
             + std::string(stepPhaseName(st.phase)) + "," + std::to_string(st.allocatedBytes) + ","
             + std::to_string(st.freedBytes) + "," + std::to_string(st.liveBytes) + ","
-            + std::to_string(st.liveAfterBytes) + "\n";
+            + std::to_string(st.liveAfterBytes);
+        if (before) {
+            const auto it = beforeLive.find(t.names[k]);
+            out += "," + (it == beforeLive.end() ? std::string() : std::to_string(it->second));
+        }
+        out += "\n";
     }
     return out;
 }

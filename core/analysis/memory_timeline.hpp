@@ -192,8 +192,10 @@ TimelineComparison compareTimelines(const MemoryTimeline& a, const MemoryTimelin
 // (", no fw/bw boundary" when there is none).
 std::string timelineSummary(const MemoryTimeline& t);
 
-// One row per step: step,node,op,target,phase,allocated_bytes,freed_bytes,live_bytes,live_after_bytes
-std::string timelineToCsv(const MemoryTimeline& t, const Graph& g);
+// One row per node in execution order: execution_index,node,op,target,phase,allocated_bytes,
+// freed_bytes,live_bytes,live_after_bytes; with `before` (the step before's timeline) also
+// live_bytes_step_before, its live bytes at the node of the same name (empty where it has none).
+std::string timelineToCsv(const MemoryTimeline& t, const Graph& g, const MemoryTimeline* before = nullptr);
 
 // {"summary", "peak": {"bytes", "step", "node", "live": [{"storage", "bytes"}]}, "input_bytes",
 //  "output_bytes", "final_bytes", "boundary": {"step", "node", "live_bytes"} | null,

@@ -1,6 +1,7 @@
 // Source: the artifact tree and its lazily parsed graphs. openSource detects the input format
 // from the content (and the path for directories) and builds a Source. Single-graph files
 // become one artifact whose sidecar files are recorded.
+#include <cctype>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -369,6 +370,24 @@ std::unique_ptr<Source> openDirectory(const std::string& path, const Progress& p
     return src;
 }
 
+// A line that starts (after indentation) with `def NAME` or `class NAME`.
+bool looksLikeFxCode(std::string_view head)
+{
+    size_t at = 0;
+    while (at < head.size()) {
+        size_t end = head.find('\n', at);
+        if (end == std::string_view::npos) end = head.size();
+        std::string_view line = head.substr(at, end - at);
+        while (!line.empty() && (line.front() == ' ' || line.front() == '\t')) line.remove_prefix(1);
+        for (std::string_view word : {std::string_view("def "), std::string_view("class ")})
+            if (line.substr(0, word.size()) == word && line.size() > word.size()
+                && (std::isalpha(static_cast<unsigned char>(line[word.size()])) || line[word.size()] == '_'))
+                return true;
+        at = end + 1;
+    }
+    return false;
+}
+
 // A single graph file: nothing to index, so one step of progress.
 std::unique_ptr<Source> openSingleGraphFile(const std::string& path, SourceFormat format, const Progress& progress)
 {
@@ -406,6 +425,12 @@ std::unique_ptr<Source> openSource(const std::string& path, const Progress& prog
     if (looksLikeJson(head)) return openSingleGraphFile(path, SourceFormat::Json, progress);
     requireText(head, path, true, "FX graph code or a graph listing");
     if (looksLikeGraphListing(head)) return openSingleGraphFile(path, SourceFormat::GraphListing, progress);
+    // FX code has a `def` (gm.code) or a `class` (print_readable) near its start: other text (a
+    // README, notes) is refused here instead of being listed as a graph that cannot be read
+    if (!looksLikeFxCode(head))
+        throw InputError(path, 1, 1,
+                         "expected 'class' or 'def' (FX graph code), 'graph():' (a graph listing), fxlens JSON or a "
+                         "TORCH_TRACE log: this text is not a graph");
     return openSingleGraphFile(path, SourceFormat::FxCode, progress);
 }
 

@@ -51,6 +51,7 @@ const Case kCases[] = {
     {"fx_bad_number.py", 1, ":10:59: error: expected ',' or ']'"},
     {"fx_bad_indent.py", 1, ":6:3: error: unindent does not match any outer indentation level"},
     {"fx_not_python.py", 1, ":1:1: error: expected 'class' or 'def'"},
+    {"notes.md", 1, ":1:1: error: expected 'class' or 'def' (FX graph code), 'graph():'"},
     {"fx_class_without_forward.py", 1, ":2:5: error: expected 'def forward' or a nested 'class'"},
     {"fx_statement_not_a_call.py", 1, ":6:19: error: expected end of line or ';'"},
     {"fx_invalid_utf8.py", 1, ":4:10: error: invalid UTF-8 byte 0xFF"},

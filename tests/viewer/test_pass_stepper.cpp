@@ -319,7 +319,8 @@ private slots:
         QVERIFY(w.exportTimeline(path("t.csv")).isEmpty());
         const QList<QByteArray> rows = clitest::readFile(path("t.csv")).trimmed().split('\n');
         QCOMPARE(size_t(rows.size()), w.timelineModel()->current()->steps.size() + 1);
-        QVERIFY(rows.front().startsWith("step,node,"));
+        QVERIFY(rows.front().startsWith("execution_index,node,"));
+        QVERIFY(rows.front().endsWith(",live_bytes_step_before"));  // the step shown has one before
         // the report, with the check of step 3 the run panel made
         QVERIFY(w.exportReport(path("r.html")).isEmpty());
         const QByteArray html = clitest::readFile(path("r.html"));

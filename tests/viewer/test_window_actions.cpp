@@ -419,13 +419,15 @@ std::map<QString, ActionCheck> actionChecks()
             },
             [value, t](Session& s) { QCOMPARE(dock(s.w, t)->isHidden() ? 1.0 : 0.0, 1 - *value); }};
     }
-    c[QStringLiteral("Help > Keyboard shortcuts")] = {
-        {}, [](Session& s) {
-            bool shown = false;
-            for (const QString& x : s.driver.seen())
-                shown = shown || (x.startsWith(QLatin1String("box: ")) && x.contains(QLatin1String("Find nodes")));
-            QVERIFY2(shown, qPrintable(s.driver.seen().join('|')));
-        }};
+    c[QStringLiteral("Help > Keyboard shortcuts")] = {{}, [](Session& s) {
+                                                          bool shown = false;
+                                                          for (const QString& x : s.driver.seen())
+                                                              shown = shown
+                                                                  || (x.startsWith(QLatin1String("box: "))
+                                                                      && x.contains(QLatin1String("Find nodes"))
+                                                                      && x.contains(QLatin1String("Ctrl+Shift+E")));
+                                                          QVERIFY2(shown, qPrintable(s.driver.seen().join('|')));
+                                                      }};
     c[QStringLiteral("File > Quit")] = {{}, [](Session& s) { QTRY_VERIFY(!s.w.isVisible()); }};
     return c;
 }
@@ -594,6 +596,36 @@ private slots:
         QCOMPARE(s.w.sourceModel()->sourceCount(), before + 1);
         QVERIFY(s.w.graphView()->prepared()->source->path == QFileInfo(other).absoluteFilePath().toStdString()
                 || s.w.graphView()->prepared()->source->path == other.toStdString());
+    }
+
+    // Save dialogs suggest a name for what is shown and open in the folder saved in last.
+    void saveDialogsSuggestAndRemember()
+    {
+        Session s;
+        setUp(s, QStringLiteral("steps"));
+        QAction* exportGraph = guitest::findAction(s.w, QStringLiteral("File > Export > Graph view (SVG, PNG)"));
+        QAction* exportTimeline =
+            guitest::findAction(s.w, QStringLiteral("File > Export > Memory timeline (PNG, CSV)"));
+        QVERIFY(exportGraph && exportTimeline);
+        const QString first = s.dir.filePath(QStringLiteral("sub/graph.svg"));
+        QVERIFY(QDir().mkpath(s.dir.filePath(QStringLiteral("sub"))));
+        s.driver.answerFile(first);
+        exportGraph->trigger();
+        QVERIFY(s.w.waitIdle());
+        QVERIFY(QFileInfo::exists(first));
+        QVERIFY2(s.driver.seen().size() >= 2
+                     && s.driver.seen().at(1).endsWith(QLatin1String("/mlp_gelu.joint_step3_remat.svg")),
+                 qPrintable(s.driver.seen().join('|')));
+        s.driver.clearSeen();
+        s.driver.answerFile(s.dir.filePath(QStringLiteral("sub/t.csv")));
+        exportTimeline->trigger();
+        QVERIFY(s.w.waitIdle());
+        QVERIFY2(s.driver.seen().size() >= 2
+                     && s.driver.seen().at(1)
+                         == QStringLiteral("file at: ")
+                             + QFileInfo(s.dir.filePath(QStringLiteral("sub"))).absoluteFilePath()
+                             + QStringLiteral("/mlp_gelu.joint_step3_remat_memory.png"),
+                 qPrintable(s.driver.seen().join('|')));
     }
 
     // A double click on a graph of the source tree with the Diff tab in front shows that graph

@@ -5,6 +5,7 @@
 
 #include <QAction>
 #include <QApplication>
+#include <QDir>
 #include <QFileDialog>
 #include <QInputDialog>
 #include <QLineEdit>
@@ -48,7 +49,8 @@ public:
         texts_.clear();
         menuPicks_.clear();
     }
-    // "file: TITLE", "box: TEXT", "input: TITLE", "menu: ENTRY, ENTRY" in the order shown.
+    // "file: TITLE" then "file at: FOLDER/SUGGESTED NAME", "box: TEXT", "input: TITLE", "menu:
+    // ENTRY, ENTRY" in the order shown.
     const QStringList& seen() const { return seen_; }
     void clearSeen() { seen_.clear(); }
 
@@ -81,6 +83,9 @@ private:
         if (!modal) return;
         if (auto* f = qobject_cast<QFileDialog*>(modal)) {
             seen_ << QStringLiteral("file: ") + f->windowTitle();
+            // where it opened and the name it suggested
+            const auto* name = f->findChild<QLineEdit*>(QStringLiteral("fileNameEdit"));
+            seen_ << QStringLiteral("file at: ") + QDir(f->directory()).filePath(name ? name->text() : QString());
             if (files_.empty()) {
                 f->reject();
                 return;

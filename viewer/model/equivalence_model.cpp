@@ -106,7 +106,11 @@ QVariant EquivalenceModel::headerData(int section, Qt::Orientation orientation, 
     case DifferingColumn: return tr("Differing");
     case MaxAbsColumn: return tr("Max abs");
     case MaxUlpColumn: return tr("Max ULP");
-    case FirstColumn: return tr("First difference (%1 vs %2)").arg(subjectSide_, referenceSide_);
+    case FirstColumn:
+        // before any run the sides have no names yet
+        return subjectSide_.isEmpty() || referenceSide_.isEmpty()
+            ? tr("First difference")
+            : tr("First difference (%1 vs %2)").arg(subjectSide_, referenceSide_);
     case NoteColumn: return tr("Note");
     default: return {};
     }

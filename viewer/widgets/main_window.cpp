@@ -42,7 +42,9 @@
 #include <QThreadPool>
 
 #include <algorithm>
+#include <cstring>
 #include <filesystem>
+#include <functional>
 #include <iostream>
 
 #include "core/formats/fx/fx_text_writer.hpp"
@@ -460,8 +462,8 @@ void MainWindow::buildMenus()
             status_->setText(tr("saved %1").arg(workspacePath()));
             return;
         }
-        QString path =
-            QFileDialog::getSaveFileName(this, tr("Save the workspace"), QString(), tr("fxlens workspace (*.fxlens)"));
+        QString path = askSavePath(tr("Save the workspace"), tr("fxlens workspace (*.fxlens)"),
+                                   suggestedName(QStringLiteral(".fxlens")));
         if (path.isEmpty()) return;
         if (!path.endsWith(QLatin1String(".fxlens"))) path += QStringLiteral(".fxlens");
         // the dialog asked before replacing an existing file
@@ -469,8 +471,8 @@ void MainWindow::buildMenus()
         if (!err.isEmpty()) showError(err);
     });
     file->addAction(tr("Save workspace &as..."), QKeySequence::SaveAs, this, [this] {
-        QString path = QFileDialog::getSaveFileName(this, tr("Save the workspace as"), QString(),
-                                                    tr("fxlens workspace (*.fxlens)"));
+        QString path = askSavePath(tr("Save the workspace as"), tr("fxlens workspace (*.fxlens)"),
+                                   suggestedName(QStringLiteral(".fxlens")));
         if (path.isEmpty()) return;
         if (!path.endsWith(QLatin1String(".fxlens"))) path += QStringLiteral(".fxlens");
         ws_.reset();
@@ -479,9 +481,10 @@ void MainWindow::buildMenus()
     });
     QMenu* exportMenu = file->addMenu(tr("&Export"));
     auto exporter = [this](const QString& title, const QString& filter,
-                           QString (MainWindow::*how)(const QString&, bool)) {
-        return [this, title, filter, how] {
-            const QString path = QFileDialog::getSaveFileName(this, title, QString(), filter);
+                           QString (MainWindow::*how)(const QString&, bool), const QString& what) {
+        return [this, title, filter, how, what] {
+            const QString suffix = filter.section(QLatin1String("(*"), 1, 1).section(QLatin1Char(')'), 0, 0);
+            const QString path = askSavePath(title, filter, suggestedName(what + suffix));
             if (path.isEmpty()) return;
             // the dialog asked before replacing an existing file
             const QString err = (this->*how)(path, true);
@@ -493,15 +496,16 @@ void MainWindow::buildMenus()
     };
     exportMenu->addAction(
         tr("&Graph view (SVG, PNG)..."), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_E), this,
-        exporter(tr("Export the graph view"), tr("SVG (*.svg);;PNG (*.png)"), &MainWindow::exportGraph));
-    exportMenu->addAction(
-        tr("&Diff view (SVG, PNG)..."), this,
-        exporter(tr("Export the diff view"), tr("SVG (*.svg);;PNG (*.png)"), &MainWindow::exportDiff));
-    exportMenu->addAction(
-        tr("Memory &timeline (PNG, CSV)..."), this,
-        exporter(tr("Export the memory timeline"), tr("PNG (*.png);;CSV (*.csv)"), &MainWindow::exportTimeline));
+        exporter(tr("Export the graph view"), tr("SVG (*.svg);;PNG (*.png)"), &MainWindow::exportGraph, QString()));
+    exportMenu->addAction(tr("&Diff view (SVG, PNG)..."), this,
+                          exporter(tr("Export the diff view"), tr("SVG (*.svg);;PNG (*.png)"), &MainWindow::exportDiff,
+                                   QStringLiteral("_diff")));
+    exportMenu->addAction(tr("Memory &timeline (PNG, CSV)..."), this,
+                          exporter(tr("Export the memory timeline"), tr("PNG (*.png);;CSV (*.csv)"),
+                                   &MainWindow::exportTimeline, QStringLiteral("_memory")));
     exportMenu->addAction(tr("Pipeline &report (HTML)..."), this,
-                          exporter(tr("Export the pipeline report"), tr("HTML (*.html)"), &MainWindow::exportReport));
+                          exporter(tr("Export the pipeline report"), tr("HTML (*.html)"), &MainWindow::exportReport,
+                                   QStringLiteral("_report")));
     file->addSeparator();
     file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
 
@@ -603,26 +607,70 @@ void MainWindow::buildMenus()
     help->addAction(tr("&Keyboard shortcuts"), QKeySequence::HelpContents, this, &MainWindow::showShortcuts);
 }
 
+std::vector<std::pair<QString, QString>> MainWindow::shortcuts() const
+{
+    // every entry of every menu, submenus included (File > Export's keys were missing)
+    std::vector<std::pair<QString, QString>> out;
+    std::function<void(const QMenu*)> walk = [&](const QMenu* m) {
+        for (QAction* a : m->actions()) {
+            if (a->menu()) walk(a->menu());
+            if (!a->shortcut().isEmpty())
+                out.emplace_back(a->shortcut().toString(QKeySequence::NativeText), a->text().remove(QLatin1Char('&')));
+        }
+    };
+    for (QAction* menu : menuBar()->actions())
+        if (menu->menu()) walk(menu->menu());
+    for (const auto& [key, what] :
+         {std::pair{tr("Wheel"), tr("zoom at the cursor")}, std::pair{tr("Drag"), tr("pan")},
+          std::pair{tr("Double click"), tr("expand or collapse a group")},
+          std::pair{tr("+ / -"), tr("expand down to the selected node / collapse its group")},
+          std::pair{tr("Click a stub"), tr("jump to the node it names (a menu when it names several)")},
+          std::pair{tr("Click the overview"), tr("move the view there")}})
+        out.emplace_back(key, what);
+    return out;
+}
+
+QString MainWindow::suggestedName(const QString& suffix) const
+{
+    // what is shown: "gpt2_tiny.joint_step3_remat.png", "simple.log_dynamo_output_graph_0_0.svg"
+    const auto g = view_->prepared();
+    if (!g) return QStringLiteral("fxlens") + suffix;
+    QString base = graphTitle(*g->source, g->artifactId);
+    for (const char* ext : {".code.py", ".py", ".txt", ".json"})
+        if (base.endsWith(QLatin1String(ext))) base.chop(static_cast<int>(strlen(ext)));
+    if (step_ > 0)
+        if (const auto st = currentStepState())
+            base += QStringLiteral("_step%1_%2").arg(step_).arg(QString::fromStdString(st->pass));
+    base.replace(QRegularExpression(QStringLiteral("[^A-Za-z0-9._-]+")), QStringLiteral("_"));
+    return base + suffix;
+}
+
+QString MainWindow::askSavePath(const QString& title, const QString& filter, const QString& name)
+{
+    // the folder the user saved in last
+    QSettings settings(QStringLiteral("fxlens"), QStringLiteral("fxlens"));
+    const QString dir = settings.value(QStringLiteral("dialogs/saveDir"), QDir::homePath()).toString();
+    const QString path = QFileDialog::getSaveFileName(this, title, QDir(dir).filePath(name), filter);
+    if (!path.isEmpty()) settings.setValue(QStringLiteral("dialogs/saveDir"), QFileInfo(path).absolutePath());
+    return path;
+}
+
 QString MainWindow::shortcutList() const
 {
     QString out;
-    for (QAction* menu : menuBar()->actions()) {
-        if (!menu->menu()) continue;
-        for (QAction* a : menu->menu()->actions())
-            if (!a->shortcut().isEmpty())
-                out += a->shortcut().toString(QKeySequence::NativeText) + QLatin1Char('\t')
-                    + a->text().remove(QLatin1Char('&')) + QLatin1Char('\n');
-    }
-    out += tr("Wheel\tzoom at the cursor\nDrag\tpan\nDouble click\texpand or collapse a group\n+ / -\texpand down to "
-              "the selected node / collapse its group\nClick a stub\tjump to the node it names (a menu when it names "
-              "several)\nClick the "
-              "overview\tmove the view there\n");
+    for (const auto& [key, what] : shortcuts()) out += key + QLatin1Char('\t') + what + QLatin1Char('\n');
     return out;
 }
 
 void MainWindow::showShortcuts()
 {
-    QMessageBox box(QMessageBox::Information, tr("Keyboard shortcuts"), shortcutList(), QMessageBox::Ok, this);
+    // a table: keys of any length line up with what they do
+    QString html = QStringLiteral("<table cellspacing=\"2\" cellpadding=\"2\">");
+    for (const auto& [key, what] : shortcuts())
+        html += QStringLiteral("<tr><td><b>%1</b></td><td>%2</td></tr>").arg(key.toHtmlEscaped(), what.toHtmlEscaped());
+    html += QStringLiteral("</table>");
+    QMessageBox box(QMessageBox::Information, tr("Keyboard shortcuts"), html, QMessageBox::Ok, this);
+    box.setTextFormat(Qt::RichText);
     box.exec();
 }
 

@@ -98,7 +98,7 @@ public:
     QString lastError() const { return lastError_; }
     // When set, errors are only recorded (tests), not shown in a modal box.
     void setQuietErrors(bool quiet) { quietErrors_ = quiet; }
-    QString shortcutList() const;
+    QString shortcutList() const;  // "KEY\tWHAT\n" per line, every menu and the mouse
 
     // Find (the find dock does the same): runs the query, shows the first result.
     int find(const QString& query);
@@ -280,6 +280,10 @@ private:
     void updateCrumbs(const QString& node);
     void showError(const QString& text);
     void showShortcuts();
+    // Save dialogs: a name for what is shown, in the folder the user saved in last.
+    QString suggestedName(const QString& suffix) const;
+    QString askSavePath(const QString& title, const QString& filter, const QString& name);
+    std::vector<std::pair<QString, QString>> shortcuts() const;
     void rememberRecent(const QString& path);
     void onStepAvailable(int index);
     QString historyHtml(const QString& node) const;

@@ -123,7 +123,7 @@ QString exportTimelineView(const TimelineModel& model, const Graph& graph, bool 
     const MemoryTimeline* t = model.current();
     if (!t) return QObject::tr("no memory timeline is shown");
     if (path.endsWith(QLatin1String(".csv"), Qt::CaseInsensitive))
-        return writeExport(path, QByteArray::fromStdString(timelineToCsv(*t, graph)), replace);
+        return writeExport(path, QByteArray::fromStdString(timelineToCsv(*t, graph, model.previous())), replace);
     return writeExport(path, pngBytes(renderTimelineImage(model, 1200, 320, 2.0, dark)), replace);
 }
 
