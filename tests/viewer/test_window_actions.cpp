@@ -477,6 +477,49 @@ class TestWindowActions : public QObject
 {
     Q_OBJECT
 
+    // Each action of the menus in `state`, fired from its menu or (byKey) by its key pressed on
+    // the window with the graph view focused; each checked by its ActionCheck.
+    void eachAction(const QString& state, bool byKey)
+    {
+        if (state == QLatin1String("log")) FXL_REQUIRE_CORPUS(fxltest::corpusPath("tlparse/simple.log"));
+        Session s;
+        setUp(s, state);
+        const auto checks = actionChecks();
+        for (const MenuAction& m : actionsToRun(s.w)) {
+            if (byKey && m.action->shortcut().isEmpty()) continue;
+            const auto it = checks.find(m.path);
+            QVERIFY2(it != checks.end(), qPrintable(QStringLiteral("no check for the action ") + m.path));
+            s.driver.clearAnswers();
+            s.driver.clearSeen();
+            if (it->second.prepare) it->second.prepare(s);
+            if (QTest::currentTestFailed()) QFAIL(qPrintable(QStringLiteral("preparing ") + m.path));
+            QVERIFY2(m.action->isEnabled(), qPrintable(m.path));
+            s.w.activateWindow();  // a dialog of the action before took it
+            QVERIFY(QTest::qWaitForWindowActive(&s.w));
+            int triggered = 0;
+            auto c = connect(m.action, &QAction::triggered, this, [&triggered] { ++triggered; });
+            if (byKey) {
+                s.w.graphView()->setFocus();  // as after a click on it
+                QCoreApplication::processEvents();
+                QTest::keySequence(s.w.graphView(), m.action->shortcut());
+            } else {
+                m.action->trigger();
+            }
+            disconnect(c);
+            QVERIFY2(s.w.waitIdle(), qPrintable(m.path));
+            QVERIFY2(triggered == 1,
+                     qPrintable(QStringLiteral("%1 (%2) triggered %3 times")
+                                    .arg(m.path, m.action->shortcut().toString())
+                                    .arg(triggered)));
+            it->second.check(s);
+            if (QTest::currentTestFailed())
+                QFAIL(
+                    qPrintable(QStringLiteral("%1 %2 in state %3; status: %4; dialogs: %5")
+                                   .arg(m.path, byKey ? QStringLiteral("by its key") : QStringLiteral("from its menu"),
+                                        state, s.w.statusText(), s.driver.seen().join('|'))));
+        }
+    }
+
 private slots:
     void initTestCase() { guitest::initWindowTests(); }
 
@@ -491,27 +534,7 @@ private slots:
     void everyMenuAction()
     {
         QFETCH(QString, state);
-        if (state == QLatin1String("log")) FXL_REQUIRE_CORPUS(fxltest::corpusPath("tlparse/simple.log"));
-        Session s;
-        setUp(s, state);
-        const auto checks = actionChecks();
-        for (const MenuAction& m : actionsToRun(s.w)) {
-            const auto it = checks.find(m.path);
-            QVERIFY2(it != checks.end(), qPrintable(QStringLiteral("no check for the action ") + m.path));
-            s.driver.clearAnswers();
-            s.driver.clearSeen();
-            if (it->second.prepare) it->second.prepare(s);
-            if (QTest::currentTestFailed()) QFAIL(qPrintable(QStringLiteral("preparing ") + m.path));
-            QVERIFY2(m.action->isEnabled(), qPrintable(m.path));
-            s.w.activateWindow();  // a dialog of the action before took it
-            QVERIFY(QTest::qWaitForWindowActive(&s.w));
-            m.action->trigger();
-            QVERIFY2(s.w.waitIdle(), qPrintable(m.path));
-            it->second.check(s);
-            if (QTest::currentTestFailed())
-                QFAIL(qPrintable(QStringLiteral("%1 in state %2; status: %3; dialogs: %4")
-                                     .arg(m.path, state, s.w.statusText(), s.driver.seen().join('|'))));
-        }
+        eachAction(state, false);
     }
 
     void everyShortcut_data() { everyMenuAction_data(); }
@@ -521,37 +544,7 @@ private slots:
     void everyShortcut()
     {
         QFETCH(QString, state);
-        if (state == QLatin1String("log")) FXL_REQUIRE_CORPUS(fxltest::corpusPath("tlparse/simple.log"));
-        Session s;
-        setUp(s, state);
-        const auto checks = actionChecks();
-        for (const MenuAction& m : actionsToRun(s.w)) {
-            if (m.action->shortcut().isEmpty()) continue;
-            const auto it = checks.find(m.path);
-            QVERIFY2(it != checks.end(), qPrintable(m.path));
-            s.driver.clearAnswers();
-            s.driver.clearSeen();
-            if (it->second.prepare) it->second.prepare(s);
-            int triggered = 0;
-            auto c = connect(m.action, &QAction::triggered, this, [&triggered] { ++triggered; });
-            // the window active again (a dialog of the action before took it), the graph view
-            // with the focus, as after a click on it
-            s.w.activateWindow();
-            QVERIFY(QTest::qWaitForWindowActive(&s.w));
-            s.w.graphView()->setFocus();
-            QCoreApplication::processEvents();
-            QTest::keySequence(s.w.graphView(), m.action->shortcut());
-            disconnect(c);
-            QVERIFY2(s.w.waitIdle(), qPrintable(m.path));
-            QVERIFY2(triggered == 1,
-                     qPrintable(QStringLiteral("%1 (%2) triggered %3 times")
-                                    .arg(m.path, m.action->shortcut().toString())
-                                    .arg(triggered)));
-            it->second.check(s);
-            if (QTest::currentTestFailed())
-                QFAIL(qPrintable(
-                    QStringLiteral("%1 by its key in state %2; status: %3").arg(m.path, state, s.w.statusText())));
-        }
+        eachAction(state, true);
     }
 
     // No key is bound twice in the window (Qt then runs neither and says "Ambiguous shortcut
@@ -596,6 +589,43 @@ private slots:
         QCOMPARE(s.w.sourceModel()->sourceCount(), before + 1);
         QVERIFY(s.w.graphView()->prepared()->source->path == QFileInfo(other).absoluteFilePath().toStdString()
                 || s.w.graphView()->prepared()->source->path == other.toStdString());
+    }
+
+    // Run plans first: a graph with two unknown operators is refused at once, both named, and
+    // nothing runs (the panel's Run, as a user presses it, in "run it alone").
+    void runRefusesWithEveryReason()
+    {
+        Session s;
+        setUp(s, QStringLiteral("nothing"));
+        const QString path = s.dir.filePath(QStringLiteral("unknown_ops.code.py"));
+        QFile f(path);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write("class GraphModule(torch.nn.Module):\n"
+                "    def forward(self, arg0_1: \"f32[4]\"):\n"
+                "        foo = torch.ops.mylib.foo.default(arg0_1)\n"
+                "        bar = torch.ops.mylib.bar.default(foo)\n"
+                "        add = torch.ops.aten.add.Tensor(bar, arg0_1)\n"
+                "        return (add,)\n");
+        f.close();
+        QVERIFY(s.w.openPath(path).isEmpty());
+        s.w.runPanel()->setAgainst(RunPanel::Against::Nothing);
+        auto* run = s.w.runPanel()->findChild<QPushButton*>(QStringLiteral("run"));
+        QVERIFY(run);
+        QDockWidget* runDock = dock(s.w, QStringLiteral("Run"));
+        runDock->show();
+        runDock->raise();
+        QVERIFY(run->isVisible());
+        QTest::mouseClick(run, Qt::LeftButton);
+        QVERIFY(s.w.waitIdle());
+        const auto o = s.w.runPanel()->outcome();
+        QVERIFY(o && !o->ok);
+        QVERIFY2(o->error.find("nothing was run") != std::string::npos
+                     && o->error.find("mylib.foo.default") != std::string::npos
+                     && o->error.find("mylib.bar.default") != std::string::npos,
+                 o->error.c_str());
+        QCOMPARE(o->subject.seconds, 0.0);
+        QVERIFY2(s.w.runPanel()->summaryText().contains(QLatin1String("mylib.bar.default")),
+                 qPrintable(s.w.runPanel()->summaryText()));
     }
 
     // Save dialogs suggest a name for what is shown and open in the folder saved in last.

@@ -12,6 +12,7 @@
 #include "runtime/eager_chunking.hpp"
 #include "runtime/executor.hpp"
 #include "runtime/kernel.hpp"
+#include "runtime/support_check.hpp"
 
 namespace fxl::viewer {
 
@@ -144,6 +145,20 @@ RunOutcome runRequest(const RunRequest& r, std::atomic<bool>* cancel,
     out.request = r;
     try {
         if (!r.subject) throw std::runtime_error("nothing to run");
+        // planned first: a graph that cannot run is refused at once with every reason, before
+        // any input is made or any node runs
+        std::string refused;
+        for (const auto& [g, label] :
+             {std::pair{r.subject.get(), &r.subjectLabel}, std::pair{r.reference.get(), &r.referenceLabel}}) {
+            if (!g) continue;
+            for (const MissingSupport& m : missingSupport(*g)) {
+                refused += (refused.empty() ? "" : "; ") + *label + ": " + m.reason + " ("
+                    + std::to_string(m.nodes.size()) + (m.nodes.size() == 1 ? " node: " : " nodes: ");
+                for (size_t k = 0; k < m.nodes.size() && k < 5; ++k) refused += (k ? ", " : "") + m.nodes[k];
+                refused += m.nodes.size() > 5 ? ", ...)" : ")";
+            }
+        }
+        if (!refused.empty()) throw std::runtime_error("cannot run, nothing was run: " + refused);
         const Graph& first = r.reference ? *r.reference : *r.subject;
         std::optional<SafeTensorsFile> sidecar;
         const Artifact* art = r.source ? r.source->find(r.artifactId) : nullptr;

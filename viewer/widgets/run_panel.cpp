@@ -49,6 +49,7 @@ RunPanel::RunPanel(QWidget* parent)
     seed_->setRange(0, 1 << 30);
     seed_->setPrefix(tr("seed "));
     run_ = new QPushButton(tr("Run"), this);
+    run_->setObjectName(QStringLiteral("run"));
     cancel_ = new QPushButton(tr("Cancel"), this);
     cancel_->setEnabled(false);
     progress_ = new QProgressBar(this);
