@@ -267,6 +267,16 @@ private slots:
             if (id == firstId) break;
             QVERIFY2(marks[size_t(id)] <= 1, b.node(id).name.c_str());  // bitwise, or not compared
         }
+        // the view's switch, as a user picks it: the diff's colours, then the run's again
+        const std::vector<uint8_t> runMarks = marks;
+        auto* colourBy = d->findChild<QComboBox*>(QStringLiteral("colourBy"));
+        QVERIFY(colourBy && colourBy->isEnabled());
+        colourBy->setCurrentIndex(0);
+        QVERIFY(!d->colouredByUlp());
+        QCOMPARE(d->viewB()->nodeMarks(), diffMarks(*d->diff(), b, true));
+        colourBy->setCurrentIndex(1);
+        QVERIFY(d->colouredByUlp());
+        QCOMPARE(d->viewB()->nodeMarks(), runMarks);
         if (first == QLatin1String("add_1")) {
             QVERIFY(d->selectB(first));
             QVERIFY(w.waitIdle());

@@ -4,6 +4,7 @@
 // that name each other's ends), identical sibling blocks are recognised (the 100k-node graph's
 // 640 forward blocks) and a block changed alone stands out, and `fxlens render`'s SVG holds
 // exactly the items and edges of the view.
+#include <QColor>
 #include <QFileInfo>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -12,6 +13,7 @@
 #include <QXmlStreamReader>
 #include <QtTest>
 
+#include <fstream>
 #include <map>
 #include <set>
 
@@ -97,6 +99,66 @@ class TestViewGraph : public QObject
     Q_OBJECT
 
 private slots:
+    // A fitted view that has room keeps its names readable: a chain of 32 nodes fitted into
+    // 700 pixels of height (a graph view at 1366 x 768) draws every node's title at least 7
+    // pixels high (it drew blank boxes below 45 % zoom); far smaller, no text at all.
+    void labelsStayReadableWhenFitted()
+    {
+        QCOMPARE(labelScale(1.0), 1.0);
+        QCOMPARE(labelScale(0.7), 1.0);
+        QVERIFY(labelScale(0.5) * 10 * 0.5 >= 7 - 1e-9);
+        QCOMPARE(labelScale(0.2), -1.0);
+        std::string text = "def forward(self, x: \"f32[8, 8]\"):\n    relu_0 = torch.ops.aten.relu.default(x)\n";
+        for (int k = 1; k < 32; ++k)
+            text += "    relu_" + std::to_string(k) + " = torch.ops.aten.relu.default(relu_" + std::to_string(k - 1)
+                + ")\n";
+        text += "    return (relu_31,)\n";
+        QTemporaryDir dir;
+        const std::string path = dir.filePath(QStringLiteral("chain.code.py")).toStdString();
+        std::ofstream(path) << text;
+        const auto g = load(path);
+        const GroupTree t(*g);
+        std::set<int> open;
+        expandTo(t, g->findByName("relu_16"), open);
+        const ViewGraph v = buildViewGraph(t, open);
+        const Layout l = layoutView(v, t);
+        const double fitted = std::min(1000 / l.width, 700 / l.height);
+        QVERIFY2(fitted < 0.45, "the chain is fitted below the old 45 % threshold");
+        const double scale = labelScale(fitted);
+        QVERIFY2(scale > 1, qPrintable(QString::number(fitted)));
+        DrawOptions opts;
+        opts.titleScale = scale;
+        SvgCanvas c;
+        drawScene(c, t, v, l, opts);
+        for (int k = 0; k < 32; ++k) {
+            const std::string name = "relu_" + std::to_string(k);
+            QVERIFY2(c.svg().find(">" + name + "<") != std::string::npos,
+                     c.svg().substr(c.svg().find("<g class=\"node\""), 1500).c_str());
+        }
+    }
+
+    // The run's ULP colours never share a hue with the diff's (added, removed, changed,
+    // rewired): a graph coloured by a run cannot be read as one coloured by a diff.
+    void markColoursNeverShareAHue()
+    {
+        auto hue = [](const Rgb& c) {
+            return QColor(c.r, c.g, c.b).hsvHueF() * 360;  // -1 for a grey
+        };
+        const auto diff = diffMarkColours(), ulp = ulpMarkColours();
+        for (size_t d = 1; d < diff.size(); ++d)
+            for (size_t u = 1; u < ulp.size(); ++u) {
+                const double a = hue(diff[d]), b = hue(ulp[u]);
+                QVERIFY(a >= 0 && b >= 0);
+                const double apart = std::min(std::abs(a - b), 360 - std::abs(a - b));
+                QVERIFY2(apart >= 30,
+                         qPrintable(QStringLiteral("%1 and %2: hues %3 and %4")
+                                        .arg(QString::fromLatin1(diffMarkName(static_cast<DiffMark>(d))),
+                                             QString::fromUtf8(ulpMarkName(static_cast<uint8_t>(u))))
+                                        .arg(a)
+                                        .arg(b)));
+            }
+    }
+
     // G1: a graph without a backward has no loss group (its last nodes are forward work).
     void forwardOnlyHasNoLoss_data()
     {

@@ -6,6 +6,7 @@
 // alive and consistent (FXLENS_WALK_SEED and FXLENS_WALK_EVENTS replay one walk; a failing
 // walk writes its events to the build directory's tests/random_walk_SEED.txt).
 #include <QAbstractButton>
+#include <QComboBox>
 #include <QDockWidget>
 #include <QFile>
 #include <QLineEdit>
@@ -13,6 +14,7 @@
 #include <QSettings>
 #include <QTabWidget>
 #include <QTableView>
+#include <QTableWidget>
 #include <QTemporaryDir>
 #include <QTreeView>
 #include <QWheelEvent>
@@ -31,6 +33,7 @@
 #include "viewer/widgets/diff_view.hpp"
 #include "viewer/widgets/graph_view.hpp"
 #include "viewer/widgets/main_window.hpp"
+#include "viewer/widgets/marks_panel.hpp"
 #include "viewer/widgets/pipeline_editor.hpp"
 #include "viewer/widgets/run_panel.hpp"
 #include "window_driver.hpp"
@@ -299,9 +302,24 @@ std::map<QString, ActionCheck> actionChecks()
             if (!text->isEmpty()) QVERIFY(s.w.graphView()->showNode(*text));
         },
         [text](Session& s) {
-            if (inWorkspace(s.w) && !text->isEmpty())
+            if (inWorkspace(s.w) && !text->isEmpty()) {
                 QVERIFY2(s.w.inspectorText().contains(QLatin1String("Bookmarked")), qPrintable(s.w.inspectorText()));
-            else if (!inWorkspace(s.w))
+                // listed in the Bookmarks and notes dock, and a double click there shows it
+                QTableWidget* t = s.w.marksPanel()->table();
+                QVERIFY(t->rowCount() > 0 && t->item(t->rowCount() - 1, 1)->text() == *text);
+                s.w.graphView()->showNode(QString::fromStdString(
+                    s.w.graphView()->graph()->node(s.w.graphView()->graph()->order().front()).name));
+                QVERIFY(s.w.waitIdle());
+                QDockWidget* d = dock(s.w, QStringLiteral("Bookmarks and notes"));
+                d->show();
+                d->raise();
+                QCoreApplication::processEvents();
+                const QModelIndex row = t->model()->index(t->rowCount() - 1, 1);
+                t->scrollTo(row);
+                guitest::userDoubleClick(t->viewport(), t->visualRect(row).center());
+                QVERIFY(s.w.waitIdle());
+                QCOMPARE(s.w.graphView()->selected(), *text);
+            } else if (!inWorkspace(s.w))
                 QVERIFY(s.w.statusText().contains(QLatin1String("workspace")));
         }};
     c[QStringLiteral("Navigate > Note on the node")] = {
@@ -408,8 +426,8 @@ std::map<QString, ActionCheck> actionChecks()
         {}, [](Session& s) {
             QCOMPARE(s.w.graphView()->dark(), QApplication::palette().color(QPalette::Window).lightness() < 128);
         }};
-    for (const char* title :
-         {"Sources", "Find", "Inspector", "Overview", "Legend", "Original text", "Passes", "Memory timeline", "Run"}) {
+    for (const char* title : {"Sources", "Find", "Inspector", "Overview", "Legend", "Bookmarks and notes",
+                              "Original text", "Passes", "Memory timeline", "Run"}) {
         const QString t = QString::fromLatin1(title);
         c[QStringLiteral("View > ") + t] = {
             [value, t](Session& s) {
@@ -626,6 +644,43 @@ private slots:
         QCOMPARE(o->subject.seconds, 0.0);
         QVERIFY2(s.w.runPanel()->summaryText().contains(QLatin1String("mylib.bar.default")),
                  qPrintable(s.w.runPanel()->summaryText()));
+    }
+
+    // The diff's options in the window, as in the CLI: fields typed into the ignore field are
+    // left out (two graphs that differ in their sizes alone show no change when val is
+    // ignored), an unknown field is said; the filter shows the nodes only rewired.
+    void diffOptions()
+    {
+        Session s;
+        setUp(s, QStringLiteral("nothing"));
+        const QString a = s.dir.filePath(QStringLiteral("a.code.py")), b = s.dir.filePath(QStringLiteral("b.code.py"));
+        for (const auto& [path, n] : {std::pair{a, 4}, std::pair{b, 8}}) {
+            QFile f(path);
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            f.write(QStringLiteral("class GraphModule(torch.nn.Module):\n"
+                                   "    def forward(self, x: \"f32[%1]\"):\n"
+                                   "        relu: \"f32[%1]\" = torch.ops.aten.relu.default(x)\n"
+                                   "        neg: \"f32[%1]\" = torch.ops.aten.neg.default(relu)\n"
+                                   "        return (neg,)\n")
+                        .arg(n)
+                        .toUtf8());
+        }
+        QVERIFY(s.w.openDiff(a, {}, b, {}).isEmpty());
+        DiffView* d = s.w.diffView();
+        QVERIFY(d->diff()->totalCounts().changed > 0);
+        auto* ignore = d->findChild<QLineEdit*>(QStringLiteral("ignoreFields"));
+        QVERIFY(ignore);
+        ignore->setFocus();
+        QTest::keyClicks(ignore, QStringLiteral("nosuch"));
+        QTest::keyClick(ignore, Qt::Key_Return);
+        QVERIFY2(d->syncStatus().contains(QLatin1String("no field named 'nosuch'")), qPrintable(d->syncStatus()));
+        ignore->selectAll();
+        QTest::keyClicks(ignore, QStringLiteral("val"));
+        QTest::keyClick(ignore, Qt::Key_Return);
+        QCOMPARE(d->diff()->totalCounts().changed, size_t(0));
+        QVERIFY2(d->countsText().contains(QLatin1String("0 changed")), qPrintable(d->countsText()));
+        auto* filter = d->findChild<QComboBox*>(QStringLiteral("changeFilter"));
+        QVERIFY(filter && filter->findText(QStringLiteral("rewired only")) >= 0);
     }
 
     // Save dialogs suggest a name for what is shown and open in the folder saved in last.

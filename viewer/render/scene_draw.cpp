@@ -73,7 +73,26 @@ std::string clip(const std::string& s, double width, double charWidth)
     return s.substr(0, fit > 1 ? fit - 1 : 0) + "…";
 }
 
+// A zoomed-out box's title alone, `opts.titleScale` times its size (at most three quarters of
+// the box's height), centred in the box's height; it may run one box width past the box's right
+// edge (dot leaves at least that much between the boxes of a rank only where the rank is
+// sparse, the usual case when zoomed out this far).
+void scaledTitle(Canvas& c, const Box& b, double left, const std::string& title, double size, Rgb colour,
+                 const DrawOptions& opts)
+{
+    const double s = std::min(size * opts.titleScale, 0.75 * b.h);
+    c.text(b.x + left, b.y + b.h / 2 + s * 0.35, clip(title, 2 * b.w - left - 4, 0.62 * s), s, colour, true);
+}
+
 }  // namespace
+
+double labelScale(double viewScale)
+{
+    constexpr double kBoxHeight = 38, kMinBoxPixels = 9, kMinTextPixels = 7, kTitleSize = 10;
+    if (viewScale * kBoxHeight < kMinBoxPixels) return -1;
+    if (viewScale >= 0.7) return 1;
+    return std::max(1.0, kMinTextPixels / (kTitleSize * viewScale));
+}
 
 const Theme& theme(bool dark) { return dark ? kDark : kLight; }
 
@@ -158,7 +177,9 @@ std::vector<uint8_t> ulpMarks(const Graph& g, const std::map<std::string, uint64
     return out;
 }
 
-std::vector<Rgb> ulpMarkColours() { return {{0, 0, 0}, {60, 170, 80}, {235, 200, 40}, {240, 130, 30}, {215, 35, 35}}; }
+// teal, lavender, magenta, plum: hues none of the diff's colours (blue, orange, green, red) has,
+// so a graph coloured by a run is never read as one coloured by a diff
+std::vector<Rgb> ulpMarkColours() { return {{0, 0, 0}, {0, 150, 160}, {150, 110, 230}, {200, 60, 200}, {105, 25, 95}}; }
 
 const char* ulpMarkName(uint8_t m)
 {
@@ -272,7 +293,9 @@ void drawItem(Canvas& c, const GroupTree& tree, const ViewGraph& v, const Layout
                sel || lit || mark ? 2.5 : 1.0, 3);
         drawMark(c, b, mark, opts);
         c.rect({b.x, b.y, 5, b.h}, opClassColour(it.opClass), opClassColour(it.opClass), 0, 0);
-        if (opts.labels) {
+        if (opts.labels && opts.titleScale > 1) {
+            scaledTitle(c, b, 9, it.title, 10, th.text, opts);
+        } else if (opts.labels) {
             c.text(b.x + 9, b.y + 14, clip(it.title, b.w - 12, 6.2), 10, th.text, true);
             c.text(b.x + 9, b.y + 27, clip(it.subtitle, b.w - 12, 5.0), 8, th.subText);
         }
@@ -294,7 +317,9 @@ void drawItem(Canvas& c, const GroupTree& tree, const ViewGraph& v, const Layout
                                                             : th.border,
                g.differs || lit || mark ? 2.5 : 1.5, 4);
         drawMark(c, b, mark, opts);
-        if (opts.labels) {
+        if (opts.labels && opts.titleScale > 1) {
+            scaledTitle(c, b, 8, it.title, 10, th.text, opts);
+        } else if (opts.labels) {
             c.text(b.x + 8, b.y + 17, clip(it.title, b.w - 16, 6.2), 10, th.text, true);
             c.text(b.x + 8, b.y + 32, clip(it.subtitle, b.w - 16, 5.0), 8, g.differs ? th.differs : th.subText);
         }
@@ -304,7 +329,10 @@ void drawItem(Canvas& c, const GroupTree& tree, const ViewGraph& v, const Layout
     case ItemKind::Stub: {
         c.beginItem(it.incoming ? "stub-in" : "stub-out", it.title);
         c.rect(b, th.stubFill, th.border, 1.0, 9, true);
-        if (opts.labels) c.text(b.x + 7, b.y + 14, clip(it.title, b.w - 10, 5.6), 9, th.subText);
+        if (opts.labels && opts.titleScale > 1)
+            scaledTitle(c, b, 7, it.title, 9, th.subText, opts);
+        else if (opts.labels)
+            c.text(b.x + 7, b.y + 14, clip(it.title, b.w - 10, 5.6), 9, th.subText);
         c.endItem();
         break;
     }

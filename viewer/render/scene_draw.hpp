@@ -53,6 +53,9 @@ struct DrawOptions
 {
     std::string selected;  // node name drawn selected
     bool labels = true;  // titles and subtitles (level of detail)
+    // Above 1: the view is zoomed out, and boxes show their titles alone, this many times their
+    // size, so that a fitted view that has room keeps its names readable (labelScale()).
+    double titleScale = 1;
     bool dark = false;  // theme
     // Traced nodes (upstream / downstream cones): by NodeId, and the groups holding one.
     std::vector<char> highlightNodes, highlightGroups;
@@ -62,6 +65,11 @@ struct DrawOptions
     std::vector<uint8_t> nodeMarks, groupMarks;
     std::vector<Rgb> markColours;
 };
+
+// How labels are drawn at a view scale (screen pixels per drawing unit): -1 none (a box is
+// under 9 pixels high on screen), 1 titles and subtitles as drawn (from 0.7 up), else titles
+// alone at this scale, so that they are at least 7 pixels high on screen.
+double labelScale(double viewScale);
 
 // Fills opts.highlightNodes / highlightGroups for these nodes (empty: no highlight).
 void setHighlights(const GroupTree& tree, const std::vector<NodeId>& nodes, DrawOptions& opts);
@@ -87,7 +95,7 @@ const char* diffMarkName(DiffMark m);
 // equal, 2 up to 4 ULP, 3 up to 1024 ULP, 4 more (or a shape / dtype mismatch); nodes not
 // compared are unmarked. ulpMarkColours() and ulpMarkName() ("bitwise", "≤ 4 ULP", ...).
 std::vector<uint8_t> ulpMarks(const Graph& g, const std::map<std::string, uint64_t>& ulpByName);
-std::vector<Rgb> ulpMarkColours();
+std::vector<Rgb> ulpMarkColours();  // no hue within 30 degrees of a diffMarkColours() hue
 const char* ulpMarkName(uint8_t m);
 
 // The legend of the diff marks (one line), top-left at (x, y); returns its size.

@@ -4,6 +4,7 @@
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
+#include <QLineEdit>
 #include <QPlainTextEdit>
 #include <QSortFilterProxyModel>
 #include <QSplitter>
@@ -87,16 +88,35 @@ DiffView::DiffView(QWidget* parent)
     changeTable_->setSelectionMode(QAbstractItemView::SingleSelection);
     changeTable_->horizontalHeader()->setStretchLastSection(true);
     changeTable_->verticalHeader()->hide();
+    // the change list's filter, as `fxlens diff` filters: a class, or the nodes only rewired
+    // (their inputs come from another producer, nothing else changed)
     auto* filter = new QComboBox(this);
-    filter->addItems({tr("all changes"), tr("added"), tr("removed"), tr("changed")});
+    filter->setObjectName(QStringLiteral("changeFilter"));
+    filter->addItems({tr("all changes"), tr("added"), tr("removed"), tr("changed"), tr("rewired only")});
     connect(filter, &QComboBox::currentIndexChanged, this, [this](int i) {
         static const char* const names[] = {"", "added", "removed", "changed"};
+        if (i == 4) {
+            changesProxy_->setFilterKeyColumn(ChangeListModel::FieldsColumn);
+            changesProxy_->setFilterRegularExpression(QStringLiteral("^inputs$"));
+            return;
+        }
+        changesProxy_->setFilterKeyColumn(ChangeListModel::ChangeColumn);
         changesProxy_->setFilterFixedString(QString::fromLatin1(names[i]));
     });
+    // fields left out of the comparison, as `fxlens diff --ignore` (a two-rank diff differs by
+    // device alone): the diff is made again without them
+    ignore_ = new QLineEdit(this);
+    ignore_->setObjectName(QStringLiteral("ignoreFields"));
+    ignore_->setPlaceholderText(tr("ignore fields, e.g. device,val"));
+    ignore_->setToolTip(tr("Fields left out of the comparison, comma separated: op, target, args, kwargs, inputs, "
+                           "val, device, val_known, module_path, source, recompute, ac_graph_id, custom, phase, "
+                           "autograd_backward, desc, chunk, default, subgraph"));
+    connect(ignore_, &QLineEdit::editingFinished, this, [this] { setIgnoredFields(ignore_->text()); });
     auto* changesPage = new QWidget(this);
     auto* lc = new QVBoxLayout(changesPage);
     lc->setContentsMargins(0, 0, 0, 0);
     lc->addWidget(filter);
+    lc->addWidget(ignore_);
     lc->addWidget(changeTable_, 1);
     text_ = new QPlainTextEdit(this);
     text_->setReadOnly(true);
@@ -118,10 +138,19 @@ DiffView::DiffView(QWidget* parent)
     vsplit->setStretchFactor(1, 1);
     vsplit->setChildrenCollapsible(true);
 
+    // the switch between the diff's colours and the last run's (enabled once a run coloured it)
+    colourBy_ = new QComboBox(this);
+    colourBy_->addItems({tr("colour by change"), tr("colour by the run's ULP")});
+    colourBy_->setObjectName(QStringLiteral("colourBy"));
+    colourBy_->setEnabled(false);
+    connect(colourBy_, &QComboBox::currentIndexChanged, this, [this](int i) {
+        if ((i == 1) != byUlp_) setColouredByUlp(i == 1);
+    });
     auto* top = new QHBoxLayout;
     top->addWidget(counts_);
     top->addStretch(1);
     top->addWidget(legend_);
+    top->addWidget(colourBy_);
     auto* l = new QVBoxLayout(this);
     l->setContentsMargins(2, 2, 2, 2);
     l->addLayout(top);
@@ -148,6 +177,12 @@ void DiffView::setGraphs(std::shared_ptr<const PreparedGraph> a, std::shared_ptr
                          std::shared_ptr<const GraphDiff> diff, const QString& labelA, const QString& labelB,
                          bool keepView)
 {
+    if (a && b && !ignored_.empty()) {
+        // the fields the user left out stay left out for the next graphs
+        DiffOptions o;
+        o.ignoreFields = ignored_;
+        diff = std::make_shared<GraphDiff>(diffGraphs(*a->graph, *b->graph, o));
+    }
     if (!diff && a && b) diff = std::make_shared<GraphDiff>(diffGraphs(*a->graph, *b->graph));
     ga_ = std::move(a);
     gb_ = std::move(b);
@@ -163,6 +198,8 @@ void DiffView::setGraphs(std::shared_ptr<const PreparedGraph> a, std::shared_ptr
     byUlp_ = false;
     ulpA_.clear();
     ulpB_.clear();
+    colourBy_->setCurrentIndex(0);
+    colourBy_->setEnabled(false);
     legend_->setText(legendHtml(false));
     updateMarks();
     labelA_->setText(QStringLiteral("<b>%1</b>").arg(labelA.toHtmlEscaped()));
@@ -205,21 +242,59 @@ void DiffView::setUlp(std::map<std::string, uint64_t> a, std::map<std::string, u
 {
     ulpA_ = std::move(a);
     ulpB_ = std::move(b);
-    byUlp_ = true;
-    legend_->setText(legendHtml(true));
-    updateMarks(true);
+    colourBy_->setEnabled(true);
+    setColouredByUlp(true);
 }
 
 void DiffView::clearUlp()
 {
-    byUlp_ = false;
     ulpA_.clear();
     ulpB_.clear();
-    legend_->setText(legendHtml(false));
+    setColouredByUlp(false);
+    colourBy_->setEnabled(false);
+}
+
+void DiffView::setColouredByUlp(bool on)
+{
+    on = on && (!ulpA_.empty() || !ulpB_.empty());
+    byUlp_ = on;
+    if (colourBy_->currentIndex() != (on ? 1 : 0)) colourBy_->setCurrentIndex(on ? 1 : 0);
+    legend_->setText(legendHtml(on));
     updateMarks(true);
 }
 
 QString DiffView::syncStatus() const { return status_->text(); }
+
+bool DiffView::setIgnoredFields(const QString& fields)
+{
+    std::set<std::string> ignore;
+    for (const QString& f : fields.split(QLatin1Char(','), Qt::SkipEmptyParts))
+        ignore.insert(f.trimmed().toStdString());
+    if (ignore_->text() != fields) ignore_->setText(fields);
+    if (ignore == ignored_) return true;
+    static const std::set<std::string> known = {
+        "op",        "target",      "args",      "kwargs",      "inputs",
+        "val",       "device",      "val_known", "module_path", "source",
+        "recompute", "ac_graph_id", "custom",    "phase",       "autograd_backward",
+        "desc",      "chunk",       "default",   "subgraph"};
+    for (const std::string& f : ignore)
+        if (!known.count(f)) {
+            status_->setText(tr("no field named '%1' to ignore").arg(QString::fromStdString(f)));
+            return false;
+        }
+    ignored_ = ignore;
+    if (!ga_ || !gb_) return true;
+    DiffOptions o;
+    o.ignoreFields = ignored_;
+    diff_ = std::make_shared<GraphDiff>(diffGraphs(*ga_->graph, *gb_->graph, o));
+    changes_->setDiff(diff_.get());
+    counts_->setText(countsText());
+    textMade_ = false;
+    if (tabs_->currentIndex() == 1) textDiff();
+    updateMarks(true);
+    status_->setText(ignored_.empty() ? QString() : tr("ignoring %1").arg(fields));
+    return true;
+}
 
 bool DiffView::selectA(const QString& name) { return a_->showNode(name); }
 

@@ -21,7 +21,9 @@
 #include "core/analysis/graph_diff.hpp"
 #include "viewer/jobs/view_jobs.hpp"
 
+class QComboBox;
 class QLabel;
+class QLineEdit;
 class QPlainTextEdit;
 class QSortFilterProxyModel;
 class QTabWidget;
@@ -69,6 +71,13 @@ public:
     void setUlp(std::map<std::string, uint64_t> a, std::map<std::string, uint64_t> b);
     void clearUlp();
     bool colouredByUlp() const { return byUlp_; }
+    // The switch of the view (its "colour by" box): the diff's marks, or the last run's ULP
+    // marks (only while a run coloured it).
+    void setColouredByUlp(bool on);
+    // Fields left out of the comparison ("device,val", as `fxlens diff --ignore`): the diff is
+    // made again without them (kept for the next graphs shown). False (and the status says
+    // which) for a field the diff does not know.
+    bool setIgnoredFields(const QString& fields);
     void setSyncViewport(bool on) { syncViewport_ = on; }
 
 signals:
@@ -95,7 +104,10 @@ private:
     std::set<std::string> lastKeys_[2];
     bool byUlp_ = false;
     std::map<std::string, uint64_t> ulpA_, ulpB_;
-    QLabel* legend_ = nullptr;  // the open groups of each side at its last layout
+    QLabel* legend_ = nullptr;
+    QComboBox* colourBy_ = nullptr;
+    QLineEdit* ignore_ = nullptr;
+    std::set<std::string> ignored_;  // the open groups of each side at its last layout
 
     void onSelected(const QString& name, bool sideB);
     void syncViewportFrom(bool sideB);

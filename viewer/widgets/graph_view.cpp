@@ -70,7 +70,10 @@ public:
         const PreparedView* v = view_->shown();
         if (!v) return;
         DrawOptions opts = view_->drawOptions();
-        opts.labels = option->levelOfDetailFromTransform(p->worldTransform()) >= 0.45;  // level of detail
+        // level of detail: zoomed out, titles alone, larger, while the boxes have room for them
+        const double scale = labelScale(option->levelOfDetailFromTransform(p->worldTransform()));
+        opts.labels = scale > 0;
+        opts.titleScale = std::max(1.0, scale);
         p->setRenderHint(QPainter::Antialiasing);
         PainterCanvas c(*p);
         switch (kind_) {

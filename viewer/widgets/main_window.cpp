@@ -66,6 +66,7 @@
 #include "viewer/widgets/find_panel.hpp"
 #include "viewer/widgets/graph_view.hpp"
 #include "viewer/widgets/inspector_panel.hpp"
+#include "viewer/widgets/marks_panel.hpp"
 #include "viewer/widgets/node_navigator.hpp"
 #include "viewer/widgets/overview.hpp"
 #include "viewer/widgets/pipeline_editor.hpp"
@@ -288,6 +289,18 @@ MainWindow::MainWindow(QWidget* parent)
     inspectorDock->setWidget(inspector_);
     addDockWidget(Qt::RightDockWidgetArea, inspectorDock);
 
+    // bookmarks and notes of the workspace
+    marks_ = new MarksPanel(this);
+    auto* marksDock = new QDockWidget(tr("Bookmarks and notes"), this);
+    marksDock->setObjectName(QStringLiteral("marks"));
+    marksDock->setWidget(marks_);
+    addDockWidget(Qt::RightDockWidgetArea, marksDock);
+    connect(marks_, &MarksPanel::nodeRequested, this, [this](const QString& role, const QString& node) {
+        if (role.toStdString() != stepRole_) setStepRole(role);
+        tabs_->setCurrentIndex(0);
+        view_->showNode(node);
+    });
+
     // walking and tracing from the selected node
     nav_ = new NodeNavigator(view_, this);
     connect(nav_, &NodeNavigator::message, this, [this](const QString& m) { status_->setText(m); });
@@ -359,13 +372,15 @@ MainWindow::MainWindow(QWidget* parent)
     passesDock->raise();
     tabifyDockWidget(inspectorDock, overviewDock);
     tabifyDockWidget(overviewDock, legendDock);
+    tabifyDockWidget(legendDock, marksDock);
     inspectorDock->raise();
     tabifyDockWidget(textDock, timelineDock);
     tabifyDockWidget(timelineDock, runDock);
     timelineDock->raise();
     // the docks the menus show and toggle: members, because the menus' actions outlive this
     // constructor (a lambda holding a local array of them crashed Find and Check)
-    docks_ = {treeDock, findDock, inspectorDock, overviewDock, legendDock, textDock, passesDock, timelineDock, runDock};
+    docks_ = {treeDock,  findDock, inspectorDock, overviewDock, legendDock,
+              marksDock, textDock, passesDock,    timelineDock, runDock};
     passesDock_ = passesDock;
     runDock_ = runDock;
     sourcesDock_ = treeDock;
@@ -1107,6 +1122,7 @@ QString MainWindow::saveWorkspace(const QString& path, bool replace)
         if (!autosaveNow()) return tr("the workspace could not be written");
         setWindowTitle(tr("%1 - fxlens").arg(QFileInfo(path).fileName()));
         rememberRecent(path);
+        refreshMarks();
         return {};
     } catch (const InputError& e) {
         return QString::fromStdString(e.diagnostic().format());
@@ -1238,6 +1254,7 @@ QString MainWindow::openWorkspace(const QString& path)
     }
     wsMain_ = main ? main->id : 0;
     ws_ = std::move(ws);
+    refreshMarks();
     setWindowTitle(tr("%1 - fxlens").arg(QFileInfo(path).fileName()));
     rememberRecent(path);
     return {};
@@ -1383,6 +1400,7 @@ bool MainWindow::bookmarkSelected(const QString& label)
     if (!ws_ || !wsMain_ || view_->selected().isEmpty()) return false;
     ws_->addBookmark(wsMain_, stepRole_, view_->selected().toStdString(), label.toStdString());
     inspect(view_->selected());
+    refreshMarks();
     return true;
 }
 
@@ -1391,7 +1409,21 @@ bool MainWindow::noteOnSelected(const QString& text)
     if (!ws_ || !wsMain_ || view_->selected().isEmpty()) return false;
     ws_->setNote(wsMain_, stepRole_, view_->selected().toStdString(), text.toStdString());
     inspect(view_->selected());
+    refreshMarks();
     return true;
+}
+
+void MainWindow::refreshMarks()
+{
+    if (!ws_ || !wsMain_) {
+        marks_->setEntries({}, {}, ws_ != nullptr);
+        return;
+    }
+    try {
+        marks_->setEntries(ws_->bookmarks(wsMain_), ws_->notes(wsMain_), true);
+    } catch (const std::exception& e) {
+        status_->setText(tr("bookmarks and notes could not be read: %1").arg(QString::fromUtf8(e.what())));
+    }
 }
 
 QString MainWindow::runPipeline(const QString& spec, int timeoutMs)

@@ -43,6 +43,7 @@ class DiffView;
 class FindPanel;
 class GraphView;
 class InspectorPanel;
+class MarksPanel;
 class NodeNavigator;
 class SourcesPanel;
 class TextPanel;
@@ -131,6 +132,7 @@ public:
     TimelineModel* timelineModel() const { return timelineModel_; }
     QTabWidget* centralTabs() const { return tabs_; }
     RunPanel* runPanel() const { return run_; }
+    MarksPanel* marksPanel() const { return marks_; }
     // The run panel's Run: the step shown checked against the step before (against = 0), the
     // input graph (1), or run alone (2), with the panel's backend, inputs and seed; waits for
     // the outcome (null when it could not start: the message is in the panel). When the Diff
@@ -212,6 +214,7 @@ private:
     SourcesPanel* sourcesPanel_ = nullptr;
     FindPanel* find_ = nullptr;
     InspectorPanel* inspector_ = nullptr;
+    MarksPanel* marks_ = nullptr;
     TextPanel* text_ = nullptr;
     NodeNavigator* nav_ = nullptr;
     GraphView* view_ = nullptr;
@@ -292,6 +295,7 @@ private:
     // The run panel's result marked stale when it is no longer of what is shown (a check of
     // steps: the pair of snapshots it ran on, by content hash; two graphs: the Diff tab's).
     void refreshRunStaleness();
+    void refreshMarks();  // the Bookmarks and notes dock from the workspace
     std::string recordedRunStaleness(const RunRecord& rec) const;
     void showTwoGraphs(std::shared_ptr<const PreparedGraph> a, std::shared_ptr<const PreparedGraph> b,
                        std::shared_ptr<const GraphDiff> d);
