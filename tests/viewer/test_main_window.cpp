@@ -102,6 +102,10 @@ private slots:
         QVERIFY(v->view().itemOfNode(v->tree()->graph().findByName("addmm")) >= 0);
         const QString text = w.inspectorText();
         QVERIFY2(text.contains(QStringLiteral("aten.addmm.default")), qPrintable(text));
+        // the arguments named by the schema: addmm(self, mat1, mat2)
+        QVERIFY2(text.contains(QStringLiteral("self=")) && text.contains(QStringLiteral("mat1="))
+                     && text.contains(QStringLiteral("mat2=")),
+                 qPrintable(text));
         QVERIFY2(text.contains(QStringLiteral("blocks.0")), qPrintable(text));
         // the inspector links every argument to its producer and every user
         const Graph& g = v->tree()->graph();

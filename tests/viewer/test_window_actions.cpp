@@ -30,6 +30,7 @@
 #include "viewer/model/node_search.hpp"
 #include "viewer/model/pipeline_model.hpp"
 #include "viewer/model/source_tree_model.hpp"
+#include "viewer/model/timeline_model.hpp"
 #include "viewer/widgets/diff_view.hpp"
 #include "viewer/widgets/graph_view.hpp"
 #include "viewer/widgets/main_window.hpp"
@@ -668,6 +669,11 @@ private slots:
         QVERIFY(s.w.openDiff(a, {}, b, {}).isEmpty());
         DiffView* d = s.w.diffView();
         QVERIFY(d->diff()->totalCounts().changed > 0);
+        // the memory timeline follows: the right graph's over the left one's
+        QVERIFY(s.w.timelineModel()->hasPrevious());
+        QCOMPARE(s.w.timelineModel()->current()->peakBytes, computeMemoryTimeline(*d->viewB()->graph()).peakBytes);
+        QCOMPARE(s.w.timelineModel()->previous()->peakBytes, computeMemoryTimeline(*d->viewA()->graph()).peakBytes);
+        QVERIFY(s.w.timelineModel()->current()->peakBytes > s.w.timelineModel()->previous()->peakBytes);
         auto* ignore = d->findChild<QLineEdit*>(QStringLiteral("ignoreFields"));
         QVERIFY(ignore);
         ignore->setFocus();

@@ -6,6 +6,7 @@
 #include <QVBoxLayout>
 
 #include "core/formats/fx/fx_text_writer.hpp"
+#include "core/ops/op_registry.hpp"
 #include "viewer/model/view_graph.hpp"
 #include "viewer/widgets/graph_view.hpp"
 
@@ -60,14 +61,19 @@ void InspectorPanel::inspect(const GraphView& view, const QString& name, int tex
     auto text = [](const QString& s) { return s.toHtmlEscaped(); };
     row(tr("op"), text(qs(nodeOpName(n.op))));
     row(tr("target"), text(qs(n.target)));
-    // arguments: each printed as in the graph's text, node references as links to their producers
+    // arguments: each printed as in the graph's text, node references as links to their
+    // producers, named by the operator's schema where it has one ("mat1=mm")
+    const OpInfo* op = n.op == NodeOp::CallFunction ? OpRegistry::instance().find(n.target) : nullptr;
     QStringList args;
-    for (const Arg& a : n.args) {
+    for (size_t i = 0; i < n.args.size(); ++i) {
+        const Arg& a = n.args[i];
         QString s = text(qs(formatArgPython(a, *g)));
         a.forEachNode([&](NodeId p) {
             const QString pn = qs(g->node(p).name).toHtmlEscaped();
             s.replace(QRegularExpression(QStringLiteral("\\b%1\\b").arg(QRegularExpression::escape(pn))), link(p));
         });
+        if (op && !op->schema.varargs && i < op->schema.args.size() && !op->schema.args[i].name.empty())
+            s = text(qs(op->schema.args[i].name)) + QStringLiteral("=") + s;
         args << s;
     }
     for (const auto& [k, a] : n.kwargs) args << text(qs(k)) + QStringLiteral("=") + text(qs(formatArgPython(a, *g)));

@@ -1457,11 +1457,15 @@ QString MainWindow::diffGraphs(int sourceA, const QString& idA, int sourceB, con
     QThreadPool::globalInstance()->start([self, id, srcA, srcB, a, b] {
         std::shared_ptr<const PreparedGraph> ga, gb;
         std::shared_ptr<const GraphDiff> d;
+        TimelinePair t;
         QString error;
         try {
             ga = ViewJobs::prepareNow(srcA, a);
             gb = ViewJobs::prepareNow(srcB, b);
             d = std::make_shared<GraphDiff>(fxl::diffGraphs(*ga->graph, *gb->graph));
+            // the two memory timelines, laid over each other while the diff shows
+            t.a = std::make_shared<MemoryTimeline>(computeMemoryTimeline(*ga->graph));
+            t.b = std::make_shared<MemoryTimeline>(computeMemoryTimeline(*gb->graph));
         } catch (const InputError& e) {
             error = QString::fromStdString(e.diagnostic().format());
         } catch (const std::exception& e) {
@@ -1469,13 +1473,16 @@ QString MainWindow::diffGraphs(int sourceA, const QString& idA, int sourceB, con
         }
         QMetaObject::invokeMethod(
             self,
-            [self, id, ga, gb, d, error] {
+            [self, id, ga, gb, d, t, error] {
                 if (!self || self->diffJob_ != id) return;  // stale
                 self->diffJob_ = 0;
-                if (!error.isEmpty())
+                if (!error.isEmpty()) {
                     self->showError(error);
-                else
+                } else {
                     self->showTwoGraphs(ga, gb, d);
+                    self->timelineModel_->setTimelines(t.b, gb->graph, t.a, ga->graph, d);
+                    self->timeline_->update();
+                }
             },
             Qt::QueuedConnection);
     });

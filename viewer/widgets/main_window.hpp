@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "core/analysis/graph_diff.hpp"
+#include "core/analysis/memory_timeline.hpp"
 #include "core/formats/source.hpp"
 #include "viewer/jobs/view_jobs.hpp"
 #include "workspace/workspace.hpp"
@@ -297,6 +298,10 @@ private:
     void refreshRunStaleness();
     void refreshMarks();  // the Bookmarks and notes dock from the workspace
     std::string recordedRunStaleness(const RunRecord& rec) const;
+    struct TimelinePair
+    {
+        std::shared_ptr<const MemoryTimeline> a, b;
+    };
     void showTwoGraphs(std::shared_ptr<const PreparedGraph> a, std::shared_ptr<const PreparedGraph> b,
                        std::shared_ptr<const GraphDiff> d);
 };
