@@ -10,12 +10,14 @@
 #include <QDockWidget>
 #include <QFile>
 #include <QLineEdit>
+#include <QPlainTextEdit>
 #include <QPushButton>
 #include <QSettings>
 #include <QTabWidget>
 #include <QTableView>
 #include <QTableWidget>
 #include <QTemporaryDir>
+#include <QTextBlock>
 #include <QTreeView>
 #include <QWheelEvent>
 #include <QtTest>
@@ -37,6 +39,7 @@
 #include "viewer/widgets/marks_panel.hpp"
 #include "viewer/widgets/pipeline_editor.hpp"
 #include "viewer/widgets/run_panel.hpp"
+#include "viewer/widgets/text_panel.hpp"
 #include "window_driver.hpp"
 
 using namespace fxl;
@@ -687,6 +690,37 @@ private slots:
         QVERIFY2(d->countsText().contains(QLatin1String("0 changed")), qPrintable(d->countsText()));
         auto* filter = d->findChild<QComboBox*>(QStringLiteral("changeFilter"));
         QVERIFY(filter && filter->findText(QStringLiteral("rewired only")) >= 0);
+    }
+
+    // The Original text dock: the file's line numbers beside the text, and a click on a line
+    // that defines a node selects that node.
+    void originalTextClickSelects()
+    {
+        Session s;
+        setUp(s, QStringLiteral("graph"));
+        QDockWidget* d = dock(s.w, QStringLiteral("Original text"));
+        d->show();
+        d->raise();
+        QCoreApplication::processEvents();
+        QCOMPARE(TextPanel::nodeOfLine(QStringLiteral("        mm: \"f32[8, 16]\" = torch.ops.aten.mm.default(a, b)")),
+                 QStringLiteral("mm"));
+        QCOMPARE(TextPanel::nodeOfLine(QStringLiteral("    %mm : [num_users=1] = call_function[target=aten.mm]")),
+                 QStringLiteral("mm"));
+        QCOMPARE(TextPanel::nodeOfLine(QStringLiteral("        return (mm,)")), QString());
+        QPlainTextEdit* e = s.w.textPanel()->editor();
+        QTextBlock target;
+        for (QTextBlock b = e->document()->begin(); b.isValid(); b = b.next())
+            if (TextPanel::nodeOfLine(b.text()) == QLatin1String("gelu")) target = b;
+        QVERIFY(target.isValid());
+        QVERIFY(s.w.graphView()->selected() != QLatin1String("gelu"));
+        QTextCursor c(target);
+        const QRect r = e->cursorRect(c);
+        QTest::mouseClick(e->viewport(), Qt::LeftButton, Qt::NoModifier, QPoint(r.x() + 40, r.center().y()));
+        QVERIFY(s.w.waitIdle());
+        QCOMPARE(s.w.graphView()->selected(), QStringLiteral("gelu"));
+        QCOMPARE(s.w.originalLine(), s.w.textPanel()->firstFileLine() + target.blockNumber());
+        QVERIFY(e->viewport()->geometry().left() > 10);  // the line numbers' margin
+        guitest::saveShot(*s.w.textPanel(), "window_text_panel.png");
     }
 
     // Save dialogs suggest a name for what is shown and open in the folder saved in last.

@@ -320,6 +320,7 @@ MainWindow::MainWindow(QWidget* parent)
 
     // original text
     text_ = new TextPanel(this);
+    connect(text_, &TextPanel::nodeClicked, view_, &GraphView::showNode);
     auto* textDock = new QDockWidget(tr("Original text"), this);
     textDock->setObjectName(QStringLiteral("text"));
     textDock->setWidget(text_);

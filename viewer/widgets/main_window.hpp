@@ -82,6 +82,7 @@ public:
     bool waitIdle(int timeoutMs = 60000);
 
     GraphView* graphView() const { return view_; }
+    TextPanel* textPanel() const { return text_; }
     SourceTreeModel* sourceModel() const { return model_; }
     QTreeView* sourceView() const;
     QToolButton* cancelButton() const { return cancel_; }

@@ -2,7 +2,9 @@
 
 #include <QFileInfo>
 #include <QLabel>
+#include <QPainter>
 #include <QPlainTextEdit>
+#include <QRegularExpression>
 #include <QTextBlock>
 #include <QVBoxLayout>
 
@@ -11,6 +13,97 @@
 
 namespace fxl::viewer {
 
+namespace {
+
+// The editor with the file's line numbers in a margin at its left.
+class NumberedText : public QPlainTextEdit
+{
+public:
+    NumberedText(const TextPanel* panel, QWidget* parent)
+        : QPlainTextEdit(parent)
+        , panel_(panel)
+        , margin_(new Margin(this))
+    {
+        connect(this, &QPlainTextEdit::blockCountChanged, this, [this] { updateWidth(); });
+        connect(this, &QPlainTextEdit::updateRequest, this, [this](const QRect& r, int dy) {
+            if (dy)
+                margin_->scroll(0, dy);
+            else
+                margin_->update(0, r.y(), margin_->width(), r.height());
+        });
+        updateWidth();
+    }
+
+    int marginWidth() const
+    {
+        const int last = panel_->firstFileLine() + std::max(1, blockCount());
+        return 10 + fontMetrics().horizontalAdvance(QLatin1Char('9')) * static_cast<int>(QString::number(last).size());
+    }
+
+    void paintMargin(QPaintEvent* e)
+    {
+        QPainter p(margin_);
+        p.fillRect(e->rect(), palette().color(QPalette::AlternateBase));
+        p.setPen(palette().color(QPalette::PlaceholderText));
+        QTextBlock block = firstVisibleBlock();
+        int top = qRound(blockBoundingGeometry(block).translated(contentOffset()).top());
+        const int first = panel_->firstFileLine();
+        while (block.isValid() && top <= e->rect().bottom()) {
+            const int bottom = top + qRound(blockBoundingRect(block).height());
+            if (block.isVisible() && bottom >= e->rect().top())
+                p.drawText(0, top, margin_->width() - 5, fontMetrics().height(), Qt::AlignRight,
+                           QString::number(first + block.blockNumber()));
+            block = block.next();
+            top = bottom;
+        }
+    }
+
+protected:
+    void resizeEvent(QResizeEvent* e) override
+    {
+        QPlainTextEdit::resizeEvent(e);
+        const QRect r = contentsRect();
+        margin_->setGeometry(QRect(r.left(), r.top(), marginWidth(), r.height()));
+    }
+
+private:
+    class Margin : public QWidget
+    {
+    public:
+        explicit Margin(NumberedText* text)
+            : QWidget(text)
+            , text_(text)
+        { }
+        QSize sizeHint() const override { return {text_->marginWidth(), 0}; }
+
+    protected:
+        void paintEvent(QPaintEvent* e) override { text_->paintMargin(e); }
+
+    private:
+        NumberedText* text_;
+    };
+    const TextPanel* panel_;
+    Margin* margin_;
+
+    void updateWidth() { setViewportMargins(marginWidth(), 0, 0, 0); }
+};
+
+}  // namespace
+
+QString TextPanel::nodeOfLine(const QString& line)
+{
+    // `name: "f32[4]" = ...` or `name = ...` (FX code), `%name : [...] = ...` (a graph listing)
+    static const QRegularExpression code(QStringLiteral("^\\s*([A-Za-z_][A-Za-z0-9_]*)\\s*(:\\s*\"[^\"]*\"\\s*)?="));
+    static const QRegularExpression listing(QStringLiteral("^\\s*%([A-Za-z_][A-Za-z0-9_]*)\\s*:"));
+    for (const auto* re : {&listing, &code}) {
+        const auto m = re->match(line);
+        if (m.hasMatch()) return m.captured(1);
+    }
+    return {};
+}
+
+int TextPanel::firstFileLine() const { return payloadFirstLine_ + std::max(0, excerptFrom_); }
+
 TextPanel::TextPanel(QWidget* parent)
     : QWidget(parent)
 {
@@ -18,12 +111,18 @@ TextPanel::TextPanel(QWidget* parent)
     layout->setContentsMargins(0, 0, 0, 0);
     label_ = new QLabel(this);
     label_->setContentsMargins(6, 2, 6, 2);
-    text_ = new QPlainTextEdit(this);
+    text_ = new NumberedText(this, this);
     text_->setReadOnly(true);
     text_->setLineWrapMode(QPlainTextEdit::NoWrap);
     text_->setFont(QFont(QStringLiteral("DejaVu Sans Mono"), 9));
     layout->addWidget(label_);
     layout->addWidget(text_, 1);
+    // a click on a line that defines a node selects it
+    connect(text_, &QPlainTextEdit::cursorPositionChanged, this, [this] {
+        if (settingText_) return;
+        const QString node = nodeOfLine(text_->textCursor().block().text());
+        if (!node.isEmpty()) emit nodeClicked(node);
+    });
 }
 
 void TextPanel::setGraph(std::shared_ptr<const PreparedGraph> g, bool dark)
@@ -75,7 +174,9 @@ void TextPanel::showNode(const QString& node, bool dark)
             end = end == std::string::npos ? text.size() : end + 1;
             ++count;
         }
+        settingText_ = true;
         text_->setPlainText(QString::fromUtf8(text.data() + pos, static_cast<qsizetype>(end - pos)));
+        settingText_ = false;
         excerptFrom_ = from;
         const Artifact* a = g->source->find(g->artifactId);
         label_->setText(tr("%1, lines %2-%3%4")
@@ -93,7 +194,9 @@ void TextPanel::showNode(const QString& node, bool dark)
     if (line > 0) {
         const QTextBlock block = text_->document()->findBlockByNumber(at - excerptFrom_);
         QTextCursor c(block);
+        settingText_ = true;
         text_->setTextCursor(c);
+        settingText_ = false;
         text_->centerCursor();
         QTextEdit::ExtraSelection mark;
         mark.cursor = c;
