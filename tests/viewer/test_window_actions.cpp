@@ -723,6 +723,59 @@ private slots:
         guitest::saveShot(*s.w.textPanel(), "window_text_panel.png");
     }
 
+    // A reopened workspace makes its last check again only while it is of the same steps: the
+    // graph unchanged, the check comes back current; the graph edited on disk since (the
+    // steps are made from the new text), the panel says the workspace's check is stale and
+    // nothing claims it.
+    void staleCheckInAReopenedWorkspace()
+    {
+        QTemporaryDir dir;
+        const QString graph = dir.filePath(QStringLiteral("mlp.joint.code.py"));
+        QVERIFY(QFile::copy(data("pytorch/mlp_gelu.joint.code.py"), graph));
+        QVERIFY(QFile::copy(data("pytorch/mlp_gelu.inputs.safetensors"),
+                            dir.filePath(QStringLiteral("mlp.inputs.safetensors"))));
+        const QString ws = dir.filePath(QStringLiteral("mlp.fxlens"));
+        {
+            Session s;
+            setUp(s, QStringLiteral("nothing"));
+            QVERIFY(s.w.openPath(graph).isEmpty());
+            QVERIFY(s.w.runPipeline(QStringLiteral("remove_detach,dce")).isEmpty());
+            QVERIFY(s.w.showStep(2));
+            const auto o = s.w.runCheck(1);  // against the input
+            QVERIFY(o && o->ok && o->bitwise());
+            QVERIFY(s.w.saveWorkspace(ws).isEmpty());
+            s.w.close();
+        }
+        {
+            Session s;
+            setUp(s, QStringLiteral("nothing"));
+            QVERIFY2(s.w.openWorkspace(ws).isEmpty(), qPrintable(s.w.lastError()));
+            const auto o = s.w.runPanel()->outcome();
+            QVERIFY(o && o->ok && o->bitwise() && o->request.stepIndex == 2);
+            QVERIFY(!s.w.runPanel()->stale());
+            s.w.close();
+        }
+        QString text = QString::fromUtf8(fxltest::readFile(graph));
+        QVERIFY(text.contains(QLatin1String("aten.gelu.default(mm)")));
+        text.replace(QLatin1String("aten.gelu.default(mm)"), QLatin1String("aten.relu.default(mm)"));
+        QFile f(graph);
+        QVERIFY(f.open(QIODevice::WriteOnly | QIODevice::Truncate));
+        f.write(text.toUtf8());
+        f.close();
+        {
+            Session s;
+            setUp(s, QStringLiteral("nothing"));
+            QVERIFY2(s.w.openWorkspace(ws).isEmpty(), qPrintable(s.w.lastError()));
+            QVERIFY2(s.w.workspaceNotice().contains(QLatin1String("changed on disk")),
+                     qPrintable(s.w.workspaceNotice()));
+            QVERIFY(!s.w.runPanel()->outcome());  // not made again
+            QVERIFY(s.w.runPanel()->stale());
+            QVERIFY2(
+                s.w.runPanel()->staleText().contains(QLatin1String("the workspace's last check (step 2) is stale")),
+                qPrintable(s.w.runPanel()->staleText()));
+        }
+    }
+
     // Save dialogs suggest a name for what is shown and open in the folder saved in last.
     void saveDialogsSuggestAndRemember()
     {
