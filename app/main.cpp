@@ -26,6 +26,10 @@ int main(int argc, char** argv)
     if (files && (display || !args.empty())) {  // `fxlens` alone without a display: the help
         return fxl::viewer::runMainWindow(argc, argv, args);
     }
+    if (args.empty())
+        std::cerr << "fxlens: no display: the window, with the bundled example ("
+                  << fxl::viewer::bundledExamplesDir().toStdString()
+                  << "/gpt2_tiny.joint.code.py), cannot open; the verbs below work headless.\n";
 #endif
     fxl::cli::Io io{std::cout, std::cerr};
     const int rc = fxl::cli::runCli(args, io);

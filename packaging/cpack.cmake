@@ -1,6 +1,8 @@
 # .deb package: `cmake --build build --target package`
 install(FILES ${CMAKE_SOURCE_DIR}/packaging/fxlens.desktop DESTINATION share/applications)
 install(FILES ${CMAKE_SOURCE_DIR}/packaging/io.github.fxlens.metainfo.xml DESTINATION share/metainfo)
+# the bundled example the window opens when `fxlens` runs alone (found beside bin/fxlens)
+install(DIRECTORY ${CMAKE_SOURCE_DIR}/resources/examples/ DESTINATION share/fxlens/examples)
 set(CPACK_GENERATOR "DEB")
 set(CPACK_PACKAGE_NAME "fxlens")
 set(CPACK_PACKAGE_VERSION ${PROJECT_VERSION})

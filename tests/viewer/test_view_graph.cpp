@@ -137,6 +137,39 @@ private slots:
         }
     }
 
+    // The legend explains every colour and mark on screen, and a traced cone fades the rest.
+    void legendAndTracedCone()
+    {
+        SvgCanvas legend;
+        legend.begin(legendSize().w, legendSize().h, {255, 255, 255});
+        drawLegend(legend, 0, 0, false);
+        legend.end();
+        for (const char* what : {"selected", "traced cone", "added", "removed", "changed", "rewired", "bitwise",
+                                 "1024 ULP", "forward", "backward"})
+            QVERIFY2(legend.svg().find(what) != std::string::npos, what);
+        const auto path = fxltest::testDataPath("pytorch/mlp_gelu.joint.code.py");
+        const auto g = load(path.string());
+        const GroupTree t(*g);
+        std::set<int> open;
+        expandTo(t, g->findByName("gelu"), open);
+        const ViewGraph v = buildViewGraph(t, open);
+        const Layout l = layoutView(v, t);
+        DrawOptions plain, traced;
+        setHighlights(t, {g->findByName("gelu")}, traced);
+        SvgCanvas a, b;
+        drawScene(a, t, v, l, plain);
+        drawScene(b, t, v, l, traced);
+        // mm (forward, not traced) keeps its fill in the plain view and fades in the traced one
+        auto fillOf = [](const std::string& svg, const std::string& node) {
+            const size_t at = svg.find("data-id=\"" + node + "\"");
+            const size_t fill = svg.find("fill=\"", at);
+            return at == std::string::npos ? std::string() : svg.substr(fill + 6, 7);
+        };
+        QVERIFY(!fillOf(a.svg(), "mm").empty());
+        QVERIFY2(fillOf(a.svg(), "mm") != fillOf(b.svg(), "mm"), fillOf(b.svg(), "mm").c_str());
+        QCOMPARE(fillOf(a.svg(), "gelu"), fillOf(b.svg(), "gelu"));  // in the cone: as it was
+    }
+
     // The run's ULP colours never share a hue with the diff's (added, removed, changed,
     // rewired): a graph coloured by a run cannot be read as one coloured by a diff.
     void markColoursNeverShareAHue()

@@ -450,6 +450,14 @@ std::map<QString, ActionCheck> actionChecks()
                                                                       && x.contains(QLatin1String("Ctrl+Shift+E")));
                                                           QVERIFY2(shown, qPrintable(s.driver.seen().join('|')));
                                                       }};
+    // the user's copy of the example made again from the bundled files
+    c[QStringLiteral("Help > Restore the bundled example")] = {
+        {}, [](Session& s) {
+            QVERIFY(s.w.waitIdle());
+            QCOMPARE(s.w.workspacePath(), exampleCopyDir() + QStringLiteral("/gpt2_tiny.fxlens"));
+            QCOMPARE(s.w.currentStep(), 3);
+            QVERIFY(QString::fromStdString(s.w.graphView()->prepared()->source->path).startsWith(exampleCopyDir()));
+        }};
     c[QStringLiteral("File > Quit")] = {{}, [](Session& s) { QTRY_VERIFY(!s.w.isVisible()); }};
     return c;
 }
@@ -962,7 +970,10 @@ private slots:
             s.driver.clearAnswers();
             if (kind < 30) {
                 const MenuAction& m = actions[pick(actions.size())];
-                if (m.path == QLatin1String("File > Quit")) continue;
+                // Quit ends the walk; restoring the example runs its pipeline and check (every
+                // state tests it)
+                if (m.path == QLatin1String("File > Quit") || m.path.startsWith(QLatin1String("Help > Restore")))
+                    continue;
                 if (m.path == QLatin1String("File > Open")) s.driver.answerFile(graphs[pick(graphs.size())]);
                 if (m.path.startsWith(QLatin1String("File > Save"))
                     || m.path.startsWith(QLatin1String("File > Export")))

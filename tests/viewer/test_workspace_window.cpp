@@ -244,8 +244,29 @@ private slots:
             QCOMPARE(o->request.stepIndex, 4);
             QCOMPARE(o->request.against, std::string("input"));
             QVERIFY2(o->bitwise(), o->summary().c_str());
+            // the window works on the user's copy, never on the bundled files
+            QVERIFY(QString::fromStdString(w.graphView()->prepared()->source->path).startsWith(exampleCopyDir()));
             if (round == 1) saveShot(w, "window_example_workspace.png");
         }
+        // the user changes the example (another pipeline, saved by the autosave), then goes back
+        const std::string bundled = fxltest::readFile(examples.toStdString() + "/gpt2_tiny.joint.code.py");
+        {
+            MainWindow w;
+            showWindow(w);
+            QVERIFY(w.openExample(examples).isEmpty());
+            QVERIFY(w.runPipeline(QStringLiteral("remove_detach,dce")).isEmpty());
+            QVERIFY(w.autosaveNow());
+        }
+        {
+            MainWindow w;
+            showWindow(w);
+            QVERIFY(w.openExample(examples).isEmpty());
+            QCOMPARE(w.passes()->pipeline()->spec(), QStringLiteral("remove_detach,dce"));  // kept
+            QVERIFY2(w.restoreExample(examples).isEmpty(), qPrintable(w.lastError()));
+            QCOMPARE(w.passes()->pipeline()->spec(), kSpec);
+            QCOMPARE(w.currentStep(), 3);
+        }
+        QCOMPARE(fxltest::readFile(examples.toStdString() + "/gpt2_tiny.joint.code.py"), bundled);
     }
 
     // Saving onto a file that is not a workspace never overwrites it.

@@ -44,6 +44,54 @@ StepPair stepPair(const std::vector<std::shared_ptr<const StepState>>& steps, in
     return p;
 }
 
+std::optional<RunRequest> stepRunRequest(const std::vector<std::shared_ptr<const StepState>>& steps, int index,
+                                         const std::string& role, const std::string& against, std::string* why)
+{
+    auto refuse = [why](std::string text) -> std::optional<RunRequest> {
+        if (why) *why = std::move(text);
+        return std::nullopt;
+    };
+    if (index < 0 || index >= static_cast<int>(steps.size())) return refuse("open a graph first");
+    const StepState& st = *steps[static_cast<size_t>(index)];
+    if (st.failed || st.graphs.empty()) return refuse("open a graph first");
+    auto label = [](const StepState& s) {
+        return s.index == 0 ? std::string("step 0 (input)") : "step " + std::to_string(s.index) + " (" + s.spec + ")";
+    };
+    const StepGraph* sg = st.graph(role);
+    RunRequest r;
+    r.subject = sg->prepared->graph;
+    r.role = sg->role;
+    r.subjectHash = sg->contentHash;
+    r.subjectLabel = label(st);
+    r.stepIndex = st.index;
+    r.against = against;
+    if (against.empty()) return r;
+    if (st.index == 0) return refuse("the input graph has no step before it: run it alone, or show a later step");
+    const bool previous = against == "previous" || against == "eager";
+    const StepState& rs = *steps[static_cast<size_t>(previous ? st.index - 1 : 0)];
+    if (against == "eager") {
+        // the chunk passes record the spec eager chunking must follow to be comparable
+        const auto spec = st.log.stats.find("chunk_spec");
+        if (spec == st.log.stats.end() || !spec->is_string())
+            return refuse("step " + std::to_string(st.index) + " (" + st.spec
+                          + ") was not made by a chunk pass: eager chunking compares a chunk_region or auto_chunk "
+                            "step with the step before");
+        try {
+            r.eagerChunks = parseChunkSpec(spec->get<std::string>());
+        } catch (const InputError& e) {
+            return refuse(e.diagnostic().format());
+        }
+    }
+    if (rs.graphs.size() > 1 || st.graphs.size() > 1)
+        return refuse("a partition's graphs are checked against their joint with fxlens check A B");
+    if (rs.failed || rs.graphs.empty()) return refuse("the step before failed: nothing to check against");
+    const StepGraph* rg = rs.graph(previous ? sg->previousRole : std::string());
+    r.reference = rg->prepared->graph;
+    r.referenceHash = rg->contentHash;
+    r.referenceLabel = label(rs);
+    return r;
+}
+
 std::string checkStaleness(const RunRequest& r, const std::vector<std::shared_ptr<const StepState>>& steps)
 {
     const std::string step = "step " + std::to_string(r.stepIndex);

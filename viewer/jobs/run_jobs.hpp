@@ -114,6 +114,15 @@ struct StepPair
 StepPair stepPair(const std::vector<std::shared_ptr<const StepState>>& steps, int index, const std::string& role,
                   const std::string& against);
 
+// The request of a check of step `index` (its graph of `role`) against the step before
+// ("previous"), the input ("input"), eager chunking of the step before ("eager": the step's
+// chunk_spec) or nothing (""): subject, reference, labels ("step 3 (remat)"), content hashes.
+// The caller adds the source, the backend and the inputs. Nothing (and `why`, as the window
+// says it) when there is no such step, the input has no step before it, the step was not made
+// by a chunk pass, or a partition's graphs are asked.
+std::optional<RunRequest> stepRunRequest(const std::vector<std::shared_ptr<const StepState>>& steps, int index,
+                                         const std::string& role, const std::string& against, std::string* why);
+
 // Runs a request on the calling thread (the job's body; tests call it directly).
 RunOutcome runRequest(const RunRequest& r, std::atomic<bool>* cancel = nullptr,
                       const std::function<void(size_t done, size_t total)>& progress = {});

@@ -252,6 +252,9 @@ bool litGroup(const DrawOptions& opts, int k)
         && opts.highlightGroups[static_cast<size_t>(k)];
 }
 
+// A colour three quarters of the way to the background: outside a traced cone.
+Rgb dimmed(Rgb c, const DrawOptions& opts) { return mix(c, theme(opts.dark).background, 1, 3); }
+
 }  // namespace
 
 void drawFrame(Canvas& c, const GroupTree& tree, const Layout& l, size_t k, const DrawOptions& opts)
@@ -284,13 +287,15 @@ void drawItem(Canvas& c, const GroupTree& tree, const ViewGraph& v, const Layout
         const bool sel = !opts.selected.empty() && it.title == opts.selected;
         const bool lit = litNode(opts, it.node);
         const uint8_t mark = markOf(opts.nodeMarks, it.node);
+        // a traced cone in front: what is outside it fades
+        const bool dim = !opts.highlightNodes.empty() && !lit && !sel;
         c.beginItem("node", it.title);
-        c.rect(b, phaseColour(it.phase, opts.dark),
-               sel                                          ? th.selected
-                   : lit                                    ? th.highlight
-                   : mark && mark < opts.markColours.size() ? opts.markColours[mark]
-                                                            : th.border,
-               sel || lit || mark ? 2.5 : 1.0, 3);
+        const Rgb stroke = sel                       ? th.selected
+            : lit                                    ? th.highlight
+            : mark && mark < opts.markColours.size() ? opts.markColours[mark]
+                                                     : th.border;
+        c.rect(b, dim ? dimmed(phaseColour(it.phase, opts.dark), opts) : phaseColour(it.phase, opts.dark),
+               dim ? dimmed(stroke, opts) : stroke, sel || lit || mark ? 2.5 : 1.0, 3);
         drawMark(c, b, mark, opts);
         c.rect({b.x, b.y, 5, b.h}, opClassColour(it.opClass), opClassColour(it.opClass), 0, 0);
         if (opts.labels && opts.titleScale > 1) {
@@ -306,7 +311,8 @@ void drawItem(Canvas& c, const GroupTree& tree, const ViewGraph& v, const Layout
         const GroupInfo& g = tree.group(it.group);
         c.beginItem("group", g.key);
         const bool lit = litGroup(opts, it.group);
-        const Rgb fill = phaseColour(it.phase, opts.dark);
+        const bool dim = !opts.highlightNodes.empty() && !lit;
+        const Rgb fill = dim ? dimmed(phaseColour(it.phase, opts.dark), opts) : phaseColour(it.phase, opts.dark);
         if (it.folded > 1) c.rect({b.x + 4, b.y + 4, b.w, b.h}, fill, th.border, 1.0, 4);  // a stack: several
         c.rect({b.x + 4, b.y - 4, b.w * 0.4, 6}, fill, th.border, 1.0, 2);  // folder tab
         const uint8_t mark = markOf(opts.groupMarks, it.group);
@@ -350,7 +356,11 @@ void drawScene(Canvas& c, const GroupTree& tree, const ViewGraph& v, const Layou
     if (finish) c.end();
 }
 
-Box legendSize() { return {0, 0, 250, 16 + 6 * 16 + 8 + 16 + 7 * 16 + 8}; }
+Box legendSize()
+{
+    // phases, operator classes, outlines, diff marks, run marks: a heading and rows each
+    return {0, 0, 250, 16 + 6 * 16 + 8 + 16 + 7 * 16 + 8 + 16 + 4 * 16 + 8 + 16 + 4 * 16 + 8 + 16 + 4 * 16 + 8};
+}
 
 Box drawLegend(Canvas& c, double x, double y, bool dark)
 {
@@ -376,6 +386,31 @@ Box drawLegend(Canvas& c, double x, double y, bool dark)
         c.text(x + 38, at + 10, opClassName(k), 9, th.text);
         at += 16;
     }
+    // every other colour on screen: outlines, the diff's marks, a run's marks
+    auto section = [&](const char* title, const std::vector<std::pair<Rgb, std::string>>& rows) {
+        at += 8 + 10;
+        c.text(x + 8, at, title, 10, th.text, true);
+        at += 4;
+        for (const auto& [colour, name] : rows) {
+            c.rect({x + 8, at, 22, 12}, th.background, colour, 2.5, 2);
+            c.text(x + 38, at + 10, name, 9, th.text);
+            at += 16;
+        }
+    };
+    section("outline",
+            {{th.selected, "selected"},
+             {th.highlight, "traced cone (Ctrl+U / Ctrl+D; the rest fades)"},
+             {th.differs, "differs from its identical siblings"},
+             {th.border, "a stub: an edge to a far node"}});
+    const auto diff = diffMarkColours();
+    section("diff (Diff tab)",
+            {{diff[MarkAdded], "added"},
+             {diff[MarkRemoved], "removed"},
+             {diff[MarkChanged], "changed"},
+             {diff[MarkRewired], "rewired (inputs only)"}});
+    const auto ulp = ulpMarkColours();
+    section("a run's values (colour by ULP)",
+            {{ulp[1], ulpMarkName(1)}, {ulp[2], ulpMarkName(2)}, {ulp[3], ulpMarkName(3)}, {ulp[4], ulpMarkName(4)}});
     c.endItem();
     return {x, y, size.w, size.h};
 }

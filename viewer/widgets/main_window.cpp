@@ -24,6 +24,7 @@
 #include <QProgressBar>
 #include <QSaveFile>
 #include <QScreen>
+#include <QScrollArea>
 #include <QSettings>
 #include <QStandardPaths>
 #include <QStatusBar>
@@ -313,7 +314,12 @@ MainWindow::MainWindow(QWidget* parent)
     addDockWidget(Qt::RightDockWidgetArea, overviewDock);
     auto* legendDock = new QDockWidget(tr("Legend"), this);
     legendDock->setObjectName(QStringLiteral("legend"));
-    legendDock->setWidget(new LegendWidget(view_, this));
+    // every colour and mark on screen; it scrolls, so that its height never sets the window's
+    auto* legendScroll = new QScrollArea(this);
+    legend_ = new LegendWidget(view_, legendScroll);
+    legendScroll->setWidget(legend_);
+    legendScroll->setFrameShape(QFrame::NoFrame);
+    legendDock->setWidget(legendScroll);
     addDockWidget(Qt::RightDockWidgetArea, legendDock);
     tabifyDockWidget(overviewDock, legendDock);
     overviewDock->raise();
@@ -621,6 +627,10 @@ void MainWindow::buildMenus()
 
     QMenu* help = menuBar()->addMenu(tr("&Help"));
     help->addAction(tr("&Keyboard shortcuts"), QKeySequence::HelpContents, this, &MainWindow::showShortcuts);
+    help->addAction(tr("&Restore the bundled example"), this, [this] {
+        const QString err = restoreExample(bundledExamplesDir());
+        if (!err.isEmpty()) showError(err);
+    });
 }
 
 std::vector<std::pair<QString, QString>> MainWindow::shortcuts() const
@@ -953,65 +963,18 @@ bool MainWindow::startRun(int against, int stepIndex)
         updateBusy();
         return true;
     }
-    const auto& steps = runner_->steps();
-    const auto st = stepIndex < 0                    ? currentStepState()
-        : stepIndex < static_cast<int>(steps.size()) ? steps[static_cast<size_t>(stepIndex)]
-                                                     : nullptr;
-    if (!st || st->graphs.empty()) {
-        status_->setText(tr("open a graph first"));
+    const auto mode = static_cast<RunPanel::Against>(against);
+    const char* modes[] = {"previous", "input", "", "eager"};
+    std::string why;
+    auto req = stepRunRequest(runner_->steps(), stepIndex < 0 ? step_ : stepIndex, stepRole_,
+                              modes[static_cast<int>(mode)], &why);
+    if (!req) {
+        status_->setText(QString::fromStdString(why));
         return false;
     }
-    const StepGraph* sg = st->graph(stepRole_);
-    RunRequest r;
-    r.subject = sg->prepared->graph;
-    r.role = sg->role;
-    r.subjectHash = sg->contentHash;
-    auto label = [](const StepState& s) {
-        return s.index == 0 ? std::string("step 0 (input)") : "step " + std::to_string(s.index) + " (" + s.spec + ")";
-    };
-    r.subjectLabel = label(*st);
-    const auto mode = static_cast<RunPanel::Against>(against);
-    if (mode != RunPanel::Against::Nothing) {
-        if (st->index == 0) {
-            status_->setText(tr("the input graph has no step before it: run it alone, or show a later step"));
-            return false;
-        }
-        const bool previous = mode == RunPanel::Against::Previous || mode == RunPanel::Against::EagerChunking;
-        const int ref = previous ? st->index - 1 : 0;
-        const StepState& rs = *steps[static_cast<size_t>(ref)];
-        const StepGraph* rg = rs.graph(previous ? sg->previousRole : std::string());
-        if (mode == RunPanel::Against::EagerChunking) {
-            // the chunk passes record the spec eager chunking must follow to be comparable
-            const auto spec = st->log.stats.find("chunk_spec");
-            if (spec == st->log.stats.end() || !spec->is_string()) {
-                status_->setText(tr("step %1 (%2) was not made by a chunk pass: eager chunking compares a chunk_region "
-                                    "or auto_chunk step with the step before")
-                                     .arg(st->index)
-                                     .arg(QString::fromStdString(st->spec)));
-                return false;
-            }
-            try {
-                r.eagerChunks = parseChunkSpec(spec->get<std::string>());
-            } catch (const InputError& e) {
-                status_->setText(QString::fromStdString(e.diagnostic().format()));
-                return false;
-            }
-        }
-        if (rs.graphs.size() > 1 || st->graphs.size() > 1) {
-            status_->setText(tr("a partition's graphs are checked against their joint with fxlens check A B"));
-            return false;
-        }
-        r.reference = rg->prepared->graph;
-        r.referenceHash = rg->contentHash;
-        r.referenceLabel = label(rs);
-    }
+    RunRequest r = std::move(*req);
     r.source = runner_->input()->source;
     r.artifactId = runner_->input()->artifactId;
-    r.stepIndex = st->index;
-    r.against = mode == RunPanel::Against::Previous ? "previous"
-        : mode == RunPanel::Against::Input          ? "input"
-        : mode == RunPanel::Against::EagerChunking  ? "eager"
-                                                    : "";
     run_->setAgainst(mode);
     run_->start(std::move(r));
     updateBusy();
@@ -1296,10 +1259,38 @@ void MainWindow::refreshRunStaleness()
     run_->setStale(why);
 }
 
+QString bundledExamplesDir()
+{
+    // installed: <prefix>/bin/fxlens beside <prefix>/share/fxlens/examples; a build: the source tree's
+    std::error_code ec;
+    const std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+    if (!ec) {
+        const auto installed = (exe.parent_path() / ".." / "share" / "fxlens" / "examples").lexically_normal();
+        if (std::filesystem::exists(installed / "gpt2_tiny.joint.code.py", ec))
+            return QString::fromStdString(installed.string());
+    }
+    return QStringLiteral(FXLENS_EXAMPLES_DIR);
+}
+
+QString exampleCopyDir()
+{
+    return QStandardPaths::writableLocation(QStandardPaths::AppDataLocation) + QStringLiteral("/example");
+}
+
 QString MainWindow::openExample(const QString& examplesDir)
 {
-    const QString dir = QStandardPaths::writableLocation(QStandardPaths::AppDataLocation) + QStringLiteral("/example");
+    const QString dir = exampleCopyDir();
     QDir().mkpath(dir);
+    // the user's copy of the bundled files: what they change in it never changes the original
+    // (Help > Restore the bundled example goes back to it)
+    const QDir from(examplesDir);
+    const QStringList files = from.entryList({QStringLiteral("gpt2_tiny.*")}, QDir::Files);
+    if (!files.contains(QStringLiteral("gpt2_tiny.joint.code.py")))
+        return tr("the bundled example is not in %1 (is fxlens installed completely?)").arg(examplesDir);
+    for (const QString& f : files)
+        if (!QFileInfo::exists(dir + QLatin1Char('/') + f)
+            && !QFile::copy(from.filePath(f), dir + QLatin1Char('/') + f))
+            return tr("the bundled example could not be copied to %1").arg(dir);
     const QString path = dir + QStringLiteral("/gpt2_tiny.fxlens");
     if (QFileInfo::exists(path)) {
         const bool quiet = quietErrors_;
@@ -1309,7 +1300,7 @@ QString MainWindow::openExample(const QString& examplesDir)
         if (err.isEmpty()) return {};
         lastError_.clear();
     }
-    const QString graph = examplesDir + QStringLiteral("/gpt2_tiny.joint.code.py");
+    const QString graph = dir + QStringLiteral("/gpt2_tiny.joint.code.py");
     QString err = openPath(graph);
     if (!err.isEmpty()) return err;
     err = runPipeline(QStringLiteral("remove_detach,sac(policy=alternate_mm),remat,dce"));
@@ -1323,6 +1314,17 @@ QString MainWindow::openExample(const QString& examplesDir)
     ws_.reset();
     // our own file in our data folder: replaced when it no longer opens (an older fxlens made it)
     return saveWorkspace(path, true);
+}
+
+QString MainWindow::restoreExample(const QString& examplesDir)
+{
+    // the user's copy and its workspace go; the example is made again from the bundled files
+    const QString dir = exampleCopyDir();
+    if (ws_ && QFileInfo(workspacePath()).absolutePath() == QFileInfo(dir).absoluteFilePath()) ws_.reset();
+    QDir(dir).removeRecursively();
+    const QString err = openExample(examplesDir);
+    if (err.isEmpty()) status_->setText(tr("the example is as it was bundled again"));
+    return err;
 }
 
 // ------------------------------------------------------------------ export
@@ -1645,8 +1647,7 @@ void MainWindow::setTheme(Theme t)
     // rich texts keep the link colour of when they were set: set them again
     updateCrumbs(view_->selected());
     if (!view_->selected().isEmpty()) inspect(view_->selected());
-    for (QDockWidget* d : findChildren<QDockWidget*>())
-        if (d->objectName() == QLatin1String("legend")) d->widget()->update();
+    legend_->update();
 }
 
 QString MainWindow::inspectorText() const { return inspector_->text(); }
@@ -1695,7 +1696,8 @@ int runMainWindow(int argc, char** argv, const std::vector<std::string>& files)
     if (!hasDisplay()) {
         std::cerr << "fxlens: no display (DISPLAY and WAYLAND_DISPLAY unset, or an offscreen Qt platform): the window "
                      "cannot open.\n"
-                  << "Draw the graph instead: fxlens render FILE --out view.png; see fxlens --help for the verbs.\n";
+                  << "Draw the graph instead: fxlens render FILE --out view.png; see fxlens --help for the verbs.\n"
+                  << "The bundled example: " << bundledExamplesDir().toStdString() << "/gpt2_tiny.joint.code.py\n";
         return 1;
     }
     QApplication app(argc, argv);
@@ -1722,7 +1724,7 @@ int runMainWindow(int argc, char** argv, const std::vector<std::string>& files)
         });
     if (files.empty()) {
         QTimer::singleShot(0, &w, [&w] {
-            const QString err = w.openExample(QStringLiteral(FXLENS_EXAMPLES_DIR));
+            const QString err = w.openExample(bundledExamplesDir());
             if (!err.isEmpty()) QMessageBox::warning(&w, QObject::tr("fxlens"), err);
         });
         return app.exec();

@@ -148,6 +148,9 @@ public:
     // timeline shown, the last step checked bitwise against the input in the run panel). Made
     // on first use in the user's data folder, reopened as left after that. Returns the error.
     QString openExample(const QString& examplesDir);
+    // Help > Restore the bundled example: the user's copy and its workspace removed, the
+    // example made again from `examplesDir`. Returns the error.
+    QString restoreExample(const QString& examplesDir);
     // Sets the pipeline and runs it on the graph shown, then waits (the event loop runs) until
     // every step is made or one failed. Returns the message of a failure ("" when all ran).
     QString runPipeline(const QString& spec, int timeoutMs = 120000);
@@ -221,6 +224,7 @@ private:
     NodeNavigator* nav_ = nullptr;
     GraphView* view_ = nullptr;
     QLabel* crumbs_ = nullptr;
+    QWidget* legend_ = nullptr;  // the Legend dock's drawing
     Overview* overview_ = nullptr;
     QLabel* status_ = nullptr;
     QProgressBar* progress_ = nullptr;
@@ -306,6 +310,12 @@ private:
     void showTwoGraphs(std::shared_ptr<const PreparedGraph> a, std::shared_ptr<const PreparedGraph> b,
                        std::shared_ptr<const GraphDiff> d);
 };
+
+// Where the bundled example is: <prefix>/share/fxlens/examples beside an installed fxlens,
+// else the source tree's resources/examples. exampleCopyDir(): the user's copy of it (in the
+// user's data folder), which the window opens.
+QString bundledExamplesDir();
+QString exampleCopyDir();
 
 // Whether a window can be seen: DISPLAY or WAYLAND_DISPLAY set (or another Qt platform asked
 // for), and the platform is not offscreen or minimal.
