@@ -57,7 +57,9 @@ std::optional<RunRequest> stepRunRequest(const std::vector<std::shared_ptr<const
     auto label = [](const StepState& s) {
         return s.index == 0 ? std::string("step 0 (input)") : "step " + std::to_string(s.index) + " (" + s.spec + ")";
     };
-    const StepGraph* sg = st.graph(role);
+    // the graphs compared are the ones checkStaleness later judges: one lookup for both
+    const StepPair pair = stepPair(steps, index, role, against);
+    const StepGraph* sg = pair.subject;
     RunRequest r;
     r.subject = sg->prepared->graph;
     r.role = sg->role;
@@ -84,8 +86,8 @@ std::optional<RunRequest> stepRunRequest(const std::vector<std::shared_ptr<const
     }
     if (rs.graphs.size() > 1 || st.graphs.size() > 1)
         return refuse("a partition's graphs are checked against their joint with fxlens check A B");
-    if (rs.failed || rs.graphs.empty()) return refuse("the step before failed: nothing to check against");
-    const StepGraph* rg = rs.graph(previous ? sg->previousRole : std::string());
+    const StepGraph* rg = pair.reference;
+    if (!rg) return refuse("the step before failed: nothing to check against");
     r.reference = rg->prepared->graph;
     r.referenceHash = rg->contentHash;
     r.referenceLabel = label(rs);
