@@ -11,6 +11,7 @@
 #include "app/cli_common.hpp"
 #include "app/cli_constants.hpp"
 #include "app/cli_passes.hpp"
+#include "core/analysis/graph_diff.hpp"
 #include "core/analysis/memory_timeline.hpp"
 #include "core/formats/fx/fx_text_writer.hpp"
 #include "core/formats/source.hpp"
@@ -159,7 +160,7 @@ std::string savedText(const std::vector<GraphMemory>& m)
     return "-";
 }
 
-json stepJson(const Step& s, const std::vector<GraphMemory>& memory)
+json stepJson(const Step& s, const std::vector<GraphMemory>& memory, const DiffCounts& diff)
 {
     json d;
     d["index"] = s.index;
@@ -181,10 +182,14 @@ json stepJson(const Step& s, const std::vector<GraphMemory>& memory)
                           {"saved_inputs", m.savedInputs}});
     }
     d["graphs"] = graphs;
+    // the pass's own log, and the diff against the step before (the counts the window shows)
     d["changes"] = {{"added", s.log.added.size()},
                     {"removed", s.log.removed.size()},
                     {"rewired", s.log.rewired.size()},
                     {"tags", s.log.tags.size()}};
+    d["diff"] = s.index == 0
+        ? json(nullptr)
+        : json{{"added", diff.added}, {"removed", diff.removed}, {"changed", diff.changed}, {"rewired", diff.rewired}};
     d["notes"] = s.log.notes;
     d["stats"] = s.log.stats;
     const ProblemCounts c = countProblems(s.problems);
@@ -199,14 +204,16 @@ json stepJson(const Step& s, const std::vector<GraphMemory>& memory)
     return d;
 }
 
-std::string changesText(const Step& s)
+// the diff's counts, as the window's Steps table: nodes added, removed, changed; edges rewired
+std::string changesText(const Step& s, const DiffCounts& c)
 {
     if (s.index == 0) return {};
-    return "+" + std::to_string(s.log.added.size()) + " -" + std::to_string(s.log.removed.size()) + " ~"
-        + std::to_string(s.log.rewired.size()) + " tags " + std::to_string(s.log.tags.size());
+    return "+" + std::to_string(c.added) + " -" + std::to_string(c.removed) + " changed " + std::to_string(c.changed)
+        + " rewired " + std::to_string(c.rewired);
 }
 
-void printStepsText(const PipelineRun& run, const std::vector<std::vector<GraphMemory>>& memory, std::ostream& out)
+void printStepsText(const PipelineRun& run, const std::vector<std::vector<GraphMemory>>& memory,
+                    const std::vector<DiffCounts>& diffs, std::ostream& out)
 {
     // columns as wide as their widest cell, two blanks apart, so large counts never run together
     size_t passWidth = 14, nodesWidth = 7, changesWidth = 22, peakWidth = 4, savedWidth = 5;
@@ -216,7 +223,7 @@ void printStepsText(const PipelineRun& run, const std::vector<std::vector<GraphM
         for (const auto& g : s.graphs) nodes += (nodes.empty() ? "" : "+") + std::to_string(g->graph.size());
         passWidth = std::max(passWidth, s.pass.size());
         nodesWidth = std::max(nodesWidth, nodes.size());
-        changesWidth = std::max(changesWidth, changesText(s).size());
+        changesWidth = std::max(changesWidth, changesText(s, diffs[i]).size());
         peakWidth = std::max(peakWidth, peakText(memory[i]).size());
         savedWidth = std::max(savedWidth, savedText(memory[i]).size());
     }
@@ -235,7 +242,7 @@ void printStepsText(const PipelineRun& run, const std::vector<std::vector<GraphM
             << (s.index == 0 ? std::string("(input)") : s.pass) << std::right << std::setw(10)
             << (s.index == 0 ? std::string() : millis(s.wallSeconds)) << std::setw(nw) << nodes << std::setw(kw)
             << peakText(memory[i]) << std::setw(sw) << savedText(memory[i]) << "  " << std::left << std::setw(cw)
-            << changesText(s) << verifierText(countProblems(s.problems)) << "\n";
+            << changesText(s, diffs[i]) << verifierText(countProblems(s.problems)) << "\n";
         if (s.index > 0 && s.spec != s.pass) out << "         spec: " << s.spec << "\n";
         for (const std::string& n : s.log.notes) out << "         " << n << "\n";
         size_t shown = 0;
@@ -363,10 +370,14 @@ int runRun(const Args& args, Io& io)
     bool verifierErrors = false;
     double total = 0;
     std::vector<std::vector<GraphMemory>> memory;
-    for (const Step& s : run.steps) memory.push_back(stepMemory(s));
+    std::vector<DiffCounts> diffs;
+    for (size_t i = 0; i < run.steps.size(); ++i) {
+        memory.push_back(stepMemory(run.steps[i]));
+        diffs.push_back(i == 0 ? DiffCounts{} : stepDiffCounts(run.steps[i], run.steps[i - 1]));
+    }
     for (size_t i = 0; i < run.steps.size(); ++i) {
         const Step& s = run.steps[i];
-        doc["steps"].push_back(stepJson(s, memory[i]));
+        doc["steps"].push_back(stepJson(s, memory[i], diffs[i]));
         verifierErrors = verifierErrors || !s.verifierClean();
         total += s.wallSeconds;
     }
@@ -375,7 +386,7 @@ int runRun(const Args& args, Io& io)
 
     std::ostringstream text;
     text << lg.source->path << " (graph " << lg.id << "): pipeline " << spec << "\n";
-    printStepsText(run, memory, text);
+    printStepsText(run, memory, diffs, text);
     text << "total " << millis(total) << " in passes\n";
     // the estimated peak of the input against the last step's (a chunk pass's saving, or a
     // partition's largest graph)

@@ -56,6 +56,7 @@ void workspaceInfo(const std::string& path, std::ostream& text, nlohmann::json* 
                                    {"pass", st.pass},
                                    {"spec", st.spec},
                                    {"added", st.added},
+                                   {"changed", st.changed < 0 ? nlohmann::json(nullptr) : nlohmann::json(st.changed)},
                                    {"removed", st.removed},
                                    {"rewired", st.rewired},
                                    {"tags", st.tags},
@@ -63,9 +64,14 @@ void workspaceInfo(const std::string& path, std::ostream& text, nlohmann::json* 
                                    {"seconds", st.seconds},
                                    {"error", st.error}});
             text << "      step " << st.index << " " << (st.index == 0 ? std::string("input") : st.spec);
-            if (st.index > 0)
+            // the diff's counts, as the window's Steps table and `fxlens passes` show them; a step
+            // saved by a workspace of format 2 kept the counts its pass logged
+            if (st.index > 0 && st.changed >= 0)
+                text << "  +" << st.added << " -" << st.removed << " changed " << st.changed << " rewired "
+                     << st.rewired << "  " << formatDuration(st.seconds);
+            else if (st.index > 0)
                 text << "  +" << st.added << " -" << st.removed << " rewired " << st.rewired << " tags " << st.tags
-                     << "  " << formatDuration(st.seconds);
+                     << " (as the pass logged them)  " << formatDuration(st.seconds);
             text << "  "
                  << (!st.error.empty()   ? "failed: " + st.error
                          : st.verifierOk ? "ok"

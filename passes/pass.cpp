@@ -3,6 +3,8 @@
 
 #include "passes/builtin_passes.hpp"
 
+#include "core/analysis/graph_diff.hpp"
+
 #include <algorithm>
 #include <cctype>
 #include <charconv>
@@ -480,6 +482,25 @@ const Graph& Step::graph(std::string_view role) const
 }
 
 bool Step::verifierClean() const { return !hasErrors(problems); }
+
+const RoleGraph* previousGraph(const Step& before, std::string_view role)
+{
+    for (const auto& g : before.graphs)
+        if (g->role == role) return g.get();
+    return before.graphs.empty() ? nullptr : before.graphs.front().get();
+}
+
+DiffCounts stepDiffCounts(const Step& step, const Step& before)
+{
+    DiffCounts c;
+    for (const auto& g : step.graphs) {
+        const RoleGraph* prev = previousGraph(before, g->role);
+        if (!prev) continue;
+        if (prev == g.get()) continue;  // the pass left this graph untouched: nothing changed
+        c += diffGraphs(prev->graph, g->graph).totalCounts();
+    }
+    return c;
+}
 
 namespace {
 

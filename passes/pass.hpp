@@ -225,6 +225,16 @@ struct Step
     bool verifierClean() const;  // no Error among problems
 };
 
+struct DiffCounts;  // core/analysis/graph_diff.hpp
+
+// The graph of the step `before` that a graph of role `role` in the next step is compared with:
+// the graph of that role, else its first (a partition's forward and backward against the joint).
+const RoleGraph* previousGraph(const Step& before, std::string_view role);
+// A step's changes against the step before: the diff (graph_diff.hpp, default options) of each
+// of its graphs against previousGraph, summed. The one count of a step's changes: the window's
+// Steps table, `fxlens passes` and the workspace record this.
+DiffCounts stepDiffCounts(const Step& step, const Step& before);
+
 struct PipelineOptions
 {
     bool verify = true;  // run the verifier after every step

@@ -366,10 +366,10 @@ void Workspace::saveSteps(int64_t source, const std::vector<StepRecord>& steps)
     requireSource(source);
     db_.prepare("DELETE FROM steps WHERE source = ?").bind(1, source).run();
     for (const StepRecord& s : steps)
-        db_.prepare("INSERT INTO steps(source, idx, pass, spec, added, removed, rewired, tags, verifier_ok, seconds, "
-                    "error) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
-            .bindAll(source, s.index, s.pass, s.spec, s.added, s.removed, s.rewired, s.tags, int(s.verifierOk),
-                     s.seconds, s.error)
+        db_.prepare("INSERT INTO steps(source, idx, pass, spec, added, removed, changed, rewired, tags, verifier_ok, "
+                    "seconds, error) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
+            .bindAll(source, s.index, s.pass, s.spec, s.added, s.removed, s.changed, s.rewired, s.tags,
+                     int(s.verifierOk), s.seconds, s.error)
             .run();
     t.commit();
 }
@@ -378,7 +378,7 @@ std::vector<StepRecord> Workspace::steps(int64_t source) const
 {
     std::vector<StepRecord> out;
     SqliteStatement st = db_.prepare("SELECT idx, pass, spec, added, removed, rewired, tags, verifier_ok, seconds, "
-                                     "error FROM steps WHERE source = ? ORDER BY idx");
+                                     "error, changed FROM steps WHERE source = ? ORDER BY idx");
     st.bind(1, source);
     while (st.step()) {
         StepRecord s;
@@ -392,6 +392,7 @@ std::vector<StepRecord> Workspace::steps(int64_t source) const
         s.verifierOk = st.int64(7) != 0;
         s.seconds = st.real(8);
         s.error = st.text(9);
+        s.changed = st.int64(10);
         out.push_back(std::move(s));
     }
     return out;

@@ -39,6 +39,11 @@ CREATE INDEX bookmarks_by_source ON bookmarks(source);
 )sql");
 }
 
+// Version 3: a step's counts are those of the diff of its graph against the step before (what
+// the window's Steps table and `fxlens passes` show), with the changed nodes; a version 2 step
+// kept the counts the pass logged itself, and its `changed` is -1 (not known).
+void migrate2to3(SqliteDb& db) { db.exec("ALTER TABLE steps ADD COLUMN changed INTEGER NOT NULL DEFAULT -1"); }
+
 }  // namespace
 
 void migrateWorkspace(SqliteDb& db, int from, int64_t now)
@@ -46,6 +51,7 @@ void migrateWorkspace(SqliteDb& db, int from, int64_t now)
     for (int v = from; v < kWorkspaceFormatVersion; ++v) {
         switch (v) {
         case 1: migrate1to2(db, now); break;
+        case 2: migrate2to3(db); break;
         default: break;
         }
     }

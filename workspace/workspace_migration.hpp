@@ -8,6 +8,9 @@
 //       notes on nodes in their own table, so every non-empty bookmark note becomes the note of
 //       its node (the notes of several bookmarks on one node joined by a blank line) and the
 //       column is dropped.
+// Version 2 differs from version 3 in one place: steps had no changed column (added, -1 = not
+//       known), and their added / removed / rewired were the counts the pass logged, which a
+//       version 3 file replaces with those of the diff against the step before.
 #pragma once
 
 #include <cstdint>

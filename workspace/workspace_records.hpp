@@ -49,10 +49,16 @@ struct StepRecord
     int index = 0;  // 0 = the input
     std::string pass;  // "" for the input
     std::string spec;  // the stage as written, "sac(policy=alternate_mm)"
-    int64_t added = 0, removed = 0, rewired = 0, tags = 0;  // change counts
+    // The step's changes as the diff of its graphs against the step before counts them (nodes
+    // added, removed and `changed` below, edges rewired; core/analysis/graph_diff.hpp), the
+    // numbers the window's Steps table and `fxlens passes` show; the tags the pass logged
+    // setting. A step saved by a workspace of format 2 holds the counts the pass logged, and
+    // changed -1.
+    int64_t added = 0, removed = 0, rewired = 0, tags = 0;
     bool verifierOk = true;
     double seconds = 0.0;
     std::string error;  // the pass' error when the run stopped at this step ("" when none)
+    int64_t changed = 0;  // nodes changed (above); -1: not known (format 2)
     bool operator==(const StepRecord&) const = default;
 };
 

@@ -34,6 +34,7 @@ CREATE TABLE steps(
   removed INTEGER NOT NULL,
   rewired INTEGER NOT NULL,
   tags INTEGER NOT NULL,
+  changed INTEGER NOT NULL DEFAULT -1,
   verifier_ok INTEGER NOT NULL,
   seconds REAL NOT NULL,
   error TEXT NOT NULL DEFAULT '',

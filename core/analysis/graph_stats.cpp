@@ -137,4 +137,16 @@ GraphStats computeGraphStats(const Graph& g, const ParamsInfo* params)
     return s;
 }
 
+std::string parameterTarget(const Node& n)
+{
+    if (n.op != NodeOp::Placeholder) return {};
+    const std::string& d = n.meta.desc;
+    if (!d.starts_with("ParamAOTInput(") && !d.starts_with("BufferAOTInput(")) return {};
+    const size_t from = d.find("target='");
+    if (from == std::string::npos) return {};
+    const size_t begin = from + 8;
+    const size_t end = d.find('\'', begin);
+    return end == std::string::npos ? std::string() : d.substr(begin, end - begin);
+}
+
 }  // namespace fxl

@@ -57,6 +57,11 @@ struct GraphStats
 // `params` is the params.json of the traced step when known (readParamsJson in sidecar.hpp).
 GraphStats computeGraphStats(const Graph& g, const ParamsInfo* params = nullptr);
 
+// The parameter or buffer a placeholder stands for, from its AOT descriptor (PyTorch's comment,
+// or params.json through the sidecar reader): "ParamAOTInput(target='wte.weight')" ->
+// "wte.weight". "" for any other node.
+std::string parameterTarget(const Node& n);
+
 // Index of a placeholder among the inputs of the traced joint step, from its name:
 // "arg3_1" -> 3, "primals_4" -> 3 (primals are 1-based). nullopt for other names.
 std::optional<int> jointInputIndex(const std::string& placeholderName);

@@ -5,10 +5,13 @@
 #include <limits>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <type_traits>
 #include <unordered_set>
+#include <utility>
 
 #include "core/formats/json_text_position.hpp"
 #include "core/formats/safetensors.hpp"
+#include "core/formats/sidecar_scan.hpp"
 
 namespace fxl {
 namespace {
@@ -28,10 +31,12 @@ std::string readText(const std::string& path)
     if (fs::is_directory(path, ec)) throw InputError(path, 0, 0, "cannot read: is a directory");
     std::ifstream in(path, std::ios::binary);
     if (!in) throw InputError(path, 0, 0, "cannot open");
-    std::ostringstream ss;
-    ss << in.rdbuf();
+    std::string out;
+    if (const auto size = fs::file_size(path, ec); !ec) out.reserve(static_cast<size_t>(size));
+    char buf[1 << 16];
+    while (in.read(buf, sizeof buf) || in.gcount() > 0) out.append(buf, static_cast<size_t>(in.gcount()));
     if (in.bad()) throw InputError(path, 0, 0, "read error");
-    return std::move(ss).str();
+    return out;
 }
 
 // Parses JSON text; a syntax error becomes an InputError at its line and column.
@@ -45,6 +50,10 @@ json parseJson(const std::string& text, const std::string& path)
         std::string what = e.what();
         if (auto p = what.find("] "); p != std::string::npos) what = what.substr(p + 2);
         throw InputError(path, at.line, at.column, "not valid JSON: " + what);
+    } catch (const json::exception& e) {  // a number out of a double's range, ...
+        std::string what = e.what();
+        if (auto p = what.find("] "); p != std::string::npos) what = what.substr(p + 2);
+        throw InputError(path, 0, 0, "not valid JSON: " + what);
     }
 }
 
@@ -192,7 +201,14 @@ SidecarFiles findSidecars(const std::string& graphPath)
 
 SidecarMeta readSidecarMeta(const std::string& path)
 {
-    json root = parseJson(readText(path), path);
+    const std::string text = readText(path);
+    if (std::optional<SidecarMeta> fast = scanSidecarMeta(text, path)) return std::move(*fast);
+    return readSidecarMetaJson(text, path);
+}
+
+SidecarMeta readSidecarMetaJson(const std::string& text, const std::string& path)
+{
+    json root = parseJson(text, path);
     if (!root.is_object()) throw InputError(path, 1, 1, "expected a JSON object with a \"nodes\" list");
     auto nodesIt = root.find("nodes");
     if (nodesIt == root.end() || !nodesIt->is_array())
@@ -250,22 +266,28 @@ SidecarMeta readSidecarMeta(const std::string& path)
     return out;
 }
 
-void attachSidecarMeta(Graph& g, const SidecarMeta& meta, DiagnosticList& diags)
+namespace {
+
+// attachSidecarMeta with the metas copied (a meta shared by several graphs) or moved.
+template<typename Meta>
+void attachMeta(Graph& g, Meta&& meta, DiagnosticList& diags)
 {
-    const std::string& path = meta.path;
+    constexpr bool kMove = std::is_rvalue_reference_v<Meta&&>;
+    const std::string path = meta.path;
     for (const auto& d : meta.duplicateNames)
         diags.error(path, 0, 0, "node '" + d + "' appears twice in the meta file; the second is ignored");
 
-    std::unordered_set<std::string_view> inMeta;
-    inMeta.reserve(meta.nodes.size());
+    // the graph's nodes the meta names (names are unique in both)
+    std::vector<bool> inMeta;
     std::vector<std::string_view> notInGraph;
-    for (const SidecarNodeMeta& m : meta.nodes) {
-        inMeta.insert(m.name);
+    for (auto& m : meta.nodes) {
         NodeId id = g.findByName(m.name);
         if (id == kNoNode) {
             notInGraph.push_back(m.name);
             continue;
         }
+        if (inMeta.size() <= static_cast<size_t>(id)) inMeta.resize(static_cast<size_t>(id) + 1 + inMeta.size() / 2);
+        inMeta[static_cast<size_t>(id)] = true;
         Node& n = g.node(id);
         if (!m.error.empty()) {
             diags.error(path, 0, 0, "node '" + m.name + "': " + m.error);
@@ -278,7 +300,12 @@ void attachSidecarMeta(Graph& g, const SidecarMeta& meta, DiagnosticList& diags)
             continue;
         }
         if (!m.warning.empty()) diags.warn(path, 0, 0, "node '" + m.name + "': " + m.warning);
-        if (m.hasVal) n.val = m.val;
+        if (m.hasVal) {
+            if constexpr (kMove)
+                n.val = std::move(m.val);
+            else
+                n.val = m.val;
+        }
         if (m.modulePath) n.meta.modulePath = *m.modulePath;
         if (m.phase) n.meta.phase = *m.phase;
     }
@@ -292,7 +319,7 @@ void attachSidecarMeta(Graph& g, const SidecarMeta& meta, DiagnosticList& diags)
 
     size_t missing = 0;
     g.forEachNode([&](const Node& n) {
-        if (inMeta.count(n.name)) return;
+        if (static_cast<size_t>(n.id) < inMeta.size() && inMeta[static_cast<size_t>(n.id)]) return;
         if (missing < kMaxListed) diags.warn(path, 0, 0, "graph node '" + n.name + "' has no entry in the meta file");
         ++missing;
     });
@@ -301,6 +328,12 @@ void attachSidecarMeta(Graph& g, const SidecarMeta& meta, DiagnosticList& diags)
                    "... and " + std::to_string(missing - kMaxListed)
                        + " more graph nodes have no entry in the meta file");
 }
+
+}  // namespace
+
+void attachSidecarMeta(Graph& g, const SidecarMeta& meta, DiagnosticList& diags) { attachMeta(g, meta, diags); }
+
+void attachSidecarMeta(Graph& g, SidecarMeta&& meta, DiagnosticList& diags) { attachMeta(g, std::move(meta), diags); }
 
 void attachSidecarMeta(Graph& g, const std::string& metaJsonPath, DiagnosticList& diags)
 {

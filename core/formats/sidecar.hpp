@@ -55,8 +55,13 @@ struct SidecarMeta
 };
 // Throws InputError when the file cannot be read or is not {"nodes": [{name, op, ...}]}.
 SidecarMeta readSidecarMeta(const std::string& metaJsonPath);
+// The same from the file's text, read as a JSON document (readSidecarMeta reads the common case
+// faster with scanSidecarMeta, sidecar_scan.hpp, and falls back to this).
+SidecarMeta readSidecarMetaJson(const std::string& text, const std::string& path);
 // Attaches a meta read before (several graphs of one case share it), as below.
 void attachSidecarMeta(Graph& g, const SidecarMeta& meta, DiagnosticList& diags);
+// The same, moving the metas out of `meta` (a meta read for one graph).
+void attachSidecarMeta(Graph& g, SidecarMeta&& meta, DiagnosticList& diags);
 
 // Reads NAME.meta.json and sets, for each node of `g` named in it, `val` (a Tensor with
 // dtype, sizes, strides, device "cpu"; a Tuple for a list of metas; untouched when the

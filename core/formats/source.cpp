@@ -261,11 +261,12 @@ void describeInputs(Graph& g, const Artifact& a, DiagnosticList& diags)
     }
 }
 
-void enrichGraph(Graph& g, const Artifact& a, DiagnosticList& diags, const SidecarMeta* meta)
+// `meta`, when given, is read for this graph alone: its metas are moved into the graph.
+void enrichGraph(Graph& g, const Artifact& a, DiagnosticList& diags, SidecarMeta* meta)
 {
     describeInputs(g, a, diags);
     const bool attach = meta != nullptr;
-    if (attach) attachSidecarMeta(g, *meta, diags);
+    if (attach) attachSidecarMeta(g, std::move(*meta), diags);
     bool missing = false;
     g.forEachNode([&](const Node& n) {
         if (n.op != NodeOp::Output && n.val.kind == ValueMeta::Kind::Unknown) missing = true;
@@ -327,7 +328,7 @@ std::unique_ptr<Source> openSingleGraph(const std::string& path, SourceFormat fo
             meta = std::async(std::launch::async, [path = art.metaPath] { return readSidecarMeta(path); });
         auto g = std::make_shared<Graph>(parseSingleGraph(format, art.file, diags));
         if (meta.valid()) {
-            const SidecarMeta m = meta.get();
+            SidecarMeta m = meta.get();
             enrichGraph(*g, art, diags, &m);
         } else {
             enrichGraph(*g, art, diags, nullptr);

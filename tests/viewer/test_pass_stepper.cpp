@@ -8,6 +8,7 @@
 #include <QAbstractItemModelTester>
 #include <QApplication>
 #include <QComboBox>
+#include <QCompleter>
 #include <QDockWidget>
 #include <QLineEdit>
 #include <QListView>
@@ -316,8 +317,27 @@ private slots:
         QVERIFY(w.exportDiff(path("d.svg")).isEmpty());
         const QByteArray diffSvg = clitest::readFile(path("d.svg"));
         QVERIFY(xmlOk(diffSvg));
-        QCOMPARE(diffSvg.count("<svg"), qsizetype(3));
+        QCOMPARE(diffSvg.count("<svg"), qsizetype(4));  // the document, the two sides, the legend
         QVERIFY(diffSvg.contains("step 2 (sac(policy=alternate_mm))") && diffSvg.contains("step 3 (remat)"));
+        // the legend of the colours on the nodes and the counts of the Diff tab, coloured by the
+        // run's ULP distance or by the diff
+        QVERIFY(diffSvg.contains(w.diffView()->colouredByUlp() ? "ulp-legend" : "diff-legend"));
+        w.diffView()->setColouredByUlp(!w.diffView()->colouredByUlp());
+        QVERIFY(w.exportDiff(path("d2.svg")).isEmpty());
+        QVERIFY(
+            clitest::readFile(path("d2.svg")).contains(w.diffView()->colouredByUlp() ? "ulp-legend" : "diff-legend"));
+        w.diffView()->setColouredByUlp(!w.diffView()->colouredByUlp());
+        {
+            const DiffCounts c = w.diffView()->diff()->totalCounts();
+            const QString counts =
+                QStringLiteral("+%1 added, \u2212%2 removed, %3 changed, %4 unchanged; %5 rewired edges")
+                    .arg(c.added)
+                    .arg(c.removed)
+                    .arg(c.changed)
+                    .arg(c.unchanged)
+                    .arg(c.rewired);
+            QVERIFY2(QString::fromUtf8(diffSvg).contains(counts), qPrintable(counts));
+        }
         QVERIFY(w.exportDiff(path("d.png")).isEmpty());
         const QImage diffPng(path("d.png"));
         QVERIFY(diffPng.save(
@@ -619,6 +639,34 @@ private slots:
         QVERIFY(e->pipeline()->spec().contains(QLatin1String("recompute_all")));
         QVERIFY(w.runPipeline(e->pipeline()->spec()).isEmpty());
         saveShot(*e, "stepper_pipeline_editor.png");
+    }
+
+    // An option that names modules offers the graph's module paths; in a list, for the item
+    // being typed.
+    void moduleOptionsComplete()
+    {
+        const auto gpt2 = fxltest::corpusPath("pytorch/gpt2_tiny.joint.code.py");
+        FXL_REQUIRE_CORPUS(gpt2);
+        MainWindow w;
+        OPEN_IN(w, QString::fromStdString(gpt2.string()));
+        PipelineEditor* e = w.passes();
+        QVERIFY(e->setSpec(QStringLiteral("chunk_region,sac")));
+        e->stageView()->setCurrentIndex(e->pipeline()->index(0));
+        auto* regions = e->findChild<QLineEdit*>(QStringLiteral("option_regions"));
+        QVERIFY(regions);
+        QCompleter* c = regions->completer();
+        QVERIFY(c);
+        const QStringList modules = modulePathSuggestions(*w.runner()->input()->graph);
+        QVERIFY(modules.contains(QStringLiteral("blocks.*")));
+        QCOMPARE(c->model()->rowCount(), modules.size());
+        QCOMPARE(c->splitPath(QStringLiteral("layers.*; blo")), QStringList{QStringLiteral("blo")});
+        regions->setText(QStringLiteral("layers.*;blo"));
+        const int at = int(modules.indexOf(QStringLiteral("blocks.*")));
+        QCOMPARE(c->pathFromIndex(c->model()->index(at, 0)), QStringLiteral("layers.*;blocks.*"));
+        e->stageView()->setCurrentIndex(e->pipeline()->index(1));
+        auto* save = e->findChild<QLineEdit*>(QStringLiteral("option_save"));
+        QVERIFY(save);
+        QVERIFY(!save->completer());  // operators, not modules
     }
 
     // Two files open as a diff (what `fxlens A B` does), with the counts of `fxlens diff`.

@@ -10,10 +10,15 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <algorithm>
+
+#include <set>
+
 #include "app/cli_test_util.hpp"
 #include "core/formats/source.hpp"
 #include "core/ir/diagnostics.hpp"
 #include "core/util/format.hpp"
+#include "passes/pass.hpp"
 #include "test_util.hpp"
 #include "viewer/jobs/step_jobs.hpp"
 #include "viewer/model/change_list_model.hpp"
@@ -262,6 +267,28 @@ private slots:
         QVERIFY(!r.busy());
     }
 
+    // The module paths an option naming modules offers: every depth, and each numbered
+    // family as a pattern; only options whose help says they name modules.
+    void moduleSuggestions()
+    {
+        const auto path = fxltest::corpusPath("pytorch/gpt2_tiny.joint.code.py");
+        FXL_REQUIRE_CORPUS(path);
+        const auto g = prepare(path.string())->graph;
+        const QStringList s = modulePathSuggestions(*g);
+        for (const char* want : {"blocks", "blocks.0", "blocks.1.attn", "blocks.*", "blocks.*.attn", "wte"})
+            QVERIFY2(s.contains(QLatin1String(want)),
+                     qPrintable(QLatin1String(want) + QLatin1String(" not in ") + s.join(QLatin1Char(' '))));
+        QVERIFY(std::is_sorted(s.begin(), s.end()));
+        QCOMPARE(modulePathSuggestions(*g, 3).size(), 3);
+        const Pass* chunk = PassRegistry::instance().find("chunk_region");
+        const Pass* sac = PassRegistry::instance().find("sac");
+        QVERIFY(chunk && sac);
+        int naming = 0;
+        for (const PassOption& o : chunk->options()) naming += optionNamesModules(o) ? 1 : 0;
+        QCOMPARE(naming, 1);  // regions
+        for (const PassOption& o : sac->options()) QVERIFY2(!optionNamesModules(o), o.name.c_str());
+    }
+
     // The timeline model over a remat step: the step before on the same axis, the peak, the
     // largest values live at a point; and its image.
     void timelineOverlay_data() { stepsMatchTheCli_data(); }
@@ -311,6 +338,36 @@ private slots:
             }
         QVERIFY2(orange > 50, qPrintable(QString::number(orange)));
         QVERIFY2(red > 10, qPrintable(QString::number(red)));
+
+        // the legend explains each colour drawn: the output its own colour, the backward's start
+        // its dashed line
+        QStringList legend;
+        for (const TimelineLegendEntry& e : timelineLegend(m, TimelineDrawOptions{})) legend << e.text;
+        QVERIFY2(legend.contains(QStringLiteral("output")) && legend.contains(QStringLiteral("forward"))
+                     && legend.contains(QStringLiteral("step before")),
+                 qPrintable(legend.join(QLatin1Char('|'))));
+        QCOMPARE(legend.contains(QStringLiteral("backward starts")), m.boundaryRow() >= 0);
+        std::set<QRgb> colours;
+        for (StepPhase ph : {StepPhase::Input, StepPhase::Forward, StepPhase::Backward, StepPhase::Output})
+            colours.insert(timelineAreaColour(ph, false).rgb());
+        QCOMPARE(colours.size(), size_t(4));
+        // the output row (the last) is drawn in the output colour: a timeline of its last rows
+        TimelineDrawOptions tail;
+        tail.first = m.rowCount() - 2;
+        tail.legend = tail.title = false;
+        QCOMPARE(m.points().back().phase, StepPhase::Output);
+        QImage end(400, 200, QImage::Format_ARGB32);
+        end.fill(Qt::white);
+        {
+            QPainter painter(&end);
+            drawTimeline(painter, QRectF(0, 0, 400, 200), m, tail);
+        }
+        const QRectF plot = timelinePlotRect(QRectF(0, 0, 400, 200), tail);
+        const int x = int(timelineXOf(m.rowCount() - 1, plot, tail, m));
+        int outputPixels = 0;
+        for (int y = int(plot.top()); y < int(plot.bottom()); ++y)
+            outputPixels += end.pixelColor(x, y).rgb() == timelineAreaColour(StepPhase::Output, false).rgb() ? 1 : 0;
+        QVERIFY2(outputPixels > 0, "the output row is not drawn in the output colour");
     }
 };
 

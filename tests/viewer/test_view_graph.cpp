@@ -17,6 +17,7 @@
 #include <map>
 #include <set>
 
+#include "core/analysis/graph_stats.hpp"
 #include "core/formats/source.hpp"
 #include "test_util.hpp"
 #include "viewer/layout/graph_layout.hpp"
@@ -261,6 +262,19 @@ private slots:
         const ViewGraph deep = buildViewGraph(t, open);
         QVERIFY(deep.itemOfNode(mm) >= 0);
         checkEdgesAndStubs(t, deep);
+        // a stub from the collapsed inputs names the parameters it brings (params.json), not
+        // "inputs (1)" or the placeholder's name
+        int paramStubs = 0;
+        for (const auto& it : deep.items) {
+            if (it.kind != ItemKind::Stub || !it.incoming || it.peers.size() != 1) continue;
+            const Node& p = g->node(it.peers.front());
+            if (p.op != NodeOp::Placeholder || !p.meta.desc.starts_with("ParamAOTInput")) continue;
+            const std::string fqn = parameterTarget(p);
+            QVERIFY2(!fqn.empty() && fqn != p.name, p.meta.desc.c_str());
+            QCOMPARE(it.title, "from " + fqn);
+            ++paramStubs;
+        }
+        QVERIFY(paramStubs > 0);
         // everything open: every node is an item, and only short same-container edges are drawn
         std::set<int> all;
         for (size_t k = 1; k < t.groups().size(); ++k) all.insert(static_cast<int>(k));

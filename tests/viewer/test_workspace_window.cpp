@@ -6,20 +6,25 @@
 #include <sqlite3.h>
 
 #include <QApplication>
+#include <QJsonArray>
+#include <QJsonObject>
 #include <QSettings>
 #include <QStandardPaths>
 #include <QTabWidget>
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <array>
 #include <filesystem>
 #include <fstream>
 
+#include "app/cli_test_util.hpp"
 #include "gui_test_util.hpp"
 #include "test_util.hpp"
 #include "viewer/jobs/run_jobs.hpp"
 #include "viewer/jobs/step_jobs.hpp"
 #include "viewer/model/pipeline_model.hpp"
+#include "viewer/model/step_list_model.hpp"
 #include "viewer/model/timeline_model.hpp"
 #include "viewer/widgets/diff_view.hpp"
 #include "viewer/widgets/graph_view.hpp"
@@ -80,11 +85,21 @@ private slots:
         std::set<std::string> keys;
         QString selected;
         QPointF centre;
+        std::vector<std::array<qint64, 4>> shownCounts;  // each step's Added, Removed, Changed, Rewired
         {
             MainWindow w;
             showWindow(w);
             QVERIFY(w.openPath(path).isEmpty());
             QVERIFY(w.runPipeline(kSpec).isEmpty());
+            const StepListModel* table = w.passes()->stepList();
+            for (int k = 1; k < table->rowCount(); ++k) {
+                std::array<qint64, 4> c{};
+                const int cols[] = {StepListModel::AddedColumn, StepListModel::RemovedColumn,
+                                    StepListModel::ChangedColumn, StepListModel::RewiredColumn};
+                for (int i = 0; i < 4; ++i) c[size_t(i)] = table->data(table->index(k, cols[i])).toLongLong();
+                shownCounts.push_back(c);
+            }
+            QCOMPARE(int(shownCounts.size()), 4);
             QVERIFY(w.showStep(3));
             QVERIFY(w.waitIdle());
             const Graph& g = *w.graphView()->graph();
@@ -110,6 +125,44 @@ private slots:
             QCOMPARE(int(ws.sources().size()), 1);
             QCOMPARE(QString::fromStdString(ws.sources()[0].pipeline), kSpec);
             QCOMPARE(int(ws.steps(ws.sources()[0].id).size()), 5);
+        }
+        // one count of each step's changes: the window's Steps table, `fxlens info` of the
+        // workspace it saved and `fxlens passes run` on the same graph and pipeline
+        {
+            const auto info = clitest::fxlens({QStringLiteral("info"), file, QStringLiteral("--json")});
+            QCOMPARE(info.exitCode, 0);
+            const QJsonArray steps = clitest::parseJsonDoc(info.out)[QStringLiteral("workspaces")]
+                                         .toArray()
+                                         .at(0)
+                                         .toObject()[QStringLiteral("sources")]
+                                         .toArray()
+                                         .at(0)
+                                         .toObject()[QStringLiteral("steps")]
+                                         .toArray();
+            const auto run = clitest::fxlens({QStringLiteral("passes"), QStringLiteral("run"), path,
+                                              QStringLiteral("--pipeline"), kSpec, QStringLiteral("--json")});
+            QCOMPARE(run.exitCode, 0);
+            const QJsonArray ran = clitest::parseJsonDoc(run.out)[QStringLiteral("steps")].toArray();
+            QCOMPARE(steps.size(), 5);
+            QCOMPARE(ran.size(), 5);
+            const QString infoText = QString::fromUtf8(clitest::fxlens({QStringLiteral("info"), file}).out);
+            for (int k = 1; k < 5; ++k) {
+                const QJsonObject recorded = steps.at(k).toObject();
+                const QJsonObject diff = ran.at(k).toObject()[QStringLiteral("diff")].toObject();
+                const char* keys[] = {"added", "removed", "changed", "rewired"};
+                for (int i = 0; i < 4; ++i) {
+                    const QString key = QLatin1String(keys[i]);
+                    const qint64 shown = shownCounts[size_t(k - 1)][size_t(i)];
+                    QCOMPARE(qint64(recorded[key].toInteger()), shown);
+                    QCOMPARE(qint64(diff[key].toInteger()), shown);
+                }
+                const auto& c = shownCounts[size_t(k - 1)];
+                const QString line =
+                    QStringLiteral("+%1 -%2 changed %3 rewired %4").arg(c[0]).arg(c[1]).arg(c[2]).arg(c[3]);
+                QVERIFY2(infoText.contains(line), qPrintable(line + QStringLiteral(" not in:\n") + infoText));
+            }
+            // remat changes something: the counts compared are not all zero
+            QVERIFY(shownCounts[2][0] > 0);
         }
         QVERIFY(!Workspace::open(file.toStdString()).layouts().empty());
         MainWindow w;

@@ -53,10 +53,10 @@ private slots:
         const auto text = clitest::fxlens({QStringLiteral("info"), path});
         QCOMPARE(text.exitCode, 0);
         const QString out = QString::fromUtf8(text.out);
-        for (const char* want :
-             {"fxlens workspace (format 2", "pipeline remove_detach,dce", "step 1 remove_detach  +0 -1",
-              "run of step 2 against input on cpu: bitwise equal: 3 outputs", "1 note(s)", "pipeline 'mine': cse,dce",
-              "view: step 2, node mm", "changed on disk since: none"})
+        for (const char* want : {"fxlens workspace (format 3", "pipeline remove_detach,dce",
+                                 "step 1 remove_detach  +0 -1 changed 0 rewired 1",
+                                 "run of step 2 against input on cpu: bitwise equal: 3 outputs", "1 note(s)",
+                                 "pipeline 'mine': cse,dce", "view: step 2, node mm", "changed on disk since: none"})
             QVERIFY2(out.contains(QLatin1String(want)),
                      qPrintable(QStringLiteral("missing '%1' in:\n%2").arg(QLatin1String(want), out)));
         const auto js = clitest::fxlens({QStringLiteral("info"), path, QStringLiteral("--json")});
@@ -65,6 +65,27 @@ private slots:
         QCOMPARE(w[QStringLiteral("sources")].toArray().size(), 1);
         QCOMPARE(w[QStringLiteral("sources")].toArray().at(0).toObject()[QStringLiteral("steps")].toArray().size(), 3);
         QCOMPARE(w[QStringLiteral("view")].toObject()[QStringLiteral("step")].toInt(), 2);
+        QCOMPARE(w[QStringLiteral("sources")]
+                     .toArray()
+                     .at(0)
+                     .toObject()[QStringLiteral("steps")]
+                     .toArray()
+                     .at(1)
+                     .toObject()[QStringLiteral("changed")]
+                     .toInt(),
+                 0);
+        // a step recorded by a workspace of format 2 (its changed count unknown): its counts are
+        // said to be the pass's own
+        {
+            Workspace ws = Workspace::open(file);
+            const int64_t id = ws.sources().front().id;
+            std::vector<StepRecord> old = ws.steps(id);
+            old[1].changed = -1;
+            ws.saveSteps(id, old);
+        }
+        const auto older = clitest::fxlens({QStringLiteral("info"), path});
+        QVERIFY2(older.out.contains("step 1 remove_detach  +0 -1 rewired 1 tags 0 (as the pass logged them)"),
+                 older.out.constData());
         // the source edited since: named
         std::ofstream(graph, std::ios::app) << "# edited\n";
         const auto changed = clitest::fxlens({QStringLiteral("info"), path});

@@ -407,6 +407,9 @@ INSERT INTO view_state VALUES ('step', '1'), ('selection', '{"graph":"","node":"
             QCOMPARE(notes[0].node, std::string("mm_3"));
             QCOMPARE(notes[0].text, std::string("first\n\nsecond"));
             QCOMPARE(ws.steps(1).size(), size_t(2));
+            // version 3's changed column: not known for a step saved before it
+            QCOMPARE(ws.steps(1)[1].removed, int64_t(4));
+            QCOMPARE(ws.steps(1)[1].changed, int64_t(-1));
             QCOMPARE(ws.viewState().stepIndex, 1);
             QCOMPARE(ws.viewState().selectedNode, std::string("relu"));
             // what version 2 adds works on the migrated file

@@ -1,7 +1,11 @@
 #include "viewer/model/pipeline_model.hpp"
 
+#include <algorithm>
+#include <set>
 #include <stdexcept>
 
+#include "core/analysis/phases.hpp"
+#include "core/ir/graph.hpp"
 #include "passes/pass.hpp"
 
 namespace fxl::viewer {
@@ -179,6 +183,41 @@ QString PipelineModel::dump() const
         if (!s.error.empty()) out += QStringLiteral("  error: ") + QString::fromStdString(s.error) + QLatin1Char('\n');
     }
     return out;
+}
+
+QStringList modulePathSuggestions(const Graph& g, int limit)
+{
+    std::set<std::string> out;
+    g.forEachNode([&](const Node& n) {
+        const std::string path = nodeModulePath(n);
+        if (path.empty()) return;
+        std::string prefix, pattern;
+        bool numbered = false;
+        for (size_t from = 0; from <= path.size();) {
+            const size_t dot = std::min(path.find('.', from), path.size());
+            const std::string part = path.substr(from, dot - from);
+            const bool number =
+                !part.empty() && std::all_of(part.begin(), part.end(), [](char c) { return c >= '0' && c <= '9'; });
+            prefix += (prefix.empty() ? "" : ".") + part;
+            pattern += (pattern.empty() ? "" : ".") + (number ? std::string("*") : part);
+            numbered = numbered || number;
+            out.insert(prefix);
+            if (numbered) out.insert(pattern);
+            from = dot + 1;
+        }
+    });
+    QStringList list;
+    for (const std::string& s : out) {
+        if (list.size() >= limit) break;
+        list << QString::fromStdString(s);
+    }
+    return list;
+}
+
+bool optionNamesModules(const PassOption& o)
+{
+    return (o.type == OptionType::String || o.type == OptionType::StringList)
+        && (o.help.find("module path") != std::string::npos || o.help.find("module-path") != std::string::npos);
 }
 
 }  // namespace fxl::viewer

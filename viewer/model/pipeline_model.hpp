@@ -24,8 +24,10 @@
 #include <vector>
 
 namespace fxl {
+class Graph;
 class PassRegistry;
-}
+struct PassOption;
+}  // namespace fxl
 
 namespace fxl::viewer {
 
@@ -82,5 +84,13 @@ private:
     void check(Stage& s) const;
     static std::string textOf(const Stage& s);
 };
+
+// What an option naming modules (its help says "module path") is offered as the user types: the
+// graph's module paths at every depth ("blocks", "blocks.0", "blocks.0.attn") and, where a
+// component is a number, the pattern of the family ("blocks.*", "blocks.*.attn"), sorted, at
+// most `limit`.
+QStringList modulePathSuggestions(const Graph& g, int limit = 2000);
+// True for an option whose value names modules (chunk_region's regions, annotate_regions' prefix).
+bool optionNamesModules(const PassOption& o);
 
 }  // namespace fxl::viewer

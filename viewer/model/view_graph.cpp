@@ -6,6 +6,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "core/analysis/graph_stats.hpp"
 #include "core/analysis/phases.hpp"
 #include "core/ops/op_registry.hpp"
 
@@ -154,6 +155,14 @@ GroupTree::GroupTree(const Graph& g, const GroupOptions& opts)
     const int loss = addGroup(0, "loss", PhaseClass::Loss);
     const int backward = addGroup(0, "backward", PhaseClass::Backward);
 
+    // the child of a group by its label ("PARENT\x1fLABEL"), and the last node's group
+    std::unordered_map<std::string, int> childByLabel;
+    struct
+    {
+        int top = -1;
+        std::string path;
+        int group = 0;
+    } last;
     for (size_t pos = 0; pos < order.size(); ++pos) {
         const NodeId id = order[pos];
         const Node& n = g.node(id);
@@ -182,12 +191,25 @@ GroupTree::GroupTree(const Graph& g, const GroupOptions& opts)
         }
         phaseOfNode_[static_cast<size_t>(id)] = pc;
         int at = top;
-        if (top != 0 && top != inputs)
-            for (const std::string& level : groupLevels(n)) {
-                int c = child(at, level);
-                if (c < 0) c = addGroup(at, level, groups_[static_cast<size_t>(top)].phase);
-                at = c;
+        if (top != 0 && top != inputs) {
+            // most nodes sit in the group of the node before them: the same module path (and no
+            // chunk) is the same group, found without walking the levels again
+            std::string path = nodeModulePath(n);
+            const bool chunked = n.meta.chunk.is_object();
+            if (!chunked && top == last.top && path == last.path) {
+                at = last.group;
+            } else {
+                for (const std::string& level : groupLevels(n)) {
+                    std::string key = std::to_string(at);
+                    key += '\x1f';
+                    key += level;
+                    auto [it, added] = childByLabel.try_emplace(std::move(key), -1);
+                    if (added) it->second = addGroup(at, level, groups_[static_cast<size_t>(top)].phase);
+                    at = it->second;
+                }
+                if (!chunked) last = {top, std::move(path), at};
             }
+        }
         groups_[static_cast<size_t>(at)].nodes.push_back(id);
         groupOfNode_[static_cast<size_t>(id)] = at;
         for (int k = at; k >= 0; k = groups_[static_cast<size_t>(k)].parent) {
@@ -326,6 +348,13 @@ void GroupTree::computeStructure()
     // position of a node inside the group being hashed: localPos, valid where localOf == k
     std::vector<size_t> localPos(groupOfNode_.size(), 0);
     std::vector<size_t> localOf(groupOfNode_.size(), 0);
+    // the hashes of each node's target and value text, computed once (a node is hashed in
+    // each group above it)
+    std::vector<std::pair<uint64_t, uint64_t>> textHashes(groupOfNode_.size());
+    for (NodeId id : g_->order()) {
+        const Node& n = g_->node(id);
+        textHashes[static_cast<size_t>(id)] = {hashText(n.target), hashText(valText(n.val))};
+    }
     for (size_t k = 1; k < groups_.size(); ++k) {
         uint64_t h = 0;
         for (size_t i = 0; i < members[k].size(); ++i) {
@@ -333,8 +362,8 @@ void GroupTree::computeStructure()
             localPos[static_cast<size_t>(n.id)] = i;
             localOf[static_cast<size_t>(n.id)] = k;
             h = mix(h, static_cast<uint64_t>(n.op));
-            h = mix(h, hashText(n.target));
-            h = mix(h, hashText(valText(n.val)));
+            h = mix(h, textHashes[static_cast<size_t>(n.id)].first);
+            h = mix(h, textHashes[static_cast<size_t>(n.id)].second);
             auto arg = [&](NodeId in) {
                 const size_t at = static_cast<size_t>(in);
                 h = mix(h, at < localOf.size() && localOf[at] == k ? i - localPos[at] : 0xFFFFFFFFULL);
@@ -592,15 +621,30 @@ ViewGraph buildViewGraph(const GroupTree& tree, const std::set<int>& expandedIn,
         addPeer(ik->second, e.producer);
     }
     v.groupItem = itemOfGroup;
-    // titles name the far end: a node by its name, a group's values by the group and their count
+    // titles name the far end: a node by its name (a parameter by its own: "from wte.weight"), a
+    // group's values by the group and their count, or by the parameters they are (up to three)
+    auto shownName = [&g](NodeId id) {
+        std::string p = parameterTarget(g.node(id));
+        return p.empty() ? g.node(id).name : p;
+    };
     for (auto& it : v.items) {
         if (it.kind != ItemKind::Stub) continue;
         const size_t n = it.peers.size();
         if (it.incoming) {
-            it.title = it.group >= 0
-                ? "from " + v.items[static_cast<size_t>(itemOfGroup[static_cast<size_t>(it.group)])].title + " ("
-                    + std::to_string(n) + ")"
-                : "from " + g.node(it.node).name;
+            const bool params = n <= 3 && std::all_of(it.peers.begin(), it.peers.end(), [&g](NodeId id) {
+                                    return !parameterTarget(g.node(id)).empty();
+                                });
+            if (it.group < 0 || params) {
+                it.title = "from ";
+                if (it.group < 0) {
+                    it.title += shownName(it.node);
+                } else {
+                    for (size_t k = 0; k < n; ++k) it.title += (k ? ", " : "") + shownName(it.peers[k]);
+                }
+            } else {
+                it.title = "from " + v.items[static_cast<size_t>(itemOfGroup[static_cast<size_t>(it.group)])].title
+                    + " (" + std::to_string(n) + ")";
+            }
         } else {
             it.title = "to " + g.node(it.peers.front()).name + (n > 1 ? " +" + std::to_string(n - 1) : "");
         }

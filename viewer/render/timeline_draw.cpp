@@ -36,17 +36,45 @@ double niceStep(double max, int ticks)
     return step * 2;
 }
 
-QColor areaColour(StepPhase ph, bool dark)
-{
-    const bool bw = ph == StepPhase::Backward;
-    if (dark) return bw ? QColor(170, 90, 90) : QColor(90, 130, 190);
-    return bw ? QColor(214, 120, 120) : QColor(110, 160, 220);
-}
-
 const QColor kPrevious(230, 140, 20);
 const QColor kMeasured(20, 150, 60);
 
 }  // namespace
+
+QColor timelineAreaColour(StepPhase ph, bool dark)
+{
+    switch (ph) {
+    case StepPhase::Backward: return dark ? QColor(170, 90, 90) : QColor(214, 120, 120);
+    case StepPhase::Input: return dark ? QColor(105, 105, 115) : QColor(185, 185, 195);
+    case StepPhase::Output: return dark ? QColor(150, 110, 185) : QColor(165, 125, 205);
+    case StepPhase::Forward: break;
+    }
+    return dark ? QColor(90, 130, 190) : QColor(110, 160, 220);
+}
+
+std::vector<TimelineLegendEntry> timelineLegend(const TimelineModel& m, const TimelineDrawOptions& opts)
+{
+    using Mark = TimelineLegendEntry::Mark;
+    std::vector<TimelineLegendEntry> out;
+    if (m.rowCount() == 0) return out;
+    const int a = firstRow(opts, m), b = lastRow(opts, m);
+    bool present[4] = {false, false, false, false};
+    for (int r = a; r <= b; ++r) present[static_cast<size_t>(m.points()[static_cast<size_t>(r)].phase)] = true;
+    // the phases drawn in the range shown, in execution order
+    const std::pair<StepPhase, QString> phases[] = {{StepPhase::Input, QObject::tr("inputs")},
+                                                    {StepPhase::Forward, QObject::tr("forward")},
+                                                    {StepPhase::Backward, QObject::tr("backward")},
+                                                    {StepPhase::Output, QObject::tr("output")}};
+    for (const auto& [ph, text] : phases)
+        if (present[static_cast<size_t>(ph)]) out.push_back({timelineAreaColour(ph, opts.dark), text, Mark::Area});
+    out.push_back({timelineAreaColour(StepPhase::Forward, opts.dark).darker(opts.dark ? 150 : 135),
+                   QObject::tr("saved activations"), Mark::Area});
+    if (m.boundaryRow() >= a && m.boundaryRow() <= b)
+        out.push_back({qc(theme(opts.dark).text), QObject::tr("backward starts"), Mark::DashedLine});
+    if (m.hasPrevious()) out.push_back({kPrevious, QObject::tr("step before"), Mark::Line});
+    if (m.hasMeasured()) out.push_back({kMeasured, QObject::tr("measured"), Mark::DashedLine});
+    return out;
+}
 
 QRectF timelinePlotRect(const QRectF& r, const TimelineDrawOptions& opts)
 {
@@ -136,7 +164,7 @@ void drawTimeline(QPainter& p, const QRectF& widgetRect, const TimelineModel& m,
             saved = std::max(saved, pt.saved);
         }
         const double x0 = plot.left() + c * colW, x1 = x0 + colW;
-        const QColor fill = areaColour(ph, opts.dark);
+        const QColor fill = timelineAreaColour(ph, opts.dark);
         p.fillRect(QRectF(QPointF(x0, yOf(static_cast<double>(live))), QPointF(x1, plot.bottom())), fill);
         if (saved > 0)
             p.fillRect(QRectF(QPointF(x0, yOf(static_cast<double>(saved))), QPointF(x1, plot.bottom())),
@@ -255,21 +283,10 @@ void drawTimeline(QPainter& p, const QRectF& widgetRect, const TimelineModel& m,
         p.setFont(f);
     }
     if (opts.legend) {
-        struct Entry
-        {
-            QColor colour;
-            QString text;
-            bool line;
-        };
-        std::vector<Entry> entries = {{areaColour(StepPhase::Forward, opts.dark), QObject::tr("forward"), false},
-                                      {areaColour(StepPhase::Backward, opts.dark), QObject::tr("backward"), false},
-                                      {areaColour(StepPhase::Forward, opts.dark).darker(opts.dark ? 150 : 135),
-                                       QObject::tr("saved activations"), false}};
-        if (m.hasPrevious()) entries.push_back({kPrevious, QObject::tr("step before"), true});
-        if (m.hasMeasured()) entries.push_back({kMeasured, QObject::tr("measured"), true});
+        const std::vector<TimelineLegendEntry> entries = timelineLegend(m, opts);
         const QFontMetricsF fm(p.font());
         double width = 0;
-        for (const Entry& e : entries) width += fm.horizontalAdvance(e.text) + 22;
+        for (const TimelineLegendEntry& e : entries) width += fm.horizontalAdvance(e.text) + 22;
         // beside the title when there is room, else inside the plot's top right corner
         double y = widgetRect.top() + 6;
         if (!opts.title || plot.right() - width < titleEnd) {
@@ -281,8 +298,9 @@ void drawTimeline(QPainter& p, const QRectF& widgetRect, const TimelineModel& m,
         double x = plot.right();
         for (auto it = entries.rbegin(); it != entries.rend(); ++it) {
             x -= fm.horizontalAdvance(it->text) + 22;
-            if (it->line) {
-                p.setPen(QPen(it->colour, 2));
+            if (it->mark != TimelineLegendEntry::Mark::Area) {
+                p.setPen(QPen(it->colour, 2,
+                              it->mark == TimelineLegendEntry::Mark::DashedLine ? Qt::DashLine : Qt::SolidLine));
                 p.drawLine(QPointF(x, y + 5), QPointF(x + 12, y + 5));
             } else {
                 p.fillRect(QRectF(x, y, 12, 10), it->colour);
@@ -314,7 +332,7 @@ void drawTimelineOverview(QPainter& p, const QRectF& rect, const TimelineModel& 
             for (int r = r0; r <= r1 && r < n; ++r) v = std::max(v, pts[static_cast<size_t>(r)].live);
             const double h = static_cast<double>(v) / static_cast<double>(ymax) * (rect.height() - 2);
             p.fillRect(QRectF(rect.left() + c * colW, rect.bottom() - 1 - h, colW, h),
-                       areaColour(StepPhase::Forward, dark));
+                       timelineAreaColour(StepPhase::Forward, dark));
         }
         if (last < 0 || last >= n) last = n - 1;
         const double x0 = rect.left() + rect.width() * first / n, x1 = rect.left() + rect.width() * (last + 1) / n;

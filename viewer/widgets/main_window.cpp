@@ -76,6 +76,7 @@
 #include "viewer/widgets/text_panel.hpp"
 #include "viewer/widgets/timeline_view.hpp"
 #include "viewer/widgets/view_export.hpp"
+#include "viewer/widgets/workspace_session.hpp"
 
 namespace fxl::viewer {
 
@@ -209,7 +210,7 @@ MainWindow::MainWindow(QWidget* parent)
         timeline_->update();
         status_->setText(QString::fromStdString(o->summary()));
         refreshRunStaleness();  // a step remade while it ran
-        recordRun(*o);
+        session_->recordRun(*o);
         updateBusy();
     });
     connect(runner_, &StepRunner::stepAvailable, this, [this](quint64, int index) {
@@ -247,14 +248,8 @@ MainWindow::MainWindow(QWidget* parent)
         }
     });
 
-    // the workspace: each change of the view saved a moment later, in one transaction
-    autosave_ = new QTimer(this);
-    autosave_->setSingleShot(true);
-    autosave_->setInterval(1500);
-    connect(autosave_, &QTimer::timeout, this, [this] { autosaveNow(); });
-    connect(view_, &GraphView::nodeSelected, this, [this] { scheduleAutosave(); });
-    connect(view_, &GraphView::viewportMoved, this, [this] { scheduleAutosave(); });
-    connect(tabs_, &QTabWidget::currentChanged, this, [this] { scheduleAutosave(); });
+    // the workspace: its file, actions, autosave and restore
+    session_ = new WorkspaceSession(*this);
 
     // sources: a double click shows the graph (in the Graph tab, whatever was in front);
     // the context menu compares
@@ -478,29 +473,8 @@ void MainWindow::buildMenus()
         if (recent.isEmpty()) recentMenu_->addAction(tr("(none yet)"))->setEnabled(false);
     });
     file->addSeparator();
-    file->addAction(tr("&Save workspace"), QKeySequence::Save, this, [this] {
-        if (ws_) {
-            autosaveNow();
-            status_->setText(tr("saved %1").arg(workspacePath()));
-            return;
-        }
-        QString path = askSavePath(tr("Save the workspace"), tr("fxlens workspace (*.fxlens)"),
-                                   suggestedName(QStringLiteral(".fxlens")));
-        if (path.isEmpty()) return;
-        if (!path.endsWith(QLatin1String(".fxlens"))) path += QStringLiteral(".fxlens");
-        // the dialog asked before replacing an existing file
-        const QString err = saveWorkspace(path, QFileInfo::exists(path));
-        if (!err.isEmpty()) showError(err);
-    });
-    file->addAction(tr("Save workspace &as..."), QKeySequence::SaveAs, this, [this] {
-        QString path = askSavePath(tr("Save the workspace as"), tr("fxlens workspace (*.fxlens)"),
-                                   suggestedName(QStringLiteral(".fxlens")));
-        if (path.isEmpty()) return;
-        if (!path.endsWith(QLatin1String(".fxlens"))) path += QStringLiteral(".fxlens");
-        ws_.reset();
-        const QString err = saveWorkspace(path, QFileInfo::exists(path));
-        if (!err.isEmpty()) showError(err);
-    });
+    file->addAction(session_->saveAction());
+    file->addAction(session_->saveAsAction());
     QMenu* exportMenu = file->addMenu(tr("&Export"));
     auto exporter = [this](const QString& title, const QString& filter,
                            QString (MainWindow::*how)(const QString&, bool), const QString& what) {
@@ -544,24 +518,8 @@ void MainWindow::buildMenus()
             nav->addSeparator();
     }
     nav->addSeparator();
-    nav->addAction(tr("&Bookmark the node"), QKeySequence(Qt::CTRL | Qt::Key_B), this, [this] {
-        if (!ws_) {
-            status_->setText(tr("bookmarks live in a workspace: save one first (File > Save workspace)"));
-            return;
-        }
-        bookmarkSelected(view_->selected());
-    });
-    nav->addAction(tr("&Note on the node..."), QKeySequence(Qt::CTRL | Qt::Key_N), this, [this] {
-        if (!ws_ || view_->selected().isEmpty()) {
-            status_->setText(tr("notes live in a workspace: select a node and save a workspace first"));
-            return;
-        }
-        bool ok = false;
-        const auto old = ws_->note(wsMain_, stepRole_, view_->selected().toStdString());
-        const QString text = QInputDialog::getMultiLineText(this, tr("Note on %1").arg(view_->selected()), tr("Note:"),
-                                                            old ? QString::fromStdString(old->text) : QString(), &ok);
-        if (ok) noteOnSelected(text);
-    });
+    nav->addAction(session_->bookmarkAction());
+    nav->addAction(session_->noteAction());
 
     QMenu* passes = menuBar()->addMenu(tr("&Passes"));
     passes->addAction(tr("&Run the pipeline"), QKeySequence(Qt::CTRL | Qt::Key_Return), this, [this] {
@@ -754,7 +712,17 @@ bool MainWindow::waitIdle(int timeoutMs)
     return true;
 }
 
-QString MainWindow::openPath(const QString& path) { return openAndWait(path, OpenShow::First); }
+QString MainWindow::openPath(const QString& path, bool showFirst)
+{
+    return openAndWait(path, showFirst ? OpenShow::First : OpenShow::IfNone);
+}
+
+void MainWindow::setStatus(const QString& text) { status_->setText(text); }
+
+void MainWindow::refreshInspector()
+{
+    if (!view_->selected().isEmpty()) inspect(view_->selected());
+}
 
 void MainWindow::onSourceAvailable(std::shared_ptr<Source> src, const QString& path)
 {
@@ -818,8 +786,13 @@ bool MainWindow::showGraph(int source, const QString& id)
 
 void MainWindow::onGraphAvailable(std::shared_ptr<const PreparedGraph> g)
 {
-    for (const auto& [key, entry] : pendingLayouts_) g->cache->insert(key, entry);
-    pendingLayouts_.clear();
+    // the graph shown before and its steps are freed on a worker: freeing a 100k-node graph
+    // takes the UI thread a tenth of a second or more
+    auto before = std::make_shared<std::vector<std::shared_ptr<const void>>>();
+    before->push_back(view_->prepared());
+    before->push_back(runner_->input());
+    for (const auto& s : runner_->steps()) before->push_back(s);
+    for (const auto& [key, entry] : session_->takePendingLayouts()) g->cache->insert(key, entry);
     view_->setGraph(g);
     // the stepper starts from this graph: its input step (the timeline) is made at once, the
     // pipeline runs when asked
@@ -841,6 +814,7 @@ void MainWindow::onGraphAvailable(std::shared_ptr<const PreparedGraph> g)
     status_->setText(text);
     status_->setToolTip(g->warnings);
     setWindowTitle(tr("%1 - fxlens").arg(title));
+    QThreadPool::globalInstance()->start([before] { before->clear(); });
 }
 
 // ------------------------------------------------------------------ the pass stepper
@@ -881,7 +855,7 @@ bool MainWindow::showStep(int index)
     const StepGraph* sg = st->graph(stepRole_);
     const bool sameStep = step_ == index;
     step_ = index;
-    scheduleAutosave();
+    session_->scheduleAutosave();
     passes_->setCurrentStep(index);
     if (view_->prepared() != sg->prepared) view_->setGraph(sg->prepared, true);
     // the step before: the graph this one was made from
@@ -990,259 +964,15 @@ std::shared_ptr<const RunOutcome> MainWindow::runCheck(int against, int timeoutM
 
 // ------------------------------------------------------------------ the workspace
 
-QString MainWindow::workspacePath() const { return ws_ ? QString::fromStdString(ws_->path()) : QString(); }
-
-void MainWindow::scheduleAutosave()
-{
-    if (ws_ && !restoring_) autosave_->start();
-}
-
-ViewState MainWindow::captureViewState() const
-{
-    ViewState v;
-    v.currentSource = wsMain_;
-    v.stepIndex = std::max(0, step_);
-    v.selectedGraph = stepRole_;
-    v.selectedNode = view_->selected().toStdString();
-    const QRectF r = view_->visibleRect();
-    v.viewport = {r.center().x(), r.center().y(), view_->zoom()};
-    if (view_->tree())
-        for (int k : view_->expanded()) v.expandedGroups.push_back(view_->tree()->group(k).key);
-    v.openTabs = {tabs_->currentWidget() == diff_ ? "diff" : "graph"};
-    return v;
-}
-
-namespace {
-
-std::vector<StepRecord> stepRecords(const std::vector<std::shared_ptr<const StepState>>& steps)
-{
-    std::vector<StepRecord> out;
-    for (const auto& s : steps) {
-        StepRecord r;
-        r.index = s->index;
-        r.pass = s->pass;
-        r.spec = s->spec;
-        r.added = static_cast<int64_t>(s->log.added.size());
-        r.removed = static_cast<int64_t>(s->log.removed.size());
-        r.rewired = static_cast<int64_t>(s->log.rewired.size());
-        r.tags = static_cast<int64_t>(s->log.tags.size());
-        r.verifierOk = !s->failed && s->errorCount() == 0;
-        r.seconds = s->passSeconds;
-        r.error = s->error;
-        out.push_back(std::move(r));
-    }
-    return out;
-}
-
-}  // namespace
-
-bool MainWindow::autosaveNow()
-{
-    if (!ws_ || restoring_) return false;
-    try {
-        Transaction t = ws_->transaction();
-        if (wsMain_) {
-            ws_->setSourcePipeline(wsMain_, passes_->pipeline()->spec().toStdString());
-            ws_->saveSteps(wsMain_, stepRecords(runner_->steps()));
-        }
-        // the layouts made since (the steps share the input's cache): reopening needs no Graphviz
-        if (const auto in = runner_->input())
-            for (const auto& [key, entry] : in->cache->entries())
-                if (wsLayoutKeys_.insert(key).second) ws_->putLayout(key, LayoutCache::encode(*entry));
-        ws_->saveViewState(captureViewState());
-        t.commit();
-        return true;
-    } catch (const std::exception& e) {
-        status_->setText(tr("the workspace could not be saved: %1").arg(QString::fromUtf8(e.what())));
-        return false;
-    }
-}
-
-QString MainWindow::saveWorkspace(const QString& path, bool replace)
-{
-    try {
-        auto ws = std::make_unique<Workspace>(
-            Workspace::create(path.toStdString(),
-                              replace ? Workspace::CreateMode::ReplaceWorkspace : Workspace::CreateMode::NewFileOnly));
-        Transaction t = ws->transaction();
-        int64_t main = 0;
-        if (const auto in = runner_->input()) main = ws->addSource(in->source->path, "main", in->artifactId);
-        if (diffOfGraphs_ && diff_->viewA()->prepared() && diff_->viewB()->prepared()) {
-            const auto a = diff_->viewA()->prepared(), b = diff_->viewB()->prepared();
-            ws->addSource(a->source->path, "diff-a", a->artifactId);
-            ws->addSource(b->source->path, "diff-b", b->artifactId);
-        }
-        for (const QString& name : passes_->savedPipelines())
-            ws->savePipeline(name.toStdString(),
-                             QSettings(QStringLiteral("fxlens"), QStringLiteral("fxlens"))
-                                 .value(QStringLiteral("pipelines/") + name)
-                                 .toString()
-                                 .toStdString());
-        t.commit();
-        ws_ = std::move(ws);
-        wsMain_ = main;
-        wsLayoutKeys_.clear();
-        if (run_->outcome()) recordRun(*run_->outcome());  // the run shown comes back on reopening
-        if (!autosaveNow()) return tr("the workspace could not be written");
-        setWindowTitle(tr("%1 - fxlens").arg(QFileInfo(path).fileName()));
-        rememberRecent(path);
-        refreshMarks();
-        return {};
-    } catch (const InputError& e) {
-        return QString::fromStdString(e.diagnostic().format());
-    } catch (const std::exception& e) {
-        return path + QStringLiteral(": ") + QString::fromUtf8(e.what());
-    }
-}
-
-QString MainWindow::openWorkspace(const QString& path)
-{
-    lastError_.clear();
-    workspaceNotice_.clear();
-    std::unique_ptr<Workspace> ws;
-    try {
-        ws = std::make_unique<Workspace>(Workspace::open(path.toStdString()));
-        // sources changed on disk since: say which, and offer to take them as they are now
-        const auto changes = ws->changedSources();
-        QStringList lines, missing;
-        for (const SourceChange& c : changes) {
-            const QString line = QString::fromStdString(c.source.path + ": " + c.detail);
-            (c.kind == SourceChange::Kind::Modified ? lines : missing) << line;
-        }
-        if (!missing.isEmpty())
-            workspaceNotice_ += tr("missing or unreadable: %1\n").arg(missing.join(QStringLiteral("; ")));
-        if (!lines.isEmpty()) {
-            workspaceNotice_ +=
-                tr("changed on disk since the workspace was saved: %1").arg(lines.join(QStringLiteral("; ")));
-            const bool reload = quietErrors_
-                || QMessageBox::question(this, tr("fxlens"), workspaceNotice_ + tr("\n\nReload them as they are now?"))
-                    == QMessageBox::Yes;
-            if (reload)
-                for (const SourceChange& c : changes)
-                    if (c.kind == SourceChange::Kind::Modified) ws->refreshSource(c.source.id);
-        }
-        if (!workspaceNotice_.isEmpty()) status_->setText(workspaceNotice_);
-    } catch (const InputError& e) {
-        const QString msg = QString::fromStdString(e.diagnostic().format());
-        showError(msg);
-        return msg;
-    } catch (const std::exception& e) {
-        const QString msg = path + QStringLiteral(": ") + QString::fromUtf8(e.what());
-        showError(msg);
-        return msg;
-    }
-    restoring_ = true;
-    const ViewState state = ws->viewState();
-    // the layouts it keeps go into the cache of the graph it opens (a damaged row is left out)
-    pendingLayouts_.clear();
-    wsLayoutKeys_.clear();
-    for (auto& [key, bytes] : ws->layouts())
-        if (auto entry = LayoutCache::decode(bytes)) {
-            pendingLayouts_.emplace_back(key, std::move(entry));
-            wsLayoutKeys_.insert(key);
-        }
-    const auto sources = ws->sources();
-    const SourceRecord* main = nullptr;
-    const SourceRecord *diffA = nullptr, *diffB = nullptr;
-    for (const SourceRecord& s : sources) {
-        if (s.role == "main" && !main) main = &s;
-        if (s.role == "diff-a") diffA = &s;
-        if (s.role == "diff-b") diffB = &s;
-    }
-    QString err;
-    if (main) {
-        err = openAndWait(QString::fromStdString(main->path), OpenShow::IfNone);
-        const int index = static_cast<int>(sources_.size()) - 1;
-        const bool shownAlready = view_->prepared() && view_->prepared()->artifactId == main->graph;
-        if (err.isEmpty() && !main->graph.empty() && !shownAlready
-            && !showGraph(index, QString::fromStdString(main->graph)))
-            err = lastError_.isEmpty()
-                ? tr("graph %1 of %2 is gone")
-                      .arg(QString::fromStdString(main->graph), QString::fromStdString(main->path))
-                : lastError_;
-        if (err.isEmpty()) {
-            waitIdle();
-            if (!main->pipeline.empty()) {
-                const QString failed = runPipeline(QString::fromStdString(main->pipeline));
-                if (!failed.isEmpty()) workspaceNotice_ += failed;
-            }
-            stepRole_ = state.selectedGraph;
-            showStep(std::min<int>(state.stepIndex, static_cast<int>(runner_->steps().size()) - 1));
-            waitIdle();
-            std::set<int> groups;
-            if (view_->tree())
-                for (const std::string& key : state.expandedGroups)
-                    if (const int g = view_->tree()->find(key); g >= 0) groups.insert(g);
-            view_->setExpanded(groups);
-            waitIdle();
-            if (!state.selectedNode.empty()) view_->showNode(QString::fromStdString(state.selectedNode));
-            waitIdle();
-            view_->setZoom(state.viewport.zoom);
-            view_->centreOnPoint(QPointF(state.viewport.centreX, state.viewport.centreY));
-        }
-    }
-    if (err.isEmpty() && diffA && diffB) {
-        err = openDiff(QString::fromStdString(diffA->path), QString::fromStdString(diffA->graph),
-                       QString::fromStdString(diffB->path), QString::fromStdString(diffB->graph));
-    }
-    if (err.isEmpty() && !state.openTabs.empty())
-        tabs_->setCurrentWidget(state.openTabs.front() == "diff" ? static_cast<QWidget*>(diff_) : tabs_->widget(0));
-    // the last run of the workspace, made again (its tensors are not kept): the run panel shows
-    // what it showed
-    if (err.isEmpty() && main) {
-        const auto runs = ws->runs(main->id);
-        if (!runs.empty() && runs.back().step < static_cast<int>(runner_->steps().size())) {
-            const RunRecord& last = runs.back();
-            const int mode = last.against == "previous" ? static_cast<int>(RunPanel::Against::Previous)
-                : last.against == "input"               ? static_cast<int>(RunPanel::Against::Input)
-                : last.against == "eager"               ? static_cast<int>(RunPanel::Against::EagerChunking)
-                                                        : static_cast<int>(RunPanel::Against::Nothing);
-            // made again only while it is of these very steps (by content hash)
-            const std::string stale = last.against == "graphs" ? std::string() : recordedRunStaleness(last);
-            if (!stale.empty()) {
-                const QString why = tr("the workspace's last check (step %1) is stale: %2")
-                                        .arg(last.step)
-                                        .arg(QString::fromStdString(stale));
-                run_->setStale(why);
-                workspaceNotice_ += why;
-            } else if (last.against != "graphs" && startRun(mode, last.step)) {
-                waitIdle();
-            }
-        }
-    }
-    QCoreApplication::processEvents();
-    restoring_ = false;
-    if (!err.isEmpty()) {
-        showError(err);
-        return err;
-    }
-    wsMain_ = main ? main->id : 0;
-    ws_ = std::move(ws);
-    refreshMarks();
-    setWindowTitle(tr("%1 - fxlens").arg(QFileInfo(path).fileName()));
-    rememberRecent(path);
-    return {};
-}
-
-std::string MainWindow::recordedRunStaleness(const RunRecord& rec) const
-{
-    RunRequest r;
-    r.stepIndex = rec.step;
-    r.against = rec.against;
-    try {
-        const auto j = nlohmann::json::parse(rec.reportJson);
-        auto hash = [&j](const char* key) -> uint64_t {
-            const auto it = j.find(key);
-            return it != j.end() && it->is_string() ? std::stoull(it->get<std::string>(), nullptr, 16) : 0;
-        };
-        r.role = j.value("role", std::string());
-        r.subjectHash = hash("subject_hash");
-        r.referenceHash = hash("reference_hash");
-    } catch (const std::exception&) {
-        return "its record cannot be read";
-    }
-    return checkStaleness(r, runner_->steps());
-}
+QString MainWindow::workspacePath() const { return session_->path(); }
+QString MainWindow::workspaceNotice() const { return session_->notice(); }
+bool MainWindow::autosaveNow() { return session_->autosaveNow(); }
+QString MainWindow::saveWorkspace(const QString& path, bool replace) { return session_->save(path, replace); }
+QString MainWindow::openWorkspace(const QString& path) { return session_->openFile(path); }
+QString MainWindow::openExample(const QString& examplesDir) { return session_->openExample(examplesDir); }
+QString MainWindow::restoreExample(const QString& examplesDir) { return session_->restoreExample(examplesDir); }
+bool MainWindow::bookmarkSelected(const QString& label) { return session_->bookmarkSelected(label); }
+bool MainWindow::noteOnSelected(const QString& text) { return session_->noteOnSelected(text); }
 
 void MainWindow::refreshRunStaleness()
 {
@@ -1275,56 +1005,6 @@ QString bundledExamplesDir()
 QString exampleCopyDir()
 {
     return QStandardPaths::writableLocation(QStandardPaths::AppDataLocation) + QStringLiteral("/example");
-}
-
-QString MainWindow::openExample(const QString& examplesDir)
-{
-    const QString dir = exampleCopyDir();
-    QDir().mkpath(dir);
-    // the user's copy of the bundled files: what they change in it never changes the original
-    // (Help > Restore the bundled example goes back to it)
-    const QDir from(examplesDir);
-    const QStringList files = from.entryList({QStringLiteral("gpt2_tiny.*")}, QDir::Files);
-    if (!files.contains(QStringLiteral("gpt2_tiny.joint.code.py")))
-        return tr("the bundled example is not in %1 (is fxlens installed completely?)").arg(examplesDir);
-    for (const QString& f : files)
-        if (!QFileInfo::exists(dir + QLatin1Char('/') + f)
-            && !QFile::copy(from.filePath(f), dir + QLatin1Char('/') + f))
-            return tr("the bundled example could not be copied to %1").arg(dir);
-    const QString path = dir + QStringLiteral("/gpt2_tiny.fxlens");
-    if (QFileInfo::exists(path)) {
-        const bool quiet = quietErrors_;
-        quietErrors_ = true;  // a stale example is made anew, not reported
-        const QString err = openWorkspace(path);
-        quietErrors_ = quiet;
-        if (err.isEmpty()) return {};
-        lastError_.clear();
-    }
-    const QString graph = dir + QStringLiteral("/gpt2_tiny.joint.code.py");
-    QString err = openPath(graph);
-    if (!err.isEmpty()) return err;
-    err = runPipeline(QStringLiteral("remove_detach,sac(policy=alternate_mm),remat,dce"));
-    if (!err.isEmpty()) return err;
-    const int last = static_cast<int>(runner_->steps().size()) - 1;
-    if (!runCheck(static_cast<int>(RunPanel::Against::Input), 120000, last))
-        return tr("the example's check did not run");
-    showStep(3);  // remat
-    tabs_->setCurrentWidget(diff_);
-    waitIdle();
-    ws_.reset();
-    // our own file in our data folder: replaced when it no longer opens (an older fxlens made it)
-    return saveWorkspace(path, true);
-}
-
-QString MainWindow::restoreExample(const QString& examplesDir)
-{
-    // the user's copy and its workspace go; the example is made again from the bundled files
-    const QString dir = exampleCopyDir();
-    if (ws_ && QFileInfo(workspacePath()).absolutePath() == QFileInfo(dir).absoluteFilePath()) ws_.reset();
-    QDir(dir).removeRecursively();
-    const QString err = openExample(examplesDir);
-    if (err.isEmpty()) status_->setText(tr("the example is as it was bundled again"));
-    return err;
 }
 
 // ------------------------------------------------------------------ export
@@ -1372,61 +1052,6 @@ QString MainWindow::exportReport(const QString& path, bool replace)
     }
     r.generator = "fxlens window";
     return writeExport(path, QByteArray::fromStdString(buildHtmlReport(r)), replace);
-}
-
-void MainWindow::recordRun(const RunOutcome& o)
-{
-    if (!ws_ || !wsMain_ || !o.ok) return;
-    RunRecord rec;
-    rec.source = wsMain_;
-    rec.step = std::max(0, o.request.stepIndex);
-    rec.against = o.request.against;
-    rec.backend = o.request.backend;
-    nlohmann::json j = {{"summary", o.summary()},
-                        {"inputs", o.inputsFrom},
-                        {"peak_bytes", o.subject.peakBytes},
-                        {"role", o.request.role},
-                        {"subject_hash", formatHash(o.request.subjectHash)},
-                        {"reference_hash", formatHash(o.request.referenceHash)}};
-    if (o.compared) j["report"] = reportToJson(o.report);
-    if (o.localize) j["localize"] = localizeToJson(*o.localize);
-    rec.reportJson = j.dump();
-    try {
-        ws_->addRun(rec);
-    } catch (const std::exception& e) {
-        status_->setText(tr("the run could not be saved in the workspace: %1").arg(QString::fromUtf8(e.what())));
-    }
-}
-
-bool MainWindow::bookmarkSelected(const QString& label)
-{
-    if (!ws_ || !wsMain_ || view_->selected().isEmpty()) return false;
-    ws_->addBookmark(wsMain_, stepRole_, view_->selected().toStdString(), label.toStdString());
-    inspect(view_->selected());
-    refreshMarks();
-    return true;
-}
-
-bool MainWindow::noteOnSelected(const QString& text)
-{
-    if (!ws_ || !wsMain_ || view_->selected().isEmpty()) return false;
-    ws_->setNote(wsMain_, stepRole_, view_->selected().toStdString(), text.toStdString());
-    inspect(view_->selected());
-    refreshMarks();
-    return true;
-}
-
-void MainWindow::refreshMarks()
-{
-    if (!ws_ || !wsMain_) {
-        marks_->setEntries({}, {}, ws_ != nullptr);
-        return;
-    }
-    try {
-        marks_->setEntries(ws_->bookmarks(wsMain_), ws_->notes(wsMain_), true);
-    } catch (const std::exception& e) {
-        status_->setText(tr("bookmarks and notes could not be read: %1").arg(QString::fromUtf8(e.what())));
-    }
 }
 
 QString MainWindow::runPipeline(const QString& spec, int timeoutMs)
@@ -1566,14 +1191,7 @@ void MainWindow::inspect(const QString& name)
     if (!view_->graph()) return;
     updateCrumbs(name);
     text_->showNode(name, view_->dark());
-    QString extra = historyHtml(name);
-    if (ws_ && wsMain_) {
-        if (const auto note = ws_->note(wsMain_, stepRole_, name.toStdString()))
-            extra += tr("<h4>Note</h4><p>%1</p>").arg(QString::fromStdString(note->text).toHtmlEscaped());
-        for (const BookmarkRecord& b : ws_->bookmarks(wsMain_))
-            if (b.node == name.toStdString() && b.graph == stepRole_)
-                extra += tr("<p>Bookmarked: %1</p>").arg(QString::fromStdString(b.label).toHtmlEscaped());
-    }
+    const QString extra = historyHtml(name) + session_->inspectorExtra(name);
     inspector_->inspect(*view_, name, text_->line(), extra);
 }
 
@@ -1666,8 +1284,7 @@ void MainWindow::closeEvent(QCloseEvent* e)
     QSettings settings(QStringLiteral("fxlens"), QStringLiteral("fxlens"));
     settings.setValue(QStringLiteral("window/geometry"), saveGeometry());
     settings.setValue(QStringLiteral("window/state"), saveState());
-    autosave_->stop();
-    autosaveNow();  // the last view, so that the workspace reopens here
+    session_->close();  // the last view, so that the workspace reopens here
     QMainWindow::closeEvent(e);
 }
 

@@ -55,6 +55,7 @@ struct RunOutcome;
 class StepRunner;
 class TimelineModel;
 class TimelineView;
+class WorkspaceSession;
 struct StepState;
 class SearchResultsModel;
 class SourceTreeModel;
@@ -72,7 +73,9 @@ public:
     void open(const QString& path);
     // open(), then waits (the event loop runs) until it and the graph it shows are done.
     // Returns the error message, "" when it opened.
-    QString openPath(const QString& path);
+    // Opens a file and waits; showFirst false keeps the graph shown when there is one.
+    QString openPath(const QString& path, bool showFirst = true);
+    int sourceCount() const { return static_cast<int>(sources_.size()); }
     // Shows graph `id` of source `source` (SourceTreeModel order) and waits until it is on
     // screen; false (and the message) when it cannot be shown.
     bool showGraph(int source, const QString& id);
@@ -99,8 +102,17 @@ public:
     QString originalText() const;
     int originalLine() const;
     QString lastError() const { return lastError_; }
+    void clearLastError() { lastError_.clear(); }
     // When set, errors are only recorded (tests), not shown in a modal box.
     void setQuietErrors(bool quiet) { quietErrors_ = quiet; }
+    bool quietErrors() const { return quietErrors_; }
+    void setStatus(const QString& text);  // the status bar's message
+    void showError(const QString& text);  // the status bar, and a message box unless quiet
+    void refreshInspector();  // the selected node again (its notes and bookmarks changed)
+    void rememberRecent(const QString& path);  // File > Open recent
+    // Save dialogs: a name for what is shown, in the folder the user saved in last.
+    QString suggestedName(const QString& suffix) const;
+    QString askSavePath(const QString& title, const QString& filter, const QString& name);
     QString shortcutList() const;  // "KEY\tWHAT\n" per line, every menu and the mouse
 
     // Find (the find dock does the same): runs the query, shows the first result.
@@ -167,6 +179,9 @@ public:
     bool showInStep(int step, const QString& role, const QString& node);
     // Which graph of a step with several (a partition's "forward" / "backward"); "" the first.
     void setStepRole(const QString& role);
+    std::string stepRole() const { return stepRole_; }  // the graph of a step shown ("" the first)
+    void setStepRoleQuietly(const std::string& role) { stepRole_ = role; }  // for the next showStep
+    bool diffShowsTwoGraphs() const { return diffOfGraphs_; }  // not two steps
     // Opens two graphs as a diff (two files: `fxlens A B`; two artifacts of a log) and waits
     // until it shows. Returns the error message, "" when it shows.
     QString openDiff(const QString& pathA, const QString& idA, const QString& pathB, const QString& idB);
@@ -187,7 +202,7 @@ public:
     // error ("" when it opened); a truncated, foreign or newer file is refused with a message.
     QString openWorkspace(const QString& path);
     QString workspacePath() const;
-    QString workspaceNotice() const { return workspaceNotice_; }
+    QString workspaceNotice() const;
     // Saves the view state now (what the autosave timer does after each change).
     bool autosaveNow();
     // --- export (File > Export): what is on screen, to files. Each returns the error ("" when
@@ -258,16 +273,7 @@ private:
     std::string stepRole_;
     quint64 diffJob_ = 0;  // the diff of two graphs being prepared (0: none)
     bool diffOfGraphs_ = false;  // the Diff tab shows two graphs that are not steps
-    std::unique_ptr<Workspace> ws_;
-    int64_t wsMain_ = 0;  // the workspace's id of the main source
-    QTimer* autosave_ = nullptr;
-    bool restoring_ = false;  // openWorkspace is putting the state back: no autosave
-    QString workspaceNotice_;
-    std::set<std::string> wsLayoutKeys_;  // layouts the workspace holds
-    // layouts read from a workspace, put into the next graph's cache before its first layout
-    std::vector<std::pair<std::string, std::shared_ptr<const LayoutCache::Entry>>> pendingLayouts_;
-    void scheduleAutosave();
-    ViewState captureViewState() const;
+    WorkspaceSession* session_ = nullptr;  // the workspace: file, actions, autosave, restore
 
     std::vector<QDockWidget*> docks_;  // in the View menu's order
     QDockWidget* passesDock_ = nullptr;
@@ -287,22 +293,14 @@ private:
     void updateBusy();
     void inspect(const QString& node);
     void updateCrumbs(const QString& node);
-    void showError(const QString& text);
     void showShortcuts();
-    // Save dialogs: a name for what is shown, in the folder the user saved in last.
-    QString suggestedName(const QString& suffix) const;
-    QString askSavePath(const QString& title, const QString& filter, const QString& name);
     std::vector<std::pair<QString, QString>> shortcuts() const;
-    void rememberRecent(const QString& path);
     void onStepAvailable(int index);
     QString historyHtml(const QString& node) const;
     bool startRun(int against, int stepIndex = -1);
-    void recordRun(const RunOutcome& o);
     // The run panel's result marked stale when it is no longer of what is shown (a check of
     // steps: the pair of snapshots it ran on, by content hash; two graphs: the Diff tab's).
     void refreshRunStaleness();
-    void refreshMarks();  // the Bookmarks and notes dock from the workspace
-    std::string recordedRunStaleness(const RunRecord& rec) const;
     struct TimelinePair
     {
         std::shared_ptr<const MemoryTimeline> a, b;

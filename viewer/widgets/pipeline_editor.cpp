@@ -2,6 +2,7 @@
 
 #include <QCheckBox>
 #include <QComboBox>
+#include <QCompleter>
 #include <QDoubleValidator>
 #include <QFormLayout>
 #include <QGroupBox>
@@ -14,6 +15,7 @@
 #include <QPushButton>
 #include <QScrollArea>
 #include <QSettings>
+#include <QStringListModel>
 #include <QTableView>
 #include <QVBoxLayout>
 
@@ -25,6 +27,41 @@
 #include "viewer/model/step_list_model.hpp"
 
 namespace fxl::viewer {
+
+namespace {
+
+// Completes the item being typed: the whole text, or in a list ("a;b") the part after the last
+// ';' (the items before it kept).
+class ItemCompleter : public QCompleter
+{
+public:
+    ItemCompleter(const QStringList& items, bool list, QLineEdit* edit)
+        : QCompleter(new QStringListModel(items, edit), edit)
+        , edit_(edit)
+        , list_(list)
+    {
+        setCaseSensitivity(Qt::CaseInsensitive);
+        setFilterMode(Qt::MatchContains);
+    }
+    QStringList splitPath(const QString& path) const override
+    {
+        return {list_ ? path.section(QLatin1Char(';'), -1).trimmed() : path};
+    }
+    QString pathFromIndex(const QModelIndex& index) const override
+    {
+        const QString item = QCompleter::pathFromIndex(index);
+        if (!list_) return item;
+        const QString text = edit_->text();
+        const int cut = text.lastIndexOf(QLatin1Char(';'));
+        return cut < 0 ? item : text.left(cut + 1) + item;
+    }
+
+private:
+    QLineEdit* edit_;
+    bool list_;
+};
+
+}  // namespace
 
 PipelineEditor::PipelineEditor(StepRunner* runner, QWidget* parent)
     : QWidget(parent)
@@ -368,6 +405,12 @@ void PipelineEditor::rebuildOptions()
             if (o.type == OptionType::Int) e->setValidator(new QIntValidator(e));
             if (o.type == OptionType::Float) e->setValidator(new QDoubleValidator(e));
             if (o.type == OptionType::StringList) e->setPlaceholderText(tr("a;b;c"));
+            // an option that names modules offers the graph's module paths and their families
+            if (optionNamesModules(o) && runner_->input() && runner_->input()->graph) {
+                auto* c = new ItemCompleter(modulePathSuggestions(*runner_->input()->graph),
+                                            o.type == OptionType::StringList, e);
+                e->setCompleter(c);
+            }
             connect(e, &QLineEdit::editingFinished, this, [set, e] { set(e->text()); });
             editor = e;
             break;

@@ -60,14 +60,42 @@ QString exportDiffView(const DiffView& diff, const QString& path, bool replace)
     GraphView* sides[] = {diff_->viewA(), diff_->viewB()};
     if (!sides[0]->shown() || !sides[1]->shown() || !diff_->diff()) return QObject::tr("the Diff tab shows no diff");
     const QString titles[] = {diff_->labelA(), diff_->labelB()};
-    constexpr double gap = 40, head = 28;
+    // below the two sides: the legend of the marks and the diff's counts, as the Diff tab shows
+    const DiffCounts counts = diff_->diff()->totalCounts();
+    const std::string countsLine = "+" + std::to_string(counts.added) + " added, \u2212"
+        + std::to_string(counts.removed) + " removed, " + std::to_string(counts.changed) + " changed, "
+        + std::to_string(counts.unchanged) + " unchanged; " + std::to_string(counts.rewired) + " rewired edges";
+    constexpr double gap = 40, head = 28, foot = 34;
     double width = gap, height = 0;
     for (GraphView* v : sides) {
         width += v->shown()->layout.width;
         height = std::max(height, v->shown()->layout.height);
     }
-    height += head;
+    width = std::max(width, 720.0);  // room for the legend and the counts
+    height += head + foot;
     const bool dark = sides[0]->dark();
+    const viewer::Theme& th = theme(dark);
+    // the legend of the colours on the nodes: the diff's marks, or the run's ULP distances
+    auto drawFoot = [&](Canvas& c, double top) {
+        double end = 4;
+        if (!diff_->colouredByUlp()) {
+            const Box legend = drawDiffLegend(c, 4, top + 6, dark);
+            end = legend.x + legend.w;
+        } else {
+            const std::vector<Rgb> colours = ulpMarkColours();
+            c.beginItem("legend", "ulp-legend");
+            double x = 8;
+            for (size_t m = 1; m < colours.size(); ++m) {  // 0: not compared, unmarked
+                c.rect({x, top + 12, 12, 10}, colours[m], colours[m], 0, 2);
+                const std::string name = ulpMarkName(static_cast<uint8_t>(m));
+                c.text(x + 16, top + 21, name, 9, th.text);
+                x += 22 + 6.5 * static_cast<double>(name.size());
+            }
+            c.endItem();
+            end = x;
+        }
+        c.text(end + 12, top + 21, countsLine, 10, th.text);
+    };
     if (isSvg(path)) {
         // one document, each side a nested <svg> at its place
         std::string svg = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" + std::to_string(int(width))
@@ -90,13 +118,21 @@ QString exportDiffView(const DiffView& diff, const QString& path, bool replace)
                 + title.toHtmlEscaped().toStdString() + "</text>\n" + inner + "\n";
             x += sides[k]->shown()->layout.width + gap;
         }
-        svg += "</svg>\n";
+        SvgCanvas footCanvas;
+        footCanvas.begin(width, foot, th.background);
+        drawFoot(footCanvas, 0);
+        footCanvas.end();
+        std::string legend = footCanvas.svg();
+        if (const size_t decl = legend.find("?>"); legend.rfind("<?xml", 0) == 0 && decl != std::string::npos)
+            legend.erase(0, decl + 2);
+        if (const size_t open = legend.find("<svg"); open != std::string::npos)
+            legend.insert(open + 4, " x=\"0\" y=\"" + std::to_string(int(height - foot)) + "\"");
+        svg += legend + "\n</svg>\n";
         return writeExport(path, QByteArray::fromStdString(svg), replace);
     }
     constexpr double scale = 1.5;
     QImage img(static_cast<int>(width * scale), static_cast<int>(height * scale), QImage::Format_ARGB32_Premultiplied);
     img.setDevicePixelRatio(scale);
-    const viewer::Theme& th = theme(dark);
     img.fill(QColor(th.background.r, th.background.g, th.background.b));
     QPainter p(&img);
     p.setRenderHint(QPainter::Antialiasing);
@@ -113,6 +149,10 @@ QString exportDiffView(const DiffView& diff, const QString& path, bool replace)
         drawScene(c, *sides[k]->tree(), sides[k]->shown()->view, sides[k]->shown()->layout, sides[k]->drawOptions());
         p.restore();
         x += sides[k]->shown()->layout.width + gap;
+    }
+    {
+        PainterCanvas c(p);
+        drawFoot(c, height - foot);
     }
     p.end();
     return writeExport(path, pngBytes(img), replace);

@@ -134,6 +134,7 @@ class TestSafetensors : public QObject
 private slots:
     void corpusFile_data();
     void corpusFile();
+    void corpusNamesMatchMeta_data();
     void corpusNamesMatchMeta();
     void referenceVectors();
     void libraryOrder();
@@ -280,48 +281,60 @@ void TestSafetensors::corpusFile()
 }
 
 // Inputs are keyed by placeholder name in placeholder order; outputs_f64 mirrors outputs.
+// One row per case of the corpus (its inputs file): the rows of pytorch/large/ skip under ASan
+// (test_util.hpp), the release stage reads them.
+void TestSafetensors::corpusNamesMatchMeta_data()
+{
+    QTest::addColumn<std::string>("path");
+    int cases = 0;
+    for (const auto& p : corpusSafetensors()) {
+        if (!fs::exists(p)) {  // the corpus is absent: a row that says so
+            QTest::newRow(p.string().c_str()) << p.string();
+            continue;
+        }
+        if (p.filename().string().find(".inputs.") == std::string::npos) continue;
+        QTest::newRow(fs::relative(p, kPytorch).string().c_str()) << p.string();
+        ++cases;
+    }
+    if (fs::exists(kPytorch) && cases < 7)
+        QFAIL(qPrintable(QStringLiteral("only %1 cases with an inputs file in the corpus").arg(cases)));
+}
+
 void TestSafetensors::corpusNamesMatchMeta()
 {
-    FXL_REQUIRE_CORPUS(kPytorch);
-    auto files = corpusSafetensors();
-    int checked = 0;
-    for (const auto& p : files) {
-        std::string file = p.filename().string();
-        if (file.find(".inputs.") == std::string::npos) continue;
-        fs::path meta = p.parent_path() / (caseName(p) + ".meta.json");
-        QVERIFY2(fs::exists(meta), meta.string().c_str());
-        std::ifstream in(meta);
-        nlohmann::json j = nlohmann::json::parse(in);
-        std::vector<std::string> placeholders;
-        for (const auto& n : j["nodes"])
-            if (n["op"] == "placeholder") placeholders.push_back(n["name"]);
-        SafeTensorsFile f = readSafetensorsHeader(p.string());
-        QCOMPARE(f.tensors.size(), placeholders.size());
-        // the data section follows placeholder order in these files
-        for (size_t i = 0; i < placeholders.size(); ++i) QCOMPARE(f.tensors[i].name, placeholders[i]);
-        for (const auto& n : j["nodes"]) {
-            if (n["op"] != "placeholder") continue;
-            const SafeTensor* t = f.find(n["name"]);
-            QVERIFY(t);
-            QCOMPARE(t->shape, n["tensor_meta"]["shape"].get<std::vector<int64_t>>());
-            QCOMPARE(std::string(dtypeTorchName(t->dtype)), n["tensor_meta"]["dtype"].get<std::string>());
-        }
-        // outputs vs outputs_f64: same names and shapes, floats widened to F64
-        fs::path o32 = p.parent_path() / (caseName(p) + ".outputs.safetensors");
-        fs::path o64 = p.parent_path() / (caseName(p) + ".outputs_f64.safetensors");
-        if (fs::exists(o32) && fs::exists(o64)) {
-            SafeTensorsFile a = readSafetensorsHeader(o32.string()), b = readSafetensorsHeader(o64.string());
-            QCOMPARE(a.tensors.size(), b.tensors.size());
-            for (const auto& t : a.tensors) {
-                const SafeTensor* u = b.find(t.name);
-                QVERIFY(u);
-                QCOMPARE(u->shape, t.shape);
-                QVERIFY(u->dtype == (t.dtype == DType::F32 ? DType::F64 : t.dtype));
-            }
-        }
-        ++checked;
+    QFETCH(std::string, path);
+    FXL_REQUIRE_CORPUS(path);
+    const fs::path p(path);
+    fs::path meta = p.parent_path() / (caseName(p) + ".meta.json");
+    QVERIFY2(fs::exists(meta), meta.string().c_str());
+    nlohmann::json j = nlohmann::json::parse(fxltest::readFile(meta));
+    std::vector<std::string> placeholders;
+    for (const auto& n : j["nodes"])
+        if (n["op"] == "placeholder") placeholders.push_back(n["name"]);
+    SafeTensorsFile f = readSafetensorsHeader(p.string());
+    QCOMPARE(f.tensors.size(), placeholders.size());
+    // the data section follows placeholder order in these files
+    for (size_t i = 0; i < placeholders.size(); ++i) QCOMPARE(f.tensors[i].name, placeholders[i]);
+    for (const auto& n : j["nodes"]) {
+        if (n["op"] != "placeholder") continue;
+        const SafeTensor* t = f.find(n["name"]);
+        QVERIFY(t);
+        QCOMPARE(t->shape, n["tensor_meta"]["shape"].get<std::vector<int64_t>>());
+        QCOMPARE(std::string(dtypeTorchName(t->dtype)), n["tensor_meta"]["dtype"].get<std::string>());
     }
-    QVERIFY(checked >= 7);
+    // outputs vs outputs_f64: same names and shapes, floats widened to F64
+    fs::path o32 = p.parent_path() / (caseName(p) + ".outputs.safetensors");
+    fs::path o64 = p.parent_path() / (caseName(p) + ".outputs_f64.safetensors");
+    if (fs::exists(o32) && fs::exists(o64)) {
+        SafeTensorsFile a = readSafetensorsHeader(o32.string()), b = readSafetensorsHeader(o64.string());
+        QCOMPARE(a.tensors.size(), b.tensors.size());
+        for (const auto& t : a.tensors) {
+            const SafeTensor* u = b.find(t.name);
+            QVERIFY(u);
+            QCOMPARE(u->shape, t.shape);
+            QVERIFY(u->dtype == (t.dtype == DType::F32 ? DType::F64 : t.dtype));
+        }
+    }
 }
 
 // Byte vectors from the official library's own tests (huggingface/safetensors,
