@@ -13,6 +13,8 @@
 #include <QPlainTextEdit>
 #include <QPushButton>
 #include <QSettings>
+#include <QStyle>
+#include <QTabBar>
 #include <QTabWidget>
 #include <QTableView>
 #include <QTableWidget>
@@ -552,6 +554,45 @@ class TestWindowActions : public QObject
 
 private slots:
     void initTestCase() { guitest::initWindowTests(); }
+
+    // At 1366 x 768 every dock's tab says its whole name (four tabs in the right column once
+    // read "I...", "O...", "Le...", "B...").
+    void dockTabsReadable()
+    {
+        MainWindow w;
+        w.setQuietErrors(true);
+        w.resize(1366, 768);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QVERIFY(w.openPath(data("pytorch/mlp_gelu.joint.code.py")).isEmpty());
+        QVERIFY(w.waitIdle());
+        // with the Diff tab in front (its change list beside two panes widens the middle)
+        QVERIFY(w.runPipeline(QStringLiteral("remove_detach,sac(policy=alternate_mm),remat,dce")).isEmpty());
+        QVERIFY(w.showStep(3));
+        w.centralTabs()->setCurrentWidget(w.diffView());
+        QVERIFY(w.waitIdle());
+        int tabs = 0;
+        for (QTabBar* bar : w.findChildren<QTabBar*>()) {
+            if (bar->parentWidget() != &w || !bar->isVisible()) continue;  // the docks' tab bars only
+            for (int i = 0; i < bar->count(); ++i) {
+                ++tabs;
+                // the text and the style's margins beside it, or the tab bar elides the name
+                const int text = bar->fontMetrics().horizontalAdvance(bar->tabText(i))
+                    + bar->style()->pixelMetric(QStyle::PM_TabBarTabHSpace, nullptr, bar);
+                QVERIFY2(bar->tabRect(i).width() >= text,
+                         qPrintable(QStringLiteral("tab '%1' is %2 px wide for %3 px of text and margins")
+                                        .arg(bar->tabText(i))
+                                        .arg(bar->tabRect(i).width())
+                                        .arg(text)));
+            }
+        }
+        QVERIFY(tabs >= 9);  // Passes, Sources, Find; Inspector, Overview, Legend; Original text, ...
+        // and the window still fits the screen it was made for
+        QVERIFY2(
+            w.minimumSizeHint().width() <= 1366 && w.width() <= 1366,
+            qPrintable(
+                QStringLiteral("the window needs %1 px, is %2 px").arg(w.minimumSizeHint().width()).arg(w.width())));
+    }
 
     void everyMenuAction_data()
     {

@@ -61,6 +61,12 @@ DiffView::DiffView(QWidget* parent)
     status_ = new QLabel(this);
     legend_ = new QLabel(legendHtml(false), this);
     legend_->setTextFormat(Qt::RichText);
+    // a narrow window wraps the counts and the legend and clips the titles and the status line:
+    // their one-line widths would otherwise be the Diff tab's minimum, and push the window past
+    // a small screen
+    counts_->setWordWrap(true);
+    legend_->setWordWrap(true);
+    for (QLabel* l : {labelA_, labelB_, status_}) l->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
 
     auto* sideA = new QWidget(this);
     auto* la = new QVBoxLayout(sideA);
@@ -147,8 +153,7 @@ DiffView::DiffView(QWidget* parent)
         if ((i == 1) != byUlp_) setColouredByUlp(i == 1);
     });
     auto* top = new QHBoxLayout;
-    top->addWidget(counts_);
-    top->addStretch(1);
+    top->addWidget(counts_, 1);
     top->addWidget(legend_);
     top->addWidget(colourBy_);
     auto* l = new QVBoxLayout(this);

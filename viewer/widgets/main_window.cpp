@@ -28,6 +28,7 @@
 #include <QSettings>
 #include <QStandardPaths>
 #include <QStatusBar>
+#include <QStyle>
 #include <QStyleFactory>
 #include <QTabWidget>
 #include <QTableView>
@@ -290,7 +291,7 @@ MainWindow::MainWindow(QWidget* parent)
     auto* marksDock = new QDockWidget(tr("Bookmarks and notes"), this);
     marksDock->setObjectName(QStringLiteral("marks"));
     marksDock->setWidget(marks_);
-    addDockWidget(Qt::RightDockWidgetArea, marksDock);
+    addDockWidget(Qt::BottomDockWidgetArea, marksDock);
     connect(marks_, &MarksPanel::nodeRequested, this, [this](const QString& role, const QString& node) {
         if (role.toStdString() != stepRole_) setStepRole(role);
         tabs_->setCurrentIndex(0);
@@ -374,10 +375,12 @@ MainWindow::MainWindow(QWidget* parent)
     passesDock->raise();
     tabifyDockWidget(inspectorDock, overviewDock);
     tabifyDockWidget(overviewDock, legendDock);
-    tabifyDockWidget(legendDock, marksDock);
     inspectorDock->raise();
+    // the bookmarks and notes below, where a list has the width (a fourth tab in the right
+    // column squeezed every tab's name)
     tabifyDockWidget(textDock, timelineDock);
     tabifyDockWidget(timelineDock, runDock);
+    tabifyDockWidget(runDock, marksDock);
     timelineDock->raise();
     // the docks the menus show and toggle: members, because the menus' actions outlive this
     // constructor (a lambda holding a local array of them crashed Find and Check)
@@ -387,6 +390,20 @@ MainWindow::MainWindow(QWidget* parent)
     runDock_ = runDock;
     sourcesDock_ = treeDock;
     buildMenus();
+
+    // each side column at least as wide as its tabs' names: narrower (the Diff tab's panes and
+    // change list take what they can) would elide them, "Inspe..."
+    auto tabsWidth = [this](std::initializer_list<QDockWidget*> column) {
+        int px = 8;
+        for (QDockWidget* d : column)
+            px += fontMetrics().horizontalAdvance(d->windowTitle())
+                + style()->pixelMetric(QStyle::PM_TabBarTabHSpace, nullptr, this) + 4;
+        return px;
+    };
+    for (QDockWidget* d : {passesDock, treeDock, findDock})
+        d->setMinimumWidth(tabsWidth({passesDock, treeDock, findDock}));
+    for (QDockWidget* d : {inspectorDock, overviewDock, legendDock})
+        d->setMinimumWidth(tabsWidth({inspectorDock, overviewDock, legendDock}));
 
     QSettings settings(QStringLiteral("fxlens"), QStringLiteral("fxlens"));
     restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray());
