@@ -22,30 +22,17 @@ public:
     bool document(SidecarMeta& out)
     {
         ws();
-        if (!eat('{')) return false;
         bool sawNodes = false;
-        ws();
-        if (eat('}')) return false;  // no "nodes"
-        for (;;) {
-            std::string_view key;
-            if (!plainString(key)) return false;
-            ws();
-            if (!eat(':')) return false;
-            ws();
-            if (key == "nodes") {
+        const bool ok = object(
+            [&](std::string_view key) {
+                if (key != "nodes") return skipValue(0);
                 if (sawNodes) return false;
                 sawNodes = true;
-                if (!nodes(out)) return false;
-            } else if (!skipValue(0)) {
-                return false;
-            }
-            ws();
-            if (eat('}')) break;
-            if (!eat(',')) return false;
-            ws();
-        }
+                return array([&] { return node(out); });
+            },
+            false);  // no "nodes"
         ws();
-        return sawNodes && p_ == end_;
+        return ok && sawNodes && p_ == end_;
     }
 
 private:
@@ -70,6 +57,43 @@ private:
         return true;
     }
     bool at(char c) const { return p_ != end_ && *p_ == c; }
+
+    // An object whose keys are plain strings: `member(key)` reads each value (p_ at it). An
+    // empty object is refused when `allowEmpty` is false.
+    template<typename F>
+    bool object(F&& member, bool allowEmpty = true)
+    {
+        if (!eat('{')) return false;
+        ws();
+        if (eat('}')) return allowEmpty;
+        for (;;) {
+            std::string_view key;
+            if (!plainString(key)) return false;
+            ws();
+            if (!eat(':')) return false;
+            ws();
+            if (!member(key)) return false;
+            ws();
+            if (eat('}')) return true;
+            if (!eat(',')) return false;
+            ws();
+        }
+    }
+    // An array: `element()` reads each element (p_ at it).
+    template<typename F>
+    bool array(F&& element)
+    {
+        if (!eat('[')) return false;
+        ws();
+        if (eat(']')) return true;
+        for (;;) {
+            if (!element()) return false;
+            ws();
+            if (eat(']')) return true;
+            if (!eat(',')) return false;
+            ws();
+        }
+    }
 
     // A string of printable ASCII without escapes (what the fields kept are, in every file
     // fxlens and the tracers write).
@@ -166,8 +190,9 @@ private:
         case 't': return literal("true");
         case 'f': return literal("false");
         case 'n': return literal("null");
-        case '{': {
-            ++p_;
+        case '{':
+            // keys may hold escapes here: skipped like any string
+            if (!eat('{')) return false;
             ws();
             if (eat('}')) return true;
             for (;;) {
@@ -181,19 +206,7 @@ private:
                 if (!eat(',')) return false;
                 ws();
             }
-        }
-        case '[': {
-            ++p_;
-            ws();
-            if (eat(']')) return true;
-            for (;;) {
-                if (!skipValue(depth + 1)) return false;
-                ws();
-                if (eat(']')) return true;
-                if (!eat(',')) return false;
-                ws();
-            }
-        }
+        case '[': return array([&] { return skipValue(depth + 1); });
         default: {
             bool integral = false;
             return number(integral);
@@ -202,19 +215,13 @@ private:
     }
     bool ints(std::vector<SymInt>& out, bool allowNegative)
     {
-        if (!eat('[')) return false;
         out.clear();
-        ws();
-        if (eat(']')) return true;
-        for (;;) {
+        return array([&] {
             int64_t v = 0;
             if (!integer(v, allowNegative)) return false;
             out.emplace_back(v);
-            ws();
-            if (eat(']')) return true;
-            if (!eat(',')) return false;
-            ws();
-        }
+            return true;
+        });
     }
     // tensor_meta: null, {dtype, shape, stride}, or a list of these (tuple outputs).
     bool valueMeta(ValueMeta& out, int depth)
@@ -222,81 +229,48 @@ private:
         if (depth > 32) return false;
         out = ValueMeta{};
         if (at('n')) return literal("null");
-        if (eat('[')) {
+        if (at('[')) {
             out.kind = ValueMeta::Kind::Tuple;
-            ws();
-            if (eat(']')) return true;
-            for (;;) {
-                out.elems.emplace_back();
-                if (!valueMeta(out.elems.back(), depth + 1)) return false;
-                ws();
-                if (eat(']')) return true;
-                if (!eat(',')) return false;
-                ws();
-            }
+            return array([&] { return valueMeta(out.elems.emplace_back(), depth + 1); });
         }
-        if (!eat('{')) return false;
         TensorMeta t;
         t.device = "cpu";  // as the full reader: the corpus tracer ran on CPU
         bool sawDtype = false, sawShape = false, sawStride = false, strideList = false;
-        ws();
-        if (eat('}')) return false;  // no dtype
-        for (;;) {
-            std::string_view key;
-            if (!plainString(key)) return false;
-            ws();
-            if (!eat(':')) return false;
-            ws();
-            if (key == "dtype") {
-                std::string_view name;
-                if (sawDtype || !plainString(name)) return false;
-                sawDtype = true;
-                if (name.starts_with("torch.")) name.remove_prefix(6);
-                const std::optional<DType> dtype = dtypeFromTorchName(name);
-                if (!dtype) return false;
-                t.dtype = *dtype;
-            } else if (key == "shape") {
-                if (sawShape || !ints(t.sizes, false)) return false;
-                sawShape = true;
-            } else if (key == "stride") {
-                if (sawStride) return false;
-                sawStride = true;
-                if (at('n')) {
-                    if (!literal("null")) return false;
-                } else {
-                    if (!ints(t.strides, true)) return false;
-                    strideList = true;
+        const bool ok = object(
+            [&](std::string_view key) {
+                if (key == "dtype") {
+                    std::string_view name;
+                    if (sawDtype || !plainString(name)) return false;
+                    sawDtype = true;
+                    if (name.starts_with("torch.")) name.remove_prefix(6);
+                    const std::optional<DType> dtype = dtypeFromTorchName(name);
+                    if (!dtype) return false;
+                    t.dtype = *dtype;
+                    return true;
                 }
-            } else if (!skipValue(depth + 1)) {
-                return false;
-            }
-            ws();
-            if (eat('}')) break;
-            if (!eat(',')) return false;
-            ws();
-        }
-        if (!sawDtype || !sawShape) return false;
+                if (key == "shape") {
+                    if (sawShape || !ints(t.sizes, false)) return false;
+                    sawShape = true;
+                    return true;
+                }
+                if (key == "stride") {
+                    if (sawStride) return false;
+                    sawStride = true;
+                    if (at('n')) return literal("null");
+                    strideList = true;
+                    return ints(t.strides, true);
+                }
+                return skipValue(depth + 1);
+            },
+            false);  // no dtype
+        if (!ok || !sawDtype || !sawShape) return false;
         if (strideList && t.strides.size() != t.sizes.size()) return false;
         out.kind = ValueMeta::Kind::Tensor;
         out.tensor = std::move(t);
         return true;
     }
-    bool nodes(SidecarMeta& out)
-    {
-        if (!eat('[')) return false;
-        ws();
-        if (eat(']')) return true;
-        for (;;) {
-            if (!node(out)) return false;
-            ws();
-            if (eat(']')) return true;
-            if (!eat(',')) return false;
-            ws();
-        }
-    }
     bool node(SidecarMeta& out)
     {
-        if (!eat('{')) return false;
         enum : unsigned
         {
             kName = 1,
@@ -314,62 +288,55 @@ private:
         };
         SidecarNodeMeta m;
         std::string_view name, op;
-        ws();
-        if (eat('}')) return false;  // no name
-        for (;;) {
-            std::string_view key;
-            if (!plainString(key)) return false;
-            ws();
-            if (!eat(':')) return false;
-            ws();
-            if (key == "name") {
-                if (!first(kName) || !plainString(name)) return false;
-            } else if (key == "op") {
-                if (!first(kOp) || !plainString(op)) return false;
-            } else if (key == "target") {
-                if (!first(kTarget)) return false;
-                if (at('"')) {
-                    std::string_view target;
-                    if (!plainString(target)) return false;
-                    m.target = target;
-                } else if (!skipValue(1)) {  // a target that is no string is not kept
+        const bool ok = object(
+            [&](std::string_view key) {
+                if (key == "name") {
+                    if (!first(kName) || !plainString(name)) return false;
+                } else if (key == "op") {
+                    if (!first(kOp) || !plainString(op)) return false;
+                } else if (key == "target") {
+                    if (!first(kTarget)) return false;
+                    if (at('"')) {
+                        std::string_view target;
+                        if (!plainString(target)) return false;
+                        m.target = target;
+                    } else if (!skipValue(1)) {  // a target that is no string is not kept
+                        return false;
+                    }
+                } else if (key == "tensor_meta") {
+                    if (!first(kMeta)) return false;
+                    if (at('n')) {  // null: no value, as an absent tensor_meta
+                        if (!literal("null")) return false;
+                    } else {
+                        if (!valueMeta(m.val, 0)) return false;
+                        m.hasVal = true;
+                    }
+                } else if (key == "module_path") {
+                    if (!first(kModule)) return false;
+                    if (at('n')) {
+                        if (!literal("null")) return false;
+                    } else {
+                        std::string_view path;
+                        if (!plainString(path)) return false;
+                        m.modulePath = std::string(path);
+                    }
+                } else if (key == "phase") {
+                    if (!first(kPhase)) return false;
+                    if (at('n')) {
+                        if (!literal("null")) return false;
+                    } else {
+                        std::string_view phase;
+                        if (!plainString(phase)) return false;
+                        m.phase = phase.empty() ? std::optional<Phase>(Phase::Unknown) : phaseFromName(phase);
+                        if (!m.phase) return false;  // the full reader warns about it
+                    }
+                } else if (!skipValue(1)) {
                     return false;
                 }
-            } else if (key == "tensor_meta") {
-                if (!first(kMeta)) return false;
-                if (at('n')) {  // null: no value, as an absent tensor_meta
-                    if (!literal("null")) return false;
-                } else {
-                    if (!valueMeta(m.val, 0)) return false;
-                    m.hasVal = true;
-                }
-            } else if (key == "module_path") {
-                if (!first(kModule)) return false;
-                if (at('n')) {
-                    if (!literal("null")) return false;
-                } else {
-                    std::string_view path;
-                    if (!plainString(path)) return false;
-                    m.modulePath = std::string(path);
-                }
-            } else if (key == "phase") {
-                if (!first(kPhase)) return false;
-                if (at('n')) {
-                    if (!literal("null")) return false;
-                } else {
-                    std::string_view phase;
-                    if (!plainString(phase)) return false;
-                    m.phase = phase.empty() ? std::optional<Phase>(Phase::Unknown) : phaseFromName(phase);
-                    if (!m.phase) return false;  // the full reader warns about it
-                }
-            } else if (!skipValue(1)) {
-                return false;
-            }
-            ws();
-            if (eat('}')) break;
-            if (!eat(',')) return false;
-            ws();
-        }
+                return true;
+            },
+            false);  // no name
+        if (!ok) return false;
         if (!(seen & kName) || !(seen & kOp)) return false;
         if (!names_.insert(name).second) {  // listed twice: the first counts
             out.duplicateNames.emplace_back(name);
