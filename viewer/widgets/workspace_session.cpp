@@ -13,6 +13,7 @@
 #include <QTimer>
 
 #include <algorithm>
+#include <functional>
 #include <nlohmann/json.hpp>
 
 #include "core/ir/diagnostics.hpp"
@@ -384,24 +385,25 @@ void WorkspaceSession::recordRun(const RunOutcome& o)
     }
 }
 
-bool WorkspaceSession::bookmarkSelected(const QString& label)
+bool WorkspaceSession::markSelected(const std::function<void(const std::string& node)>& mark)
 {
     const QString node = w_.graphView()->selected();
     if (!ws_ || !main_ || node.isEmpty()) return false;
-    ws_->addBookmark(main_, w_.stepRole(), node.toStdString(), label.toStdString());
+    mark(node.toStdString());
     w_.refreshInspector();
     refreshMarks();
     return true;
 }
 
+bool WorkspaceSession::bookmarkSelected(const QString& label)
+{
+    return markSelected(
+        [&](const std::string& node) { ws_->addBookmark(main_, w_.stepRole(), node, label.toStdString()); });
+}
+
 bool WorkspaceSession::noteOnSelected(const QString& text)
 {
-    const QString node = w_.graphView()->selected();
-    if (!ws_ || !main_ || node.isEmpty()) return false;
-    ws_->setNote(main_, w_.stepRole(), node.toStdString(), text.toStdString());
-    w_.refreshInspector();
-    refreshMarks();
-    return true;
+    return markSelected([&](const std::string& node) { ws_->setNote(main_, w_.stepRole(), node, text.toStdString()); });
 }
 
 QString WorkspaceSession::inspectorExtra(const QString& node) const

@@ -10,6 +10,7 @@
 #include <QObject>
 #include <QString>
 
+#include <functional>
 #include <memory>
 #include <set>
 #include <string>
@@ -84,6 +85,9 @@ private:
     ViewState captureViewState() const;
     std::string recordedRunStaleness(const RunRecord& rec) const;
     void refreshMarks();  // the Bookmarks and notes dock
+    // Applies `mark` to the selected node in the workspace, then shows it; false when there is
+    // no workspace or no selection.
+    bool markSelected(const std::function<void(const std::string& node)>& mark);
     void saveFromMenu(bool as);
 };
 
