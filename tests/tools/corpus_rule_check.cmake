@@ -6,8 +6,11 @@
 #     without the corpus;
 #   - a test that reads none (EXPECT=pass) passes as it does with the corpus;
 #   - nothing else fails, and the executable finishes (a "Totals:" line).
-# Usage: cmake -DTEST=<executable> -DEXPECT=fail|pass -DMISSING=<absent dir> -P corpus_rule_check.cmake
-foreach(var TEST EXPECT MISSING)
+# The test runs with HOME set to HOME_DIR, emptied first, so that it shares no settings or
+# QStandardPaths test-mode folders with the same executable run at the same time by ctest -j.
+# Usage: cmake -DTEST=<executable> -DEXPECT=fail|pass -DMISSING=<absent dir> -DHOME_DIR=<dir>
+#              -P corpus_rule_check.cmake
+foreach(var TEST EXPECT MISSING HOME_DIR)
   if(NOT DEFINED ${var})
     message(FATAL_ERROR "corpus_rule_check: -D${var}=... is required")
   endif()
@@ -16,6 +19,9 @@ if(EXISTS "${MISSING}")
   message(FATAL_ERROR "corpus_rule_check: ${MISSING} exists; it must name a directory that does not")
 endif()
 
+file(REMOVE_RECURSE "${HOME_DIR}")
+file(MAKE_DIRECTORY "${HOME_DIR}")
+set(ENV{HOME} "${HOME_DIR}")
 set(ENV{CI} true)
 set(ENV{FXLENS_CORPUS_DIR} "${MISSING}")
 set(ENV{QT_QPA_PLATFORM} offscreen)
