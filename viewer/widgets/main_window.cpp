@@ -39,7 +39,6 @@
 #include <QTreeView>
 #include <QVBoxLayout>
 
-#include <QPointer>
 #include <QRegularExpression>
 #include <QThreadPool>
 
@@ -49,19 +48,11 @@
 #include <functional>
 #include <iostream>
 
-#include "core/formats/fx/fx_text_writer.hpp"
 #include "core/ops/custom_ops.hpp"
-#include "core/util/content_hash.hpp"
-#include "runtime/localize.hpp"
 #include "viewer/jobs/step_jobs.hpp"
-#include "viewer/model/node_search.hpp"
-#include "viewer/model/pipeline_model.hpp"
-#include "viewer/model/provenance_trail.hpp"
 #include "viewer/model/search_results_model.hpp"
 #include "viewer/model/source_tree_model.hpp"
-#include "viewer/model/step_list_model.hpp"
 #include "viewer/model/timeline_model.hpp"
-#include "viewer/render/html_report.hpp"
 #include "viewer/render/painter_canvas.hpp"
 #include "viewer/render/timeline_draw.hpp"
 #include "viewer/widgets/diff_view.hpp"
@@ -74,6 +65,7 @@
 #include "viewer/widgets/pipeline_editor.hpp"
 #include "viewer/widgets/run_panel.hpp"
 #include "viewer/widgets/sources_panel.hpp"
+#include "viewer/widgets/step_session.hpp"
 #include "viewer/widgets/text_panel.hpp"
 #include "viewer/widgets/timeline_view.hpp"
 #include "viewer/widgets/view_export.hpp"
@@ -82,8 +74,6 @@
 namespace fxl::viewer {
 
 namespace {
-
-QString qs(const std::string& s) { return QString::fromStdString(s); }
 
 // The legend dock: scene_draw's legend, painted in the graph view's theme.
 class LegendWidget : public QWidget
@@ -187,53 +177,8 @@ MainWindow::MainWindow(QWidget* parent)
     runDock->setObjectName(QStringLiteral("run"));
     runDock->setWidget(run_);
     addDockWidget(Qt::BottomDockWidgetArea, runDock);
-    connect(run_, &RunPanel::runRequested, this, [this](RunPanel::Against a) { startRun(static_cast<int>(a)); });
-    connect(run_, &RunPanel::showNodeRequested, this, [this](const QString& name) {
-        if (tabs_->currentWidget() == diff_)
-            diff_->selectB(name);
-        else
-            view_->showNode(name);
-    });
-    connect(run_, &RunPanel::finished, this, [this](std::shared_ptr<const RunOutcome> o) {
-        // the measured live bytes beside the estimate, when the run was of the graph shown
-        const auto st = currentStepState();
-        if (o->ok && st && !st->graphs.empty() && st->graph(stepRole_)->prepared->graph == o->request.subject)
-            timelineModel_->setMeasured(o->subject.liveBytesPerStep, o->subject.peakBytes);
-        // the values of the run on the graphs: each node by its ULP distance
-        if (o->ok && o->localize) {
-            const auto& l = *o->localize;
-            if (diff_->viewA()->graph() == o->request.reference.get()
-                && diff_->viewB()->graph() == o->request.subject.get())
-                diff_->setUlp(l.ulpByNameA, l.ulpByNameB);
-            if (view_->graph() == o->request.subject.get())
-                view_->setMarks(ulpMarks(*o->request.subject, l.ulpByNameB), ulpMarkColours());
-        }
-        timeline_->update();
-        status_->setText(QString::fromStdString(o->summary()));
-        refreshRunStaleness();  // a step remade while it ran
-        session_->recordRun(*o);
-        updateBusy();
-    });
-    connect(runner_, &StepRunner::stepAvailable, this, [this](quint64, int index) {
-        onStepAvailable(index);
-        refreshRunStaleness();
-    });
-    connect(runner_, &StepRunner::stepsReset, this, [this](int from) {
-        if (step_ >= from) step_ = -1;
-        refreshRunStaleness();
-    });
-    connect(runner_, &StepRunner::progress, this, [this](quint64, qint64 done, qint64 total, const QString& what) {
-        if (total == 0 || done >= total) return;  // the input step alone, or the end
-        status_->setText(tr("running the pipeline: stage %1 of %2 (%3)").arg(done + 1).arg(total).arg(what));
-    });
-    connect(runner_, &StepRunner::finished, this, [this](quint64, bool ok, const QString& message) {
-        if (!ok && !message.isEmpty()) status_->setText(message);
-        updateBusy();
-    });
-    connect(passes_, &PipelineEditor::stepChosen, this, [this](int index) {
-        followSteps_ = false;
-        showStep(index);
-    });
+    // the steps shown, the Diff tab's two graphs and the Run panel's checks of either
+    steps_ = new StepSession(*this);
     connect(timeline_, &TimelineView::nodeClicked, this, [this](const QString& name) {
         if (tabs_->currentWidget() == diff_)
             diff_->selectB(name);
@@ -251,6 +196,8 @@ MainWindow::MainWindow(QWidget* parent)
 
     // the workspace: its file, actions, autosave and restore
     session_ = new WorkspaceSession(*this);
+    connect(run_, &RunPanel::finished, session_,
+            [this](std::shared_ptr<const RunOutcome> o) { session_->recordRun(*o); });
 
     // sources: a double click shows the graph (in the Graph tab, whatever was in front);
     // the context menu compares
@@ -293,7 +240,7 @@ MainWindow::MainWindow(QWidget* parent)
     marksDock->setWidget(marks_);
     addDockWidget(Qt::BottomDockWidgetArea, marksDock);
     connect(marks_, &MarksPanel::nodeRequested, this, [this](const QString& role, const QString& node) {
-        if (role.toStdString() != stepRole_) setStepRole(role);
+        if (role.toStdString() != steps_->role()) steps_->setRole(role);
         tabs_->setCurrentIndex(0);
         view_->showNode(node);
     });
@@ -386,9 +333,6 @@ MainWindow::MainWindow(QWidget* parent)
     // constructor (a lambda holding a local array of them crashed Find and Check)
     docks_ = {treeDock,  findDock, inspectorDock, overviewDock, legendDock,
               marksDock, textDock, passesDock,    timelineDock, runDock};
-    passesDock_ = passesDock;
-    runDock_ = runDock;
-    sourcesDock_ = treeDock;
     buildMenus();
 
     // each side column at least as wide as its tabs' names: narrower (the Diff tab's panes and
@@ -539,32 +483,12 @@ void MainWindow::buildMenus()
     nav->addAction(session_->noteAction());
 
     QMenu* passes = menuBar()->addMenu(tr("&Passes"));
-    passes->addAction(tr("&Run the pipeline"), QKeySequence(Qt::CTRL | Qt::Key_Return), this, [this] {
-        passesDock_->show();
-        passesDock_->raise();
-        followSteps_ = true;
-        passes_->run();
-        updateBusy();
-    });
-    passes->addAction(tr("&Next step"), QKeySequence(Qt::CTRL | Qt::Key_Right), this, [this] {
-        followSteps_ = false;
-        stepForward();
-    });
-    passes->addAction(tr("&Previous step"), QKeySequence(Qt::CTRL | Qt::Key_Left), this, [this] {
-        followSteps_ = false;
-        stepBack();
-    });
-    passes->addAction(tr("&Check the step against the one before"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_R),
-                      this, [this] {
-                          runDock_->show();
-                          runDock_->raise();
-                          startRun(static_cast<int>(RunPanel::Against::Previous));
-                      });
-    passes->addSeparator();
-    passes->addAction(tr("Show the &graph"), QKeySequence(Qt::CTRL | Qt::Key_1), this,
-                      [this] { tabs_->setCurrentIndex(0); });
-    passes->addAction(tr("Show the &diff"), QKeySequence(Qt::CTRL | Qt::Key_2), this,
-                      [this] { tabs_->setCurrentIndex(1); });
+    for (QAction* a : steps_->actions()) {
+        if (a)
+            passes->addAction(a);
+        else
+            passes->addSeparator();
+    }
 
     QMenu* viewMenu = menuBar()->addMenu(tr("&View"));
     // on the view in front: the graph, or the diff (its right pane, which the left one follows
@@ -639,9 +563,9 @@ QString MainWindow::suggestedName(const QString& suffix) const
     QString base = graphTitle(*g->source, g->artifactId);
     for (const char* ext : {".code.py", ".py", ".txt", ".json"})
         if (base.endsWith(QLatin1String(ext))) base.chop(static_cast<int>(strlen(ext)));
-    if (step_ > 0)
-        if (const auto st = currentStepState())
-            base += QStringLiteral("_step%1_%2").arg(step_).arg(QString::fromStdString(st->pass));
+    if (steps_->current() > 0)
+        if (const auto st = steps_->currentState())
+            base += QStringLiteral("_step%1_%2").arg(steps_->current()).arg(QString::fromStdString(st->pass));
     base.replace(QRegularExpression(QStringLiteral("[^A-Za-z0-9._-]+")), QStringLiteral("_"));
     return base + suffix;
 }
@@ -716,7 +640,7 @@ bool MainWindow::waitIdle(int timeoutMs)
 {
     QElapsedTimer timer;
     timer.start();
-    while (jobs_->busy() || !openQueue_.empty() || !opening_.isEmpty() || runner_->busy() || diffJob_ != 0
+    while (jobs_->busy() || !openQueue_.empty() || !opening_.isEmpty() || runner_->busy() || (steps_ && steps_->busy())
            || run_->busy() || view_->layoutPending() || diff_->viewA()->layoutPending()
            || diff_->viewB()->layoutPending()) {
         if (timer.elapsed() > timeoutMs) return false;
@@ -735,6 +659,15 @@ QString MainWindow::openPath(const QString& path, bool showFirst)
 }
 
 void MainWindow::setStatus(const QString& text) { status_->setText(text); }
+
+void MainWindow::raiseDock(QWidget* panel)
+{
+    for (QDockWidget* d : docks_)
+        if (d->widget() == panel) {
+            d->show();
+            d->raise();
+        }
+}
 
 void MainWindow::refreshInspector()
 {
@@ -761,8 +694,7 @@ void MainWindow::onSourceAvailable(std::shared_ptr<Source> src, const QString& p
     // a log's index (the Sources tree) comes to the front
     if (src->format != SourceFormat::FxCode && src->format != SourceFormat::GraphListing
         && src->format != SourceFormat::Json) {
-        sourcesDock_->show();
-        sourcesDock_->raise();
+        raiseDock(sourcesPanel_);
     }
     if (!graphs.empty()) {
         tabs_->setCurrentIndex(0);
@@ -813,10 +745,7 @@ void MainWindow::onGraphAvailable(std::shared_ptr<const PreparedGraph> g)
     view_->setGraph(g);
     // the stepper starts from this graph: its input step (the timeline) is made at once, the
     // pipeline runs when asked
-    step_ = -1;
-    followSteps_ = true;
-    runner_->setInput(g);
-    runner_->run(QString());
+    steps_->startFrom(g);
     find_->clear();
     nav_->reset();
     inspector_->clear();
@@ -836,148 +765,24 @@ void MainWindow::onGraphAvailable(std::shared_ptr<const PreparedGraph> g)
 
 // ------------------------------------------------------------------ the pass stepper
 
-void MainWindow::onStepAvailable(int index)
-{
-    const auto& steps = runner_->steps();
-    if (index < 0 || index >= static_cast<int>(steps.size())) return;
-    const auto& st = steps[static_cast<size_t>(index)];
-    if (st->failed) {
-        status_->setText(tr("step %1 (%2) failed: %3")
-                             .arg(index)
-                             .arg(QString::fromStdString(st->spec), QString::fromStdString(st->error)));
-        return;  // the step shown stays
-    }
-    // follow the run while the user has not picked a step, and always show the input first
-    if (step_ < 0 || (followSteps_ && index == step_ + 1)) showStep(index);
-}
-
-std::shared_ptr<const StepState> MainWindow::currentStepState() const
-{
-    const auto& steps = runner_->steps();
-    return step_ >= 0 && step_ < static_cast<int>(steps.size()) ? steps[static_cast<size_t>(step_)] : nullptr;
-}
-
-void MainWindow::setStepRole(const QString& role)
-{
-    stepRole_ = role.toStdString();
-    if (step_ >= 0) showStep(step_);
-}
-
-bool MainWindow::showStep(int index)
-{
-    const auto& steps = runner_->steps();
-    if (index < 0 || index >= static_cast<int>(steps.size())) return false;
-    const auto st = steps[static_cast<size_t>(index)];
-    if (st->failed || st->graphs.empty()) return false;
-    const StepGraph* sg = st->graph(stepRole_);
-    const bool sameStep = step_ == index;
-    step_ = index;
-    session_->scheduleAutosave();
-    passes_->setCurrentStep(index);
-    if (view_->prepared() != sg->prepared) view_->setGraph(sg->prepared, true);
-    // the step before: the graph this one was made from
-    std::shared_ptr<const PreparedGraph> before;
-    if (index > 0 && sg->previous)
-        if (const StepGraph* pg = steps[static_cast<size_t>(index - 1)]->graph(sg->previousRole)) before = pg->prepared;
-    auto label = [](const StepState& s) {
-        return s.index == 0 ? QObject::tr("step 0 (input)")
-                            : QObject::tr("step %1 (%2)").arg(s.index).arg(QString::fromStdString(s.spec));
-    };
-    diffOfGraphs_ = false;
-    if (before && !sameStep)
-        diff_->setGraphs(before, sg->prepared, sg->diff, label(*steps[static_cast<size_t>(index - 1)]), label(*st),
-                         true);
-    else if (!before)
-        diff_->clear();
-    timelineModel_->setTimelines(sg->timeline, sg->prepared->graph, sg->previousTimeline, sg->previous, sg->diff);
-    // a run of this very graph (a step that left it untouched shares it) shows beside the estimate
-    if (const auto o = run_->outcome(); o && o->ok && o->request.subject == sg->prepared->graph)
-        timelineModel_->setMeasured(o->subject.liveBytesPerStep, o->subject.peakBytes);
-    timeline_->setSelectedNode(view_->selected());
-    if (index == 0) return true;  // the status line keeps what opening the graph said
-    QString text = label(*st) + QStringLiteral(": ") + QString::number(sg->prepared->graph->size()) + tr(" nodes");
-    if (index > 0)
-        text += QStringLiteral("; ") + diff_->countsText().remove(QRegularExpression(QStringLiteral("<[^>]*>")));
-    if (sg->timeline) text += QStringLiteral("; ") + timelineModel_->peakLabel();
-    status_->setText(text);
-    return true;
-}
-
-QString MainWindow::historyHtml(const QString& name) const
-{
-    const auto st = currentStepState();
-    if (!st || st->graphs.empty() || st->graph(stepRole_)->prepared != view_->prepared()) return {};
-    const StepGraph* sg = st->graph(stepRole_);
-    const auto trail = provenanceTrail(runner_->steps(), step_, sg->role, name.toStdString());
-    if (trail.empty()) return {};
-    QString html = tr("<h4>History</h4><table cellspacing=\"3\">");
-    for (const TrailEntry& e : trail) {
-        const auto& s = *runner_->steps()[static_cast<size_t>(e.step)];
-        const QString stepName = e.step == 0 ? tr("input") : QString::fromStdString(s.spec);
-        const QString link = QStringLiteral("step:%1:%2:%3").arg(e.step).arg(qs(e.role), qs(e.node));
-        html += QStringLiteral("<tr><td valign=\"top\">%1&nbsp;%2</td><td><a href=\"%3\">%4</a> %5</td></tr>")
-                    .arg(e.step)
-                    .arg(stepName.toHtmlEscaped(), link.toHtmlEscaped(), qs(e.node).toHtmlEscaped(),
-                         qs(e.change).toHtmlEscaped());
-        if (!e.source.empty())
-            html += QStringLiteral("<tr><td></td><td>%1:%2</td></tr>")
-                        .arg(qs(e.source.file).toHtmlEscaped())
-                        .arg(e.source.line);
-    }
-    return html + QStringLiteral("</table>");
-}
-
+std::shared_ptr<const StepState> MainWindow::currentStepState() const { return steps_->currentState(); }
+void MainWindow::setStepRole(const QString& role) { steps_->setRole(role); }
+std::string MainWindow::stepRole() const { return steps_->role(); }
+void MainWindow::setStepRoleQuietly(const std::string& role) { steps_->setRoleQuietly(role); }
+bool MainWindow::diffShowsTwoGraphs() const { return steps_->diffShowsTwoGraphs(); }
+bool MainWindow::showStep(int index) { return steps_->showStep(index); }
+bool MainWindow::stepForward() { return steps_->showStep(steps_->current() + 1); }
+bool MainWindow::stepBack() { return steps_->showStep(steps_->current() - 1); }
+int MainWindow::currentStep() const { return steps_->current(); }
 bool MainWindow::showInStep(int step, const QString& role, const QString& node)
 {
-    stepRole_ = role.toStdString();
-    if (!showStep(step)) return false;
-    tabs_->setCurrentIndex(0);
-    return view_->showNode(node);
+    return steps_->showInStep(step, role, node);
 }
-
-bool MainWindow::startRun(int against, int stepIndex)
-{
-    // the Diff tab showing two graphs that are not steps (two files, a before/after pair): the
-    // right one checked against the left one
-    if (tabs_->currentWidget() == diff_ && diffOfGraphs_ && diff_->viewA()->prepared() && diff_->viewB()->prepared()
-        && static_cast<RunPanel::Against>(against) != RunPanel::Against::Nothing) {
-        const auto a = diff_->viewA()->prepared(), b = diff_->viewB()->prepared();
-        RunRequest r;
-        r.reference = a->graph;
-        r.subject = b->graph;
-        r.referenceLabel = graphTitle(*a->source, a->artifactId).toStdString();
-        r.subjectLabel = graphTitle(*b->source, b->artifactId).toStdString();
-        r.source = a->source;  // the inputs of the left graph feed both
-        r.artifactId = a->artifactId;
-        r.against = "graphs";
-        run_->start(std::move(r));
-        updateBusy();
-        return true;
-    }
-    const auto mode = static_cast<RunPanel::Against>(against);
-    const char* modes[] = {"previous", "input", "", "eager"};
-    std::string why;
-    auto req = stepRunRequest(runner_->steps(), stepIndex < 0 ? step_ : stepIndex, stepRole_,
-                              modes[static_cast<int>(mode)], &why);
-    if (!req) {
-        status_->setText(QString::fromStdString(why));
-        return false;
-    }
-    RunRequest r = std::move(*req);
-    r.source = runner_->input()->source;
-    r.artifactId = runner_->input()->artifactId;
-    run_->setAgainst(mode);
-    run_->start(std::move(r));
-    updateBusy();
-    return true;
-}
-
 std::shared_ptr<const RunOutcome> MainWindow::runCheck(int against, int timeoutMs, int stepIndex)
 {
-    if (!startRun(against, stepIndex)) return nullptr;
-    waitIdle(timeoutMs);
-    return run_->outcome();
+    return steps_->runCheck(against, timeoutMs, stepIndex);
 }
+QString MainWindow::runPipeline(const QString& spec, int timeoutMs) { return steps_->runPipeline(spec, timeoutMs); }
 
 // ------------------------------------------------------------------ the workspace
 
@@ -990,21 +795,7 @@ QString MainWindow::openExample(const QString& examplesDir) { return session_->o
 QString MainWindow::restoreExample(const QString& examplesDir) { return session_->restoreExample(examplesDir); }
 bool MainWindow::bookmarkSelected(const QString& label) { return session_->bookmarkSelected(label); }
 bool MainWindow::noteOnSelected(const QString& text) { return session_->noteOnSelected(text); }
-
-void MainWindow::refreshRunStaleness()
-{
-    const auto o = run_->outcome();
-    if (!o) return;  // a workspace's stale record stays said until a run
-    const RunRequest& r = o->request;
-    QString why;
-    if (r.against == "graphs") {
-        if (diff_->viewA()->graph() != r.reference.get() || diff_->viewB()->graph() != r.subject.get())
-            why = tr("the Diff tab no longer shows the two graphs it compared");
-    } else if (r.stepIndex >= 0) {
-        why = QString::fromStdString(checkStaleness(r, runner_->steps()));
-    }
-    run_->setStale(why);
-}
+void MainWindow::scheduleAutosave() { session_->scheduleAutosave(); }
 
 QString bundledExamplesDir()
 {
@@ -1030,132 +821,23 @@ QString MainWindow::exportGraph(const QString& path, bool replace) { return expo
 
 QString MainWindow::exportDiff(const QString& path, bool replace) { return exportDiffView(*diff_, path, replace); }
 
-QString MainWindow::exportTimeline(const QString& path, bool replace)
-{
-    const auto st = currentStepState();
-    if (!timelineModel_->current() || !st || st->graphs.empty()) return tr("no memory timeline is shown");
-    return exportTimelineView(*timelineModel_, *st->graph(stepRole_)->prepared->graph, timeline_->dark(), path,
-                              replace);
-}
+QString MainWindow::exportTimeline(const QString& path, bool replace) { return steps_->exportTimeline(path, replace); }
 
-QString MainWindow::exportReport(const QString& path, bool replace)
-{
-    const auto in = runner_->input();
-    if (!in || runner_->steps().empty()) return tr("no pipeline has run");
-    HtmlReportInput r;
-    r.title = QFileInfo(QString::fromStdString(in->source->path)).fileName().toStdString() + ": "
-        + passes_->pipeline()->spec().toStdString();
-    r.sourcePath = in->source->path;
-    r.graphId = in->artifactId;
-    r.pipeline = passes_->pipeline()->spec().toStdString();
-    for (int k = 0; k < passes_->pipeline()->count(); ++k)
-        r.stages.push_back(passes_->pipeline()->stageText(k).toStdString());
-    r.steps = runner_->steps();
-    // the run panel's last check, on its step, when it was a check against the step before and
-    // is still of these very steps (a check belongs to the pair of snapshots it ran on)
-    if (const auto o = run_->outcome(); o && o->ok && o->request.against == "previous" && o->request.stepIndex >= 0) {
-        r.checks.resize(r.steps.size());
-        for (auto& c : r.checks) c.skipped = "not checked in the window";
-        if (o->request.stepIndex < static_cast<int>(r.checks.size())) {
-            auto& c = r.checks[static_cast<size_t>(o->request.stepIndex)];
-            const std::string stale = checkStaleness(o->request, r.steps);
-            if (stale.empty()) {
-                c.outcome = o;
-                c.skipped.clear();
-            } else {
-                c.skipped = "the window's check is stale: " + stale;
-            }
-        }
-    }
-    r.generator = "fxlens window";
-    return writeExport(path, QByteArray::fromStdString(buildHtmlReport(r)), replace);
-}
+QString MainWindow::exportReport(const QString& path, bool replace) { return steps_->exportReport(path, replace); }
 
-QString MainWindow::runPipeline(const QString& spec, int timeoutMs)
-{
-    if (!passes_->setSpec(spec)) return passes_->message();
-    followSteps_ = true;
-    QString failure;
-    auto c = connect(runner_, &StepRunner::finished, this,
-                     [&failure](quint64, bool ok, const QString& message) { failure = ok ? QString() : message; });
-    if (!passes_->run()) {
-        disconnect(c);
-        return passes_->message();
-    }
-    waitIdle(timeoutMs);
-    disconnect(c);
-    return failure;
-}
+// ------------------------------------------------------------------ comparing two graphs
 
 QString MainWindow::diffGraphs(int sourceA, const QString& idA, int sourceB, const QString& idB)
 {
     const int n = static_cast<int>(sources_.size());
     if (sourceA < 0 || sourceA >= n || sourceB < 0 || sourceB >= n) return tr("no such source");
-    lastError_.clear();
-    auto srcA = sources_[static_cast<size_t>(sourceA)], srcB = sources_[static_cast<size_t>(sourceB)];
-    static quint64 nextDiff = 0;
-    const quint64 id = ++nextDiff;  // a newer diff makes this one stale
-    diffJob_ = id;
-    status_->setText(tr("comparing %1 with %2...").arg(idA, idB));
-    QPointer<MainWindow> self(this);
-    const std::string a = idA.toStdString(), b = idB.toStdString();
-    QThreadPool::globalInstance()->start([self, id, srcA, srcB, a, b] {
-        std::shared_ptr<const PreparedGraph> ga, gb;
-        std::shared_ptr<const GraphDiff> d;
-        TimelinePair t;
-        QString error;
-        try {
-            ga = ViewJobs::prepareNow(srcA, a);
-            gb = ViewJobs::prepareNow(srcB, b);
-            d = std::make_shared<GraphDiff>(fxl::diffGraphs(*ga->graph, *gb->graph));
-            // the two memory timelines, laid over each other while the diff shows
-            t.a = std::make_shared<MemoryTimeline>(computeMemoryTimeline(*ga->graph));
-            t.b = std::make_shared<MemoryTimeline>(computeMemoryTimeline(*gb->graph));
-        } catch (const InputError& e) {
-            error = QString::fromStdString(e.diagnostic().format());
-        } catch (const std::exception& e) {
-            error = QString::fromUtf8(e.what());
-        }
-        QMetaObject::invokeMethod(
-            self,
-            [self, id, ga, gb, d, t, error] {
-                if (!self || self->diffJob_ != id) return;  // stale
-                self->diffJob_ = 0;
-                if (!error.isEmpty()) {
-                    self->showError(error);
-                } else {
-                    self->showTwoGraphs(ga, gb, d);
-                    self->timelineModel_->setTimelines(t.b, gb->graph, t.a, ga->graph, d);
-                    self->timeline_->update();
-                }
-            },
-            Qt::QueuedConnection);
-    });
-    waitIdle();
-    return lastError_;
-}
-
-void MainWindow::showTwoGraphs(std::shared_ptr<const PreparedGraph> a, std::shared_ptr<const PreparedGraph> b,
-                               std::shared_ptr<const GraphDiff> d)
-{
-    auto label = [](const PreparedGraph& g) { return graphTitle(*g.source, g.artifactId); };
-    diff_->setGraphs(a, b, d, label(*a), label(*b));
-    diffOfGraphs_ = true;
-    refreshRunStaleness();
-    tabs_->setCurrentWidget(diff_);
-    status_->setText(label(*a) + QStringLiteral(" → ") + label(*b) + QStringLiteral(": ")
-                     + diff_->countsText().remove(QRegularExpression(QStringLiteral("<[^>]*>"))));
+    return steps_->diffGraphs(sources_[static_cast<size_t>(sourceA)], idA, sources_[static_cast<size_t>(sourceB)], idB);
 }
 
 QString MainWindow::diffPair(int source, const QString& id)
 {
     if (source < 0 || source >= static_cast<int>(sources_.size())) return tr("no such source");
-    const Artifact* a = sources_[static_cast<size_t>(source)]->find(id.toStdString());
-    if (!a || a->pairedWith.empty()) return tr("graph %1 has no before_/after_ partner").arg(id);
-    const QString partner = QString::fromStdString(a->pairedWith);
-    // before on the left, after on the right
-    if (a->kind.rfind("after_", 0) == 0) return diffGraphs(source, partner, source, id);
-    return diffGraphs(source, id, source, partner);
+    return steps_->diffPair(sources_[static_cast<size_t>(source)], id);
 }
 
 QString MainWindow::openDiff(const QString& pathA, const QString& idA, const QString& pathB, const QString& idB)
@@ -1208,7 +890,7 @@ void MainWindow::inspect(const QString& name)
     if (!view_->graph()) return;
     updateCrumbs(name);
     text_->showNode(name, view_->dark());
-    const QString extra = historyHtml(name) + session_->inspectorExtra(name);
+    const QString extra = steps_->historyHtml(name) + session_->inspectorExtra(name);
     inspector_->inspect(*view_, name, text_->line(), extra);
 }
 

@@ -55,6 +55,7 @@ struct RunOutcome;
 class StepRunner;
 class TimelineModel;
 class TimelineView;
+class StepSession;
 class WorkspaceSession;
 struct StepState;
 class SearchResultsModel;
@@ -107,6 +108,9 @@ public:
     void setQuietErrors(bool quiet) { quietErrors_ = quiet; }
     bool quietErrors() const { return quietErrors_; }
     void setStatus(const QString& text);  // the status bar's message
+    void updateBusy();  // the progress bar and Cancel, after a job started or ended
+    void raiseDock(QWidget* panel);  // the dock holding `panel` shown and in front
+    void scheduleAutosave();  // the workspace saves the view a moment later
     void showError(const QString& text);  // the status bar, and a message box unless quiet
     void refreshInspector();  // the selected node again (its notes and bookmarks changed)
     void rememberRecent(const QString& path);  // File > Open recent
@@ -170,18 +174,19 @@ public:
     // selection and viewport kept), its diff from the step before in the Diff tab, its memory
     // timeline over the step before's. False when there is no such step or it failed.
     bool showStep(int index);
-    bool stepForward() { return showStep(step_ + 1); }
-    bool stepBack() { return showStep(step_ - 1); }
-    int currentStep() const { return step_; }
+    bool stepForward();
+    bool stepBack();
+    int currentStep() const;
     std::shared_ptr<const StepState> currentStepState() const;
     // Shows `node` of step `step` (graph `role`) in the graph view: the inspector's History
     // links ("show in step N") do this. False when there is no such step or node.
     bool showInStep(int step, const QString& role, const QString& node);
     // Which graph of a step with several (a partition's "forward" / "backward"); "" the first.
     void setStepRole(const QString& role);
-    std::string stepRole() const { return stepRole_; }  // the graph of a step shown ("" the first)
-    void setStepRoleQuietly(const std::string& role) { stepRole_ = role; }  // for the next showStep
-    bool diffShowsTwoGraphs() const { return diffOfGraphs_; }  // not two steps
+    std::string stepRole() const;  // the graph of a step shown ("" the first)
+    void setStepRoleQuietly(const std::string& role);  // for the next showStep
+    bool diffShowsTwoGraphs() const;  // not two steps
+    StepSession* stepSession() const { return steps_; }
     // Opens two graphs as a diff (two files: `fxlens A B`; two artifacts of a log) and waits
     // until it shows. Returns the error message, "" when it shows.
     QString openDiff(const QString& pathA, const QString& idA, const QString& pathB, const QString& idB);
@@ -268,17 +273,10 @@ private:
     TimelineModel* timelineModel_ = nullptr;
     TimelineView* timeline_ = nullptr;
     RunPanel* run_ = nullptr;
-    int step_ = -1;  // the step shown; -1 when the graph shown is not a step
-    bool followSteps_ = true;  // show each new step as it arrives (until one is chosen)
-    std::string stepRole_;
-    quint64 diffJob_ = 0;  // the diff of two graphs being prepared (0: none)
-    bool diffOfGraphs_ = false;  // the Diff tab shows two graphs that are not steps
+    StepSession* steps_ = nullptr;  // the steps shown, the Diff tab's two graphs, the checks
     WorkspaceSession* session_ = nullptr;  // the workspace: file, actions, autosave, restore
 
     std::vector<QDockWidget*> docks_;  // in the View menu's order
-    QDockWidget* passesDock_ = nullptr;
-    QDockWidget* runDock_ = nullptr;
-    QDockWidget* sourcesDock_ = nullptr;
     void buildMenus();
     bool focusMode_ = false;
     QAction* focusAction_ = nullptr;
@@ -290,23 +288,10 @@ private:
     void onSourceAvailable(std::shared_ptr<Source> source, const QString& path);
     void onGraphAvailable(std::shared_ptr<const PreparedGraph> graph);
     void onProgress(quint64 id, int kind, qint64 done, qint64 total, const QString& what);
-    void updateBusy();
     void inspect(const QString& node);
     void updateCrumbs(const QString& node);
     void showShortcuts();
     std::vector<std::pair<QString, QString>> shortcuts() const;
-    void onStepAvailable(int index);
-    QString historyHtml(const QString& node) const;
-    bool startRun(int against, int stepIndex = -1);
-    // The run panel's result marked stale when it is no longer of what is shown (a check of
-    // steps: the pair of snapshots it ran on, by content hash; two graphs: the Diff tab's).
-    void refreshRunStaleness();
-    struct TimelinePair
-    {
-        std::shared_ptr<const MemoryTimeline> a, b;
-    };
-    void showTwoGraphs(std::shared_ptr<const PreparedGraph> a, std::shared_ptr<const PreparedGraph> b,
-                       std::shared_ptr<const GraphDiff> d);
 };
 
 // Where the bundled example is: <prefix>/share/fxlens/examples beside an installed fxlens,
