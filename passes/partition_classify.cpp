@@ -4,7 +4,6 @@
 
 namespace fxl {
 
-using partitioning::forEachInput;
 using partitioning::outputItems;
 using partitioning::slotOf;
 

@@ -64,14 +64,6 @@ bool isMultiOutput(const Graph& g, const Node& n);
 // The output items of a graph (the returned tuple/list flattened one level).
 std::vector<Arg> outputItems(const Graph& g);
 
-// Node references inside a node's args and kwargs, first occurrence order.
-template<class F>
-void forEachInput(const Node& n, F&& fn)
-{
-    for (const auto& a : n.args) a.forEachNode(fn);
-    for (const auto& kv : n.kwargs) kv.second.forEachNode(fn);
-}
-
 inline size_t slotOf(NodeId id) { return static_cast<size_t>(id); }
 
 // A joint graph with what every save chooser reads: its classification, which nodes are

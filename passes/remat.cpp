@@ -21,13 +21,6 @@ bool isCall(const Node& n)
     return n.op == NodeOp::CallFunction || n.op == NodeOp::CallMethod || n.op == NodeOp::CallModule;
 }
 
-template<class F>
-void forEachInput(const Node& n, F&& fn)
-{
-    for (const auto& a : n.args) a.forEachNode(fn);
-    for (const auto& kv : n.kwargs) kv.second.forEachNode(fn);
-}
-
 // Replaces references to `from` inside `a` by `to`, reporting each place ("arg 1", "arg 0[2]").
 void rewireArg(Arg& a, NodeId from, NodeId to, const std::string& where, std::vector<std::string>& places)
 {

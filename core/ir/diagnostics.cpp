@@ -1,4 +1,5 @@
 #include "core/ir/diagnostics.hpp"
+#include "core/util/strings.hpp"
 
 #include <unordered_map>
 
@@ -52,22 +53,15 @@ bool DiagnosticList::hasErrors() const
 
 namespace {
 
-bool isWordChar(char c)
-{
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
-}
-
-bool isDigit(char c) { return c >= '0' && c <= '9'; }
-
 // Where the quoted text opening at `open` ends (the index of its closing quote), or npos. A
 // quote opens only after a non-word character and closes only before one, so the
 // apostrophe of "can't" opens nothing.
 size_t closingQuote(const std::string& m, size_t open)
 {
     const char q = m[open];
-    if (open > 0 && isWordChar(m[open - 1])) return std::string::npos;
+    if (open > 0 && isIdentChar(m[open - 1])) return std::string::npos;
     for (size_t j = open + 1; j < m.size(); ++j)
-        if (m[j] == q && (j + 1 == m.size() || !isWordChar(m[j + 1]))) return j;
+        if (m[j] == q && (j + 1 == m.size() || !isIdentChar(m[j + 1]))) return j;
     return std::string::npos;
 }
 

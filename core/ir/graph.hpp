@@ -113,6 +113,15 @@ struct Node
     bool isGetitem() const;
 };
 
+// Calls fn(NodeId) for each node reference in a node's args, then its kwargs, in order (a node
+// read twice is seen twice).
+template<class F>
+void forEachInput(const Node& n, F&& fn)
+{
+    for (const auto& a : n.args) a.forEachNode(fn);
+    for (const auto& kv : n.kwargs) kv.second.forEachNode(fn);
+}
+
 // Whether a call_function target is a Python path ("torch.sym_float", "operator.add",
 // "_operator.getitem", "math.sqrt", "builtins.getattr") rather than an operator overload
 // ("aten.mm.default"): its first component is one of the Python root modules FX prints.

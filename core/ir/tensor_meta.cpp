@@ -4,6 +4,7 @@
 #include <unordered_map>
 
 #include "core/ir/diagnostics.hpp"
+#include "core/util/strings.hpp"
 
 namespace fxl {
 
@@ -119,11 +120,6 @@ std::optional<int64_t> valueBytes(const ValueMeta& m)
 namespace {
 
 [[noreturn]] void fail(size_t pos, const std::string& msg) { throw InputError("<annotation>", 1, int(pos) + 1, msg); }
-
-bool isIdentChar(char c)
-{
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
-}
 
 // Checks ( ) [ ] nesting over the whole text; throws at the offending bracket.
 void checkBrackets(std::string_view t, size_t base)

@@ -54,6 +54,12 @@ struct ValueMeta
     std::string opaqueText;
 
     static ValueMeta unknown() { return {}; }
+    static ValueMeta none()
+    {
+        ValueMeta v;
+        v.kind = Kind::None;
+        return v;
+    }
     static ValueMeta ofTensor(TensorMeta t);
     static ValueMeta ofTuple(std::vector<ValueMeta> e);
     bool isTensor() const { return kind == Kind::Tensor; }

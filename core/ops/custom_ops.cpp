@@ -286,13 +286,6 @@ void replaceNodeArg(Arg& a, NodeId id, const Arg& with)
     for (auto& kv : a.dict) replaceNodeArg(kv.second, id, with);
 }
 
-ValueMeta noneMeta()
-{
-    ValueMeta v;
-    v.kind = ValueMeta::Kind::None;
-    return v;
-}
-
 bool mentionsNode(const Arg& a)
 {
     bool any = false;
@@ -356,8 +349,8 @@ ValueMeta customOpMeta(const OpInfo& op, const CustomOp& body, const MetaCall& c
     if (!r.problems.empty()) throw MetaError("in the decomposition of " + op.qualifiedName + ": " + r.problems[0]);
     std::vector<ValueMeta> outs;
     for (const Arg& a : returnedItems(g))
-        outs.push_back(a.isNode() ? g.node(a.node).val : a.isNone() ? noneMeta() : ValueMeta::unknown());
-    if (s.returns.empty()) return noneMeta();
+        outs.push_back(a.isNode() ? g.node(a.node).val : a.isNone() ? ValueMeta::none() : ValueMeta::unknown());
+    if (s.returns.empty()) return ValueMeta::none();
     if (s.returns.size() == 1 && outs.size() == 1) return outs[0];
     return ValueMeta::ofTuple(std::move(outs));
 }

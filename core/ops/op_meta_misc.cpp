@@ -7,13 +7,6 @@
 namespace fxl::meta {
 namespace {
 
-ValueMeta noneValue()
-{
-    ValueMeta v;
-    v.kind = ValueMeta::Kind::None;
-    return v;
-}
-
 ValueMeta symValue(const SymInt& s)
 {
     ValueMeta v;
@@ -277,7 +270,7 @@ void registerCollectives(MetaTable& t)
          {"fsdp.split_with_sizes_copy.default", "inductor.resize_storage_bytes_.default", "aten._foreach_copy_.default",
           "aten.split_with_sizes_copy.out", "aten._assert_scalar.default", "aten.sym_constrain_range_for_size.default",
           "aten._assert_async.msg", "aten.sym_constrain_range.default"})
-        t[n] = [](const MetaCall&) { return noneValue(); };
+        t[n] = [](const MetaCall&) { return ValueMeta::none(); };
     t["inductor._reinterpret_tensor.default"] = [](const MetaCall& c) {
         const TensorMeta& self = tensorOf(c, "self");
         TensorMeta r = makeTensor(self.dtype, symListArg(c, "size"), symListArg(c, "stride"), self.device);

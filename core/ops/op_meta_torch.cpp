@@ -31,13 +31,6 @@ MetaFn viaAten(std::string aten, std::vector<std::pair<std::string, std::string>
     };
 }
 
-ValueMeta noneValue()
-{
-    ValueMeta v;
-    v.kind = ValueMeta::Kind::None;
-    return v;
-}
-
 }  // namespace
 
 void registerTorchFunctions(MetaTable& t)
@@ -86,7 +79,7 @@ void registerTorchFunctions(MetaTable& t)
         return op->meta(m);
     };
     for (const char* n : {"torch._check", "torch._check_is_size", "torch._assert", "torch._C._set_grad_enabled"})
-        t[n] = [](const MetaCall&) { return noneValue(); };
+        t[n] = [](const MetaCall&) { return ValueMeta::none(); };
 }
 
 }  // namespace fxl::meta

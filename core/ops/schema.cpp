@@ -11,13 +11,12 @@
 
 #include "core/ir/diagnostics.hpp"
 #include "core/ops/schema.hpp"
+#include "core/util/strings.hpp"
 
 namespace fxl {
 
 namespace {
 
-bool isIdentStart(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; }
-bool isIdentChar(char c) { return isIdentStart(c) || (c >= '0' && c <= '9'); }
 bool isSpace(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
 
 // Type names a lone token may be; any other lone token is an untyped argument name

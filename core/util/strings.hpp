@@ -10,6 +10,11 @@ namespace fxl {
 
 // ASCII blanks: space, tab, CR, LF, form feed, vertical tab.
 bool isBlank(char c);
+// ASCII classes, whatever the locale: digits; the first and the other characters of an
+// identifier (letters and '_'; and digits).
+inline bool isDigit(char c) { return c >= '0' && c <= '9'; }
+inline bool isIdentStart(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; }
+inline bool isIdentChar(char c) { return isIdentStart(c) || isDigit(c); }
 std::string_view trimLeft(std::string_view s);
 std::string_view trimRight(std::string_view s);
 std::string_view trim(std::string_view s);

@@ -14,6 +14,7 @@
 #include "core/formats/torch_trace/tlparse_output.hpp"
 #include "core/formats/torch_trace/trace_header.hpp"
 #include "core/formats/torch_trace/trace_indexer.hpp"
+#include "core/util/strings.hpp"
 
 namespace fxl {
 
@@ -61,12 +62,6 @@ bool isGraphKind(std::string_view k)
     // assignments, class Repro, load_args), not print_readable() output.
     return kinds.count(k) > 0 || k.starts_with("optimize_ddp_split_child_");
 }
-
-namespace {
-
-bool isDigit(char c) { return c >= '0' && c <= '9'; }
-
-}  // namespace
 
 // ---------------------------------------------------------------------------------------
 // TraceIndex

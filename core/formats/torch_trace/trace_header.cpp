@@ -1,14 +1,9 @@
 #include "core/formats/torch_trace/trace_header.hpp"
+#include "core/util/strings.hpp"
 
 #include <cstring>
 
 namespace fxl {
-
-namespace {
-
-bool isDigit(char c) { return c >= '0' && c <= '9'; }
-
-}  // namespace
 
 size_t parseTraceHeader(std::string_view line, TraceHeader& h)
 {
