@@ -5,7 +5,7 @@
 # Usage: ./test.sh [--quick]
 #   default  both stages (CI runs this)
 #   --quick  the release build and its tests only (for a fast local check)
-# FXLENS_FUZZ_SECONDS (default 10) sets the fuzzing time per parser.
+# FXLENS_FUZZ_SECONDS (default 5) sets the fuzzing time per parser.
 set -euo pipefail
 cd "$(dirname "$0")"
 . packaging/deps.sh
@@ -23,7 +23,7 @@ case "${1:-}" in
     --full) ;;  # the default; kept for old habits
     *) echo "usage: ./test.sh [--quick]" >&2; exit 2 ;;
 esac
-fuzz_seconds=${FXLENS_FUZZ_SECONDS:-10}
+fuzz_seconds=${FXLENS_FUZZ_SECONDS:-5}
 status=0
 passed=0
 failed=0

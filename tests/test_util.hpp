@@ -71,6 +71,12 @@ inline constexpr bool kSanitizedBuild = false;
 inline constexpr bool kSanitizedBuild = false;
 #endif
 
+// In the sanitizer build, true for every second row of the running test function (its 2nd,
+// 4th, ... row); false elsewhere. FXL_SANITIZER_HALF_ROWS skips those rows, saying so: the
+// data-driven CLI and corpus tests whose rows run the same code on other inputs run half of them
+// under ASan (the test command's time), and the release stage runs them all.
+bool sanitizerSkipsRow();
+
 // True for a path in the corpus' pytorch/large/ (the 100k-node graphs).
 bool isLargeCorpusPath(const std::filesystem::path& path);
 
@@ -95,6 +101,12 @@ bool corpusPresent(const std::filesystem::path& path, const char* file = __built
 // Skips the current row (or fails it under CI=true) when `corpusFile` (a corpus file or
 // directory: a std::filesystem::path, std::string or QString) does not exist. Use at the top of
 // a test function, before reading the file.
+#define FXL_SANITIZER_HALF_ROWS()                                                                                      \
+    do {                                                                                                               \
+        if (fxltest::sanitizerSkipsRow())                                                                              \
+            QSKIP("sanitizer stage: every second row of this function runs (the release stage runs all)");             \
+    } while (false)
+
 #define FXL_REQUIRE_CORPUS(corpusFile)                                                                                 \
     do {                                                                                                               \
         if (!fxltest::corpusPresent(fxltest::toPath(corpusFile))) return;                                              \

@@ -385,6 +385,7 @@ private slots:
     void convertCorpusRoundTrip_data() { addCorpusRows("pytorch", {".code.py", ".graph.txt"}); }
     void convertCorpusRoundTrip()
     {
+        FXL_SANITIZER_HALF_ROWS();
         QFETCH(QString, path);
         FXL_REQUIRE_CORPUS(path);
         QTemporaryDir tmp;

@@ -277,6 +277,7 @@ private slots:
     }
     void partitionRefusesWhatIsNoJoint()
     {
+        FXL_SANITIZER_HALF_ROWS();
         QFETCH(QString, file);
         QFETCH(QString, message);
         FXL_REQUIRE_CORPUS(file);
@@ -417,6 +418,7 @@ private slots:
     }
     void infoAgreesWithRun()
     {
+        FXL_SANITIZER_HALF_ROWS();
         QFETCH(QString, file);
         FXL_REQUIRE_CORPUS(file);
         const Run info = fxlens({QStringLiteral("info"), file, QStringLiteral("--json")});

@@ -133,6 +133,7 @@ private slots:
 
     void savedAfterRemat()
     {
+        FXL_SANITIZER_HALF_ROWS();
         QFETCH(QString, joint);
         QFETCH(QString, policy);
         FXL_REQUIRE_CORPUS(joint);
@@ -302,6 +303,7 @@ private slots:
 
     void checkPartitionStep()
     {
+        FXL_SANITIZER_HALF_ROWS();
         QFETCH(QString, joint);
         QFETCH(QString, pipeline);
         FXL_REQUIRE_CORPUS(joint);
@@ -349,6 +351,7 @@ private slots:
 
     void convertedFileGivesTheSameResult()
     {
+        FXL_SANITIZER_HALF_ROWS();
         QFETCH(QString, joint);
         QFETCH(QString, pipeline);
         FXL_REQUIRE_CORPUS(joint);

@@ -322,6 +322,7 @@ private slots:
     }
     void noRecomputedSideEffects()
     {
+        FXL_SANITIZER_HALF_ROWS();
         QFETCH(CorpusGraph, graph);
         QFETCH(QString, pipeline);
         FXL_REQUIRE_CORPUS(graph.file);
@@ -459,6 +460,7 @@ private slots:
     }
     void cseKeepsPhasesApart()
     {
+        FXL_SANITIZER_HALF_ROWS();
         QFETCH(CorpusGraph, graph);
         FXL_REQUIRE_CORPUS(graph.file);
         const Timeline t = timelineOf(graph);
@@ -576,6 +578,7 @@ private slots:
     }
     void refusesGraphsWithoutBackward()
     {
+        FXL_SANITIZER_HALF_ROWS();
         QFETCH(CorpusGraph, graph);
         FXL_REQUIRE_CORPUS(graph.file);
         const Shape shape = shapeOf(graph.file, graph.kind);

@@ -455,6 +455,7 @@ private slots:
     // mem's numbers are computeMemoryTimeline's.
     void memCorpus()
     {
+        FXL_SANITIZER_HALF_ROWS();
         QFETCH(QString, name);
         const QString file = kPytorch + "/" + name + ".joint.code.py";
         FXL_REQUIRE_CORPUS(file);

@@ -231,6 +231,7 @@ private slots:
     }
     void partitionMatchesJoint()
     {
+        FXL_SANITIZER_HALF_ROWS();
         QFETCH(QString, name);
         QFETCH(QString, partitioner);
         FXL_REQUIRE_CORPUS(corpus(name + QStringLiteral(".joint.code.py")));
@@ -784,6 +785,7 @@ private slots:
     }
     void everyCorpusGraphRuns()
     {
+        FXL_SANITIZER_HALF_ROWS();
         QFETCH(int, row);
         const CorpusRunRow& r = kCorpusRuns[row];
         const QString file = QString::fromStdString(fxltest::corpusPath(r.file).string());

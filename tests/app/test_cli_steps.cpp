@@ -101,6 +101,7 @@ private slots:
     }
     void stepsRunOnTheirOwn()
     {
+        FXL_SANITIZER_HALF_ROWS();
         QFETCH(QString, graph);
         QFETCH(QString, pipeline);
         const QString input = kPytorch + "/" + graph;
@@ -174,6 +175,7 @@ private slots:
     }
     void convertedGraphsRun()
     {
+        FXL_SANITIZER_HALF_ROWS();
         QFETCH(QString, graph);
         const QString input = kPytorch + "/" + graph;
         FXL_REQUIRE_CORPUS(input);

@@ -119,6 +119,9 @@ class TestPytorchExec : public QObject
 private slots:
     void initTestCase()
     {
+        if (fxltest::kSanitizedBuild)
+            QSKIP("PyTorch's numbers on the written steps are checked in the release stage; under ASan the fxlens "
+                  "code this runs (passes run --out) is that of test_cli_steps");
         QVERIFY2(QFileInfo(kBinary).isExecutable(), qPrintable("fxlens binary missing: " + kBinary));
         QVERIFY2(QFileInfo::exists(kHarness), qPrintable("harness missing: " + kHarness));
         python_ = findTorchPython();

@@ -118,6 +118,7 @@ private slots:
     }
     void joint()
     {
+        FXL_SANITIZER_HALF_ROWS();
         QFETCH(QString, path);
         QFETCH(QString, spec);
         checkRow(path, spec);
@@ -132,6 +133,7 @@ private slots:
     }
     void partitioned()
     {
+        FXL_SANITIZER_HALF_ROWS();
         QFETCH(QString, path);
         QFETCH(QString, spec);
         checkRow(path, spec);

@@ -56,6 +56,7 @@
 #include "viewer/render/painter_canvas.hpp"
 #include "viewer/render/timeline_draw.hpp"
 #include "viewer/widgets/diff_view.hpp"
+#include "viewer/widgets/export_menu.hpp"
 #include "viewer/widgets/find_panel.hpp"
 #include "viewer/widgets/graph_view.hpp"
 #include "viewer/widgets/inspector_panel.hpp"
@@ -437,32 +438,7 @@ void MainWindow::buildMenus()
     file->addAction(session_->saveAction());
     file->addAction(session_->saveAsAction());
     QMenu* exportMenu = file->addMenu(tr("&Export"));
-    auto exporter = [this](const QString& title, const QString& filter,
-                           QString (MainWindow::*how)(const QString&, bool), const QString& what) {
-        return [this, title, filter, how, what] {
-            const QString suffix = filter.section(QLatin1String("(*"), 1, 1).section(QLatin1Char(')'), 0, 0);
-            const QString path = askSavePath(title, filter, suggestedName(what + suffix));
-            if (path.isEmpty()) return;
-            // the dialog asked before replacing an existing file
-            const QString err = (this->*how)(path, true);
-            if (!err.isEmpty())
-                showError(err);
-            else
-                status_->setText(tr("wrote %1").arg(path));
-        };
-    };
-    exportMenu->addAction(
-        tr("&Graph view (SVG, PNG)..."), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_E), this,
-        exporter(tr("Export the graph view"), tr("SVG (*.svg);;PNG (*.png)"), &MainWindow::exportGraph, QString()));
-    exportMenu->addAction(tr("&Diff view (SVG, PNG)..."), this,
-                          exporter(tr("Export the diff view"), tr("SVG (*.svg);;PNG (*.png)"), &MainWindow::exportDiff,
-                                   QStringLiteral("_diff")));
-    exportMenu->addAction(tr("Memory &timeline (PNG, CSV)..."), this,
-                          exporter(tr("Export the memory timeline"), tr("PNG (*.png);;CSV (*.csv)"),
-                                   &MainWindow::exportTimeline, QStringLiteral("_memory")));
-    exportMenu->addAction(tr("Pipeline &report (HTML)..."), this,
-                          exporter(tr("Export the pipeline report"), tr("HTML (*.html)"), &MainWindow::exportReport,
-                                   QStringLiteral("_report")));
+    for (QAction* a : (new ExportMenu(*this))->actions()) exportMenu->addAction(a);
     file->addSeparator();
     file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
 
