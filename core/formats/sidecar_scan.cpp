@@ -113,6 +113,12 @@ private:
         }
         return false;
     }
+    // null (`isNull` true), or a plainString.
+    bool nullOrPlainString(std::string_view& out, bool& isNull)
+    {
+        isNull = at('n');
+        return isNull ? literal("null") : plainString(out);
+    }
     // A string skipped: simple escapes allowed; \u escapes and non-ASCII bytes (whose validity
     // the full reader checks) give up.
     bool skipString()
@@ -313,20 +319,16 @@ private:
                     }
                 } else if (key == "module_path") {
                     if (!first(kModule)) return false;
-                    if (at('n')) {
-                        if (!literal("null")) return false;
-                    } else {
-                        std::string_view path;
-                        if (!plainString(path)) return false;
-                        m.modulePath = std::string(path);
-                    }
+                    std::string_view path;
+                    bool isNull = false;
+                    if (!nullOrPlainString(path, isNull)) return false;
+                    if (!isNull) m.modulePath = std::string(path);
                 } else if (key == "phase") {
                     if (!first(kPhase)) return false;
-                    if (at('n')) {
-                        if (!literal("null")) return false;
-                    } else {
-                        std::string_view phase;
-                        if (!plainString(phase)) return false;
+                    std::string_view phase;
+                    bool isNull = false;
+                    if (!nullOrPlainString(phase, isNull)) return false;
+                    if (!isNull) {
                         m.phase = phase.empty() ? std::optional<Phase>(Phase::Unknown) : phaseFromName(phase);
                         if (!m.phase) return false;  // the full reader warns about it
                     }
