@@ -8,6 +8,7 @@
 #include <QtTest>
 
 #include "cli_test_util.hpp"
+#include "test_registry.hpp"
 #include "test_util.hpp"
 
 using namespace clitest;
@@ -193,5 +194,5 @@ private slots:
     }
 };
 
-QTEST_APPLESS_MAIN(TestBadInput)
+FXL_TEST_APPLESS_MAIN(TestBadInput)
 #include "test_bad_input.moc"

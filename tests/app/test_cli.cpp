@@ -18,6 +18,7 @@
 #include "core/formats/source.hpp"
 
 #include "cli_test_util.hpp"
+#include "test_registry.hpp"
 #include "test_util.hpp"
 
 using namespace clitest;
@@ -521,5 +522,5 @@ private slots:
     }
 };
 
-QTEST_APPLESS_MAIN(TestCli)
+FXL_TEST_APPLESS_MAIN(TestCli)
 #include "test_cli.moc"

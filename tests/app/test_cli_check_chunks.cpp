@@ -14,6 +14,7 @@
 #include <QtTest>
 
 #include "cli_test_util.hpp"
+#include "test_registry.hpp"
 #include "test_util.hpp"
 
 using namespace clitest;
@@ -199,5 +200,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestCliCheckChunks)
+FXL_TEST_GUILESS_MAIN(TestCliCheckChunks)
 #include "test_cli_check_chunks.moc"

@@ -13,6 +13,7 @@
 #include <QtTest>
 
 #include "cli_test_util.hpp"
+#include "test_registry.hpp"
 #include "test_util.hpp"
 
 using namespace clitest;
@@ -181,5 +182,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestCliChunking)
+FXL_TEST_GUILESS_MAIN(TestCliChunking)
 #include "test_cli_chunking.moc"

@@ -13,6 +13,7 @@
 #include <QtTest>
 
 #include "cli_test_util.hpp"
+#include "test_registry.hpp"
 
 using namespace clitest;
 
@@ -186,5 +187,5 @@ private slots:
     }
 };
 
-QTEST_APPLESS_MAIN(TestCliDiagnostics)
+FXL_TEST_APPLESS_MAIN(TestCliDiagnostics)
 #include "test_cli_diagnostics.moc"

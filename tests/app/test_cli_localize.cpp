@@ -7,6 +7,7 @@
 #include <QtTest>
 
 #include "cli_test_util.hpp"
+#include "test_registry.hpp"
 #include "test_util.hpp"
 
 using namespace clitest;
@@ -120,5 +121,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestCliLocalize)
+FXL_TEST_GUILESS_MAIN(TestCliLocalize)
 #include "test_cli_localize.moc"

@@ -13,6 +13,7 @@
 #include <QtTest>
 
 #include "cli_test_util.hpp"
+#include "test_registry.hpp"
 #include "test_util.hpp"
 
 using namespace clitest;
@@ -536,5 +537,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestCliMistakes)
+FXL_TEST_GUILESS_MAIN(TestCliMistakes)
 #include "test_cli_mistakes.moc"

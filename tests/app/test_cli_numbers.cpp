@@ -15,6 +15,7 @@
 #include <QtTest>
 
 #include "cli_test_util.hpp"
+#include "test_registry.hpp"
 #include "test_util.hpp"
 
 using namespace clitest;
@@ -447,5 +448,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestCliNumbers)
+FXL_TEST_GUILESS_MAIN(TestCliNumbers)
 #include "test_cli_numbers.moc"

@@ -25,6 +25,7 @@
 #include "core/formats/fx/fx_text_parser.hpp"
 
 #include "cli_test_util.hpp"
+#include "test_registry.hpp"
 #include "test_util.hpp"
 
 using namespace clitest;
@@ -617,5 +618,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestCliPassScope)
+FXL_TEST_GUILESS_MAIN(TestCliPassScope)
 #include "test_cli_pass_scope.moc"

@@ -17,6 +17,7 @@
 #include "core/formats/source.hpp"
 
 #include "cli_test_util.hpp"
+#include "test_registry.hpp"
 #include "test_util.hpp"
 
 using namespace clitest;
@@ -502,5 +503,5 @@ private slots:
     }
 };
 
-QTEST_APPLESS_MAIN(TestCliPasses)
+FXL_TEST_APPLESS_MAIN(TestCliPasses)
 #include "test_cli_passes.moc"

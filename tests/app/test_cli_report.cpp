@@ -17,6 +17,7 @@
 
 #include "cli_test_util.hpp"
 #include "core/util/format.hpp"
+#include "test_registry.hpp"
 #include "test_util.hpp"
 
 using namespace clitest;
@@ -365,5 +366,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestCliReport)
+FXL_TEST_GUILESS_MAIN(TestCliReport)
 #include "test_cli_report.moc"

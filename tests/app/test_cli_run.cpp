@@ -20,6 +20,7 @@
 #include "core/ir/graph.hpp"
 
 #include "cli_test_util.hpp"
+#include "test_registry.hpp"
 #include "test_util.hpp"
 
 using namespace clitest;
@@ -889,5 +890,5 @@ private slots:
     }
 };
 
-QTEST_APPLESS_MAIN(TestCliRun)
+FXL_TEST_APPLESS_MAIN(TestCliRun)
 #include "test_cli_run.moc"

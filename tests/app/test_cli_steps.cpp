@@ -12,6 +12,7 @@
 #include <QtTest>
 
 #include "cli_test_util.hpp"
+#include "test_registry.hpp"
 #include "test_util.hpp"
 
 using namespace clitest;
@@ -253,5 +254,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestCliSteps)
+FXL_TEST_GUILESS_MAIN(TestCliSteps)
 #include "test_cli_steps.moc"

@@ -10,6 +10,7 @@
 #include <QtTest>
 
 #include "cli_test_util.hpp"
+#include "test_registry.hpp"
 #include "test_util.hpp"
 
 using clitest::runProcess;
@@ -64,5 +65,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestPackage)
+FXL_TEST_GUILESS_MAIN(TestPackage)
 #include "test_package.moc"

@@ -22,6 +22,7 @@
 #include "core/ir/diagnostics.hpp"
 
 #include "cli_test_util.hpp"
+#include "test_registry.hpp"
 #include "test_util.hpp"
 
 using namespace clitest;
@@ -210,5 +211,5 @@ private slots:
     }
 };
 
-QTEST_APPLESS_MAIN(TestPytorchExec)
+FXL_TEST_APPLESS_MAIN(TestPytorchExec)
 #include "test_pytorch_exec.moc"

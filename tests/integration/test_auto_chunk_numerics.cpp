@@ -26,6 +26,7 @@
 #include "passes/pass.hpp"
 #include "runtime/equivalence.hpp"
 #include "runtime/executor.hpp"
+#include "test_registry.hpp"
 #include "test_util.hpp"
 
 using namespace fxl;
@@ -352,5 +353,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestAutoChunkNumerics)
+FXL_TEST_GUILESS_MAIN(TestAutoChunkNumerics)
 #include "test_auto_chunk_numerics.moc"

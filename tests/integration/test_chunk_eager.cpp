@@ -23,6 +23,7 @@
 #include "runtime/eager_chunking.hpp"
 #include "runtime/equivalence.hpp"
 #include "runtime/executor.hpp"
+#include "test_registry.hpp"
 #include "test_util.hpp"
 
 using namespace fxl;
@@ -278,5 +279,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestChunkEager)
+FXL_TEST_GUILESS_MAIN(TestChunkEager)
 #include "test_chunk_eager.moc"

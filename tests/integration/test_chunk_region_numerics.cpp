@@ -19,6 +19,7 @@
 #include "runtime/equivalence.hpp"
 #include "runtime/executor.hpp"
 #include "runtime/graph_test_util.hpp"
+#include "test_registry.hpp"
 #include "test_util.hpp"
 
 using namespace fxl;
@@ -270,5 +271,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestChunkRegionNumerics)
+FXL_TEST_GUILESS_MAIN(TestChunkRegionNumerics)
 #include "test_chunk_region_numerics.moc"

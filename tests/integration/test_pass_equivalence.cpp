@@ -16,6 +16,7 @@
 #include "runtime/equivalence.hpp"
 #include "runtime/executor.hpp"
 #include "runtime/graph_test_util.hpp"
+#include "test_registry.hpp"
 #include "test_util.hpp"
 
 using namespace fxl;
@@ -241,5 +242,5 @@ private slots:
     }
 };
 
-QTEST_APPLESS_MAIN(TestPassEquivalence)
+FXL_TEST_APPLESS_MAIN(TestPassEquivalence)
 #include "test_pass_equivalence.moc"

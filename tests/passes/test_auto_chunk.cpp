@@ -14,6 +14,7 @@
 #include "core/ops/shape_prop.hpp"
 #include "passes/auto_chunk.hpp"
 #include "passes/pass.hpp"
+#include "test_registry.hpp"
 #include "test_util.hpp"
 
 using namespace fxl;
@@ -375,5 +376,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestAutoChunk)
+FXL_TEST_GUILESS_MAIN(TestAutoChunk)
 #include "test_auto_chunk.moc"

@@ -13,6 +13,7 @@
 #include "core/formats/source.hpp"
 #include "passes/concretize_symbols.hpp"
 #include "passes/pass.hpp"
+#include "test_registry.hpp"
 #include "test_util.hpp"
 
 using namespace fxl;
@@ -568,5 +569,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestChunkRegion)
+FXL_TEST_GUILESS_MAIN(TestChunkRegion)
 #include "test_chunk_region.moc"

@@ -10,6 +10,7 @@
 #include "core/formats/fx/fx_text_writer.hpp"
 #include "core/formats/source.hpp"
 #include "passes/pass.hpp"
+#include "test_registry.hpp"
 #include "test_util.hpp"
 
 using namespace fxl;
@@ -148,5 +149,5 @@ private slots:
     }
 };
 
-QTEST_APPLESS_MAIN(TestCorpusPasses)
+FXL_TEST_APPLESS_MAIN(TestCorpusPasses)
 #include "test_corpus_passes.moc"

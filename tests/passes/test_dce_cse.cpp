@@ -12,6 +12,7 @@
 #include "core/formats/source.hpp"
 #include "passes/graph_edit.hpp"
 #include "passes/pass.hpp"
+#include "test_registry.hpp"
 #include "test_util.hpp"
 
 using namespace fxl;
@@ -579,5 +580,5 @@ private slots:
     }
 };
 
-QTEST_APPLESS_MAIN(TestDceCse)
+FXL_TEST_APPLESS_MAIN(TestDceCse)
 #include "test_dce_cse.moc"

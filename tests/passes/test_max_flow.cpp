@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "passes/max_flow.hpp"
+#include "test_registry.hpp"
 
 using namespace fxl;
 
@@ -228,5 +229,5 @@ private slots:
     }
 };
 
-QTEST_APPLESS_MAIN(TestMaxFlow)
+FXL_TEST_APPLESS_MAIN(TestMaxFlow)
 #include "test_max_flow.moc"

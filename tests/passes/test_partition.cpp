@@ -18,6 +18,7 @@
 #include "core/ops/op_registry.hpp"
 #include "passes/partition.hpp"
 #include "passes/pass.hpp"
+#include "test_registry.hpp"
 #include "test_util.hpp"
 
 using namespace fxl;
@@ -792,5 +793,5 @@ private slots:
     }
 };
 
-QTEST_APPLESS_MAIN(TestPartition)
+FXL_TEST_APPLESS_MAIN(TestPartition)
 #include "test_partition.moc"

@@ -15,6 +15,7 @@
 #include "passes/graph_edit.hpp"
 #include "passes/pass.hpp"
 #include "passes/remove_detach.hpp"
+#include "test_registry.hpp"
 #include "test_util.hpp"
 
 using namespace fxl;
@@ -511,5 +512,5 @@ private slots:
     }
 };
 
-QTEST_APPLESS_MAIN(TestPipeline)
+FXL_TEST_APPLESS_MAIN(TestPipeline)
 #include "test_pipeline.moc"

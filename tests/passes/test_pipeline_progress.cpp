@@ -13,6 +13,7 @@
 #include "core/formats/source.hpp"
 #include "core/util/progress.hpp"
 #include "passes/pass.hpp"
+#include "test_registry.hpp"
 #include "test_util.hpp"
 
 using namespace fxl;
@@ -178,5 +179,5 @@ private slots:
     }
 };
 
-QTEST_APPLESS_MAIN(TestPipelineProgress)
+FXL_TEST_APPLESS_MAIN(TestPipelineProgress)
 #include "test_pipeline_progress.moc"

@@ -15,6 +15,7 @@
 #include "passes/pass.hpp"
 #include "passes/sac.hpp"
 #include "sac_remat_test_util.hpp"
+#include "test_registry.hpp"
 #include "test_util.hpp"
 
 using namespace fxl;
@@ -447,5 +448,5 @@ private slots:
     }
 };
 
-QTEST_APPLESS_MAIN(TestSac)
+FXL_TEST_APPLESS_MAIN(TestSac)
 #include "test_sac.moc"

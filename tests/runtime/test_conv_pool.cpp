@@ -19,6 +19,7 @@
 #include "runtime/backend.hpp"
 #include "runtime/cpu/cpu_common.hpp"
 #include "runtime/kernel.hpp"
+#include "test_registry.hpp"
 #include "test_util.hpp"
 
 using namespace fxl;
@@ -599,5 +600,5 @@ private slots:
     }
 };
 
-QTEST_APPLESS_MAIN(TestConvPool)
+FXL_TEST_APPLESS_MAIN(TestConvPool)
 #include "test_conv_pool.moc"

@@ -17,6 +17,7 @@
 #include "graph_test_util.hpp"
 #include "runtime/kernel.hpp"
 #include "runtime/support_check.hpp"
+#include "test_registry.hpp"
 #include "test_util.hpp"
 
 using namespace fxl;
@@ -597,5 +598,5 @@ private slots:
     }
 };
 
-QTEST_APPLESS_MAIN(TestCustomOps)
+FXL_TEST_APPLESS_MAIN(TestCustomOps)
 #include "test_custom_ops.moc"

@@ -27,6 +27,7 @@
 
 #include "kernel_test_util.hpp"
 #include "runtime/cpu/gemm.hpp"
+#include "test_registry.hpp"
 #include "test_util.hpp"
 
 using namespace fxl;
@@ -433,5 +434,5 @@ void TestDifferential::coverageTable()
     qInfo("%zu rows, %d run, %zu core", rows.size(), runs, core.size());
 }
 
-QTEST_GUILESS_MAIN(TestDifferential)
+FXL_TEST_GUILESS_MAIN(TestDifferential)
 #include "test_differential.moc"

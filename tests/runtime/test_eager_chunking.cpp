@@ -23,6 +23,7 @@
 #include "runtime/eager_chunking.hpp"
 #include "runtime/equivalence.hpp"
 #include "runtime/executor.hpp"
+#include "test_registry.hpp"
 #include "test_util.hpp"
 
 using namespace fxl;
@@ -494,5 +495,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestEagerChunking)
+FXL_TEST_GUILESS_MAIN(TestEagerChunking)
 #include "test_eager_chunking.moc"

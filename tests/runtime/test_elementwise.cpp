@@ -27,6 +27,7 @@
 #include "runtime/cpu/cpu_common.hpp"
 #include "runtime/kernel.hpp"
 #include "runtime/support_check.hpp"
+#include "test_registry.hpp"
 #include "test_util.hpp"
 
 using namespace fxl;
@@ -903,5 +904,5 @@ private slots:
     }
 };
 
-QTEST_APPLESS_MAIN(TestElementwise)
+FXL_TEST_APPLESS_MAIN(TestElementwise)
 #include "test_elementwise.moc"

@@ -10,6 +10,7 @@
 #include "core/formats/source.hpp"
 #include "runtime/equivalence.hpp"
 #include "runtime/executor.hpp"
+#include "test_registry.hpp"
 #include "test_util.hpp"
 
 using namespace fxl;
@@ -114,5 +115,5 @@ private slots:
     }
 };
 
-QTEST_APPLESS_MAIN(TestExecutor)
+FXL_TEST_APPLESS_MAIN(TestExecutor)
 #include "test_executor.moc"

@@ -8,6 +8,7 @@
 #include "core/formats/fx/fx_text_parser.hpp"
 #include "runtime/executor.hpp"
 #include "runtime/kernel.hpp"
+#include "test_registry.hpp"
 
 using namespace fxl;
 
@@ -204,5 +205,5 @@ private slots:
     }
 };
 
-QTEST_APPLESS_MAIN(TestExecutorControl)
+FXL_TEST_APPLESS_MAIN(TestExecutorControl)
 #include "test_executor_control.moc"

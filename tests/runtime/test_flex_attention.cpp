@@ -34,6 +34,7 @@
 #include "runtime/support_check.hpp"
 
 #include "graph_test_util.hpp"
+#include "test_registry.hpp"
 #include "test_util.hpp"
 
 using namespace fxl;
@@ -981,5 +982,5 @@ private slots:
     }
 };
 
-QTEST_APPLESS_MAIN(TestFlexAttention)
+FXL_TEST_APPLESS_MAIN(TestFlexAttention)
 #include "test_flex_attention.moc"

@@ -16,6 +16,7 @@
 #include "runtime/equivalence.hpp"
 #include "runtime/executor.hpp"
 #include "runtime/localize.hpp"
+#include "test_registry.hpp"
 #include "test_util.hpp"
 
 using namespace fxl;
@@ -223,5 +224,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestLocalize)
+FXL_TEST_GUILESS_MAIN(TestLocalize)
 #include "test_localize.moc"

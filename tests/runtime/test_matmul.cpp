@@ -24,6 +24,7 @@
 #include "runtime/cpu/gemm.hpp"
 #include "runtime/kernel.hpp"
 #include "runtime/thread_pool.hpp"
+#include "test_registry.hpp"
 #include "test_util.hpp"
 
 using namespace fxl;
@@ -636,5 +637,5 @@ private slots:
     }
 };
 
-QTEST_APPLESS_MAIN(TestMatmul)
+FXL_TEST_APPLESS_MAIN(TestMatmul)
 #include "test_matmul.moc"

@@ -19,6 +19,7 @@
 #include "runtime/kernel.hpp"
 
 #include "graph_test_util.hpp"
+#include "test_registry.hpp"
 #include "test_util.hpp"
 
 using namespace fxl;
@@ -350,5 +351,5 @@ private slots:
     }
 };
 
-QTEST_APPLESS_MAIN(TestNested)
+FXL_TEST_APPLESS_MAIN(TestNested)
 #include "test_nested.moc"

@@ -24,6 +24,7 @@
 #include "runtime/cpu/cpu_common.hpp"
 #include "runtime/executor.hpp"
 #include "runtime/philox.hpp"
+#include "test_registry.hpp"
 
 using namespace fxl;
 using kerneltest::bytesOf;
@@ -666,5 +667,5 @@ private slots:
     }
 };
 
-QTEST_APPLESS_MAIN(TestRandom)
+FXL_TEST_APPLESS_MAIN(TestRandom)
 #include "test_random.moc"

@@ -38,6 +38,7 @@
 #include "runtime/cpu/cpu_reduction.hpp"
 #include "runtime/executor.hpp"
 #include "runtime/kernel.hpp"
+#include "test_registry.hpp"
 #include "test_util.hpp"
 
 using namespace fxl;
@@ -702,5 +703,5 @@ private slots:
     }
 };
 
-QTEST_APPLESS_MAIN(TestReduction)
+FXL_TEST_APPLESS_MAIN(TestReduction)
 #include "test_reduction.moc"

@@ -24,6 +24,7 @@
 #include "runtime/cpu/cpu_common.hpp"
 #include "runtime/cpu/cpu_reduction.hpp"
 #include "runtime/kernel.hpp"
+#include "test_registry.hpp"
 
 using namespace fxl;
 using namespace kerneltest;
@@ -510,5 +511,5 @@ private slots:
     }
 };
 
-QTEST_APPLESS_MAIN(TestReductionInvariance)
+FXL_TEST_APPLESS_MAIN(TestReductionInvariance)
 #include "test_reduction_invariance.moc"

@@ -17,6 +17,7 @@
 #include "runtime/executor.hpp"
 #include "runtime/kernel.hpp"
 #include "runtime/philox.hpp"
+#include "test_registry.hpp"
 
 using namespace fxl;
 
@@ -599,5 +600,5 @@ private slots:
     }
 };
 
-QTEST_APPLESS_MAIN(TestRngState)
+FXL_TEST_APPLESS_MAIN(TestRngState)
 #include "test_rng_state.moc"

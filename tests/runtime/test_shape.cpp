@@ -31,6 +31,7 @@
 #include "runtime/backend.hpp"
 #include "runtime/cpu/cpu_common.hpp"
 #include "runtime/kernel.hpp"
+#include "test_registry.hpp"
 #include "test_util.hpp"
 
 using namespace fxl;
@@ -693,5 +694,5 @@ private slots:
     }
 };
 
-QTEST_APPLESS_MAIN(TestShape)
+FXL_TEST_APPLESS_MAIN(TestShape)
 #include "test_shape.moc"

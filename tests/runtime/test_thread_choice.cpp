@@ -9,6 +9,7 @@
 #include "core/formats/fx/fx_text_parser.hpp"
 #include "core/formats/source.hpp"
 #include "runtime/thread_choice.hpp"
+#include "test_registry.hpp"
 #include "test_util.hpp"
 
 using namespace fxl;
@@ -121,5 +122,5 @@ private slots:
     }
 };
 
-QTEST_APPLESS_MAIN(TestThreadChoice)
+FXL_TEST_APPLESS_MAIN(TestThreadChoice)
 #include "test_thread_choice.moc"

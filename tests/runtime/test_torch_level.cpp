@@ -20,6 +20,7 @@
 #include "runtime/torch_level.hpp"
 
 #include "graph_test_util.hpp"
+#include "test_registry.hpp"
 #include "test_util.hpp"
 
 using namespace fxl;
@@ -419,5 +420,5 @@ private slots:
     }
 };
 
-QTEST_APPLESS_MAIN(TestTorchLevel)
+FXL_TEST_APPLESS_MAIN(TestTorchLevel)
 #include "test_torch_level.moc"

@@ -1,6 +1,6 @@
-# Runs one test executable the way CI would run it on a machine without the corpus (CI=true,
-# FXLENS_CORPUS_DIR naming a directory that does not exist) and checks the corpus rule of
-# tests/test_util.hpp:
+# Runs one test (TEST_NAME, of the test executable TEST) the way CI would run it on a machine
+# without the corpus (CI=true, FXLENS_CORPUS_DIR naming a directory that does not exist) and
+# checks the corpus rule of tests/test_util.hpp:
 #   - every row that needs the corpus fails, naming the missing path (no row skips it);
 #   - a test that reads the corpus (EXPECT=fail) therefore exits non-zero: CI cannot go green
 #     without the corpus;
@@ -8,9 +8,9 @@
 #   - nothing else fails, and the executable finishes (a "Totals:" line).
 # The test runs with HOME set to HOME_DIR, emptied first, so that it shares no settings or
 # QStandardPaths test-mode folders with the same executable run at the same time by ctest -j.
-# Usage: cmake -DTEST=<executable> -DEXPECT=fail|pass -DMISSING=<absent dir> -DHOME_DIR=<dir>
+# Usage: cmake -DTEST=<executable> -DTEST_NAME=<test> -DEXPECT=fail|pass -DMISSING=<absent dir> -DHOME_DIR=<dir>
 #              -P corpus_rule_check.cmake
-foreach(var TEST EXPECT MISSING HOME_DIR)
+foreach(var TEST TEST_NAME EXPECT MISSING HOME_DIR)
   if(NOT DEFINED ${var})
     message(FATAL_ERROR "corpus_rule_check: -D${var}=... is required")
   endif()
@@ -28,9 +28,9 @@ set(ENV{QT_QPA_PLATFORM} offscreen)
 # the window's random walk (test_window_actions) short: its length has nothing to do with the
 # corpus rule, and the test itself walks the full length
 set(ENV{FXLENS_WALK_EVENTS} 100)
-execute_process(COMMAND "${TEST}" RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+execute_process(COMMAND "${TEST}" "${TEST_NAME}" RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
 set(all "${out}\n${err}")
-get_filename_component(name "${TEST}" NAME)
+set(name "${TEST_NAME}")
 
 if(NOT all MATCHES "Totals: [0-9]+ passed, [0-9]+ failed")
   message(FATAL_ERROR "${name} did not finish without the corpus (exit ${rc}):\n${all}")

@@ -13,6 +13,7 @@
 #include "app/cli_test_util.hpp"
 #include "gui_test_util.hpp"
 #include "passes/pass.hpp"
+#include "test_registry.hpp"
 #include "test_util.hpp"
 #include "viewer/jobs/step_jobs.hpp"
 #include "viewer/model/equivalence_model.hpp"
@@ -217,5 +218,5 @@ private slots:
     }
 };
 
-QTEST_MAIN(TestChunkStepper)
+FXL_TEST_MAIN(TestChunkStepper)
 #include "test_chunk_stepper.moc"

@@ -21,6 +21,7 @@
 #include <fstream>
 
 #include "gui_test_util.hpp"
+#include "test_registry.hpp"
 #include "test_util.hpp"
 #include "viewer/model/node_search.hpp"
 #include "viewer/model/search_results_model.hpp"
@@ -485,5 +486,5 @@ private slots:
     }
 };
 
-QTEST_MAIN(TestMainWindow)
+FXL_TEST_MAIN(TestMainWindow)
 #include "test_main_window.moc"

@@ -16,6 +16,7 @@
 
 #include "core/formats/fx/fx_text_parser.hpp"
 #include "core/formats/source.hpp"
+#include "test_registry.hpp"
 #include "test_util.hpp"
 #include "viewer/model/node_search.hpp"
 #include "viewer/model/search_results_model.hpp"
@@ -678,5 +679,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestNodeSearch)
+FXL_TEST_GUILESS_MAIN(TestNodeSearch)
 #include "test_node_search.moc"

@@ -23,6 +23,7 @@
 
 #include "app/cli_test_util.hpp"
 #include "gui_test_util.hpp"
+#include "test_registry.hpp"
 #include "test_util.hpp"
 #include "viewer/jobs/step_jobs.hpp"
 #include "viewer/model/change_list_model.hpp"
@@ -734,5 +735,5 @@ private slots:
     }
 };
 
-QTEST_MAIN(TestPassStepper)
+FXL_TEST_MAIN(TestPassStepper)
 #include "test_pass_stepper.moc"

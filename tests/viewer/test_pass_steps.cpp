@@ -19,6 +19,7 @@
 #include "core/ir/diagnostics.hpp"
 #include "core/util/format.hpp"
 #include "passes/pass.hpp"
+#include "test_registry.hpp"
 #include "test_util.hpp"
 #include "viewer/jobs/step_jobs.hpp"
 #include "viewer/model/change_list_model.hpp"
@@ -371,5 +372,5 @@ private slots:
     }
 };
 
-QTEST_MAIN(TestPassSteps)
+FXL_TEST_MAIN(TestPassSteps)
 #include "test_pass_steps.moc"

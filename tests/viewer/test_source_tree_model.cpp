@@ -12,6 +12,7 @@
 #include <QtTest>
 
 #include "core/formats/source.hpp"
+#include "test_registry.hpp"
 #include "test_util.hpp"
 #include "viewer/model/source_tree_model.hpp"
 
@@ -179,5 +180,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestSourceTreeModel)
+FXL_TEST_GUILESS_MAIN(TestSourceTreeModel)
 #include "test_source_tree_model.moc"

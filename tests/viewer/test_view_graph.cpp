@@ -19,6 +19,7 @@
 
 #include "core/analysis/graph_stats.hpp"
 #include "core/formats/source.hpp"
+#include "test_registry.hpp"
 #include "test_util.hpp"
 #include "viewer/layout/graph_layout.hpp"
 #include "viewer/model/node_search.hpp"
@@ -628,5 +629,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestViewGraph)
+FXL_TEST_GUILESS_MAIN(TestViewGraph)
 #include "test_view_graph.moc"

@@ -10,6 +10,7 @@
 
 #include <fstream>
 
+#include "test_registry.hpp"
 #include "test_util.hpp"
 #include "viewer/jobs/view_jobs.hpp"
 
@@ -255,5 +256,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestViewJobs)
+FXL_TEST_GUILESS_MAIN(TestViewJobs)
 #include "test_view_jobs.moc"

@@ -28,6 +28,7 @@
 #include <random>
 
 #include "gui_test_util.hpp"
+#include "test_registry.hpp"
 #include "test_util.hpp"
 #include "viewer/jobs/run_jobs.hpp"
 #include "viewer/jobs/step_jobs.hpp"
@@ -1101,5 +1102,5 @@ private slots:
     }
 };
 
-QTEST_MAIN(TestWindowActions)
+FXL_TEST_MAIN(TestWindowActions)
 #include "test_window_actions.moc"

@@ -20,6 +20,7 @@
 
 #include "app/cli_test_util.hpp"
 #include "gui_test_util.hpp"
+#include "test_registry.hpp"
 #include "test_util.hpp"
 #include "viewer/jobs/run_jobs.hpp"
 #include "viewer/jobs/step_jobs.hpp"
@@ -339,5 +340,5 @@ private slots:
     }
 };
 
-QTEST_MAIN(TestWorkspaceWindow)
+FXL_TEST_MAIN(TestWorkspaceWindow)
 #include "test_workspace_window.moc"

@@ -8,6 +8,7 @@
 #include <fstream>
 
 #include "app/cli_test_util.hpp"
+#include "test_registry.hpp"
 #include "test_util.hpp"
 #include "workspace/workspace.hpp"
 
@@ -115,5 +116,5 @@ private slots:
     }
 };
 
-QTEST_APPLESS_MAIN(TestCliWorkspaceInfo)
+FXL_TEST_APPLESS_MAIN(TestCliWorkspaceInfo)
 #include "test_cli_workspace_info.moc"

@@ -15,6 +15,7 @@
 #include "core/util/content_hash.hpp"
 #include "workspace/workspace.hpp"
 #include "workspace/workspace_schema.hpp"
+#include "test_registry.hpp"
 
 using namespace fxl;
 namespace fs = std::filesystem;
@@ -448,5 +449,5 @@ INSERT INTO view_state VALUES ('step', '1'), ('selection', '{"graph":"","node":"
     }
 };
 
-QTEST_GUILESS_MAIN(TestWorkspace)
+FXL_TEST_GUILESS_MAIN(TestWorkspace)
 #include "test_workspace.moc"

@@ -26,6 +26,7 @@
 #include <fstream>
 #include <string>
 
+#include "test_registry.hpp"
 #include "workspace/workspace.hpp"
 
 using namespace fxl;
@@ -131,9 +132,10 @@ class TestWorkspaceKill : public QObject
     {
         QProcess child;
         child.setProcessChannelMode(QProcess::SeparateChannels);
+        // this test's executable holds the other tests of its label too: the test's name first
         child.start(QCoreApplication::applicationFilePath(),
-                    {"--writer", QString::fromStdString(file.string()), QString::number(first),
-                     QString::number(stall ? first + commits : 0)});
+                    {QStringLiteral("test_workspace_kill"), "--writer", QString::fromStdString(file.string()),
+                     QString::number(first), QString::number(stall ? first + commits : 0)});
         if (!child.waitForStarted(10000)) return 0;
         QByteArray out;
         QElapsedTimer timer;
@@ -210,7 +212,7 @@ private slots:
     }
 };
 
-int main(int argc, char** argv)
+static int runWorkspaceKill(int argc, char** argv)
 {
     if (argc == 5 && std::string(argv[1]) == "--writer")
         return runWriter(argv[2], std::atoi(argv[3]), std::atoi(argv[4]));
@@ -218,5 +220,6 @@ int main(int argc, char** argv)
     TestWorkspaceKill test;
     return QTest::qExec(&test, argc, argv);
 }
+FXL_TEST_CUSTOM_MAIN(runWorkspaceKill)
 
 #include "test_workspace_kill.moc"

@@ -12,6 +12,7 @@
 #include <string>
 
 #include "workspace/workspace.hpp"
+#include "test_registry.hpp"
 
 using namespace fxl;
 namespace fs = std::filesystem;
@@ -197,5 +198,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestWorkspaceRefusal)
+FXL_TEST_GUILESS_MAIN(TestWorkspaceRefusal)
 #include "test_workspace_refusal.moc"

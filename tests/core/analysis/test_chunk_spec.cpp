@@ -6,6 +6,7 @@
 #include "core/analysis/chunk_spec.hpp"
 #include "core/formats/source.hpp"
 #include "core/ir/diagnostics.hpp"
+#include "test_registry.hpp"
 #include "test_util.hpp"
 
 using namespace fxl;
@@ -178,5 +179,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestChunkSpec)
+FXL_TEST_GUILESS_MAIN(TestChunkSpec)
 #include "test_chunk_spec.moc"

@@ -19,6 +19,7 @@
 #include "core/ir/graph.hpp"
 #include "core/ops/op_registry.hpp"
 #include "core/ops/shape_prop.hpp"
+#include "test_registry.hpp"
 #include "test_util.hpp"
 
 using namespace fxl;
@@ -277,5 +278,5 @@ private slots:
     }
 };
 
-QTEST_APPLESS_MAIN(TestGetitemSpellings)
+FXL_TEST_APPLESS_MAIN(TestGetitemSpellings)
 #include "test_getitem_spellings.moc"

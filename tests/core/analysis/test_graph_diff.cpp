@@ -12,6 +12,7 @@
 #include "core/analysis/graph_diff.hpp"
 #include "core/formats/fx/fx_text_parser.hpp"
 #include "core/ir/graph.hpp"
+#include "test_registry.hpp"
 #include "test_util.hpp"
 
 using namespace fxl;
@@ -600,5 +601,5 @@ private slots:
     }
 };
 
-QTEST_APPLESS_MAIN(TestGraphDiff)
+FXL_TEST_APPLESS_MAIN(TestGraphDiff)
 #include "test_graph_diff.moc"

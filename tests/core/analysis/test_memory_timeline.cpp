@@ -18,6 +18,7 @@
 #include "core/ops/op_registry.hpp"
 #include "core/ops/shape_prop.hpp"
 #include "core/util/format.hpp"
+#include "test_registry.hpp"
 #include "test_util.hpp"
 
 using namespace fxl;
@@ -652,5 +653,5 @@ private slots:
     }
 };
 
-QTEST_APPLESS_MAIN(TestMemoryTimeline)
+FXL_TEST_APPLESS_MAIN(TestMemoryTimeline)
 #include "test_memory_timeline.moc"

@@ -11,6 +11,7 @@
 #include "core/formats/fx/fx_text_parser.hpp"
 #include "core/ir/graph.hpp"
 #include "core/ops/op_registry.hpp"
+#include "test_registry.hpp"
 #include "test_util.hpp"
 
 using namespace fxl;
@@ -409,5 +410,5 @@ private slots:
     }
 };
 
-QTEST_APPLESS_MAIN(TestVerify)
+FXL_TEST_APPLESS_MAIN(TestVerify)
 #include "test_verify.moc"

@@ -8,6 +8,7 @@
 
 #include "core/ir/diagnostics.hpp"
 #include "core/ir/tensor_meta.hpp"
+#include "test_registry.hpp"
 #include "test_util.hpp"
 
 using namespace fxl;
@@ -366,5 +367,5 @@ private slots:
     }
 };
 
-QTEST_APPLESS_MAIN(TestAnnotation)
+FXL_TEST_APPLESS_MAIN(TestAnnotation)
 #include "test_annotation.moc"

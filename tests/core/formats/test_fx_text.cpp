@@ -15,6 +15,7 @@
 #include "core/formats/fx/fx_text_writer.hpp"
 #include "core/formats/fx/summary_comment.hpp"
 #include "fx_text_test_util.hpp"
+#include "test_registry.hpp"
 #include "test_util.hpp"
 
 using namespace fxl;
@@ -612,5 +613,5 @@ private slots:
     }
 };
 
-QTEST_APPLESS_MAIN(TestFxText)
+FXL_TEST_APPLESS_MAIN(TestFxText)
 #include "test_fx_text.moc"

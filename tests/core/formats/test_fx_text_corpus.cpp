@@ -16,6 +16,7 @@
 #include "core/formats/fx/fx_text_parser.hpp"
 #include "core/formats/fx/fx_text_writer.hpp"
 #include "fx_text_test_util.hpp"
+#include "test_registry.hpp"
 #include "test_util.hpp"
 
 using namespace fxl;
@@ -384,5 +385,5 @@ private slots:
     }
 };
 
-QTEST_APPLESS_MAIN(TestFxTextCorpus)
+FXL_TEST_APPLESS_MAIN(TestFxTextCorpus)
 #include "test_fx_text_corpus.moc"

@@ -8,6 +8,7 @@
 #include "core/formats/fx/fx_text_parser.hpp"
 #include "core/formats/fx/fx_text_writer.hpp"
 #include "fx_text_test_util.hpp"
+#include "test_registry.hpp"
 #include "test_util.hpp"
 
 using namespace fxl;
@@ -364,5 +365,5 @@ private slots:
     }
 };
 
-QTEST_APPLESS_MAIN(TestFxTextExamples)
+FXL_TEST_APPLESS_MAIN(TestFxTextExamples)
 #include "test_fx_text_examples.moc"

@@ -16,6 +16,7 @@
 #include "core/formats/sidecar.hpp"
 #include "core/ir/diagnostics.hpp"
 #include "core/util/base64.hpp"
+#include "test_registry.hpp"
 #include "test_util.hpp"
 
 using namespace fxl;
@@ -253,5 +254,5 @@ private slots:
     }
 };
 
-QTEST_APPLESS_MAIN(TestGraphConstants)
+FXL_TEST_APPLESS_MAIN(TestGraphConstants)
 #include "test_graph_constants.moc"

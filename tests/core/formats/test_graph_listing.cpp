@@ -10,6 +10,7 @@
 #include "core/formats/fx/graph_listing.hpp"
 #include "core/ir/diagnostics.hpp"
 #include "core/ir/graph.hpp"
+#include "test_registry.hpp"
 #include "test_util.hpp"
 
 using namespace fxl;
@@ -476,5 +477,5 @@ private slots:
     }
 };
 
-QTEST_APPLESS_MAIN(TestGraphListing)
+FXL_TEST_APPLESS_MAIN(TestGraphListing)
 #include "test_graph_listing.moc"

@@ -14,6 +14,7 @@
 #include "core/formats/json_io.hpp"
 #include "core/ir/diagnostics.hpp"
 #include "core/ir/graph.hpp"
+#include "test_registry.hpp"
 #include "test_util.hpp"
 
 using namespace fxl;
@@ -666,5 +667,5 @@ private slots:
     }
 };
 
-QTEST_APPLESS_MAIN(TestJsonIo)
+FXL_TEST_APPLESS_MAIN(TestJsonIo)
 #include "test_json_io.moc"

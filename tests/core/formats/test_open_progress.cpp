@@ -18,6 +18,7 @@
 #include "core/formats/fx/fx_text_writer.hpp"
 #include "core/formats/source.hpp"
 #include "core/util/progress.hpp"
+#include "test_registry.hpp"
 #include "test_util.hpp"
 
 using namespace fxl;
@@ -305,5 +306,5 @@ private slots:
     }
 };
 
-QTEST_APPLESS_MAIN(TestOpenProgress)
+FXL_TEST_APPLESS_MAIN(TestOpenProgress)
 #include "test_open_progress.moc"

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "core/formats/fx/python_literal.hpp"
+#include "test_registry.hpp"
 
 using namespace fxl;
 
@@ -85,5 +86,5 @@ private slots:
     }
 };
 
-QTEST_APPLESS_MAIN(TestPythonLiteral)
+FXL_TEST_APPLESS_MAIN(TestPythonLiteral)
 #include "test_python_literal.moc"

@@ -13,6 +13,7 @@
 
 #include "core/formats/safetensors.hpp"
 #include "core/ir/diagnostics.hpp"
+#include "test_registry.hpp"
 #include "test_util.hpp"
 
 using namespace fxl;
@@ -705,5 +706,5 @@ void TestSafetensors::writeIsAtomic()
     fs::remove_all(dir);
 }
 
-QTEST_APPLESS_MAIN(TestSafetensors)
+FXL_TEST_APPLESS_MAIN(TestSafetensors)
 #include "test_safetensors.moc"

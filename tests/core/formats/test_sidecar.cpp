@@ -16,6 +16,7 @@
 #include "core/formats/sidecar.hpp"
 #include "core/ir/diagnostics.hpp"
 #include "core/ir/graph.hpp"
+#include "test_registry.hpp"
 #include "test_util.hpp"
 
 using namespace fxl;
@@ -486,5 +487,5 @@ void TestSidecar::params()
     }
 }
 
-QTEST_APPLESS_MAIN(TestSidecar)
+FXL_TEST_APPLESS_MAIN(TestSidecar)
 #include "test_sidecar.moc"

@@ -11,6 +11,7 @@
 #include "core/formats/sidecar.hpp"
 #include "core/formats/sidecar_scan.hpp"
 #include "core/ir/diagnostics.hpp"
+#include "test_registry.hpp"
 #include "test_util.hpp"
 
 using namespace fxl;
@@ -184,5 +185,5 @@ void TestSidecarScan::text()
     }
 }
 
-QTEST_GUILESS_MAIN(TestSidecarScan)
+FXL_TEST_GUILESS_MAIN(TestSidecarScan)
 #include "test_sidecar_scan.moc"

@@ -17,6 +17,7 @@
 #include "core/formats/torch_trace/tlparse_output.hpp"
 #include "core/formats/torch_trace/torch_trace.hpp"
 #include "core/ir/diagnostics.hpp"
+#include "test_registry.hpp"
 #include "test_util.hpp"
 #include "torch_trace_test_util.hpp"
 
@@ -193,5 +194,5 @@ private slots:
     }
 };
 
-QTEST_APPLESS_MAIN(TestTorchTraceRobustness)
+FXL_TEST_APPLESS_MAIN(TestTorchTraceRobustness)
 #include "test_torch_trace_robustness.moc"

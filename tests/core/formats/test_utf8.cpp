@@ -5,6 +5,7 @@
 #include <string>
 
 #include "core/formats/utf8.hpp"
+#include "test_registry.hpp"
 
 using namespace fxl;
 
@@ -53,5 +54,5 @@ private slots:
     }
 };
 
-QTEST_APPLESS_MAIN(TestUtf8)
+FXL_TEST_APPLESS_MAIN(TestUtf8)
 #include "test_utf8.moc"

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "core/ir/diagnostics.hpp"
+#include "test_registry.hpp"
 
 using namespace fxl;
 
@@ -112,5 +113,5 @@ private slots:
     }
 };
 
-QTEST_APPLESS_MAIN(TestDiagnostics)
+FXL_TEST_APPLESS_MAIN(TestDiagnostics)
 #include "test_diagnostics.moc"

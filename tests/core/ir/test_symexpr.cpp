@@ -12,6 +12,7 @@
 #include "core/ir/graph.hpp"
 #include "core/ir/symbol_hints.hpp"
 #include "core/ir/symexpr.hpp"
+#include "test_registry.hpp"
 #include "test_util.hpp"
 
 using namespace fxl;
@@ -591,7 +592,7 @@ private slots:
     }
 };
 
-int main(int argc, char** argv)
+static int runSymExprTests(int argc, char** argv)
 {
     int status = 0;
     {
@@ -604,4 +605,5 @@ int main(int argc, char** argv)
     }
     return status;
 }
+FXL_TEST_CUSTOM_MAIN(runSymExprTests)
 #include "test_symexpr.moc"

@@ -10,6 +10,7 @@
 #include "core/ir/diagnostics.hpp"
 #include "core/ir/tensor_meta.hpp"
 #include "core/ops/shape_prop.hpp"
+#include "test_registry.hpp"
 #include "test_util.hpp"
 
 using namespace fxl;
@@ -210,5 +211,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestTensorMetaBytes)
+FXL_TEST_GUILESS_MAIN(TestTensorMetaBytes)
 #include "test_tensor_meta_bytes.moc"

@@ -8,6 +8,7 @@
 #include "core/formats/fx/fx_text_parser.hpp"
 #include "core/ops/op_registry.hpp"
 #include "core/ops/shape_prop.hpp"
+#include "test_registry.hpp"
 
 using namespace fxl;
 
@@ -640,5 +641,5 @@ private slots:
     }
 };
 
-QTEST_APPLESS_MAIN(TestOpMeta)
+FXL_TEST_APPLESS_MAIN(TestOpMeta)
 #include "test_op_meta.moc"

@@ -11,6 +11,7 @@
 #include "core/ir/diagnostics.hpp"
 #include "core/ir/graph.hpp"
 #include "core/ops/op_registry.hpp"
+#include "test_registry.hpp"
 #include "test_util.hpp"
 
 using namespace fxl;
@@ -342,5 +343,5 @@ private slots:
     }
 };
 
-QTEST_APPLESS_MAIN(TestOpRegistry)
+FXL_TEST_APPLESS_MAIN(TestOpRegistry)
 #include "test_op_registry.moc"

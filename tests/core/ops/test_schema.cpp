@@ -9,6 +9,7 @@
 #include "core/ir/diagnostics.hpp"
 #include "core/ir/graph.hpp"
 #include "core/ops/op_registry.hpp"
+#include "test_registry.hpp"
 #include "test_util.hpp"
 
 using namespace fxl;
@@ -289,5 +290,5 @@ private slots:
     }
 };
 
-QTEST_APPLESS_MAIN(TestSchema)
+FXL_TEST_APPLESS_MAIN(TestSchema)
 #include "test_schema.moc"

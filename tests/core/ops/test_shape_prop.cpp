@@ -16,6 +16,7 @@
 #include "core/formats/sidecar.hpp"
 #include "core/ops/op_registry.hpp"
 #include "core/ops/shape_prop.hpp"
+#include "test_registry.hpp"
 #include "test_util.hpp"
 
 using namespace fxl;
@@ -457,5 +458,5 @@ private slots:
     }
 };
 
-QTEST_APPLESS_MAIN(TestShapeProp)
+FXL_TEST_APPLESS_MAIN(TestShapeProp)
 #include "test_shape_prop.moc"

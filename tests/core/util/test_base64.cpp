@@ -5,6 +5,7 @@
 #include <string>
 
 #include "core/util/base64.hpp"
+#include "test_registry.hpp"
 
 using namespace fxl;
 
@@ -72,5 +73,5 @@ private slots:
     }
 };
 
-QTEST_APPLESS_MAIN(TestBase64)
+FXL_TEST_APPLESS_MAIN(TestBase64)
 #include "test_base64.moc"

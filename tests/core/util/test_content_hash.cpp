@@ -9,6 +9,7 @@
 #include <string>
 
 #include "core/util/content_hash.hpp"
+#include "test_registry.hpp"
 
 using namespace fxl;
 namespace fs = std::filesystem;
@@ -101,5 +102,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestContentHash)
+FXL_TEST_GUILESS_MAIN(TestContentHash)
 #include "test_content_hash.moc"

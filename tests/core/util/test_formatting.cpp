@@ -8,6 +8,7 @@
 #include <string>
 
 #include "core/util/format.hpp"
+#include "test_registry.hpp"
 
 using namespace fxl;
 
@@ -160,5 +161,5 @@ private slots:
     }
 };
 
-QTEST_APPLESS_MAIN(TestFormatting)
+FXL_TEST_APPLESS_MAIN(TestFormatting)
 #include "test_formatting.moc"

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "core/util/strings.hpp"
+#include "test_registry.hpp"
 
 using namespace fxl;
 
@@ -79,5 +80,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestStrings)
+FXL_TEST_GUILESS_MAIN(TestStrings)
 #include "test_strings.moc"
