@@ -485,9 +485,8 @@ bool Step::verifierClean() const { return !hasErrors(problems); }
 
 const RoleGraph* previousGraph(const Step& before, std::string_view role)
 {
-    for (const auto& g : before.graphs)
-        if (g->role == role) return g.get();
-    return before.graphs.empty() ? nullptr : before.graphs.front().get();
+    const auto* g = graphOfRole(before.graphs, role, [](const auto& rg) -> const std::string& { return rg->role; });
+    return g ? g->get() : nullptr;
 }
 
 DiffCounts stepDiffCounts(const Step& step, const Step& before)

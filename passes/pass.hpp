@@ -230,6 +230,15 @@ struct DiffCounts;  // core/analysis/graph_diff.hpp
 // The graph of the step `before` that a graph of role `role` in the next step is compared with:
 // the graph of that role, else its first (a partition's forward and backward against the joint).
 const RoleGraph* previousGraph(const Step& before, std::string_view role);
+// The same rule over any list of graphs with roles (the window's prepared steps use it):
+// the element whose roleOf(element) is `role`, else the first; null when the list is empty.
+template<class Graphs, class RoleOf>
+auto graphOfRole(const Graphs& graphs, std::string_view role, RoleOf roleOf) -> decltype(&*graphs.begin())
+{
+    for (const auto& g : graphs)
+        if (roleOf(g) == role) return &g;
+    return graphs.empty() ? nullptr : &*graphs.begin();
+}
 // A step's changes against the step before: the diff (graph_diff.hpp, default options) of each
 // of its graphs against previousGraph, summed. The one count of a step's changes: the window's
 // Steps table, `fxlens passes` and the workspace record this.

@@ -417,6 +417,28 @@ private slots:
         QVERIFY(run.steps[1].problems.empty());
     }
 
+    // The graph a step's graph is compared with (the Steps table's counts, `fxlens passes`, the
+    // window's Diff tab): that role's in the step before, else its first; none when it has none.
+    void previousGraphByRole()
+    {
+        Step joint;
+        joint.graphs.push_back(std::make_shared<const RoleGraph>(RoleGraph{"", smallGraph()}));
+        Step split;
+        split.graphs.push_back(std::make_shared<const RoleGraph>(RoleGraph{"forward", smallGraph()}));
+        split.graphs.push_back(std::make_shared<const RoleGraph>(RoleGraph{"backward", smallGraph()}));
+        QCOMPARE(previousGraph(split, "backward"), split.graphs[1].get());
+        QCOMPARE(previousGraph(split, "forward"), split.graphs[0].get());
+        QCOMPARE(previousGraph(split, "other"), split.graphs[0].get());
+        QCOMPARE(previousGraph(joint, "backward"), joint.graphs[0].get());
+        QCOMPARE(previousGraph(Step{}, ""), static_cast<const RoleGraph*>(nullptr));
+        // the same rule over another list (the window's prepared steps)
+        const std::vector<std::string> roles{"forward", "backward"};
+        auto self = [](const std::string& r) -> const std::string& { return r; };
+        QCOMPARE(graphOfRole(roles, "backward", self), &roles[1]);
+        QCOMPARE(graphOfRole(roles, "joint", self), &roles[0]);
+        QCOMPARE(graphOfRole(std::vector<std::string>{}, "joint", self), static_cast<const std::string*>(nullptr));
+    }
+
     void changeLogFormats()
     {
         ChangeLog log;

@@ -9,6 +9,7 @@
 #include <QComboBox>
 #include <QDockWidget>
 #include <QFile>
+#include <QHeaderView>
 #include <QLineEdit>
 #include <QPlainTextEdit>
 #include <QPushButton>
@@ -24,6 +25,7 @@
 #include <QWheelEvent>
 #include <QtTest>
 
+#include <functional>
 #include <map>
 #include <random>
 
@@ -91,7 +93,7 @@ struct FreshSettings
     FreshSettings()
     {
         QSettings settings(QStringLiteral("fxlens"), QStringLiteral("fxlens"));
-        for (const char* key : {"window/geometry", "window/state", "theme", "view/fold"})
+        for (const char* key : {"window/geometry", "window/state", "theme", "view/fold", "sources/hiddenColumns"})
             settings.remove(QString::fromLatin1(key));
     }
 };
@@ -902,6 +904,53 @@ private slots:
                  qPrintable(s.driver.seen().join('|')));
         QCOMPARE(s.w.centralTabs()->currentIndex(), 1);
         QVERIFY(s.w.diffView()->diff());
+    }
+
+    // At 1366 x 768 the Sources tree shows each name of a log whole (the counts' columns once
+    // left "dynam...", "aot_inf..."); its header's context menu brings the counts back, and
+    // every name's tooltip says them.
+    void sourceNamesWhole()
+    {
+        const auto log = fxltest::corpusPath("tlparse/cache_hit_miss.log");
+        FXL_REQUIRE_CORPUS(log);
+        Session s;
+        setUp(s, QStringLiteral("nothing"));
+        QVERIFY2(s.w.openPath(QString::fromStdString(log.string())).isEmpty(), qPrintable(s.w.lastError()));
+        QVERIFY(s.w.waitIdle());
+        QTreeView* tree = s.w.sourceView();
+        QVERIFY(tree->isVisible());
+        SourceTreeModel* m = s.w.sourceModel();
+        int checked = 0;
+        std::function<void(const QModelIndex&)> walk = [&](const QModelIndex& parent) {
+            for (int r = 0; r < m->rowCount(parent); ++r) {
+                const QModelIndex i = m->index(r, 0, parent);
+                if (m->data(i, SourceTreeModel::KindRole).toString() == QLatin1String("other")) continue;
+                tree->expand(i);
+                const QString name = m->data(i).toString();
+                const QRect cell = tree->visualRect(i);
+                // the text and the delegate's margins on both sides
+                const int needed = tree->fontMetrics().horizontalAdvance(name)
+                    + 2 * (tree->style()->pixelMetric(QStyle::PM_FocusFrameHMargin, nullptr, tree) + 1);
+                QVERIFY2(
+                    cell.width() >= needed,
+                    qPrintable(
+                        QStringLiteral("'%1' has %2 px for %3 px of text").arg(name).arg(cell.width()).arg(needed)));
+                QVERIFY(m->data(i, Qt::ToolTipRole).toString().contains(QRegularExpression("line \\d+|\\d+ graph")));
+                ++checked;
+                walk(i);
+            }
+        };
+        walk({});
+        QVERIFY2(checked >= 10, qPrintable(QString::number(checked)));  // the file, [0/0], [1/0], their graphs
+        // the header's context menu: Graphs shown again, and remembered for the next window
+        QHeaderView* header = tree->header();
+        QVERIFY(header->isSectionHidden(SourceTreeModel::GraphsColumn));
+        s.driver.pickMenuEntry(QStringLiteral("Graphs"));
+        emit header->customContextMenuRequested(QPoint(10, 5));
+        QVERIFY(!header->isSectionHidden(SourceTreeModel::GraphsColumn));
+        QVERIFY(header->isSectionHidden(SourceTreeModel::ArtifactsColumn));
+        MainWindow again;
+        QVERIFY(!again.sourceView()->header()->isSectionHidden(SourceTreeModel::GraphsColumn));
     }
 
     // Run ignores nothing typed: a spec typed and not applied is checked as it is typed, and

@@ -11,9 +11,8 @@ namespace fxl::viewer {
 
 const StepGraph* StepState::graph(const std::string& role) const
 {
-    for (const StepGraph& g : graphs)
-        if (g.role == role) return &g;
-    return graphs.empty() ? nullptr : &graphs.front();
+    // passes/pass.hpp previousGraph's rule: the graph of that role, else the first
+    return graphOfRole(graphs, role, [](const StepGraph& g) -> const std::string& { return g.role; });
 }
 
 size_t StepState::errorCount() const

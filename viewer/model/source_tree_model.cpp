@@ -202,10 +202,18 @@ QVariant SourceTreeModel::data(const QModelIndex& index, int role) const
             return it.kind == QLatin1String("artifact") ? QVariant(static_cast<qlonglong>(it.line)) : QVariant();
         default: return {};
         }
-    case Qt::ToolTipRole:
-        if (index.column() == NameColumn && it.kind == QLatin1String("file") && it.source >= 0)
-            return QString::fromStdString(sources_[static_cast<size_t>(it.source)]->path);
-        return {};
+    case Qt::ToolTipRole: {
+        // the whole name (a narrow dock elides it) and what the hidden columns say
+        if (index.column() != NameColumn) return {};
+        QString tip = it.kind == QLatin1String("file") && it.source >= 0
+            ? QString::fromStdString(sources_[static_cast<size_t>(it.source)]->path)
+            : it.name;
+        if (it.kind == QLatin1String("artifact"))
+            tip += tr("\nline %1").arg(it.line);
+        else
+            tip += tr("\n%1 graph(s), %2 artifact(s)").arg(it.graphs).arg(it.artifacts);
+        return tip;
+    }
     case ArtifactIdRole: return it.artifactId;
     case IsGraphRole: return it.isGraph;
     case SourceRole: return it.source;

@@ -59,9 +59,11 @@
 #include "viewer/widgets/export_menu.hpp"
 #include "viewer/widgets/find_panel.hpp"
 #include "viewer/widgets/graph_view.hpp"
+#include "viewer/widgets/help_menu.hpp"
 #include "viewer/widgets/inspector_panel.hpp"
 #include "viewer/widgets/marks_panel.hpp"
 #include "viewer/widgets/node_navigator.hpp"
+#include "viewer/widgets/open_queue.hpp"
 #include "viewer/widgets/overview.hpp"
 #include "viewer/widgets/pipeline_editor.hpp"
 #include "viewer/widgets/run_panel.hpp"
@@ -103,38 +105,15 @@ private:
     GraphView* view_;
 };
 
-QPalette darkPalette()
-{
-    QPalette p;
-    const QColor window(45, 46, 50), base(30, 31, 34), text(230, 230, 230), button(55, 56, 60);
-    p.setColor(QPalette::Window, window);
-    p.setColor(QPalette::WindowText, text);
-    p.setColor(QPalette::Base, base);
-    p.setColor(QPalette::AlternateBase, window);
-    p.setColor(QPalette::ToolTipBase, window);
-    p.setColor(QPalette::ToolTipText, text);
-    p.setColor(QPalette::Text, text);
-    p.setColor(QPalette::Button, button);
-    p.setColor(QPalette::ButtonText, text);
-    p.setColor(QPalette::BrightText, Qt::red);
-    p.setColor(QPalette::Link, QColor(100, 170, 255));
-    p.setColor(QPalette::Highlight, QColor(42, 110, 190));
-    p.setColor(QPalette::HighlightedText, Qt::white);
-    p.setColor(QPalette::PlaceholderText, QColor(140, 140, 140));
-    p.setColor(QPalette::Disabled, QPalette::Text, QColor(120, 120, 120));
-    p.setColor(QPalette::Disabled, QPalette::ButtonText, QColor(120, 120, 120));
-    return p;
-}
-
 }  // namespace
 
 MainWindow::MainWindow(QWidget* parent)
     : QMainWindow(parent)
-    , desktopPalette_(QApplication::palette())
 {
     setWindowTitle(QStringLiteral("fxlens"));
     setAcceptDrops(true);
     jobs_ = new ViewJobs(this);
+    opens_ = new OpenQueue(*this, jobs_);
     model_ = new SourceTreeModel(this);
 
     // central: breadcrumbs over the graph view
@@ -289,7 +268,7 @@ MainWindow::MainWindow(QWidget* parent)
     statusBar()->addPermanentWidget(progress_);
     statusBar()->addPermanentWidget(cancel_);
     connect(cancel_, &QToolButton::clicked, this, [this] {
-        openQueue_.clear();
+        opens_->dropWaiting();
         for (int k = 0; k < ViewJobs::KindCount; ++k) jobs_->cancel(static_cast<ViewJobs::Kind>(k));
         status_->setText(tr("cancelled"));
     });
@@ -305,13 +284,7 @@ MainWindow::MainWindow(QWidget* parent)
         else
             showError(message);
     });
-    connect(jobs_, &ViewJobs::finished, this, [this](quint64, int kind) {
-        if (kind == ViewJobs::Open) {
-            opening_.clear();
-            startNextOpen();
-        }
-        updateBusy();
-    });
+    connect(jobs_, &ViewJobs::finished, this, [this] { updateBusy(); });
 
     view_->setFoldIdentical(QSettings(QStringLiteral("fxlens"), QStringLiteral("fxlens"))
                                 .value(QStringLiteral("view/fold"), true)
@@ -334,6 +307,9 @@ MainWindow::MainWindow(QWidget* parent)
     // constructor (a lambda holding a local array of them crashed Find and Check)
     docks_ = {treeDock,  findDock, inspectorDock, overviewDock, legendDock,
               marksDock, textDock, passesDock,    timelineDock, runDock};
+    viewMenu_ = new ViewMenu(*this, docks_);
+    connect(viewMenu_, &ViewMenu::themeChanged, this, &MainWindow::applyTheme);
+    help_ = new HelpMenu(*this);
     buildMenus();
 
     // each side column at least as wide as its tabs' names: narrower (the Diff tab's panes and
@@ -363,17 +339,11 @@ MainWindow::MainWindow(QWidget* parent)
         resizeDocks({timelineDock}, {std::clamp(h * 24 / 100, 150, 260)}, Qt::Vertical);
     }
     fitInto(screen);
-    setTheme(static_cast<Theme>(settings.value(QStringLiteral("theme"), 0).toInt()));
+    setTheme(ViewMenu::savedTheme());
     updateCrumbs({});
 }
 
 MainWindow::~MainWindow() = default;
-
-std::vector<GraphView*> MainWindow::frontViews() const
-{
-    if (tabs_->currentWidget() == diff_) return {diff_->viewA(), diff_->viewB()};
-    return {view_};
-}
 
 QRect MainWindow::availableScreen() const
 {
@@ -394,46 +364,13 @@ void MainWindow::fitInto(const QRect& area)
     if (at != pos()) move(at);
 }
 
-void MainWindow::setFocusMode(bool on)
-{
-    if (on == focusMode_) return;
-    focusMode_ = on;
-    if (on) {
-        // the docks shown now come back when it ends
-        focusHidden_.clear();
-        for (QDockWidget* d : docks_)
-            if (!d->isHidden()) {
-                focusHidden_.push_back(d);
-                d->hide();
-            }
-    } else {
-        for (QDockWidget* d : focusHidden_) d->show();
-        focusHidden_.clear();
-    }
-    if (focusAction_ && focusAction_->isChecked() != on) focusAction_->setChecked(on);
-    status_->setText(on ? tr("focus mode: the docks are hidden (F11 brings them back)") : QString());
-}
+void MainWindow::setFocusMode(bool on) { viewMenu_->setFocusMode(on); }
+bool MainWindow::focusMode() const { return viewMenu_->focusMode(); }
 
 void MainWindow::buildMenus()
 {
     QMenu* file = menuBar()->addMenu(tr("&File"));
-    file->addAction(tr("&Open..."), QKeySequence::Open, this, [this] {
-        const QString path = QFileDialog::getOpenFileName(this, tr("Open a graph or a TORCH_TRACE log"));
-        if (!path.isEmpty()) open(path);
-    });
-    file->addAction(tr("Open &folder (per-rank logs, tlparse output)..."),
-                    QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O), this, [this] {
-                        const QString path = QFileDialog::getExistingDirectory(this, tr("Open a folder"));
-                        if (!path.isEmpty()) open(path);
-                    });
-    recentMenu_ = file->addMenu(tr("Open &recent"));
-    connect(recentMenu_, &QMenu::aboutToShow, this, [this] {
-        recentMenu_->clear();
-        QSettings settings(QStringLiteral("fxlens"), QStringLiteral("fxlens"));
-        const QStringList recent = settings.value(QStringLiteral("recent")).toStringList();
-        for (const QString& p : recent) recentMenu_->addAction(p, this, [this, p] { open(p); });
-        if (recent.isEmpty()) recentMenu_->addAction(tr("(none yet)"))->setEnabled(false);
-    });
+    opens_->addActions(file);
     file->addSeparator();
     file->addAction(session_->saveAction());
     file->addAction(session_->saveAsAction());
@@ -466,69 +403,8 @@ void MainWindow::buildMenus()
             passes->addSeparator();
     }
 
-    QMenu* viewMenu = menuBar()->addMenu(tr("&View"));
-    // on the view in front: the graph, or the diff (its right pane, which the left one follows
-    // at the same zoom; collapsing closes both)
-    viewMenu->addAction(tr("&Fit"), QKeySequence(Qt::Key_F), this, [this] { frontViews().back()->fit(); });
-    viewMenu->addAction(tr("Zoom &in"), QKeySequence::ZoomIn, this, [this] {
-        GraphView* v = frontViews().back();
-        v->setZoom(v->zoom() * 1.25);
-    });
-    viewMenu->addAction(tr("Zoom &out"), QKeySequence::ZoomOut, this, [this] {
-        GraphView* v = frontViews().back();
-        v->setZoom(v->zoom() / 1.25);
-    });
-    viewMenu->addAction(tr("&Collapse all"), QKeySequence(Qt::CTRL | Qt::Key_0), this, [this] {
-        for (GraphView* v : frontViews()) v->collapseAll();
-    });
-    QAction* fold = viewMenu->addAction(tr("Fold &identical siblings"));
-    fold->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_I));
-    fold->setCheckable(true);
-    fold->setChecked(view_->foldIdentical());
-    connect(fold, &QAction::toggled, this, [this](bool on) {
-        view_->setFoldIdentical(on);
-        QSettings(QStringLiteral("fxlens"), QStringLiteral("fxlens")).setValue(QStringLiteral("view/fold"), on);
-    });
-    QMenu* themes = viewMenu->addMenu(tr("&Theme"));
-    themes->addAction(tr("Follow the &desktop"), this, [this] { setTheme(Theme::FollowDesktop); });
-    themes->addAction(tr("&Light"), this, [this] { setTheme(Theme::Light); });
-    themes->addAction(tr("&Dark"), this, [this] { setTheme(Theme::Dark); });
-    focusAction_ = viewMenu->addAction(tr("F&ocus on the graph (hide the docks)"));
-    focusAction_->setShortcut(QKeySequence(Qt::Key_F11));
-    focusAction_->setCheckable(true);
-    connect(focusAction_, &QAction::toggled, this, &MainWindow::setFocusMode);
-    viewMenu->addSeparator();
-    for (QDockWidget* d : docks_) viewMenu->addAction(d->toggleViewAction());
-
-    QMenu* help = menuBar()->addMenu(tr("&Help"));
-    help->addAction(tr("&Keyboard shortcuts"), QKeySequence::HelpContents, this, &MainWindow::showShortcuts);
-    help->addAction(tr("&Restore the bundled example"), this, [this] {
-        const QString err = restoreExample(bundledExamplesDir());
-        if (!err.isEmpty()) showError(err);
-    });
-}
-
-std::vector<std::pair<QString, QString>> MainWindow::shortcuts() const
-{
-    // every entry of every menu, submenus included (File > Export's keys were missing)
-    std::vector<std::pair<QString, QString>> out;
-    std::function<void(const QMenu*)> walk = [&](const QMenu* m) {
-        for (QAction* a : m->actions()) {
-            if (a->menu()) walk(a->menu());
-            if (!a->shortcut().isEmpty())
-                out.emplace_back(a->shortcut().toString(QKeySequence::NativeText), a->text().remove(QLatin1Char('&')));
-        }
-    };
-    for (QAction* menu : menuBar()->actions())
-        if (menu->menu()) walk(menu->menu());
-    for (const auto& [key, what] :
-         {std::pair{tr("Wheel"), tr("zoom at the cursor")}, std::pair{tr("Drag"), tr("pan")},
-          std::pair{tr("Double click"), tr("expand or collapse a group")},
-          std::pair{tr("+ / -"), tr("expand down to the selected node / collapse its group")},
-          std::pair{tr("Click a stub"), tr("jump to the node it names (a menu when it names several)")},
-          std::pair{tr("Click the overview"), tr("move the view there")}})
-        out.emplace_back(key, what);
-    return out;
+    viewMenu_->addActions(menuBar()->addMenu(tr("&View")));
+    help_->addActions(menuBar()->addMenu(tr("&Help")));
 }
 
 QString MainWindow::suggestedName(const QString& suffix) const
@@ -559,66 +435,21 @@ QString MainWindow::askSavePath(const QString& title, const QString& filter, con
 QString MainWindow::shortcutList() const
 {
     QString out;
-    for (const auto& [key, what] : shortcuts()) out += key + QLatin1Char('\t') + what + QLatin1Char('\n');
+    for (const auto& [key, what] : HelpMenu::shortcuts(menuBar()))
+        out += key + QLatin1Char('\t') + what + QLatin1Char('\n');
     return out;
-}
-
-void MainWindow::showShortcuts()
-{
-    // a table: keys of any length line up with what they do
-    QString html = QStringLiteral("<table cellspacing=\"2\" cellpadding=\"2\">");
-    for (const auto& [key, what] : shortcuts())
-        html += QStringLiteral("<tr><td><b>%1</b></td><td>%2</td></tr>").arg(key.toHtmlEscaped(), what.toHtmlEscaped());
-    html += QStringLiteral("</table>");
-    QMessageBox box(QMessageBox::Information, tr("Keyboard shortcuts"), html, QMessageBox::Ok, this);
-    box.setTextFormat(Qt::RichText);
-    box.exec();
 }
 
 // ------------------------------------------------------------------ opening
 
-void MainWindow::open(const QString& path)
-{
-    if (path.endsWith(QLatin1String(".fxlens"))) {
-        // after what is being opened now
-        QTimer::singleShot(0, this, [this, path] {
-            waitIdle();
-            const QString err = openWorkspace(path);
-            if (!err.isEmpty()) showError(err);
-        });
-        return;
-    }
-    openQueue_.push_back({path, OpenShow::First});
-    startNextOpen();
-}
-
-QString MainWindow::openAndWait(const QString& path, OpenShow show)
-{
-    lastError_.clear();
-    openQueue_.push_back({path, show});
-    startNextOpen();
-    waitIdle();
-    return lastError_;
-}
-
-void MainWindow::startNextOpen()
-{
-    if (!opening_.isEmpty() || openQueue_.empty()) return;
-    opening_ = openQueue_.front().first;
-    openingShows_ = openQueue_.front().second;
-    openQueue_.pop_front();
-    status_->setText(tr("opening %1...").arg(QFileInfo(opening_).fileName()));
-    jobs_->open(opening_);
-    updateBusy();
-}
+void MainWindow::open(const QString& path) { opens_->open(path); }
 
 bool MainWindow::waitIdle(int timeoutMs)
 {
     QElapsedTimer timer;
     timer.start();
-    while (jobs_->busy() || !openQueue_.empty() || !opening_.isEmpty() || runner_->busy() || (steps_ && steps_->busy())
-           || run_->busy() || view_->layoutPending() || diff_->viewA()->layoutPending()
-           || diff_->viewB()->layoutPending()) {
+    while (jobs_->busy() || opens_->busy() || runner_->busy() || (steps_ && steps_->busy()) || run_->busy()
+           || view_->layoutPending() || diff_->viewA()->layoutPending() || diff_->viewB()->layoutPending()) {
         if (timer.elapsed() > timeoutMs) return false;
         QEventLoop loop;
         QTimer::singleShot(5, &loop, &QEventLoop::quit);
@@ -631,7 +462,7 @@ bool MainWindow::waitIdle(int timeoutMs)
 
 QString MainWindow::openPath(const QString& path, bool showFirst)
 {
-    return openAndWait(path, showFirst ? OpenShow::First : OpenShow::IfNone);
+    return opens_->openAndWait(path, showFirst ? OpenQueue::Show::First : OpenQueue::Show::IfNone);
 }
 
 void MainWindow::setStatus(const QString& text) { status_->setText(text); }
@@ -664,7 +495,7 @@ void MainWindow::onSourceAvailable(std::shared_ptr<Source> src, const QString& p
                          .arg(src->artifacts.size()));
     // what was opened comes to the front: its row in the tree, its first graph in the Graph tab
     // (a file opened only to be compared, or by a workspace, shows when nothing else is shown)
-    const bool show = openingShows_ == OpenShow::First || (!view_->prepared() && showingSource_ < 0);
+    const bool show = opens_->showing() == OpenQueue::Show::First || (!view_->prepared() && showingSource_ < 0);
     if (!show) return;
     sourcesPanel_->reveal(index);
     // a log's index (the Sources tree) comes to the front
@@ -678,15 +509,7 @@ void MainWindow::onSourceAvailable(std::shared_ptr<Source> src, const QString& p
     }
 }
 
-void MainWindow::rememberRecent(const QString& path)
-{
-    QSettings settings(QStringLiteral("fxlens"), QStringLiteral("fxlens"));
-    QStringList recent = settings.value(QStringLiteral("recent")).toStringList();
-    const QString abs = QFileInfo(path).absoluteFilePath();
-    recent.removeAll(abs);
-    recent.prepend(abs);
-    settings.setValue(QStringLiteral("recent"), recent.mid(0, 10));
-}
+void MainWindow::rememberRecent(const QString& path) { OpenQueue::remember(path); }
 
 void MainWindow::requestGraph(int source, const QString& id)
 {
@@ -819,12 +642,12 @@ QString MainWindow::diffPair(int source, const QString& id)
 QString MainWindow::openDiff(const QString& pathA, const QString& idA, const QString& pathB, const QString& idB)
 {
     const int before = static_cast<int>(sources_.size());
-    QString err = openAndWait(pathA, OpenShow::IfNone);
+    QString err = opens_->openAndWait(pathA, OpenQueue::Show::IfNone);
     if (!err.isEmpty()) return err;
     const int ia = static_cast<int>(sources_.size()) - 1;
     int ib = ia;
     if (pathB != pathA) {
-        err = openAndWait(pathB, OpenShow::IfNone);
+        err = opens_->openAndWait(pathB, OpenQueue::Show::IfNone);
         if (!err.isEmpty()) return err;
         ib = static_cast<int>(sources_.size()) - 1;
     }
@@ -919,22 +742,10 @@ void MainWindow::clearTrace() { nav_->clearTrace(); }
 
 // ------------------------------------------------------------------ theme, errors, events
 
-void MainWindow::setTheme(Theme t)
+void MainWindow::setTheme(Theme t) { viewMenu_->setTheme(t); }
+
+void MainWindow::applyTheme(bool dark)
 {
-    QSettings settings(QStringLiteral("fxlens"), QStringLiteral("fxlens"));
-    settings.setValue(QStringLiteral("theme"), static_cast<int>(t));
-    bool dark = false;
-    switch (t) {
-    case Theme::FollowDesktop:
-        QApplication::setPalette(desktopPalette_);
-        dark = desktopPalette_.color(QPalette::Window).lightness() < 128;
-        break;
-    case Theme::Light: QApplication::setPalette(QApplication::style()->standardPalette()); break;
-    case Theme::Dark:
-        QApplication::setPalette(darkPalette());
-        dark = true;
-        break;
-    }
     view_->setDark(dark);
     overview_->update();
     // rich texts keep the link colour of when they were set: set them again

@@ -10,9 +10,7 @@
 #pragma once
 
 #include <QMainWindow>
-#include <QPalette>
 
-#include <deque>
 #include <memory>
 #include <set>
 #include <string>
@@ -22,6 +20,7 @@
 #include "core/analysis/memory_timeline.hpp"
 #include "core/formats/source.hpp"
 #include "viewer/jobs/view_jobs.hpp"
+#include "viewer/widgets/view_menu.hpp"
 #include "workspace/workspace.hpp"
 
 class QDockWidget;
@@ -43,9 +42,11 @@ namespace fxl::viewer {
 class DiffView;
 class FindPanel;
 class GraphView;
+class HelpMenu;
 class InspectorPanel;
 class MarksPanel;
 class NodeNavigator;
+class OpenQueue;
 class SourcesPanel;
 class TextPanel;
 class Overview;
@@ -130,17 +131,12 @@ public:
     size_t traceUpstream();
     size_t traceDownstream();
     void clearTrace();
-    enum class Theme
-    {
-        FollowDesktop,
-        Light,
-        Dark
-    };
+    using Theme = ViewMenu::Theme;
     void setTheme(Theme t);
     // Focus mode (View > Focus on the graph, F11): every dock hidden, the graph (or the diff)
     // alone in the window; off brings back the docks it hid.
     void setFocusMode(bool on);
-    bool focusMode() const { return focusMode_; }
+    bool focusMode() const;
 
     // --- the pass stepper (the Passes dock, the Diff tab, the Memory timeline dock)
     PipelineEditor* passes() const { return passes_; }
@@ -249,19 +245,9 @@ private:
     QLabel* status_ = nullptr;
     QProgressBar* progress_ = nullptr;
     QToolButton* cancel_ = nullptr;
-    QMenu* recentMenu_ = nullptr;
-    QPalette desktopPalette_;
-    // What opening shows: the first graph of the file (what the user opened), or only when
-    // nothing is shown (a file opened to be compared, or by a workspace).
-    enum class OpenShow
-    {
-        First,
-        IfNone
-    };
-    std::deque<std::pair<QString, OpenShow>> openQueue_;
-    QString opening_;
-    OpenShow openingShows_ = OpenShow::First;
-    QString openAndWait(const QString& path, OpenShow show);
+    OpenQueue* opens_ = nullptr;  // File > Open, recent files, the order files open in
+    ViewMenu* viewMenu_ = nullptr;  // View: zoom, fold, theme, focus mode, the docks
+    HelpMenu* help_ = nullptr;
     int showingSource_ = -1;
     QString showingId_;
     QString lastError_;
@@ -278,20 +264,14 @@ private:
 
     std::vector<QDockWidget*> docks_;  // in the View menu's order
     void buildMenus();
-    bool focusMode_ = false;
-    QAction* focusAction_ = nullptr;
-    std::vector<QDockWidget*> focusHidden_;  // the docks focus mode hid
     QRect availableScreen() const;
-    std::vector<GraphView*> frontViews() const;  // the graph view, or the diff's two panes
     void fitInto(const QRect& area);
-    void startNextOpen();
+    void applyTheme(bool dark);  // the views and rich texts in the theme's colours
     void onSourceAvailable(std::shared_ptr<Source> source, const QString& path);
     void onGraphAvailable(std::shared_ptr<const PreparedGraph> graph);
     void onProgress(quint64 id, int kind, qint64 done, qint64 total, const QString& what);
     void inspect(const QString& node);
     void updateCrumbs(const QString& node);
-    void showShortcuts();
-    std::vector<std::pair<QString, QString>> shortcuts() const;
 };
 
 // Where the bundled example is: <prefix>/share/fxlens/examples beside an installed fxlens,

@@ -2,6 +2,7 @@
 
 #include <QHeaderView>
 #include <QMenu>
+#include <QSettings>
 #include <QTreeView>
 #include <QVBoxLayout>
 
@@ -15,10 +16,24 @@ SourcesPanel::SourcesPanel(SourceTreeModel* model, QWidget* parent)
 {
     tree_ = new QTreeView(this);
     tree_->setModel(model_);
-    tree_->header()->setSectionResizeMode(0, QHeaderView::Stretch);
-    tree_->header()->setStretchLastSection(false);
+    QHeaderView* header = tree_->header();
+    header->setSectionResizeMode(0, QHeaderView::Stretch);
+    header->setStretchLastSection(false);
     for (int c = 1; c < SourceTreeModel::ColumnCount; ++c)
-        tree_->header()->setSectionResizeMode(c, QHeaderView::ResizeToContents);
+        header->setSectionResizeMode(c, QHeaderView::ResizeToContents);
+    // The counts' columns shown only when asked for (the header's context menu; remembered):
+    // in the dock's width at 1366 x 768 they left the names 60 px ("dynam...", "aot_inf...").
+    // Each name's tooltip says its counts. A name still too wide loses its middle, not its end.
+    const QStringList hidden = QSettings(QStringLiteral("fxlens"), QStringLiteral("fxlens"))
+                                   .value(QStringLiteral("sources/hiddenColumns"), QStringList{"1", "2"})
+                                   .toStringList();
+    for (int c = 1; c < SourceTreeModel::ColumnCount; ++c)
+        header->setSectionHidden(c, hidden.contains(QString::number(c)));
+    header->setContextMenuPolicy(Qt::CustomContextMenu);
+    connect(header, &QWidget::customContextMenuRequested, this, &SourcesPanel::headerMenu);
+    tree_->setTextElideMode(Qt::ElideMiddle);
+    // a level indented by a line's height (Qt's 20 px took 60 px from an artifact's name)
+    tree_->setIndentation(tree_->fontMetrics().height());
     tree_->setSelectionMode(QAbstractItemView::ExtendedSelection);
     tree_->setContextMenuPolicy(Qt::CustomContextMenu);
     auto* layout = new QVBoxLayout(this);
@@ -73,6 +88,26 @@ void SourcesPanel::contextMenu(const QPoint& pos)
     if (menu.isEmpty())
         menu.addAction(tr("(select two graphs, or a before_/after_ artifact, to compare)"))->setEnabled(false);
     menu.exec(tree_->viewport()->mapToGlobal(pos));
+}
+
+void SourcesPanel::headerMenu(const QPoint& pos)
+{
+    QMenu menu(this);
+    QHeaderView* header = tree_->header();
+    for (int c = 1; c < SourceTreeModel::ColumnCount; ++c) {
+        QAction* a = menu.addAction(model_->headerData(c, Qt::Horizontal).toString());
+        a->setCheckable(true);
+        a->setChecked(!header->isSectionHidden(c));
+        connect(a, &QAction::toggled, this, [this, header, c](bool on) {
+            header->setSectionHidden(c, !on);
+            QStringList hidden;
+            for (int k = 1; k < SourceTreeModel::ColumnCount; ++k)
+                if (header->isSectionHidden(k)) hidden << QString::number(k);
+            QSettings(QStringLiteral("fxlens"), QStringLiteral("fxlens"))
+                .setValue(QStringLiteral("sources/hiddenColumns"), hidden);
+        });
+    }
+    menu.exec(header->mapToGlobal(pos));
 }
 
 }  // namespace fxl::viewer

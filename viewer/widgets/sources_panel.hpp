@@ -1,7 +1,8 @@
 // The Sources dock: the tree of the opened files (viewer/model/source_tree_model: file, rank,
 // compile id, artifact), several rows selectable. A double click (or Return) on a graph asks
 // for it; the context menu compares two selected graphs, or a before_/after_ artifact with its
-// partner. It says what the user asked by signals; the window does it.
+// partner. It says what the user asked by signals; the window does it. The header's context
+// menu shows or hides the Graphs, Artifacts and Line columns (the counts hidden at first).
 #pragma once
 
 #include <QWidget>
@@ -33,6 +34,7 @@ private:
     QTreeView* tree_ = nullptr;
 
     void contextMenu(const QPoint& pos);
+    void headerMenu(const QPoint& pos);
 };
 
 }  // namespace fxl::viewer
