@@ -98,6 +98,9 @@ bool corpusPresent(const std::filesystem::path& path, const char* file = __built
 
 }  // namespace fxltest
 
+// Test data rows of std::string (QTest::addColumn<std::string>), declared once for every test.
+Q_DECLARE_METATYPE(std::string)
+
 // Skips the current row (or fails it under CI=true) when `corpusFile` (a corpus file or
 // directory: a std::filesystem::path, std::string or QString) does not exist. Use at the top of
 // a test function, before reading the file.

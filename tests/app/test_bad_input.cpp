@@ -11,6 +11,8 @@
 #include "test_registry.hpp"
 #include "test_util.hpp"
 
+namespace test_bad_input {
+
 using namespace clitest;
 
 namespace {
@@ -195,4 +197,5 @@ private slots:
 };
 
 FXL_TEST_APPLESS_MAIN(TestBadInput)
+}  // namespace test_bad_input
 #include "test_bad_input.moc"

@@ -21,6 +21,8 @@
 #include "test_registry.hpp"
 #include "test_util.hpp"
 
+namespace test_cli {
+
 using namespace clitest;
 
 namespace {
@@ -523,4 +525,5 @@ private slots:
 };
 
 FXL_TEST_APPLESS_MAIN(TestCli)
+}  // namespace test_cli
 #include "test_cli.moc"

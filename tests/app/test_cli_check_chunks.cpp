@@ -17,6 +17,8 @@
 #include "test_registry.hpp"
 #include "test_util.hpp"
 
+namespace test_cli_check_chunks {
+
 using namespace clitest;
 
 namespace {
@@ -201,4 +203,5 @@ private slots:
 };
 
 FXL_TEST_GUILESS_MAIN(TestCliCheckChunks)
+}  // namespace test_cli_check_chunks
 #include "test_cli_check_chunks.moc"

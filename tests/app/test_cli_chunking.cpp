@@ -16,6 +16,8 @@
 #include "test_registry.hpp"
 #include "test_util.hpp"
 
+namespace test_cli_chunking {
+
 using namespace clitest;
 
 class TestCliChunking : public QObject
@@ -183,4 +185,5 @@ private slots:
 };
 
 FXL_TEST_GUILESS_MAIN(TestCliChunking)
+}  // namespace test_cli_chunking
 #include "test_cli_chunking.moc"

@@ -15,6 +15,8 @@
 #include "cli_test_util.hpp"
 #include "test_registry.hpp"
 
+namespace test_cli_diagnostics {
+
 using namespace clitest;
 
 namespace {
@@ -188,4 +190,5 @@ private slots:
 };
 
 FXL_TEST_APPLESS_MAIN(TestCliDiagnostics)
+}  // namespace test_cli_diagnostics
 #include "test_cli_diagnostics.moc"

@@ -10,6 +10,8 @@
 #include "test_registry.hpp"
 #include "test_util.hpp"
 
+namespace test_cli_localize {
+
 using namespace clitest;
 
 namespace {
@@ -122,4 +124,5 @@ private slots:
 };
 
 FXL_TEST_GUILESS_MAIN(TestCliLocalize)
+}  // namespace test_cli_localize
 #include "test_cli_localize.moc"

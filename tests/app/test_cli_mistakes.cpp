@@ -16,6 +16,8 @@
 #include "test_registry.hpp"
 #include "test_util.hpp"
 
+namespace test_cli_mistakes {
+
 using namespace clitest;
 
 namespace {
@@ -538,4 +540,5 @@ private slots:
 };
 
 FXL_TEST_GUILESS_MAIN(TestCliMistakes)
+}  // namespace test_cli_mistakes
 #include "test_cli_mistakes.moc"

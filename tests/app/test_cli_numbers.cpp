@@ -18,6 +18,8 @@
 #include "test_registry.hpp"
 #include "test_util.hpp"
 
+namespace test_cli_numbers {
+
 using namespace clitest;
 
 namespace {
@@ -449,4 +451,5 @@ private slots:
 };
 
 FXL_TEST_GUILESS_MAIN(TestCliNumbers)
+}  // namespace test_cli_numbers
 #include "test_cli_numbers.moc"

@@ -28,6 +28,8 @@
 #include "test_registry.hpp"
 #include "test_util.hpp"
 
+namespace test_cli_pass_scope {
+
 using namespace clitest;
 
 namespace {
@@ -285,7 +287,9 @@ qint64 peakBytes(const QString& file)
 
 }  // namespace
 
-Q_DECLARE_METATYPE(CorpusGraph)
+}  // namespace test_cli_pass_scope
+Q_DECLARE_METATYPE(test_cli_pass_scope::CorpusGraph)
+namespace test_cli_pass_scope {
 
 class TestCliPassScope : public QObject
 {
@@ -619,4 +623,5 @@ private slots:
 };
 
 FXL_TEST_GUILESS_MAIN(TestCliPassScope)
+}  // namespace test_cli_pass_scope
 #include "test_cli_pass_scope.moc"

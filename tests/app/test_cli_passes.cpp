@@ -20,6 +20,8 @@
 #include "test_registry.hpp"
 #include "test_util.hpp"
 
+namespace test_cli_passes {
+
 using namespace clitest;
 
 namespace {
@@ -504,4 +506,5 @@ private slots:
 };
 
 FXL_TEST_APPLESS_MAIN(TestCliPasses)
+}  // namespace test_cli_passes
 #include "test_cli_passes.moc"

@@ -20,6 +20,8 @@
 #include "test_registry.hpp"
 #include "test_util.hpp"
 
+namespace test_cli_report {
+
 using namespace clitest;
 
 namespace {
@@ -367,4 +369,5 @@ private slots:
 };
 
 FXL_TEST_GUILESS_MAIN(TestCliReport)
+}  // namespace test_cli_report
 #include "test_cli_report.moc"

@@ -23,6 +23,8 @@
 #include "test_registry.hpp"
 #include "test_util.hpp"
 
+namespace test_cli_run {
+
 using namespace clitest;
 
 namespace {
@@ -891,4 +893,5 @@ private slots:
 };
 
 FXL_TEST_APPLESS_MAIN(TestCliRun)
+}  // namespace test_cli_run
 #include "test_cli_run.moc"

@@ -15,6 +15,8 @@
 #include "test_registry.hpp"
 #include "test_util.hpp"
 
+namespace test_cli_steps {
+
 using namespace clitest;
 
 namespace {
@@ -255,4 +257,5 @@ private slots:
 };
 
 FXL_TEST_GUILESS_MAIN(TestCliSteps)
+}  // namespace test_cli_steps
 #include "test_cli_steps.moc"

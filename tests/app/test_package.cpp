@@ -13,6 +13,8 @@
 #include "test_registry.hpp"
 #include "test_util.hpp"
 
+namespace test_package {
+
 using clitest::runProcess;
 
 class TestPackage : public QObject
@@ -66,4 +68,5 @@ private slots:
 };
 
 FXL_TEST_GUILESS_MAIN(TestPackage)
+}  // namespace test_package
 #include "test_package.moc"

@@ -25,6 +25,8 @@
 #include "test_registry.hpp"
 #include "test_util.hpp"
 
+namespace test_pytorch_exec {
+
 using namespace clitest;
 
 namespace {
@@ -212,4 +214,5 @@ private slots:
 };
 
 FXL_TEST_APPLESS_MAIN(TestPytorchExec)
+}  // namespace test_pytorch_exec
 #include "test_pytorch_exec.moc"

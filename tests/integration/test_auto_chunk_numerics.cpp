@@ -29,6 +29,8 @@
 #include "test_registry.hpp"
 #include "test_util.hpp"
 
+namespace test_auto_chunk_numerics {
+
 using namespace fxl;
 using namespace autochunktest;
 namespace fs = std::filesystem;
@@ -354,4 +356,5 @@ private slots:
 };
 
 FXL_TEST_GUILESS_MAIN(TestAutoChunkNumerics)
+}  // namespace test_auto_chunk_numerics
 #include "test_auto_chunk_numerics.moc"

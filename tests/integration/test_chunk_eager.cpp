@@ -26,6 +26,8 @@
 #include "test_registry.hpp"
 #include "test_util.hpp"
 
+namespace test_chunk_eager {
+
 using namespace fxl;
 namespace fs = std::filesystem;
 
@@ -280,4 +282,5 @@ private slots:
 };
 
 FXL_TEST_GUILESS_MAIN(TestChunkEager)
+}  // namespace test_chunk_eager
 #include "test_chunk_eager.moc"

@@ -22,10 +22,10 @@
 #include "test_registry.hpp"
 #include "test_util.hpp"
 
+namespace test_chunk_region_numerics {
+
 using namespace fxl;
 namespace fs = std::filesystem;
-
-Q_DECLARE_METATYPE(std::string)
 
 namespace {
 const fs::path kPytorch = fxltest::corpusPath("pytorch");
@@ -272,4 +272,5 @@ private slots:
 };
 
 FXL_TEST_GUILESS_MAIN(TestChunkRegionNumerics)
+}  // namespace test_chunk_region_numerics
 #include "test_chunk_region_numerics.moc"

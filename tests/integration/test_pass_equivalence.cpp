@@ -19,10 +19,10 @@
 #include "test_registry.hpp"
 #include "test_util.hpp"
 
+namespace test_pass_equivalence {
+
 using namespace fxl;
 namespace fs = std::filesystem;
-
-Q_DECLARE_METATYPE(std::string)
 
 namespace {
 const fs::path kPytorch = fxltest::corpusPath("pytorch");
@@ -243,4 +243,5 @@ private slots:
 };
 
 FXL_TEST_APPLESS_MAIN(TestPassEquivalence)
+}  // namespace test_pass_equivalence
 #include "test_pass_equivalence.moc"

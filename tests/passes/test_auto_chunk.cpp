@@ -17,11 +17,14 @@
 #include "test_registry.hpp"
 #include "test_util.hpp"
 
+namespace test_auto_chunk {
+
 using namespace fxl;
 using namespace autochunktest;
 
-Q_DECLARE_METATYPE(std::string)
+}  // namespace test_auto_chunk
 Q_DECLARE_METATYPE(std::vector<int64_t>)
+namespace test_auto_chunk {
 
 namespace {
 
@@ -377,4 +380,5 @@ private slots:
 };
 
 FXL_TEST_GUILESS_MAIN(TestAutoChunk)
+}  // namespace test_auto_chunk
 #include "test_auto_chunk.moc"

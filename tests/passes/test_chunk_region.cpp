@@ -16,10 +16,10 @@
 #include "test_registry.hpp"
 #include "test_util.hpp"
 
+namespace test_chunk_region {
+
 using namespace fxl;
 namespace fs = std::filesystem;
-
-Q_DECLARE_METATYPE(std::string)
 
 namespace {
 
@@ -570,4 +570,5 @@ private slots:
 };
 
 FXL_TEST_GUILESS_MAIN(TestChunkRegion)
+}  // namespace test_chunk_region
 #include "test_chunk_region.moc"

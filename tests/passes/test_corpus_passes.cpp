@@ -13,6 +13,8 @@
 #include "test_registry.hpp"
 #include "test_util.hpp"
 
+namespace test_corpus_passes {
+
 using namespace fxl;
 namespace fs = std::filesystem;
 
@@ -150,4 +152,5 @@ private slots:
 };
 
 FXL_TEST_APPLESS_MAIN(TestCorpusPasses)
+}  // namespace test_corpus_passes
 #include "test_corpus_passes.moc"

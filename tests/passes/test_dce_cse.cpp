@@ -15,6 +15,8 @@
 #include "test_registry.hpp"
 #include "test_util.hpp"
 
+namespace test_dce_cse {
+
 using namespace fxl;
 namespace fs = std::filesystem;
 
@@ -581,4 +583,5 @@ private slots:
 };
 
 FXL_TEST_APPLESS_MAIN(TestDceCse)
+}  // namespace test_dce_cse
 #include "test_dce_cse.moc"

@@ -11,6 +11,8 @@
 #include "passes/max_flow.hpp"
 #include "test_registry.hpp"
 
+namespace test_max_flow {
+
 using namespace fxl;
 
 namespace {
@@ -230,4 +232,5 @@ private slots:
 };
 
 FXL_TEST_APPLESS_MAIN(TestMaxFlow)
+}  // namespace test_max_flow
 #include "test_max_flow.moc"

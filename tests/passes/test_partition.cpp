@@ -21,6 +21,8 @@
 #include "test_registry.hpp"
 #include "test_util.hpp"
 
+namespace test_partition {
+
 using namespace fxl;
 namespace fs = std::filesystem;
 
@@ -794,4 +796,5 @@ private slots:
 };
 
 FXL_TEST_APPLESS_MAIN(TestPartition)
+}  // namespace test_partition
 #include "test_partition.moc"

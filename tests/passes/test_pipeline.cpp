@@ -18,6 +18,8 @@
 #include "test_registry.hpp"
 #include "test_util.hpp"
 
+namespace test_pipeline {
+
 using namespace fxl;
 namespace fs = std::filesystem;
 
@@ -535,4 +537,5 @@ private slots:
 };
 
 FXL_TEST_APPLESS_MAIN(TestPipeline)
+}  // namespace test_pipeline
 #include "test_pipeline.moc"

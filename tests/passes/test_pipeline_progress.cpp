@@ -16,6 +16,8 @@
 #include "test_registry.hpp"
 #include "test_util.hpp"
 
+namespace test_pipeline_progress {
+
 using namespace fxl;
 namespace fs = std::filesystem;
 
@@ -180,4 +182,5 @@ private slots:
 };
 
 FXL_TEST_APPLESS_MAIN(TestPipelineProgress)
+}  // namespace test_pipeline_progress
 #include "test_pipeline_progress.moc"

@@ -18,6 +18,8 @@
 #include "test_registry.hpp"
 #include "test_util.hpp"
 
+namespace test_remat {
+
 using namespace fxl;
 using namespace sacremattest;
 namespace fs = std::filesystem;
@@ -406,4 +408,5 @@ private slots:
 };
 
 FXL_TEST_APPLESS_MAIN(TestRemat)
+}  // namespace test_remat
 #include "test_remat.moc"

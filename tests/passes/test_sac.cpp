@@ -18,6 +18,8 @@
 #include "test_registry.hpp"
 #include "test_util.hpp"
 
+namespace test_sac {
+
 using namespace fxl;
 using namespace sacremattest;
 namespace fs = std::filesystem;
@@ -449,4 +451,5 @@ private slots:
 };
 
 FXL_TEST_APPLESS_MAIN(TestSac)
+}  // namespace test_sac
 #include "test_sac.moc"

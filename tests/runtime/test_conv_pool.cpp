@@ -22,14 +22,14 @@
 #include "test_registry.hpp"
 #include "test_util.hpp"
 
+namespace test_conv_pool {
+
 using namespace fxl;
 using kerneltest::bytesOf;
 using kerneltest::makeCall;
 using kerneltest::NamedArgs;
 using kerneltest::ordered16;
 using kerneltest::sizesValue;
-
-Q_DECLARE_METATYPE(std::string)
 
 namespace {
 
@@ -601,4 +601,5 @@ private slots:
 };
 
 FXL_TEST_APPLESS_MAIN(TestConvPool)
+}  // namespace test_conv_pool
 #include "test_conv_pool.moc"

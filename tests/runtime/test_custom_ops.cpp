@@ -20,13 +20,17 @@
 #include "test_registry.hpp"
 #include "test_util.hpp"
 
+namespace test_custom_ops {
+
 using namespace fxl;
 using graphtest::f32Tensor;
 using graphtest::floatsOf;
 
-Q_DECLARE_METATYPE(std::string)
+}  // namespace test_custom_ops
 Q_DECLARE_METATYPE(std::vector<float>)
+namespace test_custom_ops { }  // namespace test_custom_ops
 Q_DECLARE_METATYPE(std::vector<int64_t>)
+namespace test_custom_ops {
 
 namespace {
 
@@ -599,4 +603,5 @@ private slots:
 };
 
 FXL_TEST_APPLESS_MAIN(TestCustomOps)
+}  // namespace test_custom_ops
 #include "test_custom_ops.moc"

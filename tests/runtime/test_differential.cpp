@@ -30,6 +30,8 @@
 #include "test_registry.hpp"
 #include "test_util.hpp"
 
+namespace test_differential {
+
 using namespace fxl;
 using namespace kerneltest;
 
@@ -435,4 +437,5 @@ void TestDifferential::coverageTable()
 }
 
 FXL_TEST_GUILESS_MAIN(TestDifferential)
+}  // namespace test_differential
 #include "test_differential.moc"

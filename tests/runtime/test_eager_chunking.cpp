@@ -26,10 +26,10 @@
 #include "test_registry.hpp"
 #include "test_util.hpp"
 
+namespace test_eager_chunking {
+
 using namespace fxl;
 namespace fs = std::filesystem;
-
-Q_DECLARE_METATYPE(std::string)
 
 namespace {
 
@@ -496,4 +496,5 @@ private slots:
 };
 
 FXL_TEST_GUILESS_MAIN(TestEagerChunking)
+}  // namespace test_eager_chunking
 #include "test_eager_chunking.moc"

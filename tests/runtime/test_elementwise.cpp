@@ -30,6 +30,8 @@
 #include "test_registry.hpp"
 #include "test_util.hpp"
 
+namespace test_elementwise {
+
 using namespace fxl;
 using kerneltest::argToValue;
 using kerneltest::bytesOf;
@@ -45,8 +47,6 @@ using kerneltest::strValue;
 using kerneltest::upload;
 namespace fs = std::filesystem;
 using json = nlohmann::json;
-
-Q_DECLARE_METATYPE(std::string)
 
 namespace {
 
@@ -905,4 +905,5 @@ private slots:
 };
 
 FXL_TEST_APPLESS_MAIN(TestElementwise)
+}  // namespace test_elementwise
 #include "test_elementwise.moc"

@@ -13,10 +13,10 @@
 #include "test_registry.hpp"
 #include "test_util.hpp"
 
+namespace test_executor {
+
 using namespace fxl;
 namespace fs = std::filesystem;
-
-Q_DECLARE_METATYPE(std::string)
 
 namespace {
 
@@ -116,4 +116,5 @@ private slots:
 };
 
 FXL_TEST_APPLESS_MAIN(TestExecutor)
+}  // namespace test_executor
 #include "test_executor.moc"

@@ -10,6 +10,8 @@
 #include "runtime/kernel.hpp"
 #include "test_registry.hpp"
 
+namespace test_executor_control {
+
 using namespace fxl;
 
 namespace {
@@ -206,4 +208,5 @@ private slots:
 };
 
 FXL_TEST_APPLESS_MAIN(TestExecutorControl)
+}  // namespace test_executor_control
 #include "test_executor_control.moc"

@@ -37,11 +37,11 @@
 #include "test_registry.hpp"
 #include "test_util.hpp"
 
+namespace test_flex_attention {
+
 using namespace fxl;
 using namespace graphtest;
 namespace fs = std::filesystem;
-
-Q_DECLARE_METATYPE(std::string)
 
 namespace {
 
@@ -983,4 +983,5 @@ private slots:
 };
 
 FXL_TEST_APPLESS_MAIN(TestFlexAttention)
+}  // namespace test_flex_attention
 #include "test_flex_attention.moc"

@@ -19,9 +19,9 @@
 #include "test_registry.hpp"
 #include "test_util.hpp"
 
-using namespace fxl;
+namespace test_localize {
 
-Q_DECLARE_METATYPE(std::string)
+using namespace fxl;
 
 namespace {
 
@@ -225,4 +225,5 @@ private slots:
 };
 
 FXL_TEST_GUILESS_MAIN(TestLocalize)
+}  // namespace test_localize
 #include "test_localize.moc"

@@ -27,6 +27,8 @@
 #include "test_registry.hpp"
 #include "test_util.hpp"
 
+namespace test_matmul {
+
 using namespace fxl;
 using kerneltest::bytesOf;
 using kerneltest::fromSafe;
@@ -34,8 +36,6 @@ using kerneltest::makeCall;
 using kerneltest::NamedArgs;
 using kerneltest::ordered16;
 namespace fs = std::filesystem;
-
-Q_DECLARE_METATYPE(std::string)
 
 namespace {
 
@@ -638,4 +638,5 @@ private slots:
 };
 
 FXL_TEST_APPLESS_MAIN(TestMatmul)
+}  // namespace test_matmul
 #include "test_matmul.moc"

@@ -22,11 +22,11 @@
 #include "test_registry.hpp"
 #include "test_util.hpp"
 
+namespace test_nested {
+
 using namespace fxl;
 using namespace graphtest;
 namespace fs = std::filesystem;
-
-Q_DECLARE_METATYPE(std::string)
 
 namespace {
 const fs::path kData = fxltest::testDataPath("nested");
@@ -352,4 +352,5 @@ private slots:
 };
 
 FXL_TEST_APPLESS_MAIN(TestNested)
+}  // namespace test_nested
 #include "test_nested.moc"

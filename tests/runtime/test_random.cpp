@@ -25,6 +25,9 @@
 #include "runtime/executor.hpp"
 #include "runtime/philox.hpp"
 #include "test_registry.hpp"
+#include "test_util.hpp"
+
+namespace test_random {
 
 using namespace fxl;
 using kerneltest::bytesOf;
@@ -33,8 +36,6 @@ using kerneltest::makeCall;
 using kerneltest::sizesValue;
 using kerneltest::strValue;
 using kerneltest::upload;
-
-Q_DECLARE_METATYPE(std::string)
 
 namespace {
 
@@ -668,4 +669,5 @@ private slots:
 };
 
 FXL_TEST_APPLESS_MAIN(TestRandom)
+}  // namespace test_random
 #include "test_random.moc"

@@ -41,12 +41,12 @@
 #include "test_registry.hpp"
 #include "test_util.hpp"
 
+namespace test_reduction {
+
 using namespace fxl;
 using namespace kerneltest;
 using namespace reductiontest;
 namespace fs = std::filesystem;
-
-Q_DECLARE_METATYPE(std::string)
 
 namespace {
 
@@ -704,4 +704,5 @@ private slots:
 };
 
 FXL_TEST_APPLESS_MAIN(TestReduction)
+}  // namespace test_reduction
 #include "test_reduction.moc"

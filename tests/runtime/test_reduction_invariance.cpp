@@ -25,13 +25,14 @@
 #include "runtime/cpu/cpu_reduction.hpp"
 #include "runtime/kernel.hpp"
 #include "test_registry.hpp"
+#include "test_util.hpp"
+
+namespace test_reduction_invariance {
 
 using namespace fxl;
 using namespace kerneltest;
 using namespace reductiontest;
 namespace fs = std::filesystem;
-
-Q_DECLARE_METATYPE(std::string)
 
 namespace {
 
@@ -512,4 +513,5 @@ private slots:
 };
 
 FXL_TEST_APPLESS_MAIN(TestReductionInvariance)
+}  // namespace test_reduction_invariance
 #include "test_reduction_invariance.moc"

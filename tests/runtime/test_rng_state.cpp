@@ -19,6 +19,8 @@
 #include "runtime/philox.hpp"
 #include "test_registry.hpp"
 
+namespace test_rng_state {
+
 using namespace fxl;
 
 namespace {
@@ -601,4 +603,5 @@ private slots:
 };
 
 FXL_TEST_APPLESS_MAIN(TestRngState)
+}  // namespace test_rng_state
 #include "test_rng_state.moc"

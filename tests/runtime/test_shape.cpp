@@ -34,11 +34,11 @@
 #include "test_registry.hpp"
 #include "test_util.hpp"
 
+namespace test_shape {
+
 using namespace fxl;
 using namespace kerneltest;
 namespace fs = std::filesystem;
-
-Q_DECLARE_METATYPE(std::string)
 
 namespace {
 
@@ -695,4 +695,5 @@ private slots:
 };
 
 FXL_TEST_APPLESS_MAIN(TestShape)
+}  // namespace test_shape
 #include "test_shape.moc"

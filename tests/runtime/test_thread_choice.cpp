@@ -12,6 +12,8 @@
 #include "test_registry.hpp"
 #include "test_util.hpp"
 
+namespace test_thread_choice {
+
 using namespace fxl;
 
 namespace {
@@ -123,4 +125,5 @@ private slots:
 };
 
 FXL_TEST_APPLESS_MAIN(TestThreadChoice)
+}  // namespace test_thread_choice
 #include "test_thread_choice.moc"

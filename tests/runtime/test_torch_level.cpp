@@ -23,11 +23,11 @@
 #include "test_registry.hpp"
 #include "test_util.hpp"
 
+namespace test_torch_level {
+
 using namespace fxl;
 using namespace graphtest;
 namespace fs = std::filesystem;
-
-Q_DECLARE_METATYPE(std::string)
 
 namespace {
 const fs::path kData = fxltest::testDataPath("dynamo");
@@ -421,4 +421,5 @@ private slots:
 };
 
 FXL_TEST_APPLESS_MAIN(TestTorchLevel)
+}  // namespace test_torch_level
 #include "test_torch_level.moc"

@@ -28,6 +28,8 @@
 #include "viewer/widgets/run_panel.hpp"
 #include "viewer/widgets/timeline_view.hpp"
 
+namespace test_chunk_stepper {
+
 using namespace fxl;
 using namespace fxl::viewer;
 using guitest::saveShot;
@@ -219,4 +221,5 @@ private slots:
 };
 
 FXL_TEST_MAIN(TestChunkStepper)
+}  // namespace test_chunk_stepper
 #include "test_chunk_stepper.moc"

@@ -30,6 +30,8 @@
 #include "viewer/widgets/main_window.hpp"
 #include "viewer/widgets/overview.hpp"
 
+namespace test_main_window {
+
 using namespace fxl;
 using namespace fxl::viewer;
 using guitest::openKeys;
@@ -487,4 +489,8 @@ private slots:
 };
 
 FXL_TEST_MAIN(TestMainWindow)
+}  // namespace test_main_window
+// the file's macros end with it (a unity batch compiles several test files as one)
+#undef OPEN_IN
+#undef SETTLE
 #include "test_main_window.moc"

@@ -21,6 +21,8 @@
 #include "viewer/model/node_search.hpp"
 #include "viewer/model/search_results_model.hpp"
 
+namespace test_node_search {
+
 using namespace fxl;
 using namespace fxl::viewer;
 
@@ -680,4 +682,5 @@ private slots:
 };
 
 FXL_TEST_GUILESS_MAIN(TestNodeSearch)
+}  // namespace test_node_search
 #include "test_node_search.moc"

@@ -41,6 +41,8 @@
 #include "viewer/widgets/run_panel.hpp"
 #include "viewer/widgets/timeline_view.hpp"
 
+namespace test_pass_stepper {
+
 using namespace fxl;
 using namespace fxl::viewer;
 using guitest::openKeys;
@@ -736,4 +738,7 @@ private slots:
 };
 
 FXL_TEST_MAIN(TestPassStepper)
+}  // namespace test_pass_stepper
+// the file's macros end with it (a unity batch compiles several test files as one)
+#undef OPEN_IN
 #include "test_pass_stepper.moc"

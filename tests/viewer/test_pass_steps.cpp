@@ -29,6 +29,8 @@
 #include "viewer/model/timeline_model.hpp"
 #include "viewer/render/timeline_draw.hpp"
 
+namespace test_pass_steps {
+
 using namespace fxl;
 using namespace fxl::viewer;
 
@@ -373,4 +375,5 @@ private slots:
 };
 
 FXL_TEST_MAIN(TestPassSteps)
+}  // namespace test_pass_steps
 #include "test_pass_steps.moc"

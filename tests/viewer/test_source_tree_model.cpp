@@ -16,6 +16,8 @@
 #include "test_util.hpp"
 #include "viewer/model/source_tree_model.hpp"
 
+namespace test_source_tree_model {
+
 using namespace fxl;
 using namespace fxl::viewer;
 
@@ -181,4 +183,5 @@ private slots:
 };
 
 FXL_TEST_GUILESS_MAIN(TestSourceTreeModel)
+}  // namespace test_source_tree_model
 #include "test_source_tree_model.moc"

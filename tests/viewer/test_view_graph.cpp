@@ -26,6 +26,8 @@
 #include "viewer/model/view_graph.hpp"
 #include "viewer/render/scene_draw.hpp"
 
+namespace test_view_graph {
+
 using namespace fxl;
 using namespace fxl::viewer;
 
@@ -630,4 +632,5 @@ private slots:
 };
 
 FXL_TEST_GUILESS_MAIN(TestViewGraph)
+}  // namespace test_view_graph
 #include "test_view_graph.moc"

@@ -14,10 +14,14 @@
 #include "test_util.hpp"
 #include "viewer/jobs/view_jobs.hpp"
 
+namespace test_view_jobs {
+
 using namespace fxl;
 using namespace fxl::viewer;
 
+}  // namespace test_view_jobs
 Q_DECLARE_METATYPE(std::shared_ptr<const fxl::viewer::PreparedView>)
+namespace test_view_jobs {
 
 namespace {
 
@@ -257,4 +261,5 @@ private slots:
 };
 
 FXL_TEST_GUILESS_MAIN(TestViewJobs)
+}  // namespace test_view_jobs
 #include "test_view_jobs.moc"

@@ -47,6 +47,8 @@
 #include "viewer/widgets/text_panel.hpp"
 #include "window_driver.hpp"
 
+namespace test_window_actions {
+
 using namespace fxl;
 using namespace fxl::viewer;
 using guitest::DialogDriver;
@@ -1152,4 +1154,5 @@ private slots:
 };
 
 FXL_TEST_MAIN(TestWindowActions)
+}  // namespace test_window_actions
 #include "test_window_actions.moc"

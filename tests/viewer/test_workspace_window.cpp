@@ -34,6 +34,8 @@
 #include "viewer/widgets/run_panel.hpp"
 #include "workspace/workspace.hpp"
 
+namespace test_workspace_window {
+
 using namespace fxl;
 using namespace fxl::viewer;
 using guitest::openKeys;
@@ -341,4 +343,5 @@ private slots:
 };
 
 FXL_TEST_MAIN(TestWorkspaceWindow)
+}  // namespace test_workspace_window
 #include "test_workspace_window.moc"

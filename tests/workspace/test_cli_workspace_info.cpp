@@ -12,6 +12,8 @@
 #include "test_util.hpp"
 #include "workspace/workspace.hpp"
 
+namespace test_cli_workspace_info {
+
 using namespace fxl;
 namespace fs = std::filesystem;
 
@@ -117,4 +119,5 @@ private slots:
 };
 
 FXL_TEST_APPLESS_MAIN(TestCliWorkspaceInfo)
+}  // namespace test_cli_workspace_info
 #include "test_cli_workspace_info.moc"

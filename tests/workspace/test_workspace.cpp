@@ -13,9 +13,11 @@
 #include <string>
 
 #include "core/util/content_hash.hpp"
+#include "test_registry.hpp"
 #include "workspace/workspace.hpp"
 #include "workspace/workspace_schema.hpp"
-#include "test_registry.hpp"
+
+namespace test_workspace {
 
 using namespace fxl;
 namespace fs = std::filesystem;
@@ -450,4 +452,5 @@ INSERT INTO view_state VALUES ('step', '1'), ('selection', '{"graph":"","node":"
 };
 
 FXL_TEST_GUILESS_MAIN(TestWorkspace)
+}  // namespace test_workspace
 #include "test_workspace.moc"

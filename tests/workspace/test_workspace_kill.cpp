@@ -29,6 +29,8 @@
 #include "test_registry.hpp"
 #include "workspace/workspace.hpp"
 
+namespace test_workspace_kill {
+
 using namespace fxl;
 namespace fs = std::filesystem;
 
@@ -221,5 +223,6 @@ static int runWorkspaceKill(int argc, char** argv)
     return QTest::qExec(&test, argc, argv);
 }
 FXL_TEST_CUSTOM_MAIN(runWorkspaceKill)
+}  // namespace test_workspace_kill
 
 #include "test_workspace_kill.moc"

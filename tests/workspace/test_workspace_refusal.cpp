@@ -11,14 +11,18 @@
 #include <fstream>
 #include <string>
 
-#include "workspace/workspace.hpp"
 #include "test_registry.hpp"
+#include "test_util.hpp"
+#include "workspace/workspace.hpp"
+
+namespace test_workspace_refusal {
 
 using namespace fxl;
 namespace fs = std::filesystem;
 
-Q_DECLARE_METATYPE(std::string)
+}  // namespace test_workspace_refusal
 Q_DECLARE_METATYPE(fxl::WorkspaceError::Kind)
+namespace test_workspace_refusal {
 
 namespace {
 
@@ -199,4 +203,5 @@ private slots:
 };
 
 FXL_TEST_GUILESS_MAIN(TestWorkspaceRefusal)
+}  // namespace test_workspace_refusal
 #include "test_workspace_refusal.moc"

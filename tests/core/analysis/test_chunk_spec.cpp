@@ -9,9 +9,13 @@
 #include "test_registry.hpp"
 #include "test_util.hpp"
 
+namespace test_chunk_spec {
+
 using namespace fxl;
 
+}  // namespace test_chunk_spec
 Q_DECLARE_METATYPE(std::vector<int64_t>)
+namespace test_chunk_spec {
 
 class TestChunkSpec : public QObject
 {
@@ -180,4 +184,5 @@ private slots:
 };
 
 FXL_TEST_GUILESS_MAIN(TestChunkSpec)
+}  // namespace test_chunk_spec
 #include "test_chunk_spec.moc"

@@ -22,6 +22,8 @@
 #include "test_registry.hpp"
 #include "test_util.hpp"
 
+namespace test_getitem_spellings {
+
 using namespace fxl;
 namespace fs = std::filesystem;
 
@@ -279,4 +281,5 @@ private slots:
 };
 
 FXL_TEST_APPLESS_MAIN(TestGetitemSpellings)
+}  // namespace test_getitem_spellings
 #include "test_getitem_spellings.moc"

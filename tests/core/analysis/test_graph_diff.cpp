@@ -15,6 +15,8 @@
 #include "test_registry.hpp"
 #include "test_util.hpp"
 
+namespace test_graph_diff {
+
 using namespace fxl;
 namespace fs = std::filesystem;
 
@@ -602,4 +604,5 @@ private slots:
 };
 
 FXL_TEST_APPLESS_MAIN(TestGraphDiff)
+}  // namespace test_graph_diff
 #include "test_graph_diff.moc"

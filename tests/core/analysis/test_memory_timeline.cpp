@@ -21,6 +21,8 @@
 #include "test_registry.hpp"
 #include "test_util.hpp"
 
+namespace test_memory_timeline {
+
 using namespace fxl;
 namespace fs = std::filesystem;
 
@@ -235,7 +237,8 @@ private slots:
         for (std::string line; std::getline(in, line);) rows.push_back(line);
         QCOMPARE(rows.size(), g.size() + 1);
         QCOMPARE(rows[0],
-                 std::string("execution_index,node,op,target,phase,allocated_bytes,freed_bytes,live_bytes,live_after_bytes"));
+                 std::string(
+                     "execution_index,node,op,target,phase,allocated_bytes,freed_bytes,live_bytes,live_after_bytes"));
         QCOMPARE(rows[1], std::string("0,x,placeholder,x,input,128,0,128,128"));
         QCOMPARE(rows[5], std::string("4,relu,call_function,aten.relu.default,forward,128,128,640,512"));
         QCOMPARE(rows[9], std::string("8,output,output,output,output,0,0,516,516"));
@@ -654,4 +657,5 @@ private slots:
 };
 
 FXL_TEST_APPLESS_MAIN(TestMemoryTimeline)
+}  // namespace test_memory_timeline
 #include "test_memory_timeline.moc"

@@ -14,6 +14,8 @@
 #include "test_registry.hpp"
 #include "test_util.hpp"
 
+namespace test_verify {
+
 using namespace fxl;
 namespace fs = std::filesystem;
 
@@ -411,4 +413,7 @@ private slots:
 };
 
 FXL_TEST_APPLESS_MAIN(TestVerify)
+}  // namespace test_verify
+// the file's macros end with it (a unity batch compiles several test files as one)
+#undef EXPECT_PROBLEM
 #include "test_verify.moc"

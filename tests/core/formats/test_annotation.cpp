@@ -11,6 +11,8 @@
 #include "test_registry.hpp"
 #include "test_util.hpp"
 
+namespace test_annotation {
+
 using namespace fxl;
 
 namespace {
@@ -368,4 +370,5 @@ private slots:
 };
 
 FXL_TEST_APPLESS_MAIN(TestAnnotation)
+}  // namespace test_annotation
 #include "test_annotation.moc"

@@ -18,10 +18,10 @@
 #include "test_registry.hpp"
 #include "test_util.hpp"
 
+namespace test_fx_text {
+
 using namespace fxl;
 using namespace fxtexttest;
-
-Q_DECLARE_METATYPE(std::string)
 
 class TestFxText : public QObject
 {
@@ -592,9 +592,10 @@ private slots:
         f.provenance = "mm";
         f.chunk = nlohmann::json::parse(R"({"dim": 0, "need_sum": false})");
         const std::string text = formatSummaryComment(f, "mm_recomputed");
-        QCOMPARE(text, std::string("# fxlens: {'chunk': {'dim': 0, 'need_sum': False}, 'module': 'layers.0.attn', "
-                                   "'phase': 'backward', 'provenance': 'mm'} # ac_graph_id: 2 File: /a/b.py:3 in f, "
-                                   "code: y = x"));
+        QCOMPARE(text,
+                 std::string("# fxlens: {'chunk': {'dim': 0, 'need_sum': False}, 'module': 'layers.0.attn', "
+                             "'phase': 'backward', 'provenance': 'mm'} # ac_graph_id: 2 File: /a/b.py:3 in f, "
+                             "code: y = x"));
         NodeMeta fb;
         QVERIFY(parseSummaryComment(text, fb));
         QCOMPARE(fb.modulePath, f.modulePath);
@@ -614,4 +615,5 @@ private slots:
 };
 
 FXL_TEST_APPLESS_MAIN(TestFxText)
+}  // namespace test_fx_text
 #include "test_fx_text.moc"

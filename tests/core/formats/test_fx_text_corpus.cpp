@@ -19,10 +19,10 @@
 #include "test_registry.hpp"
 #include "test_util.hpp"
 
+namespace test_fx_text_corpus {
+
 using namespace fxl;
 using namespace fxtexttest;
-
-Q_DECLARE_METATYPE(std::string)
 
 namespace {
 
@@ -386,4 +386,5 @@ private slots:
 };
 
 FXL_TEST_APPLESS_MAIN(TestFxTextCorpus)
+}  // namespace test_fx_text_corpus
 #include "test_fx_text_corpus.moc"

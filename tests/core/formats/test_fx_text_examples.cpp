@@ -11,10 +11,10 @@
 #include "test_registry.hpp"
 #include "test_util.hpp"
 
+namespace test_fx_text_examples {
+
 using namespace fxl;
 using namespace fxtexttest;
-
-Q_DECLARE_METATYPE(std::string)
 
 class TestFxTextExamples : public QObject
 {
@@ -366,4 +366,5 @@ private slots:
 };
 
 FXL_TEST_APPLESS_MAIN(TestFxTextExamples)
+}  // namespace test_fx_text_examples
 #include "test_fx_text_examples.moc"

@@ -19,10 +19,10 @@
 #include "test_registry.hpp"
 #include "test_util.hpp"
 
+namespace test_graph_constants {
+
 using namespace fxl;
 namespace fs = std::filesystem;
-
-Q_DECLARE_METATYPE(std::string)
 
 namespace {
 
@@ -255,4 +255,5 @@ private slots:
 };
 
 FXL_TEST_APPLESS_MAIN(TestGraphConstants)
+}  // namespace test_graph_constants
 #include "test_graph_constants.moc"

@@ -13,6 +13,8 @@
 #include "test_registry.hpp"
 #include "test_util.hpp"
 
+namespace test_graph_listing {
+
 using namespace fxl;
 namespace fs = std::filesystem;
 
@@ -478,4 +480,5 @@ private slots:
 };
 
 FXL_TEST_APPLESS_MAIN(TestGraphListing)
+}  // namespace test_graph_listing
 #include "test_graph_listing.moc"

@@ -17,6 +17,8 @@
 #include "test_registry.hpp"
 #include "test_util.hpp"
 
+namespace test_json_io {
+
 using namespace fxl;
 namespace fs = std::filesystem;
 
@@ -668,4 +670,5 @@ private slots:
 };
 
 FXL_TEST_APPLESS_MAIN(TestJsonIo)
+}  // namespace test_json_io
 #include "test_json_io.moc"

@@ -21,6 +21,8 @@
 #include "test_registry.hpp"
 #include "test_util.hpp"
 
+namespace test_open_progress {
+
 using namespace fxl;
 namespace fs = std::filesystem;
 
@@ -307,4 +309,5 @@ private slots:
 };
 
 FXL_TEST_APPLESS_MAIN(TestOpenProgress)
+}  // namespace test_open_progress
 #include "test_open_progress.moc"

@@ -7,6 +7,8 @@
 #include "core/formats/fx/python_literal.hpp"
 #include "test_registry.hpp"
 
+namespace test_python_literal {
+
 using namespace fxl;
 
 class TestPythonLiteral : public QObject
@@ -87,4 +89,5 @@ private slots:
 };
 
 FXL_TEST_APPLESS_MAIN(TestPythonLiteral)
+}  // namespace test_python_literal
 #include "test_python_literal.moc"

@@ -16,10 +16,10 @@
 #include "test_registry.hpp"
 #include "test_util.hpp"
 
+namespace test_safetensors {
+
 using namespace fxl;
 namespace fs = std::filesystem;
-
-Q_DECLARE_METATYPE(std::string)
 
 namespace {
 
@@ -707,4 +707,5 @@ void TestSafetensors::writeIsAtomic()
 }
 
 FXL_TEST_APPLESS_MAIN(TestSafetensors)
+}  // namespace test_safetensors
 #include "test_safetensors.moc"

@@ -19,10 +19,10 @@
 #include "test_registry.hpp"
 #include "test_util.hpp"
 
+namespace test_sidecar {
+
 using namespace fxl;
 namespace fs = std::filesystem;
-
-Q_DECLARE_METATYPE(std::string)
 
 namespace {
 
@@ -488,4 +488,5 @@ void TestSidecar::params()
 }
 
 FXL_TEST_APPLESS_MAIN(TestSidecar)
+}  // namespace test_sidecar
 #include "test_sidecar.moc"

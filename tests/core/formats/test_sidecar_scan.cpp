@@ -14,10 +14,10 @@
 #include "test_registry.hpp"
 #include "test_util.hpp"
 
+namespace test_sidecar_scan {
+
 using namespace fxl;
 namespace fs = std::filesystem;
-
-Q_DECLARE_METATYPE(std::string)
 
 namespace {
 
@@ -186,4 +186,5 @@ void TestSidecarScan::text()
 }
 
 FXL_TEST_GUILESS_MAIN(TestSidecarScan)
+}  // namespace test_sidecar_scan
 #include "test_sidecar_scan.moc"

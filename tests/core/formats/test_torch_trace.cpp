@@ -21,11 +21,11 @@
 #include "test_util.hpp"
 #include "torch_trace_test_util.hpp"
 
+namespace test_torch_trace {
+
 using namespace fxl;
 using namespace torchtracetest;
 namespace fs = std::filesystem;
-
-Q_DECLARE_METATYPE(std::string)
 
 class TestTorchTrace : public QObject
 {
@@ -599,4 +599,5 @@ private slots:
 };
 
 FXL_TEST_APPLESS_MAIN(TestTorchTrace)
+}  // namespace test_torch_trace
 #include "test_torch_trace.moc"

@@ -21,11 +21,11 @@
 #include "test_util.hpp"
 #include "torch_trace_test_util.hpp"
 
+namespace test_torch_trace_robustness {
+
 using namespace fxl;
 using namespace torchtracetest;
 namespace fs = std::filesystem;
-
-Q_DECLARE_METATYPE(std::string)
 
 class TestTorchTraceRobustness : public QObject
 {
@@ -195,4 +195,5 @@ private slots:
 };
 
 FXL_TEST_APPLESS_MAIN(TestTorchTraceRobustness)
+}  // namespace test_torch_trace_robustness
 #include "test_torch_trace_robustness.moc"

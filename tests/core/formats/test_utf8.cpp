@@ -7,6 +7,8 @@
 #include "core/formats/utf8.hpp"
 #include "test_registry.hpp"
 
+namespace test_utf8 {
+
 using namespace fxl;
 
 namespace {
@@ -55,4 +57,5 @@ private slots:
 };
 
 FXL_TEST_APPLESS_MAIN(TestUtf8)
+}  // namespace test_utf8
 #include "test_utf8.moc"

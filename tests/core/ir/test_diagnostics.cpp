@@ -8,6 +8,8 @@
 #include "core/ir/diagnostics.hpp"
 #include "test_registry.hpp"
 
+namespace test_diagnostics {
+
 using namespace fxl;
 
 namespace {
@@ -114,4 +116,5 @@ private slots:
 };
 
 FXL_TEST_APPLESS_MAIN(TestDiagnostics)
+}  // namespace test_diagnostics
 #include "test_diagnostics.moc"

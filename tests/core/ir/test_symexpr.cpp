@@ -15,6 +15,8 @@
 #include "test_registry.hpp"
 #include "test_util.hpp"
 
+namespace test_symexpr {
+
 using namespace fxl;
 
 namespace {
@@ -606,4 +608,5 @@ static int runSymExprTests(int argc, char** argv)
     return status;
 }
 FXL_TEST_CUSTOM_MAIN(runSymExprTests)
+}  // namespace test_symexpr
 #include "test_symexpr.moc"

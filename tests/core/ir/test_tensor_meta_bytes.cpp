@@ -13,10 +13,14 @@
 #include "test_registry.hpp"
 #include "test_util.hpp"
 
+namespace test_tensor_meta_bytes {
+
 using namespace fxl;
 namespace fs = std::filesystem;
 
+}  // namespace test_tensor_meta_bytes
 Q_DECLARE_METATYPE(fxl::ValueMeta)
+namespace test_tensor_meta_bytes {
 
 namespace {
 
@@ -212,4 +216,5 @@ private slots:
 };
 
 FXL_TEST_GUILESS_MAIN(TestTensorMetaBytes)
+}  // namespace test_tensor_meta_bytes
 #include "test_tensor_meta_bytes.moc"

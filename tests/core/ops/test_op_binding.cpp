@@ -14,6 +14,8 @@
 #include "test_registry.hpp"
 #include "test_util.hpp"
 
+namespace test_op_binding {
+
 using namespace fxl;
 namespace fs = std::filesystem;
 
@@ -447,4 +449,5 @@ private slots:
 };
 
 FXL_TEST_APPLESS_MAIN(TestOpBinding)
+}  // namespace test_op_binding
 #include "test_op_binding.moc"

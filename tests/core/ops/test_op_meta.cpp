@@ -10,6 +10,8 @@
 #include "core/ops/shape_prop.hpp"
 #include "test_registry.hpp"
 
+namespace test_op_meta {
+
 using namespace fxl;
 
 namespace {
@@ -642,4 +644,5 @@ private slots:
 };
 
 FXL_TEST_APPLESS_MAIN(TestOpMeta)
+}  // namespace test_op_meta
 #include "test_op_meta.moc"

@@ -14,6 +14,8 @@
 #include "test_registry.hpp"
 #include "test_util.hpp"
 
+namespace test_op_registry {
+
 using namespace fxl;
 namespace fs = std::filesystem;
 
@@ -344,4 +346,5 @@ private slots:
 };
 
 FXL_TEST_APPLESS_MAIN(TestOpRegistry)
+}  // namespace test_op_registry
 #include "test_op_registry.moc"

@@ -12,6 +12,8 @@
 #include "test_registry.hpp"
 #include "test_util.hpp"
 
+namespace test_schema {
+
 using namespace fxl;
 namespace fs = std::filesystem;
 
@@ -291,4 +293,5 @@ private slots:
 };
 
 FXL_TEST_APPLESS_MAIN(TestSchema)
+}  // namespace test_schema
 #include "test_schema.moc"

@@ -19,6 +19,8 @@
 #include "test_registry.hpp"
 #include "test_util.hpp"
 
+namespace test_shape_prop {
+
 using namespace fxl;
 namespace fs = std::filesystem;
 
@@ -459,4 +461,5 @@ private slots:
 };
 
 FXL_TEST_APPLESS_MAIN(TestShapeProp)
+}  // namespace test_shape_prop
 #include "test_shape_prop.moc"

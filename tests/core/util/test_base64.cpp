@@ -6,10 +6,11 @@
 
 #include "core/util/base64.hpp"
 #include "test_registry.hpp"
+#include "test_util.hpp"
+
+namespace test_base64 {
 
 using namespace fxl;
-
-Q_DECLARE_METATYPE(std::string)
 
 class TestBase64 : public QObject
 {
@@ -74,4 +75,5 @@ private slots:
 };
 
 FXL_TEST_APPLESS_MAIN(TestBase64)
+}  // namespace test_base64
 #include "test_base64.moc"

@@ -10,11 +10,12 @@
 
 #include "core/util/content_hash.hpp"
 #include "test_registry.hpp"
+#include "test_util.hpp"
+
+namespace test_content_hash {
 
 using namespace fxl;
 namespace fs = std::filesystem;
-
-Q_DECLARE_METATYPE(std::string)
 
 namespace {
 void writeFile(const fs::path& p, const std::string& bytes)
@@ -103,4 +104,5 @@ private slots:
 };
 
 FXL_TEST_GUILESS_MAIN(TestContentHash)
+}  // namespace test_content_hash
 #include "test_content_hash.moc"

@@ -10,6 +10,8 @@
 #include "core/util/format.hpp"
 #include "test_registry.hpp"
 
+namespace test_formatting {
+
 using namespace fxl;
 
 namespace {
@@ -162,4 +164,5 @@ private slots:
 };
 
 FXL_TEST_APPLESS_MAIN(TestFormatting)
+}  // namespace test_formatting
 #include "test_formatting.moc"

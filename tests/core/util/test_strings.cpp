@@ -8,6 +8,8 @@
 #include "core/util/strings.hpp"
 #include "test_registry.hpp"
 
+namespace test_strings {
+
 using namespace fxl;
 
 class TestStrings : public QObject
@@ -81,4 +83,5 @@ private slots:
 };
 
 FXL_TEST_GUILESS_MAIN(TestStrings)
+}  // namespace test_strings
 #include "test_strings.moc"
