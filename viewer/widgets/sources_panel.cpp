@@ -98,7 +98,7 @@ void SourcesPanel::headerMenu(const QPoint& pos)
         QAction* a = menu.addAction(model_->headerData(c, Qt::Horizontal).toString());
         a->setCheckable(true);
         a->setChecked(!header->isSectionHidden(c));
-        connect(a, &QAction::toggled, this, [this, header, c](bool on) {
+        connect(a, &QAction::toggled, this, [header, c](bool on) {
             header->setSectionHidden(c, !on);
             QStringList hidden;
             for (int k = 1; k < SourceTreeModel::ColumnCount; ++k)
