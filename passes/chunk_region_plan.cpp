@@ -5,6 +5,7 @@
 #include <functional>
 #include <sstream>
 
+#include "core/ops/op_writes.hpp"
 #include "core/ops/shape_prop.hpp"
 #include "passes/chunk_region_impl.hpp"
 #include "passes/node_kinds.hpp"
@@ -52,15 +53,6 @@ std::vector<NodeId> argNodes(const Node& n)
     for (const auto& a : n.args) a.forEachNode(add);
     for (const auto& kv : n.kwargs) kv.second.forEachNode(add);
     return out;
-}
-
-bool mutatesNodeArg(const Node& n, const OpRegistry& reg)
-{
-    const OpInfo* op = reg.find(OpRegistry::normalizeTarget(n.target));
-    if (!op) return false;
-    for (const auto& a : op->schema.args)
-        if (a.alias && a.alias->isWrite) return true;
-    return op->has(kTraitInplace);
 }
 
 std::string where(const Node& n)
@@ -274,7 +266,7 @@ Plan planRegion(State& st, const std::string& root, bool backward)
         bool fromBody = false;
         for (NodeId a : argNodes(n)) {
             if (body.count(a)) fromBody = true;
-            if (mutatesNodeArg(n, st.ctx.registry) && st.ax.influenced(a)) infl = true;
+            if (writesInPlace(n, st.ctx.registry) && st.ax.influenced(a)) infl = true;
         }
         // a node reading a per-chunk value of this region's forward is per chunk too
         for (NodeId a : argNodes(n))

@@ -5,6 +5,8 @@
 #include <map>
 #include <unordered_set>
 
+#include "core/ops/op_writes.hpp"
+
 namespace fxl {
 
 std::string_view impureReasonName(ImpureReason r)
@@ -34,16 +36,14 @@ ImpureReason impureReason(const Node& n, const OpRegistry& reg, const DceOptions
     case NodeOp::CallModule: return ImpureReason::SideEffect;
     case NodeOp::CallMethod:
         // Tensor methods ending in '_' mutate self (add_, copy_, ...); others are pure.
-        return (!n.target.empty() && n.target.back() == '_' && n.target.substr(0, 2) != "__") ? ImpureReason::Inplace
-                                                                                              : ImpureReason::None;
+        return writesInPlace(n, reg) ? ImpureReason::Inplace : ImpureReason::None;
     case NodeOp::CallFunction: break;
     }
+    // Order matters for the per-reason counts: an in-place collective counts as in-place.
+    // (core/ops/op_writes: the schema's (a!), and batch norm's running stats in training)
+    if (writesInPlace(n, reg)) return ImpureReason::Inplace;
     const OpInfo* op = reg.find(OpRegistry::normalizeTarget(n.target));
     if (!op) return ImpureReason::Unknown;
-    // Order matters for the per-reason counts: an in-place collective counts as in-place.
-    if (op->has(kTraitInplace)) return ImpureReason::Inplace;
-    for (const auto& a : op->schema.args)
-        if (a.alias && a.alias->isWrite) return ImpureReason::Inplace;
     if (op->has(kTraitCollective) || op->has(kTraitWait) || op->has(kTraitCommunication))
         return opts.collectivesPure ? ImpureReason::None : ImpureReason::Collective;
     if (op->has(kTraitRandom) || dropsOut(n, *op)) return opts.randomPure ? ImpureReason::None : ImpureReason::Random;

@@ -3,6 +3,8 @@
 
 #include <array>
 
+#include "core/ops/op_writes.hpp"
+
 namespace fxl {
 
 namespace {
@@ -74,8 +76,7 @@ Unreplayable unreplayableKind(const Node& n, const OpRegistry& reg)
     case NodeOp::CallModule: return Unreplayable::SideEffect;  // a submodule may do anything
     case NodeOp::CallMethod:
         // Tensor methods ending in '_' mutate self (add_, copy_, ...)
-        return !n.target.empty() && n.target.back() == '_' && n.target.substr(0, 2) != "__" ? Unreplayable::SideEffect
-                                                                                            : Unreplayable::None;
+        return writesInPlace(n, reg) ? Unreplayable::SideEffect : Unreplayable::None;
     case NodeOp::CallFunction: break;
     }
     if (n.isGetitem()) return Unreplayable::None;
@@ -87,10 +88,11 @@ Unreplayable unreplayableKind(const Node& n, const OpRegistry& reg)
         return Unreplayable::SideEffect;
     const std::string normalized = OpRegistry::normalizeTarget(n.target);
     if (normalized.size() > 4 && normalized.ends_with(".out")) return Unreplayable::SideEffect;  // aten.add.out
+    // what it writes in place (core/ops/op_writes: the schema's (a!), batch norm's running stats
+    // in training, ...), known even for an op the registry lacks
+    if (writesInPlace(n, reg)) return Unreplayable::SideEffect;
     if (!op) return Unreplayable::Unknown;
-    if (op->has(kTraitInplace) || op->has(kTraitSideEffect)) return Unreplayable::SideEffect;
-    for (const auto& a : op->schema.args)
-        if (a.alias && a.alias->isWrite) return Unreplayable::SideEffect;
+    if (op->has(kTraitSideEffect)) return Unreplayable::SideEffect;
     return Unreplayable::None;
 }
 

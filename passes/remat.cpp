@@ -7,6 +7,7 @@
 #include <set>
 
 #include "core/analysis/phases.hpp"
+#include "core/ops/op_writes.hpp"
 #include "passes/node_kinds.hpp"
 #include "passes/pass.hpp"
 #include "passes/remat.hpp"
@@ -245,6 +246,15 @@ private:
             const Unreplayable k = unreplayableKind(n, ctx.registry);
             if (k == Unreplayable::None) continue;
             if (n.meta.recompute == Recompute::MustRecompute) {
+                // a collective may be recomputed on purpose (FSDP's all-gather); a write may not
+                if (const auto written = writtenArguments(n, ctx.registry); !written.empty()) {
+                    std::string what;
+                    for (const auto& w : written) what += (what.empty() ? "" : ", ") + w.name;
+                    throw PassError("remat: " + n.name + " (" + n.target + ") is tagged MUST_RECOMPUTE but writes "
+                                    + what + " in place: recomputing it in the backward would write "
+                                    + (written.size() > 1 ? "them" : "it")
+                                    + " twice; save it (sac saves every such node)");
+                }
                 onPurpose.add(k, n.name);
                 continue;
             }
@@ -280,8 +290,7 @@ private:
             if (!fwdCall(id)) continue;
             Node& n = g.node(id);
             if (isRecomputeTag(n.meta.recompute)) {
-                const OpInfo* op = ctx.registry.find(n.target);
-                if (op && op->has(kTraitInplace)) {
+                if (writesInPlace(n, ctx.registry)) {
                     setTag(g, id, Recompute::MustSave, ctx);
                     ++inplace;
                     continue;

@@ -8,6 +8,7 @@
 #include <set>
 
 #include "core/analysis/phases.hpp"
+#include "core/ops/op_writes.hpp"
 #include "passes/node_kinds.hpp"
 #include "passes/pass.hpp"
 
@@ -34,6 +35,15 @@ void setAcRegionId(Node& n, int id)
 }
 
 namespace {
+
+// "a, b, c, ..." (at most three names)
+std::string firstNames(const std::vector<std::string>& names)
+{
+    std::string out;
+    for (size_t i = 0; i < names.size() && i < 3; ++i) out += (i ? ", " : "") + names[i];
+    if (names.size() > 3) out += ", ...";
+    return out;
+}
 
 struct OpName
 {
@@ -288,6 +298,7 @@ public:
         std::map<std::string, int64_t> reasons;
         UnreplayableCounts kept;  // saved whatever the policy: side effects, collectives, unknown ops
         UnreplayableCounts onPurpose;  // the same, named in `recompute`
+        std::vector<std::string> writers;  // named in `recompute` but saved: they write in place
         int64_t changed = 0;
 
         for (NodeId id : g.order()) {
@@ -315,7 +326,7 @@ public:
                 } else if (saveRng && isRngNode(n, ctx.registry)) {
                     tag = Recompute::MustSave;
                     ++reasons["rng"];
-                } else if (named(n, recomputeList)) {
+                } else if (named(n, recomputeList) && !writesInPlace(n, ctx.registry)) {
                     tag = Recompute::MustRecompute;
                     ++reasons["named in recompute"];
                     onPurpose.add(unreplayableKind(n, ctx.registry), n.name);
@@ -323,6 +334,9 @@ public:
                     tag = Recompute::MustSave;
                     ++reasons[std::string(unreplayableName(k))];
                     kept.add(k, n.name);
+                    // not even on purpose: running it again in the backward writes its inputs
+                    // twice (batch norm's running stats: momentum applied twice)
+                    if (named(n, recomputeList)) writers.push_back(n.name);
                 } else {
                     tag = decide(policy, n, region, hasRegions, resetPerLayer, saveList, mmCount);
                     ++reasons["policy"];
@@ -371,6 +385,11 @@ public:
             ctx.note("sac: saved whatever the policy, as they must not run twice: " + kept.text()
                      + "; name an op in recompute=... to recompute it on purpose");
         if (onPurpose.total()) ctx.note("sac: MUST_RECOMPUTE on purpose (named in recompute): " + onPurpose.text());
+        if (!writers.empty())
+            ctx.note("sac: not recomputing " + std::to_string(writers.size())
+                     + " node(s) named in recompute=... that write their inputs in place (running them again would "
+                       "write twice), saved: "
+                     + firstNames(writers));
         ctx.log.stats["kept_saved"] = {{"side_effect", kept.sideEffect.size()},
                                        {"collective", kept.collective.size()},
                                        {"unknown_op", kept.unknown.size()}};

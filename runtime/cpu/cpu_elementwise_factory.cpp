@@ -52,7 +52,7 @@ void fullKernel(KernelCall& call)
 }
 
 void constantKernel(KernelCall& call, const Value& v)
-{  // zeros / empty.memory_format
+{  // zeros / ones / empty.memory_format
     const auto sizes = sizeArg(call, "size");
     const DType t = optDType(call, "dtype").value_or(DType::F32);
     call.result = Value::ofTensor(filled(call, sizes, contiguousOrFormat(call, sizes), t, v));
@@ -241,6 +241,7 @@ void registerFactories(KernelRegistry& reg)
     const DeviceKind cpu = DeviceKind::Cpu;
     reg.add("aten.full.default", cpu, fullKernel);
     reg.add("aten.zeros.default", cpu, [](KernelCall& c) { constantKernel(c, zero()); });
+    reg.add("aten.ones.default", cpu, [](KernelCall& c) { constantKernel(c, oneV()); });
     reg.add("aten.empty.memory_format", cpu, [](KernelCall& c) { constantKernel(c, zero()); });
     reg.add("aten.empty_strided.default", cpu, [](KernelCall& c) {
         c.result = Value::ofTensor(emptyStrided(c, optDType(c, "dtype").value_or(DType::F32)));

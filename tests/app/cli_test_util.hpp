@@ -85,6 +85,16 @@ inline QJsonObject parseJsonDoc(const QByteArray& out)
     return d.object();
 }
 
+// The verdict line `fxlens check` ends its text with ("result: bitwise equal"), whole: tests
+// compare it exactly ("bitwise equal" is also a part of "not bitwise equal"). "" when none.
+inline QString resultLine(const QByteArray& out)
+{
+    const QStringList lines = QString::fromUtf8(out).split(QLatin1Char('\n'));
+    for (qsizetype i = lines.size(); i-- > 0;)
+        if (lines[i].startsWith(QLatin1String("result: "))) return lines[i];
+    return {};
+}
+
 }  // namespace clitest
 
 // Fails the test unless `run` exited with `code` (without crashing), showing the run.

@@ -53,7 +53,7 @@ private slots:
         const Run text = fxlens({QStringLiteral("check"), a, b, QStringLiteral("--localize")});
         QVERIFY2(!text.crashed && text.exitCode == 1, qPrintable(describe(text)));
         const QString out = QString::fromUtf8(text.out);
-        QVERIFY2(out.contains(QStringLiteral("result: not bitwise equal")), qPrintable(out));
+        QVERIFY2(out.contains(QStringLiteral("\nresult: not bitwise equal (no --tolerance given)\n")), qPrintable(out));
         const qsizetype at = out.indexOf(QStringLiteral("\nlocalize:\n"));
         QVERIFY2(at > 0, qPrintable(out));
         QVERIFY2(out.indexOf(QStringLiteral("  first divergence: ") + node + QStringLiteral(" (B #"), at) > at,

@@ -313,7 +313,7 @@ private slots:
         fxl::writeSafetensors(chainedPath.toStdString(), chained);
         const Run c = fxlens({QStringLiteral("check"), joint, chainedPath});
         QVERIFY2(c.exitCode == 0, qPrintable(describe(c)));
-        QVERIFY(c.out.contains("result: bitwise equal"));
+        QCOMPARE(resultLine(c.out), QStringLiteral("result: bitwise equal"));
     }
 
     // Same graph twice: bitwise equal, exit 0 (also with different thread counts: results
@@ -329,7 +329,7 @@ private slots:
         QCOMPARE(doc[QStringLiteral("report")].toObject()[QStringLiteral("outputs")].toArray().size(), 3);
         const Run text = fxlens({QStringLiteral("check"), g, g, QStringLiteral("--threads"), QStringLiteral("1")});
         QVERIFY2(text.exitCode == 0, qPrintable(describe(text)));
-        QVERIFY(text.out.contains("bitwise equal"));
+        QCOMPARE(resultLine(text.out), QStringLiteral("result: bitwise equal"));
     }
 
     // Against PyTorch's outputs file: without --tolerance only bitwise equality passes (the
@@ -354,11 +354,21 @@ private slots:
         const Run tol =
             fxlens({QStringLiteral("check"), g, e, QStringLiteral("--tolerance"), QStringLiteral("1e-6,1e-5")});
         QVERIFY2(tol.exitCode == 0, qPrintable(describe(tol)));
-        QVERIFY(tol.out.contains(allBitwise ? "bitwise equal" : "within tolerance"));
+        QCOMPARE(resultLine(tol.out),
+                 allBitwise ? QStringLiteral("result: bitwise equal")
+                            : QStringLiteral("result: within tolerance (atol 1e-06, rtol 1e-05), "
+                                             "not bitwise equal"));
 
         // a tolerance of zero is a tolerance: passes only on equal values
         const Run zero = fxlens({QStringLiteral("check"), g, e, QStringLiteral("--tolerance"), QStringLiteral("0,0")});
         QCOMPARE(zero.exitCode, allBitwise ? 0 : 1);
+        QCOMPARE(resultLine(zero.out),
+                 allBitwise ? QStringLiteral("result: bitwise equal")
+                            : QStringLiteral("result: outside the tolerance"));
+        const Run none = fxlens({QStringLiteral("check"), g, e});
+        QCOMPARE(resultLine(none.out),
+                 allBitwise ? QStringLiteral("result: bitwise equal")
+                            : QStringLiteral("result: not bitwise equal (no --tolerance given)"));
     }
 
     // A Dynamo-level graph (torch functions, methods, Python operators) against PyTorch's own

@@ -60,7 +60,7 @@ void expectSameBits(const QString& a, const QString& b, const QStringList& extra
     const Run r = fxlens(QStringList{"check", a, b} + extra);
     QVERIFY2(!r.crashed && r.exitCode == 0,
              qPrintable(QStringLiteral("check %1 %2:\n").arg(a, QFileInfo(b).fileName()) + describe(r)));
-    QVERIFY2(r.out.contains("bitwise equal"), r.out.constData());
+    QVERIFY2(resultLine(r.out) == QLatin1String("result: bitwise equal"), r.out.constData());
 }
 
 // QVERIFY in a helper returns from the helper only: stop the test function too.

@@ -135,6 +135,13 @@ private slots:
             << "add_ = torch.ops.aten.add_.Tensor(x, y)\nrelu = torch.ops.aten.relu.default(y)\nreturn (x,)" << false
             << ""
             << "dce" << QStringList{"relu"} << "";
+        // a batch norm in training writes its running stats (y here): kept with its outputs unused;
+        // in eval it writes nothing and goes
+        QTest::newRow("batch norm in training kept")
+            << "bn = torch.ops.aten.native_batch_norm.default(x, None, None, y, y, True, 0.1, 1e-05)\n"
+               "ev = torch.ops.aten.native_batch_norm.default(x, None, None, y, y, False, 0.1, 1e-05)\nreturn (x,)"
+            << false << ""
+            << "dce" << QStringList{"ev"} << "";
         QTest::newRow("copy_ kept") << "copy_ = torch.ops.aten.copy_.default(x, y)\nreturn (y,)" << false << ""
                                     << "dce(random_pure=true,collectives_pure=true)" << QStringList{} << "";
         QTest::newRow("random kept") << "rand = torch.ops.aten.rand.default([2, 2], device = device(type='cpu'), "

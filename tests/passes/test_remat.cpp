@@ -133,6 +133,39 @@ private slots:
         QVERIFY_THROWS_EXCEPTION(PassError, runPass(fwd, "remat"));
     }
 
+    // A batch norm in training writes its running stats: tagged PREFER_RECOMPUTE it is saved like
+    // any call that must not run twice; tagged MUST_RECOMPUTE (by hand) remat refuses, naming
+    // the node and what it writes, rather than apply the momentum twice.
+    void rematNeverRecomputesAWrite()
+    {
+        const std::vector<std::string> body = {
+            "bn = torch.ops.aten.native_batch_norm.default(x, w, b, rm, rv, True, 0.1, 1e-05)",
+            "getitem: \"f32[2, 3]\" = bn[0]",
+            "r: \"f32[2, 3]\" = torch.ops.aten.relu.default(getitem)",
+            "s: \"f32[]\" = torch.ops.aten.sum.default(r)",
+            "ones: \"f32[]\" = torch.ops.aten.ones_like.default(s)",
+            "g1: \"f32[2, 3]\" = torch.ops.aten.mul.Tensor(ones, r)",
+            "return (s, g1)",
+        };
+        const std::string sig = "x: \"f32[2, 3]\", w: \"f32[3]\", b: \"f32[3]\", rm: \"f32[3]\", rv: \"f32[3]\"";
+        Graph g = parseG(sig, body);
+        setMeta(g, "bn=PREFER_RECOMPUTE getitem=PREFER_RECOMPUTE r=PREFER_RECOMPUTE s=MUST_SAVE");
+        ChangeLog log = runPass(g, "remat");
+        QCOMPARE(countTarget(g, "aten.native_batch_norm.default"), 1);
+        QCOMPARE(log.stats["kept_saved"]["side_effect"].get<int>(), 1);
+        Graph h = parseG(sig, body);
+        setMeta(h, "bn=MUST_RECOMPUTE getitem=MUST_RECOMPUTE r=PREFER_RECOMPUTE s=MUST_SAVE");
+        try {
+            runPass(h, "remat");
+            QFAIL("expected a PassError");
+        } catch (const PassError& e) {
+            QCOMPARE(std::string(e.what()),
+                     std::string("remat: bn (aten.native_batch_norm.default) is tagged MUST_RECOMPUTE but writes "
+                                 "running_mean, running_var in place: recomputing it in the backward would write them "
+                                 "twice; save it (sac saves every such node)"));
+        }
+    }
+
     void rematRngS3()
     {
         const std::vector<std::string> body = {

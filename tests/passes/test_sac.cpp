@@ -406,6 +406,42 @@ private slots:
         QCOMPARE(tagOf(g, "af"), std::string("MUST_SAVE"));
     }
 
+    // A batch norm in training writes its running stats (core/ops/op_writes): saved under every
+    // policy, and even when named in recompute=... (recomputing it applies the momentum twice);
+    // the same op in eval writes nothing and follows the policy.
+    void sacWritersNeverRecomputed()
+    {
+        auto graph = [] {
+            return parseG("x: \"f32[2, 3]\", w: \"f32[3]\", b: \"f32[3]\", rm: \"f32[3]\", rv: \"f32[3]\"",
+                          {
+                              "bn = torch.ops.aten.native_batch_norm.default(x, w, b, rm, rv, True, 0.1, 1e-05)",
+                              "getitem: \"f32[2, 3]\" = bn[0]",
+                              "ev = torch.ops.aten.native_batch_norm.default(getitem, w, b, rm, rv, False, 0.1, 1e-05)",
+                              "getitem_1: \"f32[2, 3]\" = ev[0]",
+                              "r: \"f32[2, 3]\" = torch.ops.aten.relu.default(getitem_1)",
+                              "s: \"f32[]\" = torch.ops.aten.sum.default(r)",
+                              "ones: \"f32[]\" = torch.ops.aten.ones_like.default(s)",
+                              "return (s,)",
+                          });
+        };
+        Graph g = graph();
+        ChangeLog log = runPass(g, "sac", {{"policy", "recompute_all"}});
+        QCOMPARE(tagOf(g, "bn"), std::string("MUST_SAVE"));
+        QCOMPARE(tagOf(g, "ev"), std::string("PREFER_RECOMPUTE"));
+        QCOMPARE(log.stats["kept_saved"]["side_effect"].get<int>(), 1);
+        Graph named = graph();
+        log = runPass(named, "sac", {{"policy", "recompute_all"}, {"recompute", "native_batch_norm"}});
+        QCOMPARE(tagOf(named, "bn"), std::string("MUST_SAVE"));
+        QCOMPARE(tagOf(named, "ev"), std::string("MUST_RECOMPUTE"));
+        bool noted = false;
+        for (const std::string& note : log.notes)
+            noted = noted
+                || note
+                    == "sac: not recomputing 1 node(s) named in recompute=... that write their inputs in place "
+                       "(running them again would write twice), saved: bn";
+        QVERIFY2(noted, log.toJson().dump().c_str());
+    }
+
     // ------------------------------------------------------------ issue #178935 on the real trace
     void issue178935Policy()
     {

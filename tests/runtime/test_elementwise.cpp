@@ -489,6 +489,7 @@ const std::set<std::string>& familyTargets()
                                             "aten.empty_like.default",
                                             "aten.full.default",
                                             "aten.zeros.default",
+                                            "aten.ones.default",
                                             "aten.empty.memory_format",
                                             "aten.new_zeros.default",
                                             "aten.arange.default",

@@ -1,0 +1,97 @@
+#include "core/ops/op_writes.hpp"
+
+#include <algorithm>
+#include <array>
+
+namespace fxl {
+
+namespace {
+
+// An operator that writes `written` (by schema position and name) when its argument `when`
+// (position and name) is true, or not known before the run.
+struct DependentWrite
+{
+    std::string_view target;
+    std::array<std::pair<int, std::string_view>, 2> written;  // {-1, ""} for none
+    std::pair<int, std::string_view> when;
+};
+
+// Positions as in native_functions.yaml of PyTorch 1.13 (the same in later releases).
+constexpr std::array<DependentWrite, 7> kDependentWrites = {{
+    {"aten.native_batch_norm.default", {{{3, "running_mean"}, {4, "running_var"}}}, {5, "training"}},
+    {"aten.batch_norm.default", {{{3, "running_mean"}, {4, "running_var"}}}, {5, "training"}},
+    {"aten._batch_norm_impl_index.default", {{{3, "running_mean"}, {4, "running_var"}}}, {5, "training"}},
+    {"aten.cudnn_batch_norm.default", {{{3, "running_mean"}, {4, "running_var"}}}, {5, "training"}},
+    {"aten.miopen_batch_norm.default", {{{3, "running_mean"}, {4, "running_var"}}}, {5, "training"}},
+    {"aten.instance_norm.default", {{{3, "running_mean"}, {4, "running_var"}}}, {5, "use_input_stats"}},
+    {"aten.rrelu_with_noise.default", {{{1, "noise"}, {-1, ""}}}, {4, "training"}},
+}};
+
+// The argument at schema position `pos` named `name`: positional, else by keyword.
+const Arg* argument(const Node& n, int pos, std::string_view name)
+{
+    if (pos >= 0 && static_cast<size_t>(pos) < n.args.size()) return &n.args[static_cast<size_t>(pos)];
+    return n.kwarg(name);
+}
+
+// "aten.native_batch_norm" (printed without overload) and "torch.ops.aten..." name the default.
+std::string withOverload(const Node& n)
+{
+    std::string t = OpRegistry::normalizeTarget(n.target);
+    if (std::count(t.begin(), t.end(), '.') == 1) t += ".default";
+    return t;
+}
+
+bool isInplaceMethodName(std::string_view name)
+{
+    return !name.empty() && name.back() == '_' && name.substr(0, 2) != "__";
+}
+
+void addNode(std::vector<WrittenArgument>& out, const Arg* a, std::string_view name, bool bySchema)
+{
+    if (!a || a->isNone()) return;
+    out.push_back({std::string(name), a->isNode() ? a->node : kNoNode, bySchema});
+}
+
+}  // namespace
+
+std::vector<std::string_view> argumentDependentWriters()
+{
+    std::vector<std::string_view> out;
+    for (const DependentWrite& d : kDependentWrites) out.push_back(d.target);
+    return out;
+}
+
+std::vector<WrittenArgument> writtenArguments(const Node& n, const OpRegistry& reg)
+{
+    std::vector<WrittenArgument> out;
+    if (n.op == NodeOp::CallMethod) {
+        // Tensor methods ending in '_' write self (add_, copy_, ...)
+        if (isInplaceMethodName(n.target)) addNode(out, n.args.empty() ? nullptr : &n.args[0], "self", true);
+        return out;
+    }
+    if (n.op != NodeOp::CallFunction || n.isGetitem()) return out;
+    const std::string target = withOverload(n);
+    if (const OpInfo* op = reg.find(target)) {
+        for (size_t i = 0; i < op->schema.args.size(); ++i) {
+            const SchemaArg& a = op->schema.args[i];
+            if (a.alias && a.alias->isWrite)
+                addNode(out, argument(n, a.kwargOnly ? -1 : static_cast<int>(i), a.name), a.name, true);
+        }
+        if (out.empty() && op->has(kTraitInplace)) addNode(out, n.args.empty() ? nullptr : &n.args[0], "self", true);
+    }
+    for (const DependentWrite& d : kDependentWrites) {
+        if (target != d.target) continue;
+        const Arg* when = argument(n, d.when.first, d.when.second);
+        // false (or the schema's default, false) writes nothing; a value known only at run time may
+        if (!when || when->isNone() || (when->kind == Arg::Kind::Bool && !when->b)) break;
+        for (const auto& [pos, name] : d.written)
+            if (pos >= 0) addNode(out, argument(n, pos, name), name, false);
+        break;
+    }
+    return out;
+}
+
+bool writesInPlace(const Node& n, const OpRegistry& reg) { return !writtenArguments(n, reg).empty(); }
+
+}  // namespace fxl

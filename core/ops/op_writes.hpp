@@ -1,0 +1,43 @@
+// What a call writes in place: the one answer every pass (dce, cse, sac, remat, partition, the
+// chunking passes) and the executor use for "must not be dropped, merged or run twice".
+//
+// A call writes the arguments its schema marks `(a!)`, the `self` of an in-place method
+// (`x.add_(y)`, any name ending in '_'), and, for the operators below, arguments that PyTorch
+// 1.13's schema does not mark although the operator writes them when its arguments say so:
+//   native_batch_norm, batch_norm, _batch_norm_impl_index, cudnn_batch_norm, miopen_batch_norm
+//     running_mean and running_var, when training is true and they are given;
+//   instance_norm: running_mean and running_var, when use_input_stats is true and they are given;
+//   rrelu_with_noise: noise, when training is true.
+// An argument that decides it but is known only when the graph runs (a SymBool) counts as
+// writing. Newer schemas mark some of these (`_native_batch_norm_legit`: `Tensor(a!)
+// running_mean`); the schema's mark is then enough.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/ir/graph.hpp"
+#include "core/ops/op_registry.hpp"
+
+namespace fxl {
+
+struct WrittenArgument
+{
+    std::string name;  // the schema's name ("running_mean"), "self" for a method
+    NodeId node = kNoNode;  // the node whose value is written (kNoNode when it is not a node)
+    bool bySchema = true;  // marked (a!) (or a method's self); false: by the table above
+};
+
+// The arguments `n` writes in place, in argument order (empty for a call that writes nothing,
+// and for placeholders, get_attr and output).
+std::vector<WrittenArgument> writtenArguments(const Node& n, const OpRegistry& reg = OpRegistry::instance());
+
+// writtenArguments(n) is not empty.
+bool writesInPlace(const Node& n, const OpRegistry& reg = OpRegistry::instance());
+
+// The operators of the table above, as "aten.native_batch_norm.default" (for the tests: each has
+// a row there).
+std::vector<std::string_view> argumentDependentWriters();
+
+}  // namespace fxl

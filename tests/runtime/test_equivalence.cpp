@@ -1,0 +1,145 @@
+// runtime/equivalence compareTensors on its own: every field of a TensorDiff on tensors made to
+// differ in one known way (the last element only, a few ULP, a sign, the sign of zero, a NaN,
+// shape and dtype, integers, bf16, a tolerance met and missed, an infinity). `check`, the run
+// panel and the report print these fields; a comparison that skips an element, miscounts ULP or
+// calls -0 and +0 equal fails a row here.
+#include <QtTest>
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "runtime/equivalence.hpp"
+#include "test_registry.hpp"
+#include "test_util.hpp"
+
+namespace test_equivalence {
+
+using namespace fxl;
+
+namespace {
+
+// Values as text ("1", "0x1.000002p+2", "-0", "nan", "inf"), stored exactly in `dtype` (f32,
+// bf16 by truncation of an exactly representable f32, i64).
+SafeTensor tensorOf(const QString& dtype, const QList<int>& shape, const QString& values)
+{
+    SafeTensor t;
+    t.name = "t";
+    for (int s : shape) t.shape.push_back(s);
+    for (const QString& v : values.split(',', Qt::SkipEmptyParts)) {
+        const std::string text = v.trimmed().toStdString();
+        const double d = std::strtod(text.c_str(), nullptr);
+        if (dtype == QLatin1String("i64")) {
+            t.dtype = DType::I64;
+            const int64_t i = static_cast<int64_t>(d);
+            const auto* p = reinterpret_cast<const uint8_t*>(&i);
+            t.data.insert(t.data.end(), p, p + 8);
+            continue;
+        }
+        const float f = static_cast<float>(d);
+        uint32_t bits = 0;
+        std::memcpy(&bits, &f, 4);
+        if (dtype == QLatin1String("bf16")) {
+            t.dtype = DType::BF16;
+            const uint16_t b = static_cast<uint16_t>(bits >> 16);
+            t.data.push_back(static_cast<uint8_t>(b & 0xff));
+            t.data.push_back(static_cast<uint8_t>(b >> 8));
+            continue;
+        }
+        t.dtype = DType::F32;
+        for (int k = 0; k < 4; ++k) t.data.push_back(static_cast<uint8_t>(bits >> (8 * k)));
+    }
+    return t;
+}
+
+}  // namespace
+
+class TestEquivalence : public QObject
+{
+    Q_OBJECT
+
+private slots:
+    void fields_data()
+    {
+        QTest::addColumn<QString>("dtype");
+        QTest::addColumn<QList<int>>("shape");
+        QTest::addColumn<QString>("a");  // actual
+        QTest::addColumn<QString>("b");  // expected
+        QTest::addColumn<double>("rtol");  // < 0: no tolerance (atol 0 with one)
+        // expected: "bitwise differing first maxUlp signFlips nan zeroSign within" (bitwise equal
+        // counts as within any tolerance, and without one)
+        QTest::addColumn<QString>("expected");
+        auto row = [](const char* name, const char* dtype, QList<int> shape, const char* a, const char* b, double rtol,
+                      const char* expected) {
+            QTest::newRow(name) << QString(dtype) << shape << QString(a) << QString(b) << rtol << QString(expected);
+        };
+        row("equal", "f32", {3}, "1, 2, 3", "1, 2, 3", -1, "1 0 -1 0 0 0 0 1");
+        row("the last element only", "f32", {4}, "1, 2, 3, 0x1.000002p+2", "1, 2, 3, 4", -1, "0 1 3 1 0 0 0 0");
+        row("three ulp at the first", "f32", {2}, "0x1.000006p+0, 5", "1, 5", -1, "0 1 0 3 0 0 0 0");
+        row("a sign", "f32", {1}, "2", "-2", -1, "0 1 0 2147483648 1 0 0 0");
+        row("the sign of zero only", "f32", {2}, "-0, 1", "0, 1", -1, "0 1 0 0 0 0 1 0");
+        row("nan against a number", "f32", {2}, "1, nan", "1, 1", -1, "0 1 1 0 0 1 0 0");
+        row("the same nan", "f32", {1}, "nan", "nan", -1, "1 0 -1 0 0 0 0 1");
+        row("integers exactly, whatever the tolerance", "i64", {2}, "1, 2", "1, 3", 0.5, "0 1 1 0 0 0 0 0");
+        row("bf16, one ulp", "bf16", {1}, "1.0078125", "1", -1, "0 1 0 1 0 0 0 0");
+        row("within the tolerance", "f32", {2}, "1, 2", "1.0009765625, 2", 0.001, "0 1 0 8192 0 0 0 1");
+        row("outside the tolerance", "f32", {2}, "1, 2", "1.125, 2", 0.001, "0 1 0 1048576 0 0 0 0");
+        row("an infinity against a number", "f32", {1}, "inf", "3e38", 0.5, "0 1 0 1986074 0 0 0 0");
+        row("many elements, several differ", "f32", {2, 3}, "0, 1, 2, 3, 5, 6", "0, 1, 2, 3, 4, 5", -1,
+            "0 2 4 2097152 0 0 0 0");
+    }
+    void fields()
+    {
+        QFETCH(QString, dtype);
+        QFETCH(QList<int>, shape);
+        QFETCH(QString, a);
+        QFETCH(QString, b);
+        QFETCH(double, rtol);
+        QFETCH(QString, expected);
+        std::optional<Tolerance> tol;
+        if (rtol >= 0) tol = Tolerance{0, rtol};
+        const TensorDiff d = compareTensors("x", tensorOf(dtype, shape, a), tensorOf(dtype, shape, b), tol);
+        QVERIFY(!d.shapeMismatch && !d.dtypeMismatch);
+        const QString got = QStringLiteral("%1 %2 %3 %4 %5 %6 %7 %8")
+                                .arg(int(d.bitwiseEqual))
+                                .arg(d.differing)
+                                .arg(d.firstIndex)
+                                .arg(d.maxUlp)
+                                .arg(d.signFlips)
+                                .arg(d.nanMismatch)
+                                .arg(d.zeroSignOnly)
+                                .arg(int(d.withinTolerance));
+        QCOMPARE(got, expected);
+        QCOMPARE(d.numel, static_cast<int64_t>(tensorOf(dtype, shape, a).numel()));
+    }
+
+    // Where the first difference is, in the logical shape, with both values and bit patterns.
+    void firstDifference()
+    {
+        const TensorDiff d = compareTensors("x", tensorOf("f32", {2, 3}, "0, 1, 2, 3, 5, 6"),
+                                            tensorOf("f32", {2, 3}, "0, 1, 2, 3, 4, 5"));
+        QCOMPARE(d.firstIndexNd, (std::vector<int64_t>{1, 1}));
+        QCOMPARE(d.firstA, 5.0);
+        QCOMPARE(d.firstB, 4.0);
+        QCOMPARE(d.firstAHex, std::string("0x40a00000"));
+        QCOMPARE(d.firstBHex, std::string("0x40800000"));
+        QCOMPARE(d.maxAbs, 1.0);
+        QCOMPARE(d.maxRel, 0.25);
+    }
+
+    // Different shapes or dtypes are not compared element by element.
+    void mismatches()
+    {
+        TensorDiff d = compareTensors("x", tensorOf("f32", {2}, "1, 2"), tensorOf("f32", {1, 2}, "1, 2"));
+        QVERIFY(d.shapeMismatch && !d.bitwiseEqual);
+        d = compareTensors("x", tensorOf("f32", {1}, "1"), tensorOf("bf16", {1}, "1"));
+        QVERIFY(d.dtypeMismatch && !d.bitwiseEqual);
+    }
+};
+
+FXL_TEST_GUILESS_MAIN(TestEquivalence)
+}  // namespace test_equivalence
+#include "test_equivalence.moc"
