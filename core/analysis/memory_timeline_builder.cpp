@@ -127,13 +127,6 @@ private:
         return valid(id) ? values_[static_cast<size_t>(id)] : kNone;
     }
 
-    template<class F>
-    static void forEachInput(const Node& n, F&& fn)
-    {
-        for (const auto& a : n.args) a.forEachNode(fn);
-        for (const auto& kv : n.kwargs) kv.second.forEachNode(fn);
-    }
-
     // --- R8
     // The phases of core/analysis/phases.hpp, the one definition every verb and pass uses.
     void classifyPhases()

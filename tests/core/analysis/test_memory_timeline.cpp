@@ -91,6 +91,15 @@ const std::string kViews = module("x: \"f32[4, 8]\", w: \"f32[8, 8]\"",
                                   "        t: \"f32[8, 8]\" = torch.ops.aten.t.default(w)\n"
                                   "        return (sum_1, view_1, t)\n");
 
+// --- a tensor passed by keyword only (add's `other`)
+const std::string kKeyword = module("x: \"f32[4, 8]\", y: \"f32[4, 8]\"",
+                                    "        a: \"f32[4, 8]\" = torch.ops.aten.relu.default(x)\n"
+                                    "        b: \"f32[4, 8]\" = torch.ops.aten.neg.default(y)\n"
+                                    "        add: \"f32[4, 8]\" = torch.ops.aten.add.Tensor(a, other = b)\n"
+                                    "        exp: \"f32[4, 8]\" = torch.ops.aten.exp.default(add)\n"
+                                    "        sum_1: \"f32[]\" = torch.ops.aten.sum.default(exp)\n"
+                                    "        return (sum_1,)\n");
+
 // --- a tuple output, getitem, an in-place op
 const std::string kTupleInplace =
     module("x: \"f32[2, 8]\", w: \"f32[8]\", b: \"f32[8]\"",
@@ -242,6 +251,21 @@ private slots:
         QCOMPARE(rows[1], std::string("0,x,placeholder,x,input,128,0,128,128"));
         QCOMPARE(rows[5], std::string("4,relu,call_function,aten.relu.default,forward,128,128,640,512"));
         QCOMPARE(rows[9], std::string("8,output,output,output,output,0,0,516,516"));
+    }
+
+    // A tensor read only through a keyword argument (`other = b`) lives until that read: the
+    // free rule follows every use, positional or keyword.
+    void keywordTensorLivesToItsUse()
+    {
+        const Graph g = parseFxText(kKeyword, "keyword.py");
+        const MemoryTimeline t = computeMemoryTimeline(g);
+        // x, y 128 each; a, b 128 each; add (reads a, and b by keyword) 128, then a and b freed;
+        // exp 128, then add freed; sum 4, then exp freed
+        QCOMPARE(live(t), (std::vector<int64_t>{128, 256, 384, 512, 640, 512, 388, 260}));
+        QCOMPARE(liveAfter(t), (std::vector<int64_t>{128, 256, 384, 512, 384, 384, 260, 260}));
+        QCOMPARE(t.peakNode(), std::string("add"));
+        const StorageInfo& b = t.storages[static_cast<size_t>(storageOf(t, "b"))];
+        QCOMPARE(b.freeStep, 4);
     }
 
     void tupleAndInplace()
