@@ -389,6 +389,14 @@ private slots:
                                  QStringLiteral("--tolerance"), QStringLiteral("0,0")});
         QVERIFY2(!zero.crashed && zero.exitCode == 1, qPrintable(describe(zero)));
         QVERIFY2(zero.out.contains("matmul.inputs.safetensors (the graph file's sidecar)"), zero.out.constData());
+        QCOMPARE(resultLine(zero.out), QStringLiteral("result: outside the tolerance"));
+        // the verdict, whole: outputs that differ within the tolerance are never "bitwise equal"
+        QCOMPARE(doc[QStringLiteral("result")].toString(), QStringLiteral("within_tolerance"));
+        const Run text = fxlens({QStringLiteral("check"), dir + "matmul.py", dir + "matmul.outputs.safetensors",
+                                 QStringLiteral("--tolerance"), QStringLiteral("1e-6,1e-5")});
+        QVERIFY2(!text.crashed && text.exitCode == 0, qPrintable(describe(text)));
+        QCOMPARE(resultLine(text.out),
+                 QStringLiteral("result: within tolerance (atol 1e-06, rtol 1e-05), not bitwise equal"));
     }
 
     // mlp_gelu vs checkpoint_mlp: the same math in a different graph (recomputed gelu,
