@@ -84,7 +84,12 @@ json checkJson(const ReportCheck& c)
     j["summary"] = o.summary();
     j["inputs"] = o.inputsFrom;
     if (!o.ok) j["error"] = o.error;
-    if (o.compared) j["outputs"] = reportToJson(o.report)["outputs"];
+    if (o.compared) {
+        const json rep = reportToJson(o.report);
+        j["outputs"] = rep["outputs"];
+        j["states"] = rep["states"];
+        j["result"] = verdictKey(o.verdict);
+    }
     j["first_divergence"] = nullptr;
     if (o.localize)
         if (const NodeValueDiff* f = o.localize->first())

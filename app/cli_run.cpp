@@ -25,6 +25,7 @@
 #include "core/util/content_hash.hpp"
 #include "core/util/format.hpp"
 #include "runtime/backend.hpp"
+#include "runtime/check/graph_check.hpp"
 #include "runtime/cpu/cpu_common.hpp"
 #include "runtime/equivalence.hpp"
 #include "runtime/executor.hpp"
@@ -148,64 +149,6 @@ void fitInputs(TensorFile& f, InputMatch& m, const Graph& g, Io& io)
            << "\n";
     f = TensorFile{};
     m = matchInputs(g, nullptr);
-}
-
-// The output node's items by position: the node names ("" for None or a constant).
-std::vector<std::string> outputNodeNames(const Graph& g)
-{
-    std::vector<std::string> names;
-    const NodeId out = g.outputNode();
-    if (out == kNoNode) return names;
-    const Node& n = g.node(out);
-    if (n.args.empty()) return names;
-    const Arg& a = n.args[0];
-    auto nameOf = [&](const Arg& x) { return x.kind == Arg::Kind::Node ? g.node(x.node).name : std::string(); };
-    if (a.kind == Arg::Kind::List || a.kind == Arg::Kind::Tuple)
-        for (const Arg& x : a.items) names.push_back(nameOf(x));
-    else
-        names.push_back(nameOf(a));
-    return names;
-}
-
-// Outputs as a safetensors file the way tests/python/run_fx_graph.py writes PyTorch's:
-// out_K per position, Python numbers as 0-dim tensors (int -> i64, float -> f32 as
-// torch.tensor makes them, bool -> bool), None skipped (listed in metadata "skipped").
-SafeTensorsFile outputsFile(const ExecResult& r, Backend& backend)
-{
-    SafeTensorsFile f = outputsToSafetensors(r, backend);
-    f.metadata.erase("skipped");
-    std::string skipped;
-    std::vector<SafeTensor> ordered;
-    for (size_t k = 0; k < r.outputs.size(); ++k) {
-        const std::string name = "out_" + std::to_string(k);
-        const Value& v = r.outputs[k];
-        if (v.isTensor()) {
-            for (auto& t : f.tensors)
-                if (t.name == name) ordered.push_back(std::move(t));
-            continue;
-        }
-        SafeTensor st;
-        st.name = name;
-        if (v.kind == Value::Kind::Int) {
-            st.dtype = DType::I64;
-            st.data.resize(8);
-            std::memcpy(st.data.data(), &v.i, 8);  // little-endian host, as the file
-        } else if (v.kind == Value::Kind::Float) {
-            st.dtype = DType::F32;
-            st.data.resize(4);
-            cpu::storeFromDouble(st.data.data(), st.dtype, v.f);
-        } else if (v.kind == Value::Kind::Bool) {
-            st.dtype = DType::Bool;
-            st.data.assign(1, v.b ? 1 : 0);
-        } else {
-            skipped += (skipped.empty() ? "" : ",") + name;
-            continue;
-        }
-        ordered.push_back(std::move(st));
-    }
-    f.tensors = std::move(ordered);
-    if (!skipped.empty()) f.metadata["skipped"] = skipped;
-    return f;
 }
 
 // FNV-1a 64 of the raw little-endian bytes (core/util/content_hash.hpp, the hash the workspace
@@ -418,7 +361,7 @@ int runExec(const Args& args, Io& io)
         return kExitInputError;
     }
     const MemoryTimeline estimate = computeMemoryTimeline(g, MemoryOptions{});
-    const SafeTensorsFile outs = outputsFile(res, *backend);
+    const SafeTensorsFile outs = outputValuesFile(res, *backend, true);
     const std::vector<std::string> nodeNames = outputNodeNames(g);
 
     doc["seconds"] = res.seconds;
@@ -433,10 +376,21 @@ int runExec(const Args& args, Io& io)
                        {"saved_bytes", estimate.savedBytes},
                        {"saved_inputs", estimate.savedInputs()}};
     doc["outputs"] = json::array();
+    doc["written_states"] = json::array();
     for (const SafeTensor& t : outs.tensors) {
+        if (t.name.rfind("out_", 0) != 0) continue;
         const size_t k = static_cast<size_t>(std::stoul(t.name.substr(4)));
         doc["outputs"].push_back(tensorSummary(t, k < nodeNames.size() ? nodeNames[k] : std::string()));
     }
+    // inputs and constants the run wrote in place, with their values after it
+    for (const WrittenInput& w : res.writtenInputs)
+        if (const SafeTensor* t = outs.find(stateKey(w))) {
+            json row = tensorSummary(*t, "");
+            row["state"] = stateLabel(w);
+            row["writes"] = w.writers.size();
+            row["writers"] = w.writers;
+            doc["written_states"].push_back(std::move(row));
+        }
     // the safetensors metadata holds them comma-joined ("out_2,out_5"); JSON gets a list
     doc["skipped_outputs"] = json::array();
     if (outs.metadata.count("skipped")) {
@@ -476,11 +430,19 @@ int runExec(const Args& args, Io& io)
     o << "outputs (" << res.outputs.size() << "):\n";
     for (const auto& s : doc["outputs"]) o << "  " << summaryText(s) << "\n";
     if (outs.metadata.count("skipped")) o << "  None outputs (not written): " << outs.metadata.at("skipped") << "\n";
+    if (!doc["written_states"].empty()) {
+        o << "states written in place (" << doc["written_states"].size() << "), after the run:\n";
+        for (const auto& s : doc["written_states"])
+            o << "  " << s["state"].get<std::string>() << " (" << s["writes"].get<size_t>()
+              << (s["writes"].get<size_t>() == 1 ? " write" : " writes") << ")  " << summaryText(s) << "\n";
+    }
     o << "slowest nodes:";
     for (size_t k = 0; k < res.slowest.size() && k < kSlowestShown; ++k)
         o << (k ? ", " : " ") << res.slowest[k].node << " " << millis(res.slowest[k].seconds);
     o << "\n";
-    if (args.has("out")) o << "outputs written to " << outPath << "\n";
+    if (args.has("out"))
+        o << "outputs" << (res.writtenInputs.empty() ? "" : " and states (as state.NAME)") << " written to " << outPath
+          << "\n";
     return kExitOk;
 }
 
@@ -493,150 +455,13 @@ constexpr const char* kCheckConstantsHint =
     "give them with --constants-a FILE for A, --constants-b FILE for B (check takes one per side), or generate "
     "them from their meta with --seed N";
 
-struct RunSide
+// A graph of a check as loaded: the graph, its constants and how they were found.
+struct LoadedSide
 {
     LoadedGraph lg;
     GraphConstants constants;
-    InputMatch match;
-    std::unique_ptr<Backend> backend;
-    ExecResult res;
-    SafeTensorsFile outs;
-    std::vector<std::string> nodeNames;
+    CheckGraph graph() const { return {lg.graph.get(), constants.present() ? &constants.file : nullptr}; }
 };
-
-std::string label(const std::string& name, const std::vector<std::string>& nodeNames)
-{
-    if (name.rfind("out_", 0) != 0) return name;
-    size_t k = 0;
-    const auto r = std::from_chars(name.data() + 4, name.data() + name.size(), k);
-    if (r.ec != std::errc() || r.ptr != name.data() + name.size() || k >= nodeNames.size() || nodeNames[k].empty())
-        return name;
-    return name + " (" + nodeNames[k] + ")";
-}
-
-// Which output of B each output of A is compared with (indices), by name when B's outputs
-// are a reordering or a subset of A's (or A's of B's) identified by unique output node
-// names; else by position.
-struct OutputPairs
-{
-    std::vector<std::pair<size_t, size_t>> pairs;
-    std::vector<size_t> onlyA, onlyB;
-    bool byName = false;
-};
-
-OutputPairs pairOutputs(const std::vector<std::string>& a, const std::vector<std::string>& b)
-{
-    OutputPairs p;
-    auto uniqueNamed = [](const std::vector<std::string>& v) {
-        std::set<std::string> s;
-        for (const auto& n : v)
-            if (n.empty() || !s.insert(n).second) return false;
-        return true;
-    };
-    auto indexIn = [](const std::vector<std::string>& v, const std::string& n) {
-        return static_cast<size_t>(std::find(v.begin(), v.end(), n) - v.begin());
-    };
-    auto contains = [&](const std::vector<std::string>& big, const std::vector<std::string>& small) {
-        for (const auto& n : small)
-            if (indexIn(big, n) == big.size()) return false;
-        return true;
-    };
-    const bool sameOrder = a == b;
-    if (!sameOrder && uniqueNamed(a) && uniqueNamed(b) && (contains(a, b) || contains(b, a))) {
-        p.byName = true;
-        for (size_t i = 0; i < a.size(); ++i) {
-            const size_t j = indexIn(b, a[i]);
-            if (j < b.size())
-                p.pairs.push_back({i, j});
-            else
-                p.onlyA.push_back(i);
-        }
-        for (size_t j = 0; j < b.size(); ++j)
-            if (indexIn(a, b[j]) == a.size()) p.onlyB.push_back(j);
-        return p;
-    }
-    const size_t n = std::min(a.size(), b.size());
-    for (size_t i = 0; i < n; ++i) p.pairs.push_back({i, i});
-    for (size_t i = n; i < a.size(); ++i) p.onlyA.push_back(i);
-    for (size_t j = n; j < b.size(); ++j) p.onlyB.push_back(j);
-    return p;
-}
-
-json sideJson(const RunSide& s, bool withInputs, const TensorFile& inputs, uint64_t seed)
-{
-    json d = {{"source", s.lg.source->path},   {"graph", s.lg.id},
-              {"nodes", s.lg.graph->size()},   {"seconds", s.res.seconds},
-              {"peak_bytes", s.res.peakBytes}, {"outputs", s.res.outputs.size()}};
-    d["constants"] = s.constants.present() ? json(s.constants.path) : json(nullptr);
-    if (withInputs)
-        d["inputs"] = inputsJson(inputs, s.match, seed);
-    else
-        d["generated_inputs"] = s.match.generated;
-    return d;
-}
-
-// A's outputs against B's, paired by pairOutputs; `byName` tells how they were paired.
-EquivalenceReport compareSides(const RunSide& a, const RunSide& b, const std::optional<Tolerance>& tol, bool& byName)
-{
-    EquivalenceReport report;
-    const OutputPairs p = pairOutputs(
-        a.nodeNames.size() == a.res.outputs.size() ? a.nodeNames : std::vector<std::string>(a.res.outputs.size()),
-        b.nodeNames.size() == b.res.outputs.size() ? b.nodeNames : std::vector<std::string>(b.res.outputs.size()));
-    byName = p.byName;
-    auto key = [](size_t k) { return "out_" + std::to_string(k); };
-    for (const auto& [i, j] : p.pairs) {
-        const SafeTensor* ta = a.outs.find(key(i));
-        const SafeTensor* tb = b.outs.find(key(j));
-        const std::string la = label(key(i), a.nodeNames), lb = label(key(j), b.nodeNames);
-        if (p.byName && i != j) report.mapping.push_back({la, lb});
-        if (ta && tb)
-            report.outputs.push_back(compareTensors(la, *ta, *tb, tol));
-        else if (ta)
-            report.onlyInA.push_back(la + " (None in B)");
-        else if (tb)
-            report.onlyInB.push_back(lb + " (None in A)");
-        // both None: nothing to compare
-    }
-    for (size_t i : p.onlyA) report.onlyInA.push_back(label(key(i), a.nodeNames));
-    for (size_t j : p.onlyB) report.onlyInB.push_back(label(key(j), b.nodeNames));
-    return report;
-}
-
-// Runs A, then B (when it is a graph) on the very same tensors: A's inputs as used (file +
-// generated). Throws KernelError; `stage` says which side was running.
-// With a Localizer, A's run keeps the values of the nodes B shares and B's compares them.
-void runSides(RunSide& a, RunSide* b, const TensorFile& inputs, int threads, uint64_t seed, std::string& stage,
-              Localizer* localizer = nullptr)
-{
-    stage = "A";
-    ExecOptions opts;
-    opts.threads = threads;
-    opts.inputs = inputs.present() ? &inputs.file : nullptr;
-    opts.inputSeed = seed;
-    opts.rngSeed = seed;
-    a.backend = makeCpuBackend(CpuBackendOptions{threads});
-    opts.backend = a.backend.get();
-    const SafeTensorsFile resolved = resolveInputs(*a.lg.graph, opts);
-    opts.inputs = &resolved;
-    opts.constants = a.constants.present() ? &a.constants.file : nullptr;
-    if (localizer) opts.onValue = localizer->recordA(*a.backend);
-    a.res = executeGraph(*a.lg.graph, opts);
-    a.outs = outputsFile(a.res, *a.backend);
-    a.nodeNames = outputNodeNames(*a.lg.graph);
-    if (!b) return;
-    stage = "B";
-    b->match = matchInputs(*b->lg.graph, &resolved);
-    b->backend = makeCpuBackend(CpuBackendOptions{threads});
-    opts.backend = b->backend.get();
-    opts.constants = b->constants.present() ? &b->constants.file : nullptr;
-    if (localizer) opts.onValue = localizer->compareB(*b->backend);
-    b->res = executeGraph(*b->lg.graph, opts);
-    b->outs = outputsFile(b->res, *b->backend);
-    b->nodeNames = outputNodeNames(*b->lg.graph);
-}
-
-// --- a partition checked against its joint: forward, then backward on the forward's saved
-// values and the tangents, their outputs together against the joint's.
 
 // "D/01_partition.forward.py" -> "D/01_partition.backward.py" (any extension); "" when the name
 // has no ".forward." part.
@@ -662,309 +487,23 @@ bool fileExists(const std::string& path)
     return !path.empty() && std::filesystem::is_regular_file(path, ec);
 }
 
-struct PartitionSides
+json sideJson(const LoadedSide& s, const CheckRun& r)
 {
-    RunSide forward, backward;
-    size_t userOutputs = 0;  // forward outputs before the saved values
-    std::string userOutputsRule;  // how userOutputs was found
-    std::vector<std::string> saved;  // backward placeholders fed from the forward's outputs
-    std::vector<std::string> tangentsFromA;  // fed from A's inputs (an AOT joint's tangents)
-    std::vector<std::string> seeds;  // fed ones: the loss seed d(loss)/d(loss)
-    bool forwardByPosition = false;  // forward placeholders named otherwise than A's: fed by position
-};
-
-// Where the forward's saved values start: its output descriptors, else the first output from
-// which every output is a placeholder of the backward (saved values keep their names).
-size_t userOutputCount(const Graph& fw, const Graph& bw, std::string& rule)
-{
-    if (const std::optional<size_t> k = savedOutputsStart(fw)) {
-        rule = "output descriptors";
-        return *k;
-    }
-    std::set<std::string> bwInputs;
-    for (NodeId id : bw.placeholders()) bwInputs.insert(bw.node(id).name);
-    const std::vector<std::string> names = outputNodeNames(fw);
-    size_t k = names.size();
-    while (k > 0 && bwInputs.count(names[k - 1])) --k;
-    rule = "outputs named as backward inputs";
-    return k;
+    json d = {{"source", s.lg.source->path},      {"graph", s.lg.id},
+              {"nodes", s.lg.graph->size()},      {"seconds", r.result.seconds},
+              {"peak_bytes", r.result.peakBytes}, {"outputs", r.result.outputs.size()}};
+    d["constants"] = s.constants.present() ? json(s.constants.path) : json(nullptr);
+    d["generated_inputs"] = r.generated;
+    d["written_states"] = json::array();
+    for (const WrittenInput& w : r.result.writtenInputs)
+        d["written_states"].push_back({{"state", stateLabel(w)}, {"writes", w.writers.size()}, {"writers", w.writers}});
+    return d;
 }
 
-// Ones shaped as the seed placeholder says, or, when it has no meta (PyTorch's own backward
-// graphs), as the joint's user output it is the tangent of (tangents_K: A's output K-1).
-SafeTensor onesLike(const Node& placeholder, const std::string& file, const SafeTensorsFile& aOutputs)
+void printResult(const CheckOutcome& c, const std::optional<Tolerance>& tol, std::ostream& o)
 {
-    if (!placeholder.val.isTensor() && placeholder.name.starts_with("tangents_")) {
-        size_t k = 0;
-        const std::string digits = placeholder.name.substr(9);
-        const auto r = std::from_chars(digits.data(), digits.data() + digits.size(), k);
-        if (r.ec == std::errc() && k >= 1)
-            if (const SafeTensor* like = aOutputs.find("out_" + std::to_string(k - 1))) {
-                SafeTensor t;
-                t.name = placeholder.name;
-                t.dtype = like->dtype;
-                t.shape = like->shape;
-                const size_t item = static_cast<size_t>(dtypeItemSize(t.dtype));
-                t.data.resize(static_cast<size_t>(t.numel()) * item);
-                for (int64_t i = 0; i < t.numel(); ++i)
-                    cpu::storeFromDouble(t.data.data() + static_cast<size_t>(i) * item, t.dtype, 1.0);
-                return t;
-            }
-    }
-    if (!placeholder.val.isTensor())
-        throw InputError(file, 0, 0,
-                         "backward input '" + placeholder.name
-                             + "' is a seed with no tensor meta: its shape is unknown");
-    SafeTensor t;
-    t.name = placeholder.name;
-    t.dtype = placeholder.val.tensor.dtype;
-    for (const auto& d : placeholder.val.tensor.sizes) {
-        const std::optional<int64_t> v = d.maybeValue();
-        if (!v)
-            throw InputError(file, 0, 0,
-                             "backward input '" + placeholder.name + "' has a symbolic size without a hint");
-        t.shape.push_back(*v);
-    }
-    const int64_t n = t.numel();
-    const size_t item = static_cast<size_t>(dtypeItemSize(t.dtype));
-    t.data.resize(static_cast<size_t>(n) * item);
-    for (int64_t i = 0; i < n; ++i) cpu::storeFromDouble(t.data.data() + static_cast<size_t>(i) * item, t.dtype, 1.0);
-    return t;
-}
-
-// Runs one graph of a partition on `inputs` (by name) with its own backend and constants.
-void runSide(RunSide& side, const SafeTensorsFile& inputs, int threads, ExecOptions opts)
-{
-    const Graph& g = *side.lg.graph;
-    side.match = matchInputs(g, &inputs);
-    side.backend = makeCpuBackend(CpuBackendOptions{threads});
-    opts.backend = side.backend.get();
-    opts.inputs = &inputs;
-    opts.constants = side.constants.present() ? &side.constants.file : nullptr;
-    side.res = executeGraph(g, opts);
-    side.outs = outputsFile(side.res, *side.backend);
-    side.nodeNames = outputNodeNames(g);
-}
-
-// Runs the forward on A's inputs (by name, or by position when none of the names match), then
-// the backward on the forward's saved values (by name), A's tangents (by name) and ones for a
-// loss seed. Throws KernelError; `stage` says which graph was running.
-void runPartition(const SafeTensorsFile& aInputs, const SafeTensorsFile& aOutputs, const Graph& a, PartitionSides& p,
-                  int threads, uint64_t seed, std::string& stage)
-{
-    ExecOptions opts;
-    opts.threads = threads;
-    opts.inputSeed = seed;
-    opts.rngSeed = seed;
-
-    // forward
-    stage = "B (forward)";
-    const Graph& fw = *p.forward.lg.graph;
-    SafeTensorsFile fwInputs = aInputs;
-    bool anyName = false;
-    for (NodeId id : fw.placeholders()) anyName = anyName || aInputs.find(fw.node(id).name);
-    if (!anyName) {
-        // PyTorch's own partitions name the forward's inputs primals_1.. where the joint has
-        // arg0_1..: A's non-tangent inputs in order
-        std::vector<const SafeTensor*> primals;
-        for (NodeId id : a.placeholders()) {
-            const Node& n = a.node(id);
-            if (n.name.find("tangent") != std::string::npos) continue;
-            if (const SafeTensor* t = aInputs.find(n.name)) primals.push_back(t);
-        }
-        const std::vector<NodeId> fp = fw.placeholders();
-        if (primals.size() == fp.size()) {
-            fwInputs.tensors.clear();
-            for (size_t k = 0; k < fp.size(); ++k) {
-                SafeTensor t = *primals[k];
-                t.name = fw.node(fp[k]).name;
-                fwInputs.tensors.push_back(std::move(t));
-            }
-            p.forwardByPosition = true;
-        }
-    }
-    runSide(p.forward, fwInputs, threads, opts);
-
-    // backward
-    stage = "B (backward)";
-    const Graph& bw = *p.backward.lg.graph;
-    SafeTensorsFile bwInputs;
-    for (NodeId id : bw.placeholders()) {
-        const Node& n = bw.node(id);
-        size_t k = p.userOutputs;
-        while (k < p.forward.nodeNames.size() && p.forward.nodeNames[k] != n.name) ++k;
-        if (k < p.forward.nodeNames.size()) {
-            if (const SafeTensor* t = p.forward.outs.find("out_" + std::to_string(k))) {
-                SafeTensor c = *t;
-                c.name = n.name;
-                bwInputs.tensors.push_back(std::move(c));
-                p.saved.push_back(n.name);
-                continue;
-            }
-        }
-        if (const SafeTensor* t = aInputs.find(n.name)) {
-            bwInputs.tensors.push_back(*t);
-            p.tangentsFromA.push_back(n.name);
-            continue;
-        }
-        if (n.val.kind == ValueMeta::Kind::SymInt) continue;  // from its hint
-        if (n.name.find("tangent") != std::string::npos || n.meta.desc.starts_with("TangentAOTInput")) {
-            bwInputs.tensors.push_back(onesLike(n, p.backward.lg.source->path, aOutputs));
-            p.seeds.push_back(n.name);
-        }
-        // anything else is generated from the seed and listed as generated
-    }
-    runSide(p.backward, bwInputs, threads, opts);
-}
-
-// A's outputs against the forward's user outputs followed by the backward's outputs, by position.
-EquivalenceReport comparePartition(const RunSide& a, const PartitionSides& p, const std::optional<Tolerance>& tol)
-{
-    EquivalenceReport report;
-    struct Item
-    {
-        const SafeTensor* t;
-        std::string label;
-    };
-    std::vector<Item> b;
-    for (size_t k = 0; k < p.userOutputs && k < p.forward.res.outputs.size(); ++k) {
-        const std::string key = "out_" + std::to_string(k);
-        b.push_back({p.forward.outs.find(key), "forward " + label(key, p.forward.nodeNames)});
-    }
-    for (size_t k = 0; k < p.backward.res.outputs.size(); ++k) {
-        const std::string key = "out_" + std::to_string(k);
-        b.push_back({p.backward.outs.find(key), "backward " + label(key, p.backward.nodeNames)});
-    }
-    const size_t n = a.res.outputs.size();
-    for (size_t k = 0; k < std::max(n, b.size()); ++k) {
-        const std::string key = "out_" + std::to_string(k);
-        const SafeTensor* ta = k < n ? a.outs.find(key) : nullptr;
-        const std::string la = label(key, a.nodeNames);
-        if (k >= b.size()) {
-            if (ta) report.onlyInA.push_back(la);
-            continue;
-        }
-        if (k >= n) {
-            if (b[k].t) report.onlyInB.push_back(b[k].label);
-            continue;
-        }
-        if (ta && b[k].t) {
-            report.outputs.push_back(compareTensors(la + " = " + b[k].label, *ta, *b[k].t, tol));
-        } else if (ta) {
-            report.onlyInA.push_back(la + " (None in B)");
-        } else if (b[k].t) {
-            report.onlyInB.push_back(b[k].label + " (None in A)");
-        }
-    }
-    return report;
-}
-
-// The text form of check's result.
-void printCheckText(const RunSide& a, const RunSide* b, const std::string& pathB, const TensorFile& inputs,
-                    uint64_t seed, bool byName, const EquivalenceReport& report, const std::optional<Tolerance>& tol,
-                    std::ostream& o)
-{
-    const bool bitwise = report.allBitwiseEqual();
-    const bool within = tol && report.allWithinTolerance();
-    o << "A: " << a.lg.source->path << " graph " << a.lg.id << " (" << millis(a.res.seconds) << ")\n";
-    printInputs(inputs, a.match, seed, "  ", o);
-    if (!b) {
-        o << "B: " << pathB << " (expected outputs, compared by name)\n";
-    } else {
-        o << "B: " << b->lg.source->path << " graph " << b->lg.id << " (" << millis(b->res.seconds)
-          << "), on A's inputs\n";
-        if (!b->match.generated.empty())
-            o << "  placeholders of B not among A's inputs, generated (seed " << seed
-              << "): " << nameList(b->match.generated) << "\n";
-        o << "outputs compared by " << (byName ? "output node name" : "position") << "\n";
-    }
-    o << reportToText(report);
-    o << "result: "
-      << (bitwise ? "bitwise equal"
-              : within
-              ? "within tolerance (atol " + number(tol->atol) + ", rtol " + number(tol->rtol) + "), not bitwise equal"
-              : std::string(tol ? "outside the tolerance" : "not bitwise equal (no --tolerance given)"))
-      << "\n";
-}
-
-}  // namespace
-
-namespace {
-
-int runPartitionCheck(const Args& args, Io& io, RunSide& a, PartitionSides& p, const TensorFile& inputs,
-                      const std::optional<Tolerance>& tol, int threads, const std::string& threadsRule, uint64_t seed)
-{
-    const bool asJson = args.has("json");
-    json doc = {{"fxlens", "check"}, {"threads", threads}, {"threads_rule", threadsRule}};
-    doc["tolerance"] = tol ? json({{"atol", tol->atol}, {"rtol", tol->rtol}}) : json(nullptr);
-    std::string stage;
-    try {
-        runSides(a, nullptr, inputs, threads, seed, stage);
-        ExecOptions opts;
-        opts.inputs = inputs.present() ? &inputs.file : nullptr;
-        opts.inputSeed = seed;
-        const SafeTensorsFile resolved = resolveInputs(*a.lg.graph, opts);
-        runPartition(resolved, a.outs, *a.lg.graph, p, threads, seed, stage);
-    } catch (const KernelError& e) {
-        const std::string& path = stage == "A" ? a.lg.source->path
-            : stage == "B (forward)"           ? p.forward.lg.source->path
-                                               : p.backward.lg.source->path;
-        io.err << "fxlens check: error: " << stage << ": " << path << ": " << e.what() << "\n";
-        if (asJson) {
-            doc["error"] = stage + ": " + e.what();
-            io.out << doc.dump(1) << "\n";
-        }
-        return kExitInputError;
-    }
-    const EquivalenceReport report = comparePartition(a, p, tol);
-    const bool bitwise = report.allBitwiseEqual();
-    const bool within = tol && report.allWithinTolerance();
-    const char* verdict = bitwise ? "bitwise_equal" : within ? "within_tolerance" : "different";
-    const size_t savedCount = p.forward.res.outputs.size() - std::min(p.userOutputs, p.forward.res.outputs.size());
-    if (asJson) {
-        doc["a"] = sideJson(a, true, inputs, seed);
-        doc["b"] = {{"partition", true},
-                    {"forward", sideJson(p.forward, false, inputs, seed)},
-                    {"backward", sideJson(p.backward, false, inputs, seed)},
-                    {"user_outputs", p.userOutputs},
-                    {"user_outputs_rule", p.userOutputsRule},
-                    {"saved_outputs", savedCount},
-                    {"saved_fed", p.saved.size()},
-                    {"tangents_from_a", p.tangentsFromA},
-                    {"seeds_as_ones", p.seeds},
-                    {"forward_inputs_by_position", p.forwardByPosition}};
-        doc["mapped_by"] = "partition";
-        doc["report"] = reportToJson(report);
-        doc["result"] = verdict;
-        io.out << doc.dump(1) << "\n";
-        return bitwise || within ? kExitOk : kExitInputError;
-    }
-    std::ostream& o = io.out;
-    o << "A: " << a.lg.source->path << " graph " << a.lg.id << " (" << millis(a.res.seconds) << ")\n";
-    printInputs(inputs, a.match, seed, "  ", o);
-    o << "B: the partition " << p.forward.lg.source->path << " (" << millis(p.forward.res.seconds) << ") then "
-      << p.backward.lg.source->path << " (" << millis(p.backward.res.seconds) << ")\n";
-    o << "  forward on A's inputs" << (p.forwardByPosition ? " (by position: its inputs are named otherwise)" : "")
-      << "; " << p.userOutputs << " user output(s) then " << savedCount << " saved (" << p.userOutputsRule << ")\n";
-    o << "  backward on the forward's " << p.saved.size() << " saved value(s)";
-    if (!p.tangentsFromA.empty()) o << ", A's " << nameList(p.tangentsFromA);
-    if (!p.seeds.empty()) o << ", ones for the loss seed " << nameList(p.seeds);
-    o << "\n";
-    if (!p.forward.match.generated.empty())
-        o << "  forward inputs not among A's, generated (seed " << seed << "): " << nameList(p.forward.match.generated)
-          << "\n";
-    if (!p.backward.match.generated.empty())
-        o << "  backward inputs neither saved nor tangents, generated (seed " << seed
-          << "): " << nameList(p.backward.match.generated) << "\n";
-    o << "outputs compared by position: A's outputs against the forward's user outputs, then the backward's\n";
-    o << reportToText(report);
-    o << "result: "
-      << (bitwise ? "bitwise equal"
-              : within
-              ? "within tolerance (atol " + number(tol->atol) + ", rtol " + number(tol->rtol) + "), not bitwise equal"
-              : std::string(tol ? "outside the tolerance" : "not bitwise equal (no --tolerance given)"))
-      << "\n";
-    return bitwise || within ? kExitOk : kExitInputError;
+    o << reportToText(c.report);
+    o << "result: " << verdictText(c.verdict, tol) << "\n";
 }
 
 }  // namespace
@@ -997,7 +536,7 @@ int runCheck(const Args& args, Io& io)
         throw UsageError("--localize needs B to be a graph: B is a safetensors file of outputs, which has no "
                          "intermediate values to compare");
 
-    RunSide a;
+    LoadedSide a;
     a.lg = loadGraph(pathA, args.value("graph-a"), io, "--graph-a");
     const SymbolValues symbols = applySymbolsOption(args, {a.lg.graph.get()});
     std::string threadsRule;
@@ -1005,11 +544,11 @@ int runCheck(const Args& args, Io& io)
     const Artifact& artA = *a.lg.source->find(a.lg.id);
     TensorFile inputs = chooseFile(args.value("inputs"), artA.inputsPath);
     a.constants = resolveConstants(a.lg, args.value("constants-a"), args, kCheckConstantsHint);
-    a.match = matchInputs(*a.lg.graph, inputs.present() ? &inputs.file : nullptr);
-    fitInputs(inputs, a.match, *a.lg.graph, io);
+    InputMatch matchA = matchInputs(*a.lg.graph, inputs.present() ? &inputs.file : nullptr);
+    fitInputs(inputs, matchA, *a.lg.graph, io);
     std::optional<SafeTensorsFile> expected;
-    RunSide b;
-    std::optional<PartitionSides> part;
+    LoadedSide b, backward;
+    bool partition = false;
     if (bIsFile) {
         expected = readSafetensors(pathB);
     } else {
@@ -1030,80 +569,118 @@ int runCheck(const Args& args, Io& io)
             }
         }
         if (!backwardPath.empty()) {
-            part.emplace();
+            partition = true;
+            LoadedSide other;
+            other.lg = loadGraph(bIsBackward ? forwardSibling(pathB) : backwardPath, "", io,
+                                 bIsBackward ? "--graph-b" : "--backward");
+            bindSymbols(*other.lg.graph, symbols);
+            other.constants = resolveConstants(other.lg, "", args, kCheckConstantsHint);
             if (bIsBackward) {
-                part->backward = std::move(b);
-                part->forward.lg = loadGraph(forwardSibling(pathB), "", io, "--graph-b");
-                bindSymbols(*part->forward.lg.graph, symbols);
-                part->forward.constants = resolveConstants(part->forward.lg, "", args, kCheckConstantsHint);
+                backward = std::move(b);
+                b = std::move(other);
             } else {
-                part->forward = std::move(b);
-                part->backward.lg = loadGraph(backwardPath, "", io, "--backward");
-                bindSymbols(*part->backward.lg.graph, symbols);
-                part->backward.constants = resolveConstants(part->backward.lg, "", args, kCheckConstantsHint);
+                backward = std::move(other);
             }
-            part->userOutputs =
-                userOutputCount(*part->forward.lg.graph, *part->backward.lg.graph, part->userOutputsRule);
         }
     }
-    if (args.has("backward") && !part) throw UsageError("--backward needs B to be a graph (the partition's forward)");
+    if (args.has("backward") && !partition)
+        throw UsageError("--backward needs B to be a graph (the partition's forward)");
     const bool localize = args.has("localize");
-    if (localize && part)
-        throw UsageError("--localize compares two single graphs: B is a partition (" + part->forward.lg.source->path
-                         + " with " + part->backward.lg.source->path
+    if (localize && partition)
+        throw UsageError("--localize compares two single graphs: B is a partition (" + b.lg.source->path + " with "
+                         + backward.lg.source->path
                          + "); give the partition's forward or backward graph with --graph-b alone, or the joint");
-    if (part) return runPartitionCheck(args, io, a, *part, inputs, tol, threads, threadsRule, seed);
 
+    CheckOptions opts;
+    opts.threads = threads;
+    opts.inputs = inputs.present() ? &inputs.file : nullptr;
+    opts.seed = seed;
+    opts.tolerance = tol;
+    opts.localize = localize;
     json doc = {{"fxlens", "check"}, {"threads", threads}, {"threads_rule", threadsRule}};
     doc["tolerance"] = tol ? json({{"atol", tol->atol}, {"rtol", tol->rtol}}) : json(nullptr);
-    std::string stage;
-    std::optional<Localizer> localizer;
-    if (localize) localizer.emplace(*a.lg.graph, *b.lg.graph);
+    CheckOutcome c;
     try {
-        runSides(a, bIsFile ? nullptr : &b, inputs, threads, seed, stage, localizer ? &*localizer : nullptr);
-    } catch (const KernelError& e) {
-        const std::string& path = stage == "A" ? a.lg.source->path : b.lg.source->path;
-        io.err << "fxlens check: error: " << stage << ": " << path << ": " << e.what() << "\n";
+        if (bIsFile)
+            c = checkAgainstValues(a.graph(), *expected, opts);
+        else if (partition)
+            c = checkPartition(a.graph(), b.graph(), backward.graph(), opts);
+        else
+            c = checkGraphs(a.graph(), b.graph(), opts);
+    } catch (const CheckRunError& e) {
+        const std::string& path = e.stage == "A" ? a.lg.source->path
+            : e.stage == "B (backward)"          ? backward.lg.source->path
+                                                 : b.lg.source->path;
+        io.err << "fxlens check: error: " << e.stage << ": " << path << ": " << e.what() << "\n";
         if (asJson) {
-            doc["error"] = stage + ": " + e.what();
+            doc["error"] = e.stage + ": " + e.what();
             io.out << doc.dump(1) << "\n";
         }
         return kExitInputError;
     }
+    const int rc = c.verdict == Verdict::Different ? kExitInputError : kExitOk;
+    const PartitionFeed& p = c.partition;
+    const size_t savedCount =
+        partition ? c.b.result.outputs.size() - std::min(p.userOutputs, c.b.result.outputs.size()) : 0;
 
-    EquivalenceReport report;
-    bool byName = false;
-    if (bIsFile) {
-        report = compareOutputs(a.outs, *expected, tol);
-        for (auto& d : report.outputs) d.name = label(d.name, a.nodeNames);
-        for (auto& n : report.onlyInA) n = label(n, a.nodeNames);
-    } else {
-        report = compareSides(a, b, tol, byName);
-    }
-    const bool bitwise = report.allBitwiseEqual();
-    const bool within = tol && report.allWithinTolerance();
-    const char* verdict = bitwise ? "bitwise_equal" : within ? "within_tolerance" : "different";
-
-    doc["a"] = sideJson(a, true, inputs, seed);
+    doc["a"] = sideJson(a, c.a);
+    doc["a"]["inputs"] = inputsJson(inputs, matchA, seed);
     if (bIsFile)
         doc["b"] = {{"expected", pathB}, {"outputs", expected->tensors.size()}};
+    else if (partition)
+        doc["b"] = {{"partition", true},
+                    {"forward", sideJson(b, c.b)},
+                    {"backward", sideJson(backward, *c.backward)},
+                    {"user_outputs", p.userOutputs},
+                    {"user_outputs_rule", p.userOutputsRule},
+                    {"saved_outputs", savedCount},
+                    {"saved_fed", p.saved.size()},
+                    {"tangents_from_a", p.tangentsFromA},
+                    {"seeds_as_ones", p.seeds},
+                    {"forward_inputs_by_position", p.forwardByPosition}};
     else
-        doc["b"] = sideJson(b, false, inputs, seed);
-    doc["mapped_by"] = bIsFile ? "name" : byName ? "output node name" : "position";
-    doc["report"] = reportToJson(report);
-    doc["result"] = verdict;
-    std::optional<LocalizeReport> where;
-    if (localizer) {
-        where = localizer->finish();
-        doc["localize"] = localizeToJson(*where);
-    }
-    const int rc = bitwise || within ? kExitOk : kExitInputError;
+        doc["b"] = sideJson(b, c.b);
+    doc["mapped_by"] = c.mappedBy;
+    doc["report"] = reportToJson(c.report);
+    doc["result"] = verdictKey(c.verdict);
+    if (c.localize) doc["localize"] = localizeToJson(*c.localize);
     if (asJson) {
         io.out << doc.dump(1) << "\n";
         return rc;
     }
-    printCheckText(a, bIsFile ? nullptr : &b, pathB, inputs, seed, byName, report, tol, io.out);
-    if (where) io.out << "localize:\n" << localizeToText(*where, 5, "  ");
+
+    std::ostream& o = io.out;
+    o << "A: " << a.lg.source->path << " graph " << a.lg.id << " (" << millis(c.a.result.seconds) << ")\n";
+    printInputs(inputs, matchA, seed, "  ", o);
+    if (bIsFile) {
+        o << "B: " << pathB << " (expected outputs, compared by name)\n";
+    } else if (partition) {
+        o << "B: the partition " << b.lg.source->path << " (" << millis(c.b.result.seconds) << ") then "
+          << backward.lg.source->path << " (" << millis(c.backward->result.seconds) << ")\n";
+        o << "  forward on A's inputs" << (p.forwardByPosition ? " (by position: its inputs are named otherwise)" : "")
+          << "; " << p.userOutputs << " user output(s) then " << savedCount << " saved (" << p.userOutputsRule << ")\n";
+        o << "  backward on the forward's " << p.saved.size() << " saved value(s), handed over in memory";
+        if (!p.tangentsFromA.empty()) o << ", A's " << nameList(p.tangentsFromA);
+        if (!p.seeds.empty()) o << ", ones for the loss seed " << nameList(p.seeds);
+        o << "\n";
+        if (!c.b.generated.empty())
+            o << "  forward inputs not among A's, generated (seed " << seed << "): " << nameList(c.b.generated) << "\n";
+        if (!c.backward->generated.empty())
+            o << "  backward inputs neither saved nor tangents, generated (seed " << seed
+              << "): " << nameList(c.backward->generated) << "\n";
+        o << "outputs compared by position: A's outputs against the forward's user outputs, then the backward's\n";
+    } else {
+        o << "B: " << b.lg.source->path << " graph " << b.lg.id << " (" << millis(c.b.result.seconds)
+          << "), on A's inputs\n";
+        if (!c.b.generated.empty())
+            o << "  placeholders of B not among A's inputs, generated (seed " << seed
+              << "): " << nameList(c.b.generated) << "\n";
+        o << "outputs compared by " << c.mappedBy << "\n";
+    }
+    if (!c.report.states.empty())
+        o << "states written in place compared after the runs: " << c.report.states.size() << "\n";
+    printResult(c, tol, o);
+    if (c.localize) o << "localize:\n" << localizeToText(*c.localize, 5, "  ");
     return rc;
 }
 

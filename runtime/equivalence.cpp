@@ -1,5 +1,6 @@
 #include "runtime/equivalence.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -153,6 +154,8 @@ bool EquivalenceReport::allBitwiseEqual() const
     if (!onlyInA.empty() || !onlyInB.empty()) return false;
     for (const auto& o : outputs)
         if (!o.bitwiseEqual) return false;
+    for (const auto& s : states)
+        if (!s.bitwiseEqual()) return false;
     return true;
 }
 
@@ -161,7 +164,41 @@ bool EquivalenceReport::allWithinTolerance() const
     if (!onlyInA.empty() || !onlyInB.empty()) return false;
     for (const auto& o : outputs)
         if (!o.bitwiseEqual && !o.withinTolerance) return false;
+    for (const auto& s : states)
+        if (!s.withinTolerance()) return false;
     return true;
+}
+
+Verdict verdictOf(const EquivalenceReport& r, const std::optional<Tolerance>& tol)
+{
+    if (r.allBitwiseEqual()) return Verdict::BitwiseEqual;
+    if (tol && r.allWithinTolerance()) return Verdict::WithinTolerance;
+    return Verdict::Different;
+}
+
+const char* verdictKey(Verdict v)
+{
+    switch (v) {
+    case Verdict::BitwiseEqual: return "bitwise_equal";
+    case Verdict::WithinTolerance: return "within_tolerance";
+    default: return "different";
+    }
+}
+
+std::string verdictText(Verdict v, const std::optional<Tolerance>& tol)
+{
+    auto number = [](double x) {
+        char buf[64];
+        std::snprintf(buf, sizeof buf, "%.6g", x);
+        return std::string(buf);
+    };
+    switch (v) {
+    case Verdict::BitwiseEqual: return "bitwise equal";
+    case Verdict::WithinTolerance:
+        return "within tolerance (atol " + number(tol ? tol->atol : 0) + ", rtol " + number(tol ? tol->rtol : 0)
+            + "), not bitwise equal";
+    default: return tol ? "outside the tolerance" : "not bitwise equal (no --tolerance given)";
+    }
 }
 
 EquivalenceReport compareOutputs(const SafeTensorsFile& a, const SafeTensorsFile& b, std::optional<Tolerance> tol)
@@ -180,10 +217,10 @@ EquivalenceReport compareOutputs(const SafeTensorsFile& a, const SafeTensorsFile
     return r;
 }
 
-std::string reportToText(const EquivalenceReport& r)
+std::string diffToText(const TensorDiff& d)
 {
     std::ostringstream o;
-    for (const auto& d : r.outputs) {
+    {
         o << d.name << ": ";
         if (d.dtypeMismatch)
             o << "dtype differs";
@@ -204,6 +241,35 @@ std::string reportToText(const EquivalenceReport& r)
             o << "]: " << d.firstA << " (" << d.firstAHex << ") vs " << d.firstB << " (" << d.firstBHex << ")";
             o.precision(prec);
             if (d.withinTolerance) o << " [within tolerance, worst " << d.worstToleranceRatio << " of the bound]";
+        }
+    }
+    return o.str();
+}
+
+namespace {
+
+std::string times(int n) { return std::to_string(n) + (n == 1 ? " time" : " times"); }
+
+}  // namespace
+
+std::string reportToText(const EquivalenceReport& r)
+{
+    std::ostringstream o;
+    for (const auto& d : r.outputs) o << diffToText(d) << "\n";
+    for (const auto& s : r.states) {
+        std::string writes;
+        if (s.writesB < 0)
+            writes = "written " + times(s.writesA) + " in A";
+        else if (s.writesA == s.writesB)
+            writes = "written " + times(s.writesA) + " in each";
+        else
+            writes = "written " + times(s.writesA) + " in A, " + times(s.writesB) + " in B: not equal";
+        o << "state " << s.name << " (" << writes << "): ";
+        if (s.values) {
+            const std::string row = diffToText(*s.values);
+            o << row.substr(std::min(row.size(), s.values->name.size() + 2));
+        } else {
+            o << s.missing;
         }
         o << "\n";
     }
@@ -241,6 +307,24 @@ nlohmann::json reportToJson(const EquivalenceReport& r)
                           {"a_hex", d.firstAHex},
                           {"b_hex", d.firstBHex}};
         j["outputs"].push_back(std::move(o));
+    }
+    j["states"] = nlohmann::json::array();
+    for (const auto& s : r.states) {
+        nlohmann::json o = {{"name", s.name},
+                            {"writes_a", s.writesA},
+                            {"writes_b", s.writesB < 0 ? nlohmann::json(nullptr) : nlohmann::json(s.writesB)},
+                            {"same_writes", s.sameWrites()},
+                            {"bitwise_equal", s.bitwiseEqual()}};
+        if (s.values) {
+            o["differing"] = s.values->differing;
+            o["numel"] = s.values->numel;
+            o["max_abs"] = s.values->maxAbs;
+            o["max_ulp"] = s.values->maxUlp;
+            o["within_tolerance"] = s.values->withinTolerance;
+        } else {
+            o["missing"] = s.missing;
+        }
+        j["states"].push_back(std::move(o));
     }
     j["mapping"] = nlohmann::json::array();
     for (const auto& m : r.mapping) j["mapping"].push_back({{"a", m.first}, {"b", m.second}});

@@ -82,6 +82,12 @@ struct Runner
     int64_t stepPeak = 0;  // the most live bytes seen inside the bodies run by the current top-level step
     bool accounting = true;  // whether the graph being run is accounted (false inside cond/while/map bodies)
 
+    // in-place writes that reach a top-level input's storage (ExecResult::writtenInputs)
+    std::unordered_map<const Storage*, NodeId> inputStorages;  // first input bound to each storage
+    std::vector<WrittenInput> written;
+    std::vector<NodeId> writtenNodes;  // the input node of each entry of `written`
+    std::unordered_map<NodeId, size_t> writtenIndex;
+
     Runner(const ExecOptions& o, Backend& b)
         : opts(o)
         , backend(b)
@@ -697,6 +703,39 @@ struct Runner
         }
     }
 
+    // Records a top-level input's storages, so that writes to them are found at any depth.
+    void noteInput(const Node& n, const Value& v)
+    {
+        forEachTensor(v, [&](const Tensor& t) {
+            if (t.storage()) inputStorages.emplace(t.storage().get(), n.id);
+        });
+    }
+
+    // Node n (of frame f) has run: each input whose storage one of its written arguments
+    // refers to counts one write by n (NodePlan::writes).
+    void noteWrites(const Frame& f, const Node& n, const NodePlan& np)
+    {
+        std::vector<NodeId> hit;
+        for (NodeId w : np.writes) {
+            const size_t i = static_cast<size_t>(w);
+            if (i >= f.have.size() || !f.have[i]) continue;
+            forEachTensor(f.env[i], [&](const Tensor& t) {
+                auto it = inputStorages.find(t.storage().get());
+                if (it != inputStorages.end() && std::find(hit.begin(), hit.end(), it->second) == hit.end())
+                    hit.push_back(it->second);
+            });
+        }
+        for (NodeId input : hit) {
+            auto [it, fresh] = writtenIndex.try_emplace(input, written.size());
+            if (fresh) {
+                const Node& in = topGraph->node(input);
+                written.push_back({in.op == NodeOp::GetAttr ? in.target : in.name, in.op == NodeOp::GetAttr, {}, {}});
+                writtenNodes.push_back(input);
+            }
+            written[it->second].writers.push_back(n.name);
+        }
+    }
+
     // Later uses of node `target` read the value node n just gave it (NodePlan::rebinds).
     void rebind(Frame& f, size_t target, const Node& n, bool acc)
     {
@@ -749,8 +788,10 @@ struct Runner
             } catch (const KernelError& e) {
                 throw KernelError("node '" + n.name + "' (" + n.target + "): " + e.what());
             }
+            if (!np.writes.empty() && !inputStorages.empty()) noteWrites(f, n, np);
             if (np.kind != NodePlan::Kind::Output) {
                 const bool isInput = np.kind == NodePlan::Kind::Placeholder || np.kind == NodePlan::Kind::GetAttr;
+                if (top && isInput) noteInput(n, v);
                 if (acc) acquire(v, top && isInput);
                 if (acc && !top) stepPeak = std::max(stepPeak, live);
                 f.env[static_cast<size_t>(n.id)] = std::move(v);
@@ -770,6 +811,11 @@ struct Runner
         if (acc && !top)  // what the body still holds goes with it (its outputs: to the HOP's value)
             for (size_t i = 0; i < f.have.size(); ++i)
                 if (f.have[i]) releaseValue(f.env[i]);
+        if (top)  // inputs are never freed (R4): their values after the run
+            for (size_t k = 0; k < written.size(); ++k) {
+                const size_t i = static_cast<size_t>(writtenNodes[k]);
+                if (i < f.have.size() && f.have[i]) written[k].value = f.env[i];
+            }
         return result;
     }
 };
@@ -836,6 +882,7 @@ ExecResult executeGraph(const Graph& g, const ExecOptions& opts)
     const auto t0 = std::chrono::steady_clock::now();
     try {
         Value out = r.runGraph(plan, nullptr, &res, &stepSeconds);
+        res.writtenInputs = std::move(r.written);
         if (out.kind == Value::Kind::List)
             res.outputs = std::move(out.items);
         else if (g.outputNode() != kNoNode && !g.node(g.outputNode()).args.empty())

@@ -77,6 +77,17 @@ struct NodeTiming
     double seconds = 0.0;
 };
 
+// A placeholder or get_attr tensor a run wrote in place: by an op whose schema or arguments
+// say it writes (core/ops/op_writes.hpp), directly, through a view of it, or inside a
+// higher-order op's body. What `fxlens check` compares besides the outputs.
+struct WrittenInput
+{
+    std::string name;  // the placeholder's name; the get_attr node's target
+    bool constant = false;  // a get_attr tensor
+    std::vector<std::string> writers;  // the nodes that wrote it, one entry per write, in run order
+    Value value;  // its value after the run (on the run's backend)
+};
+
 struct ExecResult
 {
     // The backend made for the run when ExecOptions::backend was null: the outputs' storages
@@ -89,6 +100,7 @@ struct ExecResult
     std::vector<int64_t> liveBytesPerStep;  // after allocating each node's outputs (R7)
     double seconds = 0.0;
     std::vector<NodeTiming> slowest;  // top 20 nodes by time
+    std::vector<WrittenInput> writtenInputs;  // in the order of their first write
     bool cancelled = false;
 };
 

@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "core/ops/custom_ops.hpp"
+#include "core/ops/op_writes.hpp"
 #include "runtime/kernel.hpp"
 
 namespace fxl::exec {
@@ -293,6 +294,7 @@ std::unique_ptr<GraphPlan> makePlan(const Graph& g, const OpRegistry& reg, Recip
     for (NodeId id : order) p->maxId = std::max(p->maxId, static_cast<size_t>(id) + 1);
     p->nodes.resize(order.size());
     std::unordered_map<std::string_view, const OpInfo*> opByTarget;
+    std::unordered_map<std::string_view, bool> mayWrite[2];  // call_function, call_method targets
     for (size_t k = 0; k < order.size(); ++k) {
         const Node& n = g.node(order[k]);
         NodePlan& np = p->nodes[k];
@@ -315,6 +317,13 @@ std::unique_ptr<GraphPlan> makePlan(const Graph& g, const OpRegistry& reg, Recip
                   "(Dynamo's output graph, AOT graphs)";
             break;
         default: np.kind = NodePlan::Kind::Unsupported; break;
+        }
+        if (n.op == NodeOp::CallFunction || n.op == NodeOp::CallMethod) {
+            auto [it, fresh] = mayWrite[n.op == NodeOp::CallMethod].try_emplace(n.target, false);
+            if (fresh) it->second = targetMayWrite(n.op, n.target, reg);
+            if (it->second)
+                for (const WrittenArgument& w : writtenArguments(n, reg))
+                    if (w.node != kNoNode) np.writes.push_back(w.node);
         }
     }
     planDyingValues(*p);

@@ -93,6 +93,9 @@ struct NodePlan
     // an out= overload's out, which it may resize): later uses of that node read this node's
     // value, as they see the same Python tensor in PyTorch. kNoNode for every other op.
     NodeId rebinds = kNoNode;
+    // The argument nodes this node writes in place (core/ops/op_writes.hpp writtenArguments):
+    // the executor reports writes that reach a top-level placeholder or get_attr tensor.
+    std::vector<NodeId> writes;
     // Torch: the Dynamo-level node translated to aten kernels (runtime/torch_level.hpp); also
     // set on operator.getitem builtins, for getitem on a tensor
     std::unique_ptr<TorchLowering> torch;

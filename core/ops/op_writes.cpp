@@ -35,9 +35,9 @@ const Arg* argument(const Node& n, int pos, std::string_view name)
 }
 
 // "aten.native_batch_norm" (printed without overload) and "torch.ops.aten..." name the default.
-std::string withOverload(const Node& n)
+std::string withOverload(const std::string& target)
 {
-    std::string t = OpRegistry::normalizeTarget(n.target);
+    std::string t = OpRegistry::normalizeTarget(target);
     if (std::count(t.begin(), t.end(), '.') == 1) t += ".default";
     return t;
 }
@@ -71,7 +71,7 @@ std::vector<WrittenArgument> writtenArguments(const Node& n, const OpRegistry& r
         return out;
     }
     if (n.op != NodeOp::CallFunction || n.isGetitem()) return out;
-    const std::string target = withOverload(n);
+    const std::string target = withOverload(n.target);
     if (const OpInfo* op = reg.find(target)) {
         for (size_t i = 0; i < op->schema.args.size(); ++i) {
             const SchemaArg& a = op->schema.args[i];
@@ -90,6 +90,20 @@ std::vector<WrittenArgument> writtenArguments(const Node& n, const OpRegistry& r
         break;
     }
     return out;
+}
+
+bool targetMayWrite(NodeOp op, const std::string& target, const OpRegistry& reg)
+{
+    if (op == NodeOp::CallMethod) return isInplaceMethodName(target);
+    if (op != NodeOp::CallFunction) return false;
+    const std::string t = withOverload(target);
+    for (const DependentWrite& d : kDependentWrites)
+        if (t == d.target) return true;
+    const OpInfo* info = reg.find(t);
+    if (!info) return false;
+    if (info->has(kTraitInplace)) return true;
+    return std::any_of(info->schema.args.begin(), info->schema.args.end(),
+                       [](const SchemaArg& a) { return a.alias && a.alias->isWrite; });
 }
 
 bool writesInPlace(const Node& n, const OpRegistry& reg) { return !writtenArguments(n, reg).empty(); }

@@ -33,6 +33,11 @@ struct WrittenArgument
 // and for placeholders, get_attr and output).
 std::vector<WrittenArgument> writtenArguments(const Node& n, const OpRegistry& reg = OpRegistry::instance());
 
+// Whether some call of `target` (as a node of kind `op`) may write in place: false means
+// writtenArguments is empty for every node with that target and kind, whatever its arguments
+// (for callers that decide once per target on large graphs).
+bool targetMayWrite(NodeOp op, const std::string& target, const OpRegistry& reg = OpRegistry::instance());
+
 // writtenArguments(n) is not empty.
 bool writesInPlace(const Node& n, const OpRegistry& reg = OpRegistry::instance());
 

@@ -34,6 +34,7 @@
 #include "test_util.hpp"
 #include "viewer/jobs/run_jobs.hpp"
 #include "viewer/jobs/step_jobs.hpp"
+#include "viewer/model/equivalence_model.hpp"
 #include "viewer/model/node_search.hpp"
 #include "viewer/model/pipeline_model.hpp"
 #include "viewer/model/source_tree_model.hpp"
@@ -906,6 +907,73 @@ private slots:
                  qPrintable(s.driver.seen().join('|')));
         QCOMPARE(s.w.centralTabs()->currentIndex(), 1);
         QVERIFY(s.w.diffView()->diff());
+    }
+
+    // The run panel sees every state a graph writes: the Diff tab showing a BatchNorm step
+    // and a copy whose only change is a buffer update (momentum 0.2 in one batch norm),
+    // Ctrl+Shift+R checks the right one against the left: every output bitwise equal, the
+    // running statistics not, and the verdict says "not bitwise equal".
+    void runPanelSeesBufferUpdates()
+    {
+        Session s;
+        setUp(s, QStringLiteral("nothing"));
+        const QString original = data("models/bn_convnet.joint.code.py");
+        QString text = QString::fromStdString(fxltest::readFile(original.toStdString()));
+        const QString from = QStringLiteral("arg10_1, arg11_1, True, 0.1, 1e-05");
+        QVERIFY(text.contains(from));
+        text.replace(text.indexOf(from), from.size(), QStringLiteral("arg10_1, arg11_1, True, 0.2, 1e-05"));
+        const QString edited = s.dir.filePath(QStringLiteral("bn_edited.py"));
+        {
+            QFile f(edited);
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            f.write(text.toUtf8());
+        }
+        QVERIFY2(s.w.openDiff(original, {}, edited, {}).isEmpty(), qPrintable(s.w.lastError()));
+        QVERIFY(s.w.waitIdle());
+        QCOMPARE(s.w.centralTabs()->currentWidget(), s.w.diffView());
+        QTest::keyClick(&s.w, Qt::Key_R, Qt::ControlModifier | Qt::ShiftModifier);
+        QVERIFY(s.w.waitIdle(120000));
+        const auto o = s.w.runPanel()->outcome();
+        QVERIFY2(o && o->ok && o->compared, o ? o->error.c_str() : "no outcome");
+        QCOMPARE(o->request.against, std::string("graphs"));
+        QCOMPARE(o->summary(), std::string("0 of 9 outputs differ, 2 of 6 written states differ"));
+        QCOMPARE(o->verdict, Verdict::Different);
+        QVERIFY2(s.w.runPanel()->summaryText().contains(QLatin1String(">not bitwise equal</b>")),
+                 qPrintable(s.w.runPanel()->summaryText()));
+        EquivalenceModel* m = s.w.runPanel()->table();
+        QMap<QString, QString> result;
+        for (int r = 0; r < m->rowCount(); ++r)
+            result.insert(m->data(m->index(r, EquivalenceModel::OutputColumn)).toString(),
+                          m->data(m->index(r, EquivalenceModel::ResultColumn)).toString());
+        QCOMPARE(result.value(QStringLiteral("state input arg10_1")), QStringLiteral("differs"));
+        QCOMPARE(result.value(QStringLiteral("state input arg11_1")), QStringLiteral("differs"));
+        QCOMPARE(result.value(QStringLiteral("state input arg13_1")), QStringLiteral("bitwise"));
+        QCOMPARE(result.value(QStringLiteral("out_0 (getitem_6)")), QStringLiteral("bitwise"));
+        QCOMPARE(m->stateCount(), size_t(6));
+    }
+
+    // A partition step is checked in the run panel as the pair it is (its forward, then its
+    // backward on the forward's saved values) against the joint before it, states included.
+    void runPanelChecksPartitionStep()
+    {
+        Session s;
+        setUp(s, QStringLiteral("nothing"));
+        QVERIFY2(s.w.openPath(data("models/bn_convnet.joint.code.py")).isEmpty(), qPrintable(s.w.lastError()));
+        QVERIFY(s.w.waitIdle());
+        QVERIFY(s.w.runPipeline(QStringLiteral("partition(mode=mincut)")).isEmpty());
+        QVERIFY(s.w.showStep(1));
+        QVERIFY(s.w.waitIdle());
+        QTest::keyClick(&s.w, Qt::Key_R, Qt::ControlModifier | Qt::ShiftModifier);
+        QVERIFY(s.w.waitIdle(120000));
+        const auto o = s.w.runPanel()->outcome();
+        QVERIFY2(o && o->ok && o->compared, o ? o->error.c_str() : "no outcome");
+        QVERIFY(o->request.subjectBackward);
+        QCOMPARE(o->summary(), std::string("bitwise equal: 9 outputs and 6 written states"));
+        QCOMPARE(o->verdict, Verdict::BitwiseEqual);
+        QVERIFY2(
+            s.w.runPanel()->summaryText().contains(QLatin1String(">bitwise equal</b>: 9 outputs and 6 written states")),
+            qPrintable(s.w.runPanel()->summaryText()));
+        QCOMPARE(s.w.runPanel()->table()->stateCount(), size_t(6));
     }
 
     // At 1366 x 768 the Sources tree shows each name of a log whole (the counts' columns once

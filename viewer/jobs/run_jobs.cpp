@@ -84,8 +84,26 @@ std::optional<RunRequest> stepRunRequest(const std::vector<std::shared_ptr<const
             return refuse(e.diagnostic().format());
         }
     }
-    if (rs.graphs.size() > 1 || st.graphs.size() > 1)
-        return refuse("a partition's graphs are checked against their joint with fxlens check A B");
+    if (rs.graphs.size() > 1)
+        return refuse("the step before is a partition (forward and backward): check a step made from one graph");
+    if (st.graphs.size() > 1) {
+        // a partition: its forward and backward together against the graph they were cut from
+        if (against == "eager") return refuse("eager chunking compares a chunk step, not a partition");
+        const StepGraph* fw = st.graph("forward");
+        const StepGraph* bw = st.graph("backward");
+        if (!fw || !bw || fw == bw) return refuse("the step's graphs are not a forward and a backward");
+        r.subject = fw->prepared->graph;
+        r.role = fw->role;
+        r.subjectHash = fw->contentHash;
+        r.subjectBackward = bw->prepared->graph;
+        r.subjectBackwardHash = bw->contentHash;
+        const StepGraph* joint = rs.graph({});
+        if (!joint) return refuse("the step before failed: nothing to check against");
+        r.reference = joint->prepared->graph;
+        r.referenceHash = joint->contentHash;
+        r.referenceLabel = label(rs);
+        return r;
+    }
     const StepGraph* rg = pair.reference;
     if (!rg) return refuse("the step before failed: nothing to check against");
     r.reference = rg->prepared->graph;
@@ -103,6 +121,15 @@ std::string checkStaleness(const RunRequest& r, const std::vector<std::shared_pt
     if (!p.subject) return step + " is not there any more (the pipeline changed)";
     if (p.subject->contentHash != r.subjectHash)
         return "it ran on an earlier version of " + step + " (the pipeline changed since)";
+    if (r.subjectBackward) {
+        const StepGraph* bw = steps[static_cast<size_t>(r.stepIndex)]->graph("backward");
+        if (!bw || bw->contentHash != r.subjectBackwardHash)
+            return "it ran on an earlier version of " + step + "'s backward (the pipeline changed since)";
+        const StepState& joint = *steps[static_cast<size_t>(r.against == "input" ? 0 : r.stepIndex - 1)];
+        const StepGraph* jg = joint.failed || joint.graphs.empty() ? nullptr : joint.graph({});
+        if (!jg || jg->contentHash != r.referenceHash) return "the graph it was compared with changed since";
+        return {};
+    }
     if (r.against.empty()) return {};
     if (!p.reference || r.referenceHash == 0) return "the graph it was compared with is not there any more";
     if (p.reference->contentHash != r.referenceHash)
@@ -116,12 +143,19 @@ std::string RunOutcome::summary() const
     if (cancelled) return "cancelled";
     if (!ok) return "failed: " + error;
     if (!compared) return "ran: " + std::to_string(subject.outputs) + " outputs";
-    size_t differ = 0;
+    size_t differ = 0, statesDiffer = 0;
     for (const TensorDiff& d : report.outputs) differ += d.bitwiseEqual ? 0 : 1;
+    for (const StateDiff& d : report.states) statesDiffer += d.bitwiseEqual() ? 0 : 1;
     differ += report.onlyInA.size() + report.onlyInB.size();
     const size_t total = report.outputs.size() + report.onlyInA.size() + report.onlyInB.size();
-    if (differ == 0) return "bitwise equal: " + std::to_string(total) + " outputs";
-    return std::to_string(differ) + " of " + std::to_string(total) + " outputs differ";
+    const size_t states = report.states.size();
+    auto plural = [](size_t n, const char* one, const char* many) { return std::to_string(n) + (n == 1 ? one : many); };
+    const std::string stateText = states == 0 ? std::string()
+        : statesDiffer == 0                   ? " and " + plural(states, " written state", " written states")
+                                              : ", " + std::to_string(statesDiffer) + " of "
+            + plural(states, " written state", " written states") + " differ";
+    if (differ == 0 && statesDiffer == 0) return "bitwise equal: " + plural(total, " output", " outputs") + stateText;
+    return std::to_string(differ) + " of " + plural(total, " output", " outputs") + " differ" + stateText;
 }
 
 namespace {
@@ -199,7 +233,8 @@ RunOutcome runRequest(const RunRequest& r, std::atomic<bool>* cancel,
         // any input is made or any node runs
         std::string refused;
         for (const auto& [g, label] :
-             {std::pair{r.subject.get(), &r.subjectLabel}, std::pair{r.reference.get(), &r.referenceLabel}}) {
+             {std::pair{r.subject.get(), &r.subjectLabel}, std::pair{r.subjectBackward.get(), &r.subjectLabel},
+              std::pair{r.reference.get(), &r.referenceLabel}}) {
             if (!g) continue;
             for (const MissingSupport& m : missingSupport(*g)) {
                 refused += (refused.empty() ? "" : "; ") + *label + ": " + m.reason + " ("
@@ -218,27 +253,59 @@ RunOutcome runRequest(const RunRequest& r, std::atomic<bool>* cancel,
         } else {
             out.inputsFrom = "generated with seed " + std::to_string(r.seed);
         }
+        const auto constantsRef = r.reference ? constantsFor(*r.reference, r) : std::nullopt;
+        const auto constantsSub = constantsFor(*r.subject, r);
+        const auto constantsBw = r.subjectBackward ? constantsFor(*r.subjectBackward, r) : std::nullopt;
+        auto constantsOf = [](const std::optional<SafeTensorsFile>& c) { return c ? &*c : nullptr; };
+        if (r.reference && !r.eagerChunks) {
+            // the check every front end shares: outputs and written states, subject against reference
+            CheckOptions o;
+            o.makeBackend = [&r] { return makeBackend(r); };
+            o.threads = r.threads;
+            o.inputs = sidecar ? &*sidecar : nullptr;
+            o.seed = r.seed;
+            o.localize = r.localize && !r.subjectBackward;
+            o.localizeBudget = r.localizeBudget;
+            o.reportBAgainstA = true;
+            o.cancel = cancel;
+            o.progress = progress;
+            const CheckGraph ref{r.reference.get(), constantsOf(constantsRef)};
+            const CheckGraph sub{r.subject.get(), constantsOf(constantsSub)};
+            CheckOutcome c;
+            try {
+                c = r.subjectBackward
+                    ? checkPartition(ref, sub, CheckGraph{r.subjectBackward.get(), constantsOf(constantsBw)}, o)
+                    : checkGraphs(ref, sub, o);
+            } catch (const CheckRunError& e) {
+                const bool refSide = e.stage == "A";
+                throw std::runtime_error((refSide ? r.referenceLabel : r.subjectLabel) + ": " + e.what());
+            }
+            out.generatedInputs = c.generatedInputs;
+            out.reference = sideOf(c.a.result);
+            out.subject = sideOf(c.b.result);
+            out.report = std::move(c.report);
+            out.verdict = c.verdict;
+            out.localize = std::move(c.localize);
+            out.compared = true;
+            out.ok = true;
+            return out;
+        }
         const size_t total = r.subject->size() + (r.reference ? r.reference->size() : 0);
         size_t base = 0;
-        std::unique_ptr<Localizer> localizer;
-        if (r.reference && r.localize && !r.eagerChunks)
-            localizer = std::make_unique<Localizer>(*r.reference, *r.subject, LocalizeOptions{r.localizeBudget});
-        auto runOne = [&](const Graph& g, bool isReference, const SafeTensorsFile* inputs,
+        auto runOne = [&](const Graph& g, const SafeTensorsFile* inputs, const SafeTensorsFile* constants,
                           std::unique_ptr<Backend>& backend, SafeTensorsFile& outputs) {
             ExecOptions o;
             backend = makeBackend(r);
             o.backend = backend.get();
-            if (localizer) o.onValue = isReference ? localizer->recordA(*backend) : localizer->compareB(*backend);
             o.inputs = inputs;
             o.inputSeed = r.seed;
             o.rngSeed = r.seed;
             o.cancel = cancel;
-            const auto constants = constantsFor(g, r);
-            o.constants = constants ? &*constants : nullptr;
+            o.constants = constants;
             if (progress) o.progress = [&](size_t done, size_t, const Node&) { progress(base + done, total); };
             ExecResult e = executeGraph(g, o);
             if (e.cancelled) throw CancelledError();
-            outputs = outputsToSafetensors(e, *backend);
+            outputs = outputValuesFile(e, *backend);
             base += g.size();
             return e;
         };
@@ -250,7 +317,7 @@ RunOutcome runRequest(const RunRequest& r, std::atomic<bool>* cancel,
         std::unique_ptr<Backend> backendRef, backendSub;
         SafeTensorsFile outRef, outSub;
         std::optional<EagerChunkResult> eager;
-        if (r.reference && r.eagerChunks) {
+        if (r.reference) {  // eager chunking of the reference
             ExecOptions o;
             backendRef = makeBackend(r);
             o.backend = backendRef.get();
@@ -258,8 +325,7 @@ RunOutcome runRequest(const RunRequest& r, std::atomic<bool>* cancel,
             o.inputSeed = r.seed;
             o.rngSeed = r.seed;
             o.cancel = cancel;
-            const auto constants = constantsFor(*r.reference, r);
-            o.constants = constants ? &*constants : nullptr;
+            o.constants = constantsOf(constantsRef);
             const auto t0 = std::chrono::steady_clock::now();
             eager = runEagerChunking(*r.reference, *r.eagerChunks, o);
             if (cancel && cancel->load()) throw CancelledError();
@@ -268,17 +334,14 @@ RunOutcome runRequest(const RunRequest& r, std::atomic<bool>* cancel,
             outRef = eagerOutputsToSafetensors(*eager, *backendRef);
             out.eagerPlan = eagerChunkingToText(*eager);
             base += r.reference->size();
-        } else if (r.reference) {
-            const ExecResult e = runOne(*r.reference, true, &inputs, backendRef, outRef);
-            out.reference = sideOf(e);
         }
-        const ExecResult e = runOne(*r.subject, false, &inputs, backendSub, outSub);
+        const ExecResult e = runOne(*r.subject, &inputs, constantsOf(constantsSub), backendSub, outSub);
         out.subject = sideOf(e);
         if (r.reference) {
             out.report = compareOutputs(outSub, outRef);
+            out.verdict = verdictOf(out.report, std::nullopt);
             out.compared = true;
-            if (eager) out.outputNotes = eagerNotes(*eager, *r.subject, out.report);
-            if (localizer) out.localize = localizer->finish();
+            out.outputNotes = eagerNotes(*eager, *r.subject, out.report);
         }
         out.ok = true;
     } catch (const CancelledError&) {

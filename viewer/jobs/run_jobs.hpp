@@ -18,6 +18,7 @@
 #include "core/analysis/chunk_spec.hpp"
 #include "core/formats/source.hpp"
 #include "core/ir/graph.hpp"
+#include "runtime/check/graph_check.hpp"
 #include "runtime/equivalence.hpp"
 #include "runtime/localize.hpp"
 #include "viewer/jobs/step_jobs.hpp"
@@ -53,6 +54,10 @@ struct RunRequest
     // reference as they were run: the check belongs to that pair of snapshots alone.
     std::string role;
     uint64_t subjectHash = 0, referenceHash = 0;
+    // A partition step checked against the joint graph before it: `subject` is its forward,
+    // this its backward (runtime/check/graph_check.hpp checkPartition).
+    std::shared_ptr<const Graph> subjectBackward;
+    uint64_t subjectBackwardHash = 0;
     // where the sidecars are: the source and artifact the graphs came from
     std::shared_ptr<Source> source;
     std::string artifactId;
@@ -85,7 +90,9 @@ struct RunOutcome
     std::vector<std::string> generatedInputs;
     RunSideResult subject, reference;
     bool compared = false;  // a reference was run and the outputs compared
-    EquivalenceReport report;  // subject (actual) against reference (expected)
+    // subject (actual) against reference (expected): outputs, then the states either wrote
+    EquivalenceReport report;
+    Verdict verdict = Verdict::Different;
     std::optional<LocalizeReport> localize;  // a = reference, b = subject
     // Eager chunking: per compared output (report order), how the reference obtained it ("cat
     // along dim 0 of 2 pieces", "sum of 2 chunk values in chunk order") and, for an output not
@@ -117,9 +124,10 @@ StepPair stepPair(const std::vector<std::shared_ptr<const StepState>>& steps, in
 // The request of a check of step `index` (its graph of `role`) against the step before
 // ("previous"), the input ("input"), eager chunking of the step before ("eager": the step's
 // chunk_spec) or nothing (""): subject, reference, labels ("step 3 (remat)"), content hashes.
-// The caller adds the source, the backend and the inputs. Nothing (and `why`, as the window
-// says it) when there is no such step, the input has no step before it, the step was not made
-// by a chunk pass, or a partition's graphs are asked.
+// A partition step (forward and backward) is checked as a pair against the single graph it
+// was made from. The caller adds the source, the backend and the inputs. Nothing (and `why`,
+// as the window says it) when there is no such step, the input has no step before it, the step
+// was not made by a chunk pass, or the graphs do not pair (two partitions).
 std::optional<RunRequest> stepRunRequest(const std::vector<std::shared_ptr<const StepState>>& steps, int index,
                                          const std::string& role, const std::string& against, std::string* why);
 

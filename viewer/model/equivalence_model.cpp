@@ -44,9 +44,11 @@ void EquivalenceModel::rebuild()
 {
     rows_.clear();
     for (size_t i = 0; i < report_.outputs.size(); ++i)
-        if (!onlyDiffering_ || !report_.outputs[i].bitwiseEqual) rows_.push_back({static_cast<int>(i), {}, {}});
-    for (const auto& n : report_.onlyInA) rows_.push_back({-1, QString::fromStdString(n), subjectSide_});
-    for (const auto& n : report_.onlyInB) rows_.push_back({-1, QString::fromStdString(n), referenceSide_});
+        if (!onlyDiffering_ || !report_.outputs[i].bitwiseEqual) rows_.push_back({static_cast<int>(i), -1, {}, {}});
+    for (size_t i = 0; i < report_.states.size(); ++i)
+        if (!onlyDiffering_ || !report_.states[i].bitwiseEqual()) rows_.push_back({-1, static_cast<int>(i), {}, {}});
+    for (const auto& n : report_.onlyInA) rows_.push_back({-1, -1, QString::fromStdString(n), subjectSide_});
+    for (const auto& n : report_.onlyInB) rows_.push_back({-1, -1, QString::fromStdString(n), referenceSide_});
 }
 
 int EquivalenceModel::rowCount(const QModelIndex& parent) const
@@ -60,14 +62,30 @@ QVariant EquivalenceModel::data(const QModelIndex& index, int role) const
 {
     if (!index.isValid() || index.row() >= rowCount()) return {};
     const Row& row = rows_[static_cast<size_t>(index.row())];
-    const TensorDiff* d = row.output >= 0 ? &report_.outputs[static_cast<size_t>(row.output)] : nullptr;
-    const bool bitwise = d && d->bitwiseEqual;
+    const StateDiff* st = row.state >= 0 ? &report_.states[static_cast<size_t>(row.state)] : nullptr;
+    const TensorDiff* d = row.output >= 0 ? &report_.outputs[static_cast<size_t>(row.output)]
+        : st && st->values                ? &*st->values
+                                          : nullptr;
+    const bool bitwise = st ? st->bitwiseEqual() : d && d->bitwiseEqual;
     if (role == BitwiseRole) return bitwise;
     if (role == Qt::ForegroundRole && index.column() == ResultColumn)
         return bitwise ? QColor(0x1a, 0x8f, 0x3a) : QColor(0xc0, 0x20, 0x20);
     if (role == Qt::TextAlignmentRole && index.column() >= DifferingColumn && index.column() <= MaxUlpColumn)
         return int(Qt::AlignRight | Qt::AlignVCenter);
     if (role != Qt::DisplayRole) return {};
+    if (st) {
+        auto times = [](int n) { return n == 1 ? tr("1 time") : tr("%1 times").arg(n); };
+        if (index.column() == OutputColumn) return tr("state %1").arg(QString::fromStdString(st->name));
+        if (index.column() == NoteColumn) {
+            if (st->writesB < 0) return tr("written %1").arg(times(st->writesA));
+            if (st->writesA == st->writesB) return tr("written %1 in each").arg(times(st->writesA));
+            return tr("written %1 in %2, %3 in %4")
+                .arg(times(st->writesA), subjectSide_, times(st->writesB), referenceSide_);
+        }
+        if (index.column() == ResultColumn && !st->sameWrites())
+            return tr("written %1 vs %2 times").arg(st->writesA).arg(st->writesB);
+        if (!d) return index.column() == ResultColumn ? QString::fromStdString(st->missing) : QVariant();
+    }
     if (!d) {
         if (index.column() == OutputColumn) return row.onlyName;
         if (index.column() == ResultColumn) return tr("only in %1").arg(row.onlySide);
