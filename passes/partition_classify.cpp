@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "core/ops/op_writes.hpp"
+
 namespace fxl {
 
 using partitioning::outputItems;
@@ -107,6 +109,38 @@ void markRequiredForward(const Graph& g, NodeClassification& c)
     }
 }
 
+// A node that reads (an alias of) a value a later forward node writes in place must run
+// before that write, so in the forward (with its inputs): placed in the backward it would read
+// the written values (an LSTM cell's clone(h - n) before mul_(h - n, z)). A backward writer
+// runs after it in the backward too. To a fixed point (a node pulled in makes its inputs
+// forward, whose writes then count).
+void keepReadsBeforeWritesForward(const Graph& g, NodeClassification& c)
+{
+    bool changed = true;
+    while (changed) {
+        changed = false;
+        const std::vector<char> early = readsBeforeLaterWrite(g, OpRegistry::instance(), [&](NodeId w) {
+            return slotOf(w) < c.requiredFw.size() && c.requiredFw[slotOf(w)];
+        });
+        for (NodeId id : g.order()) {
+            const size_t slot = slotOf(id);
+            if (slot >= early.size() || !early[slot] || c.requiredFw[slot] || c.requiredBw[slot]) continue;
+            c.requiredFw[slot] = 1;
+            std::vector<NodeId> stack{id};
+            while (!stack.empty()) {
+                const NodeId at = stack.back();
+                stack.pop_back();
+                forEachInput(g.node(at), [&](NodeId in) {
+                    if (in < 0 || slotOf(in) >= c.requiredFw.size() || c.requiredFw[slotOf(in)]) return;
+                    c.requiredFw[slotOf(in)] = 1;
+                    stack.push_back(in);
+                });
+            }
+            changed = true;
+        }
+    }
+}
+
 // The order of the required_fw nodes; what is neither required_fw nor required_bw is unclaimed.
 void numberForwardAndMarkUnclaimed(const Graph& g, NodeClassification& c)
 {
@@ -149,6 +183,7 @@ NodeClassification classifyNodes(const Graph& g, int numFwdOutputs)
     markRequiredBackward(g, seedOrTangent, c);
     splitOutputs(g, numFwdOutputs, c);
     markRequiredForward(g, c);
+    keepReadsBeforeWritesForward(g, c);
     numberForwardAndMarkUnclaimed(g, c);
     return c;
 }

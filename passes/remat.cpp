@@ -237,12 +237,25 @@ private:
     // does not know better) is saved instead: running it again in the backward would log, mutate
     // or communicate twice. MUST_RECOMPUTE is a decision (sac's recompute list, an FSDP all-gather
     // policy) and stays.
+    // A node that reads a value a later node writes in place (core/ops/op_writes.hpp
+    // readsBeforeLaterWrite) is saved too, whatever its tag: recomputed in the backward it would
+    // read the written values.
     static void keepUnreplayableSaved(Graph& g, const PhaseInfo& ph, PassContext& ctx)
     {
         UnreplayableCounts kept, onPurpose;
+        // writes the forward makes: a recomputed node runs after all of them
+        const std::vector<char> early =
+            readsBeforeLaterWrite(g, ctx.registry, [&](NodeId w) { return ph.isForward(w); });
+        std::vector<std::string> readsFirst;
         for (NodeId id : g.order()) {
             const Node& n = g.node(id);
             if (!isCall(n) || !ph.isForward(id) || !isRecomputeTag(n.meta.recompute)) continue;
+            if (static_cast<size_t>(id) < early.size() && early[static_cast<size_t>(id)]
+                && unreplayableKind(n, ctx.registry) == Unreplayable::None) {
+                readsFirst.push_back(n.name);
+                setTag(g, id, Recompute::MustSave, ctx);
+                continue;
+            }
             const Unreplayable k = unreplayableKind(n, ctx.registry);
             if (k == Unreplayable::None) continue;
             if (n.meta.recompute == Recompute::MustRecompute) {
@@ -271,6 +284,16 @@ private:
         if (onPurpose.total())
             ctx.note("remat: tagged MUST_RECOMPUTE on purpose, recomputed where the backward reads them: "
                      + onPurpose.text());
+        ctx.log.stats["kept_saved"]["reads_before_write"] = readsFirst.size();
+        if (!readsFirst.empty()) {
+            std::string names;
+            for (size_t k = 0; k < readsFirst.size() && k < 3; ++k) names += (k ? ", " : "") + readsFirst[k];
+            if (readsFirst.size() > 3) names += ", ...";
+            ctx.note("remat: not recomputing " + std::to_string(readsFirst.size())
+                     + " node(s) that read a value a later node writes in place (recomputed in the backward they "
+                       "would read the written values), saved instead: "
+                     + names);
+        }
     }
 
     static void setTag(Graph& g, NodeId id, Recompute r, PassContext& ctx)

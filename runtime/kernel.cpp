@@ -38,11 +38,53 @@ Tensor KernelCall::newTensor(const std::vector<int64_t>& sizes, DType t) const
     return backend->empty(sizes, t);
 }
 
+namespace {
+
+// The in-place variants the op registry made of pointwise ops (OpInfo::inplaceOf): the
+// functional kernel, then its result written into self (cast by copy_'s rules, as PyTorch
+// writes an in-place result), and self returned, so that later users of self see the write.
+void registerInplaceVariants(KernelRegistry& reg)
+{
+    const OpRegistry& ops = OpRegistry::instance();
+    const OpInfo* copyOp = ops.find("aten.copy_.default");
+    const KernelFn* copyFn = reg.find("aten.copy_.default", DeviceKind::Cpu);
+    if (!copyOp || !copyFn) return;
+    for (const OpInfo* op : ops.all()) {
+        if (op->inplaceOf.empty() || reg.find(op->qualifiedName, DeviceKind::Cpu)) continue;
+        const KernelFn* fn = reg.find(op->inplaceOf, DeviceKind::Cpu);
+        const OpInfo* functional = ops.find(op->inplaceOf);
+        if (!fn || !functional) continue;
+        reg.add(op->qualifiedName, DeviceKind::Cpu, [fn = *fn, functional, copyOp, copy = *copyFn](KernelCall& c) {
+            const OpInfo* self = c.op;
+            c.op = functional;
+            fn(c);
+            c.op = self;
+            if (!c.result.isTensor()) throw KernelError(self->qualifiedName + ": the result is not a tensor");
+            if (c.result.tensor.sizes() != c.tensor("self").sizes())
+                throw KernelError(self->qualifiedName + ": the result's shape differs from self's (in place)");
+            KernelCall w;
+            w.node = c.node;
+            w.op = copyOp;
+            w.args = {c.args[0], c.result, Value::ofBool(false)};
+            w.backend = c.backend;
+            w.pool = c.pool;
+            w.rng = c.rng;
+            copy(w);
+            c.result = c.args[0];
+        });
+    }
+}
+
+}  // namespace
+
 KernelRegistry& KernelRegistry::instance()
 {
     static KernelRegistry reg;
     static std::once_flag once;
-    std::call_once(once, [] { registerCpuKernels(reg); });
+    std::call_once(once, [] {
+        registerCpuKernels(reg);
+        registerInplaceVariants(reg);
+    });
     return reg;
 }
 

@@ -402,6 +402,13 @@ void registerEmbeddingAndLosses(MetaTable& t)
              tensorValue(makeContiguous(idx.dtype, {bags}, w.device)),
              tensorValue(makeContiguous(idx.dtype, mode == 2 ? Sizes{bags, w.sizes[1]} : Sizes{bags}, w.device))});
     };
+    // the embedding bag's weight gradient: [num_weights, D] of grad's dtype
+    for (const char* name : {"aten._embedding_bag_dense_backward.default", "aten._embedding_bag_backward.default"})
+        t[name] = [](const MetaCall& c) {
+            const TensorMeta& g = tensorOf(c, "grad");
+            checkDim(g, 2, "_embedding_bag_backward", "grad");
+            return tensorValue(makeContiguous(g.dtype, {symArg(c, "num_weights"), g.sizes[1]}, g.device));
+        };
     t["aten.embedding_dense_backward.default"] = [](const MetaCall& c) {
         const TensorMeta& g = tensorOf(c, "grad_output");
         tensorOf(c, "indices");
@@ -425,6 +432,24 @@ void registerEmbeddingAndLosses(MetaTable& t)
                                    tensorValue(makeContiguous(self.dtype, {}, self.device))});
     };
     t["aten.nll_loss_backward.default"] = [](const MetaCall& c) {
+        const TensorMeta& self = tensorOf(c, "self");
+        tensorOf(c, "grad_output");
+        return tensorValue(makeContiguous(self.dtype, self.sizes, self.device));
+    };
+    t["aten.nll_loss2d_forward.default"] = [](const MetaCall& c) {
+        const TensorMeta& self = tensorOf(c, "self");
+        const TensorMeta& target = tensorOf(c, "target");
+        if (self.sizes.size() != 4) throw MetaError("nll_loss2d: input tensor should be 4D");
+        if (target.sizes.size() != 3) throw MetaError("nll_loss2d: target tensor should be 3D");
+        for (size_t d = 0; d < 3; ++d)
+            if (!guardEq(self.sizes[d == 0 ? 0 : d + 1], target.sizes[d]))
+                throw MetaError("nll_loss2d: size mismatch between input and target");
+        Sizes outShape;
+        if (intArg(c, "reduction") == 0) outShape = target.sizes;
+        return ValueMeta::ofTuple({tensorValue(makeContiguous(self.dtype, outShape, self.device)),
+                                   tensorValue(makeContiguous(self.dtype, {}, self.device))});
+    };
+    t["aten.nll_loss2d_backward.default"] = [](const MetaCall& c) {
         const TensorMeta& self = tensorOf(c, "self");
         tensorOf(c, "grad_output");
         return tensorValue(makeContiguous(self.dtype, self.sizes, self.device));

@@ -562,6 +562,17 @@ void registerSplits(MetaTable& t)
         if (guardEq(splitSize, 0) && !guardEq(self.sizes[static_cast<size_t>(dim)], 0)) splitSize = 1;
         return splitImpl(self, dim, splitSize);
     };
+    // the unsafe_ variants: the same pieces, each a new contiguous tensor (no alias)
+    for (const char* v : {"aten.split.Tensor", "aten.split_with_sizes.default", "aten.chunk.default"}) {
+        std::string name(v);
+        const std::string unsafe = "aten.unsafe_" + name.substr(5);
+        t[unsafe] = [fn = t[name]](const MetaCall& c) {
+            ValueMeta m = fn(c);
+            for (auto& e : m.elems)
+                if (e.isTensor()) e.tensor = makeContiguous(e.tensor.dtype, e.tensor.sizes, e.tensor.device);
+            return m;
+        };
+    }
     t["aten.unbind.int"] = [](const MetaCall& c) {
         const TensorMeta& self = selfOf(c);
         int64_t n = static_cast<int64_t>(self.sizes.size());

@@ -9,6 +9,7 @@
 
 #include "core/ir/diagnostics.hpp"
 #include "core/ir/graph.hpp"
+#include "core/ir/tensor_meta.hpp"
 #include "core/util/strings.hpp"
 
 namespace fxl {
@@ -273,6 +274,45 @@ void OpRegistry::attachMeta(std::unordered_map<std::string, MetaFn>& table)
     std::sort(orphanMeta_.begin(), orphanMeta_.end());
 }
 
+void OpRegistry::addInplaceVariants()
+{
+    const size_t n = ops_.size();
+    for (size_t i = 0; i < n; ++i) {
+        const OpInfo& f = ops_[i];
+        const Schema& s = f.schema;
+        if (f.kind != "functional" || !f.has(kTraitPointwise) || s.name.empty() || s.name.back() == '_'
+            || s.name.front() == '_' || s.args.empty() || s.args[0].name != "self" || s.args[0].type != "Tensor"
+            || s.args[0].alias || s.returns.size() != 1 || s.returns[0].type != "Tensor")
+            continue;
+        OpInfo op;
+        op.schema = s;
+        op.schema.name += "_";
+        op.schema.args[0].alias = AliasInfo{"a", true, false};
+        op.schema.returns[0].alias = AliasInfo{"a", true, false};
+        op.schema.returns[0].name.clear();
+        op.qualifiedName = s.ns + "." + op.schema.name + "." + (s.overload.empty() ? "default" : s.overload);
+        if (byName_.count(op.qualifiedName)) continue;
+        op.kind = "inplace";
+        op.notes = "added by fxlens: the in-place variant of " + f.qualifiedName;
+        op.inplaceOf = f.qualifiedName;
+        op.traits = schemaTraits(op.schema) | costClass(op.schema);
+        // the functional op's meta must accept the arguments; the value is self
+        op.meta = [fn = f.meta](const MetaCall& c) -> ValueMeta {
+            const ValueMeta& self = c.tensorArg("self");
+            if (!self.isTensor()) throw MetaError("argument 'self' has no tensor meta");
+            if (fn) {
+                const ValueMeta out = fn(c);
+                if (out.isTensor() && out.tensor.sizes.size() != self.tensor.sizes.size())
+                    throw MetaError("output with shape " + formatAnnotation(self)
+                                    + " doesn't match the broadcast shape " + formatAnnotation(out));
+            }
+            return self;
+        };
+        byName_.emplace(op.qualifiedName, ops_.size());
+        ops_.push_back(std::move(op));
+    }
+}
+
 OpRegistry& OpRegistry::mutableInstance()
 {
     static OpRegistry reg = [] {
@@ -280,6 +320,7 @@ OpRegistry& OpRegistry::mutableInstance()
         std::unordered_map<std::string, MetaFn> table;
         registerMetaFunctions(table);
         r.attachMeta(table);
+        r.addInplaceVariants();
         return r;
     }();
     return reg;

@@ -85,6 +85,9 @@ struct OpInfo
     int tsvLine = 0;  // line in ops.tsv (1-based)
     // Declared in an ops file (core/ops/custom_ops.hpp): what the op computes. Null for ops.tsv rows.
     std::shared_ptr<const CustomOp> custom;
+    // An in-place variant fxlens made of a pointwise op ("aten.sigmoid_.default" of
+    // "aten.sigmoid.default"): the functional op it runs, then writes into self. "" otherwise.
+    std::string inplaceOf;
 
     bool has(OpTrait t) const { return (traits & t) != 0; }
 };
@@ -128,6 +131,10 @@ private:
     std::unordered_map<std::string, size_t> byName_;
     std::vector<std::string> orphanMeta_;
     void attachMeta(std::unordered_map<std::string, MetaFn>& table);
+    // Adds X_ for every pointwise functional X (first argument `Tensor self`, one Tensor
+    // returned) that ops.tsv does not list: PyTorch has an in-place variant of each
+    // (sigmoid_, tanh_, mul_.Scalar, ...), and traced models use them (nn.LSTM's cells).
+    void addInplaceVariants();
     static OpRegistry& mutableInstance();
 };
 

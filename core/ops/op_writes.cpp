@@ -108,4 +108,94 @@ bool targetMayWrite(NodeOp op, const std::string& target, const OpRegistry& reg)
 
 bool writesInPlace(const Node& n, const OpRegistry& reg) { return !writtenArguments(n, reg).empty(); }
 
+namespace {
+
+// Tensor methods of Dynamo-level graphs whose value may share self's storage.
+bool isViewMethod(std::string_view m)
+{
+    static constexpr std::string_view kViews[] = {
+        "view",   "view_as",    "transpose",  "permute", "t",        "unsqueeze",  "squeeze",    "expand", "expand_as",
+        "detach", "narrow",     "select",     "reshape", "flatten",  "contiguous", "unflatten",  "split",  "chunk",
+        "unbind", "as_strided", "reshape_as", "movedim", "swapaxes", "unfold",     "__getitem__"};
+    for (std::string_view v : kViews)
+        if (m == v) return true;
+    return false;
+}
+
+}  // namespace
+
+std::vector<NodeId> storageRoots(const Graph& g, const OpRegistry& reg)
+{
+    NodeId maxId = -1;
+    for (NodeId id : g.order()) maxId = std::max(maxId, id);
+    std::vector<NodeId> root(static_cast<size_t>(maxId + 1), kNoNode);
+    auto rootOf = [&](NodeId id) {
+        return id >= 0 && static_cast<size_t>(id) < root.size() && root[static_cast<size_t>(id)] != kNoNode
+            ? root[static_cast<size_t>(id)]
+            : id;
+    };
+    auto firstNodeArg = [](const Node& n) -> NodeId {
+        for (const Arg& a : n.args)
+            if (a.isNode()) return a.node;
+        return kNoNode;
+    };
+    for (NodeId id : g.order()) {
+        const Node& n = g.node(id);
+        NodeId r = id;
+        if (n.isGetitem()) {
+            // an element of a view list (split, unbind) is a view of the base; of another
+            // multi-output op, a storage of its own
+            if (!n.args.empty() && n.args[0].isNode()) {
+                const Node& src = g.node(n.args[0].node);
+                const OpInfo* op = src.op == NodeOp::CallFunction ? reg.find(src.target) : nullptr;
+                if ((op && op->has(kTraitViewList)) || (src.op == NodeOp::CallMethod && isViewMethod(src.target)))
+                    r = rootOf(n.args[0].node);
+            }
+        } else if (n.op == NodeOp::CallMethod) {
+            if ((isInplaceMethodName(n.target) || isViewMethod(n.target)) && !n.args.empty() && n.args[0].isNode())
+                r = rootOf(n.args[0].node);
+        } else if (n.op == NodeOp::CallFunction) {
+            const std::vector<WrittenArgument> written = writtenArguments(n, reg);
+            const OpInfo* op = reg.find(n.target);
+            if (op && op->has(kTraitInplace) && !written.empty() && written[0].node != kNoNode)
+                r = rootOf(written[0].node);
+            else if (op
+                     && (op->has(kTraitView) || op->has(kTraitViewList) || op->has(kTraitAliasNoAnnot)
+                         || op->kind.find("view") != std::string::npos)) {
+                if (const NodeId src = firstNodeArg(n); src != kNoNode) r = rootOf(src);
+            }
+        }
+        root[static_cast<size_t>(id)] = r;
+    }
+    return root;
+}
+
+std::vector<char> readsBeforeLaterWrite(const Graph& g, const OpRegistry& reg,
+                                        const std::function<bool(NodeId)>& counts)
+{
+    const std::vector<NodeId> root = storageRoots(g, reg);
+    const auto& order = g.order();
+    std::vector<int64_t> pos(root.size(), -1), lastWrite(root.size(), -1);
+    for (size_t k = 0; k < order.size(); ++k) pos[static_cast<size_t>(order[k])] = static_cast<int64_t>(k);
+    for (size_t k = 0; k < order.size(); ++k) {
+        const Node& n = g.node(order[k]);
+        if (n.op != NodeOp::CallFunction && n.op != NodeOp::CallMethod) continue;
+        if (counts && !counts(order[k])) continue;
+        for (const WrittenArgument& w : writtenArguments(n, reg))
+            if (w.node >= 0 && static_cast<size_t>(w.node) < root.size())
+                lastWrite[static_cast<size_t>(root[static_cast<size_t>(w.node)])] = static_cast<int64_t>(k);
+    }
+    std::vector<char> out(root.size(), 0);
+    for (size_t k = 0; k < order.size(); ++k) {
+        const Node& n = g.node(order[k]);
+        if (n.op == NodeOp::Output || n.op == NodeOp::Placeholder || n.op == NodeOp::GetAttr) continue;
+        forEachInput(n, [&](NodeId in) {
+            if (in < 0 || static_cast<size_t>(in) >= root.size()) return;
+            if (lastWrite[static_cast<size_t>(root[static_cast<size_t>(in)])] > static_cast<int64_t>(k))
+                out[static_cast<size_t>(order[k])] = 1;
+        });
+    }
+    return out;
+}
+
 }  // namespace fxl

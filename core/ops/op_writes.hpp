@@ -13,6 +13,7 @@
 // running_mean`); the schema's mark is then enough.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -40,6 +41,21 @@ bool targetMayWrite(NodeOp op, const std::string& target, const OpRegistry& reg 
 
 // writtenArguments(n) is not empty.
 bool writesInPlace(const Node& n, const OpRegistry& reg = OpRegistry::instance());
+
+// For each node (by id; kNoNode for ids not in g), the node whose storage its value is:
+// following views (view, view_list, alias and view-or-copy ops, over-approximated as views),
+// the self written by an in-place op and view methods of Dynamo-level graphs; a node that
+// allocates (and the getitem of a multi-output op) is its own root.
+std::vector<NodeId> storageRoots(const Graph& g, const OpRegistry& reg = OpRegistry::instance());
+
+// For each node (by id): 1 when it reads (an alias of) a value that a later node writes in
+// place. Such a node must run before that write: moved after it (recomputed in the backward,
+// placed in a partition's backward) it would read the written values. An LSTM cell's
+// `clone(h - n)` before `mul_(h - n, z)` is one. Writers count by writtenArguments, and only
+// those `counts` accepts (a pass that moves nodes into the backward counts the forward's
+// writers: a backward writer runs after the moved node there too, in graph order).
+std::vector<char> readsBeforeLaterWrite(const Graph& g, const OpRegistry& reg = OpRegistry::instance(),
+                                        const std::function<bool(NodeId writer)>& counts = {});
 
 // The operators of the table above, as "aten.native_batch_norm.default" (for the tests: each has
 // a row there).

@@ -423,7 +423,13 @@ void divRoundingKernel(KernelCall& call, bool floorMode)
                 if (y == -1) return static_cast<C>(0 - static_cast<uint64_t>(x));
                 return static_cast<C>(x / y);
             } else {
-                if (!floorMode) return std::trunc(x / y);
+                if (!floorMode) {
+                    // PyTorch divides in the storage type (a bf16 / f16 quotient is rounded
+                    // before it is truncated: -22.97 rounds to -23 in bf16, then stays -23)
+                    C q = x / y;
+                    if constexpr (kIsReduced<S>) q = Num<S>::load(Num<S>::store(q));
+                    return std::trunc(q);
+                }
                 // PyTorch's div_floor_floating
                 if (y == 0) return x / y;
                 const C mod = std::fmod(x, y);

@@ -25,11 +25,12 @@
 namespace fxl::cpu::red {
 namespace {
 
-std::vector<int64_t> intsOf(const Tensor& t, const std::string& op, const char* what)
+// The integers of t in row-major order (t 1-d unless anyDim).
+std::vector<int64_t> intsOf(const Tensor& t, const std::string& op, const char* what, bool anyDim = false)
 {
     if (t.dtype() != DType::I64 && t.dtype() != DType::I32)
         throw KernelError(op + ": " + what + " must be int64 or int32, got " + describe(t));
-    if (t.dim() != 1) throw KernelError(op + ": " + what + " must be 1-d, got " + describe(t));
+    if (t.dim() != 1 && !anyDim) throw KernelError(op + ": " + what + " must be 1-d, got " + describe(t));
     std::vector<int64_t> v(static_cast<size_t>(t.numel()));
     const char* base = static_cast<const char*>(t.rawData());
     forEachIndex(t.sizes(), [&](const int64_t* idx, int64_t flat) {
@@ -149,11 +150,121 @@ void embeddingBag(KernelCall& call)
         {Value::ofTensor(out), Value::ofTensor(offset2bag), Value::ofTensor(bagSizeT), Value::ofTensor(maxT)});
 }
 
+// _embedding_bag_dense_backward / _embedding_bag_backward: the weight's gradient [V, D]. Sum and
+// mean: each index i not padding_idx adds grad[bag_i] (times its per-sample weight; divided by
+// its bag's size for mean; divided by its row's count among the indices with
+// scale_grad_by_freq) to row indices[i], in index order, each element one widened sum rounded
+// once. Max: each non-empty bag adds grad[b, d] to row max_indices[b, d], in bag order.
+// _embedding_bag_backward rebuilds offset2bag from the offsets when the forward left it empty
+// (mode sum's fast path); sparse gradients are refused.
+void embeddingBagBackward(KernelCall& call, bool fromOffsets)
+{
+    const std::string op = fromOffsets ? "_embedding_bag_backward" : "_embedding_bag_dense_backward";
+    if (fromOffsets && call.arg("sparse").toInt() != 0)
+        throw KernelError(op + ": sparse gradients are not supported (run with sparse=False)");
+    const Tensor& g0 = call.tensor("grad");
+    if (g0.dim() != 2 || !isFloatingPoint(g0.dtype()))
+        throw KernelError(op + ": grad must be a 2-d floating-point tensor, got " + describe(g0));
+    const Tensor g = g0.isContiguous() ? g0 : contiguous(g0, *call.backend);
+    const std::vector<int64_t> idx = intsOf(call.tensor("indices"), op, "indices");
+    std::vector<int64_t> o2b = intsOf(call.tensor("offset2bag"), op, "offset2bag");
+    const std::vector<int64_t> bagSize = intsOf(call.tensor("bag_size"), op, "bag_size");
+    const int64_t V = call.arg("num_weights").toInt(), B = g.size(0), D = g.size(1);
+    const int64_t n = static_cast<int64_t>(idx.size());
+    const int64_t mode = call.arg("mode").toInt();
+    const bool byFreq = call.arg("scale_grad_by_freq").toInt() != 0;
+    const int64_t padding = std::max<int64_t>(-1, call.arg("padding_idx").toInt());
+    if (mode < 0 || mode > 2)
+        throw KernelError(op + ": mode must be 0 (sum), 1 (mean) or 2 (max), got " + std::to_string(mode));
+    if (fromOffsets && static_cast<int64_t>(o2b.size()) != n) {
+        const std::vector<int64_t> offs = intsOf(call.tensor("offsets"), op, "offsets");
+        o2b.assign(static_cast<size_t>(n), 0);
+        for (size_t k = 0; k < offs.size(); ++k)
+            for (int64_t i = offs[k]; i < (k + 1 < offs.size() ? offs[k + 1] : n); ++i)
+                if (i >= 0 && i < n) o2b[static_cast<size_t>(i)] = static_cast<int64_t>(k);
+    }
+    if (mode != 2 && static_cast<int64_t>(o2b.size()) != n)
+        throw KernelError(op + ": offset2bag has " + std::to_string(o2b.size()) + " entries for " + std::to_string(n)
+                          + " indices");
+    for (size_t i = 0; i < idx.size(); ++i) {
+        if (idx[i] == padding) continue;
+        if (idx[i] < 0 || idx[i] >= V)
+            throw KernelError(op + ": index " + std::to_string(idx[i]) + " out of range for " + std::to_string(V)
+                              + " rows");
+        if (mode != 2 && (o2b[i] < 0 || o2b[i] >= B))
+            throw KernelError(op + ": offset2bag " + std::to_string(o2b[i]) + " out of range for " + std::to_string(B)
+                              + " bags");
+    }
+    std::vector<int64_t> counts;
+    if (byFreq) {
+        counts.assign(static_cast<size_t>(V), 0);
+        for (int64_t i : idx)
+            if (i != padding) ++counts[static_cast<size_t>(i)];
+    }
+    const Value& psv = call.arg("per_sample_weights");
+    Tensor out = call.newTensor({V, D}, g.dtype());
+    dispatchFloating(g.dtype(), op.c_str(), [&](auto tag) {
+        using T = decltype(tag);
+        using A = AccOf<T>;
+        const T* gp = g.template data<T>();
+        std::vector<A> acc(static_cast<size_t>(V * D), A(0));
+        auto scaleOf = [&](int64_t row) {
+            return byFreq ? A(1) / static_cast<A>(counts[static_cast<size_t>(row)]) : A(1);
+        };
+        if (mode == 2) {
+            const std::vector<int64_t> maxIdx = intsOf(call.tensor("maximum_indices"), op, "maximum_indices", true);
+            if (static_cast<int64_t>(maxIdx.size()) != B * D)
+                throw KernelError(op + ": maximum_indices must be [" + std::to_string(B) + ", " + std::to_string(D)
+                                  + "] for mode max");
+            for (int64_t b = 0; b < B; ++b) {
+                if (b < static_cast<int64_t>(bagSize.size()) && bagSize[static_cast<size_t>(b)] == 0) continue;
+                for (int64_t d = 0; d < D; ++d) {
+                    const int64_t row = maxIdx[static_cast<size_t>(b * D + d)];
+                    if (row < 0 || row >= V || row == padding) continue;
+                    acc[static_cast<size_t>(row * D + d)] += widenTo<A>(gp[b * D + d]) * scaleOf(row);
+                }
+            }
+        } else {
+            std::vector<A> psw;
+            if (psv.isTensor()) {
+                const Tensor& t = psv.tensor;
+                psw.resize(static_cast<size_t>(n));
+                const char* base = static_cast<const char*>(t.rawData());
+                forEachIndex(t.sizes(), [&](const int64_t* ix, int64_t flat) {
+                    psw[static_cast<size_t>(flat)] =
+                        static_cast<A>(loadAsDouble(base + offsetOf(t, ix) * t.itemSize(), t.dtype()));
+                });
+            }
+            for (int64_t i = 0; i < n; ++i) {
+                const int64_t row = idx[static_cast<size_t>(i)];
+                if (row == padding) continue;
+                const int64_t b = o2b[static_cast<size_t>(i)];
+                A* dst = acc.data() + row * D;
+                const T* src = gp + b * D;
+                for (int64_t d = 0; d < D; ++d) {
+                    A v = widenTo<A>(src[d]);
+                    if (!psw.empty()) v = v * psw[static_cast<size_t>(i)];
+                    if (mode == 1) v = v / static_cast<A>(bagSize[static_cast<size_t>(b)]);
+                    if (byFreq) v = v * scaleOf(row);
+                    dst[d] += v;
+                }
+            }
+        }
+        T* o = out.template data<T>();
+        for (int64_t k = 0; k < V * D; ++k) o[k] = narrowTo<T>(acc[static_cast<size_t>(k)]);
+    });
+    call.result = Value::ofTensor(out);
+}
+
 }  // namespace
 
 void registerEmbeddingBagKernels(KernelRegistry& reg)
 {
     reg.add("aten._embedding_bag.default", DeviceKind::Cpu, embeddingBag);
+    reg.add("aten._embedding_bag_dense_backward.default", DeviceKind::Cpu,
+            [](KernelCall& c) { embeddingBagBackward(c, false); });
+    reg.add("aten._embedding_bag_backward.default", DeviceKind::Cpu,
+            [](KernelCall& c) { embeddingBagBackward(c, true); });
 }
 
 }  // namespace fxl::cpu::red

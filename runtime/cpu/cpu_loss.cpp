@@ -223,6 +223,68 @@ void nllBackward(KernelCall& call)
     call.result = Value::ofTensor(out);
 }
 
+// ---- nll_loss2d: nll_loss over the N*H*W positions of an [N, C, H, W] input, rows in
+// (n, h, w) order: the input seen as [N*H*W, C] (copied to that layout), the target as
+// [N*H*W]; the loss per position ([N, H, W] for reduction none) and the gradient [N, C, H, W]
+// are the nll_loss kernels' in that layout.
+
+// [N, C, H, W] -> contiguous [N*H*W, C]
+Tensor positionsByClass(KernelCall& call, const Tensor& x, const char* op)
+{
+    if (x.dim() != 4) throw KernelError(std::string(op) + ": input tensor should be 4D");
+    const auto& sz = x.sizes();
+    Tensor nhwc =
+        x.asStrided({sz[0], sz[2], sz[3], sz[1]}, {x.stride(0), x.stride(2), x.stride(3), x.stride(1)}, x.offset());
+    Tensor rows = call.newTensor({sz[0], sz[2], sz[3], sz[1]}, x.dtype());
+    call.backend->copy(rows, nhwc);
+    return rows.asStrided({sz[0] * sz[2] * sz[3], sz[1]}, {sz[1], 1}, 0);
+}
+
+Tensor flatTarget(KernelCall& call, const Tensor& target, const Tensor& input, const char* op)
+{
+    if (target.dim() != 3) throw KernelError(std::string(op) + ": target tensor should be 3D");
+    if (target.size(0) != input.size(0) || target.size(1) != input.size(2) || target.size(2) != input.size(3))
+        throw KernelError(std::string(op) + ": size mismatch between input and target");
+    Tensor t = call.newTensor(target.sizes(), target.dtype());
+    call.backend->copy(t, target);
+    return t.asStrided({target.numel()}, {1}, 0);
+}
+
+void nll2dForward(KernelCall& call)
+{
+    const char* op = "nll_loss2d_forward";
+    const Tensor input = call.tensor("self");
+    const Tensor target = call.tensor("target");
+    call.args[0] = Value::ofTensor(positionsByClass(call, input, op));
+    call.args[1] = Value::ofTensor(flatTarget(call, target, input, op));
+    nllForward(call);
+    Value& loss = call.result.items[0];
+    if (loss.tensor.dim() == 1)
+        loss.tensor = loss.tensor.asStrided(target.sizes(), Tensor::contiguousStrides(target.sizes()), 0);
+}
+
+void nll2dBackward(KernelCall& call)
+{
+    const char* op = "nll_loss2d_backward";
+    const Tensor input = call.tensor("self");
+    const Tensor target = call.tensor("target");
+    const Tensor grad = call.tensor("grad_output");
+    call.args[1] = Value::ofTensor(positionsByClass(call, input, op));
+    call.args[2] = Value::ofTensor(flatTarget(call, target, input, op));
+    if (grad.dim() == 3) {
+        Tensor g = call.newTensor(grad.sizes(), grad.dtype());
+        call.backend->copy(g, grad);
+        call.args[0] = Value::ofTensor(g.asStrided({grad.numel()}, {1}, 0));
+    }
+    nllBackward(call);
+    // [N*H*W, C] -> [N, C, H, W], contiguous
+    const auto& sz = input.sizes();
+    const Tensor rows = call.result.tensor;
+    Tensor out = call.newTensor(sz, input.dtype());
+    call.backend->copy(out, rows.asStrided(sz, {sz[2] * sz[3] * sz[1], 1, sz[3] * sz[1], sz[1]}, 0));
+    call.result = Value::ofTensor(out);
+}
+
 // ---- mse
 // none: (x - t)^2 per element; sum: S((x - t)^2) over the broadcast shape in row-major order;
 // mean: that sum / numel.
@@ -421,6 +483,8 @@ void registerLossKernels(KernelRegistry& reg)
 {
     reg.add("aten.nll_loss_forward.default", DeviceKind::Cpu, nllForward);
     reg.add("aten.nll_loss_backward.default", DeviceKind::Cpu, nllBackward);
+    reg.add("aten.nll_loss2d_forward.default", DeviceKind::Cpu, nll2dForward);
+    reg.add("aten.nll_loss2d_backward.default", DeviceKind::Cpu, nll2dBackward);
     reg.add("aten.mse_loss.default", DeviceKind::Cpu, mseLoss);
     reg.add("aten.mse_loss_backward.default", DeviceKind::Cpu, mseLossBwd);
     reg.add("aten.embedding_dense_backward.default", DeviceKind::Cpu, embeddingDenseBwd);

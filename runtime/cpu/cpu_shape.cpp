@@ -700,6 +700,19 @@ void chunkKernel(KernelCall& call)
     }
 }
 
+// unsafe_split / unsafe_split_with_sizes / unsafe_chunk: the pieces of split, each copied to a
+// storage of its own (the schema aliases nothing; the memory timeline allocates each).
+template<void (*Split)(KernelCall&)>
+void unsafeSplitKernel(KernelCall& call)
+{
+    Split(call);
+    for (Value& piece : call.result.items) {
+        Tensor own = call.newTensor(piece.tensor.sizes(), piece.tensor.dtype());
+        call.backend->copy(own, piece.tensor);
+        piece.tensor = own;
+    }
+}
+
 // sym_size.int / sym_stride.int / sym_numel / sym_storage_offset: the tensor's size facts as
 // numbers (the symbolic-shape graphs' way of reading them).
 void symSizeKernel(KernelCall& call)
@@ -749,6 +762,9 @@ void registerViewKernels(KernelRegistry& reg)
     reg.add("aten.split_with_sizes.default", cpu, splitWithSizesKernel);
     reg.add("aten.unbind.int", cpu, unbindKernel);
     reg.add("aten.chunk.default", cpu, chunkKernel);
+    reg.add("aten.unsafe_split.Tensor", cpu, unsafeSplitKernel<splitKernel>);
+    reg.add("aten.unsafe_split_with_sizes.default", cpu, unsafeSplitKernel<splitWithSizesKernel>);
+    reg.add("aten.unsafe_chunk.default", cpu, unsafeSplitKernel<chunkKernel>);
 }
 
 }  // namespace fxl::cpu::shape

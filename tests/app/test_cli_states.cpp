@@ -170,6 +170,22 @@ private slots:
         QVERIFY(states[QStringLiteral("input arg13_1")][QStringLiteral("bitwise_equal")].toBool());
     }
 
+    // A partition's saved values reach the backward as the forward left them, strides included:
+    // a backward that re-views a saved transposed value with literal strides (_reshape_alias)
+    // reads the right elements (tests/data/partition_strides).
+    void partitionKeepsSavedStrides()
+    {
+        const auto dir = fxltest::testDataPath("partition_strides");
+        const Run r = fxlens({QStringLiteral("check"), QString::fromStdString((dir / "joint.py").string()),
+                              QString::fromStdString((dir / "strided.forward.py").string()), QStringLiteral("--seed"),
+                              QStringLiteral("1"), QStringLiteral("--json")});
+        FXL_EXPECT_EXIT(r, 0);
+        const QJsonObject doc = parseJsonDoc(r.out);
+        QCOMPARE(doc[QStringLiteral("result")].toString(), QStringLiteral("bitwise_equal"));
+        QCOMPARE(doc[QStringLiteral("b")].toObject()[QStringLiteral("saved_fed")].toInt(), 1);
+        QCOMPARE(doc[QStringLiteral("report")].toObject()[QStringLiteral("outputs")].toArray().size(), 2);
+    }
+
     // sac + remat on the BatchNorm model in training mode, and both partitions: every output
     // and every buffer bitwise equal after the step (the batch norm, which writes its running
     // statistics, is saved, never recomputed), as a user checks the steps the passes wrote.

@@ -166,6 +166,38 @@ private slots:
         }
     }
 
+    // A node that reads a value a later forward node writes in place (an LSTM cell's
+    // clone(h - n) before mul_(h - n, z)) is saved whatever its tag: recomputed in the backward it
+    // would read (h - n) * z. Without the write the same clone is recomputed.
+    void rematKeepsReadsBeforeWrites_data()
+    {
+        QTest::addColumn<bool>("written");
+        QTest::newRow("written later") << true;
+        QTest::newRow("not written") << false;
+    }
+    void rematKeepsReadsBeforeWrites()
+    {
+        QFETCH(bool, written);
+        const std::vector<std::string> body = {
+            "d: \"f32[2, 3]\" = torch.ops.aten.sub.Tensor(h, n)",
+            "c: \"f32[2, 3]\" = torch.ops.aten.clone.default(d)",
+            written ? "m: \"f32[2, 3]\" = torch.ops.aten.mul_.Tensor(d, z)"
+                    : "m: \"f32[2, 3]\" = torch.ops.aten.mul.Tensor(d, z)",
+            "s: \"f32[]\" = torch.ops.aten.sum.default(m)",
+            "ones: \"f32[]\" = torch.ops.aten.ones_like.default(s)",
+            "g1: \"f32[2, 3]\" = torch.ops.aten.mul.Tensor(ones, c)",
+            "return (s, g1)",
+        };
+        Graph g = parseG("h: \"f32[2, 3]\", n: \"f32[2, 3]\", z: \"f32[2, 3]\"", body);
+        setMeta(g, "d=MUST_SAVE c=PREFER_RECOMPUTE m=MUST_SAVE s=MUST_SAVE");
+        ChangeLog log = runPass(g, "remat");
+        // saved: the clone stays where it was, before the write; else remat moves it into the
+        // backward (the original is erased, a recomputed copy reads d there)
+        QCOMPARE(countTarget(g, "aten.clone.default"), 1);
+        QCOMPARE(g.findByName("c") != kNoNode, written);
+        QCOMPARE(log.stats["kept_saved"]["reads_before_write"].get<int>(), written ? 1 : 0);
+    }
+
     void rematRngS3()
     {
         const std::vector<std::string> body = {

@@ -139,6 +139,15 @@ test files that exercise them (`test_random`: Philox streams, not PyTorch's bits
 `auto_functionalized`, `wrap_with_set_grad_enabled`, ...) are run by the executor, not by a
 kernel: docs/numerics.md section 8.1 and docs/custom_ops.md.
 
+Every pointwise operator listed here whose first argument is `Tensor self` and which returns one
+tensor also runs **in place** (`sigmoid_`, `tanh_`, `relu_`, `mul_.Scalar`, `lt_.Scalar`, ...,
+as nn.LSTM and nn.GRU cells trace): when `resources/ops.tsv` has no row for the in-place
+variant, fxlens makes its schema (`self` written, `Tensor(a!)`) and its kernel from the
+functional one: the functional kernel, then its result written into self as `copy_` writes
+(cast to self's dtype), so later users of self see the write. These variants have no rows of
+their own; the `elementwise` cases check `sigmoid_`, `tanh_`, `relu_`, `neg_`, `exp_`, `abs_`,
+`mul_.Scalar` and `lt_.Scalar` against PyTorch.
+
 | operator | core | dtypes | reference | status |
 | --- | --- | --- | --- | --- |
 """ + "\n".join(rows) + "\n"

@@ -325,6 +325,18 @@ def inplace_cases():
         run("aten." + op, build(tensor_maker), grp, True, inplace=True)
 
 
+def generic_inplace_cases():
+    # the in-place variants fxlens makes of pointwise ops (OpRegistry::addInplaceVariants): the
+    # functional kernel, its result written into self (nn.LSTM / nn.GRU cells trace to sigmoid_
+    # and tanh_); a comparison's bool result is cast into a float self as copy_ casts
+    for op, exact in (("sigmoid_.default", False), ("tanh_.default", False), ("relu_.default", True),
+                      ("neg_.default", True), ("exp_.default", False), ("abs_.default", True)):
+        run("aten." + op, {"self": tensor_maker([5, 6], edge=True)}, "f32", exact, inplace=True)
+        run("aten." + op, {"self": tensor_maker([6, 5], layout="transposed")}, "f32 transposed", exact, inplace=True)
+    run("aten.mul_.Scalar", {"self": tensor_maker([4, 6], edge=True), "other": 0.5}, "f32 scalar", True, inplace=True)
+    run("aten.lt_.Scalar", {"self": tensor_maker([4, 6], edge=True), "other": 0.0}, "f32 <- bool", True, inplace=True)
+
+
 def unary_cases():
     # neg
     for dt, kind in ((F32, "normal"), (F64, "normal"), (BF16, "normal"), (F16, "normal"), (I64, "wide"), (I8, "wide"), (I32, "normal")):
@@ -820,6 +832,7 @@ def main():
     torch.set_num_threads(1)
     binary_cases()
     inplace_cases()
+    generic_inplace_cases()
     unary_cases()
     select_cases()
     copy_cases()

@@ -742,6 +742,71 @@ emb_bag(rn(10, 3), bag_idx.to(torch.int32), bag_offs.to(torch.int32), 2, note="i
 emb_bag(rn(10, 4, dtype=torch.float16), bag_idx, bag_offs, 1)
 emb_bag(rn(50, 8), torch.randint(0, 50, (200,)), torch.tensor([0, 3, 50, 51, 120]), 0, note="many")
 
+
+
+# ---------------------------------------------------------------- nll_loss2d (cross entropy on [N, C, H, W])
+def nll2d(x, target, w, reduction, ignore=-100, note=""):
+    case("nll2d", "aten.nll_loss2d_forward.default", [x, target, w, reduction, ignore],
+         lambda t, tg, ww, r, ig: A.nll_loss2d_forward(t, tg, ww, r, ig), note)
+    xt = x.view if isinstance(x, View) else x
+    _, total = A.nll_loss2d_forward(xt, target, w, reduction, ignore)
+    g = rn(*target.shape, dtype=xt.dtype) if reduction == 0 else rn(dtype=xt.dtype) + 1.5
+    case("nll2d_bwd", "aten.nll_loss2d_backward.default", [g, x, target, w, reduction, ignore, total],
+         lambda gg, t, tg, ww, r, ig, tw: A.nll_loss2d_backward(gg, t, tg, ww, r, ig, tw), note)
+
+
+lsm2d = A._log_softmax(rn(2, 4, 3, 5), 1, False)
+tg2d = torch.randint(0, 4, (2, 3, 5))
+tg2d[0, 1, 2] = -100
+for red in (0, 1, 2):
+    nll2d(lsm2d, tg2d, None, red)
+    nll2d(lsm2d, tg2d, rn(4).abs() + 0.1, red, note="weight")
+nll2d(View(A._log_softmax(rn(2, 3, 4, 4), 1, False), "gap"), torch.randint(0, 3, (2, 4, 4)), None, 1,
+      note="strided input")
+
+
+# ---------------------------------------------------------------- embedding bag backward
+# The weight's gradient, every mode, through both entry points; the dense one only where the
+# forward filled offset2bag (mode sum's fast path leaves it empty, and PyTorch's dense backward
+# then fails: _embedding_bag_backward rebuilds it from the offsets).
+# With scale_grad_by_freq, PyTorch 1.13's CPU kernel divides each row's gradient by the count
+# of the wrong row (it indexes the counts by the number of the row's group among the sorted
+# unique indices, not by the row: EmbeddingBag.cpp, _embedding_bag_dense_backward_cpu_sum_mean);
+# the reference is then the gradient without scaling divided by the row's own count, as the
+# operator is documented ("scale gradients by the inverse of frequency of the words").
+def emb_bag_bwd(w, idx, offs, mode, psw=None, pad=-1, freq=False, note=""):
+    out, o2b, bs, mi = A._embedding_bag(w, idx, offs, freq, mode, False, psw, False, pad)
+    g = rn(*out.shape, dtype=w.dtype)
+    counts = torch.bincount(idx[idx != pad] if pad >= 0 else idx, minlength=w.shape[0]).clamp(min=1)
+
+    def by_freq(fn, at):
+        def ref(*a):
+            a = list(a)
+            if not a[at]:
+                return fn(*a)
+            a[at] = False
+            return (fn(*a).double() / counts[:, None].double()).to(w.dtype)
+        return ref
+
+    if freq:
+        note = (note + "; " if note else "") + "reference corrected: PyTorch 1.13 scales by another row's count"
+    if o2b.numel() == idx.numel():
+        case("embedding_bag_dense_backward", "aten._embedding_bag_dense_backward.default",
+             [g, idx, o2b, bs, mi, w.shape[0], freq, mode, psw, pad],
+             by_freq(lambda *a: A._embedding_bag_dense_backward(*a), 6), note)
+    case("embedding_bag_backward", "aten._embedding_bag_backward.default",
+         [g, idx, offs, o2b, bs, mi, w.shape[0], freq, mode, False, psw, pad],
+         by_freq(lambda *a: A._embedding_bag_backward(*a), 7), note)
+
+
+for m in (0, 1, 2):
+    emb_bag_bwd(rn(10, 3), bag_idx, bag_offs, m, note="empty bag")
+    emb_bag_bwd(rn(10, 3), bag_idx, bag_offs, m, pad=4, note="padding_idx=4")
+    emb_bag_bwd(rn(10, 3), bag_idx, bag_offs, m, freq=True, note="scale_grad_by_freq")
+    emb_bag_bwd(rn(10, 5, dtype=torch.float64), bag_idx, bag_offs, m)
+emb_bag_bwd(rn(10, 3), bag_idx, bag_offs, 0, psw=rn(10), note="per_sample_weights")
+emb_bag_bwd(rn(50, 8), torch.randint(0, 50, (200,)), torch.tensor([0, 3, 50, 51, 120]), 1, note="many")
+
 os.makedirs(OUT_DIR, exist_ok=True)
 write_safetensors(os.path.join(OUT_DIR, "reduction.safetensors"), sorted(tensors.items()))
 with open(os.path.join(OUT_DIR, "reduction.cases.json"), "w") as f:

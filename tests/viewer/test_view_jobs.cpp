@@ -12,6 +12,7 @@
 
 #include "test_registry.hpp"
 #include "test_util.hpp"
+#include "viewer/jobs/run_jobs.hpp"
 #include "viewer/jobs/view_jobs.hpp"
 
 namespace test_view_jobs {
@@ -257,6 +258,74 @@ private slots:
         };
         QVERIFY_THROWS_EXCEPTION(CancelledError, ViewJobs::layoutNow(prepared(path.string()), all, c));
         QCOMPARE(calls, 2);
+    }
+    // Which check of a step the window asks for (stepRunRequest) and when its result no longer
+    // belongs to the steps (checkStaleness): by the content hashes of the graphs it ran on. A
+    // partition step pairs its forward and backward against the joint before it.
+    void checkRequestsAndStaleness()
+    {
+        auto graph = std::make_shared<Graph>();
+        auto prepared = [&](uint64_t) {
+            auto p = std::make_shared<PreparedGraph>();
+            p->graph = graph;
+            return std::shared_ptr<const PreparedGraph>(p);
+        };
+        auto step = [&](int index, std::vector<std::pair<std::string, uint64_t>> graphs, const char* spec) {
+            auto s = std::make_shared<StepState>();
+            s->index = index;
+            s->spec = spec;
+            s->pass = spec;
+            for (const auto& [role, hash] : graphs) {
+                StepGraph g;
+                g.role = role;
+                g.prepared = prepared(hash);
+                g.contentHash = hash;
+                s->graphs.push_back(std::move(g));
+            }
+            return s;
+        };
+        std::vector<std::shared_ptr<const StepState>> steps = {
+            step(0, {{"", 11}}, ""), step(1, {{"", 22}}, "remat"),
+            step(2, {{"forward", 33}, {"backward", 44}}, "partition")};
+        std::string why;
+        // the input has nothing before it
+        QVERIFY(!stepRunRequest(steps, 0, "", "previous", &why));
+        QCOMPARE(why, std::string("the input graph has no step before it: run it alone, or show a later step"));
+        // step 1 against the step before, and against the input
+        auto r = stepRunRequest(steps, 1, "", "previous", &why);
+        QVERIFY(r);
+        QCOMPARE(r->subjectHash, uint64_t(22));
+        QCOMPARE(r->referenceHash, uint64_t(11));
+        QCOMPARE(r->subjectLabel, std::string("step 1 (remat)"));
+        QCOMPARE(checkStaleness(*r, steps), std::string());
+        // eager chunking needs a chunk pass's step
+        QVERIFY(!stepRunRequest(steps, 1, "", "eager", &why));
+        QVERIFY(why.find("was not made by a chunk pass") != std::string::npos);
+        // the partition: forward then backward, against the joint step before
+        auto p = stepRunRequest(steps, 2, "forward", "previous", &why);
+        QVERIFY2(p, why.c_str());
+        QVERIFY(p->subjectBackward);
+        QCOMPARE(p->subjectHash, uint64_t(33));
+        QCOMPARE(p->subjectBackwardHash, uint64_t(44));
+        QCOMPARE(p->referenceHash, uint64_t(22));
+        QCOMPARE(checkStaleness(*p, steps), std::string());
+        // the pipeline changed: each graph's hash makes its check stale, with the reason
+        auto changed = steps;
+        changed[1] = step(1, {{"", 23}}, "remat");
+        QCOMPARE(checkStaleness(*r, changed),
+                 std::string("it ran on an earlier version of step 1 (the pipeline changed since)"));
+        QCOMPARE(checkStaleness(*p, changed), std::string("the graph it was compared with changed since"));
+        changed = steps;
+        changed[2] = step(2, {{"forward", 33}, {"backward", 45}}, "partition");
+        QCOMPARE(checkStaleness(*p, changed),
+                 std::string("it ran on an earlier version of step 2's backward (the pipeline changed since)"));
+        changed.pop_back();
+        QCOMPARE(checkStaleness(*p, changed), std::string("step 2 is not there any more (the pipeline changed)"));
+        // a request recorded without hashes says so
+        RunRequest old = *r;
+        old.subjectHash = 0;
+        QCOMPARE(checkStaleness(old, steps),
+                 std::string("it was recorded without the steps' content hashes: run it again"));
     }
 };
 

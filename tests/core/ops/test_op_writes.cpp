@@ -107,6 +107,52 @@ private slots:
         QVERIFY(!writesInPlace(g.node(g.findByName("c"))));
     }
 
+    // A node that reads (a view of) a value a later node writes in place must run before that
+    // write: clone(h - n) before mul_(h - n, z) as an LSTM cell traces, directly and through a
+    // view; the writer itself, the reads after the write and an unrelated node are not marked.
+    // The in-place variants fxlens makes of pointwise ops (sigmoid_) write too.
+    void readsBeforeLaterWrite_data()
+    {
+        QTest::addColumn<QString>("code");
+        QTest::addColumn<QStringList>("marked");
+        const QString head = QStringLiteral("def forward(self, h, n, z):\n    sub = torch.ops.aten.sub.Tensor(h, n)\n");
+        QTest::newRow("clone before mul_") << head
+                + QStringLiteral("    clone = torch.ops.aten.clone.default(sub)\n"
+                                 "    mul_ = torch.ops.aten.mul_.Tensor(sub, z)\n"
+                                 "    after = torch.ops.aten.clone.default(sub)\n"
+                                 "    other = torch.ops.aten.mul.Tensor(h, z)\n"
+                                 "    return (clone, mul_, after, other)\n")
+                                           << QStringList{QStringLiteral("clone")};
+        QTest::newRow("through a view") << head
+                + QStringLiteral("    t = torch.ops.aten.t.default(sub)\n"
+                                 "    c = torch.ops.aten.clone.default(t)\n"
+                                 "    s = torch.ops.aten.sigmoid_.default(sub)\n"
+                                 "    return (c, s)\n")
+                                        << QStringList{QStringLiteral("t"), QStringLiteral("c")};
+        QTest::newRow("a view written") << head
+                + QStringLiteral("    c = torch.ops.aten.clone.default(sub)\n"
+                                 "    v = torch.ops.aten.view.default(sub, [-1])\n"
+                                 "    a = torch.ops.aten.add_.Tensor(v, 1)\n"
+                                 "    return (c, a)\n")
+                                        << QStringList{QStringLiteral("c"), QStringLiteral("v")};
+        QTest::newRow("no write") << head
+                + QStringLiteral("    c = torch.ops.aten.clone.default(sub)\n    return (c,)\n")
+                                  << QStringList{};
+    }
+
+    void readsBeforeLaterWrite()
+    {
+        QFETCH(QString, code);
+        QFETCH(QStringList, marked);
+        const Graph g = parseFxText(code.toStdString(), "<test>");
+        const std::vector<char> early = fxl::readsBeforeLaterWrite(g);
+        QStringList got;
+        for (NodeId id : g.order())
+            if (static_cast<size_t>(id) < early.size() && early[static_cast<size_t>(id)])
+                got << QString::fromStdString(g.node(id).name);
+        QCOMPARE(got, marked);
+    }
+
     // Every operator of the audit has a row above that writes.
     void everyAuditedOperatorHasARow()
     {
