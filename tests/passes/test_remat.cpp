@@ -166,6 +166,31 @@ private slots:
         }
     }
 
+    // An operator the registry does not know may do anything (log, mutate, communicate): tagged
+    // PREFER_RECOMPUTE it is saved, counted and said, not recomputed; a known op beside it is.
+    void rematKeepsUnknownOpsSaved()
+    {
+        const std::vector<std::string> body = {
+            "u: \"f32[2, 3]\" = torch.ops.mylib.unknown_thing.default(x)",
+            "r: \"f32[2, 3]\" = torch.ops.aten.relu.default(x)",
+            "m: \"f32[2, 3]\" = torch.ops.aten.mul.Tensor(u, r)",
+            "s: \"f32[]\" = torch.ops.aten.sum.default(m)",
+            "ones: \"f32[]\" = torch.ops.aten.ones_like.default(s)",
+            "g1: \"f32[2, 3]\" = torch.ops.aten.mul.Tensor(ones, u)",
+            "g2: \"f32[2, 3]\" = torch.ops.aten.mul.Tensor(g1, r)",
+            "return (s, g2)",
+        };
+        Graph g = parseG("x: \"f32[2, 3]\"", body);
+        setMeta(g, "u=PREFER_RECOMPUTE r=PREFER_RECOMPUTE m=MUST_SAVE s=MUST_SAVE");
+        ChangeLog log = runPass(g, "remat");
+        QCOMPARE(countTarget(g, "mylib.unknown_thing.default"), 1);
+        QCOMPARE(countTarget(g, "aten.relu.default"), 2);  // recomputed for the backward
+        QCOMPARE(log.stats["kept_saved"]["unknown_op"].get<int>(), 1);
+        bool said = false;
+        for (const auto& n : log.notes) said = said || n.find("unknown op (u)") != std::string::npos;
+        QVERIFY(said);
+    }
+
     // A node that reads a value a later forward node writes in place (an LSTM cell's
     // clone(h - n) before mul_(h - n, z)) is saved whatever its tag: recomputed in the backward it
     // would read (h - n) * z. Without the write the same clone is recomputed.

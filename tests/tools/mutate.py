@@ -1,0 +1,144 @@
+#!/usr/bin/env python3
+"""A small mutation trial: plausible bugs put into the code one at a time, the tests that must
+catch each one run, every file restored. A mutant is killed when one of its tests fails.
+
+    python3 tests/tools/mutate.py [--build BUILD_DIR] [--only NAME ...] [--list]
+
+Each mutant replaces one exact text (which must occur once in its file) and names the tests
+that must fail: "EXE TEST [FUNCTION]" as the combined test executables take them
+(build/tests/fxlens_tests_app test_cli_states bufferOnlyDifferenceFailsCheck). The build
+directory is rebuilt with ninja after each change and after the restore. Exit code 0 when
+every mutant is killed, 1 when one survives, 2 for a mutant whose text is not found (the code
+moved: update the list).
+"""
+
+import argparse
+import os
+import subprocess
+import sys
+import time
+
+ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+
+# (name, file, text, replacement, tests)
+MUTANTS = [
+    ("check ignores write counts", "runtime/check/graph_check.cpp",
+     "d.writesB = ib == b.end() ? 0 : ib->second.writes;", "d.writesB = d.writesA;",
+     ["app test_cli_states bufferOnlyDifferenceFailsCheck"]),
+    ("verdict ignores states", "runtime/equivalence.cpp",
+     """    for (const auto& s : states)
+        if (!s.bitwiseEqual()) return false;
+    return true;""", "    return true;",
+     ["app test_cli_states bufferOnlyDifferenceFailsCheck"]),
+    ("executor records no writes", "runtime/executor.cpp",
+     "if (!np.writes.empty() && !inputStorages.empty()) noteWrites(f, n, np);", "",
+     ["app test_cli_states runWritesStatesBesideOutputs"]),
+    ("within tolerance says bitwise equal", "runtime/equivalence.cpp",
+     """    case Verdict::WithinTolerance:
+        return "within tolerance (atol \"""", """    case Verdict::WithinTolerance:
+        return "bitwise equal"; return "within tolerance (atol \"""",
+     ["app test_cli_run checkDynamoGraphAgainstPytorch"]),
+    ("compareTensors skips the last element", "runtime/equivalence.cpp",
+     "for (int64_t k = 0; k < d.numel; ++k) {", "for (int64_t k = 0; k + 1 < d.numel; ++k) {",
+     ["runtime test_equivalence"]),
+    ("timeline ignores keyword uses", "core/analysis/memory_timeline_builder.cpp",
+     "forEachInput(n, [&](NodeId in) { touch(valueOf(in), step); });",
+     "for (const auto& a : n.args) a.forEachNode([&](NodeId in) { touch(valueOf(in), step); });",
+     ["core test_memory_timeline keywordTensorLivesToItsUse"]),
+    ("batch norm in training writes nothing", "core/ops/op_writes.cpp",
+     "if (!when || when->isNone() || (when->kind == Arg::Kind::Bool && !when->b)) break;",
+     "break;",
+     ["core test_op_writes written"]),
+    ("partition moves a read past its write", "passes/partition_classify.cpp",
+     "    keepReadsBeforeWritesForward(g, c);\n", "",
+     ["app test_cli_models everyModel:gru_steps"]),
+    ("remat recomputes a read before a write", "passes/remat.cpp",
+     "if (static_cast<size_t>(id) < early.size() && early[static_cast<size_t>(id)]",
+     "if (false && static_cast<size_t>(id) < early.size() && early[static_cast<size_t>(id)]",
+     ["passes test_remat rematKeepsReadsBeforeWrites"]),
+    ("remat recomputes unknown operators", "passes/node_kinds.cpp",
+     "if (!op) return Unreplayable::Unknown;", "if (!op) return Unreplayable::None;",
+     ["passes test_remat rematKeepsUnknownOpsSaved"]),
+    ("saved values lose their strides", "runtime/check/graph_check.cpp",
+     "                bwValues.push_back(v);",
+     "                bwValues.push_back(Value::ofTensor(v.tensor.asStrided(v.tensor.sizes(), "
+     "Tensor::contiguousStrides(v.tensor.sizes()), v.tensor.offset())));",
+     ["app test_cli_states partitionKeepsSavedStrides"]),
+    ("in-place variant does not write self", "runtime/kernel.cpp", "            copy(w);\n", "",
+     ["runtime test_elementwise matchesPyTorch:aten.sigmoid_.default"]),
+    ("run panel summary ignores states", "viewer/jobs/run_jobs.cpp",
+     "for (const StateDiff& d : report.states) statesDiffer += d.bitwiseEqual() ? 0 : 1;", "",
+     ["gui test_window_actions runPanelSeesBufferUpdates"]),
+    ("staleness ignores the backward", "viewer/jobs/run_jobs.cpp",
+     "if (!bw || bw->contentHash != r.subjectBackwardHash)", "if (!bw)",
+     ["viewer test_view_jobs checkRequestsAndStaleness"]),
+]
+
+
+def run(cmd, env=None, timeout=1800):
+    t0 = time.time()
+    p = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=timeout)
+    return p.returncode, p.stdout + p.stderr, time.time() - t0
+
+
+def test_command(build, spec):
+    parts = spec.split()
+    exe, test = parts[0], parts[1]
+    cmd = [os.path.join(build, "tests", "fxlens_tests_" + exe), test]
+    if len(parts) > 2:
+        cmd.append(parts[2])
+    return cmd
+
+
+def main(argv):
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--build", default=os.path.join(ROOT, "build"))
+    ap.add_argument("--only", nargs="*")
+    ap.add_argument("--list", action="store_true")
+    a = ap.parse_args(argv[1:])
+    mutants = [m for m in MUTANTS if not a.only or m[0] in a.only]
+    if a.list:
+        for m in mutants:
+            print("%s: %s; tests: %s" % (m[0], m[1], ", ".join(m[4])))
+        return 0
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen")
+    for name, path, text, repl, _ in mutants:
+        src = open(os.path.join(ROOT, path)).read()
+        if src.count(text) != 1:
+            print("mutant '%s': its text occurs %d times in %s" % (name, src.count(text), path))
+            return 2
+    killed = 0
+    for name, path, text, repl, tests in mutants:
+        full = os.path.join(ROOT, path)
+        original = open(full).read()
+        try:
+            with open(full, "w") as f:
+                f.write(original.replace(text, repl))
+            rc, out, secs = run(["ninja", "-C", a.build])
+            if rc != 0:
+                print("KILLED   %s (it does not build)" % name)
+                killed += 1
+                continue
+            failing = []
+            for spec in tests:
+                rc, out, _ = run(test_command(a.build, spec), env=env)
+                if rc != 0:
+                    failing.append(spec)
+            if failing:
+                killed += 1
+                print("KILLED   %s (by %s)" % (name, ", ".join(failing)))
+            else:
+                print("SURVIVED %s (%s passed)" % (name, ", ".join(tests)))
+        finally:
+            with open(full, "w") as f:
+                f.write(original)
+    rc, out, _ = run(["ninja", "-C", a.build])
+    if rc != 0:
+        print("the restored tree does not build:\n" + out[-2000:])
+        return 2
+    print("%d of %d mutants killed" % (killed, len(mutants)))
+    return 0 if killed == len(mutants) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
