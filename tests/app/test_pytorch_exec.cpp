@@ -33,6 +33,8 @@ namespace {
 
 const QString kBinary = clitest::kFxlensBinary;
 const QString kPytorch = QString::fromStdString(fxltest::corpusPath("pytorch").string());
+// the model kinds traced here (tests/python/make_models.py), committed
+const QString kModels = QString::fromStdString(fxltest::testDataPath("models").string());
 const QString kHarness =
     QString::fromStdString((fxltest::testDataPath() / ".." / "python" / "run_fx_graph.py").string());
 
@@ -61,6 +63,8 @@ QString compareBitwise(const QString& expectedPath, const QString& actualPath)
     } catch (const fxl::InputError& err) {
         return QString::fromStdString(err.diagnostic().format());
     }
+    // the written states (state.NAME) of tests/data/models' files are not outputs of the harness
+    std::erase_if(e.tensors, [](const fxl::SafeTensor& t) { return t.name.rfind("state.", 0) == 0; });
     if (e.tensors.size() != a.tensors.size())
         return QStringLiteral("%1 tensors expected, %2 written").arg(e.tensors.size()).arg(a.tensors.size());
     for (const fxl::SafeTensor& t : e.tensors) {
@@ -99,15 +103,16 @@ class TestPytorchExec : public QObject
     QTemporaryDir cache_;  // outputs of input graphs already run
     QMap<QByteArray, QString> inputOutputs_;  // md5 of 00_input.py -> its outputs file
 
-    // Runs the harness on one graph file; returns "" on success, else the error text.
-    QString execGraph(const QString& graph, const QString& name, const QString& out)
+    // Runs the harness on one graph file; returns "" on success, else the error text. `dir`
+    // holds NAME's inputs and constants (the corpus' pytorch/, or tests/data/models).
+    QString execGraph(const QString& graph, const QString& name, const QString& out, const QString& dir = kPytorch)
     {
-        QStringList args = {kHarness, graph, kPytorch + "/" + name + ".inputs.safetensors"};
+        QStringList args = {kHarness, graph, dir + "/" + name + ".inputs.safetensors"};
         // the constants fxlens wrote beside the step graph (NN_<pass>.constants.safetensors), so
         // PyTorch checks them too; the joint's must then exist as well
         QString constants = graph;
         constants.replace(QRegularExpression(QStringLiteral("\\.py$")), QStringLiteral(".constants.safetensors"));
-        const bool jointHasConstants = QFileInfo::exists(kPytorch + "/" + name + ".joint.constants.safetensors");
+        const bool jointHasConstants = QFileInfo::exists(dir + "/" + name + ".joint.constants.safetensors");
         if (jointHasConstants != QFileInfo::exists(constants))
             return graph
                 + (jointHasConstants ? ": no constants file beside it" : ": a constants file it should not have");
@@ -138,27 +143,35 @@ private slots:
         QTest::addColumn<QString>("name");
         QTest::addColumn<QString>("pipeline");
         QTest::addColumn<bool>("mustChange");  // the pipeline is expected to rewrite this graph
+        QTest::addColumn<QString>("dir");
         for (const char* n : {"gpt2_tiny", "llama_tiny"}) {
             for (const char* policy : {"save_list", "alternate_mm"}) {
                 const QString p = QStringLiteral("remove_detach,sac(policy=%1),remat,dce").arg(QLatin1String(policy));
                 QTest::newRow(qPrintable(QStringLiteral("%1 %2").arg(QLatin1String(n), p)))
-                    << QString::fromLatin1(n) << p << true;
+                    << QString::fromLatin1(n) << p << true << kPytorch;
             }
         }
         // every corpus case through the cleanup passes: the printed text of each runs
         for (const char* n :
              {"mlp_gelu", "linear_ce", "gpt2_tiny", "llama_tiny", "moe_tiny", "moe_dispatch", "checkpoint_mlp"})
             QTest::newRow(qPrintable(QStringLiteral("%1 remove_detach,cse,dce").arg(QLatin1String(n))))
-                << QString::fromLatin1(n) << QStringLiteral("remove_detach,cse,dce") << false;
+                << QString::fromLatin1(n) << QStringLiteral("remove_detach,cse,dce") << false << kPytorch;
+        // the model kinds the corpus lacks through the remat pipeline
+        for (const char* n :
+             {"bn_convnet", "gn_resnet", "unet", "vit_cls", "lstm_lm", "gru_steps", "t5_bias", "moe_bag"})
+            QTest::newRow(qPrintable(QStringLiteral("models/%1 remat").arg(QLatin1String(n))))
+                << QString::fromLatin1(n) << QStringLiteral("remove_detach,sac(policy=alternate_mm),remat,dce") << false
+                << kModels;
     }
     void execSteps()
     {
         QFETCH(QString, name);
         QFETCH(QString, pipeline);
         QFETCH(bool, mustChange);
+        QFETCH(QString, dir);
         if (python_.isEmpty())
             QSKIP("no Python with PyTorch ('import torch' fails for $FXLENS_PYTHON, python3 and /usr/bin/python3)");
-        const QString file = kPytorch + "/" + name + ".joint.code.py";
+        const QString file = dir + "/" + name + ".joint.code.py";
         FXL_REQUIRE_CORPUS(file);
         for (QString stage : pipeline.split(',')) {
             stage = stage.left(stage.indexOf('('));
@@ -198,15 +211,15 @@ private slots:
         QString err;
         if (inOut.isEmpty()) {
             inOut = cache_.filePath(QStringLiteral("input%1.out.safetensors").arg(inputOutputs_.size()));
-            err = execGraph(input, name, inOut);
+            err = execGraph(input, name, inOut, dir);
             QVERIFY2(err.isEmpty(), qPrintable(err));
-            err = compareBitwise(kPytorch + "/" + name + ".outputs.safetensors", inOut);
+            err = compareBitwise(dir + "/" + name + ".outputs.safetensors", inOut);
             QVERIFY2(err.isEmpty(), qPrintable("00_input.py vs the corpus outputs: " + err));
             inputOutputs_.insert(key, inOut);
         }
 
         const QString lastOut = tmp.filePath(QStringLiteral("last.out.safetensors"));
-        err = execGraph(last, name, lastOut);
+        err = execGraph(last, name, lastOut, dir);
         QVERIFY2(err.isEmpty(), qPrintable(err));
         err = compareBitwise(inOut, lastOut);
         QVERIFY2(err.isEmpty(), qPrintable(lastGraphs.front() + " vs 00_input.py: " + err));
