@@ -101,6 +101,7 @@ struct InputMatch
 {
     size_t placeholders = 0;
     std::vector<std::string> generated, unused;
+    SymbolValues fallbacks;  // size symbols of generated inputs that took kSymbolFallback
 };
 
 InputMatch matchInputs(const Graph& g, const SafeTensorsFile* inputs)
@@ -149,6 +150,25 @@ void fitInputs(TensorFile& f, InputMatch& m, const Graph& g, Io& io)
            << "\n";
     f = TensorFile{};
     m = matchInputs(g, nullptr);
+}
+
+// A size symbol of a generated input that nothing gives a value (no hint, no --symbols) takes
+// kSymbolFallback instead of stopping the run (core/ir/symbol_hints.hpp); bound in `g` and
+// recorded in m.fallbacks, which the run's output says.
+void takeSymbolFallbacks(Graph& g, InputMatch& m)
+{
+    const std::set<std::string> generated(m.generated.begin(), m.generated.end());
+    const SymbolValues hinted = symbolHints(g);
+    for (const std::string& sym : unhintedInputSymbols(g, [&](const Node& n) { return generated.count(n.name) != 0; }))
+        if (!hinted.count(sym)) m.fallbacks[sym] = kSymbolFallback;
+    if (!m.fallbacks.empty()) bindSymbols(g, m.fallbacks);
+}
+
+std::string symbolsText(const SymbolValues& v)
+{
+    std::string s;
+    for (const auto& [name, value] : v) s += (s.empty() ? "" : ",") + name + "=" + std::to_string(value);
+    return s;
 }
 
 // FNV-1a 64 of the raw little-endian bytes (core/util/content_hash.hpp, the hash the workspace
@@ -270,6 +290,7 @@ json inputsJson(const TensorFile& f, const InputMatch& m, uint64_t seed)
             {"placeholders", m.placeholders},
             {"generated", m.generated},
             {"unused_file_entries", m.unused},
+            {"symbol_fallbacks", m.fallbacks},
             {"seed", seed}};
 }
 
@@ -286,6 +307,9 @@ void printInputs(const TensorFile& f, const InputMatch& m, uint64_t seed, const 
         out << indent << "inputs: generated from the placeholders' meta (normal(0,1) floats, ints in [0, 16), seed "
             << seed << ")\n";
     }
+    if (!m.fallbacks.empty())
+        out << indent << "  size symbols without a value took the fallback " << kSymbolFallback << ": "
+            << symbolsText(m.fallbacks) << " (give --symbols " << symbolsText(m.fallbacks) << " or other values)\n";
 }
 
 json slowestJson(const ExecResult& r)
@@ -335,6 +359,7 @@ int runExec(const Args& args, Io& io)
     const int threads = resolveThreads(threadsGiven, g, threadsRule);
     InputMatch match = matchInputs(g, inputs.present() ? &inputs.file : nullptr);
     fitInputs(inputs, match, g, io);
+    takeSymbolFallbacks(*lg.graph, match);
     auto backend = makeCpuBackend(CpuBackendOptions{threads});
     ExecOptions opts;
     opts.backend = backend.get();
@@ -538,7 +563,7 @@ int runCheck(const Args& args, Io& io)
 
     LoadedSide a;
     a.lg = loadGraph(pathA, args.value("graph-a"), io, "--graph-a");
-    const SymbolValues symbols = applySymbolsOption(args, {a.lg.graph.get()});
+    SymbolValues symbols = applySymbolsOption(args, {a.lg.graph.get()});
     std::string threadsRule;
     const int threads = resolveThreads(threadsGiven, *a.lg.graph, threadsRule);
     const Artifact& artA = *a.lg.source->find(a.lg.id);
@@ -546,6 +571,8 @@ int runCheck(const Args& args, Io& io)
     a.constants = resolveConstants(a.lg, args.value("constants-a"), args, kCheckConstantsHint);
     InputMatch matchA = matchInputs(*a.lg.graph, inputs.present() ? &inputs.file : nullptr);
     fitInputs(inputs, matchA, *a.lg.graph, io);
+    takeSymbolFallbacks(*a.lg.graph, matchA);
+    for (const auto& [name, v] : matchA.fallbacks) symbols[name] = v;
     std::optional<SafeTensorsFile> expected;
     LoadedSide b, backward;
     bool partition = false;

@@ -100,6 +100,8 @@ std::optional<int64_t> intOf(const Arg& a)
     return std::nullopt;
 }
 
+std::optional<int64_t> intOf(const Arg* a) { return a ? intOf(*a) : std::nullopt; }
+
 std::vector<int64_t> intList(const Arg& a)
 {
     std::vector<int64_t> out;
@@ -244,6 +246,24 @@ private:
                 && n.args[0].isNode() && a_.of(n.args[0].node).isFree()) {
                 require(n.args[0].node, want, 0);
                 return;
+            }
+            // expand of a value broadcast along the wanted dim (cls.expand(B, -1, -1)): it takes
+            // the chunk's extent there, like a factory
+            if (b == "expand" && want.dim2 < 0 && n.args.size() >= 2 && n.args[0].isNode()) {
+                const auto in = sizes(n.args[0].node);
+                const auto out = valSizes(n.val);
+                const int shift = static_cast<int>(out.size()) - static_cast<int>(in.size());
+                const int di = want.dim - shift;
+                if (static_cast<size_t>(want.dim) < out.size()
+                    && out[static_cast<size_t>(want.dim)] == want.outer * a_.n * want.inner
+                    && (di < 0 || in[static_cast<size_t>(di)] == 1)) {
+                    auto it = forced_.find(id);
+                    if (it == forced_.end() || !(it->second == want)) {
+                        forced_[id] = want;
+                        changed_ = true;
+                    }
+                    return;
+                }
             }
         }
         a_.coSplit[static_cast<size_t>(cur_->id)].push_back({id, want});
@@ -445,7 +465,7 @@ private:
         if (b == "expand")
             return same([&](int dd) { return dd + static_cast<int>(outS.size()) - static_cast<int>(inS.size()); });
         if (b == "slice") {
-            int sd = normDim(intOf(*argAt(n, 1, "dim")).value_or(0), inS.size());
+            int sd = normDim(intOf(argAt(n, 1, "dim")).value_or(0), inS.size());
             if (isAxisDim(sd) && outS != inS) return mixed(n, "slices the chunk axis");
             return same([](int dd) { return dd; });
         }
@@ -454,7 +474,8 @@ private:
             if (isAxisDim(sd)) return mixed(n, "selects along the chunk axis");
             return same([&](int dd) { return sd < dd ? dd - 1 : dd; });
         }
-        if (b == "split" || b == "split_with_sizes" || b == "unbind" || b == "chunk") {
+        if (b == "split" || b == "split_with_sizes" || b == "unbind" || b == "chunk" || b == "unsafe_split"
+            || b == "unsafe_split_with_sizes" || b == "unsafe_chunk") {
             const Arg* da = argAt(n, b == "unbind" ? 1 : 2, "dim");
             int sd = normDim(da ? intOf(*da).value_or(0) : 0, inS.size());
             if (isAxisDim(sd)) return mixed(n, "splits along the chunk axis");
@@ -466,13 +487,22 @@ private:
             const size_t rank = b == "cat" ? outS.size() : outS.size() - 1;
             int cd = normDim(da ? intOf(*da).value_or(0) : 0, rank);
             std::optional<AxisInfo> res;
+            std::vector<NodeId> free;
             for (const auto& it : list.items) {
                 const AxisInfo& x = ax(it);
+                if (x.isFree() && it.isNode()) {
+                    free.push_back(it.node);  // a parameter expanded over the batch (a cls token)
+                    continue;
+                }
                 if (!x.isAxis()) return mixed(n, "concatenates values with and without the axis");
                 if (res && !(*res == x)) return mixed(n, "concatenates values with the axis in different dims");
                 res = x;
             }
             if (!res || (b == "cat" && res->dim == cd)) return mixed(n, "concatenates along the chunk axis");
+            for (NodeId f : free) {
+                if (b == "stack") return mixed(n, "stacks values with and without the axis");
+                require(f, *res, res->dim);
+            }
             return all(
                 n, AxisInfo::axis(b == "stack" && cd <= res->dim ? res->dim + 1 : res->dim, res->outer, res->inner));
         }
@@ -649,8 +679,13 @@ private:
         }
         if (b == "bincount") return all(n, AxisInfo::partial());
         if (b == "slice_backward") {
+            // slice_backward(grad, input_sizes, dim, start, end, step)
             int sd = normDim(intOf(n.args.at(2)).value_or(0), outS.size());
-            if (sd == d) return mixed(n, "slice_backward along the chunk axis");
+            const auto full = intList(n.args.at(1));
+            const bool identity = intOf(argAt(n, 3, "start")).value_or(-1) == 0 && static_cast<size_t>(sd) < full.size()
+                && intOf(argAt(n, 4, "end")).value_or(0) >= full[static_cast<size_t>(sd)]
+                && intOf(argAt(n, 5, "step")).value_or(0) == 1;
+            if (sd == d && !identity) return mixed(n, "slice_backward of a part of the chunk axis");
             return same([](int dd) { return dd; });
         }
         if (b == "select_backward") {
@@ -673,6 +708,51 @@ private:
             if (!x0.isAxis() || static_cast<size_t>(x0.dim) + 1 == inS.size())
                 return mixed(n, "attention over the chunk axis");
             return same([](int dd) { return dd; });
+        }
+        // [N, C, spatial...] ops: the axis must be in a leading (sample) dim, before the channels
+        const auto inLeading = [&](int channels) { return x0.isAxis() && x0.dim2 < 0 && x0.dim < channels; };
+        if (b == "convolution" || b == "_convolution") {
+            for (size_t i : {size_t(1), size_t(2)})
+                if (i < n.args.size() && !ax(n.args[i]).isFree())
+                    return mixed(n, "the weight or bias carries the axis");
+            if (!inLeading(1)) return mixed(n, "convolves over the chunk axis (it is not the batch dim)");
+            return same([](int dd) { return dd; });
+        }
+        if (b == "convolution_backward") {
+            // (grad_output, input, weight, ...) -> (grad_input, grad_weight, grad_bias)
+            const AxisInfo& xi = ax(n.args.at(1));
+            if (!inLeading(1) || !(xi == x0))
+                return mixed(n, "grad and input carry the axis differently, or not in the batch dim");
+            return {x0, AxisInfo::partial(), AxisInfo::partial()};
+        }
+        if (b.find("pool") != std::string::npos || b.rfind("upsample_", 0) == 0) {
+            const int spatial = b.find("1d") != std::string::npos ? 1 : b.find("3d") != std::string::npos ? 3 : 2;
+            if (!inLeading(static_cast<int>(inS.size()) - spatial))
+                return mixed(n, "pools or resamples over the chunk axis (it is a spatial dim)");
+            return same([](int dd) { return dd; });
+        }
+        if (b == "native_group_norm") {  // per sample: out [N, C, ...], mean and rstd [N, G]
+            if (!inLeading(1)) return mixed(n, "normalizes a sample's groups over the chunk axis");
+            return {x0, AxisInfo::axis(0), AxisInfo::axis(0)};
+        }
+        if (b == "native_group_norm_backward") {  // (grad, input, mean, rstd, weight, ...)
+            if (!inLeading(1) || !(ax(n.args.at(1)) == x0))
+                return mixed(n, "grad and input carry the axis differently");
+            return {x0, AxisInfo::partial(), AxisInfo::partial()};
+        }
+        if (b == "native_batch_norm" || b == "_native_batch_norm_legit" || b == "_native_batch_norm_legit_functional") {
+            if (intOf(argAt(n, 5, "training")).value_or(1) != 0)
+                return mixed(n, "normalizes with batch statistics (training mode): it needs the whole batch");
+            if (!inLeading(1)) return mixed(n, "normalizes over the chunk axis");
+            std::vector<AxisInfo> r(items(n), AxisInfo());
+            r[0] = x0;
+            return r;
+        }
+        if (b == "native_batch_norm_backward") {
+            if (intOf(argAt(n, 7, "train")).value_or(1) != 0)
+                return mixed(n, "is the backward of batch statistics (training mode): it needs the whole batch");
+            if (!inLeading(1)) return mixed(n, "normalizes over the chunk axis");
+            return {x0, AxisInfo::partial(), AxisInfo::partial()};
         }
         if (b == "reduce_scatter_tensor" || b == "all_gather_into_tensor" || b == "all_to_all_single")
             return mixed(n, "a collective over a value that carries the axis");

@@ -27,6 +27,15 @@ int sizeArgIndex(const std::string& b)
     if (b == "zeros" || b == "ones" || b == "empty" || b == "full" || b == "empty_strided") return 0;
     if (b == "new_zeros" || b == "new_ones" || b == "new_empty" || b == "new_full") return 1;
     if (b == "slice_backward" || b == "select_backward") return 1;
+    if (b.rfind("upsample_", 0) == 0 && b.find("_backward") != std::string::npos) return 2;  // input_size
+    return -1;
+}
+
+// Index of an integer argument that is the batch size (group norm's N), -1: none.
+int batchSizeArgIndex(const std::string& b)
+{
+    if (b == "native_group_norm") return 3;
+    if (b == "native_group_norm_backward") return 5;
     return -1;
 }
 
@@ -240,10 +249,20 @@ void lowerRegion(State& st, const Plan& plan)
         st.perChunk[{plan.root, L}] = ps;
         anySplit = true;
     }
-    if (!anySplit && !anyProv)
+    if (!anySplit && !anyProv) {
+        // say why: the first live-in that depends on the axis in a way a chunk cannot take
+        std::string why;
+        for (NodeId L : plan.liveIns) {
+            const AxisInfo& a = st.axisOf(L);
+            if (a.kind == AxisKind::Mixed || a.kind == AxisKind::Partial) {
+                why = "; its input '" + g.node(L).name + "' is " + axisText(a);
+                break;
+            }
+        }
         throw PassError("chunk_region: region " + plan.root + " (" + dirName
                         + ") found no chunkable activation live-ins: none of its inputs carries the "
-                        + std::string(chunkAxisName(st.cfg.spec.axis)) + " axis");
+                        + std::string(chunkAxisName(st.cfg.spec.axis)) + " axis" + why);
+    }
 
     // ---- body copies
     std::vector<std::map<NodeId, NodeId>> copy(static_cast<size_t>(K));
@@ -270,7 +289,10 @@ void lowerRegion(State& st, const Plan& plan)
                 int writes = 0;
                 for (size_t i = 0; i < op->schema.args.size() && i < o.args.size(); ++i) {
                     const auto& sa = op->schema.args[i];
-                    if (!(sa.alias && sa.alias->isWrite) || !o.args[i].isNode() || body.count(o.args[i].node)) continue;
+                    // a live-in split into pieces is each chunk's own: not chained
+                    if (!(sa.alias && sa.alias->isWrite) || !o.args[i].isNode() || body.count(o.args[i].node)
+                        || pieces.count(o.args[i].node))
+                        continue;
                     if (++writes > 1)
                         throw PassError("chunk_region: " + o.name + " (" + o.target
                                         + ") mutates more than one live-in of region " + plan.root);
@@ -293,6 +315,15 @@ void lowerRegion(State& st, const Plan& plan)
                         it.i = out.outer * sk * out.inner;
                     }
                 }
+            }
+            if (const int bi = batchSizeArgIndex(baseOf(o.target)); bi >= 0 && out.isAxis() && out.dim == 0
+                && static_cast<size_t>(bi) < c.args.size() && c.args[static_cast<size_t>(bi)].kind == Arg::Kind::Int) {
+                Arg& it = c.args[static_cast<size_t>(bi)];
+                const int64_t full = out.outer * st.ax.n * out.inner;
+                if (it.i != full)
+                    throw PassError("chunk_region: " + o.name + " (" + o.target + ") has the batch size "
+                                    + std::to_string(it.i) + " where " + std::to_string(full) + " was expected");
+                it.i = out.outer * sk * out.inner;
             }
             c.val = ValueMeta::unknown();
             if (const OpInfo* op = ctx.registry.find(OpRegistry::normalizeTarget(o.target));
@@ -332,7 +363,8 @@ void lowerRegion(State& st, const Plan& plan)
         if (const OpInfo* op = ctx.registry.find(OpRegistry::normalizeTarget(ln.target))) {
             for (size_t i = 0; i < op->schema.args.size() && i < ln.args.size(); ++i) {
                 const auto& sa = op->schema.args[i];
-                if (sa.alias && sa.alias->isWrite && ln.args[i].isNode() && !body.count(ln.args[i].node))
+                if (sa.alias && sa.alias->isWrite && ln.args[i].isNode() && !body.count(ln.args[i].node)
+                    && !pieces.count(ln.args[i].node))
                     chained = true;
             }
         }
@@ -405,11 +437,21 @@ void lowerRegion(State& st, const Plan& plan)
             if (!ln.val.isTensor())
                 throw PassError("chunk_region: cannot materialize scalar live-out '" + ln.name + "' of region "
                                 + plan.root + " (" + dirName + "), read by '" + userName + "'");
+            const std::string axisName(chunkAxisName(st.cfg.spec.axis));
+            if (a.kind == AxisKind::Mixed)
+                throw PassError("chunk_region: region " + plan.root + " (" + dirName + ") cannot be chunked along the "
+                                + axisName + ": " + a.why + "; its live-out '" + ln.name + "' (read by '" + userName
+                                + "') cannot be rebuilt from the chunks");
+            if (a.kind == AxisKind::Partial)
+                throw PassError("chunk_region: region " + plan.root + " (" + dirName + "): its live-out '" + ln.name
+                                + "' is a partial sum over the " + axisName + " (each chunk has its part), read by '"
+                                + userName
+                                + "', which needs the whole sum (a gradient added across regions, such as a shared "
+                                  "bias's): the chunks' parts cannot be added there; chunk these regions together or "
+                                  "leave them whole");
             throw PassError("chunk_region: cannot materialize live-out without chunk dimension: '" + ln.name
                             + "' of region " + plan.root + " (" + dirName + ") is " + axisText(a) + ", read by '"
-                            + userName
-                            + "'; rebuilding it requires a forward accumulation proof or a backward parameter-gradient "
-                              "consumer");
+                            + userName + "'");
         }
         NodeId acc = cs.front();
         for (int k = 1; k < K; ++k) {
@@ -495,9 +537,24 @@ void finish(State& st)
             again = true;
         }
     }
+    // a _reshape_alias outside the regions that reads a new node (a live-out rebuilt by cat or
+    // sum: contiguous where the original was a strided view) recomputes its literal strides too
+    std::set<NodeId> outsideViews;
+    for (NodeId id : g.order()) {
+        const Node& n = g.node(id);
+        if (n.target != "aten._reshape_alias.default" || n.meta.chunk.is_object() || n.args.size() < 3
+            || !n.args[0].isNode() || !g.node(n.args[0].node).meta.chunk.is_object())
+            continue;
+        outsideViews.insert(id);
+        pd.stridesFromView.insert(id);
+    }
     // value meta of every new node
     auto reset = [&]() {
         g.forEachNodeMut([&](Node& n) {
+            if (outsideViews.count(n.id)) {
+                n.val = ValueMeta::unknown();
+                return;
+            }
             if (!n.meta.chunk.is_object()) return;
             auto f = pd.fixedVal.find(n.id);
             n.val = f != pd.fixedVal.end() ? f->second : ValueMeta::unknown();

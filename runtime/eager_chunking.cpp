@@ -11,6 +11,7 @@
 #include <unordered_set>
 
 #include "core/ops/shape_prop.hpp"
+#include "runtime/eager_chunking_function.hpp"
 #include "runtime/executor_inputs.hpp"
 #include "runtime/kernel.hpp"
 
@@ -73,14 +74,6 @@ int64_t product(const std::vector<int64_t>& v, size_t from, size_t to)
     for (size_t i = from; i < to && i < v.size(); ++i) p *= v[i];
     return p;
 }
-
-// Where the chunk axis lies in a value of a chunk run: dim `dim` of the original value holds
-// outer x N x inner elements of the axis (merged dims such as [B*T, C] have outer or inner > 1).
-struct ChunkInfo
-{
-    int dim = -1;  // -1: not chunked
-    int64_t outer = 1, inner = 1;
-};
 
 TensorMeta metaOf(const Tensor& t)
 {
@@ -253,6 +246,27 @@ Arg intListArg(const std::vector<int64_t>& v)
     return Arg::ofList(std::move(items));
 }
 
+// Operators that take the batch size as a literal: (argument index, a size list whose dim 0 it is).
+std::optional<std::pair<int, bool>> batchSizeArgument(const std::string& target)
+{
+    static const std::map<std::string, std::pair<int, bool>> k{
+        {"aten.native_group_norm.default", {3, false}},
+        {"aten.native_group_norm_backward.default", {5, false}},
+        {"aten.upsample_nearest1d_backward.vec", {2, true}},
+        {"aten.upsample_nearest2d_backward.vec", {2, true}},
+        {"aten.upsample_nearest3d_backward.vec", {2, true}},
+        {"aten.upsample_linear1d_backward.vec", {2, true}},
+        {"aten.upsample_bilinear2d_backward.vec", {2, true}},
+        {"aten.upsample_bicubic2d_backward.vec", {2, true}},
+        {"aten.upsample_trilinear3d_backward.vec", {2, true}},
+        {"aten.upsample_nearest2d_backward.default", {2, true}},
+        {"aten.upsample_bilinear2d_backward.default", {2, true}},
+    };
+    auto it = k.find(target);
+    if (it == k.end()) return std::nullopt;
+    return it->second;
+}
+
 struct ChunkRunPlan
 {
     std::unordered_map<std::string, ChunkInfo> info;  // by node name (tensor values of the run)
@@ -262,9 +276,10 @@ struct ChunkRunPlan
 
 // Rewrites the size arguments of `sg` for a chunk of length nk of an axis of length N (see the
 // header) and computes the chunk run's metas and where the chunk axis lies in each value.
-// `given`: the chunk info of the placeholders.
+// `given`: the chunk info of the placeholders; `factoryDims`: factories (by name) whose literal
+// N at that dim, not at the chunk dim, follows the chunk.
 ChunkRunPlan planChunkRun(Graph& g, const Graph& original, const std::unordered_map<std::string, ChunkInfo>& given,
-                          int64_t N, int64_t nk, int axisDim)
+                          int64_t N, int64_t nk, int axisDim, const std::map<std::string, int>& factoryDims)
 {
     ChunkRunPlan plan;
     std::unordered_map<std::string, ChunkInfo> forced;  // reshape outputs: (outer, inner) from the rewrite
@@ -440,10 +455,31 @@ ChunkRunPlan planChunkRun(Graph& g, const Graph& original, const std::unordered_
                 if (!l) continue;
                 before = *l;
                 after = *l;
-                if (static_cast<size_t>(axisDim) < after.size() && after[static_cast<size_t>(axisDim)] == N)
-                    after[static_cast<size_t>(axisDim)] = nk;
+                const auto fd = factoryDims.find(n.name);
+                const size_t dim = static_cast<size_t>(fd != factoryDims.end() ? fd->second : axisDim);
+                if (dim < after.size() && after[dim] == N) after[dim] = nk;
                 if (n.target == "aten.empty_strided.default" && after != before && n.args.size() >= 2)
                     n.args[1] = intListArg(Tensor::contiguousStrides(after));
+            } else if (const auto sz = batchSizeArgument(n.target);
+                       sz && static_cast<size_t>(sz->first) < n.args.size() && axisDim == 0) {
+                // the batch size as a literal argument (group norm's N, an upsampling backward's
+                // input_size): the chunk's
+                done.insert(n.name);
+                Arg& a = n.args[static_cast<size_t>(sz->first)];
+                if (sz->second && a.isSequence() && !a.items.empty() && a.items[0].kind == Arg::Kind::Int
+                    && a.items[0].i == N) {
+                    before = *intList(a);
+                    after = before;
+                    after[0] = nk;
+                    argIndex = static_cast<size_t>(sz->first);
+                    handled = true;
+                } else if (!sz->second && a.kind == Arg::Kind::Int && a.i == N && nk != N) {
+                    plan.rewritten.push_back(n.name + ": N " + std::to_string(N) + " -> " + std::to_string(nk));
+                    a = Arg::ofInt(nk);
+                    tainted.insert(n.name);
+                    changed = true;
+                    continue;
+                }
             } else if (n.target == "aten.div.Scalar" && n.args.size() >= 2 && n.args[0].isNode()
                        && (n.args[1].kind == Arg::Kind::Int || n.args[1].kind == Arg::Kind::Float)) {
                 // a mean's backward as make_fx traces it: div(expand(grad, sizes), numel) with the
@@ -484,7 +520,13 @@ ChunkRunPlan planChunkRun(Graph& g, const Graph& original, const std::unordered_
                 if (sd < 0) sd += static_cast<int64_t>(after.size());
                 int64_t j = ii->second.dim;
                 if (n.target == "aten.select_backward.default" && j >= sd) ++j;
-                if (j == sd || j >= static_cast<int64_t>(after.size()))
+                // slice_backward(grad, sizes, dim, 0, end >= size, 1) along the chunk dim is the
+                // identity (x[:, t] traces a full slice of the batch first)
+                const bool identity = n.target == "aten.slice_backward.default" && j == sd && n.args.size() >= 6
+                    && n.args[3].kind == Arg::Kind::Int && n.args[3].i == 0 && n.args[4].kind == Arg::Kind::Int
+                    && n.args[4].i >= (*l)[static_cast<size_t>(sd)] && n.args[5].kind == Arg::Kind::Int
+                    && n.args[5].i == 1;
+                if ((j == sd && !identity) || j >= static_cast<int64_t>(after.size()))
                     throw std::invalid_argument("eager chunking: '" + n.name + "' (" + n.target
                                                 + ") slices along the chunk dim " + std::to_string(j));
                 after[static_cast<size_t>(j)] = concreteSizes(in.val.tensor)[static_cast<size_t>(ii->second.dim)];
@@ -538,10 +580,11 @@ struct Segment
 class Reference
 {
 public:
-    Reference(const Graph& g, const ChunkSpec& spec, const ExecOptions& opts)
+    Reference(const Graph& g, const ChunkSpec& spec, const ExecOptions& opts, bool keepLiveOuts)
         : g_(g)
         , spec_(spec)
         , opts_(opts)
+        , keepLiveOuts_(keepLiveOuts)
     { }
 
     EagerChunkResult run();
@@ -550,15 +593,19 @@ private:
     const Graph& g_;
     const ChunkSpec& spec_;
     const ExecOptions& opts_;
+    bool keepLiveOuts_ = false;
     Backend* backend_ = nullptr;
     EagerChunkResult res_;
     std::vector<int> unit_;  // node id -> segment index, -1 outside
     std::vector<Segment> segs_;
     std::vector<uint8_t> act_;
+    std::vector<uint8_t> made_;  // made in the graph from nothing (zeros(N, d), its views): no input, no constant
     std::vector<Value> full_;
     std::vector<uint8_t> have_;
     std::map<NodeId, std::vector<Value>> perChunk_;  // forward values of a root used by its backward
     std::map<NodeId, std::vector<ChunkInfo>> perChunkInfo_;
+    std::map<NodeId, ChunkKind> perChunkKind_;  // what the forward's check found for them
+    std::map<std::string, int> factoryDims_;  // factories whose dim (not the chunk dim) is the axis
     std::map<NodeId, EagerOutputInfo> combined_;  // live-outs of segments: how they were combined
     std::vector<NodeId> data_;
     int axisDim_ = 0;
@@ -648,8 +695,12 @@ private:
     void schedule(std::vector<std::pair<bool, std::vector<NodeId>>>& steps);
     void runOutside(const std::vector<NodeId>& nodes);
     void runSegment(size_t s);
+    std::unordered_map<std::string, ChunkKind> checkFunction(const Segment& seg, const Graph& run,
+                                                             const std::unordered_map<std::string, ChunkInfo>& info,
+                                                             const std::vector<EagerLiveIn>& how) const;
     void decideWeighting();
     bool usedOutside(NodeId id, const std::unordered_set<NodeId>& group) const;
+    bool madeWithBatch(NodeId r) const;
 };
 
 bool Reference::usedOutside(NodeId id, const std::unordered_set<NodeId>& group) const
@@ -658,6 +709,16 @@ bool Reference::usedOutside(NodeId id, const std::unordered_set<NodeId>& group) 
     for (NodeId u : g_.node(id).users)
         if (!group.count(u) && g_.node(u).op != NodeOp::Output) return true;
     return false;
+}
+
+// A value made in the graph from nothing with the axis length at the chunk dim (an RNN's
+// initial state zeros(N, d)): a module call on a chunk gets its piece, as for an activation.
+bool Reference::madeWithBatch(NodeId r) const
+{
+    if (!made_[static_cast<size_t>(r)]) return false;
+    const ValueMeta& v = g_.node(r).val;
+    return v.isTensor() && v.tensor.sizes.size() > static_cast<size_t>(axisDim_)
+        && v.tensor.sizes[static_cast<size_t>(axisDim_)].valueOrHint() == res_.axisLength && res_.axisLength > 1;
 }
 
 void Reference::classify()
@@ -677,6 +738,16 @@ void Reference::classify()
             a.forEachNode([&](NodeId r) { usedByOutput_[static_cast<size_t>(r)] = 1; });
 
     for (NodeId d : data_) act_[static_cast<size_t>(d)] = 1;
+    made_.assign(maxId, 0);
+    for (NodeId id : g_.order()) {
+        const Node& n = g_.node(id);
+        if (!isCall(n)) continue;
+        bool m = true;
+        for (const auto& x : n.args) x.forEachNode([&](NodeId r) { m = m && made_[static_cast<size_t>(r)]; });
+        for (const auto& kv : n.kwargs)
+            kv.second.forEachNode([&](NodeId r) { m = m && made_[static_cast<size_t>(r)]; });
+        made_[static_cast<size_t>(id)] = m;
+    }
     for (NodeId id : g_.order()) {
         const Node& n = g_.node(id);
         if (!isCall(n)) continue;
@@ -892,7 +963,7 @@ void Reference::runSegment(size_t s)
             li.how = "seed";
         else if (seg.backward && seg.forwardSegment >= 0 && unit_[static_cast<size_t>(r)] == seg.forwardSegment)
             li.how = "per_chunk";
-        else if (act_[static_cast<size_t>(r)]) {
+        else if (act_[static_cast<size_t>(r)] || madeWithBatch(r)) {
             const Value& v = fullOf(r);
             if (!v.isTensor()) {
                 li.how = "whole";
@@ -920,6 +991,7 @@ void Reference::runSegment(size_t s)
     // one run per chunk
     std::vector<std::vector<Value>> chunkOuts;
     std::vector<std::unordered_map<std::string, ChunkInfo>> chunkInfos;
+    std::unordered_map<std::string, ChunkKind> kinds;
     int64_t off = 0;
     for (size_t k = 0; k < sizes.size(); ++k) {
         const int64_t nk = sizes[k];
@@ -968,7 +1040,22 @@ void Reference::runSegment(size_t s)
             }
             in.push_back(std::move(v));
         }
-        const ChunkRunPlan plan = planChunkRun(sg.g, g_, given, N, nk, axisDim_);
+        // planned, then (first chunk) checked; a factory that makes the whole axis at a dim the
+        // chunk's rows meet (nn.LSTM's zeros(1, N, d)) is re-planned to follow the chunk there
+        const Graph pristine = sg.g.clone();
+        ChunkRunPlan plan;
+        for (int attempt = 0;; ++attempt) {
+            plan = planChunkRun(sg.g, g_, given, N, nk, axisDim_, factoryDims_);
+            if (k != 0 || sizes.size() <= 1) break;
+            try {
+                kinds = checkFunction(seg, sg.g, plan.info, how);
+                break;
+            } catch (const WholeAxisFactory& e) {
+                if (factoryDims_.count(e.factory) || attempt >= 16) throw std::invalid_argument(e.what());
+                factoryDims_[e.factory] = e.dim;
+                sg.g = pristine.clone();
+            }
+        }
         for (const auto& r : plan.rewritten) info.rewrittenSizes.push_back(r + " (chunk " + std::to_string(k) + ")");
         try {
             chunkOuts.push_back(runSub(sg.g, in));
@@ -986,7 +1073,9 @@ void Reference::runSegment(size_t s)
     for (size_t i = 0; i < outs.size(); ++i) {
         const NodeId id = outs[i];
         const Node& n = g_.node(id);
+        const auto kind = kinds.find(n.name);
         if (needPerChunk[i]) {
+            if (kind != kinds.end()) perChunkKind_[id] = kind->second;
             auto& pc = perChunk_[id];
             auto& pi = perChunkInfo_[id];
             for (size_t k = 0; k < chunkOuts.size(); ++k) {
@@ -1005,11 +1094,16 @@ void Reference::runSegment(size_t s)
         oi.node = n.name;
         oi.region = seg.root;
         oi.pieces = static_cast<int>(pieces.size());
-        if (!act_[static_cast<size_t>(id)]) {
+        // the same in every chunk: computed from values every chunk has whole (a gradient another
+        // region summed already is one); adding the chunks' copies up would count it per chunk
+        if (!act_[static_cast<size_t>(id)] || (kind != kinds.end() && kind->second == ChunkKind::Free)) {
             oi.combine = ChunkCombine::Same;
             setFull(id, pieces[0]);
             info.liveOuts.push_back({n.name, oi.combine, -1});
             combined_[id] = oi;
+            if (keepLiveOuts_)
+                res_.liveOutValues.push_back(
+                    {n.name, seg.root, oi.combine, valueToSafeTensor(n.name, pieces[0], *backend_)});
             continue;
         }
         if (!pieces[0].isTensor())
@@ -1061,7 +1155,40 @@ void Reference::runSegment(size_t s)
         setFull(id, combine(pieces, oi.combine, oi.dim, res_.weights));
         info.liveOuts.push_back({n.name, oi.combine, oi.dim});
         combined_[id] = oi;
+        if (keepLiveOuts_)
+            res_.liveOutValues.push_back(
+                {n.name, seg.root, oi.combine, valueToSafeTensor(n.name, fullOf(id), *backend_)});
     }
+}
+
+// The chunk run computes the segment's function on its chunk (eager_chunking_function.hpp).
+std::unordered_map<std::string, ChunkKind>
+Reference::checkFunction(const Segment& seg, const Graph& run, const std::unordered_map<std::string, ChunkInfo>& info,
+                         const std::vector<EagerLiveIn>& how) const
+{
+    ChunkRunCheck c;
+    c.n = res_.axisLength;
+    c.run = &run;
+    c.info = &info;
+    c.where = (seg.root == kWholeGraph ? std::string("the whole graph") : "region " + seg.root)
+        + (seg.backward ? " (backward)" : (spec_.wholeGraph() ? "" : " (forward)"));
+    for (const auto& li : how) {
+        const NodeId r = g_.findByName(li.node);
+        if (li.how == "seed")
+            c.liveIns[li.node] = ChunkKind::Local;
+        else if (li.how == "per_chunk" && perChunkKind_.count(r))
+            c.liveIns[li.node] = perChunkKind_.at(r);
+        else if (li.how == "sliced")
+            c.liveIns[li.node] = ChunkKind::Axis;
+        else
+            c.liveIns[li.node] = ChunkKind::Free;
+    }
+    if (res_.weighted && loss_ != kNoNode) {
+        const Node& L = g_.node(loss_);
+        c.local.insert(L.name);
+        if (L.isGetitem() && !L.args.empty() && L.args[0].isNode()) c.local.insert(g_.node(L.args[0].node).name);
+    }
+    return checkChunkRun(c);
 }
 
 void Reference::decideWeighting()
@@ -1219,9 +1346,10 @@ EagerChunkResult Reference::run()
 
 }  // namespace
 
-EagerChunkResult runEagerChunking(const Graph& original, const ChunkSpec& spec, const ExecOptions& opts)
+EagerChunkResult runEagerChunking(const Graph& original, const ChunkSpec& spec, const ExecOptions& opts,
+                                  bool keepLiveOuts)
 {
-    Reference r(original, spec, opts);
+    Reference r(original, spec, opts, keepLiveOuts);
     return r.run();
 }
 

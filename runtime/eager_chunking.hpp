@@ -102,6 +102,15 @@ struct EagerRegionInfo
     std::vector<EagerSegment> segments;  // forward first, then backward when present
 };
 
+// A region live-out as the reference combined it (kept with keepLiveOuts).
+struct EagerLiveOutValue
+{
+    std::string node;
+    std::string region;
+    ChunkCombine combine = ChunkCombine::Sum;
+    SafeTensor value;  // copied when combined (a later in-place write does not reach it); empty when not a tensor
+};
+
 struct EagerChunkResult
 {
     // Owns the outputs' storages when the options named no backend (destroyed last).
@@ -120,6 +129,7 @@ struct EagerChunkResult
     std::string weighting;  // "loss 'getitem' is nll_loss_forward with reduction mean; seed 'ones_like'"
     std::vector<double> weights;  // w_k when weighted
     int subgraphRuns = 0;  // executor runs the reference made
+    std::vector<EagerLiveOutValue> liveOutValues;  // with keepLiveOuts, in the order they were combined
 };
 
 // Throws std::invalid_argument for a bad spec for this graph (a pattern with no roots, an
@@ -127,7 +137,9 @@ struct EagerChunkResult
 // that cannot be contracted, a live-out that cannot be combined) and KernelError / InputError
 // as executeGraph does. opts: backend, threads, inputs / inputSeed, constants, rngSeed as for
 // executeGraph (the inputs are resolved once, as resolveInputs does, and shared by every run).
-EagerChunkResult runEagerChunking(const Graph& original, const ChunkSpec& spec, const ExecOptions& opts = {});
+// keepLiveOuts: the combined live-outs of the segments are kept in liveOutValues.
+EagerChunkResult runEagerChunking(const Graph& original, const ChunkSpec& spec, const ExecOptions& opts = {},
+                                  bool keepLiveOuts = false);
 
 // The outputs as a safetensors file (out_0, ...), as outputsToSafetensors writes a run's; `b` is
 // the backend the reference ran on (the options' or r.ownedBackend).

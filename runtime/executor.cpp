@@ -262,7 +262,7 @@ struct Runner
     Value callOp(const Frame& f, const Node& n, const NodePlan& np)
     {
         if (!np.error.empty()) throw KernelError(np.error);
-        if (np.op->custom) {
+        if (np.op->custom && runsDeclaration(*np.op, backend.device())) {
             std::vector<Value> args;
             bindArgs(f, n, *np.bind, args);
             return callCustom(*np.op, std::move(args));
@@ -303,7 +303,7 @@ struct Runner
     // Runs `op` on arguments bound in schema order: a custom op, else its kernel.
     Value invokeOp(const Node& n, const OpInfo& op, std::vector<Value> args)
     {
-        if (op.custom) return callCustom(op, std::move(args));
+        if (op.custom && runsDeclaration(op, backend.device())) return callCustom(op, std::move(args));
         static const ValueMeta kUnknown;
         KernelCall kc;
         kc.node = &n;
@@ -841,7 +841,9 @@ void failFastOnUnrunnableNode(const GraphPlan& plan, DeviceKind device)
         else if (np.kind == NodePlan::Kind::Torch && !np.torch)
             why = np.error;
         else if (np.kind == NodePlan::Kind::Op && np.op)  // (the lookup above found no kernel)
-            why = "no CPU kernel for " + np.op->qualifiedName;
+            why = "no CPU kernel for " + np.op->qualifiedName + "; an ops file can give it a body: its schema ("
+                + formatSchema(np.op->schema)
+                + ") and a decomposition over operators fxlens runs (docs/custom_ops.md, --ops FILE)";
         if (why.empty()) continue;
         const Node& n = plan.g->node(order[k]);
         throw KernelError("node '" + n.name + "' (" + n.target + "): " + why);
@@ -947,6 +949,18 @@ SafeTensorsFile resolveInputs(const Graph& g, const ExecOptions& opts, std::vect
     return f;
 }
 
+SafeTensor valueToSafeTensor(const std::string& name, const Value& v, Backend& backend)
+{
+    SafeTensor st;
+    st.name = name;
+    if (!v.isTensor()) return st;
+    st.dtype = v.tensor.dtype();
+    st.shape = v.tensor.sizes();
+    st.data.resize(static_cast<size_t>(v.tensor.nbytes()));
+    backend.download(st.data.data(), v.tensor, v.tensor.nbytes());
+    return st;
+}
+
 SafeTensorsFile outputsToSafetensors(const ExecResult& r, Backend& backend)
 {
     SafeTensorsFile f;
@@ -958,13 +972,7 @@ SafeTensorsFile outputsToSafetensors(const ExecResult& r, Backend& backend)
             skipped += (skipped.empty() ? "" : ",") + name;
             continue;
         }
-        SafeTensor st;
-        st.name = name;
-        st.dtype = v.tensor.dtype();
-        st.shape = v.tensor.sizes();
-        st.data.resize(static_cast<size_t>(v.tensor.nbytes()));
-        backend.download(st.data.data(), v.tensor, v.tensor.nbytes());
-        f.tensors.push_back(std::move(st));
+        f.tensors.push_back(valueToSafeTensor(name, v, backend));
     }
     if (!skipped.empty()) f.metadata["skipped"] = skipped;
     return f;

@@ -124,5 +124,7 @@ SafeTensorsFile resolveInputs(const Graph& g, const ExecOptions& opts, std::vect
 // Output tensors as a safetensors file (names out_0, ...; None and non-tensor outputs skipped
 // and listed in metadata "skipped").
 SafeTensorsFile outputsToSafetensors(const ExecResult& r, Backend& backend);
+// One value as a tensor of a file, its bytes copied from the backend (empty data when it is not a tensor).
+SafeTensor valueToSafeTensor(const std::string& name, const Value& v, Backend& backend);
 
 }  // namespace fxl

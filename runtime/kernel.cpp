@@ -93,6 +93,12 @@ void KernelRegistry::add(std::string target, DeviceKind device, KernelFn fn)
     (device == DeviceKind::Cpu ? cpu_ : cuda_)[std::move(target)] = std::move(fn);
 }
 
+bool runsDeclaration(const OpInfo& op, DeviceKind device)
+{
+    if (!op.custom) return false;
+    return op.tsvLine == 0 || !KernelRegistry::instance().find(op.qualifiedName, device);
+}
+
 const KernelFn* KernelRegistry::find(std::string_view target, DeviceKind device) const
 {
     const auto& m = device == DeviceKind::Cpu ? cpu_ : cuda_;

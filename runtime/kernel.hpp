@@ -70,4 +70,9 @@ private:
     std::unordered_map<std::string, KernelFn> cpu_, cuda_;
 };
 
+// Whether a call of `op` on `device` runs the body an ops file declared (core/ops/custom_ops.hpp)
+// rather than a kernel: always for an operator only an ops file knows; for a built-in operator
+// given a body, only where the device has no kernel for it.
+bool runsDeclaration(const OpInfo& op, DeviceKind device);
+
 }  // namespace fxl

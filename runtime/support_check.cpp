@@ -49,7 +49,7 @@ void collect(const Graph& g, const std::string& prefix, DeviceKind device, std::
         const Node& n = g.node(order[k]);
         const NodePlan& np = plan->nodes[k];
         // a custom op's decomposition (ops files) runs as a nested graph: what it lacks, once
-        if (np.error.empty() && np.op && np.op->custom && np.op->custom->decomposition
+        if (np.error.empty() && np.op && runsDeclaration(*np.op, device) && np.op->custom->decomposition
             && decompositions.insert(np.op->custom->decomposition.get()).second)
             collect(*np.op->custom->decomposition, np.op->qualifiedName + "/", device, out, byReason, decompositions);
         const std::string why = blocker(n, np, device);

@@ -66,7 +66,8 @@
 //     ("SavedForBackwardsAOTOutput(idx=0)", as PyTorch prints them and fxlens' partition writes them), or
 //     MemoryOptions::forwardOutputs = N: the output items from index N on are the saved values and the boundary is the
 //     output step.
-//  R10 Bodies. A single-body HOP (above) holds, while its body runs, the body's own peak: the
+//  R10 Bodies. A single-body HOP (above), and a custom op of an ops file that runs as a
+//     decomposition (its body instantiated with the call's metas), holds, while its body runs, the body's own peak: the
 //     peak of the body's timeline with its placeholders counted as 0 bytes (they are the
 //     operands, live in the parent already). The step's liveBytes = live after the step before
 //     + max(allocatedBytes, bodyPeakBytes); its liveAfterBytes is as in R7 (the body's

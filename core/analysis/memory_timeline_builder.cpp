@@ -1,5 +1,7 @@
 #include "core/analysis/memory_timeline_builder.hpp"
 
+#include "core/ops/custom_ops.hpp"
+
 #include <algorithm>
 #include <functional>
 #include <map>
@@ -7,6 +9,7 @@
 #include <unordered_set>
 
 #include "core/analysis/phases.hpp"
+#include "core/ops/custom_ops.hpp"
 #include "core/ops/op_registry.hpp"
 #include "core/ops/shape_prop.hpp"
 
@@ -220,7 +223,7 @@ private:
     {
         size_t firstOperand = 0;
         const Graph* body = singleBody(n, firstOperand);
-        if (!body) return 0;
+        if (!body) return decompositionPeak(n);
         auto it = bodyPeaks_.find(body);
         if (it != bodyPeaks_.end()) return it->second;
         MemoryOptions bo;
@@ -230,6 +233,40 @@ private:
         const int64_t peak = computeMemoryTimeline(*body, bo).peakBytes;
         bodyPeaks_[body] = peak;
         return peak;
+    }
+
+    // R10 for a custom operator of an ops file that runs as a decomposition: the peak of the
+    // decomposition instantiated with this call's metas (its temporaries and outputs), its
+    // inputs not counted. 0 for any other node, or one whose decomposition does not propagate.
+    int64_t decompositionPeak(const Node& n) const
+    {
+        if (n.op != NodeOp::CallFunction) return 0;
+        const OpInfo* op = reg_.find(OpRegistry::normalizeTarget(n.target));
+        // (a built-in operator given a body runs its kernel where there is one: not counted)
+        if (!op || !op->custom || !op->custom->decomposition || op->tsvLine > 0) return 0;
+        static thread_local int depth = 0;  // decompositions calling declared ops nest
+        if (depth >= 32) return 0;
+        struct Enter
+        {
+            Enter() { ++depth; }
+            ~Enter() { --depth; }
+        } enter;
+        MetaCall call;
+        call.node = &n;
+        call.graph = &g_;
+        call.op = op;
+        call.metaOf = [this](NodeId id) -> const ValueMeta& { return g_.node(id).val; };
+        if (reg_.bind(*op, n, call.bound)) return 0;
+        try {
+            const Graph body = instantiateDecomposition(*op, *op->custom, call);
+            MemoryOptions bo;
+            bo.countInputs = false;
+            bo.usePhaseMeta = o_.usePhaseMeta;
+            bo.registry = &reg_;
+            return computeMemoryTimeline(body, bo).peakBytes;
+        } catch (const MetaError&) {
+            return 0;
+        }
     }
 
     // Output elements of a single-body higher-order op that are operands passed through (R3):

@@ -129,6 +129,19 @@ SymbolValues symbolHints(const Graph& g)
     return out;
 }
 
+std::set<std::string> unhintedInputSymbols(const Graph& g, const std::function<bool(const Node&)>& generated)
+{
+    std::set<std::string> out;
+    for (NodeId id : g.placeholders()) {
+        const Node& n = g.node(id);
+        if (!n.val.isTensor() || !generated(n)) continue;
+        for (const auto& s : n.val.tensor.sizes)
+            if (!s.maybeValue())
+                for (const auto& sym : s.expr().symbols()) out.insert(sym);
+    }
+    return out;
+}
+
 size_t bindSymbols(Graph& g, const SymbolValues& values)
 {
     SymbolValues all = values;

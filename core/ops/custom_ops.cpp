@@ -310,6 +310,18 @@ ValueMeta customOpMeta(const OpInfo& op, const CustomOp& body, const MetaCall& c
                             + "', which is not a node");
         return call.metaOf(a.node);
     }
+    const Graph g = instantiateDecomposition(op, body, call);
+    std::vector<ValueMeta> outs;
+    for (const Arg& a : returnedItems(g))
+        outs.push_back(a.isNode() ? g.node(a.node).val : a.isNone() ? ValueMeta::none() : ValueMeta::unknown());
+    if (s.returns.empty()) return ValueMeta::none();
+    if (s.returns.size() == 1 && outs.size() == 1) return outs[0];
+    return ValueMeta::ofTuple(std::move(outs));
+}
+
+Graph instantiateDecomposition(const OpInfo& op, const CustomOp& body, const MetaCall& call)
+{
+    const Schema& s = op.schema;
     if (!body.decomposition) throw MetaError("custom operator " + op.qualifiedName + " has no body");
     // decompositions calling declared ops nest; a cycle (redeclared ops) must not overflow the stack
     static thread_local int depth = 0;
@@ -347,12 +359,7 @@ ValueMeta customOpMeta(const OpInfo& op, const CustomOp& body, const MetaCall& c
     g.rebuildUsers();
     ShapePropResult r = propagateShapes(g, ShapePropOptions{});
     if (!r.problems.empty()) throw MetaError("in the decomposition of " + op.qualifiedName + ": " + r.problems[0]);
-    std::vector<ValueMeta> outs;
-    for (const Arg& a : returnedItems(g))
-        outs.push_back(a.isNode() ? g.node(a.node).val : a.isNone() ? ValueMeta::none() : ValueMeta::unknown());
-    if (s.returns.empty()) return ValueMeta::none();
-    if (s.returns.size() == 1 && outs.size() == 1) return outs[0];
-    return ValueMeta::ofTuple(std::move(outs));
+    return g;
 }
 
 void registerCustomOps(const std::vector<CustomOpDecl>& decls)

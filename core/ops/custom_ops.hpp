@@ -59,6 +59,11 @@ std::vector<std::string> loadOpsFile(const std::string& path);
 // MetaError when the graph does not propagate.
 ValueMeta customOpMeta(const OpInfo& op, const CustomOp& body, const MetaCall& call);
 
+// The decomposition of a call of `op` as the call runs it: a copy of the graph with the call's
+// tensor metas on its placeholders (constant arguments written in), shapes propagated. Throws
+// MetaError as customOpMeta does. The memory timeline measures its temporaries with it.
+Graph instantiateDecomposition(const OpInfo& op, const CustomOp& body, const MetaCall& call);
+
 // What `fxlens run` / `info` say about an operator nobody declared: how to declare it.
 std::string undeclaredOperatorHint();
 

@@ -335,10 +335,21 @@ const OpInfo& OpRegistry::declareCustom(OpInfo op)
     auto it = reg.byName_.find(op.qualifiedName);
     if (it != reg.byName_.end()) {
         OpInfo& old = reg.ops_[it->second];
-        if (!old.custom)
-            throw std::invalid_argument("operator " + op.qualifiedName
-                                        + " is a built-in operator of fxlens (ops.tsv line "
-                                        + std::to_string(old.tsvLine) + "); it cannot be declared");
+        if (old.tsvLine > 0) {
+            // a built-in operator: a declaration gives it a body, which runs where the runtime has
+            // no kernel for it (runsDeclaration, runtime/kernel.hpp); the schema must be its own
+            if (formatSchema(old.schema) != formatSchema(op.schema))
+                throw std::invalid_argument("operator " + op.qualifiedName
+                                            + " is a built-in operator of fxlens (ops.tsv line "
+                                            + std::to_string(old.tsvLine) + ") whose schema is "
+                                            + formatSchema(old.schema) + "; a declaration must repeat it");
+            old.custom = std::move(op.custom);
+            const std::string declared = op.notes;
+            const size_t at = old.notes.find("; declared in ");
+            old.notes = (at == std::string::npos ? old.notes : old.notes.substr(0, at)) + "; " + declared;
+            if (!old.meta) old.meta = std::move(op.meta);
+            return old;
+        }
         if (formatSchema(old.schema) != formatSchema(op.schema))
             throw std::invalid_argument("operator " + op.qualifiedName + " was declared before with another schema ("
                                         + formatSchema(old.schema) + ", " + old.notes + ")");

@@ -136,6 +136,15 @@ std::vector<std::string> outputNodeNames(const Graph& g);
 // "out_3" -> "out_3 (mm_4)" by the output node names; other names unchanged.
 std::string outputLabel(const std::string& key, const std::vector<std::string>& outputNodes);
 
+// Building blocks of the checks (runtime/check/chunk_check.hpp runs its own sequence):
+// a backend for one run (opts.makeBackend, else a CPU backend with opts.threads);
+std::unique_ptr<Backend> newCheckBackend(const CheckOptions& opts);
+// the executor options of one run of `g` on `backend` (threads, seeds, cancel, g's constants);
+ExecOptions checkExecOptions(const CheckOptions& opts, Backend& backend, const CheckGraph& g);
+// runs `g` into `run` (run.backend set, e.backend = it), its outputs as a file; a kernel
+// error becomes CheckRunError(stage), a cancel CancelledError.
+void runCheckGraph(CheckRun& run, const Graph& g, ExecOptions e, const std::string& stage);
+
 // "buffer bn1.running_var" / "input arg10_1": how a written state is named in reports.
 std::string stateLabel(const WrittenInput& w);
 // "state.bn1.running_var" / "state.arg10_1": its entry in a file of expected values.

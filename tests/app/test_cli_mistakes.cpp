@@ -386,6 +386,69 @@ private slots:
         QVERIFY2(r.err.contains("NOTES.md:1:1: error: expected 'class' or 'def'"), r.err.constData());
     }
 
+    // A built-in operator without a kernel (aten.frac) stops run with a hint to declare it; an
+    // ops file with another schema is refused; with its own schema and a decomposition
+    // (x - trunc(x), what PyTorch computes), the graph runs and the declaration gives frac's bits.
+    void builtinWithoutKernelDeclared()
+    {
+        QTemporaryDir tmp;
+        const QString graph = tmp.filePath(QStringLiteral("frac.py"));
+        QVERIFY(writeFile(graph,
+                          "class GraphModule(torch.nn.Module):\n"
+                          "    def forward(self, x: \"f32[64]\"):\n"
+                          "        m: \"f32[64]\" = torch.ops.aten.mul.Tensor(x, 7.5)\n"
+                          "        frac: \"f32[64]\" = torch.ops.aten.frac.default(m)\n"
+                          "        trunc: \"f32[64]\" = torch.ops.aten.trunc.default(m)\n"
+                          "        sub: \"f32[64]\" = torch.ops.aten.sub.Tensor(m, trunc)\n"
+                          "        return (frac, sub)\n"));
+        const Run plain = fxlens({QStringLiteral("run"), graph});
+        QCOMPARE(plain.exitCode, 1);
+        QVERIFY2(plain.err.contains("node 'frac' (aten.frac.default): no CPU kernel for aten.frac.default; an ops "
+                                    "file can give it a body: its schema (frac(Tensor self) -> Tensor) and a "
+                                    "decomposition over operators fxlens runs (docs/custom_ops.md, --ops FILE)"),
+                 plain.err.constData());
+        const QString wrong = tmp.filePath(QStringLiteral("wrong.ops"));
+        QVERIFY(writeFile(wrong, "op aten.frac(Tensor self, int k) -> Tensor\nidentity self\n"));
+        const Run refused = fxlens({QStringLiteral("run"), graph, QStringLiteral("--ops"), wrong});
+        QCOMPARE(refused.exitCode, 1);
+        QVERIFY2(refused.err.contains("operator aten.frac.default is a built-in operator of fxlens (ops.tsv line "),
+                 refused.err.constData());
+        QVERIFY2(refused.err.contains(" whose schema is frac(Tensor self) -> Tensor; a declaration must repeat it"),
+                 refused.err.constData());
+        const QString ops = tmp.filePath(QStringLiteral("frac.ops"));
+        QVERIFY(writeFile(ops,
+                          "op aten.frac(Tensor self) -> Tensor\n"
+                          "decomposition\n"
+                          "    def forward(self, x):\n"
+                          "        trunc = torch.ops.aten.trunc.default(x)\n"
+                          "        sub = torch.ops.aten.sub.Tensor(x, trunc);  x = trunc = None\n"
+                          "        return sub\n"));
+        const Run ran = fxlens({QStringLiteral("run"), graph, QStringLiteral("--ops"), ops, QStringLiteral("--json")});
+        QVERIFY2(ran.exitCode == 0, qPrintable(describe(ran)));
+        const QJsonArray outs = parseJsonDoc(ran.out)[QStringLiteral("outputs")].toArray();
+        QCOMPARE(outs.size(), 2);
+        const QString sum0 = outs[0].toObject()[QStringLiteral("checksum")].toString();
+        QVERIFY(!sum0.isEmpty());
+        QCOMPARE(sum0, outs[1].toObject()[QStringLiteral("checksum")].toString());
+
+        // a body given to a built-in that has a kernel: the kernel runs (neg stays neg)
+        const QString negGraph = tmp.filePath(QStringLiteral("neg.py"));
+        QVERIFY(writeFile(negGraph,
+                          "class GraphModule(torch.nn.Module):\n"
+                          "    def forward(self, x: \"f32[8]\"):\n"
+                          "        neg: \"f32[8]\" = torch.ops.aten.neg.default(x)\n"
+                          "        return (neg,)\n"));
+        const QString negOps = tmp.filePath(QStringLiteral("neg.ops"));
+        QVERIFY(writeFile(negOps, "op aten.neg(Tensor self) -> Tensor\nidentity self\n"));
+        const Run kernel = fxlens({QStringLiteral("run"), negGraph, QStringLiteral("--json")});
+        const Run declared =
+            fxlens({QStringLiteral("run"), negGraph, QStringLiteral("--ops"), negOps, QStringLiteral("--json")});
+        QVERIFY2(kernel.exitCode == 0 && declared.exitCode == 0, qPrintable(describe(declared)));
+        QCOMPARE(
+            parseJsonDoc(declared.out)[QStringLiteral("outputs")].toArray()[0].toObject()[QStringLiteral("checksum")],
+            parseJsonDoc(kernel.out)[QStringLiteral("outputs")].toArray()[0].toObject()[QStringLiteral("checksum")]);
+    }
+
     // info says what the CPU runtime lacks for a graph, and run fails for that reason.
     void infoSaysWhatCannotRun()
     {

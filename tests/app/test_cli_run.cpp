@@ -770,10 +770,24 @@ private slots:
               "        r: \"f32[2*s0, 4]\" = torch.ops.aten.cat.default([x, x])\n"
               "        return (r,)\n");
         const QString sg = tmp.filePath(QStringLiteral("s.py"));
+        // no hint and no --symbols: the generated input takes the documented fallback, said so
         const Run unbound = fxlens({QStringLiteral("run"), sg});
-        QCOMPARE(unbound.exitCode, 1);
-        QVERIFY2(unbound.err.contains("a size has no hint (s0); give the symbol a value (fxlens run --symbols s0=N)"),
-                 unbound.err.constData());
+        QVERIFY2(unbound.exitCode == 0, qPrintable(describe(unbound)));
+        QVERIFY2(unbound.out.contains("\n  size symbols without a value took the fallback 8: s0=8 (give --symbols "
+                                      "s0=8 or other values)\n"),
+                 unbound.out.constData());
+        const Run unboundJson = fxlens({QStringLiteral("run"), sg, QStringLiteral("--json")});
+        QVERIFY2(unboundJson.exitCode == 0, qPrintable(describe(unboundJson)));
+        const QJsonObject fallbackDoc = parseJsonDoc(unboundJson.out);
+        QCOMPARE(fallbackDoc[QStringLiteral("inputs")].toObject()[QStringLiteral("symbol_fallbacks")].toObject(),
+                 (QJsonObject{{QStringLiteral("s0"), 8}}));
+        QCOMPARE(fallbackDoc[QStringLiteral("outputs")].toArray().at(0).toObject()[QStringLiteral("shape")].toArray(),
+                 (QJsonArray{16, 4}));
+        const Run unboundCheck = fxlens({QStringLiteral("check"), sg, sg});
+        QVERIFY2(unboundCheck.exitCode == 0, qPrintable(describe(unboundCheck)));
+        QVERIFY2(unboundCheck.out.contains("size symbols without a value took the fallback 8: s0=8"),
+                 unboundCheck.out.constData());
+        QVERIFY2(unboundCheck.out.contains("\nresult: bitwise equal\n"), unboundCheck.out.constData());
         const Run bound = fxlens(
             {QStringLiteral("run"), sg, QStringLiteral("--symbols"), QStringLiteral("s0=3"), QStringLiteral("--json")});
         QVERIFY2(bound.exitCode == 0, qPrintable(describe(bound)));

@@ -327,7 +327,9 @@ private slots:
             << "seq chunking through attention needs full-K/V handling: region layers.0";
         QTest::newRow("forward reduction over the axis")
             << x + "amax: \"f32[3]\" = torch.ops.aten.amax.default(x, [0]); return (amax,)"
-            << std::string("amax:layers.0") << std::string() << "requires a forward accumulation proof";
+            << std::string("amax:layers.0") << std::string()
+            << "region layers.0 (forward) cannot be chunked along the batch: node 'amax' (aten.amax.default): reduces "
+               "over the chunk axis; its live-out 'amax' (read by 'output') cannot be rebuilt from the chunks";
         QTest::newRow("literal view shape")
             << x + "view: \"f32[4, 3]\" = torch.ops.aten.view.default(x, [4, 3]); return (view,)"
             << std::string("view:layers.0") << std::string()

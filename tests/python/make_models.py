@@ -15,6 +15,14 @@ Per model NAME, as the corpus' pytorch/ cases are made (make_fx, tracing_mode=re
                               tracer kept as constants, e.g. nn.LSTM's flat weights), if any
   NAME.states.json            the placeholders the step writes, with the module buffer each
                               one is (e.g. {"arg10_1": "bn1.running_mean"})
+  NAME.params.json            how many leading placeholders are data, and the parameter and
+                              buffer FQNs of the rest, in order
+  NAME.meta.json              per node: op, target, the tracer's tensor meta, and the module
+                              path and phase, attributed as the corpus' generator does (this
+                              PyTorch records no nn_module_stack): a forward node gets the
+                              innermost module whose forward was running when the tracer
+                              created it; a backward node gets the module whose autograd
+                              functions were running (pre-hooks on the autograd graph)
 
 The graph is run by PyTorch's own interpreter on fresh copies of the inputs, on one thread,
 so the outputs and states are PyTorch's. Nothing is edited by hand.
@@ -247,22 +255,126 @@ MODELS = {
 }
 
 
+class ModuleAttribution:
+    """Tags every node the tracer creates with a module path and a phase (see the docstring)."""
+
+    def __init__(self, model):
+        self.stack = []
+        self.backward = None  # the module whose autograd functions run, in the backward
+        self.phase = "forward"
+        self.owner = {}  # autograd function -> module path (innermost first)
+        self.before = []  # per open module: the autograd functions that existed before it ran
+        self.handles = []
+        for path, module in model.named_modules():
+            self.handles.append(module.register_forward_pre_hook(self._pre(path)))
+            self.handles.append(module.register_forward_hook(self._post(path)))
+
+    @staticmethod
+    def _functions(tensors):
+        return [t.grad_fn for t in tensors if isinstance(t, torch.Tensor) and t.grad_fn is not None]
+
+    @staticmethod
+    def _reachable(roots, stop):
+        seen, todo = set(), list(roots)
+        while todo:
+            fn = todo.pop()
+            if fn is None or fn in seen or fn in stop:
+                continue
+            seen.add(fn)
+            todo.extend(f for f, _ in fn.next_functions)
+        return seen
+
+    def _pre(self, path):
+        def hook(module, args):
+            self.stack.append(path)
+            self.before.append(self._reachable(self._functions(args), set()))
+
+        return hook
+
+    def _post(self, path):
+        def hook(module, args, result):
+            before = self.before.pop()
+            self.stack.pop()
+            outs = result if isinstance(result, (tuple, list)) else [result]
+            for fn in self._reachable(self._functions(outs), before):
+                if fn not in self.owner:
+                    self.owner[fn] = path
+                    fn.register_prehook(self._enter(path))
+
+        return hook
+
+    def _enter(self, path):
+        def hook(grad_outputs):
+            self.backward = path
+            return None
+
+        return hook
+
+    def current(self):
+        if self.phase == "forward":
+            return self.stack[-1] if self.stack else None
+        return self.backward
+
+    def remove(self):
+        for h in self.handles:
+            h.remove()
+
+
 def trace(model, data):
     model.train()
     params = dict(model.named_parameters())
     buffers = dict(model.named_buffers())
     names = list(params) + list(buffers)
 
+    where = ModuleAttribution(model)
+
     def step(*args):
+        where.phase = "forward"
         state = dict(zip(names, args[len(data):]))
         loss = functional_call(model, state, tuple(args[: len(data)]))
+        where.phase = "backward"
+        where.backward = None
         grads = torch.autograd.grad(loss, args[len(data): len(data) + len(params)], allow_unused=True)
         return (loss, *grads)
 
     state = [p.detach().clone().requires_grad_(True) for p in params.values()]
     state += [b.detach().clone() for b in buffers.values()]
-    gm = make_fx(step)(*data, *state)
+    create_node = torch.fx.Graph.create_node
+
+    def tagged(graph, op, *args, **kwargs):
+        node = create_node(graph, op, *args, **kwargs)
+        if op == "call_function":
+            node.meta["fxl_module"] = where.current()
+            node.meta["fxl_phase"] = where.phase
+        return node
+
+    torch.fx.Graph.create_node = tagged
+    try:
+        gm = make_fx(step)(*data, *state)
+    finally:
+        torch.fx.Graph.create_node = create_node
+        where.remove()
     return gm, list(data) + [t.detach().clone() for t in state], names, len(data)
+
+
+def node_meta(gm):
+    """The meta.json document: per node its op, target, tensor meta, module path and phase."""
+    nodes = []
+    for n in gm.graph.nodes:
+        row = {"name": n.name, "op": n.op, "target": n.target if isinstance(n.target, str) else str(n.target)}
+        tm = n.meta.get("tensor_meta")
+        if tm is not None and hasattr(tm, "shape"):
+            row["tensor_meta"] = {
+                "dtype": str(tm.dtype).replace("torch.", ""),
+                "shape": list(tm.shape),
+                "stride": list(tm.stride),
+            }
+        if n.meta.get("fxl_module") is not None:
+            row["module_path"] = n.meta["fxl_module"]
+        if "fxl_phase" in n.meta:
+            row["phase"] = n.meta["fxl_phase"]
+        nodes.append(row)
+    return {"source": "make_fx (torch %s, CPU, tracing_mode=real)" % torch.__version__, "nodes": nodes}
 
 
 def main(argv):
@@ -294,6 +406,12 @@ def main(argv):
             write_safetensors(os.path.join(out, name + ".joint.constants.safetensors"), constants)
         with open(os.path.join(out, name + ".joint.code.py"), "w") as f:
             f.write(gm.code)
+        with open(os.path.join(out, name + ".params.json"), "w") as f:
+            json.dump({"data_inputs": ndata, "parameter_fqns": names}, f, indent=1)
+            f.write("\n")
+        with open(os.path.join(out, name + ".meta.json"), "w") as f:
+            json.dump(node_meta(gm), f, indent=0)
+            f.write("\n")
         with open(os.path.join(out, name + ".states.json"), "w") as f:
             json.dump(states, f, indent=1)
             f.write("\n")

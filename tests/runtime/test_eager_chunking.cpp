@@ -8,7 +8,8 @@
 // graph only by the order of that reduction: asserted within a few ULP (the max per output is
 // logged), and an integer sum (moe_tiny's tokens_per_expert, a bincount) exactly. The combine
 // kind of every output is asserted, the result is the same at 1 and 2 threads, and bad specs
-// fail with their message.
+// fail with their message. Small hand-written graphs pin what the reference refuses (a node that
+// needs the whole chunk axis, a partial sum used otherwise than added up) and what it accepts.
 #include <QtTest>
 
 #include <cmath>
@@ -18,6 +19,7 @@
 #include <map>
 
 #include "core/analysis/chunk_spec.hpp"
+#include "core/formats/fx/fx_text_parser.hpp"
 #include "core/formats/safetensors.hpp"
 #include "core/formats/source.hpp"
 #include "runtime/eager_chunking.hpp"
@@ -492,6 +494,147 @@ private slots:
         QCOMPARE(w.outputInfo.at(0).combine, ChunkCombine::Cat);
         QCOMPARE(w.outputInfo.at(0).dim, 1);
         QCOMPARE(w.weighted, false);
+    }
+
+    // Graphs whose function needs the whole batch, chunked as a whole in 2 (x [4, 3] is the
+    // data): the reference refuses each, naming the node and the reason, instead of computing
+    // another function (eager_chunking_function.hpp).
+    void refusesWholeAxis_data()
+    {
+        QTest::addColumn<QString>("body");
+        QTest::addColumn<QString>("message");
+        auto row = [](const char* name, const char* body, const char* message) {
+            QTest::newRow(name) << QString::fromLatin1(body) << QString::fromLatin1(message);
+        };
+        row("batch statistics",
+            "bn = torch.ops.aten.native_batch_norm.default(x, w, w, None, None, True, 0.1, 1e-05)\n"
+            "        y: \"f32[4, 3]\" = bn[0]",
+            "'bn' (aten.native_batch_norm.default) normalizes with batch statistics (training mode): mean and "
+            "variance over every dim but the channels, and 'x' holds the chunk axis in dim 0");
+        row("softmax over the batch", "y: \"f32[4, 3]\" = torch.ops.aten._softmax.default(x, 0, False)",
+            "'y' (aten._softmax.default) normalizes along dim 0, and 'x' holds the chunk axis in dim 0");
+        row("cumsum along the batch", "y: \"f32[4, 3]\" = torch.ops.aten.cumsum.default(x, 0)",
+            "'y' (aten.cumsum.default) accumulates along dim 0");
+        row("flip of the batch", "y: \"f32[4, 3]\" = torch.ops.aten.flip.default(x, [0])",
+            "'y' (aten.flip.default) reverses the order along dim 0");
+        row("select of one sample", "y: \"f32[3]\" = torch.ops.aten.select.int(x, 0, 1)",
+            "'y' (aten.select.int) selects one index of the chunk axis (dim 0)");
+        row("slice of the batch", "y: \"f32[2, 3]\" = torch.ops.aten.slice.Tensor(x, 0, 1, 3)",
+            "'y' (aten.slice.Tensor) slices the chunk axis (dim 0, 1:3:1)");
+        row("mean over the batch",
+            "m: \"f32[3]\" = torch.ops.aten.mean.dim(x, [0])\n"
+            "        y: \"f32[4, 3]\" = torch.ops.aten.sub.Tensor(x, m)",
+            "'m' (aten.mean.dim) reduces over the chunk axis in a way that is not a plain sum");
+        row("a partial sum used non-linearly",
+            "s: \"f32[3]\" = torch.ops.aten.sum.dim_IntList(x, [0])\n"
+            "        y: \"f32[3]\" = torch.ops.aten.relu.default(s)",
+            "'y' (aten.relu.default) uses 's', this chunk's part of a sum over the chunk axis, other than by "
+            "adding it up or scaling it");
+        row("a whole value added to a partial sum",
+            "s: \"f32[3]\" = torch.ops.aten.sum.dim_IntList(x, [0])\n"
+            "        y: \"f32[3]\" = torch.ops.aten.add.Tensor(s, w)",
+            "'y' (aten.add.Tensor) adds 'w', a value every chunk has whole, to 's', this chunk's part of a sum "
+            "over the chunk axis: adding up the chunks would count 'w' once per chunk");
+        row("a partial sum broadcast over the rows",
+            "s: \"f32[3]\" = torch.ops.aten.sum.dim_IntList(x, [0])\n"
+            "        y: \"f32[4, 3]\" = torch.ops.aten.mul.Tensor(x, s)",
+            "'y' (aten.mul.Tensor) uses 's', this chunk's part of a sum over the chunk axis");
+    }
+    void refusesWholeAxis()
+    {
+        QFETCH(QString, body);
+        QFETCH(QString, message);
+        const std::string text = "class G(torch.nn.Module):\n    def forward(self, x: \"f32[4, 3]\", w: \"f32[3]\"):\n"
+                                 "        "
+            + body.toStdString() + "\n        return (y,)\n";
+        const Graph g = parseFxText(text, "graph.py");
+        ExecOptions opts;
+        opts.inputSeed = 3;
+        try {
+            runEagerChunking(g, parseChunkSpec("inputs=x,chunks=2"), opts);
+            QFAIL("not refused");
+        } catch (const std::invalid_argument& e) {
+            const std::string what = e.what();
+            QVERIFY2(what.rfind("eager chunking: the whole graph: ", 0) == 0, e.what());
+            QVERIFY2(what.find(message.toStdString()) != std::string::npos, e.what());
+            QVERIFY2(what.ends_with("; the reference refuses this region"), e.what());
+        }
+    }
+
+    // A live-out computed only from a value every chunk has whole (m, the batch mean taken
+    // outside the region, passed whole as a broadcast live-in) is the same in every chunk: it is
+    // taken from chunk 0, not summed over the chunks.
+    void wholeLiveOutTakenOnce()
+    {
+        Graph g = parseFxText("class G(torch.nn.Module):\n"
+                              "    def forward(self, x: \"f32[4, 3]\"):\n"
+                              "        m: \"f32[1, 3]\" = torch.ops.aten.mean.dim(x, [0], True)\n"
+                              "        y: \"f32[1, 3]\" = torch.ops.aten.mul.Tensor(m, 2)\n"
+                              "        z: \"f32[4, 3]\" = torch.ops.aten.add.Tensor(x, y)\n"
+                              "        return (z, y)\n",
+                              "graph.py");
+        g.node(g.findByName("y")).meta.modulePath = "blk";
+        g.node(g.findByName("z")).meta.modulePath = "blk";
+        auto backend = makeCpuBackend(CpuBackendOptions{1});
+        ExecOptions opts;
+        opts.backend = backend.get();
+        opts.inputSeed = 5;
+        const SafeTensorsFile plain = outputsToSafetensors(executeGraph(g, opts), *backend);
+        const EagerChunkResult r = runEagerChunking(g, parseChunkSpec("regions=blk,inputs=x,chunks=2"), opts);
+        QCOMPARE(r.regions.at(0).segments.at(0).liveIns.at(1).how, std::string("broadcast"));
+        QCOMPARE(r.outputInfo.at(1).combine, ChunkCombine::Same);
+        QCOMPARE(r.outputInfo.at(0).combine, ChunkCombine::Cat);
+        const SafeTensorsFile eager = eagerOutputsToSafetensors(r, *backend);
+        for (const char* o : {"out_0", "out_1"})
+            QVERIFY2(compareTensors(o, *eager.find(o), *plain.find(o)).bitwiseEqual, o);
+    }
+
+    // What the reference accepts, right: per-row work, sums over the batch that are only added
+    // up and scaled, a norm over the other dims; each equals the unchunked graph (bitwise, or
+    // within 4 normwise ULP for a sum in chunk order).
+    void acceptsPerRow_data()
+    {
+        QTest::addColumn<QString>("body");
+        QTest::addColumn<QString>("combine");
+        auto row = [](const char* name, const char* body, const char* combine) {
+            QTest::newRow(name) << QString::fromLatin1(body) << QString::fromLatin1(combine);
+        };
+        row("softmax over the features", "y: \"f32[4, 3]\" = torch.ops.aten._softmax.default(x, 1, False)", "cat");
+        row("sum over the batch, scaled",
+            "s: \"f32[3]\" = torch.ops.aten.sum.dim_IntList(x, [0])\n"
+            "        y: \"f32[3]\" = torch.ops.aten.mul.Tensor(s, w)",
+            "sum");
+        row("two partial sums added",
+            "s: \"f32[3]\" = torch.ops.aten.sum.dim_IntList(x, [0])\n"
+            "        e: \"f32[4, 3]\" = torch.ops.aten.exp.default(x)\n"
+            "        t: \"f32[3]\" = torch.ops.aten.sum.dim_IntList(e, [0])\n"
+            "        y: \"f32[3]\" = torch.ops.aten.add.Tensor(s, t)",
+            "sum");
+        row("layer norm of each row",
+            "ln = torch.ops.aten.native_layer_norm.default(x, [3], w, w, 1e-05)\n"
+            "        y: \"f32[4, 3]\" = ln[0]",
+            "cat");
+        row("a whole value only", "y: \"f32[3]\" = torch.ops.aten.mul.Tensor(w, w)", "same");
+    }
+    void acceptsPerRow()
+    {
+        QFETCH(QString, body);
+        QFETCH(QString, combine);
+        const std::string text = "class G(torch.nn.Module):\n    def forward(self, x: \"f32[4, 3]\", w: \"f32[3]\"):\n"
+                                 "        "
+            + body.toStdString() + "\n        return (y,)\n";
+        const Graph g = parseFxText(text, "graph.py");
+        auto backend = makeCpuBackend(CpuBackendOptions{1});
+        ExecOptions opts;
+        opts.backend = backend.get();
+        opts.inputSeed = 3;
+        const SafeTensorsFile plain = outputsToSafetensors(executeGraph(g, opts), *backend);
+        const EagerChunkResult r = runEagerChunking(g, parseChunkSpec("inputs=x,chunks=2"), opts);
+        QCOMPARE(QString::fromLatin1(chunkCombineName(r.regions.at(0).segments.at(0).liveOuts.at(0).combine).data()),
+                 combine);
+        const SafeTensorsFile eager = eagerOutputsToSafetensors(r, *backend);
+        const double nw = normwiseUlp(*eager.find("out_0"), *plain.find("out_0"));
+        QVERIFY2(nw >= 0 && nw <= 4, ("normwise ulp " + std::to_string(nw)).c_str());
     }
 };
 

@@ -2,7 +2,9 @@
 // differ in one known way (the last element only, a few ULP, a sign, the sign of zero, a NaN,
 // shape and dtype, integers, bf16, a tolerance met and missed, an infinity). `check`, the run
 // panel and the report print these fields; a comparison that skips an element, miscounts ULP or
-// calls -0 and +0 equal fails a row here.
+// calls -0 and +0 equal fails a row here. The float64 proof behind "reduction order"
+// (runtime/check/float64_proof.hpp): its bound on made differences, and what widening does to a
+// graph and a file.
 #include <QtTest>
 
 #include <cmath>
@@ -12,6 +14,8 @@
 #include <string>
 #include <vector>
 
+#include "core/formats/fx/fx_text_parser.hpp"
+#include "runtime/check/float64_proof.hpp"
 #include "runtime/equivalence.hpp"
 #include "test_registry.hpp"
 #include "test_util.hpp"
@@ -32,6 +36,12 @@ SafeTensor tensorOf(const QString& dtype, const QList<int>& shape, const QString
     for (const QString& v : values.split(',', Qt::SkipEmptyParts)) {
         const std::string text = v.trimmed().toStdString();
         const double d = std::strtod(text.c_str(), nullptr);
+        if (dtype == QLatin1String("f64")) {
+            t.dtype = DType::F64;
+            const auto* p = reinterpret_cast<const uint8_t*>(&d);
+            t.data.insert(t.data.end(), p, p + 8);
+            continue;
+        }
         if (dtype == QLatin1String("i64")) {
             t.dtype = DType::I64;
             const int64_t i = static_cast<int64_t>(d);
@@ -137,6 +147,96 @@ private slots:
         QVERIFY(d.shapeMismatch && !d.bitwiseEqual);
         d = compareTensors("x", tensorOf("f32", {1}, "1"), tensorOf("bf16", {1}, "1"));
         QVERIFY(d.dtypeMismatch && !d.bitwiseEqual);
+    }
+
+    // The bound: max |a64 - b64| <= 2^-16 max |a32 - b32|. Rounding shrinks by about 2^29 from
+    // float32 to float64; a difference of function does not, nor one that shrinks only 100-fold.
+    void orderProof_data()
+    {
+        QTest::addColumn<QString>("a32");
+        QTest::addColumn<QString>("b32");
+        QTest::addColumn<QString>("a64");
+        QTest::addColumn<QString>("b64");
+        QTest::addColumn<bool>("proven");
+        QTest::newRow("rounding: shrinks 2^29") << "1.0000001, 2"
+                                                << "1, 2"
+                                                << "1.000000000000001, 2"
+                                                << "1, 2" << true;
+        QTest::newRow("float64 equal") << "3, 0.5"
+                                       << "3.0000002, 0.5"
+                                       << "3, 0.5"
+                                       << "3, 0.5" << true;
+        QTest::newRow("shrinks 100-fold only") << "1.001, 2"
+                                               << "1, 2"
+                                               << "1.00001, 2"
+                                               << "1, 2" << false;
+        QTest::newRow("another function") << "1.5, 2"
+                                          << "1, 2"
+                                          << "1.5, 2"
+                                          << "1, 2" << false;
+        QTest::newRow("zero sign only, float64 equal") << "-0, 1"
+                                                       << "0, 1"
+                                                       << "0, 1"
+                                                       << "0, 1" << true;
+        QTest::newRow("zero sign only, float64 differs") << "-0, 1"
+                                                         << "0, 1"
+                                                         << "1e-300, 1"
+                                                         << "0, 1" << false;
+        QTest::newRow("a NaN in float64") << "1.0000001"
+                                          << "1"
+                                          << "nan"
+                                          << "1" << false;
+    }
+    void orderProof()
+    {
+        QFETCH(QString, a32);
+        QFETCH(QString, b32);
+        QFETCH(QString, a64);
+        QFETCH(QString, b64);
+        QFETCH(bool, proven);
+        const int n = static_cast<int>(a32.split(',').size());
+        const OrderProof p = proveOrderOnly(tensorOf("f32", {n}, a32), tensorOf("f32", {n}, b32),
+                                            tensorOf("f64", {n}, a64), tensorOf("f64", {n}, b64));
+        QCOMPARE(p.proven, proven);
+        QVERIFY2(p.text().find(proven ? " <= 2^-16 x float32 difference " : " > 2^-16 x float32 difference ")
+                     != std::string::npos,
+                 p.text().c_str());
+    }
+
+    // Widening: dtype arguments, metas and the default dtype of factories become float64; a
+    // file's float tensors are widened exactly; integers stay.
+    void widenToFloat64()
+    {
+        const Graph g =
+            parseFxText("class G(torch.nn.Module):\n"
+                        "    def forward(self, x: \"f32[2]\", i: \"i64[2]\"):\n"
+                        "        z: \"f32[2]\" = torch.ops.aten.zeros.default([2], device = device(type='cpu'), "
+                        "pin_memory = False)\n"
+                        "        h: \"bf16[2]\" = torch.ops.aten._to_copy.default(x, dtype = torch.bfloat16)\n"
+                        "        k: \"i64[2]\" = torch.ops.aten.zeros.default([2], dtype = torch.int64)\n"
+                        "        return (z, h, k, i)\n",
+                        "g.py");
+        const Graph w = fxl::widenToFloat64(g);
+        auto node = [&](const char* name) -> const Node& { return w.node(w.findByName(name)); };
+        QCOMPARE(node("x").val.tensor.dtype, DType::F64);
+        QCOMPARE(node("i").val.tensor.dtype, DType::I64);
+        QCOMPARE(node("z").val.tensor.dtype, DType::F64);
+        QVERIFY(node("z").kwarg("dtype") && node("z").kwarg("dtype")->dtype == DType::F64);
+        QCOMPARE(node("h").kwarg("dtype")->dtype, DType::F64);
+        QCOMPARE(node("k").kwarg("dtype")->dtype, DType::I64);
+        QCOMPARE(g.node(g.findByName("x")).val.tensor.dtype, DType::F32);  // the original is untouched
+
+        SafeTensorsFile f;
+        f.tensors = {tensorOf("f32", {2}, "0.1, -3"), tensorOf("bf16", {1}, "1.5"), tensorOf("i64", {1}, "7")};
+        const SafeTensorsFile wf = fxl::widenToFloat64(f);
+        QCOMPARE(wf.tensors.at(0).dtype, DType::F64);
+        double v[2];
+        std::memcpy(v, wf.tensors.at(0).data.data(), 16);
+        QCOMPARE(v[0], static_cast<double>(0.1f));
+        QCOMPARE(v[1], -3.0);
+        QCOMPARE(wf.tensors.at(1).dtype, DType::F64);
+        QCOMPARE(wf.tensors.at(2).dtype, DType::I64);
+        QCOMPARE(wf.tensors.at(2).data, f.tensors.at(2).data);
     }
 };
 

@@ -9,6 +9,7 @@
 #include "core/formats/safetensors.hpp"
 #include "core/ir/diagnostics.hpp"
 #include "runtime/backend.hpp"
+#include "runtime/check/chunk_check.hpp"
 #include "runtime/eager_chunking.hpp"
 #include "runtime/executor.hpp"
 #include "runtime/kernel.hpp"
@@ -183,32 +184,6 @@ std::optional<SafeTensorsFile> constantsFor(const Graph& g, const RunRequest& r)
     return std::nullopt;
 }
 
-// Per compared output: how eager chunking obtained it, and for one that differs the chunked
-// graph's reason (meta.chunk "formula" on the node it returns) when it gives one.
-std::vector<std::string> eagerNotes(const EagerChunkResult& eager, const Graph& chunked, const EquivalenceReport& rep)
-{
-    std::vector<const Node*> returned;
-    if (const NodeId o = chunked.outputNode(); o != kNoNode) {
-        const Node& out = chunked.node(o);
-        const std::vector<Arg>* items = &out.args;
-        if (out.args.size() == 1 && out.args[0].isSequence()) items = &out.args[0].items;
-        for (const Arg& a : *items) returned.push_back(a.isNode() ? &chunked.node(a.node) : nullptr);
-    }
-    std::vector<std::string> notes;
-    for (const TensorDiff& d : rep.outputs) {
-        std::string note;
-        size_t k = 0;
-        while (k < eager.outputNames.size() && eager.outputNames[k] != d.name) ++k;
-        if (k < eager.outputInfo.size()) note = eager.outputInfo[k].how();
-        if (!d.bitwiseEqual && k < returned.size() && returned[k] && returned[k]->meta.chunk.is_object()) {
-            auto f = returned[k]->meta.chunk.find("formula");
-            if (f != returned[k]->meta.chunk.end() && f->is_string()) note += "; why: " + f->get<std::string>();
-        }
-        notes.push_back(std::move(note));
-    }
-    return notes;
-}
-
 RunSideResult sideOf(const ExecResult& e)
 {
     RunSideResult s;
@@ -244,7 +219,6 @@ RunOutcome runRequest(const RunRequest& r, std::atomic<bool>* cancel,
             }
         }
         if (!refused.empty()) throw std::runtime_error("cannot run, nothing was run: " + refused);
-        const Graph& first = r.reference ? *r.reference : *r.subject;
         std::optional<SafeTensorsFile> sidecar;
         const Artifact* art = r.source ? r.source->find(r.artifactId) : nullptr;
         if (r.sidecarInputs && art && !art->inputsPath.empty()) {
@@ -290,59 +264,54 @@ RunOutcome runRequest(const RunRequest& r, std::atomic<bool>* cancel,
             out.ok = true;
             return out;
         }
-        const size_t total = r.subject->size() + (r.reference ? r.reference->size() : 0);
-        size_t base = 0;
-        auto runOne = [&](const Graph& g, const SafeTensorsFile* inputs, const SafeTensorsFile* constants,
-                          std::unique_ptr<Backend>& backend, SafeTensorsFile& outputs) {
-            ExecOptions o;
-            backend = makeBackend(r);
-            o.backend = backend.get();
-            o.inputs = inputs;
-            o.inputSeed = r.seed;
-            o.rngSeed = r.seed;
-            o.cancel = cancel;
-            o.constants = constants;
-            if (progress) o.progress = [&](size_t done, size_t, const Node&) { progress(base + done, total); };
-            ExecResult e = executeGraph(g, o);
-            if (e.cancelled) throw CancelledError();
-            outputs = outputValuesFile(e, *backend);
-            base += g.size();
-            return e;
-        };
-        // the first graph's inputs, as used (file + generated), feed both runs
-        ExecOptions ro;
-        ro.inputs = sidecar ? &*sidecar : nullptr;
-        ro.inputSeed = r.seed;
-        const SafeTensorsFile inputs = resolveInputs(first, ro, &out.generatedInputs);
-        std::unique_ptr<Backend> backendRef, backendSub;
-        SafeTensorsFile outRef, outSub;
-        std::optional<EagerChunkResult> eager;
-        if (r.reference) {  // eager chunking of the reference
-            ExecOptions o;
-            backendRef = makeBackend(r);
-            o.backend = backendRef.get();
-            o.inputs = &inputs;
-            o.inputSeed = r.seed;
-            o.rngSeed = r.seed;
-            o.cancel = cancel;
-            o.constants = constantsOf(constantsRef);
-            const auto t0 = std::chrono::steady_clock::now();
-            eager = runEagerChunking(*r.reference, *r.eagerChunks, o);
-            if (cancel && cancel->load()) throw CancelledError();
-            out.reference.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-            out.reference.outputs = eager->outputs.size();
-            outRef = eagerOutputsToSafetensors(*eager, *backendRef);
-            out.eagerPlan = eagerChunkingToText(*eager);
-            base += r.reference->size();
-        }
-        const ExecResult e = runOne(*r.subject, &inputs, constantsOf(constantsSub), backendSub, outSub);
-        out.subject = sideOf(e);
         if (r.reference) {
-            out.report = compareOutputs(outSub, outRef);
-            out.verdict = verdictOf(out.report, std::nullopt);
+            // eager chunking of the reference (runtime/check/chunk_check.hpp), as fxlens check does it
+            CheckOptions o;
+            o.makeBackend = [&r] { return makeBackend(r); };
+            o.threads = r.threads;
+            o.inputs = sidecar ? &*sidecar : nullptr;
+            o.seed = r.seed;
+            o.cancel = cancel;
+            ChunkCheckOutcome c;
+            try {
+                c = checkAgainstEagerChunking({r.subject.get(), constantsOf(constantsSub)},
+                                              {r.reference.get(), constantsOf(constantsRef)}, *r.eagerChunks, o);
+            } catch (const CheckRunError& e) {
+                const bool subjectSide = e.stage == "CHUNKED";
+                throw std::runtime_error((subjectSide ? r.subjectLabel : r.referenceLabel) + ": " + e.what());
+            }
+            out.generatedInputs = c.generatedInputs;
+            out.reference = sideOf(c.original.result);
+            out.reference.outputs = c.reference.outputs.size();
+            out.subject = sideOf(c.chunked.result);
+            out.eagerPlan = eagerChunkingToText(c.reference);
+            if (c.departure)
+                out.eagerPlan += "values differ from the unchunked graph first at '" + c.departure->node
+                    + "' (live-out of " + c.departure->region + ")\n";
+            for (const ChunkCheckRow& row : c.rows) {
+                if (row.vsReference) out.report.outputs.push_back(*row.vsReference);
+                out.outputNotes.push_back(chunkRowNote(row));
+            }
+            out.verdict = c.verdict;
             out.compared = true;
-            out.outputNotes = eagerNotes(*eager, *r.subject, out.report);
+            out.ok = true;
+            return out;
         }
+        // one run: the subject on its inputs (file + generated)
+        ExecOptions o;
+        o.inputs = sidecar ? &*sidecar : nullptr;
+        o.inputSeed = r.seed;
+        const SafeTensorsFile inputs = resolveInputs(*r.subject, o, &out.generatedInputs);
+        const std::unique_ptr<Backend> backend = makeBackend(r);
+        o.backend = backend.get();
+        o.inputs = &inputs;
+        o.rngSeed = r.seed;
+        o.cancel = cancel;
+        o.constants = constantsOf(constantsSub);
+        if (progress) o.progress = [&](size_t done, size_t total, const Node&) { progress(done, total); };
+        const ExecResult e = executeGraph(*r.subject, o);
+        if (e.cancelled) throw CancelledError();
+        out.subject = sideOf(e);
         out.ok = true;
     } catch (const CancelledError&) {
         out.cancelled = true;
