@@ -127,7 +127,9 @@ TensorDiff compareTensors(const std::string& name, const SafeTensor& a, const Sa
         if ((va < 0) != (vb < 0) && va != 0 && vb != 0) ++d.signFlips;
         if (isFloat) {
             const int64_t oa = orderedBits(rawBits(pa, isz), isz), ob = orderedBits(rawBits(pb, isz), isz);
-            const uint64_t u = oa > ob ? static_cast<uint64_t>(oa - ob) : static_cast<uint64_t>(ob - oa);
+            // in unsigned arithmetic: float64 values of opposite signs are over 2^63 apart
+            const uint64_t u = oa > ob ? static_cast<uint64_t>(oa) - static_cast<uint64_t>(ob)
+                                       : static_cast<uint64_t>(ob) - static_cast<uint64_t>(oa);
             d.maxUlp = std::max(d.maxUlp, u);
             d.maxUlpOfLarger = std::max(d.maxUlpOfLarger, diff / ulpAt(std::max(std::fabs(va), std::fabs(vb)), fmt));
         }

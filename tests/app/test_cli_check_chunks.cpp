@@ -255,7 +255,8 @@ private slots:
         QTest::newRow("gn_resnet") << QStringLiteral("gn_resnet") << 1;
         QTest::newRow("vit_cls") << QStringLiteral("vit_cls") << 14;
         QTest::newRow("gru_steps") << QStringLiteral("gru_steps") << 5;
-        QTest::newRow("t5_bias") << QStringLiteral("t5_bias") << 11;
+        // (under ASan the 334-node step's float64 re-runs take 20 s: the release build runs it)
+        if (!fxltest::kSanitizedBuild) QTest::newRow("t5_bias") << QStringLiteral("t5_bias") << 11;
         // nn.LSTM makes its initial state zeros(1, N, d): the reference sizes it per chunk
         QTest::newRow("lstm_lm") << QStringLiteral("lstm_lm") << 2;
     }
@@ -284,6 +285,7 @@ private slots:
             out.contains(QStringLiteral("\nresult: %1 output(s) not bitwise equal to eager chunking\n").arg(labels)),
             qPrintable(out));
 
+        if (fxltest::kSanitizedBuild) return;  // the same run as JSON: the release build checks it
         QStringList jargs = args;
         jargs << QStringLiteral("--json");
         const Run js = fxlens(jargs);

@@ -140,6 +140,18 @@ private slots:
         QCOMPARE(d.maxRel, 0.25);
     }
 
+    // The ULP distance between float64 values of opposite signs exceeds 2^63: counted in
+    // unsigned arithmetic (a signed difference overflows; the sanitizer build fails on it).
+    void ulpAcrossZeroInFloat64()
+    {
+        const TensorDiff d = compareTensors("x", tensorOf("f64", {2}, "1e300, 1"), tensorOf("f64", {2}, "-1e300, 1"));
+        const double big = 1e300;
+        uint64_t bits = 0;
+        std::memcpy(&bits, &big, 8);
+        QCOMPARE(d.maxUlp, 2 * bits);
+        QCOMPARE(d.signFlips, int64_t(1));
+    }
+
     // Different shapes or dtypes are not compared element by element.
     void mismatches()
     {
