@@ -18,6 +18,7 @@
 #include <cmath>
 #include <cstring>
 #include <filesystem>
+#include <memory>
 
 #include "core/formats/safetensors.hpp"
 #include "core/ir/diagnostics.hpp"
@@ -100,6 +101,8 @@ class TestPytorchExec : public QObject
     Q_OBJECT
 
     QString python_;
+    // run_fx_graph.py --serve: PyTorch imported once (3 s) for every graph of the test
+    std::unique_ptr<QProcess> server_;
     QStringList passes_;
     QTemporaryDir cache_;  // outputs of input graphs already run
     QMap<QByteArray, QString> inputOutputs_;  // md5 of 00_input.py -> its outputs file
@@ -108,7 +111,6 @@ class TestPytorchExec : public QObject
     // holds NAME's inputs and constants (the corpus' pytorch/, or tests/data/models).
     QString execGraph(const QString& graph, const QString& name, const QString& out, const QString& dir = kPytorch)
     {
-        QStringList args = {kHarness, graph, dir + "/" + name + ".inputs.safetensors"};
         // the constants fxlens wrote beside the step graph (NN_<pass>.constants.safetensors), so
         // PyTorch checks them too; the joint's must then exist as well
         QString constants = graph;
@@ -117,15 +119,41 @@ class TestPytorchExec : public QObject
         if (jointHasConstants != QFileInfo::exists(constants))
             return graph
                 + (jointHasConstants ? ": no constants file beside it" : ": a constants file it should not have");
-        if (jointHasConstants) args << QStringLiteral("--constants") << constants;
-        args << QStringLiteral("--out") << out;
-        const Run r = runProcess(python_, args);
-        if (r.crashed || r.exitCode != 0)
-            return QStringLiteral("%1 failed (exit %2): %3").arg(graph).arg(r.exitCode).arg(QString::fromUtf8(r.err));
+        QJsonObject req{{QStringLiteral("graph"), graph},
+                        {QStringLiteral("inputs"), dir + "/" + name + ".inputs.safetensors"},
+                        {QStringLiteral("out"), out}};
+        if (jointHasConstants) req.insert(QStringLiteral("constants"), constants);
+        if (!server_ || server_->state() != QProcess::Running) {
+            server_ = std::make_unique<QProcess>();
+            server_->setProcessChannelMode(QProcess::SeparateChannels);
+            server_->start(python_, {QStringLiteral("-u"), kHarness, QStringLiteral("--serve")});
+            if (!server_->waitForStarted(10000)) return QStringLiteral("could not start ") + python_ + " " + kHarness;
+        }
+        server_->write(QJsonDocument(req).toJson(QJsonDocument::Compact) + "\n");
+        QByteArray line;
+        while (!line.endsWith('\n')) {
+            if (!server_->canReadLine() && !server_->waitForReadyRead(300000))
+                return graph + ": the harness did not answer: " + QString::fromUtf8(server_->readAllStandardError());
+            line += server_->readLine();
+        }
+        const QJsonObject answer = QJsonDocument::fromJson(line).object();
+        const int rc = answer.value(QStringLiteral("rc")).toInt(-1);
+        if (rc != 0)
+            return QStringLiteral("%1 failed (exit %2): %3")
+                .arg(graph)
+                .arg(rc)
+                .arg(answer.value(QStringLiteral("err")).toString());
         return {};
     }
 
 private slots:
+    void cleanupTestCase()
+    {
+        if (!server_) return;
+        server_->closeWriteChannel();
+        if (!server_->waitForFinished(10000)) server_->kill();
+    }
+
     void initTestCase()
     {
         if (fxltest::kSanitizedBuild)

@@ -2,6 +2,8 @@
 """Runs a graph that fxlens printed (print_readable form, or gm.code) in PyTorch.
 
     run_fx_graph.py GRAPH.py INPUTS.safetensors [--constants C.safetensors] --out OUT.safetensors
+    run_fx_graph.py --serve    (one JSON request {graph, inputs, constants, out} per stdin
+                                line, one JSON answer {rc, err} per stdout line)
 
 The module text is exec'd in the namespace FX's generated code expects (torch, device, inf,
 nan, ...), the top-level class is instantiated, get_attr constants are set from the
@@ -181,71 +183,102 @@ def flatten(value, out):
         out.append(value)
 
 
-def main(argv):
-    ap = argparse.ArgumentParser(description="Run an FX graph module text in PyTorch.")
-    ap.add_argument("graph")
-    ap.add_argument("inputs")
-    ap.add_argument("--constants")
-    ap.add_argument("--out", required=True)
-    ap.add_argument("--threads", type=int, default=1)
-    args = ap.parse_args(argv)
-
-    torch.set_num_threads(args.threads)
+def run_one(graph, inputs_path, constants_path, out_path):
+    """Runs one graph; raises InputFailure or whatever the graph raises."""
+    with open(graph, "r", encoding="utf-8") as f:
+        text = f.read()
+    cls_name = top_level_class(text)
+    if cls_name is None:
+        text, cls_name = gm_code_module(text)
+    ns = namespace()
     try:
-        with open(args.graph, "r", encoding="utf-8") as f:
-            text = f.read()
-        cls_name = top_level_class(text)
-        if cls_name is None:
-            text, cls_name = gm_code_module(text)
-        ns = namespace()
-        try:
-            exec(compile(text, args.graph, "exec"), ns)
-        except SyntaxError as e:
-            raise InputFailure("%s:%s: not valid Python: %s" % (args.graph, e.lineno, e.msg))
-        mod = instantiate(ns[cls_name])
+        exec(compile(text, graph, "exec"), ns)
+    except SyntaxError as e:
+        raise InputFailure("%s:%s: not valid Python: %s" % (graph, e.lineno, e.msg))
+    mod = instantiate(ns[cls_name])
 
-        if args.constants:
-            for k, v in read_safetensors(args.constants).items():
-                set_constant(mod, k, v)
+    if constants_path:
+        for k, v in read_safetensors(constants_path).items():
+            set_constant(mod, k, v)
 
-        inputs = read_safetensors(args.inputs)
-        params = list(inspect.signature(mod.forward).parameters.values())
-        call = []
-        for p in params:
-            if p.kind not in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD):
-                raise InputFailure("forward parameter %s is not positional (pytree/boxed signatures are not supported)" % p.name)
-            if p.name in inputs:
-                call.append(inputs[p.name])
-            elif p.default is not inspect.Parameter.empty:
-                call.append(p.default)
-            else:
-                raise InputFailure("%s: no input named %s for the placeholder %s" % (args.inputs, p.name, p.name))
+    inputs = read_safetensors(inputs_path)
+    params = list(inspect.signature(mod.forward).parameters.values())
+    call = []
+    for p in params:
+        if p.kind not in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD):
+            raise InputFailure("forward parameter %s is not positional (pytree/boxed signatures are not supported)" % p.name)
+        if p.name in inputs:
+            call.append(inputs[p.name])
+        elif p.default is not inspect.Parameter.empty:
+            call.append(p.default)
+        else:
+            raise InputFailure("%s: no input named %s for the placeholder %s" % (inputs_path, p.name, p.name))
 
-        with torch.no_grad():
-            result = mod(*call)
-        flat = []
-        flatten(result, flat)
-        outs = {}
-        for i, v in enumerate(flat):
-            if v is None:
-                continue
-            if isinstance(v, torch.Tensor):
-                outs["out_%d" % i] = v
-            elif isinstance(v, (bool, int, float)):
-                outs["out_%d" % i] = torch.tensor(v)
-            else:
-                raise InputFailure("output %d has type %s" % (i, type(v).__name__))
-        write_safetensors(args.out, outs)
+    with torch.no_grad():
+        result = mod(*call)
+    flat = []
+    flatten(result, flat)
+    outs = {}
+    for i, v in enumerate(flat):
+        if v is None:
+            continue
+        if isinstance(v, torch.Tensor):
+            outs["out_%d" % i] = v
+        elif isinstance(v, (bool, int, float)):
+            outs["out_%d" % i] = torch.tensor(v)
+        else:
+            raise InputFailure("output %d has type %s" % (i, type(v).__name__))
+    write_safetensors(out_path, outs)
+
+
+def run_reporting(graph, inputs_path, constants_path, out_path):
+    """run_one; returns (exit code, error text)."""
+    try:
+        run_one(graph, inputs_path, constants_path, out_path)
     except InputFailure as e:
-        sys.stderr.write("run_fx_graph.py: error: %s\n" % e)
-        return 1
-    except Exception as e:  # a failure while running the graph: report it, exit 1
+        return 1, "run_fx_graph.py: error: %s\n" % e
+    except Exception as e:  # a failure while running the graph: report it
         import traceback
 
-        traceback.print_exc()
-        sys.stderr.write("run_fx_graph.py: error: %s: %s\n" % (type(e).__name__, e))
-        return 1
+        return 1, traceback.format_exc() + "run_fx_graph.py: error: %s: %s\n" % (type(e).__name__, e)
+    return 0, ""
+
+
+def serve(threads):
+    """One request per stdin line, a JSON object {graph, inputs, constants, out}; one JSON line
+    {rc, err} answered per request: PyTorch is imported once for many graphs."""
+    torch.set_num_threads(threads)
+    for line in sys.stdin:
+        if not line.strip():
+            continue
+        try:
+            req = json.loads(line)
+            rc, err = run_reporting(req["graph"], req["inputs"], req.get("constants"), req["out"])
+        except (ValueError, KeyError) as e:
+            rc, err = 2, "run_fx_graph.py: error: bad request line: %s\n" % e
+        sys.stdout.write(json.dumps({"rc": rc, "err": err}) + "\n")
+        sys.stdout.flush()
     return 0
+
+
+def main(argv):
+    ap = argparse.ArgumentParser(description="Run an FX graph module text in PyTorch.")
+    ap.add_argument("graph", nargs="?")
+    ap.add_argument("inputs", nargs="?")
+    ap.add_argument("--constants")
+    ap.add_argument("--out")
+    ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--serve", action="store_true", help="run the graphs named on stdin, one JSON request per line")
+    args = ap.parse_args(argv)
+    if args.serve:
+        return serve(args.threads)
+    if not args.graph or not args.inputs or not args.out:
+        ap.error("GRAPH, INPUTS and --out are required (or --serve)")
+
+    torch.set_num_threads(args.threads)
+    rc, err = run_reporting(args.graph, args.inputs, args.constants, args.out)
+    sys.stderr.write(err)
+    return rc
 
 
 if __name__ == "__main__":
