@@ -134,22 +134,11 @@ std::optional<Coupling> couplingOf(const Node& n, const std::string& b, const Gr
     if (b == "gather" || b == "index_select" || b == "scatter" || b == "scatter_add" || b == "scatter_reduce"
         || b == "index_add" || b == "index_copy" || b == "index_fill")
         return dimAt(0, 1, "dim", 0, "indexes along dim");
-    if (b == "flip")
-        return Coupling{0,
-                        [&] {
-                            std::vector<int> d;
-                            for (int64_t x : intListArg(n, 1, "dims")) d.push_back(normDim(x, rankOf(0)));
-                            return d;
-                        }(),
-                        "reverses the order along dim"};
-    if (b == "roll")
-        return Coupling{0,
-                        [&] {
-                            std::vector<int> d;
-                            for (int64_t x : intListArg(n, 2, "dims")) d.push_back(normDim(x, rankOf(0)));
-                            return d;
-                        }(),
-                        "rolls along dim"};
+    if (b == "flip" || b == "roll") {  // flip(self, dims), roll(self, shifts, dims)
+        std::vector<int> dims;
+        for (int64_t x : intListArg(n, b == "flip" ? 1 : 2, "dims")) dims.push_back(normDim(x, rankOf(0)));
+        return Coupling{0, dims, b == "flip" ? "reverses the order along dim" : "rolls along dim"};
+    }
     if (b == "convolution" || b == "_convolution" || b == "conv2d" || b == "conv1d" || b == "conv3d")
         return Coupling{0, range(1, rankOf(0)), "convolves over the channels and the spatial dims"};
     if (b == "convolution_backward")
