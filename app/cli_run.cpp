@@ -24,6 +24,7 @@
 #include "core/ir/graph.hpp"
 #include "core/util/content_hash.hpp"
 #include "core/util/format.hpp"
+#include "core/util/sha256.hpp"
 #include "runtime/backend.hpp"
 #include "runtime/check/graph_check.hpp"
 #include "runtime/cpu/cpu_common.hpp"
@@ -186,7 +187,8 @@ json tensorSummary(const SafeTensor& t, const std::string& node)
               {"node", node},
               {"dtype", std::string(dtypeAbbr(t.dtype))},
               {"shape", t.shape},
-              {"checksum", checksum(t.data)}};
+              {"checksum", checksum(t.data)},
+              {"sha256", sha256Hex(t.data.data(), t.data.size())}};
     const int isz = dtypeItemSize(t.dtype);
     const int64_t n = isz > 0 ? static_cast<int64_t>(t.data.size()) / isz : 0;
     double lo = std::numeric_limits<double>::infinity(), hi = -lo, sum = 0;

@@ -1,6 +1,7 @@
 // The content hash of core/util/content_hash: FNV-1a 64's published test vectors, the same value
 // however the bytes are fed, and the fingerprint of a file and of a directory, which changes
-// when a byte, a name or a file changes.
+// when a byte, a name or a file changes; and SHA-256 (core/util/sha256) on FIPS 180-4's examples.
+#include <QCryptographicHash>
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -9,6 +10,7 @@
 #include <string>
 
 #include "core/util/content_hash.hpp"
+#include "core/util/sha256.hpp"
 #include "test_registry.hpp"
 #include "test_util.hpp"
 
@@ -88,6 +90,39 @@ private slots:
         // a new empty file too
         writeFile(root / "empty.log", "");
         QVERIFY(fingerprintPath(root).hash != b.hash);
+    }
+
+    void sha256Vectors_data()
+    {
+        QTest::addColumn<QByteArray>("bytes");
+        QTest::addColumn<QString>("digest");
+        QTest::newRow("empty") << QByteArray() << "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855";
+        QTest::newRow("abc") << QByteArray("abc") << "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad";
+        QTest::newRow("448 bits") << QByteArray("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq")
+                                  << "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1";
+        QTest::newRow("896 bits") << QByteArray("abcdefghbcdefghicdefghijdefghijkefghijklfghijklmghijklmnhijklmnoijklmnopjklm"
+                                                "nopqklmnopqrlmnopqrsmnopqrstnopqrstu")
+                                  << "cf5b16a778af8380036ce59e7b0492370b249b11e8f07a51afac45037afee9d1";
+        QTest::newRow("a million a") << QByteArray(1000000, 'a')
+                                     << "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0";
+        QTest::newRow("55 bytes") << QByteArray(55, 'x') << QString::fromStdString(fxl::sha256Hex(std::string(55, 'x')));
+    }
+    void sha256Vectors()
+    {
+        QFETCH(QByteArray, bytes);
+        QFETCH(QString, digest);
+        QCOMPARE(QString::fromStdString(sha256Hex(bytes.constData(), static_cast<size_t>(bytes.size()))), digest);
+        // fed in pieces of every size from 1 to 130: the same digest
+        for (size_t piece : {size_t(1), size_t(7), size_t(63), size_t(64), size_t(65), size_t(130)}) {
+            Sha256 h;
+            for (qsizetype at = 0; at < bytes.size(); at += static_cast<qsizetype>(piece))
+                h.update(bytes.constData() + at, std::min<size_t>(piece, static_cast<size_t>(bytes.size() - at)));
+            QString hex;
+            for (uint8_t b : h.finish()) hex += QStringLiteral("%1").arg(b, 2, 16, QLatin1Char('0'));
+            QCOMPARE(hex, digest);
+        }
+        // and Qt's SHA-256 agrees
+        QCOMPARE(QString::fromLatin1(QCryptographicHash::hash(bytes, QCryptographicHash::Sha256).toHex()), digest);
     }
 
     void missingPathThrows()
