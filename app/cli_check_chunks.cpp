@@ -15,11 +15,11 @@
 #include "core/formats/safetensors.hpp"
 #include "core/formats/source.hpp"
 #include "core/ir/diagnostics.hpp"
+#include "runtime/base/kernel.hpp"
 #include "runtime/check/chunk_check.hpp"
-#include "runtime/eager_chunking.hpp"
-#include "runtime/equivalence.hpp"
-#include "runtime/executor.hpp"
-#include "runtime/kernel.hpp"
+#include "runtime/check/eager_chunking.hpp"
+#include "runtime/check/equivalence.hpp"
+#include "runtime/exec/executor.hpp"
 
 namespace fxl::cli {
 

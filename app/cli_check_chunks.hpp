@@ -1,5 +1,5 @@
 // fxlens check CHUNKED ORIGINAL --against eager-chunking --chunks SPEC: a chunked graph against
-// the eager-chunking reference (runtime/eager_chunking.hpp) run on the original graph, and
+// the eager-chunking reference (runtime/check/eager_chunking.hpp) run on the original graph, and
 // against the original run unchunked, with the peaks of both (docs/numerics.md section 11.4).
 #pragma once
 

@@ -3,9 +3,10 @@
 #include "core/formats/graph_constants.hpp"
 #include "core/formats/sidecar.hpp"
 #include "core/util/content_hash.hpp"
-#include "runtime/backend.hpp"
-#include "runtime/executor_inputs.hpp"
-#include "runtime/kernel.hpp"
+#include "runtime/base/backend.hpp"
+#include "runtime/base/kernel.hpp"
+#include "runtime/cpu/cpu_backend.hpp"
+#include "runtime/exec/executor_inputs.hpp"
 
 namespace fxl::cli {
 

@@ -16,7 +16,7 @@
 #include "core/util/format.hpp"
 
 #include "core/analysis/verify.hpp"
-#include "runtime/support_check.hpp"
+#include "runtime/exec/support_check.hpp"
 
 namespace fxl::cli {
 

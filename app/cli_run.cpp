@@ -1,5 +1,5 @@
 // fxlens run / fxlens check: execute graphs on the CPU reference backend
-// (runtime/executor.hpp) and compare outputs bit for bit (runtime/equivalence.hpp).
+// (runtime/exec/executor.hpp) and compare outputs bit for bit (runtime/check/equivalence.hpp).
 #include <algorithm>
 #include <charconv>
 #include <cmath>
@@ -25,14 +25,15 @@
 #include "core/util/content_hash.hpp"
 #include "core/util/format.hpp"
 #include "core/util/sha256.hpp"
-#include "runtime/backend.hpp"
+#include "runtime/base/backend.hpp"
+#include "runtime/base/kernel.hpp"
+#include "runtime/check/equivalence.hpp"
 #include "runtime/check/graph_check.hpp"
+#include "runtime/check/localize.hpp"
+#include "runtime/cpu/cpu_backend.hpp"
 #include "runtime/cpu/cpu_common.hpp"
-#include "runtime/equivalence.hpp"
-#include "runtime/executor.hpp"
-#include "runtime/kernel.hpp"
-#include "runtime/localize.hpp"
-#include "runtime/thread_choice.hpp"
+#include "runtime/cpu/thread_choice.hpp"
+#include "runtime/exec/executor.hpp"
 
 namespace fxl::cli {
 
@@ -248,7 +249,7 @@ int threadsOption(const Args& args)
 }
 
 // The default thread count: 2 (the CPU backend's default) only when large kernels carry the
-// graph's work, else 1 (runtime/thread_choice.hpp). `rule` says which and why.
+// graph's work, else 1 (runtime/cpu/thread_choice.hpp). `rule` says which and why.
 constexpr int kDefaultMaxThreads = 2;
 
 int resolveThreads(int given, const Graph& g, std::string& rule)

@@ -337,7 +337,7 @@ const OpInfo& OpRegistry::declareCustom(OpInfo op)
         OpInfo& old = reg.ops_[it->second];
         if (old.tsvLine > 0) {
             // a built-in operator: a declaration gives it a body, which runs where the runtime has
-            // no kernel for it (runsDeclaration, runtime/kernel.hpp); the schema must be its own
+            // no kernel for it (runsDeclaration, runtime/base/kernel.hpp); the schema must be its own
             if (formatSchema(old.schema) != formatSchema(op.schema))
                 throw std::invalid_argument("operator " + op.qualifiedName
                                             + " is a built-in operator of fxlens (ops.tsv line "

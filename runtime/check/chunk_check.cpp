@@ -5,8 +5,8 @@
 #include <stdexcept>
 
 #include "core/util/progress.hpp"
-#include "runtime/executor_inputs.hpp"
-#include "runtime/kernel.hpp"
+#include "runtime/base/kernel.hpp"
+#include "runtime/exec/executor_inputs.hpp"
 
 namespace fxl {
 

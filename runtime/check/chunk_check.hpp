@@ -1,7 +1,7 @@
 // The check of a chunked graph against eager chunking (docs/numerics.md section 11.4), one API
 // for `fxlens check CHUNKED ORIGINAL --against eager-chunking` and the window's run panel.
 // ORIGINAL runs once unchunked and once through the eager-chunking reference
-// (runtime/eager_chunking.hpp); CHUNKED runs on the same inputs; every output of CHUNKED is
+// (runtime/check/eager_chunking.hpp); CHUNKED runs on the same inputs; every output of CHUNKED is
 // compared bitwise with the reference's.
 //
 // Where the reference and the unchunked run differ, the difference is explained only when it is
@@ -18,9 +18,9 @@
 #include <vector>
 
 #include "core/analysis/chunk_spec.hpp"
+#include "runtime/check/eager_chunking.hpp"
 #include "runtime/check/float64_proof.hpp"
 #include "runtime/check/graph_check.hpp"
-#include "runtime/eager_chunking.hpp"
 
 namespace fxl {
 

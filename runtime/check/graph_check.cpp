@@ -9,16 +9,17 @@
 #include "core/analysis/index_bounds.hpp"
 #include "core/analysis/memory_timeline.hpp"
 #include "core/util/progress.hpp"
-#include "runtime/cpu/cpu_common.hpp"
-#include "runtime/executor_inputs.hpp"
-#include "runtime/kernel.hpp"
+#include "runtime/backends.hpp"
+#include "runtime/base/dtype_codec.hpp"
+#include "runtime/base/kernel.hpp"
+#include "runtime/exec/executor_inputs.hpp"
 
 namespace fxl {
 
 std::unique_ptr<Backend> newCheckBackend(const CheckOptions& o)
 {
     if (o.makeBackend) return o.makeBackend();
-    return makeCpuBackend(CpuBackendOptions{std::max(1, o.threads)});
+    return makeBackend("cpu", BackendOptions{std::max(1, o.threads)}, nullptr);
 }
 
 namespace {
@@ -46,7 +47,7 @@ SafeTensorsFile outputsFile(const ExecResult& r, Backend& backend)
         } else if (v.kind == Value::Kind::Float) {
             st.dtype = DType::F32;
             st.data.resize(4);
-            cpu::storeFromDouble(st.data.data(), st.dtype, v.f);
+            storeFromDouble(st.data.data(), st.dtype, v.f);
         } else if (v.kind == Value::Kind::Bool) {
             st.dtype = DType::Bool;
             st.data.assign(1, v.b ? 1 : 0);
@@ -278,7 +279,7 @@ SafeTensor onesLike(const Node& placeholder, const SafeTensorsFile& aOutputs)
     const size_t item = static_cast<size_t>(dtypeItemSize(t.dtype));
     t.data.resize(static_cast<size_t>(t.numel()) * item);
     for (int64_t i = 0; i < t.numel(); ++i)
-        cpu::storeFromDouble(t.data.data() + static_cast<size_t>(i) * item, t.dtype, 1.0);
+        storeFromDouble(t.data.data() + static_cast<size_t>(i) * item, t.dtype, 1.0);
     return t;
 }
 

@@ -26,10 +26,10 @@
 
 #include "core/formats/safetensors.hpp"
 #include "core/ir/graph.hpp"
-#include "runtime/backend.hpp"
-#include "runtime/equivalence.hpp"
-#include "runtime/executor.hpp"
-#include "runtime/localize.hpp"
+#include "runtime/base/backend.hpp"
+#include "runtime/check/equivalence.hpp"
+#include "runtime/check/localize.hpp"
+#include "runtime/exec/executor.hpp"
 
 namespace fxl {
 
@@ -48,7 +48,7 @@ struct CheckOptions
     const SafeTensorsFile* inputs = nullptr;  // A's placeholders by name; the rest generated
     uint64_t seed = 0;  // generated inputs and random ops
     std::optional<Tolerance> tolerance;
-    // Compare the values of the nodes A and B share as they are computed (runtime/localize.hpp):
+    // Compare the values of the nodes A and B share as they are computed (runtime/check/localize.hpp):
     // single graphs only.
     bool localize = false;
     int64_t localizeBudget = int64_t{4} << 30;

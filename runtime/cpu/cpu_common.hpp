@@ -1,5 +1,5 @@
-// Helpers shared by the CPU kernels: exact dtype conversions (bf16/f16 round to nearest even,
-// one NaN policy), element access through strides, and an n-d index walker. Kernel families
+// Helpers shared by the CPU kernels: the dtype conversions (runtime/math/storage.hpp,
+// runtime/base/dtype_codec.hpp), element access through strides, and an n-d index walker. Kernel families
 // live in one file each (cpu_<family>.cpp) and register through registerCpuKernels (cpu_kernels.hpp).
 #pragma once
 
@@ -8,37 +8,22 @@
 #include <cstring>
 #include <vector>
 
-#include "runtime/kernel.hpp"
-#include "runtime/tensor.hpp"
+#include "runtime/base/dtype_codec.hpp"
+#include "runtime/base/kernel.hpp"
+#include "runtime/base/tensor.hpp"
+#include "runtime/math/storage.hpp"
 
 namespace fxl::cpu {
 
-// ---- bf16 / f16 <-> f32 (exact widening; narrowing rounds to nearest even; NaN -> quiet NaN)
-inline float bf16ToF32(uint16_t h)
-{
-    uint32_t u = static_cast<uint32_t>(h) << 16;
-    float f;
-    std::memcpy(&f, &u, 4);
-    return f;
-}
-inline uint16_t f32ToBf16(float f)
-{
-    uint32_t u;
-    std::memcpy(&u, &f, 4);
-    if ((u & 0x7fffffffu) > 0x7f800000u) return static_cast<uint16_t>((u >> 16) | 0x0040u);  // quiet NaN, sign kept
-    const uint32_t lsb = (u >> 16) & 1u;
-    u += 0x7fffu + lsb;
-    return static_cast<uint16_t>(u >> 16);
-}
-float f16ToF32(uint16_t h);
-uint16_t f32ToF16(float f);
-
-// ---- element access as double (every supported dtype), for generic (slow but exact) paths.
-double loadAsDouble(const void* p, DType t);
-void storeFromDouble(void* p, DType t, double v);  // floats round once; ints truncate toward zero; bool = v != 0
-// float widening: f32 value of an element of a float tensor (bf16/f16 widened exactly)
-float loadAsFloat(const void* p, DType t);
-void storeFromFloat(void* p, DType t, float v);
+// the storage conversions (runtime/math/storage.hpp) and element access (runtime/base/dtype_codec.hpp)
+using fxl::loadAsDouble;
+using fxl::loadAsFloat;
+using fxl::storeFromDouble;
+using fxl::storeFromFloat;
+using fxlens::math::bf16ToF32;
+using fxlens::math::f16ToF32;
+using fxlens::math::f32ToBf16;
+using fxlens::math::f32ToF16;
 
 // Offset in elements of a logical multi-index.
 inline int64_t offsetOf(const Tensor& t, const int64_t* idx)

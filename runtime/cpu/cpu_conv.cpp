@@ -1,7 +1,7 @@
 // aten.convolution / aten.convolution_backward on the CPU: 1-d, 2-d and 3-d, groups, stride,
 // padding (zeros), dilation, optional bias, transposed (with output_padding), unbatched inputs.
 //
-// Numerics (runtime/kernel.hpp, docs/numerics.md): inputs are widened exactly to the
+// Numerics (runtime/base/kernel.hpp, docs/numerics.md): inputs are widened exactly to the
 // accumulation type A (f32 for f32/bf16/f16, f64 for f64); every output element is computed by
 // one thread as ONE sum in the reduction family's order (sumOrdered, runtime/cpu/cpu_reduction.hpp:
 // blocks of 128, 8 lanes, a binary cascade), over a sequence whose order depends only on the
@@ -27,10 +27,10 @@
 #include <string>
 #include <vector>
 
-#include "runtime/backend.hpp"
+#include "runtime/base/backend.hpp"
 #include "runtime/cpu/cpu_common.hpp"
 #include "runtime/cpu/cpu_reduction.hpp"
-#include "runtime/thread_pool.hpp"
+#include "runtime/cpu/thread_pool.hpp"
 
 namespace fxl::cpu {
 namespace {

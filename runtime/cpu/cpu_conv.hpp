@@ -2,8 +2,8 @@
 // stride, padding, dilation, transposed).
 #pragma once
 
-#include "runtime/kernel.hpp"
-#include "runtime/tensor.hpp"
+#include "runtime/base/kernel.hpp"
+#include "runtime/base/tensor.hpp"
 
 namespace fxl::cpu {
 

@@ -1,7 +1,7 @@
 // CPU kernels of the pairwise distances: _cdist_forward and _pdist_forward.
 #pragma once
 
-#include "runtime/kernel.hpp"
+#include "runtime/base/kernel.hpp"
 
 namespace fxl::cpu::red {
 

@@ -23,9 +23,9 @@
 #include <utility>
 #include <vector>
 
-#include "runtime/backend.hpp"
+#include "runtime/base/backend.hpp"
 #include "runtime/cpu/cpu_common.hpp"
-#include "runtime/thread_pool.hpp"
+#include "runtime/cpu/thread_pool.hpp"
 
 namespace fxl::cpu::ew {
 

@@ -1,7 +1,7 @@
 // Floating-point unary kernels, activations and activation backward.
 #pragma once
 
-#include "runtime/kernel.hpp"
+#include "runtime/base/kernel.hpp"
 
 namespace fxl::cpu::ew {
 

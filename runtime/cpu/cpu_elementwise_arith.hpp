@@ -1,7 +1,7 @@
 // Arithmetic and selection kernels.
 #pragma once
 
-#include "runtime/kernel.hpp"
+#include "runtime/base/kernel.hpp"
 
 namespace fxl::cpu::ew {
 

@@ -1,7 +1,7 @@
 // Comparison, min/max, clamp, logical and predicate kernels.
 #pragma once
 
-#include "runtime/kernel.hpp"
+#include "runtime/base/kernel.hpp"
 
 namespace fxl::cpu::ew {
 

@@ -1,7 +1,7 @@
 // Factories and fills.
 #pragma once
 
-#include "runtime/kernel.hpp"
+#include "runtime/base/kernel.hpp"
 
 namespace fxl::cpu::ew {
 

@@ -1,7 +1,7 @@
 // CPU kernel of _embedding_bag (the sum / mean / max of the embedding rows of each bag).
 #pragma once
 
-#include "runtime/kernel.hpp"
+#include "runtime/base/kernel.hpp"
 
 namespace fxl::cpu::red {
 

@@ -1,7 +1,7 @@
 // The shape family's indexing ops (embedding, index*, gather, scatter*, nonzero).
 #pragma once
 
-#include "runtime/kernel.hpp"
+#include "runtime/base/kernel.hpp"
 
 namespace fxl::cpu::shape {
 

@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "runtime/base/kernel.hpp"
 #include "runtime/cpu/cpu_shape.hpp"
-#include "runtime/kernel.hpp"
 
 namespace fxl::cpu::shape {
 

@@ -8,7 +8,6 @@
 #include "runtime/cpu/cpu_random.hpp"
 #include "runtime/cpu/cpu_reduction.hpp"
 #include "runtime/cpu/cpu_shape.hpp"
-#include "runtime/sdpa_kernels.hpp"
 
 namespace fxl {
 
@@ -22,7 +21,6 @@ void registerCpuKernels(KernelRegistry& reg)
     cpu::registerConvKernels(reg);
     cpu::registerPoolKernels(reg);
     cpu::registerPadKernels(reg);
-    exec::registerSdpaKernels(reg);
 }
 
 }  // namespace fxl

@@ -2,7 +2,7 @@
 // once by KernelRegistry::instance().
 #pragma once
 
-#include "runtime/kernel.hpp"
+#include "runtime/base/kernel.hpp"
 
 namespace fxl {
 

@@ -7,7 +7,7 @@
 
 #include <cmath>
 
-#include "runtime/backend.hpp"
+#include "runtime/base/backend.hpp"
 #include "runtime/cpu/cpu_reduction.hpp"
 
 namespace fxl::cpu::red {

@@ -1,7 +1,7 @@
 // CPU kernels of the losses and of embedding backward.
 #pragma once
 
-#include "runtime/kernel.hpp"
+#include "runtime/base/kernel.hpp"
 
 namespace fxl::cpu::red {
 

@@ -14,7 +14,7 @@
 
 #include "runtime/cpu/cpu_common.hpp"
 #include "runtime/cpu/gemm.hpp"
-#include "runtime/thread_pool.hpp"
+#include "runtime/cpu/thread_pool.hpp"
 
 namespace fxl::cpu {
 

@@ -1,7 +1,7 @@
 // mm / addmm / bmm / baddbmm on the fixed-order GEMM engine.
 #pragma once
 
-#include "runtime/kernel.hpp"
+#include "runtime/base/kernel.hpp"
 
 namespace fxl::cpu {
 

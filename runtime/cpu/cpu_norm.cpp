@@ -8,7 +8,7 @@
 #include <cmath>
 #include <limits>
 
-#include "runtime/backend.hpp"
+#include "runtime/base/backend.hpp"
 #include "runtime/cpu/cpu_reduction.hpp"
 
 namespace fxl::cpu::red {

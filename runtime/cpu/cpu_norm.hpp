@@ -1,7 +1,7 @@
 // CPU kernels of the row-wise normalisations (softmax family, layer norm).
 #pragma once
 
-#include "runtime/kernel.hpp"
+#include "runtime/base/kernel.hpp"
 
 namespace fxl::cpu::red {
 

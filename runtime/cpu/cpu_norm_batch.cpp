@@ -11,7 +11,7 @@
 
 #include <cmath>
 
-#include "runtime/backend.hpp"
+#include "runtime/base/backend.hpp"
 #include "runtime/cpu/cpu_common.hpp"
 #include "runtime/cpu/cpu_reduction.hpp"
 

@@ -4,7 +4,7 @@
 // _native_batch_norm_legit_no_training.
 #pragma once
 
-#include "runtime/kernel.hpp"
+#include "runtime/base/kernel.hpp"
 
 namespace fxl::cpu::red {
 

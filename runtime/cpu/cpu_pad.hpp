@@ -3,7 +3,7 @@
 // fill value), so every dtype gives PyTorch's bits and threads never change a result.
 #pragma once
 
-#include "runtime/kernel.hpp"
+#include "runtime/base/kernel.hpp"
 
 namespace fxl::cpu {
 

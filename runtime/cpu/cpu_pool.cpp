@@ -6,7 +6,7 @@
 // Inputs are [..., C, *spatial] (D = 1, 2 or 3 spatial dims; one or two leading dims); every
 // leading index ("plane") is independent, so a chunk of the batch gives the same bits as the
 // whole batch, whatever the strides or the thread count (threads split planes, or output
-// elements of a plane). Numerics (runtime/kernel.hpp, docs/numerics.md):
+// elements of a plane). Numerics (runtime/base/kernel.hpp, docs/numerics.md):
 //   max pools      window positions visited row-major; an element replaces the running max
 //                  when it is greater or NaN (PyTorch's rule: the last NaN wins); the index is
 //                  the flat position inside the input plane (first valid one when the window
@@ -33,11 +33,11 @@
 #include <string>
 #include <vector>
 
-#include "runtime/backend.hpp"
+#include "runtime/base/backend.hpp"
 #include "runtime/cpu/cpu_common.hpp"
 #include "runtime/cpu/cpu_conv.hpp"
 #include "runtime/cpu/cpu_reduction.hpp"
-#include "runtime/thread_pool.hpp"
+#include "runtime/cpu/thread_pool.hpp"
 
 namespace fxl::cpu {
 namespace {

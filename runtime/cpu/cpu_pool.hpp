@@ -3,7 +3,7 @@
 // 2-d/3-d backwards), upsample_nearest2d / upsample_bilinear2d (.vec, + backwards), grid_sampler_2d.
 #pragma once
 
-#include "runtime/kernel.hpp"
+#include "runtime/base/kernel.hpp"
 
 namespace fxl::cpu {
 

@@ -7,10 +7,10 @@
 #include <cstring>
 #include <string>
 
-#include "runtime/backend.hpp"
+#include "runtime/base/backend.hpp"
 #include "runtime/cpu/cpu_common.hpp"
 #include "runtime/cpu/cpu_elementwise.hpp"
-#include "runtime/philox.hpp"
+#include "runtime/math/philox.hpp"
 
 namespace fxl::cpu {
 namespace {

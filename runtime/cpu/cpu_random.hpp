@@ -1,5 +1,5 @@
 // Random ops on the CPU with Philox4x32-10 (seed, offset) streams (the stream, the bits ->
-// float maps and the offset rules are documented in runtime/philox.hpp).
+// float maps and the offset rules are documented in runtime/math/philox.hpp).
 //
 // Where (seed, offset) comes from:
 // - Non-functional ops (aten.rand / rand_like / randn / randn_like / uniform /
@@ -34,7 +34,7 @@
 // properties above.
 #pragma once
 
-#include "runtime/kernel.hpp"
+#include "runtime/base/kernel.hpp"
 
 namespace fxl::cpu {
 

@@ -15,7 +15,7 @@
 #include <cmath>
 #include <limits>
 
-#include "runtime/backend.hpp"
+#include "runtime/base/backend.hpp"
 
 namespace fxl::cpu {
 namespace red {

@@ -49,7 +49,7 @@
 #include <vector>
 
 #include "runtime/cpu/cpu_common.hpp"
-#include "runtime/thread_pool.hpp"
+#include "runtime/cpu/thread_pool.hpp"
 
 namespace fxl::cpu::red {
 

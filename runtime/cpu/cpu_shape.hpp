@@ -13,9 +13,9 @@
 #include <string>
 #include <vector>
 
-#include "runtime/backend.hpp"
+#include "runtime/base/backend.hpp"
+#include "runtime/base/kernel.hpp"
 #include "runtime/cpu/cpu_common.hpp"
-#include "runtime/kernel.hpp"
 
 namespace fxl::cpu::shape {
 

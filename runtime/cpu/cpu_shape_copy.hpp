@@ -1,7 +1,7 @@
 // The shape family's copies (cat, stack, repeat, flip, scatters into views, ...).
 #pragma once
 
-#include "runtime/kernel.hpp"
+#include "runtime/base/kernel.hpp"
 
 namespace fxl::cpu::shape {
 

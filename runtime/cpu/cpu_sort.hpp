@@ -1,7 +1,7 @@
 // The shape family's sorting ops (sort, argsort, topk).
 #pragma once
 
-#include "runtime/kernel.hpp"
+#include "runtime/base/kernel.hpp"
 
 namespace fxl::cpu::shape {
 

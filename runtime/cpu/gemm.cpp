@@ -12,7 +12,7 @@
 #include <utility>
 
 #include "runtime/cpu/cpu_common.hpp"
-#include "runtime/thread_pool.hpp"
+#include "runtime/cpu/thread_pool.hpp"
 
 #if defined(__x86_64__) && defined(__GNUC__)
 #define FXL_GEMM_X86 1

@@ -23,9 +23,10 @@
 #include "core/ir/diagnostics.hpp"
 #include "core/util/format.hpp"
 #include "passes/pass.hpp"
-#include "runtime/backend.hpp"
-#include "runtime/equivalence.hpp"
-#include "runtime/executor.hpp"
+#include "runtime/base/backend.hpp"
+#include "runtime/check/equivalence.hpp"
+#include "runtime/cpu/cpu_backend.hpp"
+#include "runtime/exec/executor.hpp"
 #include "test_util.hpp"
 
 using namespace fxl;

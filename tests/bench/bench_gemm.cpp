@@ -19,7 +19,7 @@
 #include <vector>
 
 #include "runtime/cpu/gemm.hpp"
-#include "runtime/thread_pool.hpp"
+#include "runtime/cpu/thread_pool.hpp"
 
 using namespace fxl;
 

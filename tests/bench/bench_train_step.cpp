@@ -25,10 +25,11 @@
 #include "core/formats/safetensors.hpp"
 #include "core/formats/source.hpp"
 #include "core/ir/diagnostics.hpp"
-#include "runtime/backend.hpp"
-#include "runtime/equivalence.hpp"
-#include "runtime/executor.hpp"
-#include "runtime/kernel.hpp"
+#include "runtime/base/backend.hpp"
+#include "runtime/base/kernel.hpp"
+#include "runtime/check/equivalence.hpp"
+#include "runtime/cpu/cpu_backend.hpp"
+#include "runtime/exec/executor.hpp"
 #include "test_util.hpp"
 
 using namespace fxl;

@@ -24,8 +24,9 @@
 #include "core/formats/safetensors.hpp"
 #include "core/formats/source.hpp"
 #include "passes/pass.hpp"
-#include "runtime/equivalence.hpp"
-#include "runtime/executor.hpp"
+#include "runtime/check/equivalence.hpp"
+#include "runtime/cpu/cpu_backend.hpp"
+#include "runtime/exec/executor.hpp"
 #include "test_registry.hpp"
 #include "test_util.hpp"
 

@@ -1,5 +1,5 @@
 // The acceptance of the chunk passes (issue 13): a graph rewritten by chunk_region is checked
-// against the eager-chunking reference (runtime/eager_chunking.hpp, written independently of the
+// against the eager-chunking reference (runtime/check/eager_chunking.hpp, written independently of the
 // passes), run on the original graph with the chunk spec the pass records in its step
 // (stats.chunk_spec). Every output must be bitwise equal to the reference: the loss and every
 // gradient, the parameter gradients summed in chunk order included. Where an output is also
@@ -20,9 +20,10 @@
 #include "core/formats/safetensors.hpp"
 #include "core/formats/source.hpp"
 #include "passes/pass.hpp"
-#include "runtime/eager_chunking.hpp"
-#include "runtime/equivalence.hpp"
-#include "runtime/executor.hpp"
+#include "runtime/check/eager_chunking.hpp"
+#include "runtime/check/equivalence.hpp"
+#include "runtime/cpu/cpu_backend.hpp"
+#include "runtime/exec/executor.hpp"
 #include "test_registry.hpp"
 #include "test_util.hpp"
 

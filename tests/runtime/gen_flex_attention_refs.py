@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """Float64 references for the executor's flex_attention / flex_attention_backward
-(runtime/executor_flex_attention.hpp). Debian's torch 1.13 has no flex_attention, so this
+(runtime/exec/executor_flex_attention.hpp). Debian's torch 1.13 has no flex_attention, so this
 script writes PyTorch's dense math definition itself (torch/_higher_order_ops/flex_attention.py,
 math_attention and sdpa_dense_backward):
 

@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """Float64 references for the runtime's scaled_dot_product_attention kernels
-(runtime/sdpa_kernels.hpp): aten.scaled_dot_product_attention.default and the fused forms
+(runtime/composite/sdpa_kernels.hpp): aten.scaled_dot_product_attention.default and the fused forms
 _scaled_dot_product_flash_attention_for_cpu, _scaled_dot_product_flash_attention and
 _scaled_dot_product_efficient_attention with their backward. Debian's torch 1.13 has none of
 these ops, so this script writes PyTorch's math definition itself

@@ -11,8 +11,9 @@
 
 #include "core/formats/safetensors.hpp"
 #include "core/ir/graph.hpp"
-#include "runtime/backend.hpp"
-#include "runtime/executor.hpp"
+#include "runtime/base/backend.hpp"
+#include "runtime/cpu/cpu_backend.hpp"
+#include "runtime/exec/executor.hpp"
 
 namespace graphtest {
 

@@ -23,9 +23,9 @@
 #include "core/ir/graph.hpp"
 #include "core/ir/tensor_meta.hpp"
 #include "core/ops/op_registry.hpp"
-#include "runtime/backend.hpp"
+#include "runtime/base/backend.hpp"
+#include "runtime/base/kernel.hpp"
 #include "runtime/cpu/cpu_common.hpp"
-#include "runtime/kernel.hpp"
 #include "test_util.hpp"
 
 namespace kerneltest {

@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "kernel_test_util.hpp"
-#include "runtime/backend.hpp"
-#include "runtime/kernel.hpp"
+#include "runtime/base/backend.hpp"
+#include "runtime/base/kernel.hpp"
 
 namespace reductiontest {
 

@@ -16,8 +16,9 @@
 #include "core/ops/op_registry.hpp"
 #include "core/ops/shape_prop.hpp"
 #include "graph_test_util.hpp"
-#include "runtime/kernel.hpp"
-#include "runtime/support_check.hpp"
+#include "runtime/base/kernel.hpp"
+#include "runtime/cpu/cpu_backend.hpp"
+#include "runtime/exec/support_check.hpp"
 #include "test_registry.hpp"
 #include "test_util.hpp"
 

@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "kernel_test_util.hpp"
+#include "runtime/cpu/cpu_backend.hpp"
 #include "runtime/cpu/gemm.hpp"
 #include "test_registry.hpp"
 #include "test_util.hpp"

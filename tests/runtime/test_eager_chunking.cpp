@@ -1,4 +1,4 @@
-// The eager-chunking reference (runtime/eager_chunking.hpp) on the corpus train steps: each
+// The eager-chunking reference (runtime/check/eager_chunking.hpp) on the corpus train steps: each
 // selected region runs once per chunk and its live-outs are combined. The CPU kernels are
 // batch-invariant (docs/numerics.md section 2: one fixed reduction order per element that does
 // not depend on the batch size or offsets), so every output the reference obtains by a cat,
@@ -22,9 +22,10 @@
 #include "core/formats/fx/fx_text_parser.hpp"
 #include "core/formats/safetensors.hpp"
 #include "core/formats/source.hpp"
-#include "runtime/eager_chunking.hpp"
-#include "runtime/equivalence.hpp"
-#include "runtime/executor.hpp"
+#include "runtime/check/eager_chunking.hpp"
+#include "runtime/check/equivalence.hpp"
+#include "runtime/cpu/cpu_backend.hpp"
+#include "runtime/exec/executor.hpp"
 #include "test_registry.hpp"
 #include "test_util.hpp"
 

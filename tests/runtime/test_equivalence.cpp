@@ -15,8 +15,8 @@
 #include <vector>
 
 #include "core/formats/fx/fx_text_parser.hpp"
+#include "runtime/check/equivalence.hpp"
 #include "runtime/check/float64_proof.hpp"
-#include "runtime/equivalence.hpp"
 #include "test_registry.hpp"
 #include "test_util.hpp"
 

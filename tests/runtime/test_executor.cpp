@@ -9,8 +9,9 @@
 #include "core/formats/fx/fx_text_parser.hpp"
 #include "core/formats/safetensors.hpp"
 #include "core/formats/source.hpp"
-#include "runtime/equivalence.hpp"
-#include "runtime/executor.hpp"
+#include "runtime/check/equivalence.hpp"
+#include "runtime/cpu/cpu_backend.hpp"
+#include "runtime/exec/executor.hpp"
 #include "test_registry.hpp"
 #include "test_util.hpp"
 

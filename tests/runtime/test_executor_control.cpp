@@ -6,8 +6,10 @@
 #include <cstring>
 
 #include "core/formats/fx/fx_text_parser.hpp"
-#include "runtime/executor.hpp"
-#include "runtime/kernel.hpp"
+#include "runtime/backends.hpp"
+#include "runtime/base/kernel.hpp"
+#include "runtime/cpu/cpu_backend.hpp"
+#include "runtime/exec/executor.hpp"
 #include "test_registry.hpp"
 
 namespace test_executor_control {

@@ -1,4 +1,4 @@
-// The executor's flex_attention / flex_attention_backward (runtime/executor_flex_attention.hpp)
+// The executor's flex_attention / flex_attention_backward (runtime/composite/flex_attention.hpp)
 // against float64 references of PyTorch's dense math definition
 // (tests/runtime/gen_flex_attention_refs.py -> tests/data/flex/): each case's graph is built
 // here from its score_mod / mask_mod names (aten-level sub-graphs as make_fx traces them);
@@ -8,7 +8,7 @@
 // bigger batch; 1 and 2 threads give the same bits; shape propagation gives the outputs'
 // shapes and dtypes; the corpus graphs with flex_attention (tlparse/cache_hit_miss.log) run
 // with seed 1, repeatably, with the shapes their meta records and the memory timeline's peak.
-// The scaled_dot_product_attention kernels (runtime/sdpa_kernels.hpp: the pre-dispatch op, the
+// The scaled_dot_product_attention kernels (runtime/composite/sdpa_kernels.hpp: the pre-dispatch op, the
 // flash (CPU and CUDA) and efficient forms with their backward) against float64 references of
 // PyTorch's math definition (tests/runtime/gen_sdpa_refs.py -> tests/data/sdpa/), with the same
 // bounds, batch invariance, thread and meta checks, their errors and the Dynamo-level function.
@@ -28,10 +28,10 @@
 #include "core/formats/safetensors.hpp"
 #include "core/formats/source.hpp"
 #include "core/ops/shape_prop.hpp"
+#include "runtime/base/kernel.hpp"
 #include "runtime/cpu/cpu_common.hpp"
-#include "runtime/executor.hpp"
-#include "runtime/kernel.hpp"
-#include "runtime/support_check.hpp"
+#include "runtime/exec/executor.hpp"
+#include "runtime/exec/support_check.hpp"
 
 #include "graph_test_util.hpp"
 #include "test_registry.hpp"
@@ -288,7 +288,7 @@ Run runCase(const Graph& g, const SafeTensorsFile& in, int threads = 2)
 
 const fs::path kCorpusLog = fxltest::corpusPath("tlparse/cache_hit_miss.log");
 
-// ---- scaled_dot_product_attention (runtime/sdpa_kernels.hpp) against
+// ---- scaled_dot_product_attention (runtime/composite/sdpa_kernels.hpp) against
 // tests/runtime/gen_sdpa_refs.py -> tests/data/sdpa/
 
 const fs::path kSdpaData = fxltest::testDataPath("sdpa");
@@ -637,7 +637,7 @@ private slots:
         }
     }
 
-    // ---- scaled_dot_product_attention in its aten forms (runtime/sdpa_kernels.hpp):
+    // ---- scaled_dot_product_attention in its aten forms (runtime/composite/sdpa_kernels.hpp):
     // f32 within rtol 1e-5 / atol 1e-6, f64 within 1e-12, bf16 within 2^-7, f16 within 2^-9
     // (the logsumexp is f32 in every form: f32 bounds, also for the f64 gradients computed
     // from it); a fully masked row gives out 0 and

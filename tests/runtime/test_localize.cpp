@@ -1,4 +1,4 @@
-// Where two runs diverge (runtime/localize.hpp): a graph against itself has no divergence and
+// Where two runs diverge (runtime/check/localize.hpp): a graph against itself has no divergence and
 // every node compared; each fixture of tests/data/localize (one node's arithmetic changed)
 // against its original names that node as the first divergence, with every compared node
 // before it bitwise equal; a pass result (sac+remat) is bitwise its input node by node, its
@@ -13,9 +13,10 @@
 #include "core/formats/safetensors.hpp"
 #include "core/formats/source.hpp"
 #include "passes/pass.hpp"
-#include "runtime/equivalence.hpp"
-#include "runtime/executor.hpp"
-#include "runtime/localize.hpp"
+#include "runtime/check/equivalence.hpp"
+#include "runtime/check/localize.hpp"
+#include "runtime/cpu/cpu_backend.hpp"
+#include "runtime/exec/executor.hpp"
 #include "test_registry.hpp"
 #include "test_util.hpp"
 

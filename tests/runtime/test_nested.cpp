@@ -14,9 +14,10 @@
 #include "core/formats/fx/fx_text_parser.hpp"
 #include "core/formats/safetensors.hpp"
 #include "core/formats/source.hpp"
-#include "runtime/equivalence.hpp"
-#include "runtime/executor.hpp"
-#include "runtime/kernel.hpp"
+#include "runtime/base/kernel.hpp"
+#include "runtime/check/equivalence.hpp"
+#include "runtime/cpu/cpu_backend.hpp"
+#include "runtime/exec/executor.hpp"
 
 #include "graph_test_util.hpp"
 #include "test_registry.hpp"

@@ -1,4 +1,4 @@
-// Random ops (runtime/cpu/cpu_random.hpp, runtime/philox.hpp): Philox4x32-10 known answers,
+// Random ops (runtime/cpu/cpu_random.hpp, runtime/math/philox.hpp): Philox4x32-10 known answers,
 // element k depending only on (seed, offset, k) (windows, threads, layouts), statistics that
 // can fail, dropout's exact arithmetic and edge cases as PyTorch 1.13 CPU, and the executor
 // (same seed -> same bits, functional (seed, offset) inputs replay bitwise).
@@ -20,10 +20,11 @@
 #include "core/formats/fx/fx_text_parser.hpp"
 #include "core/ops/op_registry.hpp"
 #include "kernel_test_util.hpp"
-#include "runtime/backend.hpp"
+#include "runtime/base/backend.hpp"
+#include "runtime/cpu/cpu_backend.hpp"
 #include "runtime/cpu/cpu_common.hpp"
-#include "runtime/executor.hpp"
-#include "runtime/philox.hpp"
+#include "runtime/exec/executor.hpp"
+#include "runtime/math/philox.hpp"
 #include "test_registry.hpp"
 #include "test_util.hpp"
 

@@ -14,9 +14,10 @@
 #include "core/analysis/memory_timeline.hpp"
 #include "core/formats/fx/fx_text_parser.hpp"
 #include "core/formats/safetensors.hpp"
-#include "runtime/executor.hpp"
-#include "runtime/kernel.hpp"
-#include "runtime/philox.hpp"
+#include "runtime/base/kernel.hpp"
+#include "runtime/cpu/cpu_backend.hpp"
+#include "runtime/exec/executor.hpp"
+#include "runtime/math/philox.hpp"
 #include "test_registry.hpp"
 
 namespace test_rng_state {

@@ -28,9 +28,10 @@
 #include "core/ops/op_registry.hpp"
 #include "graph_test_util.hpp"
 #include "kernel_test_util.hpp"
-#include "runtime/backend.hpp"
+#include "runtime/base/backend.hpp"
+#include "runtime/base/kernel.hpp"
+#include "runtime/cpu/cpu_backend.hpp"
 #include "runtime/cpu/cpu_common.hpp"
-#include "runtime/kernel.hpp"
 #include "test_registry.hpp"
 #include "test_util.hpp"
 

@@ -1,4 +1,4 @@
-// The default thread count (runtime/thread_choice.hpp): one thread for graphs of small
+// The default thread count (runtime/cpu/thread_choice.hpp): one thread for graphs of small
 // kernels (every traced model of the corpus, the 100k-node graph included, where a second
 // thread only adds hand-offs), the backend's count when large kernels carry the work. The
 // timings behind the rule are in tests/bench/RESULTS.md ("The default thread count").
@@ -8,7 +8,7 @@
 
 #include "core/formats/fx/fx_text_parser.hpp"
 #include "core/formats/source.hpp"
-#include "runtime/thread_choice.hpp"
+#include "runtime/cpu/thread_choice.hpp"
 #include "test_registry.hpp"
 #include "test_util.hpp"
 

@@ -8,12 +8,14 @@
 #include "core/formats/graph_constants.hpp"
 #include "core/formats/safetensors.hpp"
 #include "core/ir/diagnostics.hpp"
-#include "runtime/backend.hpp"
+#include "runtime/backends.hpp"
+#include "runtime/base/backend.hpp"
+#include "runtime/base/kernel.hpp"
 #include "runtime/check/chunk_check.hpp"
-#include "runtime/eager_chunking.hpp"
-#include "runtime/executor.hpp"
-#include "runtime/kernel.hpp"
-#include "runtime/support_check.hpp"
+#include "runtime/check/eager_chunking.hpp"
+#include "runtime/cpu/cpu_backend.hpp"
+#include "runtime/exec/executor.hpp"
+#include "runtime/exec/support_check.hpp"
 
 namespace fxl::viewer {
 

@@ -2,7 +2,7 @@
 // or check it against another graph (the step before, the input graph) on the very same input
 // tensors, as `fxlens check` does: inputs from the graph's sidecar (NAME.inputs.safetensors)
 // or generated with a seed, get_attr constants from the graph file or its sidecar, outputs
-// compared bitwise (runtime/equivalence.hpp). The measured live bytes of each run are kept so
+// compared bitwise (runtime/check/equivalence.hpp). The measured live bytes of each run are kept so
 // the memory timeline can show them beside its estimate. One run at a time: a new one makes
 // the old one stale (its result is dropped); cancel stops a run between two nodes.
 #pragma once
@@ -18,9 +18,9 @@
 #include "core/analysis/chunk_spec.hpp"
 #include "core/formats/source.hpp"
 #include "core/ir/graph.hpp"
+#include "runtime/check/equivalence.hpp"
 #include "runtime/check/graph_check.hpp"
-#include "runtime/equivalence.hpp"
-#include "runtime/localize.hpp"
+#include "runtime/check/localize.hpp"
 #include "viewer/jobs/step_jobs.hpp"
 
 namespace fxl::viewer {
@@ -41,7 +41,7 @@ struct RunRequest
     std::shared_ptr<const Graph> reference;  // compared against (null: run the subject alone)
     std::string subjectLabel, referenceLabel;  // "step 3 (remat)", "step 0 (input)"
     // With a reference: run the reference as eager chunking by this spec
-    // (runtime/eager_chunking.hpp) instead of as it is: the subject is a chunk pass's step, the
+    // (runtime/check/eager_chunking.hpp) instead of as it is: the subject is a chunk pass's step, the
     // reference the graph it was made from. No localization (the graphs differ in structure).
     std::optional<ChunkSpec> eagerChunks;
     // what the window asked, to record and repeat it: the step run, and "previous", "input",
@@ -66,7 +66,7 @@ struct RunRequest
     int threads = 1;
     std::string backend = "cpu";
     // With a reference: compare the intermediate values of the nodes both graphs share as they
-    // are computed (runtime/localize.hpp), to name the first node whose value differs.
+    // are computed (runtime/check/localize.hpp), to name the first node whose value differs.
     bool localize = true;
     int64_t localizeBudget = int64_t{1} << 30;  // host bytes of the reference's values kept
 };

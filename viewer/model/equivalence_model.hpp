@@ -1,4 +1,4 @@
-// The equivalence report of a run (runtime/equivalence.hpp) as a table: one row per output,
+// The equivalence report of a run (runtime/check/equivalence.hpp) as a table: one row per output,
 // bitwise equal or how it differs. QtCore only.
 //
 // Rules:
@@ -16,7 +16,7 @@
 
 #include <QAbstractTableModel>
 
-#include "runtime/equivalence.hpp"
+#include "runtime/check/equivalence.hpp"
 
 namespace fxl::viewer {
 

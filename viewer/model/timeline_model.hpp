@@ -78,7 +78,7 @@ public:
                       std::shared_ptr<const GraphDiff> diff = nullptr);
     void clear();
     // T5: the live bytes a run measured, one per node of the current graph's order
-    // (runtime/executor.hpp ExecResult::liveBytesPerStep) and its peak; empty clears them. The
+    // (runtime/exec/executor.hpp ExecResult::liveBytesPerStep) and its peak; empty clears them. The
     // estimate and the measurement follow the same rules, so they should be equal.
     void setMeasured(const std::vector<int64_t>& liveBytesPerStep, int64_t peakBytes);
     bool hasMeasured() const { return measuredPeak_ >= 0; }

@@ -91,7 +91,7 @@ enum DiffMark : uint8_t
 std::vector<uint8_t> diffMarks(const GraphDiff& d, const Graph& g, bool sideB);
 std::vector<Rgb> diffMarkColours();
 const char* diffMarkName(DiffMark m);
-// Marks by the ULP distance of each node's value in a run (runtime/localize.hpp): 1 bitwise
+// Marks by the ULP distance of each node's value in a run (runtime/check/localize.hpp): 1 bitwise
 // equal, 2 up to 4 ULP, 3 up to 1024 ULP, 4 more (or a shape / dtype mismatch); nodes not
 // compared are unmarked. ulpMarkColours() and ulpMarkName() ("bitwise", "≤ 4 ULP", ...).
 std::vector<uint8_t> ulpMarks(const Graph& g, const std::map<std::string, uint64_t>& ulpByName);

@@ -66,7 +66,7 @@ public:
     // Jumps to row `row` of the change list (both sides).
     void showChange(int row);
     void setDark(bool dark);
-    // Colours both sides by the ULP distance of each node's value in a run (runtime/localize.hpp
+    // Colours both sides by the ULP distance of each node's value in a run (runtime/check/localize.hpp
     // ulpByNameA / ulpByNameB) instead of by the diff; clearUlp() goes back to the diff.
     void setUlp(std::map<std::string, uint64_t> a, std::map<std::string, uint64_t> b);
     void clearUlp();

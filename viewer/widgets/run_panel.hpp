@@ -51,7 +51,7 @@ public:
     std::shared_ptr<const RunOutcome> outcome() const { return outcome_; }
     EquivalenceModel* table() const { return model_; }
     QString summaryText() const;
-    // Where the two runs diverge (runtime/localize.hpp): "" when they do not, or nothing ran.
+    // Where the two runs diverge (runtime/check/localize.hpp): "" when they do not, or nothing ran.
     QString localizeText() const;
     void setOnlyDiffering(bool on);
     // Marks the result shown as stale, with why (the window knows: the pipeline changed, the

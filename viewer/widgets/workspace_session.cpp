@@ -18,7 +18,7 @@
 
 #include "core/ir/diagnostics.hpp"
 #include "core/util/content_hash.hpp"
-#include "runtime/localize.hpp"
+#include "runtime/check/localize.hpp"
 #include "viewer/jobs/run_jobs.hpp"
 #include "viewer/jobs/step_jobs.hpp"
 #include "viewer/model/pipeline_model.hpp"

@@ -1,0 +1,54 @@
+#include "runtime/backends.hpp"
+
+#include <charconv>
+#include <mutex>
+
+#include "runtime/base/kernel.hpp"
+#include "runtime/composite/sdpa_kernels.hpp"
+#include "runtime/cpu/cpu_backend.hpp"
+#include "runtime/cpu/cpu_kernels.hpp"
+
+namespace fxl {
+
+KernelRegistry& KernelRegistry::instance()
+{
+    static KernelRegistry reg;
+    static std::once_flag once;
+    std::call_once(once, [] {
+        registerCpuKernels(reg);
+        for (DeviceKind d : builtDevices()) {
+            exec::registerSdpaKernels(reg, d);
+            registerInplaceVariants(reg, d);
+        }
+    });
+    return reg;
+}
+
+std::vector<DeviceKind> builtDevices() { return {DeviceKind::Cpu}; }
+
+std::unique_ptr<Backend> makeCudaBackend(int, std::string* why)
+{
+#if defined(FXLENS_HAVE_CUDA)
+    if (why) *why = "the CUDA backend is not implemented yet (the CUDA Toolkit was found at configure time)";
+#else
+    if (why) *why = "this fxlens was built without CUDA (the CUDA Toolkit was not found at configure time)";
+#endif
+    return nullptr;
+}
+
+std::unique_ptr<Backend> makeBackend(const std::string& name, const BackendOptions& opts, std::string* why)
+{
+    if (name == "cpu") return makeCpuBackend(CpuBackendOptions{std::max(1, opts.threads)});
+    if (name == "cuda") return makeCudaBackend(0, why);
+    if (name.starts_with("cuda:")) {
+        int index = -1;
+        const char* b = name.data() + 5;
+        const char* e = name.data() + name.size();
+        const auto [end, ec] = std::from_chars(b, e, index);
+        if (ec == std::errc() && end == e && index >= 0) return makeCudaBackend(index, why);
+    }
+    if (why) *why = "unknown backend '" + name + "' (cpu, cuda, cuda:N)";
+    return nullptr;
+}
+
+}  // namespace fxl

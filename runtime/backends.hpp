@@ -1,0 +1,30 @@
+// The one file that knows every backend: makes one by name ("cpu", "cuda:N") and fills the
+// kernel registry with each backend's kernels and the device-independent ones
+// (runtime/composite/). The executor, the checks and the front ends make their backends here;
+// a new backend is a folder beside cpu/ and a few lines in backends.cpp.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "runtime/base/backend.hpp"
+
+namespace fxl {
+
+struct BackendOptions
+{
+    int threads = 1;  // the CPU backend's worker threads (results never depend on it)
+};
+
+// The backend `name` names: "cpu", "cuda" (= "cuda:0"), "cuda:N". nullptr with `why` set when
+// the name is unknown or the device is not available (no CUDA in this build, no such device).
+std::unique_ptr<Backend> makeBackend(const std::string& name, const BackendOptions& opts, std::string* why);
+
+// nullptr with `why` set when the build has no CUDA or no device is present.
+std::unique_ptr<Backend> makeCudaBackend(int deviceIndex, std::string* why);
+
+// The devices whose kernels the registry holds in this build.
+std::vector<DeviceKind> builtDevices();
+
+}  // namespace fxl

@@ -1,0 +1,56 @@
+// A device that holds tensors and runs operators: allocate, free, copy, run one op. The CPU
+// backend (runtime/cpu/cpu_backend.hpp) is the numerical reference; every backend implements
+// this interface and is made by name in runtime/backends.hpp (the one file that knows them all).
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "runtime/base/tensor.hpp"
+#include "runtime/base/value.hpp"
+
+namespace fxl {
+
+struct KernelCall;
+
+class Backend
+{
+public:
+    virtual ~Backend() = default;
+    virtual std::string name() const = 0;  // "cpu", "cuda:0"
+    virtual DeviceKind device() const = 0;
+
+    // Allocates a contiguous tensor (uninitialised contents).
+    virtual Tensor empty(const std::vector<int64_t>& sizes, DType t) = 0;
+    // Called by Storage's destructor.
+    virtual void release(void* data, int64_t nbytes) = 0;
+    // dst and src have equal sizes; strides may differ; copies across devices when needed.
+    virtual void copy(const Tensor& dst, const Tensor& src) = 0;
+    // Host <-> device transfers of contiguous bytes.
+    virtual void upload(const Tensor& dst, const void* host, int64_t nbytes) = 0;
+    virtual void download(void* host, const Tensor& src, int64_t nbytes) = 0;
+    // Runs one operator (kernel looked up by the call's target). Throws KernelError.
+    virtual void run(KernelCall& call) = 0;
+    virtual void synchronize() { }
+
+    // Live bytes of this backend's allocations (all storages not yet released) and the
+    // high-water mark since the last resetPeak().
+    int64_t liveBytes() const { return live_.load(); }
+    int64_t peakBytes() const { return peak_.load(); }
+    void resetPeak() { peak_.store(live_.load()); }
+
+protected:
+    void noteAlloc(int64_t n);
+    void noteFree(int64_t n);
+
+private:
+    std::atomic<int64_t> live_{0}, peak_{0};
+};
+
+// Each tensor of `values` replaced by a contiguous copy of it on `backend`.
+void replaceTensorsWithCopies(Backend& backend, std::vector<Value>& values);
+
+}  // namespace fxl

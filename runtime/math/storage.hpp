@@ -1,0 +1,74 @@
+#pragma once
+// Storage types and their conversions, one written rule for every device: bf16 and f16 widen to
+// f32 exactly; f32 narrows to them rounding to nearest even, overflowing to infinity, and a NaN
+// stays a quiet NaN with its sign (bf16: the top 16 bits with the quiet bit set; f16: the top
+// payload bits with the quiet bit set).
+#include <cstdint>
+
+#include "bits.hpp"
+#include "hostdev.hpp"
+
+namespace fxlens::math {
+
+FXL_HD inline float bf16ToF32(uint16_t h) { return floatFromBits(static_cast<uint32_t>(h) << 16); }
+
+FXL_HD inline uint16_t f32ToBf16(float f)
+{
+    uint32_t u = bitsOf(f);
+    if ((u & 0x7fffffffu) > 0x7f800000u) return static_cast<uint16_t>((u >> 16) | 0x0040u);  // quiet NaN, sign kept
+    const uint32_t lsb = (u >> 16) & 1u;
+    u += 0x7fffu + lsb;
+    return static_cast<uint16_t>(u >> 16);
+}
+
+FXL_HD inline float f16ToF32(uint16_t h)
+{
+    const uint32_t sign = static_cast<uint32_t>(h & 0x8000u) << 16;
+    uint32_t exp = (h >> 10) & 0x1fu;
+    uint32_t man = h & 0x3ffu;
+    uint32_t u;
+    if (exp == 0) {
+        if (man == 0) {
+            u = sign;
+        } else {  // subnormal: normalise
+            int e = -1;
+            do {
+                ++e;
+                man <<= 1;
+            } while ((man & 0x400u) == 0);
+            man &= 0x3ffu;
+            u = sign | static_cast<uint32_t>(127 - 15 - e) << 23 | man << 13;
+        }
+    } else if (exp == 0x1f) {
+        u = sign | 0x7f800000u | man << 13 | (man ? 0x400000u : 0u);
+    } else {
+        u = sign | (exp + 127 - 15) << 23 | man << 13;
+    }
+    return floatFromBits(u);
+}
+
+FXL_HD inline uint16_t f32ToF16(float f)
+{
+    const uint32_t u = bitsOf(f);
+    const uint16_t sign = static_cast<uint16_t>((u >> 16) & 0x8000u);
+    const uint32_t abs = u & 0x7fffffffu;
+    if (abs > 0x7f800000u) return static_cast<uint16_t>(sign | 0x7e00u | ((abs >> 13) & 0x3ffu));  // quiet NaN
+    if (abs >= 0x477ff000u) return static_cast<uint16_t>(sign | 0x7c00u);  // rounds to >= 65520: inf
+    if (abs < 0x38800000u) {  // below the smallest normal half: subnormal or zero, RNE
+        if (abs < 0x33000000u) return sign;  // < 2^-25: rounds to 0 (ties at 2^-25 go to even = 0)
+        const uint32_t e = abs >> 23;
+        const uint32_t m = (abs & 0x7fffffu) | 0x800000u;
+        const uint32_t shift = 126 - e;  // 14 + (113 - e) ... bits to drop to land on 2^-24 units
+        const uint32_t q = m >> shift;
+        const uint32_t rem = m & ((1u << shift) - 1);
+        const uint32_t half = 1u << (shift - 1);
+        uint32_t r = q + ((rem > half || (rem == half && (q & 1u))) ? 1u : 0u);
+        return static_cast<uint16_t>(sign | r);
+    }
+    uint32_t v = abs - (112u << 23);  // rebias 127 -> 15
+    const uint32_t lsb = (v >> 13) & 1u;
+    v += 0xfffu + lsb;
+    return static_cast<uint16_t>(sign | (v >> 13));
+}
+
+}  // namespace fxlens::math
