@@ -11,8 +11,9 @@ cd "$(dirname "$0")"
 . packaging/deps.sh
 . packaging/configure.sh
 # python3-torch (PyTorch 1.13, CPU) lets the tests run fxlens' step graphs in real PyTorch;
-# those tests skip, saying so, where it is missing.
-fxlens_install_deps python3-torch
+# those tests skip, saying so, where it is missing. libmpfr-dev: MPFR, the oracle of the
+# runtime's own math functions (tests/runtime/math).
+fxlens_install_deps python3-torch libmpfr-dev
 
 # The builds take one job per core; the tests one more: a test waits on the fxlens process it
 # runs (on CI's 2 cores the sanitizer stage's tests took 388 s at -j3 against 421 s at -j2,

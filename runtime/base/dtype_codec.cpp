@@ -11,10 +11,10 @@
 
 namespace fxl {
 
-using fxlens::math::bf16ToF32;
-using fxlens::math::f16ToF32;
-using fxlens::math::f32ToBf16;
-using fxlens::math::f32ToF16;
+using fxl::math::bf16ToF32;
+using fxl::math::f16ToF32;
+using fxl::math::f32ToBf16;
+using fxl::math::f32ToF16;
 
 double loadAsDouble(const void* p, DType t)
 {

@@ -104,7 +104,7 @@ SafeTensorsFile widenToFloat64(const SafeTensorsFile& f)
             } else {
                 uint16_t h;
                 std::memcpy(&h, t.data.data() + i * 2, 2);
-                x = t.dtype == DType::BF16 ? fxlens::math::bf16ToF32(h) : fxlens::math::f16ToF32(h);
+                x = t.dtype == DType::BF16 ? fxl::math::bf16ToF32(h) : fxl::math::f16ToF32(h);
             }
             std::memcpy(w.data.data() + i * 8, &x, 8);
         }

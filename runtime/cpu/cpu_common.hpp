@@ -20,10 +20,10 @@ using fxl::loadAsDouble;
 using fxl::loadAsFloat;
 using fxl::storeFromDouble;
 using fxl::storeFromFloat;
-using fxlens::math::bf16ToF32;
-using fxlens::math::f16ToF32;
-using fxlens::math::f32ToBf16;
-using fxlens::math::f32ToF16;
+using fxl::math::bf16ToF32;
+using fxl::math::f16ToF32;
+using fxl::math::f32ToBf16;
+using fxl::math::f32ToF16;
 
 // Offset in elements of a logical multi-index.
 inline int64_t offsetOf(const Tensor& t, const int64_t* idx)

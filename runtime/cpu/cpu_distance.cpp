@@ -6,6 +6,7 @@
 // (|x|^2 + |y|^2 - 2 x.y) when a side has more than 25 rows and compute_mode allows it; here
 // every compute_mode gives the direct sum (more accurate; equal within rounding).
 #include "runtime/cpu/cpu_distance.hpp"
+#include "runtime/math/functions.hpp"
 
 #include <cmath>
 #include <limits>
@@ -38,8 +39,8 @@ A distance(const T* x, const T* y, int64_t m, double p)
             return d * d;
         }));
     const A pa = static_cast<A>(p);
-    return std::pow(
-        sumOrdered<A>(m, [&](int64_t k) { return std::pow(std::abs(widenTo<A>(x[k]) - widenTo<A>(y[k])), pa); }),
+    return math::pow(
+        sumOrdered<A>(m, [&](int64_t k) { return math::pow(std::abs(widenTo<A>(x[k]) - widenTo<A>(y[k])), pa); }),
         A(1) / pa);
 }
 

@@ -6,6 +6,7 @@
 // (erff/expf/tanhf or the double ones) per element on every path. Also the piecewise-linear
 // activations: relu, threshold_backward, hardtanh, leaky_relu and their backward.
 #include "runtime/cpu/cpu_elementwise_act.hpp"
+#include "runtime/math/functions.hpp"
 
 #include <cmath>
 
@@ -24,7 +25,7 @@ struct Gelu
     C operator()(C x) const
     {
         const C kAlpha = static_cast<C>(kSqrt1_2);
-        return x * C(0.5) * (C(1) + std::erf(x * kAlpha));
+        return x * C(0.5) * (C(1) + math::erf(x * kAlpha));
     }
 };
 
@@ -37,7 +38,7 @@ struct GeluTanh
         const C kKappa = static_cast<C>(0.044715);
         const C xCube = x * x * x;
         const C inner = kBeta * (x + kKappa * xCube);
-        return C(0.5) * x * (C(1) + std::tanh(inner));
+        return C(0.5) * x * (C(1) + math::tanh(inner));
     }
 };
 
@@ -48,8 +49,8 @@ struct GeluBackward
     {
         const C kAlpha = static_cast<C>(kSqrt1_2);
         const C kBeta = static_cast<C>(k2SqrtPi * kSqrt1_2 * 0.5);
-        const C cdf = C(0.5) * (C(1) + std::erf(x * kAlpha));
-        const C pdf = kBeta * std::exp(x * x * C(-0.5));
+        const C cdf = C(0.5) * (C(1) + math::erf(x * kAlpha));
+        const C pdf = kBeta * math::exp(x * x * C(-0.5));
         return dy * (cdf + x * pdf);
     }
 };
@@ -64,7 +65,7 @@ struct GeluTanhBackward
         const C xSq = x * x;
         const C xCube = xSq * x;
         const C inner = kBeta * (x + kKappa * xCube);
-        const C tanhInner = std::tanh(inner);
+        const C tanhInner = math::tanh(inner);
         const C left = C(0.5) * x;
         const C right = C(1) + tanhInner;
         const C leftDerivative = C(0.5) * right;
@@ -78,12 +79,12 @@ struct GeluTanhBackward
 template<class C>
 struct Sigmoid
 {
-    C operator()(C x) const { return C(1) / (C(1) + std::exp(-x)); }
+    C operator()(C x) const { return C(1) / (C(1) + math::exp(-x)); }
 };
 template<class C>
 struct Silu
 {
-    C operator()(C x) const { return x / (C(1) + std::exp(-x)); }
+    C operator()(C x) const { return x / (C(1) + math::exp(-x)); }
 };
 template<class C>
 struct Rsqrt
@@ -103,98 +104,98 @@ struct Reciprocal
 template<class C>
 struct Exp
 {
-    C operator()(C x) const { return std::exp(x); }
+    C operator()(C x) const { return math::exp(x); }
 };
 template<class C>
 struct Log
 {
-    C operator()(C x) const { return std::log(x); }
+    C operator()(C x) const { return math::log(x); }
 };
 template<class C>
 struct Tanh
 {
-    C operator()(C x) const { return std::tanh(x); }
+    C operator()(C x) const { return math::tanh(x); }
 };
 template<class C>
 struct Erf
 {
-    C operator()(C x) const { return std::erf(x); }
+    C operator()(C x) const { return math::erf(x); }
 };
 template<class C>
 struct Acos
 {
-    C operator()(C x) const { return std::acos(x); }
+    C operator()(C x) const { return math::acos(x); }
 };
 template<class C>
 struct Expm1
 {
-    C operator()(C x) const { return std::expm1(x); }
+    C operator()(C x) const { return math::expm1(x); }
 };
 template<class C>
 struct Log1p
 {
-    C operator()(C x) const { return std::log1p(x); }
+    C operator()(C x) const { return math::log1p(x); }
 };
 template<class C>
 struct Sin
 {
-    C operator()(C x) const { return std::sin(x); }
+    C operator()(C x) const { return math::sin(x); }
 };
 template<class C>
 struct Cos
 {
-    C operator()(C x) const { return std::cos(x); }
+    C operator()(C x) const { return math::cos(x); }
 };
 
 template<class C>
 struct Asin
 {
-    C operator()(C x) const { return std::asin(x); }
+    C operator()(C x) const { return math::asin(x); }
 };
 template<class C>
 struct Acosh
 {
-    C operator()(C x) const { return std::acosh(x); }
+    C operator()(C x) const { return math::acosh(x); }
 };
 template<class C>
 struct Asinh
 {
-    C operator()(C x) const { return std::asinh(x); }
+    C operator()(C x) const { return math::asinh(x); }
 };
 template<class C>
 struct Atan
 {
-    C operator()(C x) const { return std::atan(x); }
+    C operator()(C x) const { return math::atan(x); }
 };
 template<class C>
 struct Atanh
 {
-    C operator()(C x) const { return std::atanh(x); }
+    C operator()(C x) const { return math::atanh(x); }
 };
 template<class C>
 struct Cosh
 {
-    C operator()(C x) const { return std::cosh(x); }
+    C operator()(C x) const { return math::cosh(x); }
 };
 template<class C>
 struct Sinh
 {
-    C operator()(C x) const { return std::sinh(x); }
+    C operator()(C x) const { return math::sinh(x); }
 };
 template<class C>
 struct Tan
 {
-    C operator()(C x) const { return std::tan(x); }
+    C operator()(C x) const { return math::tan(x); }
 };
 template<class C>
 struct Log10
 {
-    C operator()(C x) const { return std::log10(x); }
+    C operator()(C x) const { return math::log10(x); }
 };
 template<class C>
 struct Log2
 {
-    C operator()(C x) const { return std::log2(x); }
+    C operator()(C x) const { return math::log2(x); }
 };
 
 // backward formulas (PyTorch CPU BinaryOpsKernel.cpp / Activation.cpp scalar paths)
@@ -213,7 +214,7 @@ struct SiluBackward
 {  // (grad_output, self)
     C operator()(C dy, C x) const
     {
-        const C sigmoid = C(1) / (C(1) + std::exp(-x));
+        const C sigmoid = C(1) / (C(1) + math::exp(-x));
         return dy * sigmoid * (C(1) + x * (C(1) - sigmoid));
     }
 };
@@ -274,7 +275,7 @@ void atan2Kernel(KernelCall& call)
         using S = typename decltype(tag)::type;
         using C = typename Num<S>::C;
         runBinary<S>(
-            call, out, av, bv, [](C y, C x) -> C { return std::atan2(y, x); }, kGrainMath);
+            call, out, av, bv, [](C y, C x) -> C { return math::atan2(y, x); }, kGrainMath);
     });
     call.result = Value::ofTensor(out);
 }
@@ -311,7 +312,7 @@ void eluKernel(KernelCall& call)
         };
         const C negcoef = coef(alpha) * coef(scale), poscoef = coef(scale), negiptcoef = coef(inputScale);
         pointwise<S, S>(call.pool, out, {self}, lifted<S, S>([=](C x) -> C {
-                            return x <= C(0) ? (std::exp(x * negiptcoef) - C(1)) * negcoef : x * poscoef;
+                            return x <= C(0) ? (math::exp(x * negiptcoef) - C(1)) * negcoef : x * poscoef;
                         }),
                         kGrainMath);
     });
@@ -333,7 +334,7 @@ void softplusKernel(KernelCall& call)
         };
         const C beta = coef(betaV), threshold = coef(thresholdV);
         pointwise<S, S>(call.pool, out, {self}, lifted<S, S>([=](C x) -> C {
-                            return (x * beta) > threshold ? x : std::log1p(std::exp(x * beta)) / beta;
+                            return (x * beta) > threshold ? x : math::log1p(math::exp(x * beta)) / beta;
                         }),
                         kGrainMath);
     });

@@ -3,6 +3,7 @@
 // remainder, addcmul / addcdiv, lerp, in the dtype torch.result_type gives (Python numbers are
 // wrapped numbers: they do not raise a tensor's dtype within its category).
 #include "runtime/cpu/cpu_elementwise_arith.hpp"
+#include "runtime/math/functions.hpp"
 
 #include <cmath>
 
@@ -217,6 +218,7 @@ T powi(T a, T b)
 
 enum class PowKind : uint8_t
 {
+    Identity,
     Sqrt,
     Rsqrt,
     Recip,
@@ -226,8 +228,9 @@ enum class PowKind : uint8_t
     General
 };
 
-// pow(self, exponent) with PyTorch's special exponents: 0.5 sqrt, -0.5 rsqrt, -1 reciprocal,
-// 2 x*x, 3 x*x*x, -2 1/(x*x); otherwise libm pow (in double for f32, as PyTorch's scalar path).
+// pow(self, exponent) with PyTorch's special exponents: 1 a copy, 0.5 sqrt, -0.5 rsqrt, -1
+// reciprocal, 2 x*x, 3 x*x*x, -2 1/(x*x); otherwise runtime/math's pow: correctly rounded in
+// float for a float tensor and an exponent that is a float, else in double, rounded once.
 void powTensorScalarKernel(KernelCall& call)
 {
     const Value& selfV = call.arg("self");
@@ -250,7 +253,8 @@ void powTensorScalarKernel(KernelCall& call)
                 // the exponent in the tensor's precision (bf16/f16 round it, as Scalar::to<scalar_t>)
                 const double ee =
                     kIsReduced<S> ? static_cast<double>(Num<S>::load(checkedScalarTo<S>(expV, "pow"))) : e;
-                const PowKind k = ee == 0.5 ? PowKind::Sqrt
+                const PowKind k = ee == 1.0 ? PowKind::Identity
+                    : ee == 0.5             ? PowKind::Sqrt
                     : ee == -0.5            ? PowKind::Rsqrt
                     : ee == -1.0            ? PowKind::Recip
                     : ee == 2.0             ? PowKind::Square
@@ -259,6 +263,7 @@ void powTensorScalarKernel(KernelCall& call)
                                             : PowKind::General;
                 return [k, ee](C x) -> C {
                     switch (k) {  // one branch for the whole tensor
+                    case PowKind::Identity: return x;
                     case PowKind::Sqrt: return std::sqrt(x);
                     case PowKind::Rsqrt: return C(1) / std::sqrt(x);
                     case PowKind::Recip: return C(1) / x;
@@ -267,10 +272,13 @@ void powTensorScalarKernel(KernelCall& call)
                     case PowKind::InvSquare: return C(1) / (x * x);
                     case PowKind::General: break;
                     }
-                    if constexpr (kIsReduced<S>)
-                        return std::pow(x, static_cast<float>(ee));
-                    else
-                        return static_cast<C>(std::pow(static_cast<double>(x), ee));
+                    // a float exponent: the correctly rounded float power; a double one that is
+                    // no float (1/3): in double, rounded once to the tensor's type
+                    if constexpr (kIsReduced<S> || std::is_same_v<C, float>) {
+                        if (kIsReduced<S> || static_cast<double>(static_cast<float>(ee)) == ee)
+                            return static_cast<C>(math::pow(static_cast<float>(x), static_cast<float>(ee)));
+                    }
+                    return static_cast<C>(math::pow(static_cast<double>(x), ee));
                 };
             }
         },
@@ -465,7 +473,7 @@ void powBinaryKernel(KernelCall& call)
                 if constexpr (kIsInt<S>)
                     return powi<C>(x, y);
                 else
-                    return std::pow(x, y);
+                    return math::pow(x, y);
             },
             kGrainMath);
     });

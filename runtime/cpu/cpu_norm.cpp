@@ -4,6 +4,7 @@
 // so a row's bits never depend on the other rows in the call, their number, offsets or strides.
 // Parameter gradients of layer norm (reductions over rows) are split over columns only.
 #include "runtime/cpu/cpu_norm.hpp"
+#include "runtime/math/functions.hpp"
 
 #include <cmath>
 #include <limits>
@@ -55,12 +56,12 @@ void softmaxRows(const Tensor& x, Tensor& out, int64_t dim, bool log, ThreadPool
             if (safe && mx == -std::numeric_limits<A>::infinity()) {
                 for (int64_t j = 0; j < n; ++j) v[j] = A(0);
             } else if (!log) {
-                for (int64_t j = 0; j < n; ++j) v[j] = std::exp(v[j] - mx);
+                for (int64_t j = 0; j < n; ++j) v[j] = math::exp(v[j] - mx);
                 const A s = sumOrdered<A>(n, [&](int64_t i) { return v[i]; });
                 for (int64_t j = 0; j < n; ++j) v[j] = v[j] / s;
             } else {
-                const A s = sumOrdered<A>(n, [&](int64_t i) { return static_cast<A>(std::exp(v[i] - mx)); });
-                const A ls = std::log(s);
+                const A s = sumOrdered<A>(n, [&](int64_t i) { return static_cast<A>(math::exp(v[i] - mx)); });
+                const A ls = math::log(s);
                 for (int64_t j = 0; j < n; ++j) v[j] = (v[j] - mx) - ls;
             }
             scatterRow(w, ro, v);
@@ -145,7 +146,7 @@ void softmaxBwdRows(const Tensor& g, const Tensor& y, Tensor& out, int64_t dim, 
                 for (int64_t j = 0; j < n; ++j) gv[j] = yv[j] * (gv[j] - s);
             } else {
                 const A s = sumOrdered<A>(n, [&](int64_t i) { return gv[i]; });
-                for (int64_t j = 0; j < n; ++j) gv[j] = gv[j] - std::exp(yv[j]) * s;
+                for (int64_t j = 0; j < n; ++j) gv[j] = gv[j] - math::exp(yv[j]) * s;
             }
             scatterRow(w, ro, gv);
         }

@@ -9,7 +9,7 @@
 
 #include "hostdev.hpp"
 
-namespace fxlens::math {
+namespace fxl::math {
 
 FXL_HD inline uint32_t bitsOf(float x)
 {
@@ -97,4 +97,4 @@ FXL_HD inline double scaleByPow2Normal(double x, int n)
     return x * doubleFromBits(static_cast<uint64_t>(1023 + n) << 52);
 }
 
-}  // namespace fxlens::math
+}  // namespace fxl::math

@@ -6,9 +6,11 @@
 #include <cstdint>
 
 #include "runtime/math/bits.hpp"
+#include "runtime/math/functions.hpp"
+#include "runtime/math/philox.hpp"
 #include "runtime/math/storage.hpp"
 
-namespace m = fxlens::math;
+namespace m = fxl::math;
 
 __global__ void bitsAndStorage(const float* x, const double* d, const uint16_t* h, float* out, double* outD,
                                uint16_t* outH, uint32_t* outU)
@@ -20,4 +22,73 @@ __global__ void bitsAndStorage(const float* x, const double* d, const uint16_t* 
         + m::doubleFromBits(m::bitsOf(d[i])) + m::canonicalNanD() + m::scaleByPow2Normal(d[i], 3);
     outH[i] = static_cast<uint16_t>(m::f32ToBf16(x[i]) ^ m::f32ToF16(x[i + 1]));
     outU[i] = static_cast<uint32_t>(m::isNan(x[i])) + static_cast<uint32_t>(m::isInf(d[i]));
+}
+
+// every function of functions.hpp in float and double
+__global__ void functions(const float* x, const double* d, float* out, double* outD)
+{
+    const int i = static_cast<int>(threadIdx.x);
+    float f = 0;
+    double g = 0;
+    f += m::exp(x[i]);
+    g += m::exp(d[i]);
+    f += m::exp2(x[i]);
+    g += m::exp2(d[i]);
+    f += m::expm1(x[i]);
+    g += m::expm1(d[i]);
+    f += m::sinh(x[i]);
+    g += m::sinh(d[i]);
+    f += m::cosh(x[i]);
+    g += m::cosh(d[i]);
+    f += m::tanh(x[i]);
+    g += m::tanh(d[i]);
+    f += m::log(x[i]);
+    g += m::log(d[i]);
+    f += m::log2(x[i]);
+    g += m::log2(d[i]);
+    f += m::log10(x[i]);
+    g += m::log10(d[i]);
+    f += m::log1p(x[i]);
+    g += m::log1p(d[i]);
+    f += m::asinh(x[i]);
+    g += m::asinh(d[i]);
+    f += m::acosh(x[i]);
+    g += m::acosh(d[i]);
+    f += m::atanh(x[i]);
+    g += m::atanh(d[i]);
+    f += m::sin(x[i]);
+    g += m::sin(d[i]);
+    f += m::cos(x[i]);
+    g += m::cos(d[i]);
+    f += m::tan(x[i]);
+    g += m::tan(d[i]);
+    f += m::asin(x[i]);
+    g += m::asin(d[i]);
+    f += m::acos(x[i]);
+    g += m::acos(d[i]);
+    f += m::atan(x[i]);
+    g += m::atan(d[i]);
+    f += m::erf(x[i]);
+    g += m::erf(d[i]);
+    f += m::erfc(x[i]);
+    g += m::erfc(d[i]);
+    f += m::atan2(x[i], x[i + 1]);
+    g += m::atan2(d[i], d[i + 1]);
+    f += m::pow(x[i], x[i + 1]);
+    g += m::pow(d[i], d[i + 1]);
+    out[i] = f;
+    outD[i] = g;
+}
+
+// Philox and the random transforms
+__global__ void philox(const uint64_t* seeds, float* out, double* outD, uint32_t* outU, int64_t* outI)
+{
+    const int i = static_cast<int>(threadIdx.x);
+    const uint64_t s = seeds[i];
+    outU[i] = fxl::philoxDraw(s, 0, static_cast<uint64_t>(i)) ^ fxl::philox4x32({{1, 2, 3, 4}}, {{5, 6}})[1]
+        ^ static_cast<uint32_t>(fxl::philoxRoundUp4(static_cast<uint64_t>(i)));
+    out[i] = fxl::philoxUniform(s, 0, 1) + fxl::philoxNormal(s, 0, 2) + fxl::philoxUniformAtF32(s, 3, 4)
+        + fxl::philoxNormalAtF32(s, 5, 6) + fxl::tritonRand(s, 7) + fxl::tritonRandn(s, 8);
+    outD[i] = fxl::philoxUniformAtF64(s, 1, 2) + fxl::philoxNormalAtF64(s, 3, 4);
+    outI[i] = fxl::tritonRandint64(s, 9, -5, 5);
 }

@@ -3,50 +3,63 @@
 // (seed, offset + k), so a recomputation replays the same bits.
 #pragma once
 
-#include <algorithm>
-#include <array>
-#include <cmath>
 #include <cstdint>
 #include <cstring>
 
+#include "runtime/math/fn_exp.hpp"
+#include "runtime/math/fn_log.hpp"
+#include "runtime/math/fn_trig.hpp"
+#include "runtime/math/hostdev.hpp"
+
 namespace fxl {
 
-inline std::array<uint32_t, 4> philox4x32(std::array<uint32_t, 4> ctr, std::array<uint32_t, 2> key)
+// Four 32-bit words (a counter block, a result) and two (a key).
+struct PhiloxWords4
+{
+    uint32_t w[4];
+    FXL_HD uint32_t operator[](size_t i) const { return w[i]; }
+};
+struct PhiloxWords2
+{
+    uint32_t w[2];
+};
+
+FXL_HD inline PhiloxWords4 philox4x32(PhiloxWords4 ctr, PhiloxWords2 key)
 {
     constexpr uint32_t kM0 = 0xD2511F53u, kM1 = 0xCD9E8D57u, kW0 = 0x9E3779B9u, kW1 = 0xBB67AE85u;
     for (int round = 0; round < 10; ++round) {
-        const uint64_t p0 = static_cast<uint64_t>(kM0) * ctr[0];
-        const uint64_t p1 = static_cast<uint64_t>(kM1) * ctr[2];
-        ctr = {static_cast<uint32_t>(p1 >> 32) ^ ctr[1] ^ key[0], static_cast<uint32_t>(p1),
-               static_cast<uint32_t>(p0 >> 32) ^ ctr[3] ^ key[1], static_cast<uint32_t>(p0)};
-        key[0] += kW0;
-        key[1] += kW1;
+        const uint64_t p0 = static_cast<uint64_t>(kM0) * ctr.w[0];
+        const uint64_t p1 = static_cast<uint64_t>(kM1) * ctr.w[2];
+        ctr = {{static_cast<uint32_t>(p1 >> 32) ^ ctr.w[1] ^ key.w[0], static_cast<uint32_t>(p1),
+                static_cast<uint32_t>(p0 >> 32) ^ ctr.w[3] ^ key.w[1], static_cast<uint32_t>(p0)}};
+        key.w[0] += kW0;
+        key.w[1] += kW1;
     }
     return ctr;
 }
 
 // 32-bit draw number `index` of the stream (seed, subsequence).
-inline uint32_t philoxDraw(uint64_t seed, uint64_t subsequence, uint64_t index)
+FXL_HD inline uint32_t philoxDraw(uint64_t seed, uint64_t subsequence, uint64_t index)
 {
     const uint64_t block = index / 4;
-    const auto r = philox4x32({static_cast<uint32_t>(block), static_cast<uint32_t>(block >> 32),
-                               static_cast<uint32_t>(subsequence), static_cast<uint32_t>(subsequence >> 32)},
-                              {static_cast<uint32_t>(seed), static_cast<uint32_t>(seed >> 32)});
+    const auto r = philox4x32({{static_cast<uint32_t>(block), static_cast<uint32_t>(block >> 32),
+                                static_cast<uint32_t>(subsequence), static_cast<uint32_t>(subsequence >> 32)}},
+                              {{static_cast<uint32_t>(seed), static_cast<uint32_t>(seed >> 32)}});
     return r[index % 4];
 }
 
 // Uniform float in [0, 1) from 24 random bits.
-inline float philoxUniform(uint64_t seed, uint64_t subsequence, uint64_t index)
+FXL_HD inline float philoxUniform(uint64_t seed, uint64_t subsequence, uint64_t index)
 {
     return static_cast<float>(philoxDraw(seed, subsequence, index) >> 8) * (1.0f / 16777216.0f);
 }
 
 // Standard normal by Box-Muller from draws 2i and 2i+1 (computed in double, rounded once).
-inline float philoxNormal(uint64_t seed, uint64_t subsequence, uint64_t index)
+FXL_HD inline float philoxNormal(uint64_t seed, uint64_t subsequence, uint64_t index)
 {
     const double u1 = (static_cast<double>(philoxDraw(seed, subsequence, 2 * index) >> 8) + 1.0) / 16777217.0;
     const double u2 = static_cast<double>(philoxDraw(seed, subsequence, 2 * index + 1) >> 8) / 16777216.0;
-    return static_cast<float>(std::sqrt(-2.0 * std::log(u1)) * std::cos(6.283185307179586 * u2));
+    return static_cast<float>(math::sqrt(-2.0 * math::log(u1)) * math::cos(6.283185307179586 * u2));
 }
 
 // ---- Random ops: (seed, offset) streams (runtime/cpu/cpu_random.hpp documents the ops).
@@ -72,84 +85,84 @@ inline float philoxNormal(uint64_t seed, uint64_t subsequence, uint64_t index)
 //
 // Normal. curand's Box-Muller on the pair of draws (2j, 2j + 1) (absolute draw indices, so
 // the pairing does not depend on the offset): u = uniform(x), v = y * 2pi*2^-32 + pi*2^-32,
-// s = sqrt(-2 log u); draw 2j gives s * sin(v), draw 2j + 1 gives s * cos(v) (float, libm
-// logf/sinf/cosf: curand's device path uses the __logf/__sincosf intrinsics, which the CPU
-// cannot reproduce). f64: four draws 4j..4j+3 -> (u, v) as curand_normal2_double: element
-// with draws at 4j gets s*sin(pi v), at 4j+2 gets s*cos(pi v).
+// s = sqrt(-2 log u); draw 2j gives s * sin(v), draw 2j + 1 gives s * cos(v) (float, with
+// runtime/math's correctly rounded log/sin/cos, the same bits on every device; curand's own
+// device path uses the __logf/__sincosf intrinsics, whose bits no other device gives). f64: four draws 4j..4j+3 -> (u,
+// v) as curand_normal2_double: element with draws at 4j gets s*sin(pi v), at 4j+2 gets s*cos(pi v).
 //
 // Offsets. A non-functional random op takes its offset from the run's generator and advances
 // it by its number of draws rounded up to a multiple of 4 (whole Philox blocks, as PyTorch's
 // philox_cuda_state increments are); functional forms (rngprims.philox_rand) take (seed,
 // offset) as inputs and return the advanced offset.
 
-inline uint64_t philoxRoundUp4(uint64_t draws) { return (draws + 3) / 4 * 4; }
+FXL_HD inline uint64_t philoxRoundUp4(uint64_t draws) { return (draws + 3) / 4 * 4; }
 
 // curand_uniform: (0, 1].
-inline float philoxBitsToUniformF32(uint32_t x) { return static_cast<float>(x) * 0x1p-32f + 0x1p-33f; }
+FXL_HD inline float philoxBitsToUniformF32(uint32_t x) { return static_cast<float>(x) * 0x1p-32f + 0x1p-33f; }
 // curand_uniform2_double's _curand_uniform_double_hq: (0, 1].
-inline double philoxBitsToUniformF64(uint32_t x0, uint32_t x1)
+FXL_HD inline double philoxBitsToUniformF64(uint32_t x0, uint32_t x1)
 {
     const uint64_t z = static_cast<uint64_t>(x0) ^ (static_cast<uint64_t>(x1) << 21);
     return static_cast<double>(z) * 0x1p-53 + 0x1p-54;
 }
 // Raw uniform (0, 1] of element k of an op at (seed, offset).
-inline float philoxUniformAtF32(uint64_t seed, uint64_t offset, uint64_t k)
+FXL_HD inline float philoxUniformAtF32(uint64_t seed, uint64_t offset, uint64_t k)
 {
     return philoxBitsToUniformF32(philoxDraw(seed, 0, offset + k));
 }
-inline double philoxUniformAtF64(uint64_t seed, uint64_t offset, uint64_t k)
+FXL_HD inline double philoxUniformAtF64(uint64_t seed, uint64_t offset, uint64_t k)
 {
     return philoxBitsToUniformF64(philoxDraw(seed, 0, offset + 2 * k), philoxDraw(seed, 0, offset + 2 * k + 1));
 }
 // Standard normal of element k (curand Box-Muller, see above).
-inline float philoxNormalAtF32(uint64_t seed, uint64_t offset, uint64_t k)
+FXL_HD inline float philoxNormalAtF32(uint64_t seed, uint64_t offset, uint64_t k)
 {
     const uint64_t d = offset + k, base = d & ~uint64_t(1);
     const float u = philoxBitsToUniformF32(philoxDraw(seed, 0, base));
     const float v =
         static_cast<float>(philoxDraw(seed, 0, base + 1)) * 1.4629180792671596e-09f + 7.3145903963357980e-10f;
-    const float s = std::sqrt(-2.0f * std::log(u));
-    return (d == base) ? s * std::sin(v) : s * std::cos(v);
+    const float s = math::sqrt(-2.0f * math::log(u));
+    return (d == base) ? s * math::sin(v) : s * math::cos(v);
 }
-inline double philoxNormalAtF64(uint64_t seed, uint64_t offset, uint64_t k)
+FXL_HD inline double philoxNormalAtF64(uint64_t seed, uint64_t offset, uint64_t k)
 {
     const uint64_t d = offset + 2 * k, base = d & ~uint64_t(3);
     const double u = philoxBitsToUniformF64(philoxDraw(seed, 0, base), philoxDraw(seed, 0, base + 1));
     const uint64_t zy = static_cast<uint64_t>(philoxDraw(seed, 0, base + 2))
         ^ (static_cast<uint64_t>(philoxDraw(seed, 0, base + 3)) << 21);
     const double v = static_cast<double>(zy) * 0x1p-52 + 0x1p-53;  // in (0, 2]: the angle is pi*v
-    const double s = std::sqrt(-2.0 * std::log(u));
+    const double s = math::sqrt(-2.0 * math::log(u));
     constexpr double kPi = 3.141592653589793;
-    return (d == base) ? s * std::sin(kPi * v) : s * std::cos(kPi * v);
+    return (d == base) ? s * math::sin(kPi * v) : s * math::cos(kPi * v);
 }
 
 // ---- Inductor's Triton RNG (prims.inductor_random / inductor_randint): element k of a
 // tensor uses philox4x32({lo(k), hi(k), 0, 0}, {lo(seed), hi(seed)}) (tl.randint4x(seed, k));
 // no offset: the seed itself comes from prims.inductor_seeds.
-inline std::array<uint32_t, 4> philoxTriton4(uint64_t seed, uint64_t k)
+FXL_HD inline PhiloxWords4 philoxTriton4(uint64_t seed, uint64_t k)
 {
-    return philox4x32({static_cast<uint32_t>(k), static_cast<uint32_t>(k >> 32), 0u, 0u},
-                      {static_cast<uint32_t>(seed), static_cast<uint32_t>(seed >> 32)});
+    return philox4x32({{static_cast<uint32_t>(k), static_cast<uint32_t>(k >> 32), 0u, 0u}},
+                      {{static_cast<uint32_t>(seed), static_cast<uint32_t>(seed >> 32)}});
 }
 // triton.language.random.uint_to_uniform_float (uint32): [0, 1).
-inline float tritonBitsToUniform(uint32_t x)
+FXL_HD inline float tritonBitsToUniform(uint32_t x)
 {
     int32_t i;
-    std::memcpy(&i, &x, 4);
+    memcpy(&i, &x, 4);
     if (i < 0) i = ~i;  // -i - 1 without overflow
     return static_cast<float>(i) * 4.6566127342e-10f;
 }
-inline float tritonRand(uint64_t seed, uint64_t k) { return tritonBitsToUniform(philoxTriton4(seed, k)[0]); }
+FXL_HD inline float tritonRand(uint64_t seed, uint64_t k) { return tritonBitsToUniform(philoxTriton4(seed, k)[0]); }
 // tl.randn: pair_uniform_to_normal(u1, u2), first of the pair.
-inline float tritonRandn(uint64_t seed, uint64_t k)
+FXL_HD inline float tritonRandn(uint64_t seed, uint64_t k)
 {
     const auto r = philoxTriton4(seed, k);
-    const float u1 = std::max(1.0e-7f, tritonBitsToUniform(r[0]));
+    const float u1 = (tritonBitsToUniform(r[0]) > 1.0e-7f ? tritonBitsToUniform(r[0]) : 1.0e-7f);
     const float th = 6.283185307179586f * tritonBitsToUniform(r[1]);
-    return std::sqrt(-2.0f * std::log(u1)) * std::cos(th);
+    return math::sqrt(-2.0f * math::log(u1)) * math::cos(th);
 }
 // torch/_inductor/runtime/triton_helpers.randint64: (r0 | r1 << 32) % (high - low) + low.
-inline int64_t tritonRandint64(uint64_t seed, uint64_t k, int64_t low, int64_t high)
+FXL_HD inline int64_t tritonRandint64(uint64_t seed, uint64_t k, int64_t low, int64_t high)
 {
     const auto r = philoxTriton4(seed, k);
     const uint64_t v = static_cast<uint64_t>(r[0]) | (static_cast<uint64_t>(r[1]) << 32);

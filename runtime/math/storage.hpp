@@ -8,7 +8,7 @@
 #include "bits.hpp"
 #include "hostdev.hpp"
 
-namespace fxlens::math {
+namespace fxl::math {
 
 FXL_HD inline float bf16ToF32(uint16_t h) { return floatFromBits(static_cast<uint32_t>(h) << 16); }
 
@@ -71,4 +71,4 @@ FXL_HD inline uint16_t f32ToF16(float f)
     return static_cast<uint16_t>(sign | (v >> 13));
 }
 
-}  // namespace fxlens::math
+}  // namespace fxl::math
