@@ -43,27 +43,16 @@
 #include <cstdint>
 
 #include "runtime/math/bits.hpp"
+#include "runtime/math/double_double.hpp"
 #include "runtime/math/hostdev.hpp"
 
 namespace fxl::math {
 namespace detail_erf {
 
-struct DD
-{
-    double hi, lo;
-};
+using dd::DD;
+using dd::fastTwoSum;
+using dd::twoSum;
 
-FXL_HD inline DD fastTwoSum(double a, double b)
-{
-    const double s = a + b;
-    return {s, b - (s - a)};
-}
-FXL_HD inline DD twoSum(double a, double b)
-{
-    const double s = a + b;
-    const double bb = s - a;
-    return {s, (a - (s - bb)) + (b - bb)};
-}
 FXL_HD inline DD add(DD a, DD b)
 {
     const DD s = twoSum(a.hi, b.hi);

@@ -35,6 +35,7 @@
 #include <cstdint>
 
 #include "runtime/math/bits.hpp"
+#include "runtime/math/double_double.hpp"
 #include "runtime/math/hostdev.hpp"
 
 // the rare accurate paths stay out of line, so that the fast paths need no stack frame
@@ -49,10 +50,9 @@
 namespace fxl::math {
 namespace detail_exp {
 
-struct DD
-{
-    double hi, lo;
-};
+using dd::DD;
+using dd::fastTwoSum;
+using dd::twoSum;
 
 // 2^(j/64) = T[2j] + T[2j+1], j = 0..63
 FXL_HD inline const double* table()
@@ -133,17 +133,6 @@ constexpr double kLn2Hi = 0x1.62e42fefa39efp-1;
 constexpr double kLn2Lo = 0x1.abc9e3b39803fp-56;
 constexpr double kEps = 0x1p-45;  // bound on the fast paths' relative error (see above)
 
-FXL_HD inline DD fastTwoSum(double a, double b)  // |a| >= |b| (or a == 0)
-{
-    const double s = a + b;
-    return {s, b - (s - a)};
-}
-FXL_HD inline DD twoSum(double a, double b)
-{
-    const double s = a + b;
-    const double bb = s - a;
-    return {s, (a - (s - bb)) + (b - bb)};
-}
 FXL_HD inline DD ddAdd(DD a, DD b)
 {
     const DD s = twoSum(a.hi, b.hi);

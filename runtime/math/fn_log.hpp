@@ -42,6 +42,7 @@
 #include <cstdint>
 
 #include "runtime/math/bits.hpp"
+#include "runtime/math/double_double.hpp"
 #include "runtime/math/hostdev.hpp"
 
 namespace fxl::math {
@@ -450,33 +451,20 @@ inline constexpr double kInvLn10 = 0x1.bcb7b1526e50ep-2;
 inline constexpr double kInvLn10L = 0x1.95355baaafad3p-57;
 inline constexpr double kLog10of2 = 0x1.34413509f79ffp-2;
 
-struct DD
-{
-    double h, l;
-};
-FXL_HD inline DD twoSum(double a, double b)
-{
-    const double s = a + b;
-    const double bb = s - a;
-    return {s, (a - (s - bb)) + (b - bb)};
-}
-// |a| >= |b| (or a == 0)
-FXL_HD inline DD fastTwoSum(double a, double b)
-{
-    const double s = a + b;
-    return {s, b - (s - a)};
-}
+using dd::DD;
+using dd::fastTwoSum;
+using dd::twoSum;
 FXL_HD inline DD add(DD a, DD b)
 {
-    const DD s = twoSum(a.h, b.h);
-    return fastTwoSum(s.h, s.l + (a.l + b.l));
+    const DD s = twoSum(a.hi, b.hi);
+    return fastTwoSum(s.hi, s.lo + (a.lo + b.lo));
 }
 FXL_HD inline DD mul(DD a, DD b)
 {
-    const double p = a.h * b.h;
-    double e = fma(a.h, b.h, -p);
-    e = fma(a.h, b.l, e);
-    e = fma(a.l, b.h, e);
+    const double p = a.hi * b.hi;
+    double e = fma(a.hi, b.hi, -p);
+    e = fma(a.hi, b.lo, e);
+    e = fma(a.lo, b.hi, e);
     return fastTwoSum(p, e);
 }
 // sqrt of a normalized double-double h + l > 0
@@ -519,7 +507,7 @@ FXL_HD inline double log1pTail(double r)
 // -mfma the host's fma is a library call. Returns {log c + log1p(r) + corr, e}.
 struct Fast
 {
-    double l;  // log c + log1p(r) + corr
+    double lo;  // log c + log1p(r) + corr
     double e;
 };
 FXL_HD inline Fast fastParts(double x, double corr)
@@ -533,7 +521,7 @@ FXL_HD inline Fast fastParts(double x, double corr)
 FXL_HD inline double fastLn(double x, double corr)
 {
     const Fast f = fastParts(x, corr);
-    return f.e * kLn2 + f.l;
+    return f.e * kLn2 + f.lo;
 }
 // the same for x a float (widened): r = m*invc - 1 is exact (m has 24 bits, invc 12)
 FXL_HD inline Fast fastPartsF(double x)
@@ -577,37 +565,37 @@ FXL_HD inline DD lnAcc(double hi, double lo, int eadj)
     B = -0.25 + r * B;
     B = r * B;
     DD A = twoSum(0x1.5555555555555p-2, B);
-    A.l += 0x1.5555555555555p-56;
+    A.lo += 0x1.5555555555555p-56;
     const double r2 = r * r;
     const double r2l = fma(r, r, -r2);
     const double r3 = r2 * r;
     const double r3l = fma(r2, r, -r3) + r2l * r;
     DD s = fastTwoSum(r, -0.5 * r2);
-    s.l += -0.5 * r2l;
+    s.lo += -0.5 * r2l;
     s = add(s, mul({r3, r3l}, A));
     const double e = static_cast<double>(d.e + eadj);
     DD k = twoSum(e * kLn2H, T[1]);
-    k.l += e * kLn2L + (T[2] + corr);
+    k.lo += e * kLn2L + (T[2] + corr);
     return add(k, s);
 }
 
 // the float nearest to v (normalized, |v| in the normal float range)
 FXL_HD inline float roundToFloat(DD v)
 {
-    if ((bitsOf(v.h) & 0x1fffffffu) == 0x10000000u && v.l != 0) {
-        // v.h is a midpoint between two floats: move off it towards v
-        const bool up = (v.l > 0) == (v.h > 0);
-        return static_cast<float>(v.h * (up ? 1.0 + 0x1p-40 : 1.0 - 0x1p-40));
+    if ((bitsOf(v.hi) & 0x1fffffffu) == 0x10000000u && v.lo != 0) {
+        // v.hi is a midpoint between two floats: move off it towards v
+        const bool up = (v.lo > 0) == (v.hi > 0);
+        return static_cast<float>(v.hi * (up ? 1.0 + 0x1p-40 : 1.0 - 0x1p-40));
     }
-    return static_cast<float>(v.h);
+    return static_cast<float>(v.hi);
 }
 
 // log1p(a) for a = ah + al (normalized double-double, a > -1) as a double-double, accurate
 FXL_HD inline DD ln1pAcc(double ah, double al)
 {
     DD u = twoSum(1.0, ah);
-    u = fastTwoSum(u.h, u.l + al);
-    return lnAcc(u.h, u.l, 0);
+    u = fastTwoSum(u.hi, u.lo + al);
+    return lnAcc(u.hi, u.lo, 0);
 }
 
 // float specials
@@ -638,10 +626,10 @@ FXL_HD inline DD asinhAccF(double ax)
 {
     const double q = ax * ax;  // exact
     DD s2 = twoSum(q, 1.0);
-    const DD s = sqrtDD(s2.h, s2.l);
-    DD a = twoSum(ax, s.h);
-    a = fastTwoSum(a.h, a.l + s.l);
-    return lnAcc(a.h, a.l, 0);
+    const DD s = sqrtDD(s2.hi, s2.lo);
+    DD a = twoSum(ax, s.hi);
+    a = fastTwoSum(a.hi, a.lo + s.lo);
+    return lnAcc(a.hi, a.lo, 0);
 }
 // acosh for a float x > 1, accurate
 FXL_HD inline DD acoshAccF(double x)
@@ -650,27 +638,27 @@ FXL_HD inline DD acoshAccF(double x)
         const double t = x - 1.0;
         const double q = t * (2.0 + t);  // exact
         const DD s = sqrtDD(q, 0.0);
-        DD a = twoSum(t, s.h);
-        a = fastTwoSum(a.h, a.l + s.l);
-        return ln1pAcc(a.h, a.l);
+        DD a = twoSum(t, s.hi);
+        a = fastTwoSum(a.hi, a.lo + s.lo);
+        return ln1pAcc(a.hi, a.lo);
     }
     const double q = x * x;  // exact
     DD s2 = twoSum(q, -1.0);
-    const DD s = sqrtDD(s2.h, s2.l);
-    DD a = twoSum(x, s.h);
-    a = fastTwoSum(a.h, a.l + s.l);
-    return lnAcc(a.h, a.l, 0);
+    const DD s = sqrtDD(s2.hi, s2.lo);
+    DD a = twoSum(x, s.hi);
+    a = fastTwoSum(a.hi, a.lo + s.lo);
+    return lnAcc(a.hi, a.lo, 0);
 }
 // atanh for 2^-12 <= ax < 1: log1p(2ax/(1-ax))/2, accurate
 FXL_HD inline DD atanhAcc(double ax)
 {
     const DD d = twoSum(1.0, -ax);
     const double n = 2.0 * ax;
-    const double qh = n / d.h;
-    const double ql = (fma(-qh, d.h, n) - qh * d.l) / d.h;
+    const double qh = n / d.hi;
+    const double ql = (fma(-qh, d.hi, n) - qh * d.lo) / d.hi;
     const DD q = fastTwoSum(qh, ql);
-    const DD v = ln1pAcc(q.h, q.l);
-    return {0.5 * v.h, 0.5 * v.l};
+    const DD v = ln1pAcc(q.hi, q.lo);
+    return {0.5 * v.hi, 0.5 * v.lo};
 }
 
 }  // namespace detail_log
@@ -683,7 +671,7 @@ FXL_HD inline float log(float x)
     if (bitsOf(x) - 1u >= 0x7f7fffffu) return logSpecialF(x);
     const double xd = static_cast<double>(x);
     const Fast f = fastPartsF(xd);
-    const double y = f.e * kLn2 + f.l;
+    const double y = f.e * kLn2 + f.lo;
     if (decided(y, kTolLog)) return static_cast<float>(y);
     return roundToFloat(lnAcc(xd, 0.0, 0));
 }
@@ -694,7 +682,7 @@ FXL_HD inline float log2(float x)
     if (bitsOf(x) - 1u >= 0x7f7fffffu) return logSpecialF(x);
     const double xd = static_cast<double>(x);
     const Fast f = fastPartsF(xd);
-    const double y = f.l * kInvLn2 + f.e;
+    const double y = f.lo * kInvLn2 + f.e;
     if (decided(y, kTolLog)) return static_cast<float>(y);
     return roundToFloat(mul(lnAcc(xd, 0.0, 0), {kInvLn2, kInvLn2L}));
 }
@@ -705,7 +693,7 @@ FXL_HD inline float log10(float x)
     if (bitsOf(x) - 1u >= 0x7f7fffffu) return logSpecialF(x);
     const double xd = static_cast<double>(x);
     const Fast f = fastPartsF(xd);
-    const double y = f.l * kInvLn10 + f.e * kLog10of2;
+    const double y = f.lo * kInvLn10 + f.e * kLog10of2;
     if (decided(y, kTolLog)) return static_cast<float>(y);
     return roundToFloat(mul(lnAcc(xd, 0.0, 0), {kInvLn10, kInvLn10L}));
 }
@@ -722,10 +710,10 @@ FXL_HD inline float log1p(float x)
         return canonicalNanF();
     }
     const double xd = static_cast<double>(x);
-    const DD v = twoSum(1.0, xd);  // exact: v.l = 0 unless x >= 2^53
-    const double y = fastLn(v.h, v.l / v.h);
+    const DD v = twoSum(1.0, xd);  // exact: v.lo = 0 unless x >= 2^53
+    const double y = fastLn(v.hi, v.lo / v.hi);
     if (decided(y, kTolLog1p)) return static_cast<float>(y);
-    return roundToFloat(lnAcc(v.h, v.l, 0));
+    return roundToFloat(lnAcc(v.hi, v.lo, 0));
 }
 
 FXL_HD inline float asinh(float x)
@@ -741,7 +729,7 @@ FXL_HD inline float asinh(float x)
         // log1p(ax + ax^2 / (1 + sqrt(1 + ax^2)))
         const double t = ax + q / (1.0 + sqrt(1.0 + q));
         const DD v = twoSum(1.0, t);
-        y = fastLn(v.h, v.l / v.h);
+        y = fastLn(v.hi, v.lo / v.hi);
     } else {
         y = fastLn(ax + sqrt(q + 1.0), 0.0);
     }
@@ -764,7 +752,7 @@ FXL_HD inline float acosh(float x)
         const double t = xd - 1.0;
         const double s = t + sqrt(t * (2.0 + t));
         const DD v = twoSum(1.0, s);
-        y = fastLn(v.h, v.l / v.h);
+        y = fastLn(v.hi, v.lo / v.hi);
     } else {
         y = fastLn(xd + sqrt(xd * xd - 1.0), 0.0);
     }
@@ -784,7 +772,7 @@ FXL_HD inline float atanh(float x)
     const double ax = static_cast<double>(floatFromBits(a));
     const double t = 2.0 * ax / (1.0 - ax);  // 1 - ax exact
     const DD v = twoSum(1.0, t);
-    const double y = 0.5 * fastLn(v.h, v.l / v.h);
+    const double y = 0.5 * fastLn(v.hi, v.lo / v.hi);
     const float r = decided(y, kTolLog1p) ? static_cast<float>(y) : roundToFloat(atanhAcc(ax));
     return copysign(r, x);
 }
@@ -795,21 +783,21 @@ FXL_HD inline double log(double x)
 {
     using namespace detail_log;
     if (!(x > 0) || isInf(x)) return logSpecialD(x);
-    return lnAccD(x).h;
+    return lnAccD(x).hi;
 }
 
 FXL_HD inline double log2(double x)
 {
     using namespace detail_log;
     if (!(x > 0) || isInf(x)) return logSpecialD(x);
-    return mul(lnAccD(x), {kInvLn2, kInvLn2L}).h;
+    return mul(lnAccD(x), {kInvLn2, kInvLn2L}).hi;
 }
 
 FXL_HD inline double log10(double x)
 {
     using namespace detail_log;
     if (!(x > 0) || isInf(x)) return logSpecialD(x);
-    return mul(lnAccD(x), {kInvLn10, kInvLn10L}).h;
+    return mul(lnAccD(x), {kInvLn10, kInvLn10L}).hi;
 }
 
 FXL_HD inline double log1p(double x)
@@ -826,7 +814,7 @@ FXL_HD inline double log1p(double x)
         // square of the low part of 1 + x
         return x + (x * x) * (-0.5 + x * (0x1.5555555555555p-2 - 0.25 * x));
     }
-    return ln1pAcc(x, 0.0).h;
+    return ln1pAcc(x, 0.0).hi;
 }
 
 FXL_HD inline double asinh(double x)
@@ -837,16 +825,16 @@ FXL_HD inline double asinh(double x)
     if (!(ax < 0x1p28)) {
         if (isNan(x)) return canonicalNanD();
         if (isInf(x)) return x;
-        return copysign(lnAcc(ax, 0.0, 1).h, x);  // log(2|x|): the rest is below 2^-58 relative
+        return copysign(lnAcc(ax, 0.0, 1).hi, x);  // log(2|x|): the rest is below 2^-58 relative
     }
     const double qh = ax * ax;
     const double ql = fma(ax, ax, -qh);
     DD s2 = twoSum(1.0, qh);
-    s2 = fastTwoSum(s2.h, s2.l + ql);
-    const DD s = sqrtDD(s2.h, s2.l);
-    DD a = twoSum(ax, s.h);
-    a = fastTwoSum(a.h, a.l + s.l);
-    return copysign(lnAcc(a.h, a.l, 0).h, x);
+    s2 = fastTwoSum(s2.hi, s2.lo + ql);
+    const DD s = sqrtDD(s2.hi, s2.lo);
+    DD a = twoSum(ax, s.hi);
+    a = fastTwoSum(a.hi, a.lo + s.lo);
+    return copysign(lnAcc(a.hi, a.lo, 0).hi, x);
 }
 
 FXL_HD inline double acosh(double x)
@@ -857,15 +845,15 @@ FXL_HD inline double acosh(double x)
         if (x > 1.0) return x;
         return canonicalNanD();
     }
-    if (x > 0x1p28) return lnAcc(x, 0.0, 1).h;  // log(2x): the rest is below 2^-58 relative
+    if (x > 0x1p28) return lnAcc(x, 0.0, 1).hi;  // log(2x): the rest is below 2^-58 relative
     const double qh = x * x;
     const double ql = fma(x, x, -qh);
     DD s2 = twoSum(qh, -1.0);
-    s2 = fastTwoSum(s2.h, s2.l + ql);
-    const DD s = sqrtDD(s2.h, s2.l);
-    DD a = twoSum(x, s.h);
-    a = fastTwoSum(a.h, a.l + s.l);
-    return lnAcc(a.h, a.l, 0).h;
+    s2 = fastTwoSum(s2.hi, s2.lo + ql);
+    const DD s = sqrtDD(s2.hi, s2.lo);
+    DD a = twoSum(x, s.hi);
+    a = fastTwoSum(a.hi, a.lo + s.lo);
+    return lnAcc(a.hi, a.lo, 0).hi;
 }
 
 FXL_HD inline double atanh(double x)
@@ -877,7 +865,7 @@ FXL_HD inline double atanh(double x)
         if (ax == 1.0) return copysign(doubleFromBits(0x7ff0000000000000ull), x);
         return canonicalNanD();
     }
-    return copysign(atanhAcc(ax).h, x);
+    return copysign(atanhAcc(ax).hi, x);
 }
 
 }  // namespace fxl::math

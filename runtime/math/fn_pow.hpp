@@ -11,7 +11,7 @@
 // double-double table. Near x = 1, k = 0 and T_i = 0 exactly, so log2|x| keeps its full relative
 // accuracy however large y is.
 //
-// float fast path, plain double arithmetic (no fma): log2|x| = RN(RN(k + T_i.h) + p) with p the
+// float fast path, plain double arithmetic (no fma): log2|x| = RN(RN(k + T_i.hi) + p) with p the
 // Taylor polynomial of log2(1+z) to z^7 (truncation 2^-52 relative, evaluation ~2^-51.4); since
 // |x| = 2^k*m with m in [0.7, 1.4) there is no cancellation beyond a factor 1.5 (T_i = 0 on the two
 // intervals at 1), so the relative error of log2|x| is below 6.5*2^-53 = 2^-50.3. t = RN(y*log2|x|);
@@ -44,46 +44,34 @@
 #include <cstdint>
 
 #include "runtime/math/bits.hpp"
+#include "runtime/math/double_double.hpp"
 #include "runtime/math/hostdev.hpp"
 
 namespace fxl::math {
 namespace detail_pow {
 
-struct DD
-{
-    double h, l;
-};
+using dd::DD;
+using dd::fastTwoSum;
+using dd::twoSum;
 
-FXL_HD inline DD twoSum(double a, double b)
-{
-    const double s = a + b;
-    const double bb = s - a;
-    return {s, (a - (s - bb)) + (b - bb)};
-}
-// |a| >= |b| or a == 0
-FXL_HD inline DD fastTwoSum(double a, double b)
-{
-    const double s = a + b;
-    return {s, b - (s - a)};
-}
-// (a.h + a.l) * (b.h + b.l) + (c.h + c.l), about 2^-104 relative when no cancellation
+// (a.hi + a.lo) * (b.hi + b.lo) + (c.hi + c.lo), about 2^-104 relative when no cancellation
 FXL_HD inline DD ddMulAdd(DD a, DD b, DD c)
 {
-    const double p = a.h * b.h;
-    const double pe = math::fma(a.h, b.h, -p) + (a.h * b.l + a.l * b.h);
-    const DD s = twoSum(p, c.h);
-    return fastTwoSum(s.h, s.l + (pe + c.l));
+    const double p = a.hi * b.hi;
+    const double pe = math::fma(a.hi, b.hi, -p) + (a.hi * b.lo + a.lo * b.hi);
+    const DD s = twoSum(p, c.hi);
+    return fastTwoSum(s.hi, s.lo + (pe + c.lo));
 }
 FXL_HD inline DD ddMul(DD a, DD b)
 {
-    const double p = a.h * b.h;
-    const double pe = math::fma(a.h, b.h, -p) + (a.h * b.l + a.l * b.h);
+    const double p = a.hi * b.hi;
+    const double pe = math::fma(a.hi, b.hi, -p) + (a.hi * b.lo + a.lo * b.hi);
     return fastTwoSum(p, pe);
 }
 FXL_HD inline DD ddAdd(DD a, DD b)
 {
-    const DD s = twoSum(a.h, b.h);
-    return fastTwoSum(s.h, s.l + (a.l + b.l));
+    const DD s = twoSum(a.hi, b.hi);
+    return fastTwoSum(s.hi, s.lo + (a.lo + b.lo));
 }
 
 // r_i ~ 1/m on the 128 intervals [bits 0x3f330000 + (i << 16), + (1 << 16)) of m
@@ -560,32 +548,32 @@ FXL_HD inline DD exp2Coeff(int n)
 template<int Top, int Dd>
 FXL_HD inline DD log2Accurate(int k, int i, DD z)
 {
-    double q = log2Coeff(Top).h;
-    for (int n = Top - 1; n > Dd; --n) q = q * z.h + log2Coeff(n).h;
+    double q = log2Coeff(Top).hi;
+    for (int n = Top - 1; n > Dd; --n) q = q * z.hi + log2Coeff(n).hi;
     DD acc = {q, 0.0};
     for (int n = Dd; n >= 1; --n) acc = ddMulAdd(acc, z, log2Coeff(n));
     acc = ddMul(acc, z);
     const DD t = log2Table(i);
     const double kd = static_cast<double>(k);
-    const double hi0 = kd + t.h;  // k == 0 or |k| >= 1 > |t.h|
-    const double lo0 = (kd - hi0) + t.h;
-    return ddAdd({hi0, lo0 + t.l}, acc);
+    const double hi0 = kd + t.hi;  // k == 0 or |k| >= 1 > |t.hi|
+    const double lo0 = (kd - hi0) + t.hi;
+    return ddAdd({hi0, lo0 + t.lo}, acc);
 }
 
-// 2^(t.h + t.l) = 2^e * (result), for |t.h| < 2^40; result in [0.99, 2.01]. 2^r: the terms
+// 2^(t.hi + t.lo) = 2^e * (result), for |t.hi| < 2^40; result in [0.99, 2.01]. 2^r: the terms
 // r^Top .. r^(Dd+1) in double, the others in double-double. <11, 4>: relative error about 2^-100;
 // <6, 2>: about 2^-64
 template<int Top, int Dd>
 FXL_HD inline DD exp2Accurate(DD t, int* e)
 {
     const double shifter = 0x1.8p52;
-    double kd = t.h * 64.0 + shifter;
+    double kd = t.hi * 64.0 + shifter;
     const int n = static_cast<int>(static_cast<int64_t>(bitsOf(kd) - bitsOf(shifter)));
     kd -= shifter;
-    const double rh = t.h - kd * 0x1p-6;  // exact
-    const DD r = twoSum(rh, t.l);
-    double q = exp2Coeff(Top).h;
-    for (int m = Top - 1; m > Dd; --m) q = q * r.h + exp2Coeff(m).h;
+    const double rh = t.hi - kd * 0x1p-6;  // exact
+    const DD r = twoSum(rh, t.lo);
+    double q = exp2Coeff(Top).hi;
+    for (int m = Top - 1; m > Dd; --m) q = q * r.hi + exp2Coeff(m).hi;
     DD acc = {q, 0.0};
     for (int m = Dd; m >= 0; --m) acc = ddMulAdd(acc, r, exp2Coeff(m));
     *e = n >> 6;
@@ -616,13 +604,13 @@ FXL_HD inline int integerKind(uint64_t ay)
 FXL_HD inline float powfAccurate(int k, int i, double z, double y)
 {
     const DD l = log2Accurate<16, 7>(k, i, {z, 0.0});
-    const double th0 = y * l.h;
-    const DD t = fastTwoSum(th0, math::fma(y, l.h, -th0) + y * l.l);
+    const double th0 = y * l.hi;
+    const DD t = fastTwoSum(th0, math::fma(y, l.hi, -th0) + y * l.lo);
     int e;
     const DD res = exp2Accurate<11, 4>(t, &e);
     // scale exactly (e in [-153, 131]: normal doubles)
     const double s = scaleByPow2Normal(1.0, e);
-    const double rh = res.h * s, rl = res.l * s;
+    const double rh = res.hi * s, rl = res.lo * s;
     const float f = static_cast<float>(rh);
     const uint32_t fb = bitsOf(f);
     const bool fInf = fb == 0x7f800000u;
@@ -666,7 +654,7 @@ FXL_HD inline double reduceF(uint32_t ax, int* kOut, int* iOut)
 FXL_HD inline double powfFast(int k, int i, double z, double yd)
 {
     // log2|x| = (k + T_i) + log2(1 + z), log2(1 + z) to z^7 (truncation 2^-52 relative)
-    const double kt = static_cast<double>(k) + log2Table(i).h;
+    const double kt = static_cast<double>(k) + log2Table(i).hi;
     const double z2 = z * z;
     const double p01 = 0x1.71547652b82fep+0 + z * -0x1.71547652b82fep-1;
     const double p23 = 0x1.ec709dc3a03fdp-2 + z * -0x1.71547652b82fep-2;
@@ -684,7 +672,7 @@ FXL_HD inline double powfFast(int k, int i, double z, double yd)
     const double r2 = r * r;
     const double q = r * (0x1.62e42fefa39efp-1 + r * 0x1.ebfbdff82c58fp-3)
         + (r2 * r) * ((0x1.c6b08d704a0cp-5 + r * 0x1.3b2ab6fba4e77p-7) + r2 * 0x1.5d87fe78a6731p-10);
-    const double e = exp2Table(n & 63).h;
+    const double e = exp2Table(n & 63).hi;
     return (e + e * q) * scaleByPow2Normal(1.0, n >> 6);
 }
 
@@ -805,21 +793,21 @@ FXL_HD inline double pow(double x, double y)
     const double pe = math::fma(m, ri, -p);
     const DD z = fastTwoSum(p - 1.0, pe);  // p - 1 exact
     const DD l = log2Accurate<10, 3>(k, i, z);
-    const double th0 = y * l.h;
+    const double th0 = y * l.hi;
     if (th0 > 1030.0) return negate ? -inf : inf;
     if (th0 < -1080.0) return negate ? -0.0 : 0.0;
-    const DD t = fastTwoSum(th0, math::fma(y, l.h, -th0) + y * l.l);
+    const DD t = fastTwoSum(th0, math::fma(y, l.hi, -th0) + y * l.lo);
     int e;
     const DD res = exp2Accurate<6, 2>(t, &e);
     double out;
     const double big = e <= -1022 ? scaleByPow2Normal(1.0, -1022 - e) : 0.0;  // 2^0 .. 2^59
-    if (res.h < big) {
-        // a subnormal result: round res.h + res.l once, on the grid of 2^-1074 scaled by 2^-e
-        const double s = res.h + big;
-        const double err = (res.h - (s - big)) + res.l;
+    if (res.hi < big) {
+        // a subnormal result: round res.hi + res.lo once, on the grid of 2^-1074 scaled by 2^-e
+        const double s = res.hi + big;
+        const double err = (res.hi - (s - big)) + res.lo;
         out = scalePow2((s + err) - big, e);  // exact
     } else {
-        out = scalePow2(res.h + res.l, e);
+        out = scalePow2(res.hi + res.lo, e);
     }
     return negate ? -out : out;
 }

@@ -39,34 +39,17 @@
 #include <cstdint>
 
 #include "runtime/math/bits.hpp"
+#include "runtime/math/double_double.hpp"
 #include "runtime/math/hostdev.hpp"
 
 namespace fxl::math {
 namespace detail_trig {
 
-struct DD
-{
-    double hi, lo;
-};
+using dd::DD;
+using dd::fastTwoSum;
+using dd::twoProd;
+using dd::twoSum;
 
-FXL_HD inline DD twoSum(double a, double b)
-{
-    const double s = a + b;
-    const double bb = s - a;
-    const double e = (a - (s - bb)) + (b - bb);
-    return {s, e};
-}
-// |a| >= |b| (or a == 0)
-FXL_HD inline DD fastTwoSum(double a, double b)
-{
-    const double s = a + b;
-    return {s, b - (s - a)};
-}
-FXL_HD inline DD twoProd(double a, double b)
-{
-    const double p = a * b;
-    return {p, math::fma(a, b, -p)};
-}
 FXL_HD inline DD ddAdd(DD a, DD b)
 {
     const DD s = twoSum(a.hi, b.hi);
