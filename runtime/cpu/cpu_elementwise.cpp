@@ -15,6 +15,111 @@
 namespace fxl::cpu {
 namespace ew {
 
+// ---- the walk of every pointwise kernel
+namespace detail {
+namespace {
+
+struct Walk
+{
+    size_t n = 0;  // operands
+    std::vector<int64_t> sizes;  // last is the fastest
+    std::vector<std::array<int64_t, kMaxOperands>> strides;  // in elements, per operand
+    std::array<char*, kMaxOperands> base{};
+    int64_t numel = 1;
+};
+
+Walk makeWalk(const Tensor* const* ops, size_t n)
+{
+    Walk w;
+    w.n = n;
+    const Tensor& out = *ops[0];
+    const size_t nd = out.sizes().size();
+    for (size_t k = 0; k < n; ++k) w.base[k] = static_cast<char*>(ops[k]->rawData());
+    std::vector<size_t> order;
+    for (size_t d = 0; d < nd; ++d) {
+        w.numel *= out.sizes()[d];
+        if (out.sizes()[d] != 1) order.push_back(d);
+    }
+    // output memory order: larger |stride| first (stable: ties keep the logical order)
+    for (size_t i = 1; i < order.size(); ++i)
+        for (size_t j = i; j > 0; --j) {
+            const int64_t a = std::abs(out.strides()[order[j - 1]]), b = std::abs(out.strides()[order[j]]);
+            if (a < b)
+                std::swap(order[j - 1], order[j]);
+            else
+                break;
+        }
+    for (size_t d : order) {
+        std::array<int64_t, kMaxOperands> st{};
+        for (size_t k = 0; k < n; ++k) st[k] = ops[k]->strides()[d];
+        const int64_t sz = out.sizes()[d];
+        if (!w.sizes.empty()) {
+            bool merge = true;
+            for (size_t k = 0; k < n; ++k)
+                if (w.strides.back()[k] != st[k] * sz) merge = false;
+            if (merge) {
+                w.sizes.back() *= sz;
+                w.strides.back() = st;
+                continue;
+            }
+        }
+        w.sizes.push_back(sz);
+        w.strides.push_back(st);
+    }
+    if (w.sizes.empty()) {
+        w.sizes.push_back(1);
+        w.strides.push_back(std::array<int64_t, kMaxOperands>{});
+    }
+    return w;
+}
+
+}  // namespace
+
+void walkPointwise(ThreadPool* pool, const Tensor* const* ops, const int64_t* itemBytes, size_t nOps, int64_t grain,
+                   RunFn run, const void* f)
+{
+    const Tensor& out = *ops[0];
+    if (out.numel() == 0) return;
+    for (size_t k = 1; k < nOps; ++k)
+        if (ops[k]->sizes() != out.sizes()) throw KernelError("internal: operand sizes differ from the output's");
+    const Walk w = makeWalk(ops, nOps);
+    const size_t nd = w.sizes.size();
+    auto body = [&](int64_t begin, int64_t end) {
+        std::vector<int64_t> idx(nd, 0);
+        int64_t rem = begin;
+        for (size_t d = nd; d-- > 0;) {
+            idx[d] = rem % w.sizes[d];
+            rem /= w.sizes[d];
+        }
+        std::array<int64_t, kMaxOperands> off{};
+        for (size_t d = 0; d < nd; ++d)
+            for (size_t k = 0; k < nOps; ++k) off[k] += idx[d] * w.strides[d][k];
+        const std::array<int64_t, kMaxOperands>& inner = w.strides[nd - 1];
+        int64_t pos = begin;
+        std::array<char*, kMaxOperands> ptr{};
+        while (pos < end) {
+            const int64_t len = std::min(w.sizes[nd - 1] - idx[nd - 1], end - pos);
+            for (size_t k = 0; k < nOps; ++k) ptr[k] = w.base[k] + off[k] * itemBytes[k];
+            run(ptr.data(), inner.data(), len, f);
+            pos += len;
+            // advance the multi-index by `len` along the last dim, carrying
+            idx[nd - 1] += len;
+            for (size_t k = 0; k < nOps; ++k) off[k] += len * inner[k];
+            for (size_t d = nd - 1; d > 0 && idx[d] == w.sizes[d]; --d) {
+                for (size_t k = 0; k < nOps; ++k) off[k] += w.strides[d - 1][k] - w.sizes[d] * w.strides[d][k];
+                idx[d] = 0;
+                ++idx[d - 1];
+            }
+        }
+    };
+    if (pool)
+        pool->parallelFor(w.numel, grain, body);
+    else
+        body(0, w.numel);
+}
+
+}  // namespace detail
+
 void unsupportedDType(const char* what, DType t)
 {
     throw KernelError(std::string(what) + ": dtype " + std::string(dtypeAbbr(t)) + " is not supported");

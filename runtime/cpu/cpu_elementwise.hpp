@@ -327,78 +327,42 @@ Tensor resizedTensor(const KernelCall& call, const Tensor& t, const std::vector<
 inline constexpr int64_t kGrainCheap = 1 << 15;  // elements per thread at least (add, copy)
 inline constexpr int64_t kGrainMath = 1 << 12;  // transcendental functors
 
-// Iteration layout over operands of one shape: dims in the output's memory order, size-1
-// dims dropped, adjacent dims merged where every operand allows it.
-template<size_t N>
-struct Walk
-{
-    std::vector<int64_t> sizes;  // last is the fastest
-    std::vector<std::array<int64_t, N>> strides;  // in elements, per operand
-    std::array<char*, N> base{};
-    int64_t numel = 1;
-};
-
-template<size_t N>
-Walk<N> makeWalk(const std::array<const Tensor*, N>& ops)
-{
-    Walk<N> w;
-    const Tensor& out = *ops[0];
-    const size_t nd = out.sizes().size();
-    for (size_t k = 0; k < N; ++k) w.base[k] = static_cast<char*>(ops[k]->rawData());
-    std::vector<size_t> order;
-    for (size_t d = 0; d < nd; ++d) {
-        w.numel *= out.sizes()[d];
-        if (out.sizes()[d] != 1) order.push_back(d);
-    }
-    // output memory order: larger |stride| first (stable: ties keep the logical order)
-    for (size_t i = 1; i < order.size(); ++i)
-        for (size_t j = i; j > 0; --j) {
-            const int64_t a = std::abs(out.strides()[order[j - 1]]), b = std::abs(out.strides()[order[j]]);
-            if (a < b)
-                std::swap(order[j - 1], order[j]);
-            else
-                break;
-        }
-    for (size_t d : order) {
-        std::array<int64_t, N> st{};
-        for (size_t k = 0; k < N; ++k) st[k] = ops[k]->strides()[d];
-        const int64_t sz = out.sizes()[d];
-        if (!w.sizes.empty()) {
-            bool merge = true;
-            for (size_t k = 0; k < N; ++k)
-                if (w.strides.back()[k] != st[k] * sz) merge = false;
-            if (merge) {
-                w.sizes.back() *= sz;
-                w.strides.back() = st;
-                continue;
-            }
-        }
-        w.sizes.push_back(sz);
-        w.strides.push_back(st);
-    }
-    if (w.sizes.empty()) {
-        w.sizes.push_back(1);
-        w.strides.push_back(std::array<int64_t, N>{});
-    }
-    return w;
-}
-
 namespace detail {
-template<class OutS, class... InS, class F, size_t... K>
-inline void runInner(char* o, const std::array<char*, sizeof...(InS)>& in,
-                     const std::array<int64_t, sizeof...(InS) + 1>& st, int64_t n, const F& f,
-                     std::index_sequence<K...>)
+// One run of `n` elements along the walk's fastest dim: ptr[0] the output's first element,
+// ptr[1..] the inputs', step[k] operand k's stride in elements; `f` points at the functor.
+using RunFn = void (*)(char* const* ptr, const int64_t* step, int64_t n, const void* f);
+inline constexpr size_t kMaxOperands = 4;  // the output and up to three inputs
+
+// The walk shared by every pointwise kernel (cpu_elementwise.cpp): the operands' dims in the
+// output's memory order, size-1 dims dropped and adjacent dims merged where every operand
+// allows it, cut into contiguous ranges for the threads; `run` is called once per stretch of
+// the fastest dim. Only `run` depends on the functor and the dtypes, so each kernel compiles
+// its element loop and nothing else.
+void walkPointwise(ThreadPool* pool, const Tensor* const* ops, const int64_t* itemBytes, size_t nOps, int64_t grain,
+                   RunFn run, const void* f);
+
+template<class F, class OutS, class... InS>
+struct Runner
 {
-    OutS* out = reinterpret_cast<OutS*>(o);
-    bool unit = st[0] == 1;
-    ((unit = unit && st[K + 1] == 1), ...);
-    if (unit) {
-        // contiguous: plain indexing so the compiler may vectorise; the same functor per element
-        for (int64_t i = 0; i < n; ++i) out[i] = f(reinterpret_cast<const InS*>(in[K])[i]...);
-    } else {
-        for (int64_t i = 0; i < n; ++i) out[i * st[0]] = f(reinterpret_cast<const InS*>(in[K])[i * st[K + 1]]...);
+    template<size_t... K>
+    static void loop(char* const* ptr, const int64_t* step, int64_t n, const F& f, std::index_sequence<K...>)
+    {
+        OutS* out = reinterpret_cast<OutS*>(ptr[0]);
+        bool unit = step[0] == 1;
+        ((unit = unit && step[K + 1] == 1), ...);
+        if (unit) {
+            // contiguous: plain indexing so the compiler may vectorise; the same functor per element
+            for (int64_t i = 0; i < n; ++i) out[i] = f(reinterpret_cast<const InS*>(ptr[K + 1])[i]...);
+        } else {
+            for (int64_t i = 0; i < n; ++i)
+                out[i * step[0]] = f(reinterpret_cast<const InS*>(ptr[K + 1])[i * step[K + 1]]...);
+        }
     }
-}
+    static void run(char* const* ptr, const int64_t* step, int64_t n, const void* f)
+    {
+        loop(ptr, step, n, *static_cast<const F*>(f), std::index_sequence_for<InS...>{});
+    }
+};
 }  // namespace detail
 
 // out[i] = f(in0[i], in1[i], ...) over every element of `out`. The inputs have out's sizes
@@ -409,50 +373,13 @@ void pointwise(ThreadPool* pool, const Tensor& out, const std::array<Tensor, siz
                int64_t grain = kGrainCheap)
 {
     constexpr size_t N = sizeof...(InS) + 1;
-    if (out.numel() == 0) return;
+    static_assert(N <= detail::kMaxOperands);
     std::array<const Tensor*, N> ops{};
     ops[0] = &out;
-    for (size_t k = 0; k + 1 < N; ++k) {
-        if (ins[k].sizes() != out.sizes()) throw KernelError("internal: operand sizes differ from the output's");
-        ops[k + 1] = &ins[k];
-    }
-    const Walk<N> w = makeWalk<N>(ops);
-    const size_t nd = w.sizes.size();
-    auto body = [&](int64_t begin, int64_t end) {
-        std::vector<int64_t> idx(nd, 0);
-        int64_t rem = begin;
-        for (size_t d = nd; d-- > 0;) {
-            idx[d] = rem % w.sizes[d];
-            rem /= w.sizes[d];
-        }
-        std::array<int64_t, N> off{};
-        for (size_t d = 0; d < nd; ++d)
-            for (size_t k = 0; k < N; ++k) off[k] += idx[d] * w.strides[d][k];
-        const std::array<int64_t, N>& inner = w.strides[nd - 1];
-        static constexpr std::array<int64_t, N> kItem = {static_cast<int64_t>(sizeof(OutS)),
-                                                         static_cast<int64_t>(sizeof(InS))...};
-        int64_t pos = begin;
-        while (pos < end) {
-            const int64_t run = std::min(w.sizes[nd - 1] - idx[nd - 1], end - pos);
-            std::array<char*, N - 1> in{};
-            for (size_t k = 1; k < N; ++k) in[k - 1] = w.base[k] + off[k] * kItem[k];
-            detail::runInner<OutS, InS...>(w.base[0] + off[0] * kItem[0], in, inner, run, f,
-                                           std::index_sequence_for<InS...>{});
-            pos += run;
-            // advance the multi-index by `run` along the last dim, carrying
-            idx[nd - 1] += run;
-            for (size_t k = 0; k < N; ++k) off[k] += run * inner[k];
-            for (size_t d = nd - 1; d > 0 && idx[d] == w.sizes[d]; --d) {
-                for (size_t k = 0; k < N; ++k) off[k] += w.strides[d - 1][k] - w.sizes[d] * w.strides[d][k];
-                idx[d] = 0;
-                ++idx[d - 1];
-            }
-        }
-    };
-    if (pool)
-        pool->parallelFor(w.numel, grain, body);
-    else
-        body(0, w.numel);
+    for (size_t k = 0; k + 1 < N; ++k) ops[k + 1] = &ins[k];
+    static constexpr std::array<int64_t, N> kItem = {static_cast<int64_t>(sizeof(OutS)),
+                                                     static_cast<int64_t>(sizeof(InS))...};
+    detail::walkPointwise(pool, ops.data(), kItem.data(), N, grain, &detail::Runner<F, OutS, InS...>::run, &f);
 }
 
 // ThreadPool::parallelFor when the call has a pool, else one range on the caller.

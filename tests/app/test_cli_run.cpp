@@ -825,15 +825,10 @@ private slots:
                 continue;
             }
             ++ran;
-            if (fxltest::kSanitizedBuild) continue;  // the release stage compares the bits
-            const Run two = fxlens(args + QStringList{QStringLiteral("--threads"), QStringLiteral("2")});
-            const Run again = fxlens(args + QStringList{QStringLiteral("--threads"), QStringLiteral("1")});
-            QVERIFY2(two.exitCode == 0 && again.exitCode == 0, qPrintable(id + ": " + describe(two)));
+            // the bits at 1 and 2 threads, against the committed list: test_output_hashes
             const QStringList a = checksumsOf(one.out);
             QVERIFY2(!a.isEmpty() || parseJsonDoc(one.out)[QStringLiteral("outputs")].toArray().isEmpty(),
                      qPrintable(id));
-            QVERIFY2(a == checksumsOf(two.out), qPrintable(id + ": 1 and 2 threads differ"));
-            QVERIFY2(a == checksumsOf(again.out), qPrintable(id + ": a second run differs"));
         }
         QVERIFY2(failures.isEmpty(), qPrintable(failures.join(QLatin1Char('\n'))));
         if (fxltest::kSanitizedBuild) {

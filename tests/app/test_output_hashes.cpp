@@ -1,9 +1,10 @@
 // The bits of every corpus graph's outputs against a committed list (tests/data/output_hashes.tsv):
-// `fxlens run FILE --json` on every corpus/pytorch graph but the backwards at 1 and 2 threads (inputs from its
-// sidecar, the rest generated with --seed 1), and on every graph of the shared logs and fx dumps
-// that runs with --seed 1 (tests/app/corpus_runs.hpp), each output's SHA-256 as the run reports
-// it. A refactoring of the runtime must keep every line; a change of the numbers made on purpose
-// regenerates the list in the same commit, saying why:
+// `fxlens run FILE --json` at 1 and 2 threads on every corpus/pytorch graph but the backwards
+// (inputs from its sidecar, the rest generated with --seed 1) and on every graph of the shared
+// logs and fx dumps that runs with --seed 1 (tests/app/corpus_runs.hpp), each output's SHA-256 as
+// the run reports it. The list was written by an earlier process, so a line that matches also
+// shows that the bits do not change between runs nor with the number of threads. A refactoring of the runtime must keep
+// every line; a change of the numbers made on purpose regenerates the list in the same commit, saying why:
 //   FXLENS_UPDATE_OUTPUT_HASHES=1 build/tests/fxlens_tests_app test_output_hashes
 // writes tests/data/output_hashes.tsv anew (all rows must run).
 #include <QDir>
@@ -119,9 +120,11 @@ private slots:
         }
         QStringList got;
         for (const QString& id : ids)
-            for (int threads : pytorch ? QList<int>{1, 2} : QList<int>{1}) {
-                QStringList args{QStringLiteral("run"), path, QStringLiteral("--seed"), QStringLiteral("1"),
-                                 QStringLiteral("--threads"), QString::number(threads), QStringLiteral("--json")};
+            for (int threads : {1, 2}) {
+                QStringList args{QStringLiteral("run"),       path,
+                                 QStringLiteral("--seed"),    QStringLiteral("1"),
+                                 QStringLiteral("--threads"), QString::number(threads),
+                                 QStringLiteral("--json")};
                 if (!id.isEmpty()) args << QStringLiteral("--graph") << id;
                 const Run r = fxlens(args + extra);
                 if (r.exitCode != 0 && !pytorch && (r.err.contains("_c10d_functional") || r.err.contains("c10d.")))
@@ -143,8 +146,9 @@ private slots:
             if (!want.contains(l)) diffs << QStringLiteral("now   ") + l;
         for (const QString& l : want)
             if (!got.contains(l)) diffs << QStringLiteral("list  ") + l;
-        QVERIFY2(diffs.isEmpty(), qPrintable(QStringLiteral("%1: the output bits changed:\n").arg(file)
-                                             + diffs.mid(0, 12).join(QLatin1Char('\n'))));
+        QVERIFY2(diffs.isEmpty(),
+                 qPrintable(QStringLiteral("%1: the output bits changed:\n").arg(file)
+                            + diffs.mid(0, 12).join(QLatin1Char('\n'))));
     }
 
     void cleanupTestCase()
