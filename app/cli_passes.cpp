@@ -25,7 +25,7 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-constexpr size_t kProblemsShown = 5;  // per step, in the text form
+constexpr size_t kStepProblemsShown = 5;  // per step, in the text form
 constexpr size_t kProblemsInJson = 100;  // per step, in the JSON form (counts are exact)
 
 // ---------------------------------------------------------------- passes list
@@ -248,7 +248,7 @@ void printStepsText(const PipelineRun& run, const std::vector<std::vector<GraphM
         size_t shown = 0;
         for (const Problem& p : s.problems) {
             if (p.severity == Severity::Note) continue;
-            if (shown++ == kProblemsShown) {
+            if (shown++ == kStepProblemsShown) {
                 out << "         ...\n";
                 break;
             }

@@ -31,11 +31,6 @@ int runRender(const Args&, Io&)
 
 namespace {
 
-bool endsWith(const std::string& s, const std::string& suffix)
-{
-    return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
 // --expand PATH: a group key ("forward/blocks.0"), or a label path without the phase when it
 // names one group ("blocks.0"), or "all".
 void expandPaths(const viewer::GroupTree& tree, const std::vector<std::string>& paths, std::set<int>& expanded)
@@ -50,7 +45,7 @@ void expandPaths(const viewer::GroupTree& tree, const std::vector<std::string>& 
             std::vector<int> matches;
             for (size_t g = 1; g < tree.groups().size(); ++g) {
                 const std::string& key = tree.group(static_cast<int>(g)).key;
-                if (key.size() > p.size() && endsWith(key, "/" + p)) matches.push_back(static_cast<int>(g));
+                if (key.size() > p.size() && key.ends_with("/" + p)) matches.push_back(static_cast<int>(g));
             }
             if (matches.size() > 1) {
                 std::string list;
@@ -75,7 +70,7 @@ int runRender(const Args& args, Io& io)
 {
     const std::string out = args.value("out");
     if (out.empty()) throw UsageError("render needs --out FILE.svg or FILE.png");
-    const bool svg = endsWith(out, ".svg"), png = endsWith(out, ".png");
+    const bool svg = out.ends_with(".svg"), png = out.ends_with(".png");
     if (!svg && !png) throw UsageError("--out " + out + ": the file name must end in .svg or .png");
     const std::string grouping = args.value("group", "phase,module");
     if (grouping != "phase,module" && grouping != "none")

@@ -47,11 +47,6 @@ using nlohmann::json;
 constexpr size_t kSlowestShown = 5;
 constexpr size_t kNamesShown = 8;
 
-bool endsWith(const std::string& s, const std::string& suffix)
-{
-    return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
 std::string millis(double seconds)
 {
     std::ostringstream s;
@@ -556,9 +551,9 @@ int runCheck(const Args& args, Io& io)
     std::optional<Tolerance> tol;
     if (args.has("tolerance")) tol = parseTolerance(args.value("tolerance"));
     const std::string pathA = args.positional.at(0), pathB = args.positional.at(1);
-    if (endsWith(pathA, ".safetensors"))
+    if (pathA.ends_with(".safetensors"))
         throw UsageError("A must be a graph (only B may be a .safetensors file of expected outputs)");
-    const bool bIsFile = endsWith(pathB, ".safetensors");
+    const bool bIsFile = pathB.ends_with(".safetensors");
     if (bIsFile && args.has("graph-b")) throw UsageError("--graph-b does not apply: B is a safetensors file");
     if (bIsFile && args.has("localize"))
         throw UsageError("--localize needs B to be a graph: B is a safetensors file of outputs, which has no "

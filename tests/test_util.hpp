@@ -71,11 +71,12 @@ inline constexpr bool kSanitizedBuild = false;
 inline constexpr bool kSanitizedBuild = false;
 #endif
 
-// In the sanitizer build, true for every second row of the running test function (its 2nd,
-// 4th, ... row); false elsewhere. FXL_SANITIZER_HALF_ROWS skips those rows, saying so: the
-// data-driven CLI and corpus tests whose rows run the same code on other inputs run half of them
-// under ASan (the test command's time), and the release stage runs them all.
-bool sanitizerSkipsRow();
+// In the sanitizer build, true for every row of the running test function but one in `every`
+// (rows 1, every + 1, 2 * every + 1, ... run); false elsewhere. FXL_SANITIZER_ROWS(every) skips
+// those rows, saying so: data-driven CLI, corpus and numerics tests whose rows run the same code
+// on other inputs run a part of them under ASan (the sanitizer stage checks memory; the test
+// command's time), and the release stage runs them all.
+bool sanitizerSkipsRow(int every);
 
 // True for a path in the corpus' pytorch/large/ (the 100k-node graphs).
 bool isLargeCorpusPath(const std::filesystem::path& path);
@@ -101,15 +102,17 @@ bool corpusPresent(const std::filesystem::path& path, const char* file = __built
 // Test data rows of std::string (QTest::addColumn<std::string>), declared once for every test.
 Q_DECLARE_METATYPE(std::string)
 
+#define FXL_SANITIZER_ROWS(every)                                                                                      \
+    do {                                                                                                               \
+        if (fxltest::sanitizerSkipsRow(every))                                                                         \
+            QSKIP(qPrintable(QStringLiteral("sanitizer stage: one row in %1 of this function runs (the release stage " \
+                                            "runs all)")                                                               \
+                                 .arg(every)));                                                                        \
+    } while (false)
+
 // Skips the current row (or fails it under CI=true) when `corpusFile` (a corpus file or
 // directory: a std::filesystem::path, std::string or QString) does not exist. Use at the top of
 // a test function, before reading the file.
-#define FXL_SANITIZER_HALF_ROWS()                                                                                      \
-    do {                                                                                                               \
-        if (fxltest::sanitizerSkipsRow())                                                                              \
-            QSKIP("sanitizer stage: every second row of this function runs (the release stage runs all)");             \
-    } while (false)
-
 #define FXL_REQUIRE_CORPUS(corpusFile)                                                                                 \
     do {                                                                                                               \
         if (!fxltest::corpusPresent(fxltest::toPath(corpusFile))) return;                                              \

@@ -145,6 +145,7 @@ private slots:
     }
     void info()
     {
+        FXL_SANITIZER_ROWS(2);
         QFETCH(QString, file);
         QFETCH(int, exitCode);
         QFETCH(QString, message);
@@ -182,6 +183,7 @@ private slots:
     }
     void convert()
     {
+        FXL_SANITIZER_ROWS(2);
         QFETCH(QString, file);
         QFETCH(int, exitCode);
         const Run r =

@@ -339,6 +339,7 @@ private slots:
     void infoCorpusGraph_data() { addCorpusRows("pytorch", {".code.py", ".graph.txt"}); }
     void infoCorpusGraph()
     {
+        FXL_SANITIZER_ROWS(2);
         QFETCH(QString, path);
         FXL_REQUIRE_CORPUS(path);
         const Run r = fxlens({QStringLiteral("info"), QStringLiteral("--json"), path});
@@ -388,7 +389,7 @@ private slots:
     void convertCorpusRoundTrip_data() { addCorpusRows("pytorch", {".code.py", ".graph.txt"}); }
     void convertCorpusRoundTrip()
     {
-        FXL_SANITIZER_HALF_ROWS();
+        FXL_SANITIZER_ROWS(4);
         QFETCH(QString, path);
         FXL_REQUIRE_CORPUS(path);
         QTemporaryDir tmp;

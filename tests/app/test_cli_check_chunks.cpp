@@ -262,6 +262,7 @@ private slots:
     }
     void labelsProvenInFloat64()
     {
+        FXL_SANITIZER_ROWS(2);
         QFETCH(QString, model);
         QFETCH(int, labels);
         const QString g = modelPath(model);
@@ -330,6 +331,7 @@ private slots:
     }
     void chunkRegionOnModels()
     {
+        FXL_SANITIZER_ROWS(2);
         QFETCH(QString, model);
         QFETCH(QString, regions);
         QTemporaryDir dir;

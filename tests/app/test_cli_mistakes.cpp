@@ -280,7 +280,7 @@ private slots:
     }
     void partitionRefusesWhatIsNoJoint()
     {
-        FXL_SANITIZER_HALF_ROWS();
+        FXL_SANITIZER_ROWS(4);
         QFETCH(QString, file);
         QFETCH(QString, message);
         FXL_REQUIRE_CORPUS(file);
@@ -484,7 +484,7 @@ private slots:
     }
     void infoAgreesWithRun()
     {
-        FXL_SANITIZER_HALF_ROWS();
+        FXL_SANITIZER_ROWS(4);
         QFETCH(QString, file);
         FXL_REQUIRE_CORPUS(file);
         const Run info = fxlens({QStringLiteral("info"), file, QStringLiteral("--json")});

@@ -136,7 +136,7 @@ private slots:
 
     void savedAfterRemat()
     {
-        FXL_SANITIZER_HALF_ROWS();
+        FXL_SANITIZER_ROWS(4);
         QFETCH(QString, joint);
         QFETCH(QString, policy);
         FXL_REQUIRE_CORPUS(joint);
@@ -306,7 +306,7 @@ private slots:
 
     void checkPartitionStep()
     {
-        FXL_SANITIZER_HALF_ROWS();
+        FXL_SANITIZER_ROWS(4);
         QFETCH(QString, joint);
         QFETCH(QString, pipeline);
         FXL_REQUIRE_CORPUS(joint);
@@ -354,7 +354,7 @@ private slots:
 
     void convertedFileGivesTheSameResult()
     {
-        FXL_SANITIZER_HALF_ROWS();
+        FXL_SANITIZER_ROWS(4);
         QFETCH(QString, joint);
         QFETCH(QString, pipeline);
         FXL_REQUIRE_CORPUS(joint);

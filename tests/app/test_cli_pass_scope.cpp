@@ -327,7 +327,7 @@ private slots:
     }
     void noRecomputedSideEffects()
     {
-        FXL_SANITIZER_HALF_ROWS();
+        FXL_SANITIZER_ROWS(2);
         QFETCH(CorpusGraph, graph);
         QFETCH(QString, pipeline);
         FXL_REQUIRE_CORPUS(graph.file);
@@ -465,7 +465,7 @@ private slots:
     }
     void cseKeepsPhasesApart()
     {
-        FXL_SANITIZER_HALF_ROWS();
+        FXL_SANITIZER_ROWS(2);
         QFETCH(CorpusGraph, graph);
         FXL_REQUIRE_CORPUS(graph.file);
         const Timeline t = timelineOf(graph);
@@ -583,7 +583,7 @@ private slots:
     }
     void refusesGraphsWithoutBackward()
     {
-        FXL_SANITIZER_HALF_ROWS();
+        FXL_SANITIZER_ROWS(2);
         QFETCH(CorpusGraph, graph);
         FXL_REQUIRE_CORPUS(graph.file);
         const Shape shape = shapeOf(graph.file, graph.kind);

@@ -458,7 +458,7 @@ private slots:
     // mem's numbers are computeMemoryTimeline's.
     void memCorpus()
     {
-        FXL_SANITIZER_HALF_ROWS();
+        FXL_SANITIZER_ROWS(4);
         QFETCH(QString, name);
         const QString file = kPytorch + "/" + name + ".joint.code.py";
         FXL_REQUIRE_CORPUS(file);

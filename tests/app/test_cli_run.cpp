@@ -192,7 +192,7 @@ private slots:
     }
     void partitionMatchesJoint()
     {
-        FXL_SANITIZER_HALF_ROWS();
+        FXL_SANITIZER_ROWS(4);
         QFETCH(QString, name);
         QFETCH(QString, partitioner);
         FXL_REQUIRE_CORPUS(corpus(name + QStringLiteral(".joint.code.py")));
@@ -778,7 +778,7 @@ private slots:
     }
     void everyCorpusGraphRuns()
     {
-        FXL_SANITIZER_HALF_ROWS();
+        FXL_SANITIZER_ROWS(2);
         QFETCH(int, row);
         const CorpusRunRow& r = kCorpusRuns[row];
         const QString file = QString::fromStdString(fxltest::corpusPath(r.file).string());

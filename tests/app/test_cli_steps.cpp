@@ -104,7 +104,7 @@ private slots:
     }
     void stepsRunOnTheirOwn()
     {
-        FXL_SANITIZER_HALF_ROWS();
+        FXL_SANITIZER_ROWS(4);
         QFETCH(QString, graph);
         QFETCH(QString, pipeline);
         const QString input = kPytorch + "/" + graph;
@@ -178,7 +178,7 @@ private slots:
     }
     void convertedGraphsRun()
     {
-        FXL_SANITIZER_HALF_ROWS();
+        FXL_SANITIZER_ROWS(4);
         QFETCH(QString, graph);
         const QString input = kPytorch + "/" + graph;
         FXL_REQUIRE_CORPUS(input);

@@ -132,6 +132,7 @@ private slots:
     }
     void singleGraph()
     {
+        FXL_SANITIZER_ROWS(3);
         QFETCH(std::string, name);
         QFETCH(std::string, spec);
         FXL_REQUIRE_CORPUS(kPytorch / (name + ".joint.code.py"));
@@ -161,6 +162,7 @@ private slots:
     }
     void partition()
     {
+        FXL_SANITIZER_ROWS(3);
         QFETCH(std::string, name);
         QFETCH(std::string, spec);
         FXL_REQUIRE_CORPUS(kPytorch / (name + ".joint.code.py"));

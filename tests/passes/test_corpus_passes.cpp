@@ -121,7 +121,7 @@ private slots:
     }
     void joint()
     {
-        FXL_SANITIZER_HALF_ROWS();
+        FXL_SANITIZER_ROWS(4);
         QFETCH(QString, path);
         QFETCH(QString, spec);
         checkRow(path, spec);
@@ -136,7 +136,7 @@ private slots:
     }
     void partitioned()
     {
-        FXL_SANITIZER_HALF_ROWS();
+        FXL_SANITIZER_ROWS(4);
         QFETCH(QString, path);
         QFETCH(QString, spec);
         checkRow(path, spec);

@@ -125,6 +125,7 @@ private slots:
     void cancelKeepsCompleteSteps_data() { addRows(true); }
     void cancelKeepsCompleteSteps()
     {
+        FXL_SANITIZER_ROWS(3);
         QFETCH(QString, path);
         QFETCH(QString, spec);
         QFETCH(QString, when);
@@ -150,6 +151,7 @@ private slots:
     void sameStepsWithHooks_data() { addRows(false); }
     void sameStepsWithHooks()
     {
+        FXL_SANITIZER_ROWS(2);
         QFETCH(QString, path);
         QFETCH(QString, spec);
         FXL_REQUIRE_CORPUS(path);

@@ -627,6 +627,7 @@ private slots:
     }
     void threadsBitwise()
     {
+        FXL_SANITIZER_ROWS(4);
         QFETCH(int, index);
         const SelfOp op = selfOps()[static_cast<size_t>(index)];
         auto one = makeCpuBackend(CpuBackendOptions{1});

@@ -233,6 +233,7 @@ private slots:
     }
     void windowsAndThreads()
     {
+        FXL_SANITIZER_ROWS(2);
         QFETCH(std::string, name);
         const Case c = caseNamed(name);
         auto be = makeCpuBackend(CpuBackendOptions{1});

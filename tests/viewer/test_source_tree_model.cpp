@@ -63,6 +63,7 @@ private slots:
 
     void countsEqualInfo()
     {
+        FXL_SANITIZER_ROWS(3);
         QFETCH(QString, path);
         FXL_REQUIRE_CORPUS(path);
         std::shared_ptr<Source> src;

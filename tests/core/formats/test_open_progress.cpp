@@ -240,6 +240,7 @@ private slots:
     void cancelLeavesNothing_data() { cancelRows(); }
     void cancelLeavesNothing()
     {
+        FXL_SANITIZER_ROWS(3);
         QFETCH(QString, input);
         QFETCH(QString, when);
         const fs::path p = rowPath(input);
