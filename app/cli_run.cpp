@@ -643,7 +643,10 @@ int runCheck(const Args& args, Io& io)
         }
         return kExitInputError;
     }
-    const int rc = c.verdict == Verdict::Different ? kExitInputError : kExitOk;
+    // NaN payloads alone are not bitwise equal (exit 1), but within any tolerance given
+    const bool passed = c.verdict == Verdict::BitwiseEqual || c.verdict == Verdict::WithinTolerance
+        || (c.verdict == Verdict::NanPayloadsOnly && tol);
+    const int rc = passed ? kExitOk : kExitInputError;
     const PartitionFeed& p = c.partition;
     const size_t savedCount =
         partition ? c.b.result.outputs.size() - std::min(p.userOutputs, c.b.result.outputs.size()) : 0;

@@ -88,11 +88,15 @@ void storeFromDouble(void* p, DType t, double v)
 {
     switch (t) {
     case DType::F32: {
-        float x = static_cast<float>(v);
+        float x = math::canonical(static_cast<float>(v));
         std::memcpy(p, &x, 4);
         return;
     }
-    case DType::F64: std::memcpy(p, &v, 8); return;
+    case DType::F64: {
+        const double x = math::canonical(v);
+        std::memcpy(p, &x, 8);
+        return;
+    }
     case DType::BF16: {
         uint16_t x = f32ToBf16(static_cast<float>(v));
         std::memcpy(p, &x, 2);
@@ -162,7 +166,11 @@ float loadAsFloat(const void* p, DType t)
 void storeFromFloat(void* p, DType t, float v)
 {
     switch (t) {
-    case DType::F32: std::memcpy(p, &v, 4); return;
+    case DType::F32: {
+        const float x = math::canonical(v);
+        std::memcpy(p, &x, 4);
+        return;
+    }
     case DType::BF16: {
         uint16_t x = f32ToBf16(v);
         std::memcpy(p, &x, 2);
@@ -175,6 +183,57 @@ void storeFromFloat(void* p, DType t, float v)
     }
     default: storeFromDouble(p, t, v);
     }
+}
+
+namespace {
+// Calls fn(index, bits) for every NaN element other than the canonical one; stops early when
+// fn returns false.
+template<class U, class Fn>
+void otherNans(const void* p, int64_t n, U absMask, U infBits, U canon, Fn&& fn)
+{
+    const auto* q = static_cast<const unsigned char*>(p);
+    for (int64_t k = 0; k < n; ++k) {
+        U u;
+        std::memcpy(&u, q + k * static_cast<int64_t>(sizeof(U)), sizeof(U));
+        if ((u & absMask) > infBits && u != canon && !fn(k)) return;
+    }
+}
+
+template<class Fn>
+void otherNansOf(const void* p, DType t, int64_t n, Fn&& fn)
+{
+    switch (t) {
+    case DType::F32: otherNans<uint32_t>(p, n, 0x7fffffffu, 0x7f800000u, math::kCanonicalNanBits, fn); return;
+    case DType::F64:
+        otherNans<uint64_t>(p, n, 0x7fffffffffffffffull, 0x7ff0000000000000ull, math::kCanonicalNanBits64, fn);
+        return;
+    case DType::BF16: otherNans<uint16_t>(p, n, 0x7fffu, 0x7f80u, math::kCanonicalNanBf16, fn); return;
+    case DType::F16: otherNans<uint16_t>(p, n, 0x7fffu, 0x7c00u, math::kCanonicalNanF16, fn); return;
+    default: return;
+    }
+}
+}  // namespace
+
+int64_t canonicalizeNans(void* p, DType t, int64_t n)
+{
+    int64_t changed = 0;
+    const int isz = dtypeItemSize(t);
+    otherNansOf(p, t, n, [&](int64_t k) {
+        storeFromDouble(static_cast<unsigned char*>(p) + k * isz, t, std::numeric_limits<double>::quiet_NaN());
+        ++changed;
+        return true;
+    });
+    return changed;
+}
+
+bool hasOtherNans(const void* p, DType t, int64_t n)
+{
+    bool any = false;
+    otherNansOf(p, t, n, [&](int64_t) {
+        any = true;
+        return false;
+    });
+    return any;
 }
 
 }  // namespace fxl

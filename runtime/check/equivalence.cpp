@@ -113,8 +113,9 @@ TensorDiff compareTensors(const std::string& name, const SafeTensor& a, const Sa
             d.firstBHex = hexOf(rawBits(pb, isz), isz);
         }
         if (std::isnan(va) || std::isnan(vb)) {
-            ++d.nanMismatch;
-            allWithin = allWithin && std::isnan(va) && std::isnan(vb);
+            const bool both = std::isnan(va) && std::isnan(vb);
+            ++(both ? d.nanPayloadOnly : d.nanMismatch);
+            allWithin = allWithin && both;
             continue;
         }
         if (va == vb) {  // +0 vs -0 (or NaN payloads, handled above)
@@ -161,6 +162,16 @@ bool EquivalenceReport::allBitwiseEqual() const
     return true;
 }
 
+bool EquivalenceReport::allEqualExceptNanPayloads() const
+{
+    if (!onlyInA.empty() || !onlyInB.empty() || allBitwiseEqual()) return false;
+    for (const auto& o : outputs)
+        if (!o.bitwiseEqual && !o.onlyNanPayloads()) return false;
+    for (const auto& s : states)
+        if (!s.bitwiseEqual() && !(s.sameWrites() && s.values && s.values->onlyNanPayloads())) return false;
+    return true;
+}
+
 bool EquivalenceReport::allWithinTolerance() const
 {
     if (!onlyInA.empty() || !onlyInB.empty()) return false;
@@ -174,6 +185,7 @@ bool EquivalenceReport::allWithinTolerance() const
 Verdict verdictOf(const EquivalenceReport& r, const std::optional<Tolerance>& tol)
 {
     if (r.allBitwiseEqual()) return Verdict::BitwiseEqual;
+    if (r.allEqualExceptNanPayloads()) return Verdict::NanPayloadsOnly;
     if (tol && r.allWithinTolerance()) return Verdict::WithinTolerance;
     return Verdict::Different;
 }
@@ -182,6 +194,7 @@ const char* verdictKey(Verdict v)
 {
     switch (v) {
     case Verdict::BitwiseEqual: return "bitwise_equal";
+    case Verdict::NanPayloadsOnly: return "nan_payloads_only";
     case Verdict::WithinTolerance: return "within_tolerance";
     default: return "different";
     }
@@ -196,6 +209,8 @@ std::string verdictText(Verdict v, const std::optional<Tolerance>& tol)
     };
     switch (v) {
     case Verdict::BitwiseEqual: return "bitwise equal";
+    case Verdict::NanPayloadsOnly:
+        return "equal except NaN payloads (the same elements are NaN, with other NaN bits), not bitwise equal";
     case Verdict::WithinTolerance:
         return "within tolerance (atol " + number(tol ? tol->atol : 0) + ", rtol " + number(tol ? tol->rtol : 0)
             + "), not bitwise equal";
@@ -219,6 +234,15 @@ EquivalenceReport compareOutputs(const SafeTensorsFile& a, const SafeTensorsFile
     return r;
 }
 
+namespace {
+std::string joinIndex(const std::vector<int64_t>& idx)
+{
+    std::string s;
+    for (size_t k = 0; k < idx.size(); ++k) s += (k ? ", " : "") + std::to_string(idx[k]);
+    return s;
+}
+}  // namespace
+
 std::string diffToText(const TensorDiff& d)
 {
     std::ostringstream o;
@@ -230,11 +254,16 @@ std::string diffToText(const TensorDiff& d)
             o << "shape differs";
         else if (d.bitwiseEqual)
             o << "bitwise equal";
+        else if (d.onlyNanPayloads())
+            o << "equal except NaN payloads: " << d.nanPayloadOnly << " of " << d.numel
+              << " elements are NaN in both with other bits; first at [" << joinIndex(d.firstIndexNd)
+              << "]: " << d.firstAHex << " vs " << d.firstBHex;
         else {
             o << d.differing << " of " << d.numel << " elements differ; max abs " << d.maxAbs << ", max rel "
               << d.maxRel << ", max ulp " << d.maxUlp;
             if (d.signFlips) o << ", " << d.signFlips << " sign flips";
             if (d.nanMismatch) o << ", " << d.nanMismatch << " NaN mismatches";
+            if (d.nanPayloadOnly) o << ", " << d.nanPayloadOnly << " NaN in both with other bits";
             if (d.zeroSignOnly) o << ", " << d.zeroSignOnly << " differ only in the sign of zero";
             o << "; first at [";
             for (size_t k = 0; k < d.firstIndexNd.size(); ++k) o << (k ? ", " : "") << d.firstIndexNd[k];
@@ -285,6 +314,7 @@ nlohmann::json reportToJson(const EquivalenceReport& r)
 {
     nlohmann::json j;
     j["bitwise_equal"] = r.allBitwiseEqual();
+    j["equal_except_nan_payloads"] = r.allEqualExceptNanPayloads();
     j["outputs"] = nlohmann::json::array();
     for (const auto& d : r.outputs) {
         nlohmann::json o = {{"name", d.name},
@@ -299,6 +329,7 @@ nlohmann::json reportToJson(const EquivalenceReport& r)
                             {"max_ulp_of_larger", d.maxUlpOfLarger},
                             {"sign_flips", d.signFlips},
                             {"nan_mismatch", d.nanMismatch},
+                            {"nan_payload_only", d.nanPayloadOnly},
                             {"zero_sign_only", d.zeroSignOnly},
                             {"within_tolerance", d.withinTolerance},
                             {"worst_tolerance_ratio", d.worstToleranceRatio}};
@@ -319,6 +350,7 @@ nlohmann::json reportToJson(const EquivalenceReport& r)
                             {"bitwise_equal", s.bitwiseEqual()}};
         if (s.values) {
             o["differing"] = s.values->differing;
+            o["nan_payload_only"] = s.values->nanPayloadOnly;
             o["numel"] = s.values->numel;
             o["max_abs"] = s.values->maxAbs;
             o["max_ulp"] = s.values->maxUlp;

@@ -29,7 +29,12 @@ struct TensorDiff
     uint64_t maxUlp = 0;  // in the tensor's own format
     double maxUlpOfLarger = 0;  // |a-b| / ulp(max(|a|,|b|))
     int64_t signFlips = 0;
-    int64_t nanMismatch = 0, zeroSignOnly = 0;
+    int64_t nanMismatch = 0;  // NaN on one side, a number on the other
+    int64_t nanPayloadOnly = 0;  // NaN on both sides, with different bits (sign or payload)
+    int64_t zeroSignOnly = 0;
+    // every difference is a NaN on both sides with other bits: the values are the same, the
+    // NaN bits are not (a file written by PyTorch has 0x7fc00000, fxlens writes 0xffc00000)
+    bool onlyNanPayloads() const { return !bitwiseEqual && differing > 0 && differing == nanPayloadOnly; }
     bool withinTolerance = false;  // when a tolerance was given: |a-e| <= atol + rtol |e|
     double worstToleranceRatio = 0;  // max |a-e| / (atol + rtol |e|)
 };
@@ -64,6 +69,8 @@ struct EquivalenceReport
     std::vector<std::string> onlyInA, onlyInB;  // unmatched outputs
     std::vector<std::pair<std::string, std::string>> mapping;  // a name -> b name when outputs were remapped
     bool allBitwiseEqual() const;
+    // not bitwise equal, but every difference is NaN against NaN with other bits
+    bool allEqualExceptNanPayloads() const;
     bool allWithinTolerance() const;
 };
 
@@ -71,6 +78,7 @@ struct EquivalenceReport
 enum class Verdict
 {
     BitwiseEqual,
+    NanPayloadsOnly,  // not bitwise equal: the same elements are NaN, with other NaN bits; the rest is bitwise equal
     WithinTolerance,  // not bitwise equal, every difference within the tolerance given
     Different,
 };

@@ -57,6 +57,21 @@ struct Num
     static C load(S v) { return v; }
     static S store(C v) { return v; }
 };
+// every floating result is stored with the canonical NaN (math::canonical)
+template<>
+struct Num<float>
+{
+    using C = float;
+    static float load(float v) { return v; }
+    static float store(float v) { return math::canonical(v); }
+};
+template<>
+struct Num<double>
+{
+    using C = double;
+    static double load(double v) { return v; }
+    static double store(double v) { return math::canonical(v); }
+};
 template<>
 struct Num<B8>
 {
@@ -110,7 +125,10 @@ template<class D, class S>
 D convert(S v)
 {
     if constexpr (std::is_same_v<D, S>) {
-        return v;
+        if constexpr (std::is_floating_point_v<D>)
+            return math::canonical(v);  // a Python float NaN (fill, masked_fill) is stored canonical
+        else
+            return v;
     } else if constexpr (kIsReduced<S> || kIsBool<S>) {
         return convert<D>(Num<S>::load(v));  // widen exactly first (float / bool)
     } else if constexpr (kIsReduced<D>) {
@@ -118,7 +136,7 @@ D convert(S v)
     } else if constexpr (kIsBool<D>) {
         return B8{static_cast<uint8_t>(v != 0 ? 1 : 0)};
     } else if constexpr (std::is_floating_point_v<D>) {
-        return static_cast<D>(v);
+        return math::canonical(static_cast<D>(v));
     } else if constexpr (std::is_floating_point_v<S>) {  // float -> integer
         if constexpr (std::is_same_v<D, int64_t>)
             return detail::truncToI64(static_cast<double>(v));

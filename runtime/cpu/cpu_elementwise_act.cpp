@@ -1,12 +1,13 @@
 // Floating-point unary kernels and activation backward: rsqrt, sqrt, reciprocal, exp, log,
 // log2, log10, tanh, erf, sin, cos, tan, asin, acos, atan, sinh, cosh, asinh, acosh, atanh,
 // atan2, sigmoid, silu, gelu (erf and tanh forms) and gelu / silu / sigmoid / tanh backward.
-// The formulas are PyTorch CPU's scalar ones (Activation.cpp, UnaryOpsKernel.cpp), evaluated
-// in f32 for f32/bf16/f16 (rounded once) and in f64 for f64, with one libm call
-// (erff/expf/tanhf or the double ones) per element on every path. Also the piecewise-linear
-// activations: relu, threshold_backward, hardtanh, leaky_relu and their backward.
+// Each element's formula is in runtime/math/activations.hpp (PyTorch CPU's scalar ones, with
+// fxlens' correctly rounded functions), evaluated in f32 for f32/bf16/f16 (rounded once) and in
+// f64 for f64; this file holds the argument handling, the dtype dispatch and the loops. Also
+// the piecewise-linear activations: relu, threshold_backward, hardtanh, leaky_relu and their
+// backward.
 #include "runtime/cpu/cpu_elementwise_act.hpp"
-#include "runtime/math/functions.hpp"
+#include "runtime/math/activations.hpp"
 
 #include <cmath>
 
@@ -15,209 +16,7 @@
 namespace fxl::cpu::ew {
 namespace {
 
-constexpr double kSqrt1_2 = 0.70710678118654752440;  // M_SQRT1_2
-constexpr double kSqrt2 = 1.41421356237309504880;  // M_SQRT2
-constexpr double k2SqrtPi = 1.12837916709551257390;  // M_2_SQRTPI
-
-template<class C>
-struct Gelu
-{
-    C operator()(C x) const
-    {
-        const C kAlpha = static_cast<C>(kSqrt1_2);
-        return x * C(0.5) * (C(1) + math::erf(x * kAlpha));
-    }
-};
-
-template<class C>
-struct GeluTanh
-{
-    C operator()(C x) const
-    {
-        const C kBeta = static_cast<C>(kSqrt2 * k2SqrtPi * 0.5);
-        const C kKappa = static_cast<C>(0.044715);
-        const C xCube = x * x * x;
-        const C inner = kBeta * (x + kKappa * xCube);
-        return C(0.5) * x * (C(1) + math::tanh(inner));
-    }
-};
-
-template<class C>
-struct GeluBackward
-{
-    C operator()(C dy, C x) const
-    {
-        const C kAlpha = static_cast<C>(kSqrt1_2);
-        const C kBeta = static_cast<C>(k2SqrtPi * kSqrt1_2 * 0.5);
-        const C cdf = C(0.5) * (C(1) + math::erf(x * kAlpha));
-        const C pdf = kBeta * math::exp(x * x * C(-0.5));
-        return dy * (cdf + x * pdf);
-    }
-};
-
-template<class C>
-struct GeluTanhBackward
-{
-    C operator()(C dy, C x) const
-    {
-        const C kBeta = static_cast<C>(kSqrt2 * k2SqrtPi * 0.5);
-        const C kKappa = static_cast<C>(0.044715);
-        const C xSq = x * x;
-        const C xCube = xSq * x;
-        const C inner = kBeta * (x + kKappa * xCube);
-        const C tanhInner = math::tanh(inner);
-        const C left = C(0.5) * x;
-        const C right = C(1) + tanhInner;
-        const C leftDerivative = C(0.5) * right;
-        const C tanhDerivative = C(1) - tanhInner * tanhInner;
-        const C innerDerivative = kBeta * (C(1) + C(3) * kKappa * xSq);
-        const C rightDerivative = left * tanhDerivative * innerDerivative;
-        return dy * (leftDerivative + rightDerivative);
-    }
-};
-
-template<class C>
-struct Sigmoid
-{
-    C operator()(C x) const { return C(1) / (C(1) + math::exp(-x)); }
-};
-template<class C>
-struct Silu
-{
-    C operator()(C x) const { return x / (C(1) + math::exp(-x)); }
-};
-template<class C>
-struct Rsqrt
-{
-    C operator()(C x) const { return C(1) / std::sqrt(x); }
-};
-template<class C>
-struct Sqrt
-{
-    C operator()(C x) const { return std::sqrt(x); }
-};
-template<class C>
-struct Reciprocal
-{
-    C operator()(C x) const { return C(1) / x; }
-};
-template<class C>
-struct Exp
-{
-    C operator()(C x) const { return math::exp(x); }
-};
-template<class C>
-struct Log
-{
-    C operator()(C x) const { return math::log(x); }
-};
-template<class C>
-struct Tanh
-{
-    C operator()(C x) const { return math::tanh(x); }
-};
-template<class C>
-struct Erf
-{
-    C operator()(C x) const { return math::erf(x); }
-};
-template<class C>
-struct Acos
-{
-    C operator()(C x) const { return math::acos(x); }
-};
-template<class C>
-struct Expm1
-{
-    C operator()(C x) const { return math::expm1(x); }
-};
-template<class C>
-struct Log1p
-{
-    C operator()(C x) const { return math::log1p(x); }
-};
-template<class C>
-struct Sin
-{
-    C operator()(C x) const { return math::sin(x); }
-};
-template<class C>
-struct Cos
-{
-    C operator()(C x) const { return math::cos(x); }
-};
-
-template<class C>
-struct Asin
-{
-    C operator()(C x) const { return math::asin(x); }
-};
-template<class C>
-struct Acosh
-{
-    C operator()(C x) const { return math::acosh(x); }
-};
-template<class C>
-struct Asinh
-{
-    C operator()(C x) const { return math::asinh(x); }
-};
-template<class C>
-struct Atan
-{
-    C operator()(C x) const { return math::atan(x); }
-};
-template<class C>
-struct Atanh
-{
-    C operator()(C x) const { return math::atanh(x); }
-};
-template<class C>
-struct Cosh
-{
-    C operator()(C x) const { return math::cosh(x); }
-};
-template<class C>
-struct Sinh
-{
-    C operator()(C x) const { return math::sinh(x); }
-};
-template<class C>
-struct Tan
-{
-    C operator()(C x) const { return math::tan(x); }
-};
-template<class C>
-struct Log10
-{
-    C operator()(C x) const { return math::log10(x); }
-};
-template<class C>
-struct Log2
-{
-    C operator()(C x) const { return math::log2(x); }
-};
-
-// backward formulas (PyTorch CPU BinaryOpsKernel.cpp / Activation.cpp scalar paths)
-template<class C>
-struct SigmoidBackward
-{  // (grad_output, output)
-    C operator()(C dy, C y) const { return dy * (C(1) - y) * y; }
-};
-template<class C>
-struct TanhBackward
-{  // (grad_output, output)
-    C operator()(C dy, C y) const { return dy * (C(1) - y * y); }
-};
-template<class C>
-struct SiluBackward
-{  // (grad_output, self)
-    C operator()(C dy, C x) const
-    {
-        const C sigmoid = C(1) / (C(1) + math::exp(-x));
-        return dy * sigmoid * (C(1) + x * (C(1) - sigmoid));
-    }
-};
+using namespace math::act;  // the per-element formulas (runtime/math/activations.hpp)
 
 // out = F(self) for floating dtypes. Integer/bool inputs are computed in f32 when
 // `intToFloat` (PyTorch's unary float ops: rsqrt, sigmoid), rejected otherwise (gelu, silu).
@@ -274,8 +73,7 @@ void atan2Kernel(KernelCall& call)
     dispatch<Set::Float>(common, "atan2", [&](auto tag) {
         using S = typename decltype(tag)::type;
         using C = typename Num<S>::C;
-        runBinary<S>(
-            call, out, av, bv, [](C y, C x) -> C { return math::atan2(y, x); }, kGrainMath);
+        runBinary<S>(call, out, av, bv, Atan2<C>{}, kGrainMath);
     });
     call.result = Value::ofTensor(out);
 }
@@ -311,10 +109,7 @@ void eluKernel(KernelCall& call)
             return kIsReduced<S> ? static_cast<C>(v.toDouble()) : Num<S>::load(checkedScalarTo<S>(v, "elu"));
         };
         const C negcoef = coef(alpha) * coef(scale), poscoef = coef(scale), negiptcoef = coef(inputScale);
-        pointwise<S, S>(call.pool, out, {self}, lifted<S, S>([=](C x) -> C {
-                            return x <= C(0) ? (math::exp(x * negiptcoef) - C(1)) * negcoef : x * poscoef;
-                        }),
-                        kGrainMath);
+        pointwise<S, S>(call.pool, out, {self}, lifted<S, S>(Elu<C>{negcoef, poscoef, negiptcoef}), kGrainMath);
     });
     call.result = Value::ofTensor(out);
 }
@@ -333,10 +128,7 @@ void softplusKernel(KernelCall& call)
             return kIsReduced<S> ? static_cast<C>(v.toDouble()) : Num<S>::load(checkedScalarTo<S>(v, "softplus"));
         };
         const C beta = coef(betaV), threshold = coef(thresholdV);
-        pointwise<S, S>(call.pool, out, {self}, lifted<S, S>([=](C x) -> C {
-                            return (x * beta) > threshold ? x : math::log1p(math::exp(x * beta)) / beta;
-                        }),
-                        kGrainMath);
+        pointwise<S, S>(call.pool, out, {self}, lifted<S, S>(Softplus<C>{beta, threshold}), kGrainMath);
     });
     call.result = Value::ofTensor(out);
 }
@@ -376,8 +168,7 @@ void reluKernel(KernelCall& call)
     if (self.dtype() == DType::Bool) throw KernelError("relu: bool tensors are not supported");
     unaryKernel<Set::Numeric>(call, "relu", self.dtype(), [](auto tag) {
         using S = typename decltype(tag)::type;
-        using C = typename Num<S>::C;
-        return [](C x) -> C { return x < C(0) ? C(0) : x; };
+        return Relu<typename Num<S>::C>{};
     });
 }
 
@@ -395,7 +186,7 @@ void thresholdBackwardKernel(KernelCall& call)
         using S = typename decltype(tag)::type;
         using C = typename Num<S>::C;
         const C t = Num<S>::load(checkedScalarTo<S>(th, "threshold_backward"));
-        runBinary<S>(call, out, x, g, [t](C xv, C gv) -> C { return xv <= t ? C(0) : gv; });
+        runBinary<S>(call, out, x, g, ThresholdBackward<C>{t});
     });
     call.result = Value::ofTensor(out);
 }
@@ -411,10 +202,7 @@ void hardtanhKernel(KernelCall& call)
         using C = typename Num<S>::C;
         const C l = Num<S>::load(checkedScalarTo<S>(lo, "hardtanh")),
                 h = Num<S>::load(checkedScalarTo<S>(hi, "hardtanh"));
-        return [l, h](C x) -> C {
-            x = x < l ? l : x;
-            return h < x ? h : x;
-        };
+        return Hardtanh<C>{l, h};
     });
 }
 
@@ -441,7 +229,7 @@ void hardtanhBackwardKernel(KernelCall& call)
         using C = typename Num<S>::C;
         const C l = Num<S>::load(checkedScalarTo<S>(lo, "hardtanh_backward"));
         const C h = Num<S>::load(checkedScalarTo<S>(hi, "hardtanh_backward"));
-        return [l, h](C dy, C x) -> C { return (x <= l || x >= h) ? C(0) : dy; };
+        return HardtanhBackward<C>{l, h};
     });
 }
 
@@ -456,7 +244,7 @@ void leakyReluKernel(KernelCall& call)
         // bf16/f16: the slope in f32 (PyTorch's reduced-precision path)
         const C k =
             kIsReduced<S> ? static_cast<C>(slope.toDouble()) : Num<S>::load(checkedScalarTo<S>(slope, "leaky_relu"));
-        return [k](C x) -> C { return x > C(0) ? x : x * k; };
+        return LeakyRelu<C>{k};
     });
 }
 
@@ -468,7 +256,7 @@ void leakyReluBackwardKernel(KernelCall& call)
         using C = typename Num<S>::C;
         const C k = kIsReduced<S> ? static_cast<C>(slope.toDouble())
                                   : Num<S>::load(checkedScalarTo<S>(slope, "leaky_relu_backward"));
-        return [k](C dy, C x) -> C { return x > C(0) ? dy : dy * k; };
+        return LeakyReluBackward<C>{k};
     });
 }
 

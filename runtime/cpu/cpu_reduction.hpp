@@ -91,6 +91,8 @@ inline T narrowTo(A v)
         return f16_t{f32ToF16(static_cast<float>(v))};
     else if constexpr (std::is_same_v<A, uint64_t>)
         return static_cast<T>(static_cast<int64_t>(v));
+    else if constexpr (std::is_floating_point_v<T>)
+        return math::canonical(static_cast<T>(v));  // every NaN stored is the canonical one
     else
         return static_cast<T>(v);
 }

@@ -32,6 +32,14 @@ Tensor uploadSafeTensor(const SafeTensor& st, Backend& b, const std::string& wha
     if (static_cast<int64_t>(st.data.size()) != t.nbytes())
         throw KernelError(what + ": " + std::to_string(st.data.size()) + " bytes for shape of "
                           + std::to_string(t.nbytes()));
+    if (hasOtherNans(st.data.data(), st.dtype, t.numel())) {
+        // every NaN of a run is the canonical one (docs/numerics.md section 6): a file's NaNs
+        // (PyTorch writes 0x7fc00000 for float('nan')) are replaced on the way in
+        std::vector<uint8_t> bytes(st.data.begin(), st.data.end());
+        canonicalizeNans(bytes.data(), st.dtype, t.numel());
+        b.upload(t, bytes.data(), t.nbytes());
+        return t;
+    }
     b.upload(t, st.data.data(), t.nbytes());
     return t;
 }

@@ -78,6 +78,15 @@ FXL_HD inline double canonicalNanD() { return doubleFromBits(kCanonicalNanBits64
 
 FXL_HD inline bool isNan(float x) { return (bitsOf(x) & 0x7fffffffu) > 0x7f800000u; }
 FXL_HD inline bool isNan(double x) { return (bitsOf(x) & 0x7fffffffffffffffull) > 0x7ff0000000000000ull; }
+// x, or the canonical NaN when x is a NaN (whatever its sign and payload): what every computing
+// kernel stores, so that results compare bitwise across devices (an x86 invalid operation
+// gives this NaN already; an operand's NaN propagates with its payload, a sign flip (neg,
+// abs) changes its sign, and a GPU's NaN bits are unspecified).
+FXL_HD inline float canonical(float x) { return isNan(x) ? canonicalNanF() : x; }
+FXL_HD inline double canonical(double x) { return isNan(x) ? canonicalNanD() : x; }
+// The canonical NaNs of bf16 and f16 (the float32 one narrowed: sign, quiet bit, no payload).
+inline constexpr uint16_t kCanonicalNanBf16 = 0xffc0u;
+inline constexpr uint16_t kCanonicalNanF16 = 0xfe00u;
 FXL_HD inline bool isInf(float x) { return (bitsOf(x) & 0x7fffffffu) == 0x7f800000u; }
 FXL_HD inline bool isInf(double x) { return (bitsOf(x) & 0x7fffffffffffffffull) == 0x7ff0000000000000ull; }
 FXL_HD inline float fabs(float x) { return floatFromBits(bitsOf(x) & 0x7fffffffu); }

@@ -5,6 +5,7 @@
 // whenever the CUDA toolkit is found (runtime/CMakeLists.txt); nothing links it.
 #include <cstdint>
 
+#include "runtime/math/activations.hpp"
 #include "runtime/math/bits.hpp"
 #include "runtime/math/functions.hpp"
 #include "runtime/math/philox.hpp"
@@ -91,4 +92,30 @@ __global__ void philox(const uint64_t* seeds, float* out, double* outD, uint32_t
         + fxl::philoxNormalAtF32(s, 5, 6) + fxl::tritonRand(s, 7) + fxl::tritonRandn(s, 8);
     outD[i] = fxl::philoxUniformAtF64(s, 1, 2) + fxl::philoxNormalAtF64(s, 3, 4);
     outI[i] = fxl::tritonRandint64(s, 9, -5, 5);
+}
+
+// every activation formula (activations.hpp) in float and double
+template<class C>
+__device__ C activations(const C* x, int i)
+{
+    namespace a = fxl::math::act;
+    const C u = x[i], v = x[i + 1];
+    C r = a::Gelu<C>{}(u) + a::GeluTanh<C>{}(u) + a::GeluBackward<C>{}(u, v) + a::GeluTanhBackward<C>{}(u, v);
+    r += a::Sigmoid<C>{}(u) + a::Silu<C>{}(u) + a::Rsqrt<C>{}(u) + a::Sqrt<C>{}(u) + a::Reciprocal<C>{}(u);
+    r += a::Exp<C>{}(u) + a::Expm1<C>{}(u) + a::Log<C>{}(u) + a::Log1p<C>{}(u) + a::Log2<C>{}(u) + a::Log10<C>{}(u);
+    r += a::Tanh<C>{}(u) + a::Erf<C>{}(u) + a::Sin<C>{}(u) + a::Cos<C>{}(u) + a::Tan<C>{}(u) + a::Asin<C>{}(u);
+    r += a::Acos<C>{}(u) + a::Atan<C>{}(u) + a::Sinh<C>{}(u) + a::Cosh<C>{}(u) + a::Asinh<C>{}(u) + a::Acosh<C>{}(u);
+    r += a::Atanh<C>{}(u) + a::Atan2<C>{}(u, v) + a::SigmoidBackward<C>{}(u, v) + a::TanhBackward<C>{}(u, v);
+    r += a::SiluBackward<C>{}(u, v) + a::Elu<C>{v, u, v}(u) + a::Softplus<C>{v, u}(u) + a::Relu<C>{}(u);
+    r += a::ThresholdBackward<C>{v}(u, v) + a::Hardtanh<C>{u, v}(u) + a::HardtanhBackward<C>{u, v}(u, v);
+    r += a::LeakyRelu<C>{v}(u) + a::LeakyReluBackward<C>{v}(u, v) + fxl::math::canonical(u);
+    return r;
+}
+__global__ void activationKernels(const float* x, const double* d, const int64_t* n, float* out, double* outD,
+                                  int64_t* outI)
+{
+    const int i = static_cast<int>(threadIdx.x);
+    out[i] = activations(x, i);
+    outD[i] = activations(d, i);
+    outI[i] = fxl::math::act::Relu<int64_t>{}(n[i]);
 }

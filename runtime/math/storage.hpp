@@ -1,8 +1,8 @@
 #pragma once
 // Storage types and their conversions, one written rule for every device: bf16 and f16 widen to
-// f32 exactly; f32 narrows to them rounding to nearest even, overflowing to infinity, and a NaN
-// stays a quiet NaN with its sign (bf16: the top 16 bits with the quiet bit set; f16: the top
-// payload bits with the quiet bit set).
+// f32 exactly; f32 narrows to them rounding to nearest even, overflowing to infinity, and every
+// NaN becomes the canonical NaN of the narrow type (kCanonicalNanBf16, kCanonicalNanF16: the
+// canonical float32 NaN narrowed), so that the bits written do not depend on a NaN's payload.
 #include <cstdint>
 
 #include "bits.hpp"
@@ -15,7 +15,7 @@ FXL_HD inline float bf16ToF32(uint16_t h) { return floatFromBits(static_cast<uin
 FXL_HD inline uint16_t f32ToBf16(float f)
 {
     uint32_t u = bitsOf(f);
-    if ((u & 0x7fffffffu) > 0x7f800000u) return static_cast<uint16_t>((u >> 16) | 0x0040u);  // quiet NaN, sign kept
+    if ((u & 0x7fffffffu) > 0x7f800000u) return kCanonicalNanBf16;
     const uint32_t lsb = (u >> 16) & 1u;
     u += 0x7fffu + lsb;
     return static_cast<uint16_t>(u >> 16);
@@ -52,7 +52,7 @@ FXL_HD inline uint16_t f32ToF16(float f)
     const uint32_t u = bitsOf(f);
     const uint16_t sign = static_cast<uint16_t>((u >> 16) & 0x8000u);
     const uint32_t abs = u & 0x7fffffffu;
-    if (abs > 0x7f800000u) return static_cast<uint16_t>(sign | 0x7e00u | ((abs >> 13) & 0x3ffu));  // quiet NaN
+    if (abs > 0x7f800000u) return kCanonicalNanF16;
     if (abs >= 0x477ff000u) return static_cast<uint16_t>(sign | 0x7c00u);  // rounds to >= 65520: inf
     if (abs < 0x38800000u) {  // below the smallest normal half: subnormal or zero, RNE
         if (abs < 0x33000000u) return sign;  // < 2^-25: rounds to 0 (ties at 2^-25 go to even = 0)

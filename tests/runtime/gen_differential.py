@@ -62,6 +62,8 @@ def values(n, dtype, kind):
         if kind == "special" and n >= 2:
             v[0], v[-1] = info.max, info.min
         return v.to(dtype)
+    if kind in ("near_overflow", "e28", "infnan"):
+        return wide_values(n, dtype, kind)
     if kind == "big":
         mag = 10.0 ** (20 + 10 * torch.rand(n, generator=trng, dtype=F64))
         sign = torch.where(torch.rand(n, generator=trng) > 0.5, 1.0, -1.0).to(F64)
@@ -74,6 +76,29 @@ def values(n, dtype, kind):
         for k in range(n):
             if rng.random() < 0.6:
                 v[k] = rng.choice(SPECIAL)
+    return v.to(dtype)
+
+
+def wide_values(n, dtype, kind):
+    """The widened kinds (gen_wide): 'near_overflow' (|x| from 1e36 to 3.3e38 of either sign, a
+    quarter normal values), 'e28' (|x| near 1e28, mostly positive: sums that pass 3.4e38 part way),
+    'infnan' (normal values with about one in five an inf, -inf or nan)."""
+    v = torch.randn(n, generator=trng, dtype=F64) * 2
+    u = torch.rand(n, generator=trng, dtype=F64)
+    if kind == "near_overflow":
+        mag = 10.0 ** (36 + 2.5 * torch.rand(n, generator=trng, dtype=F64))
+        mag = torch.clamp(mag, max=3.3e38)
+        sign = torch.where(torch.rand(n, generator=trng) > 0.5, 1.0, -1.0).to(F64)
+        v = torch.where(u < 0.75, mag * sign, v)
+    elif kind == "e28":
+        sign = torch.where(torch.rand(n, generator=trng) > 0.1, 1.0, -1.0).to(F64)
+        v = (1 + torch.rand(n, generator=trng, dtype=F64)) * 1e28 * sign
+    else:
+        for k in range(n):
+            if u[k] < 0.2:
+                v[k] = rng.choice([INF, -INF, NAN])
+    if dtype in (F16,):
+        v = torch.clamp(v, -6e4, 6e4) if kind != "infnan" else v
     return v.to(dtype)
 
 
@@ -829,12 +854,109 @@ def gen_more():
                  note=f"{TORCH_NAME[dt]} {sizes} repeats {reps}")
 
 
+def gen_wide():
+    """Inputs the families above draw rarely: magnitudes near float32's overflow, sums that pass
+    3.4e38 part way, rows mixing inf and nan, and odd transposed shapes ([257, 33]^T x [33, 65])
+    whose products take the GEMM's packed paths. Drawn after every other family, so the cases
+    before keep their values."""
+    wide = ["near_overflow", "e28", "infnan"]
+    for _ in range(16):
+        sizes = rng.choice([[257, 33], [33, 257], [4096], [3, 129]])
+        dt, kind = pick_dtype((F32, F32, BF16, F16, F64)), rng.choice(wide)
+        cid = f"sum/{counts.get('sum', 0):03d}"
+        x, jx = make_input(cid, "self", sizes, dt, kind, rng.choice(LAYOUTS[:3]))
+        dim = [rng.randrange(len(sizes))] if rng.random() < 0.7 else []
+        add_case("sum", "aten.sum.dim_IntList", {"self": x, "dim": dim, "keepdim": False},
+                 {"self": jx, "dim": dim, "keepdim": False}, note=f"wide {TORCH_NAME[dt]} {sizes} dim {dim} {kind}")
+    for _ in range(8):
+        sizes = rng.choice([[257, 33], [33, 257], [3, 129]])
+        dt, kind = pick_dtype((F32, BF16, F64)), rng.choice(wide)
+        cid = f"mean/{counts.get('mean', 0):03d}"
+        x, jx = make_input(cid, "self", sizes, dt, kind, rng.choice(LAYOUTS[:3]))
+        dim = [rng.randrange(len(sizes))]
+        add_case("mean", "aten.mean.dim", {"self": x, "dim": dim, "keepdim": True},
+                 {"self": jx, "dim": dim, "keepdim": True}, note=f"wide {TORCH_NAME[dt]} {sizes} dim {dim} {kind}")
+    for _ in range(8):
+        sizes = rng.choice([[257, 33], [5, 65]])
+        dt, kind = pick_dtype((F32, F64)), rng.choice(wide)
+        cid = f"var_mean/{counts.get('var_mean', 0):03d}"
+        x, jx = make_input(cid, "self", sizes, dt, kind, rng.choice(LAYOUTS[:3]))
+        dim = [rng.randrange(len(sizes))]
+        add_case("var_mean", "aten.var_mean.correction", {"self": x, "dim": dim, "correction": 1, "keepdim": True},
+                 {"self": jx, "dim": dim, "correction": 1, "keepdim": True}, note=f"wide {TORCH_NAME[dt]} {sizes} {kind}")
+    for t in ["_softmax", "_log_softmax"]:
+        for _ in range(6):
+            sizes = rng.choice([[257, 33], [4, 65]])
+            dt, kind = pick_dtype((F32, F64)), rng.choice(["near_overflow", "infnan"])
+            cid = f"{t}/{counts.get(t, 0):03d}"
+            x, jx = make_input(cid, "self", sizes, dt, kind, rng.choice(LAYOUTS[:3]))
+            d = rng.randrange(len(sizes))
+            add_case(t, f"aten.{t}.default", {"self": x, "dim": d, "half_to_float": False},
+                     {"self": jx, "dim": d, "half_to_float": False}, note=f"wide {TORCH_NAME[dt]} {sizes} {kind}")
+    for _ in range(6):
+        sizes = rng.choice([[257, 33], [4096]])
+        dt, kind = pick_dtype((F32, F64)), rng.choice(["e28", "infnan"])
+        cid = f"cumsum/{counts.get('cumsum', 0):03d}"
+        x, jx = make_input(cid, "self", sizes, dt, kind, rng.choice(LAYOUTS[:3]))
+        d = rng.randrange(len(sizes))
+        add_case("cumsum", "aten.cumsum.default", {"self": x, "dim": d}, {"self": jx, "dim": d},
+                 note=f"wide {TORCH_NAME[dt]} {sizes} {kind}")
+    for _ in range(14):
+        m, kk, n = rng.choice([(257, 33, 65), (33, 257, 65), (65, 33, 257), (17, 129, 3)])
+        dt = pick_dtype((F32, F32, F64, BF16))
+        kind = rng.choice(["normal", "near_overflow", "infnan", "big"])
+        cid = f"mm/{counts.get('mm', 0):03d}"
+        a, ja = make_input(cid, "self", [m, kk], dt, kind, rng.choice(["contiguous", "transposed"]))
+        b, jb = make_input(cid, "mat2", [kk, n], dt, rng.choice([kind, "normal"]), rng.choice(["contiguous", "transposed"]))
+        add_case("mm", "aten.mm.default", {"self": a, "mat2": b}, {"self": ja, "mat2": jb},
+                 note=f"wide {TORCH_NAME[dt]} {m}x{kk} @ {kk}x{n} {kind}")
+    for _ in range(10):
+        m, kk, n = rng.choice([(257, 33, 65), (33, 65, 17)])
+        dt, kind = pick_dtype((F32, F64)), rng.choice(["normal", "near_overflow", "infnan"])
+        cid = f"addmm/{counts.get('addmm', 0):03d}"
+        bias, jbias = make_input(cid, "self", rng.choice([[n], [m, n]]), dt, rng.choice(["normal", kind]))
+        a, ja = make_input(cid, "mat1", [m, kk], dt, kind, rng.choice(["contiguous", "transposed"]))
+        b, jb = make_input(cid, "mat2", [kk, n], dt, "normal", rng.choice(["contiguous", "transposed"]))
+        beta, alpha = rng.choice([(1, 1), (0.5, 2)])
+        add_case("addmm", "aten.addmm.default", {"self": bias, "mat1": a, "mat2": b, "beta": beta, "alpha": alpha},
+                 {"self": jbias, "mat1": ja, "mat2": jb, "beta": beta, "alpha": alpha},
+                 note=f"wide {TORCH_NAME[dt]} {m}x{kk}x{n} {kind} beta {beta} alpha {alpha}")
+    for _ in range(8):
+        sizes = rng.choice([[257, 33], [4, 65]])
+        dt, kind = pick_dtype((F32, F64)), rng.choice(["near_overflow", "infnan"])
+        cid = f"layer_norm/{counts.get('layer_norm', 0):03d}"
+        x, jx = make_input(cid, "input", sizes, dt, kind, rng.choice(LAYOUTS[:3]))
+        layer_norm_case(x, jx, cid, sizes[-1:], dt, f"wide {TORCH_NAME[dt]} {sizes} {kind}", affine=True)
+    for _ in range(8):
+        sizes = rng.choice([[257, 33], [4, 65], [3, 5]])
+        dt = pick_dtype((F32, F64))
+        cid = f"layer_norm_backward/{counts.get('layer_norm_backward', 0):03d}"
+        xv = values(math.prod(sizes), dt, rng.choice(["normal", "infnan", "near_overflow"])).reshape(sizes)
+        gv = values(math.prod(sizes), dt, rng.choice(["infnan", "normal", "near_overflow"])).reshape(sizes)
+        x, jx = make_input(cid, "input", sizes, dt, data=xv)
+        g, jg = make_input(cid, "grad_out", sizes, dt, data=gv, layout=rng.choice(LAYOUTS[:3]))
+        xf = xv.to(F64)
+        mean = xf.mean(-1, keepdim=True)
+        rstd = 1.0 / torch.sqrt(xf.var(-1, unbiased=False, keepdim=True) + 1e-5)
+        m_, jm = make_input(cid, "mean", list(mean.shape), dt, data=mean.to(dt))
+        r_, jr = make_input(cid, "rstd", list(rstd.shape), dt, data=rstd.to(dt))
+        w, jw = make_input(cid, "weight", sizes[-1:], dt)
+        b, jb = make_input(cid, "bias", sizes[-1:], dt)
+        mask = [True, True, True]
+        add_case("layer_norm_backward", "aten.native_layer_norm_backward.default",
+                 {"grad_out": g, "input": x, "normalized_shape": sizes[-1:], "mean": m_, "rstd": r_, "weight": w,
+                  "bias": b, "output_mask": mask},
+                 {"grad_out": jg, "input": jx, "normalized_shape": sizes[-1:], "mean": jm, "rstd": jr, "weight": jw,
+                  "bias": jb, "output_mask": mask}, note=f"wide {TORCH_NAME[dt]} {sizes}")
+
+
 gen_elementwise()
 gen_reductions()
 gen_matmul()
 gen_norm()
 gen_indexing()
 gen_more()
+gen_wide()
 
 os.makedirs(OUT_DIR, exist_ok=True)
 write_safetensors(os.path.join(OUT_DIR, "edge.safetensors"), sorted(tensors.items()))

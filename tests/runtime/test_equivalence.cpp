@@ -126,6 +126,55 @@ private slots:
         QCOMPARE(d.numel, static_cast<int64_t>(tensorOf(dtype, shape, a).numel()));
     }
 
+    // NaN against NaN with other bits (PyTorch's 0x7fc00000 against fxlens' canonical
+    // 0xffc00000) is reported apart: not bitwise equal, its own verdict, its own count, in the
+    // text and the JSON; a real difference beside it still makes the comparison "different".
+    void nanPayloadsApart()
+    {
+        auto nanF32 = [](uint32_t bits) {
+            SafeTensor t = tensorOf("f32", {3}, "1, 0, 2");
+            std::memcpy(t.data.data() + 4, &bits, 4);
+            return t;
+        };
+        const SafeTensor ours = nanF32(0xffc00000u), torch = nanF32(0x7fc00000u);
+        TensorDiff d = compareTensors("y", ours, torch);
+        QVERIFY(!d.bitwiseEqual);
+        QVERIFY(d.onlyNanPayloads());
+        QCOMPARE(d.differing, int64_t(1));
+        QCOMPARE(d.nanPayloadOnly, int64_t(1));
+        QCOMPARE(d.nanMismatch, int64_t(0));
+        const std::string text = diffToText(d);
+        QVERIFY2(text.find("equal except NaN payloads: 1 of 3 elements") != std::string::npos, text.c_str());
+        QVERIFY2(text.find("0xffc00000 vs 0x7fc00000") != std::string::npos, text.c_str());
+        EquivalenceReport r;
+        r.outputs.push_back(d);
+        QCOMPARE(verdictOf(r, std::nullopt), Verdict::NanPayloadsOnly);
+        QCOMPARE(verdictOf(r, Tolerance{1e-6, 1e-5}), Verdict::NanPayloadsOnly);
+        QCOMPARE(std::string(verdictKey(Verdict::NanPayloadsOnly)), std::string("nan_payloads_only"));
+        const nlohmann::json j = reportToJson(r);
+        QVERIFY(!j["bitwise_equal"].get<bool>());
+        QVERIFY(j["equal_except_nan_payloads"].get<bool>());
+        QCOMPARE(j["outputs"][0]["nan_payload_only"].get<int64_t>(), int64_t(1));
+        // with a real difference beside it: different, and both counts said
+        SafeTensor other = torch;
+        const float three = 3.0f;
+        std::memcpy(other.data.data() + 8, &three, 4);
+        d = compareTensors("y", ours, other);
+        QVERIFY(!d.onlyNanPayloads());
+        QCOMPARE(d.differing, int64_t(2));
+        r.outputs = {d};
+        QCOMPARE(verdictOf(r, std::nullopt), Verdict::Different);
+        const std::string mixed = diffToText(d);
+        QVERIFY2(mixed.find("2 of 3 elements differ") != std::string::npos
+                     && mixed.find("1 NaN in both with other bits") != std::string::npos,
+                 mixed.c_str());
+        // NaN against a number is no payload difference
+        d = compareTensors("y", ours, tensorOf("f32", {3}, "1, 5, 2"));
+        QCOMPARE(d.nanMismatch, int64_t(1));
+        QCOMPARE(d.nanPayloadOnly, int64_t(0));
+        QVERIFY(!d.onlyNanPayloads());
+    }
+
     // Where the first difference is, in the logical shape, with both values and bit patterns.
     void firstDifference()
     {

@@ -21,6 +21,7 @@
 #include "core/ops/op_registry.hpp"
 #include "kernel_test_util.hpp"
 #include "runtime/base/backend.hpp"
+#include "runtime/math/bits.hpp"
 #include "runtime/cpu/cpu_backend.hpp"
 #include "runtime/cpu/cpu_common.hpp"
 #include "runtime/exec/executor.hpp"
@@ -485,7 +486,8 @@ private slots:
     void dropoutEdgeCases()
     {
         auto be = makeCpuBackend();
-        const float inf = std::numeric_limits<float>::infinity(), nan = std::numeric_limits<float>::quiet_NaN();
+        // the canonical NaN, as every NaN of a run is (docs/numerics.md section 6)
+        const float inf = std::numeric_limits<float>::infinity(), nan = math::canonicalNanF();
         const float x[5] = {inf, -1.0f, 2.0f, nan, -0.0f};
         const Tensor xt = upload(*be, DType::F32, {5}, x);
         auto run = [&](double p, Value train, RngState& rng) {
