@@ -307,7 +307,8 @@ struct LayerNormStats
     std::vector<A> weight, mean, rstd;
 };
 
-// dx of a row whose gradient sums are not finite (an inf or nan in dy, or an overflow): PyTorch's
+// dx of a row whose gradient sums or results are not finite (an inf or nan in dy, or an overflow
+// of the float formula below): PyTorch's
 // CPU formula, in double, rounded once, so that infinities meet as they do there (a row with
 // -inf and +inf gives nan, not an infinity the centred formula below would pick):
 //   db = S(dy*w), ds = S(dy*w*x), b = (db*mean - ds) * rstd^3 / N, c = -b*mean - db*rstd/N,
@@ -362,12 +363,17 @@ void layerNormInputGrad(ThreadPool* pool, const Tensor& x, const Tensor& dy, con
                 for (int64_t j = 0; j < n; ++j) gv[j] = gv[j] * stats.weight[static_cast<size_t>(j)];
             const A sg = sumOrdered<A>(n, [&](int64_t i) { return gv[i]; });
             const A sgx = sumOrdered<A>(n, [&](int64_t i) { return gv[i] * xv[i]; });
-            if (!std::isfinite(sg) || !std::isfinite(sgx)) {
-                infiniteRowGrad<T, A>(xq, gq, rx, rg, m, rs, stats.weight, gv);
-            } else {
+            bool finite = std::isfinite(sg) && std::isfinite(sgx);
+            if (finite) {
                 const A scale = rs / nA;
-                for (int64_t j = 0; j < n; ++j) gv[j] = scale * ((nA * gv[j] - sg) - xv[j] * sgx);
+                for (int64_t j = 0; j < n; ++j) {
+                    const A gj = gv[j];
+                    gv[j] = scale * ((nA * gj - sg) - xv[j] * sgx);
+                    // N * g_j or xhat_j * S(g * xhat) overflowed float although the sums did not
+                    finite = finite && std::isfinite(gv[j]);
+                }
             }
+            if (!finite) infiniteRowGrad<T, A>(xq, gq, rx, rg, m, rs, stats.weight, gv);
             scatterRow(wr, ro, gv);
         }
     });
@@ -431,6 +437,24 @@ void layerNormParamGrads(ThreadPool* pool, const Tensor& x, const Tensor& dy, co
                     dbv.data() + j0);
         }
     });
+    if constexpr (std::is_same_v<A, float>) {
+        // a column whose float sum is not finite (a product or a partial sum overflowed, or an
+        // inf / nan met): the same order in double, rounded once (docs/numerics.md section 5)
+        for (int64_t j = 0; j < n; ++j) {
+            const size_t jj = static_cast<size_t>(j);
+            const int64_t xo = rx.colOffset(j), go = rg.colOffset(j);
+            if (!dwv.empty() && !std::isfinite(dwv[jj]))
+                dwv[jj] = static_cast<A>(sumOrdered<double>(M, [&](int64_t i) {
+                    const size_t ii = static_cast<size_t>(i);
+                    const double xh = (widenTo<double>(xp[xb[ii] + xo]) - static_cast<double>(mean[ii]))
+                        * static_cast<double>(rstd[ii]);
+                    return widenTo<double>(gp[gbase[ii] + go]) * xh;
+                }));
+            if (!dbv.empty() && !std::isfinite(dbv[jj]))
+                dbv[jj] = static_cast<A>(sumOrdered<double>(
+                    M, [&](int64_t i) { return widenTo<double>(gp[gbase[static_cast<size_t>(i)] + go]); }));
+        }
+    }
 }
 
 // xhat = (x - mean) * rstd, g = dy [* w]

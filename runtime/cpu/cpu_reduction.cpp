@@ -247,7 +247,18 @@ void sumMean(KernelCall& call, bool hasDim, bool mean)
         } else {
             T* o = out.template data<T>();
             const A denom = static_cast<A>(n);
-            reduceRows<A>(rv, p, call.pool, id, [&](int64_t r, A s) { o[r] = narrowTo<T>(mean ? s / denom : s); });
+            reduceRows<A>(rv, p, call.pool, id, [&](int64_t r, A s) {
+                if constexpr (std::is_same_v<A, float>) {
+                    // a float sum that overflowed part way (or met an inf / nan): the same
+                    // order in double, rounded once, so that a finite exact sum stays finite
+                    if (!std::isfinite(s)) {
+                        const double d = rowSumF64(p + rv.rowOffset(r), rv);
+                        o[r] = narrowTo<T>(mean ? d / static_cast<double>(n) : d);
+                        return;
+                    }
+                }
+                o[r] = narrowTo<T>(mean ? s / denom : s);
+            });
         }
     });
     if (out64.storage() != out.storage()) call.backend->copy(out, castCopy(call, out64, outDt));

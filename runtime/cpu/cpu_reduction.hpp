@@ -372,6 +372,19 @@ RowMoments rowMomentsF64(const T* q, const RowView& rv)
     return r;
 }
 
+// S(x) of one row in double, in the contract's order: the sum of a float row whose float sum
+// overflowed although its elements are finite (docs/numerics.md section 5), rounded once by
+// the caller. A row with an inf or nan keeps IEEE's inf / nan.
+template<class T>
+double rowSumF64(const T* q, const RowView& rv)
+{
+    const int64_t n = rv.cols;
+    if (n == 0) return 0.0;
+    std::vector<double> v(static_cast<size_t>(n));
+    gatherRow(q, rv, v.data());
+    return sumOrdered<double>(n, [&](int64_t i) { return v[static_cast<size_t>(i)]; });
+}
+
 // Writes v (one value per element, row-major) into t, whatever its strides (parameter
 // gradients of the norms).
 template<class A>

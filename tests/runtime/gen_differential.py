@@ -856,12 +856,13 @@ def gen_more():
 
 def gen_wide():
     """Inputs the families above draw rarely: magnitudes near float32's overflow, sums that pass
-    3.4e38 part way, rows mixing inf and nan, and odd transposed shapes ([257, 33]^T x [33, 65])
+    3.4e38 part way, rows mixing inf and nan, and odd transposed shapes ([257, 33] x [33, 65] with
+    either operand transposed)
     whose products take the GEMM's packed paths. Drawn after every other family, so the cases
     before keep their values."""
     wide = ["near_overflow", "e28", "infnan"]
     for _ in range(16):
-        sizes = rng.choice([[257, 33], [33, 257], [4096], [3, 129]])
+        sizes = rng.choice([[129, 9], [9, 129], [1031], [3, 129]])
         dt, kind = pick_dtype((F32, F32, BF16, F16, F64)), rng.choice(wide)
         cid = f"sum/{counts.get('sum', 0):03d}"
         x, jx = make_input(cid, "self", sizes, dt, kind, rng.choice(LAYOUTS[:3]))
@@ -869,7 +870,7 @@ def gen_wide():
         add_case("sum", "aten.sum.dim_IntList", {"self": x, "dim": dim, "keepdim": False},
                  {"self": jx, "dim": dim, "keepdim": False}, note=f"wide {TORCH_NAME[dt]} {sizes} dim {dim} {kind}")
     for _ in range(8):
-        sizes = rng.choice([[257, 33], [33, 257], [3, 129]])
+        sizes = rng.choice([[129, 9], [9, 129], [3, 129]])
         dt, kind = pick_dtype((F32, BF16, F64)), rng.choice(wide)
         cid = f"mean/{counts.get('mean', 0):03d}"
         x, jx = make_input(cid, "self", sizes, dt, kind, rng.choice(LAYOUTS[:3]))
@@ -877,7 +878,7 @@ def gen_wide():
         add_case("mean", "aten.mean.dim", {"self": x, "dim": dim, "keepdim": True},
                  {"self": jx, "dim": dim, "keepdim": True}, note=f"wide {TORCH_NAME[dt]} {sizes} dim {dim} {kind}")
     for _ in range(8):
-        sizes = rng.choice([[257, 33], [5, 65]])
+        sizes = rng.choice([[65, 9], [5, 65]])
         dt, kind = pick_dtype((F32, F64)), rng.choice(wide)
         cid = f"var_mean/{counts.get('var_mean', 0):03d}"
         x, jx = make_input(cid, "self", sizes, dt, kind, rng.choice(LAYOUTS[:3]))
@@ -886,7 +887,7 @@ def gen_wide():
                  {"self": jx, "dim": dim, "correction": 1, "keepdim": True}, note=f"wide {TORCH_NAME[dt]} {sizes} {kind}")
     for t in ["_softmax", "_log_softmax"]:
         for _ in range(6):
-            sizes = rng.choice([[257, 33], [4, 65]])
+            sizes = rng.choice([[65, 9], [4, 65]])
             dt, kind = pick_dtype((F32, F64)), rng.choice(["near_overflow", "infnan"])
             cid = f"{t}/{counts.get(t, 0):03d}"
             x, jx = make_input(cid, "self", sizes, dt, kind, rng.choice(LAYOUTS[:3]))
@@ -894,15 +895,15 @@ def gen_wide():
             add_case(t, f"aten.{t}.default", {"self": x, "dim": d, "half_to_float": False},
                      {"self": jx, "dim": d, "half_to_float": False}, note=f"wide {TORCH_NAME[dt]} {sizes} {kind}")
     for _ in range(6):
-        sizes = rng.choice([[257, 33], [4096]])
+        sizes = rng.choice([[65, 9], [1031]])
         dt, kind = pick_dtype((F32, F64)), rng.choice(["e28", "infnan"])
         cid = f"cumsum/{counts.get('cumsum', 0):03d}"
         x, jx = make_input(cid, "self", sizes, dt, kind, rng.choice(LAYOUTS[:3]))
         d = rng.randrange(len(sizes))
         add_case("cumsum", "aten.cumsum.default", {"self": x, "dim": d}, {"self": jx, "dim": d},
                  note=f"wide {TORCH_NAME[dt]} {sizes} {kind}")
-    for _ in range(14):
-        m, kk, n = rng.choice([(257, 33, 65), (33, 257, 65), (65, 33, 257), (17, 129, 3)])
+    for _ in range(12):
+        m, kk, n = rng.choice([(257, 33, 65), (33, 65, 17), (17, 129, 3), (65, 9, 33)])
         dt = pick_dtype((F32, F32, F64, BF16))
         kind = rng.choice(["normal", "near_overflow", "infnan", "big"])
         cid = f"mm/{counts.get('mm', 0):03d}"
@@ -911,7 +912,7 @@ def gen_wide():
         add_case("mm", "aten.mm.default", {"self": a, "mat2": b}, {"self": ja, "mat2": jb},
                  note=f"wide {TORCH_NAME[dt]} {m}x{kk} @ {kk}x{n} {kind}")
     for _ in range(10):
-        m, kk, n = rng.choice([(257, 33, 65), (33, 65, 17)])
+        m, kk, n = rng.choice([(33, 65, 17), (65, 9, 33)])
         dt, kind = pick_dtype((F32, F64)), rng.choice(["normal", "near_overflow", "infnan"])
         cid = f"addmm/{counts.get('addmm', 0):03d}"
         bias, jbias = make_input(cid, "self", rng.choice([[n], [m, n]]), dt, rng.choice(["normal", kind]))
@@ -922,13 +923,13 @@ def gen_wide():
                  {"self": jbias, "mat1": ja, "mat2": jb, "beta": beta, "alpha": alpha},
                  note=f"wide {TORCH_NAME[dt]} {m}x{kk}x{n} {kind} beta {beta} alpha {alpha}")
     for _ in range(8):
-        sizes = rng.choice([[257, 33], [4, 65]])
+        sizes = rng.choice([[65, 9], [4, 65]])
         dt, kind = pick_dtype((F32, F64)), rng.choice(["near_overflow", "infnan"])
         cid = f"layer_norm/{counts.get('layer_norm', 0):03d}"
         x, jx = make_input(cid, "input", sizes, dt, kind, rng.choice(LAYOUTS[:3]))
         layer_norm_case(x, jx, cid, sizes[-1:], dt, f"wide {TORCH_NAME[dt]} {sizes} {kind}", affine=True)
     for _ in range(8):
-        sizes = rng.choice([[257, 33], [4, 65], [3, 5]])
+        sizes = rng.choice([[65, 9], [4, 65], [3, 5]])
         dt = pick_dtype((F32, F64))
         cid = f"layer_norm_backward/{counts.get('layer_norm_backward', 0):03d}"
         xv = values(math.prod(sizes), dt, rng.choice(["normal", "infnan", "near_overflow"])).reshape(sizes)
