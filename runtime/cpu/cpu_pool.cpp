@@ -784,8 +784,11 @@ A reflectCoordinate(A in, int64_t twiceLow, int64_t twiceHigh)
     const A span = static_cast<A>(twiceHigh - twiceLow) / A(2);
     in = std::fabs(in - mn);
     const A extra = std::fmod(in, span);
-    const int64_t flips = static_cast<int64_t>(std::floor(in / span));
-    return flips % 2 == 0 ? extra + mn : span - extra + mn;
+    // the parity of floor(in / span) without converting it to an integer (PyTorch's int cast is
+    // undefined for a NaN, an infinity or a quotient past the int range; the result there is
+    // NaN, or, for a huge finite quotient, which is an even integer, extra + mn as here)
+    const bool even = std::fmod(std::floor(in / span), A(2)) == A(0);
+    return even ? extra + mn : span - extra + mn;
 }
 
 // A tap's coordinate under the padding mode (zeros: as it is; border: clipped; reflection:
