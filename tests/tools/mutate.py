@@ -120,6 +120,19 @@ MUTANTS = [
     ("no symbol fallback", "app/cli_run.cpp",
      "        if (!hinted.count(sym)) m.fallbacks[sym] = kSymbolFallback;", "        (void)sym;",
      ["app test_cli_run constantsAndSymbolsNotInTheFile"]),
+    # issue 27: NaN bits
+    ("float stores keep a NaN's sign", "runtime/cpu/cpu_elementwise.hpp",
+     "    static float store(float v) { return math::canonical(v); }", "    static float store(float v) { return v; }",
+     ["runtime test_nan_bits everyKernelWritesTheCanonicalNan"]),
+    ("file NaNs not made canonical", "runtime/exec/executor_inputs.cpp",
+     "    if (hasOtherNans(st.data.data(), st.dtype, t.numel())) {", "    if (false) {",
+     ["app test_cli_nan runWritesTheCanonicalNan"]),
+    ("NaN payloads counted as NaN mismatches", "runtime/check/equivalence.cpp",
+     "            ++(both ? d.nanPayloadOnly : d.nanMismatch);", "            ++d.nanMismatch;",
+     ["runtime test_equivalence nanPayloadsApart", "app test_cli_nan checkReportsNanPayloadsApart"]),
+    ("an overflowed float sum kept", "runtime/cpu/cpu_reduction.cpp",
+     "                    if (!std::isfinite(s)) {", "                    if (false) {",
+     ["runtime test_differential cases"]),
 ]
 
 
