@@ -475,6 +475,26 @@ def layer_norm_case(x, jx, cid, normalized, dt, note, listed=None, affine=True):
              listed=listed)
 
 
+def layer_norm_backward_args(cid, sizes, dt, xv, gv):
+    """native_layer_norm_backward's arguments (PyTorch's, the cases file's) for input xv and
+    gradient gv: mean and rstd computed in float64 from xv, random weight and bias."""
+    x, jx = make_input(cid, "input", sizes, dt, data=xv)
+    g, jg = make_input(cid, "grad_out", sizes, dt, data=gv, layout=rng.choice(LAYOUTS[:3]))
+    xf = xv.to(F64)
+    mean = xf.mean(-1, keepdim=True)
+    rstd = 1.0 / torch.sqrt(xf.var(-1, unbiased=False, keepdim=True) + 1e-5)
+    m, jm = make_input(cid, "mean", list(mean.shape), dt, data=mean.to(dt))
+    r, jr = make_input(cid, "rstd", list(rstd.shape), dt, data=rstd.to(dt))
+    w, jw = make_input(cid, "weight", sizes[-1:], dt)
+    b, jb = make_input(cid, "bias", sizes[-1:], dt)
+    mask = [True, True, True]
+    ta = {"grad_out": g, "input": x, "normalized_shape": sizes[-1:], "mean": m, "rstd": r, "weight": w, "bias": b,
+          "output_mask": mask}
+    ja = {"grad_out": jg, "input": jx, "normalized_shape": sizes[-1:], "mean": jm, "rstd": jr, "weight": jw, "bias": jb,
+          "output_mask": mask}
+    return ta, ja
+
+
 def gen_norm():
     cid = f"layer_norm/{counts.get('layer_norm', 0):03d}"
     x, jx = make_input(cid, "input", [1, 3], F32, data=torch.tensor([3e38, 3e38, 0.0]))
@@ -498,16 +518,8 @@ def gen_norm():
         xv = torch.randn(sizes, generator=trng, dtype=F64).to(dt)
         gv = (torch.tensor([[INF, -INF, 1.0], [0.5, -1.0, 2.0]], dtype=dt) if k == 0
               else values(math.prod(sizes), dt, rng.choice(KINDS)).reshape(sizes))
-        x, jx = make_input(cid, "input", sizes, dt, data=xv)
-        g, jg = make_input(cid, "grad_out", sizes, dt, data=gv, layout=rng.choice(LAYOUTS[:3]))
-        xf = xv.to(F64)
-        mean = xf.mean(-1, keepdim=True)
-        rstd = 1.0 / torch.sqrt(xf.var(-1, unbiased=False, keepdim=True) + 1e-5)
-        m, jm = make_input(cid, "mean", list(mean.shape), dt, data=mean.to(dt))
-        r, jr = make_input(cid, "rstd", list(rstd.shape), dt, data=rstd.to(dt))
-        w, jw = make_input(cid, "weight", sizes[-1:], dt)
-        b, jb = make_input(cid, "bias", sizes[-1:], dt)
-        mask = [True, True, True]
+        ta, ja = layer_norm_backward_args(cid, sizes, dt, xv, gv)
+        g, x, m, r, w = (ta[k] for k in ("grad_out", "input", "mean", "rstd", "weight"))
 
         def exact_grads(g=g, x=x, m=m, r=r, w=w):
             """The exact gradients of the given (finite) inputs, in rationals, rounded once to float64:
@@ -531,11 +543,8 @@ def gen_norm():
                     db[j] += Fr(gl[i * n + j])
             t = lambda v, shape: torch.tensor([float(a) for a in v], dtype=F64).reshape(shape)  # noqa: E731
             return [t(dx, sizes), t(dw, sizes[-1:]), t(db, sizes[-1:])]
-        add_case("layer_norm_backward", "aten.native_layer_norm_backward.default",
-                 {"grad_out": g, "input": x, "normalized_shape": sizes[-1:], "mean": m, "rstd": r, "weight": w,
-                  "bias": b, "output_mask": mask},
-                 {"grad_out": jg, "input": jx, "normalized_shape": sizes[-1:], "mean": jm, "rstd": jr, "weight": jw,
-                  "bias": jb, "output_mask": mask}, note=f"{TORCH_NAME[dt]} {sizes}",
+        add_case("layer_norm_backward", "aten.native_layer_norm_backward.default", ta, ja,
+                 note=f"{TORCH_NAME[dt]} {sizes}",
                  listed="native_layer_norm_backward: a gradient row with -inf and +inf gives nan" if k == 0 else None,
                  exact=exact_grads)
 
@@ -934,21 +943,9 @@ def gen_wide():
         cid = f"layer_norm_backward/{counts.get('layer_norm_backward', 0):03d}"
         xv = values(math.prod(sizes), dt, rng.choice(["normal", "infnan", "near_overflow"])).reshape(sizes)
         gv = values(math.prod(sizes), dt, rng.choice(["infnan", "normal", "near_overflow"])).reshape(sizes)
-        x, jx = make_input(cid, "input", sizes, dt, data=xv)
-        g, jg = make_input(cid, "grad_out", sizes, dt, data=gv, layout=rng.choice(LAYOUTS[:3]))
-        xf = xv.to(F64)
-        mean = xf.mean(-1, keepdim=True)
-        rstd = 1.0 / torch.sqrt(xf.var(-1, unbiased=False, keepdim=True) + 1e-5)
-        m_, jm = make_input(cid, "mean", list(mean.shape), dt, data=mean.to(dt))
-        r_, jr = make_input(cid, "rstd", list(rstd.shape), dt, data=rstd.to(dt))
-        w, jw = make_input(cid, "weight", sizes[-1:], dt)
-        b, jb = make_input(cid, "bias", sizes[-1:], dt)
-        mask = [True, True, True]
-        add_case("layer_norm_backward", "aten.native_layer_norm_backward.default",
-                 {"grad_out": g, "input": x, "normalized_shape": sizes[-1:], "mean": m_, "rstd": r_, "weight": w,
-                  "bias": b, "output_mask": mask},
-                 {"grad_out": jg, "input": jx, "normalized_shape": sizes[-1:], "mean": jm, "rstd": jr, "weight": jw,
-                  "bias": jb, "output_mask": mask}, note=f"wide {TORCH_NAME[dt]} {sizes}")
+        ta, ja = layer_norm_backward_args(cid, sizes, dt, xv, gv)
+        add_case("layer_norm_backward", "aten.native_layer_norm_backward.default", ta, ja,
+                 note=f"wide {TORCH_NAME[dt]} {sizes}")
 
 
 gen_elementwise()

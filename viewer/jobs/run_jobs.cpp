@@ -158,10 +158,6 @@ std::string RunOutcome::summary() const
                                               : ", " + std::to_string(statesDiffer) + " of "
             + plural(states, " written state", " written states") + " differ";
     if (differ == 0 && statesDiffer == 0) return "bitwise equal: " + plural(total, " output", " outputs") + stateText;
-    if (report.allEqualExceptNanPayloads())
-        return "equal except NaN payloads: " + std::to_string(differ + statesDiffer) + " of "
-            + plural(total + states, " output or state", " outputs and states")
-            + " have the same NaN elements with other NaN bits";
     return std::to_string(differ) + " of " + plural(total, " output", " outputs") + " differ" + stateText;
 }
 

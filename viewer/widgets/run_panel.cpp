@@ -181,10 +181,9 @@ void RunPanel::show(std::shared_ptr<const RunOutcome> o)
         model_->clear();
     } else {
         const bool bitwise = o->bitwise();
-        const QString verdict = !o->compared        ? tr("ran")
-            : bitwise                               ? tr("<b style='color:#1a8f3a'>bitwise equal</b>")
-            : o->report.allEqualExceptNanPayloads() ? tr("<b style='color:#b06000'>not bitwise equal</b>")
-                                                    : tr("<b style='color:#c02020'>not bitwise equal</b>");
+        const QString verdict = !o->compared ? tr("ran")
+            : bitwise                        ? tr("<b style='color:#1a8f3a'>bitwise equal</b>")
+                                             : tr("<b style='color:#c02020'>not bitwise equal</b>");
         // the verdict once: "bitwise equal: 3 outputs", not "bitwise equal: bitwise equal: ..."
         QString counts = QString::fromStdString(o->summary());
         for (const char* head : {"bitwise equal: ", "ran: "})
