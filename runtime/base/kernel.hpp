@@ -45,6 +45,9 @@ struct KernelCall
     const OpInfo* op = nullptr;  // schema + traits
     std::vector<Value> args;  // bound in schema order: args[i] is op->schema.args[i]
     const ValueMeta* outMeta = nullptr;  // the node's recorded meta (sizes of factories, dtype); may be Unknown
+    // The kernel, when the caller looked it up for this call's op and the backend's device
+    // (the executor's plan does, once per node); null: the backend finds it by the op's name.
+    const std::function<void(KernelCall&)>* kernel = nullptr;
     Backend* backend = nullptr;
     ThreadPool* pool = nullptr;
     RngState* rng = nullptr;

@@ -132,6 +132,57 @@ Tensor Tensor::asStrided(std::vector<int64_t> sizes, std::vector<int64_t> stride
     return r;
 }
 
+size_t ContiguousLayouts::Hash::operator()(const std::vector<int64_t>& v) const
+{
+    uint64_t h = 0x9E3779B97F4A7C15ull ^ v.size();
+    for (int64_t x : v) h = (h ^ static_cast<uint64_t>(x)) * 0x100000001B3ull;
+    return static_cast<size_t>(h ^ (h >> 29));
+}
+
+Tensor ContiguousLayouts::make(std::shared_ptr<Storage> s, DType t, const std::vector<int64_t>& sizes)
+{
+    if (sizes.empty()) return Tensor::fromStorage(std::move(s), t, {}, {}, 0);
+    Tensor r;
+    r.storage_ = std::move(s);
+    r.dtype_ = t;
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto it = layouts_.find(sizes);
+    if (it != layouts_.end()) {
+        r.layout_ = it->second;
+        return r;
+    }
+    auto layout = std::make_shared<const Tensor::Layout>(Tensor::Layout{sizes, Tensor::contiguousStrides(sizes)});
+    if (layouts_.size() < 4096) layouts_.emplace(sizes, layout);
+    r.layout_ = std::move(layout);
+    return r;
+}
+
+Tensor Tensor::onStorage(std::shared_ptr<Storage> s) const
+{
+    Tensor r;
+    r.storage_ = std::move(s);
+    r.layout_ = layout_;
+    r.dtype_ = dtype_;
+    r.offset_ = offset_;
+    return r;
+}
+
+Tensor Tensor::sharingShapeOf(const Tensor& o) const
+{
+    if (sizes() != o.sizes() || strides() != o.strides())
+        throw std::invalid_argument("sharingShapeOf: sizes or strides differ");
+    Tensor r = *this;
+    r.layout_ = o.layout_;
+    return r;
+}
+
+bool Tensor::sameLayout(const Tensor& o) const
+{
+    if (dtype_ != o.dtype_ || offset_ != o.offset_) return false;
+    if (layout_ == o.layout_) return true;
+    return sizes() == o.sizes() && strides() == o.strides();
+}
+
 Tensor Tensor::reinterpret(DType t) const
 {
     if (dtypeItemSize(t) != itemSize()) throw std::invalid_argument("reinterpret: item sizes differ");

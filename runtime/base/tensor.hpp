@@ -4,7 +4,9 @@
 
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "core/ir/dtype.hpp"
@@ -79,6 +81,15 @@ public:
     Tensor asStrided(std::vector<int64_t> sizes, std::vector<int64_t> strides, int64_t offset) const;
     // Same storage, a different dtype of the same item size (for bit-level comparisons).
     Tensor reinterpret(DType t) const;
+    // The same view (dtype, sizes, strides, offset) of storage `s`, sharing this tensor's
+    // sizes and strides (no allocation). With a null `s`: the view's shape alone, kept by the
+    // executor to give a view it has computed once (runtime/exec/executor_plan.hpp ViewMemo).
+    Tensor onStorage(std::shared_ptr<Storage> s) const;
+    // Same dtype, sizes, strides and offset (the storages are not compared).
+    bool sameLayout(const Tensor& o) const;
+    // This tensor with the sizes-and-strides record of `o`, which must have the same sizes and
+    // strides (one record shared by many tensors stays in the cache).
+    Tensor sharingShapeOf(const Tensor& o) const;
 
     // Wraps an existing storage.
     static Tensor fromStorage(std::shared_ptr<Storage> s, DType t, std::vector<int64_t> sizes,
@@ -87,6 +98,7 @@ public:
     static std::vector<int64_t> contiguousStrides(const std::vector<int64_t>& sizes);
 
 private:
+    friend class ContiguousLayouts;
     // Sizes and strides never change after a tensor is made, so copies share them: copying a
     // Tensor (every argument of every kernel call) then allocates nothing.
     struct Layout
@@ -98,6 +110,25 @@ private:
     std::shared_ptr<const Layout> layout_;  // null: 0-dim
     DType dtype_ = DType::F32;
     int64_t offset_ = 0;
+};
+
+// Contiguous layouts by their sizes, one record shared by every tensor a backend makes with
+// those sizes: a graph has few distinct shapes, and a record of its own would cost each new
+// tensor three allocations. Thread-safe; at most 4096 shapes are kept (others get records of
+// their own).
+class ContiguousLayouts
+{
+public:
+    // Tensor::fromStorage(s, t, sizes, contiguous strides, 0)
+    Tensor make(std::shared_ptr<Storage> s, DType t, const std::vector<int64_t>& sizes);
+
+private:
+    struct Hash
+    {
+        size_t operator()(const std::vector<int64_t>& v) const;
+    };
+    std::mutex mutex_;
+    std::unordered_map<std::vector<int64_t>, std::shared_ptr<const Tensor::Layout>, Hash> layouts_;
 };
 
 // "f32[2, 8] (strides [8, 1], offset 0)"

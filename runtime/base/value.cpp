@@ -113,4 +113,47 @@ Value Value::ofConstant(const Arg& a)
     }
 }
 
+void Value::resetTo(Value& dst, Kind kind)
+{
+    dst.kind = kind;
+    dst.tensor = fxl::Tensor();
+    dst.i = 0;
+    dst.f = 0.0;
+    dst.b = false;
+    dst.s.clear();
+    dst.dtype = fxl::DType::Undefined;
+}
+
+void Value::assignCopy(Value& dst, const Value& src)
+{
+    if (src.kind == Kind::List) {
+        dst = src;
+        return;
+    }
+    dst.kind = src.kind;
+    dst.tensor = src.tensor;
+    dst.i = src.i;
+    dst.f = src.f;
+    dst.b = src.b;
+    if (!src.s.empty() || !dst.s.empty()) dst.s = src.s;
+    dst.dtype = src.dtype;
+    dst.items.clear();
+}
+
+void Value::assignScalar(Value& dst, Value&& src)
+{
+    if (src.kind == Kind::List) {
+        dst = std::move(src);
+        return;
+    }
+    dst.kind = src.kind;
+    dst.tensor = std::move(src.tensor);
+    dst.i = src.i;
+    dst.f = src.f;
+    dst.b = src.b;
+    dst.s = std::move(src.s);
+    dst.dtype = src.dtype;
+    dst.items.clear();
+}
+
 }  // namespace fxl

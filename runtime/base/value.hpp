@@ -45,6 +45,14 @@ struct Value
     static Value ofBool(bool v);
     static Value ofList(std::vector<Value> v);
 
+    // Makes `dst` a value of `kind` with its scalar fields at their defaults and no tensor; its
+    // items are left as they are (a list's capacity is reused when it is refilled).
+    static void resetTo(Value& dst, Kind kind);
+    // dst = src, keeping the capacity of dst's items when src is not a list.
+    static void assignScalar(Value& dst, Value&& src);
+    // dst = src, keeping the capacity of dst's items; cheaper than operator= for a tensor.
+    static void assignCopy(Value& dst, const Value& src);
+
     bool isNone() const { return kind == Kind::None; }
     bool isTensor() const { return kind == Kind::Tensor; }
     // Int, Float or Bool as a double / int (throws std::invalid_argument otherwise).

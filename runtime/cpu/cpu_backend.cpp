@@ -2,7 +2,10 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <mutex>
 #include <new>
+#include <unordered_map>
+#include <vector>
 
 #include "runtime/base/kernel.hpp"
 #include "runtime/cpu/thread_pool.hpp"
@@ -40,6 +43,63 @@ void stridedCopyBytes(const Tensor& dst, const Tensor& src)
     }
 }
 
+#if defined(__SANITIZE_ADDRESS__)
+constexpr bool kKeepFreedBlocks = false;  // AddressSanitizer must see every free
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+constexpr bool kKeepFreedBlocks = false;
+#else
+constexpr bool kKeepFreedBlocks = true;
+#endif
+#else
+constexpr bool kKeepFreedBlocks = true;
+#endif
+
+// Freed blocks kept for the next allocation of the same size: a training step allocates the
+// same sizes at every step, and the C library's malloc and free of them (with its
+// consolidation of free chunks) cost more than many of the small kernels of a large graph.
+// Only blocks up to 1 MiB, at most 64 MiB in all; the accounting (Backend::liveBytes) counts
+// a kept block as freed, as it is for the run.
+class BlockCache
+{
+public:
+    ~BlockCache()
+    {
+        for (auto& [size, blocks] : free_)
+            for (void* p : blocks) std::free(p);
+    }
+    void* take(size_t size)
+    {
+        if (!kKeepFreedBlocks || size > kLargest) return nullptr;
+        std::lock_guard<std::mutex> lock(mutex_);
+        auto it = free_.find(size);
+        if (it == free_.end() || it->second.empty()) return nullptr;
+        void* p = it->second.back();
+        it->second.pop_back();
+        kept_ -= size;
+        return p;
+    }
+    // false: not kept (the caller frees it)
+    bool keep(void* p, size_t size)
+    {
+        if (!kKeepFreedBlocks || size > kLargest) return false;
+        std::lock_guard<std::mutex> lock(mutex_);
+        if (kept_ + size > kMost) return false;
+        free_[size].push_back(p);
+        kept_ += size;
+        return true;
+    }
+
+private:
+    static constexpr size_t kLargest = size_t(1) << 20, kMost = size_t(64) << 20;
+    std::mutex mutex_;
+    std::unordered_map<size_t, std::vector<void*>> free_;
+    size_t kept_ = 0;
+};
+
+// The size of the block that holds `nbytes`: 64-byte lines, at least one (data() is never null).
+size_t blockSize(int64_t nbytes) { return static_cast<size_t>(((nbytes + 63) / 64) * 64 + (nbytes == 0 ? 64 : 0)); }
+
 class CpuBackend final : public Backend
 {
 public:
@@ -58,17 +118,17 @@ public:
             n *= s;
         }
         const int64_t nbytes = n * dtypeItemSize(t);
-        // 64-byte aligned, at least one line so that data() is never null
-        const size_t alloc = static_cast<size_t>(((nbytes + 63) / 64) * 64 + (nbytes == 0 ? 64 : 0));
-        void* p = std::aligned_alloc(64, alloc);
+        // 64-byte aligned
+        const size_t alloc = blockSize(nbytes);
+        void* p = blocks_.take(alloc);
+        if (!p) p = std::aligned_alloc(64, alloc);
         if (!p) throw std::bad_alloc();
         noteAlloc(nbytes);
-        auto st = std::make_shared<Storage>(this, p, nbytes, DeviceKind::Cpu);
-        return Tensor::fromStorage(std::move(st), t, sizes, Tensor::contiguousStrides(sizes), 0);
+        return layouts_.make(std::make_shared<Storage>(this, p, nbytes, DeviceKind::Cpu), t, sizes);
     }
     void release(void* data, int64_t nbytes) override
     {
-        std::free(data);
+        if (!blocks_.keep(data, blockSize(nbytes))) std::free(data);
         noteFree(nbytes);
     }
     void copy(const Tensor& dst, const Tensor& src) override
@@ -96,9 +156,12 @@ public:
     }
     void run(KernelCall& call) override
     {
-        const std::string& target = call.op ? call.op->qualifiedName : call.node->target;
-        const KernelFn* fn = KernelRegistry::instance().find(target, DeviceKind::Cpu);
-        if (!fn) throw KernelError("no CPU kernel for " + target);
+        const KernelFn* fn = call.kernel;
+        if (!fn) {
+            const std::string& target = call.op ? call.op->qualifiedName : call.node->target;
+            fn = KernelRegistry::instance().find(target, DeviceKind::Cpu);
+            if (!fn) throw KernelError("no CPU kernel for " + target);
+        }
         call.backend = this;
         call.pool = &pool_;
         (*fn)(call);
@@ -106,6 +169,8 @@ public:
     ThreadPool& pool() { return pool_; }
 
 private:
+    BlockCache blocks_;  // given back to the C library with the backend
+    ContiguousLayouts layouts_;
     ThreadPool pool_;
 };
 

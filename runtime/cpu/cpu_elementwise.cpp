@@ -79,9 +79,26 @@ void walkPointwise(ThreadPool* pool, const Tensor* const* ops, const int64_t* it
                    RunFn run, const void* f)
 {
     const Tensor& out = *ops[0];
-    if (out.numel() == 0) return;
-    for (size_t k = 1; k < nOps; ++k)
+    const int64_t numel = out.numel();
+    if (numel == 0) return;
+    bool dense = out.isContiguous();
+    for (size_t k = 1; k < nOps; ++k) {
         if (ops[k]->sizes() != out.sizes()) throw KernelError("internal: operand sizes differ from the output's");
+        dense = dense && ops[k]->strides() == out.strides();
+    }
+    if (dense) {  // every operand laid out as the contiguous output: one run of numel elements
+        const std::array<int64_t, kMaxOperands> ones{1, 1, 1, 1};
+        auto span = [&](int64_t begin, int64_t end) {
+            std::array<char*, kMaxOperands> ptr{};
+            for (size_t k = 0; k < nOps; ++k) ptr[k] = static_cast<char*>(ops[k]->rawData()) + begin * itemBytes[k];
+            run(ptr.data(), ones.data(), end - begin, f);
+        };
+        if (pool)
+            pool->parallelForInline(numel, grain, span);
+        else
+            span(0, numel);
+        return;
+    }
     const Walk w = makeWalk(ops, nOps);
     const size_t nd = w.sizes.size();
     auto body = [&](int64_t begin, int64_t end) {
@@ -113,7 +130,7 @@ void walkPointwise(ThreadPool* pool, const Tensor* const* ops, const int64_t* it
         }
     };
     if (pool)
-        pool->parallelFor(w.numel, grain, body);
+        pool->parallelForInline(w.numel, grain, body);
     else
         body(0, w.numel);
 }
@@ -368,6 +385,15 @@ std::vector<int64_t> iteratorStrides(const std::vector<int64_t>& shape, const st
 Tensor allocStrided(const KernelCall& call, const std::vector<int64_t>& sizes, const std::vector<int64_t>& strides,
                     DType t)
 {
+    // exactly Tensor::contiguousStrides(sizes) (the common case): the backend's new tensor as
+    // it is, its layout record shared
+    bool contiguous = sizes.size() == strides.size();
+    int64_t expect = 1;
+    for (size_t k = sizes.size(); contiguous && k-- > 0;) {
+        contiguous = strides[k] == expect;
+        expect *= sizes[k] > 0 ? sizes[k] : 1;
+    }
+    if (contiguous) return call.newTensor(sizes, t);
     int64_t numel = 1;
     for (int64_t s : sizes) numel *= s;
     Tensor buf = call.newTensor({numel}, t);

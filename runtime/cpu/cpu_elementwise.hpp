@@ -406,7 +406,7 @@ void parallelFor(const KernelCall& call, int64_t n, int64_t grain, const F& fn)
 {
     if (n <= 0) return;
     if (call.pool)
-        call.pool->parallelFor(n, grain, fn);
+        call.pool->parallelForInline(n, grain, fn);
     else
         fn(0, n);
 }

@@ -401,14 +401,15 @@ void storeVector(const Tensor& t, const std::vector<A>& v)
 inline Value tensorOrNone(const Tensor& t) { return t.defined() ? Value::ofTensor(t) : Value::none(); }
 
 // Runs fn(begin, end) over [0, n) on the pool (inline when there is no pool).
-inline void parallelRows(ThreadPool* pool, int64_t n, int64_t grain, const std::function<void(int64_t, int64_t)>& fn)
+template<class F>
+void parallelRows(ThreadPool* pool, int64_t n, int64_t grain, const F& fn)
 {
     if (n <= 0) return;
     if (!pool || n <= grain) {
-        fn(0, n);
+        fn(int64_t{0}, n);
         return;
     }
-    pool->parallelFor(n, std::max<int64_t>(1, grain), fn);
+    pool->parallelForInline(n, std::max<int64_t>(1, grain), fn);
 }
 
 // Rows per task so that one task does at least ~16k element visits.

@@ -126,6 +126,8 @@ ThreadPool::~ThreadPool()
 
 int ThreadPool::threads() const { return impl_->threads; }
 
+void ThreadPool::prepareCaller() { setIeeeDenormals(); }
+
 void ThreadPool::parallelFor(int64_t n, int64_t grain, const std::function<void(int64_t, int64_t)>& fn)
 {
     if (n <= 0) return;

@@ -1,8 +1,11 @@
 #include "runtime/exec/executor.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <chrono>
+#include <cstdint>
 #include <memory>
+#include <optional>
 #include <unordered_map>
 
 #include "core/analysis/index_bounds.hpp"
@@ -47,6 +50,10 @@ namespace {
 struct Cancelled
 { };
 
+}  // namespace
+
+namespace exec {
+
 // Values of one run of one graph, by node id.
 struct Frame
 {
@@ -58,25 +65,162 @@ struct Frame
         , env(p.maxId)
         , have(p.maxId, 0)
     { }
+    // Drops every value still held (a top-level frame is kept for the next run).
+    void clear()
+    {
+        for (size_t i = 0; i < have.size(); ++i)
+            if (have[i]) {
+                env[i] = Value();
+                have[i] = 0;
+            }
+    }
 };
+
+// The storages the live-byte accounting holds, by address: per storage the number of values
+// that refer to it and whether it is an input counted as resident (0 bytes). Open addressing
+// with linear probing, so that a run in its steady state allocates nothing here.
+class StorageRefs
+{
+public:
+    // One more reference; true when the storage was not held before (then `resident` is kept).
+    bool add(const Storage* s, bool resident)
+    {
+        if ((used_ + 1) * 2 > slots_.size()) grow();
+        size_t i = home(s);
+        while (slots_[i].key && slots_[i].key != s) i = (i + 1) & mask_;
+        Slot& slot = slots_[i];
+        if (slot.key) {
+            ++slot.count;
+            return false;
+        }
+        slot = {s, 1, static_cast<uint8_t>(resident)};
+        ++used_;
+        return true;
+    }
+    // One reference less; true when it was the last (the storage is no longer held), with the
+    // flag it was added with in `resident`. A storage not held is ignored (false).
+    bool drop(const Storage* s, bool& resident)
+    {
+        if (slots_.empty()) return false;
+        size_t i = home(s);
+        while (slots_[i].key && slots_[i].key != s) i = (i + 1) & mask_;
+        if (!slots_[i].key || --slots_[i].count > 0) return false;
+        resident = slots_[i].resident != 0;
+        erase(i);
+        return true;
+    }
+    void clear()
+    {
+        std::fill(slots_.begin(), slots_.end(), Slot{});
+        used_ = 0;
+    }
+
+private:
+    struct Slot
+    {
+        const Storage* key = nullptr;
+        int32_t count = 0;
+        uint8_t resident = 0;
+    };
+    std::vector<Slot> slots_;
+    size_t used_ = 0, mask_ = 0;
+    int shift_ = 64;
+
+    size_t home(const Storage* s) const
+    {
+        return static_cast<size_t>(((reinterpret_cast<uintptr_t>(s) >> 4) * 0x9E3779B97F4A7C15ull) >> shift_) & mask_;
+    }
+    void grow()
+    {
+        std::vector<Slot> old = std::move(slots_);
+        const size_t n = old.empty() ? 1024 : old.size() * 2;
+        slots_.assign(n, Slot{});
+        mask_ = n - 1;
+        shift_ = 64 - std::countr_zero(n);
+        used_ = 0;
+        for (const Slot& o : old) {
+            if (!o.key) continue;
+            size_t i = home(o.key);
+            while (slots_[i].key) i = (i + 1) & mask_;
+            slots_[i] = o;
+            ++used_;
+        }
+    }
+    // Backward-shift deletion: the slots after i that belong at or before i move up.
+    void erase(size_t i)
+    {
+        size_t j = i;
+        for (;;) {
+            j = (j + 1) & mask_;
+            if (!slots_[j].key) break;
+            const size_t k = home(slots_[j].key);
+            const bool between = i <= j ? (i < k && k <= j) : (i < k || k <= j);
+            if (between) continue;
+            slots_[i] = slots_[j];
+            i = j;
+        }
+        slots_[i] = Slot{};
+        --used_;
+    }
+};
+
+// What a graph prepared for runs keeps between them (GraphRunner): the plans of the graph
+// and of its nested graphs (with the views they learnt), the argument recipes, the kernel-call
+// record, the top-level frame and the accounting's table, so that a run after the first
+// plans nothing and, in its steady state, allocates little besides the tensors it computes.
+struct Prepared
+{
+    std::unordered_map<const Graph*, std::unique_ptr<GraphPlan>> plans;
+    RecipeCache recipes;
+    KernelCall call;  // reused by every kernel call (its argument values keep their capacity)
+    std::unique_ptr<Frame> top;
+    StorageRefs refs;
+    // one layout record per distinct (sizes, strides) among the views' results (ViewMemo), so
+    // that the many views of a deep graph share a few records that stay in the cache
+    struct ShapeHash
+    {
+        size_t operator()(const std::pair<std::vector<int64_t>, std::vector<int64_t>>& k) const
+        {
+            uint64_t h = 0x9E3779B97F4A7C15ull;
+            for (int64_t x : k.first) h = (h ^ static_cast<uint64_t>(x)) * 0x100000001B3ull;
+            for (int64_t x : k.second) h = (h ^ static_cast<uint64_t>(x + 0x51)) * 0x100000001B3ull;
+            return static_cast<size_t>(h ^ (h >> 29));
+        }
+    };
+    std::unordered_map<std::pair<std::vector<int64_t>, std::vector<int64_t>>, Tensor, ShapeHash> shapes;
+    Tensor shared(const Tensor& t)
+    {
+        auto [it, fresh] = shapes.try_emplace({t.sizes(), t.strides()}, t);
+        return fresh ? t : t.sharingShapeOf(it->second);
+    }
+};
+
+}  // namespace exec
+
+namespace {
+
+using exec::Frame;
+using exec::Prepared;
+using exec::StorageRefs;
+using exec::ViewMemo;
 
 struct Runner
 {
     const ExecOptions& opts;
     Backend& backend;
+    Prepared& prep;
     const OpRegistry& reg = OpRegistry::instance();
     RngState rng;
-    std::unordered_map<const Graph*, std::unique_ptr<GraphPlan>> plans;
-    RecipeCache recipes;
-    KernelCall call;  // reused by every kernel call (its argument vector keeps its capacity)
+    std::unordered_map<const Graph*, std::unique_ptr<GraphPlan>>& plans = prep.plans;
+    RecipeCache& recipes = prep.recipes;
+    KernelCall& call = prep.call;
     int depth = 0;  // nesting of bodies being run
     const TensorIndex* inputs = nullptr;  // top-level placeholders
     const TensorIndex* constants = nullptr;  // get_attr tensors (top level and bodies)
 
     // live-byte accounting of the top-level graph by the memory timeline's rules (distinct
     // storages of live values), bodies of single-body HOPs included (timeline rule R10)
-    std::unordered_map<const Storage*, int> refs;
-    std::unordered_map<const Storage*, uint8_t> resident;  // input storages (countInputs=false: 0 bytes)
+    StorageRefs& refs = prep.refs;  // input storages with countInputs=false are resident (0 bytes)
     int64_t live = 0;
     int64_t stepPeak = 0;  // the most live bytes seen inside the bodies run by the current top-level step
     bool accounting = true;  // whether the graph being run is accounted (false inside cond/while/map bodies)
@@ -87,9 +231,10 @@ struct Runner
     std::vector<NodeId> writtenNodes;  // the input node of each entry of `written`
     std::unordered_map<NodeId, size_t> writtenIndex;
 
-    Runner(const ExecOptions& o, Backend& b)
+    Runner(const ExecOptions& o, Backend& b, Prepared& p)
         : opts(o)
         , backend(b)
+        , prep(p)
     {
         rng.seed = o.rngSeed;
     }
@@ -112,12 +257,8 @@ struct Runner
         forEachTensor(v, [&](const Tensor& t) {
             const Storage* s = t.storage().get();
             if (!s) return;
-            if (refs[s]++ == 0) {
-                if (isInput && !opts.countInputs)
-                    resident[s] = 1;
-                else
-                    live += s->nbytes();
-            }
+            const bool resident = isInput && !opts.countInputs;
+            if (refs.add(s, resident) && !resident) live += s->nbytes();
         });
     }
     void releaseValue(const Value& v)
@@ -125,12 +266,8 @@ struct Runner
         forEachTensor(v, [&](const Tensor& t) {
             const Storage* s = t.storage().get();
             if (!s) return;
-            auto it = refs.find(s);
-            if (it == refs.end()) return;
-            if (--it->second == 0) {
-                if (!resident.erase(s)) live -= s->nbytes();
-                refs.erase(it);
-            }
+            bool resident = false;
+            if (refs.drop(s, resident) && !resident) live -= s->nbytes();
         });
     }
 
@@ -203,7 +340,7 @@ struct Runner
     {
         const std::string& t = n.target;
         auto argv = [&](size_t k) { return toValue(f, n.args.at(k)); };
-        if (n.isGetitem()) {
+        if (np.getitem) {
             if (np.torch && n.args.size() == 2 && n.args[0].isNode() && ref(f, n.args[0].node).isTensor())
                 return callTorch(f, n, np);
             // by reference: copying the whole tuple of a multi-output op to take one item
@@ -240,6 +377,48 @@ struct Runner
         throw KernelError("call target '" + t + "' is not supported by the runtime");
     }
 
+    // Writes the value of argument `a` into `dst`, reusing what dst holds (a list keeps its
+    // capacity): the kernel-call record's arguments cost no allocation once warm.
+    static void assignArg(Value& dst, const Frame& f, const Arg& a)
+    {
+        switch (a.kind) {
+        case Arg::Kind::Node: Value::assignCopy(dst, ref(f, a.node)); return;
+        case Arg::Kind::List:
+        case Arg::Kind::Tuple: {
+            Value::resetTo(dst, Value::Kind::List);
+            dst.items.resize(a.items.size());
+            for (size_t j = 0; j < a.items.size(); ++j) assignArg(dst.items[j], f, a.items[j]);
+            return;
+        }
+        default: Value::assignScalar(dst, argToValue(a));
+        }
+    }
+    // Lets go of the tensors a value holds (its lists keep their capacity).
+    static void dropTensors(Value& v)
+    {
+        if (v.tensor.defined()) v.tensor = Tensor();
+        for (auto& it : v.items) dropTensors(it);
+    }
+    // The node's arguments bound to the schema by the recipe, into `out` (one value per schema
+    // argument, each overwritten in place).
+    static void bindArgsInto(const Frame& f, const Node& n, const BindRecipe& b, std::vector<Value>& out)
+    {
+        out.resize(b.sources.size());
+        for (size_t i = 0; i < b.sources.size(); ++i) {
+            const BindRecipe::Source& src = b.sources[i];
+            switch (src.from) {
+            case BindRecipe::From::Positional: assignArg(out[i], f, n.args[src.index]); break;
+            case BindRecipe::From::Keyword: assignArg(out[i], f, n.kwargs[src.index].second); break;
+            case BindRecipe::From::Default:
+                if (b.defaultOk[i])
+                    out[i] = b.defaultValues[i];
+                else
+                    out[i] = argToValue(b.defaults[i]);
+                break;
+            }
+        }
+    }
+
     // The node's arguments as values, bound to the schema by the recipe.
     static void bindArgs(const Frame& f, const Node& n, const BindRecipe& b, std::vector<Value>& out)
     {
@@ -266,17 +445,69 @@ struct Runner
             bindArgs(f, n, *np.bind, args);
             return callCustom(*np.op, std::move(args));
         }
-        call.args.clear();
+        ViewMemo* memo = np.view >= 0 ? &f.plan.views[static_cast<size_t>(np.view)] : nullptr;
+        if (memo && memo->state == ViewMemo::State::Known) {
+            const Value& self = ref(f, memo->self);
+            if (self.isTensor() && self.tensor.sameLayout(memo->input)
+                && self.tensor.storage()->nbytes() == memo->storageBytes) {
+                ++viewsFromPlan;
+                return viewFromMemo(*memo, self.tensor);
+            }
+        }
         call.result = Value();
         call.node = &n;
         call.op = np.op;
-        bindArgs(f, n, *np.bind, call.args);
+        call.kernel = np.kernel;
         call.outMeta = &n.val;
         call.backend = &backend;
         call.rng = &rng;
+        struct Scrub  // the arguments' storages are not held past the call
+        {
+            std::vector<Value>& args;
+            ~Scrub()
+            {
+                for (auto& a : args) dropTensors(a);
+            }
+        } scrub{call.args};
+        bindArgsInto(f, n, *np.bind, call.args);
         backend.run(call);
-        call.args.clear();  // the arguments' storages are not held past the call
+        call.kernel = nullptr;
+        if (memo && memo->state == ViewMemo::State::Unknown) learnView(*memo, ref(f, memo->self), call.result);
         return std::move(call.result);
+    }
+
+    // A metadata-only view's result on a run after the one that learnt it (ViewMemo).
+    static Value viewFromMemo(const ViewMemo& m, const Tensor& self)
+    {
+        if (!m.list) return Value::ofTensor(m.outputs[0].onStorage(self.storage()));
+        std::vector<Value> items;
+        items.reserve(m.outputs.size());
+        for (const Tensor& t : m.outputs) items.push_back(Value::ofTensor(t.onStorage(self.storage())));
+        return Value::ofList(std::move(items));
+    }
+    // Keeps the layouts of a view node's input and results when every result is a view of the
+    // input's storage; otherwise (the kernel copied) the node always runs its kernel.
+    void learnView(ViewMemo& m, const Value& self, const Value& result)
+    {
+        m.state = ViewMemo::State::Never;
+        if (!self.isTensor() || !self.tensor.defined()) return;
+        const Storage* s = self.tensor.storage().get();
+        auto isView = [&](const Value& v) { return v.isTensor() && v.tensor.storage().get() == s; };
+        std::vector<Tensor> outs;
+        if (result.kind == Value::Kind::List) {
+            for (const Value& v : result.items) {
+                if (!isView(v)) return;
+                outs.push_back(prep.shared(v.tensor.onStorage(nullptr)));
+            }
+            m.list = true;
+        } else {
+            if (!isView(result)) return;
+            outs.push_back(prep.shared(result.tensor.onStorage(nullptr)));
+        }
+        m.input = self.tensor.onStorage(nullptr);
+        m.storageBytes = s->nbytes();
+        m.outputs = std::move(outs);
+        m.state = ViewMemo::State::Known;
     }
 
     // A custom operator of an ops file (core/ops/custom_ops.hpp): identity gives a copy of the
@@ -691,16 +922,18 @@ struct Runner
 
     // Top level: the live bytes of a step (its outputs allocated, or its bodies' peak while
     // they ran, whichever is more), and the peak.
-    void recordLiveBytes(const Node& n, ExecResult& res)
+    void recordLiveBytes(size_t k, ExecResult& res)
     {
         const int64_t step = std::max(live, stepPeak);
         stepPeak = 0;
         res.liveBytesPerStep.push_back(step);
         if (step > res.peakBytes) {
             res.peakBytes = step;
-            res.peakNode = n.name;
+            peakStep = k;
         }
     }
+    size_t peakStep = SIZE_MAX;  // the top-level step of ExecResult::peakNode
+    int64_t viewsFromPlan = 0;  // ExecResult::viewsFromPlan
 
     // Records a top-level input's storages, so that writes to them are found at any depth.
     void noteInput(const Node& n, const Value& v)
@@ -772,7 +1005,17 @@ struct Runner
         const auto& order = g.order();
         const bool top = operands == nullptr;
         const bool acc = top || accounting;
-        Frame f(plan);
+        std::optional<Frame> nested;
+        if (top && (!prep.top || &prep.top->plan != &plan)) prep.top = std::make_unique<Frame>(plan);
+        Frame& f = top ? *prep.top : nested.emplace(plan);
+        struct Clear  // a kept frame lets go of its values when the run ends, as a nested one does
+        {
+            Frame* f;
+            ~Clear()
+            {
+                if (f) f->clear();
+            }
+        } clearTop{top ? &f : nullptr};
         Value result;
         size_t placeholderIndex = 0;
         // one clock read per step: a step's time runs from the end of the previous one
@@ -793,12 +1036,12 @@ struct Runner
                 if (top && isInput) noteInput(n, v);
                 if (acc) acquire(v, top && isInput);
                 if (acc && !top) stepPeak = std::max(stepPeak, live);
-                f.env[static_cast<size_t>(n.id)] = std::move(v);
-                f.have[static_cast<size_t>(n.id)] = 1;
+                f.env[static_cast<size_t>(np.id)] = std::move(v);
+                f.have[static_cast<size_t>(np.id)] = 1;
                 if (np.rebinds != kNoNode) rebind(f, static_cast<size_t>(np.rebinds), n, acc);
-                if (top && opts.onValue) opts.onValue(n, f.env[static_cast<size_t>(n.id)]);
+                if (top && opts.onValue) opts.onValue(n, f.env[static_cast<size_t>(np.id)]);
             }
-            if (top) recordLiveBytes(n, *res);
+            if (top) recordLiveBytes(k, *res);
             freeDyingValues(f, k, acc);
             if (top) {
                 const auto now = std::chrono::steady_clock::now();
@@ -858,31 +1101,49 @@ void requireRunnable(const Graph& g, DeviceKind device)
     failFastOnUnrunnableNode(*plan, device);
 }
 
-ExecResult executeGraph(const Graph& g, const ExecOptions& opts)
+struct GraphRunner::State
 {
-    std::shared_ptr<Backend> own;
-    Backend* backend = opts.backend;
-    if (!backend) {
-        own = makeBackend("cpu", BackendOptions{opts.threads}, nullptr);
-        backend = own.get();
-    }
-    Runner r(opts, *backend);
-    const GraphPlan& plan = r.planOf(g);
-    failFastOnUnrunnableNode(plan, backend->device());
+    const Graph& g;
+    Backend& backend;
+    exec::Prepared prep;
+    const GraphPlan* plan = nullptr;
+    State(const Graph& graph, Backend& b)
+        : g(graph)
+        , backend(b)
+    { }
+};
+
+GraphRunner::GraphRunner(const Graph& g, Backend& backend)
+    : state_(std::make_unique<State>(g, backend))
+{
+    auto& p = state_->prep.plans[&g];
+    p = exec::makePlan(g, OpRegistry::instance(), state_->prep.recipes, backend.device());
+    failFastOnUnrunnableNode(*p, backend.device());
+    state_->plan = p.get();
+}
+
+GraphRunner::~GraphRunner() = default;
+
+ExecResult GraphRunner::run(const ExecOptions& opts)
+{
+    State& st = *state_;
+    if (opts.backend && opts.backend != &st.backend)
+        throw std::invalid_argument("GraphRunner::run: ExecOptions::backend is not the backend it was prepared for");
+    const Graph& g = st.g;
+    Runner r(opts, st.backend, st.prep);
     r.topGraph = &g;
     const TensorIndex inputs(opts.inputs), constants(opts.constants);
     r.inputs = &inputs;
     r.constants = &constants;
-    r.refs.reserve(g.order().size());
+    r.refs.clear();
 
     ExecResult res;
-    res.ownedBackend = own;
     res.liveBytesPerStep.reserve(g.order().size());
     std::vector<double> stepSeconds;
     stepSeconds.reserve(g.order().size());
     const auto t0 = std::chrono::steady_clock::now();
     try {
-        Value out = r.runGraph(plan, nullptr, &res, &stepSeconds);
+        Value out = r.runGraph(*st.plan, nullptr, &res, &stepSeconds);
         res.writtenInputs = std::move(r.written);
         if (out.kind == Value::Kind::List)
             res.outputs = std::move(out.items);
@@ -891,6 +1152,9 @@ ExecResult executeGraph(const Graph& g, const ExecOptions& opts)
     } catch (const Cancelled&) {
         res.cancelled = true;
     }
+    if (r.peakStep < g.order().size()) res.peakNode = g.node(g.order()[r.peakStep]).name;
+    res.viewsFromPlan = r.viewsFromPlan;
+    r.refs.clear();
     res.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     const auto& order = g.order();
     std::vector<size_t> steps(stepSeconds.size());
@@ -902,6 +1166,20 @@ ExecResult executeGraph(const Graph& g, const ExecOptions& opts)
                       });
     for (size_t k = 0; k < top; ++k) res.slowest.push_back({g.node(order[steps[k]]).name, stepSeconds[steps[k]]});
     for (size_t k = 0; k < res.outputs.size(); ++k) res.outputNames.push_back("out_" + std::to_string(k));
+    return res;
+}
+
+ExecResult executeGraph(const Graph& g, const ExecOptions& opts)
+{
+    std::shared_ptr<Backend> own;
+    Backend* backend = opts.backend;
+    if (!backend) {
+        own = makeBackend("cpu", BackendOptions{opts.threads}, nullptr);
+        backend = own.get();
+    }
+    GraphRunner prepared(g, *backend);
+    ExecResult res = prepared.run(opts);
+    res.ownedBackend = own;
     return res;
 }
 

@@ -28,6 +28,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -102,12 +103,39 @@ struct ExecResult
     std::vector<NodeTiming> slowest;  // top 20 nodes by time
     std::vector<WrittenInput> writtenInputs;  // in the order of their first write
     bool cancelled = false;
+    // metadata-only views given from a layout an earlier run of the same GraphRunner learnt
+    // (no kernel called); 0 for executeGraph and a GraphRunner's first run
+    int64_t viewsFromPlan = 0;
 };
 
 // Throws KernelError (message names the node) or InputError (bad inputs file / shapes).
 // A top-level node that cannot run (unknown operator, no kernel) fails the run before any
 // node runs.
 ExecResult executeGraph(const Graph& g, const ExecOptions& opts = {});
+
+// A graph made ready for many runs on one backend (a training loop's steps, a benchmark's
+// repetitions): the plans of the graph and of its nested graphs, the argument recipes, the
+// kernels looked up, and the layouts of the metadata-only views (`view`, `t`, `transpose`,
+// `expand`, `split`, ...) learnt on the first run are kept, so a later run plans nothing and
+// gives each such view from its input's layout without calling a kernel. Every run is the run
+// executeGraph makes (the same values, the same accounting and peak); one run at a time.
+class GraphRunner
+{
+public:
+    // Plans `g` (which must outlive this) for `backend`; throws, before anything runs, the
+    // KernelError a run would throw for a top-level node that cannot run (as requireRunnable).
+    GraphRunner(const Graph& g, Backend& backend);
+    ~GraphRunner();
+    GraphRunner(const GraphRunner&) = delete;
+    GraphRunner& operator=(const GraphRunner&) = delete;
+    // One run, as executeGraph(g, opts) with opts.backend the backend given above (opts.backend
+    // must be null or that backend; opts.threads is not used). Throws as executeGraph does.
+    ExecResult run(const ExecOptions& opts);
+
+private:
+    struct State;
+    std::unique_ptr<State> state_;
+};
 
 // Throws the KernelError executeGraph would throw, before running anything, for a top-level
 // node that cannot run on `device` (unknown operator, unsupported higher-order operator, no

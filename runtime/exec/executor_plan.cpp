@@ -112,6 +112,23 @@ NodeId rebindTarget(const OpInfo& op, const Node& n)
     return kNoNode;
 }
 
+// A metadata-only view (ViewMemo) whose self is its first positional argument, a node, and
+// whose other arguments hold no node.
+bool isConstantArgView(const OpInfo& op, const Node& n, const BindRecipe& bind)
+{
+    if (!op.has(kTraitView) && !op.has(kTraitViewList) && !op.has(kTraitAliasNoAnnot)) return false;
+    if (op.has(kTraitInplace) || op.has(kTraitRandom) || op.has(kTraitCollective) || op.has(kTraitSideEffect))
+        return false;
+    if (bind.sources.empty() || bind.sources[0].from != BindRecipe::From::Positional || bind.sources[0].index != 0
+        || n.args.empty() || !n.args[0].isNode())
+        return false;
+    bool constant = true;
+    auto noNode = [&](NodeId) { constant = false; };
+    for (size_t k = 1; k < n.args.size(); ++k) n.args[k].forEachNode(noNode);
+    for (const auto& kv : n.kwargs) kv.second.forEachNode(noNode);
+    return constant;
+}
+
 // A call_function node: a builtin, a Dynamo-level lowering, a higher-order operator or an op
 // kernel with its arguments bound. `opByTarget` caches registry lookups across the graph.
 void planCallFunction(GraphPlan& p, NodePlan& np, const Node& n, const OpRegistry& reg, RecipeCache& recipes,
@@ -121,6 +138,7 @@ void planCallFunction(GraphPlan& p, NodePlan& np, const Node& n, const OpRegistr
     if (n.isGetitem()) {
         // tuples by int stay a builtin (by reference); tensors take the lowering
         np.kind = NodePlan::Kind::Builtin;
+        np.getitem = true;
         std::string ignored;
         np.torch = planTorchLevel(n, ignored);
         return;
@@ -164,6 +182,10 @@ void planCallFunction(GraphPlan& p, NodePlan& np, const Node& n, const OpRegistr
         np.error = "higher-order operator " + n.target + " is not supported by the executor";
     else
         np.bind = recipes.get(reg, *np.op, n, np.error);
+    if (!np.bind || np.op->custom) return;
+    np.kernel = KernelRegistry::instance().find(np.op->qualifiedName, device);
+    if (np.kernel && isConstantArgView(*np.op, n, *np.bind)) np.view = static_cast<int32_t>(p.views.size());
+    if (np.view >= 0) p.views.emplace_back().self = n.args[0].node;
 }
 
 // The last step that reads each node; outputs and inputs never die (R4, R6). Fills the
@@ -298,6 +320,7 @@ std::unique_ptr<GraphPlan> makePlan(const Graph& g, const OpRegistry& reg, Recip
     for (size_t k = 0; k < order.size(); ++k) {
         const Node& n = g.node(order[k]);
         NodePlan& np = p->nodes[k];
+        np.id = n.id;
         switch (n.op) {
         case NodeOp::Placeholder:
             np.kind = NodePlan::Kind::Placeholder;

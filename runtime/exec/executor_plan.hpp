@@ -14,6 +14,7 @@
 #include "core/ir/graph.hpp"
 #include "core/ops/op_registry.hpp"
 #include "runtime/base/backend.hpp"
+#include "runtime/base/kernel.hpp"
 #include "runtime/base/value.hpp"
 #include "runtime/torch_level/torch_level.hpp"
 
@@ -82,6 +83,8 @@ struct NodePlan
     };
     Kind kind = Kind::Unsupported;
     Hop hop = Hop::None;
+    NodeId id = kNoNode;  // the node's (so that a step whose node needs no other field reads no Node)
+    bool getitem = false;  // Builtin: operator.getitem
     const OpInfo* op = nullptr;  // Op; the op an RNG-state or auto_functionalized HOP wraps
     const BindRecipe* bind = nullptr;  // Op, and the op wrapped by an RNG-state HOP
     std::string error;  // Op / RNG-state / auto_functionalized HOP: why the node cannot run (thrown when reached)
@@ -99,6 +102,34 @@ struct NodePlan
     // Torch: the Dynamo-level node translated to aten kernels (runtime/torch_level/torch_level.hpp); also
     // set on operator.getitem builtins, for getitem on a tensor
     std::unique_ptr<TorchLowering> torch;
+    // Op: the device's kernel for the op (null for a custom op's declared body, or where the
+    // device has none: the run then fails as the backend says)
+    const KernelFn* kernel = nullptr;
+    // Op: a metadata-only view whose arguments besides self (its first, a node) are
+    // constants: its index in GraphPlan::views; -1 for every other node
+    int32_t view = -1;
+};
+
+// What a metadata-only view node gave (ops with kTraitView, kTraitViewList or
+// kTraitAliasNoAnnot whose other arguments are constants): the layout of its input on the run
+// that learnt it, and the layouts of its results, views of the input's storage. The result of a
+// view depends only on its input's layout and its constant arguments, so a later run whose input
+// has the same layout gives the same views without calling the kernel: no allocation, no
+// argument binding (a step of a training graph is half such nodes).
+struct ViewMemo
+{
+    enum class State : uint8_t
+    {
+        Unknown,  // not run yet
+        Known,  // input and outputs hold the layouts
+        Never  // the kernel gave something else than views of its input's storage (a copy)
+    };
+    State state = State::Unknown;
+    NodeId self = kNoNode;  // the node's first argument (set by the plan)
+    Tensor input;  // the layout only (no storage)
+    int64_t storageBytes = 0;  // of the input's storage (as_strided may reach beyond the view)
+    bool list = false;  // the kernel returned a list of views (split, unbind)
+    std::vector<Tensor> outputs;  // the layouts only
 };
 
 struct GraphPlan
@@ -112,6 +143,8 @@ struct GraphPlan
     std::vector<size_t> dyingStart;
     std::vector<NodeId> dying;
     std::vector<std::unique_ptr<Node>> innerNodes;  // NodePlan::inner
+    // by NodePlan::view; learnt while the plan runs (a plan is used by one run at a time)
+    mutable std::vector<ViewMemo> views;
 };
 
 // Recipes by (op, positional count, keyword names); the key's text is only built for nodes

@@ -56,7 +56,10 @@ QString findTorchPython()
 }
 
 // Tensor-by-tensor bitwise comparison; "" when equal, else what differs first.
-QString compareBitwise(const QString& expectedPath, const QString& actualPath)
+// `closeEnough`: float32 outputs may differ within |x - y| <= 1e-5 + 1e-4 |x| (the outputs a
+// PyTorch on another CPU recorded: its kernels pick their vector path by the CPU, AVX2 or
+// AVX-512, and so their bits); otherwise every byte must be equal.
+QString compareBitwise(const QString& expectedPath, const QString& actualPath, bool closeEnough = false)
 {
     fxl::SafeTensorsFile e, a;
     try {
@@ -79,14 +82,17 @@ QString compareBitwise(const QString& expectedPath, const QString& actualPath)
         QString msg = name + QStringLiteral(": bytes differ");
         if (t.dtype == fxl::DType::F32 && t.data.size() == u->data.size()) {
             double worst = 0;
-            size_t count = 0;
+            size_t count = 0, far = 0;
             for (size_t i = 0; i + 4 <= t.data.size(); i += 4) {
                 float x, y;
                 std::memcpy(&x, t.data.data() + i, 4);
                 std::memcpy(&y, u->data.data() + i, 4);
                 if (std::memcmp(&x, &y, 4) != 0) ++count;
-                worst = std::max(worst, std::fabs(double(x) - double(y)));
+                const double d = std::fabs(double(x) - double(y));
+                worst = std::max(worst, d);
+                if (!(d <= 1e-5 + 1e-4 * std::fabs(double(x)))) ++far;
             }
+            if (closeEnough && far == 0) continue;
             msg += QStringLiteral(" (%1 of %2 floats, max |diff| %3)").arg(count).arg(t.data.size() / 4).arg(worst);
         }
         return msg;
@@ -249,7 +255,8 @@ private slots:
             inOut = cache_.filePath(QStringLiteral("input%1.out.safetensors").arg(inputOutputs_.size()));
             err = execGraph(input, name, inOut, dir);
             QVERIFY2(err.isEmpty(), qPrintable(err));
-            err = compareBitwise(dir + "/" + name + ".outputs.safetensors", inOut);
+            // recorded by PyTorch on another machine: within a tolerance (compareBitwise)
+            err = compareBitwise(dir + "/" + name + ".outputs.safetensors", inOut, true);
             QVERIFY2(err.isEmpty(), qPrintable("00_input.py vs the corpus outputs: " + err));
             inputOutputs_.insert(key, inOut);
         }
