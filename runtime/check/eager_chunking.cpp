@@ -1283,7 +1283,7 @@ EagerChunkResult Reference::run()
         const Node& n = g_.node(id);
         const uint64_t i = phIndex++;
         if (const SafeTensor* st = exec::findInput(n, index))
-            setFull(id, Value::ofTensor(exec::uploadSafeTensor(*st, *backend_, "input '" + n.name + "'")));
+            setFull(id, Value::ofTensor(exec::uploadSafeTensor(*st, *backend_, "input", n.name)));
         else
             setFull(id, exec::generateInput(n, opts_.inputSeed, i, *backend_));
     }

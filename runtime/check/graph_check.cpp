@@ -510,14 +510,14 @@ CheckOutcome checkPartition(const CheckGraph& a, const CheckGraph& forward, cons
                 continue;
             }
             if (const SafeTensor* t = out.inputs.find(n.name)) {
-                bwValues.push_back(Value::ofTensor(exec::uploadSafeTensor(*t, backend, "input '" + n.name + "'")));
+                bwValues.push_back(Value::ofTensor(exec::uploadSafeTensor(*t, backend, "input", n.name)));
                 feed.tangentsFromA.push_back(n.name);
                 continue;
             }
             if (n.val.kind != ValueMeta::Kind::SymInt
                 && (n.name.find("tangent") != std::string::npos || n.meta.desc.starts_with("TangentAOTInput"))) {
                 const SafeTensor ones = onesLike(n, out.a.outputs);
-                bwValues.push_back(Value::ofTensor(exec::uploadSafeTensor(ones, backend, "input '" + n.name + "'")));
+                bwValues.push_back(Value::ofTensor(exec::uploadSafeTensor(ones, backend, "input", n.name)));
                 feed.seeds.push_back(n.name);
                 continue;
             }

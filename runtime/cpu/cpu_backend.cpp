@@ -97,6 +97,68 @@ private:
     size_t kept_ = 0;
 };
 
+// The records (shared_ptr control block and Storage, one allocation) of the backend's
+// storages, kept for the next tensor: a large graph makes and drops one per node.
+class StorageRecords
+{
+public:
+    ~StorageRecords()
+    {
+        for (void* p : free_) ::operator delete(p);
+    }
+    void* take(size_t size)
+    {
+        if (kKeepFreedBlocks) {
+            std::lock_guard<std::mutex> lock(mutex_);
+            if (size == size_ && !free_.empty()) {
+                void* p = free_.back();
+                free_.pop_back();
+                return p;
+            }
+        }
+        return ::operator new(size);
+    }
+    void give(void* p, size_t size)
+    {
+        if (kKeepFreedBlocks) {
+            std::lock_guard<std::mutex> lock(mutex_);
+            if (size_ == 0) size_ = size;
+            if (size == size_ && free_.size() < kMost) {
+                free_.push_back(p);
+                return;
+            }
+        }
+        ::operator delete(p);
+    }
+
+private:
+    static constexpr size_t kMost = 1 << 16;
+    std::mutex mutex_;
+    std::vector<void*> free_;
+    size_t size_ = 0;  // the one size kept (the first given)
+};
+
+template<class T>
+struct RecordAllocator
+{
+    using value_type = T;
+    StorageRecords* records;
+    explicit RecordAllocator(StorageRecords* r)
+        : records(r)
+    { }
+    template<class U>
+    RecordAllocator(const RecordAllocator<U>& o)
+        : records(o.records)
+    { }
+    T* allocate(size_t n) { return static_cast<T*>(records->take(n * sizeof(T))); }
+    void deallocate(T* p, size_t n) { records->give(p, n * sizeof(T)); }
+    template<class U>
+    bool operator==(const RecordAllocator<U>& o) const
+    {
+        return records == o.records;
+    }
+};
+
 // The size of the block that holds `nbytes`: 64-byte lines, at least one (data() is never null).
 size_t blockSize(int64_t nbytes) { return static_cast<size_t>(((nbytes + 63) / 64) * 64 + (nbytes == 0 ? 64 : 0)); }
 
@@ -124,7 +186,9 @@ public:
         if (!p) p = std::aligned_alloc(64, alloc);
         if (!p) throw std::bad_alloc();
         noteAlloc(nbytes);
-        return layouts_.make(std::make_shared<Storage>(this, p, nbytes, DeviceKind::Cpu), t, sizes);
+        return layouts_.make(
+            std::allocate_shared<Storage>(RecordAllocator<Storage>(&records_), this, p, nbytes, DeviceKind::Cpu), t,
+            sizes);
     }
     void release(void* data, int64_t nbytes) override
     {
@@ -170,6 +234,7 @@ public:
 
 private:
     BlockCache blocks_;  // given back to the C library with the backend
+    StorageRecords records_;
     ContiguousLayouts layouts_;
     ThreadPool pool_;
 };

@@ -28,14 +28,18 @@ struct Walk
     int64_t numel = 1;
 };
 
-Walk makeWalk(const Tensor* const* ops, size_t n)
+// Fills `w` (a thread's scratch walk: its vectors keep their capacity from call to call).
+void makeWalk(Walk& w, std::vector<size_t>& order, const Tensor* const* ops, size_t n)
 {
-    Walk w;
     w.n = n;
+    w.sizes.clear();
+    w.strides.clear();
+    w.base = {};
+    w.numel = 1;
+    order.clear();
     const Tensor& out = *ops[0];
     const size_t nd = out.sizes().size();
     for (size_t k = 0; k < n; ++k) w.base[k] = static_cast<char*>(ops[k]->rawData());
-    std::vector<size_t> order;
     for (size_t d = 0; d < nd; ++d) {
         w.numel *= out.sizes()[d];
         if (out.sizes()[d] != 1) order.push_back(d);
@@ -70,7 +74,6 @@ Walk makeWalk(const Tensor* const* ops, size_t n)
         w.sizes.push_back(1);
         w.strides.push_back(std::array<int64_t, kMaxOperands>{});
     }
-    return w;
 }
 
 }  // namespace
@@ -99,10 +102,14 @@ void walkPointwise(ThreadPool* pool, const Tensor* const* ops, const int64_t* it
             span(0, numel);
         return;
     }
-    const Walk w = makeWalk(ops, nOps);
+    thread_local Walk scratch;
+    thread_local std::vector<size_t> order;
+    makeWalk(scratch, order, ops, nOps);
+    const Walk& w = scratch;
     const size_t nd = w.sizes.size();
     auto body = [&](int64_t begin, int64_t end) {
-        std::vector<int64_t> idx(nd, 0);
+        thread_local std::vector<int64_t> idx;
+        idx.assign(nd, 0);
         int64_t rem = begin;
         for (size_t d = nd; d-- > 0;) {
             idx[d] = rem % w.sizes[d];

@@ -76,42 +76,50 @@ struct Frame
     }
 };
 
-// The storages the live-byte accounting holds, by address: per storage the number of values
-// that refer to it and whether it is an input counted as resident (0 bytes). Open addressing
-// with linear probing, so that a run in its steady state allocates nothing here.
-class StorageRefs
+// A table keyed by storage address (open addressing, linear probing): the accounting's
+// references and the inputs' storages, so that a run in its steady state allocates nothing
+// for them (std::unordered_map allocates a node per entry).
+template<class V>
+class StorageTable
 {
 public:
-    // One more reference; true when the storage was not held before (then `resident` is kept).
-    bool add(const Storage* s, bool resident)
+    V* find(const Storage* s)
+    {
+        if (slots_.empty()) return nullptr;
+        const size_t i = probe(s);
+        return slots_[i].key ? &slots_[i].value : nullptr;
+    }
+    // The entry of s, added with `init` when absent; true when it was added.
+    std::pair<V*, bool> insert(const Storage* s, const V& init)
     {
         if ((used_ + 1) * 2 > slots_.size()) grow();
-        size_t i = home(s);
-        while (slots_[i].key && slots_[i].key != s) i = (i + 1) & mask_;
-        Slot& slot = slots_[i];
-        if (slot.key) {
-            ++slot.count;
-            return false;
-        }
-        slot = {s, 1, static_cast<uint8_t>(resident)};
+        const size_t i = probe(s);
+        if (slots_[i].key) return {&slots_[i].value, false};
+        slots_[i] = {s, init};
         ++used_;
-        return true;
+        return {&slots_[i].value, true};
     }
-    // One reference less; true when it was the last (the storage is no longer held), with the
-    // flag it was added with in `resident`. A storage not held is ignored (false).
-    bool drop(const Storage* s, bool& resident)
+    void erase(const Storage* s)
     {
-        if (slots_.empty()) return false;
-        size_t i = home(s);
-        while (slots_[i].key && slots_[i].key != s) i = (i + 1) & mask_;
-        if (!slots_[i].key || --slots_[i].count > 0) return false;
-        resident = slots_[i].resident != 0;
-        erase(i);
-        return true;
+        if (slots_.empty()) return;
+        size_t i = probe(s);
+        if (!slots_[i].key) return;
+        // backward-shift deletion: the entries after i that belong at or before i move up
+        for (size_t j = i;;) {
+            j = (j + 1) & mask_;
+            if (!slots_[j].key) break;
+            const size_t k = home(slots_[j].key);
+            if (i <= j ? (i < k && k <= j) : (i < k || k <= j)) continue;
+            slots_[i] = slots_[j];
+            i = j;
+        }
+        slots_[i] = Slot{};
+        --used_;
     }
+    bool empty() const { return used_ == 0; }
     void clear()
     {
-        std::fill(slots_.begin(), slots_.end(), Slot{});
+        if (used_) std::fill(slots_.begin(), slots_.end(), Slot{});
         used_ = 0;
     }
 
@@ -119,8 +127,7 @@ private:
     struct Slot
     {
         const Storage* key = nullptr;
-        int32_t count = 0;
-        uint8_t resident = 0;
+        V value{};
     };
     std::vector<Slot> slots_;
     size_t used_ = 0, mask_ = 0;
@@ -130,6 +137,12 @@ private:
     {
         return static_cast<size_t>(((reinterpret_cast<uintptr_t>(s) >> 4) * 0x9E3779B97F4A7C15ull) >> shift_) & mask_;
     }
+    size_t probe(const Storage* s) const
+    {
+        size_t i = home(s);
+        while (slots_[i].key && slots_[i].key != s) i = (i + 1) & mask_;
+        return i;
+    }
     void grow()
     {
         std::vector<Slot> old = std::move(slots_);
@@ -138,30 +151,20 @@ private:
         mask_ = n - 1;
         shift_ = 64 - std::countr_zero(n);
         used_ = 0;
-        for (const Slot& o : old) {
-            if (!o.key) continue;
-            size_t i = home(o.key);
-            while (slots_[i].key) i = (i + 1) & mask_;
-            slots_[i] = o;
-            ++used_;
-        }
+        for (const Slot& o : old)
+            if (o.key) {
+                slots_[probe(o.key)] = o;
+                ++used_;
+            }
     }
-    // Backward-shift deletion: the slots after i that belong at or before i move up.
-    void erase(size_t i)
-    {
-        size_t j = i;
-        for (;;) {
-            j = (j + 1) & mask_;
-            if (!slots_[j].key) break;
-            const size_t k = home(slots_[j].key);
-            const bool between = i <= j ? (i < k && k <= j) : (i < k || k <= j);
-            if (between) continue;
-            slots_[i] = slots_[j];
-            i = j;
-        }
-        slots_[i] = Slot{};
-        --used_;
-    }
+};
+
+// The accounting's entry of a storage: how many live values refer to it, and whether it is an
+// input counted as resident (0 bytes: ExecOptions::countInputs off).
+struct StorageRef
+{
+    int32_t count = 0;
+    bool resident = false;
 };
 
 // What a graph prepared for runs keeps between them (GraphRunner): the plans of the graph
@@ -174,7 +177,12 @@ struct Prepared
     RecipeCache recipes;
     KernelCall call;  // reused by every kernel call (its argument values keep their capacity)
     std::unique_ptr<Frame> top;
-    StorageRefs refs;
+    bool learnViews = true;  // false for executeGraph's one run (nothing would use them)
+    StorageTable<StorageRef> refs;
+    StorageTable<NodeId> inputStorages;  // the first top-level input bound to each storage
+    // the file the last run read its inputs from, and each placeholder's tensor's index in it
+    const SafeTensorsFile* inputsFile = nullptr;
+    std::vector<int64_t> inputSlots;
     // one layout record per distinct (sizes, strides) among the views' results (ViewMemo), so
     // that the many views of a deep graph share a few records that stay in the cache
     struct ShapeHash
@@ -201,7 +209,8 @@ namespace {
 
 using exec::Frame;
 using exec::Prepared;
-using exec::StorageRefs;
+using exec::StorageRef;
+using exec::StorageTable;
 using exec::ViewMemo;
 
 struct Runner
@@ -215,18 +224,18 @@ struct Runner
     RecipeCache& recipes = prep.recipes;
     KernelCall& call = prep.call;
     int depth = 0;  // nesting of bodies being run
-    const TensorIndex* inputs = nullptr;  // top-level placeholders
-    const TensorIndex* constants = nullptr;  // get_attr tensors (top level and bodies)
+    // top-level placeholders' and get_attr tensors' files by name, made when first needed
+    std::optional<TensorIndex> inputIndex, constantIndex;
 
     // live-byte accounting of the top-level graph by the memory timeline's rules (distinct
     // storages of live values), bodies of single-body HOPs included (timeline rule R10)
-    StorageRefs& refs = prep.refs;  // input storages with countInputs=false are resident (0 bytes)
+    StorageTable<StorageRef>& refs = prep.refs;
     int64_t live = 0;
     int64_t stepPeak = 0;  // the most live bytes seen inside the bodies run by the current top-level step
     bool accounting = true;  // whether the graph being run is accounted (false inside cond/while/map bodies)
 
     // in-place writes that reach a top-level input's storage (ExecResult::writtenInputs)
-    std::unordered_map<const Storage*, NodeId> inputStorages;  // first input bound to each storage
+    StorageTable<NodeId>& inputStorages = prep.inputStorages;
     std::vector<WrittenInput> written;
     std::vector<NodeId> writtenNodes;  // the input node of each entry of `written`
     std::unordered_map<NodeId, size_t> writtenIndex;
@@ -258,7 +267,8 @@ struct Runner
             const Storage* s = t.storage().get();
             if (!s) return;
             const bool resident = isInput && !opts.countInputs;
-            if (refs.add(s, resident) && !resident) live += s->nbytes();
+            StorageRef* ref = refs.insert(s, StorageRef{0, resident}).first;
+            if (ref->count++ == 0 && !ref->resident) live += s->nbytes();
         });
     }
     void releaseValue(const Value& v)
@@ -266,8 +276,10 @@ struct Runner
         forEachTensor(v, [&](const Tensor& t) {
             const Storage* s = t.storage().get();
             if (!s) return;
-            bool resident = false;
-            if (refs.drop(s, resident) && !resident) live -= s->nbytes();
+            StorageRef* ref = refs.find(s);
+            if (!ref || --ref->count > 0) return;
+            if (!ref->resident) live -= s->nbytes();
+            refs.erase(s);
         });
     }
 
@@ -340,6 +352,14 @@ struct Runner
     {
         const std::string& t = n.target;
         auto argv = [&](size_t k) { return toValue(f, n.args.at(k)); };
+        if (np.itemOf != kNoNode) {  // an item of a tuple by a constant index: no argument read
+            const Value& c = ref(f, np.itemOf);
+            if (c.kind == Value::Kind::List) {
+                const int64_t size = static_cast<int64_t>(c.items.size());
+                const int64_t k = np.itemIndex < 0 ? np.itemIndex + size : np.itemIndex;
+                if (k >= 0 && k < size) return c.items[static_cast<size_t>(k)];
+            }
+        }
         if (np.getitem) {
             if (np.torch && n.args.size() == 2 && n.args[0].isNode() && ref(f, n.args[0].node).isTensor())
                 return callTorch(f, n, np);
@@ -390,8 +410,27 @@ struct Runner
             for (size_t j = 0; j < a.items.size(); ++j) assignArg(dst.items[j], f, a.items[j]);
             return;
         }
-        default: Value::assignScalar(dst, argToValue(a));
+        // the constants most arguments are, without a temporary value
+        case Arg::Kind::None: Value::resetTo(dst, Value::Kind::None); break;
+        case Arg::Kind::Int:
+            Value::resetTo(dst, Value::Kind::Int);
+            dst.i = a.i;
+            break;
+        case Arg::Kind::Float:
+            Value::resetTo(dst, Value::Kind::Float);
+            dst.f = a.f;
+            break;
+        case Arg::Kind::Bool:
+            Value::resetTo(dst, Value::Kind::Bool);
+            dst.b = a.b;
+            break;
+        case Arg::Kind::DType:
+            Value::resetTo(dst, Value::Kind::DType);
+            dst.dtype = a.dtype;
+            break;
+        default: Value::assignScalar(dst, argToValue(a)); return;
         }
+        dst.items.clear();
     }
     // Lets go of the tensors a value holds (its lists keep their capacity).
     static void dropTensors(Value& v)
@@ -399,22 +438,18 @@ struct Runner
         if (v.tensor.defined()) v.tensor = Tensor();
         for (auto& it : v.items) dropTensors(it);
     }
-    // The node's arguments bound to the schema by the recipe, into `out` (one value per schema
-    // argument, each overwritten in place).
-    static void bindArgsInto(const Frame& f, const Node& n, const BindRecipe& b, std::vector<Value>& out)
+    // The node's arguments bound to its op's schema by the plan (ArgSlot), into `out` (one
+    // value per schema argument, each overwritten in place).
+    static void bindArgsInto(const Frame& f, const NodePlan& np, std::vector<Value>& out)
     {
-        out.resize(b.sources.size());
-        for (size_t i = 0; i < b.sources.size(); ++i) {
-            const BindRecipe::Source& src = b.sources[i];
-            switch (src.from) {
-            case BindRecipe::From::Positional: assignArg(out[i], f, n.args[src.index]); break;
-            case BindRecipe::From::Keyword: assignArg(out[i], f, n.kwargs[src.index].second); break;
-            case BindRecipe::From::Default:
-                if (b.defaultOk[i])
-                    out[i] = b.defaultValues[i];
-                else
-                    out[i] = argToValue(b.defaults[i]);
-                break;
+        out.resize(np.argCount);
+        const exec::ArgSlot* slots = f.plan.args.data() + np.argStart;
+        for (size_t i = 0; i < np.argCount; ++i) {
+            const exec::ArgSlot& slot = slots[i];
+            switch (slot.from) {
+            case exec::ArgSlot::From::Node: Value::assignCopy(out[i], ref(f, slot.node)); break;
+            case exec::ArgSlot::From::Value: Value::assignCopy(out[i], *slot.value); break;
+            case exec::ArgSlot::From::Arg: assignArg(out[i], f, *slot.arg); break;
             }
         }
     }
@@ -469,10 +504,11 @@ struct Runner
                 for (auto& a : args) dropTensors(a);
             }
         } scrub{call.args};
-        bindArgsInto(f, n, *np.bind, call.args);
+        bindArgsInto(f, np, call.args);
         backend.run(call);
         call.kernel = nullptr;
-        if (memo && memo->state == ViewMemo::State::Unknown) learnView(*memo, ref(f, memo->self), call.result);
+        if (memo && memo->state == ViewMemo::State::Unknown && prep.learnViews)
+            learnView(*memo, ref(f, memo->self), call.result);
         return std::move(call.result);
     }
 
@@ -872,6 +908,23 @@ struct Runner
     const Graph* topGraph = nullptr;
     std::optional<std::unordered_map<NodeId, int64_t>> indexBounds;
 
+    // The inputs file's tensor of top-level placeholder number `index`: where the run before
+    // found it in the same file when it is still there under the placeholder's name (a
+    // GraphRunner's steps bind their inputs without a lookup by name), else by findInput.
+    const SafeTensor* inputOf(const Node& n, uint64_t index)
+    {
+        if (!opts.inputs) return nullptr;
+        const auto& tensors = opts.inputs->tensors;
+        int64_t& slot = prep.inputSlots.at(index);
+        if (slot >= 0 && static_cast<size_t>(slot) < tensors.size()
+            && tensors[static_cast<size_t>(slot)].name == n.name)
+            return &tensors[static_cast<size_t>(slot)];
+        if (!inputIndex) inputIndex.emplace(opts.inputs);
+        const SafeTensor* st = findInput(n, *inputIndex);
+        slot = st ? st - tensors.data() : -1;
+        return st;
+    }
+
     Value placeholderValue(const Node& n, uint64_t index, std::vector<Value>* operands)
     {
         if (operands) return std::move((*operands)[index]);
@@ -881,9 +934,9 @@ struct Runner
                                   + std::to_string(opts.inputValues->size()) + ")");
             return (*opts.inputValues)[index];
         }
-        if (const SafeTensor* st = findInput(n, *inputs)) {
+        if (const SafeTensor* st = inputOf(n, index)) {
             checkInputAgainstMeta(n, *st);
-            return Value::ofTensor(uploadSafeTensor(*st, backend, "input '" + n.name + "'"));
+            return Value::ofTensor(uploadSafeTensor(*st, backend, "input", n.name));
         }
         if (opts.requireAllInputs) throw KernelError("input '" + n.name + "' is missing from the inputs file");
         if (!indexBounds) indexBounds = indexUpperBounds(*topGraph);
@@ -895,9 +948,10 @@ struct Runner
     Value constantValue(const Graph& g, const Node& n)
     {
         if (g.subgraph(n.target)) return Value();
-        const SafeTensor* st = constants->find(n.target);
+        if (!constantIndex) constantIndex.emplace(opts.constants);
+        const SafeTensor* st = constantIndex->find(n.target);
         if (!st) throw KernelError("constant '" + n.target + "' is not in the constants file");
-        return Value::ofTensor(uploadSafeTensor(*st, backend, "constant '" + n.target + "'"));
+        return Value::ofTensor(uploadSafeTensor(*st, backend, "constant", n.target));
     }
 
     // The value of one node (the output node sets `result` instead).
@@ -939,7 +993,7 @@ struct Runner
     void noteInput(const Node& n, const Value& v)
     {
         forEachTensor(v, [&](const Tensor& t) {
-            if (t.storage()) inputStorages.emplace(t.storage().get(), n.id);
+            if (t.storage()) inputStorages.insert(t.storage().get(), n.id);
         });
     }
 
@@ -952,9 +1006,8 @@ struct Runner
             const size_t i = static_cast<size_t>(w);
             if (i >= f.have.size() || !f.have[i]) continue;
             forEachTensor(f.env[i], [&](const Tensor& t) {
-                auto it = inputStorages.find(t.storage().get());
-                if (it != inputStorages.end() && std::find(hit.begin(), hit.end(), it->second) == hit.end())
-                    hit.push_back(it->second);
+                const NodeId* input = inputStorages.find(t.storage().get());
+                if (input && std::find(hit.begin(), hit.end(), *input) == hit.end()) hit.push_back(*input);
             });
         }
         for (NodeId input : hit) {
@@ -988,7 +1041,8 @@ struct Runner
             const size_t i = static_cast<size_t>(plan.dying[j]);
             if (!f.have[i]) continue;
             if (top) releaseValue(f.env[i]);
-            f.env[i] = Value::none();
+            Value::resetTo(f.env[i], Value::Kind::None);
+            f.env[i].items.clear();
             f.have[i] = 0;
         }
     }
@@ -1019,7 +1073,7 @@ struct Runner
         Value result;
         size_t placeholderIndex = 0;
         // one clock read per step: a step's time runs from the end of the previous one
-        auto last = top ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
+        auto last = top && opts.timeSteps ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
         for (size_t k = 0; k < order.size(); ++k) {
             const Node& n = g.node(order[k]);
             const NodePlan& np = plan.nodes[k];
@@ -1044,9 +1098,11 @@ struct Runner
             if (top) recordLiveBytes(k, *res);
             freeDyingValues(f, k, acc);
             if (top) {
-                const auto now = std::chrono::steady_clock::now();
-                stepSeconds->push_back(std::chrono::duration<double>(now - last).count());
-                last = now;
+                if (opts.timeSteps) {
+                    const auto now = std::chrono::steady_clock::now();
+                    stepSeconds->push_back(std::chrono::duration<double>(now - last).count());
+                    last = now;
+                }
                 if (opts.progress) opts.progress(k + 1, order.size(), n);
             }
         }
@@ -1132,10 +1188,12 @@ ExecResult GraphRunner::run(const ExecOptions& opts)
     const Graph& g = st.g;
     Runner r(opts, st.backend, st.prep);
     r.topGraph = &g;
-    const TensorIndex inputs(opts.inputs), constants(opts.constants);
-    r.inputs = &inputs;
-    r.constants = &constants;
+    if (st.prep.inputsFile != opts.inputs || st.prep.inputSlots.size() != st.plan->placeholders) {
+        st.prep.inputsFile = opts.inputs;
+        st.prep.inputSlots.assign(st.plan->placeholders, -1);
+    }
     r.refs.clear();
+    r.inputStorages.clear();
 
     ExecResult res;
     res.liveBytesPerStep.reserve(g.order().size());
@@ -1155,6 +1213,7 @@ ExecResult GraphRunner::run(const ExecOptions& opts)
     if (r.peakStep < g.order().size()) res.peakNode = g.node(g.order()[r.peakStep]).name;
     res.viewsFromPlan = r.viewsFromPlan;
     r.refs.clear();
+    r.inputStorages.clear();
     res.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     const auto& order = g.order();
     std::vector<size_t> steps(stepSeconds.size());
@@ -1178,6 +1237,7 @@ ExecResult executeGraph(const Graph& g, const ExecOptions& opts)
         backend = own.get();
     }
     GraphRunner prepared(g, *backend);
+    prepared.state_->prep.learnViews = false;
     ExecResult res = prepared.run(opts);
     res.ownedBackend = own;
     return res;

@@ -24,13 +24,14 @@ int64_t hintOf(const SymInt& s, const std::string& what)
 
 }  // namespace
 
-Tensor uploadSafeTensor(const SafeTensor& st, Backend& b, const std::string& what)
+Tensor uploadSafeTensor(const SafeTensor& st, Backend& b, std::string_view kind, std::string_view name)
 {
+    auto what = [&] { return std::string(kind) + " '" + std::string(name) + "'"; };
     if (!runtimeSupportsDType(st.dtype))
-        throw KernelError(what + ": dtype " + std::string(dtypeAbbr(st.dtype)) + " is not supported by the runtime");
+        throw KernelError(what() + ": dtype " + std::string(dtypeAbbr(st.dtype)) + " is not supported by the runtime");
     Tensor t = b.empty(st.shape, st.dtype);
     if (static_cast<int64_t>(st.data.size()) != t.nbytes())
-        throw KernelError(what + ": " + std::to_string(st.data.size()) + " bytes for shape of "
+        throw KernelError(what() + ": " + std::to_string(st.data.size()) + " bytes for shape of "
                           + std::to_string(t.nbytes()));
     if (hasOtherNans(st.data.data(), st.dtype, t.numel())) {
         // every NaN of a run is the canonical one (docs/numerics.md section 6): a file's NaNs
@@ -53,18 +54,17 @@ void checkInputAgainstMeta(const Node& n, const SafeTensor& st)
         throw KernelError("input '" + n.name + "': the inputs file has dtype " + std::string(dtypeAbbr(st.dtype))
                           + ", the graph expects " + std::string(dtypeAbbr(tm.dtype)));
     bool bad = st.shape.size() != tm.sizes.size();
-    std::string expected = "[";
-    for (size_t k = 0; k < tm.sizes.size(); ++k) {
-        expected += (k ? ", " : "") + tm.sizes[k].str();
-        if (!bad && tm.sizes[k].isConcrete()) {
+    for (size_t k = 0; k < tm.sizes.size() && !bad; ++k)
+        if (tm.sizes[k].isConcrete()) {
             auto v = tm.sizes[k].maybeValue();
             if (v && *v != st.shape[k]) bad = true;
         }
-    }
+    if (!bad) return;
+    std::string expected = "[";
+    for (size_t k = 0; k < tm.sizes.size(); ++k) expected += (k ? ", " : "") + tm.sizes[k].str();
     expected += "]";
-    if (bad)
-        throw KernelError("input '" + n.name + "': the inputs file has shape " + sizesText(st.shape)
-                          + ", the graph expects " + expected);
+    throw KernelError("input '" + n.name + "': the inputs file has shape " + sizesText(st.shape)
+                      + ", the graph expects " + expected);
 }
 
 TensorIndex::TensorIndex(const SafeTensorsFile* f)

@@ -16,8 +16,8 @@
 
 namespace fxl::exec {
 
-// The tensor of a file on the backend; `what` names it in errors ("input 'x'").
-Tensor uploadSafeTensor(const SafeTensor& st, Backend& b, const std::string& what);
+// The tensor of a file on the backend; errors name it "KIND 'NAME'" ("input 'x'").
+Tensor uploadSafeTensor(const SafeTensor& st, Backend& b, std::string_view kind, std::string_view name);
 
 // A bad inputs file must fail at its placeholder, not somewhere downstream in a kernel:
 // the file's dtype and concrete sizes must be the ones the graph recorded (symbolic sizes

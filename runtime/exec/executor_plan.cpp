@@ -13,6 +13,8 @@ namespace {
 
 constexpr size_t kNever = std::numeric_limits<size_t>::max();
 
+void planArgs(GraphPlan& p, NodePlan& np, const Node& n, const BindRecipe& bind);
+
 // run_and_save_rng_state(op, *args, **kwargs) / run_with_rng_state(rng_state, op, *args,
 // **kwargs) (torch/_prims/rng_prims.py; AOT's functionalize_rng_ops wraps a recomputed random
 // node's target and arguments so): the op is an op overload printed inline
@@ -63,7 +65,10 @@ void planRngHop(GraphPlan& p, NodePlan& np, const Node& n, const OpRegistry& reg
     inner->meta = n.meta;
     np.op = op;
     np.bind = recipes.get(reg, *op, *inner, np.error);
-    if (!np.bind) np.error = hop + ": " + np.error;
+    if (!np.bind)
+        np.error = hop + ": " + np.error;
+    else
+        planArgs(p, np, *inner, *np.bind);
     np.inner = inner.get();
     p.innerNodes.push_back(std::move(inner));
 }
@@ -112,6 +117,45 @@ NodeId rebindTarget(const OpInfo& op, const Node& n)
     return kNoNode;
 }
 
+// The sources of the schema arguments of op node n bound by `bind` (ArgSlot).
+void planArgs(GraphPlan& p, NodePlan& np, const Node& n, const BindRecipe& bind)
+{
+    np.argStart = static_cast<uint32_t>(p.args.size());
+    np.argCount = static_cast<uint32_t>(bind.sources.size());
+    for (size_t i = 0; i < bind.sources.size(); ++i) {
+        const BindRecipe::Source& src = bind.sources[i];
+        ArgSlot slot;
+        if (src.from == BindRecipe::From::Default) {
+            if (bind.defaultOk[i]) {
+                slot.from = ArgSlot::From::Value;
+                slot.value = &bind.defaultValues[i];
+            } else {
+                slot.arg = &bind.defaults[i];  // converted, and its error thrown, when run
+            }
+            p.args.push_back(slot);
+            continue;
+        }
+        const Arg& a = src.from == BindRecipe::From::Positional ? n.args[src.index] : n.kwargs[src.index].second;
+        slot.arg = &a;
+        if (a.isNode()) {
+            slot.from = ArgSlot::From::Node;
+            slot.node = a.node;
+        } else {
+            bool constant = true;
+            a.forEachNode([&](NodeId) { constant = false; });
+            if (constant) {
+                try {
+                    p.constants.push_back(argToValue(a));
+                    slot.from = ArgSlot::From::Value;
+                    slot.value = &p.constants.back();
+                } catch (const KernelError&) {  // thrown when the node runs
+                }
+            }
+        }
+        p.args.push_back(slot);
+    }
+}
+
 // A metadata-only view (ViewMemo) whose self is its first positional argument, a node, and
 // whose other arguments hold no node.
 bool isConstantArgView(const OpInfo& op, const Node& n, const BindRecipe& bind)
@@ -139,6 +183,10 @@ void planCallFunction(GraphPlan& p, NodePlan& np, const Node& n, const OpRegistr
         // tuples by int stay a builtin (by reference); tensors take the lowering
         np.kind = NodePlan::Kind::Builtin;
         np.getitem = true;
+        if (n.args.size() == 2 && n.kwargs.empty() && n.args[0].isNode() && n.args[1].kind == Arg::Kind::Int) {
+            np.itemOf = n.args[0].node;
+            np.itemIndex = n.args[1].i;
+        }
         std::string ignored;
         np.torch = planTorchLevel(n, ignored);
         return;
@@ -182,7 +230,9 @@ void planCallFunction(GraphPlan& p, NodePlan& np, const Node& n, const OpRegistr
         np.error = "higher-order operator " + n.target + " is not supported by the executor";
     else
         np.bind = recipes.get(reg, *np.op, n, np.error);
-    if (!np.bind || np.op->custom) return;
+    if (!np.bind) return;
+    planArgs(p, np, n, *np.bind);
+    if (np.op->custom) return;
     np.kernel = KernelRegistry::instance().find(np.op->qualifiedName, device);
     if (np.kernel && isConstantArgView(*np.op, n, *np.bind)) np.view = static_cast<int32_t>(p.views.size());
     if (np.view >= 0) p.views.emplace_back().self = n.args[0].node;

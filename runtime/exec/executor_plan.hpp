@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -65,6 +66,25 @@ struct BindRecipe
     std::vector<uint8_t> defaultOk;  // converted without error (else converted, and thrown, when run)
 };
 
+// Where one schema argument of an op node comes from (NodePlan::argStart): a node's value, a
+// value worked out when the plan was made (a constant of the node, a default of the schema),
+// or an argument to bind at run time (a list that holds nodes; a constant the runtime cannot
+// convert, whose error is then thrown when the node runs). Binding reads these and the values
+// of the graph, not the nodes' argument trees.
+struct ArgSlot
+{
+    enum class From : uint8_t
+    {
+        Node,
+        Value,
+        Arg
+    };
+    From from = From::Arg;
+    NodeId node = kNoNode;  // Node
+    const Value* value = nullptr;  // Value
+    const Arg* arg = nullptr;  // Arg
+};
+
 // What running one node needs, worked out once per graph (not once per execution of a node:
 // a body may run many times, and the binding of a node's arguments to the schema costs more
 // than many of the kernels of a training graph with tiny tensors).
@@ -85,6 +105,9 @@ struct NodePlan
     Hop hop = Hop::None;
     NodeId id = kNoNode;  // the node's (so that a step whose node needs no other field reads no Node)
     bool getitem = false;  // Builtin: operator.getitem
+    // getitem(node, constant int): the node and the index (kNoNode otherwise)
+    NodeId itemOf = kNoNode;
+    int64_t itemIndex = 0;
     const OpInfo* op = nullptr;  // Op; the op an RNG-state or auto_functionalized HOP wraps
     const BindRecipe* bind = nullptr;  // Op, and the op wrapped by an RNG-state HOP
     std::string error;  // Op / RNG-state / auto_functionalized HOP: why the node cannot run (thrown when reached)
@@ -105,6 +128,9 @@ struct NodePlan
     // Op: the device's kernel for the op (null for a custom op's declared body, or where the
     // device has none: the run then fails as the backend says)
     const KernelFn* kernel = nullptr;
+    // Op (and the op an RNG-state HOP wraps): its schema arguments' sources,
+    // GraphPlan::args[argStart, argStart + argCount)
+    uint32_t argStart = 0, argCount = 0;
     // Op: a metadata-only view whose arguments besides self (its first, a node) are
     // constants: its index in GraphPlan::views; -1 for every other node
     int32_t view = -1;
@@ -145,6 +171,8 @@ struct GraphPlan
     std::vector<std::unique_ptr<Node>> innerNodes;  // NodePlan::inner
     // by NodePlan::view; learnt while the plan runs (a plan is used by one run at a time)
     mutable std::vector<ViewMemo> views;
+    std::vector<ArgSlot> args;  // NodePlan::argStart
+    std::deque<Value> constants;  // ArgSlot::value of the nodes' constant arguments
 };
 
 // Recipes by (op, positional count, keyword names); the key's text is only built for nodes
