@@ -211,8 +211,12 @@ Verb runVerb()
             "nodes and per output its node, dtype, shape, a checksum of its bytes (FNV-1a 64) and\n"
             "min/max/mean. --out writes the outputs (out_0, out_1, ... as PyTorch's\n"
             "NAME.outputs.safetensors; Python numbers as 0-dim tensors, None left out) atomically,\n"
-            "never replacing an existing file unless --force. Exit code 1 when an input is bad or a\n"
-            "node cannot run (the node is named).",
+            "never replacing an existing file unless --force. --repeat N runs the graph N times as a\n"
+            "training loop runs its step (planned once; the metadata-only views of later runs given\n"
+            "from the layouts the first run learnt), prints the first, best and median time, and\n"
+            "checks that every run gives the first run's bytes (outputs, written states, peak).\n"
+            "Exit code 1 when an input is bad, a node cannot run (the node is named) or a repeated\n"
+            "run differs from the first.",
             {
                 {"graph", 'g', "ID", "the graph to run (artifact id, see fxlens info)"},
                 {"inputs", 'i', "X", "safetensors file of placeholder values, keyed by placeholder name"},
@@ -225,6 +229,8 @@ Verb runVerb()
                  "worker threads (default: 2 when large kernels carry the work, else 1; results never depend on it)"},
                 {"out", 'o', "Y", "write the outputs to the safetensors file Y"},
                 {"force", 'f', "", "replace Y if it exists"},
+                {"repeat", 0, "N",
+                 "run N times (1 to 100000), planned once: times, and every run checked equal to the first"},
             },
             1,
             1,

@@ -319,12 +319,80 @@ json slowestJson(const ExecResult& r)
 
 // ---------------------------------------------------------------- run
 
+int repeatOption(const Args& args)
+{
+    if (!args.has("repeat")) return 1;
+    const std::string text = args.value("repeat");
+    int n = 0;
+    const auto r = std::from_chars(text.data(), text.data() + text.size(), n);
+    if (text.empty() || r.ec != std::errc() || r.ptr != text.data() + text.size() || n < 1 || n > 100000)
+        throw UsageError("--repeat expects a number from 1 to 100000, got '" + text + "'");
+    return n;
+}
+
+// --repeat: the runs of one GraphRunner, each checked against the first.
+struct Repeated
+{
+    int runs = 0;
+    std::vector<double> seconds;  // per run (the first learns the views)
+    int64_t viewsFromPlan = 0;  // in the last run
+    std::string difference;  // the first difference from the first run ("" when none)
+};
+
+// The first run's result; the others' bytes, written states and peak compared with it.
+ExecResult runRepeated(const Graph& g, const ExecOptions& opts, Backend& backend, int n, Repeated& rep)
+{
+    GraphRunner runner(g, backend);
+    ExecResult first = runner.run(opts);
+    rep.runs = 1;
+    rep.seconds.push_back(first.seconds);
+    const SafeTensorsFile firstBytes = outputValuesFile(first, backend, true);
+    for (int k = 1; k < n; ++k) {
+        const ExecResult r = runner.run(opts);
+        ++rep.runs;
+        rep.seconds.push_back(r.seconds);
+        rep.viewsFromPlan = r.viewsFromPlan;
+        const SafeTensorsFile bytes = outputValuesFile(r, backend, true);
+        std::string diff;
+        if (bytes.tensors.size() != firstBytes.tensors.size())
+            diff = std::to_string(bytes.tensors.size()) + " outputs and states, the first run had "
+                + std::to_string(firstBytes.tensors.size());
+        for (size_t t = 0; diff.empty() && t < bytes.tensors.size(); ++t) {
+            const SafeTensor &a = firstBytes.tensors[t], &b = bytes.tensors[t];
+            if (a.name != b.name || a.dtype != b.dtype || a.shape != b.shape || a.data != b.data)
+                diff = b.name + " differs from the first run's";
+        }
+        if (diff.empty() && r.peakBytes != first.peakBytes)
+            diff = "peak live bytes " + std::to_string(r.peakBytes) + ", the first run's "
+                + std::to_string(first.peakBytes);
+        if (!diff.empty()) {
+            rep.difference = "run " + std::to_string(k + 1) + ": " + diff;
+            break;
+        }
+    }
+    return first;
+}
+
+json repeatJson(const Repeated& rep)
+{
+    std::vector<double> later(rep.seconds.begin() + (rep.seconds.size() > 1 ? 1 : 0), rep.seconds.end());
+    std::sort(later.begin(), later.end());
+    return {{"runs", rep.runs},
+            {"first_seconds", rep.seconds.empty() ? 0.0 : rep.seconds.front()},
+            {"best_seconds", later.empty() ? 0.0 : later.front()},
+            {"median_seconds", later.empty() ? 0.0 : later[later.size() / 2]},
+            {"views_from_plan", rep.viewsFromPlan},
+            {"identical", rep.difference.empty()},
+            {"difference", rep.difference.empty() ? json(nullptr) : json(rep.difference)}};
+}
+
 }  // namespace
 
 int runExec(const Args& args, Io& io)
 {
     const bool asJson = args.has("json");
     const int threadsGiven = threadsOption(args);
+    const int repeat = repeatOption(args);
     const uint64_t seed = seedOption(args);
     const std::string outPath = args.value("out");
     if (args.has("out") && outPath.empty()) throw UsageError("--out needs a file name");
@@ -373,8 +441,9 @@ int runExec(const Args& args, Io& io)
     doc["inputs"] = inputsJson(inputs, match, seed);
     doc["constants"] = constants.toJson();
     ExecResult res;
+    Repeated repeated;
     try {
-        res = executeGraph(g, opts);
+        res = repeat > 1 ? runRepeated(g, opts, *backend, repeat, repeated) : executeGraph(g, opts);
     } catch (const KernelError& e) {
         io.err << "fxlens run: error: " << lg.source->path << ": " << e.what() << "\n";
         if (asJson) {
@@ -425,6 +494,7 @@ int runExec(const Args& args, Io& io)
         }
     }
     doc["slowest"] = slowestJson(res);
+    if (repeat > 1) doc["repeat"] = repeatJson(repeated);
 
     if (args.has("out")) {
         SafeTensorsFile w = outs;
@@ -434,9 +504,13 @@ int runExec(const Args& args, Io& io)
         writeFileAtomic(outPath, std::string(bytes.begin(), bytes.end()), args.has("force"));
         doc["out"] = outPath;
     }
+    if (!repeated.difference.empty())
+        io.err << "fxlens run: error: " << lg.source->path << ": --repeat " << repeat << ": " << repeated.difference
+               << "\n";
+    const int exitCode = repeated.difference.empty() ? kExitOk : kExitInputError;
     if (asJson) {
         io.out << doc.dump(1) << "\n";
-        return kExitOk;
+        return exitCode;
     }
     std::ostream& o = io.out;
     o << lg.source->path << " graph " << lg.id << ": " << g.size() << " nodes, " << threads
@@ -466,7 +540,14 @@ int runExec(const Args& args, Io& io)
     if (args.has("out"))
         o << "outputs" << (res.writtenInputs.empty() ? "" : " and states (as state.NAME)") << " written to " << outPath
           << "\n";
-    return kExitOk;
+    if (repeat > 1) {
+        const json& r = doc["repeat"];
+        o << "repeat: " << r["runs"].get<int>() << " runs planned once: first " << millis(r["first_seconds"])
+          << ", then best " << millis(r["best_seconds"]) << ", median " << millis(r["median_seconds"]) << " ("
+          << r["views_from_plan"].get<int64_t>() << " views a run given from the plan); "
+          << (repeated.difference.empty() ? "every run gave the first run's bytes" : repeated.difference) << "\n";
+    }
+    return exitCode;
 }
 
 // ---------------------------------------------------------------- check

@@ -667,6 +667,42 @@ private slots:
         QVERIFY(help.out.contains("--inputs"));
     }
 
+    // run --repeat N: one plan, N runs, each checked equal to the first; the outputs and the
+    // written states (BatchNorm's running stats) are those of a plain run, later runs give views
+    // from the plan, and a bad count is a usage error.
+    void repeatRunsGiveTheFirstRunsBytes()
+    {
+        const QString g = QString::fromStdString(fxltest::testDataPath("models/bn_convnet.joint.code.py").string());
+        const Run plain = fxlens({QStringLiteral("run"), g, QStringLiteral("--json")});
+        QVERIFY2(!plain.crashed && plain.exitCode == 0, qPrintable(describe(plain)));
+        const Run rep = fxlens(
+            {QStringLiteral("run"), g, QStringLiteral("--repeat"), QStringLiteral("4"), QStringLiteral("--json")});
+        QVERIFY2(!rep.crashed && rep.exitCode == 0, qPrintable(describe(rep)));
+        const QJsonObject a = parseJsonDoc(plain.out), b = parseJsonDoc(rep.out);
+        QVERIFY(a[QStringLiteral("repeat")].isUndefined());
+        const QJsonObject r = b[QStringLiteral("repeat")].toObject();
+        QCOMPARE(r[QStringLiteral("runs")].toInt(), 4);
+        QVERIFY2(r[QStringLiteral("identical")].toBool(), rep.out.constData());
+        QVERIFY(r[QStringLiteral("difference")].isNull());
+        QVERIFY2(r[QStringLiteral("views_from_plan")].toInteger() > 0, rep.out.constData());
+        QVERIFY(r[QStringLiteral("best_seconds")].toDouble() > 0);
+        QVERIFY(r[QStringLiteral("median_seconds")].toDouble() >= r[QStringLiteral("best_seconds")].toDouble());
+        QCOMPARE(checksumsOf(rep.out), checksumsOf(plain.out));
+        QVERIFY(!checksumsOf(plain.out).isEmpty());
+        QCOMPARE(b[QStringLiteral("written_states")], a[QStringLiteral("written_states")]);
+        QVERIFY(!a[QStringLiteral("written_states")].toArray().isEmpty());
+        QCOMPARE(b[QStringLiteral("peak_bytes")], a[QStringLiteral("peak_bytes")]);
+
+        const Run text = fxlens({QStringLiteral("run"), g, QStringLiteral("--repeat"), QStringLiteral("3")});
+        QVERIFY2(text.exitCode == 0, qPrintable(describe(text)));
+        QVERIFY2(text.out.contains("repeat: 3 runs") && text.out.contains("every run gave the first run's bytes"),
+                 text.out.constData());
+        for (const char* bad : {"0", "x", "100001", ""}) {
+            const Run u = fxlens({QStringLiteral("run"), g, QStringLiteral("--repeat"), QString::fromLatin1(bad)});
+            QVERIFY2(u.exitCode == 2 && u.err.contains("--repeat"), qPrintable(describe(u)));
+        }
+    }
+
     // What the file does not supply: get_attr constants are generated with --seed (listed,
     // never silently; the same values for the same name in every graph), and size symbols
     // without a hint are bound with --symbols.

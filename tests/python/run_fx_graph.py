@@ -2,8 +2,9 @@
 """Runs a graph that fxlens printed (print_readable form, or gm.code) in PyTorch.
 
     run_fx_graph.py GRAPH.py INPUTS.safetensors [--constants C.safetensors] --out OUT.safetensors
-    run_fx_graph.py --serve    (one JSON request {graph, inputs, constants, out} per stdin
-                                line, one JSON answer {rc, err} per stdout line)
+                    [--float64]
+    run_fx_graph.py --serve    (one JSON request {graph, inputs, constants, out[, float64]} per
+                                stdin line, one JSON answer {rc, err} per stdout line)
 
 The module text is exec'd in the namespace FX's generated code expects (torch, device, inf,
 nan, ...), the top-level class is instantiated, get_attr constants are set from the
@@ -11,6 +12,13 @@ constants file (keys are attribute names, dotted paths allowed), the placeholder
 from the inputs file by parameter name, and forward runs under torch.no_grad() on one
 thread. The outputs (flattened tuples/lists) are written as out_0, out_1, ...; an output
 that is None is skipped but keeps its index. Python numbers become 0-dim tensors.
+
+--float64 runs the graph in float64, as corpus/pytorch's NAME.outputs_f64.safetensors
+references were made (inputs upcast, float32 dtype arguments read as float64): every float32,
+bfloat16 and float16 input and constant is upcast to float64, the text `torch.float32` (and the
+alias `torch.float`) in the graph is read as `torch.float64`, and every floating-point output is
+written as float64 (integer and bool tensors are left as they are). Without the flag nothing is
+converted.
 
 safetensors is read and written here with json + struct + torch.frombuffer: no packages
 beyond torch. Exit codes: 0 ok, 1 bad input or a failure while running, 2 usage.
@@ -183,10 +191,24 @@ def flatten(value, out):
         out.append(value)
 
 
-def run_one(graph, inputs_path, constants_path, out_path):
-    """Runs one graph; raises InputFailure or whatever the graph raises."""
+_UPCAST = (torch.float32, torch.bfloat16, torch.float16)
+
+
+def to_float64(t):
+    """A float32/bf16/f16 tensor as float64 (--float64); any other value unchanged."""
+    if isinstance(t, torch.Tensor) and t.dtype in _UPCAST:
+        return t.to(torch.float64)
+    return t
+
+
+def run_one(graph, inputs_path, constants_path, out_path, float64=False):
+    """Runs one graph; raises InputFailure or whatever the graph raises. float64: the graph run
+    in float64 (inputs and constants upcast, torch.float32 in the text read as torch.float64,
+    floating-point outputs written as float64)."""
     with open(graph, "r", encoding="utf-8") as f:
         text = f.read()
+    if float64:
+        text = re.sub(r"\btorch\.float(32)?\b", "torch.float64", text)
     cls_name = top_level_class(text)
     if cls_name is None:
         text, cls_name = gm_code_module(text)
@@ -199,9 +221,11 @@ def run_one(graph, inputs_path, constants_path, out_path):
 
     if constants_path:
         for k, v in read_safetensors(constants_path).items():
-            set_constant(mod, k, v)
+            set_constant(mod, k, to_float64(v) if float64 else v)
 
     inputs = read_safetensors(inputs_path)
+    if float64:
+        inputs = {k: to_float64(v) for k, v in inputs.items()}
     params = list(inspect.signature(mod.forward).parameters.values())
     call = []
     for p in params:
@@ -223,18 +247,18 @@ def run_one(graph, inputs_path, constants_path, out_path):
         if v is None:
             continue
         if isinstance(v, torch.Tensor):
-            outs["out_%d" % i] = v
+            outs["out_%d" % i] = to_float64(v) if float64 else v
         elif isinstance(v, (bool, int, float)):
-            outs["out_%d" % i] = torch.tensor(v)
+            outs["out_%d" % i] = torch.tensor(v, dtype=torch.float64) if float64 and isinstance(v, float) else torch.tensor(v)
         else:
             raise InputFailure("output %d has type %s" % (i, type(v).__name__))
     write_safetensors(out_path, outs)
 
 
-def run_reporting(graph, inputs_path, constants_path, out_path):
+def run_reporting(graph, inputs_path, constants_path, out_path, float64=False):
     """run_one; returns (exit code, error text)."""
     try:
-        run_one(graph, inputs_path, constants_path, out_path)
+        run_one(graph, inputs_path, constants_path, out_path, float64)
     except InputFailure as e:
         return 1, "run_fx_graph.py: error: %s\n" % e
     except Exception as e:  # a failure while running the graph: report it
@@ -245,15 +269,16 @@ def run_reporting(graph, inputs_path, constants_path, out_path):
 
 
 def serve(threads):
-    """One request per stdin line, a JSON object {graph, inputs, constants, out}; one JSON line
-    {rc, err} answered per request: PyTorch is imported once for many graphs."""
+    """One request per stdin line, a JSON object {graph, inputs, constants, out[, float64]}; one
+    JSON line {rc, err} answered per request: PyTorch is imported once for many graphs."""
     torch.set_num_threads(threads)
     for line in sys.stdin:
         if not line.strip():
             continue
         try:
             req = json.loads(line)
-            rc, err = run_reporting(req["graph"], req["inputs"], req.get("constants"), req["out"])
+            rc, err = run_reporting(req["graph"], req["inputs"], req.get("constants"), req["out"],
+                                    bool(req.get("float64", False)))
         except (ValueError, KeyError) as e:
             rc, err = 2, "run_fx_graph.py: error: bad request line: %s\n" % e
         sys.stdout.write(json.dumps({"rc": rc, "err": err}) + "\n")
@@ -268,6 +293,8 @@ def main(argv):
     ap.add_argument("--constants")
     ap.add_argument("--out")
     ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--float64", action="store_true",
+                    help="run in float64: float inputs and constants upcast, torch.float32 in the text read as torch.float64")
     ap.add_argument("--serve", action="store_true", help="run the graphs named on stdin, one JSON request per line")
     args = ap.parse_args(argv)
     if args.serve:
@@ -276,7 +303,7 @@ def main(argv):
         ap.error("GRAPH, INPUTS and --out are required (or --serve)")
 
     torch.set_num_threads(args.threads)
-    rc, err = run_reporting(args.graph, args.inputs, args.constants, args.out)
+    rc, err = run_reporting(args.graph, args.inputs, args.constants, args.out, args.float64)
     sys.stderr.write(err)
     return rc
 

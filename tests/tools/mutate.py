@@ -133,6 +133,21 @@ MUTANTS = [
     ("an overflowed float sum kept", "runtime/cpu/cpu_reduction.cpp",
      "                    if (!std::isfinite(s)) {", "                    if (false) {",
      ["runtime test_differential cases"]),
+    # issue 27 section 3: the executor's per-node cost
+    ("a learnt view used for any input layout", "runtime/exec/executor.cpp",
+     "if (self.isTensor() && self.tensor.sameLayout(memo->input)", "if (self.isTensor()",
+     ["runtime test_graph_runner otherInputLayoutRunsTheKernels"]),
+    ("the storage table's deletion breaks probe chains", "runtime/exec/executor.cpp",
+     "if (i <= j ? (i < k && k <= j) : (i < k || k <= j)) continue;",
+     "if (i <= j ? (i < k && k <= j) : (i < k || k <= j)) break;",
+     ["runtime test_executor peakMatchesTimeline"]),
+    ("a new tensor contiguous whatever its strides", "runtime/cpu/cpu_elementwise.cpp",
+     "        contiguous = strides[k] == expect;", "        contiguous = true;",
+     ["runtime test_shape"]),
+    ("getitem's planned index taken from the end", "runtime/exec/executor.cpp",
+     "const int64_t k = np.itemIndex < 0 ? np.itemIndex + size : np.itemIndex;",
+     "const int64_t k = size - 1 - np.itemIndex;",
+     ["runtime test_graph_runner runsRepeatExecuteGraph", "runtime test_executor matchesPyTorch"]),
 ]
 
 
