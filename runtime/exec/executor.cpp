@@ -20,8 +20,8 @@
 #include "runtime/exec/executor_hop_values.hpp"
 #include "runtime/exec/executor_inputs.hpp"
 #include "runtime/exec/executor_plan.hpp"
-#include "runtime/exec/storage_table.hpp"
 #include "runtime/exec/scalar_ops.hpp"
+#include "runtime/exec/storage_table.hpp"
 #include "runtime/math/philox.hpp"
 
 namespace fxl {

@@ -175,8 +175,17 @@ bool isConstantArgView(const OpInfo& op, const Node& n, const BindRecipe& bind)
 
 // A call_function node: a builtin, a Dynamo-level lowering, a higher-order operator or an op
 // kernel with its arguments bound. `opByTarget` caches registry lookups across the graph.
+// The device's kernel of an op: one registry lookup per distinct op (it builds a string).
+const KernelFn* kernelOf(const OpInfo& op, DeviceKind device, std::unordered_map<const OpInfo*, const KernelFn*>& cache)
+{
+    auto [it, fresh] = cache.try_emplace(&op, nullptr);
+    if (fresh) it->second = KernelRegistry::instance().find(op.qualifiedName, device);
+    return it->second;
+}
+
 void planCallFunction(GraphPlan& p, NodePlan& np, const Node& n, const OpRegistry& reg, RecipeCache& recipes,
-                      DeviceKind device, std::unordered_map<std::string_view, const OpInfo*>& opByTarget)
+                      DeviceKind device, std::unordered_map<std::string_view, const OpInfo*>& opByTarget,
+                      std::unordered_map<const OpInfo*, const KernelFn*>& kernels)
 {
     const bool isOperator = n.target.rfind("operator.", 0) == 0 || n.target.rfind("_operator.", 0) == 0;
     if (n.isGetitem()) {
@@ -207,8 +216,7 @@ void planCallFunction(GraphPlan& p, NodePlan& np, const Node& n, const OpRegistr
     const OpInfo* op = it->second;
     // torch-level targets (torch.mul, torch.nn.functional.gelu, ...) run through their
     // lowering to aten ops unless a kernel is registered for the target itself
-    if (hasTorchLevelLowering(n)
-        && !(op && (op->custom || KernelRegistry::instance().find(op->qualifiedName, device)))) {
+    if (hasTorchLevelLowering(n) && !(op && (op->custom || kernelOf(*op, device, kernels)))) {
         np.kind = NodePlan::Kind::Torch;
         np.torch = planTorchLevel(n, np.error);
         return;
@@ -233,7 +241,7 @@ void planCallFunction(GraphPlan& p, NodePlan& np, const Node& n, const OpRegistr
     if (!np.bind) return;
     planArgs(p, np, n, *np.bind);
     if (np.op->custom) return;
-    np.kernel = KernelRegistry::instance().find(np.op->qualifiedName, device);
+    np.kernel = kernelOf(*np.op, device, kernels);
     if (np.kernel && isConstantArgView(*np.op, n, *np.bind)) np.view = static_cast<int32_t>(p.views.size());
     if (np.view >= 0) p.views.emplace_back().self = n.args[0].node;
 }
@@ -366,6 +374,8 @@ std::unique_ptr<GraphPlan> makePlan(const Graph& g, const OpRegistry& reg, Recip
     for (NodeId id : order) p->maxId = std::max(p->maxId, static_cast<size_t>(id) + 1);
     p->nodes.resize(order.size());
     std::unordered_map<std::string_view, const OpInfo*> opByTarget;
+    std::unordered_map<const OpInfo*, const KernelFn*> kernels;
+    p->args.reserve(order.size() * 2);
     std::unordered_map<std::string_view, bool> mayWrite[2];  // call_function, call_method targets
     for (size_t k = 0; k < order.size(); ++k) {
         const Node& n = g.node(order[k]);
@@ -378,7 +388,7 @@ std::unique_ptr<GraphPlan> makePlan(const Graph& g, const OpRegistry& reg, Recip
             break;
         case NodeOp::GetAttr: np.kind = NodePlan::Kind::GetAttr; break;
         case NodeOp::Output: np.kind = NodePlan::Kind::Output; break;
-        case NodeOp::CallFunction: planCallFunction(*p, np, n, reg, recipes, device, opByTarget); break;
+        case NodeOp::CallFunction: planCallFunction(*p, np, n, reg, recipes, device, opByTarget, kernels); break;
         case NodeOp::CallMethod:
             np.kind = NodePlan::Kind::Torch;
             np.torch = planTorchLevel(n, np.error);
