@@ -182,6 +182,13 @@ private slots:
         }
         // every such graph has views (t, view, expand, ...): the later runs must have used the plan
         QVERIFY2(views > 0, "no view was given from the plan");
+        // without the per-step clock: the same run, no slowest nodes
+        ExecOptions quiet = opts;
+        quiet.timeSteps = false;
+        const ExecResult q = runner.run(quiet);
+        compare(want, observe(q, *backend), "timeSteps off");
+        QVERIFY(q.slowest.empty());
+        QVERIFY(!once.slowest.empty());
     }
 
     // The learnt layouts are used only for the input layout they were learnt on: a later run
