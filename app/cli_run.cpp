@@ -231,17 +231,21 @@ std::string summaryText(const json& o)
     return s;
 }
 
-// --threads N, or 0 when not given: then resolveThreads decides from the graph.
-int threadsOption(const Args& args)
+// --NAME N with N in [lo, hi], or `absent` when not given.
+int boundedIntOption(const Args& args, const std::string& name, int lo, int hi, int absent)
 {
-    if (!args.has("threads")) return 0;
-    const std::string text = args.value("threads");
-    int t = 0;
-    const auto r = std::from_chars(text.data(), text.data() + text.size(), t);
-    if (text.empty() || r.ec != std::errc() || r.ptr != text.data() + text.size() || t < 1 || t > 256)
-        throw UsageError("--threads expects a number from 1 to 256, got '" + text + "'");
-    return static_cast<int>(t);
+    if (!args.has(name)) return absent;
+    const std::string text = args.value(name);
+    int n = 0;
+    const auto r = std::from_chars(text.data(), text.data() + text.size(), n);
+    if (text.empty() || r.ec != std::errc() || r.ptr != text.data() + text.size() || n < lo || n > hi)
+        throw UsageError("--" + name + " expects a number from " + std::to_string(lo) + " to " + std::to_string(hi)
+                         + ", got '" + text + "'");
+    return n;
 }
+
+// --threads N, or 0 when not given: then resolveThreads decides from the graph.
+int threadsOption(const Args& args) { return boundedIntOption(args, "threads", 1, 256, 0); }
 
 // The default thread count: 2 (the CPU backend's default) only when large kernels carry the
 // graph's work, else 1 (runtime/cpu/thread_choice.hpp). `rule` says which and why.
@@ -319,16 +323,7 @@ json slowestJson(const ExecResult& r)
 
 // ---------------------------------------------------------------- run
 
-int repeatOption(const Args& args)
-{
-    if (!args.has("repeat")) return 1;
-    const std::string text = args.value("repeat");
-    int n = 0;
-    const auto r = std::from_chars(text.data(), text.data() + text.size(), n);
-    if (text.empty() || r.ec != std::errc() || r.ptr != text.data() + text.size() || n < 1 || n > 100000)
-        throw UsageError("--repeat expects a number from 1 to 100000, got '" + text + "'");
-    return n;
-}
+int repeatOption(const Args& args) { return boundedIntOption(args, "repeat", 1, 100000, 1); }
 
 // --repeat: the runs of one GraphRunner, each checked against the first.
 struct Repeated
