@@ -3,71 +3,12 @@
 // remainder, addcmul / addcdiv, lerp, in the dtype torch.result_type gives (Python numbers are
 // wrapped numbers: they do not raise a tensor's dtype within its category).
 #include "runtime/cpu/cpu_elementwise_arith.hpp"
-#include "runtime/math/functions.hpp"
-
-#include <cmath>
+#include "runtime/math/arith.hpp"
 
 #include "runtime/cpu/cpu_elementwise_binary.hpp"
 
 namespace fxl::cpu::ew {
 namespace {
-
-// self + alpha * other. alpha == 1 is exactly self + other; otherwise one fused multiply-add
-// (PyTorch's vectorised body is vec::fmadd(other, alpha, self)).
-template<class S>
-struct AddOp
-{
-    using C = typename Num<S>::C;
-    C alpha;
-    bool unit;
-    C operator()(C a, C b) const
-    {
-        if constexpr (kIsBool<S>)
-            return a || (alpha && b);
-        else if constexpr (kIsInt<S>)
-            return wrapAdd<C>(a, wrapMul<C>(alpha, b));
-        else
-            return unit ? a + b : std::fma(alpha, b, a);
-    }
-};
-
-// self - alpha * other; alpha == 1 is exactly self - other.
-template<class S>
-struct SubOp
-{
-    using C = typename Num<S>::C;
-    C alpha;
-    bool unit;
-    C operator()(C a, C b) const
-    {
-        if constexpr (kIsInt<S>)
-            return wrapAdd<C>(a, wrapMul<C>(static_cast<C>(0 - static_cast<uint64_t>(alpha)), b));
-        else
-            return unit ? a - b : std::fma(-alpha, b, a);
-    }
-};
-
-template<class S>
-struct MulOp
-{
-    using C = typename Num<S>::C;
-    C operator()(C a, C b) const
-    {
-        if constexpr (kIsBool<S>)
-            return a && b;
-        else if constexpr (kIsInt<S>)
-            return wrapMul<C>(a, b);
-        else
-            return a * b;
-    }
-};
-
-template<class S>
-struct DivOp
-{
-    using C = typename Num<S>::C;
-    C operator()(C a, C b) const { return a / b; }
-};
 
 enum class Bin
 {
@@ -135,13 +76,13 @@ void binaryKernel(KernelCall& call, Bin op, bool inplace, bool reversed = false)
         const C al = Num<S>::load(checkedScalarTo<S>(alpha, name));
         const bool unit = alpha.toDouble() == 1.0;
         switch (op) {
-        case Bin::Add: runBinary<S>(call, out, *a, *b, AddOp<S>{al, unit}); break;
+        case Bin::Add: runBinary<S>(call, out, *a, *b, math::arith::Add<C>{al, unit}); break;
         case Bin::Sub:
-            if constexpr (!kIsBool<S>) runBinary<S>(call, out, *a, *b, SubOp<S>{al, unit});
+            if constexpr (!kIsBool<S>) runBinary<S>(call, out, *a, *b, math::arith::Sub<C>{al, unit});
             break;
-        case Bin::Mul: runBinary<S>(call, out, *a, *b, MulOp<S>{}); break;
+        case Bin::Mul: runBinary<S>(call, out, *a, *b, math::arith::Mul<C>{}); break;
         case Bin::Div:
-            if constexpr (kIsFloat<S>) runBinary<S>(call, out, *a, *b, DivOp<S>{});
+            if constexpr (kIsFloat<S>) runBinary<S>(call, out, *a, *b, math::arith::Div<C>{});
             break;
         }
     };
@@ -168,12 +109,7 @@ void negKernel(KernelCall& call)
     unaryKernel<Set::Numeric>(call, "neg", self.dtype(), [](auto tag) {
         using S = typename decltype(tag)::type;
         using C = typename Num<S>::C;
-        return [](C x) -> C {
-            if constexpr (kIsInt<S>)
-                return static_cast<C>(0 - static_cast<uint64_t>(x));
-            else
-                return -x;
-        };
+        return [](C x) -> C { return math::arith::neg(x); };
     });
 }
 
@@ -198,36 +134,6 @@ void bitwiseNotKernel(KernelCall& call)
     });
 }
 
-// Integer power by squaring (native::powi), wrapping.
-template<class T>
-T powi(T a, T b)
-{
-    if (b < 0) {
-        if (a == 1) return 1;
-        if (a == -1) return (b % 2) ? T(-1) : T(1);
-        return 0;
-    }
-    T result = 1;
-    while (b) {
-        if (b & 1) result = wrapMul<T>(result, a);
-        b = static_cast<T>(b / 2);
-        a = wrapMul<T>(a, a);
-    }
-    return result;
-}
-
-enum class PowKind : uint8_t
-{
-    Identity,
-    Sqrt,
-    Rsqrt,
-    Recip,
-    Square,
-    Cube,
-    InvSquare,
-    General
-};
-
 // pow(self, exponent) with PyTorch's special exponents: 1 a copy, 0.5 sqrt, -0.5 rsqrt, -1
 // reciprocal, 2 x*x, 3 x*x*x, -2 1/(x*x); otherwise runtime/math's pow: correctly rounded in
 // float for a float tensor and an exponent that is a float, else in double, rounded once.
@@ -248,38 +154,14 @@ void powTensorScalarKernel(KernelCall& call)
             using C = typename Num<S>::C;
             if constexpr (kIsInt<S>) {
                 const C ex = checkedScalarTo<S>(expV, "pow");
-                return [ex](C x) { return powi<C>(x, ex); };
+                return [ex](C x) { return math::arith::powi<C>(x, ex); };
             } else {
                 // the exponent in the tensor's precision (bf16/f16 round it, as Scalar::to<scalar_t>)
                 const double ee =
                     kIsReduced<S> ? static_cast<double>(Num<S>::load(checkedScalarTo<S>(expV, "pow"))) : e;
-                const PowKind k = ee == 1.0 ? PowKind::Identity
-                    : ee == 0.5             ? PowKind::Sqrt
-                    : ee == -0.5            ? PowKind::Rsqrt
-                    : ee == -1.0            ? PowKind::Recip
-                    : ee == 2.0             ? PowKind::Square
-                    : ee == 3.0             ? PowKind::Cube
-                    : ee == -2.0            ? PowKind::InvSquare
-                                            : PowKind::General;
-                return [k, ee](C x) -> C {
-                    switch (k) {  // one branch for the whole tensor
-                    case PowKind::Identity: return x;
-                    case PowKind::Sqrt: return std::sqrt(x);
-                    case PowKind::Rsqrt: return C(1) / std::sqrt(x);
-                    case PowKind::Recip: return C(1) / x;
-                    case PowKind::Square: return x * x;
-                    case PowKind::Cube: return x * x * x;
-                    case PowKind::InvSquare: return C(1) / (x * x);
-                    case PowKind::General: break;
-                    }
-                    // a float exponent: the correctly rounded float power; a double one that is
-                    // no float (1/3): in double, rounded once to the tensor's type
-                    if constexpr (kIsReduced<S> || std::is_same_v<C, float>) {
-                        if (kIsReduced<S> || static_cast<double>(static_cast<float>(ee)) == ee)
-                            return static_cast<C>(math::pow(static_cast<float>(x), static_cast<float>(ee)));
-                    }
-                    return static_cast<C>(math::pow(static_cast<double>(x), ee));
-                };
+                const math::arith::PowKind k = math::arith::powKindOf(ee);
+                const bool inFloat = kIsReduced<S> || static_cast<double>(static_cast<float>(ee)) == ee;
+                return math::arith::PowScalar<C>{k, ee, inFloat};
             }
         },
         kGrainMath);
@@ -363,12 +245,7 @@ void absKernel(KernelCall& call)
     unaryKernel<Set::Numeric>(call, "abs", self.dtype(), [](auto tag) {
         using S = typename decltype(tag)::type;
         using C = typename Num<S>::C;
-        return [](C x) -> C {
-            if constexpr (kIsInt<S>)
-                return x < 0 ? static_cast<C>(0 - static_cast<uint64_t>(x)) : x;
-            else
-                return std::fabs(x);
-        };
+        return [](C x) -> C { return math::arith::abs(x); };
     });
 }
 
@@ -378,21 +255,8 @@ void signKernel(KernelCall& call)
     unaryKernel<Set::All>(call, "sign", self.dtype(), [](auto tag) {
         using S = typename decltype(tag)::type;
         using C = typename Num<S>::C;
-        return [](C x) -> C {
-            if constexpr (kIsBool<S>)
-                return x;
-            else
-                return static_cast<C>((C(0) < x) - (x < C(0)));
-        };
+        return [](C x) -> C { return math::arith::sign(x); };
     });
-}
-
-template<class T>
-T floorDivInt(T a, T b)
-{
-    if (b == -1) return static_cast<T>(0 - static_cast<uint64_t>(a));  // INT_MIN / -1 wraps
-    const T q = static_cast<T>(a / b), r = static_cast<T>(a % b);
-    return (r != 0 && ((a < 0) != (b < 0))) ? static_cast<T>(q - 1) : q;
 }
 
 void divRoundingKernel(KernelCall& call, bool floorMode);
@@ -425,29 +289,13 @@ void divRoundingKernel(KernelCall& call, bool floorMode)
         using S = typename decltype(tag)::type;
         using C = typename Num<S>::C;
         runBinary<S>(call, out, a, b, [floorMode](C x, C y) -> C {
-            if constexpr (kIsInt<S>) {
-                if (y == 0) throw KernelError("div: integer division by zero");
-                if (floorMode) return floorDivInt<C>(x, y);
-                if (y == -1) return static_cast<C>(0 - static_cast<uint64_t>(x));
-                return static_cast<C>(x / y);
-            } else {
-                if (!floorMode) {
-                    // PyTorch divides in the storage type (a bf16 / f16 quotient is rounded
-                    // before it is truncated: -22.97 rounds to -23 in bf16, then stays -23)
-                    C q = x / y;
-                    if constexpr (kIsReduced<S>) q = Num<S>::load(Num<S>::store(q));
-                    return std::trunc(q);
-                }
-                // PyTorch's div_floor_floating
-                if (y == 0) return x / y;
-                const C mod = std::fmod(x, y);
-                C div = (x - mod) / y;
-                if (mod != 0 && (y < 0) != (mod < 0)) div -= C(1);
-                if (div == 0) return std::copysign(C(0), x / y);
-                C fl = std::floor(div);
-                if (div - fl > C(0.5)) fl += C(1);
-                return fl;
-            }
+            if (math::arith::intDivByZero(y)) throw KernelError("div: integer division by zero");
+            return math::arith::divRounding(x, y, floorMode, [](C q) {
+                if constexpr (kIsReduced<S>)
+                    return Num<S>::load(Num<S>::store(q));
+                else
+                    return q;
+            });
         });
     });
     call.result = Value::ofTensor(out);
@@ -468,27 +316,14 @@ void powBinaryKernel(KernelCall& call)
         using S = typename decltype(tag)::type;
         using C = typename Num<S>::C;
         runBinary<S>(
-            call, out, a, b,
-            [](C x, C y) -> C {
-                if constexpr (kIsInt<S>)
-                    return powi<C>(x, y);
-                else
-                    return math::pow(x, y);
-            },
-            kGrainMath);
+            call, out, a, b, [](C x, C y) -> C { return math::arith::powBinary(x, y); }, kGrainMath);
     });
     call.result = Value::ofTensor(out);
 }
 
 // ---- rounding, remainders, addcmul / addcdiv, lerp
 
-enum class Round
-{
-    Floor,
-    Ceil,
-    Trunc,
-    Nearest
-};
+using math::arith::Round;
 
 // floor / ceil / trunc / round (half to even, std::nearbyint); integers are returned as copies.
 void roundKernel(KernelCall& call, Round mode, const char* name)
@@ -498,19 +333,7 @@ void roundKernel(KernelCall& call, Round mode, const char* name)
     unaryKernel<Set::Numeric>(call, name, self.dtype(), [mode](auto tag) {
         using S = typename decltype(tag)::type;
         using C = typename Num<S>::C;
-        return [=](C x) -> C {
-            if constexpr (kIsInt<S>) {
-                return x;
-            } else {
-                switch (mode) {
-                case Round::Floor: return std::floor(x);
-                case Round::Ceil: return std::ceil(x);
-                case Round::Trunc: return std::trunc(x);
-                case Round::Nearest: return std::nearbyint(x);
-                }
-                return x;
-            }
-        };
+        return [=](C x) -> C { return math::arith::round(x, mode); };
     });
 }
 
@@ -529,16 +352,8 @@ void modKernel(KernelCall& call, bool remainder)
         using S = typename decltype(tag)::type;
         using C = typename Num<S>::C;
         runBinary<S>(call, out, a, b, [remainder](C x, C y) -> C {
-            if constexpr (kIsInt<S>) {
-                if (y == 0) throw KernelError("fmod/remainder: integer division by zero");
-                C r = y == -1 ? C(0) : static_cast<C>(x % y);
-                if (remainder && r != 0 && ((r < 0) != (y < 0))) r = wrapAdd<C>(r, y);
-                return r;
-            } else {
-                C m = std::fmod(x, y);
-                if (remainder && m != 0 && ((y < 0) != (m < 0))) m += y;
-                return m;
-            }
+            if (math::arith::intDivByZero(y)) throw KernelError("fmod/remainder: integer division by zero");
+            return math::arith::mod(x, y, remainder);
         });
     });
     call.result = Value::ofTensor(out);
@@ -566,13 +381,9 @@ void addcKernel(KernelCall& call, bool div)
         using C = typename Num<S>::C;
         const C v = Num<S>::load(checkedScalarTo<S>(value, name));
         auto prep = [&](const Value& x) { return expandTo(castTo(call, x.tensor, common), shape); };
-        pointwise<S, S, S, S>(call.pool, out, {prep(s), prep(t1), prep(t2)},
-                              lifted<S, S, S, S>([=](C a, C b, C c) -> C {
-                                  if constexpr (kIsInt<S>)
-                                      return wrapAdd<C>(a, wrapMul<C>(wrapMul<C>(v, b), c));
-                                  else
-                                      return div ? a + v * b / c : a + v * b * c;
-                              }));
+        pointwise<S, S, S, S>(
+            call.pool, out, {prep(s), prep(t1), prep(t2)},
+            lifted<S, S, S, S>([=](C a, C b, C c) -> C { return math::arith::addc(a, b, c, v, div); }));
     });
     call.result = Value::ofTensor(out);
 }
@@ -593,9 +404,7 @@ void lerpKernel(KernelCall& call, bool tensorWeight)
     dispatch<Set::Float>(common, "lerp", [&](auto tag) {
         using S = typename decltype(tag)::type;
         using C = typename Num<S>::C;
-        auto f = [](C a, C b, C wt) -> C {
-            return std::fabs(wt) < C(0.5) ? a + wt * (b - a) : b - (b - a) * (C(1) - wt);
-        };
+        auto f = [](C a, C b, C wt) -> C { return math::arith::lerp(a, b, wt); };
         auto prep = [&](const Value& x) { return expandTo(castTo(call, x.tensor, common), shape); };
         if (tensorWeight) {
             pointwise<S, S, S, S>(call.pool, out, {prep(s), prep(e), prep(w)}, lifted<S, S, S, S>(f));

@@ -25,19 +25,6 @@ void needOperand(const Value& v, const char* op, const char* name);
 // as TensorIterator would.
 Tensor binaryOutput(const KernelCall& call, const Value& a, const Value& b, DType t);
 
-// Integer arithmetic wraps (as PyTorch's does in practice); done on unsigned 64-bit to stay
-// clear of signed-overflow UB.
-template<class T>
-T wrapAdd(T a, T b)
-{
-    return static_cast<T>(static_cast<uint64_t>(a) + static_cast<uint64_t>(b));
-}
-template<class T>
-T wrapMul(T a, T b)
-{
-    return static_cast<T>(static_cast<uint64_t>(a) * static_cast<uint64_t>(b));
-}
-
 // out = f(a, b) with a, b tensors (cast to S, broadcast) or Python numbers (converted to S
 // once, the way TensorIterator casts a wrapped number to the common dtype). The output's
 // storage type is OutS (S, or B8 for comparisons).

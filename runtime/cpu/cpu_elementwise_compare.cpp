@@ -3,22 +3,14 @@
 // and/or/xor (tensor and scalar operands), isnan / isinf, in the dtype torch.result_type gives.
 #include "runtime/cpu/cpu_elementwise_compare.hpp"
 
-#include <cmath>
-
 #include "runtime/cpu/cpu_elementwise_binary.hpp"
+#include "runtime/math/compare.hpp"
 
 namespace fxl::cpu::ew {
 namespace {
 
-enum class Cmp
-{
-    Eq,
-    Ne,
-    Lt,
-    Le,
-    Gt,
-    Ge
-};
+using math::cmp::Cmp;
+using math::cmp::Logic;
 
 // self <op> other in their result type; a bool tensor.
 void compareKernel(KernelCall& call, Cmp cmp, const char* name)
@@ -32,17 +24,7 @@ void compareKernel(KernelCall& call, Cmp cmp, const char* name)
     dispatch<Set::All>(common, name, [&](auto tag) {
         using S = typename decltype(tag)::type;
         using C = typename Num<S>::C;
-        runBinary<S, B8>(call, out, a, b, [cmp](C x, C y) -> bool {
-            switch (cmp) {
-            case Cmp::Eq: return x == y;
-            case Cmp::Ne: return x != y;
-            case Cmp::Lt: return x < y;
-            case Cmp::Le: return x <= y;
-            case Cmp::Gt: return x > y;
-            case Cmp::Ge: return x >= y;
-            }
-            return false;
-        });
+        runBinary<S, B8>(call, out, a, b, [cmp](C x, C y) -> bool { return math::cmp::compare(x, y, cmp); });
     });
     call.result = Value::ofTensor(out);
 }
@@ -58,16 +40,8 @@ void minMaxKernel(KernelCall& call, bool isMax)
     dispatch<Set::All>(common, isMax ? "maximum" : "minimum", [&](auto tag) {
         using S = typename decltype(tag)::type;
         using C = typename Num<S>::C;
-        runBinary<S>(call, out, a, b, [isMax](C x, C y) -> C {
-            if constexpr (kIsFloat<S>) {
-                if (x != x) return x;
-                if (y != y) return y;
-            }
-            if constexpr (kIsBool<S>)
-                return isMax ? (x || y) : (x && y);
-            else
-                return isMax ? (x < y ? y : x) : (y < x ? y : x);
-        });
+        runBinary<S>(call, out, a, b,
+                     [isMax](C x, C y) -> C { return isMax ? math::cmp::maximum(x, y) : math::cmp::minimum(x, y); });
     });
     call.result = Value::ofTensor(out);
 }
@@ -103,12 +77,7 @@ void clampKernel(KernelCall& call, bool hasLo, bool hasHi, bool inplace = false)
             if constexpr (kIsFloat<S>)
                 nanOut = ((useLo && l != l) || (useHi && h != h)) && (hasLo != hasHi || (useLo && useHi));
             const C nan = nanOut ? (useLo && l != l ? l : h) : C(0);
-            return [=](C x) -> C {
-                if (nanOut) return nan;
-                if (useLo) x = x < l ? l : x;  // std::max(x, l)
-                if (useHi) x = h < x ? h : x;  // std::min(x, h)
-                return x;
-            };
+            return math::cmp::ClampScalar<C>{l, h, nan, useLo, useHi, nanOut};
         },
         kGrainCheap, inplace);
 }
@@ -120,17 +89,10 @@ void logicalNotKernel(KernelCall& call)
     dispatch<Set::All>(self.dtype(), "logical_not", [&](auto tag) {
         using S = typename decltype(tag)::type;
         using C = typename Num<S>::C;
-        pointwise<B8, S>(call.pool, out, {self}, lifted<B8, S>([](C x) -> bool { return !(x != C(0)); }));
+        pointwise<B8, S>(call.pool, out, {self}, lifted<B8, S>([](C x) -> bool { return math::cmp::logicalNot(x); }));
     });
     call.result = Value::ofTensor(out);
 }
-
-enum class Logic : uint8_t
-{
-    And,
-    Or,
-    Xor
-};
 
 // bitwise_and / or / xor (Tensor and Scalar overloads): integral and bool result types only.
 void bitwiseBinaryKernel(KernelCall& call, Logic op, bool scalarOverload = false)
@@ -151,14 +113,7 @@ void bitwiseBinaryKernel(KernelCall& call, Logic op, bool scalarOverload = false
         using S = typename decltype(tag)::type;
         using C = typename Num<S>::C;
         if constexpr (!kIsFloat<S>)
-            runBinary<S>(call, out, a, b, [op](C x, C y) -> C {
-                if constexpr (kIsBool<S>)
-                    return op == Logic::And ? (x && y) : op == Logic::Or ? (x || y) : (x != y);
-                else
-                    return op == Logic::And ? static_cast<C>(x & y)
-                        : op == Logic::Or   ? static_cast<C>(x | y)
-                                            : static_cast<C>(x ^ y);
-            });
+            runBinary<S>(call, out, a, b, [op](C x, C y) -> C { return math::cmp::bitwise(x, y, op); });
     });
     call.result = Value::ofTensor(out);
 }
@@ -171,10 +126,7 @@ void isKernel(KernelCall& call, bool nan)
         using S = typename decltype(tag)::type;
         using C = typename Num<S>::C;
         pointwise<B8, S>(call.pool, out, {self}, lifted<B8, S>([=](C x) -> bool {
-                             if constexpr (kIsFloat<S>)
-                                 return nan ? std::isnan(x) : std::isinf(x);
-                             else
-                                 return false;
+                             return nan ? math::cmp::isNanValue(x) : math::cmp::isInfValue(x);
                          }));
     });
     call.result = Value::ofTensor(out);
@@ -191,10 +143,7 @@ void logicalBinaryKernel(KernelCall& call, Logic op)
     dispatch<Set::All>(common, name, [&](auto tag) {
         using S = typename decltype(tag)::type;
         using C = typename Num<S>::C;
-        runBinary<S, B8>(call, out, a, b, [op](C x, C y) -> bool {
-            const bool p = x != C(0), q = y != C(0);
-            return op == Logic::And ? (p && q) : op == Logic::Or ? (p || q) : (p != q);
-        });
+        runBinary<S, B8>(call, out, a, b, [op](C x, C y) -> bool { return math::cmp::logical(x, y, op); });
     });
     call.result = Value::ofTensor(out);
 }
@@ -210,13 +159,8 @@ void clampTensorKernel(KernelCall& call, bool isMin)
     dispatch<Set::Numeric>(common, "clamp", [&](auto tag) {
         using S = typename decltype(tag)::type;
         using C = typename Num<S>::C;
-        runBinary<S>(call, out, self, bound, [isMin](C x, C y) -> C {
-            if constexpr (kIsFloat<S>) {
-                if (x != x) return x;
-                if (y != y) return y;
-            }
-            return isMin ? (x < y ? y : x) : (y < x ? y : x);
-        });
+        runBinary<S>(call, out, self, bound,
+                     [isMin](C x, C y) -> C { return isMin ? math::cmp::maximum(x, y) : math::cmp::minimum(x, y); });
     });
     call.result = Value::ofTensor(out);
 }
@@ -246,20 +190,8 @@ void clampTensorBothKernel(KernelCall& call)
     dispatch<Set::Numeric>(common, "clamp", [&](auto tag) {
         using S = typename decltype(tag)::type;
         using C = typename Num<S>::C;
-        auto mx = [](C x, C y) -> C {  // maximum: NaN wins
-            if constexpr (kIsFloat<S>) {
-                if (x != x) return x;
-                if (y != y) return y;
-            }
-            return x < y ? y : x;
-        };
-        auto mn = [](C x, C y) -> C {  // minimum: NaN wins
-            if constexpr (kIsFloat<S>) {
-                if (x != x) return x;
-                if (y != y) return y;
-            }
-            return y < x ? y : x;
-        };
+        auto mx = [](C x, C y) -> C { return math::cmp::maximum(x, y); };
+        auto mn = [](C x, C y) -> C { return math::cmp::minimum(x, y); };
         if (!lo.isNone() && !hi.isNone())
             pointwise<S, S, S, S>(call.pool, out, {prep(self), prep(lo), prep(hi)},
                                   lifted<S, S, S, S>([=](C x, C l, C h) -> C { return mn(mx(x, l), h); }));

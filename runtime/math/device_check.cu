@@ -6,6 +6,8 @@
 #include <cstdint>
 
 #include "runtime/math/activations.hpp"
+#include "runtime/math/arith.hpp"
+#include "runtime/math/compare.hpp"
 #include "runtime/math/bits.hpp"
 #include "runtime/math/functions.hpp"
 #include "runtime/math/philox.hpp"
@@ -118,4 +120,39 @@ __global__ void activationKernels(const float* x, const double* d, const int64_t
     out[i] = activations(x, i);
     outD[i] = activations(d, i);
     outI[i] = fxl::math::act::Relu<int64_t>{}(n[i]);
+}
+
+// every arithmetic and comparison formula (arith.hpp, compare.hpp) for each compute type
+template<class C>
+__device__ C arithmetic(const C* x, int i)
+{
+    namespace ar = fxl::math::arith;
+    namespace cm = fxl::math::cmp;
+    const C u = x[i], v = x[i + 1], w = x[i + 2];
+    C r = ar::Add<C>{v, false}(u, w) + ar::Sub<C>{v, true}(u, w) + ar::Mul<C>{}(u, v) + ar::neg(u) + ar::abs(u);
+    r += ar::sign(u) + ar::round(u, ar::Round::Nearest) + ar::addc(u, v, w, v, true) + ar::powBinary(u, v);
+    if constexpr (ar::kInt<C>) {
+        if (!ar::intDivByZero(v)) r += ar::divRounding(u, v, true, [](C q) { return q; }) + ar::mod(u, v, true);
+    } else {
+        r += ar::Div<C>{}(u, v) + ar::divRounding(u, v, false, [](C q) { return q; }) + ar::mod(u, v, true);
+        r += ar::lerp(u, v, w) + ar::PowScalar<C>{ar::powKindOf(static_cast<double>(w)), 0.3, true}(u);
+    }
+    r += cm::maximum(u, v) + cm::minimum(u, v) + cm::ClampScalar<C>{v, w, u, true, true, false}(u);
+    r += C(cm::compare(u, v, cm::Cmp::Le) + cm::logical(u, v, cm::Logic::Xor) + cm::logicalNot(u));
+    r += C(cm::isNanValue(u) + cm::isInfValue(v));
+    if constexpr (ar::kInt<C>) r += cm::bitwise(u, v, cm::Logic::And);
+    return r;
+}
+__global__ void arithmeticKernels(const float* x, const double* d, const int64_t* n, const int32_t* m, float* out,
+                                  double* outD, int64_t* outI, int32_t* outM, bool* outB)
+{
+    const int i = static_cast<int>(threadIdx.x);
+    out[i] = arithmetic(x, i);
+    outD[i] = arithmetic(d, i);
+    outI[i] = arithmetic(n, i);
+    outM[i] = arithmetic(m, i);
+    namespace ar = fxl::math::arith;
+    const bool p = outB[i], q = outB[i + 1];
+    outB[i] = ar::Add<bool>{q, true}(p, q) || ar::Mul<bool>{}(p, q) || ar::sign(p)
+        || fxl::math::cmp::bitwise(p, q, fxl::math::cmp::Logic::Or) || fxl::math::cmp::maximum(p, q);
 }
