@@ -4,7 +4,7 @@
 // so a row's bits never depend on the other rows in the call, their number, offsets or strides.
 // Parameter gradients of layer norm (reductions over rows) are split over columns only.
 #include "runtime/cpu/cpu_norm.hpp"
-#include "runtime/math/functions.hpp"
+#include "runtime/math/rows.hpp"
 
 #include <cmath>
 #include <limits>
@@ -14,18 +14,6 @@
 
 namespace fxl::cpu::red {
 namespace {
-
-// Max of a row with NaN propagation (any NaN gives NaN).
-template<class A>
-A rowMax(const A* v, int64_t n)
-{
-    A m = -std::numeric_limits<A>::infinity();
-    for (int64_t j = 0; j < n; ++j) {
-        if (std::isnan(v[j])) return v[j];
-        if (v[j] > m) m = v[j];
-    }
-    return m;
-}
 
 std::vector<int64_t> dimList(const Tensor& t, int64_t dim)
 {
@@ -52,18 +40,7 @@ void softmaxRows(const Tensor& x, Tensor& out, int64_t dim, bool log, ThreadPool
             O* w = o + ro.rowOffset(r);
             A* v = buf.data();
             gatherRow(q, rv, v);
-            const A mx = rowMax(v, n);
-            if (safe && mx == -std::numeric_limits<A>::infinity()) {
-                for (int64_t j = 0; j < n; ++j) v[j] = A(0);
-            } else if (!log) {
-                for (int64_t j = 0; j < n; ++j) v[j] = math::exp(v[j] - mx);
-                const A s = sumOrdered<A>(n, [&](int64_t i) { return v[i]; });
-                for (int64_t j = 0; j < n; ++j) v[j] = v[j] / s;
-            } else {
-                const A s = sumOrdered<A>(n, [&](int64_t i) { return static_cast<A>(math::exp(v[i] - mx)); });
-                const A ls = math::log(s);
-                for (int64_t j = 0; j < n; ++j) v[j] = (v[j] - mx) - ls;
-            }
+            math::rows::softmaxRow(v, n, log, safe);
             scatterRow(w, ro, v);
         }
     });
@@ -141,13 +118,7 @@ void softmaxBwdRows(const Tensor& g, const Tensor& y, Tensor& out, int64_t dim, 
             A* yv = yb.data();
             gatherRow(gq, rg, gv);
             gatherRow(yq, ry, yv);
-            if (!log) {
-                const A s = sumOrdered<A>(n, [&](int64_t i) { return gv[i] * yv[i]; });
-                for (int64_t j = 0; j < n; ++j) gv[j] = yv[j] * (gv[j] - s);
-            } else {
-                const A s = sumOrdered<A>(n, [&](int64_t i) { return gv[i]; });
-                for (int64_t j = 0; j < n; ++j) gv[j] = gv[j] - math::exp(yv[j]) * s;
-            }
+            math::rows::softmaxBackwardRow(gv, yv, n, log);
             scatterRow(w, ro, gv);
         }
     });
@@ -248,33 +219,21 @@ void layerNorm(KernelCall& call)
                 T* wr = o + ro.rowOffset(r);
                 A* v = buf.data();
                 gatherRow(q, rv, v);
-                // mean refined once: m0 = S(x)/N, mean = m0 + S(x - m0)/N (removes the rounding
-                // error of S(x) when |mean| >> std)
-                const A m0 = sumOrdered<A>(n, [&](int64_t i) { return v[i]; }) / nA;
-                A mean = m0 + sumOrdered<A>(n, [&](int64_t i) { return v[i] - m0; }) / nA;
-                A var = sumOrdered<A>(n,
-                                      [&](int64_t i) {
-                                          const A d = v[i] - mean;
-                                          return d * d;
-                                      })
-                    / nA;
+                const math::rows::Moments<A> mm = math::rows::moments<A>(n, [&](int64_t i) { return v[i]; });
+                A mean = mm.mean;
+                A var = mm.m2 / nA;
                 if constexpr (!std::is_same_v<A, double>) {
                     // float moments that overflowed (or a row with inf / nan, or no elements):
                     // the same algorithm in double (rowMomentsF64), rounded once
                     if (!std::isfinite(mean) || !std::isfinite(var)) {
-                        const RowMoments mm = rowMomentsF64(q, rv);
-                        mean = static_cast<A>(mm.mean);
-                        var = static_cast<A>(mm.m2 / static_cast<double>(n));
+                        const RowMoments wide = rowMomentsF64(q, rv);
+                        mean = static_cast<A>(wide.mean);
+                        var = static_cast<A>(wide.m2 / static_cast<double>(n));
                     }
-                } else if (n == 0) {
-                    mean = 0;
                 }
-                const A rstd = A(1) / std::sqrt(var + epsA);
-                for (int64_t j = 0; j < n; ++j) v[j] = (v[j] - mean) * rstd;
-                if (!w.empty())
-                    for (int64_t j = 0; j < n; ++j) v[j] = v[j] * w[static_cast<size_t>(j)];
-                if (!bias.empty())
-                    for (int64_t j = 0; j < n; ++j) v[j] = v[j] + bias[static_cast<size_t>(j)];
+                const A rstd = math::rows::rstdOf(var, epsA);
+                math::rows::layerNormRow(v, n, mean, rstd, w.empty() ? nullptr : w.data(),
+                                         bias.empty() ? nullptr : bias.data());
                 scatterRow(wr, ro, v);
                 mo[r] = narrowTo<T>(mean);
                 so[r] = narrowTo<T>(rstd);
@@ -324,16 +283,9 @@ void infiniteRowGrad(const T* xq, const T* gq, const RowView& rx, const RowView&
     if (!weight.empty())
         for (int64_t j = 0; j < n; ++j)
             g[static_cast<size_t>(j)] *= static_cast<double>(weight[static_cast<size_t>(j)]);
-    const double db = sumOrdered<double>(n, [&](int64_t i) { return g[static_cast<size_t>(i)]; });
-    const double ds =
-        sumOrdered<double>(n, [&](int64_t i) { return g[static_cast<size_t>(i)] * x[static_cast<size_t>(i)]; });
-    const double a = rstd, mu = mean, scale = 1.0 / static_cast<double>(n);
-    const double b = (db * mu - ds) * a * a * a * scale;
-    const double c = -b * mu - db * a * scale;
-    for (int64_t j = 0; j < n; ++j) {
-        const size_t k = static_cast<size_t>(j);
-        out[j] = static_cast<A>(a * g[k] + b * x[k] + c);
-    }
+    std::vector<double> dx(static_cast<size_t>(n));
+    math::rows::layerNormInputGradWide(g.data(), x.data(), n, mean, rstd, dx.data());
+    for (int64_t j = 0; j < n; ++j) out[j] = static_cast<A>(dx[static_cast<size_t>(j)]);
 }
 
 // dx, row by row (rows split between threads):
@@ -345,7 +297,6 @@ void layerNormInputGrad(ThreadPool* pool, const Tensor& x, const Tensor& dy, con
     const int64_t M = rx.rows, n = rx.cols;
     const T* xp = x.template data<T>();
     const T* gp = dy.template data<T>();
-    const A nA = static_cast<A>(n);
     T* o = dx.template data<T>();
     parallelRows(pool, M, grainFor(n), [&](int64_t b, int64_t e) {
         std::vector<A> gb(static_cast<size_t>(n)), xh(static_cast<size_t>(n));
@@ -358,21 +309,8 @@ void layerNormInputGrad(ThreadPool* pool, const Tensor& x, const Tensor& dy, con
             A* gv = gb.data();
             gatherRow(xq, rx, xv);
             gatherRow(gq, rg, gv);
-            for (int64_t j = 0; j < n; ++j) xv[j] = (xv[j] - m) * rs;
-            if (!stats.weight.empty())
-                for (int64_t j = 0; j < n; ++j) gv[j] = gv[j] * stats.weight[static_cast<size_t>(j)];
-            const A sg = sumOrdered<A>(n, [&](int64_t i) { return gv[i]; });
-            const A sgx = sumOrdered<A>(n, [&](int64_t i) { return gv[i] * xv[i]; });
-            bool finite = std::isfinite(sg) && std::isfinite(sgx);
-            if (finite) {
-                const A scale = rs / nA;
-                for (int64_t j = 0; j < n; ++j) {
-                    const A gj = gv[j];
-                    gv[j] = scale * ((nA * gj - sg) - xv[j] * sgx);
-                    // N * g_j or xhat_j * S(g * xhat) overflowed float although the sums did not
-                    finite = finite && std::isfinite(gv[j]);
-                }
-            }
+            const bool finite = math::rows::layerNormInputGradRow(gv, xv, n, m, rs,
+                                                                  stats.weight.empty() ? nullptr : stats.weight.data());
             if (!finite) infiniteRowGrad<T, A>(xq, gq, rx, rg, m, rs, stats.weight, gv);
             scatterRow(wr, ro, gv);
         }
@@ -410,7 +348,7 @@ void layerNormParamGrads(ThreadPool* pool, const Tensor& x, const Tensor& dy, co
                         M, tileWidth,
                         [&](int t, int64_t i) {
                             const size_t ii = static_cast<size_t>(i);
-                            const A xh = (widenTo<A>(xp[xb[ii] + j0 + t]) - mean[ii]) * rstd[ii];
+                            const A xh = math::rows::normalized(widenTo<A>(xp[xb[ii] + j0 + t]), mean[ii], rstd[ii]);
                             return widenTo<A>(gp[gbase[ii] + j0 + t]) * xh;
                         },
                         dwv.data() + j0);
@@ -426,7 +364,7 @@ void layerNormParamGrads(ThreadPool* pool, const Tensor& x, const Tensor& dy, co
                     M, tileWidth,
                     [&](int t, int64_t i) {
                         const size_t ii = static_cast<size_t>(i);
-                        const A xh = (widenTo<A>(xp[xb[ii] + xo[t]]) - mean[ii]) * rstd[ii];
+                        const A xh = math::rows::normalized(widenTo<A>(xp[xb[ii] + xo[t]]), mean[ii], rstd[ii]);
                         return widenTo<A>(gp[gbase[ii] + go[t]]) * xh;
                     },
                     dwv.data() + j0);
@@ -446,8 +384,8 @@ void layerNormParamGrads(ThreadPool* pool, const Tensor& x, const Tensor& dy, co
             if (!dwv.empty() && !std::isfinite(dwv[jj]))
                 dwv[jj] = static_cast<A>(sumOrdered<double>(M, [&](int64_t i) {
                     const size_t ii = static_cast<size_t>(i);
-                    const double xh = (widenTo<double>(xp[xb[ii] + xo]) - static_cast<double>(mean[ii]))
-                        * static_cast<double>(rstd[ii]);
+                    const double xh = math::rows::normalized(
+                        widenTo<double>(xp[xb[ii] + xo]), static_cast<double>(mean[ii]), static_cast<double>(rstd[ii]));
                     return widenTo<double>(gp[gbase[ii] + go]) * xh;
                 }));
             if (!dbv.empty() && !std::isfinite(dbv[jj]))

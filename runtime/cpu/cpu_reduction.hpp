@@ -8,19 +8,8 @@
 // denominators, layer-norm moments and its backward dot products, loss reductions, bias /
 // norm-weight gradients, embedding-backward per-row sums, weighted bincount) is evaluated in
 // the accumulation type A (f32 for f32/bf16/f16 data, f64 for f64, wrapping 64-bit integers
-// for integer data) in this order, which depends on n only:
-//   1. The sequence is cut into blocks of kBlock = 128 consecutive elements (the last block
-//      may be shorter).
-//   2. Within a block, 8 lane accumulators start at +0; element i goes to lane (i mod 8) and
-//      the lanes add their elements in increasing i. The block's value is the fixed tree
-//      ((l0 + l1) + (l2 + l3)) + ((l4 + l5) + (l6 + l7)).
-//   3. Block values are combined by a binary-counter cascade: block values are pushed in
-//      order onto a stack of (level, value); a pushed value starts at level 0 and, while the
-//      entry below it has the same level, the two are replaced by (below + pushed) one level
-//      higher. At the end the remaining entries are folded from the top of the stack down:
-//      v = top; v = entry + v for each lower entry. An empty sequence sums to +0.
-//      (Equivalently: complete pairwise trees over the binary decomposition of the block
-//      count, largest first, folded right to left; e.g. 7 blocks = T4 + (T2 + b6).)
+// for integer data) in the order of runtime/math/sum_order.hpp (blocks of 128 in 8 lanes and a
+// fixed lane tree, a binary-counter cascade over the blocks), which depends on n only.
 // The "elements" are always visited in the logical row-major order of the reduced dims (or
 // the documented per-op order: tokens in index order for embedding backward, rows in order for
 // losses), never in storage order, so results do not depend on strides, offsets, the number of
@@ -50,6 +39,8 @@
 
 #include "runtime/cpu/cpu_common.hpp"
 #include "runtime/cpu/thread_pool.hpp"
+#include "runtime/math/rows.hpp"
+#include "runtime/math/sum_order.hpp"
 
 namespace fxl::cpu::red {
 
@@ -163,61 +154,14 @@ void dispatchIndex(DType t, const char* op, Fn&& fn)
     }
 }
 
-// ---- the summation order (see the contract above)
-inline constexpr int kLanes = 8;
-inline constexpr int64_t kBlock = 128;
-inline constexpr int kMaxLevels = 64;
+// ---- the summation order (runtime/math/sum_order.hpp)
+using math::sum::Cascade;
+using math::sum::kBlock;
+using math::sum::kLanes;
+using math::sum::kMaxLevels;
+using math::sum::laneTree;
+using math::sum::sumOrdered;
 inline constexpr int kTile = 64;  // outputs per column tile
-
-template<class A>
-inline A laneTree(const A* l)
-{
-    return ((l[0] + l[1]) + (l[2] + l[3])) + ((l[4] + l[5]) + (l[6] + l[7]));
-}
-
-template<class A>
-struct Cascade
-{
-    A val[kMaxLevels];
-    int lvl[kMaxLevels];
-    int top = 0;
-    void push(A v)
-    {
-        int level = 0;
-        while (top > 0 && lvl[top - 1] == level) {
-            v = val[top - 1] + v;
-            --top;
-            ++level;
-        }
-        val[top] = v;
-        lvl[top] = level;
-        ++top;
-    }
-    A finish() const
-    {
-        if (top == 0) return A(0);
-        A v = val[top - 1];
-        for (int k = top - 2; k >= 0; --k) v = val[k] + v;
-        return v;
-    }
-};
-
-// S(load(0) .. load(n-1)).
-template<class A, class Load>
-inline A sumOrdered(int64_t n, Load&& load)
-{
-    Cascade<A> c;
-    for (int64_t b0 = 0; b0 < n; b0 += kBlock) {
-        const int64_t e = std::min(n, b0 + kBlock);
-        A l[kLanes] = {};
-        int64_t i = b0;
-        for (; i + kLanes <= e; i += kLanes)
-            for (int k = 0; k < kLanes; ++k) l[k] += load(i + k);
-        for (int k = 0; i < e; ++i, ++k) l[k] += load(i);
-        c.push(laneTree(l));
-    }
-    return c.finish();
-}
 
 // out[t] = S(load(t, 0) .. load(t, n-1)) for t < W, W a compile-time width: bitwise equal to
 // calling sumOrdered for each t (the same additions per output, in the same order), but walks
@@ -362,13 +306,10 @@ RowMoments rowMomentsF64(const T* q, const RowView& rv)
     if (n == 0) return r;
     std::vector<double> v(static_cast<size_t>(n));
     gatherRow(q, rv, v.data());
-    const double nd = static_cast<double>(n);
-    const double m0 = sumOrdered<double>(n, [&](int64_t i) { return v[static_cast<size_t>(i)]; }) / nd;
-    r.mean = m0 + sumOrdered<double>(n, [&](int64_t i) { return v[static_cast<size_t>(i)] - m0; }) / nd;
-    r.m2 = sumOrdered<double>(n, [&](int64_t i) {
-        const double d = v[static_cast<size_t>(i)] - r.mean;
-        return d * d;
-    });
+    const math::rows::Moments<double> m =
+        math::rows::moments<double>(n, [&](int64_t i) { return v[static_cast<size_t>(i)]; });
+    r.mean = m.mean;
+    r.m2 = m.m2;
     return r;
 }
 

@@ -11,6 +11,8 @@
 #include "runtime/math/bits.hpp"
 #include "runtime/math/functions.hpp"
 #include "runtime/math/philox.hpp"
+#include "runtime/math/rows.hpp"
+#include "runtime/math/sum_order.hpp"
 #include "runtime/math/storage.hpp"
 
 namespace m = fxl::math;
@@ -155,4 +157,31 @@ __global__ void arithmeticKernels(const float* x, const double* d, const int64_t
     const bool p = outB[i], q = outB[i + 1];
     outB[i] = ar::Add<bool>{q, true}(p, q) || ar::Mul<bool>{}(p, q) || ar::sign(p)
         || fxl::math::cmp::bitwise(p, q, fxl::math::cmp::Logic::Or) || fxl::math::cmp::maximum(p, q);
+}
+
+// the summation order (sum_order.hpp) and the row formulas (rows.hpp) on one row per thread
+template<class C>
+__device__ C rowFormulas(const C* x, int i)
+{
+    namespace rw = fxl::math::rows;
+    namespace sm = fxl::math::sum;
+    C v[8], g[8], w[8];
+    for (int j = 0; j < 8; ++j) v[j] = g[j] = w[j] = x[i + j];
+    C r = sm::sumOrdered<C>(8, [&](int64_t j) { return v[j]; }) + sm::foldBlocks(v, 8);
+    rw::softmaxRow(v, 8, false, false);
+    rw::softmaxBackwardRow(g, v, 8, true);
+    const rw::Moments<C> m = rw::moments<C>(8, [&](int64_t j) { return w[j]; });
+    const C rstd = rw::rstdOf(m.m2 / C(8), C(1e-5));
+    rw::layerNormRow(w, 8, m.mean, rstd, v, g);
+    r += v[0] + g[1] + w[2] + C(rw::layerNormInputGradRow(g, w, 8, m.mean, rstd, v));
+    return r;
+}
+__global__ void rowKernels(const float* x, const double* d, float* out, double* outD)
+{
+    const int i = static_cast<int>(threadIdx.x);
+    out[i] = rowFormulas(x, i);
+    outD[i] = rowFormulas(d, i);
+    double dx[8];
+    fxl::math::rows::layerNormInputGradWide(d + i, d + i + 8, 8, d[i], d[i + 1], dx);
+    outD[i] += dx[3];
 }
