@@ -9,16 +9,14 @@
 
 #include "runtime/base/backend.hpp"
 #include "runtime/cpu/cpu_reduction.hpp"
+#include "runtime/math/loss.hpp"
 
 namespace fxl::cpu::red {
 namespace {
 
-enum Reduction : int64_t
-{
-    kNone = 0,
-    kMean = 1,
-    kSum = 2
-};
+using math::loss::kMean;
+using math::loss::kNone;
+using math::loss::kSum;
 
 int64_t reductionOf(const KernelCall& call, const char* op)
 {
@@ -145,7 +143,7 @@ void nllForward(KernelCall& call)
             }
             const A v = widenTo<A>(in[i * rowStride + t * classStride]);
             rowWeight = classWeights.empty() ? A(1) : classWeights[static_cast<size_t>(t)];
-            return classWeights.empty() ? -v : -(v * rowWeight);
+            return math::loss::nllRowLoss(v, !classWeights.empty(), rowWeight);
         };
         T* outData = out.template data<T>();
         T* totalWeight = total.template data<T>();
@@ -169,7 +167,7 @@ void nllForward(KernelCall& call)
         }
         const A lossSum = sumOrdered<A>(shape.rows, [&](int64_t i) { return losses[static_cast<size_t>(i)]; });
         const A weightSum = sumOrdered<A>(shape.rows, [&](int64_t i) { return rowWeights[static_cast<size_t>(i)]; });
-        *outData = narrowTo<T>(args.reduction == kMean ? lossSum / weightSum : lossSum);
+        *outData = narrowTo<T>(math::loss::nllReduced(lossSum, weightSum, args.reduction));
         *totalWeight = narrowTo<T>(weightSum);
     });
     call.result = Value::ofList({Value::ofTensor(out), Value::ofTensor(total)});
@@ -195,12 +193,9 @@ void nllBackward(KernelCall& call)
         const std::vector<A> classWeights = weight.isNone() ? std::vector<A>{} : widenAll<A>(weight.tensor);
         const std::vector<A> grads = widenAll<A>(gradOutput);
         A reducedGrad = A(0);  // sum and mean: the one gradient every row gets
-        if (!args.perRow) {
-            if (args.reduction == kMean)
-                reducedGrad = -(grads[0] / widenAll<A>(call.tensor("total_weight"))[0]);
-            else if (args.reduction == kSum)
-                reducedGrad = -grads[0];
-        }
+        if (!args.perRow)
+            reducedGrad = math::loss::nllReducedGrad(
+                grads[0], args.reduction == kMean ? widenAll<A>(call.tensor("total_weight"))[0] : A(1), args.reduction);
         T* outData = out.template data<T>();
         const int64_t classes = shape.classes;
         parallelRows(call.pool, shape.rows, grainFor(classes), [&](int64_t b, int64_t e) {
@@ -209,14 +204,10 @@ void nllBackward(KernelCall& call)
                 for (int64_t j = 0; j < classes; ++j) row[j] = narrowTo<T>(A(0));
                 const int64_t t = args.targets[static_cast<size_t>(i)];
                 if (t == args.ignoreIndex) continue;
-                A v;
-                if (args.reduction == kNone) {
-                    const A rowGrad = grads[static_cast<size_t>(i)];
-                    v = classWeights.empty() ? -rowGrad : -classWeights[static_cast<size_t>(t)] * rowGrad;
-                } else {
-                    v = classWeights.empty() ? reducedGrad : classWeights[static_cast<size_t>(t)] * reducedGrad;
-                }
-                row[t] = narrowTo<T>(v);
+                const A w = classWeights.empty() ? A(1) : classWeights[static_cast<size_t>(t)];
+                const A rowGrad = args.reduction == kNone ? grads[static_cast<size_t>(i)] : A(0);
+                row[t] =
+                    narrowTo<T>(math::loss::nllGrad(args.reduction, rowGrad, reducedGrad, !classWeights.empty(), w));
             }
         });
     });
@@ -318,9 +309,9 @@ void mseLoss(KernelCall& call)
                     const T* targetRow = targetData + targetRows.rowOffset(r);
                     T* outRow = outData + outRows.rowOffset(r);
                     for (int64_t j = 0; j < inputRows.cols; ++j) {
-                        const A d = widenTo<A>(inputRow[inputRows.colOffset(j)])
-                            - widenTo<A>(targetRow[targetRows.colOffset(j)]);
-                        outRow[outRows.colOffset(j)] = narrowTo<T>(d * d);
+                        outRow[outRows.colOffset(j)] =
+                            narrowTo<T>(math::loss::mseTerm(widenTo<A>(inputRow[inputRows.colOffset(j)]),
+                                                            widenTo<A>(targetRow[targetRows.colOffset(j)])));
                     }
                 }
             });
@@ -329,10 +320,10 @@ void mseLoss(KernelCall& call)
         const RowView inputAll(input, allDims), targetAll(target, allDims);
         const int64_t count = inputAll.cols;
         const A sum = sumOrdered<A>(count, [&](int64_t i) {
-            const A d = widenTo<A>(inputData[inputAll.colOffset(i)]) - widenTo<A>(targetData[targetAll.colOffset(i)]);
-            return d * d;
+            return math::loss::mseTerm(widenTo<A>(inputData[inputAll.colOffset(i)]),
+                                       widenTo<A>(targetData[targetAll.colOffset(i)]));
         });
-        *outData = narrowTo<T>(reduction == kMean ? sum / static_cast<A>(count) : sum);
+        *outData = narrowTo<T>(math::loss::mseReduced(sum, count, reduction));
     });
     call.result = Value::ofTensor(out);
 }
@@ -351,7 +342,7 @@ void mseLossBwd(KernelCall& call)
     const Tensor target = expandTo(targetArg, shape), grad = expandTo(gradArg, shape);
     Tensor out = call.newTensor(shape, input.dtype());
     const std::vector<int64_t> lastDim = shape.empty() ? std::vector<int64_t>{} : std::vector<int64_t>{input.dim() - 1};
-    const double norm = reduction == kMean ? 2.0 / static_cast<double>(input.numel()) : 2.0;
+    const double norm = math::loss::mseGradNorm(reduction, input.numel());
     dispatchFloating(input.dtype(), op, [&](auto tag) {
         using T = decltype(tag);
         using A = AccOf<T>;
@@ -369,10 +360,9 @@ void mseLossBwd(KernelCall& call)
                 const T* gradRow = gradData + gradRows.rowOffset(r);
                 T* outRow = outData + outRows.rowOffset(r);
                 for (int64_t j = 0; j < inputRows.cols; ++j) {
-                    const A d =
-                        widenTo<A>(inputRow[inputRows.colOffset(j)]) - widenTo<A>(targetRow[targetRows.colOffset(j)]);
-                    outRow[outRows.colOffset(j)] =
-                        narrowTo<T>((normAcc * d) * widenTo<A>(gradRow[gradRows.colOffset(j)]));
+                    outRow[outRows.colOffset(j)] = narrowTo<T>(math::loss::mseGrad(
+                        normAcc, widenTo<A>(inputRow[inputRows.colOffset(j)]),
+                        widenTo<A>(targetRow[targetRows.colOffset(j)]), widenTo<A>(gradRow[gradRows.colOffset(j)])));
                 }
             }
         });
@@ -450,7 +440,7 @@ void embeddingDenseBwd(KernelCall& call)
                     const int64_t* rowTokens = sorted.tokens.data() + sorted.rowStart[static_cast<size_t>(v)];
                     const int64_t rowTokenCount =
                         sorted.rowStart[static_cast<size_t>(v) + 1] - sorted.rowStart[static_cast<size_t>(v)];
-                    const A scale = static_cast<A>(rowTokenCount > 0 ? 1.0 / static_cast<double>(rowTokenCount) : 1.0);
+                    const A scale = math::loss::embeddingFreqScale<A>(rowTokenCount);
                     T* row = outData + v * embeddingDim;
                     for (int64_t j0 = 0; j0 < embeddingDim; j0 += kTile) {
                         const int tileWidth = static_cast<int>(std::min<int64_t>(kTile, embeddingDim - j0));

@@ -230,6 +230,8 @@ void layerNorm(KernelCall& call)
                         mean = static_cast<A>(wide.mean);
                         var = static_cast<A>(wide.m2 / static_cast<double>(n));
                     }
+                } else if (n == 0) {
+                    mean = 0;
                 }
                 const A rstd = math::rows::rstdOf(var, epsA);
                 math::rows::layerNormRow(v, n, mean, rstd, w.empty() ? nullptr : w.data(),

@@ -64,20 +64,12 @@ struct Stats
 {
     A mean, var;
 };
-// mean and biased variance of load(0 .. M-1) in the layer-norm order.
+// mean and biased variance of load(0 .. M-1) in the layer-norm order (math/rows.hpp).
 template<class A, class Load>
 Stats<A> meanVar(int64_t M, Load&& load)
 {
-    const A mA = static_cast<A>(M);
-    const A m0 = sumOrdered<A>(M, load) / mA;
-    const A mean = m0 + sumOrdered<A>(M, [&](int64_t i) { return load(i) - m0; }) / mA;
-    const A var = sumOrdered<A>(M,
-                                [&](int64_t i) {
-                                    const A d = load(i) - mean;
-                                    return d * d;
-                                })
-        / mA;
-    return {mean, var};
+    const math::rows::Moments<A> m = math::rows::moments<A>(M, load);
+    return {m.mean, m.m2 / static_cast<A>(M)};
 }
 
 DType statDtypeOf(DType t) { return t == DType::BF16 || t == DType::F16 ? DType::F32 : t; }
@@ -114,14 +106,13 @@ void groupNorm(KernelCall& call)
             for (int64_t r = r0; r < r1; ++r) {
                 const T* q = p + r * D;
                 const Stats<A> st = meanVar<A>(D, [&](int64_t i) { return widenTo<A>(q[i]); });
-                const A rstd = A(1) / std::sqrt(st.var + epsA);
+                const A rstd = math::rows::rstdOf(st.var, epsA);
                 const int64_t c0 = (r % G) * cpg;
                 for (int64_t j = 0; j < D; ++j) {
                     const size_t c = static_cast<size_t>(c0 + j / HW);
-                    A v = (widenTo<A>(q[j]) - st.mean) * rstd;
-                    if (!w.empty()) v = v * w[c];
-                    if (!b.empty()) v = v + b[c];
-                    o[r * D + j] = narrowTo<T>(v);
+                    o[r * D + j] = narrowTo<T>(
+                        math::rows::affine(math::rows::normalized(widenTo<A>(q[j]), st.mean, rstd), !w.empty(),
+                                           w.empty() ? A(0) : w[c], !b.empty(), b.empty() ? A(0) : b[c]));
                 }
                 mo[r] = narrowTo<T>(st.mean);
                 so[r] = narrowTo<T>(rstd);
@@ -177,15 +168,15 @@ void groupNormBwd(KernelCall& call)
                     for (int64_t j = 0; j < D; ++j) {
                         const A g = widenTo<A>(gp[r * D + j]);
                         gb[static_cast<size_t>(j)] = w.empty() ? g : g * w[static_cast<size_t>(c0 + j / HW)];
-                        xb[static_cast<size_t>(j)] = (widenTo<A>(xp[r * D + j]) - m) * rs;
+                        xb[static_cast<size_t>(j)] = math::rows::normalized(widenTo<A>(xp[r * D + j]), m, rs);
                     }
                     const A sg = sumOrdered<A>(D, [&](int64_t i) { return gb[static_cast<size_t>(i)]; });
                     const A sgx = sumOrdered<A>(
                         D, [&](int64_t i) { return gb[static_cast<size_t>(i)] * xb[static_cast<size_t>(i)]; });
                     const A scale = rs / dA;
                     for (int64_t j = 0; j < D; ++j)
-                        o[r * D + j] = narrowTo<T>(
-                            scale * ((dA * gb[static_cast<size_t>(j)] - sg) - xb[static_cast<size_t>(j)] * sgx));
+                        o[r * D + j] = narrowTo<T>(math::rows::normInputGrad(scale, dA, gb[static_cast<size_t>(j)], sg,
+                                                                             xb[static_cast<size_t>(j)], sgx));
                 }
             });
         }
@@ -198,7 +189,7 @@ void groupNormBwd(KernelCall& call)
                 if (dw.defined())
                     dwv[static_cast<size_t>(c)] = sumOrdered<A>(N * HW, [&](int64_t i) {
                         const size_t s = static_cast<size_t>((i / HW) * G + g);
-                        return widenTo<A>(gp[at(i)]) * ((widenTo<A>(xp[at(i)]) - mean[s]) * rstd[s]);
+                        return widenTo<A>(gp[at(i)]) * math::rows::normalized(widenTo<A>(xp[at(i)]), mean[s], rstd[s]);
                     });
                 if (db.defined())
                     dbv[static_cast<size_t>(c)] =
@@ -247,23 +238,20 @@ void batchNormImpl(KernelCall& call, const std::string& op, bool training, const
                 if (training) {
                     const Stats<A> st = meanVar<A>(M, [&](int64_t i) { return widenTo<A>(p[at(i)]); });
                     mean = st.mean;
-                    rstd = A(1) / std::sqrt(st.var + epsA);
-                    if (!rm.empty()) rm[cs] = (A(1) - mom) * rm[cs] + mom * st.mean;
+                    rstd = math::rows::rstdOf(st.var, epsA);
+                    if (!rm.empty()) rm[cs] = math::rows::runningUpdate(rm[cs], st.mean, mom);
                     if (!rv.empty())
-                        rv[cs] = (A(1) - mom) * rv[cs]
-                            + mom * (M > 1 ? st.var * static_cast<A>(M) / static_cast<A>(M - 1) : st.var);
+                        rv[cs] = math::rows::runningUpdate(rv[cs], math::rows::unbiasedVariance(st.var, M), mom);
                 } else {
                     mean = rm[cs];
-                    rstd = A(1) / std::sqrt(rv[cs] + epsA);
+                    rstd = math::rows::rstdOf(rv[cs], epsA);
                 }
                 meanV[cs] = mean;
                 rstdV[cs] = rstd;
-                for (int64_t i = 0; i < M; ++i) {
-                    A v = (widenTo<A>(p[at(i)]) - mean) * rstd;
-                    if (!w.empty()) v = v * w[cs];
-                    if (!b.empty()) v = v + b[cs];
-                    o[at(i)] = narrowTo<T>(v);
-                }
+                const A wc = w.empty() ? A(0) : w[cs], bc = b.empty() ? A(0) : b[cs];
+                for (int64_t i = 0; i < M; ++i)
+                    o[at(i)] = narrowTo<T>(math::rows::affine(math::rows::normalized(widenTo<A>(p[at(i)]), mean, rstd),
+                                                              !w.empty(), wc, !b.empty(), bc));
             }
         });
         if (training) {
@@ -356,7 +344,7 @@ void batchNormBwd(KernelCall& call)
             rstd = channelVector<A>(call.arg("running_var"), l.C, op, "running_var");
             if (mean.empty() || rstd.empty())
                 throw KernelError(op + ": train=False needs running_mean and running_var");
-            for (A& v : rstd) v = A(1) / std::sqrt(v + static_cast<A>(eps));
+            for (A& v : rstd) v = math::rows::rstdOf(v, static_cast<A>(eps));
         }
         const T* xp = x.template data<T>();
         const T* gp = dy.template data<T>();
@@ -368,7 +356,7 @@ void batchNormBwd(KernelCall& call)
                 const size_t cs = static_cast<size_t>(c);
                 auto at = [&](int64_t i) { return ((i / l.HW) * l.C + c) * l.HW + i % l.HW; };
                 const A m = mean[cs], rs = rstd[cs], wc = w.empty() ? A(1) : w[cs];
-                auto xhat = [&](int64_t i) { return (widenTo<A>(xp[at(i)]) - m) * rs; };
+                auto xhat = [&](int64_t i) { return math::rows::normalized(widenTo<A>(xp[at(i)]), m, rs); };
                 const A sdy = sumOrdered<A>(M, [&](int64_t i) { return widenTo<A>(gp[at(i)]); });
                 const A sdyx = sumOrdered<A>(M, [&](int64_t i) { return widenTo<A>(gp[at(i)]) * xhat(i); });
                 dwv[cs] = sdyx;
@@ -377,9 +365,11 @@ void batchNormBwd(KernelCall& call)
                 if (train) {
                     const A scale = rs * wc / mA;
                     for (int64_t i = 0; i < M; ++i)
-                        o[at(i)] = narrowTo<T>(scale * ((mA * widenTo<A>(gp[at(i)]) - sdy) - xhat(i) * sdyx));
+                        o[at(i)] = narrowTo<T>(
+                            math::rows::normInputGrad(scale, mA, widenTo<A>(gp[at(i)]), sdy, xhat(i), sdyx));
                 } else {
-                    for (int64_t i = 0; i < M; ++i) o[at(i)] = narrowTo<T>(widenTo<A>(gp[at(i)]) * rs * wc);
+                    for (int64_t i = 0; i < M; ++i)
+                        o[at(i)] = narrowTo<T>(math::rows::fixedStatsGrad(widenTo<A>(gp[at(i)]), rs, wc));
                 }
             }
         });

@@ -7,13 +7,14 @@
 
 #include "runtime/math/activations.hpp"
 #include "runtime/math/arith.hpp"
-#include "runtime/math/compare.hpp"
 #include "runtime/math/bits.hpp"
+#include "runtime/math/compare.hpp"
 #include "runtime/math/functions.hpp"
+#include "runtime/math/loss.hpp"
 #include "runtime/math/philox.hpp"
 #include "runtime/math/rows.hpp"
-#include "runtime/math/sum_order.hpp"
 #include "runtime/math/storage.hpp"
+#include "runtime/math/sum_order.hpp"
 
 namespace m = fxl::math;
 
@@ -174,6 +175,14 @@ __device__ C rowFormulas(const C* x, int i)
     const C rstd = rw::rstdOf(m.m2 / C(8), C(1e-5));
     rw::layerNormRow(w, 8, m.mean, rstd, v, g);
     r += v[0] + g[1] + w[2] + C(rw::layerNormInputGradRow(g, w, 8, m.mean, rstd, v));
+    r += rw::normInputGrad(r, C(8), v[1], v[2], v[3], v[4]) + rw::runningUpdate(v[5], v[6], C(0.1));
+    r +=
+        rw::unbiasedVariance(v[7], 8) + rw::affine(g[0], true, g[1], true, g[2]) + rw::fixedStatsGrad(w[0], w[1], w[2]);
+    namespace ls = fxl::math::loss;
+    r += ls::nllRowLoss(v[0], true, v[1]) + ls::nllReduced(v[2], v[3], ls::kMean)
+        + ls::nllReducedGrad(v[4], v[5], ls::kSum);
+    r += ls::nllGrad(ls::kNone, v[6], v[7], false, C(1)) + ls::mseTerm(g[0], g[1]) + ls::mseReduced(g[2], 8, ls::kMean);
+    r += ls::mseGrad(static_cast<C>(ls::mseGradNorm(ls::kMean, 8)), g[3], g[4], g[5]) + ls::embeddingFreqScale<C>(3);
     return r;
 }
 __global__ void rowKernels(const float* x, const double* d, float* out, double* outD)

@@ -79,7 +79,7 @@ FXL_HD inline void softmaxBackwardRow(A* g, const A* y, int64_t n, bool log)
 // ---- layer norm
 // The moments of a row: m0 = S(x)/n, mean = m0 + S(x - m0)/n (the mean refined once, removing
 // the rounding error of S(x) when |mean| >> std), m2 = S((x - mean)^2); var = m2 / n. An empty
-// row has mean 0 and m2 0 (PyTorch's mean of nothing).
+// row gives NaN (0 / 0): the callers decide what an empty row means.
 template<class A>
 struct Moments
 {
@@ -88,7 +88,6 @@ struct Moments
 template<class A, class Load>
 FXL_HD inline Moments<A> moments(int64_t n, Load&& load)
 {
-    if (n == 0) return {A(0), A(0)};
     const A nA = static_cast<A>(n);
     const A m0 = sum::sumOrdered<A>(n, load) / nA;
     const A mean = m0 + sum::sumOrdered<A>(n, [&](int64_t i) { return load(i) - m0; }) / nA;
@@ -111,6 +110,45 @@ template<class A>
 FXL_HD inline A normalized(A x, A mean, A rstd)
 {
     return (x - mean) * rstd;
+}
+
+// The norms' input gradient of one element: scale * ((N * g - S(g)) - xhat * S(g * xhat)), with
+// scale = rstd / N (times the channel's weight for batch norm).
+template<class A>
+FXL_HD inline A normInputGrad(A scale, A nA, A g, A sg, A xhat, A sgx)
+{
+    return scale * ((nA * g - sg) - xhat * sgx);
+}
+
+// batch norm's input gradient with fixed statistics (eval): dy * rstd * w
+template<class A>
+FXL_HD inline A fixedStatsGrad(A dy, A rstd, A w)
+{
+    return dy * rstd * w;
+}
+
+// A running statistic updated with a batch statistic s: (1 - momentum) * r + momentum * s.
+template<class A>
+FXL_HD inline A runningUpdate(A r, A s, A momentum)
+{
+    return (A(1) - momentum) * r + momentum * s;
+}
+
+// The unbiased variance of m elements from the biased one (the biased one when m <= 1).
+template<class A>
+FXL_HD inline A unbiasedVariance(A var, int64_t m)
+{
+    return m > 1 ? var * static_cast<A>(m) / static_cast<A>(m - 1) : var;
+}
+
+// y = xhat [* w] [+ b] for one element (hasW, hasB: the parameters given)
+template<class A>
+FXL_HD inline A affine(A xhat, bool hasW, A w, bool hasB, A b)
+{
+    A v = xhat;
+    if (hasW) v = v * w;
+    if (hasB) v = v + b;
+    return v;
 }
 
 // y_j = xhat_j [* w_j] [+ b_j] (w, b: null when absent)
@@ -142,7 +180,7 @@ FXL_HD inline bool layerNormInputGradRow(A* g, A* xh, int64_t n, A mean, A rstd,
     if (finite) {
         const A scale = rstd / nA;
         for (int64_t j = 0; j < n; ++j) {
-            g[j] = scale * ((nA * g[j] - sg) - xh[j] * sgx);
+            g[j] = normInputGrad(scale, nA, g[j], sg, xh[j], sgx);
             finite = finite && isFinite(g[j]);
         }
     }
