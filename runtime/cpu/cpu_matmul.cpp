@@ -1,5 +1,6 @@
 // mm / addmm / bmm / baddbmm on the CPU. The products come from the fixed-order GEMM engine
-// (gemm.hpp: one sequential-k fma chain per output element). addmm adds the bias AFTER the
+// (gemm.hpp: one sequential-k fma chain per output element, runtime/math/gemm_chain.hpp, which
+// also holds the epilogue). addmm adds the bias AFTER the
 // dot, as PyTorch's CPU path and its decomposition do:
 //     out = alpha*dot + beta*bias   (alpha == 1 / beta == 1 skip the multiply: one rounding each)
 // with BLAS's rules for zero scalars: beta == 0 ignores the bias (NaN/inf in it do not
@@ -7,6 +8,7 @@
 // bf16/f16 run the f32 chain and round once after the epilogue; f64 runs the chain in double;
 // integers accumulate with wrap-around (exact whatever the order).
 #include "runtime/cpu/cpu_matmul.hpp"
+#include "runtime/math/gemm_chain.hpp"
 
 #include <algorithm>
 #include <string>
@@ -73,25 +75,20 @@ void integerMatmul(const Tensor& a, const Tensor& b, const Tensor* bias, const T
         for (int64_t r = r0; r < r1; ++r) {
             const int64_t bi = r / M, i = r % M;
             for (int64_t j = 0; j < N; ++j) {
-                uint64_t acc = 0;
-                if (sc.ialpha != 0) {
-                    for (int64_t k = 0; k < K; ++k) {
-                        const auto x = static_cast<uint64_t>(
-                            static_cast<int64_t>(pa[bi * A.batchStride + i * A.rowStride + k * A.colStride]));
-                        const auto y = static_cast<uint64_t>(
+                uint64_t dot = 0;
+                if (sc.ialpha != 0)
+                    for (int64_t k = 0; k < K; ++k)
+                        dot = math::gemm::intStep(
+                            dot, static_cast<int64_t>(pa[bi * A.batchStride + i * A.rowStride + k * A.colStride]),
                             static_cast<int64_t>(pb[bi * B.batchStride + k * B.rowStride + j * B.colStride]));
-                        acc += x * y;
-                    }
-                    acc *= static_cast<uint64_t>(sc.ialpha);
-                }
+                int64_t biasValue = 0;
                 if (useBias) {
                     const int64_t d = bias->dim();
                     const int64_t off = (d == 3 ? bi * bias->strides()[0] : 0) + i * bias->strides()[d - 2]
                         + j * bias->strides()[d - 1];
-                    const auto v = static_cast<uint64_t>(static_cast<int64_t>(bias->data<S>()[off]));
-                    acc += v * static_cast<uint64_t>(sc.ibeta);
+                    biasValue = static_cast<int64_t>(bias->data<S>()[off]);
                 }
-                po[r * N + j] = static_cast<S>(acc);
+                po[r * N + j] = static_cast<S>(math::gemm::intEpilogue(dot, sc.ialpha, useBias, biasValue, sc.ibeta));
             }
         }
     });
@@ -104,30 +101,22 @@ template<class T>
 void floatEpilogue(const T* dot, const Tensor* bias, const Tensor& out, const Scalars& sc, int64_t batch, int64_t M,
                    int64_t N, ThreadPool* pool)
 {
-    const T alpha = static_cast<T>(sc.alpha), beta = static_cast<T>(sc.beta);
-    const bool useDot = sc.alpha != 0.0, scaleDot = sc.alpha != 1.0;
-    const bool useBias = bias && sc.beta != 0.0, scaleBias = sc.beta != 1.0;
+    const bool useBias = bias && sc.beta != 0.0;
+    const math::gemm::Epilogue<T> ep{
+        static_cast<T>(sc.alpha), static_cast<T>(sc.beta), sc.alpha != 0.0, sc.alpha != 1.0, useBias, sc.beta != 1.0};
     const DType dt = out.dtype();
     forRows(pool, batch * M, N, [&](int64_t r0, int64_t r1) {
         std::vector<T> v(static_cast<size_t>(N));
         for (int64_t r = r0; r < r1; ++r) {
-            if (useDot) {
-                std::copy_n(dot + r * N, N, v.data());
-                if (scaleDot)
-                    for (int64_t j = 0; j < N; ++j) v[j] = alpha * v[j];
+            const T* dr = dot + r * N;
+            if (!useBias) {
+                for (int64_t j = 0; j < N; ++j) v[j] = ep(dr[j], T(0));
             } else {
-                std::fill(v.begin(), v.end(), T(0));
-            }
-            if (useBias) {
                 const int64_t d = bias->dim(), bi = r / M, i = r % M;
                 const int64_t off = (d == 3 ? bi * bias->strides()[0] : 0) + i * bias->strides()[d - 2];
                 const int64_t st = bias->strides()[d - 1];
                 auto add = [&](auto load) {
-                    for (int64_t j = 0; j < N; ++j) {
-                        T bv = load(off + j * st);
-                        if (scaleBias) bv = beta * bv;
-                        v[j] = useDot ? v[j] + bv : bv;
-                    }
+                    for (int64_t j = 0; j < N; ++j) v[j] = ep(dr[j], load(off + j * st));
                 };
                 if constexpr (sizeof(T) == 8) {
                     const double* pb = bias->data<double>();

@@ -13,6 +13,7 @@
 
 #include "runtime/cpu/cpu_common.hpp"
 #include "runtime/cpu/thread_pool.hpp"
+#include "runtime/math/gemm_chain.hpp"
 
 #if defined(__x86_64__) && defined(__GNUC__)
 #define FXL_GEMM_X86 1
@@ -113,7 +114,8 @@ namespace {
 // Micro-kernels. rows[m] computes an m x NR tile (m <= MR) from a packed A micro-panel
 // (kc x MR, k-major) and a B micro-panel (kc rows of NR values, ldb apart: packed or not):
 //     c[i][j] = (acc ? c[i][j] : 0); for k: c[i][j] = fma(a[k][i], b[k][j], c[i][j])
-// Every path runs exactly this per element; only the number of lanes differs.
+// (math::gemm::chainStep, runtime/math/gemm_chain.hpp). Every path runs exactly this per
+// element; only the number of lanes differs (the SIMD paths run the same fma per lane).
 // With `special` set (the last K block of an f32 product), the kernel also sets *special when
 // a finished value is inf or NaN, from the registers before they are stored: their sum is inf
 // or NaN then, and sum * 0 is NaN. A sum that overflows, or a padded or stale lane, may set it
@@ -142,7 +144,7 @@ void kernScalar(int64_t kc, const T* a, const T* b, int64_t ldb, T* c, int64_t l
     for (int64_t k = 0; k < kc; ++k) {
         for (int i = 0; i < M; ++i) {
             const T av = a[i];
-            for (int j = 0; j < NR; ++j) r[i][j] = std::fma(av, b[j], r[i][j]);
+            for (int j = 0; j < NR; ++j) r[i][j] = math::gemm::chainStep(av, b[j], r[i][j]);
         }
         a += MR;
         b += ldb;
@@ -840,12 +842,10 @@ void redoNonFinite(int64_t batch, int64_t M, int64_t N, int64_t K, const GemmOpe
         for (int64_t i = 0; i < M; ++i) {
             float* row = C + b * cBatchStride + i * ldc;
             for (int64_t j = 0; j < N; ++j) {
-                if (std::isfinite(row[j])) continue;
-                double acc = 0;
-                for (int64_t k = 0; k < K; ++k)
-                    acc = std::fma(elementF64(A, b * A.batchStride + i * A.rowStride + k * A.colStride),
-                                   elementF64(B, b * B.batchStride + k * B.rowStride + j * B.colStride), acc);
-                row[j] = static_cast<float>(acc);
+                if (!math::gemm::needsWideChain(row[j])) continue;
+                row[j] = math::gemm::wideChain(
+                    K, [&](int64_t k) { return elementF64(A, b * A.batchStride + i * A.rowStride + k * A.colStride); },
+                    [&](int64_t k) { return elementF64(B, b * B.batchStride + k * B.rowStride + j * B.colStride); });
             }
         }
 }

@@ -10,6 +10,7 @@
 #include "runtime/math/bits.hpp"
 #include "runtime/math/compare.hpp"
 #include "runtime/math/functions.hpp"
+#include "runtime/math/gemm_chain.hpp"
 #include "runtime/math/loss.hpp"
 #include "runtime/math/philox.hpp"
 #include "runtime/math/rows.hpp"
@@ -193,4 +194,19 @@ __global__ void rowKernels(const float* x, const double* d, float* out, double* 
     double dx[8];
     fxl::math::rows::layerNormInputGradWide(d + i, d + i + 8, 8, d[i], d[i + 1], dx);
     outD[i] += dx[3];
+}
+
+// the matrix product's per-element chain and epilogue (gemm_chain.hpp)
+__global__ void gemmChain(const float* a, const float* b, const double* ad, const double* bd, const int64_t* n,
+                          float* out, double* outD, uint64_t* outI)
+{
+    namespace gm = fxl::math::gemm;
+    const int i = static_cast<int>(threadIdx.x);
+    const float dot = gm::elementF32(
+        64, [&](int64_t k) { return a[i * 64 + k]; }, [&](int64_t k) { return b[k]; });
+    out[i] = gm::Epilogue<float>{0.5f, 2.0f, true, true, true, true}(dot, a[i]);
+    const double dd = gm::chain<double>(
+        64, [&](int64_t k) { return ad[i * 64 + k]; }, [&](int64_t k) { return bd[k]; });
+    outD[i] = gm::Epilogue<double>{1.0, 1.0, true, false, true, false}(dd, ad[i]);
+    outI[i] = gm::intEpilogue(gm::intStep(0, n[i], n[i + 1]), 3, true, n[i + 2], -1);
 }
