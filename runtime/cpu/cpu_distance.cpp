@@ -14,6 +14,7 @@
 #include "runtime/base/backend.hpp"
 #include "runtime/cpu/cpu_common.hpp"
 #include "runtime/cpu/cpu_reduction.hpp"
+#include "runtime/math/accumulate.hpp"
 
 namespace fxl::cpu::red {
 namespace {
@@ -21,27 +22,8 @@ namespace {
 template<class A, class T>
 A distance(const T* x, const T* y, int64_t m, double p)
 {
-    if (p == 0.0)
-        return sumOrdered<A>(m, [&](int64_t k) { return widenTo<A>(x[k]) != widenTo<A>(y[k]) ? A(1) : A(0); });
-    if (std::isinf(p)) {
-        A mx = A(0);
-        for (int64_t k = 0; k < m; ++k) {
-            const A d = std::abs(widenTo<A>(x[k]) - widenTo<A>(y[k]));
-            if (std::isnan(d)) return d;
-            if (d > mx) mx = d;
-        }
-        return mx;
-    }
-    if (p == 1.0) return sumOrdered<A>(m, [&](int64_t k) { return std::abs(widenTo<A>(x[k]) - widenTo<A>(y[k])); });
-    if (p == 2.0)
-        return std::sqrt(sumOrdered<A>(m, [&](int64_t k) {
-            const A d = widenTo<A>(x[k]) - widenTo<A>(y[k]);
-            return d * d;
-        }));
-    const A pa = static_cast<A>(p);
-    return math::pow(
-        sumOrdered<A>(m, [&](int64_t k) { return math::pow(std::abs(widenTo<A>(x[k]) - widenTo<A>(y[k])), pa); }),
-        A(1) / pa);
+    return math::acc::pDistance<A>(
+        m, [&](int64_t k) { return widenTo<A>(x[k]); }, [&](int64_t k) { return widenTo<A>(y[k]); }, p);
 }
 
 double checkedP(const KernelCall& call, const char* op)

@@ -13,6 +13,7 @@
 //   for mean / max, 0 for sum; max_indices: for max [b, D] the weight row of each maximum (0 in
 //   an empty bag), otherwise a copy of bag_size. All three in the indices' dtype.
 #include "runtime/cpu/cpu_embedding_bag.hpp"
+#include "runtime/math/accumulate.hpp"
 
 #include <algorithm>
 #include <string>
@@ -117,18 +118,19 @@ void embeddingBag(KernelCall& call)
                     for (int64_t d = 0; d < D; ++d) {
                         const A v = widenTo<A>(r[d]);
                         if (mode == 2) {
-                            if (count == 0 || v > acc[static_cast<size_t>(d)]) {
+                            if (math::acc::bagMaxTakes(v, acc[static_cast<size_t>(d)], count == 0)) {
                                 acc[static_cast<size_t>(d)] = v;
                                 maxIdx[static_cast<size_t>(b * D + d)] = row;
                             }
                         } else {
-                            acc[static_cast<size_t>(d)] += psw.empty() ? v : psw[static_cast<size_t>(i)] * v;
+                            acc[static_cast<size_t>(d)] +=
+                                math::acc::bagTerm(v, !psw.empty(), psw.empty() ? A(0) : psw[static_cast<size_t>(i)]);
                         }
                     }
                     ++count;
                 }
                 if (mode == 1 && count > 0)
-                    for (A& v : acc) v = v / static_cast<A>(count);
+                    for (A& v : acc) v = math::acc::bagMean(v, count);
                 for (int64_t d = 0; d < D; ++d) o[b * D + d] = narrowTo<T>(acc[static_cast<size_t>(d)]);
                 if (mode != 0) bagSize[static_cast<size_t>(b)] = count;
             }
@@ -209,7 +211,7 @@ void embeddingBagBackward(KernelCall& call, bool fromOffsets)
         const T* gp = g.template data<T>();
         std::vector<A> acc(static_cast<size_t>(V * D), A(0));
         auto scaleOf = [&](int64_t row) {
-            return byFreq ? A(1) / static_cast<A>(counts[static_cast<size_t>(row)]) : A(1);
+            return byFreq ? math::acc::freqScale<A>(counts[static_cast<size_t>(row)]) : A(1);
         };
         if (mode == 2) {
             const std::vector<int64_t> maxIdx = intsOf(call.tensor("maximum_indices"), op, "maximum_indices", true);
@@ -242,11 +244,9 @@ void embeddingBagBackward(KernelCall& call, bool fromOffsets)
                 A* dst = acc.data() + row * D;
                 const T* src = gp + b * D;
                 for (int64_t d = 0; d < D; ++d) {
-                    A v = widenTo<A>(src[d]);
-                    if (!psw.empty()) v = v * psw[static_cast<size_t>(i)];
-                    if (mode == 1) v = v / static_cast<A>(bagSize[static_cast<size_t>(b)]);
-                    if (byFreq) v = v * scaleOf(row);
-                    dst[d] += v;
+                    dst[d] += math::acc::bagGrad(widenTo<A>(src[d]), !psw.empty(),
+                                                 psw.empty() ? A(0) : psw[static_cast<size_t>(i)], mode == 1,
+                                                 bagSize[static_cast<size_t>(b)], byFreq, scaleOf(row));
                 }
             }
         }

@@ -11,6 +11,7 @@
 // scatter_reduce) run on one thread in row-major order of the iteration, i.e. in index order
 // for every destination element, so the result never depends on the thread count.
 #include "runtime/cpu/cpu_index.hpp"
+#include "runtime/math/accumulate.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -244,6 +245,10 @@ void runScatterReduce(const IndexPlan& plan, const Tensor& vals, const Tensor& o
     if (red == Reduce::Mean && !out.isContiguous())
         throw KernelError("scatter_reduce: internal: mean needs a contiguous output");
     const int64_t n = numelOf(plan.shape);
+    const math::acc::Reduce mathRed = red == Reduce::Prod ? math::acc::Reduce::Prod
+        : red == Reduce::Amax                             ? math::acc::Reduce::Amax
+        : red == Reduce::Amin                             ? math::acc::Reduce::Amin
+                                                          : math::acc::Reduce::Sum;
     ew::dispatch<ew::Set::Numeric>(out.dtype(), op, [&](auto tag) {
         using S = typename decltype(tag)::type;
         using C = typename ew::Num<S>::C;
@@ -266,38 +271,13 @@ void runScatterReduce(const IndexPlan& plan, const Tensor& vals, const Tensor& o
         std::vector<int64_t> count;
         if (red == Reduce::Mean) count.assign(static_cast<size_t>(out.numel()), includeSelf ? 1 : 0);
         walkPlan(plan, {&v}, 0, n, [&](int64_t bo, const int64_t* vo) {
-            const C a = Num<S>::load(dst[bo]), b = Num<S>::load(sv[vo[0]]);
-            C r;
-            if constexpr (std::is_integral_v<C>) {
-                using W = uint64_t;  // integer sum/prod wrap like PyTorch's (no promotion to int)
-                switch (red) {
-                case Reduce::Prod: r = static_cast<C>(static_cast<W>(a) * static_cast<W>(b)); break;
-                case Reduce::Amax: r = std::max(a, b); break;
-                case Reduce::Amin: r = std::min(a, b); break;
-                default: r = static_cast<C>(static_cast<W>(a) + static_cast<W>(b)); break;
-                }
-            } else {
-                switch (red) {
-                case Reduce::Prod: r = a * b; break;
-                case Reduce::Amax: r = std::isnan(b) ? b : std::max(a, b); break;  // NaN propagates
-                case Reduce::Amin: r = std::isnan(b) ? b : std::min(a, b); break;
-                default: r = a + b; break;  // sum; mean sums first
-                }
-            }
-            dst[bo] = Num<S>::store(r);
+            // integer sum / prod wrap like PyTorch's (no promotion to int); a NaN source propagates
+            dst[bo] = Num<S>::store(math::acc::combine(Num<S>::load(dst[bo]), Num<S>::load(sv[vo[0]]), mathRed));
             if (red == Reduce::Mean) ++count[static_cast<size_t>(bo)];
         });
         if (red == Reduce::Mean) {
             for (size_t k = 0; k < count.size(); ++k) {
-                const C c = static_cast<C>(count[k] == 0 ? 1 : count[k]);
-                const C a = Num<S>::load(dst[k]);
-                if constexpr (std::is_integral_v<C>) {
-                    C q = static_cast<C>(a / c);  // floor division, as div_(count, "floor")
-                    if (a % c != 0 && ((a < 0) != (c < 0))) q = static_cast<C>(q - 1);
-                    dst[k] = Num<S>::store(q);
-                } else {
-                    dst[k] = Num<S>::store(a / c);
-                }
+                dst[k] = Num<S>::store(math::acc::meanOf(Num<S>::load(dst[k]), count[k]));
             }
         }
     });
@@ -426,12 +406,7 @@ void indexAddKernel(KernelCall& call)
             const C a = ew::Num<S>::load(ew::scalarTo<S>(alpha));
             runAccumulate<S>(plan, src1, [a](S x, S y) {
                 using ew::Num;
-                if constexpr (std::is_floating_point_v<C>) {
-                    return Num<S>::store(std::fma(a, Num<S>::load(y), Num<S>::load(x)));
-                } else {
-                    using W = uint64_t;
-                    return static_cast<S>(static_cast<W>(x) + static_cast<W>(a) * static_cast<W>(y));
-                }
+                return Num<S>::store(math::acc::addScaled(Num<S>::load(x), Num<S>::load(y), a));
             });
         });
     }

@@ -10,6 +10,7 @@
 //    (PyTorch's index formulas, negative pads included). Contiguous output.
 // Each output element is one bit copy, so threads and strides never change a result.
 #include "runtime/cpu/cpu_pad.hpp"
+#include "runtime/math/windows.hpp"
 
 #include <algorithm>
 #include <cstring>
@@ -152,16 +153,8 @@ void padKernel(KernelCall& call, PadMode mode, int k)
         outSizes[d] = on;
         std::vector<int64_t>& m = src[static_cast<size_t>(nd - 1) - d];
         m.resize(static_cast<size_t>(on));
-        for (int64_t o = 0; o < on; ++o) {
-            int64_t i = o - lo;
-            if (mode == PadMode::Reflect) {
-                if (i < 0) i = -i;
-                if (i >= n) i = 2 * (n - 1) - i;
-            } else {
-                i = std::clamp<int64_t>(i, 0, n - 1);
-            }
-            m[static_cast<size_t>(o)] = i;
-        }
+        for (int64_t o = 0; o < on; ++o)
+            m[static_cast<size_t>(o)] = math::win::padSource(o, lo, n, mode == PadMode::Reflect);
     }
     Tensor out = call.newTensor(outSizes, self.dtype());
     const int64_t lead = nd - k;  // unpadded leading dims

@@ -38,6 +38,7 @@
 #include "runtime/cpu/cpu_conv.hpp"
 #include "runtime/cpu/cpu_reduction.hpp"
 #include "runtime/cpu/thread_pool.hpp"
+#include "runtime/math/windows.hpp"
 
 namespace fxl::cpu {
 namespace {
@@ -185,13 +186,13 @@ void maxPool(KernelCall& call, int D)
                     decode(kp, g.k, D, kc);
                     int64_t off = 0;
                     for (int j = 0; j < D && off >= 0; ++j) {
-                        const int64_t i = oc[j] * g.s[j] - g.p[j] + kc[j] * g.d[j];
+                        const int64_t i = math::win::poolTap(oc[j], kc[j], g.s[j], g.p[j], g.d[j]);
                         off = (i < 0 || i >= g.in[j]) ? -1 : off * g.in[j] + i;
                     }
                     if (off < 0) continue;
                     if (bestAt < 0) bestAt = off;
                     const A v = xp[off];
-                    if (v > best || std::isnan(v)) {
+                    if (math::win::maxPoolTakes(v, best)) {
                         best = v;
                         bestAt = off;
                     }
@@ -258,15 +259,12 @@ AvgWindow avgWindow(const PoolGeom& g, const int64_t* oc, bool countIncludePad, 
     int64_t poolSize = 1, valid = 1;
     bool empty = false;
     for (int j = 0; j < g.D; ++j) {
-        int64_t a = oc[j] * g.s[j] - g.p[j];
-        int64_t z = std::min(a + g.k[j], g.in[j] + g.p[j]);
-        poolSize *= z - a;
-        a = std::max<int64_t>(a, 0);
-        z = std::min(z, g.in[j]);
-        w.lo[j] = a;
-        w.hi[j] = z;
-        if (a >= z) empty = true;
-        valid *= std::max<int64_t>(z - a, 0);
+        const math::win::AvgSpan sp = math::win::avgSpan(oc[j], g.k[j], g.s[j], g.p[j], g.in[j]);
+        poolSize *= sp.padded;
+        w.lo[j] = sp.lo;
+        w.hi[j] = sp.hi;
+        if (sp.lo >= sp.hi) empty = true;
+        valid *= std::max<int64_t>(sp.hi - sp.lo, 0);
     }
     w.divisor = empty ? 0 : divOverride ? *divOverride : countIncludePad ? poolSize : valid;
     return w;
@@ -390,8 +388,8 @@ void avgPoolBackward(KernelCall& call, int D)
 
 // ---- adaptive average pooling: window [floor(o*in/out), ceil((o+1)*in/out))
 
-inline int64_t adaptiveStart(int64_t o, int64_t out, int64_t in) { return (o * in) / out; }
-inline int64_t adaptiveEnd(int64_t o, int64_t out, int64_t in) { return ((o + 1) * in + out - 1) / out; }
+using math::win::adaptiveEnd;
+using math::win::adaptiveStart;
 
 PoolGeom adaptiveGeom(const Tensor& x, const std::vector<int64_t>& outSize, int D, const char* op)
 {
@@ -528,19 +526,9 @@ UpsampleArgs upsampleArgs(const KernelCall& call, const Tensor& x, const char* o
     return a;
 }
 
-// compute_scales_value: 1/scale when a positive scale is given, else in/out.
-template<class S>
-S scaleValue(std::optional<double> scale, int64_t in, int64_t out)
-{
-    return scale && *scale > 0 ? static_cast<S>(1.0 / *scale) : static_cast<S>(in) / static_cast<S>(out);
-}
-
 int64_t nearestIndex(int64_t o, int64_t in, int64_t out, std::optional<double> scale)
 {
-    if (out == in) return o;
-    if (out == 2 * in) return o >> 1;
-    const float sc = scaleValue<float>(scale, in, out);
-    return std::min(static_cast<int64_t>(std::floor(static_cast<float>(o) * sc)), in - 1);
+    return math::win::nearestIndex(o, in, out, scale.has_value(), scale.value_or(0.0));
 }
 
 void upsampleNearest2d(KernelCall& call)
@@ -571,39 +559,15 @@ void upsampleNearest2d(KernelCall& call)
     call.result = Value::ofTensor(layoutLike(call, out, x));
 }
 
-// One dim's bilinear taps: i0, i1 (= i0 or i0 + 1) and their weights.
-template<class A>
-struct LinearTap
-{
-    int64_t i0, i1;
-    A w0, w1;
-};
+using math::win::LinearTap;
 
+// One dim's bilinear taps of every output (math/windows.hpp).
 template<class A>
 std::vector<LinearTap<A>> linearTaps(int64_t in, int64_t out, bool alignCorners, std::optional<double> scale)
 {
-    A sc;
-    if (alignCorners)
-        sc = out > 1 ? static_cast<A>(in - 1) / static_cast<A>(out - 1) : A(0);
-    else
-        sc = scaleValue<A>(scale, in, out);
+    const A sc = math::win::linearScale<A>(in, out, alignCorners, scale.has_value(), scale.value_or(0.0));
     std::vector<LinearTap<A>> taps(static_cast<size_t>(out));
-    for (int64_t o = 0; o < out; ++o) {
-        A src;
-        if (alignCorners) {
-            src = sc * static_cast<A>(o);
-        } else {
-            src = sc * (static_cast<A>(o) + A(0.5)) - A(0.5);
-            if (src < A(0)) src = A(0);
-        }
-        const int64_t i0 = std::min(static_cast<int64_t>(std::floor(src)), in - 1);
-        const A l1 = std::min(std::max(src - static_cast<A>(i0), A(0)), A(1));
-        LinearTap<A>& t = taps[static_cast<size_t>(o)];
-        t.i0 = i0;
-        t.i1 = i0 + (i0 < in - 1 ? 1 : 0);
-        t.w1 = l1;
-        t.w0 = A(1) - l1;
-    }
+    for (int64_t o = 0; o < out; ++o) taps[static_cast<size_t>(o)] = math::win::linearTap(o, in, sc, alignCorners);
     return taps;
 }
 
@@ -633,9 +597,8 @@ void upsampleBilinear2d(KernelCall& call)
                 T* dst = yp + r * g.out[1];
                 for (int64_t ow = 0; ow < g.out[1]; ++ow) {
                     const LinearTap<A>& w = tw[static_cast<size_t>(ow)];
-                    const A t0 = widenTo<A>(r0[w.i0]) * w.w0 + widenTo<A>(r0[w.i1]) * w.w1;
-                    const A t1 = widenTo<A>(r1[w.i0]) * w.w0 + widenTo<A>(r1[w.i1]) * w.w1;
-                    dst[ow] = narrowTo<T>(t0 * h.w0 + t1 * h.w1);
+                    dst[ow] = narrowTo<T>(math::win::bilinear(widenTo<A>(r0[w.i0]), widenTo<A>(r0[w.i1]),
+                                                              widenTo<A>(r1[w.i0]), widenTo<A>(r1[w.i1]), h, w));
                 }
             }
         });
@@ -743,10 +706,10 @@ void upsampleBilinear2dBackward(KernelCall& call)
                     for (int64_t ow = 0; ow < g.out[1]; ++ow) {
                         const LinearTap<A>& w = tw[static_cast<size_t>(ow)];
                         const A v = gp[oh * g.out[1] + ow];
-                        rp[h.i0 * g.in[1] + w.i0] += h.w0 * w.w0 * v;
-                        rp[h.i0 * g.in[1] + w.i1] += h.w0 * w.w1 * v;
-                        rp[h.i1 * g.in[1] + w.i0] += h.w1 * w.w0 * v;
-                        rp[h.i1 * g.in[1] + w.i1] += h.w1 * w.w1 * v;
+                        rp[h.i0 * g.in[1] + w.i0] += math::win::bilinearGrad(h.w0, w.w0, v);
+                        rp[h.i0 * g.in[1] + w.i1] += math::win::bilinearGrad(h.w0, w.w1, v);
+                        rp[h.i1 * g.in[1] + w.i0] += math::win::bilinearGrad(h.w1, w.w0, v);
+                        rp[h.i1 * g.in[1] + w.i1] += math::win::bilinearGrad(h.w1, w.w1, v);
                     }
                 }
             }
@@ -763,70 +726,11 @@ void upsampleBilinear2dBackward(KernelCall& call)
 // the point; absent taps 0), Keys' cubic convolution with A = -0.75 along x for each of the 4
 // rows, then along y. Computed in A, rounded once.
 
-template<class A>
-A unnormalize(A c, int64_t size, bool alignCorners)
-{
-    return alignCorners ? ((c + A(1)) / A(2)) * static_cast<A>(size - 1)
-                        : ((c + A(1)) * static_cast<A>(size) - A(1)) / A(2);
-}
-
-template<class A>
-A clipCoordinate(A c, int64_t size)
-{
-    return std::min(static_cast<A>(size - 1), std::max(c, A(0)));
-}
-
-template<class A>
-A reflectCoordinate(A in, int64_t twiceLow, int64_t twiceHigh)
-{
-    if (twiceLow == twiceHigh) return A(0);
-    const A mn = static_cast<A>(twiceLow) / A(2);
-    const A span = static_cast<A>(twiceHigh - twiceLow) / A(2);
-    in = std::fabs(in - mn);
-    const A extra = std::fmod(in, span);
-    // the parity of floor(in / span) without converting it to an integer (PyTorch's int cast is
-    // undefined for a NaN, an infinity or a quotient past the int range; the result there is
-    // NaN, or, for a huge finite quotient, which is an even integer, extra + mn as here)
-    const bool even = std::fmod(std::floor(in / span), A(2)) == A(0);
-    return even ? extra + mn : span - extra + mn;
-}
-
-// A tap's coordinate under the padding mode (zeros: as it is; border: clipped; reflection:
-// reflected, then clipped), as PyTorch's compute_coordinates.
-template<class A>
-A paddedCoordinate(A c, int64_t size, int padding, bool alignCorners)
-{
-    if (padding == 1) return clipCoordinate(c, size);
-    if (padding == 2) {
-        c = alignCorners ? reflectCoordinate(c, 0, 2 * (size - 1)) : reflectCoordinate(c, -1, 2 * size - 1);
-        return clipCoordinate(c, size);
-    }
-    return c;
-}
-
-template<class A>
-A sourceCoordinate(A c, int64_t size, int padding, bool alignCorners)
-{
-    return paddedCoordinate(unnormalize(c, size, alignCorners), size, padding, alignCorners);
-}
-
-// A coordinate as an index: the value truncated, as PyTorch's cast; a value that is not
-// finite or past the int64 range gives an index outside every tensor (a tap that reads 0).
-template<class A>
-int64_t tapIndex(A c)
-{
-    return std::isfinite(c) && std::fabs(c) < A(9.0e18) ? static_cast<int64_t>(c) : std::numeric_limits<int64_t>::min();
-}
-
-// Keys' cubic convolution of four samples at fraction t (A = -0.75), PyTorch's cubic_interp1d.
-template<class A>
-A cubicInterp(A x0, A x1, A x2, A x3, A t)
-{
-    const A a = A(-0.75);
-    auto near = [a](A x) { return ((a + A(2)) * x - (a + A(3))) * x * x + A(1); };
-    auto far = [a](A x) { return ((a * x - A(5) * a) * x + A(8) * a) * x - A(4) * a; };
-    return x0 * far(t + A(1)) + x1 * near(t) + x2 * near(A(1) - t) + x3 * far(A(2) - t);
-}
+using math::win::cubicInterp;
+using math::win::paddedCoordinate;
+using math::win::sourceCoordinate;
+using math::win::tapIndex;
+using math::win::unnormalize;
 
 void gridSampler2d(KernelCall& call)
 {
@@ -859,7 +763,7 @@ void gridSampler2d(KernelCall& call)
                     };
                     if (mode == 2) {
                         const A ix = unnormalize(gp[0], W, alignCorners), iy = unnormalize(gp[1], H, alignCorners);
-                        const A x0 = std::floor(ix), y0 = std::floor(iy), tx = ix - x0, ty = iy - y0;
+                        const A x0 = math::floor(ix), y0 = math::floor(iy), tx = ix - x0, ty = iy - y0;
                         int64_t xs[4], ys[4];
                         for (int k = 0; k < 4; ++k) {
                             // PyTorch casts the padded coordinate to an integer (toward zero)
@@ -885,15 +789,11 @@ void gridSampler2d(KernelCall& call)
                         const A* plane = xv.data() + (n * C + ch) * H * W;
                         A v;
                         if (mode == 1) {
-                            v = at(plane, tapIndex(std::nearbyint(iy)), tapIndex(std::nearbyint(ix)));
+                            v = at(plane, math::win::nearestTap(iy), math::win::nearestTap(ix));
                         } else {
-                            const A x0 = std::floor(ix), y0 = std::floor(iy);
-                            const A x1 = x0 + A(1), y1 = y0 + A(1);
-                            const A wnw = (x1 - ix) * (y1 - iy), wne = (ix - x0) * (y1 - iy);
-                            const A wsw = (x1 - ix) * (iy - y0), wse = (ix - x0) * (iy - y0);
-                            const int64_t xi = tapIndex(x0), yi = tapIndex(y0);
-                            v = ((at(plane, yi, xi) * wnw + at(plane, yi, xi + 1) * wne) + at(plane, yi + 1, xi) * wsw)
-                                + at(plane, yi + 1, xi + 1) * wse;
+                            const math::win::Corners<A> c = math::win::corners(ix, iy);
+                            v = math::win::blendCorners(at(plane, c.y0, c.x0), at(plane, c.y0, c.x0 + 1),
+                                                        at(plane, c.y0 + 1, c.x0), at(plane, c.y0 + 1, c.x0 + 1), c);
                         }
                         y[static_cast<size_t>(((n * C + ch) * Ho + oh) * Wo + ow)] = v;
                     }

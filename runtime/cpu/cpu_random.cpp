@@ -38,13 +38,13 @@ uint64_t takeOffset(const KernelCall& call, uint64_t draws)
     return off;
 }
 
-// v rounded to storage type t, as a float (bf16/f16 round to nearest even).
-float roundTo(float v, DType t)
+math::Narrow narrowOf(DType t)
 {
-    if (t == DType::BF16) return bf16ToF32(f32ToBf16(v));
-    if (t == DType::F16) return f16ToF32(f32ToF16(v));
-    return v;
+    return t == DType::BF16 ? math::Narrow::Bf16 : t == DType::F16 ? math::Narrow::F16 : math::Narrow::None;
 }
+
+// v rounded to storage type t, as a float (bf16/f16 round to nearest even).
+float roundTo(float v, DType t) { return math::roundToStorage(v, narrowOf(t)); }
 
 DType floatDType(const KernelCall& call, DType dflt, const char* op)
 {
@@ -103,18 +103,16 @@ void fillUniform(const KernelCall& call, const Tensor& out, uint64_t seed, uint6
     if (t == DType::F64) {
         const double range = to - from;
         fillLogical(call, out, [&](uint64_t k, char* p) {
-            double v = std::fma(philoxUniformAtF64(seed, off, k), range, from);
-            if (v == to) v = from;
+            const double v = rng::uniformF64(philoxUniformAtF64(seed, off, k), range, from, to);
             std::memcpy(p, &v, 8);
         });
         return;
     }
     const float f = roundTo(static_cast<float>(from), t), tt = roundTo(static_cast<float>(to), t);
     const float range = roundTo(tt - f, t);
+    const math::Narrow n = narrowOf(t);
     fillLogical(call, out, [&](uint64_t k, char* p) {
-        float v = roundTo(std::fma(philoxUniformAtF32(seed, off, k), range, f), t);
-        if (v == tt) v = f;
-        storeFromFloat(p, t, v);
+        storeFromFloat(p, t, rng::uniformF32(philoxUniformAtF32(seed, off, k), range, f, tt, n));
     });
 }
 
@@ -124,14 +122,15 @@ void fillNormal(const KernelCall& call, const Tensor& out, uint64_t seed, uint64
     const DType t = out.dtype();
     if (t == DType::F64) {
         fillLogical(call, out, [&](uint64_t k, char* p) {
-            const double v = std::fma(philoxNormalAtF64(seed, off, k), stdv, mean);
+            const double v = rng::normalF64(philoxNormalAtF64(seed, off, k), stdv, mean);
             std::memcpy(p, &v, 8);
         });
         return;
     }
     const float m = static_cast<float>(mean), s = static_cast<float>(stdv);
-    fillLogical(call, out,
-                [&](uint64_t k, char* p) { storeFromFloat(p, t, std::fma(philoxNormalAtF32(seed, off, k), s, m)); });
+    fillLogical(call, out, [&](uint64_t k, char* p) {
+        storeFromFloat(p, t, rng::normalF32(philoxNormalAtF32(seed, off, k), s, m));
+    });
 }
 
 // ---- factories and *_like
@@ -192,12 +191,8 @@ void normalKernel(KernelCall& call)
 // The value rand_like would give element k of a tensor of dtype t at (seed, off): [0, 1).
 inline double randValue(uint64_t seed, uint64_t off, uint64_t k, DType t)
 {
-    if (t == DType::F64) {
-        const double u = philoxUniformAtF64(seed, off, k);
-        return u == 1.0 ? 0.0 : u;
-    }
-    const float u = roundTo(philoxUniformAtF32(seed, off, k), t);
-    return u == 1.0f ? 0.0 : static_cast<double>(u);
+    if (t == DType::F64) return rng::randF64(philoxUniformAtF64(seed, off, k));
+    return static_cast<double>(rng::randF32(philoxUniformAtF32(seed, off, k), narrowOf(t)));
 }
 
 // bernoulli: 1 where u < p with u the rand value in self's compute type (f64 for f64,
@@ -214,8 +209,9 @@ void bernoulliP(KernelCall& call)
     const uint64_t off = takeOffset(call, drawsFor(out.numel(), ut));
     const uint64_t seed = generator(call).seed;
     const double pc = ut == DType::F64 ? p : static_cast<double>(static_cast<float>(p));
-    fillLogical(call, out,
-                [&](uint64_t k, char* q) { storeFromDouble(q, t, randValue(seed, off, k, ut) < pc ? 1.0 : 0.0); });
+    fillLogical(call, out, [&](uint64_t k, char* q) {
+        storeFromDouble(q, t, rng::bernoulli(randValue(seed, off, k, ut), pc) ? 1.0 : 0.0);
+    });
     call.result = Value::ofTensor(out);
 }
 
@@ -237,7 +233,7 @@ void bernoulliTensor(KernelCall& call)
         const double p = loadAsDouble(pb + static_cast<int64_t>(k) * isz, t);
         if (!(p >= 0.0 && p <= 1.0))
             throw KernelError("bernoulli: probabilities must be in [0, 1], got " + std::to_string(p));
-        storeFromDouble(q, t, randValue(seed, off, k, ut) < p ? 1.0 : 0.0);
+        storeFromDouble(q, t, rng::bernoulli(randValue(seed, off, k, ut), p) ? 1.0 : 0.0);
     });
     call.result = Value::ofTensor(out);
 }
@@ -277,21 +273,21 @@ DropoutOut dropout(KernelCall& call, const Tensor& x, double p, bool train)
     // mask first (contiguous, logical order), then the output from it
     ew::parallelFor(call, x.numel(), kGrain, [&](int64_t b, int64_t e) {
         for (int64_t k = b; k < e; ++k)
-            mb[k] = (keepAll || randValue(seed, off, static_cast<uint64_t>(k), t) > pt) ? 1 : 0;
+            mb[k] = rng::dropoutKeeps(randValue(seed, off, static_cast<uint64_t>(k), t), pt, keepAll) ? 1 : 0;
     });
     if (t == DType::F64) {
         fillLogical(call, r.out, [&](uint64_t k, char* q) {
             double v;
             std::memcpy(&v, xb + static_cast<int64_t>(k) * 8, 8);
-            v = (v * (mb[k] ? 1.0 : 0.0)) * scale;
+            v = rng::dropoutF64(v, mb[k] != 0, scale);
             std::memcpy(q, &v, 8);
         });
     } else {
         const float sf = static_cast<float>(scale);
+        const math::Narrow n = narrowOf(t);
         fillLogical(call, r.out, [&](uint64_t k, char* q) {
-            const float v = loadAsFloat(xb + static_cast<int64_t>(k) * isz, t);
-            const float masked = roundTo(v * (mb[k] ? 1.0f : 0.0f), t);
-            storeFromFloat(q, t, masked * sf);
+            storeFromFloat(q, t,
+                           rng::dropoutF32(loadAsFloat(xb + static_cast<int64_t>(k) * isz, t), mb[k] != 0, sf, n));
         });
     }
     return r;
@@ -421,7 +417,7 @@ void randpermKernel(KernelCall& call)
     const uint64_t seed = generator(call).seed;
     for (int64_t i = n - 1; i > 0; --i) {
         const uint64_t r = philoxDraw(seed, 0, off + static_cast<uint64_t>(n - 1 - i));
-        const int64_t j = static_cast<int64_t>((r * static_cast<uint64_t>(i + 1)) >> 32);
+        const int64_t j = rng::randpermSwap(static_cast<uint32_t>(r), i);
         std::swap(perm[static_cast<size_t>(i)], perm[static_cast<size_t>(j)]);
     }
     Tensor out = call.newTensor({n}, t);

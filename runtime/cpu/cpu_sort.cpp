@@ -5,6 +5,7 @@
 // Values are copied bit for bit from the input. Rows (all positions but `dim`) are
 // independent and split between threads.
 #include "runtime/cpu/cpu_sort.hpp"
+#include "runtime/math/accumulate.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -41,19 +42,9 @@ struct Order
     bool descending;
     bool operator()(int64_t a, int64_t b) const
     {
-        if (k->isFloat) {
-            const double x = k->f[static_cast<size_t>(a)], y = k->f[static_cast<size_t>(b)];
-            const bool nx = std::isnan(x), ny = std::isnan(y);
-            if (nx || ny) {
-                if (nx && ny) return a < b;
-                return descending ? nx : ny;  // NaN first descending, last ascending
-            }
-            if (x != y) return descending ? x > y : x < y;
-            return a < b;
-        }
-        const int64_t x = k->i[static_cast<size_t>(a)], y = k->i[static_cast<size_t>(b)];
-        if (x != y) return descending ? x > y : x < y;
-        return a < b;
+        if (k->isFloat)
+            return math::acc::sortsBefore(k->f[static_cast<size_t>(a)], k->f[static_cast<size_t>(b)], a, b, descending);
+        return math::acc::sortsBefore(k->i[static_cast<size_t>(a)], k->i[static_cast<size_t>(b)], a, b, descending);
     }
 };
 

@@ -5,6 +5,7 @@
 // whenever the CUDA toolkit is found (runtime/CMakeLists.txt); nothing links it.
 #include <cstdint>
 
+#include "runtime/math/accumulate.hpp"
 #include "runtime/math/activations.hpp"
 #include "runtime/math/arith.hpp"
 #include "runtime/math/bits.hpp"
@@ -16,6 +17,7 @@
 #include "runtime/math/rows.hpp"
 #include "runtime/math/storage.hpp"
 #include "runtime/math/sum_order.hpp"
+#include "runtime/math/windows.hpp"
 
 namespace m = fxl::math;
 
@@ -209,4 +211,46 @@ __global__ void gemmChain(const float* a, const float* b, const double* ad, cons
         64, [&](int64_t k) { return ad[i * 64 + k]; }, [&](int64_t k) { return bd[k]; });
     outD[i] = gm::Epilogue<double>{1.0, 1.0, true, false, true, false}(dd, ad[i]);
     outI[i] = gm::intEpilogue(gm::intStep(0, n[i], n[i + 1]), 3, true, n[i + 2], -1);
+}
+
+// pooling / upsampling / padding / grid sampling windows (windows.hpp), the random transforms
+// (philox.hpp), the indexed accumulations, distances and the sort order (accumulate.hpp)
+template<class C>
+__device__ C windowsAndAccumulations(const C* x, const int64_t* n, int i)
+{
+    namespace wn = fxl::math::win;
+    namespace ac = fxl::math::acc;
+    const C u = x[i], v = x[i + 1];
+    const int64_t k = n[i];
+    const wn::AvgSpan sp = wn::avgSpan(k, 3, 2, 1, 17);
+    int64_t idx = wn::poolTap(k, 2, 2, 1, 1) + sp.lo + sp.hi + sp.padded + wn::adaptiveStart(k, 5, 17);
+    idx += wn::adaptiveEnd(k, 5, 17) + wn::nearestIndex(k, 7, 13, true, 1.7) + wn::padSource(k, 2, 9, true);
+    const wn::LinearTap<C> h = wn::linearTap(k, 9, wn::linearScale<C>(9, 13, false, false, 0.0), false);
+    C r = wn::bilinear(u, v, u, v, h, h) + wn::bilinearGrad(h.w0, h.w1, u) + C(wn::maxPoolTakes(u, v));
+    r += wn::sourceCoordinate(u, 17, 2, false) + wn::cubicInterp(u, v, u, v, C(0.25));
+    const wn::Corners<C> c = wn::corners(u, v);
+    r += wn::blendCorners(u, v, u, v, c) + C(wn::nearestTap(u) + idx);
+    r += ac::combine(u, v, ac::Reduce::Amax) + ac::meanOf(u, k) + ac::addScaled(u, v, C(0.5));
+    r += ac::bagTerm(u, true, v) + C(ac::bagMaxTakes(u, v, false)) + ac::bagMean(u, 3);
+    r += ac::bagGrad(u, true, v, true, 3, true, ac::freqScale<C>(4));
+    r += ac::pDistance<C>(
+        4, [&](int64_t j) { return x[i + j]; }, [&](int64_t j) { return x[i + j + 4]; }, 3.0);
+    r += C(ac::sortsBefore(u, v, 0, 1, true));
+    return r;
+}
+__global__ void windowKernels(const float* x, const double* d, const int64_t* n, const uint32_t* bits, float* out,
+                              double* outD, int64_t* outI)
+{
+    const int i = static_cast<int>(threadIdx.x);
+    out[i] = windowsAndAccumulations(x, n, i);
+    outD[i] = windowsAndAccumulations(d, n, i);
+    outI[i] = fxl::math::acc::combine(n[i], n[i + 1], fxl::math::acc::Reduce::Prod) + fxl::math::acc::meanOf(n[i], 3)
+        + fxl::math::acc::addScaled<int64_t>(n[i], n[i + 1], 3) + fxl::rng::randpermSwap(bits[i], n[i])
+        + fxl::math::acc::sortsBefore(n[i], n[i + 1], 0, 1, false);
+    namespace rg = fxl::rng;
+    const fxl::math::Narrow nb = fxl::math::Narrow::Bf16;
+    out[i] += rg::uniformF32(x[i], 2.0f, -1.0f, 1.0f, nb) + rg::normalF32(x[i], 0.5f, 1.0f) + rg::randF32(x[i], nb);
+    out[i] += rg::dropoutF32(x[i], rg::dropoutKeeps(d[i], 0.1, false), 1.25f, nb) + float(rg::bernoulli(d[i], 0.3));
+    outD[i] += rg::uniformF64(d[i], 2.0, -1.0, 1.0) + rg::normalF64(d[i], 0.5, 1.0) + rg::randF64(d[i]);
+    outD[i] += rg::dropoutF64(d[i], true, 1.25);
 }

@@ -10,6 +10,7 @@
 #include "runtime/math/fn_log.hpp"
 #include "runtime/math/fn_trig.hpp"
 #include "runtime/math/hostdev.hpp"
+#include "runtime/math/storage.hpp"
 
 namespace fxl {
 
@@ -169,5 +170,53 @@ FXL_HD inline int64_t tritonRandint64(uint64_t seed, uint64_t k, int64_t low, in
     const uint64_t size = static_cast<uint64_t>(high) - static_cast<uint64_t>(low);
     return static_cast<int64_t>(static_cast<uint64_t>(low) + v % size);
 }
+
+// ---- the random ops' transforms of a draw (PyTorch's DistributionTemplates.h rules), in the
+// compute type (double for f64, float otherwise, rounded to the storage type where PyTorch does).
+namespace rng {
+
+// uniform_(from, to): v = u * range + from (one fma), in the storage type; v == to becomes from.
+FXL_HD inline double uniformF64(double u, double range, double from, double to)
+{
+    const double v = math::fma(u, range, from);
+    return v == to ? from : v;
+}
+FXL_HD inline float uniformF32(float u, float range, float from, float to, math::Narrow n)
+{
+    const float v = math::roundToStorage(math::fma(u, range, from), n);
+    return v == to ? from : v;
+}
+
+// normal_(mean, std): n * std + mean (one fma).
+FXL_HD inline double normalF64(double n, double stdv, double mean) { return math::fma(n, stdv, mean); }
+FXL_HD inline float normalF32(float n, float stdv, float mean) { return math::fma(n, stdv, mean); }
+
+// rand_like's value in the storage type: [0, 1) (a draw that rounds to 1 becomes 0).
+FXL_HD inline double randF64(double u) { return u == 1.0 ? 0.0 : u; }
+FXL_HD inline float randF32(float u, math::Narrow n)
+{
+    u = math::roundToStorage(u, n);
+    return u == 1.0f ? 0.0f : u;
+}
+
+// bernoulli: 1 where the rand value is below p.
+FXL_HD inline bool bernoulli(double u, double p) { return u < p; }
+
+// dropout: an element is kept where the rand value exceeds p (every element for p = 0); the
+// output is (x * mask) * scale, the masked value in the storage type first for bf16 / f16.
+FXL_HD inline bool dropoutKeeps(double u, double p, bool keepAll) { return keepAll || u > p; }
+FXL_HD inline double dropoutF64(double x, bool keep, double scale) { return (x * (keep ? 1.0 : 0.0)) * scale; }
+FXL_HD inline float dropoutF32(float x, bool keep, float scale, math::Narrow n)
+{
+    return math::roundToStorage(x * (keep ? 1.0f : 0.0f), n) * scale;
+}
+
+// randperm's Fisher-Yates step i swaps position i with floor(draw * (i + 1) / 2^32).
+FXL_HD inline int64_t randpermSwap(uint32_t draw, int64_t i)
+{
+    return static_cast<int64_t>((static_cast<uint64_t>(draw) * static_cast<uint64_t>(i + 1)) >> 32);
+}
+
+}  // namespace rng
 
 }  // namespace fxl

@@ -71,4 +71,19 @@ FXL_HD inline uint16_t f32ToF16(float f)
     return static_cast<uint16_t>(sign | (v >> 13));
 }
 
+// The 16-bit float formats a float result is rounded to before it is used again (PyTorch
+// computes some values "in the storage type": random transforms, dropout's masked value).
+enum class Narrow : uint8_t
+{
+    None,
+    Bf16,
+    F16
+};
+FXL_HD inline float roundToStorage(float v, Narrow n)
+{
+    if (n == Narrow::Bf16) return bf16ToF32(f32ToBf16(v));
+    if (n == Narrow::F16) return f16ToF32(f32ToF16(v));
+    return v;
+}
+
 }  // namespace fxl::math
