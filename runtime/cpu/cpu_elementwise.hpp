@@ -107,20 +107,8 @@ inline constexpr bool kIsInt = std::is_integral_v<S>;  // not bool (B8)
 // truncates toward zero; out of range or NaN gives the "integer indefinite" value of a 32- or
 // 64-bit conversion (INT_MIN), and 8/16-bit targets take the low bits of the 32-bit result;
 // int64 -> float rounds once (no detour through double); anything -> bf16/f16 goes through
-// float (double rounding from double, as c10 does); -> bool is (v != 0), NaN is true.
-namespace detail {
-inline int64_t truncToI64(double v)
-{
-    if (!(v >= -9223372036854775808.0 && v < 9223372036854775808.0)) return std::numeric_limits<int64_t>::min();
-    return static_cast<int64_t>(v);
-}
-inline int32_t truncToI32(double v)
-{
-    if (!(v > -2147483649.0 && v < 2147483648.0)) return std::numeric_limits<int32_t>::min();
-    return static_cast<int32_t>(v);
-}
-}  // namespace detail
-
+// float (double rounding from double, as c10 does); -> bool is (v != 0), NaN is true. The
+// float -> integer rule and the 16-bit roundings are runtime/math/storage.hpp's.
 template<class D, class S>
 D convert(S v)
 {
@@ -139,9 +127,9 @@ D convert(S v)
         return math::canonical(static_cast<D>(v));
     } else if constexpr (std::is_floating_point_v<S>) {  // float -> integer
         if constexpr (std::is_same_v<D, int64_t>)
-            return detail::truncToI64(static_cast<double>(v));
+            return math::truncToI64(static_cast<double>(v));
         else
-            return static_cast<D>(detail::truncToI32(static_cast<double>(v)));
+            return static_cast<D>(math::truncToI32(static_cast<double>(v)));
     } else {
         return static_cast<D>(v);  // integer -> integer: modular (well defined since C++20)
     }

@@ -246,18 +246,17 @@ void sumMean(KernelCall& call, bool hasDim, bool mean)
             reduceRows<A>(rv, p, call.pool, id, [&](int64_t r, A s) { o[r] = static_cast<int64_t>(s); });
         } else {
             T* o = out.template data<T>();
-            const A denom = static_cast<A>(n);
             reduceRows<A>(rv, p, call.pool, id, [&](int64_t r, A s) {
                 if constexpr (std::is_same_v<A, float>) {
                     // a float sum that overflowed part way (or met an inf / nan): the same
                     // order in double, rounded once, so that a finite exact sum stays finite
                     if (!std::isfinite(s)) {
                         const double d = rowSumF64(p + rv.rowOffset(r), rv);
-                        o[r] = narrowTo<T>(mean ? d / static_cast<double>(n) : d);
+                        o[r] = narrowTo<T>(mean ? math::sum::meanOf(d, n) : d);
                         return;
                     }
                 }
-                o[r] = narrowTo<T>(mean ? s / denom : s);
+                o[r] = narrowTo<T>(mean ? math::sum::meanOf(s, n) : s);
             });
         }
     });
@@ -315,14 +314,14 @@ void varMean(KernelCall& call, VarKind kind)
         using A = AccOf<T>;
         const T* p = x.template data<T>();
         std::vector<A> m(static_cast<size_t>(rv.rows));
-        const A nA = static_cast<A>(n);
+        // the moments of math::rows::moments, each sum over the rows' columns at once
         reduceRows<A>(
             rv, p, call.pool, [](int64_t, A v) { return v; },
-            [&](int64_t r, A s) { m[static_cast<size_t>(r)] = s / nA; });
+            [&](int64_t r, A s) { m[static_cast<size_t>(r)] = math::sum::meanOf(s, n); });
         // one refinement of the mean (as layer norm): mean = m0 + S(x - m0)/n
         reduceRows<A>(
             rv, p, call.pool, [&](int64_t r, A v) { return v - m[static_cast<size_t>(r)]; },
-            [&](int64_t r, A s) { m[static_cast<size_t>(r)] = m[static_cast<size_t>(r)] + s / nA; });
+            [&](int64_t r, A s) { m[static_cast<size_t>(r)] = m[static_cast<size_t>(r)] + math::sum::meanOf(s, n); });
         const A div = static_cast<A>(std::max(0.0, static_cast<double>(n) - correction));
         T* vo = var.template data<T>();
         T* mo = mean.defined() ? mean.template data<T>() : nullptr;
@@ -385,9 +384,8 @@ void prodKernel(KernelCall& call, bool hasDim)
         parallelRows(call.pool, rv.rows, grainFor(rv.cols), [&](int64_t b, int64_t e) {
             for (int64_t r = b; r < e; ++r) {
                 const T* q = p + rv.rowOffset(r);
-                A acc = A(1);
-                for (int64_t j = 0; j < rv.cols; ++j) acc = acc * widenTo<A>(q[rv.colOffset(j)]);
-                o[r] = narrowTo<O>(acc);
+                o[r] = narrowTo<O>(
+                    math::sum::prodOrdered<A>(rv.cols, [&](int64_t j) { return widenTo<A>(q[rv.colOffset(j)]); }));
             }
         });
     });
@@ -445,18 +443,7 @@ void anyKernel(KernelCall& call, AnyKind kind)
 template<bool Min, class T>
 int64_t argExtremeRow(const T* q, const RowView& rv)
 {
-    auto best = keyOf(q[rv.colOffset(0)]);
-    int64_t bi = 0;
-    if (isNan(best)) return 0;
-    for (int64_t j = 1; j < rv.cols; ++j) {
-        const auto k = keyOf(q[rv.colOffset(j)]);
-        if (isNan(k)) return j;
-        if (Min ? k < best : k > best) {
-            best = k;
-            bi = j;
-        }
-    }
-    return bi;
+    return math::sum::argExtreme<Min>(rv.cols, [&](int64_t j) { return keyOf(q[rv.colOffset(j)]); });
 }
 
 // amax.default / max.default / max.dim / argmax.default and their min counterparts
@@ -542,7 +529,7 @@ void cumsum(KernelCall& call)
                 O* w = o + ro.rowOffset(r);
                 A acc = A(0);
                 for (int64_t j = 0; j < rv.cols; ++j) {
-                    acc += widenTo<A>(q[rv.colOffset(j)]);
+                    acc = math::sum::scanStep(acc, widenTo<A>(q[rv.colOffset(j)]));
                     w[ro.colOffset(j)] = narrowTo<O>(acc);
                 }
             }

@@ -71,6 +71,21 @@ FXL_HD inline uint16_t f32ToF16(float f)
     return static_cast<uint16_t>(sign | (v >> 13));
 }
 
+// Float -> integer as PyTorch's x86-64 CPU build converts (c10::convert): toward zero; out of
+// range or NaN gives the "integer indefinite" value of a 64- or 32-bit conversion (INT_MIN),
+// and 8/16-bit targets take the low bits of the 32-bit result. Written out, because a GPU's
+// conversion saturates instead.
+FXL_HD inline int64_t truncToI64(double v)
+{
+    if (!(v >= -9223372036854775808.0 && v < 9223372036854775808.0)) return -9223372036854775807LL - 1;
+    return static_cast<int64_t>(v);
+}
+FXL_HD inline int32_t truncToI32(double v)
+{
+    if (!(v > -2147483649.0 && v < 2147483648.0)) return -2147483647 - 1;
+    return static_cast<int32_t>(v);
+}
+
 // The 16-bit float formats a float result is rounded to before it is used again (PyTorch
 // computes some values "in the storage type": random transforms, dropout's masked value).
 enum class Narrow : uint8_t

@@ -97,4 +97,47 @@ FXL_HD inline A sumOrdered(int64_t n, Load&& load)
     return c.finish();
 }
 
+// ---- the family's other orders and formulas
+// mean = S / n (n in A)
+template<class A>
+FXL_HD inline A meanOf(A sum, int64_t n)
+{
+    return sum / static_cast<A>(n);
+}
+
+// prod: x_0 * x_1 * ... * x_{n-1} from 1, sequential in the logical order.
+template<class A, class Load>
+FXL_HD inline A prodOrdered(int64_t n, Load&& load)
+{
+    A acc = A(1);
+    for (int64_t j = 0; j < n; ++j) acc = acc * load(j);
+    return acc;
+}
+
+// cumsum: acc_j = acc_{j-1} + x_j from 0, sequential in index order (one step).
+template<class A>
+FXL_HD inline A scanStep(A acc, A x)
+{
+    return acc + x;
+}
+
+// argmax / argmin (and max / min with indices): the first NaN, else the first extremum; the
+// row's position of it (n > 0). key(j) gives the element widened (floats) or as int64.
+template<bool Min, class Key>
+FXL_HD inline int64_t argExtreme(int64_t n, Key&& key)
+{
+    auto best = key(0);
+    int64_t bi = 0;
+    if (best != best) return 0;
+    for (int64_t j = 1; j < n; ++j) {
+        const auto k = key(j);
+        if (k != k) return j;
+        if (Min ? k < best : k > best) {
+            best = k;
+            bi = j;
+        }
+    }
+    return bi;
+}
+
 }  // namespace fxl::math::sum
