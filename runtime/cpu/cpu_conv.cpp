@@ -22,6 +22,8 @@
 // backward the regular forward / grad_weight with the roles swapped), so it has the same orders.
 // Outputs are contiguous, or channels-last where PyTorch's are (a channels-last input or weight).
 #include "runtime/cpu/cpu_conv.hpp"
+#include "runtime/math/accumulate.hpp"
+#include "runtime/math/windows.hpp"
 
 #include <algorithm>
 #include <string>
@@ -96,7 +98,7 @@ void forwardCore(const Geom& g, const A* x, const A* w, const A* bias, A* y, Thr
                 decode(kp, g.k, g.D, kc);
                 int64_t off = 0;
                 for (int j = 0; j < g.D && off >= 0; ++j) {
-                    const int64_t i = oc[j] * g.s[j] - g.p[j] + kc[j] * g.d[j];
+                    const int64_t i = math::win::poolTap(oc[j], kc[j], g.s[j], g.p[j], g.d[j]);
                     off = (i < 0 || i >= g.in[j]) ? -1 : off * g.in[j] + i;
                 }
                 ioff[static_cast<size_t>(kp)] = off;
@@ -113,9 +115,9 @@ void forwardCore(const Geom& g, const A* x, const A* w, const A* bias, A* y, Thr
                 const int64_t och = grp * g.Cgo + ocl;
                 const A* wr = w + och * L;
                 const A* cp = col.data();
-                A acc = sumOrdered<A>(L, [&](int64_t i) { return cp[i] * wr[i]; });
-                if (bias) acc = acc + bias[och];
-                y[(n * g.Co + och) * g.outSp + o] = acc;
+                const A acc = math::acc::tapSum<A>(
+                    L, [&](int64_t i) { return cp[i]; }, [&](int64_t i) { return wr[i]; });
+                y[(n * g.Co + och) * g.outSp + o] = math::acc::withBias(acc, bias != nullptr, bias ? bias[och] : A(0));
             }
         }
     });
@@ -137,11 +139,8 @@ void gradInputCore(const Geom& g, const A* go, const A* w, A* gi, ThreadPool* po
                 decode(kp, g.k, g.D, kc);
                 int64_t off = 0;
                 for (int j = 0; j < g.D && off >= 0; ++j) {
-                    const int64_t t = icc[j] + g.p[j] - kc[j] * g.d[j];
-                    if (t < 0 || t % g.s[j] != 0 || t / g.s[j] >= g.out[j])
-                        off = -1;
-                    else
-                        off = off * g.out[j] + t / g.s[j];
+                    const int64_t t = math::win::tapSource(icc[j], kc[j], g.s[j], g.p[j], g.d[j], g.out[j]);
+                    off = t < 0 ? -1 : off * g.out[j] + t;
                 }
                 ooff[static_cast<size_t>(kp)] = off;
             }
@@ -152,7 +151,7 @@ void gradInputCore(const Geom& g, const A* go, const A* w, A* gi, ThreadPool* po
                 const A* wr = w + (och * g.Cgi + icl) * g.kSp;
                 for (int64_t kp = 0; kp < g.kSp; ++kp) {
                     const int64_t off = ooff[static_cast<size_t>(kp)];
-                    if (off >= 0) buf[static_cast<size_t>(m++)] = gp[off] * wr[kp];
+                    if (off >= 0) buf[static_cast<size_t>(m++)] = math::acc::tapProduct(gp[off], wr[kp]);
                 }
             }
             const A* bp = buf.data();
@@ -177,7 +176,7 @@ void gradWeightCore(const Geom& g, const A* go, const A* x, A* gw, ThreadPool* p
                 decode(o, g.out, g.D, oc);
                 int64_t off = 0;
                 for (int j = 0; j < g.D && off >= 0; ++j) {
-                    const int64_t i = oc[j] * g.s[j] - g.p[j] + kc[j] * g.d[j];
+                    const int64_t i = math::win::poolTap(oc[j], kc[j], g.s[j], g.p[j], g.d[j]);
                     off = (i < 0 || i >= g.in[j]) ? -1 : off * g.in[j] + i;
                 }
                 ioff[static_cast<size_t>(o)] = off;
@@ -187,7 +186,7 @@ void gradWeightCore(const Geom& g, const A* go, const A* x, A* gw, ThreadPool* p
                 const int64_t n = q / g.outSp, o = q % g.outSp;
                 const A gv = go[(n * g.Co + och) * g.outSp + o];
                 const int64_t off = tab[o];
-                return gv * (off >= 0 ? x[(n * g.Ci + ic) * g.inSp + off] : A(0));
+                return math::acc::tapProduct(gv, off >= 0 ? x[(n * g.Ci + ic) * g.inSp + off] : A(0));
             });
         }
     });

@@ -3,6 +3,7 @@
 // follow empty_like(preserve_format). "Empty" memory is zero-filled so that a graph reading
 // it stays deterministic.
 #include "runtime/cpu/cpu_elementwise_factory.hpp"
+#include "runtime/math/arith.hpp"
 
 #include <cmath>
 #include <cstring>
@@ -131,19 +132,17 @@ void arangeKernel(KernelCall& call)
             const int64_t s = startV.kind == Value::Kind::Float ? static_cast<int64_t>(startV.f) : startV.toInt();
             const int64_t st = stepV.kind == Value::Kind::Float ? static_cast<int64_t>(stepV.f) : stepV.toInt();
             parallelFor(call, n, kGrainCheap, [&](int64_t b, int64_t e) {
-                for (int64_t i = b; i < e; ++i)
-                    p[i] = static_cast<S>(static_cast<int64_t>(static_cast<uint64_t>(s)
-                                                               + static_cast<uint64_t>(st) * static_cast<uint64_t>(i)));
+                for (int64_t i = b; i < e; ++i) p[i] = static_cast<S>(math::arith::arangeValue<int64_t>(s, st, i));
             });
         } else if constexpr (kIsReduced<S>) {
             const float s = static_cast<float>(startV.toDouble()), st = static_cast<float>(stepV.toDouble());
             parallelFor(call, n, kGrainCheap, [&](int64_t b, int64_t e) {
-                for (int64_t i = b; i < e; ++i) p[i] = Num<S>::store(s + st * static_cast<float>(i));
+                for (int64_t i = b; i < e; ++i) p[i] = Num<S>::store(math::arith::arangeValue(s, st, i));
             });
         } else {
             const double s = startV.toDouble(), st = stepV.toDouble();
             parallelFor(call, n, kGrainCheap, [&](int64_t b, int64_t e) {
-                for (int64_t i = b; i < e; ++i) p[i] = static_cast<S>(s + st * static_cast<double>(i));
+                for (int64_t i = b; i < e; ++i) p[i] = static_cast<S>(math::arith::arangeValue(s, st, i));
             });
         }
     });

@@ -105,6 +105,24 @@ FXL_HD inline A freqScale(int64_t count)
     return A(1) / static_cast<A>(count);
 }
 
+// ---- convolution: each output is S(x_i * w_i) over its taps in sum_order.hpp's order (a padded
+// tap's x is 0), then + bias; the gradients are such sums of products too.
+template<class A>
+FXL_HD inline A tapProduct(A x, A w)
+{
+    return x * w;
+}
+template<class A, class LoadX, class LoadW>
+FXL_HD inline A tapSum(int64_t taps, LoadX&& x, LoadW&& w)
+{
+    return sum::sumOrdered<A>(taps, [&](int64_t i) { return tapProduct(x(i), w(i)); });
+}
+template<class A>
+FXL_HD inline A withBias(A acc, bool hasBias, A bias)
+{
+    return hasBias ? acc + bias : acc;
+}
+
 // ---- cdist: the p-distance of two rows of m elements (load(k) gives (x_k, y_k) widened).
 // p = 0: the count of differing elements; p = inf: the largest |d| (a NaN wins); p = 1: S(|d|);
 // p = 2: sqrt(S(d^2)); otherwise S(|d|^p)^(1/p). Sums in sum_order.hpp's order.

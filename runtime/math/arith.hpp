@@ -398,5 +398,16 @@ FXL_HD inline C lerp(C a, C b, C w)
     return math::fabs(w) < C(0.5) ? a + w * (b - a) : b - (b - a) * (C(1) - w);
 }
 
+// arange's element i: start + step * i (integers wrap; bf16 / f16 in float, f32 / f64 in double,
+// each rounded once by the caller).
+template<class C>
+FXL_HD inline C arangeValue(C start, C step, int64_t i)
+{
+    if constexpr (kInt<C>)
+        return wrapAdd<C>(start, wrapMul<C>(step, static_cast<C>(i)));
+    else
+        return start + step * static_cast<C>(i);
+}
+
 }  // namespace arith
 }  // namespace fxl::math

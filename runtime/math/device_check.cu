@@ -254,3 +254,27 @@ __global__ void windowKernels(const float* x, const double* d, const int64_t* n,
     outD[i] += rg::uniformF64(d[i], 2.0, -1.0, 1.0) + rg::normalF64(d[i], 0.5, 1.0) + rg::randF64(d[i]);
     outD[i] += rg::dropoutF64(d[i], true, 1.25);
 }
+
+// convolution taps, arange, the float -> integer rule and the reduction family's other rules
+template<class C>
+__device__ C convAndReductions(const C* x, const int64_t* n, int i)
+{
+    namespace ac = fxl::math::acc;
+    namespace sm = fxl::math::sum;
+    C r = ac::withBias(ac::tapSum<C>(
+                           8, [&](int64_t j) { return x[i + j]; }, [&](int64_t j) { return x[i + j + 8]; }),
+                       true, x[i]);
+    r += C(fxl::math::win::tapSource(n[i], 1, 2, 1, 1, 9)) + fxl::math::arith::arangeValue(x[i], x[i + 1], n[i]);
+    r +=
+        sm::meanOf(x[i], 3) + sm::prodOrdered<C>(4, [&](int64_t j) { return x[i + j]; }) + sm::scanStep(x[i], x[i + 1]);
+    r += C(sm::argExtreme<true>(4, [&](int64_t j) { return x[i + j]; }));
+    return r;
+}
+__global__ void convKernels(const float* x, const double* d, const int64_t* n, float* out, double* outD, int64_t* outI)
+{
+    const int i = static_cast<int>(threadIdx.x);
+    out[i] = convAndReductions(x, n, i);
+    outD[i] = convAndReductions(d, n, i);
+    outI[i] = fxl::math::truncToI64(d[i]) + fxl::math::truncToI32(d[i + 1])
+        + fxl::math::arith::arangeValue<int64_t>(n[i], n[i + 1], 7);
+}

@@ -19,6 +19,15 @@ FXL_HD inline int64_t poolTap(int64_t o, int64_t k, int64_t stride, int64_t pad,
     return o * stride - pad + k * dilation;
 }
 
+// The output position along one dim that reads input i through tap k (o*s - p + k*d = i), or -1
+// when there is none (convolution's input gradient).
+FXL_HD inline int64_t tapSource(int64_t i, int64_t k, int64_t stride, int64_t pad, int64_t dilation, int64_t out)
+{
+    const int64_t t = i + pad - k * dilation;
+    if (t < 0 || t % stride != 0 || t / stride >= out) return -1;
+    return t / stride;
+}
+
 // max pooling replaces the best so far by v when v is larger or NaN (PyTorch's rule: the last
 // NaN of the window wins, its index is the one reported).
 template<class A>
