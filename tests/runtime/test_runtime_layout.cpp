@@ -94,6 +94,56 @@ std::vector<Violation> violations(const std::map<std::string, std::set<std::stri
     return out;
 }
 
+// What makes a runtime/math/ header unfit for device code: exceptions, std containers and
+// strings, allocation, library math outside the exact wrappers of bits.hpp / arith.hpp.
+// Returns one line per offence ("file:line: what").
+std::vector<std::string> mathOffences(const fs::path& mathDir)
+{
+    static const std::vector<std::pair<std::regex, std::string>> rules = {
+        {std::regex(R"(\bthrow\b)"), "throws"},
+        {std::regex(R"(\bstd::(vector|string|map|unordered_map|function|optional|unique_ptr|shared_ptr)\b)"),
+         "uses a std container or type"},
+        {std::regex(R"(#\s*include\s*<(vector|string|map|unordered_map|functional|optional|memory|stdexcept)>)"),
+         "includes a host-only header"},
+        {std::regex(R"(\bnew\s+[A-Za-z_])"), "allocates"},
+        {std::regex(R"(\bstd::(exp|expf|log|logf|pow|powf|sin|cos|tan|tanh|erf|erfc|atan2|expm1|log1p)\s*\()"),
+         "calls the C library's transcendental functions"},
+    };
+    std::vector<std::string> out;
+    for (const auto& e : fs::directory_iterator(mathDir)) {
+        if (e.path().extension() != ".hpp") continue;
+        std::ifstream in(e.path());
+        std::string line;
+        int no = 0;
+        while (std::getline(in, line)) {
+            ++no;
+            const size_t comment = line.find("//");
+            const std::string code = comment == std::string::npos ? line : line.substr(0, comment);
+            for (const auto& [re, what] : rules)
+                if (std::regex_search(code, re))
+                    out.push_back(e.path().filename().string() + ":" + std::to_string(no) + ": " + what);
+        }
+    }
+    return out;
+}
+
+// The math/ headers device_check.cu does not include (so nvcc never compiles them).
+std::vector<std::string> headersNotDeviceChecked(const fs::path& mathDir)
+{
+    std::ifstream in(mathDir / "device_check.cu");
+    std::stringstream buf;
+    buf << in.rdbuf();
+    const std::string cu = buf.str();
+    std::vector<std::string> missing;
+    for (const auto& e : fs::directory_iterator(mathDir)) {
+        if (e.path().extension() != ".hpp") continue;
+        const std::string name = e.path().filename().string();
+        if (name == "hostdev.hpp" || name.starts_with("fn_") || name == "double_double.hpp")
+            continue;  // via functions.hpp
+        if (cu.find("#include \"runtime/math/" + name + "\"") == std::string::npos) missing.push_back(name);
+    }
+    return missing;
+}
 }  // namespace
 
 class TestRuntimeLayout : public QObject
@@ -138,6 +188,32 @@ private slots:
         QCOMPARE(int(bad.size()), 2);
         std::set<std::string> files{bad[0].file, bad[1].file};
         QVERIFY(files.count("runtime/math/x.hpp") && files.count("runtime/base/z.cpp"));
+    }
+
+    // math/ holds no exception, container, allocation or library transcendental call, and every
+    // header is compiled for the device by device_check.cu.
+    void mathIsDeviceReady()
+    {
+        const fs::path mathDir = sourceRoot() / "runtime" / "math";
+        std::string msg;
+        for (const std::string& o : mathOffences(mathDir)) msg += "\n  " + o;
+        QVERIFY2(msg.empty(), ("runtime/math/ is not device-ready:" + msg).c_str());
+        std::string missing;
+        for (const std::string& m : headersNotDeviceChecked(mathDir)) missing += " " + m;
+        QVERIFY2(missing.empty(), ("math headers device_check.cu does not include:" + missing).c_str());
+    }
+
+    // The check sees an offence: a throw, a std::vector and a std::exp call in a math header.
+    void mathOffenceFails()
+    {
+        QTemporaryDir tmp;
+        const fs::path dir(tmp.path().toStdString());
+        std::ofstream(dir / "bad.hpp") << "#pragma once\n#include <vector>\n"
+                                          "inline float f(float x) { if (x < 0) throw 1; return std::exp(x); }\n"
+                                          "// std::vector in a comment is fine\n";
+        std::ofstream(dir / "device_check.cu") << "#include \"runtime/math/other.hpp\"\n";
+        QCOMPARE(int(mathOffences(dir).size()), 3);
+        QCOMPARE(headersNotDeviceChecked(dir), std::vector<std::string>{"bad.hpp"});
     }
 };
 
