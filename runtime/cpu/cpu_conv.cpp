@@ -3,7 +3,7 @@
 //
 // Numerics (runtime/base/kernel.hpp, docs/numerics.md): inputs are widened exactly to the
 // accumulation type A (f32 for f32/bf16/f16, f64 for f64); every output element is computed by
-// one thread as ONE sum in the reduction family's order (sumOrdered, runtime/cpu/cpu_reduction.hpp:
+// one thread as ONE sum in the reduction family's order (runtime/math/sum_order.hpp:
 // blocks of 128, 8 lanes, a binary cascade), over a sequence whose order depends only on the
 // shapes; then rounded once to the storage dtype. No FMA.
 //   forward     y[n,oc,o]   = S_{icl, kpos}(xpad[n, ic, o*s - p + kpos*d] * w[oc, icl, kpos]) (+ bias[oc])

@@ -1,7 +1,7 @@
 // CPU kernels of the pairwise p-norm distances, computed by their definition for every p:
 //   d(x, y) = S(|x_k - y_k|^p)^(1/p)   (p = 0: the count of x_k != y_k; p = 1: S(|x_k - y_k|);
 //                                       p = 2: sqrt(S((x_k - y_k)^2)); p = inf: max |x_k - y_k|)
-// one fixed-order sum per output element (sumOrdered, runtime/cpu/cpu_reduction.hpp), threads
+// one fixed-order sum per output element (runtime/math/sum_order.hpp), threads
 // split the output rows. PyTorch's _cdist_forward computes p = 2 through a matrix product
 // (|x|^2 + |y|^2 - 2 x.y) when a side has more than 25 rows and compute_mode allows it; here
 // every compute_mode gives the direct sum (more accurate; equal within rounding).

@@ -5,7 +5,8 @@
 //
 // Numerics: every element goes through the same functor whatever the path (contiguous inner
 // loop or strided), the split between threads or the position; no fast-math, no implicit
-// contraction, one libm call per transcendental.
+// contraction; each value comes from the functor's runtime/math/ formula (the transcendental
+// functions are fxlens' own, correctly rounded in float).
 #pragma once
 
 #include <algorithm>

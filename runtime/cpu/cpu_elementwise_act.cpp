@@ -61,7 +61,7 @@ void floatBinary(KernelCall& call, const char* name, const char* aName, const ch
 }
 
 // atan2(self, other): both tensors, promoted together (integers and bool to f32), broadcast;
-// one libm atan2 per element (atan2f for f32 / bf16 / f16, rounded once).
+// one runtime/math atan2 per element (correctly rounded in float for f32 / bf16 / f16).
 void atan2Kernel(KernelCall& call)
 {
     const Value& av = call.arg("self");

@@ -301,8 +301,8 @@ void divRoundingKernel(KernelCall& call, bool floorMode)
     call.result = Value::ofTensor(out);
 }
 
-// pow(Tensor, Tensor) and pow(Scalar, Tensor): libm pow in the result type (powf for f32,
-// f32 for bf16/f16), integer power by squaring for integers.
+// pow(Tensor, Tensor) and pow(Scalar, Tensor): runtime/math's pow in the result type (correctly
+// rounded in float for f32 and bf16/f16), integer power by squaring for integers.
 void powBinaryKernel(KernelCall& call)
 {
     const Value& a = call.arg("self");

@@ -1,8 +1,8 @@
 // CPU kernels of the losses and of embedding backward: nll_loss_forward/backward,
 // mse_loss/mse_loss_backward, embedding_dense_backward. Every sum follows the numerics
-// contract of runtime/cpu/cpu_reduction.hpp: losses sum their per-element terms in row-major
-// order (ignored nll rows contribute +0 at their position), embedding backward sums each
-// vocabulary row's gradient rows in token order (flattened indices, row-major).
+// contract of runtime/cpu/cpu_reduction.hpp (the order of runtime/math/sum_order.hpp): losses sum their per-element
+// terms in row-major order (ignored nll rows contribute +0 at their position), embedding backward sums each vocabulary
+// row's gradient rows in token order (flattened indices, row-major).
 #include "runtime/cpu/cpu_loss.hpp"
 
 #include <cmath>

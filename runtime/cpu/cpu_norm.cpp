@@ -1,7 +1,7 @@
 // CPU kernels of the row-wise normalisations: _softmax, _log_softmax and their backward,
 // native_layer_norm and native_layer_norm_backward. Threads split rows only; each row is
-// reduced by one thread in the order of the numerics contract (runtime/cpu/cpu_reduction.hpp),
-// so a row's bits never depend on the other rows in the call, their number, offsets or strides.
+// reduced by one thread in the order of the numerics contract (runtime/math/sum_order.hpp; the row formulas:
+// runtime/math/rows.hpp), so a row's bits never depend on the other rows in the call, their number, offsets or strides.
 // Parameter gradients of layer norm (reductions over rows) are split over columns only.
 #include "runtime/cpu/cpu_norm.hpp"
 #include "runtime/math/rows.hpp"

@@ -1,6 +1,6 @@
 // CPU kernels of group norm and batch norm on an input [N, C, *] (read as [N, C, HW], a
 // contiguous copy made first when it is strided). Every statistic is one fixed-order sum
-// (sumOrdered, runtime/cpu/cpu_reduction.hpp) computed by one thread:
+// (runtime/math/sum_order.hpp; the formulas: runtime/math/rows.hpp) computed by one thread:
 // - group norm: rows (n, g) of D = C / G * HW elements, threads split rows only, so a sample's
 //   bits never depend on the other samples in the call (batch invariance); its weight / bias
 //   gradients are sums over the batch per channel, in (n, hw) order, threads split channels;

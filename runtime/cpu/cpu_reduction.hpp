@@ -17,10 +17,9 @@
 // column-tiled loop that vectorises over outputs) computes them: both run the same sequence of
 // IEEE additions per output. Each output element is produced by exactly one thread; threads
 // split independent outputs (rows for row-wise ops, output columns for reductions over rows).
-// No FMA (the build has -ffp-contract=off and this family never calls std::fma). exp/log/sqrt
-// are libm scalar calls (std::exp, std::log, std::sqrt) for every element (glibc picks one
-// expf/logf variant per process by CPU features, so every element of a run uses the same one;
-// machines with different glibc variants may differ in the last bit). bf16/f16 inputs are
+// No FMA (the build has -ffp-contract=off and this family never calls std::fma). exp / log
+// are runtime/math/'s correctly rounded functions and sqrt is IEEE's, so every machine and
+// device gives the same bits. bf16/f16 inputs are
 // widened exactly to f32, everything is computed in f32, and each output is rounded once (RNE).
 // Max-like reductions (amax, max, argmax and their min counterparts) are order independent:
 // NaN wins (first NaN), ties keep the first index; so is any (NaN counts). prod multiplies
