@@ -7,6 +7,7 @@
 
 #include "app/cli_common.hpp"
 #include "app/cli_convert.hpp"
+#include "app/cli_devices.hpp"
 #include "app/cli_diff.hpp"
 #include "app/cli_info.hpp"
 #include "app/cli_mem.hpp"
@@ -400,12 +401,32 @@ long long Args::intValue(const std::string& name, long long fallback) const
     return n;
 }
 
+Verb devicesVerb()
+{
+    return {"devices",
+            "the CPU and the CUDA devices, NCCL and cuBLAS this machine offers fxlens",
+            "fxlens devices [--json]",
+            "Print the CPU (cores, the GEMM path its kernels take), how this fxlens was built (with\n"
+            "or without the CUDA Toolkit), every CUDA device the NVIDIA driver reports (name,\n"
+            "memory, compute capability, multiprocessors) or the reason none is (no driver, no\n"
+            "device, the driver's error), whether graphs can run on them, and whether NCCL and\n"
+            "cuBLAS were found (they are loaded at run time: fxlens runs where they are absent).\n"
+            "The driver, NCCL and cuBLAS are looked for by the loader's search path (NCCL and cuBLAS\n"
+            "also in $CUDA_HOME/lib64 and /usr/local/cuda/lib64); FXLENS_CUDA_DRIVER,\n"
+            "FXLENS_NCCL_LIBRARY and FXLENS_CUBLAS_LIBRARY name the files instead.",
+            {},
+            0,
+            0,
+            &runDevices};
+}
+
 const std::vector<Verb>& verbTable()
 {
     static const std::vector<Verb> verbs = [] {
         std::vector<Verb> v = {infoVerb(), convertVerb(), passesVerb(), diffVerb(),  memVerb(),
                                runVerb(),  checkVerb(),   renderVerb(), reportVerb()};
         for (auto& verb : v) verb.options.push_back(opsOption());  // every verb loads graphs
+        v.push_back(devicesVerb());  // loads none
         return v;
     }();
     return verbs;

@@ -2,11 +2,13 @@
 
 #include <charconv>
 #include <mutex>
+#include <thread>
 
 #include "runtime/base/kernel.hpp"
 #include "runtime/composite/sdpa_kernels.hpp"
 #include "runtime/cpu/cpu_backend.hpp"
 #include "runtime/cpu/cpu_kernels.hpp"
+#include "runtime/cpu/gemm.hpp"
 
 namespace fxl {
 
@@ -34,6 +36,26 @@ std::unique_ptr<Backend> makeCudaBackend(int, std::string* why)
     if (why) *why = "this fxlens was built without CUDA (the CUDA Toolkit was not found at configure time)";
 #endif
     return nullptr;
+}
+
+DevicesReport probeDevices()
+{
+    DevicesReport r;
+    r.cpuCores = std::thread::hardware_concurrency();
+    r.gemmIsa = cpu::gemmIsaName(cpu::gemmIsa());
+    for (cpu::GemmIsa isa : {cpu::GemmIsa::Avx2, cpu::GemmIsa::Avx512})
+        if (cpu::gemmIsaSupported(isa)) r.isaSupported.push_back(cpu::gemmIsaName(isa));
+#if defined(FXLENS_HAVE_CUDA)
+    r.builtWithCuda = true;
+#if defined(FXLENS_CUDA_TOOLKIT_VERSION)
+    r.cudaToolkitVersion = FXLENS_CUDA_TOOLKIT_VERSION;
+#endif
+#endif
+    r.cuda = cuda::probeCuda();
+    std::string why;
+    makeCudaBackend(0, &why);
+    r.cudaBackend = why;
+    return r;
 }
 
 std::unique_ptr<Backend> makeBackend(const std::string& name, const BackendOptions& opts, std::string* why)

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "runtime/base/backend.hpp"
+#include "runtime/cuda/cuda_probe.hpp"
 
 namespace fxl {
 
@@ -26,5 +27,19 @@ std::unique_ptr<Backend> makeCudaBackend(int deviceIndex, std::string* why);
 
 // The devices whose kernels the registry holds in this build.
 std::vector<DeviceKind> builtDevices();
+
+// What `fxlens devices` reports: the CPU and the path its kernels take, how this fxlens was
+// built, and what the machine offers CUDA (probed at run time).
+struct DevicesReport
+{
+    unsigned cpuCores = 0;
+    std::string gemmIsa;  // the CPU GEMM's path in use: "avx512", "avx2", "scalar"
+    std::vector<std::string> isaSupported;  // of "avx2", "avx512"
+    bool builtWithCuda = false;  // the CUDA Toolkit was found at configure time
+    std::string cudaToolkitVersion;  // of the build, when builtWithCuda
+    cuda::CudaProbe cuda;
+    std::string cudaBackend;  // whether fxlens can run graphs on the devices found, and why not
+};
+DevicesReport probeDevices();
 
 }  // namespace fxl
