@@ -9,6 +9,7 @@
 #include "runtime/cpu/cpu_backend.hpp"
 #include "runtime/cpu/cpu_kernels.hpp"
 #include "runtime/cpu/gemm.hpp"
+#include "runtime/cuda/cuda_backend.hpp"
 
 namespace fxl {
 
@@ -62,6 +63,17 @@ std::unique_ptr<Backend> makeBackend(const std::string& name, const BackendOptio
 {
     if (name == "cpu") return makeCpuBackend(CpuBackendOptions{std::max(1, opts.threads)});
     if (name == "cuda") return makeCudaBackend(0, why);
+    // the emulated CUDA device: the CUDA kernels' code run by the CPU (tests, and checking a
+    // kernel without a GPU; slow)
+    if (name == "cuda-emu") return cuda::makeCudaBackend(cuda::makeEmulatedDevice(0), 0);
+    if (name.starts_with("cuda-emu:")) {
+        int index = -1;
+        const char* b = name.data() + 9;
+        const char* e = name.data() + name.size();
+        const auto [end, ec] = std::from_chars(b, e, index);
+        if (ec == std::errc() && end == e && index >= 0)
+            return cuda::makeCudaBackend(cuda::makeEmulatedDevice(index), index);
+    }
     if (name.starts_with("cuda:")) {
         int index = -1;
         const char* b = name.data() + 5;
@@ -69,7 +81,7 @@ std::unique_ptr<Backend> makeBackend(const std::string& name, const BackendOptio
         const auto [end, ec] = std::from_chars(b, e, index);
         if (ec == std::errc() && end == e && index >= 0) return makeCudaBackend(index, why);
     }
-    if (why) *why = "unknown backend '" + name + "' (cpu, cuda, cuda:N)";
+    if (why) *why = "unknown backend '" + name + "' (cpu, cuda, cuda:N, cuda-emu, cuda-emu:N)";
     return nullptr;
 }
 

@@ -18,7 +18,9 @@ struct BackendOptions
     int threads = 1;  // the CPU backend's worker threads (results never depend on it)
 };
 
-// The backend `name` names: "cpu", "cuda" (= "cuda:0"), "cuda:N". nullptr with `why` set when
+// The backend `name` names: "cpu", "cuda" (= "cuda:0"), "cuda:N", and "cuda-emu" / "cuda-emu:N"
+// (the CUDA backend on an emulated device: the CUDA kernels' code run by the CPU, for tests
+// without a GPU; it has only the kernels registered for CUDA so far). nullptr with `why` set when
 // the name is unknown or the device is not available (no CUDA in this build, no such device).
 std::unique_ptr<Backend> makeBackend(const std::string& name, const BackendOptions& opts, std::string* why);
 

@@ -1,0 +1,173 @@
+#include "runtime/cuda/cuda_backend.hpp"
+
+#include <cstring>
+#include <vector>
+
+#include "runtime/base/kernel.hpp"
+#include "runtime/cuda/emulate.hpp"
+
+namespace fxl::cuda {
+namespace {
+
+// The strided-copy parameters of dst <- src over their common shape (bases: the storages').
+StridedCopyParams copyParams(const Tensor& dst, char* dstBase, const Tensor& src, const char* srcBase)
+{
+    if (dst.dim() > kMaxDims)
+        throw KernelError("copy: tensors of more than " + std::to_string(kMaxDims) + " dims are not supported on CUDA");
+    StridedCopyParams p;
+    p.dst = dstBase;
+    p.src = srcBase;
+    p.itemSize = static_cast<int>(dst.itemSize());
+    p.ndim = static_cast<int>(dst.dim());
+    p.numel = dst.numel();
+    for (int k = 0; k < p.ndim; ++k) {
+        p.sizes[k] = dst.sizes()[static_cast<size_t>(k)];
+        p.dstStrides[k] = dst.strides()[static_cast<size_t>(k)];
+        p.srcStrides[k] = src.strides()[static_cast<size_t>(k)];
+    }
+    p.dstOffset = dst.offset();
+    p.srcOffset = src.offset();
+    return p;
+}
+
+char* baseOf(const Tensor& t) { return static_cast<char*>(t.storage()->data()); }
+
+// A contiguous tensor's layout over `base` (a staging buffer).
+Tensor contiguousOver(const Tensor& like, void* base, Backend* owner, DeviceKind d)
+{
+    auto s = std::make_shared<Storage>(owner, base, like.nbytes(), d);
+    return Tensor::fromStorage(s, like.dtype(), like.sizes(), Tensor::contiguousStrides(like.sizes()), 0);
+}
+
+// dst <- src, both in host memory, with the kernel's own body run by the emulator.
+void hostStridedCopy(const Tensor& dst, const Tensor& src)
+{
+    const StridedCopyParams p = copyParams(dst, baseOf(dst), src, baseOf(src));
+    emulateLaunch(gridFor(p.numel), {kThreads, 1, 1}, [&](const Coord& c) { stridedCopyBody(c, p); });
+}
+
+class CudaBackend final : public Backend
+{
+public:
+    CudaBackend(std::unique_ptr<DeviceApi> device, int index)
+        : device_(std::move(device))
+        , index_(index)
+    { }
+    ~CudaBackend() override { device_->synchronize(); }
+    std::string name() const override { return device_->name(); }
+    DeviceKind device() const override { return DeviceKind::Cuda; }
+
+    Tensor empty(const std::vector<int64_t>& sizes, DType t) override
+    {
+        if (!runtimeSupportsDType(t)) throw KernelError("the CUDA backend has no dtype " + std::string(dtypeAbbr(t)));
+        int64_t n = 1;
+        for (int64_t s : sizes) {
+            if (s < 0) throw KernelError("negative size");
+            n *= s;
+        }
+        const int64_t nbytes = n * dtypeItemSize(t);
+        void* p = device_->allocate(nbytes);
+        noteAlloc(nbytes);
+        auto storage = std::make_shared<Storage>(this, p, nbytes, DeviceKind::Cuda, index_);
+        return Tensor::fromStorage(storage, t, sizes, Tensor::contiguousStrides(sizes), 0);
+    }
+    void release(void* data, int64_t nbytes) override
+    {
+        device_->deallocate(data, nbytes);
+        noteFree(nbytes);
+    }
+    void copy(const Tensor& dst, const Tensor& src) override
+    {
+        if (dst.sizes() != src.sizes()) throw KernelError("copy: sizes differ");
+        if (dst.dtype() != src.dtype()) throw KernelError("copy: dtypes differ (use a cast kernel)");
+        if (dst.numel() == 0) return;
+        const bool dstHere = onThisDevice(dst), srcHere = onThisDevice(src);
+        if (dstHere && srcHere) {
+            device_->stridedCopy(copyParams(dst, baseOf(dst), src, baseOf(src)));
+        } else if (dstHere) {  // from the host: gathered contiguous there, one transfer, scattered here
+            std::vector<char> host(static_cast<size_t>(src.nbytes()));
+            const Tensor packed = contiguousOver(src, host.data(), nullptr, DeviceKind::Cpu);
+            hostStridedCopy(packed, src);
+            upload(dst, host.data(), src.nbytes());
+        } else if (srcHere) {  // to the host
+            std::vector<char> host(static_cast<size_t>(src.nbytes()));
+            download(host.data(), src, src.nbytes());
+            hostStridedCopy(dst, contiguousOver(src, host.data(), nullptr, DeviceKind::Cpu));
+        } else {
+            throw KernelError("copy: neither tensor is on " + name());
+        }
+    }
+    void upload(const Tensor& dst, const void* host, int64_t nbytes) override
+    {
+        if (nbytes != dst.nbytes()) throw KernelError("upload: size mismatch");
+        if (nbytes == 0) return;
+        if (dst.isContiguous()) {
+            device_->toDevice(static_cast<char*>(dst.rawData()), host, nbytes);
+            return;
+        }
+        // a strided destination: through a contiguous device buffer
+        Staging tmp(*device_, nbytes);
+        device_->toDevice(tmp.p, host, nbytes);
+        const Tensor packed = contiguousOver(dst, tmp.p, nullptr, DeviceKind::Cuda);
+        device_->stridedCopy(copyParams(dst, baseOf(dst), packed, static_cast<char*>(tmp.p)));
+    }
+    void download(void* host, const Tensor& src, int64_t nbytes) override
+    {
+        if (nbytes != src.nbytes()) throw KernelError("download: size mismatch");
+        if (nbytes == 0) return;
+        if (src.isContiguous()) {
+            device_->toHost(host, src.rawData(), nbytes);
+            return;
+        }
+        Staging tmp(*device_, nbytes);
+        const Tensor packed = contiguousOver(src, tmp.p, nullptr, DeviceKind::Cuda);
+        device_->stridedCopy(copyParams(packed, static_cast<char*>(tmp.p), src, baseOf(src)));
+        device_->toHost(host, tmp.p, nbytes);
+    }
+    void run(KernelCall& call) override
+    {
+        const KernelFn* fn = call.kernel;
+        if (!fn) {
+            const std::string& target = call.op ? call.op->qualifiedName : call.node->target;
+            fn = KernelRegistry::instance().find(target, DeviceKind::Cuda);
+            if (!fn) throw KernelError("no CUDA kernel for " + target);
+        }
+        call.backend = this;
+        call.pool = nullptr;
+        (*fn)(call);
+    }
+    void synchronize() override { device_->synchronize(); }
+
+private:
+    // A device buffer for one transfer (not counted as a tensor's memory).
+    struct Staging
+    {
+        DeviceApi& d;
+        int64_t n;
+        void* p;
+        Staging(DeviceApi& dev, int64_t nbytes)
+            : d(dev)
+            , n(nbytes)
+            , p(dev.allocate(nbytes))
+        { }
+        ~Staging() { d.deallocate(p, n); }
+        Staging(const Staging&) = delete;
+        Staging& operator=(const Staging&) = delete;
+    };
+    bool onThisDevice(const Tensor& t) const
+    {
+        return t.storage() && t.storage()->device() == DeviceKind::Cuda && t.storage()->deviceIndex() == index_;
+    }
+
+    std::unique_ptr<DeviceApi> device_;
+    int index_;
+};
+
+}  // namespace
+
+std::unique_ptr<Backend> makeCudaBackend(std::unique_ptr<DeviceApi> device, int index)
+{
+    return std::make_unique<CudaBackend>(std::move(device), index);
+}
+
+}  // namespace fxl::cuda

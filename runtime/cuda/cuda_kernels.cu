@@ -1,0 +1,20 @@
+// The __global__ wrappers of the CUDA kernels: each reads its coordinates and calls the body
+// that the CPU emulator runs in the tests (launch.hpp). Compiled by nvcc whenever the CUDA
+// Toolkit is found; linked into the CUDA runtime's device in a later step.
+#include "runtime/cuda/copy_kernel.hpp"
+
+namespace fxl::cuda {
+
+__device__ inline Coord coordHere()
+{
+    Coord c;
+    c.block = {blockIdx.x, blockIdx.y, blockIdx.z};
+    c.thread = {threadIdx.x, threadIdx.y, threadIdx.z};
+    c.blockDim = {blockDim.x, blockDim.y, blockDim.z};
+    c.gridDim = {gridDim.x, gridDim.y, gridDim.z};
+    return c;
+}
+
+__global__ void stridedCopyKernel(StridedCopyParams p) { stridedCopyBody(coordHere(), p); }
+
+}  // namespace fxl::cuda

@@ -1,0 +1,34 @@
+// What the CUDA backend asks of a device: memory, transfers and kernel launches. Two
+// implementations: the emulated device (emulated_device.cpp: host memory, the kernels' bodies
+// run by the CPU emulator, launch.hpp) that the tests use without a GPU, and, in a later
+// step, the CUDA runtime's (a stream-ordered pool, one stream, the __global__ wrappers of
+// cuda_kernels.cu). The backend (cuda_backend.hpp) holds everything else.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "runtime/cuda/copy_kernel.hpp"
+
+namespace fxl::cuda {
+
+class DeviceApi
+{
+public:
+    virtual ~DeviceApi() = default;
+    virtual std::string name() const = 0;  // "cuda-emu:0"
+    // nbytes of device memory (uninitialised); nullptr only for nbytes == 0
+    virtual void* allocate(int64_t nbytes) = 0;
+    virtual void deallocate(void* p, int64_t nbytes) = 0;
+    virtual void toDevice(void* dst, const void* host, int64_t nbytes) = 0;
+    virtual void toHost(void* host, const void* src, int64_t nbytes) = 0;
+    virtual void synchronize() = 0;
+    // kernels
+    virtual void stridedCopy(const StridedCopyParams& p) = 0;
+};
+
+// The emulated device `index`: host memory, kernels run by the CPU emulator.
+std::unique_ptr<DeviceApi> makeEmulatedDevice(int index);
+
+}  // namespace fxl::cuda

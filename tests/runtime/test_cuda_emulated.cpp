@@ -1,0 +1,217 @@
+// The CUDA backend on the emulated device (the CUDA kernels' own code run by the CPU): the
+// emulator visits every thread of a launch once; tensors go up and down bytewise; the strided
+// copy kernel moves every layout the CPU backend's copy moves (transposed, expanded, offset,
+// permuted, 0-size), within the device and across devices, with the CPU's bytes; the memory
+// accounting counts what tensors hold; an operator without a CUDA kernel is named.
+#include <QtTest>
+
+#include <cstring>
+#include <random>
+#include <set>
+#include <tuple>
+
+#include "runtime/backends.hpp"
+#include "runtime/base/kernel.hpp"
+#include "runtime/cuda/emulate.hpp"
+#include "test_registry.hpp"
+
+namespace test_cuda_emulated {
+
+using namespace fxl;
+
+namespace {
+
+std::unique_ptr<Backend> backendNamed(const std::string& name)
+{
+    std::string why;
+    auto b = makeBackend(name, BackendOptions{}, &why);
+    if (!b) qFatal("%s", why.c_str());
+    return b;
+}
+
+// A tensor on `b` filled with distinct bytes.
+Tensor filled(Backend& b, const std::vector<int64_t>& sizes, DType t, unsigned seed)
+{
+    Tensor x = b.empty(sizes, t);
+    std::vector<unsigned char> bytes(static_cast<size_t>(x.nbytes()));
+    std::mt19937 rng(seed);
+    for (auto& c : bytes) c = static_cast<unsigned char>(rng());
+    b.upload(x, bytes.data(), x.nbytes());
+    return x;
+}
+
+std::vector<unsigned char> bytesOf(Backend& b, const Tensor& t)
+{
+    std::vector<unsigned char> out(static_cast<size_t>(t.nbytes()));
+    b.download(out.data(), t, t.nbytes());
+    return out;
+}
+
+// A view of x by name: the layouts the tests move.
+Tensor viewOf(const Tensor& x, const QString& kind)
+{
+    const auto& s = x.sizes();
+    if (kind == "contiguous") return x;
+    if (kind == "transposed") return x.asStrided({s[1], s[0]}, {x.strides()[1], x.strides()[0]}, 0);
+    if (kind == "offset") return x.asStrided({s[0] - 1, s[1] - 2}, {x.strides()[0], 1}, x.strides()[0] + 2);
+    if (kind == "expanded") return x.asStrided({4, s[1]}, {0, 1}, 0);
+    if (kind == "empty") return x.asStrided({0, s[1]}, {s[1], 1}, 0);
+    return Tensor();
+}
+
+}  // namespace
+
+class TestCudaEmulated : public QObject
+{
+    Q_OBJECT
+
+private slots:
+    // every (block, thread) of a 3-d grid of 3-d blocks, each once
+    void emulatorVisitsEveryThreadOnce()
+    {
+        std::set<std::tuple<int, int, int, int, int, int>> seen;
+        int calls = 0;
+        cuda::emulateLaunch({3, 2, 2}, {4, 1, 3}, [&](const cuda::Coord& c) {
+            ++calls;
+            seen.insert(
+                {int(c.block.x), int(c.block.y), int(c.block.z), int(c.thread.x), int(c.thread.y), int(c.thread.z)});
+            QCOMPARE(c.gridDim.x, 3u);
+            QCOMPARE(c.blockDim.z, 3u);
+        });
+        QCOMPARE(calls, 3 * 2 * 2 * 4 * 1 * 3);
+        QCOMPARE(int(seen.size()), calls);
+        // the one-dimensional geometry covers n with a grid stride
+        QCOMPARE(cuda::gridFor(0).x, 1u);
+        QCOMPARE(cuda::gridFor(257).x, 2u);
+        QCOMPARE(cuda::gridFor(int64_t(1) << 40).x, cuda::kMaxBlocks);
+    }
+
+    void uploadDownloadBytes_data()
+    {
+        QTest::addColumn<int>("dtype");
+        for (DType t : {DType::F32, DType::F64, DType::BF16, DType::F16, DType::I64, DType::I32, DType::I16, DType::I8,
+                        DType::U8, DType::Bool})
+            QTest::newRow(dtypeAbbr(t).data()) << int(t);
+    }
+    void uploadDownloadBytes()
+    {
+        QFETCH(int, dtype);
+        auto gpu = backendNamed("cuda-emu");
+        QCOMPARE(QString::fromStdString(gpu->name()), QStringLiteral("cuda-emu:0"));
+        QCOMPARE(gpu->device(), DeviceKind::Cuda);
+        const Tensor x = gpu->empty({5, 7}, DType(dtype));
+        std::vector<unsigned char> in(static_cast<size_t>(x.nbytes()));
+        for (size_t i = 0; i < in.size(); ++i) in[i] = static_cast<unsigned char>(i * 37 + 11);
+        gpu->upload(x, in.data(), x.nbytes());
+        QVERIFY(bytesOf(*gpu, x) == in);
+    }
+
+    // the strided copy on the device, from the host and to the host, against the CPU backend
+    void copiesAsTheCpu_data()
+    {
+        QTest::addColumn<QString>("view");
+        QTest::addColumn<int>("dtype");
+        for (const char* v : {"contiguous", "transposed", "offset", "expanded", "empty"})
+            for (DType t : {DType::F32, DType::BF16, DType::F64, DType::I8})
+                QTest::newRow(qPrintable(QStringLiteral("%1/%2").arg(v, dtypeAbbr(t).data()))) << QString(v) << int(t);
+    }
+    void copiesAsTheCpu()
+    {
+        QFETCH(QString, view);
+        QFETCH(int, dtype);
+        const DType t = DType(dtype);
+        auto cpu = backendNamed("cpu");
+        auto gpu = backendNamed("cuda-emu");
+        const Tensor hx = filled(*cpu, {6, 9}, t, 7);
+        const Tensor gx = gpu->empty({6, 9}, t);
+        gpu->upload(gx, hx.rawData(), hx.nbytes());
+        const Tensor hv = viewOf(hx, view), gv = viewOf(gx, view);
+        // the CPU's answer: the view copied into a contiguous tensor
+        const Tensor want = cpu->empty(hv.sizes(), t);
+        cpu->copy(want, hv);
+        const std::vector<unsigned char> expected = bytesOf(*cpu, want);
+        // device -> device, into a contiguous tensor and into a transposed one
+        const Tensor d1 = gpu->empty(gv.sizes(), t);
+        gpu->copy(d1, gv);
+        QVERIFY(bytesOf(*gpu, d1) == expected);
+        // download of the strided view itself (through the kernel)
+        QVERIFY(bytesOf(*gpu, gv) == expected);
+        // host -> device from the strided host view, then device -> host into a strided host view
+        const Tensor d2 = gpu->empty(hv.sizes(), t);
+        gpu->copy(d2, hv);
+        QVERIFY(bytesOf(*gpu, d2) == expected);
+        if (hv.dim() == 2 && hv.numel() > 0) {
+            const Tensor back = cpu->empty({hv.sizes()[1], hv.sizes()[0]}, t);
+            const Tensor backT = back.asStrided(hv.sizes(), {1, hv.sizes()[0]}, 0);  // a transposed host view
+            gpu->copy(backT, d2);
+            const Tensor packed = cpu->empty(hv.sizes(), t);
+            cpu->copy(packed, backT);
+            QVERIFY(bytesOf(*cpu, packed) == expected);
+        }
+    }
+
+    // a 5-d permutation through upload into a strided device view
+    void stridedUpload()
+    {
+        auto gpu = backendNamed("cuda-emu:1");
+        QCOMPARE(QString::fromStdString(gpu->name()), QStringLiteral("cuda-emu:1"));
+        const Tensor base = gpu->empty({2, 3, 4, 5, 6}, DType::F32);
+        const Tensor perm = base.asStrided({6, 2, 5, 3, 4}, {1, 360, 6, 120, 30}, 0);
+        std::vector<float> in(720);
+        for (size_t i = 0; i < in.size(); ++i) in[i] = float(i);
+        gpu->upload(perm, in.data(), 720 * 4);
+        std::vector<float> all(720);
+        gpu->download(all.data(), base, 720 * 4);
+        // element (a, b, c, d, e) of perm sits at a + 360 b + 6 c + 120 d + 30 e of base
+        size_t i = 0;
+        for (int a = 0; a < 6; ++a)
+            for (int b = 0; b < 2; ++b)
+                for (int c = 0; c < 5; ++c)
+                    for (int d = 0; d < 3; ++d)
+                        for (int e = 0; e < 4; ++e, ++i)
+                            QCOMPARE(all[size_t(a + 360 * b + 6 * c + 120 * d + 30 * e)], in[i]);
+    }
+
+    void accountsMemory()
+    {
+        auto gpu = backendNamed("cuda-emu");
+        QCOMPARE(gpu->liveBytes(), int64_t(0));
+        {
+            const Tensor a = gpu->empty({100}, DType::F32);
+            const Tensor b = gpu->empty({10, 10}, DType::F64);
+            QCOMPARE(gpu->liveBytes(), int64_t(400 + 800));
+            std::vector<char> host(800);
+            gpu->download(host.data(), b.asStrided({10, 10}, {1, 10}, 0), 800);  // staging is not a tensor's
+            QCOMPARE(gpu->liveBytes(), int64_t(1200));
+        }
+        QCOMPARE(gpu->liveBytes(), int64_t(0));
+        QCOMPARE(gpu->peakBytes(), int64_t(1200));
+    }
+
+    void refusals()
+    {
+        auto gpu = backendNamed("cuda-emu");
+        const Tensor a = gpu->empty({3}, DType::F32), b = gpu->empty({4}, DType::F32), c = gpu->empty({3}, DType::I32);
+        QVERIFY_THROWS_EXCEPTION(KernelError, gpu->copy(a, b));
+        QVERIFY_THROWS_EXCEPTION(KernelError, gpu->copy(a, c));
+        QVERIFY_THROWS_EXCEPTION(KernelError, gpu->upload(a, nullptr, 8));
+        std::string why;
+        QVERIFY(!makeBackend("cuda-emu:x", BackendOptions{}, &why));
+        QVERIFY2(why.find("cuda-emu:N") != std::string::npos, why.c_str());
+        // an operator with no CUDA kernel yet is named
+        KernelCall call;
+        OpInfo op;
+        op.qualifiedName = "aten.add.Tensor";
+        call.op = &op;
+        try {
+            gpu->run(call);
+            QFAIL("ran an operator without a kernel");
+        } catch (const KernelError& e) {
+            QCOMPARE(QString(e.what()), QStringLiteral("no CUDA kernel for aten.add.Tensor"));
+        }
+    }
+};
+
+FXL_TEST_APPLESS_MAIN(TestCudaEmulated)
+}  // namespace test_cuda_emulated
+#include "test_cuda_emulated.moc"
