@@ -16,6 +16,7 @@
 #include "runtime/math/philox.hpp"
 #include "runtime/math/rows.hpp"
 #include "runtime/math/storage.hpp"
+#include "runtime/math/storage_types.hpp"
 #include "runtime/math/sum_order.hpp"
 #include "runtime/math/windows.hpp"
 
@@ -277,4 +278,17 @@ __global__ void convKernels(const float* x, const double* d, const int64_t* n, f
     outD[i] = convAndReductions(d, n, i);
     outI[i] = fxl::math::truncToI64(d[i]) + fxl::math::truncToI32(d[i + 1])
         + fxl::math::arith::arangeValue<int64_t>(n[i], n[i + 1], 7);
+}
+
+// the storage types' loads, stores and conversions (storage_types.hpp)
+__global__ void storageTypes(const float* x, const double* d, const int64_t* n, fxl::math::BF16* outB,
+                             fxl::math::F16* outH, fxl::math::B8* outBool, int32_t* outI, int8_t* outC)
+{
+    namespace m = fxl::math;
+    const int i = static_cast<int>(threadIdx.x);
+    outB[i] = m::Num<m::BF16>::store(m::Num<m::BF16>::load(outB[i + 1]) + x[i]);
+    outH[i] = m::convert<m::F16>(d[i]);
+    outBool[i] = m::convert<m::B8>(x[i]);
+    outI[i] = m::convert<int32_t>(m::Num<float>::store(x[i])) + m::convert<int32_t>(n[i]);
+    outC[i] = m::convert<int8_t>(outH[i + 1]) + m::convert<int8_t>(outBool[i + 1]);
 }
