@@ -2,6 +2,7 @@
 // that the CPU emulator runs in the tests (launch.hpp). Compiled by nvcc whenever the CUDA
 // Toolkit is found; linked into the CUDA runtime's device in a later step.
 #include "runtime/cuda/copy_kernel.hpp"
+#include "runtime/cuda/gemm_kernel.hpp"
 
 namespace fxl::cuda {
 
@@ -16,5 +17,21 @@ __device__ inline Coord coordHere()
 }
 
 __global__ void stridedCopyKernel(StridedCopyParams p) { stridedCopyBody(coordHere(), p); }
+
+// phases with a barrier between them; the thread's registers carried across
+template<class T>
+__global__ void gemmKernel(GemmParams p)
+{
+    __shared__ GemmShared<T> sh;
+    GemmThread<T> th;
+    const Coord c = coordHere();
+    const int phases = gemmPhases(p);
+    for (int phase = 0; phase < phases; ++phase) {
+        gemmBody(c, phase, sh, th, p);
+        __syncthreads();
+    }
+}
+template __global__ void gemmKernel<float>(GemmParams);
+template __global__ void gemmKernel<double>(GemmParams);
 
 }  // namespace fxl::cuda

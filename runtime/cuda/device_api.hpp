@@ -10,6 +10,7 @@
 #include <string>
 
 #include "runtime/cuda/copy_kernel.hpp"
+#include "runtime/cuda/gemm_kernel.hpp"
 
 namespace fxl::cuda {
 
@@ -26,6 +27,8 @@ public:
     virtual void synchronize() = 0;
     // kernels
     virtual void stridedCopy(const StridedCopyParams& p) = 0;
+    // C = A B with the CPU's per-element chain (gemm_kernel.hpp); c float, or double for f64
+    virtual void gemm(const GemmParams& p) = 0;
 };
 
 // The emulated device `index`: host memory, kernels run by the CPU emulator.

@@ -37,8 +37,24 @@ public:
     {
         emulateLaunch(gridFor(p.numel), {kThreads, 1, 1}, [&](const Coord& c) { stridedCopyBody(c, p); });
     }
+    void gemm(const GemmParams& p) override
+    {
+        if (p.m == 0 || p.n == 0 || p.batch == 0) return;
+        if (p.a.elem == kGemmF64)
+            run<double>(p);
+        else
+            run<float>(p);
+    }
 
 private:
+    template<class T>
+    void run(const GemmParams& p)
+    {
+        emulatePhasedLaunch<GemmShared<T>, GemmThread<T>>(
+            gemmGrid(p), gemmBlock(), gemmPhases(p),
+            [&](const Coord& c, int phase, GemmShared<T>& sh, GemmThread<T>& th) { gemmBody(c, phase, sh, th, p); });
+    }
+
     int index_;
 };
 

@@ -12,8 +12,25 @@
 
 #include "runtime/backends.hpp"
 #include "runtime/base/kernel.hpp"
+#include "runtime/cpu/gemm.hpp"
+#include "runtime/cuda/device_api.hpp"
 #include "runtime/cuda/emulate.hpp"
+#include "runtime/math/storage.hpp"
 #include "test_registry.hpp"
+
+namespace test_cuda_emulated {
+// A GEMM case: C[b] = A[b] B[b] with A [batch, m, k] (transposed in memory when aT) and B
+// [batch, k, n] (every other column when bGap), operands of `elem`, values drawn from `kind`.
+struct GemmCase
+{
+    int64_t batch, m, n, k;
+    bool aT, bGap;
+    int elem;  // cuda::GemmElem
+    int kind;  // 0 uniform [-1, 1], 1 with inf / NaN / 3e38 mixed in, 2 magnitudes near float's overflow
+};
+
+}  // namespace test_cuda_emulated
+Q_DECLARE_METATYPE(test_cuda_emulated::GemmCase)
 
 namespace test_cuda_emulated {
 
@@ -57,6 +74,35 @@ Tensor viewOf(const Tensor& x, const QString& kind)
     if (kind == "expanded") return x.asStrided({4, s[1]}, {0, 1}, 0);
     if (kind == "empty") return x.asStrided({0, s[1]}, {s[1], 1}, 0);
     return Tensor();
+}
+
+std::vector<unsigned char> gemmOperandBytes(int64_t count, int elem, int kind, unsigned seed)
+{
+    std::mt19937 rng(seed);
+    std::uniform_real_distribution<double> u(-1.0, 1.0);
+    const size_t item = elem == cuda::kGemmF64 ? 8 : elem == cuda::kGemmF32 ? 4 : 2;
+    std::vector<unsigned char> out(static_cast<size_t>(count) * item);
+    for (int64_t i = 0; i < count; ++i) {
+        double v = u(rng);
+        if (kind == 1) {
+            const unsigned r = rng() % 23;
+            v = r == 0 ? INFINITY : r == 1 ? -INFINITY : r == 2 ? NAN : r == 3 ? 3e38 : v;
+        } else if (kind == 2) {
+            v *= 1e19 * (1 + rng() % 7);
+        }
+        unsigned char* p = out.data() + static_cast<size_t>(i) * item;
+        if (elem == cuda::kGemmF64) {
+            std::memcpy(p, &v, 8);
+        } else if (elem == cuda::kGemmF32) {
+            const float f = static_cast<float>(v);
+            std::memcpy(p, &f, 4);
+        } else {
+            const uint16_t h = elem == cuda::kGemmBf16 ? math::f32ToBf16(static_cast<float>(v))
+                                                       : math::f32ToF16(static_cast<float>(v));
+            std::memcpy(p, &h, 2);
+        }
+    }
+    return out;
 }
 
 }  // namespace
@@ -170,6 +216,84 @@ private slots:
                     for (int d = 0; d < 3; ++d)
                         for (int e = 0; e < 4; ++e, ++i)
                             QCOMPARE(all[size_t(a + 360 * b + 6 * c + 120 * d + 30 * e)], in[i]);
+    }
+
+    // the GEMM kernel, emulated, against the CPU GEMM: every output's bits
+    void gemmAsTheCpu_data()
+    {
+        QTest::addColumn<GemmCase>("c");
+        const int f32 = cuda::kGemmF32;
+        QTest::newRow("1x1x1") << GemmCase{1, 1, 1, 1, false, false, f32, 0};
+        QTest::newRow("k0") << GemmCase{1, 5, 7, 0, false, false, f32, 0};
+        QTest::newRow("17x33x5") << GemmCase{1, 17, 33, 5, false, false, f32, 0};
+        QTest::newRow("batch2 64x48x40") << GemmCase{2, 64, 48, 40, false, false, f32, 0};
+        QTest::newRow("257x65x33 A transposed") << GemmCase{1, 257, 65, 33, true, false, f32, 0};
+        QTest::newRow("31x19x70 B strided") << GemmCase{1, 31, 19, 70, false, true, f32, 0};
+        QTest::newRow("bf16 40x24x50") << GemmCase{1, 40, 24, 50, true, false, cuda::kGemmBf16, 0};
+        QTest::newRow("f16 3x40x24x18") << GemmCase{3, 24, 40, 18, false, true, cuda::kGemmF16, 0};
+        QTest::newRow("f64 33x17x65") << GemmCase{1, 33, 17, 65, true, true, cuda::kGemmF64, 0};
+        QTest::newRow("inf nan 3e38") << GemmCase{1, 20, 30, 37, false, false, f32, 1};
+        QTest::newRow("overflow inside the chain") << GemmCase{2, 18, 21, 47, true, false, f32, 2};
+        QTest::newRow("f64 inf nan") << GemmCase{1, 9, 11, 29, false, false, cuda::kGemmF64, 1};
+    }
+    void gemmAsTheCpu()
+    {
+        QFETCH(GemmCase, c);
+        const bool f64 = c.elem == cuda::kGemmF64;
+        const auto aBytes = gemmOperandBytes(c.batch * c.m * c.k, c.elem, c.kind, 11);
+        const int64_t bCols = c.bGap ? 2 * c.n : c.n;
+        const auto bBytes = gemmOperandBytes(c.batch * c.k * bCols, c.elem, c.kind, 23);
+        cuda::GemmParams p;
+        p.batch = c.batch;
+        p.m = c.m;
+        p.n = c.n;
+        p.k = c.k;
+        p.a = {aBytes.data(), c.elem, c.aT ? 1 : c.k, c.aT ? c.m : 1, c.m * c.k};
+        p.b = {bBytes.data(), c.elem, bCols, c.bGap ? 2 : 1, c.k * bCols};
+        p.ldc = c.n;
+        p.cBatchStride = c.m * c.n;
+        const size_t outBytes = static_cast<size_t>(c.batch * c.m * c.n) * (f64 ? 8 : 4);
+        std::vector<unsigned char> got(outBytes, 0xab), want(outBytes, 0xcd);
+        p.c = got.data();
+        cuda::makeEmulatedDevice(0)->gemm(p);
+        const DType dt = c.elem == cuda::kGemmF64 ? DType::F64
+            : c.elem == cuda::kGemmBf16           ? DType::BF16
+            : c.elem == cuda::kGemmF16            ? DType::F16
+                                                  : DType::F32;
+        const cpu::GemmOperand A{aBytes.data(), dt, p.a.rowStride, p.a.colStride, p.a.batchStride};
+        const cpu::GemmOperand B{bBytes.data(), dt, p.b.rowStride, p.b.colStride, p.b.batchStride};
+        if (f64)
+            cpu::gemmF64(c.batch, c.m, c.n, c.k, A, B, reinterpret_cast<double*>(want.data()), c.n, c.m * c.n, nullptr);
+        else
+            cpu::gemmF32(c.batch, c.m, c.n, c.k, A, B, reinterpret_cast<float*>(want.data()), c.n, c.m * c.n, nullptr);
+        const size_t item = f64 ? 8 : 4;
+        for (size_t e = 0; e < outBytes / item; ++e)
+            if (std::memcmp(got.data() + e * item, want.data() + e * item, item) != 0) {
+                double g = 0, w = 0;
+                if (f64) {
+                    std::memcpy(&g, got.data() + e * item, 8);
+                    std::memcpy(&w, want.data() + e * item, 8);
+                } else {
+                    float gf, wf;
+                    std::memcpy(&gf, got.data() + e * item, 4);
+                    std::memcpy(&wf, want.data() + e * item, 4);
+                    g = gf;
+                    w = wf;
+                }
+                QFAIL(qPrintable(QStringLiteral("element %1: emulated GPU %2, CPU %3")
+                                     .arg(e)
+                                     .arg(g, 0, 'g', 17)
+                                     .arg(w, 0, 'g', 17)));
+            }
+        if (c.kind == 1) {  // the case reaches the wide redo and IEEE's NaN / inf
+            bool special = false;
+            for (size_t e = 0; e < outBytes / item && !f64; ++e) {
+                float v;
+                std::memcpy(&v, got.data() + e * item, 4);
+                special = special || !std::isfinite(v);
+            }
+            QVERIFY(special || f64);
+        }
     }
 
     void accountsMemory()

@@ -172,6 +172,17 @@ MUTANTS = [
     ("sort puts NaN first ascending", "runtime/math/accumulate.hpp",
      "            return descending ? nx : ny;", "            return nx;",
      ["runtime test_shape"]),
+    # issue 28: the CUDA kernels, through the emulator
+    ("the GEMM kernel's slice skips its last k", "runtime/cuda/gemm_kernel.hpp",
+     "    for (int s = 0; s < count; ++s) acc = math::gemm::chainStep(sh.a[tr][s], sh.b[s][tc], acc);",
+     "    for (int s = 0; s + 1 < count; ++s) acc = math::gemm::chainStep(sh.a[tr][s], sh.b[s][tc], acc);",
+     ["runtime test_cuda_emulated gemmAsTheCpu"]),
+    ("the GEMM kernel never redoes a chain wide", "runtime/cuda/gemm_kernel.hpp",
+     "            if (math::gemm::needsWideChain(v)) {", "            if (false) {",
+     ["runtime test_cuda_emulated gemmAsTheCpu"]),
+    ("the strided copy ignores the source offset", "runtime/cuda/copy_kernel.hpp",
+     "        int64_t rest = i, d = p.dstOffset, s = p.srcOffset;", "        int64_t rest = i, d = p.dstOffset, s = 0;",
+     ["runtime test_cuda_emulated copiesAsTheCpu"]),
 ]
 
 
