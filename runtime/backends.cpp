@@ -10,6 +10,9 @@
 #include "runtime/cpu/cpu_kernels.hpp"
 #include "runtime/cpu/gemm.hpp"
 #include "runtime/cuda/cuda_backend.hpp"
+#if defined(FXLENS_HAVE_CUDA)
+#include "runtime/cuda/cuda_device.hpp"
+#endif
 
 namespace fxl {
 
@@ -29,15 +32,44 @@ KernelRegistry& KernelRegistry::instance()
 
 std::vector<DeviceKind> builtDevices() { return {DeviceKind::Cpu}; }
 
-std::unique_ptr<Backend> makeCudaBackend(int, std::string* why)
+std::unique_ptr<Backend> makeCudaBackend(int index, std::string* why)
 {
 #if defined(FXLENS_HAVE_CUDA)
-    if (why) *why = "the CUDA backend is not implemented yet (the CUDA Toolkit was found at configure time)";
+    // the driver first, through dlopen: the CUDA runtime is not touched where there is none
+    const cuda::CudaProbe probe = cuda::probeCuda();
+    if (probe.devices.empty()) {
+        if (why) *why = "no CUDA device: " + probe.why;
+        return nullptr;
+    }
+    std::string reason;
+    auto device = cuda::makeRuntimeDevice(index, &reason);
+    if (!device) {
+        if (why) *why = reason;
+        return nullptr;
+    }
+    return cuda::makeCudaBackend(std::move(device), index);
 #else
+    (void)index;
     if (why) *why = "this fxlens was built without CUDA (the CUDA Toolkit was not found at configure time)";
-#endif
     return nullptr;
+#endif
 }
+
+namespace {
+
+std::string cudaGraphsStatus(const cuda::CudaProbe& probe)
+{
+#if defined(FXLENS_HAVE_CUDA)
+    if (probe.devices.empty()) return "no CUDA device (" + probe.why + ")";
+    return "not yet: the CUDA backend has device memory, copies and the GEMM kernel, built and tested through "
+           "emulation (not yet run on a GPU), and no operator kernels yet";
+#else
+    (void)probe;
+    return "this fxlens was built without CUDA (the CUDA Toolkit was not found at configure time)";
+#endif
+}
+
+}  // namespace
 
 DevicesReport probeDevices()
 {
@@ -53,11 +85,11 @@ DevicesReport probeDevices()
 #endif
 #endif
     r.cuda = cuda::probeCuda();
-    std::string why;
-    makeCudaBackend(0, &why);
-    r.cudaBackend = why;
+    r.cudaBackend = cudaGraphsStatus(r.cuda);
     return r;
 }
+
+std::string whyNoCudaGraphs() { return cudaGraphsStatus(cuda::probeCudaDriver()); }
 
 std::unique_ptr<Backend> makeBackend(const std::string& name, const BackendOptions& opts, std::string* why)
 {

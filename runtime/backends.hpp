@@ -44,4 +44,8 @@ struct DevicesReport
 };
 DevicesReport probeDevices();
 
+// Why graphs cannot run on CUDA on this machine and build (empty when they can): the run
+// panel's and `fxlens devices`' reason.
+std::string whyNoCudaGraphs();
+
 }  // namespace fxl

@@ -157,6 +157,13 @@ std::string cudaVersionText(int version)
     return std::to_string(version / 1000) + "." + std::to_string((version % 1000) / 10);
 }
 
+CudaProbe probeCudaDriver()
+{
+    CudaProbe p;
+    probeDriver(p);
+    return p;
+}
+
 CudaProbe probeCuda()
 {
     CudaProbe p;

@@ -41,6 +41,8 @@ struct CudaProbe
 // FXLENS_NCCL_LIBRARY (libnccl.so.2), FXLENS_CUBLAS_LIBRARY (libcublas.so.13). NCCL and cuBLAS
 // are also looked for in $CUDA_HOME/lib64 and /usr/local/cuda/lib64.
 CudaProbe probeCuda();
+// The driver and its devices only (NCCL and cuBLAS left unprobed).
+CudaProbe probeCudaDriver();
 
 // "13.0" for 13000
 std::string cudaVersionText(int version);

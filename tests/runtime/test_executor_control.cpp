@@ -11,6 +11,7 @@
 #include "runtime/cpu/cpu_backend.hpp"
 #include "runtime/exec/executor.hpp"
 #include "test_registry.hpp"
+#include "test_util.hpp"
 
 namespace test_executor_control {
 
@@ -182,13 +183,30 @@ private slots:
         }
     }
 
-    // No CUDA backend yet: asking for one says why instead of failing later.
+    // Where there is no CUDA device, asking for the backend says why instead of failing later;
+    // so does a driver that reports devices the CUDA runtime cannot use (the stand-in driver of
+    // test_cli_devices: the runtime loads the real libcuda.so.1, absent here).
     void cudaBackendSaysWhy()
     {
+        if (!cuda::probeCudaDriver().devices.empty()) QSKIP("this machine has a CUDA device");
         std::string why;
         auto b = makeCudaBackend(0, &why);
         QVERIFY(!b);
         QVERIFY2(why.find("CUDA") != std::string::npos, why.c_str());
+        QVERIFY(!whyNoCudaGraphs().empty());
+        const QByteArray fake =
+            QByteArray::fromStdString((fxltest::buildDir() / "tests" / "libfake_cuda_driver.so").string());
+        if (!QFile::exists(QString::fromUtf8(fake))) QSKIP("the stand-in driver is built with the app tests");
+        qputenv("FXLENS_CUDA_DRIVER", fake);
+        why.clear();
+        b = makeCudaBackend(1, &why);
+        qunsetenv("FXLENS_CUDA_DRIVER");
+        QVERIFY(!b);
+#if defined(FXLENS_HAVE_CUDA)
+        QVERIFY2(why.starts_with("the CUDA runtime found no device: "), why.c_str());
+#else
+        QVERIFY2(why.find("built without CUDA") != std::string::npos, why.c_str());
+#endif
     }
 
     void missingConstant()

@@ -23,9 +23,8 @@ std::vector<BackendChoice> backendChoices()
 {
     std::vector<BackendChoice> out;
     out.push_back({"cpu", "CPU (reference)", true, {}});
-    std::string why;
-    const bool cuda = makeCudaBackend(0, &why) != nullptr;
-    out.push_back({"cuda:0", "CUDA device 0", cuda, cuda ? std::string() : why});
+    const std::string why = whyNoCudaGraphs();
+    out.push_back({"cuda:0", "CUDA device 0", why.empty(), why});
     return out;
 }
 

@@ -1,6 +1,8 @@
 // The __global__ wrappers of the CUDA kernels: each reads its coordinates and calls the body
-// that the CPU emulator runs in the tests (launch.hpp). Compiled by nvcc whenever the CUDA
-// Toolkit is found; linked into the CUDA runtime's device in a later step.
+// that the CPU emulator runs in the tests (launch.hpp). Included by cuda_device.cu, the one
+// translation unit that launches them (compiled by nvcc whenever the CUDA Toolkit is found).
+#pragma once
+
 #include "runtime/cuda/copy_kernel.hpp"
 #include "runtime/cuda/gemm_kernel.hpp"
 
@@ -31,7 +33,6 @@ __global__ void gemmKernel(GemmParams p)
         __syncthreads();
     }
 }
-template __global__ void gemmKernel<float>(GemmParams);
-template __global__ void gemmKernel<double>(GemmParams);
+
 
 }  // namespace fxl::cuda
