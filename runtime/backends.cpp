@@ -36,7 +36,7 @@ std::unique_ptr<Backend> makeCudaBackend(int index, std::string* why)
 {
 #if defined(FXLENS_HAVE_CUDA)
     // the driver first, through dlopen: the CUDA runtime is not touched where there is none
-    const cuda::CudaProbe probe = cuda::probeCuda();
+    const cuda::CudaProbe probe = cuda::probeCudaDriver();
     if (probe.devices.empty()) {
         if (why) *why = "no CUDA device: " + probe.why;
         return nullptr;

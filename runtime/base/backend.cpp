@@ -1,6 +1,19 @@
 #include "runtime/base/backend.hpp"
+#include "runtime/base/kernel.hpp"
 
 namespace fxl {
+
+int64_t Backend::newTensorBytes(const std::vector<int64_t>& sizes, DType t) const
+{
+    if (!runtimeSupportsDType(t))
+        throw KernelError("the " + name() + " backend has no dtype " + std::string(dtypeAbbr(t)));
+    int64_t n = 1;
+    for (int64_t s : sizes) {
+        if (s < 0) throw KernelError("negative size");
+        n *= s;
+    }
+    return n * dtypeItemSize(t);
+}
 
 void Backend::noteAlloc(int64_t n)
 {

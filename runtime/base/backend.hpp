@@ -43,6 +43,9 @@ public:
     void resetPeak() { peak_.store(live_.load()); }
 
 protected:
+    // The bytes of a new contiguous tensor of `sizes` and `t`; throws KernelError for a dtype
+    // the runtime does not compute with or a negative size.
+    int64_t newTensorBytes(const std::vector<int64_t>& sizes, DType t) const;
     void noteAlloc(int64_t n);
     void noteFree(int64_t n);
 

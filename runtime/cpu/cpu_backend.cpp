@@ -173,13 +173,7 @@ public:
 
     Tensor empty(const std::vector<int64_t>& sizes, DType t) override
     {
-        if (!runtimeSupportsDType(t)) throw KernelError("the CPU backend has no dtype " + std::string(dtypeAbbr(t)));
-        int64_t n = 1;
-        for (int64_t s : sizes) {
-            if (s < 0) throw KernelError("negative size");
-            n *= s;
-        }
-        const int64_t nbytes = n * dtypeItemSize(t);
+        const int64_t nbytes = newTensorBytes(sizes, t);
         // 64-byte aligned
         const size_t alloc = blockSize(nbytes);
         void* p = blocks_.take(alloc);

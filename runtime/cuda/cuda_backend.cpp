@@ -59,13 +59,7 @@ public:
 
     Tensor empty(const std::vector<int64_t>& sizes, DType t) override
     {
-        if (!runtimeSupportsDType(t)) throw KernelError("the CUDA backend has no dtype " + std::string(dtypeAbbr(t)));
-        int64_t n = 1;
-        for (int64_t s : sizes) {
-            if (s < 0) throw KernelError("negative size");
-            n *= s;
-        }
-        const int64_t nbytes = n * dtypeItemSize(t);
+        const int64_t nbytes = newTensorBytes(sizes, t);
         void* p = device_->allocate(nbytes);
         noteAlloc(nbytes);
         auto storage = std::make_shared<Storage>(this, p, nbytes, DeviceKind::Cuda, index_);

@@ -7,7 +7,9 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QJsonParseError>
+#include <QMap>
 #include <QProcess>
+#include <QProcessEnvironment>
 #include <QString>
 #include <QStringList>
 #include <QtGlobal>
@@ -25,9 +27,21 @@ struct Run
     QByteArray out, err;
 };
 
-inline Run runProcess(const QString& program, const QStringList& args, int timeoutMs = 300000)
+// `env`: environment variables set for the run (an empty value removes one).
+inline Run runProcess(const QString& program, const QStringList& args, int timeoutMs = 300000,
+                      const QMap<QString, QString>& env = {})
 {
     QProcess p;
+    if (!env.isEmpty()) {
+        QProcessEnvironment e = QProcessEnvironment::systemEnvironment();
+        for (auto it = env.begin(); it != env.end(); ++it) {
+            if (it.value().isEmpty())
+                e.remove(it.key());
+            else
+                e.insert(it.key(), it.value());
+        }
+        p.setProcessEnvironment(e);
+    }
     p.start(program, args);
     Run r;
     if (!p.waitForStarted(10000)) {

@@ -5,7 +5,6 @@
 // the toolkit's where installed, a missing file, or a library that is not them.
 #include <QJsonArray>
 #include <QJsonObject>
-#include <QProcessEnvironment>
 #include <QRegularExpression>
 #include <QThread>
 #include <QtTest>
@@ -25,26 +24,7 @@ namespace {
 // fxlens devices [--json] with these environment variables set (an empty value removes one)
 Run devices(const QMap<QString, QString>& env, bool json)
 {
-    QProcess p;
-    QProcessEnvironment e = QProcessEnvironment::systemEnvironment();
-    for (auto it = env.begin(); it != env.end(); ++it) {
-        if (it.value().isEmpty())
-            e.remove(it.key());
-        else
-            e.insert(it.key(), it.value());
-    }
-    p.setProcessEnvironment(e);
-    p.start(kFxlensBinary, json ? QStringList{"devices", "--json"} : QStringList{"devices"});
-    Run r;
-    if (!p.waitForStarted(10000) || !p.waitForFinished(60000)) {
-        r.crashed = true;
-        return r;
-    }
-    r.crashed = p.exitStatus() != QProcess::NormalExit;
-    r.exitCode = p.exitCode();
-    r.out = p.readAllStandardOutput();
-    r.err = p.readAllStandardError();
-    return r;
+    return runProcess(kFxlensBinary, json ? QStringList{"devices", "--json"} : QStringList{"devices"}, 60000, env);
 }
 
 QString fakeDriver()
