@@ -22,6 +22,7 @@ KernelRegistry& KernelRegistry::instance()
     static std::once_flag once;
     std::call_once(once, [] {
         registerCpuKernels(reg);
+        registerCudaKernels(reg);
         for (DeviceKind d : builtDevices()) {
             exec::registerSdpaKernels(reg, d);
             registerInplaceVariants(reg, d);
@@ -30,7 +31,7 @@ KernelRegistry& KernelRegistry::instance()
     return reg;
 }
 
-std::vector<DeviceKind> builtDevices() { return {DeviceKind::Cpu}; }
+std::vector<DeviceKind> builtDevices() { return {DeviceKind::Cpu, DeviceKind::Cuda}; }
 
 std::unique_ptr<Backend> makeCudaBackend(int index, std::string* why)
 {

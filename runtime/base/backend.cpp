@@ -24,6 +24,10 @@ void Backend::noteAlloc(int64_t n)
 
 void Backend::noteFree(int64_t n) { live_.fetch_sub(n); }
 
+void Backend::gemm(const GemmLoop&) { throw KernelError("the " + name() + " backend has no matrix product"); }
+
+void Backend::pointwise(const PointwiseLoop&) { throw KernelError("the " + name() + " backend has no pointwise loop"); }
+
 void replaceTensorsWithCopies(Backend& backend, std::vector<Value>& values)
 {
     for (auto& v : values)

@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "runtime/base/gemm_loop.hpp"
+#include "runtime/base/pointwise_loop.hpp"
 #include "runtime/base/tensor.hpp"
 #include "runtime/base/value.hpp"
 
@@ -35,6 +37,13 @@ public:
     // Runs one operator (kernel looked up by the call's target). Throws KernelError.
     virtual void run(KernelCall& call) = 0;
     virtual void synchronize() { }
+    // One loop of the elementwise family on this backend's tensors (every operand on this
+    // backend). The CPU kernels run their own walk and never call it for the CPU; a device
+    // backend launches its pointwise kernel. Default: throws KernelError.
+    virtual void pointwise(const PointwiseLoop& loop);
+    // The matrix product's chains on this backend's memory (the CPU kernels call their own
+    // GEMM engine). Default: throws KernelError.
+    virtual void gemm(const GemmLoop& loop);
 
     // Live bytes of this backend's allocations (all storages not yet released) and the
     // high-water mark since the last resetPeak().

@@ -142,7 +142,60 @@ void walkPointwise(ThreadPool* pool, const Tensor* const* ops, const int64_t* it
         body(0, w.numel);
 }
 
+void devicePointwise(ThreadPool* pool, const Tensor* const* ops, const int64_t* itemBytes, size_t nOps, int64_t grain,
+                     RunFn run, PointwiseLoop::ElementFn element, const void* f)
+{
+    const Tensor& out = *ops[0];
+    for (size_t k = 1; k < nOps; ++k) {
+        if (ops[k]->sizes() != out.sizes()) throw KernelError("internal: operand sizes differ from the output's");
+        const auto& a = ops[k]->storage();
+        const auto& b = out.storage();
+        if (a && b && (a->device() != b->device() || a->deviceIndex() != b->deviceIndex()))
+            throw KernelError("expected all tensors to be on the same device (an operand is on another device)");
+    }
+    Backend* backend = out.storage() ? out.storage()->owner() : nullptr;
+    if (!backend) throw KernelError("internal: a device tensor without its backend");
+    PointwiseLoop loop;
+    loop.ops = ops;
+    loop.itemBytes = itemBytes;
+    loop.nOps = nOps;
+    loop.grain = grain;
+    loop.run = run;
+    loop.element = element;
+    loop.functor = f;
+    loop.pool = pool;
+    backend->pointwise(loop);
+}
+
 }  // namespace detail
+
+std::vector<unsigned char> hostBytes(const Tensor& t)
+{
+    std::vector<unsigned char> out(static_cast<size_t>(t.nbytes()));
+    if (out.empty()) return out;
+    Backend* owner = t.storage() ? t.storage()->owner() : nullptr;
+    if (t.device() != DeviceKind::Cpu) {
+        if (!owner) throw KernelError("internal: a device tensor without its backend");
+        owner->download(out.data(), t, t.nbytes());
+        return out;
+    }
+    // host memory: a strided gather (the CPU backend's download does the same)
+    const Tensor& src = t;
+    auto tmp = std::make_shared<Storage>(nullptr, out.data(), t.nbytes(), DeviceKind::Cpu);
+    const Tensor dst = Tensor::fromStorage(tmp, t.dtype(), t.sizes(), Tensor::contiguousStrides(t.sizes()), 0);
+    dispatchBits(t.dtype(), [&](auto tag) {
+        using U = typename decltype(tag)::type;
+        pointwise<U, U>(nullptr, dst, {src}, [](U x) { return x; });
+    });
+    return out;
+}
+
+Tensor tensorFromHost(const KernelCall& call, const std::vector<int64_t>& sizes, DType t, const void* bytes)
+{
+    Tensor out = call.newTensor(sizes, t);
+    call.backend->upload(out, bytes, out.nbytes());
+    return out;
+}
 
 void castInto(const KernelCall& call, const Tensor& dst, const Tensor& src)
 {
@@ -293,35 +346,37 @@ Tensor resizedTensor(const KernelCall& call, const Tensor& t, const std::vector<
     const int64_t have = t.storage() ? t.storage()->nbytes() : 0;
     if (need <= have) return Tensor::fromStorage(t.storage(), t.dtype(), sizes, strides, t.offset());
     Tensor grown = call.newTensor({t.offset() + numel}, t.dtype());
-    auto* dst = static_cast<unsigned char*>(grown.rawData());
-    if (have > 0) std::memcpy(dst, t.storage()->data(), static_cast<size_t>(have));
-    std::memset(dst + have, 0, static_cast<size_t>(need - have));
+    // the old bytes, then zeros, by the pointwise loop (so on any device)
+    const Tensor bytes = Tensor::fromStorage(grown.storage(), DType::U8, {need}, {1}, 0);
+    if (have > 0)
+        castInto(call, bytes.asStrided({have}, {1}, 0), Tensor::fromStorage(t.storage(), DType::U8, {have}, {1}, 0));
+    fillWith(call, bytes.asStrided({need - have}, {1}, have), Value::ofInt(0));
     return grown.asStrided(sizes, strides, t.offset());
 }
 
-void registerCopies(KernelRegistry& reg)
+void registerCopies(KernelRegistry& reg, DeviceKind d)
 {
-    reg.add("aten.clone.default", DeviceKind::Cpu, cloneKernel);
-    reg.add("aten.lift_fresh_copy.default", DeviceKind::Cpu, cloneKernel);
-    reg.add("aten._to_copy.default", DeviceKind::Cpu, toCopyKernel);
-    reg.add("aten.to.dtype", DeviceKind::Cpu, toKernel);
-    reg.add("aten.to.dtype_layout", DeviceKind::Cpu, toKernel);
-    reg.add("prims.convert_element_type.default", DeviceKind::Cpu, convertElementTypeKernel);
-    reg.add("prims.device_put.default", DeviceKind::Cpu, devicePutKernel);
-    reg.add("aten.copy.default", DeviceKind::Cpu, copyKernel);
-    reg.add("aten.copy_.default", DeviceKind::Cpu, copyInplaceKernel);
-    reg.add("aten.resize_.default", DeviceKind::Cpu, resizeInplaceKernel);
+    reg.add("aten.clone.default", d, cloneKernel);
+    reg.add("aten.lift_fresh_copy.default", d, cloneKernel);
+    reg.add("aten._to_copy.default", d, toCopyKernel);
+    reg.add("aten.to.dtype", d, toKernel);
+    reg.add("aten.to.dtype_layout", d, toKernel);
+    reg.add("prims.convert_element_type.default", d, convertElementTypeKernel);
+    reg.add("prims.device_put.default", d, devicePutKernel);
+    reg.add("aten.copy.default", d, copyKernel);
+    reg.add("aten.copy_.default", d, copyInplaceKernel);
+    reg.add("aten.resize_.default", d, resizeInplaceKernel);
 }
 
 }  // namespace ew
 
-void registerElementwiseKernels(KernelRegistry& reg)
+void registerElementwiseKernels(KernelRegistry& reg, DeviceKind d)
 {
-    ew::registerCopies(reg);
-    ew::registerArithmetic(reg);
-    ew::registerComparisons(reg);
-    ew::registerActivations(reg);
-    ew::registerFactories(reg);
+    ew::registerCopies(reg, d);
+    ew::registerArithmetic(reg, d);
+    ew::registerComparisons(reg, d);
+    ew::registerActivations(reg, d);
+    ew::registerFactories(reg, d);
 }
 
 }  // namespace fxl::cpu

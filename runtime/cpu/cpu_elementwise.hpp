@@ -46,8 +46,8 @@ inline constexpr int64_t kGrainMath = 1 << 12;  // transcendental functors
 namespace detail {
 // One run of `n` elements along the walk's fastest dim: ptr[0] the output's first element,
 // ptr[1..] the inputs', step[k] operand k's stride in elements; `f` points at the functor.
-using RunFn = void (*)(char* const* ptr, const int64_t* step, int64_t n, const void* f);
-inline constexpr size_t kMaxOperands = 4;  // the output and up to three inputs
+using RunFn = PointwiseLoop::RunFn;
+inline constexpr size_t kMaxOperands = PointwiseLoop::kMaxOperands;
 
 // The walk shared by every pointwise kernel (cpu_elementwise.cpp): the operands' dims in the
 // output's memory order, size-1 dims dropped and adjacent dims merged where every operand
@@ -78,7 +78,21 @@ struct Runner
     {
         loop(ptr, step, n, *static_cast<const F*>(f), std::index_sequence_for<InS...>{});
     }
+    // one element, as a device kernel's thread computes it (Backend::pointwise)
+    template<size_t... K>
+    static void one(char* const* ptr, const F& f, std::index_sequence<K...>)
+    {
+        *reinterpret_cast<OutS*>(ptr[0]) = f(*reinterpret_cast<const InS*>(ptr[K + 1])...);
+    }
+    static void element(char* const* ptr, const void* f)
+    {
+        one(ptr, *static_cast<const F*>(f), std::index_sequence_for<InS...>{});
+    }
 };
+
+// The loop on a device backend: every operand must be on the output's backend.
+void devicePointwise(ThreadPool* pool, const Tensor* const* ops, const int64_t* itemBytes, size_t nOps, int64_t grain,
+                     RunFn run, PointwiseLoop::ElementFn element, const void* f);
 }  // namespace detail
 
 // out[i] = f(in0[i], in1[i], ...) over every element of `out`. The inputs have out's sizes
@@ -95,7 +109,11 @@ void pointwise(ThreadPool* pool, const Tensor& out, const std::array<Tensor, siz
     for (size_t k = 0; k + 1 < N; ++k) ops[k + 1] = &ins[k];
     static constexpr std::array<int64_t, N> kItem = {static_cast<int64_t>(sizeof(OutS)),
                                                      static_cast<int64_t>(sizeof(InS))...};
-    detail::walkPointwise(pool, ops.data(), kItem.data(), N, grain, &detail::Runner<F, OutS, InS...>::run, &f);
+    using R = detail::Runner<F, OutS, InS...>;
+    if (out.device() == DeviceKind::Cpu)
+        detail::walkPointwise(pool, ops.data(), kItem.data(), N, grain, &R::run, &f);
+    else
+        detail::devicePointwise(pool, ops.data(), kItem.data(), N, grain, &R::run, &R::element, &f);
 }
 
 // ThreadPool::parallelFor when the call has a pool, else one range on the caller.
@@ -117,6 +135,12 @@ auto lifted(F f)
 }
 
 // ---- helpers shared by the kernel files
+// t's elements in row-major order, in host memory (copied; downloaded when t is on a device):
+// what host logic reads of a tensor's values (an item, a 0-dim operand).
+std::vector<unsigned char> hostBytes(const Tensor& t);
+// A new contiguous tensor of `sizes` and `t` on the call's backend holding `bytes` (row-major
+// elements computed on the host).
+Tensor tensorFromHost(const KernelCall& call, const std::vector<int64_t>& sizes, DType t, const void* bytes);
 // A tensor of dtype `to` with t's values (t itself when the dtype matches). Keeps t's sizes;
 // the copy is contiguous.
 Tensor castTo(const KernelCall& call, const Tensor& t, DType to);
@@ -125,13 +149,15 @@ void castInto(const KernelCall& call, const Tensor& dst, const Tensor& src);
 // dst (any strides) = value converted to dst's dtype.
 void fillWith(const KernelCall& call, const Tensor& dst, const Value& value);
 
-void registerCopies(KernelRegistry& reg);  // cpu_elementwise.cpp (clone, casts)
+void registerCopies(KernelRegistry& reg, DeviceKind d);  // cpu_elementwise.cpp (clone, casts)
 
 }  // namespace fxl::cpu::ew
 
 namespace fxl::cpu {
 
-// The whole family, registered by registerCpuKernels.
-void registerElementwiseKernels(KernelRegistry& reg);
+// The whole family, registered for the CPU by registerCpuKernels and for CUDA by
+// registerCudaKernels: its host logic is the same on every device, its loops go through
+// pointwise (Backend::pointwise on a device).
+void registerElementwiseKernels(KernelRegistry& reg, DeviceKind d);
 
 }  // namespace fxl::cpu

@@ -262,51 +262,50 @@ void leakyReluBackwardKernel(KernelCall& call)
 
 }  // namespace
 
-void registerActivations(KernelRegistry& reg)
+void registerActivations(KernelRegistry& reg, DeviceKind d)
 {
-    const DeviceKind cpu = DeviceKind::Cpu;
-    reg.add("aten.relu.default", cpu, reluKernel);
-    reg.add("aten.threshold_backward.default", cpu, thresholdBackwardKernel);
-    reg.add("aten.hardtanh.default", cpu, hardtanhKernel);
-    reg.add("aten.hardtanh_backward.default", cpu, hardtanhBackwardKernel);
-    reg.add("aten.leaky_relu.default", cpu, leakyReluKernel);
-    reg.add("aten.leaky_relu_backward.default", cpu, leakyReluBackwardKernel);
-    reg.add("aten.rsqrt.default", cpu, [](KernelCall& c) { floatUnary<Rsqrt>(c, "rsqrt", true); });
-    reg.add("aten.sigmoid.default", cpu, [](KernelCall& c) { floatUnary<Sigmoid>(c, "sigmoid", true); });
-    reg.add("aten.silu.default", cpu, [](KernelCall& c) { floatUnary<Silu>(c, "silu", false); });
-    reg.add("aten.gelu.default", cpu, geluKernel);
-    reg.add("aten.sqrt.default", cpu, [](KernelCall& c) { floatUnary<Sqrt>(c, "sqrt", true); });
-    reg.add("aten.reciprocal.default", cpu, [](KernelCall& c) { floatUnary<Reciprocal>(c, "reciprocal", true); });
-    reg.add("aten.exp.default", cpu, [](KernelCall& c) { floatUnary<Exp>(c, "exp", true); });
-    reg.add("aten.log.default", cpu, [](KernelCall& c) { floatUnary<Log>(c, "log", true); });
-    reg.add("aten.tanh.default", cpu, [](KernelCall& c) { floatUnary<Tanh>(c, "tanh", true); });
-    reg.add("aten.erf.default", cpu, [](KernelCall& c) { floatUnary<Erf>(c, "erf", true); });
-    reg.add("aten.acos.default", cpu, [](KernelCall& c) { floatUnary<Acos>(c, "acos", true); });
-    reg.add("aten.expm1.default", cpu, [](KernelCall& c) { floatUnary<Expm1>(c, "expm1", true); });
-    reg.add("aten.log1p.default", cpu, [](KernelCall& c) { floatUnary<Log1p>(c, "log1p", true); });
-    reg.add("aten.elu.default", cpu, eluKernel);
-    reg.add("aten.softplus.default", cpu, softplusKernel);
-    reg.add("aten.sin.default", cpu, [](KernelCall& c) { floatUnary<Sin>(c, "sin", true); });
-    reg.add("aten.cos.default", cpu, [](KernelCall& c) { floatUnary<Cos>(c, "cos", true); });
-    reg.add("aten.asin.default", cpu, [](KernelCall& c) { floatUnary<Asin>(c, "asin", true); });
-    reg.add("aten.acosh.default", cpu, [](KernelCall& c) { floatUnary<Acosh>(c, "acosh", true); });
-    reg.add("aten.asinh.default", cpu, [](KernelCall& c) { floatUnary<Asinh>(c, "asinh", true); });
-    reg.add("aten.atan.default", cpu, [](KernelCall& c) { floatUnary<Atan>(c, "atan", true); });
-    reg.add("aten.atanh.default", cpu, [](KernelCall& c) { floatUnary<Atanh>(c, "atanh", true); });
-    reg.add("aten.cosh.default", cpu, [](KernelCall& c) { floatUnary<Cosh>(c, "cosh", true); });
-    reg.add("aten.sinh.default", cpu, [](KernelCall& c) { floatUnary<Sinh>(c, "sinh", true); });
-    reg.add("aten.tan.default", cpu, [](KernelCall& c) { floatUnary<Tan>(c, "tan", true); });
-    reg.add("aten.log10.default", cpu, [](KernelCall& c) { floatUnary<Log10>(c, "log10", true); });
-    reg.add("aten.log2.default", cpu, [](KernelCall& c) { floatUnary<Log2>(c, "log2", true); });
-    reg.add("aten.atan2.default", cpu, atan2Kernel);
-    reg.add("aten.atan2.out", cpu, atan2OutKernel);
-    reg.add("aten.sigmoid_backward.default", cpu,
+    reg.add("aten.relu.default", d, reluKernel);
+    reg.add("aten.threshold_backward.default", d, thresholdBackwardKernel);
+    reg.add("aten.hardtanh.default", d, hardtanhKernel);
+    reg.add("aten.hardtanh_backward.default", d, hardtanhBackwardKernel);
+    reg.add("aten.leaky_relu.default", d, leakyReluKernel);
+    reg.add("aten.leaky_relu_backward.default", d, leakyReluBackwardKernel);
+    reg.add("aten.rsqrt.default", d, [](KernelCall& c) { floatUnary<Rsqrt>(c, "rsqrt", true); });
+    reg.add("aten.sigmoid.default", d, [](KernelCall& c) { floatUnary<Sigmoid>(c, "sigmoid", true); });
+    reg.add("aten.silu.default", d, [](KernelCall& c) { floatUnary<Silu>(c, "silu", false); });
+    reg.add("aten.gelu.default", d, geluKernel);
+    reg.add("aten.sqrt.default", d, [](KernelCall& c) { floatUnary<Sqrt>(c, "sqrt", true); });
+    reg.add("aten.reciprocal.default", d, [](KernelCall& c) { floatUnary<Reciprocal>(c, "reciprocal", true); });
+    reg.add("aten.exp.default", d, [](KernelCall& c) { floatUnary<Exp>(c, "exp", true); });
+    reg.add("aten.log.default", d, [](KernelCall& c) { floatUnary<Log>(c, "log", true); });
+    reg.add("aten.tanh.default", d, [](KernelCall& c) { floatUnary<Tanh>(c, "tanh", true); });
+    reg.add("aten.erf.default", d, [](KernelCall& c) { floatUnary<Erf>(c, "erf", true); });
+    reg.add("aten.acos.default", d, [](KernelCall& c) { floatUnary<Acos>(c, "acos", true); });
+    reg.add("aten.expm1.default", d, [](KernelCall& c) { floatUnary<Expm1>(c, "expm1", true); });
+    reg.add("aten.log1p.default", d, [](KernelCall& c) { floatUnary<Log1p>(c, "log1p", true); });
+    reg.add("aten.elu.default", d, eluKernel);
+    reg.add("aten.softplus.default", d, softplusKernel);
+    reg.add("aten.sin.default", d, [](KernelCall& c) { floatUnary<Sin>(c, "sin", true); });
+    reg.add("aten.cos.default", d, [](KernelCall& c) { floatUnary<Cos>(c, "cos", true); });
+    reg.add("aten.asin.default", d, [](KernelCall& c) { floatUnary<Asin>(c, "asin", true); });
+    reg.add("aten.acosh.default", d, [](KernelCall& c) { floatUnary<Acosh>(c, "acosh", true); });
+    reg.add("aten.asinh.default", d, [](KernelCall& c) { floatUnary<Asinh>(c, "asinh", true); });
+    reg.add("aten.atan.default", d, [](KernelCall& c) { floatUnary<Atan>(c, "atan", true); });
+    reg.add("aten.atanh.default", d, [](KernelCall& c) { floatUnary<Atanh>(c, "atanh", true); });
+    reg.add("aten.cosh.default", d, [](KernelCall& c) { floatUnary<Cosh>(c, "cosh", true); });
+    reg.add("aten.sinh.default", d, [](KernelCall& c) { floatUnary<Sinh>(c, "sinh", true); });
+    reg.add("aten.tan.default", d, [](KernelCall& c) { floatUnary<Tan>(c, "tan", true); });
+    reg.add("aten.log10.default", d, [](KernelCall& c) { floatUnary<Log10>(c, "log10", true); });
+    reg.add("aten.log2.default", d, [](KernelCall& c) { floatUnary<Log2>(c, "log2", true); });
+    reg.add("aten.atan2.default", d, atan2Kernel);
+    reg.add("aten.atan2.out", d, atan2OutKernel);
+    reg.add("aten.sigmoid_backward.default", d,
             [](KernelCall& c) { floatBinary<SigmoidBackward>(c, "sigmoid_backward", "grad_output", "output"); });
-    reg.add("aten.tanh_backward.default", cpu,
+    reg.add("aten.tanh_backward.default", d,
             [](KernelCall& c) { floatBinary<TanhBackward>(c, "tanh_backward", "grad_output", "output"); });
-    reg.add("aten.silu_backward.default", cpu,
+    reg.add("aten.silu_backward.default", d,
             [](KernelCall& c) { floatBinary<SiluBackward>(c, "silu_backward", "grad_output", "self"); });
-    reg.add("aten.gelu_backward.default", cpu, geluBackwardKernel);
+    reg.add("aten.gelu_backward.default", d, geluBackwardKernel);
 }
 
 }  // namespace fxl::cpu::ew

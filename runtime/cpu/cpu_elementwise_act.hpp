@@ -5,6 +5,6 @@
 
 namespace fxl::cpu::ew {
 
-void registerActivations(KernelRegistry& reg);
+void registerActivations(KernelRegistry& reg, DeviceKind d);
 
 }  // namespace fxl::cpu::ew

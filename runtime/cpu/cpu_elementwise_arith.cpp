@@ -181,14 +181,16 @@ void maskedFillKernel(KernelCall& call, bool inplace)
     Value value = call.arg("value");
     if (value.isTensor()) {  // masked_fill.Tensor: a 0-dim value tensor, used as its item
         if (value.tensor.dim() != 0) throw KernelError("masked_fill: only supports a 0-dimensional value tensor");
-        const double item = loadAsDouble(value.tensor.rawData(), value.tensor.dtype());
+        const std::vector<unsigned char> bytes = hostBytes(value.tensor);
+        const double item = loadAsDouble(bytes.data(), value.tensor.dtype());
+        int64_t i64 = 0;
+        if (value.tensor.dtype() == DType::I64) std::memcpy(&i64, bytes.data(), sizeof i64);
         if (isFloatingPoint(value.tensor.dtype()))
             value = Value::ofFloat(item);
         else if (value.tensor.dtype() == DType::Bool)
             value = Value::ofBool(item != 0);
         else
-            value = Value::ofInt(value.tensor.dtype() == DType::I64 ? *value.tensor.data<int64_t>()
-                                                                    : static_cast<int64_t>(item));
+            value = Value::ofInt(value.tensor.dtype() == DType::I64 ? i64 : static_cast<int64_t>(item));
     }
     if (!isScalarValue(value)) throw KernelError("masked_fill: value must be a number");
     const std::vector<int64_t> shape = inplace ? self.sizes() : broadcastShapes(self.sizes(), mask.sizes());
@@ -419,53 +421,52 @@ void lerpKernel(KernelCall& call, bool tensorWeight)
 
 }  // namespace
 
-void registerArithmetic(KernelRegistry& reg)
+void registerArithmetic(KernelRegistry& reg, DeviceKind d)
 {
-    const DeviceKind cpu = DeviceKind::Cpu;
-    reg.add("aten.add.Tensor", cpu, [](KernelCall& c) { binaryKernel(c, Bin::Add, false); });
-    reg.add("aten.add.Scalar", cpu, [](KernelCall& c) { binaryKernel(c, Bin::Add, false); });
-    reg.add("aten.add_.Tensor", cpu, [](KernelCall& c) { binaryKernel(c, Bin::Add, true); });
-    reg.add("aten.sub.Tensor", cpu, [](KernelCall& c) { binaryKernel(c, Bin::Sub, false); });
-    reg.add("aten.sub.Scalar", cpu, [](KernelCall& c) { binaryKernel(c, Bin::Sub, false); });
-    reg.add("aten.sub_.Tensor", cpu, [](KernelCall& c) { binaryKernel(c, Bin::Sub, true); });
-    reg.add("aten.rsub.Scalar", cpu, [](KernelCall& c) { binaryKernel(c, Bin::Sub, false, true); });
-    reg.add("aten.rsub.Tensor", cpu, [](KernelCall& c) { binaryKernel(c, Bin::Sub, false, true); });
-    reg.add("aten.mul.Tensor", cpu, [](KernelCall& c) { binaryKernel(c, Bin::Mul, false); });
-    reg.add("aten.mul.Scalar", cpu, [](KernelCall& c) { binaryKernel(c, Bin::Mul, false); });
-    reg.add("aten.mul_.Tensor", cpu, [](KernelCall& c) { binaryKernel(c, Bin::Mul, true); });
-    reg.add("aten.div.Tensor", cpu, [](KernelCall& c) { binaryKernel(c, Bin::Div, false); });
-    reg.add("aten.div.Scalar", cpu, [](KernelCall& c) { binaryKernel(c, Bin::Div, false); });
-    reg.add("aten.neg.default", cpu, negKernel);
-    reg.add("aten.pow.Tensor_Scalar", cpu, powTensorScalarKernel);
-    reg.add("aten.bitwise_not.default", cpu, bitwiseNotKernel);
-    reg.add("aten.masked_fill.Scalar", cpu, [](KernelCall& c) { maskedFillKernel(c, false); });
-    reg.add("aten.masked_fill.Tensor", cpu, [](KernelCall& c) { maskedFillKernel(c, false); });
-    reg.add("aten.masked_fill_.Scalar", cpu, [](KernelCall& c) { maskedFillKernel(c, true); });
-    reg.add("aten.where.self", cpu, whereKernel);
-    reg.add("aten.where.Scalar", cpu, whereKernel);
-    reg.add("aten.where.ScalarOther", cpu, whereKernel);
-    reg.add("aten.where.ScalarSelf", cpu, whereKernel);
-    reg.add("aten.div.Tensor_mode", cpu, divModeKernel);
-    reg.add("aten.div.Scalar_mode", cpu, divModeKernel);
-    reg.add("aten.pow.Tensor_Tensor", cpu, powBinaryKernel);
-    reg.add("aten.pow.Scalar", cpu, powBinaryKernel);
-    reg.add("aten.abs.default", cpu, absKernel);
-    reg.add("aten.sign.default", cpu, signKernel);
-    reg.add("aten.div_.Tensor", cpu, [](KernelCall& c) { binaryKernel(c, Bin::Div, true); });
-    reg.add("aten.floor.default", cpu, [](KernelCall& c) { roundKernel(c, Round::Floor, "floor"); });
-    reg.add("aten.ceil.default", cpu, [](KernelCall& c) { roundKernel(c, Round::Ceil, "ceil"); });
-    reg.add("aten.trunc.default", cpu, [](KernelCall& c) { roundKernel(c, Round::Trunc, "trunc"); });
-    reg.add("aten.round.default", cpu, [](KernelCall& c) { roundKernel(c, Round::Nearest, "round"); });
-    reg.add("aten.fmod.Tensor", cpu, [](KernelCall& c) { modKernel(c, false); });
-    reg.add("aten.fmod.Scalar", cpu, [](KernelCall& c) { modKernel(c, false); });
-    reg.add("aten.remainder.Tensor", cpu, [](KernelCall& c) { modKernel(c, true); });
-    reg.add("aten.remainder.Scalar", cpu, [](KernelCall& c) { modKernel(c, true); });
-    reg.add("aten.floor_divide.default", cpu, [](KernelCall& c) { divRoundingKernel(c, true); });
-    reg.add("aten.sgn.default", cpu, signKernel);
-    reg.add("aten.addcmul.default", cpu, [](KernelCall& c) { addcKernel(c, false); });
-    reg.add("aten.addcdiv.default", cpu, [](KernelCall& c) { addcKernel(c, true); });
-    reg.add("aten.lerp.Scalar", cpu, [](KernelCall& c) { lerpKernel(c, false); });
-    reg.add("aten.lerp.Tensor", cpu, [](KernelCall& c) { lerpKernel(c, true); });
+    reg.add("aten.add.Tensor", d, [](KernelCall& c) { binaryKernel(c, Bin::Add, false); });
+    reg.add("aten.add.Scalar", d, [](KernelCall& c) { binaryKernel(c, Bin::Add, false); });
+    reg.add("aten.add_.Tensor", d, [](KernelCall& c) { binaryKernel(c, Bin::Add, true); });
+    reg.add("aten.sub.Tensor", d, [](KernelCall& c) { binaryKernel(c, Bin::Sub, false); });
+    reg.add("aten.sub.Scalar", d, [](KernelCall& c) { binaryKernel(c, Bin::Sub, false); });
+    reg.add("aten.sub_.Tensor", d, [](KernelCall& c) { binaryKernel(c, Bin::Sub, true); });
+    reg.add("aten.rsub.Scalar", d, [](KernelCall& c) { binaryKernel(c, Bin::Sub, false, true); });
+    reg.add("aten.rsub.Tensor", d, [](KernelCall& c) { binaryKernel(c, Bin::Sub, false, true); });
+    reg.add("aten.mul.Tensor", d, [](KernelCall& c) { binaryKernel(c, Bin::Mul, false); });
+    reg.add("aten.mul.Scalar", d, [](KernelCall& c) { binaryKernel(c, Bin::Mul, false); });
+    reg.add("aten.mul_.Tensor", d, [](KernelCall& c) { binaryKernel(c, Bin::Mul, true); });
+    reg.add("aten.div.Tensor", d, [](KernelCall& c) { binaryKernel(c, Bin::Div, false); });
+    reg.add("aten.div.Scalar", d, [](KernelCall& c) { binaryKernel(c, Bin::Div, false); });
+    reg.add("aten.neg.default", d, negKernel);
+    reg.add("aten.pow.Tensor_Scalar", d, powTensorScalarKernel);
+    reg.add("aten.bitwise_not.default", d, bitwiseNotKernel);
+    reg.add("aten.masked_fill.Scalar", d, [](KernelCall& c) { maskedFillKernel(c, false); });
+    reg.add("aten.masked_fill.Tensor", d, [](KernelCall& c) { maskedFillKernel(c, false); });
+    reg.add("aten.masked_fill_.Scalar", d, [](KernelCall& c) { maskedFillKernel(c, true); });
+    reg.add("aten.where.self", d, whereKernel);
+    reg.add("aten.where.Scalar", d, whereKernel);
+    reg.add("aten.where.ScalarOther", d, whereKernel);
+    reg.add("aten.where.ScalarSelf", d, whereKernel);
+    reg.add("aten.div.Tensor_mode", d, divModeKernel);
+    reg.add("aten.div.Scalar_mode", d, divModeKernel);
+    reg.add("aten.pow.Tensor_Tensor", d, powBinaryKernel);
+    reg.add("aten.pow.Scalar", d, powBinaryKernel);
+    reg.add("aten.abs.default", d, absKernel);
+    reg.add("aten.sign.default", d, signKernel);
+    reg.add("aten.div_.Tensor", d, [](KernelCall& c) { binaryKernel(c, Bin::Div, true); });
+    reg.add("aten.floor.default", d, [](KernelCall& c) { roundKernel(c, Round::Floor, "floor"); });
+    reg.add("aten.ceil.default", d, [](KernelCall& c) { roundKernel(c, Round::Ceil, "ceil"); });
+    reg.add("aten.trunc.default", d, [](KernelCall& c) { roundKernel(c, Round::Trunc, "trunc"); });
+    reg.add("aten.round.default", d, [](KernelCall& c) { roundKernel(c, Round::Nearest, "round"); });
+    reg.add("aten.fmod.Tensor", d, [](KernelCall& c) { modKernel(c, false); });
+    reg.add("aten.fmod.Scalar", d, [](KernelCall& c) { modKernel(c, false); });
+    reg.add("aten.remainder.Tensor", d, [](KernelCall& c) { modKernel(c, true); });
+    reg.add("aten.remainder.Scalar", d, [](KernelCall& c) { modKernel(c, true); });
+    reg.add("aten.floor_divide.default", d, [](KernelCall& c) { divRoundingKernel(c, true); });
+    reg.add("aten.sgn.default", d, signKernel);
+    reg.add("aten.addcmul.default", d, [](KernelCall& c) { addcKernel(c, false); });
+    reg.add("aten.addcdiv.default", d, [](KernelCall& c) { addcKernel(c, true); });
+    reg.add("aten.lerp.Scalar", d, [](KernelCall& c) { lerpKernel(c, false); });
+    reg.add("aten.lerp.Tensor", d, [](KernelCall& c) { lerpKernel(c, true); });
 }
 
 }  // namespace fxl::cpu::ew

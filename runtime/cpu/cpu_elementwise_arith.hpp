@@ -5,6 +5,6 @@
 
 namespace fxl::cpu::ew {
 
-void registerArithmetic(KernelRegistry& reg);
+void registerArithmetic(KernelRegistry& reg, DeviceKind d);
 
 }  // namespace fxl::cpu::ew

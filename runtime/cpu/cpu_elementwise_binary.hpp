@@ -39,9 +39,8 @@ void runBinary(const KernelCall& call, const Tensor& out, const Value& a, const 
     // tensor-number case, which gets its own loop (the number folded into the functor)
     auto prep = [&](const Value& v) {
         if (v.isTensor()) return expandTo(castTo(call, v.tensor, dt), out.sizes());
-        Tensor t = call.newTensor({}, dt);
-        *t.data<S>() = scalarTo<S>(v);
-        return expandTo(t, out.sizes());
+        const S x = scalarTo<S>(v);
+        return expandTo(tensorFromHost(call, {}, dt, &x), out.sizes());
     };
     if (a.isTensor() && !b.isTensor()) {
         const C cb = Num<S>::load(scalarTo<S>(b));

@@ -205,42 +205,41 @@ void clampTensorBothKernel(KernelCall& call)
 
 }  // namespace
 
-void registerComparisons(KernelRegistry& reg)
+void registerComparisons(KernelRegistry& reg, DeviceKind d)
 {
-    const DeviceKind cpu = DeviceKind::Cpu;
-    reg.add("aten.eq.Scalar", cpu, [](KernelCall& c) { compareKernel(c, Cmp::Eq, "eq"); });
-    reg.add("aten.ne.Scalar", cpu, [](KernelCall& c) { compareKernel(c, Cmp::Ne, "ne"); });
-    reg.add("aten.lt.Scalar", cpu, [](KernelCall& c) { compareKernel(c, Cmp::Lt, "lt"); });
-    reg.add("aten.le.Scalar", cpu, [](KernelCall& c) { compareKernel(c, Cmp::Le, "le"); });
-    reg.add("aten.gt.Scalar", cpu, [](KernelCall& c) { compareKernel(c, Cmp::Gt, "gt"); });
-    reg.add("aten.ge.Scalar", cpu, [](KernelCall& c) { compareKernel(c, Cmp::Ge, "ge"); });
-    reg.add("aten.eq.Tensor", cpu, [](KernelCall& c) { compareKernel(c, Cmp::Eq, "eq"); });
-    reg.add("aten.ne.Tensor", cpu, [](KernelCall& c) { compareKernel(c, Cmp::Ne, "ne"); });
-    reg.add("aten.lt.Tensor", cpu, [](KernelCall& c) { compareKernel(c, Cmp::Lt, "lt"); });
-    reg.add("aten.le.Tensor", cpu, [](KernelCall& c) { compareKernel(c, Cmp::Le, "le"); });
-    reg.add("aten.gt.Tensor", cpu, [](KernelCall& c) { compareKernel(c, Cmp::Gt, "gt"); });
-    reg.add("aten.ge.Tensor", cpu, [](KernelCall& c) { compareKernel(c, Cmp::Ge, "ge"); });
-    reg.add("aten.maximum.default", cpu, [](KernelCall& c) { minMaxKernel(c, true); });
-    reg.add("aten.minimum.default", cpu, [](KernelCall& c) { minMaxKernel(c, false); });
-    reg.add("aten.clamp.default", cpu, [](KernelCall& c) { clampKernel(c, true, true); });
-    reg.add("aten.clamp_min.default", cpu, [](KernelCall& c) { clampKernel(c, true, false); });
-    reg.add("aten.clamp_max.default", cpu, [](KernelCall& c) { clampKernel(c, false, true); });
-    reg.add("aten.logical_not.default", cpu, logicalNotKernel);
-    reg.add("aten.bitwise_and.Tensor", cpu, [](KernelCall& c) { bitwiseBinaryKernel(c, Logic::And); });
-    reg.add("aten.bitwise_or.Tensor", cpu, [](KernelCall& c) { bitwiseBinaryKernel(c, Logic::Or); });
-    reg.add("aten.bitwise_xor.Tensor", cpu, [](KernelCall& c) { bitwiseBinaryKernel(c, Logic::Xor); });
-    reg.add("aten.bitwise_and.Scalar", cpu, [](KernelCall& c) { bitwiseBinaryKernel(c, Logic::And, true); });
-    reg.add("aten.bitwise_or.Scalar", cpu, [](KernelCall& c) { bitwiseBinaryKernel(c, Logic::Or, true); });
-    reg.add("aten.bitwise_xor.Scalar", cpu, [](KernelCall& c) { bitwiseBinaryKernel(c, Logic::Xor, true); });
-    reg.add("aten.clamp.Tensor", cpu, clampTensorBothKernel);
-    reg.add("aten.clamp_.default", cpu, [](KernelCall& c) { clampKernel(c, true, true, true); });
-    reg.add("aten.clamp_min.Tensor", cpu, [](KernelCall& c) { clampTensorKernel(c, true); });
-    reg.add("aten.clamp_max.Tensor", cpu, [](KernelCall& c) { clampTensorKernel(c, false); });
-    reg.add("aten.isnan.default", cpu, [](KernelCall& c) { isKernel(c, true); });
-    reg.add("aten.isinf.default", cpu, [](KernelCall& c) { isKernel(c, false); });
-    reg.add("aten.logical_and.default", cpu, [](KernelCall& c) { logicalBinaryKernel(c, Logic::And); });
-    reg.add("aten.logical_or.default", cpu, [](KernelCall& c) { logicalBinaryKernel(c, Logic::Or); });
-    reg.add("aten.logical_xor.default", cpu, [](KernelCall& c) { logicalBinaryKernel(c, Logic::Xor); });
+    reg.add("aten.eq.Scalar", d, [](KernelCall& c) { compareKernel(c, Cmp::Eq, "eq"); });
+    reg.add("aten.ne.Scalar", d, [](KernelCall& c) { compareKernel(c, Cmp::Ne, "ne"); });
+    reg.add("aten.lt.Scalar", d, [](KernelCall& c) { compareKernel(c, Cmp::Lt, "lt"); });
+    reg.add("aten.le.Scalar", d, [](KernelCall& c) { compareKernel(c, Cmp::Le, "le"); });
+    reg.add("aten.gt.Scalar", d, [](KernelCall& c) { compareKernel(c, Cmp::Gt, "gt"); });
+    reg.add("aten.ge.Scalar", d, [](KernelCall& c) { compareKernel(c, Cmp::Ge, "ge"); });
+    reg.add("aten.eq.Tensor", d, [](KernelCall& c) { compareKernel(c, Cmp::Eq, "eq"); });
+    reg.add("aten.ne.Tensor", d, [](KernelCall& c) { compareKernel(c, Cmp::Ne, "ne"); });
+    reg.add("aten.lt.Tensor", d, [](KernelCall& c) { compareKernel(c, Cmp::Lt, "lt"); });
+    reg.add("aten.le.Tensor", d, [](KernelCall& c) { compareKernel(c, Cmp::Le, "le"); });
+    reg.add("aten.gt.Tensor", d, [](KernelCall& c) { compareKernel(c, Cmp::Gt, "gt"); });
+    reg.add("aten.ge.Tensor", d, [](KernelCall& c) { compareKernel(c, Cmp::Ge, "ge"); });
+    reg.add("aten.maximum.default", d, [](KernelCall& c) { minMaxKernel(c, true); });
+    reg.add("aten.minimum.default", d, [](KernelCall& c) { minMaxKernel(c, false); });
+    reg.add("aten.clamp.default", d, [](KernelCall& c) { clampKernel(c, true, true); });
+    reg.add("aten.clamp_min.default", d, [](KernelCall& c) { clampKernel(c, true, false); });
+    reg.add("aten.clamp_max.default", d, [](KernelCall& c) { clampKernel(c, false, true); });
+    reg.add("aten.logical_not.default", d, logicalNotKernel);
+    reg.add("aten.bitwise_and.Tensor", d, [](KernelCall& c) { bitwiseBinaryKernel(c, Logic::And); });
+    reg.add("aten.bitwise_or.Tensor", d, [](KernelCall& c) { bitwiseBinaryKernel(c, Logic::Or); });
+    reg.add("aten.bitwise_xor.Tensor", d, [](KernelCall& c) { bitwiseBinaryKernel(c, Logic::Xor); });
+    reg.add("aten.bitwise_and.Scalar", d, [](KernelCall& c) { bitwiseBinaryKernel(c, Logic::And, true); });
+    reg.add("aten.bitwise_or.Scalar", d, [](KernelCall& c) { bitwiseBinaryKernel(c, Logic::Or, true); });
+    reg.add("aten.bitwise_xor.Scalar", d, [](KernelCall& c) { bitwiseBinaryKernel(c, Logic::Xor, true); });
+    reg.add("aten.clamp.Tensor", d, clampTensorBothKernel);
+    reg.add("aten.clamp_.default", d, [](KernelCall& c) { clampKernel(c, true, true, true); });
+    reg.add("aten.clamp_min.Tensor", d, [](KernelCall& c) { clampTensorKernel(c, true); });
+    reg.add("aten.clamp_max.Tensor", d, [](KernelCall& c) { clampTensorKernel(c, false); });
+    reg.add("aten.isnan.default", d, [](KernelCall& c) { isKernel(c, true); });
+    reg.add("aten.isinf.default", d, [](KernelCall& c) { isKernel(c, false); });
+    reg.add("aten.logical_and.default", d, [](KernelCall& c) { logicalBinaryKernel(c, Logic::And); });
+    reg.add("aten.logical_or.default", d, [](KernelCall& c) { logicalBinaryKernel(c, Logic::Or); });
+    reg.add("aten.logical_xor.default", d, [](KernelCall& c) { logicalBinaryKernel(c, Logic::Xor); });
 }
 
 }  // namespace fxl::cpu::ew

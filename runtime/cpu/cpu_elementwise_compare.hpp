@@ -5,6 +5,6 @@
 
 namespace fxl::cpu::ew {
 
-void registerComparisons(KernelRegistry& reg);
+void registerComparisons(KernelRegistry& reg, DeviceKind d);
 
 }  // namespace fxl::cpu::ew

@@ -123,9 +123,12 @@ void arangeKernel(KernelCall& call)
         throw KernelError("arange: upper bound and larger bound inconsistent with step sign");
     const int64_t n = static_cast<int64_t>(sizeD);
     Tensor out = call.newTensor({n}, t);
+    // on a device: the values computed here, then uploaded (one transfer)
+    const bool onHost = out.device() == DeviceKind::Cpu;
+    std::vector<unsigned char> staging(onHost ? 0 : static_cast<size_t>(out.nbytes()));
     dispatch<Set::All>(t, "arange", [&](auto tag) {
         using S = typename decltype(tag)::type;
-        S* p = out.data<S>();
+        S* p = onHost ? out.data<S>() : reinterpret_cast<S*>(staging.data());
         if constexpr (kIsBool<S>) {
             throw KernelError("arange: bool is not supported");
         } else if constexpr (kIsInt<S>) {
@@ -146,6 +149,7 @@ void arangeKernel(KernelCall& call)
             });
         }
     });
+    if (!onHost) call.backend->upload(out, staging.data(), out.nbytes());
     call.result = Value::ofTensor(out);
 }
 
@@ -163,7 +167,8 @@ void localScalarDenseKernel(KernelCall& call)
     const Tensor& self = call.tensor("self");
     if (self.numel() != 1)
         throw KernelError("_local_scalar_dense: expected a tensor of one element, got " + std::to_string(self.numel()));
-    const auto* p = static_cast<const uint8_t*>(self.rawData());
+    const std::vector<unsigned char> bytes = hostBytes(self);
+    const auto* p = bytes.data();
     const DType t = self.dtype();
     if (t == DType::Bool) {
         call.result = Value::ofBool(*p != 0);
@@ -206,6 +211,13 @@ void triuKernel(KernelCall& call)
     const int64_t diagonal = optArg(call, "diagonal").isNone() ? 0 : optArg(call, "diagonal").toInt();
     Tensor out = call.newTensor(self.sizes(), self.dtype());
     const int64_t rows = self.size(-2), cols = self.size(-1);
+    // on a device: self's values brought here, the result computed here and uploaded
+    const bool onHost = out.device() == DeviceKind::Cpu;
+    std::vector<unsigned char> selfHost = onHost ? std::vector<unsigned char>{} : hostBytes(self);
+    std::vector<unsigned char> outHost(onHost ? 0 : static_cast<size_t>(out.nbytes()));
+    const std::vector<int64_t> srcStrides = onHost ? self.strides() : Tensor::contiguousStrides(self.sizes());
+    const char* srcBase = onHost ? static_cast<const char*>(self.rawData()) : reinterpret_cast<char*>(selfHost.data());
+    char* dstBase = onHost ? static_cast<char*>(out.rawData()) : reinterpret_cast<char*>(outHost.data());
     // a (.., i, j) index tensor pair would be wasteful: walk with a flat position instead
     dispatchBits(self.dtype(), [&](auto tag) {
         using U = typename decltype(tag)::type;
@@ -219,10 +231,12 @@ void triuKernel(KernelCall& call)
                     rem /= self.sizes()[d];
                 }
                 idx[nd - 1] = 0;
-                const U* src = self.data<U>() + offsetOf(self, idx.data());
-                U* dst = out.data<U>() + r * cols;
+                int64_t off = 0;
+                for (size_t d = 0; d < nd; ++d) off += idx[d] * srcStrides[d];
+                const U* src = reinterpret_cast<const U*>(srcBase) + off;
+                U* dst = reinterpret_cast<U*>(dstBase) + r * cols;
                 const int64_t i = idx[nd - 2];
-                const int64_t cs = self.strides()[nd - 1];
+                const int64_t cs = srcStrides[nd - 1];
                 for (int64_t j = 0; j < cols; ++j) dst[j] = (j - i >= diagonal) ? src[j * cs] : U(0);
             }
         };
@@ -230,41 +244,41 @@ void triuKernel(KernelCall& call)
         for (size_t d = 0; d + 2 < self.sizes().size(); ++d) nrows *= self.sizes()[d];
         if (cols > 0) parallelFor(call, nrows, std::max<int64_t>(1, kGrainCheap / std::max<int64_t>(cols, 1)), body);
     });
+    if (!onHost) call.backend->upload(out, outHost.data(), out.nbytes());
     call.result = Value::ofTensor(out);
 }
 
 }  // namespace
 
-void registerFactories(KernelRegistry& reg)
+void registerFactories(KernelRegistry& reg, DeviceKind d)
 {
-    const DeviceKind cpu = DeviceKind::Cpu;
-    reg.add("aten.full.default", cpu, fullKernel);
-    reg.add("aten.zeros.default", cpu, [](KernelCall& c) { constantKernel(c, zero()); });
-    reg.add("aten.ones.default", cpu, [](KernelCall& c) { constantKernel(c, oneV()); });
-    reg.add("aten.empty.memory_format", cpu, [](KernelCall& c) { constantKernel(c, zero()); });
-    reg.add("aten.empty_strided.default", cpu, [](KernelCall& c) {
+    reg.add("aten.full.default", d, fullKernel);
+    reg.add("aten.zeros.default", d, [](KernelCall& c) { constantKernel(c, zero()); });
+    reg.add("aten.ones.default", d, [](KernelCall& c) { constantKernel(c, oneV()); });
+    reg.add("aten.empty.memory_format", d, [](KernelCall& c) { constantKernel(c, zero()); });
+    reg.add("aten.empty_strided.default", d, [](KernelCall& c) {
         c.result = Value::ofTensor(emptyStrided(c, optDType(c, "dtype").value_or(DType::F32)));
     });
-    reg.add("aten.new_empty_strided.default", cpu, [](KernelCall& c) {
+    reg.add("aten.new_empty_strided.default", d, [](KernelCall& c) {
         c.result = Value::ofTensor(emptyStrided(c, optDType(c, "dtype").value_or(c.tensor("self").dtype())));
     });
-    reg.add("aten.zeros_like.default", cpu, [](KernelCall& c) { likeKernel(c, zero()); });
-    reg.add("aten.ones_like.default", cpu, [](KernelCall& c) { likeKernel(c, oneV()); });
-    reg.add("aten.empty_like.default", cpu, [](KernelCall& c) { likeKernel(c, zero()); });
-    reg.add("aten.full_like.default", cpu, [](KernelCall& c) { likeKernel(c, c.arg("fill_value")); });
-    reg.add("aten.new_zeros.default", cpu, [](KernelCall& c) { newKernel(c, zero()); });
-    reg.add("aten.new_ones.default", cpu, [](KernelCall& c) { newKernel(c, oneV()); });
-    reg.add("aten.new_empty.default", cpu, [](KernelCall& c) { newKernel(c, zero()); });
-    reg.add("aten.new_full.default", cpu, [](KernelCall& c) { newKernel(c, c.arg("fill_value")); });
-    reg.add("aten.arange.default", cpu, arangeKernel);
-    reg.add("aten.arange.start", cpu, arangeKernel);
-    reg.add("aten.arange.start_step", cpu, arangeKernel);
-    reg.add("aten.scalar_tensor.default", cpu, scalarTensorKernel);
-    reg.add("aten._local_scalar_dense.default", cpu, localScalarDenseKernel);
-    reg.add("aten.fill.Scalar", cpu, fillKernel);
-    reg.add("aten.fill_.Scalar", cpu, fillInplaceKernel);
-    reg.add("aten.zero_.default", cpu, zeroInplaceKernel);
-    reg.add("aten.triu.default", cpu, triuKernel);
+    reg.add("aten.zeros_like.default", d, [](KernelCall& c) { likeKernel(c, zero()); });
+    reg.add("aten.ones_like.default", d, [](KernelCall& c) { likeKernel(c, oneV()); });
+    reg.add("aten.empty_like.default", d, [](KernelCall& c) { likeKernel(c, zero()); });
+    reg.add("aten.full_like.default", d, [](KernelCall& c) { likeKernel(c, c.arg("fill_value")); });
+    reg.add("aten.new_zeros.default", d, [](KernelCall& c) { newKernel(c, zero()); });
+    reg.add("aten.new_ones.default", d, [](KernelCall& c) { newKernel(c, oneV()); });
+    reg.add("aten.new_empty.default", d, [](KernelCall& c) { newKernel(c, zero()); });
+    reg.add("aten.new_full.default", d, [](KernelCall& c) { newKernel(c, c.arg("fill_value")); });
+    reg.add("aten.arange.default", d, arangeKernel);
+    reg.add("aten.arange.start", d, arangeKernel);
+    reg.add("aten.arange.start_step", d, arangeKernel);
+    reg.add("aten.scalar_tensor.default", d, scalarTensorKernel);
+    reg.add("aten._local_scalar_dense.default", d, localScalarDenseKernel);
+    reg.add("aten.fill.Scalar", d, fillKernel);
+    reg.add("aten.fill_.Scalar", d, fillInplaceKernel);
+    reg.add("aten.zero_.default", d, zeroInplaceKernel);
+    reg.add("aten.triu.default", d, triuKernel);
 }
 
 }  // namespace fxl::cpu::ew

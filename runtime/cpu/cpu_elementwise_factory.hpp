@@ -5,6 +5,6 @@
 
 namespace fxl::cpu::ew {
 
-void registerFactories(KernelRegistry& reg);
+void registerFactories(KernelRegistry& reg, DeviceKind d);
 
 }  // namespace fxl::cpu::ew

@@ -13,14 +13,23 @@ namespace fxl {
 
 void registerCpuKernels(KernelRegistry& reg)
 {
-    cpu::registerMatmulKernels(reg);
-    cpu::registerElementwiseKernels(reg);
+    cpu::registerMatmulKernels(reg, DeviceKind::Cpu);
+    cpu::registerElementwiseKernels(reg, DeviceKind::Cpu);
     cpu::registerReductionKernels(reg);
     cpu::registerShapeKernels(reg);
     cpu::registerRandomKernels(reg);
     cpu::registerConvKernels(reg);
     cpu::registerPoolKernels(reg);
     cpu::registerPadKernels(reg);
+}
+
+void registerCudaKernels(KernelRegistry& reg)
+{
+    // the families whose host logic is device-independent: their loops go through the
+    // backend (Backend::pointwise, Backend::gemm)
+    cpu::registerMatmulKernels(reg, DeviceKind::Cuda);
+    cpu::registerElementwiseKernels(reg, DeviceKind::Cuda);
+    cpu::registerDeviceShapeKernels(reg, DeviceKind::Cuda);
 }
 
 }  // namespace fxl

@@ -7,5 +7,8 @@
 namespace fxl {
 
 void registerCpuKernels(KernelRegistry& reg);
+// The CUDA backend's operators that share the CPU kernels' host logic (the elementwise and
+// matmul families: their loops go through Backend::pointwise and Backend::gemm).
+void registerCudaKernels(KernelRegistry& reg);
 
 }  // namespace fxl

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "runtime/cpu/cpu_common.hpp"
+#include "runtime/cpu/cpu_elementwise.hpp"
 #include "runtime/cpu/gemm.hpp"
 #include "runtime/cpu/thread_pool.hpp"
 
@@ -145,11 +146,88 @@ void floatEpilogue(const T* dot, const Tensor* bias, const Tensor& out, const Sc
     });
 }
 
+// On a device backend: the chains by Backend::gemm into out (f32, f64) or a float scratch
+// tensor (bf16, f16), then the epilogue and the rounding to out's dtype by the pointwise loop
+// with the CPU's functor (math::gemm::Epilogue, then Num<OutS>::store: one rounding).
+Tensor deviceMatmul(KernelCall& call, const Tensor& a, const Tensor& b, const Tensor* bias, const Scalars& sc,
+                    const std::vector<int64_t>& outSizes)
+{
+    const DType dt = a.dtype();
+    if (isIntegral(dt, false)) {
+        switch (dt) {
+        case DType::I64:
+        case DType::I32:
+        case DType::I16:
+        case DType::I8:
+        case DType::U8: break;
+        default: throw KernelError("matmul: unsupported dtype " + std::string(dtypeAbbr(dt)));
+        }
+        Tensor out = call.newTensor(outSizes, dt);
+        GemmLoop g;
+        g.batch = a.dim() == 3 ? a.size(0) : 1;
+        g.m = a.size(-2);
+        g.k = a.size(-1);
+        g.n = b.size(-1);
+        g.a = operandOf(a);
+        g.b = operandOf(b);
+        if (bias) g.bias = operandOf(*bias);
+        g.c = out.rawData();
+        g.ldc = g.n;
+        g.cBatchStride = g.m * g.n;
+        g.alpha = sc.ialpha;
+        g.beta = sc.ibeta;
+        if (out.numel() > 0) call.backend->gemm(g);
+        return out;
+    }
+    if (dt != DType::F32 && dt != DType::F64 && dt != DType::BF16 && dt != DType::F16)
+        throw KernelError("matmul: unsupported dtype " + std::string(dtypeAbbr(dt)));
+    const bool batched = a.dim() == 3;
+    Tensor out = call.newTensor(outSizes, dt);
+    const bool wide = dt == DType::F64;
+    const bool direct = dt == DType::F32 || wide;
+    const Tensor dot = direct ? out : call.newTensor(outSizes, DType::F32);
+    GemmLoop g;
+    g.batch = batched ? a.size(0) : 1;
+    g.m = a.size(-2);
+    g.k = a.size(-1);
+    g.n = b.size(-1);
+    g.a = operandOf(a);
+    g.b = operandOf(b);
+    g.c = dot.rawData();
+    g.ldc = g.n;
+    g.cBatchStride = g.m * g.n;
+    const bool needDot = sc.alpha != 0.0;
+    if (needDot && dot.numel() > 0) call.backend->gemm(g);
+    if (direct && !bias && sc.alpha == 1.0) return out;
+    const bool useBias = bias && sc.beta != 0.0;
+    ew::dispatch<ew::Set::Float>(dt, "matmul", [&](auto tag) {
+        using S = typename decltype(tag)::type;
+        using T = std::conditional_t<sizeof(S) == 8, double, float>;
+        const math::gemm::Epilogue<T> ep{
+            static_cast<T>(sc.alpha), static_cast<T>(sc.beta), needDot, sc.alpha != 1.0, useBias, sc.beta != 1.0};
+        // stored as floatEpilogue stores: f32 / f64 as they are, bf16 / f16 rounded once
+        auto store = [](T v) -> S {
+            if constexpr (ew::kIsReduced<S>)
+                return ew::Num<S>::store(v);
+            else
+                return v;
+        };
+        if (useBias)
+            ew::pointwise<S, T, S>(call.pool, out, {dot, *bias}, [ep, store](T d, S bv) -> S {
+                return store(ep(d, static_cast<T>(ew::Num<S>::load(bv))));
+            });
+        else
+            ew::pointwise<S, T>(call.pool, out, {dot}, [ep, store](T d) -> S { return store(ep(d, T(0))); });
+    });
+    return out;
+}
+
 // a: [batch,] M x K, b: [batch,] K x N (2-d or 3-d views, any strides), bias expanded to the
 // output's sizes (or nullptr). Returns the contiguous result.
 Tensor matmulCommon(KernelCall& call, const Tensor& a, const Tensor& b, const Tensor* bias, const Scalars& sc,
                     const std::vector<int64_t>& outSizes)
 {
+    if (call.backend && call.backend->device() != DeviceKind::Cpu) return deviceMatmul(call, a, b, bias, sc, outSizes);
     const DType dt = a.dtype();
     const bool batched = a.dim() == 3;
     const int64_t batch = batched ? a.size(0) : 1;
@@ -291,12 +369,12 @@ void baddbmmKernel(KernelCall& call)
 
 }  // namespace
 
-void registerMatmulKernels(KernelRegistry& reg)
+void registerMatmulKernels(KernelRegistry& reg, DeviceKind d)
 {
-    reg.add("aten.mm.default", DeviceKind::Cpu, mmKernel);
-    reg.add("aten.addmm.default", DeviceKind::Cpu, addmmKernel);
-    reg.add("aten.bmm.default", DeviceKind::Cpu, bmmKernel);
-    reg.add("aten.baddbmm.default", DeviceKind::Cpu, baddbmmKernel);
+    reg.add("aten.mm.default", d, mmKernel);
+    reg.add("aten.addmm.default", d, addmmKernel);
+    reg.add("aten.bmm.default", d, bmmKernel);
+    reg.add("aten.baddbmm.default", d, baddbmmKernel);
 }
 
 }  // namespace fxl::cpu

@@ -263,7 +263,7 @@ void copyInto(const KernelCall& call, const Tensor& dst, const Tensor& src)
 Tensor zeros(const KernelCall& call, const std::vector<int64_t>& sizes, DType t)
 {
     Tensor out = call.newTensor(sizes, t);
-    if (out.nbytes() > 0) std::memset(out.rawData(), 0, static_cast<size_t>(out.nbytes()));
+    ew::fillWith(call, out, Value::ofInt(0));
     return out;
 }
 
@@ -283,10 +283,10 @@ std::vector<int64_t> indexValues(const Tensor& idx, const char* op)
         throw KernelError(std::string(op) + ": index tensors must be integer tensors, got "
                           + std::string(dtypeAbbr(idx.dtype())));
     std::vector<int64_t> out(static_cast<size_t>(idx.numel()));
-    const char* base = static_cast<const char*>(idx.rawData());
+    const std::vector<unsigned char> bytes = ew::hostBytes(idx);  // row-major, in host memory
     const int64_t is = idx.itemSize();
-    forEachIndex(idx.sizes(), [&](const int64_t* i, int64_t flat) {
-        const char* p = base + offsetOf(idx, i) * is;
+    for (int64_t flat = 0; flat < idx.numel(); ++flat) {
+        const unsigned char* p = bytes.data() + flat * is;
         int64_t v = 0;
         switch (idx.dtype()) {
         case DType::I64: std::memcpy(&v, p, 8); break;
@@ -316,7 +316,7 @@ std::vector<int64_t> indexValues(const Tensor& idx, const char* op)
         }
         }
         out[static_cast<size_t>(flat)] = v;
-    });
+    }
     return out;
 }
 
@@ -730,41 +730,40 @@ void symStorageOffsetKernel(KernelCall& call) { call.result = Value::ofInt(call.
 
 }  // namespace
 
-void registerViewKernels(KernelRegistry& reg)
+void registerViewKernels(KernelRegistry& reg, DeviceKind d)
 {
-    const DeviceKind cpu = DeviceKind::Cpu;
-    reg.add("aten.sym_size.int", cpu, symSizeKernel);
-    reg.add("aten.sym_stride.int", cpu, symStrideKernel);
-    reg.add("aten.sym_numel.default", cpu, symNumelKernel);
-    reg.add("aten.sym_storage_offset.default", cpu, symStorageOffsetKernel);
-    reg.add("aten.view.default", cpu, viewKernel);
-    reg.add("aten._unsafe_view.default", cpu, viewKernel);  // PyTorch: view_impl (same rule as view)
-    reg.add("aten.view.dtype", cpu, viewDtypeKernel);
-    reg.add("aten.reshape.default", cpu, reshapeKernel);
-    reg.add("aten._reshape_alias.default", cpu, reshapeAliasKernel);
-    reg.add("aten.as_strided.default", cpu, asStridedKernel);
-    reg.add("aten.permute.default", cpu, permuteKernel);
-    reg.add("aten.t.default", cpu, tKernel);
-    reg.add("aten.transpose.int", cpu, transposeKernel);
-    reg.add("aten.expand.default", cpu, expandKernel);
-    reg.add("aten.unsqueeze.default", cpu, unsqueezeKernel);
-    reg.add("aten.squeeze.dim", cpu, squeezeDimKernel);
-    reg.add("aten.squeeze.dims", cpu, squeezeDimsKernel);
-    reg.add("aten.squeeze.default", cpu, squeezeKernel);
-    reg.add("aten.select.int", cpu, selectKernel);
-    reg.add("aten.slice.Tensor", cpu, sliceKernel);
-    reg.add("aten.diagonal.default", cpu, diagonalKernel);
-    reg.add("aten.unfold.default", cpu, unfoldKernel);
-    reg.add("aten.alias.default", cpu, aliasKernel);
-    reg.add("aten.detach.default", cpu, aliasKernel);
-    reg.add("aten.lift_fresh.default", cpu, aliasKernel);
-    reg.add("aten.split.Tensor", cpu, splitKernel);
-    reg.add("aten.split_with_sizes.default", cpu, splitWithSizesKernel);
-    reg.add("aten.unbind.int", cpu, unbindKernel);
-    reg.add("aten.chunk.default", cpu, chunkKernel);
-    reg.add("aten.unsafe_split.Tensor", cpu, unsafeSplitKernel<splitKernel>);
-    reg.add("aten.unsafe_split_with_sizes.default", cpu, unsafeSplitKernel<splitWithSizesKernel>);
-    reg.add("aten.unsafe_chunk.default", cpu, unsafeSplitKernel<chunkKernel>);
+    reg.add("aten.sym_size.int", d, symSizeKernel);
+    reg.add("aten.sym_stride.int", d, symStrideKernel);
+    reg.add("aten.sym_numel.default", d, symNumelKernel);
+    reg.add("aten.sym_storage_offset.default", d, symStorageOffsetKernel);
+    reg.add("aten.view.default", d, viewKernel);
+    reg.add("aten._unsafe_view.default", d, viewKernel);  // PyTorch: view_impl (same rule as view)
+    reg.add("aten.view.dtype", d, viewDtypeKernel);
+    reg.add("aten.reshape.default", d, reshapeKernel);
+    reg.add("aten._reshape_alias.default", d, reshapeAliasKernel);
+    reg.add("aten.as_strided.default", d, asStridedKernel);
+    reg.add("aten.permute.default", d, permuteKernel);
+    reg.add("aten.t.default", d, tKernel);
+    reg.add("aten.transpose.int", d, transposeKernel);
+    reg.add("aten.expand.default", d, expandKernel);
+    reg.add("aten.unsqueeze.default", d, unsqueezeKernel);
+    reg.add("aten.squeeze.dim", d, squeezeDimKernel);
+    reg.add("aten.squeeze.dims", d, squeezeDimsKernel);
+    reg.add("aten.squeeze.default", d, squeezeKernel);
+    reg.add("aten.select.int", d, selectKernel);
+    reg.add("aten.slice.Tensor", d, sliceKernel);
+    reg.add("aten.diagonal.default", d, diagonalKernel);
+    reg.add("aten.unfold.default", d, unfoldKernel);
+    reg.add("aten.alias.default", d, aliasKernel);
+    reg.add("aten.detach.default", d, aliasKernel);
+    reg.add("aten.lift_fresh.default", d, aliasKernel);
+    reg.add("aten.split.Tensor", d, splitKernel);
+    reg.add("aten.split_with_sizes.default", d, splitWithSizesKernel);
+    reg.add("aten.unbind.int", d, unbindKernel);
+    reg.add("aten.chunk.default", d, chunkKernel);
+    reg.add("aten.unsafe_split.Tensor", d, unsafeSplitKernel<splitKernel>);
+    reg.add("aten.unsafe_split_with_sizes.default", d, unsafeSplitKernel<splitWithSizesKernel>);
+    reg.add("aten.unsafe_chunk.default", d, unsafeSplitKernel<chunkKernel>);
 }
 
 }  // namespace fxl::cpu::shape
@@ -773,10 +772,16 @@ namespace fxl::cpu {
 
 void registerShapeKernels(KernelRegistry& reg)
 {
-    shape::registerViewKernels(reg);
-    shape::registerCopyKernels(reg);
+    shape::registerViewKernels(reg, DeviceKind::Cpu);
+    shape::registerCopyKernels(reg, DeviceKind::Cpu);
     shape::registerIndexKernels(reg);
     shape::registerSortKernels(reg);
+}
+
+void registerDeviceShapeKernels(KernelRegistry& reg, DeviceKind d)
+{
+    shape::registerViewKernels(reg, d);
+    shape::registerCopyKernels(reg, d);
 }
 
 }  // namespace fxl::cpu

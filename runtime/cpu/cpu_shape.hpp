@@ -58,7 +58,7 @@ Tensor clonePreserve(const KernelCall& call, const Tensor& t);
 std::vector<int64_t> indexValues(const Tensor& idx, const char* op);
 bool isIndexDType(DType t);  // i64 or i32
 
-void registerViewKernels(KernelRegistry& reg);  // the views of this file
+void registerViewKernels(KernelRegistry& reg, DeviceKind d);  // the views of this file
 
 }  // namespace fxl::cpu::shape
 
@@ -66,5 +66,8 @@ namespace fxl::cpu {
 
 // The whole family, registered by registerCpuKernels.
 void registerShapeKernels(KernelRegistry& reg);
+// The views and the copying shape kernels (cat, stack, repeat, flip, the scatters) on a device:
+// their host logic is device-independent (copies through the pointwise loop).
+void registerDeviceShapeKernels(KernelRegistry& reg, DeviceKind d);
 
 }  // namespace fxl::cpu

@@ -229,16 +229,18 @@ void repeatInterleaveKernel(KernelCall& call)
     if (auto os = optIntArg(call, "output_size"); os && *os != total)
         throw KernelError("repeat_interleave: output_size " + std::to_string(*os) + " differs from the sum of repeats "
                           + std::to_string(total));
-    Tensor out = call.newTensor({total}, rep.dtype());
-    int64_t at = 0;
+    // the values made here (their count comes from the data), then one upload
+    std::vector<int64_t> wide;
+    std::vector<int32_t> narrow;
     for (size_t i = 0; i < r.size(); ++i)
-        for (int64_t j = 0; j < r[i]; ++j, ++at) {
+        for (int64_t j = 0; j < r[i]; ++j) {
             if (rep.dtype() == DType::I64)
-                out.data<int64_t>()[at] = static_cast<int64_t>(i);
+                wide.push_back(static_cast<int64_t>(i));
             else
-                out.data<int32_t>()[at] = static_cast<int32_t>(i);
+                narrow.push_back(static_cast<int32_t>(i));
         }
-    call.result = Value::ofTensor(out);
+    const void* host = rep.dtype() == DType::I64 ? static_cast<const void*>(wide.data()) : narrow.data();
+    call.result = Value::ofTensor(ew::tensorFromHost(call, {total}, rep.dtype(), host));
 }
 
 void oneHotKernel(KernelCall& call)
@@ -261,27 +263,26 @@ void oneHotKernel(KernelCall& call)
     else if (hi >= classes)
         throw KernelError("Class values must be smaller than num_classes.");
     sizes.push_back(classes);
-    Tensor out = zeros(call, sizes, DType::I64);
-    for (size_t i = 0; i < v.size(); ++i) out.data<int64_t>()[static_cast<int64_t>(i) * classes + v[i]] = 1;
-    call.result = Value::ofTensor(out);
+    std::vector<int64_t> host(v.size() * static_cast<size_t>(classes), 0);
+    for (size_t i = 0; i < v.size(); ++i) host[i * static_cast<size_t>(classes) + static_cast<size_t>(v[i])] = 1;
+    call.result = Value::ofTensor(ew::tensorFromHost(call, sizes, DType::I64, host.data()));
 }
 
 }  // namespace
 
-void registerCopyKernels(KernelRegistry& reg)
+void registerCopyKernels(KernelRegistry& reg, DeviceKind d)
 {
-    const DeviceKind cpu = DeviceKind::Cpu;
-    reg.add("aten.cat.default", cpu, catKernel);
-    reg.add("aten.stack.default", cpu, stackKernel);
-    reg.add("aten.repeat.default", cpu, repeatKernel);
-    reg.add("aten.flip.default", cpu, flipKernel);
-    reg.add("aten.slice_scatter.default", cpu, sliceScatterKernel);
-    reg.add("aten.select_scatter.default", cpu, selectScatterKernel);
-    reg.add("aten.as_strided_scatter.default", cpu, asStridedScatterKernel);
-    reg.add("aten.slice_backward.default", cpu, sliceBackwardKernel);
-    reg.add("aten.select_backward.default", cpu, selectBackwardKernel);
-    reg.add("aten.repeat_interleave.Tensor", cpu, repeatInterleaveKernel);
-    reg.add("aten.one_hot.default", cpu, oneHotKernel);
+    reg.add("aten.cat.default", d, catKernel);
+    reg.add("aten.stack.default", d, stackKernel);
+    reg.add("aten.repeat.default", d, repeatKernel);
+    reg.add("aten.flip.default", d, flipKernel);
+    reg.add("aten.slice_scatter.default", d, sliceScatterKernel);
+    reg.add("aten.select_scatter.default", d, selectScatterKernel);
+    reg.add("aten.as_strided_scatter.default", d, asStridedScatterKernel);
+    reg.add("aten.slice_backward.default", d, sliceBackwardKernel);
+    reg.add("aten.select_backward.default", d, selectBackwardKernel);
+    reg.add("aten.repeat_interleave.Tensor", d, repeatInterleaveKernel);
+    reg.add("aten.one_hot.default", d, oneHotKernel);
 }
 
 }  // namespace fxl::cpu::shape

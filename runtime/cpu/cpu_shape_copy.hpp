@@ -5,6 +5,6 @@
 
 namespace fxl::cpu::shape {
 
-void registerCopyKernels(KernelRegistry& reg);
+void registerCopyKernels(KernelRegistry& reg, DeviceKind d);
 
 }  // namespace fxl::cpu::shape

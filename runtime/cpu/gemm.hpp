@@ -14,6 +14,7 @@
 #include <optional>
 
 #include "core/ir/dtype.hpp"
+#include "runtime/base/gemm_loop.hpp"
 
 namespace fxl {
 class ThreadPool;
@@ -41,12 +42,8 @@ void setGemmIsaOverride(std::optional<GemmIsa> isa);
 
 // A strided (batched) matrix operand. Element [b][r][c] is at
 // data + b*batchStride + r*rowStride + c*colStride (in elements of dtype; any strides, 0 too).
-struct GemmOperand
-{
-    const void* data = nullptr;
-    DType dtype = DType::F32;  // F32, BF16, F16 for gemmF32; F64 for gemmF64
-    int64_t rowStride = 0, colStride = 0, batchStride = 0;
-};
+// F32, BF16, F16 operands for gemmF32; F64 for gemmF64 (runtime/base/gemm_loop.hpp)
+using GemmOperand = fxl::GemmOperand;
 
 // C[b][i][j] (at C + b*cBatchStride + i*ldc + j) = the chain above, for b < batch, i < M,
 // j < N. K == 0 gives +0. gemmF32: an element whose float chain is not finite is the same chain

@@ -30,6 +30,78 @@ StridedCopyParams copyParams(const Tensor& dst, char* dstBase, const Tensor& src
     return p;
 }
 
+// The pointwise kernel's parameters: size-1 dims dropped, adjacent dims merged where every
+// operand allows it, strides in bytes.
+PointwiseParams pointwiseParams(const PointwiseLoop& loop)
+{
+    const Tensor& out = *loop.ops[0];
+    PointwiseParams p;
+    p.nOps = static_cast<int>(loop.nOps);
+    p.numel = out.numel();
+    for (size_t k = 0; k < loop.nOps; ++k) p.base[k] = static_cast<char*>(loop.ops[k]->rawData());
+    int nd = 0;
+    for (size_t d = 0; d < out.sizes().size(); ++d) {
+        const int64_t sz = out.sizes()[d];
+        if (sz == 1) continue;
+        bool merge = nd > 0;
+        for (size_t k = 0; k < loop.nOps && merge; ++k)
+            merge = p.strides[k][nd - 1] == loop.ops[k]->strides()[d] * sz * loop.itemBytes[k];
+        if (merge) {
+            p.sizes[nd - 1] *= sz;
+            for (size_t k = 0; k < loop.nOps; ++k) p.strides[k][nd - 1] = loop.ops[k]->strides()[d] * loop.itemBytes[k];
+            continue;
+        }
+        if (nd == kMaxDims)
+            throw KernelError("pointwise: tensors of more than " + std::to_string(kMaxDims)
+                              + " dims (after merging) are not supported on CUDA");
+        p.sizes[nd] = sz;
+        for (size_t k = 0; k < loop.nOps; ++k) p.strides[k][nd] = loop.ops[k]->strides()[d] * loop.itemBytes[k];
+        ++nd;
+    }
+    if (nd == 0) p.sizes[nd++] = 1;
+    p.ndim = nd;
+    return p;
+}
+
+GemmOperandView operandView(const GemmOperand& o)
+{
+    GemmOperandView v;
+    v.data = o.data;
+    switch (o.dtype) {
+    case DType::F32: v.elem = kGemmF32; break;
+    case DType::BF16: v.elem = kGemmBf16; break;
+    case DType::F16: v.elem = kGemmF16; break;
+    case DType::F64: v.elem = kGemmF64; break;
+    default: throw KernelError("gemm: unsupported dtype " + std::string(dtypeAbbr(o.dtype)));
+    }
+    v.rowStride = o.rowStride;
+    v.colStride = o.colStride;
+    v.batchStride = o.batchStride;
+    return v;
+}
+
+int intElem(DType t)
+{
+    switch (t) {
+    case DType::I64: return kIntI64;
+    case DType::I32: return kIntI32;
+    case DType::I16: return kIntI16;
+    case DType::I8: return kIntI8;
+    case DType::U8: return kIntU8;
+    default: throw KernelError("gemm: unsupported dtype " + std::string(dtypeAbbr(t)));
+    }
+}
+
+IntOperandView intView(const GemmOperand& o)
+{
+    IntOperandView v;
+    v.data = o.data;
+    v.rowStride = o.rowStride;
+    v.colStride = o.colStride;
+    v.batchStride = o.batchStride;
+    return v;
+}
+
 char* baseOf(const Tensor& t) { return static_cast<char*>(t.storage()->data()); }
 
 // A contiguous tensor's layout over `base` (a staging buffer).
@@ -131,6 +203,49 @@ public:
         (*fn)(call);
     }
     void synchronize() override { device_->synchronize(); }
+    void gemm(const GemmLoop& g) override
+    {
+        if (isIntegral(g.a.dtype, false)) {
+            if (g.b.dtype != g.a.dtype || (g.bias.data && g.bias.dtype != g.a.dtype))
+                throw KernelError("gemm: integer operands of different types");
+            IntGemmParams p;
+            p.elem = intElem(g.a.dtype);
+            p.a = intView(g.a);
+            p.b = intView(g.b);
+            p.bias = intView(g.bias);
+            p.c = g.c;
+            p.batch = g.batch;
+            p.m = g.m;
+            p.n = g.n;
+            p.k = g.k;
+            p.alpha = g.alpha;
+            p.beta = g.beta;
+            device_->intGemm(p);
+            return;
+        }
+        const bool wide = g.a.dtype == DType::F64;
+        if (wide != (g.b.dtype == DType::F64)) throw KernelError("gemm: operands of mixed precision");
+        GemmParams p;
+        p.a = operandView(g.a);
+        p.b = operandView(g.b);
+        p.c = g.c;
+        p.batch = g.batch;
+        p.m = g.m;
+        p.n = g.n;
+        p.k = g.k;
+        p.ldc = g.ldc;
+        p.cBatchStride = g.cBatchStride;
+        device_->gemm(p);
+    }
+    void pointwise(const PointwiseLoop& loop) override
+    {
+        if (loop.nOps > static_cast<size_t>(kPointwiseOperands)) throw KernelError("pointwise: too many operands");
+        for (size_t k = 0; k < loop.nOps; ++k)
+            if (loop.ops[k]->numel() > 0 && !onThisDevice(*loop.ops[k]))
+                throw KernelError("expected all tensors to be on " + name());
+        if (loop.ops[0]->numel() == 0) return;
+        device_->pointwise(pointwiseParams(loop), loop);
+    }
 
 private:
     // A device buffer for one transfer (not counted as a tensor's memory).

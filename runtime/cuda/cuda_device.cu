@@ -18,7 +18,8 @@ class RuntimeDevice final : public DeviceApi
 {
 public:
     RuntimeDevice(int index, cudaStream_t stream)
-        : index_(index), stream_(stream)
+        : index_(index)
+        , stream_(stream)
     { }
     ~RuntimeDevice() override
     {
@@ -78,6 +79,24 @@ public:
         else
             gemmKernel<float><<<dim3(g.x, g.y, g.z), dim3(b.x, b.y, b.z), 0, stream_>>>(p);
         check(cudaGetLastError(), "GEMM launch");
+    }
+
+    void intGemm(const IntGemmParams& p) override
+    {
+        const int64_t total = p.batch * p.m * p.n;
+        if (total == 0) return;
+        select();
+        const Dim3 g = gridFor(total);
+        intGemmKernel<<<dim3(g.x, g.y, g.z), dim3(kThreads, 1, 1), 0, stream_>>>(p);
+        check(cudaGetLastError(), "integer GEMM launch");
+    }
+    void pointwise(const PointwiseParams&, const PointwiseLoop&) override
+    {
+        // The elementwise functors are the CPU kernels' host types; their table of GPU builds
+        // is the next step of the CUDA backend (README: "The CUDA backend").
+        throw std::runtime_error(
+            "the elementwise kernels are built and tested through emulation (cuda-emu) only; their GPU build "
+            "is not done yet");
     }
 
 private:

@@ -5,6 +5,7 @@
 
 #include "runtime/cuda/copy_kernel.hpp"
 #include "runtime/cuda/gemm_kernel.hpp"
+#include "runtime/cuda/int_gemm_kernel.hpp"
 
 namespace fxl::cuda {
 
@@ -34,5 +35,6 @@ __global__ void gemmKernel(GemmParams p)
     }
 }
 
+__global__ void intGemmKernel(IntGemmParams p) { intGemmBody(coordHere(), p); }
 
 }  // namespace fxl::cuda

@@ -9,8 +9,11 @@
 #include <memory>
 #include <string>
 
+#include "runtime/base/pointwise_loop.hpp"
 #include "runtime/cuda/copy_kernel.hpp"
 #include "runtime/cuda/gemm_kernel.hpp"
+#include "runtime/cuda/int_gemm_kernel.hpp"
+#include "runtime/cuda/pointwise_kernel.hpp"
 
 namespace fxl::cuda {
 
@@ -29,6 +32,10 @@ public:
     virtual void stridedCopy(const StridedCopyParams& p) = 0;
     // C = A B with the CPU's per-element chain (gemm_kernel.hpp); c float, or double for f64
     virtual void gemm(const GemmParams& p) = 0;
+    // the integer product with its epilogue (int_gemm_kernel.hpp)
+    virtual void intGemm(const IntGemmParams& p) = 0;
+    // The pointwise kernel (pointwise_kernel.hpp) with the loop's functor per element.
+    virtual void pointwise(const PointwiseParams& p, const PointwiseLoop& loop) = 0;
 };
 
 // The emulated device `index`: host memory, kernels run by the CPU emulator.

@@ -1,6 +1,16 @@
-#include <cstdlib>
+// The emulated CUDA device: host memory, kernels' bodies run by the CPU emulator (emulate.hpp).
+// Its memory behaves as a GPU's does for the host: every allocation is mapped with no access
+// (PROT_NONE) except while a transfer or a kernel launch that names it runs, so host code that
+// reads or writes a device tensor directly (a kernel's host logic forgetting that its tensors
+// are not in host memory) crashes in the tests instead of working by accident.
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cstdint>
 #include <cstring>
+#include <map>
 #include <new>
+#include <vector>
 
 #include "runtime/cuda/device_api.hpp"
 #include "runtime/cuda/emulate.hpp"
@@ -8,45 +18,117 @@
 namespace fxl::cuda {
 namespace {
 
+size_t pageRound(int64_t n)
+{
+    static const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+    return (static_cast<size_t>(n) + page - 1) / page * page;
+}
+
 class EmulatedDevice final : public DeviceApi
 {
 public:
     explicit EmulatedDevice(int index)
         : index_(index)
     { }
+    ~EmulatedDevice() override
+    {
+        for (const auto& [start, len] : maps_) munmap(reinterpret_cast<void*>(start), len);
+    }
     std::string name() const override { return "cuda-emu:" + std::to_string(index_); }
     void* allocate(int64_t nbytes) override
     {
         if (nbytes == 0) return nullptr;
-        // 256-byte alignment, as cudaMalloc's
-        void* p = std::aligned_alloc(256, static_cast<size_t>((nbytes + 255) / 256 * 256));
-        if (!p) throw std::bad_alloc();
+        // page-aligned (cudaMalloc's 256 bytes and more), no access until a launch names it
+        const size_t len = pageRound(nbytes);
+        void* p = mmap(nullptr, len, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (p == MAP_FAILED) throw std::bad_alloc();
+        maps_[reinterpret_cast<uintptr_t>(p)] = len;
         return p;
     }
-    void deallocate(void* p, int64_t) override { std::free(p); }
+    void deallocate(void* p, int64_t) override
+    {
+        if (!p) return;
+        auto it = maps_.find(reinterpret_cast<uintptr_t>(p));
+        if (it == maps_.end()) return;
+        munmap(p, it->second);
+        maps_.erase(it);
+    }
     void toDevice(void* dst, const void* host, int64_t nbytes) override
     {
-        if (nbytes) std::memcpy(dst, host, static_cast<size_t>(nbytes));
+        if (!nbytes) return;
+        Open open(*this, {dst});
+        std::memcpy(dst, host, static_cast<size_t>(nbytes));
     }
     void toHost(void* host, const void* src, int64_t nbytes) override
     {
-        if (nbytes) std::memcpy(host, src, static_cast<size_t>(nbytes));
+        if (!nbytes) return;
+        Open open(*this, {src});
+        std::memcpy(host, src, static_cast<size_t>(nbytes));
     }
     void synchronize() override { }
     void stridedCopy(const StridedCopyParams& p) override
     {
+        Open open(*this, {p.dst, p.src});
         emulateLaunch(gridFor(p.numel), {kThreads, 1, 1}, [&](const Coord& c) { stridedCopyBody(c, p); });
     }
     void gemm(const GemmParams& p) override
     {
         if (p.m == 0 || p.n == 0 || p.batch == 0) return;
+        Open open(*this, {p.a.data, p.b.data, p.c});
         if (p.a.elem == kGemmF64)
             run<double>(p);
         else
             run<float>(p);
     }
+    void intGemm(const IntGemmParams& p) override
+    {
+        const int64_t total = p.batch * p.m * p.n;
+        if (total == 0) return;
+        Open open(*this, {p.a.data, p.b.data, p.bias.data, p.c});
+        emulateLaunch(gridFor(total), {kThreads, 1, 1}, [&](const Coord& c) { intGemmBody(c, p); });
+    }
+    void pointwise(const PointwiseParams& p, const PointwiseLoop& loop) override
+    {
+        if (p.numel == 0) return;
+        Open open(*this, {p.base[0], p.base[1], p.base[2], p.base[3]});
+        emulateLaunch(gridFor(p.numel), {kThreads, 1, 1}, [&](const Coord& c) {
+            pointwiseBody(c, p, [&](char* const* ptr) { loop.element(ptr, loop.functor); });
+        });
+    }
 
 private:
+    // The allocations holding `ptrs` readable and writable while it lives.
+    class Open
+    {
+    public:
+        Open(EmulatedDevice& d, std::initializer_list<const void*> ptrs)
+            : d_(d)
+        {
+            for (const void* p : ptrs) {
+                if (!p) continue;
+                auto it = d_.maps_.upper_bound(reinterpret_cast<uintptr_t>(p));
+                if (it == d_.maps_.begin()) continue;
+                --it;
+                if (reinterpret_cast<uintptr_t>(p) >= it->first + it->second) continue;  // not device memory
+                bool seen = false;
+                for (const auto& o : opened_) seen = seen || o.first == it->first;
+                if (seen) continue;
+                mprotect(reinterpret_cast<void*>(it->first), it->second, PROT_READ | PROT_WRITE);
+                opened_.push_back(*it);
+            }
+        }
+        ~Open()
+        {
+            for (const auto& [start, len] : opened_) mprotect(reinterpret_cast<void*>(start), len, PROT_NONE);
+        }
+        Open(const Open&) = delete;
+        Open& operator=(const Open&) = delete;
+
+    private:
+        EmulatedDevice& d_;
+        std::vector<std::pair<uintptr_t, size_t>> opened_;
+    };
+
     template<class T>
     void run(const GemmParams& p)
     {
@@ -54,8 +136,8 @@ private:
             gemmGrid(p), gemmBlock(), gemmPhases(p),
             [&](const Coord& c, int phase, GemmShared<T>& sh, GemmThread<T>& th) { gemmBody(c, phase, sh, th, p); });
     }
-
     int index_;
+    std::map<uintptr_t, size_t> maps_;  // start -> mapped length
 };
 
 }  // namespace
