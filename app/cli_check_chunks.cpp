@@ -90,6 +90,9 @@ int runCheckChunks(const Args& args, Io& io)
     }
     const uint64_t seed = static_cast<uint64_t>(args.intValue("seed", 0));
     const std::string pathC = args.positional.at(0), pathO = args.positional.at(1);
+    if (args.has("device-a") || args.has("device-b"))
+        throw UsageError("--device-a / --device-b do not apply to --against eager-chunking: give --device");
+    const DeviceChoice device = deviceOption(args, "device", DeviceChoice{});
 
     LoadedGraph lc = loadGraph(pathC, args.value("graph-a"), io, "--graph-a");
     LoadedGraph lo = loadGraph(pathO, args.value("graph-b"), io, "--graph-b");
@@ -114,14 +117,20 @@ int runCheckChunks(const Args& args, Io& io)
 
     json doc = {{"fxlens", "check"},  {"against", "eager-chunking"}, {"chunks", spec.str()},
                 {"threads", threads}, {"threads_rule", threadsRule}, {"inputs", inputsFrom}};
+    doc["device"] = device.name;
     ChunkCheckOutcome r;
     try {
         CheckOptions opts;
         opts.threads = threads;
         opts.inputs = given ? &*given : nullptr;
         opts.seed = seed;
+        // every run (the chunked graph, the reference, the unchunked original) on --device
+        (void)deviceBackend(device, threads);
+        opts.makeBackend = [device, threads] { return deviceBackend(device, threads); };
         r = checkAgainstEagerChunking({lc.graph.get(), constantsC.present() ? &constantsC.file : nullptr},
                                       {lo.graph.get(), constantsO.present() ? &constantsO.file : nullptr}, spec, opts);
+    } catch (const DeviceUnavailable& e) {
+        return failRun(io, doc, asJson, "--device", e.what());
     } catch (const CheckRunError& e) {
         return failRun(io, doc, asJson, e.stage, e.what());
     } catch (const std::invalid_argument& e) {
@@ -208,6 +217,7 @@ int runCheckChunks(const Args& args, Io& io)
     out << "CHUNKED: " << lc.source->path << " graph " << lc.id << "\n";
     out << "ORIGINAL: " << lo.source->path << " graph " << lo.id << "\n";
     out << "inputs: " << inputsFrom << "\n";
+    if (device.kind != DeviceKind::Cpu) out << "device: " << deviceLabel(*r.chunked.backend) << " (every run)\n";
     out << eagerChunkingToText(r.reference, false);
     out << "outputs compared by position (" << r.rows.size() << "):\n" << text;
     if (r.countsDiffer)

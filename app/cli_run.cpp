@@ -25,6 +25,7 @@
 #include "core/util/content_hash.hpp"
 #include "core/util/format.hpp"
 #include "core/util/sha256.hpp"
+#include "runtime/backends.hpp"
 #include "runtime/base/backend.hpp"
 #include "runtime/base/kernel.hpp"
 #include "runtime/check/equivalence.hpp"
@@ -392,6 +393,7 @@ int runExec(const Args& args, Io& io)
     const std::string outPath = args.value("out");
     if (args.has("out") && outPath.empty()) throw UsageError("--out needs a file name");
     if (args.has("force") && !args.has("out")) throw UsageError("--force only applies to --out");
+    const DeviceChoice device = deviceOption(args, "device", DeviceChoice{});
 
     const LoadedGraph lg = loadGraph(args.positional.front(), args.value("graph"), io);
     const Artifact& art = *lg.source->find(lg.id);
@@ -399,7 +401,7 @@ int runExec(const Args& args, Io& io)
     applySymbolsOption(args, {lg.graph.get()});
     // a node that cannot run refuses the graph before constants and inputs are made
     try {
-        requireRunnable(*lg.graph);
+        requireRunnable(*lg.graph, device.kind);
     } catch (const KernelError& e) {
         io.err << "fxlens run: error: " << lg.source->path << ": " << e.what() << "\n";
         if (asJson)
@@ -421,7 +423,16 @@ int runExec(const Args& args, Io& io)
     InputMatch match = matchInputs(g, inputs.present() ? &inputs.file : nullptr);
     fitInputs(inputs, match, g, io);
     takeSymbolFallbacks(*lg.graph, match);
-    auto backend = makeCpuBackend(CpuBackendOptions{threads});
+    std::unique_ptr<Backend> backend;
+    try {
+        backend = deviceBackend(device, threads);
+    } catch (const DeviceUnavailable& e) {
+        io.err << "fxlens run: error: --device " << e.what() << "\n";
+        if (asJson)
+            io.out << json{{"fxlens", "run"}, {"source", lg.source->path}, {"graph", lg.id}, {"error", e.what()}}.dump(
+                1) << "\n";
+        return kExitInputError;
+    }
     ExecOptions opts;
     opts.backend = backend.get();
     opts.threads = threads;
@@ -433,6 +444,8 @@ int runExec(const Args& args, Io& io)
     json doc = {
         {"fxlens", "run"}, {"source", lg.source->path}, {"graph", lg.id}, {"nodes", g.size()}, {"threads", threads}};
     doc["threads_rule"] = threadsRule;
+    doc["device"] = backend->name();
+    doc["emulated"] = backend->name().starts_with("cuda-emu");
     doc["inputs"] = inputsJson(inputs, match, seed);
     doc["constants"] = constants.toJson();
     ExecResult res;
@@ -510,6 +523,7 @@ int runExec(const Args& args, Io& io)
     std::ostream& o = io.out;
     o << lg.source->path << " graph " << lg.id << ": " << g.size() << " nodes, " << threads
       << (threads == 1 ? " thread" : " threads") << (threadsRule == "given" ? "" : " (" + threadsRule + ")") << "\n";
+    o << "device: " << deviceLabel(*backend) << "\n";
     printInputs(inputs, match, seed, "", o);
     if (constants.present()) o << "constants: " << constants.describe() << "\n";
     o << "time: " << millis(res.seconds) << "\n";
@@ -592,6 +606,7 @@ json sideJson(const LoadedSide& s, const CheckRun& r)
               {"nodes", s.lg.graph->size()},      {"seconds", r.result.seconds},
               {"peak_bytes", r.result.peakBytes}, {"outputs", r.result.outputs.size()}};
     d["constants"] = s.constants.present() ? json(s.constants.path) : json(nullptr);
+    d["device"] = r.backend ? json(r.backend->name()) : json(nullptr);
     d["generated_inputs"] = r.generated;
     d["written_states"] = json::array();
     for (const WrittenInput& w : r.result.writtenInputs)
@@ -612,6 +627,36 @@ int checkThreads(const Args& args, const Graph& g, std::string& rule)
     return resolveThreads(threadsOption(args), g, rule);
 }
 
+DeviceChoice deviceOption(const Args& args, const char* key, const DeviceChoice& fallback)
+{
+    if (!args.has(key)) return fallback;
+    DeviceChoice d;
+    d.name = args.value(key);
+    std::string why;
+    const bool cuda =
+        d.name == "cuda" || d.name.starts_with("cuda:") || d.name == "cuda-emu" || d.name.starts_with("cuda-emu:");
+    if (d.name != "cpu" && !cuda)
+        throw UsageError(std::string("--") + key + " expects cpu, cuda:N or cuda-emu:N, got '" + d.name + "'");
+    d.kind = cuda ? DeviceKind::Cuda : DeviceKind::Cpu;
+    return d;
+}
+
+std::unique_ptr<Backend> deviceBackend(const DeviceChoice& d, int threads)
+{
+    std::string why;
+    auto b = makeBackend(d.name, BackendOptions{threads}, &why);
+    if (!b) throw DeviceUnavailable(d.name + ": " + why);
+    return b;
+}
+
+// How a report names the device a graph ran on: the emulated one says what it is.
+std::string deviceLabel(const Backend& b)
+{
+    const std::string n = b.name();
+    if (n.starts_with("cuda-emu")) return n + " (the CUDA kernels' code run by the CPU: emulation, not a GPU)";
+    return n;
+}
+
 int runCheck(const Args& args, Io& io)
 {
     // --against: what B is compared with. original (the default): B's own run, bitwise or within
@@ -622,6 +667,9 @@ int runCheck(const Args& args, Io& io)
     if (against != "original") throw UsageError("--against expects original or eager-chunking, got '" + against + "'");
     if (args.has("chunks")) throw UsageError("--chunks needs --against eager-chunking");
     const bool asJson = args.has("json");
+    const DeviceChoice device = deviceOption(args, "device", DeviceChoice{});
+    const DeviceChoice deviceA = deviceOption(args, "device-a", device);
+    const DeviceChoice deviceB = deviceOption(args, "device-b", device);
     const int threadsGiven = threadsOption(args);
     const uint64_t seed = seedOption(args);
     std::optional<Tolerance> tol;
@@ -699,6 +747,20 @@ int runCheck(const Args& args, Io& io)
     opts.tolerance = tol;
     opts.localize = localize;
     json doc = {{"fxlens", "check"}, {"threads", threads}, {"threads_rule", threadsRule}};
+    // where each side runs: a device that cannot be used is said before any run
+    try {
+        (void)deviceBackend(deviceA, threads);
+        if (deviceB.name != deviceA.name) (void)deviceBackend(deviceB, threads);
+    } catch (const DeviceUnavailable& e) {
+        io.err << "fxlens check: error: --device " << e.what() << "\n";
+        if (asJson) {
+            doc["error"] = std::string("--device ") + e.what();
+            io.out << doc.dump(1) << "\n";
+        }
+        return kExitInputError;
+    }
+    opts.makeBackend = [deviceA, threads] { return deviceBackend(deviceA, threads); };
+    opts.makeBackendB = [deviceB, threads] { return deviceBackend(deviceB, threads); };
     doc["tolerance"] = tol ? json({{"atol", tol->atol}, {"rtol", tol->rtol}}) : json(nullptr);
     CheckOutcome c;
     try {
@@ -755,6 +817,9 @@ int runCheck(const Args& args, Io& io)
 
     std::ostream& o = io.out;
     o << "A: " << a.lg.source->path << " graph " << a.lg.id << " (" << millis(c.a.result.seconds) << ")\n";
+    if (deviceA.kind != DeviceKind::Cpu || deviceB.kind != DeviceKind::Cpu)
+        o << "devices: A on " << deviceLabel(*c.a.backend) << ", B on "
+          << (c.b.backend ? deviceLabel(*c.b.backend) : std::string("-")) << "\n";
     printInputs(inputs, matchA, seed, "  ", o);
     if (bIsFile) {
         o << "B: " << pathB << " (expected outputs, compared by name)\n";

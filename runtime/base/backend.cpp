@@ -26,6 +26,8 @@ void Backend::noteFree(int64_t n) { live_.fetch_sub(n); }
 
 void Backend::gemm(const GemmLoop&) { throw KernelError("the " + name() + " backend has no matrix product"); }
 
+void Backend::rowSum(const RowSumLoop&) { throw KernelError("the " + name() + " backend has no row sum"); }
+
 void Backend::pointwise(const PointwiseLoop&) { throw KernelError("the " + name() + " backend has no pointwise loop"); }
 
 void replaceTensorsWithCopies(Backend& backend, std::vector<Value>& values)

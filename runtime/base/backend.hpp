@@ -11,6 +11,7 @@
 
 #include "runtime/base/gemm_loop.hpp"
 #include "runtime/base/pointwise_loop.hpp"
+#include "runtime/base/row_sum_loop.hpp"
 #include "runtime/base/tensor.hpp"
 #include "runtime/base/value.hpp"
 
@@ -44,6 +45,9 @@ public:
     // The matrix product's chains on this backend's memory (the CPU kernels call their own
     // GEMM engine). Default: throws KernelError.
     virtual void gemm(const GemmLoop& loop);
+    // The sum family's row reduction (row_sum_loop.hpp; the CPU kernels run their own).
+    // Default: throws KernelError.
+    virtual void rowSum(const RowSumLoop& loop);
 
     // Live bytes of this backend's allocations (all storages not yet released) and the
     // high-water mark since the last resetPeak().

@@ -16,8 +16,9 @@
 
 namespace fxl {
 
-std::unique_ptr<Backend> newCheckBackend(const CheckOptions& o)
+std::unique_ptr<Backend> newCheckBackend(const CheckOptions& o, bool sideB)
 {
+    if (sideB && o.makeBackendB) return o.makeBackendB();
     if (o.makeBackend) return o.makeBackend();
     return makeBackend("cpu", BackendOptions{std::max(1, o.threads)}, nullptr);
 }
@@ -349,7 +350,7 @@ CheckOutcome checkGraphs(const CheckGraph& a, const CheckGraph& b, const CheckOp
     runA(out, a, o, progress, localizer ? &*localizer : nullptr);
     progress.base += a.graph->size();
 
-    out.b.backend = newCheckBackend(o);
+    out.b.backend = newCheckBackend(o, true);
     ExecOptions e = checkExecOptions(o, *out.b.backend, b);
     e.inputs = &out.inputs;
     if (localizer) e.onValue = localizer->compareB(*out.b.backend);
@@ -476,7 +477,7 @@ CheckOutcome checkPartition(const CheckGraph& a, const CheckGraph& forward, cons
             feed.forwardByPosition = true;
         }
     }
-    out.b.backend = newCheckBackend(o);
+    out.b.backend = newCheckBackend(o, true);
     ExecOptions e = checkExecOptions(o, *out.b.backend, forward);
     e.inputs = &fwInputs;
     progress.attach(e);

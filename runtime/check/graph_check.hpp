@@ -44,6 +44,8 @@ struct CheckOptions
 {
     // A backend for each run (each graph runs on its own); null: a CPU backend with `threads`.
     std::function<std::unique_ptr<Backend>()> makeBackend;
+    // B's backend when B runs elsewhere (check --device-b): null: makeBackend's.
+    std::function<std::unique_ptr<Backend>()> makeBackendB;
     int threads = 1;
     const SafeTensorsFile* inputs = nullptr;  // A's placeholders by name; the rest generated
     uint64_t seed = 0;  // generated inputs and random ops
@@ -137,8 +139,9 @@ std::vector<std::string> outputNodeNames(const Graph& g);
 std::string outputLabel(const std::string& key, const std::vector<std::string>& outputNodes);
 
 // Building blocks of the checks (runtime/check/chunk_check.hpp runs its own sequence):
-// a backend for one run (opts.makeBackend, else a CPU backend with opts.threads);
-std::unique_ptr<Backend> newCheckBackend(const CheckOptions& opts);
+// a backend for one run (opts.makeBackend, else a CPU backend with opts.threads; for B's runs
+// opts.makeBackendB first);
+std::unique_ptr<Backend> newCheckBackend(const CheckOptions& opts, bool sideB = false);
 // the executor options of one run of `g` on `backend` (threads, seeds, cancel, g's constants);
 ExecOptions checkExecOptions(const CheckOptions& opts, Backend& backend, const CheckGraph& g);
 // runs `g` into `run` (run.backend set, e.backend = it), its outputs as a file; a kernel

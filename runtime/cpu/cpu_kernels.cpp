@@ -30,6 +30,7 @@ void registerCudaKernels(KernelRegistry& reg)
     cpu::registerMatmulKernels(reg, DeviceKind::Cuda);
     cpu::registerElementwiseKernels(reg, DeviceKind::Cuda);
     cpu::registerDeviceShapeKernels(reg, DeviceKind::Cuda);
+    cpu::registerSumKernels(reg, DeviceKind::Cuda);
 }
 
 }  // namespace fxl

@@ -16,6 +16,7 @@
 #include <limits>
 
 #include "runtime/base/backend.hpp"
+#include "runtime/cpu/cpu_elementwise.hpp"
 
 namespace fxl::cpu {
 namespace red {
@@ -124,14 +125,22 @@ namespace {
 using namespace red;
 
 // x converted to dtype `to` (PyTorch's "dtype=" semantics: cast first, then reduce).
+// Each element through double (loadAsDouble, storeFromDouble), by the pointwise loop (so on
+// any device).
 Tensor castCopy(const KernelCall& call, const Tensor& x, DType to)
 {
     Tensor out = call.newTensor(x.sizes(), to);
-    const char* src = static_cast<const char*>(x.rawData());
-    char* dst = static_cast<char*>(out.rawData());
-    const int64_t is = x.itemSize(), os = out.itemSize();
-    forEachIndex(x.sizes(), [&](const int64_t* idx, int64_t flat) {
-        storeFromDouble(dst + flat * os, to, loadAsDouble(src + offsetOf(x, idx) * is, x.dtype()));
+    const DType from = x.dtype();
+    ew::dispatchBits(from, [&](auto inTag) {
+        using In = typename decltype(inTag)::type;
+        ew::dispatchBits(to, [&](auto outTag) {
+            using Out = typename decltype(outTag)::type;
+            ew::pointwise<Out, In>(call.pool, out, {x}, [from, to](In v) {
+                Out r;
+                storeFromDouble(&r, to, loadAsDouble(&v, from));
+                return r;
+            });
+        });
     });
     return out;
 }
@@ -234,6 +243,18 @@ void sumMean(KernelCall& call, bool hasDim, bool mean)
     Tensor out = call.newTensor(shape, outDt);
     // integer sums are computed in int64 and cast at the end when another int type was asked for
     Tensor out64 = (isIntegral(src.dtype(), true) && outDt != DType::I64) ? call.newTensor(shape, DType::I64) : out;
+    if (call.backend && call.backend->device() != DeviceKind::Cpu) {  // the device's row sum
+        dispatchAll(src.dtype(), op, [](auto) {});  // the CPU's refusal of a dtype it has no sum for
+        RowSumLoop loop;
+        loop.src = &src;
+        loop.colDims = dimsOf(red);
+        loop.out = &out64;
+        loop.mean = mean;
+        call.backend->rowSum(loop);
+        if (out64.storage() != out.storage()) call.backend->copy(out, castCopy(call, out64, outDt));
+        call.result = Value::ofTensor(out);
+        return;
+    }
     const RowView rv(src, dimsOf(red));
     const int64_t n = rv.cols;
     dispatchAll(src.dtype(), op, [&](auto tag) {
@@ -608,12 +629,17 @@ void bincount(KernelCall& call)
 
 }  // namespace
 
+void registerSumKernels(KernelRegistry& reg, DeviceKind d)
+{
+    reg.add("aten.sum.default", d, [](KernelCall& c) { sumMean(c, false, false); });
+    reg.add("aten.sum.dim_IntList", d, [](KernelCall& c) { sumMean(c, true, false); });
+    reg.add("aten.mean.default", d, [](KernelCall& c) { sumMean(c, false, true); });
+    reg.add("aten.mean.dim", d, [](KernelCall& c) { sumMean(c, true, true); });
+}
+
 void registerReductionKernels(KernelRegistry& reg)
 {
-    reg.add("aten.sum.default", DeviceKind::Cpu, [](KernelCall& c) { sumMean(c, false, false); });
-    reg.add("aten.sum.dim_IntList", DeviceKind::Cpu, [](KernelCall& c) { sumMean(c, true, false); });
-    reg.add("aten.mean.default", DeviceKind::Cpu, [](KernelCall& c) { sumMean(c, false, true); });
-    reg.add("aten.mean.dim", DeviceKind::Cpu, [](KernelCall& c) { sumMean(c, true, true); });
+    registerSumKernels(reg, DeviceKind::Cpu);
     reg.add("aten.var_mean.correction", DeviceKind::Cpu, [](KernelCall& c) { varMean(c, VarKind::VarMean); });
     reg.add("aten.var.correction", DeviceKind::Cpu, [](KernelCall& c) { varMean(c, VarKind::VarCorrection); });
     reg.add("aten.var.dim", DeviceKind::Cpu, [](KernelCall& c) { varMean(c, VarKind::VarDim); });

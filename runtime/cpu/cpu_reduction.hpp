@@ -371,5 +371,8 @@ namespace fxl::cpu {
 
 // The whole family, registered by registerCpuKernels.
 void registerReductionKernels(KernelRegistry& reg);
+// sum and mean (both overloads) on device `d`: the host logic is device-independent, the
+// reduction is Backend::rowSum on a device.
+void registerSumKernels(KernelRegistry& reg, DeviceKind d);
 
 }  // namespace fxl::cpu

@@ -237,6 +237,51 @@ public:
         p.cBatchStride = g.cBatchStride;
         device_->gemm(p);
     }
+    void rowSum(const RowSumLoop& loop) override
+    {
+        const Tensor& src = *loop.src;
+        const Tensor& out = *loop.out;
+        if (src.numel() > 0 && !onThisDevice(src)) throw KernelError("expected all tensors to be on " + name());
+        if (out.numel() > 0 && !onThisDevice(out)) throw KernelError("expected all tensors to be on " + name());
+        if (!out.isContiguous()) throw KernelError("internal: a row sum's output must be contiguous");
+        RowSumParams p;
+        p.src = src.storage() ? src.storage()->data() : nullptr;
+        p.offset = src.offset();
+        p.out = out.rawData();
+        p.mean = loop.mean;
+        switch (src.dtype()) {
+        case DType::F32: p.elem = kSumF32; break;
+        case DType::F64: p.elem = kSumF64; break;
+        case DType::BF16: p.elem = kSumBf16; break;
+        case DType::F16: p.elem = kSumF16; break;
+        case DType::I64: p.elem = kSumI64; break;
+        case DType::I32: p.elem = kSumI32; break;
+        case DType::I16: p.elem = kSumI16; break;
+        case DType::I8: p.elem = kSumI8; break;
+        case DType::U8:
+        case DType::Bool: p.elem = kSumU8; break;
+        default: throw KernelError("sum: unsupported dtype " + std::string(dtypeAbbr(src.dtype())));
+        }
+        std::vector<bool> isCol(src.sizes().size(), false);
+        for (int64_t d : loop.colDims) isCol[static_cast<size_t>(d)] = true;
+        p.rows = 1;
+        p.cols = 1;
+        for (size_t d = 0; d < src.sizes().size(); ++d)
+            if (!isCol[d]) {
+                if (p.nRowDims == kMaxDims) throw KernelError("sum: too many dims for CUDA");
+                p.rowSizes[p.nRowDims] = src.sizes()[d];
+                p.rowStrides[p.nRowDims++] = src.strides()[d];
+                p.rows *= src.sizes()[d];
+            }
+        for (int64_t d : loop.colDims) {
+            if (p.nColDims == kMaxDims) throw KernelError("sum: too many dims for CUDA");
+            p.colSizes[p.nColDims] = src.sizes()[static_cast<size_t>(d)];
+            p.colStrides[p.nColDims++] = src.strides()[static_cast<size_t>(d)];
+            p.cols *= src.sizes()[static_cast<size_t>(d)];
+        }
+        if (p.rows != out.numel()) throw KernelError("internal: a row sum's output has the wrong size");
+        device_->rowSum(p);
+    }
     void pointwise(const PointwiseLoop& loop) override
     {
         if (loop.nOps > static_cast<size_t>(kPointwiseOperands)) throw KernelError("pointwise: too many operands");

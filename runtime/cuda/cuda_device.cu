@@ -90,6 +90,14 @@ public:
         intGemmKernel<<<dim3(g.x, g.y, g.z), dim3(kThreads, 1, 1), 0, stream_>>>(p);
         check(cudaGetLastError(), "integer GEMM launch");
     }
+    void rowSum(const RowSumParams& p) override
+    {
+        if (p.rows == 0) return;
+        select();
+        const Dim3 g = gridFor(p.rows);
+        rowSumKernel<<<dim3(g.x, g.y, g.z), dim3(kThreads, 1, 1), 0, stream_>>>(p);
+        check(cudaGetLastError(), "row sum launch");
+    }
     void pointwise(const PointwiseParams&, const PointwiseLoop&) override
     {
         // The elementwise functors are the CPU kernels' host types; their table of GPU builds

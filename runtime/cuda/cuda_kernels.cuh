@@ -6,6 +6,7 @@
 #include "runtime/cuda/copy_kernel.hpp"
 #include "runtime/cuda/gemm_kernel.hpp"
 #include "runtime/cuda/int_gemm_kernel.hpp"
+#include "runtime/cuda/row_sum_kernel.hpp"
 
 namespace fxl::cuda {
 
@@ -36,5 +37,7 @@ __global__ void gemmKernel(GemmParams p)
 }
 
 __global__ void intGemmKernel(IntGemmParams p) { intGemmBody(coordHere(), p); }
+
+__global__ void rowSumKernel(RowSumParams p) { rowSumBody(coordHere(), p); }
 
 }  // namespace fxl::cuda

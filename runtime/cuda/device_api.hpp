@@ -14,6 +14,7 @@
 #include "runtime/cuda/gemm_kernel.hpp"
 #include "runtime/cuda/int_gemm_kernel.hpp"
 #include "runtime/cuda/pointwise_kernel.hpp"
+#include "runtime/cuda/row_sum_kernel.hpp"
 
 namespace fxl::cuda {
 
@@ -34,6 +35,8 @@ public:
     virtual void gemm(const GemmParams& p) = 0;
     // the integer product with its epilogue (int_gemm_kernel.hpp)
     virtual void intGemm(const IntGemmParams& p) = 0;
+    // the sum family's row reduction (row_sum_kernel.hpp)
+    virtual void rowSum(const RowSumParams& p) = 0;
     // The pointwise kernel (pointwise_kernel.hpp) with the loop's functor per element.
     virtual void pointwise(const PointwiseParams& p, const PointwiseLoop& loop) = 0;
 };

@@ -87,6 +87,12 @@ public:
         Open open(*this, {p.a.data, p.b.data, p.bias.data, p.c});
         emulateLaunch(gridFor(total), {kThreads, 1, 1}, [&](const Coord& c) { intGemmBody(c, p); });
     }
+    void rowSum(const RowSumParams& p) override
+    {
+        if (p.rows == 0) return;
+        Open open(*this, {p.src, p.out});
+        emulateLaunch(gridFor(p.rows), {kThreads, 1, 1}, [&](const Coord& c) { rowSumBody(c, p); });
+    }
     void pointwise(const PointwiseParams& p, const PointwiseLoop& loop) override
     {
         if (p.numel == 0) return;

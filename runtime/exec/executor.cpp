@@ -1048,9 +1048,14 @@ void failFastOnUnrunnableNode(const GraphPlan& plan, DeviceKind device)
             why = np.error;
         else if (np.kind == NodePlan::Kind::Torch && !np.torch)
             why = np.error;
+        else if (np.kind == NodePlan::Kind::Op && np.op && device == DeviceKind::Cuda
+                 && KernelRegistry::instance().find(np.op->qualifiedName, DeviceKind::Cpu))
+            why = "no CUDA kernel for " + np.op->qualifiedName
+                + " yet (docs/coverage.md, \"On CUDA\", lists the operators that run on the CPU only); run the "
+                  "graph on the CPU";
         else if (np.kind == NodePlan::Kind::Op && np.op)  // (the lookup above found no kernel)
-            why = "no CPU kernel for " + np.op->qualifiedName + "; an ops file can give it a body: its schema ("
-                + formatSchema(np.op->schema)
+            why = "no " + std::string(device == DeviceKind::Cuda ? "CUDA" : "CPU") + " kernel for "
+                + np.op->qualifiedName + "; an ops file can give it a body: its schema (" + formatSchema(np.op->schema)
                 + ") and a decomposition over operators fxlens runs (docs/custom_ops.md, --ops FILE)";
         if (why.empty()) continue;
         const Node& n = plan.g->node(order[k]);

@@ -14,6 +14,7 @@
 #include <QPlainTextEdit>
 #include <QPushButton>
 #include <QSettings>
+#include <QStandardItemModel>
 #include <QStyle>
 #include <QTabBar>
 #include <QTabWidget>
@@ -703,6 +704,55 @@ private slots:
         QCOMPARE(o->subject.seconds, 0.0);
         QVERIFY2(s.w.runPanel()->summaryText().contains(QLatin1String("mylib.bar.default")),
                  qPrintable(s.w.runPanel()->summaryText()));
+    }
+
+    // "Check this step on the CPU against the device", as a user picks it: the emulated CUDA
+    // device in the backend list (a real choice: the CUDA kernels' code run by the CPU), the
+    // check in the list of what to compare with, Run pressed: every output and every node value
+    // of the step on the device bitwise equal to the CPU's; the summary names the device and
+    // gives the measured peak beside the estimate.
+    void checkStepOnCpuAndDevice()
+    {
+        Session s;
+        setUp(s, QStringLiteral("nothing"));
+        QVERIFY(s.w.openPath(QString::fromStdString(fxltest::testDataPath("pytorch/mlp_gelu.joint.code.py").string()))
+                    .isEmpty());
+        QVERIFY(s.w.waitIdle());
+        RunPanel* panel = s.w.runPanel();
+        auto* backend = panel->findChild<QComboBox*>(QStringLiteral("backend"));
+        auto* against = panel->findChild<QComboBox*>(QStringLiteral("against"));
+        auto* run = panel->findChild<QPushButton*>(QStringLiteral("run"));
+        QVERIFY(backend && against && run);
+        QDockWidget* runDock = dock(s.w, QStringLiteral("Run"));
+        runDock->show();
+        runDock->raise();
+        const int emu = backend->findData(QStringLiteral("cuda-emu:0"));
+        QVERIFY2(emu >= 0, "the emulated CUDA device is not in the backend list");
+        auto* items = qobject_cast<QStandardItemModel*>(backend->model());
+        QVERIFY(items && items->item(emu)->isEnabled());
+        backend->setCurrentIndex(emu);
+        against->setCurrentIndex(static_cast<int>(RunPanel::Against::OnCpu));
+        QVERIFY(run->isVisible() && run->isEnabled());
+        QTest::mouseClick(run, Qt::LeftButton);
+        QVERIFY(s.w.waitIdle());
+        const auto o = panel->outcome();
+        QVERIFY(o);
+        QVERIFY2(o->ok, o->error.c_str());
+        QCOMPARE(QString::fromStdString(o->request.backend), QStringLiteral("cuda-emu:0"));
+        QCOMPARE(QString::fromStdString(o->request.referenceBackend), QStringLiteral("cpu"));
+        QVERIFY(o->compared);
+        QVERIFY2(o->bitwise(), o->summary().c_str());
+        QCOMPARE(o->report.outputs.size(), size_t(3));
+        QVERIFY(o->localize);
+        QCOMPARE(o->localize->counts.compared, size_t(16));
+        QCOMPARE(o->localize->counts.differing, size_t(0));
+        QCOMPARE(o->subject.peakBytes, o->subjectEstimatePeak);
+        const QString text = panel->summaryText();
+        QVERIFY2(text.contains(QLatin1String("bitwise equal")) && text.contains(QLatin1String("on the CPU"))
+                     && text.contains(QLatin1String("on cuda-emu:0"))
+                     && text.contains(QLatin1String("the memory timeline's estimate 612 B")),
+                 qPrintable(text));
+        guitest::saveShot(*panel, "run_panel_cuda_emulated.png");
     }
 
     // The diff's options in the window, as in the CLI: fields typed into the ignore field are

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <filesystem>
 
+#include "core/analysis/memory_timeline.hpp"
 #include "core/formats/graph_constants.hpp"
 #include "core/formats/safetensors.hpp"
 #include "core/ir/diagnostics.hpp"
@@ -25,6 +26,8 @@ std::vector<BackendChoice> backendChoices()
     out.push_back({"cpu", "CPU (reference)", true, {}});
     const std::string why = whyNoCudaGraphs();
     out.push_back({"cuda:0", "CUDA device 0", why.empty(), why});
+    // the CUDA kernels' own code run by the CPU: a step checked through them without a GPU
+    out.push_back({"cuda-emu:0", "CUDA, emulated on the CPU", true, {}});
     return out;
 }
 
@@ -42,6 +45,8 @@ StepPair stepPair(const std::vector<std::shared_ptr<const StepState>>& steps, in
         if (!before.failed && !before.graphs.empty()) p.reference = before.graph(p.subject->previousRole);
     } else if (against == "input") {
         if (!steps.front()->failed && !steps.front()->graphs.empty()) p.reference = steps.front()->graph({});
+    } else if (against == "cpu") {  // the same graph, on the CPU reference
+        p.reference = p.subject;
     }
     return p;
 }
@@ -70,6 +75,15 @@ std::optional<RunRequest> stepRunRequest(const std::vector<std::shared_ptr<const
     r.stepIndex = st.index;
     r.against = against;
     if (against.empty()) return r;
+    if (against == "cpu") {
+        if (st.graphs.size() > 1)
+            return refuse("the step is a partition: check its forward or its backward on the CPU, one at a time");
+        r.reference = r.subject;
+        r.referenceHash = r.subjectHash;
+        r.referenceLabel = label(st) + " on the CPU";
+        r.referenceBackend = "cpu";
+        return r;
+    }
     if (st.index == 0) return refuse("the input graph has no step before it: run it alone, or show a later step");
     const bool previous = against == "previous" || against == "eager";
     const StepState& rs = *steps[static_cast<size_t>(previous ? st.index - 1 : 0)];
@@ -162,16 +176,22 @@ std::string RunOutcome::summary() const
 
 namespace {
 
-std::unique_ptr<Backend> makeBackend(const RunRequest& r)
+// The backend named (runtime/backends.hpp: cpu, cuda:N, cuda-emu:N).
+std::unique_ptr<Backend> makeBackendNamed(const std::string& name, int threads)
 {
-    if (r.backend == "cpu") return makeCpuBackend(CpuBackendOptions{std::max(1, r.threads)});
-    if (r.backend.rfind("cuda:", 0) == 0) {
-        std::string why;
-        auto b = makeCudaBackend(std::stoi(r.backend.substr(5)), &why);
-        if (!b) throw std::runtime_error("backend " + r.backend + ": " + why);
-        return b;
-    }
-    throw std::runtime_error("unknown backend '" + r.backend + "'");
+    std::string why;
+    auto b = fxl::makeBackend(name, BackendOptions{std::max(1, threads)}, &why);
+    if (!b) throw std::runtime_error("backend " + name + ": " + why);
+    return b;
+}
+
+std::unique_ptr<Backend> makeBackend(const RunRequest& r) { return makeBackendNamed(r.backend, r.threads); }
+
+// The reference's backend: the subject's unless the request names another (a step checked
+// on the CPU against the device).
+std::unique_ptr<Backend> makeReferenceBackend(const RunRequest& r)
+{
+    return makeBackendNamed(r.referenceBackend.empty() ? r.backend : r.referenceBackend, r.threads);
 }
 
 // The graph's get_attr constants: embedded in the graph file (fxlens JSON), else the
@@ -205,6 +225,7 @@ RunOutcome runRequest(const RunRequest& r, std::atomic<bool>* cancel,
     out.request = r;
     try {
         if (!r.subject) throw std::runtime_error("nothing to run");
+        out.subjectEstimatePeak = computeMemoryTimeline(*r.subject).peakBytes;
         // planned first: a graph that cannot run is refused at once with every reason, before
         // any input is made or any node runs
         std::string refused;
@@ -235,7 +256,8 @@ RunOutcome runRequest(const RunRequest& r, std::atomic<bool>* cancel,
         if (r.reference && !r.eagerChunks) {
             // the check every front end shares: outputs and written states, subject against reference
             CheckOptions o;
-            o.makeBackend = [&r] { return makeBackend(r); };
+            o.makeBackend = [&r] { return makeReferenceBackend(r); };  // A: the reference
+            o.makeBackendB = [&r] { return makeBackend(r); };  // B: the subject
             o.threads = r.threads;
             o.inputs = sidecar ? &*sidecar : nullptr;
             o.seed = r.seed;

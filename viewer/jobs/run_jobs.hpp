@@ -64,7 +64,8 @@ struct RunRequest
     bool sidecarInputs = true;  // use NAME.inputs.safetensors when there is one
     uint64_t seed = 0;  // generated inputs and random ops
     int threads = 1;
-    std::string backend = "cpu";
+    std::string backend = "cpu";  // the subject's (runtime/backends.hpp names)
+    std::string referenceBackend;  // the reference's; "": the subject's (against "cpu": "cpu")
     // With a reference: compare the intermediate values of the nodes both graphs share as they
     // are computed (runtime/check/localize.hpp), to name the first node whose value differs.
     bool localize = true;
@@ -89,6 +90,7 @@ struct RunOutcome
     std::string inputsFrom;  // "gpt2_tiny.inputs.safetensors" or "generated with seed 0"
     std::vector<std::string> generatedInputs;
     RunSideResult subject, reference;
+    int64_t subjectEstimatePeak = 0;  // the memory timeline's estimate of the subject's peak
     bool compared = false;  // a reference was run and the outputs compared
     // subject (actual) against reference (expected): outputs, then the states either wrote
     EquivalenceReport report;

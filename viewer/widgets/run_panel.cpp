@@ -28,11 +28,23 @@ RunPanel::RunPanel(QWidget* parent)
     against_ = new QComboBox(this);
     against_->addItems({tr("check against the step before"), tr("check against the input graph"), tr("run it alone"),
                         tr("check against eager chunking of the step before")});
+    against_->addItem(tr("check on the CPU vs the device"));
+    against_->setItemData(4,
+                          tr("the step run on the chosen device (CUDA) and on the CPU reference, every output and node "
+                             "value compared bitwise"),
+                          Qt::ToolTipRole);
     against_->setItemData(3,
                           tr("for a chunk pass's step: the step before run once per chunk and combined (cat along the "
                              "chunk dim, sums in chunk order), as eager module-level chunking would"),
                           Qt::ToolTipRole);
+    against_->setObjectName(QStringLiteral("against"));
     backend_ = new QComboBox(this);
+    backend_->setObjectName(QStringLiteral("backend"));
+    // long entries shown elided: the combos do not widen the window
+    for (QComboBox* c : {against_, backend_}) {
+        c->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+        c->setMinimumContentsLength(26);
+    }
     for (const BackendChoice& b : backendChoices()) {
         backend_->addItem(QString::fromStdString(b.label), QString::fromStdString(b.id));
         const int i = backend_->count() - 1;
@@ -189,15 +201,16 @@ void RunPanel::show(std::shared_ptr<const RunOutcome> o)
         for (const char* head : {"bitwise equal: ", "ran: "})
             if (counts.startsWith(QLatin1String(head))) counts = counts.mid(static_cast<int>(strlen(head)));
         text = verdict + QStringLiteral(": ") + counts.toHtmlEscaped();
-        text += tr("<br>%1%2 on %3; inputs %4")
+        text += tr("<br>%1 on %3%2; inputs %4")
                     .arg(QString::fromStdString(r.subjectLabel).toHtmlEscaped(),
                          o->compared ? tr(" against %1").arg(QString::fromStdString(r.referenceLabel).toHtmlEscaped())
                                      : QString(),
                          QString::fromStdString(r.backend), QString::fromStdString(o->inputsFrom).toHtmlEscaped());
-        text += tr("<br>measured peak %1 at %2 (%3)")
+        text += tr("<br>measured peak %1 at %2 on %4 (%3); the memory timeline's estimate %5")
                     .arg(QString::fromStdString(formatByteSize(o->subject.peakBytes)),
                          QString::fromStdString(o->subject.peakNode).toHtmlEscaped(),
-                         QString::fromStdString(formatDuration(o->subject.seconds)));
+                         QString::fromStdString(formatDuration(o->subject.seconds)), QString::fromStdString(r.backend),
+                         QString::fromStdString(formatByteSize(o->subjectEstimatePeak)));
         if (r.eagerChunks)
             text += tr("<br>reference: eager chunking (%1) of %2")
                         .arg(QString::fromStdString(r.eagerChunks->str()).toHtmlEscaped(),

@@ -35,6 +35,7 @@ public:
         Input,  // the input graph (step 0)
         Nothing,  // run the step alone
         EagerChunking,  // eager chunking of the step before (a chunk pass's step)
+        OnCpu,  // the same step on the CPU reference (the step run on the chosen device)
     };
     explicit RunPanel(QWidget* parent = nullptr);
 

@@ -257,7 +257,7 @@ bool StepSession::startRun(int against, int stepIndex)
         w_.updateBusy();
         return true;
     }
-    const char* modes[] = {"previous", "input", "", "eager"};
+    const char* modes[] = {"previous", "input", "", "eager", "cpu"};
     std::string why;
     StepRunner* runner = w_.runner();
     auto req =

@@ -313,6 +313,7 @@ QString WorkspaceSession::openFile(const QString& file)
             const int mode = last.against == "previous" ? static_cast<int>(RunPanel::Against::Previous)
                 : last.against == "input"               ? static_cast<int>(RunPanel::Against::Input)
                 : last.against == "eager"               ? static_cast<int>(RunPanel::Against::EagerChunking)
+                : last.against == "cpu"                 ? static_cast<int>(RunPanel::Against::OnCpu)
                                                         : static_cast<int>(RunPanel::Against::Nothing);
             // made again only while it is of these very steps (by content hash)
             const std::string stale = last.against == "graphs" ? std::string() : recordedRunStaleness(last);

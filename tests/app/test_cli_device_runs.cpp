@@ -1,0 +1,145 @@
+// Graphs on a device as a user runs them, through the built binary, on the emulated CUDA
+// device (cuda-emu: the CUDA kernels' own code run by the CPU; no GPU needed): `run --device`
+// (outputs, measured peak against the estimate, --out read back by `check` on the CPU),
+// `check --device-a cpu --device-b cuda-emu --localize` (every output and node value bitwise
+// equal), eager chunking with every run on the device, and the refusals: an operator with no
+// CUDA kernel (named), a device name no backend has (exit 2) and a CUDA device that is not
+// there (exit 1, the reason).
+#include <QJsonArray>
+#include <QJsonObject>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include "cli_test_util.hpp"
+#include "test_registry.hpp"
+#include "test_util.hpp"
+
+namespace test_cli_device_runs {
+
+using namespace clitest;
+
+namespace {
+
+QString dataPath(const std::string& rel) { return QString::fromStdString(fxltest::testDataPath(rel).string()); }
+
+QString mlp() { return dataPath("pytorch/mlp_gelu.joint.code.py"); }
+
+QJsonObject jsonOf(const Run& r)
+{
+    QJsonParseError e;
+    const QJsonDocument d = QJsonDocument::fromJson(r.out, &e);
+    return e.error == QJsonParseError::NoError ? d.object() : QJsonObject();
+}
+
+// output name -> sha256 of its bytes
+QMap<QString, QString> outputHashes(const QJsonObject& run)
+{
+    QMap<QString, QString> m;
+    for (const QJsonValue& v : run.value("outputs").toArray())
+        m[v.toObject().value("name").toString()] = v.toObject().value("sha256").toString();
+    return m;
+}
+
+}  // namespace
+
+class TestCliDeviceRuns : public QObject
+{
+    Q_OBJECT
+
+private slots:
+    // run --device cuda-emu: the CPU's output bytes, the device named and marked emulated, the
+    // measured peak equal to the memory timeline's estimate; --out read back by check (A on the
+    // CPU against the file): bitwise equal.
+    void runOnTheDevice()
+    {
+        const Run cpu = fxlens({"run", mlp(), "--json"});
+        QVERIFY2(!cpu.crashed && cpu.exitCode == 0, qPrintable(describe(cpu)));
+        QTemporaryDir dir;
+        const QString out = dir.filePath("emu.safetensors");
+        const Run emu = fxlens({"run", mlp(), "--device", "cuda-emu", "--out", out, "--json"});
+        QVERIFY2(!emu.crashed && emu.exitCode == 0, qPrintable(describe(emu)));
+        const QJsonObject a = jsonOf(cpu), b = jsonOf(emu);
+        QCOMPARE(a.value("device").toString(), QStringLiteral("cpu"));
+        QCOMPARE(b.value("device").toString(), QStringLiteral("cuda-emu:0"));
+        QVERIFY(b.value("emulated").toBool());
+        QCOMPARE(outputHashes(b).size(), 3);
+        QCOMPARE(outputHashes(b), outputHashes(a));
+        QCOMPARE(b.value("peak_bytes").toInteger(), b.value("estimate").toObject().value("peak_bytes").toInteger());
+        QCOMPARE(b.value("allocator_peak_bytes").toInteger(), a.value("allocator_peak_bytes").toInteger());
+        const Run text = fxlens({"run", mlp(), "--device", "cuda-emu:1"});
+        QVERIFY2(text.exitCode == 0, qPrintable(describe(text)));
+        QVERIFY2(text.out.contains("device: cuda-emu:1 (the CUDA kernels' code run by the CPU: emulation, not a GPU)"),
+                 text.out.constData());
+        const Run back = fxlens({"check", mlp(), out});
+        QVERIFY2(back.exitCode == 0 && back.out.contains("result: bitwise equal"), qPrintable(describe(back)));
+    }
+
+    // check A A with A on the CPU and B on the device: every output and, with --localize,
+    // every node's value bitwise equal; the JSON names each side's device.
+    void checkAcrossDevices()
+    {
+        const Run r =
+            fxlens({"check", mlp(), mlp(), "--device-a", "cpu", "--device-b", "cuda-emu", "--localize", "--json"});
+        QVERIFY2(!r.crashed && r.exitCode == 0, qPrintable(describe(r)));
+        const QJsonObject d = jsonOf(r);
+        QCOMPARE(d.value("result").toString(), QStringLiteral("bitwise_equal"));
+        QCOMPARE(d.value("a").toObject().value("device").toString(), QStringLiteral("cpu"));
+        QCOMPARE(d.value("b").toObject().value("device").toString(), QStringLiteral("cuda-emu:0"));
+        const QJsonObject counts = d.value("localize").toObject().value("counts").toObject();
+        QCOMPARE(counts.value("compared").toInt(), 16);
+        QCOMPARE(counts.value("equal").toInt(), 16);
+        QVERIFY(d.value("localize").toObject().value("first_divergence").isNull());
+        // both on the device with --device
+        const Run both = fxlens({"check", mlp(), mlp(), "--device", "cuda-emu"});
+        QVERIFY2(both.exitCode == 0, qPrintable(describe(both)));
+        QVERIFY2(both.out.contains("devices: A on cuda-emu:0"), both.out.constData());
+    }
+
+    // check CHUNKED ORIGINAL --against eager-chunking --device cuda-emu: every run (the chunked
+    // graph, the reference, the original) on the device, bitwise equal to eager chunking.
+    void eagerChunkingOnTheDevice()
+    {
+        const QString fw = dataPath("pytorch/mlp_gelu.fw.default.code.py");
+        const Run r = fxlens({"check", fw, fw, "--against", "eager-chunking", "--chunks",
+                              "dim=batch,chunks=2,inputs=primals_1", "--device", "cuda-emu", "--json"});
+        QVERIFY2(!r.crashed && r.exitCode == 0, qPrintable(describe(r)));
+        const QJsonObject d = jsonOf(r);
+        QCOMPARE(d.value("device").toString(), QStringLiteral("cuda-emu"));
+        QCOMPARE(d.value("result").toString(), QStringLiteral("bitwise_equal"));
+        QCOMPARE(d.value("outputs").toArray().size(), 5);
+        const Run text = fxlens({"check", fw, fw, "--against", "eager-chunking", "--chunks",
+                                 "dim=batch,chunks=2,inputs=primals_1", "--device", "cuda-emu"});
+        QVERIFY2(text.out.contains("device: cuda-emu:0 (the CUDA kernels' code run by the CPU"), text.out.constData());
+    }
+
+    // The refusals.
+    void refusals()
+    {
+        // an operator with no CUDA kernel yet: named before anything runs
+        const Run ce = fxlens({"run", dataPath("pytorch/linear_ce.joint.code.py"), "--device", "cuda-emu"});
+        FXL_EXPECT_EXIT(ce, 1);
+        QVERIFY2(ce.err.contains("(aten._log_softmax.default): no CUDA kernel for aten._log_softmax.default yet"),
+                 ce.err.constData());
+        QVERIFY2(ce.err.contains("docs/coverage.md"), ce.err.constData());
+        // a name no backend has
+        const Run bad = fxlens({"run", mlp(), "--device", "tpu:0"});
+        FXL_EXPECT_EXIT(bad, 2);
+        QVERIFY2(bad.err.contains("--device expects cpu, cuda:N or cuda-emu:N, got 'tpu:0'"), bad.err.constData());
+        const Run badB = fxlens({"check", mlp(), mlp(), "--device-b", "gpu"});
+        FXL_EXPECT_EXIT(badB, 2);
+        // a CUDA device that is not there (no driver): the reason, exit 1, for run and check
+        const QMap<QString, QString> noDriver{{"FXLENS_CUDA_DRIVER", "/nonexistent/fxlens-test/libcuda.so.1"}};
+        const Run gone = runProcess(kFxlensBinary, {"run", mlp(), "--device", "cuda:0"}, 60000, noDriver);
+        FXL_EXPECT_EXIT(gone, 1);
+        QVERIFY2(gone.err.contains("fxlens run: error: --device cuda:0: "), gone.err.constData());
+        QVERIFY2(gone.err.contains("CUDA"), gone.err.constData());
+        const Run goneB =
+            runProcess(kFxlensBinary, {"check", mlp(), mlp(), "--device-b", "cuda:0", "--json"}, 60000, noDriver);
+        FXL_EXPECT_EXIT(goneB, 1);
+        QVERIFY2(jsonOf(goneB).value("error").toString().startsWith("--device cuda:0: "), goneB.out.constData());
+    }
+};
+
+FXL_TEST_APPLESS_MAIN(TestCliDeviceRuns)
+}  // namespace test_cli_device_runs
+#include "test_cli_device_runs.moc"
