@@ -28,6 +28,12 @@ void Backend::gemm(const GemmLoop&) { throw KernelError("the " + name() + " back
 
 void Backend::rowSum(const RowSumLoop&) { throw KernelError("the " + name() + " backend has no row sum"); }
 
+void Backend::rows(const RowsLoop&) { throw KernelError("the " + name() + " backend has no row normalisations"); }
+
+void Backend::nll(const NllLoop&) { throw KernelError("the " + name() + " backend has no nll_loss"); }
+
+void Backend::gather(const GatherLoop&) { throw KernelError("the " + name() + " backend has no indexed gather"); }
+
 void Backend::pointwise(const PointwiseLoop&) { throw KernelError("the " + name() + " backend has no pointwise loop"); }
 
 void replaceTensorsWithCopies(Backend& backend, std::vector<Value>& values)

@@ -9,9 +9,12 @@
 #include <string>
 #include <vector>
 
+#include "runtime/base/gather_loop.hpp"
 #include "runtime/base/gemm_loop.hpp"
+#include "runtime/base/nll_loop.hpp"
 #include "runtime/base/pointwise_loop.hpp"
 #include "runtime/base/row_sum_loop.hpp"
+#include "runtime/base/rows_loop.hpp"
 #include "runtime/base/tensor.hpp"
 #include "runtime/base/value.hpp"
 
@@ -48,6 +51,15 @@ public:
     // The sum family's row reduction (row_sum_loop.hpp; the CPU kernels run their own).
     // Default: throws KernelError.
     virtual void rowSum(const RowSumLoop& loop);
+    // The row-wise normalisations (rows_loop.hpp; the CPU kernels run their own). Default:
+    // throws KernelError.
+    virtual void rows(const RowsLoop& loop);
+    // nll_loss forward / backward (nll_loop.hpp; the CPU kernels run their own). Default:
+    // throws KernelError.
+    virtual void nll(const NllLoop& loop);
+    // An indexed gather (gather_loop.hpp; the CPU kernels walk their own plans). Default:
+    // throws KernelError.
+    virtual void gather(const GatherLoop& loop);
 
     // Live bytes of this backend's allocations (all storages not yet released) and the
     // high-water mark since the last resetPeak().

@@ -95,10 +95,7 @@ void indexSelectKernel(KernelCall& call)
     // every index in [0, size), also when the result is empty; negative indices do not wrap
     // (PyTorch's CPU index_select rejects them)
     const int64_t size = s.sizes()[static_cast<size_t>(d)];
-    for (int64_t k = 0; k < n; ++k) {
-        const char* p = static_cast<const char*>(ix.rawData()) + k * ix.strides()[0] * ix.itemSize();
-        const int64_t i = ix.dtype() == DType::I64 ? *reinterpret_cast<const int64_t*>(p)
-                                                   : static_cast<int64_t>(loadAsDouble(p, ix.dtype()));
+    for (const int64_t i : indexValues(ix, "index_select")) {  // read in host memory (any device)
         if (i < 0 || i >= size)
             throw KernelError("index_select(): index " + std::to_string(i) + " is out of range for dimension "
                               + std::to_string(d) + " with size " + std::to_string(size));
@@ -450,19 +447,24 @@ void nonzeroKernel(KernelCall& call)
 
 }  // namespace
 
+void registerGatherKernels(KernelRegistry& reg, DeviceKind d)
+{
+    reg.add("aten.embedding.default", d, embeddingKernel);
+    reg.add("aten.index_select.default", d, indexSelectKernel);
+    reg.add("aten.index.Tensor", d, indexKernel);
+    reg.add("aten._unsafe_index.Tensor", d, indexKernel);
+    reg.add("aten.gather.default", d, gatherKernel);
+}
+
 void registerIndexKernels(KernelRegistry& reg)
 {
     const DeviceKind cpu = DeviceKind::Cpu;
-    reg.add("aten.embedding.default", cpu, embeddingKernel);
-    reg.add("aten.index_select.default", cpu, indexSelectKernel);
+    registerGatherKernels(reg, cpu);
     reg.add("aten.masked_scatter.default", cpu, maskedScatterKernel);
-    reg.add("aten.index.Tensor", cpu, indexKernel);
-    reg.add("aten._unsafe_index.Tensor", cpu, indexKernel);
     reg.add("aten.index_put.default", cpu, indexPutKernel);
     reg.add("aten._unsafe_index_put.default", cpu, indexPutKernel);
     reg.add("aten.index_put_.default", cpu, indexPutInplaceKernel);
     reg.add("aten.index_add.default", cpu, indexAddKernel);
-    reg.add("aten.gather.default", cpu, gatherKernel);
     reg.add("aten.scatter.src", cpu, scatterKernel);
     reg.add("aten.scatter.value", cpu, scatterKernel);
     reg.add("aten.scatter_add.default", cpu, scatterAddKernel);

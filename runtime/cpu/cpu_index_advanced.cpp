@@ -4,6 +4,7 @@
 #include <cstring>
 #include <string>
 
+#include "runtime/cpu/cpu_elementwise.hpp"
 #include "runtime/cpu/cpu_shape.hpp"
 
 namespace fxl::cpu::shape {
@@ -13,17 +14,15 @@ namespace {
 // nonzero(mask): one int64 vector per mask dim.
 void maskCoordinates(const KernelCall& call, const Tensor& mask, std::vector<Tensor>& coords)
 {
+    // the mask's values read in host memory (any device), row-major; the coordinates uploaded
     std::vector<std::vector<int64_t>> perDim(static_cast<size_t>(mask.dim()));
-    const char* base = static_cast<const char*>(mask.rawData());
-    forEachIndex(mask.sizes(), [&](const int64_t* i, int64_t) {
-        if (base[offsetOf(mask, i)] != 0)
+    const std::vector<unsigned char> values = ew::hostBytes(mask);
+    forEachIndex(mask.sizes(), [&](const int64_t* i, int64_t flat) {
+        if (values[static_cast<size_t>(flat)] != 0)
             for (size_t j = 0; j < perDim.size(); ++j) perDim[j].push_back(i[j]);
     });
-    for (auto& c : perDim) {
-        Tensor t = call.newTensor({static_cast<int64_t>(c.size())}, DType::I64);
-        if (!c.empty()) std::memcpy(t.rawData(), c.data(), c.size() * 8);
-        coords.push_back(t);
-    }
+    for (auto& c : perDim)
+        coords.push_back(ew::tensorFromHost(call, {static_cast<int64_t>(c.size())}, DType::I64, c.data()));
 }
 
 // One index tensor (or undefined) per dim of self: masks replaced by their coordinates (kept

@@ -56,6 +56,18 @@ void runGather(const KernelCall& call, const IndexPlan& plan, const Tensor& out)
     const int64_t n = numelOf(plan.shape);
     if (n == 0) return;
     const IterOperand o = iterOperandOf(out, plan.shape);
+    if (out.device() != DeviceKind::Cpu) {  // the device's gather, then the CPU's error text
+        auto operand = [](const IterOperand& it) { return GatherOperand{it.base, it.strides, it.dtype}; };
+        GatherLoop loop;
+        loop.shape = plan.shape;
+        loop.base = operand(plan.base);
+        loop.out = operand(o);
+        for (const IndexOperand& ix : plan.idx) loop.idx.push_back(GatherIndex{operand(ix.op), ix.size, ix.stride});
+        loop.wrapNegative = plan.wrapNegative;
+        call.backend->gather(loop);
+        if (loop.failed) outOfRange(plan, loop.failedValue, plan.idx[static_cast<size_t>(loop.failedIndex)]);
+        return;
+    }
     ew::dispatchBits(out.dtype(), [&](auto tag) {
         using U = typename decltype(tag)::type;
         const U* src = reinterpret_cast<const U*>(plan.base.base);

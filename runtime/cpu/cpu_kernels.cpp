@@ -2,7 +2,10 @@
 
 #include "runtime/cpu/cpu_conv.hpp"
 #include "runtime/cpu/cpu_elementwise.hpp"
+#include "runtime/cpu/cpu_index.hpp"
+#include "runtime/cpu/cpu_loss.hpp"
 #include "runtime/cpu/cpu_matmul.hpp"
+#include "runtime/cpu/cpu_norm.hpp"
 #include "runtime/cpu/cpu_pad.hpp"
 #include "runtime/cpu/cpu_pool.hpp"
 #include "runtime/cpu/cpu_random.hpp"
@@ -31,6 +34,9 @@ void registerCudaKernels(KernelRegistry& reg)
     cpu::registerElementwiseKernels(reg, DeviceKind::Cuda);
     cpu::registerDeviceShapeKernels(reg, DeviceKind::Cuda);
     cpu::registerSumKernels(reg, DeviceKind::Cuda);
+    cpu::red::registerSoftmaxKernels(reg, DeviceKind::Cuda);
+    cpu::red::registerNllKernels(reg, DeviceKind::Cuda);
+    cpu::shape::registerGatherKernels(reg, DeviceKind::Cuda);
 }
 
 }  // namespace fxl

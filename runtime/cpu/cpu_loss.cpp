@@ -6,8 +6,10 @@
 #include "runtime/cpu/cpu_loss.hpp"
 
 #include <cmath>
+#include <cstring>
 
 #include "runtime/base/backend.hpp"
+#include "runtime/cpu/cpu_elementwise.hpp"
 #include "runtime/cpu/cpu_reduction.hpp"
 #include "runtime/math/loss.hpp"
 
@@ -31,10 +33,12 @@ std::vector<int64_t> indexValues(const Tensor& t, const char* op)
     std::vector<int64_t> v(static_cast<size_t>(t.numel()));
     dispatchIndex(t.dtype(), op, [&](auto tag) {
         using T = decltype(tag);
-        const T* p = t.template data<T>();
-        forEachIndex(t.sizes(), [&](const int64_t* idx, int64_t flat) {
-            v[static_cast<size_t>(flat)] = static_cast<int64_t>(p[offsetOf(t, idx)]);
-        });
+        const std::vector<unsigned char> bytes = ew::hostBytes(t);  // row-major, in host memory
+        for (size_t k = 0; k < v.size(); ++k) {
+            T x;
+            std::memcpy(&x, bytes.data() + k * sizeof(T), sizeof(T));
+            v[k] = static_cast<int64_t>(x);
+        }
     });
     return v;
 }
@@ -115,6 +119,21 @@ NllArgs nllArgs(KernelCall& call, const Tensor& input, const Tensor& target, con
     return args;
 }
 
+// The device's loop of an nll call whose host logic ran (args checked).
+NllLoop nllLoopOf(const NllArgs& args, const Tensor& input, const Value& weight)
+{
+    NllLoop loop;
+    loop.input = &input;
+    loop.weight = weight.isNone() ? nullptr : &weight.tensor;
+    loop.targets = args.targets;
+    loop.rows = args.shape.rows;
+    loop.classes = args.shape.classes;
+    loop.ignoreIndex = args.ignoreIndex;
+    loop.reduction = args.reduction;
+    loop.batched = args.shape.batched;
+    return loop;
+}
+
 // loss_i = -(x[i, t_i] [* w[t_i]]) or +0 for ignored rows; w_i = w[t_i] (1 without weight)
 // or 0 for ignored rows. none: (loss_i, total = w_0 for 1-d input, 0 otherwise);
 // sum: (S(loss), S(w)); mean: (S(loss) / S(w), S(w)).
@@ -128,6 +147,15 @@ void nllForward(KernelCall& call)
     const NllShape& shape = args.shape;
     Tensor out = call.newTensor(args.perRow ? std::vector<int64_t>{shape.rows} : std::vector<int64_t>{}, input.dtype());
     Tensor total = call.newTensor({}, input.dtype());
+    if (call.backend && call.backend->device() != DeviceKind::Cpu) {  // the device's nll (Backend::nll)
+        dispatchFloating(input.dtype(), op, [](auto) {});
+        NllLoop loop = nllLoopOf(args, input, weight);
+        loop.out = &out;
+        loop.total = &total;
+        call.backend->nll(loop);
+        call.result = Value::ofList({Value::ofTensor(out), Value::ofTensor(total)});
+        return;
+    }
     dispatchFloating(input.dtype(), op, [&](auto tag) {
         using T = decltype(tag);
         using A = AccOf<T>;
@@ -187,6 +215,17 @@ void nllBackward(KernelCall& call)
     if (args.perRow ? (gradOutput.dim() != 1 || gradOutput.size(0) != shape.rows) : gradOutput.numel() != 1)
         throw KernelError(std::string(op) + ": grad_output has the wrong shape for the reduction");
     Tensor out = call.newTensor(input.sizes(), input.dtype());
+    if (call.backend && call.backend->device() != DeviceKind::Cpu) {  // the device's nll (Backend::nll)
+        dispatchFloating(input.dtype(), op, [](auto) {});
+        NllLoop loop = nllLoopOf(args, input, weight);
+        loop.backward = true;
+        loop.out = &out;
+        loop.gradOutput = &gradOutput;
+        if (args.reduction == kMean) loop.totalWeight = &call.tensor("total_weight");
+        call.backend->nll(loop);
+        call.result = Value::ofTensor(out);
+        return;
+    }
     dispatchFloating(input.dtype(), op, [&](auto tag) {
         using T = decltype(tag);
         using A = AccOf<T>;
@@ -469,12 +508,17 @@ void embeddingDenseBwd(KernelCall& call)
 
 }  // namespace
 
+void registerNllKernels(KernelRegistry& reg, DeviceKind d)
+{
+    reg.add("aten.nll_loss_forward.default", d, nllForward);
+    reg.add("aten.nll_loss_backward.default", d, nllBackward);
+    reg.add("aten.nll_loss2d_forward.default", d, nll2dForward);
+    reg.add("aten.nll_loss2d_backward.default", d, nll2dBackward);
+}
+
 void registerLossKernels(KernelRegistry& reg)
 {
-    reg.add("aten.nll_loss_forward.default", DeviceKind::Cpu, nllForward);
-    reg.add("aten.nll_loss_backward.default", DeviceKind::Cpu, nllBackward);
-    reg.add("aten.nll_loss2d_forward.default", DeviceKind::Cpu, nll2dForward);
-    reg.add("aten.nll_loss2d_backward.default", DeviceKind::Cpu, nll2dBackward);
+    registerNllKernels(reg, DeviceKind::Cpu);
     reg.add("aten.mse_loss.default", DeviceKind::Cpu, mseLoss);
     reg.add("aten.mse_loss_backward.default", DeviceKind::Cpu, mseLossBwd);
     reg.add("aten.embedding_dense_backward.default", DeviceKind::Cpu, embeddingDenseBwd);

@@ -6,5 +6,8 @@
 namespace fxl::cpu::red {
 
 void registerLossKernels(KernelRegistry& reg);
+// nll_loss and nll_loss2d (forward, backward) on device `d`: the host logic shared, the
+// loss by Backend::nll on a device.
+void registerNllKernels(KernelRegistry& reg, DeviceKind d);
 
 }  // namespace fxl::cpu::red

@@ -20,6 +20,22 @@ std::vector<int64_t> dimList(const Tensor& t, int64_t dim)
     return t.dim() == 0 ? std::vector<int64_t>{} : std::vector<int64_t>{dim};
 }
 
+// Whether the call runs on a device backend: its rows go through Backend::rows.
+bool onDevice(const KernelCall& call) { return call.backend && call.backend->device() != DeviceKind::Cpu; }
+
+void deviceRows(KernelCall& call, RowsLoop::Kind kind, const Tensor& in0, const Tensor* in1, const Tensor& out,
+                int64_t dim)
+{
+    RowsLoop loop;
+    loop.kind = kind;
+    loop.in0 = &in0;
+    loop.in1 = in1;
+    loop.out = &out;
+    loop.dim = dim;
+    call.backend->rows(loop);
+    call.result = Value::ofTensor(out);
+}
+
 // ---- _softmax / _log_softmax
 // softmax:     y_j = e_j / S(e),            e_j = exp(x_j - max)
 // log_softmax: y_j = (x_j - max) - log(S(e))
@@ -55,6 +71,11 @@ void softmaxFwd(KernelCall& call, bool log)
     const bool half = x.dtype() == DType::BF16 || x.dtype() == DType::F16;
     if (halfToFloat && !half) throw KernelError(std::string(op) + ": half_to_float needs a bf16/f16 input");
     Tensor out = call.newTensor(x.sizes(), halfToFloat ? DType::F32 : x.dtype());
+    if (onDevice(call)) {
+        dispatchFloating(x.dtype(), op, [](auto) {});  // the CPU's refusal of a dtype
+        deviceRows(call, log ? RowsLoop::Kind::LogSoftmax : RowsLoop::Kind::Softmax, x, nullptr, out, dim);
+        return;
+    }
     dispatchFloating(x.dtype(), op, [&](auto tag) {
         using T = decltype(tag);
         if constexpr (std::is_same_v<T, bf16_t> || std::is_same_v<T, f16_t>) {
@@ -79,15 +100,14 @@ void safeSoftmax(KernelCall& call)
     Tensor x = x0;
     if (kw && *kw != x0.dtype()) {
         if (!isFloatingPoint(*kw)) throw KernelError(std::string(op) + ": dtype must be a floating dtype");
-        x = call.newTensor(x0.sizes(), *kw);
-        char* dst = static_cast<char*>(x.rawData());
-        const char* src = static_cast<const char*>(x0.rawData());
-        forEachIndex(x0.sizes(), [&](const int64_t* idx, int64_t flat) {
-            storeFromDouble(dst + flat * x.itemSize(), x.dtype(),
-                            loadAsDouble(src + offsetOf(x0, idx) * x0.itemSize(), x0.dtype()));
-        });
+        x = castThroughDouble(call, x0, *kw);
     }
     Tensor out = call.newTensor(x.sizes(), x.dtype());
+    if (onDevice(call)) {
+        dispatchFloating(x.dtype(), op, [](auto) {});
+        deviceRows(call, RowsLoop::Kind::SafeSoftmax, x, nullptr, out, dim);
+        return;
+    }
     dispatchFloating(x.dtype(), op, [&](auto tag) {
         using T = decltype(tag);
         softmaxRows<T, T>(x, out, dim, false, call.pool, true);
@@ -135,6 +155,12 @@ void softmaxBwd(KernelCall& call, bool log)
     const std::optional<DType> inDt = optDType(call.arg("input_dtype"));
     const DType outDt = inDt ? *inDt : g.dtype();
     Tensor out = call.newTensor(g.sizes(), outDt);
+    if (onDevice(call)) {
+        dispatchFloating(g.dtype(), op, [&](auto) { dispatchFloating(outDt, op, [](auto) {}); });
+        deviceRows(call, log ? RowsLoop::Kind::LogSoftmaxBackward : RowsLoop::Kind::SoftmaxBackward, g, &y, out,
+                   dim);
+        return;
+    }
     dispatchFloating(g.dtype(), op, [&](auto tag) {
         using T = decltype(tag);
         dispatchFloating(outDt, op, [&](auto otag) {
@@ -439,13 +465,18 @@ void layerNormBwd(KernelCall& call)
 
 }  // namespace
 
+void registerSoftmaxKernels(KernelRegistry& reg, DeviceKind d)
+{
+    reg.add("aten._softmax.default", d, [](KernelCall& c) { softmaxFwd(c, false); });
+    reg.add("aten._log_softmax.default", d, [](KernelCall& c) { softmaxFwd(c, true); });
+    reg.add("aten._safe_softmax.default", d, safeSoftmax);
+    reg.add("aten._softmax_backward_data.default", d, [](KernelCall& c) { softmaxBwd(c, false); });
+    reg.add("aten._log_softmax_backward_data.default", d, [](KernelCall& c) { softmaxBwd(c, true); });
+}
+
 void registerNormKernels(KernelRegistry& reg)
 {
-    reg.add("aten._softmax.default", DeviceKind::Cpu, [](KernelCall& c) { softmaxFwd(c, false); });
-    reg.add("aten._log_softmax.default", DeviceKind::Cpu, [](KernelCall& c) { softmaxFwd(c, true); });
-    reg.add("aten._safe_softmax.default", DeviceKind::Cpu, safeSoftmax);
-    reg.add("aten._softmax_backward_data.default", DeviceKind::Cpu, [](KernelCall& c) { softmaxBwd(c, false); });
-    reg.add("aten._log_softmax_backward_data.default", DeviceKind::Cpu, [](KernelCall& c) { softmaxBwd(c, true); });
+    registerSoftmaxKernels(reg, DeviceKind::Cpu);
     reg.add("aten.native_layer_norm.default", DeviceKind::Cpu, layerNorm);
     reg.add("aten.native_layer_norm_backward.default", DeviceKind::Cpu, layerNormBwd);
 }

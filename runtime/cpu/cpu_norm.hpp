@@ -6,5 +6,7 @@
 namespace fxl::cpu::red {
 
 void registerNormKernels(KernelRegistry& reg);
+// The softmax family on device `d` (its host logic shared; Backend::rows on a device).
+void registerSoftmaxKernels(KernelRegistry& reg, DeviceKind d);
 
 }  // namespace fxl::cpu::red

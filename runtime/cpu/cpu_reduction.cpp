@@ -118,16 +118,9 @@ Tensor contiguousOf(const KernelCall& call, const Tensor& t)
     return contiguous(t, *call.backend);
 }
 
-}  // namespace red
-
-namespace {
-
-using namespace red;
-
-// x converted to dtype `to` (PyTorch's "dtype=" semantics: cast first, then reduce).
 // Each element through double (loadAsDouble, storeFromDouble), by the pointwise loop (so on
 // any device).
-Tensor castCopy(const KernelCall& call, const Tensor& x, DType to)
+Tensor castThroughDouble(const KernelCall& call, const Tensor& x, DType to)
 {
     Tensor out = call.newTensor(x.sizes(), to);
     const DType from = x.dtype();
@@ -145,6 +138,14 @@ Tensor castCopy(const KernelCall& call, const Tensor& x, DType to)
     return out;
 }
 
+
+}  // namespace red
+
+namespace {
+
+using namespace red;
+
+// x converted to dtype `to` (PyTorch's "dtype=" semantics: cast first, then reduce).
 std::vector<int64_t> reducedShape(const Tensor& x, const std::vector<bool>& red, bool keepdim)
 {
     std::vector<int64_t> out;
@@ -238,7 +239,7 @@ void sumMean(KernelCall& call, bool hasDim, bool mean)
     Tensor src = x;
     // integer inputs sum exactly in 64 bits, which is what a cast to int64 first would give
     const bool intToLong = isIntegral(x.dtype(), true) && outDt == DType::I64;
-    if (x.dtype() != outDt && !intToLong) src = castCopy(call, x, outDt);
+    if (x.dtype() != outDt && !intToLong) src = castThroughDouble(call, x, outDt);
     const auto shape = reducedShape(x, red, keepdim);
     Tensor out = call.newTensor(shape, outDt);
     // integer sums are computed in int64 and cast at the end when another int type was asked for
@@ -251,7 +252,7 @@ void sumMean(KernelCall& call, bool hasDim, bool mean)
         loop.out = &out64;
         loop.mean = mean;
         call.backend->rowSum(loop);
-        if (out64.storage() != out.storage()) call.backend->copy(out, castCopy(call, out64, outDt));
+        if (out64.storage() != out.storage()) call.backend->copy(out, castThroughDouble(call, out64, outDt));
         call.result = Value::ofTensor(out);
         return;
     }
@@ -281,7 +282,7 @@ void sumMean(KernelCall& call, bool hasDim, bool mean)
             });
         }
     });
-    if (out64.storage() != out.storage()) call.backend->copy(out, castCopy(call, out64, outDt));
+    if (out64.storage() != out.storage()) call.backend->copy(out, castThroughDouble(call, out64, outDt));
     call.result = Value::ofTensor(out);
 }
 
@@ -391,7 +392,7 @@ void prodKernel(KernelCall& call, bool hasDim)
     const DType outDt = kw ? *kw : (isIntegral(x.dtype(), true) ? DType::I64 : x.dtype());
     if (outDt == DType::Bool) throw KernelError("prod: bool results are not supported");
     const bool intToLong = isIntegral(x.dtype(), true) && outDt == DType::I64;
-    const Tensor src = (x.dtype() != outDt && !intToLong) ? castCopy(call, x, outDt) : x;
+    const Tensor src = (x.dtype() != outDt && !intToLong) ? castThroughDouble(call, x, outDt) : x;
     const auto shape = reducedShape(x, red, keepdim);
     Tensor out = call.newTensor(shape, outDt);
     Tensor out64 = (isIntegral(src.dtype(), true) && outDt != DType::I64) ? call.newTensor(shape, DType::I64) : out;
@@ -410,7 +411,7 @@ void prodKernel(KernelCall& call, bool hasDim)
             }
         });
     });
-    if (out64.storage() != out.storage()) call.backend->copy(out, castCopy(call, out64, outDt));
+    if (out64.storage() != out.storage()) call.backend->copy(out, castThroughDouble(call, out64, outDt));
     call.result = Value::ofTensor(out);
 }
 
@@ -533,7 +534,7 @@ void cumsum(KernelCall& call)
     const DType outDt = kw ? *kw : (isIntegral(x.dtype(), true) ? DType::I64 : x.dtype());
     if (outDt == DType::Bool) throw KernelError("cumsum: bool results are not supported");
     const bool intToLong = isIntegral(x.dtype(), true) && outDt == DType::I64;
-    Tensor src = (x.dtype() != outDt && !intToLong) ? castCopy(call, x, outDt) : x;
+    Tensor src = (x.dtype() != outDt && !intToLong) ? castThroughDouble(call, x, outDt) : x;
     Tensor out = call.newTensor(x.sizes(), outDt);
     Tensor out64 = (isIntegral(src.dtype(), true) && outDt != DType::I64) ? call.newTensor(x.sizes(), DType::I64) : out;
     const std::vector<int64_t> cd = x.dim() == 0 ? std::vector<int64_t>{} : std::vector<int64_t>{d};
@@ -556,7 +557,7 @@ void cumsum(KernelCall& call)
             }
         });
     });
-    if (out64.storage() != out.storage()) call.backend->copy(out, castCopy(call, out64, outDt));
+    if (out64.storage() != out.storage()) call.backend->copy(out, castThroughDouble(call, out64, outDt));
     call.result = Value::ofTensor(out);
 }
 

@@ -364,6 +364,9 @@ std::optional<DType> optDType(const Value& v);
 // A float tensor's elements as a contiguous f32/f64 copy is not needed here; weight-like
 // 1-d parameters are read through this (contiguous copy when strided).
 Tensor contiguousOf(const KernelCall& call, const Tensor& t);
+// x converted to dtype `to`, each element through double (loadAsDouble, storeFromDouble), by
+// the pointwise loop (so on any device); contiguous.
+Tensor castThroughDouble(const KernelCall& call, const Tensor& x, DType to);
 
 }  // namespace fxl::cpu::red
 

@@ -1,5 +1,6 @@
 #include "runtime/cuda/cuda_backend.hpp"
 
+#include <algorithm>
 #include <cstring>
 #include <vector>
 
@@ -100,6 +101,17 @@ IntOperandView intView(const GemmOperand& o)
     v.colStride = o.colStride;
     v.batchStride = o.batchStride;
     return v;
+}
+
+int floatElem(DType t)
+{
+    switch (t) {
+    case DType::F32: return kFloatF32;
+    case DType::F64: return kFloatF64;
+    case DType::BF16: return kFloatBf16;
+    case DType::F16: return kFloatF16;
+    default: throw KernelError("expected a floating dtype, got " + std::string(dtypeAbbr(t)));
+    }
 }
 
 char* baseOf(const Tensor& t) { return static_cast<char*>(t.storage()->data()); }
@@ -281,6 +293,132 @@ public:
         }
         if (p.rows != out.numel()) throw KernelError("internal: a row sum's output has the wrong size");
         device_->rowSum(p);
+    }
+    void rows(const RowsLoop& loop) override
+    {
+        const Tensor* ops[3] = {loop.in0, loop.in1 ? loop.in1 : loop.in0, loop.out};
+        for (const Tensor* t : ops)
+            if (t->numel() > 0 && !onThisDevice(*t)) throw KernelError("expected all tensors to be on " + name());
+        RowsParams p;
+        switch (loop.kind) {
+        case RowsLoop::Kind::Softmax: p.kind = kRowsSoftmax; break;
+        case RowsLoop::Kind::LogSoftmax: p.kind = kRowsLogSoftmax; break;
+        case RowsLoop::Kind::SafeSoftmax: p.kind = kRowsSafeSoftmax; break;
+        case RowsLoop::Kind::SoftmaxBackward: p.kind = kRowsSoftmaxBackward; break;
+        case RowsLoop::Kind::LogSoftmaxBackward: p.kind = kRowsLogSoftmaxBackward; break;
+        }
+        p.inElem = floatElem(loop.in0->dtype());
+        p.outElem = floatElem(loop.out->dtype());
+        const Tensor& x = *loop.in0;
+        p.n = x.dim() == 0 ? 1 : x.sizes()[static_cast<size_t>(loop.dim)];
+        p.rows = p.n == 0 ? 0 : x.numel() / p.n;
+        for (int o = 0; o < 3; ++o) {
+            p.offset[o] = 0;
+            p.colStride[o] = x.dim() == 0 ? 0 : ops[o]->strides()[static_cast<size_t>(loop.dim)];
+        }
+        p.in[0] = baseOf(*ops[0]);
+        p.in[1] = baseOf(*ops[1]);
+        p.out = baseOf(*ops[2]);
+        for (int o = 0; o < 3; ++o) p.offset[o] = ops[o]->offset();
+        for (int64_t d = 0; d < x.dim(); ++d) {
+            if (d == loop.dim) continue;
+            if (p.nRowDims == kMaxDims) throw KernelError("softmax: too many dims for CUDA");
+            p.rowSizes[p.nRowDims] = x.sizes()[static_cast<size_t>(d)];
+            for (int o = 0; o < 3; ++o) p.rowStrides[o][p.nRowDims] = ops[o]->strides()[static_cast<size_t>(d)];
+            ++p.nRowDims;
+        }
+        if (p.rows == 0) return;
+        const int64_t acc = p.inElem == kFloatF64 ? 8 : 4;
+        Staging scratch(*device_, p.rows * p.n * 2 * acc);  // the rows' working copies (not a tensor)
+        p.scratch = scratch.p;
+        device_->rows(p);
+    }
+    void nll(const NllLoop& loop) override
+    {
+        for (const Tensor* t : {loop.input, loop.weight, loop.out, loop.total, loop.gradOutput, loop.totalWeight})
+            if (t && t->numel() > 0 && !onThisDevice(*t)) throw KernelError("expected all tensors to be on " + name());
+        NllParams p;
+        const Tensor& x = *loop.input;
+        p.elem = floatElem(x.dtype());
+        p.x = baseOf(x);
+        p.xOffset = x.offset();
+        p.rowStride = loop.batched ? x.stride(0) : 0;
+        p.classStride = x.stride(-1);
+        if (loop.weight) {
+            p.weight = baseOf(*loop.weight);
+            p.weightElem = floatElem(loop.weight->dtype());
+            p.weightOffset = loop.weight->offset();
+            p.weightStride = loop.weight->dim() == 0 ? 0 : loop.weight->stride(-1);
+        }
+        p.rows = loop.rows;
+        p.classes = loop.classes;
+        p.ignoreIndex = loop.ignoreIndex;
+        p.reduction = loop.reduction;
+        p.batched = loop.batched;
+        p.perRow = loop.reduction == math::loss::kNone && loop.batched;
+        p.out = loop.out->rawData();
+        const int64_t acc = p.elem == kFloatF64 ? 8 : 4;
+        const int64_t targetBytes = static_cast<int64_t>(loop.targets.size() * sizeof(int64_t));
+        Staging targets(*device_, targetBytes);
+        if (targetBytes) device_->toDevice(targets.p, loop.targets.data(), targetBytes);
+        p.targets = static_cast<const int64_t*>(targets.p);
+        Staging scratch(*device_, loop.backward ? 0 : 2 * std::max<int64_t>(p.rows, 1) * acc);
+        p.scratch = scratch.p;
+        if (loop.backward) {
+            const Tensor& g = *loop.gradOutput;
+            p.grad = baseOf(g);
+            p.gradElem = floatElem(g.dtype());
+            p.gradOffset = g.offset();
+            p.gradStride = g.dim() == 0 ? 0 : g.stride(-1);
+            if (loop.totalWeight) {
+                p.totalWeight = baseOf(*loop.totalWeight);
+                p.totalWeightElem = floatElem(loop.totalWeight->dtype());
+                p.totalWeightOffset = loop.totalWeight->offset();
+            }
+        } else {
+            p.total = loop.total->rawData();
+        }
+        device_->nll(p, loop.backward);
+    }
+    void gather(const GatherLoop& loop) override
+    {
+        GatherParams p;
+        p.ndim = static_cast<int>(loop.shape.size());
+        p.nIdx = static_cast<int>(loop.idx.size());
+        if (p.ndim > kMaxDims || p.nIdx > kMaxGatherIndices)
+            throw KernelError("index: too many dims or index tensors for CUDA");
+        p.numel = 1;
+        for (int d = 0; d < p.ndim; ++d) {
+            p.shape[d] = loop.shape[static_cast<size_t>(d)];
+            p.numel *= p.shape[d];
+            p.baseStrides[d] = loop.base.strides[static_cast<size_t>(d)];
+            p.outStrides[d] = loop.out.strides[static_cast<size_t>(d)];
+        }
+        if (p.numel == 0) return;
+        p.itemSize = static_cast<int>(dtypeItemSize(loop.base.dtype));
+        p.base = static_cast<const char*>(loop.base.data);
+        p.out = static_cast<char*>(const_cast<void*>(loop.out.data));
+        for (int k = 0; k < p.nIdx; ++k) {
+            const GatherIndex& ix = loop.idx[static_cast<size_t>(k)];
+            p.idx[k] = static_cast<const char*>(ix.op.data);
+            const DType t = ix.op.dtype;
+            p.idxItem[k] = t == DType::U8 || t == DType::Bool ? -1 : static_cast<int>(dtypeItemSize(t));
+            for (int d = 0; d < p.ndim; ++d) p.idxStrides[k][d] = ix.op.strides[static_cast<size_t>(d)];
+            p.idxSize[k] = ix.size;
+            p.idxStride[k] = ix.stride;
+        }
+        p.wrapNegative = loop.wrapNegative;
+        DeviceErrorRecord record{0, 0, 0};
+        Staging error(*device_, sizeof record);
+        device_->toDevice(error.p, &record, sizeof record);
+        p.error = static_cast<DeviceErrorRecord*>(error.p);
+        device_->gather(p);
+        device_->toHost(&record, error.p, sizeof record);  // waits for the launch
+        if (record.flag != 0) {
+            loop.failed = true;
+            loop.failedIndex = static_cast<int>(record.which);
+            loop.failedValue = record.value;
+        }
     }
     void pointwise(const PointwiseLoop& loop) override
     {

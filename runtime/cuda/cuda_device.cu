@@ -98,6 +98,35 @@ public:
         rowSumKernel<<<dim3(g.x, g.y, g.z), dim3(kThreads, 1, 1), 0, stream_>>>(p);
         check(cudaGetLastError(), "row sum launch");
     }
+    void rows(const RowsParams& p) override
+    {
+        if (p.rows == 0 || p.n == 0) return;
+        select();
+        const Dim3 g = gridFor(p.rows);
+        rowsKernel<<<dim3(g.x, g.y, g.z), dim3(kThreads, 1, 1), 0, stream_>>>(p);
+        check(cudaGetLastError(), "row normalisation launch");
+    }
+    void nll(const NllParams& p, bool backward) override
+    {
+        select();
+        const Dim3 g = gridFor(p.rows);
+        if (backward) {
+            if (p.rows == 0) return;
+            nllBackwardKernel<<<dim3(g.x, g.y, g.z), dim3(kThreads, 1, 1), 0, stream_>>>(p);
+        } else {
+            nllForwardRowsKernel<<<dim3(g.x, g.y, g.z), dim3(kThreads, 1, 1), 0, stream_>>>(p);
+            nllForwardFoldKernel<<<1, 1, 0, stream_>>>(p);
+        }
+        check(cudaGetLastError(), "nll_loss launch");
+    }
+    void gather(const GatherParams& p) override
+    {
+        if (p.numel == 0) return;
+        select();
+        const Dim3 g = gridFor(p.numel);
+        gatherKernel<<<dim3(g.x, g.y, g.z), dim3(kThreads, 1, 1), 0, stream_>>>(p);
+        check(cudaGetLastError(), "gather launch");
+    }
     void pointwise(const PointwiseParams&, const PointwiseLoop&) override
     {
         // The elementwise functors are the CPU kernels' host types; their table of GPU builds

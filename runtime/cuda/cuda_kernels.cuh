@@ -4,9 +4,12 @@
 #pragma once
 
 #include "runtime/cuda/copy_kernel.hpp"
+#include "runtime/cuda/gather_kernel.hpp"
 #include "runtime/cuda/gemm_kernel.hpp"
 #include "runtime/cuda/int_gemm_kernel.hpp"
+#include "runtime/cuda/nll_kernel.hpp"
 #include "runtime/cuda/row_sum_kernel.hpp"
+#include "runtime/cuda/rows_kernel.hpp"
 
 namespace fxl::cuda {
 
@@ -39,5 +42,18 @@ __global__ void gemmKernel(GemmParams p)
 __global__ void intGemmKernel(IntGemmParams p) { intGemmBody(coordHere(), p); }
 
 __global__ void rowSumKernel(RowSumParams p) { rowSumBody(coordHere(), p); }
+
+__global__ void rowsKernel(RowsParams p) { rowsBody(coordHere(), p); }
+
+__global__ void nllForwardRowsKernel(NllParams p) { nllForwardRowsBody(coordHere(), p); }
+__global__ void nllForwardFoldKernel(NllParams p) { nllForwardFoldBody(coordHere(), p); }
+__global__ void nllBackwardKernel(NllParams p) { nllBackwardBody(coordHere(), p); }
+
+// the first error wins: a compare-and-swap on the record's flag (values never go through atomics)
+struct ClaimError
+{
+    __device__ bool operator()(DeviceErrorRecord* r) const { return atomicCAS(&r->flag, 0ull, 1ull) == 0ull; }
+};
+__global__ void gatherKernel(GatherParams p) { gatherBody(coordHere(), p, ClaimError{}); }
 
 }  // namespace fxl::cuda

@@ -11,10 +11,13 @@
 
 #include "runtime/base/pointwise_loop.hpp"
 #include "runtime/cuda/copy_kernel.hpp"
+#include "runtime/cuda/gather_kernel.hpp"
 #include "runtime/cuda/gemm_kernel.hpp"
+#include "runtime/cuda/nll_kernel.hpp"
 #include "runtime/cuda/int_gemm_kernel.hpp"
 #include "runtime/cuda/pointwise_kernel.hpp"
 #include "runtime/cuda/row_sum_kernel.hpp"
+#include "runtime/cuda/rows_kernel.hpp"
 
 namespace fxl::cuda {
 
@@ -37,6 +40,12 @@ public:
     virtual void intGemm(const IntGemmParams& p) = 0;
     // the sum family's row reduction (row_sum_kernel.hpp)
     virtual void rowSum(const RowSumParams& p) = 0;
+    // the row-wise normalisations (rows_kernel.hpp)
+    virtual void rows(const RowsParams& p) = 0;
+    // nll_loss (nll_kernel.hpp): the forward's two launches, or the backward's one
+    virtual void nll(const NllParams& p, bool backward) = 0;
+    // the indexed gather (gather_kernel.hpp); p.error points at a zeroed record in device memory
+    virtual void gather(const GatherParams& p) = 0;
     // The pointwise kernel (pointwise_kernel.hpp) with the loop's functor per element.
     virtual void pointwise(const PointwiseParams& p, const PointwiseLoop& loop) = 0;
 };

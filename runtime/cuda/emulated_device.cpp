@@ -93,6 +93,34 @@ public:
         Open open(*this, {p.src, p.out});
         emulateLaunch(gridFor(p.rows), {kThreads, 1, 1}, [&](const Coord& c) { rowSumBody(c, p); });
     }
+    void rows(const RowsParams& p) override
+    {
+        if (p.rows == 0 || p.n == 0) return;
+        Open open(*this, {p.in[0], p.in[1], p.out, p.scratch});
+        emulateLaunch(gridFor(p.rows), {kThreads, 1, 1}, [&](const Coord& c) { rowsBody(c, p); });
+    }
+    void nll(const NllParams& p, bool backward) override
+    {
+        if (p.rows == 0 && backward) return;
+        Open open(*this, {p.x, p.weight, p.targets, p.out, p.total, p.scratch, p.grad, p.totalWeight});
+        if (backward) {
+            emulateLaunch(gridFor(p.rows), {kThreads, 1, 1}, [&](const Coord& c) { nllBackwardBody(c, p); });
+            return;
+        }
+        emulateLaunch(gridFor(p.rows), {kThreads, 1, 1}, [&](const Coord& c) { nllForwardRowsBody(c, p); });
+        emulateLaunch({1, 1, 1}, {1, 1, 1}, [&](const Coord& c) { nllForwardFoldBody(c, p); });
+    }
+    void gather(const GatherParams& p) override
+    {
+        if (p.numel == 0) return;
+        Open open(*this, {p.base, p.out, p.idx[0], p.idx[1], p.idx[2], p.idx[3], p.idx[4], p.idx[5], p.error});
+        auto claim = [](DeviceErrorRecord* r) {  // threads run one after another here
+            if (r->flag != 0) return false;
+            r->flag = 1;
+            return true;
+        };
+        emulateLaunch(gridFor(p.numel), {kThreads, 1, 1}, [&](const Coord& c) { gatherBody(c, p, claim); });
+    }
     void pointwise(const PointwiseParams& p, const PointwiseLoop& loop) override
     {
         if (p.numel == 0) return;

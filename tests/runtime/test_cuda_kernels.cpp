@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include <cmath>
+#include <cstring>
 #include <csignal>
 #include <filesystem>
 #include <map>
@@ -320,6 +321,44 @@ private slots:
             for (const std::string& op : ops)
                 QVERIFY2(reg.find(op, DeviceKind::Cuda) || listed.count(op) || !reg.find(op, DeviceKind::Cpu),
                          (family + " " + op + ": neither on CUDA nor listed").c_str());
+    }
+
+    // An index out of range on the device: no assert, a record the backend reads after the
+    // launch and turns into the CPU kernel's error text; the device keeps working.
+    void indexOutOfRangeIsTheCpusError()
+    {
+        auto cpu = backendNamed("cpu");
+        auto gpu = backendNamed("cuda-emu");
+        const std::vector<float> w(12, 1.5f);
+        const std::vector<int64_t> ids = {0, 3, 7, 1};  // 7: out of range for 4 rows
+        std::string messages[2];
+        int k = 0;
+        for (Backend* be : {cpu.get(), gpu.get()}) {
+            kerneltest::NamedArgs args;
+            args["weight"] = Value::ofTensor(kerneltest::upload(*be, DType::F32, {4, 3}, w.data()));
+            args["indices"] = Value::ofTensor(kerneltest::upload(*be, DType::I64, {4}, ids.data()));
+            KernelCall call = kerneltest::makeCall("aten.embedding.default", args);
+            try {
+                be->run(call);
+                QFAIL("an out-of-range index was not refused");
+            } catch (const KernelError& e) {
+                messages[k++] = e.what();
+            }
+        }
+        QCOMPARE(QString::fromStdString(messages[1]), QString::fromStdString(messages[0]));
+        QVERIFY2(messages[1].find("index 7 is out of range") != std::string::npos, messages[1].c_str());
+        // the device still runs: the same gather with good indices
+        const std::vector<int64_t> good = {3, 0};
+        kerneltest::NamedArgs args;
+        args["weight"] = Value::ofTensor(kerneltest::upload(*gpu, DType::F32, {4, 3}, w.data()));
+        args["indices"] = Value::ofTensor(kerneltest::upload(*gpu, DType::I64, {2}, good.data()));
+        KernelCall call = kerneltest::makeCall("aten.embedding.default", args);
+        gpu->run(call);
+        const std::vector<uint8_t> out = kerneltest::bytesOf(*gpu, call.result.tensor);
+        QCOMPARE(out.size(), size_t(24));
+        float first;
+        std::memcpy(&first, out.data(), 4);
+        QCOMPARE(first, 1.5f);
     }
 
     // Host code cannot touch the emulated device's memory outside a transfer or a launch: a
