@@ -34,6 +34,8 @@ void Backend::nll(const NllLoop&) { throw KernelError("the " + name() + " backen
 
 void Backend::gather(const GatherLoop&) { throw KernelError("the " + name() + " backend has no indexed gather"); }
 
+void Backend::segmentSum(const SegmentSumLoop&) { throw KernelError("the " + name() + " backend has no segment sums"); }
+
 void Backend::pointwise(const PointwiseLoop&) { throw KernelError("the " + name() + " backend has no pointwise loop"); }
 
 void replaceTensorsWithCopies(Backend& backend, std::vector<Value>& values)

@@ -15,6 +15,7 @@
 #include "runtime/base/pointwise_loop.hpp"
 #include "runtime/base/row_sum_loop.hpp"
 #include "runtime/base/rows_loop.hpp"
+#include "runtime/base/segment_sum_loop.hpp"
 #include "runtime/base/tensor.hpp"
 #include "runtime/base/value.hpp"
 
@@ -60,6 +61,8 @@ public:
     // An indexed gather (gather_loop.hpp; the CPU kernels walk their own plans). Default:
     // throws KernelError.
     virtual void gather(const GatherLoop& loop);
+    // Sums of rows by destination in index order (segment_sum_loop.hpp). Default: throws.
+    virtual void segmentSum(const SegmentSumLoop& loop);
 
     // Live bytes of this backend's allocations (all storages not yet released) and the
     // high-water mark since the last resetPeak().

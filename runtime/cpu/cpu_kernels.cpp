@@ -35,7 +35,7 @@ void registerCudaKernels(KernelRegistry& reg)
     cpu::registerDeviceShapeKernels(reg, DeviceKind::Cuda);
     cpu::registerSumKernels(reg, DeviceKind::Cuda);
     cpu::red::registerSoftmaxKernels(reg, DeviceKind::Cuda);
-    cpu::red::registerNllKernels(reg, DeviceKind::Cuda);
+    cpu::red::registerDeviceLossKernels(reg, DeviceKind::Cuda);
     cpu::shape::registerGatherKernels(reg, DeviceKind::Cuda);
 }
 

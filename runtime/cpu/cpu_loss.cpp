@@ -464,6 +464,21 @@ void embeddingDenseBwd(KernelCall& call)
     std::vector<int64_t> gradRowOffset(static_cast<size_t>(tokenCount));
     for (int64_t k = 0; k < tokenCount; ++k) gradRowOffset[static_cast<size_t>(k)] = gradRows.rowOffset(k);
     Tensor out = call.newTensor({numWeights, embeddingDim}, gradOutput.dtype());
+    if (call.backend && call.backend->device() != DeviceKind::Cpu) {  // Backend::segmentSum
+        dispatchFloating(gradOutput.dtype(), op, [](auto) {});
+        SegmentSumLoop loop;
+        loop.src = &gradOutput;
+        loop.rowOffsets = gradRowOffset;
+        loop.cols = embeddingDim;
+        loop.colStride = gradRows.colStride;
+        loop.segStart = sorted.rowStart;
+        loop.members = sorted.tokens;
+        loop.byFreq = byFreq;
+        loop.out = &out;
+        call.backend->segmentSum(loop);
+        call.result = Value::ofTensor(out);
+        return;
+    }
     dispatchFloating(gradOutput.dtype(), op, [&](auto tag) {
         using T = decltype(tag);
         using A = AccOf<T>;
@@ -508,8 +523,9 @@ void embeddingDenseBwd(KernelCall& call)
 
 }  // namespace
 
-void registerNllKernels(KernelRegistry& reg, DeviceKind d)
+void registerDeviceLossKernels(KernelRegistry& reg, DeviceKind d)
 {
+    reg.add("aten.embedding_dense_backward.default", d, embeddingDenseBwd);
     reg.add("aten.nll_loss_forward.default", d, nllForward);
     reg.add("aten.nll_loss_backward.default", d, nllBackward);
     reg.add("aten.nll_loss2d_forward.default", d, nll2dForward);
@@ -518,10 +534,9 @@ void registerNllKernels(KernelRegistry& reg, DeviceKind d)
 
 void registerLossKernels(KernelRegistry& reg)
 {
-    registerNllKernels(reg, DeviceKind::Cpu);
+    registerDeviceLossKernels(reg, DeviceKind::Cpu);
     reg.add("aten.mse_loss.default", DeviceKind::Cpu, mseLoss);
     reg.add("aten.mse_loss_backward.default", DeviceKind::Cpu, mseLossBwd);
-    reg.add("aten.embedding_dense_backward.default", DeviceKind::Cpu, embeddingDenseBwd);
 }
 
 }  // namespace fxl::cpu::red

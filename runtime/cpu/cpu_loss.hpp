@@ -6,8 +6,8 @@
 namespace fxl::cpu::red {
 
 void registerLossKernels(KernelRegistry& reg);
-// nll_loss and nll_loss2d (forward, backward) on device `d`: the host logic shared, the
-// loss by Backend::nll on a device.
-void registerNllKernels(KernelRegistry& reg, DeviceKind d);
+// nll_loss, nll_loss2d (forward, backward) and embedding_dense_backward on device `d`: the
+// host logic shared; on a device the loss by Backend::nll, the gradient by Backend::segmentSum.
+void registerDeviceLossKernels(KernelRegistry& reg, DeviceKind d);
 
 }  // namespace fxl::cpu::red

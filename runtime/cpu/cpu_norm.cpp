@@ -157,8 +157,7 @@ void softmaxBwd(KernelCall& call, bool log)
     Tensor out = call.newTensor(g.sizes(), outDt);
     if (onDevice(call)) {
         dispatchFloating(g.dtype(), op, [&](auto) { dispatchFloating(outDt, op, [](auto) {}); });
-        deviceRows(call, log ? RowsLoop::Kind::LogSoftmaxBackward : RowsLoop::Kind::SoftmaxBackward, g, &y, out,
-                   dim);
+        deviceRows(call, log ? RowsLoop::Kind::LogSoftmaxBackward : RowsLoop::Kind::SoftmaxBackward, g, &y, out, dim);
         return;
     }
     dispatchFloating(g.dtype(), op, [&](auto tag) {

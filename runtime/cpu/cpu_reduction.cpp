@@ -138,7 +138,6 @@ Tensor castThroughDouble(const KernelCall& call, const Tensor& x, DType to)
     return out;
 }
 
-
 }  // namespace red
 
 namespace {

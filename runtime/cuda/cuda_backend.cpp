@@ -420,6 +420,33 @@ public:
             loop.failedValue = record.value;
         }
     }
+    void segmentSum(const SegmentSumLoop& loop) override
+    {
+        for (const Tensor* t : {loop.src, loop.out})
+            if (t->numel() > 0 && !onThisDevice(*t)) throw KernelError("expected all tensors to be on " + name());
+        SegmentSumParams p;
+        p.elem = floatElem(loop.src->dtype());
+        p.src = baseOf(*loop.src);
+        p.srcOffset = loop.src->offset();
+        p.segments = static_cast<int64_t>(loop.segStart.size()) - 1;
+        p.cols = loop.cols;
+        p.colStride = loop.colStride;
+        p.byFreq = loop.byFreq;
+        p.out = loop.out->rawData();
+        if (p.segments <= 0 || p.cols == 0) return;
+        // the host's sort (rows by destination, in index order) goes up once
+        auto up = [this](const std::vector<int64_t>& v, Staging& s) {
+            if (!v.empty()) device_->toDevice(s.p, v.data(), static_cast<int64_t>(v.size() * sizeof(int64_t)));
+            return static_cast<const int64_t*>(s.p);
+        };
+        Staging offsets(*device_, static_cast<int64_t>(loop.rowOffsets.size() * sizeof(int64_t)));
+        Staging starts(*device_, static_cast<int64_t>(loop.segStart.size() * sizeof(int64_t)));
+        Staging members(*device_, static_cast<int64_t>(loop.members.size() * sizeof(int64_t)));
+        p.rowOffsets = up(loop.rowOffsets, offsets);
+        p.segStart = up(loop.segStart, starts);
+        p.members = up(loop.members, members);
+        device_->segmentSum(p);
+    }
     void pointwise(const PointwiseLoop& loop) override
     {
         if (loop.nOps > static_cast<size_t>(kPointwiseOperands)) throw KernelError("pointwise: too many operands");

@@ -127,6 +127,15 @@ public:
         gatherKernel<<<dim3(g.x, g.y, g.z), dim3(kThreads, 1, 1), 0, stream_>>>(p);
         check(cudaGetLastError(), "gather launch");
     }
+    void segmentSum(const SegmentSumParams& p) override
+    {
+        const int64_t total = p.segments * p.cols;
+        if (total == 0) return;
+        select();
+        const Dim3 g = gridFor(total);
+        segmentSumKernel<<<dim3(g.x, g.y, g.z), dim3(kThreads, 1, 1), 0, stream_>>>(p);
+        check(cudaGetLastError(), "segment sum launch");
+    }
     void pointwise(const PointwiseParams&, const PointwiseLoop&) override
     {
         // The elementwise functors are the CPU kernels' host types; their table of GPU builds

@@ -10,6 +10,7 @@
 #include "runtime/cuda/nll_kernel.hpp"
 #include "runtime/cuda/row_sum_kernel.hpp"
 #include "runtime/cuda/rows_kernel.hpp"
+#include "runtime/cuda/segment_sum_kernel.hpp"
 
 namespace fxl::cuda {
 
@@ -55,5 +56,7 @@ struct ClaimError
     __device__ bool operator()(DeviceErrorRecord* r) const { return atomicCAS(&r->flag, 0ull, 1ull) == 0ull; }
 };
 __global__ void gatherKernel(GatherParams p) { gatherBody(coordHere(), p, ClaimError{}); }
+
+__global__ void segmentSumKernel(SegmentSumParams p) { segmentSumBody(coordHere(), p); }
 
 }  // namespace fxl::cuda

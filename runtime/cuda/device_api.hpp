@@ -13,11 +13,12 @@
 #include "runtime/cuda/copy_kernel.hpp"
 #include "runtime/cuda/gather_kernel.hpp"
 #include "runtime/cuda/gemm_kernel.hpp"
-#include "runtime/cuda/nll_kernel.hpp"
 #include "runtime/cuda/int_gemm_kernel.hpp"
+#include "runtime/cuda/nll_kernel.hpp"
 #include "runtime/cuda/pointwise_kernel.hpp"
 #include "runtime/cuda/row_sum_kernel.hpp"
 #include "runtime/cuda/rows_kernel.hpp"
+#include "runtime/cuda/segment_sum_kernel.hpp"
 
 namespace fxl::cuda {
 
@@ -46,6 +47,8 @@ public:
     virtual void nll(const NllParams& p, bool backward) = 0;
     // the indexed gather (gather_kernel.hpp); p.error points at a zeroed record in device memory
     virtual void gather(const GatherParams& p) = 0;
+    // segment sums in index order (segment_sum_kernel.hpp)
+    virtual void segmentSum(const SegmentSumParams& p) = 0;
     // The pointwise kernel (pointwise_kernel.hpp) with the loop's functor per element.
     virtual void pointwise(const PointwiseParams& p, const PointwiseLoop& loop) = 0;
 };

@@ -121,6 +121,13 @@ public:
         };
         emulateLaunch(gridFor(p.numel), {kThreads, 1, 1}, [&](const Coord& c) { gatherBody(c, p, claim); });
     }
+    void segmentSum(const SegmentSumParams& p) override
+    {
+        const int64_t total = p.segments * p.cols;
+        if (total == 0) return;
+        Open open(*this, {p.src, p.rowOffsets, p.segStart, p.members, p.out});
+        emulateLaunch(gridFor(total), {kThreads, 1, 1}, [&](const Coord& c) { segmentSumBody(c, p); });
+    }
     void pointwise(const PointwiseParams& p, const PointwiseLoop& loop) override
     {
         if (p.numel == 0) return;

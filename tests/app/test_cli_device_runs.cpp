@@ -136,8 +136,8 @@ private slots:
     {
         QFETCH(QString, path);
         FXL_REQUIRE_CORPUS(path.toStdString());
-        const Run r = fxlens({"check", path, path, "--device-a", "cpu", "--device-b", "cuda-emu", "--localize",
-                              "--json"});
+        const Run r =
+            fxlens({"check", path, path, "--device-a", "cpu", "--device-b", "cuda-emu", "--localize", "--json"});
         QVERIFY(!r.crashed);
         const QString err = QString::fromUtf8(r.err);
         const qsizetype at = err.indexOf(QLatin1String("no CUDA kernel for "));

@@ -11,8 +11,8 @@
 #include <unistd.h>
 
 #include <cmath>
-#include <cstring>
 #include <csignal>
+#include <cstring>
 #include <filesystem>
 #include <map>
 #include <optional>
