@@ -1,6 +1,7 @@
 #include "runtime/backends.hpp"
 
 #include <charconv>
+#include <cstdlib>
 #include <mutex>
 #include <thread>
 
@@ -33,6 +34,12 @@ KernelRegistry& KernelRegistry::instance()
 
 std::vector<DeviceKind> builtDevices() { return {DeviceKind::Cpu, DeviceKind::Cuda}; }
 
+namespace {
+[[maybe_unused]] constexpr const char* kCudaNotYet =
+    "not yet on a GPU: the CUDA kernels are built and tested through emulation (--device cuda-emu:N runs their "
+    "code on the CPU), not yet run on a GPU, and the elementwise kernels are not yet built for it";
+}  // namespace
+
 std::unique_ptr<Backend> makeCudaBackend(int index, std::string* why)
 {
 #if defined(FXLENS_HAVE_CUDA)
@@ -40,6 +47,11 @@ std::unique_ptr<Backend> makeCudaBackend(int index, std::string* why)
     const cuda::CudaProbe probe = cuda::probeCudaDriver();
     if (probe.devices.empty()) {
         if (why) *why = "no CUDA device: " + probe.why;
+        return nullptr;
+    }
+    // the elementwise kernels' functors are host types: not built for the GPU yet
+    if (!std::getenv("FXLENS_CUDA_PARTIAL")) {
+        if (why) *why = kCudaNotYet;
         return nullptr;
     }
     std::string reason;
@@ -62,8 +74,7 @@ std::string cudaGraphsStatus(const cuda::CudaProbe& probe)
 {
 #if defined(FXLENS_HAVE_CUDA)
     if (probe.devices.empty()) return "no CUDA device (" + probe.why + ")";
-    return "not yet: the CUDA backend has device memory, copies and the GEMM kernel, built and tested through "
-           "emulation (not yet run on a GPU), and no operator kernels yet";
+    return kCudaNotYet;
 #else
     (void)probe;
     return "this fxlens was built without CUDA (the CUDA Toolkit was not found at configure time)";
