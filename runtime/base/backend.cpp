@@ -36,6 +36,8 @@ void Backend::gather(const GatherLoop&) { throw KernelError("the " + name() + " 
 
 void Backend::segmentSum(const SegmentSumLoop&) { throw KernelError("the " + name() + " backend has no segment sums"); }
 
+void Backend::layerNorm(const LayerNormLoop&) { throw KernelError("the " + name() + " backend has no layer norm"); }
+
 void Backend::pointwise(const PointwiseLoop&) { throw KernelError("the " + name() + " backend has no pointwise loop"); }
 
 void replaceTensorsWithCopies(Backend& backend, std::vector<Value>& values)

@@ -11,6 +11,7 @@
 
 #include "runtime/base/gather_loop.hpp"
 #include "runtime/base/gemm_loop.hpp"
+#include "runtime/base/layer_norm_loop.hpp"
 #include "runtime/base/nll_loop.hpp"
 #include "runtime/base/pointwise_loop.hpp"
 #include "runtime/base/row_sum_loop.hpp"
@@ -63,6 +64,8 @@ public:
     virtual void gather(const GatherLoop& loop);
     // Sums of rows by destination in index order (segment_sum_loop.hpp). Default: throws.
     virtual void segmentSum(const SegmentSumLoop& loop);
+    // The layer norm, forward or backward (layer_norm_loop.hpp). Default: throws.
+    virtual void layerNorm(const LayerNormLoop& loop);
 
     // Live bytes of this backend's allocations (all storages not yet released) and the
     // high-water mark since the last resetPeak().

@@ -190,6 +190,18 @@ std::vector<A> widenParam(const Value& v, int64_t n, const char* op, const char*
     return out;
 }
 
+// On a device: an optional parameter (or per-row statistics) checked as widenParam /
+// widenStats check it, as a contiguous tensor of the accumulation type `acc` (each element
+// through double, as they widen); undefined for None.
+Tensor widenedOnDevice(const KernelCall& call, const Value& v, int64_t n, DType acc, const char* op, const char* what)
+{
+    if (v.isNone()) return Tensor();
+    if (v.tensor.numel() != n)
+        throw KernelError(std::string(op) + ": " + what + " has " + std::to_string(v.tensor.numel())
+                          + " elements, expected " + std::to_string(n));
+    return castThroughDouble(call, v.tensor, acc);
+}
+
 // Leading dims of x before the normalized shape; checks the trailing sizes.
 int64_t normAxis(const Tensor& x, const std::vector<int64_t>& ns, const char* op)
 {
@@ -227,6 +239,24 @@ void layerNorm(KernelCall& call)
     const auto cd = range(axis, x.dim());
     const RowView rv(x, cd), ro(out, cd);
     const int64_t n = rv.cols;
+    if (onDevice(call)) {  // Backend::layerNorm
+        dispatchFloating(x.dtype(), op, [](auto) {});
+        const DType acc = x.dtype() == DType::F64 ? DType::F64 : DType::F32;
+        const Tensor w = widenedOnDevice(call, call.arg("weight"), n, acc, op, "weight");
+        const Tensor b = widenedOnDevice(call, call.arg("bias"), n, acc, op, "bias");
+        LayerNormLoop loop;
+        loop.x = &x;
+        loop.axis = axis;
+        loop.eps = eps;
+        loop.weight = w.defined() ? &w : nullptr;
+        loop.bias = b.defined() ? &b : nullptr;
+        loop.out = &out;
+        loop.mean = &meanT;
+        loop.rstd = &rstdT;
+        call.backend->layerNorm(loop);
+        call.result = Value::ofList({Value::ofTensor(out), Value::ofTensor(meanT), Value::ofTensor(rstdT)});
+        return;
+    }
     dispatchFloating(x.dtype(), op, [&](auto tag) {
         using T = decltype(tag);
         using A = AccOf<T>;
@@ -445,6 +475,29 @@ void layerNormBwd(KernelCall& call)
     if (mask[0]) dx = call.newTensor(x.sizes(), x.dtype());
     if (mask[1] && !wv.isNone()) dw = call.newTensor(wv.tensor.sizes(), wv.tensor.dtype());
     if (mask[2] && !bv.isNone()) db = call.newTensor(bv.tensor.sizes(), bv.tensor.dtype());
+    if (onDevice(call)) {  // Backend::layerNorm
+        dispatchFloating(x.dtype(), op, [](auto) {});
+        const DType acc = x.dtype() == DType::F64 ? DType::F64 : DType::F32;
+        const Tensor w = widenedOnDevice(call, wv, n, acc, op, "weight");
+        const Tensor mean = widenedOnDevice(call, call.arg("mean"), M, acc, op, "mean");
+        const Tensor rstd = widenedOnDevice(call, call.arg("rstd"), M, acc, op, "rstd");
+        if (dw.defined()) dispatchFloating(dw.dtype(), op, [](auto) {});
+        if (db.defined()) dispatchFloating(db.dtype(), op, [](auto) {});
+        LayerNormLoop loop;
+        loop.backward = true;
+        loop.x = &x;
+        loop.axis = axis;
+        loop.weight = w.defined() ? &w : nullptr;
+        loop.mean = &mean;
+        loop.rstd = &rstd;
+        loop.dy = &dy;
+        loop.dx = dx.defined() ? &dx : nullptr;
+        loop.dw = dw.defined() ? &dw : nullptr;
+        loop.db = db.defined() ? &db : nullptr;
+        call.backend->layerNorm(loop);
+        call.result = Value::ofList({tensorOrNone(dx), tensorOrNone(dw), tensorOrNone(db)});
+        return;
+    }
     dispatchFloating(x.dtype(), op, [&](auto tag) {
         using T = decltype(tag);
         using A = AccOf<T>;
@@ -466,6 +519,8 @@ void layerNormBwd(KernelCall& call)
 
 void registerSoftmaxKernels(KernelRegistry& reg, DeviceKind d)
 {
+    reg.add("aten.native_layer_norm.default", d, layerNorm);
+    reg.add("aten.native_layer_norm_backward.default", d, layerNormBwd);
     reg.add("aten._softmax.default", d, [](KernelCall& c) { softmaxFwd(c, false); });
     reg.add("aten._log_softmax.default", d, [](KernelCall& c) { softmaxFwd(c, true); });
     reg.add("aten._safe_softmax.default", d, safeSoftmax);
@@ -473,11 +528,6 @@ void registerSoftmaxKernels(KernelRegistry& reg, DeviceKind d)
     reg.add("aten._log_softmax_backward_data.default", d, [](KernelCall& c) { softmaxBwd(c, true); });
 }
 
-void registerNormKernels(KernelRegistry& reg)
-{
-    registerSoftmaxKernels(reg, DeviceKind::Cpu);
-    reg.add("aten.native_layer_norm.default", DeviceKind::Cpu, layerNorm);
-    reg.add("aten.native_layer_norm_backward.default", DeviceKind::Cpu, layerNormBwd);
-}
+void registerNormKernels(KernelRegistry& reg) { registerSoftmaxKernels(reg, DeviceKind::Cpu); }
 
 }  // namespace fxl::cpu::red

@@ -6,7 +6,8 @@
 namespace fxl::cpu::red {
 
 void registerNormKernels(KernelRegistry& reg);
-// The softmax family on device `d` (its host logic shared; Backend::rows on a device).
+// The softmax family and the layer norm on device `d` (their host logic shared; Backend::rows
+// and Backend::layerNorm on a device).
 void registerSoftmaxKernels(KernelRegistry& reg, DeviceKind d);
 
 }  // namespace fxl::cpu::red

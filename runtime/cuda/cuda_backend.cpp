@@ -447,6 +447,60 @@ public:
         p.members = up(loop.members, members);
         device_->segmentSum(p);
     }
+    void layerNorm(const LayerNormLoop& loop) override
+    {
+        for (const Tensor* t :
+             {loop.x, loop.weight, loop.bias, loop.out, loop.mean, loop.rstd, loop.dy, loop.dx, loop.dw, loop.db})
+            if (t && t->numel() > 0 && !onThisDevice(*t)) throw KernelError("expected all tensors to be on " + name());
+        const Tensor& x = *loop.x;
+        LayerNormParams p;
+        p.elem = floatElem(x.dtype());
+        p.x = baseOf(x);
+        p.xOffset = x.offset();
+        p.eps = loop.eps;
+        p.rows = 1;
+        p.n = 1;
+        for (int64_t d = 0; d < x.dim(); ++d) {
+            const size_t u = static_cast<size_t>(d);
+            if (p.nRowDims == kMaxDims || p.nColDims == kMaxDims)
+                throw KernelError("layer norm: too many dims for CUDA");
+            if (d < loop.axis) {
+                p.rowSizes[p.nRowDims] = x.sizes()[u];
+                p.xRowStrides[p.nRowDims] = x.strides()[u];
+                if (loop.dy) p.gRowStrides[p.nRowDims] = loop.dy->strides()[u];
+                ++p.nRowDims;
+                p.rows *= x.sizes()[u];
+            } else {
+                p.colSizes[p.nColDims] = x.sizes()[u];
+                p.xColStrides[p.nColDims] = x.strides()[u];
+                if (loop.dy) p.gColStrides[p.nColDims] = loop.dy->strides()[u];
+                ++p.nColDims;
+                p.n *= x.sizes()[u];
+            }
+        }
+        auto data = [](const Tensor* t) -> void* { return t && t->numel() > 0 ? t->rawData() : nullptr; };
+        p.weight = data(loop.weight);
+        p.bias = data(loop.bias);
+        p.out = data(loop.out);
+        p.meanOut = data(loop.mean);
+        p.rstdOut = data(loop.rstd);
+        if (loop.dy) {
+            p.dy = baseOf(*loop.dy);
+            p.dyOffset = loop.dy->offset();
+        }
+        p.dx = data(loop.dx);
+        p.dw = data(loop.dw);
+        p.db = data(loop.db);
+        if (loop.dw)
+            p.paramElem = floatElem(loop.dw->dtype());
+        else if (loop.db)
+            p.paramElem = floatElem(loop.db->dtype());
+        const int64_t acc = p.elem == kFloatF64 ? 8 : 4;
+        const bool rowPass = !loop.backward || p.dx;
+        Staging scratch(*device_, rowPass ? p.rows * p.n * (3 * acc + 3 * 8) : 0);  // the rows' working copies
+        p.scratch = scratch.p;
+        device_->layerNorm(p, loop.backward);
+    }
     void pointwise(const PointwiseLoop& loop) override
     {
         if (loop.nOps > static_cast<size_t>(kPointwiseOperands)) throw KernelError("pointwise: too many operands");

@@ -136,6 +136,20 @@ public:
         segmentSumKernel<<<dim3(g.x, g.y, g.z), dim3(kThreads, 1, 1), 0, stream_>>>(p);
         check(cudaGetLastError(), "segment sum launch");
     }
+    void layerNorm(const LayerNormParams& p, bool backward) override
+    {
+        select();
+        const Dim3 gr = gridFor(p.rows), gn = gridFor(p.n);
+        if (!backward) {
+            if (p.rows > 0) layerNormForwardKernel<<<dim3(gr.x, gr.y, gr.z), dim3(kThreads, 1, 1), 0, stream_>>>(p);
+        } else {
+            if (p.dx && p.rows > 0)
+                layerNormInputGradKernel<<<dim3(gr.x, gr.y, gr.z), dim3(kThreads, 1, 1), 0, stream_>>>(p);
+            if ((p.dw || p.db) && p.n > 0)
+                layerNormParamGradKernel<<<dim3(gn.x, gn.y, gn.z), dim3(kThreads, 1, 1), 0, stream_>>>(p);
+        }
+        check(cudaGetLastError(), "layer norm launch");
+    }
     void pointwise(const PointwiseParams&, const PointwiseLoop&) override
     {
         // The elementwise functors are the CPU kernels' host types; their table of GPU builds

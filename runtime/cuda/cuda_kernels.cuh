@@ -7,6 +7,7 @@
 #include "runtime/cuda/gather_kernel.hpp"
 #include "runtime/cuda/gemm_kernel.hpp"
 #include "runtime/cuda/int_gemm_kernel.hpp"
+#include "runtime/cuda/layer_norm_kernel.hpp"
 #include "runtime/cuda/nll_kernel.hpp"
 #include "runtime/cuda/row_sum_kernel.hpp"
 #include "runtime/cuda/rows_kernel.hpp"
@@ -58,5 +59,9 @@ struct ClaimError
 __global__ void gatherKernel(GatherParams p) { gatherBody(coordHere(), p, ClaimError{}); }
 
 __global__ void segmentSumKernel(SegmentSumParams p) { segmentSumBody(coordHere(), p); }
+
+__global__ void layerNormForwardKernel(LayerNormParams p) { layerNormForwardBody(coordHere(), p); }
+__global__ void layerNormInputGradKernel(LayerNormParams p) { layerNormInputGradBody(coordHere(), p); }
+__global__ void layerNormParamGradKernel(LayerNormParams p) { layerNormParamGradBody(coordHere(), p); }
 
 }  // namespace fxl::cuda

@@ -14,6 +14,7 @@
 #include "runtime/cuda/gather_kernel.hpp"
 #include "runtime/cuda/gemm_kernel.hpp"
 #include "runtime/cuda/int_gemm_kernel.hpp"
+#include "runtime/cuda/layer_norm_kernel.hpp"
 #include "runtime/cuda/nll_kernel.hpp"
 #include "runtime/cuda/pointwise_kernel.hpp"
 #include "runtime/cuda/row_sum_kernel.hpp"
@@ -49,6 +50,9 @@ public:
     virtual void gather(const GatherParams& p) = 0;
     // segment sums in index order (segment_sum_kernel.hpp)
     virtual void segmentSum(const SegmentSumParams& p) = 0;
+    // the layer norm (layer_norm_kernel.hpp): the forward, or the backward's input gradient
+    // (p.dx set) and parameter gradients (p.dw / p.db set)
+    virtual void layerNorm(const LayerNormParams& p, bool backward) = 0;
     // The pointwise kernel (pointwise_kernel.hpp) with the loop's functor per element.
     virtual void pointwise(const PointwiseParams& p, const PointwiseLoop& loop) = 0;
 };

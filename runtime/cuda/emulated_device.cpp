@@ -128,6 +128,20 @@ public:
         Open open(*this, {p.src, p.rowOffsets, p.segStart, p.members, p.out});
         emulateLaunch(gridFor(total), {kThreads, 1, 1}, [&](const Coord& c) { segmentSumBody(c, p); });
     }
+    void layerNorm(const LayerNormParams& p, bool backward) override
+    {
+        Open open(*this, {p.x, p.dy, p.weight, p.bias, p.out, p.meanOut, p.rstdOut, p.dx, p.dw, p.db});
+        Open scratch(*this, {p.scratch});
+        if (!backward) {
+            if (p.rows > 0)
+                emulateLaunch(gridFor(p.rows), {kThreads, 1, 1}, [&](const Coord& c) { layerNormForwardBody(c, p); });
+            return;
+        }
+        if (p.dx && p.rows > 0)
+            emulateLaunch(gridFor(p.rows), {kThreads, 1, 1}, [&](const Coord& c) { layerNormInputGradBody(c, p); });
+        if ((p.dw || p.db) && p.n > 0)
+            emulateLaunch(gridFor(p.n), {kThreads, 1, 1}, [&](const Coord& c) { layerNormParamGradBody(c, p); });
+    }
     void pointwise(const PointwiseParams& p, const PointwiseLoop& loop) override
     {
         if (p.numel == 0) return;
