@@ -497,7 +497,7 @@ public:
             p.paramElem = floatElem(loop.db->dtype());
         const int64_t acc = p.elem == kFloatF64 ? 8 : 4;
         const bool rowPass = !loop.backward || p.dx;
-        Staging scratch(*device_, rowPass ? p.rows * p.n * (3 * acc + 3 * 8) : 0);  // the rows' working copies
+        Staging scratch(*device_, rowPass ? p.rows * lnRowBytes(p.n, acc) : 0);  // the rows' working copies
         p.scratch = scratch.p;
         device_->layerNorm(p, loop.backward);
     }

@@ -49,6 +49,10 @@ FXL_HD inline int64_t lnOffset(int64_t k, int nd, const int64_t* sizes, const in
     return o;
 }
 
+// A row's scratch: 3 n accumulation values, padded to 8 bytes, then 3 n doubles (every row
+// starts 8-byte aligned).
+FXL_HD inline int64_t lnRowBytes(int64_t n, int64_t accBytes) { return (3 * n * accBytes + 7) / 8 * 8 + 3 * n * 8; }
+
 template<class A>
 FXL_HD inline bool lnFinite(A v)
 {
@@ -64,7 +68,7 @@ FXL_HD inline void layerNormForwardBodyIn(const Coord& c, const LayerNormParams&
     for (int64_t r = c.globalX(); r < p.rows; r += c.strideX()) {
         const int64_t base = p.xOffset + lnOffset(r, p.nRowDims, p.rowSizes, p.xRowStrides);
         auto at = [&](int64_t j) { return base + lnOffset(j, p.nColDims, p.colSizes, p.xColStrides); };
-        A* v = reinterpret_cast<A*>(static_cast<char*>(p.scratch) + r * p.n * (3 * sizeof(A) + 3 * sizeof(double)));
+        A* v = reinterpret_cast<A*>(static_cast<char*>(p.scratch) + r * lnRowBytes(p.n, sizeof(A)));
         for (int64_t j = 0; j < p.n; ++j) v[j] = rowsLoad<A>(p.elem, p.x, at(j));
         const math::rows::Moments<A> mm = math::rows::moments<A>(p.n, [&](int64_t i) { return v[i]; });
         A mean = mm.mean;
@@ -103,7 +107,7 @@ FXL_HD inline void layerNormInputGradBodyIn(const Coord& c, const LayerNormParam
         const int64_t gb = p.dyOffset + lnOffset(r, p.nRowDims, p.rowSizes, p.gRowStrides);
         auto xAt = [&](int64_t j) { return xb + lnOffset(j, p.nColDims, p.colSizes, p.xColStrides); };
         auto gAt = [&](int64_t j) { return gb + lnOffset(j, p.nColDims, p.colSizes, p.gColStrides); };
-        char* row = static_cast<char*>(p.scratch) + r * p.n * (3 * sizeof(A) + 3 * sizeof(double));
+        char* row = static_cast<char*>(p.scratch) + r * lnRowBytes(p.n, sizeof(A));
         A* g = reinterpret_cast<A*>(row);
         A* xh = g + p.n;
         for (int64_t j = 0; j < p.n; ++j) {
@@ -113,7 +117,7 @@ FXL_HD inline void layerNormInputGradBodyIn(const Coord& c, const LayerNormParam
         const A m = mean[r], rs = rstd[r];
         if (!math::rows::layerNormInputGradRow(g, xh, p.n, m, rs, w)) {
             // PyTorch's CPU formula in double, rounded once
-            double* gd = reinterpret_cast<double*>(row + 3 * p.n * sizeof(A));
+            double* gd = reinterpret_cast<double*>(row + (3 * p.n * static_cast<int64_t>(sizeof(A)) + 7) / 8 * 8);
             double* xd = gd + p.n;
             double* dd = xd + p.n;
             for (int64_t j = 0; j < p.n; ++j) {
