@@ -360,8 +360,9 @@ Verb reportVerb()
             "unified diff (folded, cut past 192 KiB), and the memory timeline drawn with the step\n"
             "before overlaid. A partition step shows its forward and its backward graph.\n"
             "--check runs every step against the step before on identical inputs (the graph's\n"
-            "NAME.inputs.safetensors, else generated with --seed) on the CPU reference backend and\n"
-            "adds per step the equivalence table (per output: bitwise or not, max abs, max ULP,\n"
+            "NAME.inputs.safetensors, else generated with --seed) on the CPU reference backend (or\n"
+            "on --device: both steps of each check there, named in the report) and adds per step\n"
+            "the equivalence table (per output: bitwise or not, max abs, max ULP,\n"
             "differing elements, the first difference) and the first node whose value differs. The\n"
             "graphs of a partition are checked against their joint with 'fxlens check' instead.\n"
             "A pass that fails ends the run: the report is still written, with the steps made and\n"
@@ -375,6 +376,9 @@ Verb reportVerb()
                 {"out", 'o', "REPORT", "the HTML file to write"},
                 {"check", 0, "", "run every step against the step before and compare the outputs bitwise"},
                 {"seed", 0, "N", "with --check: seed of generated inputs and random ops (default 0)"},
+                {"device", 'd', "DEV",
+                 "with --check: where the steps run: cpu (default), cuda:N or cuda-emu:N (see fxlens run); "
+                 "the report names it per check"},
                 {"force", 'f', "", "replace REPORT if it exists"},
             },
             1,

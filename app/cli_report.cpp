@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "app/cli_common.hpp"
+#include "app/cli_run.hpp"
 #include "core/formats/source.hpp"
 #include "passes/pass.hpp"
 
@@ -50,7 +51,8 @@ std::string stepLabel(const StepState& s)
 }
 
 // Step k run against step k-1 on the same inputs, as the window's run panel does.
-ReportCheck checkStep(const StepState& s, const StepState& before, const LoadedGraph& lg, uint64_t seed)
+ReportCheck checkStep(const StepState& s, const StepState& before, const LoadedGraph& lg, uint64_t seed,
+                      const std::string& device)
 {
     ReportCheck c;
     if (s.graphs.size() > 1 || before.graphs.size() > 1) {
@@ -67,6 +69,7 @@ ReportCheck checkStep(const StepState& s, const StepState& before, const LoadedG
     r.source = lg.source;
     r.artifactId = lg.id;
     r.seed = seed;
+    r.backend = device;
     c.outcome = std::make_shared<const viewer::RunOutcome>(viewer::runRequest(r));
     return c;
 }
@@ -82,6 +85,7 @@ json checkJson(const ReportCheck& c)
     }
     const viewer::RunOutcome& o = *c.outcome;
     j["summary"] = o.summary();
+    j["device"] = viewer::checkDevices(o);
     j["inputs"] = o.inputsFrom;
     if (!o.ok) j["error"] = o.error;
     if (o.compared) {
@@ -108,6 +112,8 @@ int runReport(const Args& args, Io& io)
     const bool asJson = args.has("json"), force = args.has("force"), check = args.has("check");
     const uint64_t seed = static_cast<uint64_t>(args.intValue("seed", 0));
     if (args.has("seed") && !check) throw UsageError("--seed is the seed of --check's generated inputs: add --check");
+    if (args.has("device") && !check) throw UsageError("--device is where --check runs the steps: add --check");
+    const DeviceChoice device = deviceOption(args, "device", DeviceChoice{});
 
     // The spec first: a typo is a usage error, reported before any file is read.
     std::vector<PipelineStage> stages;
@@ -131,6 +137,14 @@ int runReport(const Args& args, Io& io)
         throw InputError(out, 0, 0, "output file exists (use --force to replace it)");
 
     const LoadedGraph lg = loadGraph(args.positional.front(), args.value("graph"), io);
+    std::string deviceName;  // the device's own name ("cuda-emu:0" for cuda-emu)
+    if (check) {
+        try {
+            deviceName = deviceBackend(device, 1)->name();
+        } catch (const DeviceUnavailable& e) {
+            throw InputError(lg.source->path, 0, 0, std::string("--device ") + e.what());
+        }
+    }
 
     // text needs a QGuiApplication (fonts); no display is needed
     std::unique_ptr<QGuiApplication> app;
@@ -164,7 +178,7 @@ int runReport(const Args& args, Io& io)
     if (check) {
         checks.resize(steps.size());
         for (size_t i = 1; i < steps.size(); ++i)
-            if (!steps[i]->failed) checks[i] = checkStep(*steps[i], *steps[i - 1], lg, seed);
+            if (!steps[i]->failed) checks[i] = checkStep(*steps[i], *steps[i - 1], lg, seed, deviceName);
     }
 
     viewer::HtmlReportInput in;
@@ -190,9 +204,11 @@ int runReport(const Args& args, Io& io)
                 {"out", out},         {"bytes", html.size()},      {"ok", run.ok},   {"error", run.error}};
     doc["failed_stage"] = run.failedStage;
     doc["checked"] = check;
+    doc["device"] = check ? json(deviceName) : json(nullptr);
     doc["steps"] = json::array();
     std::ostringstream text;
     text << lg.source->path << " (graph " << lg.id << "): pipeline " << spec << "\n";
+    if (check) text << "checks on " << deviceName << "\n";
     text << std::left << std::setw(30) << " step" << std::right << std::setw(7) << "added" << std::setw(9) << "removed"
          << std::setw(9) << "changed" << std::setw(9) << "rewired"
          << "  " << std::left << std::setw(10) << "verifier" << std::right << std::setw(10) << "time" << std::setw(11)

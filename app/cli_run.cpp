@@ -654,6 +654,10 @@ std::string deviceLabel(const Backend& b)
 {
     const std::string n = b.name();
     if (n.starts_with("cuda-emu")) return n + " (the CUDA kernels' code run by the CPU: emulation, not a GPU)";
+    if (n.starts_with("cuda:"))
+        return n
+            + " (the CUDA backend is built and tested through emulation, not yet run on a GPU: compare with "
+              "--device cpu)";
     return n;
 }
 

@@ -34,11 +34,10 @@ KernelRegistry& KernelRegistry::instance()
 
 std::vector<DeviceKind> builtDevices() { return {DeviceKind::Cpu, DeviceKind::Cuda}; }
 
-namespace {
-[[maybe_unused]] constexpr const char* kCudaNotYet =
-    "not yet on a GPU: the CUDA kernels are built and tested through emulation (--device cuda-emu:N runs their "
-    "code on the CPU), not yet run on a GPU, and the elementwise kernels are not yet built for it";
-}  // namespace
+const char* const kCudaUnverified =
+    "yes, not yet run on a GPU: the CUDA kernels are built and tested through emulation (--device cuda-emu:N "
+    "runs their code on the CPU); compare a GPU run with the CPU's bits: fxlens check G G --device-a cpu "
+    "--device-b cuda:0";
 
 std::unique_ptr<Backend> makeCudaBackend(int index, std::string* why)
 {
@@ -47,11 +46,6 @@ std::unique_ptr<Backend> makeCudaBackend(int index, std::string* why)
     const cuda::CudaProbe probe = cuda::probeCudaDriver();
     if (probe.devices.empty()) {
         if (why) *why = "no CUDA device: " + probe.why;
-        return nullptr;
-    }
-    // the elementwise kernels' functors are host types: not built for the GPU yet
-    if (!std::getenv("FXLENS_CUDA_PARTIAL")) {
-        if (why) *why = kCudaNotYet;
         return nullptr;
     }
     std::string reason;
@@ -74,7 +68,7 @@ std::string cudaGraphsStatus(const cuda::CudaProbe& probe)
 {
 #if defined(FXLENS_HAVE_CUDA)
     if (probe.devices.empty()) return "no CUDA device (" + probe.why + ")";
-    return kCudaNotYet;
+    return {};
 #else
     (void)probe;
     return "this fxlens was built without CUDA (the CUDA Toolkit was not found at configure time)";
@@ -97,7 +91,8 @@ DevicesReport probeDevices()
 #endif
 #endif
     r.cuda = cuda::probeCuda();
-    r.cudaBackend = cudaGraphsStatus(r.cuda);
+    const std::string why = cudaGraphsStatus(r.cuda);
+    r.cudaBackend = why.empty() ? kCudaUnverified : why;
     return r;
 }
 

@@ -48,4 +48,7 @@ DevicesReport probeDevices();
 // panel's and `fxlens devices`' reason.
 std::string whyNoCudaGraphs();
 
+// The label of the CUDA backend where it can run: what it has been checked by so far.
+extern const char* const kCudaUnverified;
+
 }  // namespace fxl

@@ -143,7 +143,7 @@ void walkPointwise(ThreadPool* pool, const Tensor* const* ops, const int64_t* it
 }
 
 void devicePointwise(ThreadPool* pool, const Tensor* const* ops, const int64_t* itemBytes, size_t nOps, int64_t grain,
-                     RunFn run, PointwiseLoop::ElementFn element, const void* f)
+                     RunFn run, const void* f, const pw::Fn& fn)
 {
     const Tensor& out = *ops[0];
     for (size_t k = 1; k < nOps; ++k) {
@@ -161,8 +161,8 @@ void devicePointwise(ThreadPool* pool, const Tensor* const* ops, const int64_t* 
     loop.nOps = nOps;
     loop.grain = grain;
     loop.run = run;
-    loop.element = element;
     loop.functor = f;
+    loop.fn = fn;
     loop.pool = pool;
     backend->pointwise(loop);
 }
@@ -185,7 +185,7 @@ std::vector<unsigned char> hostBytes(const Tensor& t)
     const Tensor dst = Tensor::fromStorage(tmp, t.dtype(), t.sizes(), Tensor::contiguousStrides(t.sizes()), 0);
     dispatchBits(t.dtype(), [&](auto tag) {
         using U = typename decltype(tag)::type;
-        pointwise<U, U>(nullptr, dst, {src}, [](U x) { return x; });
+        pointwiseOnCpu<U, U>(nullptr, dst, {src}, pw::Copy<U>{});
     });
     return out;
 }
@@ -203,7 +203,7 @@ void castInto(const KernelCall& call, const Tensor& dst, const Tensor& src)
     if (s.dtype() == dst.dtype()) {
         dispatchBits(dst.dtype(), [&](auto tag) {
             using U = typename decltype(tag)::type;
-            pointwise<U, U>(call.pool, dst, {s}, [](U x) { return x; });
+            pointwise<U, U>(call.pool, dst, {s}, pw::Copy<U>{});
         });
         return;
     }
@@ -211,7 +211,7 @@ void castInto(const KernelCall& call, const Tensor& dst, const Tensor& src)
         using S = typename decltype(st)::type;
         dispatch<Set::All>(dst.dtype(), "cast", [&](auto dt) {
             using D = typename decltype(dt)::type;
-            pointwise<D, S>(call.pool, dst, {s}, [](S x) { return convert<D>(x); });
+            pointwise<D, S>(call.pool, dst, {s}, pw::Convert<D, S>{});
         });
     });
 }
@@ -232,7 +232,7 @@ void fillWith(const KernelCall& call, const Tensor& dst, const Value& value)
         const S v = checkedScalarTo<S>(value, "fill");
         U bits;
         std::memcpy(&bits, &v, sizeof bits);
-        pointwise<U>(call.pool, dst, {}, [bits]() { return bits; });
+        pointwise<U>(call.pool, dst, {}, pw::Fill<U>{bits});
     });
 }
 

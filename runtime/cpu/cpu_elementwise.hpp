@@ -25,6 +25,7 @@
 
 #include "runtime/base/backend.hpp"
 #include "runtime/base/elementwise_rules.hpp"
+#include "runtime/base/pointwise_fn.hpp"
 #include "runtime/cpu/cpu_common.hpp"
 #include "runtime/cpu/thread_pool.hpp"
 
@@ -60,6 +61,9 @@ void walkPointwise(ThreadPool* pool, const Tensor* const* ops, const int64_t* it
 template<class F, class OutS, class... InS>
 struct Runner
 {
+    static_assert(sizeof...(InS) + 1 <= kMaxOperands);
+    static constexpr std::array<int64_t, sizeof...(InS) + 1> kItem = {static_cast<int64_t>(sizeof(OutS)),
+                                                                      static_cast<int64_t>(sizeof(InS))...};
     template<size_t... K>
     static void loop(char* const* ptr, const int64_t* step, int64_t n, const F& f, std::index_sequence<K...>)
     {
@@ -78,42 +82,57 @@ struct Runner
     {
         loop(ptr, step, n, *static_cast<const F*>(f), std::index_sequence_for<InS...>{});
     }
-    // one element, as a device kernel's thread computes it (Backend::pointwise)
-    template<size_t... K>
-    static void one(char* const* ptr, const F& f, std::index_sequence<K...>)
-    {
-        *reinterpret_cast<OutS*>(ptr[0]) = f(*reinterpret_cast<const InS*>(ptr[K + 1])...);
-    }
-    static void element(char* const* ptr, const void* f)
-    {
-        one(ptr, *static_cast<const F*>(f), std::index_sequence_for<InS...>{});
-    }
 };
 
-// The loop on a device backend: every operand must be on the output's backend.
+// out, then ins: the loop's operands.
+template<size_t M>
+std::array<const Tensor*, M + 1> operandsOf(const Tensor& out, const std::array<Tensor, M>& ins)
+{
+    std::array<const Tensor*, M + 1> ops{};
+    ops[0] = &out;
+    for (size_t k = 0; k < M; ++k) ops[k + 1] = &ins[k];
+    return ops;
+}
+
+// The loop on a device backend, with the functor's device form: every operand must be on the
+// output's backend.
 void devicePointwise(ThreadPool* pool, const Tensor* const* ops, const int64_t* itemBytes, size_t nOps, int64_t grain,
-                     RunFn run, PointwiseLoop::ElementFn element, const void* f);
+                     RunFn run, const void* f, const pw::Fn& fn);
 }  // namespace detail
 
 // out[i] = f(in0[i], in1[i], ...) over every element of `out`. The inputs have out's sizes
-// (expand them first); f maps storage values to a storage value. Threads get contiguous
-// ranges of the iteration order; no element's arithmetic depends on the split.
+// (expand them first); f maps storage values to a storage value: a functor of
+// runtime/base/pointwise_fn.hpp's list (or a Lifted / Stored / Convert wrapper of one), so
+// that it runs on every device. Threads get contiguous ranges of the iteration order; no
+// element's arithmetic depends on the split.
+template<class OutS, class... InS, class F>
+void pointwiseOnCpu(ThreadPool* pool, const Tensor& out, const std::array<Tensor, sizeof...(InS)>& ins, const F& f,
+                    int64_t grain = kGrainCheap);
+
 template<class OutS, class... InS, class F>
 void pointwise(ThreadPool* pool, const Tensor& out, const std::array<Tensor, sizeof...(InS)>& ins, const F& f,
                int64_t grain = kGrainCheap)
 {
-    constexpr size_t N = sizeof...(InS) + 1;
-    static_assert(N <= detail::kMaxOperands);
-    std::array<const Tensor*, N> ops{};
-    ops[0] = &out;
-    for (size_t k = 0; k + 1 < N; ++k) ops[k + 1] = &ins[k];
-    static constexpr std::array<int64_t, N> kItem = {static_cast<int64_t>(sizeof(OutS)),
-                                                     static_cast<int64_t>(sizeof(InS))...};
+    if (out.device() == DeviceKind::Cpu) {
+        pointwiseOnCpu<OutS, InS...>(pool, out, ins, f, grain);
+        return;
+    }
     using R = detail::Runner<F, OutS, InS...>;
-    if (out.device() == DeviceKind::Cpu)
-        detail::walkPointwise(pool, ops.data(), kItem.data(), N, grain, &R::run, &f);
-    else
-        detail::devicePointwise(pool, ops.data(), kItem.data(), N, grain, &R::run, &R::element, &f);
+    const auto ops = detail::operandsOf(out, ins);
+    detail::devicePointwise(pool, ops.data(), R::kItem.data(), ops.size(), grain, &R::run, &f,
+                            pw::deviceForm<OutS, InS...>(f));
+}
+
+// pointwise for a functor with no device form (a CPU-only fast path: the caller gives a
+// device the listed functor instead). Throws on a device.
+template<class OutS, class... InS, class F>
+void pointwiseOnCpu(ThreadPool* pool, const Tensor& out, const std::array<Tensor, sizeof...(InS)>& ins, const F& f,
+                    int64_t grain)
+{
+    if (out.device() != DeviceKind::Cpu) throw KernelError("internal: a CPU-only pointwise loop on a device");
+    using R = detail::Runner<F, OutS, InS...>;
+    const auto ops = detail::operandsOf(out, ins);
+    detail::walkPointwise(pool, ops.data(), R::kItem.data(), ops.size(), grain, &R::run, &f);
 }
 
 // ThreadPool::parallelFor when the call has a pool, else one range on the caller.
@@ -129,9 +148,9 @@ void parallelFor(const KernelCall& call, int64_t n, int64_t grain, const F& fn)
 
 // Wraps a functor on compute values (Num<S>::C) into one on storage values.
 template<class OutS, class... InS, class F>
-auto lifted(F f)
+pw::Lifted<OutS, F, InS...> lifted(F f)
 {
-    return [f](InS... x) -> OutS { return Num<OutS>::store(f(Num<InS>::load(x)...)); };
+    return pw::Lifted<OutS, F, InS...>{f};
 }
 
 // ---- helpers shared by the kernel files

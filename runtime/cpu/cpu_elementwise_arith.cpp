@@ -109,7 +109,7 @@ void negKernel(KernelCall& call)
     unaryKernel<Set::Numeric>(call, "neg", self.dtype(), [](auto tag) {
         using S = typename decltype(tag)::type;
         using C = typename Num<S>::C;
-        return [](C x) -> C { return math::arith::neg(x); };
+        return pw::Neg<C>{};
     });
 }
 
@@ -123,12 +123,7 @@ void bitwiseNotKernel(KernelCall& call)
             return;
         } else {
             Tensor out = allocStrided(call, self.sizes(), iteratorStrides(self.sizes(), {&self}, 0), self.dtype());
-            pointwise<S, S>(call.pool, out, {self}, [](S x) -> S {
-                if constexpr (kIsBool<S>)
-                    return B8{static_cast<uint8_t>(x.v ? 0 : 1)};
-                else
-                    return static_cast<S>(~x);
-            });
+            pointwise<S, S>(call.pool, out, {self}, pw::BitwiseNot<S>{});
             call.result = Value::ofTensor(out);
         }
     });
@@ -154,7 +149,7 @@ void powTensorScalarKernel(KernelCall& call)
             using C = typename Num<S>::C;
             if constexpr (kIsInt<S>) {
                 const C ex = checkedScalarTo<S>(expV, "pow");
-                return [ex](C x) { return math::arith::powi<C>(x, ex); };
+                return pw::PowInt<C>{ex};
             } else {
                 // the exponent in the tensor's precision (bf16/f16 round it, as Scalar::to<scalar_t>)
                 const double ee =
@@ -204,7 +199,7 @@ void maskedFillKernel(KernelCall& call, bool inplace)
         U vb;
         std::memcpy(&vb, &v, sizeof vb);
         pointwise<U, U, uint8_t>(call.pool, out, {expandTo(self, shape), expandTo(maskBool, shape)},
-                                 [vb](U x, uint8_t m) { return m ? vb : x; });
+                                 pw::MaskedFill<U>{vb});
     });
     call.result = Value::ofTensor(out);
 }
@@ -234,8 +229,7 @@ void whereKernel(KernelCall& call)
             fillWith(call, t, v);
             return expandTo(t, shape);
         };
-        pointwise<U, uint8_t, U, U>(call.pool, out, {expandTo(cond, shape), operand(a), operand(b)},
-                                    [](uint8_t c, U x, U y) { return c ? x : y; });
+        pointwise<U, uint8_t, U, U>(call.pool, out, {expandTo(cond, shape), operand(a), operand(b)}, pw::Where<U>{});
     });
     call.result = Value::ofTensor(out);
 }
@@ -247,7 +241,7 @@ void absKernel(KernelCall& call)
     unaryKernel<Set::Numeric>(call, "abs", self.dtype(), [](auto tag) {
         using S = typename decltype(tag)::type;
         using C = typename Num<S>::C;
-        return [](C x) -> C { return math::arith::abs(x); };
+        return pw::Abs<C>{};
     });
 }
 
@@ -257,7 +251,7 @@ void signKernel(KernelCall& call)
     unaryKernel<Set::All>(call, "sign", self.dtype(), [](auto tag) {
         using S = typename decltype(tag)::type;
         using C = typename Num<S>::C;
-        return [](C x) -> C { return math::arith::sign(x); };
+        return pw::Sign<C>{};
     });
 }
 
@@ -287,18 +281,15 @@ void divRoundingKernel(KernelCall& call, bool floorMode)
     const DType common = resultType({&a, &b});
     if (common == DType::Bool) throw KernelError("div: rounding division of bool tensors is not supported");
     Tensor out = binaryOutput(call, a, b, common);
+    checkIntDivisor(call, b, common, out, "div: integer division by zero");
     dispatch<Set::Numeric>(common, "div", [&](auto tag) {
         using S = typename decltype(tag)::type;
         using C = typename Num<S>::C;
-        runBinary<S>(call, out, a, b, [floorMode](C x, C y) -> C {
-            if (math::arith::intDivByZero(y)) throw KernelError("div: integer division by zero");
-            return math::arith::divRounding(x, y, floorMode, [](C q) {
-                if constexpr (kIsReduced<S>)
-                    return Num<S>::load(Num<S>::store(q));
-                else
-                    return q;
-            });
-        });
+        // a float quotient rounded to bf16 / f16 first (PyTorch divides in the storage type)
+        const math::Narrow narrow = std::is_same_v<S, BF16> ? math::Narrow::Bf16
+            : std::is_same_v<S, F16>                        ? math::Narrow::F16
+                                                            : math::Narrow::None;
+        runBinary<S>(call, out, a, b, pw::DivRounding<C>{floorMode, narrow});
     });
     call.result = Value::ofTensor(out);
 }
@@ -317,8 +308,7 @@ void powBinaryKernel(KernelCall& call)
     dispatch<Set::Numeric>(common, "pow", [&](auto tag) {
         using S = typename decltype(tag)::type;
         using C = typename Num<S>::C;
-        runBinary<S>(
-            call, out, a, b, [](C x, C y) -> C { return math::arith::powBinary(x, y); }, kGrainMath);
+        runBinary<S>(call, out, a, b, pw::PowBinary<C>{}, kGrainMath);
     });
     call.result = Value::ofTensor(out);
 }
@@ -335,7 +325,7 @@ void roundKernel(KernelCall& call, Round mode, const char* name)
     unaryKernel<Set::Numeric>(call, name, self.dtype(), [mode](auto tag) {
         using S = typename decltype(tag)::type;
         using C = typename Num<S>::C;
-        return [=](C x) -> C { return math::arith::round(x, mode); };
+        return pw::RoundMode<C>{mode};
     });
 }
 
@@ -350,13 +340,11 @@ void modKernel(KernelCall& call, bool remainder)
     DType common = resultType({&a, &b});
     if (common == DType::Bool) throw KernelError(std::string(name) + ": bool tensors are not supported");
     Tensor out = binaryOutput(call, a, b, common);
+    checkIntDivisor(call, b, common, out, "fmod/remainder: integer division by zero");
     dispatch<Set::Numeric>(common, name, [&](auto tag) {
         using S = typename decltype(tag)::type;
         using C = typename Num<S>::C;
-        runBinary<S>(call, out, a, b, [remainder](C x, C y) -> C {
-            if (math::arith::intDivByZero(y)) throw KernelError("fmod/remainder: integer division by zero");
-            return math::arith::mod(x, y, remainder);
-        });
+        runBinary<S>(call, out, a, b, pw::Mod<C>{remainder});
     });
     call.result = Value::ofTensor(out);
 }
@@ -383,9 +371,7 @@ void addcKernel(KernelCall& call, bool div)
         using C = typename Num<S>::C;
         const C v = Num<S>::load(checkedScalarTo<S>(value, name));
         auto prep = [&](const Value& x) { return expandTo(castTo(call, x.tensor, common), shape); };
-        pointwise<S, S, S, S>(
-            call.pool, out, {prep(s), prep(t1), prep(t2)},
-            lifted<S, S, S, S>([=](C a, C b, C c) -> C { return math::arith::addc(a, b, c, v, div); }));
+        pointwise<S, S, S, S>(call.pool, out, {prep(s), prep(t1), prep(t2)}, lifted<S, S, S, S>(pw::Addc<C>{v, div}));
     });
     call.result = Value::ofTensor(out);
 }
@@ -406,14 +392,12 @@ void lerpKernel(KernelCall& call, bool tensorWeight)
     dispatch<Set::Float>(common, "lerp", [&](auto tag) {
         using S = typename decltype(tag)::type;
         using C = typename Num<S>::C;
-        auto f = [](C a, C b, C wt) -> C { return math::arith::lerp(a, b, wt); };
         auto prep = [&](const Value& x) { return expandTo(castTo(call, x.tensor, common), shape); };
         if (tensorWeight) {
-            pointwise<S, S, S, S>(call.pool, out, {prep(s), prep(e), prep(w)}, lifted<S, S, S, S>(f));
+            pointwise<S, S, S, S>(call.pool, out, {prep(s), prep(e), prep(w)}, lifted<S, S, S, S>(pw::Lerp<C>{}));
         } else {
             const C wt = Num<S>::load(checkedScalarTo<S>(w, "lerp"));
-            pointwise<S, S, S>(call.pool, out, {prep(s), prep(e)},
-                               lifted<S, S, S>([f, wt](C a, C b) { return f(a, b, wt); }));
+            pointwise<S, S, S>(call.pool, out, {prep(s), prep(e)}, lifted<S, S, S>(pw::LerpScalar<C>{wt}));
         }
     });
     call.result = Value::ofTensor(out);

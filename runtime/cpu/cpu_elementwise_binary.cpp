@@ -56,4 +56,25 @@ Tensor binaryOutput(const KernelCall& call, const Value& a, const Value& b, DTyp
     return allocStrided(call, shape, iteratorStrides(shape, tensorsOf(ops), scalarsOf(ops)), t);
 }
 
+void checkIntDivisor(const KernelCall& call, const Value& divisor, DType common, const Tensor& out, const char* message)
+{
+    if (!isIntegral(common, false) || out.numel() == 0) return;
+    dispatch<Set::Numeric>(common, message, [&](auto tag) {
+        using S = typename decltype(tag)::type;
+        if constexpr (kIsInt<S>) {
+            if (!divisor.isTensor()) {
+                if (scalarTo<S>(divisor) == 0) throw KernelError(message);
+                return;
+            }
+            // every element of the divisor meets the dividend: out is not empty
+            const std::vector<unsigned char> bytes = hostBytes(castTo(call, divisor.tensor, common));
+            for (size_t i = 0; i + sizeof(S) <= bytes.size(); i += sizeof(S)) {
+                S v;
+                std::memcpy(&v, bytes.data() + i, sizeof v);
+                if (v == 0) throw KernelError(message);
+            }
+        }
+    });
+}
+
 }  // namespace fxl::cpu::ew

@@ -25,27 +25,40 @@ void needOperand(const Value& v, const char* op, const char* name);
 // as TensorIterator would.
 Tensor binaryOutput(const KernelCall& call, const Value& a, const Value& b, DType t);
 
+// Integer division and remainder by zero fail before any element is computed (no device can
+// throw from inside its loop): throws `message` when common is an integer dtype, out is not
+// empty and the divisor, converted to common, holds a zero.
+void checkIntDivisor(const KernelCall& call, const Value& divisor, DType common, const Tensor& out,
+                     const char* message);
+
+// f(x, b) with b fixed (the CPU's loop for a tensor and a number).
+template<class F, class C>
+struct BindSecond
+{
+    F f;
+    C b;
+    auto operator()(C x) const { return f(x, b); }
+};
+
 // out = f(a, b) with a, b tensors (cast to S, broadcast) or Python numbers (converted to S
 // once, the way TensorIterator casts a wrapped number to the common dtype). The output's
-// storage type is OutS (S, or B8 for comparisons).
+// storage type is OutS (S, or B8 for comparisons). On the CPU the tensor-number case gets its
+// own loop (the number folded into the functor); a device runs the number as a 0-dim tensor.
 template<class S, class OutS = S, class F>
 void runBinary(const KernelCall& call, const Tensor& out, const Value& a, const Value& b, F f,
                int64_t grain = kGrainCheap)
 {
     using C = typename Num<S>::C;
-    using OutC = typename Num<OutS>::C;
     constexpr DType dt = dtypeOf<S>();
-    // a number becomes a 0-dim tensor of S (broadcast with stride 0), except the common
-    // tensor-number case, which gets its own loop (the number folded into the functor)
+    // a number becomes a 0-dim tensor of S (broadcast with stride 0)
     auto prep = [&](const Value& v) {
         if (v.isTensor()) return expandTo(castTo(call, v.tensor, dt), out.sizes());
         const S x = scalarTo<S>(v);
         return expandTo(tensorFromHost(call, {}, dt, &x), out.sizes());
     };
-    if (a.isTensor() && !b.isTensor()) {
+    if (a.isTensor() && !b.isTensor() && out.device() == DeviceKind::Cpu) {
         const C cb = Num<S>::load(scalarTo<S>(b));
-        pointwise<OutS, S>(call.pool, out, {prep(a)}, lifted<OutS, S>([f, cb](C x) -> OutC { return f(x, cb); }),
-                           grain);
+        pointwiseOnCpu<OutS, S>(call.pool, out, {prep(a)}, lifted<OutS, S>(BindSecond<F, C>{f, cb}), grain);
     } else {
         pointwise<OutS, S, S>(call.pool, out, {prep(a), prep(b)}, lifted<OutS, S, S>(f), grain);
     }

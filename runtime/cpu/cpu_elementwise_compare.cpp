@@ -24,7 +24,7 @@ void compareKernel(KernelCall& call, Cmp cmp, const char* name)
     dispatch<Set::All>(common, name, [&](auto tag) {
         using S = typename decltype(tag)::type;
         using C = typename Num<S>::C;
-        runBinary<S, B8>(call, out, a, b, [cmp](C x, C y) -> bool { return math::cmp::compare(x, y, cmp); });
+        runBinary<S, B8>(call, out, a, b, pw::Compare<C>{cmp});
     });
     call.result = Value::ofTensor(out);
 }
@@ -40,8 +40,7 @@ void minMaxKernel(KernelCall& call, bool isMax)
     dispatch<Set::All>(common, isMax ? "maximum" : "minimum", [&](auto tag) {
         using S = typename decltype(tag)::type;
         using C = typename Num<S>::C;
-        runBinary<S>(call, out, a, b,
-                     [isMax](C x, C y) -> C { return isMax ? math::cmp::maximum(x, y) : math::cmp::minimum(x, y); });
+        runBinary<S>(call, out, a, b, pw::MinMax<C>{isMax});
     });
     call.result = Value::ofTensor(out);
 }
@@ -89,7 +88,7 @@ void logicalNotKernel(KernelCall& call)
     dispatch<Set::All>(self.dtype(), "logical_not", [&](auto tag) {
         using S = typename decltype(tag)::type;
         using C = typename Num<S>::C;
-        pointwise<B8, S>(call.pool, out, {self}, lifted<B8, S>([](C x) -> bool { return math::cmp::logicalNot(x); }));
+        pointwise<B8, S>(call.pool, out, {self}, lifted<B8, S>(pw::LogicalNot<C>{}));
     });
     call.result = Value::ofTensor(out);
 }
@@ -112,8 +111,7 @@ void bitwiseBinaryKernel(KernelCall& call, Logic op, bool scalarOverload = false
     dispatch<Set::All>(common, name, [&](auto tag) {
         using S = typename decltype(tag)::type;
         using C = typename Num<S>::C;
-        if constexpr (!kIsFloat<S>)
-            runBinary<S>(call, out, a, b, [op](C x, C y) -> C { return math::cmp::bitwise(x, y, op); });
+        if constexpr (!kIsFloat<S>) runBinary<S>(call, out, a, b, pw::Bitwise<C>{op});
     });
     call.result = Value::ofTensor(out);
 }
@@ -125,9 +123,7 @@ void isKernel(KernelCall& call, bool nan)
     dispatch<Set::All>(self.dtype(), nan ? "isnan" : "isinf", [&](auto tag) {
         using S = typename decltype(tag)::type;
         using C = typename Num<S>::C;
-        pointwise<B8, S>(call.pool, out, {self}, lifted<B8, S>([=](C x) -> bool {
-                             return nan ? math::cmp::isNanValue(x) : math::cmp::isInfValue(x);
-                         }));
+        pointwise<B8, S>(call.pool, out, {self}, lifted<B8, S>(pw::IsNanInf<C>{nan}));
     });
     call.result = Value::ofTensor(out);
 }
@@ -143,7 +139,7 @@ void logicalBinaryKernel(KernelCall& call, Logic op)
     dispatch<Set::All>(common, name, [&](auto tag) {
         using S = typename decltype(tag)::type;
         using C = typename Num<S>::C;
-        runBinary<S, B8>(call, out, a, b, [op](C x, C y) -> bool { return math::cmp::logical(x, y, op); });
+        runBinary<S, B8>(call, out, a, b, pw::Logical<C>{op});
     });
     call.result = Value::ofTensor(out);
 }
@@ -159,8 +155,7 @@ void clampTensorKernel(KernelCall& call, bool isMin)
     dispatch<Set::Numeric>(common, "clamp", [&](auto tag) {
         using S = typename decltype(tag)::type;
         using C = typename Num<S>::C;
-        runBinary<S>(call, out, self, bound,
-                     [isMin](C x, C y) -> C { return isMin ? math::cmp::maximum(x, y) : math::cmp::minimum(x, y); });
+        runBinary<S>(call, out, self, bound, pw::MinMax<C>{isMin});
     });
     call.result = Value::ofTensor(out);
 }
@@ -190,15 +185,13 @@ void clampTensorBothKernel(KernelCall& call)
     dispatch<Set::Numeric>(common, "clamp", [&](auto tag) {
         using S = typename decltype(tag)::type;
         using C = typename Num<S>::C;
-        auto mx = [](C x, C y) -> C { return math::cmp::maximum(x, y); };
-        auto mn = [](C x, C y) -> C { return math::cmp::minimum(x, y); };
         if (!lo.isNone() && !hi.isNone())
             pointwise<S, S, S, S>(call.pool, out, {prep(self), prep(lo), prep(hi)},
-                                  lifted<S, S, S, S>([=](C x, C l, C h) -> C { return mn(mx(x, l), h); }));
+                                  lifted<S, S, S, S>(pw::ClampBoth<C>{}));
         else if (!lo.isNone())
-            pointwise<S, S, S>(call.pool, out, {prep(self), prep(lo)}, lifted<S, S, S>(mx));
+            pointwise<S, S, S>(call.pool, out, {prep(self), prep(lo)}, lifted<S, S, S>(pw::MinMax<C>{true}));
         else
-            pointwise<S, S, S>(call.pool, out, {prep(self), prep(hi)}, lifted<S, S, S>(mn));
+            pointwise<S, S, S>(call.pool, out, {prep(self), prep(hi)}, lifted<S, S, S>(pw::MinMax<C>{false}));
     });
     call.result = Value::ofTensor(out);
 }

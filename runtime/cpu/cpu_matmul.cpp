@@ -206,18 +206,10 @@ Tensor deviceMatmul(KernelCall& call, const Tensor& a, const Tensor& b, const Te
         const math::gemm::Epilogue<T> ep{
             static_cast<T>(sc.alpha), static_cast<T>(sc.beta), needDot, sc.alpha != 1.0, useBias, sc.beta != 1.0};
         // stored as floatEpilogue stores: f32 / f64 as they are, bf16 / f16 rounded once
-        auto store = [](T v) -> S {
-            if constexpr (ew::kIsReduced<S>)
-                return ew::Num<S>::store(v);
-            else
-                return v;
-        };
         if (useBias)
-            ew::pointwise<S, T, S>(call.pool, out, {dot, *bias}, [ep, store](T d, S bv) -> S {
-                return store(ep(d, static_cast<T>(ew::Num<S>::load(bv))));
-            });
+            ew::pointwise<S, T, S>(call.pool, out, {dot, *bias}, pw::Stored<S, pw::EpilogueBias<T>, T, S>{{ep}});
         else
-            ew::pointwise<S, T>(call.pool, out, {dot}, [ep, store](T d) -> S { return store(ep(d, T(0))); });
+            ew::pointwise<S, T>(call.pool, out, {dot}, pw::Stored<S, pw::EpilogueDot<T>, T>{{ep}});
     });
     return out;
 }

@@ -128,11 +128,7 @@ Tensor castThroughDouble(const KernelCall& call, const Tensor& x, DType to)
         using In = typename decltype(inTag)::type;
         ew::dispatchBits(to, [&](auto outTag) {
             using Out = typename decltype(outTag)::type;
-            ew::pointwise<Out, In>(call.pool, out, {x}, [from, to](In v) {
-                Out r;
-                storeFromDouble(&r, to, loadAsDouble(&v, from));
-                return r;
-            });
+            ew::pointwise<Out, In>(call.pool, out, {x}, pw::ThroughDoubleBits<Out, In>{from, to});
         });
     });
     return out;

@@ -9,21 +9,12 @@
 #include "runtime/cuda/int_gemm_kernel.hpp"
 #include "runtime/cuda/layer_norm_kernel.hpp"
 #include "runtime/cuda/nll_kernel.hpp"
+#include "runtime/cuda/pointwise_kernel.hpp"
 #include "runtime/cuda/row_sum_kernel.hpp"
 #include "runtime/cuda/rows_kernel.hpp"
 #include "runtime/cuda/segment_sum_kernel.hpp"
 
 namespace fxl::cuda {
-
-__device__ inline Coord coordHere()
-{
-    Coord c;
-    c.block = {blockIdx.x, blockIdx.y, blockIdx.z};
-    c.thread = {threadIdx.x, threadIdx.y, threadIdx.z};
-    c.blockDim = {blockDim.x, blockDim.y, blockDim.z};
-    c.gridDim = {gridDim.x, gridDim.y, gridDim.z};
-    return c;
-}
 
 __global__ void stridedCopyKernel(StridedCopyParams p) { stridedCopyBody(coordHere(), p); }
 
@@ -63,5 +54,9 @@ __global__ void segmentSumKernel(SegmentSumParams p) { segmentSumBody(coordHere(
 __global__ void layerNormForwardKernel(LayerNormParams p) { layerNormForwardBody(coordHere(), p); }
 __global__ void layerNormInputGradKernel(LayerNormParams p) { layerNormInputGradBody(coordHere(), p); }
 __global__ void layerNormParamGradKernel(LayerNormParams p) { layerNormParamGradBody(coordHere(), p); }
+
+// The pointwise kernel with the loop's functor (fn.kind): one instance per listed functor,
+// compiled in pointwise_device.cu. False when fn.kind is no listed functor.
+bool launchPointwise(const PointwiseParams& p, const pw::Fn& fn, cudaStream_t stream);
 
 }  // namespace fxl::cuda

@@ -6,6 +6,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <array>
 #include <cstdint>
 #include <cstring>
 #include <map>
@@ -17,6 +18,15 @@
 
 namespace fxl::cuda {
 namespace {
+
+// The pointwise kernel of every listed functor, by its number (pw::Functors).
+using PointwiseRun = void (*)(const Coord&, const PointwiseParams&, const pw::Fn&);
+template<class... F>
+constexpr std::array<PointwiseRun, sizeof...(F)> pointwiseRuns(pw::List<F...>)
+{
+    return {&pointwiseFnBody<F>...};
+}
+constexpr auto kPointwiseRuns = pointwiseRuns(pw::Functors{});
 
 size_t pageRound(int64_t n)
 {
@@ -146,9 +156,11 @@ public:
     {
         if (p.numel == 0) return;
         Open open(*this, {p.base[0], p.base[1], p.base[2], p.base[3]});
-        emulateLaunch(gridFor(p.numel), {kThreads, 1, 1}, [&](const Coord& c) {
-            pointwiseBody(c, p, [&](char* const* ptr) { loop.element(ptr, loop.functor); });
-        });
+        const pw::Fn& fn = loop.fn;
+        if (fn.kind < 0 || fn.kind >= pw::kFunctorCount)
+            throw std::runtime_error("internal: a pointwise loop without its functor's device form");
+        const PointwiseRun run = kPointwiseRuns[static_cast<size_t>(fn.kind)];
+        emulateLaunch(gridFor(p.numel), {kThreads, 1, 1}, [&](const Coord& c) { run(c, p, fn); });
     }
 
 private:

@@ -37,6 +37,19 @@ FXL_HD inline Dim3 gridFor(int64_t n)
     return {static_cast<uint32_t>(blocks < 1 ? 1 : blocks > kMaxBlocks ? kMaxBlocks : blocks), 1, 1};
 }
 
+#if defined(__CUDACC__)
+// The coordinates of the thread running a __global__ wrapper.
+__device__ inline Coord coordHere()
+{
+    Coord c;
+    c.block = {blockIdx.x, blockIdx.y, blockIdx.z};
+    c.thread = {threadIdx.x, threadIdx.y, threadIdx.z};
+    c.blockDim = {blockDim.x, blockDim.y, blockDim.z};
+    c.gridDim = {gridDim.x, gridDim.y, gridDim.z};
+    return c;
+}
+#endif
+
 // Tensors up to this many dims (after merging) go to a kernel as sizes and strides by value.
 inline constexpr int kMaxDims = 12;
 

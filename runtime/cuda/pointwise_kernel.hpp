@@ -1,12 +1,14 @@
 // The pointwise kernel: out = f(in...) for every element of the output's shape, each operand
 // with its own strides (the inputs expanded to the output's shape, stride 0 where broadcast).
-// Each thread computes whole elements with the functor the CPU kernel uses (the same
-// runtime/math/ formula), so an element's bits do not depend on the device, the geometry or
-// the position. One kernel body for the GPU and the emulator (launch.hpp).
+// Each thread computes whole elements with the device form of the functor the CPU kernel uses
+// (runtime/base/pointwise_fn.hpp: the same runtime/math/ formula), so an element's bits do not
+// depend on the device, the geometry or the position. One kernel body for the GPU and the
+// emulator (launch.hpp); one instance per listed functor.
 #pragma once
 
 #include <cstdint>
 
+#include "runtime/base/pointwise_fn.hpp"
 #include "runtime/cuda/launch.hpp"
 
 namespace fxl::cuda {
@@ -37,6 +39,14 @@ FXL_HD inline void pointwiseBody(const Coord& c, const PointwiseParams& p, const
         }
         apply(ptr);
     }
+}
+
+// The pointwise kernel of functor F (fn.kind == pw::kKindOf<F>).
+template<class F>
+FXL_HD inline void pointwiseFnBody(const Coord& c, const PointwiseParams& p, const pw::Fn& fn)
+{
+    const F f = pw::functorOf<F>(fn);
+    pointwiseBody(c, p, [&](char* const* ptr) { pw::apply(f, fn.slot, ptr); });
 }
 
 }  // namespace fxl::cuda

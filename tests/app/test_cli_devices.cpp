@@ -92,6 +92,14 @@ private slots:
         QVERIFY2(out.contains("  cuda:1  Fake L4, 24.0 GiB, compute capability 8.9, 58 multiprocessors\n"),
                  qPrintable(out));
         QVERIFY2(!out.contains("no CUDA device"), qPrintable(out));
+#if defined(FXLENS_HAVE_CUDA)
+        // devices found: graphs can run there, labelled with what the backend was checked by
+        QVERIFY2(out.contains("\n  graphs on CUDA: yes, not yet run on a GPU: the CUDA kernels are built and tested "
+                              "through emulation"),
+                 qPrintable(out));
+#else
+        QVERIFY2(out.contains("\n  graphs on CUDA: this fxlens was built without CUDA"), qPrintable(out));
+#endif
         const QJsonObject cuda =
             parseJsonDoc(devices({{"FXLENS_CUDA_DRIVER", fakeDriver()}}, true).out)["cuda"].toObject();
         const QJsonArray list = cuda["devices"].toArray();

@@ -282,6 +282,57 @@ private slots:
         }
     }
 
+    // --check --device: every step and the step before it run on the device; the report, its
+    // text and its JSON name it; the steps are bitwise equal there too.
+    void checkedOnDevice()
+    {
+        // a small graph: the emulated device runs the CUDA kernels' code one thread at a time
+        const QString input = QString::fromStdString(fxltest::testDataPath("pytorch/mlp_gelu.joint.code.py").string());
+        QTemporaryDir tmp;
+        const QString out = tmp.filePath("report.html");
+        const Run r =
+            fxlens({"report", input, "--pipeline", kSacPipeline, "--out", out, "--check", "--device", "cuda-emu"});
+        FXL_EXPECT_EXIT(r, 0);
+        QVERIFY2(r.out.contains("\nchecks on cuda-emu:0\n"), r.out.constData());
+        const QString html = QString::fromUtf8(readFile(out));
+        QCOMPARE(html.count(QStringLiteral("; device cuda-emu:0</p>")), 4);
+        const std::vector<StepRow> rows = stepRows(html);
+        QCOMPARE(rows.size(), size_t(5));
+        for (size_t i = 1; i < rows.size(); ++i) QCOMPARE(rows[i].check, QStringLiteral("bitwise"));
+        const Run j = fxlens({"report", input, "--pipeline", kSacPipeline, "--out", tmp.filePath("again.html"),
+                              "--check", "--device", "cuda-emu:0", "--json"});
+        FXL_EXPECT_EXIT(j, 0);
+        const QJsonObject doc = jsonOf(j);
+        QCOMPARE(doc.value("device").toString(), QStringLiteral("cuda-emu:0"));
+        const QJsonArray steps = doc.value("steps").toArray();
+        for (int i = 1; i < steps.size(); ++i) {
+            const QJsonObject c = steps[i].toObject().value("check").toObject();
+            QCOMPARE(c.value("device").toString(), QStringLiteral("cuda-emu:0"));
+            QCOMPARE(c.value("verdict").toString(), QStringLiteral("bitwise"));
+        }
+    }
+
+    // --device: a name no backend has (usage, 2), without --check (usage, 2), a device that is not
+    // there (1, with the reason); no report is written.
+    void deviceRefusals()
+    {
+        QTemporaryDir tmp;
+        const QString input = QString::fromStdString(fxltest::testDataPath("pytorch/mlp_gelu.joint.code.py").string());
+        const QString out = tmp.filePath("report.html");
+        Run r = fxlens({"report", input, "--pipeline", "dce", "--out", out, "--check", "--device", "tpu:0"});
+        FXL_EXPECT_EXIT(r, 2);
+        QVERIFY2(r.err.contains("--device expects cpu, cuda:N or cuda-emu:N, got 'tpu:0'"), r.err.constData());
+        r = fxlens({"report", input, "--pipeline", "dce", "--out", out, "--device", "cuda-emu"});
+        FXL_EXPECT_EXIT(r, 2);
+        QVERIFY2(r.err.contains("--device is where --check runs the steps: add --check"), r.err.constData());
+        r = runProcess(kFxlensBinary,
+                       {"report", input, "--pipeline", "dce", "--out", out, "--check", "--device", "cuda:3"}, 300000,
+                       {{"FXLENS_CUDA_DRIVER", "/nonexistent/libcuda.so.1"}});
+        FXL_EXPECT_EXIT(r, 1);
+        QVERIFY2(r.err.contains("--device cuda:3: "), r.err.constData());
+        QVERIFY(!QFileInfo::exists(out));
+    }
+
     // dce,partition,partition fails at stage 3: the report holds the input, dce, the partition
     // (forward and backward, each with its timeline) and the failed step with its error; the
     // exit code is 1; the partition is not checked (said why).

@@ -21,8 +21,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include "device_compare.hpp"
 #include "kernel_test_util.hpp"
 #include "runtime/backends.hpp"
+#include "runtime/base/dtype_codec.hpp"
 #include "runtime/base/kernel.hpp"
 #include "test_registry.hpp"
 #include "test_util.hpp"
@@ -36,23 +38,14 @@ using json = nlohmann::json;
 
 namespace {
 
-// The case files: (name, folder, family file name).
-struct Family
-{
-    const char* name;
-    const char* dir;
-    const char* file;
-};
-const Family kFamilies[] = {{"elementwise", "kernels", "elementwise"}, {"reduction", "kernels", "reduction"},
-                            {"matmul", "kernels", "matmul"},           {"shape", "kernels", "shape"},
-                            {"conv_pool", "kernels", "conv_pool"},     {"differential", "differential", "edge"}};
+using gpucheck::Family;
 
 const RefFile& refsOf(const std::string& family)
 {
     static std::map<std::string, RefFile> files;
     auto it = files.find(family);
     if (it != files.end()) return it->second;
-    for (const Family& f : kFamilies)
+    for (const Family& f : gpucheck::families())
         if (family == f.name) files[family].load(fxltest::testDataPath(f.dir), f.file);
     return files[family];
 }
@@ -65,105 +58,11 @@ std::unique_ptr<Backend> backendNamed(const std::string& name)
     return b;
 }
 
-// One argument in any of the case files' encodings: the kernel tests' tagged forms ({"int": 3},
-// {"float": "nan"}, {"none": null}, {"ints": [...]}, {"memory_format": ...}), the others' plain
-// JSON, and {"tensor": key} with an optional view over the stored base.
-Value argOf(Backend& be, const RefFile& refs, const json& j)
-{
-    if (j.is_object() && !j.contains("tensor")) {
-        if (j.contains("none")) return Value::none();
-        if (j.contains("int")) return Value::ofInt(j.at("int").get<int64_t>());
-        if (j.contains("bool")) return Value::ofBool(j.at("bool").get<bool>());
-        if (j.contains("float")) {
-            const json& f = j.at("float");
-            if (!f.is_string()) return Value::ofFloat(f.get<double>());
-            const std::string s = f.get<std::string>();
-            return Value::ofFloat(s == "nan" ? std::nan("") : s[0] == '-' ? -INFINITY : INFINITY);
-        }
-        if (j.contains("str")) return kerneltest::strValue(j.at("str").get<std::string>());
-        if (j.contains("ints")) return kerneltest::sizesValue(j.at("ints").get<std::vector<int64_t>>());
-        if (j.contains("memory_format")) {
-            Value v;
-            v.kind = Value::Kind::MemoryFormat;
-            v.s = j.at("memory_format").get<std::string>();
-            return v;
-        }
-    }
-    if (j.is_array()) {
-        std::vector<Value> items;
-        for (const json& x : j) items.push_back(argOf(be, refs, x));
-        return Value::ofList(std::move(items));
-    }
-    return kerneltest::caseArg(be, refs, j);
-}
-
-// A case's call on `be`: arguments by name (a dict), by position (a list), or the matmul
-// file's inputs and scalars.
-KernelCall callOf(Backend& be, const RefFile& refs, const json& c)
-{
-    const std::string target = c.at("op").get<std::string>();
-    if (c.contains("inputs")) {
-        kerneltest::NamedArgs named;
-        for (const json& in : c.at("inputs")) {
-            Tensor t = kerneltest::fromSafe(be, *refs.byKey.at(in.at("key").get<std::string>()));
-            if (!in.at("view").is_null()) {
-                const json& v = in.at("view");
-                t = t.asStrided(v.at("sizes").get<std::vector<int64_t>>(), v.at("strides").get<std::vector<int64_t>>(),
-                                v.at("offset").get<int64_t>());
-            }
-            named[in.at("arg").get<std::string>()] = Value::ofTensor(t);
-        }
-        for (const auto& [name, v] : c.at("scalars").items())
-            named[name] = v.is_number_integer() ? Value::ofInt(v.get<int64_t>()) : Value::ofFloat(v.get<double>());
-        return kerneltest::makeCall(target, named);
-    }
-    const json& args = c.at("args");
-    if (args.is_object()) {
-        kerneltest::NamedArgs named;
-        for (const auto& [name, j] : args.items()) named[name] = argOf(be, refs, j);
-        return kerneltest::makeCall(target, named);
-    }
-    KernelCall call;
-    call.op = OpRegistry::instance().find(target);
-    if (!call.op) throw std::runtime_error("no operator " + target);
-    for (const json& j : args) call.args.push_back(argOf(be, refs, j));
-    for (size_t k = call.args.size(); k < call.op->schema.args.size(); ++k)
-        call.args.push_back(kerneltest::argToValue(parseDefaultValue(call.op->schema.args[k])));
-    return call;
-}
-
-struct Outcome
-{
-    std::vector<Tensor> outs;
-    std::optional<std::string> error;
-};
-
-Outcome runOn(Backend& be, const RefFile& refs, const json& c)
-{
-    Outcome o;
-    KernelCall call = callOf(be, refs, c);
-    try {
-        be.run(call);
-    } catch (const KernelError& e) {
-        o.error = e.what();
-        return o;
-    }
-    o.outs = kerneltest::resultTensors(call.result);
-    return o;
-}
-
-std::string shapeText(const std::vector<int64_t>& v)
-{
-    std::string s = "[";
-    for (size_t k = 0; k < v.size(); ++k) s += (k ? "," : "") + std::to_string(v[k]);
-    return s + "]";
-}
-
 // The operators of the case files, by family.
 std::map<std::string, std::set<std::string>> caseOps()
 {
     std::map<std::string, std::set<std::string>> out;
-    for (const Family& f : kFamilies) {
+    for (const Family& f : gpucheck::families()) {
         const RefFile& r = refsOf(f.name);
         if (r.doc.is_null()) continue;
         for (const json& c : r.doc.at("cases")) out[f.name].insert(c.at("op").get<std::string>());
@@ -201,7 +100,7 @@ class TestCudaKernels : public QObject
 private slots:
     void initTestCase()
     {
-        for (const Family& f : kFamilies)
+        for (const Family& f : gpucheck::families())
             QVERIFY2(!refsOf(f.name).doc.is_null(), (std::string("missing the case file of ") + f.name).c_str());
     }
 
@@ -227,52 +126,15 @@ private slots:
         for (const json& c : refs.doc.at("cases")) {
             if (c.at("op").get<std::string>() != op.toStdString()) continue;
             ++cases;
-            const std::string id = c.at("id").get<std::string>();
-            const Outcome a = runOn(*cpu, refs, c);
-            Outcome b;
+            gpucheck::CaseResult r;
             try {
-                b = runOn(*gpu, refs, c);
+                r = gpucheck::compareCase(*cpu, *gpu, refs, c);
             } catch (const std::exception& e) {
-                QFAIL((id + ": on cuda-emu threw " + e.what()).c_str());
+                QFAIL((c.at("id").get<std::string>() + ": on cuda-emu threw " + e.what()).c_str());
             }
-            if (a.error || b.error) {
-                QVERIFY2(a.error && b.error,
-                         (id + ": " + (a.error ? "only the CPU failed: " + *a.error : "only CUDA failed: " + *b.error))
-                             .c_str());
-                QCOMPARE(QString::fromStdString(*b.error), QString::fromStdString(*a.error));
-                ++errors;
-                continue;
-            }
-            QVERIFY2(a.outs.size() == b.outs.size(), (id + ": a different number of outputs").c_str());
-            for (size_t k = 0; k < a.outs.size(); ++k) {
-                const Tensor &x = a.outs[k], &y = b.outs[k];
-                const std::string what = id + " output " + std::to_string(k);
-                QVERIFY2(x.defined() == y.defined(), (what + ": defined on one device only").c_str());
-                if (!x.defined()) continue;
-                QVERIFY2(y.device() == DeviceKind::Cuda || y.numel() == 0, (what + ": not on the device").c_str());
-                QVERIFY2(x.dtype() == y.dtype(), (what + ": dtype differs").c_str());
-                QVERIFY2(x.sizes() == y.sizes(),
-                         (what + ": sizes " + shapeText(y.sizes()) + " want " + shapeText(x.sizes())).c_str());
-                if (x.numel() > 1)
-                    QVERIFY2(
-                        x.strides() == y.strides(),
-                        (what + ": strides " + shapeText(y.strides()) + " want " + shapeText(x.strides())).c_str());
-                const std::vector<uint8_t> bx = kerneltest::bytesOf(*cpu, x), by = kerneltest::bytesOf(*gpu, y);
-                size_t first = 0;
-                while (first < bx.size() && bx[first] == by[first]) ++first;
-                if (first != bx.size()) {
-                    const size_t item = static_cast<size_t>(x.itemSize()), e0 = first / item * item;
-                    auto hex = [&](const std::vector<uint8_t>& v) {
-                        std::string h;
-                        for (size_t q = e0 + item; q-- > e0;) h += QString::asprintf("%02x", v[q]).toStdString();
-                        return h;
-                    };
-                    QFAIL((what + ": bytes differ from the CPU's at element " + std::to_string(first / item) + " of "
-                           + std::to_string(x.numel()) + ": 0x" + hex(by) + " on CUDA, 0x" + hex(bx) + " on the CPU")
-                              .c_str());
-                }
-                ++compared;
-            }
+            QVERIFY2(r.status != gpucheck::CaseResult::Status::Differs, r.detail.c_str());
+            compared += r.outputs;
+            if (r.status == gpucheck::CaseResult::Status::SameError) ++errors;
         }
         QVERIFY2(cases > 0, "no case ran");
         qInfo("%s %s: %d cases, %d outputs bitwise equal, %d refused with the CPU's message", qPrintable(family),
@@ -359,6 +221,89 @@ private slots:
         float first;
         std::memcpy(&first, out.data(), 4);
         QCOMPARE(first, 1.5f);
+    }
+
+    // Integer division and remainder by zero: no device can throw from inside its loop, so the
+    // kernels check the divisor first; the CPU and the device refuse the same calls with the
+    // same text, and compute the others alike.
+    void integerDivisionByZero_data()
+    {
+        QTest::addColumn<QString>("target");
+        QTest::addColumn<QString>("mode");  // div's rounding_mode, or ""
+        QTest::addColumn<int>("dtype");
+        QTest::addColumn<QList<qint64>>("self");
+        QTest::addColumn<QList<qint64>>("other");  // one value and no "otherSizes": a Python number
+        QTest::addColumn<bool>("otherIsNumber");
+        QTest::addColumn<QString>("error");  // "" when the call computes
+        const QList<qint64> a = {7, -7, 9, 4, -5, 6};
+        const QString divErr = "div: integer division by zero", modErr = "fmod/remainder: integer division by zero";
+        QTest::newRow("div trunc, a zero in the divisor")
+            << "aten.div.Tensor_mode"
+            << "trunc" << int(DType::I64) << a << QList<qint64>{1, 2, 0, 3, 4, 5} << false << divErr;
+        QTest::newRow("div floor, no zero")
+            << "aten.div.Tensor_mode"
+            << "floor" << int(DType::I32) << a << QList<qint64>{2, -2, 3, -3, 2, 5} << false << "";
+        QTest::newRow("floor_divide by the number 0")
+            << "aten.floor_divide.default"
+            << "" << int(DType::I64) << a << QList<qint64>{0} << true << divErr;
+        QTest::newRow("floor_divide of uint8 by 256 (wraps to 0)")
+            << "aten.floor_divide.default"
+            << "" << int(DType::U8) << QList<qint64>{7, 9, 200, 4, 5, 6} << QList<qint64>{256} << true << divErr;
+        QTest::newRow("remainder, a zero in the divisor")
+            << "aten.remainder.Tensor"
+            << "" << int(DType::I16) << a << QList<qint64>{3, 0, 2, 2, 2, 2} << false << modErr;
+        QTest::newRow("fmod by a number") << "aten.fmod.Scalar"
+                                          << "" << int(DType::I8) << a << QList<qint64>{-4} << true << "";
+        QTest::newRow("fmod by the number 0") << "aten.fmod.Scalar"
+                                              << "" << int(DType::I32) << a << QList<qint64>{0} << true << modErr;
+        QTest::newRow("float division by zero computes")
+            << "aten.div.Tensor_mode"
+            << "floor" << int(DType::F32) << a << QList<qint64>{1, 0, 0, 3, 0, 5} << false << "";
+    }
+    void integerDivisionByZero()
+    {
+        QFETCH(QString, target);
+        QFETCH(QString, mode);
+        QFETCH(int, dtype);
+        QFETCH(QList<qint64>, self);
+        QFETCH(QList<qint64>, other);
+        QFETCH(bool, otherIsNumber);
+        QFETCH(QString, error);
+        const DType dt = static_cast<DType>(dtype);
+        auto tensorOf = [&](Backend& be, const QList<qint64>& v) {
+            std::vector<unsigned char> bytes(static_cast<size_t>(v.size() * dtypeItemSize(dt)));
+            for (int i = 0; i < v.size(); ++i)
+                storeFromDouble(bytes.data() + i * dtypeItemSize(dt), dt, static_cast<double>(v[i]));
+            return kerneltest::upload(be, dt, {2, static_cast<int64_t>(v.size()) / 2}, bytes.data());
+        };
+        auto cpu = backendNamed("cpu");
+        auto gpu = backendNamed("cuda-emu");
+        std::string messages[2];
+        std::vector<uint8_t> outputs[2];
+        int k = 0;
+        for (Backend* be : {cpu.get(), gpu.get()}) {
+            kerneltest::NamedArgs args;
+            args["self"] = Value::ofTensor(tensorOf(*be, self));
+            args["other"] = otherIsNumber ? Value::ofInt(other[0]) : Value::ofTensor(tensorOf(*be, other));
+            if (!mode.isEmpty()) {
+                Value m;
+                m.kind = Value::Kind::Str;
+                m.s = mode.toStdString();
+                args["rounding_mode"] = m;
+            }
+            KernelCall call = kerneltest::makeCall(target.toStdString(), args);
+            try {
+                be->run(call);
+                outputs[k] = kerneltest::bytesOf(*be, call.result.tensor);
+            } catch (const KernelError& e) {
+                messages[k] = e.what();
+            }
+            ++k;
+        }
+        QCOMPARE(QString::fromStdString(messages[0]), error);
+        QCOMPARE(QString::fromStdString(messages[1]), error);
+        QVERIFY(outputs[0] == outputs[1]);
+        if (error.isEmpty()) QCOMPARE(outputs[0].size(), size_t(6 * dtypeItemSize(dt)));
     }
 
     // Host code cannot touch the emulated device's memory outside a transfer or a launch: a

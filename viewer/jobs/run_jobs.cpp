@@ -25,7 +25,8 @@ std::vector<BackendChoice> backendChoices()
     std::vector<BackendChoice> out;
     out.push_back({"cpu", "CPU (reference)", true, {}});
     const std::string why = whyNoCudaGraphs();
-    out.push_back({"cuda:0", "CUDA device 0", why.empty(), why});
+    // where a device is found, the entry says what the backend has been checked by so far
+    out.push_back({"cuda:0", why.empty() ? "CUDA device 0 (not yet run on a GPU)" : "CUDA device 0", why.empty(), why});
     // the CUDA kernels' own code run by the CPU: a step checked through them without a GPU
     out.push_back({"cuda-emu:0", "CUDA, emulated on the CPU", true, {}});
     return out;
@@ -172,6 +173,14 @@ std::string RunOutcome::summary() const
             + plural(states, " written state", " written states") + " differ";
     if (differ == 0 && statesDiffer == 0) return "bitwise equal: " + plural(total, " output", " outputs") + stateText;
     return std::to_string(differ) + " of " + plural(total, " output", " outputs") + " differ" + stateText;
+}
+
+std::string checkDevices(const RunOutcome& o)
+{
+    const RunRequest& r = o.request;
+    const std::string ref = r.referenceBackend.empty() ? r.backend : r.referenceBackend;
+    if (!r.reference || ref == r.backend) return r.backend;
+    return r.subjectLabel + " on " + r.backend + ", " + r.referenceLabel + " on " + ref;
 }
 
 namespace {

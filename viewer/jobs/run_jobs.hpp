@@ -106,6 +106,10 @@ struct RunOutcome
     std::string summary() const;  // one line: "bitwise equal: 3 outputs" / "2 of 3 outputs differ"
 };
 
+// Where a check ran, as reports say it: the device's name when both sides ran there ("cpu",
+// "cuda-emu:0"), else "SUBJECT on X, REFERENCE on Y" with the request's labels.
+std::string checkDevices(const RunOutcome& o);
+
 // Why a check of steps no longer belongs to `steps` (the pipeline changed since, or the step
 // is gone): "" while the step it ran on and its reference (the step before, or the input)
 // are still the snapshots it ran on, by content hash. A request that ran no check of steps

@@ -202,7 +202,8 @@ void writeCheck(std::ostringstream& o, const StepState& s, const StepState* befo
     }
     o << "<p><span class=\"" << (r.bitwise() ? "ok" : "bad") << "\">" << esc(r.summary()) << "</span>; inputs "
       << esc(r.inputsFrom) << "; " << esc(stepLabel(s)) << " ran in " << esc(formatDuration(r.subject.seconds))
-      << ", measured peak " << esc(formatByteSize(r.subject.peakBytes)) << "</p>\n";
+      << ", measured peak " << esc(formatByteSize(r.subject.peakBytes)) << "; device " << esc(checkDevices(r))
+      << "</p>\n";
     EquivalenceModel m;
     m.setReport(r.report, QString::fromStdString(r.request.subjectLabel),
                 QString::fromStdString(r.request.referenceLabel));
