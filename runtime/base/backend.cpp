@@ -37,6 +37,11 @@ void Backend::gather(const GatherLoop&) { throw KernelError("the " + name() + " 
 void Backend::segmentSum(const SegmentSumLoop&) { throw KernelError("the " + name() + " backend has no segment sums"); }
 
 void Backend::layerNorm(const LayerNormLoop&) { throw KernelError("the " + name() + " backend has no layer norm"); }
+void Backend::conv(const ConvLoop&) { throw KernelError("the " + name() + " backend has no convolution loop"); }
+void Backend::batchNorm(const BatchNormLoop&)
+{
+    throw KernelError("the " + name() + " backend has no batch norm loop");
+}
 
 void Backend::pointwise(const PointwiseLoop&) { throw KernelError("the " + name() + " backend has no pointwise loop"); }
 

@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "runtime/base/batch_norm_loop.hpp"
+#include "runtime/base/conv_loop.hpp"
 #include "runtime/base/gather_loop.hpp"
 #include "runtime/base/gemm_loop.hpp"
 #include "runtime/base/layer_norm_loop.hpp"
@@ -66,6 +68,10 @@ public:
     virtual void segmentSum(const SegmentSumLoop& loop);
     // The layer norm, forward or backward (layer_norm_loop.hpp). Default: throws.
     virtual void layerNorm(const LayerNormLoop& loop);
+    // One convolution core (conv_loop.hpp). Default: throws.
+    virtual void conv(const ConvLoop& loop);
+    // The batch norm, forward or backward (batch_norm_loop.hpp). Default: throws.
+    virtual void batchNorm(const BatchNormLoop& loop);
 
     // Live bytes of this backend's allocations (all storages not yet released) and the
     // high-water mark since the last resetPeak().

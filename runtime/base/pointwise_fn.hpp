@@ -492,7 +492,7 @@ using OnBits = List<T<uint8_t>, T<uint16_t>, T<uint32_t>, T<uint64_t>>;
 // Every functor a pointwise loop runs on a device, numbered by position.
 using Functors = typename Cat<
     // storage
-    OnBits<Copy>, OnBits<Fill>, OnBits<Where>, OnBits<MaskedFill>,
+    OnBits<Copy>, List<Copy<float>, Copy<double>>, OnBits<Fill>, OnBits<Where>, OnBits<MaskedFill>,
     List<BitwiseNot<B8>, BitwiseNot<uint8_t>, BitwiseNot<int8_t>, BitwiseNot<int16_t>, BitwiseNot<int32_t>,
          BitwiseNot<int64_t>, Cast, ThroughDouble>,
     // arithmetic

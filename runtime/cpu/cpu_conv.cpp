@@ -30,7 +30,9 @@
 #include <vector>
 
 #include "runtime/base/backend.hpp"
+#include "runtime/base/conv_loop.hpp"
 #include "runtime/cpu/cpu_common.hpp"
+#include "runtime/cpu/cpu_elementwise.hpp"
 #include "runtime/cpu/cpu_reduction.hpp"
 #include "runtime/cpu/thread_pool.hpp"
 
@@ -41,44 +43,20 @@ using red::AccOf;
 using red::dispatchFloating;
 using red::grainFor;
 using red::narrowed;
+using red::narrowedOnDevice;
 using red::narrowTo;
 using red::parallelRows;
 using red::sumOrdered;
 using red::widen;
+using red::widenedOnDevice;
 using red::widenTo;
 
-constexpr int kMaxSp = 3;
+constexpr int kMaxSp = kConvMaxSpatial;
 
-// The regular (not transposed) convolution's shapes: x [N, Ci, in...], w [Co, Ci/G, k...],
-// y [N, Co, out...].
-struct Geom
-{
-    int D = 0;
-    int64_t N = 0, G = 1, Ci = 0, Co = 0, Cgi = 0, Cgo = 0;
-    int64_t in[kMaxSp] = {1, 1, 1}, out[kMaxSp] = {1, 1, 1}, k[kMaxSp] = {1, 1, 1};
-    int64_t s[kMaxSp] = {1, 1, 1}, p[kMaxSp] = {0, 0, 0}, d[kMaxSp] = {1, 1, 1};
-    int64_t inSp = 1, outSp = 1, kSp = 1;
-    void finish()
-    {
-        inSp = outSp = kSp = 1;
-        for (int j = 0; j < D; ++j) {
-            inSp *= in[j];
-            outSp *= out[j];
-            kSp *= k[j];
-        }
-        Cgi = Ci / G;
-        Cgo = Co / G;
-    }
-};
+// The regular (not transposed) convolution's shapes (runtime/base/conv_loop.hpp).
+using Geom = ConvGeom;
 
-// Row-major coordinates of a flat index over `sizes` (D dims).
-inline void decode(int64_t flat, const int64_t* sizes, int D, int64_t* c)
-{
-    for (int j = D - 1; j >= 0; --j) {
-        c[j] = flat % sizes[j];
-        flat /= sizes[j];
-    }
-}
+inline void decode(int64_t flat, const int64_t* sizes, int D, int64_t* c) { convDecode(flat, sizes, D, c); }
 
 // ---- the three cores (A: accumulation type; all arrays contiguous)
 
@@ -303,6 +281,49 @@ void checkDtypes(const char* op, const Tensor& a, const Tensor& b, const char* a
                           + " is " + std::string(dtypeAbbr(b.dtype())));
 }
 
+// ---- on a device: the same host logic, the cores run by the backend (Backend::conv)
+
+// One core into a new A-typed tensor of `sizes`.
+Tensor runCore(const KernelCall& call, ConvCore core, const Geom& g, const Tensor& a, const Tensor* b,
+               const Tensor* bias, const std::vector<int64_t>& sizes)
+{
+    Tensor out = call.newTensor(sizes, a.dtype());
+    ConvLoop loop;
+    loop.core = core;
+    loop.g = g;
+    loop.a = &a;
+    loop.b = b;
+    loop.bias = bias;
+    loop.out = &out;
+    call.backend->conv(loop);
+    return out;
+}
+
+Tensor convolutionOnDevice(const KernelCall& call, const ConvArgs& a, const Tensor& x, const Tensor& w, const Value& bv)
+{
+    const Geom& g = a.geom;
+    const Tensor xv = widenedOnDevice(call, x), wv = widenedOnDevice(call, w);
+    Tensor biasv;
+    if (!bv.isNone()) biasv = widenedOnDevice(call, bv.tensor);
+    if (!a.transposed)
+        return narrowedOnDevice(
+            call, runCore(call, ConvCore::Forward, g, xv, &wv, bv.isNone() ? nullptr : &biasv, a.resultSizes),
+            x.dtype());
+    const Tensor y = runCore(call, ConvCore::GradInput, g, xv, &wv, nullptr, a.resultSizes);
+    if (!bv.isNone()) {  // the bias after the sum: one rounding
+        const std::vector<int64_t> rows{g.N, g.Ci, g.inSp};
+        const Tensor yv = y.asStrided(rows, {g.Ci * g.inSp, g.inSp, 1}, 0);
+        const Tensor bb = biasv.asStrided(rows, {0, 1, 0}, 0);
+        if (y.dtype() == DType::F64)
+            ew::pointwise<double, double, double>(
+                call.pool, yv, {yv, bb}, ew::lifted<double, double, double>(math::arith::Add<double>{1.0, true}));
+        else
+            ew::pointwise<float, float, float>(call.pool, yv, {yv, bb},
+                                               ew::lifted<float, float, float>(math::arith::Add<float>{1.0f, true}));
+    }
+    return narrowedOnDevice(call, y, x.dtype());
+}
+
 void convolution(KernelCall& call)
 {
     const char* op = "convolution";
@@ -319,26 +340,30 @@ void convolution(KernelCall& call)
     const ConvArgs a = convArgs(call, x, w, op);
     Backend& be = *call.backend;
     Tensor out;
-    dispatchFloating(x.dtype(), op, [&](auto tag) {
-        using T = decltype(tag);
-        using A = AccOf<T>;
-        const std::vector<A> xv = widen<T, A>(x, be), wv = widen<T, A>(w, be);
-        std::vector<A> biasv;
-        if (!bv.isNone()) biasv = widen<T, A>(bv.tensor, be);
-        const Geom& g = a.geom;
-        if (!a.transposed) {
-            std::vector<A> y(static_cast<size_t>(g.N * g.Co * g.outSp));
-            forwardCore<A>(g, xv.data(), wv.data(), biasv.empty() ? nullptr : biasv.data(), y.data(), call.pool);
-            out = narrowed<T, A>(call, a.resultSizes, x.dtype(), y);
-        } else {
-            std::vector<A> y(static_cast<size_t>(g.N * g.Ci * g.inSp));
-            gradInputCore<A>(g, xv.data(), wv.data(), y.data(), call.pool);
-            if (!biasv.empty())  // the bias after the sum: one rounding
-                for (size_t q = 0; q < y.size(); ++q)
-                    y[q] = y[q] + biasv[static_cast<size_t>((static_cast<int64_t>(q) / g.inSp) % g.Ci)];
-            out = narrowed<T, A>(call, a.resultSizes, x.dtype(), y);
-        }
-    });
+    if (be.device() != DeviceKind::Cpu) {
+        dispatchFloating(x.dtype(), op, [](auto) {});  // the CPU's refusal of other dtypes
+        out = convolutionOnDevice(call, a, x, w, bv);
+    } else
+        dispatchFloating(x.dtype(), op, [&](auto tag) {
+            using T = decltype(tag);
+            using A = AccOf<T>;
+            const std::vector<A> xv = widen<T, A>(x, be), wv = widen<T, A>(w, be);
+            std::vector<A> biasv;
+            if (!bv.isNone()) biasv = widen<T, A>(bv.tensor, be);
+            const Geom& g = a.geom;
+            if (!a.transposed) {
+                std::vector<A> y(static_cast<size_t>(g.N * g.Co * g.outSp));
+                forwardCore<A>(g, xv.data(), wv.data(), biasv.empty() ? nullptr : biasv.data(), y.data(), call.pool);
+                out = narrowed<T, A>(call, a.resultSizes, x.dtype(), y);
+            } else {
+                std::vector<A> y(static_cast<size_t>(g.N * g.Ci * g.inSp));
+                gradInputCore<A>(g, xv.data(), wv.data(), y.data(), call.pool);
+                if (!biasv.empty())  // the bias after the sum: one rounding
+                    for (size_t q = 0; q < y.size(); ++q)
+                        y[q] = y[q] + biasv[static_cast<size_t>((static_cast<int64_t>(q) / g.inSp) % g.Ci)];
+                out = narrowed<T, A>(call, a.resultSizes, x.dtype(), y);
+            }
+        });
     // the output's layout as PyTorch's (and the meta's): channels-last when input or weight is
     if (out.dim() >= 4 && (suggestsChannelsLast(x) || suggestsChannelsLast(w))) out = toChannelsLast(call, out);
     call.result = Value::ofTensor(out);
@@ -370,41 +395,70 @@ void convolutionBackward(KernelCall& call)
     }
     Backend& be = *call.backend;
     Tensor gi, gw, gb;
-    dispatchFloating(x.dtype(), op, [&](auto tag) {
-        using T = decltype(tag);
-        using A = AccOf<T>;
+    if (be.device() != DeviceKind::Cpu) {
+        dispatchFloating(x.dtype(), op, [](auto) {});
         const Geom& g = a.geom;
-        const std::vector<A> gv = widen<T, A>(go, be), wv = widen<T, A>(w, be);
-        std::vector<A> xv;
-        if (mask[1]) xv = widen<T, A>(x, be);
-        // regular: g is the conv's output gradient [N, Co, out], x [N, Ci, in]
-        // transposed: the op's input x plays the regular output [N, Co, out], g the regular input
-        if (mask[0]) {
-            if (!a.transposed) {
-                std::vector<A> r(static_cast<size_t>(g.N * g.Ci * g.inSp));
-                gradInputCore<A>(g, gv.data(), wv.data(), r.data(), call.pool);
-                gi = narrowed<T, A>(call, x.sizes(), x.dtype(), r);
-            } else {
-                std::vector<A> r(static_cast<size_t>(g.N * g.Co * g.outSp));
-                forwardCore<A>(g, gv.data(), wv.data(), nullptr, r.data(), call.pool);
-                gi = narrowed<T, A>(call, x.sizes(), x.dtype(), r);
-            }
-        }
-        if (mask[1]) {
-            std::vector<A> r(static_cast<size_t>(w.numel()));
-            if (!a.transposed)
-                gradWeightCore<A>(g, gv.data(), xv.data(), r.data(), call.pool);
-            else
-                gradWeightCore<A>(g, xv.data(), gv.data(), r.data(), call.pool);
-            gw = narrowed<T, A>(call, w.sizes(), w.dtype(), r);
-        }
+        const Tensor gv = widenedOnDevice(call, go), wv = widenedOnDevice(call, w);
+        Tensor xv;
+        if (mask[1]) xv = widenedOnDevice(call, x);
+        if (mask[0])
+            gi = narrowedOnDevice(
+                call,
+                runCore(call, a.transposed ? ConvCore::Forward : ConvCore::GradInput, g, gv, &wv, nullptr, x.sizes()),
+                x.dtype());
+        if (mask[1])
+            gw = narrowedOnDevice(call,
+                                  a.transposed ? runCore(call, ConvCore::GradWeight, g, xv, &gv, nullptr, w.sizes())
+                                               : runCore(call, ConvCore::GradWeight, g, gv, &xv, nullptr, w.sizes()),
+                                  w.dtype());
         if (mask[2]) {
-            std::vector<A> r(static_cast<size_t>(a.outChannels));
-            const int64_t sp = a.transposed ? g.inSp : g.outSp;
-            channelSumCore<A>(gv.data(), g.N, a.outChannels, sp, r.data(), call.pool);
-            gb = narrowed<T, A>(call, biasSizes, go.dtype(), r);
+            Tensor r = call.newTensor(biasSizes, gv.dtype());
+            ConvLoop loop;
+            loop.core = ConvCore::ChannelSum;
+            loop.a = &gv;
+            loop.out = &r;
+            loop.sumN = g.N;
+            loop.sumC = a.outChannels;
+            loop.sumSp = a.transposed ? g.inSp : g.outSp;
+            be.conv(loop);
+            gb = narrowedOnDevice(call, r, go.dtype());
         }
-    });
+    } else
+        dispatchFloating(x.dtype(), op, [&](auto tag) {
+            using T = decltype(tag);
+            using A = AccOf<T>;
+            const Geom& g = a.geom;
+            const std::vector<A> gv = widen<T, A>(go, be), wv = widen<T, A>(w, be);
+            std::vector<A> xv;
+            if (mask[1]) xv = widen<T, A>(x, be);
+            // regular: g is the conv's output gradient [N, Co, out], x [N, Ci, in]
+            // transposed: the op's input x plays the regular output [N, Co, out], g the regular input
+            if (mask[0]) {
+                if (!a.transposed) {
+                    std::vector<A> r(static_cast<size_t>(g.N * g.Ci * g.inSp));
+                    gradInputCore<A>(g, gv.data(), wv.data(), r.data(), call.pool);
+                    gi = narrowed<T, A>(call, x.sizes(), x.dtype(), r);
+                } else {
+                    std::vector<A> r(static_cast<size_t>(g.N * g.Co * g.outSp));
+                    forwardCore<A>(g, gv.data(), wv.data(), nullptr, r.data(), call.pool);
+                    gi = narrowed<T, A>(call, x.sizes(), x.dtype(), r);
+                }
+            }
+            if (mask[1]) {
+                std::vector<A> r(static_cast<size_t>(w.numel()));
+                if (!a.transposed)
+                    gradWeightCore<A>(g, gv.data(), xv.data(), r.data(), call.pool);
+                else
+                    gradWeightCore<A>(g, xv.data(), gv.data(), r.data(), call.pool);
+                gw = narrowed<T, A>(call, w.sizes(), w.dtype(), r);
+            }
+            if (mask[2]) {
+                std::vector<A> r(static_cast<size_t>(a.outChannels));
+                const int64_t sp = a.transposed ? g.inSp : g.outSp;
+                channelSumCore<A>(gv.data(), g.N, a.outChannels, sp, r.data(), call.pool);
+                gb = narrowed<T, A>(call, biasSizes, go.dtype(), r);
+            }
+        });
     // PyTorch's layout: channels-last grad_input and grad_weight when input or weight is
     if (x.dim() >= 4 && (suggestsChannelsLast(x) || suggestsChannelsLast(w))) {
         if (gi.defined()) gi = toChannelsLast(call, gi);
@@ -448,10 +502,10 @@ Tensor toChannelsLast(const KernelCall& call, const Tensor& t)
     return out;
 }
 
-void registerConvKernels(KernelRegistry& reg)
+void registerConvKernels(KernelRegistry& reg, DeviceKind d)
 {
-    reg.add("aten.convolution.default", DeviceKind::Cpu, convolution);
-    reg.add("aten.convolution_backward.default", DeviceKind::Cpu, convolutionBackward);
+    reg.add("aten.convolution.default", d, convolution);
+    reg.add("aten.convolution_backward.default", d, convolutionBackward);
 }
 
 }  // namespace fxl::cpu

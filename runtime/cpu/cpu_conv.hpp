@@ -7,7 +7,9 @@
 
 namespace fxl::cpu {
 
-void registerConvKernels(KernelRegistry& reg);
+// Registered for the CPU and for CUDA: the same host logic; on a device the cores run as the
+// backend's loop (Backend::conv).
+void registerConvKernels(KernelRegistry& reg, DeviceKind d);
 
 // PyTorch's suggest_memory_format() is channels_last (4-d) / channels_last_3d (5-d) for t (the
 // rule of the meta functions, core/ops/op_meta_layout.cpp isChannelsLastStrides).

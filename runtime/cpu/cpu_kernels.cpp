@@ -6,6 +6,7 @@
 #include "runtime/cpu/cpu_loss.hpp"
 #include "runtime/cpu/cpu_matmul.hpp"
 #include "runtime/cpu/cpu_norm.hpp"
+#include "runtime/cpu/cpu_norm_batch.hpp"
 #include "runtime/cpu/cpu_pad.hpp"
 #include "runtime/cpu/cpu_pool.hpp"
 #include "runtime/cpu/cpu_random.hpp"
@@ -21,7 +22,7 @@ void registerCpuKernels(KernelRegistry& reg)
     cpu::registerReductionKernels(reg);
     cpu::registerShapeKernels(reg);
     cpu::registerRandomKernels(reg);
-    cpu::registerConvKernels(reg);
+    cpu::registerConvKernels(reg, DeviceKind::Cpu);
     cpu::registerPoolKernels(reg);
     cpu::registerPadKernels(reg);
 }
@@ -37,6 +38,8 @@ void registerCudaKernels(KernelRegistry& reg)
     cpu::red::registerSoftmaxKernels(reg, DeviceKind::Cuda);
     cpu::red::registerDeviceLossKernels(reg, DeviceKind::Cuda);
     cpu::shape::registerGatherKernels(reg, DeviceKind::Cuda);
+    cpu::registerConvKernels(reg, DeviceKind::Cuda);
+    cpu::red::registerBatchNormKernels(reg, DeviceKind::Cuda);
 }
 
 }  // namespace fxl

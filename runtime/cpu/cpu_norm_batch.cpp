@@ -74,6 +74,30 @@ Stats<A> meanVar(int64_t M, Load&& load)
 
 DType statDtypeOf(DType t) { return t == DType::BF16 || t == DType::F16 ? DType::F32 : t; }
 
+// ---- on a device: the same checks, the per-channel tensors widened there (widenedOnDevice)
+// and the loop the backend's (Backend::batchNorm)
+
+// channelVector's checks; the tensor widened to the accumulation type, contiguous (undefined
+// for None).
+Tensor channelOnDevice(const KernelCall& call, const Value& v, int64_t C, const std::string& op, const char* what)
+{
+    if (v.isNone()) return {};
+    if (!v.isTensor()) throw KernelError(op + ": " + what + " must be a tensor or None");
+    if (v.tensor.numel() != C)
+        throw KernelError(op + ": " + what + " has " + std::to_string(v.tensor.numel()) + " elements, expected "
+                          + std::to_string(C));
+    return widenedOnDevice(call, v.tensor);
+}
+
+// dst = a (accumulation type, dst's element count) as storeVector stores: through double.
+void storeChannels(const KernelCall& call, const Tensor& dst, const Tensor& a)
+{
+    const Tensor v = castThroughDouble(call, a, dst.dtype());
+    call.backend->copy(dst, v.asStrided(dst.sizes(), Tensor::contiguousStrides(dst.sizes()), 0));
+}
+
+const Tensor* orNull(const Tensor& t) { return t.defined() ? &t : nullptr; }
+
 // ---- group norm
 void groupNorm(KernelCall& call)
 {
@@ -217,6 +241,41 @@ void batchNormImpl(KernelCall& call, const std::string& op, bool training, const
     Tensor out = call.newTensor(x.sizes(), x.dtype());
     Tensor sm = call.newTensor({training ? l.C : 0}, sdt);
     Tensor si = call.newTensor({training ? l.C : 0}, sdt);
+    if (call.backend->device() != DeviceKind::Cpu) {
+        dispatchFloating(x.dtype(), op.c_str(), [](auto) {});  // the CPU's refusal of other dtypes
+        const Tensor w = channelOnDevice(call, call.arg("weight"), l.C, op, "weight");
+        const Tensor b = channelOnDevice(call, call.arg("bias"), l.C, op, "bias");
+        const Tensor rm = channelOnDevice(call, rmV, l.C, op, "running_mean");
+        const Tensor rv = channelOnDevice(call, rvV, l.C, op, "running_var");
+        if (!training && (!rm.defined() || !rv.defined()))
+            throw KernelError(op + ": running_mean and running_var are required when training is False");
+        const DType acc = accDtypeOf(x.dtype());
+        const Tensor meanA = call.newTensor({l.C}, acc), rstdA = call.newTensor({l.C}, acc);
+        BatchNormLoop loop;
+        loop.training = training;
+        loop.N = l.N;
+        loop.C = l.C;
+        loop.HW = l.HW;
+        loop.eps = eps;
+        loop.momentum = momentum;
+        loop.x = &x;
+        loop.out = &out;
+        loop.weight = orNull(w);
+        loop.bias = orNull(b);
+        loop.runningMean = orNull(rm);
+        loop.runningVar = orNull(rv);
+        loop.meanOut = &meanA;
+        loop.rstdOut = &rstdA;
+        call.backend->batchNorm(loop);
+        if (training) {
+            storeChannels(call, sm, meanA);
+            storeChannels(call, si, rstdA);
+            if (rmV.isTensor()) storeChannels(call, rmV.tensor, rm);
+            if (rvV.isTensor()) storeChannels(call, rvV.tensor, rv);
+        }
+        call.result = Value::ofList({Value::ofTensor(out), Value::ofTensor(sm), Value::ofTensor(si)});
+        return;
+    }
     dispatchFloating(x.dtype(), op.c_str(), [&](auto tag) {
         using T = decltype(tag);
         using A = AccOf<T>;
@@ -330,6 +389,42 @@ void batchNormBwd(KernelCall& call)
     if (mask[0]) dx = call.newTensor(x.sizes(), x.dtype());
     if (mask[1]) dw = call.newTensor({l.C}, pdt);
     if (mask[2]) db = call.newTensor({l.C}, pdt);
+    if (call.backend->device() != DeviceKind::Cpu) {
+        dispatchFloating(x.dtype(), op.c_str(), [](auto) {});
+        const Tensor w = channelOnDevice(call, wv, l.C, op, "weight");
+        const Tensor mean = channelOnDevice(call, call.arg(train ? "save_mean" : "running_mean"), l.C, op,
+                                            train ? "save_mean" : "running_mean");
+        const Tensor rstd = channelOnDevice(call, call.arg(train ? "save_invstd" : "running_var"), l.C, op,
+                                            train ? "save_invstd" : "running_var");
+        if (!mean.defined() || !rstd.defined())
+            throw KernelError(op
+                              + (train ? ": train=True needs save_mean and save_invstd"
+                                       : ": train=False needs running_mean and running_var"));
+        const DType acc = accDtypeOf(x.dtype());
+        Tensor dwA, dbA;
+        if (mask[1]) dwA = call.newTensor({l.C}, acc);
+        if (mask[2]) dbA = call.newTensor({l.C}, acc);
+        BatchNormLoop loop;
+        loop.backward = true;
+        loop.training = train;
+        loop.N = l.N;
+        loop.C = l.C;
+        loop.HW = l.HW;
+        loop.eps = eps;
+        loop.x = &x;
+        loop.dy = &dy;
+        loop.out = orNull(dx);
+        loop.weight = orNull(w);
+        loop.mean = &mean;
+        loop.rstd = &rstd;
+        loop.dw = orNull(dwA);
+        loop.db = orNull(dbA);
+        call.backend->batchNorm(loop);
+        if (dw.defined()) storeChannels(call, dw, dwA);
+        if (db.defined()) storeChannels(call, db, dbA);
+        call.result = Value::ofList({tensorOrNone(dx), tensorOrNone(dw), tensorOrNone(db)});
+        return;
+    }
     dispatchFloating(x.dtype(), op.c_str(), [&](auto tag) {
         using T = decltype(tag);
         using A = AccOf<T>;
@@ -381,11 +476,13 @@ void batchNormBwd(KernelCall& call)
 
 }  // namespace
 
-void registerBatchNormKernels(KernelRegistry& reg)
+void registerBatchNormKernels(KernelRegistry& reg, DeviceKind d)
 {
-    const DeviceKind cpu = DeviceKind::Cpu;
-    reg.add("aten.native_group_norm.default", cpu, groupNorm);
-    reg.add("aten.native_group_norm_backward.default", cpu, groupNormBwd);
+    const DeviceKind cpu = d;
+    if (d == DeviceKind::Cpu) {  // the group norm has no loop on a device yet
+        reg.add("aten.native_group_norm.default", cpu, groupNorm);
+        reg.add("aten.native_group_norm_backward.default", cpu, groupNormBwd);
+    }
     reg.add("aten.native_batch_norm.default", cpu, [](KernelCall& c) { batchNorm(c, "native_batch_norm"); });
     reg.add("aten._native_batch_norm_legit.default", cpu,
             [](KernelCall& c) { batchNorm(c, "_native_batch_norm_legit"); });

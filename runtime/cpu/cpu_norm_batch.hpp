@@ -8,6 +8,8 @@
 
 namespace fxl::cpu::red {
 
-void registerBatchNormKernels(KernelRegistry& reg);
+// The group norm for the CPU; the batch norm for the CPU and CUDA (its loop the backend's on a
+// device: Backend::batchNorm).
+void registerBatchNormKernels(KernelRegistry& reg, DeviceKind d);
 
 }  // namespace fxl::cpu::red

@@ -134,6 +134,23 @@ Tensor castThroughDouble(const KernelCall& call, const Tensor& x, DType to)
     return out;
 }
 
+DType accDtypeOf(DType t) { return t == DType::F64 ? DType::F64 : DType::F32; }
+
+Tensor widenedOnDevice(const KernelCall& call, const Tensor& t)
+{
+    return contiguousOf(call, ew::castTo(call, t, accDtypeOf(t.dtype())));
+}
+
+Tensor narrowedOnDevice(const KernelCall& call, const Tensor& y, DType dt)
+{
+    if (dt != y.dtype()) return ew::castTo(call, y, dt);
+    if (dt == DType::F64)
+        ew::pointwise<double, double>(call.pool, y, {y}, ew::lifted<double, double>(pw::Copy<double>{}));
+    else
+        ew::pointwise<float, float>(call.pool, y, {y}, ew::lifted<float, float>(pw::Copy<float>{}));
+    return y;
+}
+
 }  // namespace red
 
 namespace {
@@ -654,7 +671,7 @@ void registerReductionKernels(KernelRegistry& reg)
     reg.add("aten.cumsum.default", DeviceKind::Cpu, cumsum);
     reg.add("aten.bincount.default", DeviceKind::Cpu, bincount);
     red::registerNormKernels(reg);
-    red::registerBatchNormKernels(reg);
+    red::registerBatchNormKernels(reg, DeviceKind::Cpu);
     red::registerDistanceKernels(reg);
     red::registerEmbeddingBagKernels(reg);
     red::registerLossKernels(reg);

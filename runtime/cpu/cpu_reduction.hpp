@@ -368,6 +368,14 @@ Tensor contiguousOf(const KernelCall& call, const Tensor& t);
 // the pointwise loop (so on any device); contiguous.
 Tensor castThroughDouble(const KernelCall& call, const Tensor& x, DType to);
 
+// The kernels whose loops run on a device (Backend::conv, Backend::batchNorm): their operands
+// widened exactly to the accumulation type (double for f64, float otherwise), contiguous, on
+// the call's backend; and a result in the accumulation type rounded once to dt as narrowed()
+// rounds (f32 / f64 with the canonical NaN, bf16 / f16 to nearest even).
+DType accDtypeOf(DType t);
+Tensor widenedOnDevice(const KernelCall& call, const Tensor& t);
+Tensor narrowedOnDevice(const KernelCall& call, const Tensor& y, DType dt);
+
 }  // namespace fxl::cpu::red
 
 namespace fxl::cpu {

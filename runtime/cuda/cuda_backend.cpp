@@ -447,6 +447,58 @@ public:
         p.members = up(loop.members, members);
         device_->segmentSum(p);
     }
+    void batchNorm(const BatchNormLoop& loop) override
+    {
+        for (const Tensor* t : {loop.x, loop.dy, loop.out, loop.weight, loop.bias, loop.runningMean, loop.runningVar,
+                                loop.mean, loop.rstd, loop.meanOut, loop.rstdOut, loop.dw, loop.db})
+            if (t && t->numel() > 0 && !onThisDevice(*t)) throw KernelError("expected all tensors to be on " + name());
+        auto data = [](const Tensor* t) -> void* { return t && t->numel() > 0 ? t->rawData() : nullptr; };
+        BatchNormParams p;
+        p.backward = loop.backward;
+        p.training = loop.training;
+        p.elem = floatElem(loop.x->dtype());
+        p.N = loop.N;
+        p.C = loop.C;
+        p.HW = loop.HW;
+        p.eps = loop.eps;
+        p.momentum = loop.momentum;
+        p.x = data(loop.x);
+        p.dy = data(loop.dy);
+        p.out = data(loop.out);
+        p.weight = data(loop.weight);
+        p.bias = data(loop.bias);
+        p.runningMean = data(loop.runningMean);
+        p.runningVar = data(loop.runningVar);
+        p.mean = data(loop.mean);
+        p.rstd = data(loop.rstd);
+        p.meanOut = data(loop.meanOut);
+        p.rstdOut = data(loop.rstdOut);
+        p.dw = data(loop.dw);
+        p.db = data(loop.db);
+        if (p.C > 0) device_->batchNorm(p);
+    }
+    void conv(const ConvLoop& loop) override
+    {
+        for (const Tensor* t : {loop.a, loop.b, loop.bias, loop.out})
+            if (t && t->numel() > 0 && !onThisDevice(*t)) throw KernelError("expected all tensors to be on " + name());
+        if (loop.core == ConvCore::GradInput && loop.g.kSp > kConvMaxTaps)
+            throw KernelError("convolution: a kernel of " + std::to_string(loop.g.kSp) + " positions (more than "
+                              + std::to_string(kConvMaxTaps) + ") is not on CUDA yet");
+        ConvParams p;
+        p.core = loop.core;
+        p.f64 = loop.out->dtype() == DType::F64;
+        p.g = loop.g;
+        auto data = [](const Tensor* t) -> void* { return t && t->numel() > 0 ? t->rawData() : nullptr; };
+        p.a = data(loop.a);
+        p.b = data(loop.b);
+        p.bias = data(loop.bias);
+        p.out = data(loop.out);
+        p.count = loop.out->numel();
+        p.sumN = loop.sumN;
+        p.sumC = loop.sumC;
+        p.sumSp = loop.sumSp;
+        if (p.count > 0) device_->conv(p);
+    }
     void layerNorm(const LayerNormLoop& loop) override
     {
         for (const Tensor* t :

@@ -150,6 +150,20 @@ public:
         }
         check(cudaGetLastError(), "layer norm launch");
     }
+    void batchNorm(const BatchNormParams& p) override
+    {
+        select();
+        const Dim3 g = gridFor(p.C);
+        batchNormKernel<<<dim3(g.x, g.y, g.z), dim3(kThreads, 1, 1), 0, stream_>>>(p);
+        check(cudaGetLastError(), "batch norm launch");
+    }
+    void conv(const ConvParams& p) override
+    {
+        select();
+        const Dim3 g = gridFor(p.count);
+        convKernel<<<dim3(g.x, g.y, g.z), dim3(kThreads, 1, 1), 0, stream_>>>(p);
+        check(cudaGetLastError(), "convolution launch");
+    }
     void pointwise(const PointwiseParams& p, const PointwiseLoop& loop) override
     {
         if (p.numel == 0) return;

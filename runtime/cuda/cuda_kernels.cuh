@@ -3,6 +3,8 @@
 // translation unit that launches them (compiled by nvcc whenever the CUDA Toolkit is found).
 #pragma once
 
+#include "runtime/cuda/batch_norm_kernel.hpp"
+#include "runtime/cuda/conv_kernel.hpp"
 #include "runtime/cuda/copy_kernel.hpp"
 #include "runtime/cuda/gather_kernel.hpp"
 #include "runtime/cuda/gemm_kernel.hpp"
@@ -50,6 +52,10 @@ struct ClaimError
 __global__ void gatherKernel(GatherParams p) { gatherBody(coordHere(), p, ClaimError{}); }
 
 __global__ void segmentSumKernel(SegmentSumParams p) { segmentSumBody(coordHere(), p); }
+
+__global__ void convKernel(ConvParams p) { convBody(coordHere(), p); }
+
+__global__ void batchNormKernel(BatchNormParams p) { batchNormBody(coordHere(), p); }
 
 __global__ void layerNormForwardKernel(LayerNormParams p) { layerNormForwardBody(coordHere(), p); }
 __global__ void layerNormInputGradKernel(LayerNormParams p) { layerNormInputGradBody(coordHere(), p); }

@@ -10,6 +10,8 @@
 #include <string>
 
 #include "runtime/base/pointwise_loop.hpp"
+#include "runtime/cuda/batch_norm_kernel.hpp"
+#include "runtime/cuda/conv_kernel.hpp"
 #include "runtime/cuda/copy_kernel.hpp"
 #include "runtime/cuda/gather_kernel.hpp"
 #include "runtime/cuda/gemm_kernel.hpp"
@@ -53,6 +55,10 @@ public:
     // the layer norm (layer_norm_kernel.hpp): the forward, or the backward's input gradient
     // (p.dx set) and parameter gradients (p.dw / p.db set)
     virtual void layerNorm(const LayerNormParams& p, bool backward) = 0;
+    // one convolution core (conv_kernel.hpp): a thread per output element
+    virtual void conv(const ConvParams& p) = 0;
+    // the batch norm (batch_norm_kernel.hpp): a thread per channel
+    virtual void batchNorm(const BatchNormParams& p) = 0;
     // The pointwise kernel (pointwise_kernel.hpp) with the loop's functor per element.
     virtual void pointwise(const PointwiseParams& p, const PointwiseLoop& loop) = 0;
 };

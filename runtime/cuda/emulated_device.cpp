@@ -152,6 +152,18 @@ public:
         if ((p.dw || p.db) && p.n > 0)
             emulateLaunch(gridFor(p.n), {kThreads, 1, 1}, [&](const Coord& c) { layerNormParamGradBody(c, p); });
     }
+    void batchNorm(const BatchNormParams& p) override
+    {
+        Open open(*this,
+                  {p.x, p.dy, p.out, p.weight, p.bias, p.runningMean, p.runningVar, p.mean, p.rstd, p.meanOut,
+                   p.rstdOut, p.dw, p.db});
+        emulateLaunch(gridFor(p.C), {kThreads, 1, 1}, [&](const Coord& c) { batchNormBody(c, p); });
+    }
+    void conv(const ConvParams& p) override
+    {
+        Open open(*this, {p.a, p.b, p.bias, p.out});
+        emulateLaunch(gridFor(p.count), {kThreads, 1, 1}, [&](const Coord& c) { convBody(c, p); });
+    }
     void pointwise(const PointwiseParams& p, const PointwiseLoop& loop) override
     {
         if (p.numel == 0) return;
