@@ -38,6 +38,11 @@ void Backend::segmentSum(const SegmentSumLoop&) { throw KernelError("the " + nam
 
 void Backend::layerNorm(const LayerNormLoop&) { throw KernelError("the " + name() + " backend has no layer norm"); }
 void Backend::conv(const ConvLoop&) { throw KernelError("the " + name() + " backend has no convolution loop"); }
+void Backend::plane(const PlaneLoop&) { throw KernelError("the " + name() + " backend has no pooling loop"); }
+void Backend::groupNorm(const GroupNormLoop&)
+{
+    throw KernelError("the " + name() + " backend has no group norm loop");
+}
 void Backend::batchNorm(const BatchNormLoop&)
 {
     throw KernelError("the " + name() + " backend has no batch norm loop");

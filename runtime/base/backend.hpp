@@ -13,8 +13,10 @@
 #include "runtime/base/conv_loop.hpp"
 #include "runtime/base/gather_loop.hpp"
 #include "runtime/base/gemm_loop.hpp"
+#include "runtime/base/group_norm_loop.hpp"
 #include "runtime/base/layer_norm_loop.hpp"
 #include "runtime/base/nll_loop.hpp"
+#include "runtime/base/plane_loop.hpp"
 #include "runtime/base/pointwise_loop.hpp"
 #include "runtime/base/row_sum_loop.hpp"
 #include "runtime/base/rows_loop.hpp"
@@ -72,6 +74,10 @@ public:
     virtual void conv(const ConvLoop& loop);
     // The batch norm, forward or backward (batch_norm_loop.hpp). Default: throws.
     virtual void batchNorm(const BatchNormLoop& loop);
+    // Max pooling and nearest resampling, per plane (plane_loop.hpp). Default: throws.
+    virtual void plane(const PlaneLoop& loop);
+    // The group norm, forward or backward (group_norm_loop.hpp). Default: throws.
+    virtual void groupNorm(const GroupNormLoop& loop);
 
     // Live bytes of this backend's allocations (all storages not yet released) and the
     // high-water mark since the last resetPeak().

@@ -519,12 +519,14 @@ using Functors = typename Cat<
     // the matrix products' epilogue
     OnFloat<EpilogueBias>, OnFloat<EpilogueDot>>::type;
 
+// (a loop over an array, not a fold expression: clang limits a fold's nesting to 256 terms)
 template<class T, class... F>
 constexpr int indexIn(List<F...>)
 {
-    int i = 0, found = -1;
-    ((std::is_same_v<T, F> && found < 0 ? (found = i, ++i) : ++i), ...);
-    return found;
+    constexpr bool same[] = {std::is_same_v<T, F>...};
+    for (size_t i = 0; i < sizeof...(F); ++i)
+        if (same[i]) return static_cast<int>(i);
+    return -1;
 }
 template<class L>
 struct Len;

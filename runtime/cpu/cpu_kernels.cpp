@@ -23,7 +23,7 @@ void registerCpuKernels(KernelRegistry& reg)
     cpu::registerShapeKernels(reg);
     cpu::registerRandomKernels(reg);
     cpu::registerConvKernels(reg, DeviceKind::Cpu);
-    cpu::registerPoolKernels(reg);
+    cpu::registerPoolKernels(reg, DeviceKind::Cpu);
     cpu::registerPadKernels(reg);
 }
 
@@ -40,6 +40,7 @@ void registerCudaKernels(KernelRegistry& reg)
     cpu::shape::registerGatherKernels(reg, DeviceKind::Cuda);
     cpu::registerConvKernels(reg, DeviceKind::Cuda);
     cpu::red::registerBatchNormKernels(reg, DeviceKind::Cuda);
+    cpu::registerPoolKernels(reg, DeviceKind::Cuda);
 }
 
 }  // namespace fxl

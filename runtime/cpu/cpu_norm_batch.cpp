@@ -116,6 +116,26 @@ void groupNorm(KernelCall& call)
     Tensor out = call.newTensor(x.sizes(), x.dtype());
     Tensor meanT = call.newTensor({N, G}, x.dtype());
     Tensor rstdT = call.newTensor({N, G}, x.dtype());
+    if (call.backend->device() != DeviceKind::Cpu) {
+        dispatchFloating(x.dtype(), op.c_str(), [](auto) {});  // the CPU's refusal of other dtypes
+        const Tensor w = channelOnDevice(call, call.arg("weight"), C, op, "weight");
+        const Tensor b = channelOnDevice(call, call.arg("bias"), C, op, "bias");
+        GroupNormLoop loop;
+        loop.N = N;
+        loop.C = C;
+        loop.HW = HW;
+        loop.G = G;
+        loop.eps = eps;
+        loop.x = &x;
+        loop.out = &out;
+        loop.weight = orNull(w);
+        loop.bias = orNull(b);
+        loop.meanOut = &meanT;
+        loop.rstdOut = &rstdT;
+        call.backend->groupNorm(loop);
+        call.result = Value::ofList({Value::ofTensor(out), Value::ofTensor(meanT), Value::ofTensor(rstdT)});
+        return;
+    }
     dispatchFloating(x.dtype(), op.c_str(), [&](auto tag) {
         using T = decltype(tag);
         using A = AccOf<T>;
@@ -172,6 +192,36 @@ void groupNormBwd(KernelCall& call)
     if (mask[0]) dx = call.newTensor(x.sizes(), x.dtype());
     if (mask[1]) dw = call.newTensor({C}, wv.isTensor() ? wv.tensor.dtype() : x.dtype());
     if (mask[2]) db = call.newTensor({C}, wv.isTensor() ? wv.tensor.dtype() : x.dtype());
+    if (call.backend->device() != DeviceKind::Cpu) {
+        dispatchFloating(x.dtype(), op.c_str(), [](auto) {});
+        const Tensor w = channelOnDevice(call, wv, C, op, "weight");
+        const Tensor mean = channelOnDevice(call, call.arg("mean"), rows, op, "mean");
+        const Tensor rstd = channelOnDevice(call, call.arg("rstd"), rows, op, "rstd");
+        if (!mean.defined() || !rstd.defined()) throw KernelError(op + ": mean and rstd must be tensors");
+        const DType acc = accDtypeOf(x.dtype());
+        Tensor dwA, dbA;
+        if (mask[1]) dwA = call.newTensor({C}, acc);
+        if (mask[2]) dbA = call.newTensor({C}, acc);
+        GroupNormLoop loop;
+        loop.backward = true;
+        loop.N = N;
+        loop.C = C;
+        loop.HW = HW;
+        loop.G = G;
+        loop.x = &x;
+        loop.dy = &dy;
+        loop.out = orNull(dx);
+        loop.weight = orNull(w);
+        loop.mean = &mean;
+        loop.rstd = &rstd;
+        loop.dw = orNull(dwA);
+        loop.db = orNull(dbA);
+        call.backend->groupNorm(loop);
+        if (dw.defined()) storeChannels(call, dw, dwA);
+        if (db.defined()) storeChannels(call, db, dbA);
+        call.result = Value::ofList({tensorOrNone(dx), tensorOrNone(dw), tensorOrNone(db)});
+        return;
+    }
     dispatchFloating(x.dtype(), op.c_str(), [&](auto tag) {
         using T = decltype(tag);
         using A = AccOf<T>;
@@ -479,10 +529,8 @@ void batchNormBwd(KernelCall& call)
 void registerBatchNormKernels(KernelRegistry& reg, DeviceKind d)
 {
     const DeviceKind cpu = d;
-    if (d == DeviceKind::Cpu) {  // the group norm has no loop on a device yet
-        reg.add("aten.native_group_norm.default", cpu, groupNorm);
-        reg.add("aten.native_group_norm_backward.default", cpu, groupNormBwd);
-    }
+    reg.add("aten.native_group_norm.default", cpu, groupNorm);
+    reg.add("aten.native_group_norm_backward.default", cpu, groupNormBwd);
     reg.add("aten.native_batch_norm.default", cpu, [](KernelCall& c) { batchNorm(c, "native_batch_norm"); });
     reg.add("aten._native_batch_norm_legit.default", cpu,
             [](KernelCall& c) { batchNorm(c, "_native_batch_norm_legit"); });

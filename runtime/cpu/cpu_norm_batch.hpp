@@ -8,8 +8,8 @@
 
 namespace fxl::cpu::red {
 
-// The group norm for the CPU; the batch norm for the CPU and CUDA (its loop the backend's on a
-// device: Backend::batchNorm).
+// The group norm and the batch norm, for the CPU and for CUDA (their loops the backend's on a
+// device: Backend::groupNorm, Backend::batchNorm).
 void registerBatchNormKernels(KernelRegistry& reg, DeviceKind d);
 
 }  // namespace fxl::cpu::red

@@ -34,8 +34,10 @@
 #include <vector>
 
 #include "runtime/base/backend.hpp"
+#include "runtime/base/plane_loop.hpp"
 #include "runtime/cpu/cpu_common.hpp"
 #include "runtime/cpu/cpu_conv.hpp"
+#include "runtime/cpu/cpu_elementwise.hpp"
 #include "runtime/cpu/cpu_reduction.hpp"
 #include "runtime/cpu/thread_pool.hpp"
 #include "runtime/math/windows.hpp"
@@ -47,10 +49,12 @@ using red::AccOf;
 using red::dispatchFloating;
 using red::grainFor;
 using red::narrowed;
+using red::narrowedOnDevice;
 using red::narrowTo;
 using red::parallelRows;
 using red::sumOrdered;
 using red::widen;
+using red::widenedOnDevice;
 using red::widenTo;
 
 constexpr int kMaxSp = 3;
@@ -152,6 +156,53 @@ PoolGeom poolGeom(const KernelCall& call, const Tensor& x, int D, const char* op
     return g;
 }
 
+// The loop's geometry (Backend::plane on a device).
+PlaneGeom planeGeomOf(const PoolGeom& g)
+{
+    PlaneGeom p;
+    p.D = g.D;
+    p.planes = g.planes;
+    for (int j = 0; j < kMaxSp; ++j) {
+        p.in[j] = g.in[j];
+        p.out[j] = g.out[j];
+        p.k[j] = g.k[j];
+        p.s[j] = g.s[j];
+        p.p[j] = g.p[j];
+        p.d[j] = g.d[j];
+    }
+    p.inSp = g.inSp;
+    p.outSp = g.outSp;
+    return p;
+}
+
+// out[plane, :] = +0, then out[plane, index(o)] += src[plane, o] for o increasing, on the device
+// (the max-pool and nearest-upsampling backwards); src is the gradient widened.
+Tensor scatterAddOnDevice(const KernelCall& call, const PoolGeom& g, const Tensor& src, const Tensor& index,
+                          bool indexPerPlane, const std::vector<int64_t>& sizes)
+{
+    Tensor r = call.newTensor(sizes, src.dtype());
+    PlaneLoop loop;
+    loop.op = PlaneOp::ScatterAdd;
+    loop.g = planeGeomOf(g);
+    loop.src = &src;
+    loop.index = &index;
+    loop.indexPerPlane = indexPerPlane;
+    loop.out = &r;
+    call.backend->plane(loop);
+    return r;
+}
+
+// The flat input position of every output of a nearest upsampling (ih, iw: per output row / column).
+std::vector<int64_t> nearestMap(const PoolGeom& g, const std::vector<int64_t>& ih, const std::vector<int64_t>& iw)
+{
+    std::vector<int64_t> m(static_cast<size_t>(g.outSp));
+    for (int64_t oh = 0; oh < g.out[0]; ++oh)
+        for (int64_t ow = 0; ow < g.out[1]; ++ow)
+            m[static_cast<size_t>(oh * g.out[1] + ow)] =
+                ih[static_cast<size_t>(oh)] * g.in[1] + iw[static_cast<size_t>(ow)];
+    return m;
+}
+
 // The layout PyTorch gives a pool / upsampling output: the input's suggested memory format.
 Tensor layoutLike(const KernelCall& call, const Tensor& out, const Tensor& like)
 {
@@ -166,6 +217,22 @@ void maxPool(KernelCall& call, int D)
     const Tensor& x = call.tensor("self");
     const PoolGeom g = poolGeom(call, x, D, op, true);
     Tensor out, idx = call.newTensor(g.outSizes(), DType::I64);
+    if (call.backend->device() != DeviceKind::Cpu) {
+        dispatchFloating(x.dtype(), op, [](auto) {});  // the CPU's refusal of other dtypes
+        const Tensor xv = widenedOnDevice(call, x);
+        const Tensor y = call.newTensor(g.outSizes(), xv.dtype());
+        PlaneLoop loop;
+        loop.op = PlaneOp::MaxPool;
+        loop.g = planeGeomOf(g);
+        loop.src = &xv;
+        loop.out = &y;
+        loop.outIndex = &idx;
+        call.backend->plane(loop);
+        out = narrowedOnDevice(call, y, x.dtype());
+        call.result =
+            Value::ofList({Value::ofTensor(layoutLike(call, out, x)), Value::ofTensor(layoutLike(call, idx, x))});
+        return;
+    }
     int64_t* ip = idx.data<int64_t>();
     dispatchFloating(x.dtype(), op, [&](auto tag) {
         using T = decltype(tag);
@@ -220,12 +287,22 @@ void maxPoolBackward(KernelCall& call, int D)
     if (go.dtype() != x.dtype()) throw KernelError(std::string(op) + ": grad_output and self dtypes differ");
     if (ind.dtype() != DType::I64) throw KernelError(std::string(op) + ": indices must be int64");
     const Tensor ic = contiguous(ind, *call.backend);
-    const int64_t* ip = ic.data<int64_t>();
+    // the indices checked on the host (downloaded from a device)
+    const std::vector<unsigned char> ib = ew::hostBytes(ic);
+    const int64_t* hp = reinterpret_cast<const int64_t*>(ib.data());
     for (int64_t q = 0; q < ic.numel(); ++q)
-        if (ip[q] < 0 || ip[q] >= g.inSp)
-            throw KernelError(std::string(op) + ": index " + std::to_string(ip[q]) + " out of range [0, "
+        if (hp[q] < 0 || hp[q] >= g.inSp)
+            throw KernelError(std::string(op) + ": index " + std::to_string(hp[q]) + " out of range [0, "
                               + std::to_string(g.inSp) + ")");
     Tensor out;
+    if (call.backend->device() != DeviceKind::Cpu) {
+        dispatchFloating(x.dtype(), op, [](auto) {});
+        const Tensor gv = widenedOnDevice(call, go);
+        out = narrowedOnDevice(call, scatterAddOnDevice(call, g, gv, ic, true, x.sizes()), x.dtype());
+        call.result = Value::ofTensor(layoutLike(call, out, x));
+        return;
+    }
+    const int64_t* ip = hp;
     dispatchFloating(x.dtype(), op, [&](auto tag) {
         using T = decltype(tag);
         using A = AccOf<T>;
@@ -541,6 +618,22 @@ void upsampleNearest2d(KernelCall& call)
     for (int64_t o = 0; o < g.out[0]; ++o) ih[static_cast<size_t>(o)] = nearestIndex(o, g.in[0], g.out[0], a.scale[0]);
     for (int64_t o = 0; o < g.out[1]; ++o) iw[static_cast<size_t>(o)] = nearestIndex(o, g.in[1], g.out[1], a.scale[1]);
     Tensor out;
+    if (call.backend->device() != DeviceKind::Cpu) {
+        dispatchFloating(x.dtype(), op, [](auto) {});
+        const std::vector<int64_t> m = nearestMap(g, ih, iw);
+        const Tensor map = ew::tensorFromHost(call, {g.outSp}, DType::I64, m.data());
+        const Tensor c = contiguous(x, *call.backend);
+        out = call.newTensor(g.outSizes(), x.dtype());
+        PlaneLoop loop;
+        loop.op = PlaneOp::Gather;
+        loop.g = planeGeomOf(g);
+        loop.src = &c;
+        loop.index = &map;
+        loop.out = &out;
+        call.backend->plane(loop);
+        call.result = Value::ofTensor(layoutLike(call, out, x));
+        return;
+    }
     dispatchFloating(x.dtype(), op, [&](auto tag) {
         using T = decltype(tag);
         const Tensor c = contiguous(x, *call.backend);
@@ -662,6 +755,15 @@ void upsampleNearest2dBackward(KernelCall& call)
     for (int64_t o = 0; o < g.out[0]; ++o) ih[static_cast<size_t>(o)] = nearestIndex(o, g.in[0], g.out[0], a.scale[0]);
     for (int64_t o = 0; o < g.out[1]; ++o) iw[static_cast<size_t>(o)] = nearestIndex(o, g.in[1], g.out[1], a.scale[1]);
     Tensor out;
+    if (call.backend->device() != DeviceKind::Cpu) {
+        dispatchFloating(go.dtype(), op, [](auto) {});
+        const std::vector<int64_t> m = nearestMap(g, ih, iw);
+        const Tensor map = ew::tensorFromHost(call, {g.outSp}, DType::I64, m.data());
+        const Tensor gv = widenedOnDevice(call, go);
+        out = narrowedOnDevice(call, scatterAddOnDevice(call, g, gv, map, false, a.inputSize), go.dtype());
+        call.result = Value::ofTensor(out);
+        return;
+    }
     dispatchFloating(go.dtype(), op, [&](auto tag) {
         using T = decltype(tag);
         using A = AccOf<T>;
@@ -807,8 +909,17 @@ void gridSampler2d(KernelCall& call)
 
 }  // namespace
 
-void registerPoolKernels(KernelRegistry& reg)
+void registerPoolKernels(KernelRegistry& reg, DeviceKind d)
 {
+    if (d != DeviceKind::Cpu) {  // the families with a device loop (Backend::plane)
+        reg.add("aten.max_pool2d_with_indices.default", d, [](KernelCall& c) { maxPool(c, 2); });
+        reg.add("aten.max_pool3d_with_indices.default", d, [](KernelCall& c) { maxPool(c, 3); });
+        reg.add("aten.max_pool2d_with_indices_backward.default", d, [](KernelCall& c) { maxPoolBackward(c, 2); });
+        reg.add("aten.max_pool3d_with_indices_backward.default", d, [](KernelCall& c) { maxPoolBackward(c, 3); });
+        reg.add("aten.upsample_nearest2d.vec", d, upsampleNearest2d);
+        reg.add("aten.upsample_nearest2d_backward.vec", d, upsampleNearest2dBackward);
+        return;
+    }
     const DeviceKind cpu = DeviceKind::Cpu;
     reg.add("aten.max_pool2d_with_indices.default", cpu, [](KernelCall& c) { maxPool(c, 2); });
     reg.add("aten.max_pool3d_with_indices.default", cpu, [](KernelCall& c) { maxPool(c, 3); });

@@ -7,6 +7,8 @@
 
 namespace fxl::cpu {
 
-void registerPoolKernels(KernelRegistry& reg);
+// Every pooling and resampling kernel for the CPU; for a device (CUDA) the max pools and the
+// nearest upsampling with their backwards, whose loops are the backend's (Backend::plane).
+void registerPoolKernels(KernelRegistry& reg, DeviceKind d);
 
 }  // namespace fxl::cpu

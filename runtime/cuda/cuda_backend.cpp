@@ -447,6 +447,55 @@ public:
         p.members = up(loop.members, members);
         device_->segmentSum(p);
     }
+    void groupNorm(const GroupNormLoop& loop) override
+    {
+        for (const Tensor* t : {loop.x, loop.dy, loop.out, loop.weight, loop.bias, loop.meanOut, loop.rstdOut,
+                                loop.mean, loop.rstd, loop.dw, loop.db})
+            if (t && t->numel() > 0 && !onThisDevice(*t)) throw KernelError("expected all tensors to be on " + name());
+        auto data = [](const Tensor* t) -> void* { return t && t->numel() > 0 ? t->rawData() : nullptr; };
+        GroupNormParams p;
+        p.backward = loop.backward;
+        p.elem = floatElem(loop.x->dtype());
+        p.N = loop.N;
+        p.C = loop.C;
+        p.HW = loop.HW;
+        p.G = loop.G;
+        p.eps = loop.eps;
+        p.x = data(loop.x);
+        p.dy = data(loop.dy);
+        p.out = data(loop.out);
+        p.weight = data(loop.weight);
+        p.bias = data(loop.bias);
+        p.meanOut = data(loop.meanOut);
+        p.rstdOut = data(loop.rstdOut);
+        p.mean = data(loop.mean);
+        p.rstd = data(loop.rstd);
+        p.dw = data(loop.dw);
+        p.db = data(loop.db);
+        if (loop.N * loop.C == 0) return;
+        if (!p.backward || p.out) device_->groupNorm(p);  // forward; the input gradient (phase 0)
+        if (p.backward && (p.dw || p.db)) {
+            p.phase = 1;
+            device_->groupNorm(p);
+        }
+    }
+    void plane(const PlaneLoop& loop) override
+    {
+        for (const Tensor* t : {loop.src, loop.index, loop.out, loop.outIndex})
+            if (t && t->numel() > 0 && !onThisDevice(*t)) throw KernelError("expected all tensors to be on " + name());
+        auto data = [](const Tensor* t) -> void* { return t && t->numel() > 0 ? t->rawData() : nullptr; };
+        PlaneParams p;
+        p.op = loop.op;
+        p.f64 = loop.out->dtype() == DType::F64;
+        p.itemBytes = loop.out->itemSize();
+        p.g = loop.g;
+        p.src = data(loop.src);
+        p.index = static_cast<const int64_t*>(data(loop.index));
+        p.indexPerPlane = loop.indexPerPlane;
+        p.out = data(loop.out);
+        p.outIndex = static_cast<int64_t*>(data(loop.outIndex));
+        if (loop.out->numel() > 0) device_->plane(p);
+    }
     void batchNorm(const BatchNormLoop& loop) override
     {
         for (const Tensor* t : {loop.x, loop.dy, loop.out, loop.weight, loop.bias, loop.runningMean, loop.runningVar,

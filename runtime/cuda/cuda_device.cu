@@ -150,6 +150,20 @@ public:
         }
         check(cudaGetLastError(), "layer norm launch");
     }
+    void groupNorm(const GroupNormParams& p) override
+    {
+        select();
+        const Dim3 g = gridFor(groupNormThreads(p));
+        groupNormKernel<<<dim3(g.x, g.y, g.z), dim3(kThreads, 1, 1), 0, stream_>>>(p);
+        check(cudaGetLastError(), "group norm launch");
+    }
+    void plane(const PlaneParams& p) override
+    {
+        select();
+        const Dim3 g = gridFor(planeThreads(p));
+        planeKernel<<<dim3(g.x, g.y, g.z), dim3(kThreads, 1, 1), 0, stream_>>>(p);
+        check(cudaGetLastError(), "pooling launch");
+    }
     void batchNorm(const BatchNormParams& p) override
     {
         select();

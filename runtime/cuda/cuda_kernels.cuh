@@ -8,9 +8,11 @@
 #include "runtime/cuda/copy_kernel.hpp"
 #include "runtime/cuda/gather_kernel.hpp"
 #include "runtime/cuda/gemm_kernel.hpp"
+#include "runtime/cuda/group_norm_kernel.hpp"
 #include "runtime/cuda/int_gemm_kernel.hpp"
 #include "runtime/cuda/layer_norm_kernel.hpp"
 #include "runtime/cuda/nll_kernel.hpp"
+#include "runtime/cuda/plane_kernel.hpp"
 #include "runtime/cuda/pointwise_kernel.hpp"
 #include "runtime/cuda/row_sum_kernel.hpp"
 #include "runtime/cuda/rows_kernel.hpp"
@@ -56,6 +58,10 @@ __global__ void segmentSumKernel(SegmentSumParams p) { segmentSumBody(coordHere(
 __global__ void convKernel(ConvParams p) { convBody(coordHere(), p); }
 
 __global__ void batchNormKernel(BatchNormParams p) { batchNormBody(coordHere(), p); }
+
+__global__ void planeKernel(PlaneParams p) { planeBody(coordHere(), p); }
+
+__global__ void groupNormKernel(GroupNormParams p) { groupNormBody(coordHere(), p); }
 
 __global__ void layerNormForwardKernel(LayerNormParams p) { layerNormForwardBody(coordHere(), p); }
 __global__ void layerNormInputGradKernel(LayerNormParams p) { layerNormInputGradBody(coordHere(), p); }

@@ -15,9 +15,11 @@
 #include "runtime/cuda/copy_kernel.hpp"
 #include "runtime/cuda/gather_kernel.hpp"
 #include "runtime/cuda/gemm_kernel.hpp"
+#include "runtime/cuda/group_norm_kernel.hpp"
 #include "runtime/cuda/int_gemm_kernel.hpp"
 #include "runtime/cuda/layer_norm_kernel.hpp"
 #include "runtime/cuda/nll_kernel.hpp"
+#include "runtime/cuda/plane_kernel.hpp"
 #include "runtime/cuda/pointwise_kernel.hpp"
 #include "runtime/cuda/row_sum_kernel.hpp"
 #include "runtime/cuda/rows_kernel.hpp"
@@ -59,6 +61,10 @@ public:
     virtual void conv(const ConvParams& p) = 0;
     // the batch norm (batch_norm_kernel.hpp): a thread per channel
     virtual void batchNorm(const BatchNormParams& p) = 0;
+    // max pooling and nearest resampling (plane_kernel.hpp)
+    virtual void plane(const PlaneParams& p) = 0;
+    // the group norm (group_norm_kernel.hpp): the forward or the backward's phase p.phase
+    virtual void groupNorm(const GroupNormParams& p) = 0;
     // The pointwise kernel (pointwise_kernel.hpp) with the loop's functor per element.
     virtual void pointwise(const PointwiseParams& p, const PointwiseLoop& loop) = 0;
 };

@@ -152,6 +152,16 @@ public:
         if ((p.dw || p.db) && p.n > 0)
             emulateLaunch(gridFor(p.n), {kThreads, 1, 1}, [&](const Coord& c) { layerNormParamGradBody(c, p); });
     }
+    void groupNorm(const GroupNormParams& p) override
+    {
+        Open open(*this, {p.x, p.dy, p.out, p.weight, p.bias, p.meanOut, p.rstdOut, p.mean, p.rstd, p.dw, p.db});
+        emulateLaunch(gridFor(groupNormThreads(p)), {kThreads, 1, 1}, [&](const Coord& c) { groupNormBody(c, p); });
+    }
+    void plane(const PlaneParams& p) override
+    {
+        Open open(*this, {p.src, p.index, p.out, p.outIndex});
+        emulateLaunch(gridFor(planeThreads(p)), {kThreads, 1, 1}, [&](const Coord& c) { planeBody(c, p); });
+    }
     void batchNorm(const BatchNormParams& p) override
     {
         Open open(*this,

@@ -3,6 +3,8 @@
 // A file of its own: the longest of the CUDA sources to compile, built beside cuda_device.cu.
 #include <cuda_runtime.h>
 
+#include <array>
+
 #include "runtime/cuda/launch.hpp"
 #include "runtime/cuda/pointwise_kernel.hpp"
 
@@ -19,25 +21,28 @@ __global__ void pointwiseKernel(PointwiseParams p, pw::Fn fn)
 }
 
 template<class F>
-bool launchOne(const PointwiseParams& p, const pw::Fn& fn, cudaStream_t stream)
+void launchOne(const PointwiseParams& p, const pw::Fn& fn, cudaStream_t stream)
 {
     const Dim3 g = gridFor(p.numel);
     pointwiseKernel<F><<<dim3(g.x, g.y, g.z), dim3(kThreads, 1, 1), 0, stream>>>(p, fn);
-    return true;
 }
 
+// The launch of every listed functor, by its number (an array: no fold over 273 terms).
+using Launch = void (*)(const PointwiseParams&, const pw::Fn&, cudaStream_t);
 template<class... F>
-bool launchKind(const PointwiseParams& p, const pw::Fn& fn, cudaStream_t stream, pw::List<F...>)
+constexpr std::array<Launch, sizeof...(F)> launches(pw::List<F...>)
 {
-    int i = 0;
-    return ((i++ == fn.kind && launchOne<F>(p, fn, stream)) || ...);
+    return {&launchOne<F>...};
 }
+constexpr auto kLaunches = launches(pw::Functors{});
 
 }  // namespace
 
 bool launchPointwise(const PointwiseParams& p, const pw::Fn& fn, cudaStream_t stream)
 {
-    return launchKind(p, fn, stream, pw::Functors{});
+    if (fn.kind < 0 || static_cast<size_t>(fn.kind) >= kLaunches.size()) return false;
+    kLaunches[static_cast<size_t>(fn.kind)](p, fn, stream);
+    return true;
 }
 
 }  // namespace fxl::cuda
