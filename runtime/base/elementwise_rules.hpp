@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "runtime/base/kernel.hpp"
+#include "runtime/base/pointwise_fn.hpp"
 #include "runtime/math/storage_types.hpp"
 
 namespace fxl::ew {
@@ -44,29 +45,11 @@ enum class Set : uint8_t
     All
 };
 
+// The dtype of storage type S (one table for the host and the device: pointwise_fn.hpp).
 template<class S>
 constexpr DType dtypeOf()
 {
-    if constexpr (std::is_same_v<S, float>)
-        return DType::F32;
-    else if constexpr (std::is_same_v<S, double>)
-        return DType::F64;
-    else if constexpr (std::is_same_v<S, BF16>)
-        return DType::BF16;
-    else if constexpr (std::is_same_v<S, F16>)
-        return DType::F16;
-    else if constexpr (std::is_same_v<S, int64_t>)
-        return DType::I64;
-    else if constexpr (std::is_same_v<S, int32_t>)
-        return DType::I32;
-    else if constexpr (std::is_same_v<S, int16_t>)
-        return DType::I16;
-    else if constexpr (std::is_same_v<S, int8_t>)
-        return DType::I8;
-    else if constexpr (std::is_same_v<S, uint8_t>)
-        return DType::U8;
-    else
-        return DType::Bool;
+    return pw::dtypeOfStorage<S>();
 }
 
 [[noreturn]] void unsupportedDType(const char* what, DType t);
