@@ -210,7 +210,10 @@ Verb runVerb()
             "--symbols s0=N, else the fallback 8 (said in the output). Prints the measured peak of live\n"
             "bytes next to the memory timeline's estimate (fxlens mem), the run time, the slowest\n"
             "nodes and per output its node, dtype, shape, a checksum of its bytes (FNV-1a 64) and\n"
-            "min/max/mean. --out writes the outputs (out_0, out_1, ... as PyTorch's\n"
+            "min/max/mean. --device cuda:N runs it on a GPU with the CPU's bits; --fast instead puts\n"
+            "its matrix products on tensor cores through cuBLAS (TF32 for f32), labelled in every\n"
+            "output as not comparable bitwise (JSON: fast, comparable_bitwise). --out writes the outputs (out_0, "
+            "out_1, ... as PyTorch's\n"
             "NAME.outputs.safetensors; Python numbers as 0-dim tensors, None left out) atomically,\n"
             "never replacing an existing file unless --force. --repeat N runs the graph N times as a\n"
             "training loop runs its step (planned once; the metadata-only views of later runs given\n"
@@ -231,6 +234,9 @@ Verb runVerb()
                 {"device", 'd', "DEV",
                  "where the graph runs: cpu (default, the reference), cuda:N, or cuda-emu:N (the CUDA kernels' "
                  "code run by the CPU: no GPU needed)"},
+                {"fast", 0, "",
+                 "with a CUDA device: matrix products on tensor cores through cuBLAS (TF32 for f32); labelled, not "
+                 "comparable bitwise"},
                 {"out", 'o', "Y", "write the outputs to the safetensors file Y"},
                 {"force", 'f', "", "replace Y if it exists"},
                 {"repeat", 0, "N",
@@ -303,6 +309,8 @@ Verb checkVerb()
             "in A, its max ULP distance and first differing element, and whether all its inputs\n"
             "were compared equal (then the difference starts there); then the counts and the\n"
             "nodes with the largest differences. A's values are kept on the host while B runs.\n"
+            "--fast runs the sides on CUDA devices in fast mode (see fxlens run): not comparable\n"
+            "bitwise, so it needs --tolerance, and the output says which side ran fast.\n"
             "--against eager-chunking --chunks SPEC checks a chunked graph A (CHUNKED) against its\n"
             "unchunked original B (ORIGINAL): B runs as eager module-level chunking would run it\n"
             "(each selected region once per chunk on slices of its live-ins, live-outs concatenated\n"
@@ -329,6 +337,9 @@ Verb checkVerb()
                 {"device", 'd', "DEV", "where both graphs run: cpu (default), cuda:N or cuda-emu:N (see fxlens run)"},
                 {"device-a", 0, "DEV", "where A runs (default: --device)"},
                 {"device-b", 0, "DEV", "where B runs (default: --device)"},
+                {"fast", 0, "",
+                 "the CUDA sides' matrix products on tensor cores (cuBLAS, TF32 for f32): not comparable bitwise, "
+                 "needs --tolerance"},
                 {"against", 0, "MODE", "original (default: B's own run) or eager-chunking (A chunked from B)"},
                 {"chunks", 0, "SPEC", "with eager-chunking: regions=P;P,dim=batch|seq,chunks=N,split=..."},
                 {"tolerance", 't', "ATOL,RTOL",

@@ -78,6 +78,7 @@ int runCheckChunks(const Args& args, Io& io)
     const bool asJson = args.has("json");
     if (!args.has("chunks")) throw UsageError("--against eager-chunking needs --chunks SPEC (e.g. regions=blocks.*)");
     if (args.has("tolerance")) throw UsageError("--tolerance does not apply to --against eager-chunking (bitwise)");
+    if (args.has("fast")) throw UsageError("--fast does not apply to --against eager-chunking (bitwise)");
     if (args.has("localize")) throw UsageError("--localize does not apply to --against eager-chunking");
     if (args.has("backward")) throw UsageError("--backward does not apply to --against eager-chunking");
     const std::string specText = args.value("chunks");

@@ -57,7 +57,8 @@ int runDevices(const Args& args, Io& io)
             {"driver", libraryJson(r.cuda.driver)},
             {"driver_version", r.cuda.driverVersion ? nlohmann::json(r.cuda.driver.version) : nlohmann::json(nullptr)},
             {"devices", devices},
-            {"backend", r.cudaBackend}};
+            {"backend", r.cudaBackend},
+            {"fast_mode", {{"available", r.fastMode}, {"text", r.fastModeText}}}};
         if (r.cuda.devices.empty()) cudaJson["why_none"] = r.cuda.why;
         const nlohmann::json doc = {
             {"fxlens", "devices"},
@@ -83,6 +84,7 @@ int runDevices(const Args& args, Io& io)
         io.out << "  cuda:" << d.index << "  " << d.name << ", " << gib(d.memoryBytes) << ", compute capability "
                << d.ccMajor << "." << d.ccMinor << ", " << d.multiprocessors << " multiprocessors\n";
     io.out << "  graphs on CUDA: " << r.cudaBackend << "\n";
+    io.out << "  fast mode (--fast): " << r.fastModeText << "\n";
     io.out << "nccl: " << libraryText(r.cuda.nccl) << "\n";
     io.out << "cublas: " << libraryText(r.cuda.cublas) << "\n";
     return kExitOk;

@@ -394,6 +394,9 @@ int runExec(const Args& args, Io& io)
     if (args.has("out") && outPath.empty()) throw UsageError("--out needs a file name");
     if (args.has("force") && !args.has("out")) throw UsageError("--force only applies to --out");
     const DeviceChoice device = deviceOption(args, "device", DeviceChoice{});
+    if (args.has("fast") && !device.fast)
+        throw UsageError("--fast is a mode of the CUDA backend (--device cuda:N or cuda-emu:N); the CPU is the "
+                         "bitwise reference");
 
     const LoadedGraph lg = loadGraph(args.positional.front(), args.value("graph"), io);
     const Artifact& art = *lg.source->find(lg.id);
@@ -446,6 +449,8 @@ int runExec(const Args& args, Io& io)
     doc["threads_rule"] = threadsRule;
     doc["device"] = backend->name();
     doc["emulated"] = backend->name().starts_with("cuda-emu");
+    doc["fast"] = backend->fastMath();
+    doc["comparable_bitwise"] = !backend->fastMath();
     doc["inputs"] = inputsJson(inputs, match, seed);
     doc["constants"] = constants.toJson();
     ExecResult res;
@@ -638,21 +643,34 @@ DeviceChoice deviceOption(const Args& args, const char* key, const DeviceChoice&
     if (d.name != "cpu" && !cuda)
         throw UsageError(std::string("--") + key + " expects cpu, cuda:N or cuda-emu:N, got '" + d.name + "'");
     d.kind = cuda ? DeviceKind::Cuda : DeviceKind::Cpu;
+    d.fast = cuda && args.has("fast");
     return d;
 }
 
 std::unique_ptr<Backend> deviceBackend(const DeviceChoice& d, int threads)
 {
     std::string why;
-    auto b = makeBackend(d.name, BackendOptions{threads}, &why);
+    BackendOptions opts;
+    opts.threads = threads;
+    opts.fast = d.fast;
+    auto b = makeBackend(d.name, opts, &why);
     if (!b) throw DeviceUnavailable(d.name + ": " + why);
     return b;
 }
+
+const char* const kFastModeLabel =
+    "fast mode: matrix products on tensor cores (cuBLAS, TF32 for f32), not comparable bitwise";
 
 // How a report names the device a graph ran on: the emulated one says what it is.
 std::string deviceLabel(const Backend& b)
 {
     const std::string n = b.name();
+    if (b.fastMath()) {
+        if (n.starts_with("cuda-emu"))
+            return n + " (" + kFastModeLabel
+                + "; emulated: a stand-in that rounds operands to TF32 and sums in blocks, run by the CPU)";
+        return n + " (" + kFastModeLabel + ")";
+    }
     if (n.starts_with("cuda-emu")) return n + " (the CUDA kernels' code run by the CPU: emulation, not a GPU)";
     if (n.starts_with("cuda:"))
         return n
@@ -678,6 +696,13 @@ int runCheck(const Args& args, Io& io)
     const uint64_t seed = seedOption(args);
     std::optional<Tolerance> tol;
     if (args.has("tolerance")) tol = parseTolerance(args.value("tolerance"));
+    const bool fast = deviceA.fast || deviceB.fast;
+    if (args.has("fast") && !fast)
+        throw UsageError("--fast is a mode of the CUDA backend: give --device, --device-a or --device-b cuda:N or "
+                         "cuda-emu:N (the CPU is the bitwise reference)");
+    if (fast && !tol)
+        throw UsageError("--fast runs are not comparable bitwise: give --tolerance ATOL,RTOL (e.g. 1e-2,1e-2 for "
+                         "TF32 products)");
     const std::string pathA = args.positional.at(0), pathB = args.positional.at(1);
     if (pathA.ends_with(".safetensors"))
         throw UsageError("A must be a graph (only B may be a .safetensors file of expected outputs)");
@@ -766,6 +791,8 @@ int runCheck(const Args& args, Io& io)
     opts.makeBackend = [deviceA, threads] { return deviceBackend(deviceA, threads); };
     opts.makeBackendB = [deviceB, threads] { return deviceBackend(deviceB, threads); };
     doc["tolerance"] = tol ? json({{"atol", tol->atol}, {"rtol", tol->rtol}}) : json(nullptr);
+    doc["fast"] = {{"a", deviceA.fast}, {"b", deviceB.fast}};
+    doc["comparable_bitwise"] = !fast;
     CheckOutcome c;
     try {
         if (bIsFile)
@@ -852,6 +879,11 @@ int runCheck(const Args& args, Io& io)
     }
     if (!c.report.states.empty())
         o << "states written in place compared after the runs: " << c.report.states.size() << "\n";
+    if (fast)
+        o << (deviceA.fast && deviceB.fast ? "A and B"
+                  : deviceA.fast           ? "A"
+                                           : "B")
+          << " in " << kFastModeLabel << ": judged within the tolerance\n";
     printResult(c, tol, o);
     if (c.localize) o << "localize:\n" << localizeToText(*c.localize, 5, "  ");
     return rc;

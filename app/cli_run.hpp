@@ -23,8 +23,10 @@ struct DeviceChoice
 {
     std::string name = "cpu";
     DeviceKind kind = DeviceKind::Cpu;
+    bool fast = false;  // --fast on a CUDA device: the labelled fast mode (Backend::fastMath)
 };
-// The option `key` (device, device-a, device-b), or `fallback` when it is not given.
+// The option `key` (device, device-a, device-b), or `fallback` when it is not given; --fast
+// marks a CUDA choice fast.
 DeviceChoice deviceOption(const Args& args, const char* key, const DeviceChoice& fallback);
 // Raised when the device cannot be used here (no such device, no CUDA in this build).
 struct DeviceUnavailable : std::runtime_error
@@ -32,7 +34,10 @@ struct DeviceUnavailable : std::runtime_error
     using std::runtime_error::runtime_error;
 };
 std::unique_ptr<Backend> deviceBackend(const DeviceChoice& d, int threads);
-// How a report names the device a graph ran on: the emulated one says what it is.
+// How a report names the device a graph ran on: the emulated one says what it is, a fast run
+// that it is not comparable bitwise.
 std::string deviceLabel(const Backend& b);
+// The label of fast mode in every output that shows a fast run.
+extern const char* const kFastModeLabel;
 
 }  // namespace fxl::cli

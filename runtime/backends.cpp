@@ -39,7 +39,7 @@ const char* const kCudaUnverified =
     "runs their code on the CPU); compare a GPU run with the CPU's bits: fxlens check G G --device-a cpu "
     "--device-b cuda:0";
 
-std::unique_ptr<Backend> makeCudaBackend(int index, std::string* why)
+std::unique_ptr<Backend> makeCudaBackend(int index, std::string* why, bool fast)
 {
 #if defined(FXLENS_HAVE_CUDA)
     // the driver first, through dlopen: the CUDA runtime is not touched where there is none
@@ -54,9 +54,17 @@ std::unique_ptr<Backend> makeCudaBackend(int index, std::string* why)
         if (why) *why = reason;
         return nullptr;
     }
-    return cuda::makeCudaBackend(std::move(device), index);
+    if (fast) {
+        std::string noCublas;
+        if (!cuda::loadCublas(&noCublas)) {
+            if (why) *why = "--fast needs cuBLAS, which was not found (" + noCublas + ")";
+            return nullptr;
+        }
+    }
+    return cuda::makeCudaBackend(std::move(device), index, fast);
 #else
     (void)index;
+    (void)fast;
     if (why) *why = "this fxlens was built without CUDA (the CUDA Toolkit was not found at configure time)";
     return nullptr;
 #endif
@@ -93,6 +101,11 @@ DevicesReport probeDevices()
     r.cuda = cuda::probeCuda();
     const std::string why = cudaGraphsStatus(r.cuda);
     r.cudaBackend = why.empty() ? kCudaUnverified : why;
+    r.fastMode = why.empty() && r.cuda.cublas.found;
+    r.fastModeText = r.fastMode ? "available: matrix products on tensor cores through cuBLAS (TF32 for f32), "
+                                  "labelled not comparable bitwise; checked by tolerance"
+        : !why.empty()          ? "not available: " + why
+                                : "not available: it needs cuBLAS (" + r.cuda.cublas.why + ")";
     return r;
 }
 
@@ -100,25 +113,31 @@ std::string whyNoCudaGraphs() { return cudaGraphsStatus(cuda::probeCudaDriver())
 
 std::unique_ptr<Backend> makeBackend(const std::string& name, const BackendOptions& opts, std::string* why)
 {
-    if (name == "cpu") return makeCpuBackend(CpuBackendOptions{std::max(1, opts.threads)});
-    if (name == "cuda") return makeCudaBackend(0, why);
+    if (name == "cpu") {
+        if (opts.fast) {
+            if (why) *why = "--fast is a mode of the CUDA backend; the CPU is the bitwise reference";
+            return nullptr;
+        }
+        return makeCpuBackend(CpuBackendOptions{std::max(1, opts.threads)});
+    }
+    if (name == "cuda") return makeCudaBackend(0, why, opts.fast);
     // the emulated CUDA device: the CUDA kernels' code run by the CPU (tests, and checking a
     // kernel without a GPU; slow)
-    if (name == "cuda-emu") return cuda::makeCudaBackend(cuda::makeEmulatedDevice(0), 0);
+    if (name == "cuda-emu") return cuda::makeCudaBackend(cuda::makeEmulatedDevice(0), 0, opts.fast);
     if (name.starts_with("cuda-emu:")) {
         int index = -1;
         const char* b = name.data() + 9;
         const char* e = name.data() + name.size();
         const auto [end, ec] = std::from_chars(b, e, index);
         if (ec == std::errc() && end == e && index >= 0)
-            return cuda::makeCudaBackend(cuda::makeEmulatedDevice(index), index);
+            return cuda::makeCudaBackend(cuda::makeEmulatedDevice(index), index, opts.fast);
     }
     if (name.starts_with("cuda:")) {
         int index = -1;
         const char* b = name.data() + 5;
         const char* e = name.data() + name.size();
         const auto [end, ec] = std::from_chars(b, e, index);
-        if (ec == std::errc() && end == e && index >= 0) return makeCudaBackend(index, why);
+        if (ec == std::errc() && end == e && index >= 0) return makeCudaBackend(index, why, opts.fast);
     }
     if (why) *why = "unknown backend '" + name + "' (cpu, cuda, cuda:N, cuda-emu, cuda-emu:N)";
     return nullptr;

@@ -16,6 +16,10 @@ namespace fxl {
 struct BackendOptions
 {
     int threads = 1;  // the CPU backend's worker threads (results never depend on it)
+    // The labelled fast mode of a CUDA backend (Backend::fastMath): matrix products on tensor
+    // cores through cuBLAS (on cuda-emu, a stand-in that rounds as differently); the CPU
+    // refuses it (it is the bitwise reference), a GPU without cuBLAS too.
+    bool fast = false;
 };
 
 // The backend `name` names: "cpu", "cuda" (= "cuda:0"), "cuda:N", and "cuda-emu" / "cuda-emu:N"
@@ -25,7 +29,7 @@ struct BackendOptions
 std::unique_ptr<Backend> makeBackend(const std::string& name, const BackendOptions& opts, std::string* why);
 
 // nullptr with `why` set when the build has no CUDA or no device is present.
-std::unique_ptr<Backend> makeCudaBackend(int deviceIndex, std::string* why);
+std::unique_ptr<Backend> makeCudaBackend(int deviceIndex, std::string* why, bool fast = false);
 
 // The devices whose kernels the registry holds in this build.
 std::vector<DeviceKind> builtDevices();
@@ -41,6 +45,8 @@ struct DevicesReport
     std::string cudaToolkitVersion;  // of the build, when builtWithCuda
     cuda::CudaProbe cuda;
     std::string cudaBackend;  // whether fxlens can run graphs on the devices found, and why not
+    bool fastMode = false;  // --fast can run here (a device and cuBLAS)
+    std::string fastModeText;  // what --fast does, or why it cannot run here
 };
 DevicesReport probeDevices();
 

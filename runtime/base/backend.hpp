@@ -34,6 +34,9 @@ public:
     virtual ~Backend() = default;
     virtual std::string name() const = 0;  // "cpu", "cuda:0"
     virtual DeviceKind device() const = 0;
+    // The labelled fast mode (--fast, CUDA only): matrix products on tensor cores through cuBLAS,
+    // not the CPU's bits, compared by tolerance only.
+    virtual bool fastMath() const { return false; }
 
     // Allocates a contiguous tensor (uninitialised contents).
     virtual Tensor empty(const std::vector<int64_t>& sizes, DType t) = 0;

@@ -133,13 +133,15 @@ void hostStridedCopy(const Tensor& dst, const Tensor& src)
 class CudaBackend final : public Backend
 {
 public:
-    CudaBackend(std::unique_ptr<DeviceApi> device, int index)
+    CudaBackend(std::unique_ptr<DeviceApi> device, int index, bool fast)
         : device_(std::move(device))
         , index_(index)
+        , fast_(fast)
     { }
     ~CudaBackend() override { device_->synchronize(); }
     std::string name() const override { return device_->name(); }
     DeviceKind device() const override { return DeviceKind::Cuda; }
+    bool fastMath() const override { return fast_; }
 
     Tensor empty(const std::vector<int64_t>& sizes, DType t) override
     {
@@ -247,7 +249,10 @@ public:
         p.k = g.k;
         p.ldc = g.ldc;
         p.cBatchStride = g.cBatchStride;
-        device_->gemm(p);
+        if (fast_)
+            device_->fastGemm(p);
+        else
+            device_->gemm(p);
     }
     void rowSum(const RowSumLoop& loop) override
     {
@@ -635,13 +640,14 @@ private:
 
     std::unique_ptr<DeviceApi> device_;
     int index_;
+    bool fast_;
 };
 
 }  // namespace
 
-std::unique_ptr<Backend> makeCudaBackend(std::unique_ptr<DeviceApi> device, int index)
+std::unique_ptr<Backend> makeCudaBackend(std::unique_ptr<DeviceApi> device, int index, bool fast)
 {
-    return std::make_unique<CudaBackend>(std::move(device), index);
+    return std::make_unique<CudaBackend>(std::move(device), index, fast);
 }
 
 }  // namespace fxl::cuda

@@ -12,6 +12,7 @@
 
 namespace fxl::cuda {
 
-std::unique_ptr<Backend> makeCudaBackend(std::unique_ptr<DeviceApi> device, int index);
+// fast: the labelled fast mode (Backend::fastMath), matrix products by DeviceApi::fastGemm.
+std::unique_ptr<Backend> makeCudaBackend(std::unique_ptr<DeviceApi> device, int index, bool fast = false);
 
 }  // namespace fxl::cuda

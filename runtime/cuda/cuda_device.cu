@@ -3,6 +3,7 @@
 
 #include <stdexcept>
 
+#include "runtime/cuda/cublas_gemm.hpp"
 #include "runtime/cuda/cuda_device.hpp"
 #include "runtime/cuda/cuda_kernels.cuh"
 
@@ -79,6 +80,13 @@ public:
         else
             gemmKernel<float><<<dim3(g.x, g.y, g.z), dim3(b.x, b.y, b.z), 0, stream_>>>(p);
         check(cudaGetLastError(), "GEMM launch");
+    }
+    void fastGemm(const GemmParams& p) override
+    {
+        if (p.m == 0 || p.n == 0 || p.batch == 0) return;
+        select();
+        // an operand with no unit stride: the CUDA-core kernel (the CPU's bits, also a fast run's)
+        if (cublasGemm(stream_, p, CublasMath::TensorCores) == CublasResult::Layout) gemm(p);
     }
 
     void intGemm(const IntGemmParams& p) override

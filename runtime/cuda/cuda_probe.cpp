@@ -157,6 +157,16 @@ std::string cudaVersionText(int version)
     return std::to_string(version / 1000) + "." + std::to_string((version % 1000) / 10);
 }
 
+void* loadCublas(std::string* why)
+{
+    LibraryProbe p;
+    void* h = openFirst(toolkitCandidates("FXLENS_CUBLAS_LIBRARY", "libcublas.so.13"), p);
+    if (!h && why) *why = p.why;
+    return h;
+}
+
+void* librarySymbol(void* handle, const char* name) { return dlsym(handle, name); }
+
 CudaProbe probeCudaDriver()
 {
     CudaProbe p;

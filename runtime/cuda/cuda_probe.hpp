@@ -44,6 +44,12 @@ CudaProbe probeCuda();
 // The driver and its devices only (NCCL and cuBLAS left unprobed).
 CudaProbe probeCudaDriver();
 
+// cuBLAS's dlopen handle (kept for the process), searched as probeCuda searches it; nullptr
+// with `why` set when it is not found.
+void* loadCublas(std::string* why);
+// dlsym: nullptr when the library has no such symbol.
+void* librarySymbol(void* handle, const char* name);
+
 // "13.0" for 13000
 std::string cudaVersionText(int version);
 

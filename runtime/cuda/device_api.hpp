@@ -42,6 +42,11 @@ public:
     virtual void stridedCopy(const StridedCopyParams& p) = 0;
     // C = A B with the CPU's per-element chain (gemm_kernel.hpp); c float, or double for f64
     virtual void gemm(const GemmParams& p) = 0;
+    // The labelled fast mode's product (--fast): not the CPU's bits. The CUDA runtime's device
+    // calls cuBLAS with tensor cores (cublas_gemm.hpp); the emulated one a stand-in that rounds
+    // differently (emulated_device.cpp), so that fast mode's labels and tolerance checks are
+    // tested without a GPU.
+    virtual void fastGemm(const GemmParams& p) = 0;
     // the integer product with its epilogue (int_gemm_kernel.hpp)
     virtual void intGemm(const IntGemmParams& p) = 0;
     // the sum family's row reduction (row_sum_kernel.hpp)

@@ -4,7 +4,7 @@
 // `check --device-a cpu --device-b cuda-emu --localize` (every output and node value bitwise
 // equal), eager chunking with every run on the device, and the refusals: an operator with no
 // CUDA kernel (named), a device name no backend has (exit 2) and a CUDA device that is not
-// there (exit 1, the reason).
+// there (exit 1, the reason); and the labelled fast mode (--fast).
 #include <QJsonArray>
 #include <QJsonObject>
 #include <QTemporaryDir>
@@ -154,6 +154,98 @@ private slots:
                  d.value("a").toObject().value("peak_bytes").toInteger());
         qInfo("%s: %d node values bitwise equal on cuda-emu", qPrintable(path.section('/', -1)),
               counts.value("compared").toInt());
+    }
+
+    // --fast as a user meets it, per model with matrix products: `run --fast` says in its device
+    // line and its JSON that the run is not comparable bitwise, and its products do differ (the
+    // emulated stand-in for tensor cores rounds operands to TF32); its --out, read back by
+    // `check` on the CPU, is not bitwise equal and is within a TF32 tolerance; `check
+    // --device-b cuda-emu --fast` needs --tolerance, says which side ran fast, passes within
+    // 1e-2 and fails at 0.
+    void fastModeIsLabelled_data()
+    {
+        QTest::addColumn<QString>("path");
+        QTest::newRow("mlp_gelu") << mlp();
+        for (const char* m : {"t5_bias", "lstm_lm"})
+            QTest::newRow(m) << dataPath(std::string("models/") + m + ".joint.code.py");
+    }
+    void fastModeIsLabelled()
+    {
+        QFETCH(QString, path);
+        QTemporaryDir dir;
+        const QString out = dir.filePath("fast.safetensors");
+        const Run cpu = fxlens({"run", path, "--json"});
+        QVERIFY2(cpu.exitCode == 0, qPrintable(describe(cpu)));
+        const Run fast = fxlens({"run", path, "--device", "cuda-emu", "--fast", "--out", out, "--json"});
+        QVERIFY2(fast.exitCode == 0, qPrintable(describe(fast)));
+        const QJsonObject f = jsonOf(fast);
+        QVERIFY(f.value("fast").toBool());
+        QVERIFY(!f.value("comparable_bitwise").toBool(true));
+        QVERIFY(!jsonOf(cpu).value("fast").toBool(true));
+        QVERIFY(jsonOf(cpu).value("comparable_bitwise").toBool());
+        QVERIFY(outputHashes(f) != outputHashes(jsonOf(cpu)));  // the products did change
+        const Run text = fxlens({"run", path, "--device", "cuda-emu:0", "--fast"});
+        QVERIFY2(text.exitCode == 0, qPrintable(describe(text)));
+        QVERIFY2(text.out.contains("device: cuda-emu:0 (fast mode: matrix products on tensor cores (cuBLAS, TF32 for "
+                                   "f32), not comparable bitwise; emulated: "),
+                 text.out.constData());
+        // the fast run's file against the CPU: not bitwise, within a TF32 tolerance
+        const Run bitwise = fxlens({"check", path, out});
+        FXL_EXPECT_EXIT(bitwise, 1);
+        QVERIFY2(bitwise.out.contains("result: not bitwise equal"), bitwise.out.constData());
+        const Run within = fxlens({"check", path, out, "--tolerance", "1e-2,1e-2"});
+        QVERIFY2(within.exitCode == 0, qPrintable(describe(within)));
+        // check with a fast side: --tolerance required, the side named, the verdict by tolerance
+        const Run noTol = fxlens({"check", path, path, "--device-b", "cuda-emu", "--fast"});
+        FXL_EXPECT_EXIT(noTol, 2);
+        QVERIFY2(noTol.err.contains("--fast runs are not comparable bitwise: give --tolerance ATOL,RTOL"),
+                 noTol.err.constData());
+        const Run ok = fxlens({"check", path, path, "--device-b", "cuda-emu", "--fast", "--tolerance", "1e-2,1e-2"});
+        QVERIFY2(ok.exitCode == 0, qPrintable(describe(ok)));
+        QVERIFY2(ok.out.contains("B in fast mode: matrix products on tensor cores (cuBLAS, TF32 for f32), not "
+                                 "comparable bitwise: judged within the tolerance\n"),
+                 ok.out.constData());
+        QVERIFY2(ok.out.contains("result: within tolerance (atol 0.01, rtol 0.01), not bitwise equal"),
+                 ok.out.constData());
+        const Run exact =
+            fxlens({"check", path, path, "--device-b", "cuda-emu", "--fast", "--tolerance", "0,0", "--json"});
+        FXL_EXPECT_EXIT(exact, 1);
+        const QJsonObject e = jsonOf(exact);
+        QVERIFY(!e.value("comparable_bitwise").toBool(true));
+        QVERIFY(e.value("fast").toObject().value("b").toBool());
+        QVERIFY(!e.value("fast").toObject().value("a").toBool(true));
+        QCOMPARE(e.value("result").toString(), QStringLiteral("different"));
+    }
+
+    // --fast where it does not apply: the CPU (the reference), eager chunking (bitwise), the
+    // report (bitwise steps), a GPU that is not there.
+    void fastModeRefusals()
+    {
+        const Run cpu = fxlens({"run", mlp(), "--fast"});
+        FXL_EXPECT_EXIT(cpu, 2);
+        QVERIFY2(cpu.err.contains("--fast is a mode of the CUDA backend"), cpu.err.constData());
+        const Run both = fxlens({"check", mlp(), mlp(), "--fast", "--tolerance", "1e-2,1e-2"});
+        FXL_EXPECT_EXIT(both, 2);
+        QVERIFY2(both.err.contains("--fast is a mode of the CUDA backend"), both.err.constData());
+        const Run chunks = fxlens({"check", mlp(), mlp(), "--against", "eager-chunking", "--chunks",
+                                   "regions=*,dim=batch,chunks=2", "--device", "cuda-emu", "--fast"});
+        FXL_EXPECT_EXIT(chunks, 2);
+        QVERIFY2(chunks.err.contains("--fast does not apply to --against eager-chunking (bitwise)"),
+                 chunks.err.constData());
+        const Run report = fxlens({"report", mlp(), "--pipeline", "dce", "--check", "--device", "cuda-emu", "--fast"});
+        FXL_EXPECT_EXIT(report, 2);
+        const QMap<QString, QString> noDriver{{"FXLENS_CUDA_DRIVER", "/nonexistent/fxlens-test/libcuda.so.1"}};
+        const Run gone = runProcess(kFxlensBinary, {"run", mlp(), "--device", "cuda:0", "--fast"}, 60000, noDriver);
+        FXL_EXPECT_EXIT(gone, 1);
+        QVERIFY2(gone.err.contains("fxlens run: error: --device cuda:0: "), gone.err.constData());
+        const Run devices = runProcess(kFxlensBinary, {"devices"}, 60000, noDriver);
+        QVERIFY2(devices.exitCode == 0, qPrintable(describe(devices)));
+        QVERIFY2(devices.out.contains("  fast mode (--fast): not available: no CUDA device ("),
+                 devices.out.constData());
+        const Run devicesJson = runProcess(kFxlensBinary, {"devices", "--json"}, 60000, noDriver);
+        const QJsonObject fm = jsonOf(devicesJson).value("cuda").toObject().value("fast_mode").toObject();
+        QVERIFY(!fm.value("available").toBool(true));
+        QVERIFY(fm.value("text").toString().startsWith("not available: "));
     }
 
     // The refusals.

@@ -4,11 +4,13 @@
 # cases travel with the working tree (tests/data). Says how much travels: the device tool takes
 # at most 64 MiB, the tracked files included.
 #
-#   tests/gpu/prepare.sh [--bin FILE] [--fxlens FILE] [--out DIR] [--no-limit]
+#   tests/gpu/prepare.sh [--bin FILE] [--fxlens FILE] [--out DIR] [--no-limit] [--no-large]
 #     --bin: a built fxlens_gpu_check (default: build it in build/)
 #     --fxlens: the fxlens CLI that makes the chunked graphs (default: build/app/fxlens)
 #     --out: where to put the files (default: .gpu_check)
 #     --no-limit: do not fail above 64 MiB (a sanitizer build's binary, checked but never carried)
+#     --no-large: leave out corpus/pytorch/large (the 100k-node graph), for a sanitizer build's
+#       test, where its run alone takes a minute; the release build's test carries it
 # The corpus: $FXLENS_CORPUS_DIR, else ../shared/corpus beside the repository.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -16,12 +18,14 @@ bin=""
 fxlens="$root/build/app/fxlens"
 out="$root/.gpu_check"
 limit_check=1
+large=1
 while [ $# -gt 0 ]; do
     case "$1" in
         --bin) bin=$2; shift 2 ;;
         --fxlens) fxlens=$2; shift 2 ;;
         --out) out=$2; shift 2 ;;
         --no-limit) limit_check=0; shift ;;
+        --no-large) large=0; shift ;;
         *) echo "prepare.sh: unknown option $1" >&2; exit 2 ;;
     esac
 done
@@ -40,7 +44,9 @@ strip -o "$out/fxlens_gpu_check" "$bin"
 # params); the 100k-node graph without its 28 MB meta.json, which a run does not need. Not the
 # backward graphs of the partitions: they run on their forward's saved values, which no file
 # holds (their joint graph is checked whole). tests/data/models travels with the tree.
-for g in "$corpus"/pytorch/*.code.py "$corpus"/pytorch/large/*.code.py; do
+sources=("$corpus"/pytorch/*.code.py)
+[ "$large" -eq 1 ] && sources+=("$corpus"/pytorch/large/*.code.py)
+for g in "${sources[@]}"; do
     case "$g" in *.bw.*) continue ;; esac
     stem=${g%.code.py}
     model=$(basename "$stem" | cut -d. -f1)

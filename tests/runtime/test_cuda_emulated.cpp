@@ -5,6 +5,8 @@
 // accounting counts what tensors hold; an operator without a CUDA kernel is named.
 #include <QtTest>
 
+#include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <random>
 #include <set>
@@ -235,6 +237,41 @@ private slots:
         QTest::newRow("inf nan 3e38") << GemmCase{1, 20, 30, 37, false, false, f32, 1};
         QTest::newRow("overflow inside the chain") << GemmCase{2, 18, 21, 47, true, false, f32, 2};
         QTest::newRow("f64 inf nan") << GemmCase{1, 9, 11, 29, false, false, cuda::kGemmF64, 1};
+        // several blocks of kTile x kTile outputs each way, partial at both edges (register tiles)
+        QTest::newRow("batch2 130x150x40") << GemmCase{2, 130, 150, 40, false, false, f32, 0};
+        QTest::newRow("bf16 70x129x17 B strided") << GemmCase{1, 70, 129, 17, false, true, cuda::kGemmBf16, 0};
+        QTest::newRow("f64 129x66x20 A transposed") << GemmCase{1, 129, 66, 20, true, false, cuda::kGemmF64, 0};
+    }
+
+    // --fast's stand-in for tensor cores (DeviceApi::fastGemm on the emulated device): not the
+    // CPU's bits (operands rounded to TF32, sums in blocks), within TF32's error of them.
+    void fastGemmIsLabelledApart()
+    {
+        const int64_t m = 70, n = 90, k = 100;
+        const auto aBytes = gemmOperandBytes(m * k, cuda::kGemmF32, 0, 5);
+        const auto bBytes = gemmOperandBytes(k * n, cuda::kGemmF32, 0, 6);
+        cuda::GemmParams p;
+        p.m = m;
+        p.n = n;
+        p.k = k;
+        p.a = {aBytes.data(), cuda::kGemmF32, k, 1, m * k};
+        p.b = {bBytes.data(), cuda::kGemmF32, n, 1, k * n};
+        p.ldc = n;
+        p.cBatchStride = m * n;
+        std::vector<float> fast(static_cast<size_t>(m * n)), exact(static_cast<size_t>(m * n));
+        p.c = fast.data();
+        cuda::makeEmulatedDevice(0)->fastGemm(p);
+        p.c = exact.data();
+        cuda::makeEmulatedDevice(0)->gemm(p);
+        int differ = 0;
+        double scale = 0;
+        for (float v : exact) scale = std::max(scale, static_cast<double>(std::fabs(v)));
+        for (size_t e = 0; e < fast.size(); ++e) {
+            differ += std::memcmp(&fast[e], &exact[e], 4) != 0;
+            QVERIFY2(std::fabs(static_cast<double>(fast[e]) - exact[e]) <= 1e-2 * scale,
+                     qPrintable(QStringLiteral("element %1: fast %2, exact %3").arg(e).arg(fast[e]).arg(exact[e])));
+        }
+        QVERIFY2(differ > static_cast<int>(fast.size()) / 2, qPrintable(QString::number(differ)));
     }
     void gemmAsTheCpu()
     {
