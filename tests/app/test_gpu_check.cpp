@@ -73,10 +73,14 @@ private slots:
                                  {{QStringLiteral("FXLENS_GPU_CHECK_DIR"), dir},
                                   {QStringLiteral("FXLENS_GPU_CHECK_DEVICE"), QStringLiteral("cpu")},
                                   {QStringLiteral("FXLENS_GPU_CHECK_BITS"), QStringLiteral("16")},
+                                  {QStringLiteral("FXLENS_GPU_CHECK_PYTHON"), QStringLiteral("/usr/bin/python3")},
+                                  {QStringLiteral("FXLENS_GPU_CHECK_EAGER_DEVICE"), QStringLiteral("cpu")},
+                                  {QStringLiteral("FXLENS_GPU_CHECK_EAGER_REPS"), QStringLiteral("1")},
                                   {QStringLiteral("OUT"), out}});
         const QString text = QString::fromUtf8(r.out);
         QVERIFY2(r.exitCode == 0 && !r.crashed, qPrintable(describe(r)));
-        QVERIFY2(text.endsWith(QStringLiteral("everything that ran is bitwise equal to the CPU\n")), qPrintable(text));
+        QVERIFY2(text.contains(QStringLiteral("\neverything that ran is bitwise equal to the CPU\n")),
+                 qPrintable(text));
         QCOMPARE(QString::fromUtf8(fxltest::readFile(out + QStringLiteral("/gpu_check.txt"))), text);
         // the kernel families: every case ran (the CPU has every kernel), none differs
         for (const char* family : {"elementwise", "reduction", "matmul", "shape", "conv_pool", "differential"}) {
@@ -93,6 +97,32 @@ private slots:
         QVERIFY2(text.contains(QStringLiteral("\nmatmul speed (f32, best of 5; target: at least 0.8 of cuBLAS FP32)\n"
                                               "  skipped: cpu is not a GPU of this build\n")),
                  qPrintable(text));
+        // the train steps in PyTorch's eager mode (here on the CPU, where Debian's PyTorch is
+        // installed) against fxlens' device outputs, which the check binary wrote: a row per
+        // model with recorded inputs, close to fxlens' numbers; skipped, saying so, without PyTorch
+        const Run torch =
+            runProcess(QStringLiteral("/usr/bin/python3"), {QStringLiteral("-c"), QStringLiteral("import torch")});
+        if (torch.exitCode == 0 && !torch.crashed) {
+            QVERIFY2(text.contains(QStringLiteral("\ntrain step against PyTorch ")), qPrintable(text));
+            const QRegularExpression eager(
+                QStringLiteral("\n(\\S+) +(\\d+\\.\\d+) +(\\d+\\.\\d+) +(\\d+) +(\\d+) +([0-9.e+-]+)(?=\n)"));
+            QStringList rows;
+            for (auto it = eager.globalMatch(text); it.hasNext();) {
+                const auto m = it.next();
+                rows << m.captured(1);
+                QVERIFY2(m.captured(4).toInt() > 0, qPrintable(m.captured(0)));
+                QVERIFY2(m.captured(6).toDouble() < 1e-4, qPrintable(m.captured(0)));  // float32 steps, other orders
+            }
+            for (const char* g : {"gpt2_tiny.joint.code.py", "llama_tiny.joint.code.py", "linear_ce.joint.code.py",
+                                  "t5_bias.joint.code.py", "lstm_lm.joint.code.py"})
+                QVERIFY2(rows.contains(QString::fromUtf8(g)),
+                         qPrintable(QString::fromUtf8(g) + QStringLiteral(":\n") + text));
+        } else {
+            QVERIFY2(
+                text.contains(QStringLiteral("\ntrain step against PyTorch eager: skipped (/usr/bin/python3 has no "
+                                             "PyTorch with cpu)\n")),
+                qPrintable(text));
+        }
         // the functions: f32 over 2^16 evenly spaced inputs, bf16 and f16 over all 2^16
         QCOMPARE(text.count(QRegularExpression(
                      QStringLiteral("\naten\\.\\w+\\.default (f32|bf16|f16) +65536 [0-9a-f]{16} [0-9a-f]{16} yes "))),

@@ -11,6 +11,7 @@
 #include "runtime/base/kernel.hpp"
 #include "runtime/check/graph_check.hpp"
 #include "runtime/cpu/cpu_backend.hpp"
+#include "runtime/exec/executor.hpp"
 #include "runtime/exec/support_check.hpp"
 
 namespace gpucheck {
@@ -182,7 +183,7 @@ CaseResult compareCase(Backend& ref, Backend& dev, const RefFile& refs, const js
 }
 
 GraphResult compareGraph(const std::string& path, const std::function<std::unique_ptr<Backend>()>& makeDevice,
-                         int cpuThreads)
+                         int cpuThreads, const std::string& outputsPath)
 {
     GraphResult r;
     r.name = std::filesystem::path(path).filename().string();
@@ -224,6 +225,7 @@ GraphResult compareGraph(const std::string& path, const std::function<std::uniqu
     r.devicePeak = o.b.result.peakBytes;
     r.estimatePeak = computeMemoryTimeline(*g, MemoryOptions{}).peakBytes;
     if (!r.equal) r.detail = reportToText(o.report);
+    if (!outputsPath.empty()) writeSafetensors(outputsPath, outputsToSafetensors(o.b.result, *o.b.backend));
     return r;
 }
 

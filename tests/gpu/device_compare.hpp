@@ -59,8 +59,10 @@ struct GraphResult
     int64_t devicePeak = 0, estimatePeak = 0;
     double cpuSeconds = 0, deviceSeconds = 0;
 };
+// outputsPath (when not empty): the device run's outputs written there as `fxlens run --out`
+// writes them (out_K), for the comparison with PyTorch's eager run (tests/gpu/torch_eager.py).
 GraphResult compareGraph(const std::string& path, const std::function<std::unique_ptr<Backend>()>& makeDevice,
-                         int cpuThreads);
+                         int cpuThreads, const std::string& outputsPath = {});
 
 // A unary float function over 2^bits inputs: every bit pattern of the dtype when bits is its
 // width (32 for f32, 16 for bf16 / f16), else 2^bits patterns evenly spaced over all of them;

@@ -5,16 +5,19 @@
 // runs on a bare machine with an NVIDIA driver. Exit status 0 when everything that ran was
 // bitwise equal, 1 when something differed or failed, 2 for a bad command line.
 //
-//   fxlens_gpu_check --device cuda:0 --data DIR [--graphs DIR] [--sweep-bits N] [--threads N]
+//   fxlens_gpu_check --device cuda:0 --data DIR [--graphs DIR] [--outputs DIR] [--sweep-bits N] [--threads N]
 //
 // --data: the kernel tests' case files (DIR/kernels, DIR/differential: tests/data).
 // --graphs: a folder of graph files (*.py with their sidecars, *.json) to run on both; repeatable.
+// --outputs: write each graph's device outputs (NAME.outputs.safetensors) and run times
+// (device_seconds.json) to DIR, for tests/gpu/torch_eager.py.
 // --sweep-bits: f32 functions over 2^N inputs (32: every float; 0: none); bf16 / f16 always
 // over all 2^16.
 #include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <map>
 #include <set>
@@ -45,6 +48,7 @@ struct Options
     std::vector<std::string> graphs;
     int sweepBits = 32;
     int threads = 0;
+    std::string outputs;  // where the device runs' outputs and times go (torch_eager.py reads them)
 };
 
 bool parse(int argc, char** argv, Options& o)
@@ -63,6 +67,8 @@ bool parse(int argc, char** argv, Options& o)
             o.sweepBits = std::atoi(v);
         else if (a == "--threads" && (v = next()))
             o.threads = std::atoi(v);
+        else if (a == "--outputs" && (v = next()))
+            o.outputs = v;
         else {
             std::cerr << "fxlens_gpu_check: unknown or incomplete option '" << a << "'\n";
             return false;
@@ -239,12 +245,17 @@ int main(int argc, char** argv)
             }
         }
         std::sort(files.begin(), files.end());
+        std::map<std::string, double> times;  // graph -> device seconds, for torch_eager.py
+        if (!o.outputs.empty()) fs::create_directories(o.outputs);
         std::printf("\n%-34s %7s %7s %-8s %11s %11s %9s %9s\n", "graph", "nodes", "outputs", "bitwise", "device peak",
                     "estimate", "cpu s", "device s");
         for (const std::string& f : files) {
             gpucheck::GraphResult r;
             try {
-                r = gpucheck::compareGraph(f, makeDevice, o.threads);
+                const std::string name = fs::path(f).filename().string();
+                r = gpucheck::compareGraph(f, makeDevice, o.threads,
+                                           o.outputs.empty() ? std::string()
+                                                             : o.outputs + "/" + name + ".outputs.safetensors");
             } catch (const std::exception& e) {
                 r.name = fs::path(f).filename().string();
                 r.ran = true;
@@ -254,6 +265,7 @@ int main(int argc, char** argv)
                 std::printf("%-34s %7zu skipped: %s\n", r.name.c_str(), r.nodes, r.detail.c_str());
                 continue;
             }
+            if (!o.outputs.empty()) times[r.name] = r.deviceSeconds;
             std::printf("%-34s %7zu %7zu %-8s %11s %11s %9.3f %9.3f\n", r.name.c_str(), r.nodes, r.outputs,
                         r.equal ? "yes" : "NO", mib(r.devicePeak).c_str(), mib(r.estimatePeak).c_str(), r.cpuSeconds,
                         r.deviceSeconds);
@@ -261,6 +273,10 @@ int main(int argc, char** argv)
                 std::cout << "  " << r.detail << "\n";
                 allEqual = false;
             }
+        }
+        if (!o.outputs.empty()) {
+            std::ofstream t(o.outputs + "/device_seconds.json");
+            t << nlohmann::json(times).dump(1) << "\n";
         }
     }
 
@@ -288,7 +304,6 @@ int main(int argc, char** argv)
 
     allEqual = gemmSpeed(o.device) && allEqual;
 
-    std::cout << "\nnot built yet: the train step against PyTorch's CUDA eager\n";
     std::cout << (allEqual ? "everything that ran is bitwise equal to the CPU\n" : "SOMETHING DIFFERS (above)\n");
     return allEqual ? 0 : 1;
 }
