@@ -33,7 +33,9 @@ const char* traceActionName(TraceAction a)
 
 namespace {
 
-TraceAction actionOf(std::string_view s)
+}  // namespace
+
+TraceAction traceActionFrom(std::string_view s)
 {
     for (TraceAction a : {TraceAction::Alloc, TraceAction::FreeRequested, TraceAction::FreeCompleted,
                           TraceAction::SegmentAlloc, TraceAction::SegmentFree, TraceAction::SegmentMap,
@@ -41,6 +43,8 @@ TraceAction actionOf(std::string_view s)
         if (s == traceActionName(a)) return a;
     return TraceAction::Other;
 }
+
+namespace {
 
 // Walks the pickle's values with the path of each for messages.
 class Builder
@@ -202,18 +206,20 @@ private:
         b.requestedSize = unsignedField(v, "requested_size", where, false);
         b.state = stringField(v, "state", where);
         b.stack = framesOf(v, where);
-        // PyTorch 2.0: a history of the block's allocations, the last one current
+        // PyTorch 2.0: a history of the block's allocations; memory_viz takes the first entry's
+        // frames and real size
         if (const auto h = field(v, "history")) {
             s_.historyForm = true;
             const auto items = list(*h, where + ".history");
             if (!items.empty()) {
-                const std::string last = where + ".history[" + std::to_string(items.size() - 1) + "]";
-                const PNode e = dict(items.back(), last);
-                if (!b.requestedSize) b.requestedSize = unsignedField(e, "real_size", last, false);
-                if (!b.stack) b.stack = framesOf(e, last);
-                if (!field(v, "address")) b.address = unsignedField(e, "addr", last, false);
+                const std::string first = where + ".history[0]";
+                const PNode e = dict(items.front(), first);
+                if (!field(v, "requested_size")) b.requestedSize = unsignedField(e, "real_size", first, false);
+                if (!b.stack) b.stack = framesOf(e, first);
+                if (!field(v, "address")) b.address = unsignedField(e, "addr", first, false);
             }
         }
+        if (!field(v, "requested_size") && !b.requestedSize) b.requestedSize = b.size;
         return b;
     }
     TraceEntry entry(PNode v, const std::string& where)
@@ -222,7 +228,7 @@ private:
         TraceEntry t;
         t.actionName = stringField(v, "action", where);
         if (t.actionName.empty()) fail(where, "no action");
-        t.action = actionOf(t.actionName);
+        t.action = traceActionFrom(t.actionName);
         t.addr = unsignedField(v, "addr", where, false);
         t.size = unsignedField(v, "size", where, false);
         t.stream = intField(v, "stream", where, 0);

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace fxl {
@@ -58,6 +59,7 @@ enum class TraceAction
     Other,  // an action this reader does not know: kept, named in `actionName`, not interpreted
 };
 const char* traceActionName(TraceAction a);
+TraceAction traceActionFrom(std::string_view name);  // Other for a name not known
 
 struct TraceEntry
 {
