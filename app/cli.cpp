@@ -172,13 +172,19 @@ Verb memVerb()
 {
     return {"mem",
             "memory timeline: peak live bytes, the node at the peak, activations saved for backward",
-            "fxlens mem [options] FILE",
+            "fxlens mem [options] FILE|SNAPSHOT.pickle",
             "Estimate the memory of running one graph of FILE in its node order: every tensor's\n"
             "allocation and free (views share their base's storage), the peak of live bytes and the\n"
             "storages live at it, and the bytes of forward values kept for the backward. Sizes come\n"
             "from tensor meta (a .meta.json beside a corpus file, annotations in print_readable\n"
             "text); tensors of unknown size count 0 bytes and are reported. The rules are listed in\n"
-            "docs/memory.md (section 2). The first output line is the summary.",
+            "docs/memory.md (section 2). The first output line is the summary.\n"
+            "A CUDA memory snapshot (torch.cuda.memory._dump_snapshot: a pickle, read without\n"
+            "Python, refusing anything that is not plain data) gets, per device, its segments, the\n"
+            "active memory timeline by memory_viz's rules (--segments: the cached segment\n"
+            "timeline), the peak with the allocations live there and their stacks (FX node names\n"
+            "where the frames carry them), and the largest allocations; --csv writes one row per\n"
+            "allocation. Rules: docs/memory.md (section 5).",
             {
                 {"graph", 'g', "ID", "the graph to analyze (artifact id, see fxlens info)"},
                 {"csv", 0, "OUT", "write the per-node timeline as CSV to OUT ('-' = stdout, summary to stderr)"},
@@ -188,6 +194,9 @@ Verb memVerb()
                 {"forward-outputs", 0, "N",
                  "the graph is a forward partition (no backward nodes) returning N user outputs; the rest are saved "
                  "values"},
+                {"device", 'd', "N", "a snapshot: only CUDA device N"},
+                {"segments", 0, "", "a snapshot: the cached segment timeline instead of the active memory one"},
+                {"top", 0, "N", "a snapshot: how many allocations to list (default 5)"},
             },
             1,
             1,

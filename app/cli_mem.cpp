@@ -6,7 +6,9 @@
 
 #include "app/cli_common.hpp"
 #include "app/cli_mem.hpp"
+#include "app/cli_mem_snapshot.hpp"
 #include "core/analysis/memory_timeline.hpp"
+#include "core/formats/memory_snapshot.hpp"
 #include "core/formats/source.hpp"
 #include "core/ir/graph.hpp"
 #include "core/util/format.hpp"
@@ -41,6 +43,10 @@ void checkForwardOutputs(const Graph& g, int64_t n, const MemoryOptions& mo)
 
 int runMem(const Args& args, Io& io)
 {
+    if (looksLikePickle(args.positional.front())) return runMemSnapshot(args, io);
+    for (const char* snapshotOnly : {"device", "segments", "top"})
+        if (args.has(snapshotOnly))
+            throw UsageError(std::string("--") + snapshotOnly + " applies to a CUDA memory snapshot (a .pickle file)");
     const bool json = args.has("json");
     const std::string csv = args.value("csv");
     if (args.has("csv") && csv.empty()) throw UsageError("--csv needs a file name or '-' (stdout)");

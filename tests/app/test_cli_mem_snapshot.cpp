@@ -1,0 +1,154 @@
+// `fxlens mem SNAPSHOT.pickle` as a user runs it: the snapshot of tests/data/snapshots from every
+// writer gives the same peak, the allocations live there with their FX node and frames, the
+// largest ones; --json and --csv carry the same; --device and --segments pick the view; a
+// graph's options on a snapshot, a device the snapshot lacks, a broken pickle and a pickle that
+// would run code are refused with the file and the reason.
+#include <QJsonArray>
+#include <QJsonObject>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include "cli_test_util.hpp"
+#include "test_registry.hpp"
+#include "test_util.hpp"
+
+namespace test_cli_mem_snapshot {
+
+using namespace clitest;
+
+namespace {
+
+QString snap(const char* file)
+{
+    return QString::fromStdString(fxltest::testDataPath(std::string("snapshots/") + file).string());
+}
+
+QJsonObject jsonOf(const Run& r) { return QJsonDocument::fromJson(r.out).object(); }
+
+}  // namespace
+
+class TestCliMemSnapshot : public QObject
+{
+    Q_OBJECT
+
+private slots:
+    void writers_data()
+    {
+        QTest::addColumn<QString>("file");
+        for (const char* f :
+             {"step.p2.pickle", "step.p4.pickle", "step.p5.pickle", "step.cpp.pickle", "step.history.pickle"})
+            QTest::newRow(f) << snap(f);
+    }
+    void writers()
+    {
+        QFETCH(QString, file);
+        const bool history = file.contains("history");
+        const Run r = fxlens({"mem", file});
+        QVERIFY2(r.exitCode == 0, qPrintable(describe(r)));
+        QVERIFY2(
+            r.out.contains("device 0: 1 segment, 4 MiB reserved, 768 KiB allocated at the snapshot; 9 trace events\n"),
+            r.out.constData());
+        QVERIFY2(r.out.contains("  peak 3.25 MiB (3407872) at step 1; live there: 3\n"), r.out.constData());
+        QVERIFY2(r.out.contains(history
+                                    ? "    2 MiB at 0x7f0000100000: relu torch/nn/functional.py:1500"
+                                    : "    2 MiB at 0x7f0000100000: [fx node relu] relu torch/nn/functional.py:1500"),
+                 r.out.constData());
+        QVERIFY2(
+            r.out.contains("    256 KiB at 0x7f0000300000, allocated before the trace (from the snapshot's blocks)"),
+            r.out.constData());
+        QVERIFY2(r.out.contains("    4 KiB at 0x8000000000001000: __init__ model.py:10"), r.out.constData());
+        // JSON: the same numbers
+        const Run j = fxlens({"mem", file, "--json"});
+        QVERIFY2(j.exitCode == 0, qPrintable(describe(j)));
+        const QJsonObject d = jsonOf(j);
+        QCOMPARE(d.value("fx_frames").toBool(), !history);
+        QCOMPARE(d.value("history_form").toBool(), history);
+        const QJsonArray devs = d.value("devices").toArray();
+        QCOMPARE(devs.size(), 2);
+        const QJsonObject t0 = devs[0].toObject().value("timeline").toObject();
+        QCOMPARE(t0.value("peak_bytes").toInteger(), qint64(3407872));
+        QCOMPARE(t0.value("memory_viz_max_size").toInteger(), qint64(3407872));
+        QCOMPARE(t0.value("steps").toInt(), 11);
+        const QJsonArray live = t0.value("live_at_peak").toArray();
+        QCOMPARE(live.size(), 3);
+        QCOMPARE(live[0].toObject().value("fx_node").toString(), history ? QString() : QStringLiteral("relu"));
+        QCOMPARE(live[0].toObject().value("frames").toArray()[0].toObject().value("line").toInt(), 1500);
+        QCOMPARE(devs[1]
+                     .toObject()
+                     .value("timeline")
+                     .toObject()
+                     .value("largest")
+                     .toArray()[0]
+                     .toObject()
+                     .value("addr")
+                     .toDouble(),
+                 9223372036854779904.0);
+        // CSV: one row per allocation, written atomically, refused over an existing file
+        QTemporaryDir dir;
+        const QString csv = dir.filePath("a.csv");
+        const Run c = fxlens({"mem", file, "--csv", csv});
+        QVERIFY2(c.exitCode == 0 && c.out.contains("allocations written to "), qPrintable(describe(c)));
+        const QList<QByteArray> rows =
+            QByteArray::fromStdString(fxltest::readFile(csv.toStdString())).trimmed().split('\n');
+        QCOMPARE(rows.size(), 1 + 4 + 1);
+        QVERIFY2(rows[2].startsWith(history ? "0,1,139637977776128,2097152,0,1,11,2,0,,relu "
+                                            : "0,1,139637977776128,2097152,0,1,11,2,0,relu,relu "),
+                 rows[2].constData());
+        const Run again = fxlens({"mem", file, "--csv", csv});
+        FXL_EXPECT_EXIT(again, 1);
+    }
+
+    void views()
+    {
+        const Run one = fxlens({"mem", snap("step.p4.pickle"), "--device", "1", "--json"});
+        QVERIFY2(one.exitCode == 0, qPrintable(describe(one)));
+        QCOMPARE(jsonOf(one).value("devices").toArray().size(), 1);
+        const Run seg = fxlens({"mem", snap("step.p4.pickle"), "--segments", "--device", "0"});
+        QVERIFY2(seg.exitCode == 0, qPrintable(describe(seg)));
+        QVERIFY2(
+            seg.out.contains("  cached segment timeline (memory_viz's rules): 1 segments (0 from before the trace)"),
+            seg.out.constData());
+        QVERIFY2(seg.out.contains("  peak 4 MiB (4194304)"), seg.out.constData());
+    }
+
+    void refusals()
+    {
+        const Run g = fxlens({"mem", snap("step.p4.pickle"), "--no-phase"});
+        FXL_EXPECT_EXIT(g, 2);
+        QVERIFY2(g.err.contains("--no-phase applies to a graph; "), g.err.constData());
+        const Run t =
+            fxlens({"mem", QString::fromStdString(fxltest::testDataPath("pytorch/mlp_gelu.joint.code.py").string()),
+                    "--segments"});
+        FXL_EXPECT_EXIT(t, 2);
+        QVERIFY2(t.err.contains("--segments applies to a CUDA memory snapshot"), t.err.constData());
+        const Run dev = fxlens({"mem", snap("step.p4.pickle"), "--device", "7"});
+        FXL_EXPECT_EXIT(dev, 1);
+        QVERIFY2(dev.err.contains("step.p4.pickle: error: no device 7 in the snapshot (devices: 0, 1)"),
+                 dev.err.constData());
+        QTemporaryDir dir;
+        // a cut pickle, and one that would call os.system
+        const QByteArray all = QByteArray::fromStdString(fxltest::readFile(snap("step.p4.pickle").toStdString()));
+        const QString cut = dir.filePath("cut.pickle");
+        QFile f(cut);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(all.left(700));
+        f.close();
+        const Run c = fxlens({"mem", cut});
+        FXL_EXPECT_EXIT(c, 1);
+        QVERIFY2(c.err.contains("cut.pickle: error: at byte "), c.err.constData());
+        const QString evil = dir.filePath("evil.pickle");
+        QFile e(evil);
+        QVERIFY(e.open(QIODevice::WriteOnly));
+        e.write(QByteArray("\x80\x02"
+                           "cposix\nsystem\nq\x00X\x02\x00\x00\x00idq\x01\x85q\x02Rq\x03.",
+                           34));
+        e.close();
+        const Run ev = fxlens({"mem", evil, "--json"});
+        FXL_EXPECT_EXIT(ev, 1);
+        QVERIFY2(ev.err.contains("evil.pickle: error: at byte 2: opcode GLOBAL refused"), ev.err.constData());
+    }
+};
+
+FXL_TEST_APPLESS_MAIN(TestCliMemSnapshot)
+}  // namespace test_cli_mem_snapshot
+#include "test_cli_mem_snapshot.moc"
