@@ -247,7 +247,10 @@ Verb runVerb()
                  "with a CUDA device: matrix products on tensor cores through cuBLAS (TF32 for f32); labelled, not "
                  "comparable bitwise"},
                 {"out", 'o', "Y", "write the outputs to the safetensors file Y"},
-                {"force", 'f', "", "replace Y if it exists"},
+                {"force", 'f', "", "replace Y (and the --memory-snapshot file) if it exists"},
+                {"memory-snapshot", 0, "FILE",
+                 "write the run's allocations as a CUDA memory snapshot (torch.cuda.memory._dump_snapshot's format, "
+                 "FX node names in the frames): fxlens mem and memory_viz read it"},
                 {"repeat", 0, "N",
                  "run N times (1 to 100000), planned once: times, and every run checked equal to the first"},
             },

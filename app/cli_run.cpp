@@ -19,6 +19,7 @@
 #include "app/cli_constants.hpp"
 #include "app/cli_run.hpp"
 #include "core/analysis/memory_timeline.hpp"
+#include "core/formats/memory_snapshot.hpp"
 #include "core/formats/safetensors.hpp"
 #include "core/formats/source.hpp"
 #include "core/ir/graph.hpp"
@@ -35,6 +36,7 @@
 #include "runtime/cpu/cpu_common.hpp"
 #include "runtime/cpu/thread_choice.hpp"
 #include "runtime/exec/executor.hpp"
+#include "runtime/exec/snapshot_recorder.hpp"
 
 namespace fxl::cli {
 
@@ -392,7 +394,12 @@ int runExec(const Args& args, Io& io)
     const uint64_t seed = seedOption(args);
     const std::string outPath = args.value("out");
     if (args.has("out") && outPath.empty()) throw UsageError("--out needs a file name");
-    if (args.has("force") && !args.has("out")) throw UsageError("--force only applies to --out");
+    const std::string snapshotPath = args.value("memory-snapshot");
+    if (args.has("memory-snapshot") && snapshotPath.empty()) throw UsageError("--memory-snapshot needs a file name");
+    if (args.has("memory-snapshot") && repeat > 1)
+        throw UsageError("--memory-snapshot records one run: not with --repeat");
+    if (args.has("force") && !args.has("out") && !args.has("memory-snapshot"))
+        throw UsageError("--force only applies to --out and --memory-snapshot");
     const DeviceChoice device = deviceOption(args, "device", DeviceChoice{});
     if (args.has("fast") && !device.fast)
         throw UsageError("--fast is a mode of the CUDA backend (--device cuda:N or cuda-emu:N); the CPU is the "
@@ -414,10 +421,10 @@ int runExec(const Args& args, Io& io)
     }
     const GraphConstants constants = resolveConstants(lg, args.value("constants"), args, kRunConstantsHint);
     // Refuse before spending the run's time.
-    if (args.has("out") && !args.has("force")) {
+    for (const std::string& path : {args.has("out") ? outPath : std::string(), snapshotPath}) {
         std::error_code ec;
-        if (std::filesystem::exists(std::filesystem::symlink_status(outPath, ec)))
-            throw InputError(outPath, 0, 0, "output file exists (use --force to replace it)");
+        if (!path.empty() && !args.has("force") && std::filesystem::exists(std::filesystem::symlink_status(path, ec)))
+            throw InputError(path, 0, 0, "output file exists (use --force to replace it)");
     }
 
     const Graph& g = *lg.graph;
@@ -443,6 +450,14 @@ int runExec(const Args& args, Io& io)
     opts.constants = constants.present() ? &constants.file : nullptr;
     opts.inputSeed = seed;
     opts.rngSeed = seed;
+    // the trace's device index: N of cuda:N / cuda-emu:N, 0 for the CPU
+    const std::string bname = backend->name();
+    const size_t colon = bname.find(':');
+    std::optional<SnapshotRecorder> recorder;
+    if (!snapshotPath.empty()) {
+        recorder.emplace(lg.source->path, colon == std::string::npos ? 0 : std::stoll(bname.substr(colon + 1)));
+        opts.onStorage = [&recorder](const ExecOptions::StorageEvent& e) { recorder->record(e); };
+    }
 
     json doc = {
         {"fxlens", "run"}, {"source", lg.source->path}, {"graph", lg.id}, {"nodes", g.size()}, {"threads", threads}};
@@ -509,6 +524,10 @@ int runExec(const Args& args, Io& io)
     doc["slowest"] = slowestJson(res);
     if (repeat > 1) doc["repeat"] = repeatJson(repeated);
 
+    if (recorder) {
+        writeFileAtomic(snapshotPath, serializeMemorySnapshot(recorder->finish()), args.has("force"));
+        doc["memory_snapshot"] = snapshotPath;
+    }
     if (args.has("out")) {
         SafeTensorsFile w = outs;
         w.metadata["fxlens_source"] = lg.source->path;
@@ -554,6 +573,9 @@ int runExec(const Args& args, Io& io)
     if (args.has("out"))
         o << "outputs" << (res.writtenInputs.empty() ? "" : " and states (as state.NAME)") << " written to " << outPath
           << "\n";
+    if (recorder)
+        o << "memory snapshot (torch.cuda.memory._dump_snapshot's format; fxlens mem reads it) written to "
+          << snapshotPath << "\n";
     if (repeat > 1) {
         const json& r = doc["repeat"];
         o << "repeat: " << r["runs"].get<int>() << " runs planned once: first " << millis(r["first_seconds"])

@@ -268,7 +268,7 @@ std::string describeElement(const MemorySnapshot& s, const TimelineElement& e, s
     if (!fx.empty()) out += " [fx node " + fx + "]";
     for (size_t k = 0; k < std::min(frames, st.size()); ++k) {
         const SnapshotFrame& f = s.frames[st[k]];
-        out += (k ? " <- " : " ") + f.name + " " + f.filename + ":" + std::to_string(f.line);
+        out += (k ? " <- " : " ") + f.name + " " + f.filename + (f.line > 0 ? ":" + std::to_string(f.line) : "");
     }
     if (st.size() > frames) out += " <- ...";
     return out;

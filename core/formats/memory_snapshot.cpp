@@ -6,6 +6,7 @@
 #include <unordered_map>
 
 #include "core/formats/pickle/pickle_reader.hpp"
+#include "core/formats/pickle/pickle_writer.hpp"
 #include "core/ir/diagnostics.hpp"
 
 namespace fxl {
@@ -31,9 +32,7 @@ const char* traceActionName(TraceAction a)
     return "other";
 }
 
-namespace {
-
-}  // namespace
+namespace { }  // namespace
 
 TraceAction traceActionFrom(std::string_view s)
 {
@@ -273,6 +272,117 @@ bool looksLikePickle(const std::string& path)
     char head[2] = {0, 0};
     f.read(head, 2);
     return f.gcount() == 2 && static_cast<unsigned char>(head[0]) == 0x80 && head[1] >= 2 && head[1] <= 5;
+}
+
+std::string serializeMemorySnapshot(const MemorySnapshot& s)
+{
+    pickle::Writer w;
+    std::vector<int64_t> stackMemo(s.stacks.size(), -1);
+    auto frames = [&](StackId id) {
+        if (stackMemo[id] >= 0) return w.reference(static_cast<uint32_t>(stackMemo[id]));
+        w.beginList();
+        for (uint32_t f : s.stacks[id]) {
+            const SnapshotFrame& fr = s.frames[f];
+            w.beginDict();
+            w.string("filename");
+            w.string(fr.filename);
+            w.string("line");
+            w.integer(fr.line);
+            w.string("name");
+            w.string(fr.name);
+            if (!fr.fxNodeName.empty()) {
+                w.string("fx_node_op");
+                w.string(fr.fxNodeOp);
+                w.string("fx_node_name");
+                w.string(fr.fxNodeName);
+                w.string("fx_node_target");
+                w.string(fr.fxNodeTarget);
+            }
+            w.endDict();
+        }
+        w.endList();
+        stackMemo[id] = w.memoize();
+    };
+    auto field = [&](const char* k, uint64_t v) {
+        w.string(k);
+        w.unsignedInteger(v);
+    };
+    w.beginDict();
+    w.string("segments");
+    w.beginList();
+    for (const SnapshotSegment& g : s.segments) {
+        w.beginDict();
+        w.string("device");
+        w.integer(g.device);
+        field("address", g.address);
+        field("total_size", g.totalSize);
+        field("allocated_size", g.allocatedSize);
+        field("active_size", g.activeSize);
+        field("requested_size", g.requestedSize);
+        w.string("stream");
+        w.integer(g.stream);
+        w.string("segment_type");
+        w.string(g.segmentType.empty() ? "large" : g.segmentType);
+        w.string("segment_pool_id");
+        w.beginTuple();
+        w.integer(0);
+        w.integer(0);
+        w.endTuple();
+        w.string("is_expandable");
+        w.boolean(g.expandable);
+        w.string("frames");
+        frames(g.stack);
+        w.string("blocks");
+        w.beginList();
+        for (const SnapshotBlock& b : g.blocks) {
+            w.beginDict();
+            field("address", b.address);
+            field("size", b.size);
+            field("requested_size", b.requestedSize);
+            w.string("state");
+            w.string(b.state);
+            w.string("frames");
+            frames(b.stack);
+            w.endDict();
+        }
+        w.endList();
+        w.endDict();
+    }
+    w.endList();
+    w.string("device_traces");
+    w.beginList();
+    for (const auto& trace : s.deviceTraces) {
+        w.beginList();
+        for (const TraceEntry& e : trace) {
+            w.beginDict();
+            w.string("action");
+            w.string(e.action == TraceAction::Other ? e.actionName : std::string(traceActionName(e.action)));
+            field("addr", e.addr);
+            field("size", e.size);
+            w.string("stream");
+            w.integer(e.stream);
+            if (e.timeUs >= 0) {
+                w.string("time_us");
+                w.integer(e.timeUs);
+            }
+            if (e.action == TraceAction::Oom) field("device_free", e.deviceFree);
+            w.string("frames");
+            frames(e.stack);
+            w.string("compile_context");
+            w.string(e.compileContext);
+            w.endDict();
+        }
+        w.endList();
+    }
+    w.endList();
+    w.string("allocator_settings");
+    w.beginDict();
+    w.endDict();
+    w.string("external_annotations");
+    w.beginList();
+    w.endList();
+    w.endDict();
+    return w.finish();
 }
 
 }  // namespace fxl

@@ -91,6 +91,10 @@ struct MemorySnapshot
 MemorySnapshot readMemorySnapshot(const std::string& path);
 MemorySnapshot memorySnapshotFrom(const pickle::Document& doc, const std::string& path);
 
+// The snapshot as PyTorch writes it (a pickle of protocol 2, frame lists shared): Python's
+// pickle, memory_viz and readMemorySnapshot read it.
+std::string serializeMemorySnapshot(const MemorySnapshot& s);
+
 // Whether the file starts as a pickle of protocol 2 or later does (PROTO): how `fxlens mem`
 // tells a snapshot from a graph.
 bool looksLikePickle(const std::string& path);

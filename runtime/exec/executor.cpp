@@ -143,6 +143,8 @@ struct Runner
     int64_t live = 0;
     int64_t stepPeak = 0;  // the most live bytes seen inside the bodies run by the current top-level step
     bool accounting = true;  // whether the graph being run is accounted (false inside cond/while/map bodies)
+    const Node* currentNode = nullptr;  // the node being run (ExecOptions::onStorage)
+    const Graph* currentGraph = nullptr;
 
     // in-place writes that reach a top-level input's storage (ExecResult::writtenInputs)
     StorageTable<NodeId>& inputStorages = prep.inputStorages;
@@ -178,8 +180,21 @@ struct Runner
             if (!s) return;
             const bool resident = isInput && !opts.countInputs;
             StorageRef* ref = refs.insert(s, StorageRef{0, resident}).first;
-            if (ref->count++ == 0 && !ref->resident) live += s->nbytes();
+            if (ref->count++ == 0 && !ref->resident) {
+                live += s->nbytes();
+                if (opts.onStorage && s->nbytes() > 0) storageEvent(true, *s);
+            }
         });
+    }
+    void storageEvent(bool alloc, const Storage& s)
+    {
+        ExecOptions::StorageEvent e;
+        e.alloc = alloc;
+        e.address = reinterpret_cast<uintptr_t>(s.data());
+        e.bytes = s.nbytes();
+        e.node = currentNode;
+        e.graph = currentGraph;
+        opts.onStorage(e);
     }
     void releaseValue(const Value& v)
     {
@@ -188,7 +203,10 @@ struct Runner
             if (!s) return;
             StorageRef* ref = refs.find(s);
             if (!ref || --ref->count > 0) return;
-            if (!ref->resident) live -= s->nbytes();
+            if (!ref->resident) {
+                live -= s->nbytes();
+                if (opts.onStorage && s->nbytes() > 0) storageEvent(false, *s);
+            }
             refs.erase(s);
         });
     }
@@ -988,12 +1006,16 @@ struct Runner
             const Node& n = g.node(order[k]);
             const NodePlan& np = plan.nodes[k];
             if (opts.cancel && opts.cancel->load()) throw Cancelled{};
+            currentNode = &n;
+            currentGraph = &g;
             Value v;
             try {
                 v = computeNode(f, n, np, operands, placeholderIndex, result);
             } catch (const KernelError& e) {
                 throw KernelError("node '" + n.name + "' (" + n.target + "): " + e.what());
             }
+            currentNode = &n;  // again: a higher-order op's bodies ran nodes of their own
+            currentGraph = &g;
             if (!np.writes.empty() && !inputStorages.empty()) noteWrites(f, n, np);
             if (np.kind != NodePlan::Kind::Output) {
                 const bool isInput = np.kind == NodePlan::Kind::Placeholder || np.kind == NodePlan::Kind::GetAttr;

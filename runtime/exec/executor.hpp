@@ -66,6 +66,20 @@ struct ExecOptions
     // outside the backend's accounting) or the order of execution. Nested graphs' nodes are
     // not reported (their HOP node is, with its value). Used by runtime/check/localize.hpp.
     std::function<void(const Node&, const Value&)> onValue;
+    // Called when the accounting takes in a storage (alloc: a value's storage becomes live) or
+    // lets it go (its last live value freed), with the node being run (the one whose output it
+    // is, or whose step freed it; a body's node inside a higher-order op). The events sum to the
+    // measured live bytes at every moment (what `fxlens run --memory-snapshot` records).
+    // Storages of no bytes are not reported.
+    struct StorageEvent
+    {
+        bool alloc = true;
+        uint64_t address = 0;  // the storage's data pointer (device memory on a device)
+        int64_t bytes = 0;
+        const Node* node = nullptr;
+        const Graph* graph = nullptr;  // the node's graph
+    };
+    std::function<void(const StorageEvent&)> onStorage;
     bool countInputs = true;  // as MemoryOptions::countInputs
     // A clock read per top-level step, for ExecResult::slowest (off: a step loop that does not
     // look at it saves about 0.02 us per node).

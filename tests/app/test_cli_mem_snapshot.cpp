@@ -5,6 +5,7 @@
 // would run code are refused with the file and the reason.
 #include <QJsonArray>
 #include <QJsonObject>
+#include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -98,6 +99,67 @@ private slots:
         FXL_EXPECT_EXIT(again, 1);
     }
 
+    // `fxlens run --memory-snapshot`: the run's allocations in the snapshot format, read back by
+    // `fxlens mem` (the same peak as the run measured, every allocation named by its FX node)
+    // and by Python's pickle where python3 is installed
+    void runWritesASnapshot_data()
+    {
+        QTest::addColumn<QString>("graph");
+        QTest::addColumn<QString>("device");
+        QTest::addColumn<int>("deviceIndex");
+        const auto data = [](const char* rel) { return QString::fromStdString(fxltest::testDataPath(rel).string()); };
+        QTest::newRow("mlp_gelu cpu") << data("pytorch/mlp_gelu.joint.code.py") << "cpu" << 0;
+        QTest::newRow("t5_bias cpu") << data("models/t5_bias.joint.code.py") << "cpu" << 0;
+        QTest::newRow("lstm_lm cuda-emu:1") << data("models/lstm_lm.joint.code.py") << "cuda-emu:1" << 1;
+        QTest::newRow("gn_resnet cuda-emu") << data("models/gn_resnet.joint.code.py") << "cuda-emu" << 0;
+    }
+    void runWritesASnapshot()
+    {
+        QFETCH(QString, graph);
+        QFETCH(QString, device);
+        QFETCH(int, deviceIndex);
+        QTemporaryDir dir;
+        const QString path = dir.filePath("run.pickle");
+        const Run r = fxlens({"run", graph, "--device", device, "--memory-snapshot", path, "--json"});
+        QVERIFY2(r.exitCode == 0, qPrintable(describe(r)));
+        const qint64 peak = jsonOf(r).value("peak_bytes").toInteger();
+        QVERIFY(peak > 0);
+        QCOMPARE(jsonOf(r).value("memory_snapshot").toString(), path);
+        const Run m = fxlens({"mem", path, "--json", "--top", "1000"});
+        QVERIFY2(m.exitCode == 0, qPrintable(describe(m)));
+        const QJsonArray devs = jsonOf(m).value("devices").toArray();
+        QCOMPARE(devs.size(), 1);
+        QCOMPARE(devs[0].toObject().value("device").toInt(), deviceIndex);
+        const QJsonObject t = devs[0].toObject().value("timeline").toObject();
+        QCOMPARE(t.value("peak_bytes").toInteger(), peak);
+        QCOMPARE(t.value("allocated_before_trace").toInt(), 0);
+        for (const QJsonValue& a : t.value("largest").toArray())
+            QVERIFY2(!a.toObject().value("fx_node").toString().isEmpty(),
+                     qPrintable(QJsonDocument(a.toObject()).toJson()));
+        // again over it: refused without --force, replaced with it
+        const Run again = fxlens({"run", graph, "--device", device, "--memory-snapshot", path});
+        FXL_EXPECT_EXIT(again, 1);
+        QVERIFY2(again.err.contains("output file exists (use --force to replace it)"), again.err.constData());
+        const Run forced = fxlens({"run", graph, "--device", device, "--memory-snapshot", path, "--force"});
+        QVERIFY2(forced.exitCode == 0
+                     && forced.out.contains("memory snapshot (torch.cuda.memory._dump_snapshot's format"),
+                 qPrintable(describe(forced)));
+        // Python's own pickle reads it: the same number of trace entries per device
+        if (QStandardPaths::findExecutable("python3").isEmpty())
+            QSKIP("no python3 here: the pickle was read by fxlens only");
+        const Run py = runProcess("python3",
+                                  {"-c",
+                                   "import pickle,sys; d=pickle.load(open(sys.argv[1],'rb')); "
+                                   "print(len(d['device_traces']), len(d['device_traces'][-1]), "
+                                   "d['device_traces'][-1][0]['frames'][0]['fx_node_name'])",
+                                   path});
+        QVERIFY2(py.exitCode == 0, qPrintable(describe(py)));
+        const QList<QByteArray> words = py.out.trimmed().split(' ');
+        QCOMPARE(words[0].toInt(), deviceIndex + 1);
+        QCOMPARE(words[1].toInt(), devs[0].toObject().value("trace_events").toInt());
+        QVERIFY(!words[2].isEmpty());
+    }
+
     void views()
     {
         const Run one = fxlens({"mem", snap("step.p4.pickle"), "--device", "1", "--json"});
@@ -113,6 +175,10 @@ private slots:
 
     void refusals()
     {
+        const QString mlp = QString::fromStdString(fxltest::testDataPath("pytorch/mlp_gelu.joint.code.py").string());
+        const Run rep = fxlens({"run", mlp, "--memory-snapshot", "/tmp/fxlens-never.pickle", "--repeat", "3"});
+        FXL_EXPECT_EXIT(rep, 2);
+        QVERIFY2(rep.err.contains("--memory-snapshot records one run: not with --repeat"), rep.err.constData());
         const Run g = fxlens({"mem", snap("step.p4.pickle"), "--no-phase"});
         FXL_EXPECT_EXIT(g, 2);
         QVERIFY2(g.err.contains("--no-phase applies to a graph; "), g.err.constData());
