@@ -195,6 +195,9 @@ Verb memVerb()
                  "the graph is a forward partition (no backward nodes) returning N user outputs; the rest are saved "
                  "values"},
                 {"device", 'd', "N", "a snapshot: only CUDA device N"},
+                {"snapshot", 0, "SNAP",
+                 "a CUDA memory snapshot of a run of this graph, laid over its estimate: allocations matched to "
+                 "nodes (fx_node_name, else allocation order), the match rate, both peaks, the nodes that differ"},
                 {"segments", 0, "", "a snapshot: the cached segment timeline instead of the active memory one"},
                 {"top", 0, "N", "a snapshot: how many allocations to list (default 5)"},
             },

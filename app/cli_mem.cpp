@@ -8,6 +8,8 @@
 #include "app/cli_mem.hpp"
 #include "app/cli_mem_snapshot.hpp"
 #include "core/analysis/memory_timeline.hpp"
+#include "core/analysis/snapshot_overlay.hpp"
+#include "core/analysis/snapshot_timeline.hpp"
 #include "core/formats/memory_snapshot.hpp"
 #include "core/formats/source.hpp"
 #include "core/ir/graph.hpp"
@@ -39,14 +41,96 @@ void checkForwardOutputs(const Graph& g, int64_t n, const MemoryOptions& mo)
                          "forward/backward boundary is at step "
                          + std::to_string(own.boundaryStep) + "), which set the saved values");
 }
+// --snapshot SNAP: a snapshot of a run of this graph over its estimate (snapshot_overlay.hpp)
+int overlayOutput(const Args& args, Io& io, const LoadedGraph& lg, const MemoryTimeline& t)
+{
+    if (args.has("csv")) throw UsageError("--csv does not apply with --snapshot");
+    const std::string path = args.value("snapshot");
+    const MemorySnapshot s = readMemorySnapshot(path);
+    std::vector<int64_t> traced;
+    for (size_t d = 0; d < s.deviceTraces.size(); ++d)
+        if (!s.deviceTraces[d].empty()) traced.push_back(static_cast<int64_t>(d));
+    int64_t device = traced.empty() ? 0 : traced.front();
+    if (args.has("device")) {
+        device = args.intValue("device", 0);
+    } else if (traced.size() > 1) {
+        std::string have;
+        for (int64_t d : traced) have += (have.empty() ? "" : ", ") + std::to_string(d);
+        throw InputError(path, 0, 0, "the snapshot traces devices " + have + ": pick one with --device N");
+    }
+    const SnapshotTimeline measured = snapshotTimeline(s, device);
+    const SnapshotOverlay o = overlaySnapshot(*lg.graph, t, s, measured);
+    const Graph& g = *lg.graph;
+    const double rate =
+        o.allocations ? 100.0 * static_cast<double>(o.byName + o.byOrder) / static_cast<double>(o.allocations) : 0;
+    // the nodes where estimate and measurement differ, largest difference first
+    std::vector<const OverlayNode*> differ;
+    for (const OverlayNode& n : o.nodes)
+        if (static_cast<uint64_t>(n.estimatedBytes) != n.measuredBytes) differ.push_back(&n);
+    std::stable_sort(differ.begin(), differ.end(), [](const OverlayNode* a, const OverlayNode* b) {
+        return std::llabs(static_cast<long long>(a->measuredBytes) - a->estimatedBytes)
+            > std::llabs(static_cast<long long>(b->measuredBytes) - b->estimatedBytes);
+    });
+    if (args.has("json")) {
+        nlohmann::json nodes = nlohmann::json::array();
+        for (const OverlayNode& n : o.nodes)
+            nodes.push_back({{"node", g.node(n.node).name},
+                             {"estimated_bytes", n.estimatedBytes},
+                             {"measured_bytes", n.measuredBytes},
+                             {"estimated_allocations", n.estimatedAllocations},
+                             {"measured_allocations", n.measuredAllocations}});
+        nlohmann::json doc = {{"fxlens", "mem"},
+                              {"source", lg.source->path},
+                              {"graph", lg.id},
+                              {"snapshot", path},
+                              {"device", device},
+                              {"allocations", o.allocations},
+                              {"matched_by_fx_node_name", o.byName},
+                              {"matched_by_order", o.byOrder},
+                              {"unmatched", o.unmatched()},
+                              {"match_rate", rate / 100.0},
+                              {"estimated_peak_bytes", o.estimatedPeak},
+                              {"estimated_peak_node", o.estimatedPeakNode},
+                              {"measured_peak_bytes", o.measuredPeak},
+                              {"measured_peak_step", o.measuredPeakStep},
+                              {"measured_peak_node", o.measuredPeakNode},
+                              {"nodes", nodes}};
+        io.out << doc.dump(1) << "\n";
+        return kExitOk;
+    }
+    char pct[16];
+    std::snprintf(pct, sizeof pct, "%.1f%%", rate);
+    io.out << "snapshot " << path << " (device " << device << ") over " << lg.source->path << " graph " << lg.id
+           << "\n";
+    io.out << "  " << o.byName + o.byOrder << " of " << o.allocations << " allocations matched to nodes (" << pct
+           << "): " << o.byName << " by fx_node_name, " << o.byOrder << " by allocation order; " << o.unmatched()
+           << " unmatched\n";
+    io.out << "  peak: estimated " << formatByteSize(o.estimatedPeak) << " (" << o.estimatedPeak << ") at "
+           << o.estimatedPeakNode << "; measured " << formatByteSize(static_cast<int64_t>(o.measuredPeak)) << " ("
+           << o.measuredPeak << ") at step " << o.measuredPeakStep
+           << (o.measuredPeakNode.empty() ? std::string() : " (after " + o.measuredPeakNode + ")") << "\n";
+    if (differ.empty()) {
+        io.out << "  every node allocated the bytes the estimate says (" << o.nodes.size() << " nodes)\n";
+    } else {
+        io.out << "  nodes whose measured bytes differ from the estimate (" << differ.size() << "), largest first:\n";
+        for (size_t k = 0; k < std::min<size_t>(kLiveShown, differ.size()); ++k)
+            io.out << "    " << g.node(differ[k]->node).name << ": estimated "
+                   << formatByteSize(differ[k]->estimatedBytes) << ", measured "
+                   << formatByteSize(static_cast<int64_t>(differ[k]->measuredBytes)) << "\n";
+    }
+    return kExitOk;
+}
+
 }  // namespace
 
 int runMem(const Args& args, Io& io)
 {
     if (looksLikePickle(args.positional.front())) return runMemSnapshot(args, io);
-    for (const char* snapshotOnly : {"device", "segments", "top"})
+    for (const char* snapshotOnly : {"segments", "top"})
         if (args.has(snapshotOnly))
             throw UsageError(std::string("--") + snapshotOnly + " applies to a CUDA memory snapshot (a .pickle file)");
+    if (args.has("device") && !args.has("snapshot"))
+        throw UsageError("--device applies to a CUDA memory snapshot (a .pickle file, or --snapshot)");
     const bool json = args.has("json");
     const std::string csv = args.value("csv");
     if (args.has("csv") && csv.empty()) throw UsageError("--csv needs a file name or '-' (stdout)");
@@ -67,6 +151,7 @@ int runMem(const Args& args, Io& io)
     }
     const MemoryTimeline t = computeMemoryTimeline(*lg.graph, mo);
     const std::string summary = timelineSummary(t);
+    if (args.has("snapshot")) return overlayOutput(args, io, lg, t);
 
     if (args.has("csv")) {
         const std::string text = timelineToCsv(t, *lg.graph);

@@ -72,7 +72,7 @@ std::string csvField(const std::string& s)
 
 int runMemSnapshot(const Args& args, Io& io)
 {
-    for (const char* graphOnly : {"graph", "no-inputs", "no-phase", "forward-outputs"})
+    for (const char* graphOnly : {"graph", "no-inputs", "no-phase", "forward-outputs", "snapshot"})
         if (args.has(graphOnly))
             throw UsageError(std::string("--") + graphOnly + " applies to a graph; " + args.positional.front()
                              + " is a CUDA memory snapshot");

@@ -10,6 +10,7 @@
 #include <QtTest>
 
 #include "cli_test_util.hpp"
+#include "core/formats/memory_snapshot.hpp"
 #include "test_registry.hpp"
 #include "test_util.hpp"
 
@@ -158,6 +159,78 @@ private slots:
         QCOMPARE(words[0].toInt(), deviceIndex + 1);
         QCOMPARE(words[1].toInt(), devs[0].toObject().value("trace_events").toInt());
         QVERIFY(!words[2].isEmpty());
+    }
+
+    // `fxlens mem GRAPH --snapshot SNAP`: a run's snapshot over the graph's estimate, matched by
+    // fx_node_name (all of them), and with the names stripped, by allocation order (all of them
+    // again); both peaks equal, every node's bytes equal
+    void overlay_data()
+    {
+        QTest::addColumn<QString>("graph");
+        QTest::addColumn<QString>("device");
+        const auto data = [](const char* rel) { return QString::fromStdString(fxltest::testDataPath(rel).string()); };
+        QTest::newRow("mlp_gelu cpu") << data("pytorch/mlp_gelu.joint.code.py") << "cpu";
+        QTest::newRow("t5_bias cpu") << data("models/t5_bias.joint.code.py") << "cpu";
+        QTest::newRow("gn_resnet cuda-emu") << data("models/gn_resnet.joint.code.py") << "cuda-emu";
+    }
+    void overlay()
+    {
+        QFETCH(QString, graph);
+        QFETCH(QString, device);
+        QTemporaryDir dir;
+        const QString path = dir.filePath("run.pickle");
+        const Run r = fxlens({"run", graph, "--device", device, "--memory-snapshot", path});
+        QVERIFY2(r.exitCode == 0, qPrintable(describe(r)));
+        // the same snapshot without FX node names (as PyTorch writes one without
+        // augment_with_fx_traces): matched by allocation order
+        fxl::MemorySnapshot s = fxl::readMemorySnapshot(path.toStdString());
+        for (fxl::SnapshotFrame& f : s.frames) f.fxNodeName.clear();
+        const QString bare = dir.filePath("bare.pickle");
+        QFile out(bare);
+        QVERIFY(out.open(QIODevice::WriteOnly));
+        out.write(QByteArray::fromStdString(fxl::serializeMemorySnapshot(s)));
+        out.close();
+        for (const QString& snapshot : {path, bare}) {
+            const bool named = snapshot == path;
+            const Run m = fxlens({"mem", graph, "--snapshot", snapshot, "--json"});
+            QVERIFY2(m.exitCode == 0, qPrintable(describe(m)));
+            const QJsonObject o = jsonOf(m);
+            const int all = o.value("allocations").toInt();
+            QVERIFY(all > 0);
+            QCOMPARE(o.value("matched_by_fx_node_name").toInt(), named ? all : 0);
+            QCOMPARE(o.value("matched_by_order").toInt(), named ? 0 : all);
+            QCOMPARE(o.value("match_rate").toDouble(), 1.0);
+            QCOMPARE(o.value("measured_peak_bytes").toInteger(), o.value("estimated_peak_bytes").toInteger());
+            QCOMPARE(o.value("measured_peak_node").toString(), o.value("estimated_peak_node").toString());
+            for (const QJsonValue& n : o.value("nodes").toArray())
+                QVERIFY2(n.toObject().value("estimated_bytes").toInteger()
+                             == n.toObject().value("measured_bytes").toInteger(),
+                         qPrintable(QJsonDocument(n.toObject()).toJson()));
+        }
+        const Run text = fxlens({"mem", graph, "--snapshot", path});
+        QVERIFY2(text.out.contains("allocations matched to nodes (100.0%): "), text.out.constData());
+        QVERIFY2(text.out.contains("  every node allocated the bytes the estimate says ("), text.out.constData());
+    }
+
+    // another graph's snapshot: the peaks apart, the differences listed
+    void overlayOfAnotherRun()
+    {
+        QTemporaryDir dir;
+        const QString path = dir.filePath("mlp.pickle");
+        const QString mlp = QString::fromStdString(fxltest::testDataPath("pytorch/mlp_gelu.joint.code.py").string());
+        const QString t5 = QString::fromStdString(fxltest::testDataPath("models/t5_bias.joint.code.py").string());
+        QVERIFY(fxlens({"run", mlp, "--memory-snapshot", path}).exitCode == 0);
+        const Run m = fxlens({"mem", t5, "--snapshot", path});
+        QVERIFY2(m.exitCode == 0, qPrintable(describe(m)));
+        // the names the two graphs share (arg1_1, mm, ...) match by name, the rest by order
+        QVERIFY2(m.out.contains("  12 of 12 allocations matched to nodes (100.0%): 10 by fx_node_name, 2 by allocation "
+                                "order; 0 unmatched\n"),
+                 m.out.constData());
+        QVERIFY2(m.out.contains("; measured 612 B (612) at step 22"), m.out.constData());
+        QVERIFY2(m.out.contains("  nodes whose measured bytes differ from the estimate ("), m.out.constData());
+        const Run two = fxlens({"mem", t5, "--snapshot", snap("step.p4.pickle")});
+        FXL_EXPECT_EXIT(two, 1);
+        QVERIFY2(two.err.contains("the snapshot traces devices 0, 1: pick one with --device N"), two.err.constData());
     }
 
     void views()
