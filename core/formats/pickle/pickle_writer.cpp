@@ -14,9 +14,16 @@ void le(std::string& o, uint64_t v, int bytes)
 
 }  // namespace
 
-Writer::Writer()
-    : out_("\x80\x02", 2)
+Writer::Writer(bool header)
+    : out_(header ? std::string("\x80\x02", 2) : std::string())
 { }
+
+std::string Writer::take()
+{
+    std::string s = std::move(out_);
+    out_.clear();
+    return s;
+}
 
 void Writer::none() { out_ += 'N'; }
 void Writer::boolean(bool v) { out_ += v ? '\x88' : '\x89'; }

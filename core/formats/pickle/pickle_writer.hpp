@@ -14,7 +14,8 @@ namespace fxl::pickle {
 class Writer
 {
 public:
-    Writer();
+    // header: start with PROTO 2 (false: a continuation of a pickle another writer started)
+    explicit Writer(bool header = true);
     void none();
     void boolean(bool v);
     void integer(int64_t v);
@@ -31,6 +32,7 @@ public:
     uint32_t memoize();
     void reference(uint32_t id);
     std::string finish();  // STOP; the writer is done
+    std::string take();  // the bytes so far, for streaming a large pickle out in pieces
 
 private:
     void put(uint32_t id);
