@@ -3,6 +3,8 @@ install(FILES ${CMAKE_SOURCE_DIR}/packaging/fxlens.desktop DESTINATION share/app
 install(FILES ${CMAKE_SOURCE_DIR}/packaging/io.github.fxlens.metainfo.xml DESTINATION share/metainfo)
 # the bundled example the window opens when `fxlens` runs alone (found beside bin/fxlens)
 install(DIRECTORY ${CMAKE_SOURCE_DIR}/resources/examples/ DESTINATION share/fxlens/examples)
+# the capture module, where Debian's python3 imports it from (`import fxlens_capture`)
+install(FILES ${CMAKE_SOURCE_DIR}/python/fxlens_capture.py DESTINATION lib/python3/dist-packages)
 set(CPACK_GENERATOR "DEB")
 set(CPACK_PACKAGE_NAME "fxlens")
 set(CPACK_PACKAGE_VERSION ${PROJECT_VERSION})

@@ -45,6 +45,10 @@ private slots:
         const QString example = root + QStringLiteral("/usr/share/fxlens/examples/gpt2_tiny.joint.code.py");
         QVERIFY(QFileInfo::exists(bin));
         QVERIFY(QFileInfo::exists(example));
+        // the capture module, where Debian's python3 imports it from
+        const QString capture = root + QStringLiteral("/usr/lib/python3/dist-packages/fxlens_capture.py");
+        QCOMPARE(fxltest::readFile(capture.toStdString()),
+                 fxltest::readFile(fxltest::testDataPath() / ".." / ".." / "python" / "fxlens_capture.py"));
         QCOMPARE(fxltest::readFile(example.toStdString()),
                  fxltest::readFile(fxltest::testDataPath() / ".." / ".." / "resources" / "examples"
                                    / "gpt2_tiny.joint.code.py"));

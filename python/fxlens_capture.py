@@ -1,0 +1,193 @@
+"""Capture one training step of your own model for fxlens: its joint forward+backward graph and
+the real values fxlens needs to run it and to compare its run with your PyTorch's.
+
+    import fxlens_capture
+    def step(x, y): return loss_fn(model(x), y)       # your step, up to the loss
+    fxlens_capture.capture(step, model, (x, y), "capture", name="mymodel")
+
+Then, in a shell:
+
+    fxlens check capture/mymodel.joint.code.py capture/mymodel.outputs.safetensors --tolerance 1e-6,1e-5
+
+Writes, in fxlens' corpus form (the files `fxlens run`, `check`, `mem` and the window read):
+
+    NAME.joint.code.py            the traced train step (gm.code): returns (loss, *grads)
+    NAME.joint.graph.txt          the same graph as PyTorch lists it
+    NAME.meta.json                per node: op, target, tensor meta (dtype, shape, stride), phase
+    NAME.params.json              how many leading inputs are data; the parameter names of the rest
+    NAME.inputs.safetensors       the real inputs and parameters, keyed by placeholder name
+    NAME.joint.constants.safetensors  tensors the graph reads by get_attr (buffers, masks), if any
+    NAME.outputs.safetensors      PyTorch's run of that graph on those inputs (out_0 = loss, ...)
+    NAME.outputs_f64.safetensors  the same step computed by PyTorch in float64 (f64=True)
+
+The graph is traced with make_fx (torch.fx.experimental.proxy_tensor), which PyTorch 1.13 to
+2.x provide; the backward comes from torch.autograd.grad inside the trace, as AOT autograd does.
+Needs nothing but PyTorch. The model is not changed: its parameters are swapped for traced
+copies only while the step is traced.
+"""
+
+import json
+import os
+import struct
+
+import torch
+
+__all__ = ["capture"]
+
+_DTYPES = {
+    torch.float64: "F64", torch.float32: "F32", torch.float16: "F16", torch.bfloat16: "BF16",
+    torch.int64: "I64", torch.int32: "I32", torch.int16: "I16", torch.int8: "I8",
+    torch.uint8: "U8", torch.bool: "BOOL",
+}
+
+
+def _write_safetensors(path, tensors, metadata=None):
+    """name -> tensor, as the safetensors format lays it out (no dependency)."""
+    header, blobs, offset = {}, [], 0
+    if metadata:
+        header["__metadata__"] = {k: str(v) for k, v in metadata.items()}
+    for name, t in tensors.items():
+        t = t.detach().to("cpu").contiguous()
+        if t.dtype not in _DTYPES:
+            raise TypeError("%s: dtype %s has no safetensors name" % (name, t.dtype))
+        data = t.view(-1).view(torch.uint8).numpy().tobytes() if t.numel() else b""
+        header[name] = {"dtype": _DTYPES[t.dtype], "shape": list(t.shape), "data_offsets": [offset, offset + len(data)]}
+        blobs.append(data)
+        offset += len(data)
+    h = json.dumps(header, separators=(",", ":")).encode()
+    h += b" " * ((8 - len(h) % 8) % 8)
+    tmp = path + ".part"
+    with open(tmp, "wb") as f:
+        f.write(struct.pack("<Q", len(h)))
+        f.write(h)
+        for b in blobs:
+            f.write(b)
+    os.replace(tmp, path)
+
+
+def _write_text(path, text):
+    tmp = path + ".part"
+    with open(tmp, "w") as f:
+        f.write(text)
+    os.replace(tmp, path)
+
+
+def _reparametrized(model, tensors):
+    """A context that swaps the module's parameters (by name) for `tensors` while it is open."""
+    try:  # PyTorch 2.x
+        from torch.nn.utils.stateless import _reparametrize_module
+    except ImportError:  # pragma: no cover
+        from torch.nn.utils._named_member_accessor import _reparametrize_module  # type: ignore
+    return _reparametrize_module(model, tensors)
+
+
+def _joint(step, model, names, n_data, fixed):
+    """The traced function: data inputs and parameters in, (loss, *grads) out. `fixed`: tensors
+    swapped into the module for the step without being inputs (its buffers' copies)."""
+    def joint(*flat):
+        data, params = flat[:n_data], flat[n_data:]
+        with _reparametrized(model, {**fixed, **dict(zip(names, params))}):
+            loss = step(*data)
+        grads = torch.autograd.grad(loss, params, allow_unused=True)
+        return (loss, *[g if g is not None else torch.zeros_like(p) for g, p in zip(grads, params)])
+    return joint
+
+
+def _tensor_meta(value):
+    if isinstance(value, torch.Tensor):
+        return {"dtype": str(value.dtype).replace("torch.", ""), "shape": list(value.shape),
+                "stride": list(value.stride())}
+    if isinstance(value, (list, tuple)):
+        return [_tensor_meta(v) for v in value]
+    return None
+
+
+def capture(step, model, inputs, out_dir, name="step", f64=True):
+    """Traces `step(*inputs)` (which returns the loss) with the backward of the loss with respect
+    to `model`'s parameters, runs the traced graph, and writes the files listed above to
+    `out_dir`. Returns the traced GraphModule."""
+    from torch.fx.experimental.proxy_tensor import make_fx
+
+    os.makedirs(out_dir, exist_ok=True)
+    inputs = tuple(inputs)
+    named = [(n, p) for n, p in model.named_parameters() if p.requires_grad]
+    names = [n for n, _ in named]
+    params = [p.detach().clone().requires_grad_(True) for _, p in named]
+    # the buffers (running statistics, ...) as copies: the traced step may write them, the
+    # model's own stay as they are; the graph reads them as get_attr constants
+    buffers = {n: b.detach().clone() for n, b in model.named_buffers()}
+    originals = {n: b.detach().clone() for n, b in model.named_buffers()}
+    joint = _joint(step, model, names, len(inputs), buffers)
+    gm = make_fx(joint, tracing_mode="real")(*inputs, *params)
+    placeholders = [n for n in gm.graph.nodes if n.op == "placeholder"]
+    if len(placeholders) != len(inputs) + len(params):
+        raise RuntimeError("the traced step has %d inputs, expected %d" % (len(placeholders), len(inputs) + len(params)))
+    stem = os.path.join(out_dir, name)
+
+    # the graph, its listing and the values it reads
+    _write_text(stem + ".joint.code.py", gm.code)
+    _write_text(stem + ".joint.graph.txt", str(gm.graph))
+    values = list(inputs) + [p.detach() for p in params]
+    _write_safetensors(stem + ".inputs.safetensors", {n.name: v for n, v in zip(placeholders, values)})
+    constants = {}
+    for n in gm.graph.nodes:
+        if n.op == "get_attr":
+            v = gm
+            for part in n.target.split("."):
+                v = getattr(v, part)
+            if isinstance(v, torch.Tensor):
+                # a buffer the trace ran on (and may have written): its value before the step
+                for bn, b in buffers.items():
+                    if v.data_ptr() == b.data_ptr() and v.shape == b.shape:
+                        v = originals[bn].clone()
+                        setattr(gm, n.target, v)
+                        break
+                constants[n.target] = v
+    if constants:
+        _write_safetensors(stem + ".joint.constants.safetensors", constants)
+    _write_text(stem + ".params.json", json.dumps({"data_inputs": len(inputs), "parameter_fqns": names}, indent=1) + "\n")
+
+    # PyTorch's run of the traced graph on those values, recording each node's tensor meta
+    metas = {}
+
+    class Recorder(torch.fx.Interpreter):
+        def run_node(self, n):
+            out = super().run_node(n)
+            metas[n.name] = _tensor_meta(out)
+            return out
+
+    with torch.no_grad():
+        outs = Recorder(gm).run(*[v.detach().clone() for v in values])
+    outs = list(outs) if isinstance(outs, (list, tuple)) else [outs]
+    _write_safetensors(stem + ".outputs.safetensors",
+                       {"out_%d" % k: o for k, o in enumerate(outs) if isinstance(o, torch.Tensor)},
+                       {"source": "fxlens_capture, PyTorch %s, the traced graph run eagerly" % torch.__version__})
+
+    # per node meta; phase: forward until the loss (the first output), backward after it
+    loss_node = None
+    out_node = [n for n in gm.graph.nodes if n.op == "output"][0]
+    first = out_node.args[0][0] if isinstance(out_node.args[0], (list, tuple)) else out_node.args[0]
+    loss_node = first if isinstance(first, torch.fx.Node) else None
+    phase, nodes = "forward", []
+    for n in gm.graph.nodes:
+        entry = {"name": n.name, "op": n.op, "target": str(n.target)}
+        if n.name in metas and metas[n.name] is not None:
+            entry["tensor_meta"] = metas[n.name]
+        if n.op not in ("placeholder", "output"):
+            entry["phase"] = phase
+        if n is loss_node:
+            phase = "backward"
+        nodes.append(entry)
+    _write_text(stem + ".meta.json", json.dumps({"source": "fxlens_capture (make_fx, torch %s, tracing_mode=real)"
+                                                 % torch.__version__, "nodes": nodes}, indent=1) + "\n")
+
+    # the same step in float64, by PyTorch's autograd on float64 copies
+    if f64:
+        def up(t):
+            return t.detach().clone().double() if t.is_floating_point() else t.detach().clone()
+        in64 = [up(v) if isinstance(v, torch.Tensor) else v for v in inputs]
+        p64 = [up(p).requires_grad_(True) for p in params]
+        loss = _joint(step, model, names, len(in64), {n: up(b) for n, b in originals.items()})(*in64, *p64)
+        _write_safetensors(stem + ".outputs_f64.safetensors", {"out_%d" % k: o for k, o in enumerate(loss)},
+                           {"source": "fxlens_capture, PyTorch %s, float64" % torch.__version__})
+    return gm

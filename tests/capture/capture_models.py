@@ -1,0 +1,89 @@
+#!/usr/bin/env python3
+"""Uses python/fxlens_capture.py as a user would, on models whose steps the tests then check
+with fxlens (tests/app/test_capture.cpp):
+
+    capture_models.py OUT_DIR [MODEL...]
+
+- mlp_gelu: the corpus' mlp_gelu (x @ w1 -> gelu -> @ w2 -> sum) with the corpus' own input and
+  weights (tests/data/pytorch/mlp_gelu.inputs.safetensors): the capture must give the corpus'
+  graph and PyTorch's outputs again;
+- bn_conv: a model kind the corpus lacks, with buffers: conv -> batch norm (training, running
+  statistics) -> relu -> linear, cross-entropy loss; seeded.
+"""
+import json
+import os
+import struct
+import sys
+
+import torch
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "python"))
+import fxlens_capture  # noqa: E402
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def read_safetensors(path):
+    with open(path, "rb") as f:
+        n = struct.unpack("<Q", f.read(8))[0]
+        header = json.loads(f.read(n))
+        data = bytearray(f.read())
+    out = {}
+    for name, t in header.items():
+        if name == "__metadata__":
+            continue
+        b, e = t["data_offsets"]
+        assert t["dtype"] == "F32"
+        out[name] = torch.frombuffer(data[b:e], dtype=torch.float32).reshape(t["shape"]).clone()
+    return out
+
+
+class MlpGelu(torch.nn.Module):
+    def __init__(self, w1, w2):
+        super().__init__()
+        self.w1 = torch.nn.Parameter(w1)
+        self.w2 = torch.nn.Parameter(w2)
+
+    def forward(self, x):
+        return torch.nn.functional.gelu(x @ self.w1) @ self.w2
+
+
+class BnConv(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = torch.nn.Conv2d(3, 4, 3, padding=1)
+        self.bn = torch.nn.BatchNorm2d(4)
+        self.fc = torch.nn.Linear(4 * 6 * 6, 5)
+
+    def forward(self, x):
+        return self.fc(torch.relu(self.bn(self.conv(x))).flatten(1))
+
+
+def main():
+    out = sys.argv[1]
+    which = sys.argv[2:] or ["mlp_gelu", "bn_conv"]
+    if "mlp_gelu" in which:
+        v = read_safetensors(os.path.join(HERE, "..", "data", "pytorch", "mlp_gelu.inputs.safetensors"))
+        model = MlpGelu(v["arg1_1"], v["arg2_1"])
+
+        def step(x):
+            return model(x).sum()
+
+        fxlens_capture.capture(step, model, (v["arg0_1"],), out, name="mlp_gelu")
+    if "bn_conv" in which:
+        torch.manual_seed(0)
+        model = BnConv()
+        x = torch.randn(8, 3, 6, 6)
+        y = torch.randint(0, 5, (8,))
+        before = model.bn.running_mean.clone()
+
+        def step(x, y):
+            return torch.nn.functional.cross_entropy(model(x), y)
+
+        fxlens_capture.capture(step, model, (x, y), out, name="bn_conv")
+        assert torch.equal(before, model.bn.running_mean), "the capture changed the model's buffers"
+    print("captured", " ".join(which), "into", out)
+
+
+if __name__ == "__main__":
+    main()
