@@ -200,6 +200,9 @@ Verb memVerb()
                  "nodes (fx_node_name, else allocation order), the match rate, both peaks, the nodes that differ"},
                 {"segments", 0, "", "a snapshot: the cached segment timeline instead of the active memory one"},
                 {"top", 0, "N", "a snapshot: how many allocations to list (default 5)"},
+                {"compare", 0, "B",
+                 "a snapshot: compare with snapshot B (peaks; per FX node or allocation site, bytes allocated and "
+                 "live at the peak)"},
             },
             1,
             1,

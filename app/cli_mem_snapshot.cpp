@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "app/cli_common.hpp"
+#include "core/analysis/snapshot_compare.hpp"
 #include "core/analysis/snapshot_timeline.hpp"
 #include "core/formats/memory_snapshot.hpp"
 #include "core/util/format.hpp"
@@ -68,6 +69,74 @@ std::string csvField(const std::string& s)
     return q + "\"";
 }
 
+// the device both snapshots are read on: --device N, else the first one A traces
+int64_t comparedDevice(const Args& args, const MemorySnapshot& a)
+{
+    if (args.has("device")) return args.intValue("device", 0);
+    for (size_t d = 0; d < a.deviceTraces.size(); ++d)
+        if (!a.deviceTraces[d].empty()) return static_cast<int64_t>(d);
+    return 0;
+}
+
+// --compare B: two snapshots' timelines aligned by allocation site (snapshot_compare.hpp)
+int compareOutput(const Args& args, Io& io, const MemorySnapshot& a)
+{
+    const std::string pathB = args.value("compare");
+    const MemorySnapshot b = readMemorySnapshot(pathB);
+    const int64_t device = comparedDevice(args, a);
+    const bool segments = args.has("segments");
+    const SnapshotTimeline ta = snapshotTimeline(a, device, segments), tb = snapshotTimeline(b, device, segments);
+    const SnapshotComparison c = compareSnapshots(a, ta, b, tb);
+    const size_t top = static_cast<size_t>(args.intValue("top", 10));
+    if (args.has("json")) {
+        nlohmann::json sites = nlohmann::json::array();
+        for (const SiteComparison& x : c.sites)
+            sites.push_back({{"site", x.site},
+                             {"allocated_a", x.allocatedA},
+                             {"allocated_b", x.allocatedB},
+                             {"count_a", x.countA},
+                             {"count_b", x.countB},
+                             {"at_peak_a", x.atPeakA},
+                             {"at_peak_b", x.atPeakB}});
+        io.out << nlohmann::json{{"fxlens", "mem"},
+                                 {"a", a.path},
+                                 {"b", b.path},
+                                 {"device", device},
+                                 {"peak_a", c.peakA},
+                                 {"peak_b", c.peakB},
+                                 {"peak_step_a", c.peakStepA},
+                                 {"peak_step_b", c.peakStepB},
+                                 {"aligned_by", c.byFxNode ? "fx node" : "allocation site"},
+                                 {"sites_in_both", c.bothSites},
+                                 {"sites_only_a", c.onlyA},
+                                 {"sites_only_b", c.onlyB},
+                                 {"sites", sites}}
+                      .dump(1)
+               << "\n";
+        return kExitOk;
+    }
+    const auto bytes = [](uint64_t v) { return formatByteSize(static_cast<int64_t>(v)); };
+    const int64_t delta = static_cast<int64_t>(c.peakB) - static_cast<int64_t>(c.peakA);
+    io.out << "A: " << a.path << "\nB: " << b.path << "\n";
+    io.out << "device " << device << ": peak A " << bytes(c.peakA) << " (" << c.peakA << ") at step " << c.peakStepA
+           << ", B " << bytes(c.peakB) << " (" << c.peakB << ") at step " << c.peakStepB << ": "
+           << (delta == 0 ? std::string("the same")
+                          : (delta > 0 ? "B +" : "B -") + formatByteSize(delta > 0 ? delta : -delta))
+           << "\n";
+    io.out << "aligned by " << (c.byFxNode ? "FX node" : "allocation site (innermost frame)") << ": " << c.bothSites
+           << " sites in both, " << c.onlyA << " only in A, " << c.onlyB << " only in B\n";
+    size_t shown = 0;
+    for (const SiteComparison& x : c.sites) {
+        if (x.allocatedA == x.allocatedB && x.atPeakA == x.atPeakB) continue;
+        if (shown++ == 0) io.out << "sites that differ (allocated A -> B; live at the peak A -> B):\n";
+        if (shown > top) break;
+        io.out << "  " << x.site << ": " << bytes(x.allocatedA) << " (" << x.countA << ") -> " << bytes(x.allocatedB)
+               << " (" << x.countB << "); " << bytes(x.atPeakA) << " -> " << bytes(x.atPeakB) << "\n";
+    }
+    if (shown == 0) io.out << "every site allocated the same bytes in both, with the same bytes live at the peaks\n";
+    return kExitOk;
+}
+
 }  // namespace
 
 int runMemSnapshot(const Args& args, Io& io)
@@ -84,6 +153,10 @@ int runMemSnapshot(const Args& args, Io& io)
     const int64_t top = args.intValue("top", 5);
     if (top < 0) throw UsageError("--top expects a count (0 or more)");
     const MemorySnapshot s = readMemorySnapshot(args.positional.front());
+    if (args.has("compare")) {
+        if (args.has("csv")) throw UsageError("--csv does not apply with --compare");
+        return compareOutput(args, io, s);
+    }
 
     // the devices: those with a trace or a segment, or the one asked for
     std::set<int64_t> devices;

@@ -3,6 +3,7 @@
 // largest ones; --json and --csv carry the same; --device and --segments pick the view; a
 // graph's options on a snapshot, a device the snapshot lacks, a broken pickle and a pickle that
 // would run code are refused with the file and the reason.
+#include <QDir>
 #include <QJsonArray>
 #include <QJsonObject>
 #include <QStandardPaths>
@@ -231,6 +232,50 @@ private slots:
         const Run two = fxlens({"mem", t5, "--snapshot", snap("step.p4.pickle")});
         FXL_EXPECT_EXIT(two, 1);
         QVERIFY2(two.err.contains("the snapshot traces devices 0, 1: pick one with --device N"), two.err.constData());
+    }
+
+    // `fxlens mem A --compare B`: a step before and after a pass, each run with
+    // --memory-snapshot: B's peak lower, aligned by FX node, the chunked step's own nodes only in B
+    // and the chunked one allocated once per chunk;
+    // a run against itself: nothing differs
+    void compareTwoRuns()
+    {
+        FXL_REQUIRE_CORPUS(fxltest::corpusPath("pytorch/linear_ce.joint.code.py"));  // with its meta.json
+        QTemporaryDir dir;
+        const QString original =
+            QString::fromStdString(fxltest::corpusPath("pytorch/linear_ce.joint.code.py").string());
+        const Run passes =
+            fxlens({"passes", "run", original, "--pipeline", "auto_chunk(chunks=4,amplify_ratio=1,min_output_bytes=0)",
+                    "--out", dir.filePath("steps")});
+        QVERIFY2(passes.exitCode == 0, qPrintable(describe(passes)));
+        QStringList steps = QDir(dir.filePath("steps")).entryList({"0*.py"}, QDir::Files, QDir::Name);
+        QVERIFY(!steps.isEmpty());
+        const QString chunked = dir.filePath("steps/" + steps.last());
+        const QString a = dir.filePath("a.pickle"), b = dir.filePath("b.pickle"), a2 = dir.filePath("a2.pickle");
+        QVERIFY(fxlens({"run", original, "--memory-snapshot", a}).exitCode == 0);
+        QVERIFY(fxlens({"run", original, "--memory-snapshot", a2}).exitCode == 0);
+        QVERIFY(fxlens({"run", chunked, "--memory-snapshot", b}).exitCode == 0);
+        const Run same = fxlens({"mem", a, "--compare", a2});
+        QVERIFY2(same.exitCode == 0, qPrintable(describe(same)));
+        QVERIFY2(same.out.contains(": the same\n"), same.out.constData());
+        QVERIFY2(same.out.contains("every site allocated the same bytes in both"), same.out.constData());
+        const Run c = fxlens({"mem", a, "--compare", b, "--json"});
+        QVERIFY2(c.exitCode == 0, qPrintable(describe(c)));
+        const QJsonObject j = jsonOf(c);
+        QVERIFY2(j.value("peak_b").toInteger() < j.value("peak_a").toInteger(), c.out.constData());
+        QCOMPARE(j.value("aligned_by").toString(), QStringLiteral("fx node"));
+        QVERIFY(j.value("sites_in_both").toInt() > 0);
+        QVERIFY(j.value("sites_only_b").toInt() > 0);
+        // the chunked node: allocated once in A, once per chunk in B
+        bool chunkedNode = false;
+        for (const QJsonValue& v : j.value("sites").toArray()) {
+            const QJsonObject o = v.toObject();
+            chunkedNode = chunkedNode || (o.value("count_a").toInt() == 1 && o.value("count_b").toInt() == 4);
+        }
+        QVERIFY2(chunkedNode, c.out.constData());
+        const Run text = fxlens({"mem", a, "--compare", b});
+        QVERIFY2(text.out.contains("aligned by FX node: ") && text.out.contains("sites that differ"),
+                 text.out.constData());
     }
 
     void views()
