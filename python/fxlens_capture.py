@@ -32,7 +32,7 @@ import struct
 
 import torch
 
-__all__ = ["capture"]
+__all__ = ["capture", "read_safetensors", "write_safetensors"]
 
 _DTYPES = {
     torch.float64: "F64", torch.float32: "F32", torch.float16: "F16", torch.bfloat16: "BF16",
@@ -41,7 +41,25 @@ _DTYPES = {
 }
 
 
-def _write_safetensors(path, tensors, metadata=None):
+def read_safetensors(path):
+    """name -> tensor, without the safetensors package (what capture writes, what fxlens writes)."""
+    names = {v: k for k, v in _DTYPES.items()}
+    with open(path, "rb") as f:
+        n = struct.unpack("<Q", f.read(8))[0]
+        header = json.loads(f.read(n))
+        data = bytearray(f.read())
+    out = {}
+    for name, t in header.items():
+        if name == "__metadata__":
+            continue
+        b, e = t["data_offsets"]
+        dtype = names[t["dtype"]]
+        out[name] = (torch.frombuffer(data[b:e], dtype=dtype).reshape(t["shape"]).clone() if e > b
+                     else torch.empty(t["shape"], dtype=dtype))
+    return out
+
+
+def write_safetensors(path, tensors, metadata=None):
     """name -> tensor, as the safetensors format lays it out (no dependency)."""
     header, blobs, offset = {}, [], 0
     if metadata:
@@ -128,7 +146,7 @@ def capture(step, model, inputs, out_dir, name="step", f64=True):
     _write_text(stem + ".joint.code.py", gm.code)
     _write_text(stem + ".joint.graph.txt", str(gm.graph))
     values = list(inputs) + [p.detach() for p in params]
-    _write_safetensors(stem + ".inputs.safetensors", {n.name: v for n, v in zip(placeholders, values)})
+    write_safetensors(stem + ".inputs.safetensors", {n.name: v for n, v in zip(placeholders, values)})
     constants = {}
     for n in gm.graph.nodes:
         if n.op == "get_attr":
@@ -144,7 +162,7 @@ def capture(step, model, inputs, out_dir, name="step", f64=True):
                         break
                 constants[n.target] = v
     if constants:
-        _write_safetensors(stem + ".joint.constants.safetensors", constants)
+        write_safetensors(stem + ".joint.constants.safetensors", constants)
     _write_text(stem + ".params.json", json.dumps({"data_inputs": len(inputs), "parameter_fqns": names}, indent=1) + "\n")
 
     # PyTorch's run of the traced graph on those values, recording each node's tensor meta
@@ -159,7 +177,7 @@ def capture(step, model, inputs, out_dir, name="step", f64=True):
     with torch.no_grad():
         outs = Recorder(gm).run(*[v.detach().clone() for v in values])
     outs = list(outs) if isinstance(outs, (list, tuple)) else [outs]
-    _write_safetensors(stem + ".outputs.safetensors",
+    write_safetensors(stem + ".outputs.safetensors",
                        {"out_%d" % k: o for k, o in enumerate(outs) if isinstance(o, torch.Tensor)},
                        {"source": "fxlens_capture, PyTorch %s, the traced graph run eagerly" % torch.__version__})
 
@@ -188,6 +206,6 @@ def capture(step, model, inputs, out_dir, name="step", f64=True):
         in64 = [up(v) if isinstance(v, torch.Tensor) else v for v in inputs]
         p64 = [up(p).requires_grad_(True) for p in params]
         loss = _joint(step, model, names, len(in64), {n: up(b) for n, b in originals.items()})(*in64, *p64)
-        _write_safetensors(stem + ".outputs_f64.safetensors", {"out_%d" % k: o for k, o in enumerate(loss)},
+        write_safetensors(stem + ".outputs_f64.safetensors", {"out_%d" % k: o for k, o in enumerate(loss)},
                            {"source": "fxlens_capture, PyTorch %s, float64" % torch.__version__})
     return gm

@@ -10,9 +10,7 @@ with fxlens (tests/app/test_capture.cpp):
 - bn_conv: a model kind the corpus lacks, with buffers: conv -> batch norm (training, running
   statistics) -> relu -> linear, cross-entropy loss; seeded.
 """
-import json
 import os
-import struct
 import sys
 
 import torch
@@ -21,21 +19,6 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 import fxlens_capture  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-
-
-def read_safetensors(path):
-    with open(path, "rb") as f:
-        n = struct.unpack("<Q", f.read(8))[0]
-        header = json.loads(f.read(n))
-        data = bytearray(f.read())
-    out = {}
-    for name, t in header.items():
-        if name == "__metadata__":
-            continue
-        b, e = t["data_offsets"]
-        assert t["dtype"] == "F32"
-        out[name] = torch.frombuffer(data[b:e], dtype=torch.float32).reshape(t["shape"]).clone()
-    return out
 
 
 class MlpGelu(torch.nn.Module):
@@ -63,7 +46,7 @@ def main():
     out = sys.argv[1]
     which = sys.argv[2:] or ["mlp_gelu", "bn_conv"]
     if "mlp_gelu" in which:
-        v = read_safetensors(os.path.join(HERE, "..", "data", "pytorch", "mlp_gelu.inputs.safetensors"))
+        v = fxlens_capture.read_safetensors(os.path.join(HERE, "..", "data", "pytorch", "mlp_gelu.inputs.safetensors"))
         model = MlpGelu(v["arg1_1"], v["arg2_1"])
 
         def step(x):

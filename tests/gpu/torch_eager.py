@@ -18,36 +18,14 @@ import json
 import math
 import operator
 import os
-import struct
 import sys
 import time
 
 import torch
 
-DTYPES = {
-    "F64": torch.float64, "F32": torch.float32, "F16": torch.float16, "BF16": torch.bfloat16,
-    "I64": torch.int64, "I32": torch.int32, "I16": torch.int16, "I8": torch.int8,
-    "U8": torch.uint8, "BOOL": torch.bool,
-}
-
-
-def read_safetensors(path):
-    """name -> tensor, without the safetensors package."""
-    with open(path, "rb") as f:
-        n = struct.unpack("<Q", f.read(8))[0]
-        header = json.loads(f.read(n))
-        data = bytearray(f.read())
-    out = {}
-    for name, t in header.items():
-        if name == "__metadata__":
-            continue
-        b, e = t["data_offsets"]
-        dtype = DTYPES[t["dtype"]]
-        if e == b:
-            out[name] = torch.empty(t["shape"], dtype=dtype)
-            continue
-        out[name] = torch.frombuffer(data[b:e], dtype=dtype).reshape(t["shape"]).clone()
-    return out
+# the safetensors reader of the capture module (python/, carried with the working tree)
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "python"))
+from fxlens_capture import read_safetensors  # noqa: E402
 
 
 def sidecar(graph_path, suffix):
