@@ -5,6 +5,7 @@
 // calls Python code refused by name, and broken pickles refused with the byte.
 #include <QtTest>
 
+#include <deque>
 #include <string>
 
 #include "core/formats/pickle/pickle_reader.hpp"
@@ -20,9 +21,14 @@ using pickle::Kind;
 
 namespace {
 
+// A document views the bytes it was parsed from (strings are not copied): each test's bytes are
+// kept for the life of the test program.
 Document parseBytes(const QByteArray& b)
 {
-    return Document::parse({reinterpret_cast<const uint8_t*>(b.constData()), static_cast<size_t>(b.size())},
+    static std::deque<QByteArray> kept;
+    kept.push_back(b);
+    const QByteArray& k = kept.back();
+    return Document::parse({reinterpret_cast<const uint8_t*>(k.constData()), static_cast<size_t>(k.size())},
                            "t.pickle");
 }
 
