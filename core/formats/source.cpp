@@ -418,6 +418,11 @@ std::unique_ptr<Source> openSource(const std::string& path, const Progress& prog
         throw InputError(path, 0, 0,
                          "torch.export .pt2 archive: .pt2 is not supported yet "
                          "(print the ExportedProgram or its graph module instead)");
+    if (head.size() >= 2 && static_cast<unsigned char>(head[0]) == 0x80 && head[1] >= 2 && head[1] <= 5)
+        throw InputError(path, 0, 0,
+                         "a Python pickle, not a graph: a CUDA memory snapshot (torch.cuda.memory._dump_snapshot, "
+                         "fxlens run --memory-snapshot) is read by fxlens mem; graphs are FX code, a graph listing, "
+                         "fxlens JSON or a TORCH_TRACE log");
     if (looksLikeTorchTrace(head)) {
         auto src = loadTorchTrace(path, progress);
         src->format = SourceFormat::TorchTrace;

@@ -291,6 +291,28 @@ private slots:
         QVERIFY2(seg.out.contains("  peak 4 MiB (4194304)"), seg.out.constData());
     }
 
+    // a snapshot given to a verb that reads graphs: said for what it is, pointing at fxlens mem
+    void snapshotIsNoGraph_data()
+    {
+        QTest::addColumn<QStringList>("args");
+        const QString s = snap("step.cpp.pickle");
+        QTest::newRow("info") << QStringList{"info", s};
+        QTest::newRow("run") << QStringList{"run", s};
+        QTest::newRow("check") << QStringList{"check", s, s};
+        QTest::newRow("diff") << QStringList{"diff", s, s};
+        QTest::newRow("passes run") << QStringList{"passes", "run", s, "--pipeline", "dce"};
+        QTest::newRow("convert") << QStringList{"convert", s, "--to", "json"};
+    }
+    void snapshotIsNoGraph()
+    {
+        QFETCH(QStringList, args);
+        const Run r = fxlens(args);
+        FXL_EXPECT_EXIT(r, 1);
+        QVERIFY2(r.err.contains("step.cpp.pickle: error: a Python pickle, not a graph: a CUDA memory snapshot "),
+                 r.err.constData());
+        QVERIFY2(r.err.contains("is read by fxlens mem"), r.err.constData());
+    }
+
     void refusals()
     {
         const QString mlp = QString::fromStdString(fxltest::testDataPath("pytorch/mlp_gelu.joint.code.py").string());
