@@ -199,6 +199,9 @@ Verb memVerb()
                  "a CUDA memory snapshot of a run of this graph, laid over its estimate: allocations matched to "
                  "nodes (fx_node_name, else allocation order), the match rate, both peaks, the nodes that differ"},
                 {"segments", 0, "", "a snapshot: the cached segment timeline instead of the active memory one"},
+                {"private-pools", 0, "",
+                 "a snapshot: memory_viz's view incl. private pools (CUDA graphs, MemPool): each pool one envelope as "
+                 "high as its reserved bytes, its allocations inside"},
                 {"top", 0, "N", "a snapshot: how many allocations to list (default 5)"},
                 {"compare", 0, "B",
                  "a snapshot: compare with snapshot B (peaks; per FX node or allocation site, bytes allocated and "

@@ -90,7 +90,10 @@ const Artifact& selectGraph(const Source& src, const std::string& id, const std:
         return *a;
     }
     const auto graphs = src.graphs();
-    if (graphs.empty()) throw InputError(src.path, 0, 0, "the file holds no graph");
+    if (graphs.empty())
+        throw InputError(src.path, 0, 0,
+                         src.about.contains("no_graph") ? src.about["no_graph"].get<std::string>()
+                                                        : std::string("the file holds no graph"));
     if (graphs.size() > 1)
         throw UsageError(src.path + " holds " + std::to_string(graphs.size()) + " graphs: pick one with " + option
                          + " ID (graphs: " + graphIdList(src) + ")");

@@ -224,9 +224,55 @@ void printGraphText(const json& d, std::ostream& out)
     }
 }
 
+// What a .pt2 says about itself: layout, versions, each program's signature in counts.
+void printAboutText(const json& a, std::ostream& out)
+{
+    out << "  layout: " << a.value("layout", "") << "  version " << a.value("version", "");
+    if (a.contains("archive_version")) out << "  archive version " << a["archive_version"].get<std::string>();
+    out << "\n";
+    for (const auto& m : a["models"]) {
+        out << "  program " << m["name"].get<std::string>() << ": schema " << m["schema_version"].get<std::string>();
+        if (!m["torch_version"].get<std::string>().empty()) out << ", torch " << m["torch_version"].get<std::string>();
+        if (!m["verifiers"].empty()) {
+            out << ", verifiers";
+            for (const auto& v : m["verifiers"]) out << " " << v.get<std::string>();
+        }
+        out << "\n";
+        std::map<std::string, size_t> ins, outs;
+        size_t read = 0;
+        for (const auto& i : m["inputs"]) {
+            ins[i["kind"].get<std::string>()]++;
+            read += i.value("weight_read", false) ? 1 : 0;
+        }
+        for (const auto& o : m["outputs"]) outs[o["kind"].get<std::string>()]++;
+        for (const auto& [what, counts] : {std::pair{"inputs", &ins}, std::pair{"outputs", &outs}}) {
+            out << "    " << what << ":";
+            std::string sep = " ";
+            for (const auto& [k, n] : *counts) {
+                out << sep << n << " " << k;
+                sep = ", ";
+            }
+            out << "\n";
+        }
+        out << "    weights: " << m["weights"]["tensors"].get<size_t>() << " tensors ("
+            << m["weights"]["form"].get<std::string>() << "), " << read << " read by the graph as constants\n";
+        for (const auto& [sym, r] : m["range_constraints"].items())
+            out << "    range: " << r["min"].get<std::string>() << " <= " << sym
+                << " <= " << r["max"].get<std::string>() << "\n";
+    }
+    if (a.contains("aotinductor_files")) {
+        out << "  AOTInductor files (" << a["aotinductor_files"].size() << "):";
+        for (size_t i = 0; i < std::min<size_t>(a["aotinductor_files"].size(), 8); ++i)
+            out << "\n    " << a["aotinductor_files"][i].get<std::string>();
+        out << (a["aotinductor_files"].size() > 8 ? "\n    ...\n" : "\n");
+    }
+    if (a.contains("no_graph")) out << "  " << a["no_graph"].get<std::string>() << "\n";
+}
+
 void printSourceText(const json& s, std::ostream& out)
 {
     out << s["path"].get<std::string>() << ": " << s["format_description"].get<std::string>() << "\n";
+    if (s.contains("about")) printAboutText(s["about"], out);
     if (s.contains("ranks") && !s["ranks"].empty()) {
         out << "  ranks:";
         for (const auto& r : s["ranks"]) out << " " << r.get<int>();
@@ -307,6 +353,7 @@ int runInfo(const Args& args, Io& io)
         }
         s["artifacts"] = src->artifacts.size();
         s["artifact_kinds"] = kinds;
+        if (!src->about.is_null()) s["about"] = src->about;
         s["graphs"] = src->graphs().size();
         if (isLog) {
             s["ranks"] = src->ranks;

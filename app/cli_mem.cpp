@@ -126,7 +126,7 @@ int overlayOutput(const Args& args, Io& io, const LoadedGraph& lg, const MemoryT
 int runMem(const Args& args, Io& io)
 {
     if (looksLikePickle(args.positional.front())) return runMemSnapshot(args, io);
-    for (const char* snapshotOnly : {"segments", "top", "compare"})
+    for (const char* snapshotOnly : {"segments", "top", "compare", "private-pools"})
         if (args.has(snapshotOnly))
             throw UsageError(std::string("--") + snapshotOnly + " applies to a CUDA memory snapshot (a .pickle file)");
     if (args.has("device") && !args.has("snapshot"))

@@ -150,6 +150,9 @@ int runMemSnapshot(const Args& args, Io& io)
     if (args.has("csv") && csv.empty()) throw UsageError("--csv needs a file name or '-' (stdout)");
     if (asJson && csv == "-") throw UsageError("--csv - and --json both write to stdout: pick one");
     const bool segmentsView = args.has("segments");
+    const bool pools = args.has("private-pools");
+    if (segmentsView && pools)
+        throw UsageError("--private-pools is a view of the active memory timeline, not of --segments");
     const int64_t top = args.intValue("top", 5);
     if (top < 0) throw UsageError("--top expects a count (0 or more)");
     const MemorySnapshot s = readMemorySnapshot(args.positional.front());
@@ -183,7 +186,10 @@ int runMemSnapshot(const Args& args, Io& io)
                           {"fx_frames", s.fxFrames},
                           {"frames", s.frames.size()},
                           {"stacks", s.stacks.size() - 1},
-                          {"view", segmentsView ? "segments" : "active"},
+                          {"view",
+                           segmentsView ? "segments"
+                               : pools  ? "active_incl_private_pools"
+                                        : "active"},
                           {"devices", nlohmann::json::array()}};
     std::ostringstream text, csvText;
     csvText << "device,element,addr,size,stream,start_step,end_step,trace_index,allocated_before_trace,fx_node,frame\n";
@@ -204,7 +210,7 @@ int runMemSnapshot(const Args& args, Io& io)
         const size_t events = d >= 0 && static_cast<size_t>(d) < s.deviceTraces.size()
             ? s.deviceTraces[static_cast<size_t>(d)].size()
             : 0;
-        const SnapshotTimeline t = snapshotTimeline(s, d, segmentsView);
+        const SnapshotTimeline t = snapshotTimeline(s, d, segmentsView, kMemoryVizMaxEntries, pools);
         size_t before = 0;
         for (const TimelineElement& e : t.elements) before += e.initiallyAllocated;
         nlohmann::json dj = {{"device", d},
@@ -223,6 +229,21 @@ int runMemSnapshot(const Args& args, Io& io)
         for (size_t id : t.liveAtPeak) tj["live_at_peak"].push_back(elementJson(s, t.elements[id]));
         const std::vector<size_t> big = largest(t, static_cast<size_t>(top));
         for (size_t id : big) tj["largest"].push_back(elementJson(s, t.elements[id]));
+        // the private pools: each envelope's height (the pool's reserved or live bytes, whichever
+        // was larger, at its highest) and the allocations drawn in it
+        std::vector<std::pair<std::string, uint64_t>> envelopes;
+        if (pools) {
+            nlohmann::json pj = nlohmann::json::array();
+            for (const TimelineSeries& x : t.series) {
+                if (x.kind != SeriesKind::Envelope) continue;
+                const uint64_t height = x.sizes.empty() ? 0 : *std::max_element(x.sizes.begin(), x.sizes.end());
+                size_t inside = 0;
+                for (const TimelineElement& e : t.elements) inside += e.poolKey == x.pool;
+                pj.push_back({{"pool", x.pool}, {"envelope_bytes", height}, {"allocations", inside}});
+                envelopes.emplace_back(x.pool, height);
+            }
+            tj["private_pools"] = std::move(pj);
+        }
         dj["timeline"] = std::move(tj);
         doc["devices"].push_back(std::move(dj));
 
@@ -230,9 +251,15 @@ int runMemSnapshot(const Args& args, Io& io)
              << formatByteSize(static_cast<int64_t>(reserved)) << " reserved, "
              << formatByteSize(static_cast<int64_t>(allocated)) << " allocated at the snapshot; " << events
              << " trace events\n";
-        text << "  " << (segmentsView ? "cached segment" : "active memory")
+        text << "  "
+             << (segmentsView ? "cached segment"
+                     : pools  ? "active memory (incl. private pools)"
+                              : "active memory")
              << " timeline (memory_viz's rules): " << t.elements.size() << (segmentsView ? " segments" : " allocations")
              << " (" << before << " from before the trace), " << t.maxAtTime.size() << " steps\n";
+        for (const auto& [key, height] : envelopes)
+            text << "  private pool " << key << ": envelope " << formatByteSize(static_cast<int64_t>(height))
+                 << " (reserved or live, whichever was larger)\n";
         text << "  peak " << formatByteSize(static_cast<int64_t>(t.peakBytes)) << " (" << t.peakBytes << ") at step "
              << t.peakStep << "; live there: " << t.liveAtPeak.size() << "\n";
         for (size_t k = 0; k < std::min<size_t>(static_cast<size_t>(top), t.liveAtPeak.size()); ++k)

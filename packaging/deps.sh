@@ -4,7 +4,7 @@
 # when everything is already there. Sourced by ../run.sh and ../test.sh.
 fxlens_install_deps() {
     local want=(cmake g++ make ninja-build pkg-config ccache qt6-base-dev libgl-dev libgraphviz-dev graphviz
-                nlohmann-json3-dev libsqlite3-dev clang-14 libclang-rt-14-dev lld python3 fonts-dejavu-core
+                nlohmann-json3-dev libsqlite3-dev libzip-dev clang-14 libclang-rt-14-dev lld python3 fonts-dejavu-core
                 dpkg-dev file "$@")
     local missing=()
     local p

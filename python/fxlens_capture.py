@@ -5,6 +5,12 @@ the real values fxlens needs to run it and to compare its run with your PyTorch'
     def step(x, y): return loss_fn(model(x), y)       # your step, up to the loss
     fxlens_capture.capture(step, model, (x, y), "capture", name="mymodel")
 
+or, when your model returns its loss, around the step as it is:
+
+    with fxlens_capture.step("capture", name="mymodel"):
+        loss = model(batch)
+        loss.backward()
+
 Then, in a shell:
 
     fxlens check capture/mymodel.joint.code.py capture/mymodel.outputs.safetensors --tolerance 1e-6,1e-5
@@ -32,7 +38,7 @@ import struct
 
 import torch
 
-__all__ = ["capture", "read_safetensors", "write_safetensors"]
+__all__ = ["capture", "step", "read_safetensors", "write_safetensors"]
 
 _DTYPES = {
     torch.float64: "F64", torch.float32: "F32", torch.float16: "F16", torch.bfloat16: "BF16",
@@ -209,3 +215,71 @@ def capture(step, model, inputs, out_dir, name="step", f64=True):
         write_safetensors(stem + ".outputs_f64.safetensors", {"out_%d" % k: o for k, o in enumerate(loss)},
                            {"source": "fxlens_capture, PyTorch %s, float64" % torch.__version__})
     return gm
+
+
+class step:
+    """The `with` form: captures the first module called inside the block, from the inputs and
+    the state it had when it was called, as capture() does for `lambda *a: model(*a)`. The
+    model must return the loss (a scalar tensor) and take its inputs positionally; anything
+    else is refused with the reason (use capture() with a step that computes the loss). The
+    block runs as it is (the backward, even an optimizer step); the trace runs at its end from
+    the state saved at the call, and the model is left as the block left it.
+
+        with fxlens_capture.step("capture", name="mymodel"):
+            loss = model(batch)
+            loss.backward()
+    """
+
+    def __init__(self, out_dir, name="step", f64=True):
+        self.out_dir, self.name, self.f64 = out_dir, name, f64
+        self.graph = None  # the traced GraphModule, once the block has ended
+        self._model = self._args = self._out = None
+        self._state = {}
+        self._depth = 0
+        self._kwargs = False
+        self._hooks = []
+
+    def __enter__(self):
+        from torch.nn.modules import module as nn_module
+
+        def pre(module, args):
+            if self._depth == 0 and self._model is None:
+                self._model = module
+                self._args = tuple(a.detach().clone() if isinstance(a, torch.Tensor) else a for a in args)
+                self._state = {k: v.detach().clone() for k, v in module.state_dict(keep_vars=True).items()}
+            self._depth += 1
+
+        def post(module, args, out):
+            self._depth -= 1
+            if self._depth == 0 and module is self._model and self._out is None:
+                self._out = out
+
+        self._hooks = [nn_module.register_module_forward_pre_hook(pre), nn_module.register_module_forward_hook(post)]
+        return self
+
+    def __exit__(self, exc_type, exc, tb):
+        for h in self._hooks:
+            h.remove()
+        self._hooks = []
+        if exc_type is not None:
+            return False
+        if self._model is None:
+            raise RuntimeError("fxlens_capture.step: no module was called inside the with block")
+        out = self._out
+        if not (isinstance(out, torch.Tensor) and out.dim() == 0):
+            what = "a tensor of shape %s" % (list(out.shape),) if isinstance(out, torch.Tensor) else type(out).__name__
+            raise RuntimeError("fxlens_capture.step: %s returned %s, not its loss (a scalar tensor): use "
+                               "fxlens_capture.capture(step, model, inputs, out_dir) with a step that computes the "
+                               "loss from the model's output" % (type(self._model).__name__, what))
+        model = self._model
+        after = {k: v.detach().clone() for k, v in model.state_dict(keep_vars=True).items()}
+        with torch.no_grad():  # the state the step began from
+            for k, v in model.state_dict(keep_vars=True).items():
+                v.copy_(self._state[k])
+        try:
+            self.graph = capture(lambda *a: model(*a), model, self._args, self.out_dir, self.name, self.f64)
+        finally:
+            with torch.no_grad():  # as the block left it
+                for k, v in model.state_dict(keep_vars=True).items():
+                    v.copy_(after[k])
+        return False

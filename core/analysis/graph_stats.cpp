@@ -75,6 +75,12 @@ GraphStats computeGraphStats(const Graph& g, const ParamsInfo* params)
         if (n.name.starts_with("primals_")) anyPrimals = true;
         if (n.meta.desc.starts_with("ParamAOTInput") || n.meta.desc.starts_with("BufferAOTInput")) anyParamDesc = true;
     }
+    bool describedWeights = false;
+    g.forEachNode([&](const Node& n) {
+        if (n.op == NodeOp::GetAttr
+            && (n.meta.desc.starts_with("ParamAOTInput") || n.meta.desc.starts_with("BufferAOTInput")))
+            describedWeights = true;
+    });
     if (params) {
         const int lo = params->numDataInputs;
         const int hi = lo + static_cast<int>(params->paramFqns.size());
@@ -89,13 +95,16 @@ GraphStats computeGraphStats(const Graph& g, const ParamsInfo* params)
             + " of the traced step are parameters (" + std::to_string(lo)
             + " data inputs first); placeholders matched by "
             + (anyJointName ? "joint input index in their name (argN_1 / primals_N+1)" : "position");
-    } else if (anyParamDesc) {
-        for (NodeId id : phs) {
-            const Node& n = g.node(id);
-            if (n.meta.desc.starts_with("ParamAOTInput") || n.meta.desc.starts_with("BufferAOTInput"))
-                paramIds.push_back(id);
-        }
-        s.parameterRule = "placeholders described as ParamAOTInput / BufferAOTInput";
+    } else if (anyParamDesc || describedWeights) {
+        // placeholders, and the weights a torch.export archive holds (read as get_attr nodes)
+        g.forEachNode([&](const Node& n) {
+            if ((n.op == NodeOp::Placeholder || n.op == NodeOp::GetAttr)
+                && (n.meta.desc.starts_with("ParamAOTInput") || n.meta.desc.starts_with("BufferAOTInput")))
+                paramIds.push_back(n.id);
+        });
+        s.parameterRule = describedWeights
+            ? "inputs and weights described as ParamAOTInput / BufferAOTInput (a torch.export signature)"
+            : "placeholders described as ParamAOTInput / BufferAOTInput";
     } else if (anyPrimals) {
         for (NodeId id : phs)
             if (g.node(id).name.starts_with("primals_")) paramIds.push_back(id);

@@ -8,12 +8,17 @@
 // (a freed band's upper neighbours slide down over 3 steps); the others are summed in one band.
 // The x axis counts steps (an allocation 1, a free 1 or 4), not time.
 //
-// Not yet: memory_viz's "incl. Private Pools" view (private pools' envelopes and stripes):
-// private-pool blocks count as ordinary blocks here, as in memory_viz's default view.
+// With `privatePools`, memory_viz's "Allocated Memory (incl. Private Pools)" view: each private
+// pool (a segment_pool_id other than (0, 0), as CUDA graphs and MemPool make) is one envelope
+// on the stack whose height is the larger of its reserved bytes (the snapshot's segments, the
+// trace's segment events) and its live bytes, and only grows; its allocations are stripes
+// inside it and its small ones one summary stripe. Without it, private-pool blocks count as
+// ordinary blocks, as in memory_viz's default view.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -32,14 +37,27 @@ struct TimelineElement
     bool ghost = false;  // from a block the snapshot shows allocated
     bool initiallyAllocated = false;  // allocated before the trace began
     bool drawn = false;  // among the largest maxEntries
+    std::optional<std::pair<int64_t, int64_t>> poolId;  // from the event, else the segment holding it
+    std::string poolKey;  // "1,7,s0": the private pool (and stream) it is drawn in; "" outside pools
     uint64_t totalAfterAlloc = 0;  // all bytes live once it was allocated
     // the steps during which it counts in maxAtTime: [start, end); end = steps when never freed
     int64_t start = 0, end = 0;
 };
 
+enum class SeriesKind
+{
+    Element,  // an allocation on the stack (size constant)
+    Summary,  // the summarized band (elem -1, a size per point), always the last series
+    Envelope,  // a private pool's envelope (a size per point)
+    Stripe,  // an allocation inside a pool's envelope (size constant)
+    PoolSummary,  // a pool's small allocations, on top of its stripes (a size per point)
+};
+
 // One band: an element's (size constant) or the summarized one's (elem -1, a size per point).
 struct TimelineSeries
 {
+    SeriesKind kind = SeriesKind::Element;
+    std::string pool;  // Envelope, Stripe, PoolSummary: the pool's key
     int64_t elem = -1;
     std::vector<int64_t> timesteps;
     std::vector<uint64_t> offsets;
@@ -52,6 +70,7 @@ struct SnapshotTimeline
 {
     int64_t device = 0;
     bool segments = false;  // the cached-segment timeline
+    bool privatePools = false;  // the view with private pools' envelopes
     std::vector<TimelineElement> elements;
     std::vector<TimelineSeries> series;  // memory_viz's allocations_over_time; the summarized band last
     std::vector<uint64_t> maxAtTime;  // bytes live at each step
@@ -66,7 +85,7 @@ inline constexpr size_t kMemoryVizMaxEntries = 15000;  // memory_viz's detail de
 inline constexpr size_t kMemoryVizMaxPoints = 100000;  // a band with more points is decimated
 
 SnapshotTimeline snapshotTimeline(const MemorySnapshot& s, int64_t device, bool segments = false,
-                                  size_t maxEntries = kMemoryVizMaxEntries);
+                                  size_t maxEntries = kMemoryVizMaxEntries, bool privatePools = false);
 
 // "Addr: b'7f0000000000_0, Size: 1.0MiB"-like one-line summary of an element and its
 // innermost frames, for the CLI and the window.

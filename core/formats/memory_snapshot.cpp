@@ -128,6 +128,19 @@ private:
         if (k == Kind::UInt) return static_cast<int64_t>(d_.toUInt(*v));  // a stream handle as written
         fail(where + "." + key, "expected an integer, got " + d_.describe(*v));
     }
+    // segment_pool_id: a pair of integers (a tuple or a list), absent or None when unknown
+    std::optional<std::pair<int64_t, int64_t>> poolId(PNode dict, const std::string& where) const
+    {
+        const auto v = field(dict, "segment_pool_id");
+        if (!v || d_.kind(*v) == Kind::None) return std::nullopt;
+        const auto items = d_.children(*v);
+        const Kind k = d_.kind(*v);
+        if ((k != Kind::Tuple && k != Kind::List) || items.size() != 2 || !d_.isNumber(items[0])
+            || !d_.isNumber(items[1]) || d_.kind(items[0]) == Kind::Float || d_.kind(items[1]) == Kind::Float)
+            fail(where + ".segment_pool_id", "expected a pair of integers, got " + d_.describe(*v));
+        auto num = [&](PNode x) { return d_.kind(x) == Kind::UInt ? static_cast<int64_t>(d_.toUInt(x)) : d_.toInt(x); };
+        return std::pair<int64_t, int64_t>{num(items[0]), num(items[1])};
+    }
     std::string stringField(PNode dict, const char* key, const std::string& where) const
     {
         const auto v = field(dict, key);
@@ -187,6 +200,7 @@ private:
         g.stream = intField(v, "stream", where, 0);
         g.segmentType = stringField(v, "segment_type", where);
         if (const auto e = field(v, "is_expandable"); e && d_.kind(*e) == Kind::Bool) g.expandable = d_.toBool(*e);
+        g.poolId = poolId(v, where);
         g.stack = framesOf(v, where);
         if (const auto blocks = field(v, "blocks")) {
             const auto items = list(*blocks, where + ".blocks");
@@ -232,6 +246,7 @@ private:
         t.size = unsignedField(v, "size", where, false);
         t.stream = intField(v, "stream", where, 0);
         t.timeUs = intField(v, "time_us", where, -1);
+        t.poolId = poolId(v, where);
         t.deviceFree = unsignedField(v, "device_free", where, false);
         t.stack = framesOf(v, where);
         if (const auto c = field(v, "compile_context"); c && d_.kind(*c) == Kind::String)
@@ -260,9 +275,9 @@ MemorySnapshot memorySnapshotFrom(const Document& doc, const std::string& path)
     return s;
 }
 
-MemorySnapshot readMemorySnapshot(const std::string& path)
+MemorySnapshot readMemorySnapshot(const std::string& path, const Progress& progress)
 {
-    const Document doc = Document::read(path);
+    const Document doc = Document::read(path, progress);
     return memorySnapshotFrom(doc, path);
 }
 
@@ -325,8 +340,8 @@ std::string serializeMemorySnapshot(const MemorySnapshot& s)
         w.string(g.segmentType.empty() ? "large" : g.segmentType);
         w.string("segment_pool_id");
         w.beginTuple();
-        w.integer(0);
-        w.integer(0);
+        w.integer(g.poolId ? g.poolId->first : 0);
+        w.integer(g.poolId ? g.poolId->second : 0);
         w.endTuple();
         w.string("is_expandable");
         w.boolean(g.expandable);

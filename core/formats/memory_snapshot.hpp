@@ -6,9 +6,12 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "core/util/progress.hpp"
 
 namespace fxl {
 
@@ -41,6 +44,8 @@ struct SnapshotSegment
     int64_t stream = 0;
     std::string segmentType;  // large, small
     bool expandable = false;
+    // segment_pool_id: (0, 0) the default pool, anything else a private pool (CUDA graphs, MemPool)
+    std::optional<std::pair<int64_t, int64_t>> poolId;
     StackId stack = 0;
     std::vector<SnapshotBlock> blocks;
 };
@@ -71,6 +76,7 @@ struct TraceEntry
     uint64_t deviceFree = 0;  // oom: the free bytes the device reported
     StackId stack = 0;
     std::string compileContext;
+    std::optional<std::pair<int64_t, int64_t>> poolId;  // on the event itself (newer PyTorch), else unknown
 };
 
 struct MemorySnapshot
@@ -88,7 +94,8 @@ struct MemorySnapshot
 
 // Throws InputError: the pickle's errors (byte offset), or the structure's with the path of
 // the offending value ("device_traces[0][17].size: expected an integer, got the string 'x'").
-MemorySnapshot readMemorySnapshot(const std::string& path);
+// `progress` counts the pickle's bytes read; cancelled, it throws CancelledError.
+MemorySnapshot readMemorySnapshot(const std::string& path, const Progress& progress = {});
 MemorySnapshot memorySnapshotFrom(const pickle::Document& doc, const std::string& path);
 
 // The snapshot as PyTorch writes it (a pickle of protocol 2, frame lists shared): Python's

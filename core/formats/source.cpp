@@ -14,6 +14,7 @@
 #include "core/formats/fx/fx_text_parser.hpp"
 #include "core/formats/fx/graph_listing.hpp"
 #include "core/formats/json_io.hpp"
+#include "core/formats/pt2/pt2_source.hpp"
 #include "core/formats/safetensors.hpp"
 #include "core/formats/sidecar.hpp"
 #include "core/formats/source.hpp"
@@ -414,10 +415,7 @@ std::unique_ptr<Source> openSource(const std::string& path, const Progress& prog
     if (head.empty())
         throw InputError(path, 0, 0,
                          "empty file: expected FX graph code, a graph listing, fxlens JSON or a TORCH_TRACE log");
-    if (head.compare(0, 4, "PK\x03\x04") == 0)
-        throw InputError(path, 0, 0,
-                         "torch.export .pt2 archive: .pt2 is not supported yet "
-                         "(print the ExportedProgram or its graph module instead)");
+    if (head.compare(0, 4, "PK\x03\x04") == 0 || head.compare(0, 4, "PK\x05\x06") == 0) return openPt2(path, progress);
     if (head.size() >= 2 && static_cast<unsigned char>(head[0]) == 0x80 && head[1] >= 2 && head[1] <= 5)
         throw InputError(path, 0, 0,
                          "a Python pickle, not a graph: a CUDA memory snapshot (torch.cuda.memory._dump_snapshot, "

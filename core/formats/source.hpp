@@ -6,6 +6,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
@@ -54,6 +55,9 @@ public:
     std::vector<Artifact> artifacts;
     std::vector<int> ranks;  // distinct ranks, sorted (empty when none)
     DiagnosticList diagnostics;  // md5 mismatches, lossy inputs, skipped lines
+    // What the file says about itself, beyond its graphs (a .pt2's layout, schema version and
+    // signatures, an AOTInductor package's files); null for the other formats.
+    nlohmann::json about;
 
     // Reader of an artifact's payload text (set by the loader).
     std::function<std::string(const Artifact&)> readPayload;

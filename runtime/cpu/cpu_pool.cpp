@@ -241,29 +241,12 @@ void maxPool(KernelCall& call, int D)
         std::vector<A> y(static_cast<size_t>(g.planes * g.outSp));
         int64_t kSp = 1;
         for (int j = 0; j < D; ++j) kSp *= g.k[j];
+        static_assert(kMaxSp == 3, "math::win::maxPoolWindow scans at most 3 spatial dims");
         parallelRows(call.pool, g.planes * g.outSp, grainFor(kSp), [&](int64_t b, int64_t e) {
             for (int64_t r = b; r < e; ++r) {
-                const int64_t pl = r / g.outSp, o = r % g.outSp;
-                const A* xp = xv.data() + pl * g.inSp;
-                int64_t oc[kMaxSp], kc[kMaxSp];
-                decode(o, g.out, D, oc);
                 A best = -std::numeric_limits<A>::infinity();
                 int64_t bestAt = -1;
-                for (int64_t kp = 0; kp < kSp; ++kp) {
-                    decode(kp, g.k, D, kc);
-                    int64_t off = 0;
-                    for (int j = 0; j < D && off >= 0; ++j) {
-                        const int64_t i = math::win::poolTap(oc[j], kc[j], g.s[j], g.p[j], g.d[j]);
-                        off = (i < 0 || i >= g.in[j]) ? -1 : off * g.in[j] + i;
-                    }
-                    if (off < 0) continue;
-                    if (bestAt < 0) bestAt = off;
-                    const A v = xp[off];
-                    if (math::win::maxPoolTakes(v, best)) {
-                        best = v;
-                        bestAt = off;
-                    }
-                }
+                math::win::maxPoolWindow(xv.data() + r / g.outSp * g.inSp, g, r % g.outSp, best, bestAt);
                 y[static_cast<size_t>(r)] = best;
                 ip[r] = bestAt;
             }

@@ -39,35 +39,10 @@ template<class A>
 FXL_HD inline void maxPoolAt(const PlaneParams& p, int64_t r)
 {
     const PlaneGeom& g = p.g;
-    const int64_t pl = r / g.outSp, o = r % g.outSp;
-    const A* xp = static_cast<const A*>(p.src) + pl * g.inSp;
-    int64_t oc[kPlaneMaxSpatial], kc[kPlaneMaxSpatial];
-    for (int64_t f = o, j = g.D - 1; j >= 0; --j) {
-        oc[j] = f % g.out[j];
-        f /= g.out[j];
-    }
-    int64_t kSp = 1;
-    for (int j = 0; j < g.D; ++j) kSp *= g.k[j];
+    static_assert(kPlaneMaxSpatial == 3, "math::win::maxPoolWindow scans at most 3 spatial dims");
     A best = minusInfinity<A>();
     int64_t bestAt = -1;
-    for (int64_t kp = 0; kp < kSp; ++kp) {
-        for (int64_t f = kp, j = g.D - 1; j >= 0; --j) {
-            kc[j] = f % g.k[j];
-            f /= g.k[j];
-        }
-        int64_t off = 0;
-        for (int j = 0; j < g.D && off >= 0; ++j) {
-            const int64_t i = math::win::poolTap(oc[j], kc[j], g.s[j], g.p[j], g.d[j]);
-            off = (i < 0 || i >= g.in[j]) ? -1 : off * g.in[j] + i;
-        }
-        if (off < 0) continue;
-        if (bestAt < 0) bestAt = off;
-        const A v = xp[off];
-        if (math::win::maxPoolTakes(v, best)) {
-            best = v;
-            bestAt = off;
-        }
-    }
+    math::win::maxPoolWindow(static_cast<const A*>(p.src) + r / g.outSp * g.inSp, g, r % g.outSp, best, bestAt);
     static_cast<A*>(p.out)[r] = best;
     p.outIndex[r] = bestAt;
 }

@@ -1,7 +1,8 @@
 #pragma once
 // The window, index and weight formulas of pooling, upsampling and grid sampling, one source
 // for every device. They decide which input elements an output reads and with which weights;
-// the loops that walk the windows and the sums over them (sum_order.hpp) are the kernels'.
+// the loops that walk the windows and the sums over them (sum_order.hpp) are the kernels',
+// except max pooling's scan, whose order decides which index a tie or a NaN reports.
 // A is the compute type (float for f32 / bf16 / f16, double for f64). Shape checks happen on
 // the host before a kernel runs; nothing here fails.
 #include <cstdint>
@@ -34,6 +35,42 @@ template<class A>
 FXL_HD inline bool maxPoolTakes(A v, A best)
 {
     return v > best || isNan(v);
+}
+
+// The max-pooling window of output element o (flat over the D <= 3 spatial dims, the last
+// fastest) in one plane `xp`: the taps in row-major order, the best by maxPoolTakes, `best`
+// entering as -inf. `bestAt` gets the winner's flat offset in the plane: the first tap inside
+// the input when none beats -inf, -1 when the window holds no input. `G` has D, in, out, k, s,
+// p, d (the CPU's and the device's pooling geometries).
+template<class A, class G>
+FXL_HD inline void maxPoolWindow(const A* xp, const G& g, int64_t o, A& best, int64_t& bestAt)
+{
+    int64_t oc[3], kc[3];
+    for (int64_t f = o, j = g.D - 1; j >= 0; --j) {
+        oc[j] = f % g.out[j];
+        f /= g.out[j];
+    }
+    int64_t kSp = 1;
+    for (int j = 0; j < g.D; ++j) kSp *= g.k[j];
+    bestAt = -1;
+    for (int64_t kp = 0; kp < kSp; ++kp) {
+        for (int64_t f = kp, j = g.D - 1; j >= 0; --j) {
+            kc[j] = f % g.k[j];
+            f /= g.k[j];
+        }
+        int64_t off = 0;
+        for (int j = 0; j < g.D && off >= 0; ++j) {
+            const int64_t i = poolTap(oc[j], kc[j], g.s[j], g.p[j], g.d[j]);
+            off = (i < 0 || i >= g.in[j]) ? -1 : off * g.in[j] + i;
+        }
+        if (off < 0) continue;
+        if (bestAt < 0) bestAt = off;
+        const A v = xp[off];
+        if (maxPoolTakes(v, best)) {
+            best = v;
+            bestAt = off;
+        }
+    }
 }
 
 // Average pooling along one dim: PyTorch's window of output o starts at o*s - p and ends at

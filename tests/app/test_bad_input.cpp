@@ -95,7 +95,7 @@ const Case kCases[] = {
     {"params_bad.joint.code.py", 1, "params_bad.params.json:2:1: error: not valid JSON", 0},
     {"meta_bad.joint.code.py", 1, "meta_bad.meta.json: error: node 'arg0_1': unknown dtype 'float99'"},
     // other formats
-    {"export_model.pt2", 1, ": error: torch.export .pt2 archive: .pt2 is not supported yet"},
+    {"export_model.pt2", 1, "export_model.pt2:models/model.json:1:1: error: at /: missing field 'graph_module'"},
     {"dir_without_logs", 1, ": error: directory holds no TORCH_TRACE log"},
 };
 

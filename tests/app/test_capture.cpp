@@ -51,7 +51,7 @@ private slots:
         if (torch.exitCode != 0 || torch.crashed) QSKIP("/usr/bin/python3 has no PyTorch (Debian: python3-torch)");
         const Run cap = runProcess("/usr/bin/python3", {repo("tests/capture/capture_models.py"), dir_.path()}, 300000);
         QVERIFY2(cap.exitCode == 0 && !cap.crashed, qPrintable(describe(cap)));
-        QVERIFY2(cap.out.contains("captured mlp_gelu bn_conv into "), cap.out.constData());
+        QVERIFY2(cap.out.contains("captured mlp_gelu bn_conv bn_conv_with into "), cap.out.constData());
         captured_ = true;
     }
 
@@ -70,6 +70,35 @@ private slots:
                  params.c_str());
     }
 
+    // the `with` form around the user's own step (forward, backward, an optimizer step) gives
+    // what the function form gives for the same model, inputs and seed
+    void withFormAsTheFunctionForm()
+    {
+        const std::string a = dir_.filePath("bn_conv").toStdString();
+        const std::string b = dir_.filePath("bn_conv_with").toStdString();
+        QCOMPARE(fxltest::readFile(b + ".joint.code.py"), fxltest::readFile(a + ".joint.code.py"));
+        for (const char* f : {".inputs.safetensors", ".outputs.safetensors", ".outputs_f64.safetensors",
+                              ".joint.constants.safetensors"})
+            QVERIFY2(fxltest::readFile(b + f) == fxltest::readFile(a + f), f);
+        // its parameters are named from the model it saw (a wrapper that returns the loss)
+        QVERIFY(fxltest::readFile(b + ".params.json").find("\"inner.conv.weight\"") != std::string::npos);
+    }
+
+    // a model that does not return its loss is refused with the way out
+    void withFormNeedsTheLoss()
+    {
+        const QString script = QStringLiteral("import sys, torch; sys.path.insert(0, '%1'); import fxlens_capture\n"
+                                              "m = torch.nn.Linear(3, 2)\n"
+                                              "with fxlens_capture.step('%2'):\n"
+                                              "    m(torch.ones(4, 3)).sum().backward()\n")
+                                   .arg(repo("python"), dir_.filePath("refused"));
+        const Run r = runProcess("/usr/bin/python3", {"-c", script});
+        QVERIFY2(r.exitCode != 0, qPrintable(describe(r)));
+        QVERIFY2(r.err.contains("Linear returned a tensor of shape [4, 2], not its loss (a scalar tensor): use "
+                                "fxlens_capture.capture(step, model, inputs, out_dir)"),
+                 qPrintable(describe(r)));
+    }
+
     // fxlens on the captured files, as a user goes on from the capture
     void fxlensOnTheCapture_data()
     {
@@ -77,6 +106,7 @@ private slots:
         QTest::addColumn<int>("states");  // buffers the step writes (batch norm's running statistics)
         QTest::newRow("mlp_gelu") << "mlp_gelu" << 0;
         QTest::newRow("bn_conv") << "bn_conv" << 3;
+        QTest::newRow("bn_conv, with form") << "bn_conv_with" << 3;
     }
     void fxlensOnTheCapture()
     {

@@ -353,6 +353,31 @@ private slots:
         FXL_EXPECT_EXIT(ev, 1);
         QVERIFY2(ev.err.contains("evil.pickle: error: at byte 2: opcode GLOBAL refused"), ev.err.constData());
     }
+
+    // memory_viz's view incl. private pools: a pool's envelope is its reserved bytes (8 MiB of
+    // segment_map), so the peak is 9 MiB where the default view says 7 MiB (make_snapshots.py)
+    void privatePools()
+    {
+        const Run plain = fxlens({"mem", snap("pools.p4.pickle")});
+        QVERIFY2(plain.exitCode == 0, qPrintable(describe(plain)));
+        QVERIFY2(plain.out.contains("  peak 7 MiB (7340032) at step 6"), plain.out.constData());
+        QVERIFY(!plain.out.contains("private pool"));
+        const Run pools = fxlens({"mem", snap("pools.p4.pickle"), "--private-pools"});
+        QVERIFY2(pools.exitCode == 0, qPrintable(describe(pools)));
+        QVERIFY2(pools.out.contains("  private pool 1,7,s0: envelope 8 MiB"), pools.out.constData());
+        QVERIFY2(pools.out.contains("  peak 9 MiB (9437184)"), pools.out.constData());
+        const Run j = fxlens({"mem", snap("pools.p4.pickle"), "--private-pools", "--json"});
+        QVERIFY2(j.exitCode == 0, qPrintable(describe(j)));
+        const QJsonObject d = jsonOf(j)["devices"].toArray()[0].toObject();
+        const QJsonArray p = d["timeline"].toObject()["private_pools"].toArray();
+        QCOMPARE(p.size(), 1);
+        QCOMPARE(p[0].toObject()["pool"].toString(), QString("1,7,s0"));
+        QCOMPARE(p[0].toObject()["envelope_bytes"].toInteger(), qint64(8 << 20));
+        QCOMPARE(p[0].toObject()["allocations"].toInt(), 2);
+        QCOMPARE(jsonOf(j)["view"].toString(), QString("active_incl_private_pools"));
+        const Run bad = fxlens({"mem", snap("pools.p4.pickle"), "--private-pools", "--segments"});
+        QCOMPARE(bad.exitCode, 2);
+    }
 };
 
 FXL_TEST_APPLESS_MAIN(TestCliMemSnapshot)

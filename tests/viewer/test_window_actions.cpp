@@ -38,6 +38,7 @@
 #include "viewer/model/equivalence_model.hpp"
 #include "viewer/model/node_search.hpp"
 #include "viewer/model/pipeline_model.hpp"
+#include "viewer/model/snapshot_timeline_model.hpp"
 #include "viewer/model/source_tree_model.hpp"
 #include "viewer/model/timeline_model.hpp"
 #include "viewer/widgets/diff_view.hpp"
@@ -46,6 +47,8 @@
 #include "viewer/widgets/marks_panel.hpp"
 #include "viewer/widgets/pipeline_editor.hpp"
 #include "viewer/widgets/run_panel.hpp"
+#include "viewer/widgets/snapshot_panel.hpp"
+#include "viewer/widgets/snapshot_view.hpp"
 #include "viewer/widgets/text_panel.hpp"
 #include "window_driver.hpp"
 
@@ -392,6 +395,61 @@ std::map<QString, ActionCheck> actionChecks()
                                                     [](Session& s) { QCOMPARE(s.w.centralTabs()->currentIndex(), 0); }};
     c[QStringLiteral("Passes > Show the diff")] = {{},
                                                    [](Session& s) { QCOMPARE(s.w.centralTabs()->currentIndex(), 1); }};
+    // the Memory menu (viewer/widgets/snapshot_panel.hpp; tests/viewer/test_snapshot_window.cpp
+    // drives each further): a snapshot opened shows in the Memory snapshot tab (the tab shown
+    // before comes back after, for the actions that follow); the two comparisons ask for a file
+    // (cancelled here) or say what they need first
+    c[QStringLiteral("Memory > Open a CUDA memory snapshot")] = {
+        [count, path](Session& s) {
+            *count = s.w.centralTabs()->currentIndex();
+            *path = QString::fromStdString(fxltest::testDataPath("snapshots/step.p2.pickle").string());
+            s.driver.answerFile(*path);
+        },
+        [count, path](Session& s) {
+            QVERIFY(s.w.waitIdle());
+            const auto shown = s.w.snapshotPanel()->model()->snapshot();
+            QVERIFY2(shown && shown->path == *path, qPrintable(s.w.lastError()));
+            QCOMPARE(s.w.centralTabs()->currentWidget(), s.w.snapshotPanel());
+            s.w.centralTabs()->setCurrentIndex(*count);
+        }};
+    c[QStringLiteral("Memory > Compare the graph with a snapshot")] = {
+        [](Session& s) { s.w.clearLastError(); },
+        [](Session& s) {
+            if (hasGraph(s.w))
+                QVERIFY2(s.driver.seen().contains(QStringLiteral("file: A snapshot of the graph's run")),
+                         qPrintable(s.driver.seen().join('|')));
+            else
+                QVERIFY2(s.w.lastError().contains(QStringLiteral("no graph is shown")), qPrintable(s.w.lastError()));
+        }};
+    c[QStringLiteral("Memory > Compare with another snapshot")] = {
+        [](Session& s) { s.w.clearLastError(); },
+        [](Session& s) {
+            if (s.w.snapshotPanel()->model()->snapshot())
+                QVERIFY2(s.driver.seen().join('|').contains(QStringLiteral("file: A snapshot to compare with")),
+                         qPrintable(s.driver.seen().join('|')));
+            else
+                QVERIFY2(s.w.lastError().contains(QStringLiteral("no snapshot is shown")), qPrintable(s.w.lastError()));
+        }};
+    c[QStringLiteral("Memory > Show every step of the snapshot")] = {
+        [](Session& s) { s.w.snapshotPanel()->view()->setRange(1, 3); },
+        [](Session& s) { QVERIFY(!s.w.snapshotPanel()->view()->zoomed()); }};
+    // a snapshot without a private pool (or none) says so and stays unchecked
+    // (test_snapshot_window privatePoolsView drives it on one with a pool)
+    c[QStringLiteral("Memory > Include private pools in the snapshot timeline")] = {
+        [](Session& s) { s.w.clearLastError(); },
+        [](Session& s) {
+            QAction* a =
+                guitest::findAction(s.w, QStringLiteral("Memory > Include private pools in the snapshot timeline"));
+            if (s.w.snapshotPanel()->model()->snapshot()
+                && !s.w.snapshotPanel()->model()->snapshot()->poolTimelines.empty()) {
+                QVERIFY(a->isChecked());
+                a->trigger();  // back to the default view for the actions that follow
+            } else {
+                QVERIFY(!a->isChecked());
+                QVERIFY2(s.w.lastError().contains(QStringLiteral("Include private pools:")),
+                         qPrintable(s.w.lastError()));
+            }
+        }};
     c[QStringLiteral("View > Fit")] = {[value](Session& s) {
                                            frontView(s.w)->setZoom(4.0);
                                            *value = frontView(s.w)->zoom();

@@ -16,6 +16,9 @@ QString graphTitle(const Source& source, const std::string& artifactId)
     if (!a) return QStringLiteral("%1 [%2]").arg(file, QString::fromStdString(artifactId));
     if (a->compileId.empty() && !a->rank) {
         if (source.graphs().size() <= 1) return file;
+        // a torch.export archive's programs go by their model names
+        if (source.format == SourceFormat::Pt2)
+            return QStringLiteral("%1: %2").arg(file, QString::fromStdString(artifactId));
         return QStringLiteral("%1: %2").arg(file, QString::fromStdString(a->kind.empty() ? artifactId : a->kind));
     }
     QString t = QStringLiteral("%1: %2").arg(file, QString::fromStdString(a->kind.empty() ? "graph" : a->kind));
@@ -109,6 +112,8 @@ void SourceTreeModel::addSource(std::shared_ptr<const Source> src)
         }
         Item art;
         art.name = QString::fromStdString(a.kind.empty() ? "graph" : a.kind);
+        if (src->format == SourceFormat::Pt2)
+            art.name = QString::fromStdString(a.id) + QStringLiteral(" (exported program)");
         if (!a.subgraphName.empty()) art.name += QStringLiteral(" (%1)").arg(QString::fromStdString(a.subgraphName));
         art.kind = QStringLiteral("artifact");
         art.artifactId = QString::fromStdString(a.id);

@@ -48,9 +48,11 @@
 #include <functional>
 #include <iostream>
 
+#include "core/formats/memory_snapshot.hpp"
 #include "core/ops/custom_ops.hpp"
 #include "viewer/jobs/step_jobs.hpp"
 #include "viewer/model/search_results_model.hpp"
+#include "viewer/model/snapshot_timeline_model.hpp"
 #include "viewer/model/source_tree_model.hpp"
 #include "viewer/model/timeline_model.hpp"
 #include "viewer/render/painter_canvas.hpp"
@@ -67,6 +69,7 @@
 #include "viewer/widgets/overview.hpp"
 #include "viewer/widgets/pipeline_editor.hpp"
 #include "viewer/widgets/run_panel.hpp"
+#include "viewer/widgets/snapshot_panel.hpp"
 #include "viewer/widgets/sources_panel.hpp"
 #include "viewer/widgets/step_session.hpp"
 #include "viewer/widgets/text_panel.hpp"
@@ -136,6 +139,14 @@ MainWindow::MainWindow(QWidget* parent)
     tabs_->setDocumentMode(true);
     tabs_->addTab(central, tr("Graph"));
     tabs_->addTab(diff_, tr("Diff"));
+    // CUDA memory snapshots: a tab that shows once one is opened
+    snapshots_ = new SnapshotPanel(*this);
+    tabs_->addTab(snapshots_, tr("Memory snapshot"));
+    tabs_->setTabVisible(tabs_->indexOf(snapshots_), false);
+    connect(snapshots_, &SnapshotPanel::wantsFront, this, [this] {
+        tabs_->setTabVisible(tabs_->indexOf(snapshots_), true);
+        tabs_->setCurrentWidget(snapshots_);
+    });
     setCentralWidget(tabs_);
     connect(view_, &GraphView::nodeSelected, this, &MainWindow::inspect);
 
@@ -270,6 +281,7 @@ MainWindow::MainWindow(QWidget* parent)
     connect(cancel_, &QToolButton::clicked, this, [this] {
         opens_->dropWaiting();
         for (int k = 0; k < ViewJobs::KindCount; ++k) jobs_->cancel(static_cast<ViewJobs::Kind>(k));
+        snapshots_->cancel();
         status_->setText(tr("cancelled"));
     });
 
@@ -285,6 +297,14 @@ MainWindow::MainWindow(QWidget* parent)
             showError(message);
     });
     connect(jobs_, &ViewJobs::finished, this, [this] { updateBusy(); });
+    connect(snapshots_->jobs(), &SnapshotJobs::progress, this,
+            [this](quint64, int kind, qint64 done, qint64 total, const QString&) {
+                progress_->setRange(0, 1000);
+                progress_->setValue(total > 0 ? static_cast<int>(done * 1000 / total) : 0);
+                progress_->setFormat(SnapshotJobs::kindName(static_cast<SnapshotJobs::Kind>(kind))
+                                     + QStringLiteral(" %p%"));
+            });
+    connect(snapshots_->jobs(), &SnapshotJobs::finished, this, [this] { updateBusy(); });
 
     view_->setFoldIdentical(QSettings(QStringLiteral("fxlens"), QStringLiteral("fxlens"))
                                 .value(QStringLiteral("view/fold"), true)
@@ -403,6 +423,8 @@ void MainWindow::buildMenus()
             passes->addSeparator();
     }
 
+    snapshots_->addActions(menuBar()->addMenu(tr("&Memory")));
+
     viewMenu_->addActions(menuBar()->addMenu(tr("&View")));
     help_->addActions(menuBar()->addMenu(tr("&Help")));
 }
@@ -448,8 +470,9 @@ bool MainWindow::waitIdle(int timeoutMs)
 {
     QElapsedTimer timer;
     timer.start();
-    while (jobs_->busy() || opens_->busy() || runner_->busy() || (steps_ && steps_->busy()) || run_->busy()
-           || view_->layoutPending() || diff_->viewA()->layoutPending() || diff_->viewB()->layoutPending()) {
+    while (jobs_->busy() || snapshots_->busy() || opens_->busy() || runner_->busy() || (steps_ && steps_->busy())
+           || run_->busy() || view_->layoutPending() || diff_->viewA()->layoutPending()
+           || diff_->viewB()->layoutPending()) {
         if (timer.elapsed() > timeoutMs) return false;
         QEventLoop loop;
         QTimer::singleShot(5, &loop, &QEventLoop::quit);
@@ -466,6 +489,8 @@ QString MainWindow::openPath(const QString& path, bool showFirst)
 }
 
 void MainWindow::setStatus(const QString& text) { status_->setText(text); }
+
+void MainWindow::openSnapshot(const QString& path) { snapshots_->open(path); }
 
 void MainWindow::raiseDock(QWidget* panel)
 {
@@ -493,6 +518,10 @@ void MainWindow::onSourceAvailable(std::shared_ptr<Source> src, const QString& p
                          .arg(QFileInfo(path).fileName())
                          .arg(graphs.size())
                          .arg(src->artifacts.size()));
+    // a file with nothing to show says why (an AOTInductor package holds compiled code only)
+    if (graphs.empty() && src->about.contains("no_graph"))
+        showError(QFileInfo(path).fileName() + ": "
+                  + QString::fromStdString(src->about["no_graph"].get<std::string>()));
     // what was opened comes to the front: its row in the tree, its first graph in the Graph tab
     // (a file opened only to be compared, or by a workspace, shows when nothing else is shown)
     const bool show = opens_->showing() == OpenQueue::Show::First || (!view_->prepared() && showingSource_ < 0);
@@ -672,7 +701,7 @@ void MainWindow::onProgress(quint64, int kind, qint64 done, qint64 total, const 
 
 void MainWindow::updateBusy()
 {
-    const bool busy = jobs_->busy();
+    const bool busy = jobs_->busy() || snapshots_->busy();
     progress_->setVisible(busy);
     cancel_->setVisible(busy);
     if (busy && jobs_->busy(ViewJobs::Prepare)) {
@@ -747,6 +776,7 @@ void MainWindow::setTheme(Theme t) { viewMenu_->setTheme(t); }
 void MainWindow::applyTheme(bool dark)
 {
     view_->setDark(dark);
+    snapshots_->setDark(dark);
     overview_->update();
     // rich texts keep the link colour of when they were set: set them again
     updateCrumbs(view_->selected());
@@ -832,7 +862,18 @@ int runMainWindow(int argc, char** argv, const std::vector<std::string>& files)
         });
         return app.exec();
     }
-    if (files.size() == 2 && !std::filesystem::is_directory(files[0]) && !std::filesystem::is_directory(files[1])) {
+    if (files.size() == 2 && looksLikePickle(files[0]) && looksLikePickle(files[1])) {
+        // two CUDA memory snapshots: the first, compared with the second (`fxlens mem A --compare B`)
+        const QString a = QString::fromStdString(files[0]), b = QString::fromStdString(files[1]);
+        QTimer::singleShot(0, &w, [&w, a, b] {
+            w.openSnapshot(a);
+            w.waitIdle();
+            if (w.snapshotPanel()->model()->snapshot()) w.snapshotPanel()->compareWith(b);
+        });
+        return app.exec();
+    }
+    if (files.size() == 2 && !std::filesystem::is_directory(files[0]) && !std::filesystem::is_directory(files[1])
+        && !looksLikePickle(files[0]) && !looksLikePickle(files[1])) {
         // two graphs: their diff (heaptrack's -d), each also in the source tree
         const QString a = QString::fromStdString(files[0]), b = QString::fromStdString(files[1]);
         QTimer::singleShot(0, &w, [&w, a, b] {

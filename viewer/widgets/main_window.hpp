@@ -47,6 +47,7 @@ class InspectorPanel;
 class MarksPanel;
 class NodeNavigator;
 class OpenQueue;
+class SnapshotPanel;
 class SourcesPanel;
 class TextPanel;
 class Overview;
@@ -109,6 +110,10 @@ public:
     void setQuietErrors(bool quiet) { quietErrors_ = quiet; }
     bool quietErrors() const { return quietErrors_; }
     void setStatus(const QString& text);  // the status bar's message
+    // Starts reading a CUDA memory snapshot (a pickle: File > Open and the command line send
+    // one here); it shows in the Memory snapshot tab (viewer/widgets/snapshot_panel.hpp).
+    void openSnapshot(const QString& path);
+    SnapshotPanel* snapshotPanel() const { return snapshots_; }
     void updateBusy();  // the progress bar and Cancel, after a job started or ended
     void raiseDock(QWidget* panel);  // the dock holding `panel` shown and in front
     void scheduleAutosave();  // the workspace saves the view a moment later
@@ -261,6 +266,7 @@ private:
     RunPanel* run_ = nullptr;
     StepSession* steps_ = nullptr;  // the steps shown, the Diff tab's two graphs, the checks
     WorkspaceSession* session_ = nullptr;  // the workspace: file, actions, autosave, restore
+    SnapshotPanel* snapshots_ = nullptr;  // the Memory snapshot tab and the Memory menu
 
     std::vector<QDockWidget*> docks_;  // in the View menu's order
     void buildMenus();
@@ -285,7 +291,8 @@ QString exampleCopyDir();
 bool hasDisplay();
 
 // `fxlens` without a verb: the window on `files` (or the bundled example); exactly two graph
-// files open as a diff of the two (heaptrack's -d). Returns the exit code; without a display
+// files open as a diff of the two (heaptrack's -d), two CUDA memory snapshots as the first
+// compared with the second. Returns the exit code; without a display
 // it says so and returns 1.
 int runMainWindow(int argc, char** argv, const std::vector<std::string>& files);
 

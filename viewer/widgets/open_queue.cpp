@@ -7,6 +7,7 @@
 #include <QSettings>
 #include <QTimer>
 
+#include "core/formats/memory_snapshot.hpp"
 #include "viewer/jobs/view_jobs.hpp"
 #include "viewer/widgets/main_window.hpp"
 
@@ -27,7 +28,8 @@ OpenQueue::OpenQueue(MainWindow& window, ViewJobs* jobs)
 void OpenQueue::addActions(QMenu* file)
 {
     file->addAction(tr("&Open..."), QKeySequence::Open, this, [this] {
-        const QString path = QFileDialog::getOpenFileName(&w_, tr("Open a graph or a TORCH_TRACE log"));
+        const QString path =
+            QFileDialog::getOpenFileName(&w_, tr("Open a graph, a TORCH_TRACE log or a CUDA memory snapshot"));
         if (!path.isEmpty()) open(path);
     });
     file->addAction(tr("Open &folder (per-rank logs, tlparse output)..."),
@@ -55,6 +57,10 @@ void OpenQueue::open(const QString& path, Show show)
         });
         return;
     }
+    if (looksLikePickle(path.toStdString())) {  // a CUDA memory snapshot: the Memory snapshot tab
+        w_.openSnapshot(path);
+        return;
+    }
     queue_.emplace_back(path, show);
     startNext();
 }
@@ -62,7 +68,10 @@ void OpenQueue::open(const QString& path, Show show)
 QString OpenQueue::openAndWait(const QString& path, Show show)
 {
     w_.clearLastError();
-    queue_.emplace_back(path, show);
+    if (looksLikePickle(path.toStdString()))
+        w_.openSnapshot(path);
+    else
+        queue_.emplace_back(path, show);
     startNext();
     w_.waitIdle();
     return w_.lastError();

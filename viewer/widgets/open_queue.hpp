@@ -3,7 +3,9 @@
 // in the background (viewer/jobs/view_jobs.hpp); a workspace (*.fxlens) opens once the files
 // asked before it are open. What a finished file shows is decided by how it was asked for: the
 // file the user opened comes to the front, one opened to be compared (or by a workspace) shows
-// only when nothing else is shown. Recent files are remembered (QSettings "recent", ten).
+// only when nothing else is shown. Recent files are remembered (QSettings "recent", ten). A CUDA
+// memory snapshot (a file that starts as a pickle does) is read by the Memory snapshot tab
+// instead (viewer/widgets/snapshot_panel.hpp), beside the queue.
 #pragma once
 
 #include <QObject>

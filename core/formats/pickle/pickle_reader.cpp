@@ -54,18 +54,23 @@ const char* refusedName(uint8_t op)
 class Reader
 {
 public:
-    Reader(Document& doc, std::span<const uint8_t> data, const std::string& file)
+    Reader(Document& doc, std::span<const uint8_t> data, const std::string& file, const Progress& progress)
         : d_(doc)
         , data_(data)
         , file_(file)
+        , meter_(progress, static_cast<int64_t>(data.size()))
     { }
+    // the globals a torch.save pickle may name (none: every global refused)
+    void allow(const Globals* g) { allowed_ = g; }
 
     void run()
     {
         d_.data_ = data_;
         bool stopped = false;
+        uint32_t ops = 0;
         while (!stopped) {
             if (pos_ >= data_.size()) fail(pos_, "the pickle ends without STOP");
+            if ((++ops & 0xfff) == 0) meter_.update(static_cast<int64_t>(pos_), "reading the pickle");
             const size_t at = pos_;
             const uint8_t op = data_[pos_++];
             switch (op) {
@@ -175,12 +180,54 @@ public:
             case 'r': memo_[static_cast<uint32_t>(length(4, at))] = top(at); break;  // LONG_BINPUT
             case 'h': push(memoGet(u8(), at)); break;  // BINGET
             case 'j': push(memoGet(static_cast<uint32_t>(length(4, at)), at)); break;  // LONG_BINGET
-            default: {
-                if (const char* name = refusedName(op))
+            case 'c': {  // GLOBAL: "module\nname\n"
+                if (!allowed_) refuse(op, at);
+                const std::string module = line(at), name = line(at);
+                push(global(module, name, at));
+                break;
+            }
+            case 0x93: {  // STACK_GLOBAL
+                if (!allowed_) refuse(op, at);
+                const NodeId name = pop(at), module = pop(at);
+                if (d_.kind(name) != Kind::String || d_.kind(module) != Kind::String)
+                    fail(at, "STACK_GLOBAL on " + d_.describe(module) + " and " + d_.describe(name));
+                push(global(std::string(d_.str(module)), std::string(d_.str(name)), at));
+                break;
+            }
+            case 'R': {  // REDUCE: recorded, never called
+                if (!allowed_) refuse(op, at);
+                const NodeId args = pop(at), callable = pop(at);
+                if (d_.kind(callable) != Kind::Global || d_.kind(args) != Kind::Tuple)
+                    fail(at, "REDUCE of " + d_.describe(callable) + " with " + d_.describe(args));
+                if (d_.str(callable) == "collections.OrderedDict" && d_.nodes_[args].count == 0) {
+                    push(container(Kind::Dict));  // filled by SETITEMS like a dict
+                } else {
+                    const NodeId call = container(Kind::Call);
+                    const NodeId parts[2] = {callable, args};
+                    appendChunk(call, parts, 2);
+                    push(call);
+                }
+                break;
+            }
+            case 'b': {  // BUILD: only an OrderedDict's attributes (state_dict's _metadata), dropped
+                if (!allowed_) refuse(op, at);
+                const NodeId state = pop(at);
+                if (d_.kind(top(at)) != Kind::Dict)
                     fail(at,
-                         std::string("opcode ") + name
-                             + " refused: it names or calls Python code, which a data pickle (a memory "
-                               "snapshot) never needs and a hostile one uses to attack its reader");
+                         "BUILD of " + d_.describe(top(at)) + " with " + d_.describe(state)
+                             + " refused: object state is not read");
+                break;
+            }
+            case 'Q': {  // BINPERSID
+                if (!allowed_) refuse(op, at);
+                const NodeId id = pop(at);
+                const NodeId v = container(Kind::PersistentId);
+                appendChunk(v, &id, 1);
+                push(v);
+                break;
+            }
+            default: {
+                if (refusedName(op)) refuse(op, at);
                 char hex[8];
                 std::snprintf(hex, sizeof hex, "0x%02x", op);
                 fail(at,
@@ -197,6 +244,33 @@ public:
     }
 
 private:
+    [[noreturn]] void refuse(uint8_t op, size_t at) const
+    {
+        fail(at,
+             std::string("opcode ") + refusedName(op)
+                 + " refused: it names or calls Python code, which a data pickle (a memory "
+                   "snapshot) never needs and a hostile one uses to attack its reader");
+    }
+    // GLOBAL's argument lines
+    std::string line(size_t at)
+    {
+        const size_t from = pos_;
+        while (pos_ < data_.size() && data_[pos_] != '\n') ++pos_;
+        if (pos_ >= data_.size()) fail(at, "GLOBAL's name runs to the end of the pickle");
+        return std::string(reinterpret_cast<const char*>(data_.data() + from), pos_++ - from);
+    }
+    NodeId global(const std::string& module, const std::string& name, size_t at)
+    {
+        const std::string full = module + "." + name;
+        bool ok = false;
+        for (const std::string& n : allowed_->names) ok = ok || n == full;
+        if (!ok)
+            fail(at,
+                 "global " + full + " refused: not one of " + allowed_->what
+                     + " (a pickle that names other code is not read)");
+        d_.globals_.push_back(full);
+        return leaf(Kind::Global, d_.globals_.size() - 1);
+    }
     [[noreturn]] void fail(size_t at, const std::string& what) const
     {
         throw InputError(file_, 0, 0, "at byte " + std::to_string(at) + ": " + what);
@@ -360,6 +434,7 @@ private:
     Document& d_;
     std::span<const uint8_t> data_;
     const std::string& file_;
+    const Globals* allowed_ = nullptr;
     size_t pos_ = 0;
     std::vector<NodeId> stack_;
     std::vector<size_t> marks_;
@@ -367,17 +442,27 @@ private:
     std::vector<NodeId> building_;  // containers, in creation order
     std::vector<Chunk> chunks_;
     std::vector<NodeId> pool_;
+    ProgressMeter meter_;
 };
 
-Document Document::parse(std::span<const uint8_t> data, const std::string& file)
+Document Document::parse(std::span<const uint8_t> data, const std::string& file, const Progress& progress)
 {
     Document d;
-    Reader r(d, data, file);
+    Reader r(d, data, file, progress);
     r.run();
     return d;
 }
 
-Document Document::read(const std::string& path)
+Document Document::parseAllowing(std::span<const uint8_t> data, const std::string& file, const Globals& allowed)
+{
+    Document d;
+    Reader r(d, data, file, {});
+    r.allow(&allowed);
+    r.run();
+    return d;
+}
+
+Document Document::read(const std::string& path, const Progress& progress)
 {
     const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0) throw InputError(path, 0, 0, std::string("cannot open: ") + std::strerror(errno));
@@ -396,7 +481,7 @@ Document Document::read(const std::string& path)
     ::close(fd);
     if (p == MAP_FAILED) throw InputError(path, 0, 0, std::string("cannot map: ") + std::strerror(errno));
     std::shared_ptr<void> mapping(p, [size](void* q) { munmap(q, size); });
-    Document d = parse({static_cast<const uint8_t*>(p), size}, path);
+    Document d = parse({static_cast<const uint8_t*>(p), size}, path, progress);
     d.mapping_ = std::move(mapping);
     return d;
 }
@@ -441,6 +526,7 @@ double Document::toDouble(NodeId v) const
 std::string_view Document::str(NodeId v) const
 {
     const Kind k = kind(v);
+    if (k == Kind::Global) return globals_[nodes_[v].payload];
     if (k != Kind::String && k != Kind::Bytes && k != Kind::BigInt)
         throw std::invalid_argument(describe(v) + " is not a string");
     return {reinterpret_cast<const char*>(data_.data() + nodes_[v].payload), nodes_[v].count};
@@ -449,7 +535,9 @@ std::string_view Document::str(NodeId v) const
 std::span<const NodeId> Document::children(NodeId v) const
 {
     const Kind k = kind(v);
-    if (k != Kind::List && k != Kind::Tuple && k != Kind::Dict && k != Kind::Set) return {};
+    if (k != Kind::List && k != Kind::Tuple && k != Kind::Dict && k != Kind::Set && k != Kind::Call
+        && k != Kind::PersistentId)
+        return {};
     return {children_.data() + nodes_[v].payload, nodes_[v].count};
 }
 
@@ -481,6 +569,9 @@ std::string Document::describe(NodeId v) const
     case Kind::Tuple: return "a tuple of " + std::to_string(n.count);
     case Kind::Dict: return "a dict of " + std::to_string(n.count / 2);
     case Kind::Set: return "a set of " + std::to_string(n.count);
+    case Kind::Global: return "the global " + globals_[n.payload];
+    case Kind::Call: return "the result of a call";
+    case Kind::PersistentId: return "a persistent id";
     }
     return "a value";
 }

@@ -33,6 +33,22 @@ const json& cases()
     return c;
 }
 
+std::optional<std::pair<int64_t, int64_t>> poolIdOf(const json& j)
+{
+    const auto it = j.find("segment_pool_id");
+    if (it == j.end() || it->is_null()) return std::nullopt;
+    return std::pair<int64_t, int64_t>{(*it)[0].get<int64_t>(), (*it)[1].get<int64_t>()};
+}
+
+SeriesKind kindOf(const std::string& k)
+{
+    if (k == "envelope") return SeriesKind::Envelope;
+    if (k == "stripe") return SeriesKind::Stripe;
+    if (k == "pool_summary") return SeriesKind::PoolSummary;
+    if (k == "summary") return SeriesKind::Summary;
+    return SeriesKind::Element;
+}
+
 // A snapshot as memory_viz's tests write it, in JSON.
 MemorySnapshot fromJson(const json& j)
 {
@@ -47,6 +63,7 @@ MemorySnapshot fromJson(const json& j)
             t.addr = e.value("addr", uint64_t{0});
             t.size = e.value("size", uint64_t{0});
             t.stream = e.value("stream", int64_t{0});
+            t.poolId = poolIdOf(e);
             out.push_back(t);
         }
     }
@@ -56,6 +73,7 @@ MemorySnapshot fromJson(const json& j)
         x.address = g.at("address").get<uint64_t>();
         x.totalSize = g.at("total_size").get<uint64_t>();
         x.stream = g.value("stream", int64_t{0});
+        x.poolId = poolIdOf(g);
         for (const json& b : g.value("blocks", json::array())) {
             SnapshotBlock y;
             y.address = b.at("address").get<uint64_t>();
@@ -88,7 +106,7 @@ private slots:
         const json& c = cases()[static_cast<size_t>(index)];
         const MemorySnapshot s = fromJson(c.at("snapshot"));
         const SnapshotTimeline t = snapshotTimeline(s, c.at("device").get<int64_t>(), c.at("plot_segments").get<bool>(),
-                                                    c.at("max_entries").get<size_t>());
+                                                    c.at("max_entries").get<size_t>(), c.value("private_pools", false));
         QCOMPARE(t.maxSize, c.at("max_size").get<uint64_t>());
         QCOMPARE(t.elements.size(), c.at("elements_length").get<size_t>());
         QCOMPARE(t.maxAtTime, c.at("max_at_time").get<std::vector<uint64_t>>());
@@ -99,6 +117,10 @@ private slots:
             const json& w = want[k];
             const QByteArray where = QByteArray("series ") + QByteArray::number(qulonglong(k));
             QVERIFY2(got.elem == w.at("elem").get<int64_t>(), where.constData());
+            if (w.contains("kind")) {  // the private-pool rows say what each band is
+                QVERIFY2(got.kind == kindOf(w.at("kind").get<std::string>()), where.constData());
+                if (w.contains("pool")) QVERIFY2(got.pool == w.at("pool").get<std::string>(), where.constData());
+            }
             QVERIFY2(got.timesteps == w.at("timesteps").get<std::vector<int64_t>>(), where.constData());
             QVERIFY2(got.offsets == w.at("offsets").get<std::vector<uint64_t>>(), where.constData());
             if (w.at("size").is_array())

@@ -20,6 +20,20 @@ with BINPUT, BININT1/2/BININT/LONG1 integers), and in PyTorch 2.0's form (blocks
 plus a block allocated before the trace started (initially allocated, 256 KiB at base+3MiB),
 and an address of 2^63 + 4096 on device 1 (a 9-byte LONG1).
 
+pools.p4.pickle: a private memory pool (segment_pool_id (1, 7), as a CUDA graph's pool) beside
+the default pool, its expandable segment growing by segment_map:
+
+  t  action          addr                size
+  0  segment_map     P=0x2000000          4 MiB  (pool 1,7)
+  1  alloc           P                    3 MiB  (in the pool)
+  2  alloc           D=0x1000000          1 MiB  (default pool)
+  3  free_completed  P                    3 MiB
+  4  segment_map     P+4MiB               4 MiB  (pool 1,7)
+  5  alloc           P                    6 MiB  (in the pool)
+
+memory_viz's default view peaks at 7 MiB (6 + 1); with private pools the pool's envelope is
+its reserved 8 MiB, so the peak is 9 MiB.
+
     python3 make_snapshots.py   (writes the files next to itself)
 """
 import os
@@ -168,6 +182,29 @@ class CppPickler:
         return bytes(self.out)
 
 
+def pools():
+    P, D = 0x2000000, 0x1000000
+    ev = lambda action, addr, size: {"action": action, "addr": addr, "size": size, "stream": 0, "frames": [],
+                                     "time_us": 1000}
+    trace = [ev("segment_map", P, 4 * MiB), ev("alloc", P, 3 * MiB), ev("alloc", D, MiB),
+             ev("free_completed", P, 3 * MiB), ev("segment_map", P + 4 * MiB, 4 * MiB), ev("alloc", P, 6 * MiB)]
+    segs = [
+        {"device": 0, "address": D, "total_size": 2 * MiB, "allocated_size": MiB, "active_size": MiB,
+         "requested_size": MiB, "stream": 0, "segment_type": "large", "segment_pool_id": (0, 0),
+         "is_expandable": False, "frames": [],
+         "blocks": [{"address": D, "size": MiB, "requested_size": MiB, "state": "active_allocated", "frames": []},
+                    {"address": D + MiB, "size": MiB, "requested_size": 0, "state": "inactive", "frames": []}]},
+        {"device": 0, "address": P, "total_size": 8 * MiB, "allocated_size": 6 * MiB, "active_size": 6 * MiB,
+         "requested_size": 6 * MiB, "stream": 0, "segment_type": "large", "segment_pool_id": (1, 7),
+         "is_expandable": True, "frames": [],
+         "blocks": [{"address": P, "size": 6 * MiB, "requested_size": 6 * MiB, "state": "active_allocated",
+                     "frames": []},
+                    {"address": P + 6 * MiB, "size": 2 * MiB, "requested_size": 0, "state": "inactive",
+                     "frames": []}]},
+    ]
+    return {"segments": segs, "device_traces": [trace], "allocator_settings": {}}
+
+
 def main():
     here = os.path.dirname(os.path.abspath(__file__))
     s = snapshot()
@@ -178,6 +215,8 @@ def main():
         f.write(CppPickler().dumps(s))
     with open(os.path.join(here, "step.history.pickle"), "wb") as f:
         pickle.dump(snapshot(fx=False, history=True), f, protocol=4)
+    with open(os.path.join(here, "pools.p4.pickle"), "wb") as f:
+        pickle.dump(pools(), f, protocol=4)
 
 
 if __name__ == "__main__":
