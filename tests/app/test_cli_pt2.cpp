@@ -96,6 +96,10 @@ private slots:
         QTest::newRow("rooted29 tied, raw") << "rooted29_raw.pt2"
                                             << "tied"
                                             << "tied";
+        // layer norm's three results, a split's list, a cond's sub-graphs, a symbolic batch
+        QTest::newRow("flat27 cond") << "flat27_cond.pt2"
+                                     << "model"
+                                     << "cond";
     }
     void checkAgainstPyTorch()
     {
