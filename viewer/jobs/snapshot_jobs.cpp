@@ -36,22 +36,15 @@ SnapshotJobs::SnapshotJobs(QObject* parent)
     : QObject(parent)
 {
     pool_.setMaxThreadCount(1);  // one snapshot at a time: a large one takes gigabytes
-    for (auto& c : cancel_) c = std::make_shared<std::atomic<bool>>(false);
 }
 
 SnapshotJobs::~SnapshotJobs()
 {
-    for (auto& c : cancel_) c->store(true);
-    for (quint64& c : current_) c = 0;
+    slots_.stopAll();
     pool_.waitForDone();
 }
 
-bool SnapshotJobs::busy() const
-{
-    for (quint64 c : current_)
-        if (c) return true;
-    return false;
-}
+bool SnapshotJobs::busy() const { return slots_.busy(); }
 
 QString SnapshotJobs::kindName(Kind kind)
 {
@@ -64,20 +57,12 @@ QString SnapshotJobs::kindName(Kind kind)
     return {};
 }
 
-quint64 SnapshotJobs::start(Kind kind)
-{
-    cancel_[kind]->store(true);
-    cancel_[kind] = std::make_shared<std::atomic<bool>>(false);
-    current_[kind] = ++next_;
-    return current_[kind];
-}
+quint64 SnapshotJobs::start(Kind kind) { return slots_.start(kind); }
 
 void SnapshotJobs::cancel(Kind kind)
 {
-    const quint64 id = current_[kind];
+    const quint64 id = slots_.stop(kind);
     if (!id) return;
-    cancel_[kind]->store(true);
-    current_[kind] = 0;
     emit cancelled(id, kind);
     emit finished(id, kind);
 }
@@ -89,26 +74,16 @@ void SnapshotJobs::cancelAll()
 
 void SnapshotJobs::deliver(Kind kind, quint64 id, const std::function<void()>& emitResult)
 {
-    if (current_[kind] != id) return;  // stale, or cancelled
-    current_[kind] = 0;
+    if (!slots_.take(kind, id)) return;  // stale: a newer job of this kind started, or this one was cancelled
     emitResult();
     emit finished(id, kind);
 }
 
 Progress SnapshotJobs::progressFor(Kind kind, quint64 id, std::atomic<bool>* flag)
 {
-    Progress p;
-    p.cancel = flag;
-    p.report = [this, kind, id](int64_t done, int64_t total, std::string_view what) {
-        const QString w = QString::fromUtf8(what.data(), static_cast<qsizetype>(what.size()));
-        QMetaObject::invokeMethod(
-            this,
-            [this, kind, id, done, total, w] {
-                if (current_[kind] == id) emit progress(id, kind, done, total, w);
-            },
-            Qt::QueuedConnection);
-    };
-    return p;
+    return slots_.progress(this, kind, id, flag, [this, kind, id](qint64 done, qint64 total, const QString& w) {
+        emit progress(id, kind, done, total, w);
+    });
 }
 
 template<typename Result>
@@ -207,7 +182,7 @@ std::shared_ptr<SnapshotComparisonResult> SnapshotJobs::compareNow(std::shared_p
 quint64 SnapshotJobs::read(const QString& path)
 {
     const quint64 id = start(Read);
-    auto flag = cancel_[Read];
+    auto flag = slots_.flag(Read);
     const Progress p = progressFor(Read, id, flag.get());
     run<LoadedSnapshot>(
         Read, id, [path, p, flag]() -> std::shared_ptr<const LoadedSnapshot> { return readNow(path, p); },
@@ -218,7 +193,7 @@ quint64 SnapshotJobs::read(const QString& path)
 quint64 SnapshotJobs::overlay(const QString& path, std::shared_ptr<const Graph> graph, const QString& graphName)
 {
     const quint64 id = start(Overlay);
-    auto flag = cancel_[Overlay];
+    auto flag = slots_.flag(Overlay);
     const Progress p = progressFor(Overlay, id, flag.get());
     run<SnapshotOverlayResult>(
         Overlay, id,
@@ -234,7 +209,7 @@ quint64 SnapshotJobs::overlay(const QString& path, std::shared_ptr<const Graph> 
 quint64 SnapshotJobs::compare(std::shared_ptr<const LoadedSnapshot> a, const QString& pathB)
 {
     const quint64 id = start(Compare);
-    auto flag = cancel_[Compare];
+    auto flag = slots_.flag(Compare);
     const Progress p = progressFor(Compare, id, flag.get());
     run<SnapshotComparisonResult>(
         Compare, id,

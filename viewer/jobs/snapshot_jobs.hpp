@@ -20,6 +20,7 @@
 #include "core/analysis/snapshot_timeline.hpp"
 #include "core/formats/memory_snapshot.hpp"
 #include "core/util/progress.hpp"
+#include "viewer/jobs/job_slots.hpp"
 
 namespace fxl::viewer {
 
@@ -82,7 +83,7 @@ public:
 
     void cancel(Kind kind);
     void cancelAll();
-    bool busy(Kind kind) const { return current_[kind] != 0; }
+    bool busy(Kind kind) const { return slots_.current(kind) != 0; }
     bool busy() const;
     static QString kindName(Kind kind);  // "reading the snapshot", ...
 
@@ -105,9 +106,7 @@ signals:
 
 private:
     QThreadPool pool_;
-    quint64 next_ = 0;
-    quint64 current_[KindCount] = {0, 0, 0};
-    std::shared_ptr<std::atomic<bool>> cancel_[KindCount];
+    JobSlots<KindCount> slots_;
 
     quint64 start(Kind kind);
     void deliver(Kind kind, quint64 id, const std::function<void()>& emitResult);

@@ -28,22 +28,15 @@ ViewJobs::ViewJobs(QObject* parent)
     // opening, preparing and laying out may overlap (a layout of the shown graph while a log
     // is indexed); more threads than that would only compete for the same cores
     pool_.setMaxThreadCount(3);
-    for (auto& c : cancel_) c = std::make_shared<std::atomic<bool>>(false);
 }
 
 ViewJobs::~ViewJobs()
 {
-    for (auto& c : cancel_) c->store(true);
-    for (quint64& c : current_) c = 0;
+    slots_.stopAll();
     pool_.waitForDone();
 }
 
-bool ViewJobs::busy() const
-{
-    for (quint64 c : current_)
-        if (c) return true;
-    return false;
-}
+bool ViewJobs::busy() const { return slots_.busy(); }
 
 QString ViewJobs::kindName(Kind kind)
 {
@@ -56,54 +49,34 @@ QString ViewJobs::kindName(Kind kind)
     return {};
 }
 
-quint64 ViewJobs::start(Kind kind)
-{
-    // the previous job of this kind becomes stale: stop it where it can stop
-    cancel_[kind]->store(true);
-    cancel_[kind] = std::make_shared<std::atomic<bool>>(false);
-    current_[kind] = ++next_;
-    return current_[kind];
-}
+quint64 ViewJobs::start(Kind kind) { return slots_.start(kind); }
 
 void ViewJobs::cancel(Kind kind)
 {
-    const quint64 id = current_[kind];
+    const quint64 id = slots_.stop(kind);
     if (!id) return;
-    cancel_[kind]->store(true);
-    current_[kind] = 0;
     emit cancelled(id, kind);
     emit finished(id, kind);
 }
 
 void ViewJobs::deliver(Kind kind, quint64 id, const std::function<void()>& emitResult)
 {
-    if (current_[kind] != id) return;  // stale: a newer job of this kind started, or this one was cancelled
-    current_[kind] = 0;
+    if (!slots_.take(kind, id)) return;  // stale: a newer job of this kind started, or this one was cancelled
     emitResult();
     emit finished(id, kind);
 }
 
 Progress ViewJobs::progressFor(Kind kind, quint64 id, std::atomic<bool>* flag)
 {
-    Progress p;
-    p.cancel = flag;
-    QPointer<ViewJobs> self(this);
-    p.report = [this, kind, id](int64_t done, int64_t total, std::string_view what) {
-        const QString w = QString::fromUtf8(what.data(), static_cast<qsizetype>(what.size()));
-        QMetaObject::invokeMethod(
-            this,
-            [this, kind, id, done, total, w] {
-                if (current_[kind] == id) emit progress(id, kind, done, total, w);
-            },
-            Qt::QueuedConnection);
-    };
-    return p;
+    return slots_.progress(this, kind, id, flag, [this, kind, id](qint64 done, qint64 total, const QString& w) {
+        emit progress(id, kind, done, total, w);
+    });
 }
 
 quint64 ViewJobs::open(const QString& path)
 {
     const quint64 id = start(Open);
-    auto flag = cancel_[Open];
+    auto flag = slots_.flag(Open);
     Progress p = progressFor(Open, id, flag.get());
     pool_.start([this, id, path, flag, p] {
         std::shared_ptr<Source> src;
@@ -209,7 +182,7 @@ std::shared_ptr<PreparedView> ViewJobs::layoutNow(std::shared_ptr<const Prepared
 quint64 ViewJobs::layout(std::shared_ptr<const PreparedGraph> graph, std::set<int> expanded, ViewOptions options)
 {
     const quint64 id = start(LayoutJob);
-    auto flag = cancel_[LayoutJob];
+    auto flag = slots_.flag(LayoutJob);
     Progress p = progressFor(LayoutJob, id, flag.get());
     pool_.start([this, id, graph, expanded, flag, p, options] {
         std::shared_ptr<const PreparedView> out;

@@ -19,6 +19,7 @@
 #include <set>
 
 #include "core/formats/source.hpp"
+#include "viewer/jobs/job_slots.hpp"
 #include "viewer/layout/graph_layout.hpp"
 #include "viewer/model/view_graph.hpp"
 
@@ -72,9 +73,9 @@ public:
     quint64 layout(std::shared_ptr<const PreparedGraph> graph, std::set<int> expanded, ViewOptions options = {});
 
     void cancel(Kind kind);  // the current job of that kind: stopped where it can be, result dropped
-    bool busy(Kind kind) const { return current_[kind] != 0; }
+    bool busy(Kind kind) const { return slots_.current(kind) != 0; }
     bool busy() const;
-    quint64 current(Kind kind) const { return current_[kind]; }
+    quint64 current(Kind kind) const { return slots_.current(kind); }
     static QString kindName(Kind kind);  // "opening", "preparing", "laying out"
 
     // Work synchronously (the CLI's way), for callers that already are on a worker thread.
@@ -93,9 +94,7 @@ signals:
 
 private:
     QThreadPool pool_;
-    quint64 next_ = 0;
-    quint64 current_[KindCount] = {0, 0, 0};
-    std::shared_ptr<std::atomic<bool>> cancel_[KindCount];
+    JobSlots<KindCount> slots_;
 
     quint64 start(Kind kind);
     // Runs on the UI thread: delivers when `id` is still current, else drops.
