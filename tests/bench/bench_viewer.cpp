@@ -5,9 +5,11 @@
 //     from the double-click to the painted view, and collapsing back to the top (cached);
 //  3. a ~150 MB TORCH_TRACE log (the corpus logs concatenated, as bench_trace_index does) from
 //     Open to its source tree on screen;
+//  4. a CUDA memory snapshot (SNAPSHOT, e.g. the 1 GB one bench_snapshot generates) from Open to
+//     its timeline drawn and its band table sorted;
 //  and all along a watchdog: a 10 ms timer on the UI thread whose largest gap between two ticks
 //  is the longest time the UI thread was blocked. Resident memory after each part.
-// Usage: bench_viewer [GRAPH_FILE] [LOG_MB=150]
+// Usage: bench_viewer [GRAPH_FILE] [LOG_MB=150] [SNAPSHOT]
 #include <QApplication>
 #include <QElapsedTimer>
 #include <QEventLoop>
@@ -27,9 +29,12 @@
 
 #include "bench_util.hpp"
 #include "test_util.hpp"
+#include "viewer/model/snapshot_timeline_model.hpp"
 #include "viewer/model/source_tree_model.hpp"
 #include "viewer/widgets/graph_view.hpp"
 #include "viewer/widgets/main_window.hpp"
+#include "viewer/widgets/snapshot_panel.hpp"
+#include "viewer/widgets/snapshot_view.hpp"
 
 namespace fs = std::filesystem;
 using namespace fxl::viewer;
@@ -159,6 +164,26 @@ int main(int argc, char** argv)
                     dog.worstMs());
         std::printf("rss with the log open: %.0f MB (peak %.0f MB)\n", rssMb("VmRSS:"), rssMb("VmHWM:"));
         fs::remove(log);
+    }
+
+    // 4. a CUDA memory snapshot: open -> its timeline drawn, its bands listed and sorted
+    if (argc > 3) {
+        const QString snap = QString::fromLocal8Bit(argv[3]);
+        const double mb = static_cast<double>(fs::file_size(argv[3])) / 1e6;
+        dog.reset();
+        clock.restart();
+        w.open(snap);
+        waitFor([&] { return w.snapshotPanel()->model()->snapshot() != nullptr || !w.lastError().isEmpty(); });
+        const double tRead = clock.nsecsElapsed() / 1e9;
+        QCoreApplication::processEvents();
+        const QImage drawn = w.snapshotPanel()->view()->grab().toImage();  // the timeline painted
+        const double tDrawn = clock.nsecsElapsed() / 1e9;
+        const fxl::SnapshotTimeline* t = w.snapshotPanel()->model()->timeline();
+        std::printf("snapshot %.1f MB: open -> read, timelines and table %.2f s, painted %.2f s (%zu allocations, %d "
+                    "bands, %zu steps); UI thread blocked at most %.0f ms%s\n",
+                    mb, tRead, tDrawn, t ? t->elements.size() : 0, w.snapshotPanel()->model()->rowCount(),
+                    t ? t->maxAtTime.size() : 0, dog.worstMs(), drawn.isNull() ? " (not painted)" : "");
+        std::printf("rss with the snapshot open: %.0f MB (peak %.0f MB)\n", rssMb("VmRSS:"), rssMb("VmHWM:"));
     }
     return 0;
 }

@@ -44,6 +44,16 @@ void SnapshotTimelineModel::setSnapshot(std::shared_ptr<const LoadedSnapshot> sn
         device_ = std::clamp(deviceIndex, 0, static_cast<int>(snapshot_->devices.size()) - 1);
         timeline_ = snapshot_->timelines[static_cast<size_t>(device_)];
     }
+    // memory_viz always adds the summarized band; one that never holds a byte is not a row (counted
+    // once here: rowCount() is asked for every cell a sorted table compares)
+    rows_ = 0;
+    if (timeline_) {
+        const auto& series = timeline_->series;
+        rows_ = static_cast<int>(series.size());
+        if (!series.empty() && series.back().elem < 0
+            && std::all_of(series.back().sizes.begin(), series.back().sizes.end(), [](uint64_t v) { return v == 0; }))
+            --rows_;
+    }
     endResetModel();
 }
 
@@ -184,13 +194,7 @@ QString SnapshotTimelineModel::summary() const
 
 int SnapshotTimelineModel::rowCount(const QModelIndex& parent) const
 {
-    if (parent.isValid() || !timeline_) return 0;
-    // memory_viz always adds the summarized band; one that never holds a byte is not a row
-    const auto& series = timeline_->series;
-    if (!series.empty() && series.back().elem < 0
-        && std::all_of(series.back().sizes.begin(), series.back().sizes.end(), [](uint64_t v) { return v == 0; }))
-        return static_cast<int>(series.size()) - 1;
-    return static_cast<int>(series.size());
+    return parent.isValid() || !timeline_ ? 0 : rows_;
 }
 
 int SnapshotTimelineModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : ColumnCount; }

@@ -79,6 +79,7 @@ private:
     std::shared_ptr<const LoadedSnapshot> snapshot_;
     std::shared_ptr<const SnapshotTimeline> timeline_;
     int device_ = -1;
+    int rows_ = 0;  // rowCount()
 
     QString frameText(uint32_t frame) const;
 };
