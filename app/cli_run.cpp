@@ -696,7 +696,7 @@ std::string deviceLabel(const Backend& b)
     if (n.starts_with("cuda-emu")) return n + " (the CUDA kernels' code run by the CPU: emulation, not a GPU)";
     if (n.starts_with("cuda:"))
         return n
-            + " (the CUDA backend is built and tested through emulation, not yet run on a GPU: compare with "
+            + " (the CUDA backend, checked once on one GPU and tested through emulation: compare with "
               "--device cpu)";
     return n;
 }

@@ -26,7 +26,8 @@ std::vector<BackendChoice> backendChoices()
     out.push_back({"cpu", "CPU (reference)", true, {}});
     const std::string why = whyNoCudaGraphs();
     // where a device is found, the entry says what the backend has been checked by so far
-    out.push_back({"cuda:0", why.empty() ? "CUDA device 0 (not yet run on a GPU)" : "CUDA device 0", why.empty(), why});
+    out.push_back(
+        {"cuda:0", why.empty() ? "CUDA device 0 (checked once on one GPU)" : "CUDA device 0", why.empty(), why});
     // the CUDA kernels' own code run by the CPU: a step checked through them without a GPU
     out.push_back({"cuda-emu:0", "CUDA, emulated on the CPU", true, {}});
     return out;
